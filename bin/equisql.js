@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+// The CLI runs the TypeScript sources directly through tsx, so a fresh clone needs only
+// `npm install` before `npx equisql …` works: there is no build step to forget.
+import { register } from 'tsx/esm/api';
+
+register();
+const { main } = await import('../generator/cli/main.ts');
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,82 @@
+/**
+ * The typed error hierarchy of equisql. Every error the library raises on bad input is one
+ * of these, with a message that names the file, path or query at fault, so the CLI can print
+ * it as a single line instead of a stack trace.
+ */
+export class EquisqlError extends Error {
+  /** A stable, machine-readable code (`config`, `shred`, `load`, …). */
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** A malformed E/R model, dataset config, flag or file given by the user. */
+export class ConfigError extends EquisqlError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('config', message, options);
+  }
+}
+
+/** A variant that cannot represent the model, or an instance that cannot be shredded. */
+export class ShredError extends EquisqlError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('shred', message, options);
+  }
+}
+
+/** A database that cannot be reached or refuses the DDL or data. */
+export class LoadError extends EquisqlError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('load', message, options);
+  }
+}
+
+/** SQL text that does not parse; carries the position when the parser gives one. */
+export class SqlParseError extends EquisqlError {
+  readonly line: number | undefined;
+  readonly column: number | undefined;
+
+  constructor(message: string, position?: { line?: number; column?: number }, options?: { cause?: unknown }) {
+    super('parse', message, options);
+    this.line = position?.line;
+    this.column = position?.column;
+  }
+}
+
+/** A grammar file that is malformed or inconsistent; names the file and line. */
+export class GrammarError extends EquisqlError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('grammar', message, options);
+  }
+}
+
+/** A conceptual query that cannot be compiled for a variant. */
+export class CompileError extends EquisqlError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('compile', message, options);
+  }
+}
+
+/** A query that fails or times out on a database. */
+export class ExecutionError extends EquisqlError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('execution', message, options);
+  }
+}
+
+/** An LLM endpoint that fails, times out or answers garbage. */
+export class LlmError extends EquisqlError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('llm', message, options);
+  }
+}
+
+/** The first line of any thrown value, for one-line reports. */
+export function oneLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split('\n')[0] ?? text;
+}

@@ -1,0 +1,130 @@
+/**
+ * The E/R model: the source of truth every other stage reads. Plain, readonly, JSON-shaped
+ * data, so the TypeScript DSL (`defineDomain`) and the JSON form are the same thing and one
+ * validator checks both.
+ */
+
+/** The scalar types an attribute can have. */
+export type AttributeType =
+  | { readonly kind: 'integer' }
+  | { readonly kind: 'bigint' }
+  | { readonly kind: 'numeric'; readonly precision: number; readonly scale: number }
+  | { readonly kind: 'text' }
+  | { readonly kind: 'boolean' }
+  | { readonly kind: 'date' }
+  | { readonly kind: 'timestamptz' }
+  | { readonly kind: 'enum'; readonly values: readonly string[] };
+
+export type AttributeTypeKind = AttributeType['kind'];
+
+/** Words the question writer uses for an element. */
+export interface NounLexicon {
+  /** "creator", "live stream" */
+  readonly singular: string;
+  /** "creators", "live streams" */
+  readonly plural: string;
+}
+
+/**
+ * Hints for the instance generator. None of these change the model's meaning; they shape
+ * the data so questions over it have interesting answers.
+ */
+export interface ValueHints {
+  /** A faker method path, e.g. `internet.email`, `person.firstName`, `lorem.sentence`. */
+  readonly faker?: string;
+  /** Inclusive bounds for numbers; for dates and timestamps, ISO dates. */
+  readonly min?: number | string;
+  readonly max?: number | string;
+  /** Share of NULLs for an optional single-valued attribute (default 0.1). */
+  readonly nullRate?: number;
+  /** Set sizes for a multi-valued attribute, inclusive (default 0..4). */
+  readonly setSize?: readonly [number, number];
+  /** A fixed pool of values to draw from (text attributes), giving realistic ties. */
+  readonly pool?: readonly string[];
+  /** Values must differ across instances (names of tags, usernames). */
+  readonly unique?: boolean;
+}
+
+export interface Attribute {
+  readonly name: string;
+  readonly type: AttributeType;
+  /** May be NULL (single-valued) or empty (multi-valued). Default false. */
+  readonly optional?: boolean;
+  /** A set of values rather than one value. Default false. */
+  readonly multiValued?: boolean;
+  readonly lexicon?: NounLexicon;
+  readonly hints?: ValueHints;
+}
+
+/** How the subclasses of an entity partition its instances. */
+export interface Specialization {
+  /** Disjoint: an instance belongs to at most one direct subclass. Overlapping otherwise. */
+  readonly disjoint: boolean;
+  /** Total: every instance belongs to some direct subclass. Partial otherwise. */
+  readonly total: boolean;
+}
+
+/** Instance counts at each scale preset, for a root entity. */
+export interface ScaleCounts {
+  readonly tiny: number;
+  readonly small: number;
+  readonly paper: number;
+  readonly large: number;
+}
+
+export interface Entity {
+  readonly name: string;
+  /** The superclass, for a subclass in a hierarchy. */
+  readonly parent?: string;
+  /** Required on an entity that has subclasses. */
+  readonly specialization?: Specialization;
+  readonly attributes: readonly Attribute[];
+  readonly lexicon: NounLexicon;
+  /** Root entities: instance counts per scale preset. */
+  readonly counts?: ScaleCounts;
+  /** Subclasses: the share of the parent's instances that belong to this class. */
+  readonly fraction?: number;
+}
+
+export type Cardinality = 'one-to-one' | 'many-to-one' | 'many-to-many';
+export type Participation = 'total' | 'partial';
+
+/** How many partners a `from` instance has, for the instance generator. */
+export interface DegreeHints {
+  /** Mean number of partners of a `from` instance that has any (many-to-many). */
+  readonly mean?: number;
+  /** Upper bound on partners per `from` instance. */
+  readonly max?: number;
+  /** Zipf exponent for how `to` instances are chosen: 0 uniform, 1 heavy skew. */
+  readonly skew?: number;
+  /** Share of `from` instances with no partner, where participation allows it. */
+  readonly noneRate?: number;
+}
+
+export interface RelationshipLexicon {
+  /** "produced by": from → to ("content produced by a creator"). */
+  readonly forward: string;
+  /** "produced": to → from ("creators who produced content"). */
+  readonly reverse: string;
+}
+
+export interface Relationship {
+  readonly name: string;
+  readonly from: string;
+  readonly to: string;
+  /** Read from → to: many-to-one means each `from` has at most one `to`. */
+  readonly cardinality: Cardinality;
+  readonly participation?: { readonly from?: Participation; readonly to?: Participation };
+  readonly attributes?: readonly Attribute[];
+  /** The name of the `to` end as a role ("producer", "host"), used for column names. */
+  readonly role?: string;
+  readonly lexicon: RelationshipLexicon;
+  readonly degree?: DegreeHints;
+}
+
+export interface Domain {
+  readonly name: string;
+  readonly description?: string;
+  readonly entities: readonly Entity[];
+  readonly relationships: readonly Relationship[];
+}
