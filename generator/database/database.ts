@@ -1,0 +1,54 @@
+import { LoadError } from '../common/errors.ts';
+
+/** Rows as plain objects; every value the driver returns, untouched. */
+export type Row = Record<string, unknown>;
+
+/**
+ * The one interface over PGlite and a PostgreSQL server. Loading, read-back and query
+ * execution all go through it, so every claim tested on one backend holds on the other.
+ */
+export interface Database {
+  /** `pglite` (in-process) or `postgres` (a server through `pg`). */
+  readonly kind: 'pglite' | 'postgres';
+  /** A description safe to print: the directory, or the URL without its password. */
+  readonly label: string;
+  /** Runs one or more statements without parameters. */
+  exec(sql: string): Promise<void>;
+  /** Runs one statement and returns its rows. */
+  query(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+  /** Bulk-loads COPY text into a table: `copy` is the `COPY … FROM STDIN` statement. */
+  copyIn(copy: string, data: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Where a database is: a PGlite directory (or memory) or a server URL. */
+export type DatabaseTarget = { readonly kind: 'pglite'; readonly dir?: string } | { readonly kind: 'postgres'; readonly url: string };
+
+/** A URL with any password replaced, for messages and manifests. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '<unparseable database URL>';
+  }
+}
+
+/** Opens a database. A server that cannot be reached gives a one-line LoadError. */
+export async function openDatabase(target: DatabaseTarget): Promise<Database> {
+  if (target.kind === 'pglite') {
+    const { openPglite } = await import('./pglite-database.ts');
+    return openPglite(target.dir);
+  }
+  const { openPostgres } = await import('./postgres-database.ts');
+  return openPostgres(target.url);
+}
+
+/** Turns `--db` / `DATABASE_URL` into a target; PGlite in `fallbackDir` otherwise. */
+export function resolveTarget(db: string | undefined, fallbackDir: string | undefined): DatabaseTarget {
+  if (db === undefined || db === '') return fallbackDir === undefined ? { kind: 'pglite' } : { kind: 'pglite', dir: fallbackDir };
+  if (/^postgres(ql)?:\/\//.test(db)) return { kind: 'postgres', url: db };
+  if (db.startsWith('pglite:')) return { kind: 'pglite', dir: db.slice('pglite:'.length) || undefined };
+  throw new LoadError(`--db: expected postgres://… or pglite:DIR, got "${db}"`);
+}

@@ -1,0 +1,39 @@
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import { LoadError } from '../common/errors.ts';
+import { redactUrl, type Database, type Row } from './database.ts';
+
+// Read every value as PostgreSQL prints it; callers cast in SQL where they want text.
+const types = {
+  getTypeParser: (() => (value: string) => value) as unknown as typeof pg.types.getTypeParser,
+};
+
+/** One connection to a PostgreSQL server. */
+export async function openPostgres(url: string): Promise<Database> {
+  const label = redactUrl(url);
+  const client = new pg.Client({ connectionString: url, types });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new LoadError(`cannot connect to ${label}: ${(error as Error).message}`, { cause: error });
+  }
+  // A connection that dies between queries is reported by the next query, not as a crash.
+  client.on('error', () => {});
+  return {
+    kind: 'postgres',
+    label,
+    exec: async (sql) => {
+      await client.query(sql);
+    },
+    query: async (sql, params) => (await client.query<Row>(sql, params as unknown[] | undefined)).rows,
+    copyIn: async (copy, data) => {
+      const stream = client.query(copyFrom(copy));
+      await pipeline(Readable.from([data]), stream);
+    },
+    close: async () => {
+      await client.end();
+    },
+  };
+}

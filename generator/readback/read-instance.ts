@@ -1,0 +1,202 @@
+import type { AttributeType } from '../er-model/er-model.ts';
+import type { ErIndex } from '../er-model/er-index.ts';
+import { quoteIdent } from '../common/sql-text.ts';
+import type { Database } from '../database/database.ts';
+import type { ConceptualInstance, EntityObject, Link, Scalar, Value } from '../instance/conceptual-instance.ts';
+import { canonicalSet } from '../instance/canonical-instance.ts';
+import type { Column, RelationalSchema, Table } from '../variants/relational-schema.ts';
+import { ShredError } from '../common/errors.ts';
+
+/** PostgreSQL's text form of a value, back to the instance's canonical scalar. */
+export function parseScalar(text: string, type: AttributeType | { kind: 'id' }): Scalar {
+  switch (type.kind) {
+    case 'id':
+    case 'integer':
+    case 'bigint':
+      return Number(text);
+    case 'boolean':
+      return text === 'true' || text === 't';
+    default:
+      return text;
+  }
+}
+
+/** The SQL that reads a column as text; sets come back as a JSON array of element texts. */
+function readExpression(column: Column): string {
+  const q = quoteIdent(column.name);
+  const r = column.role;
+  if (r.kind === 'nested') {
+    return r.encoding === 'array' ? `to_json(${q}::text[])::text` : `${q}::text`;
+  }
+  return `${q}::text`;
+}
+
+interface Draft {
+  readonly id: number;
+  readonly isA: Set<string>;
+  readonly values: Record<string, Value>;
+}
+
+/**
+ * Reconstructs the conceptual instance from a variant's tables, reading every row of every
+ * table (nothing is taken from memory). Anything the tables say twice is cross-checked;
+ * values found where the model has none are kept, so a comparison with the original
+ * instance reports them.
+ */
+export async function readInstance(db: Database, pgSchema: string, schema: RelationalSchema, index: ErIndex): Promise<ConceptualInstance> {
+  await db.exec(`SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'`);
+  const drafts = new Map<string, Map<number, Draft>>();
+  for (const root of index.roots) drafts.set(root.name, new Map());
+  const links = new Map<string, Map<string, Link>>();
+  for (const rel of index.domain.relationships) links.set(rel.name, new Map());
+  const sets = new Map<string, Map<number, Scalar[]>>();
+
+  const draftOf = (root: string, id: number): Draft => {
+    const map = drafts.get(root) as Map<number, Draft>;
+    let d = map.get(id);
+    if (!d) {
+      d = { id, isA: new Set(), values: {} };
+      map.set(id, d);
+    }
+    return d;
+  };
+  const addChain = (d: Draft, entity: string): void => {
+    for (const e of index.chain(entity)) d.isA.add(e.name);
+  };
+  const addLink = (rel: string, link: Link): void => {
+    (links.get(rel) as Map<string, Link>).set(`${link.from}/${link.to}`, link);
+  };
+
+  for (const table of schema.tables) {
+    const rows = await readTable(db, pgSchema, table);
+    const role = table.role;
+    const columns = table.columns;
+    for (const row of rows) {
+      const cell = (i: number): string | null => row[i] ?? null;
+      if (role.kind === 'relationship') {
+        let from = 0;
+        let to = 0;
+        const values: Record<string, Value> = {};
+        columns.forEach((c, i) => {
+          const r = c.role;
+          if (r.kind === 'end') (r.end === 'from' ? (from = Number(cell(i))) : (to = Number(cell(i))));
+          else if (r.kind === 'relationshipAttribute') values[r.attribute] = cellValue(cell(i), c);
+        });
+        addLink(role.relationship, hasAttributes(index, role.relationship) ? { from, to, values } : { from, to });
+        continue;
+      }
+      if (role.kind === 'multiValued') {
+        const key = `${role.entity}.${role.attribute}`;
+        let byOwner = sets.get(key);
+        if (!byOwner) sets.set(key, (byOwner = new Map()));
+        const owner = Number(cell(0));
+        const list = byOwner.get(owner) ?? [];
+        list.push(parseScalar(cell(1) as string, columns[1]?.valueType ?? { kind: 'text' }));
+        byOwner.set(owner, list);
+        continue;
+      }
+      const d = draftOf(role.root, Number(cell(0)));
+      const typeIndex = columns.findIndex((c) => c.role.kind === 'type');
+      const typeClass = typeIndex >= 0 ? classOfType(role.typeValues, cell(typeIndex), table) : undefined;
+      if (role.kind === 'registry') {
+        addChain(d, typeClass as string);
+        continue;
+      }
+      if (role.mode === 'concrete') {
+        addChain(d, typeClass ?? (table.role.kind === 'entity' ? soleTypedClass(index, role.classes) : role.root));
+      } else {
+        addChain(d, role.classes[0] as string);
+        if (typeClass) addChain(d, typeClass);
+      }
+      columns.forEach((c, i) => {
+        const r = c.role;
+        const text = cell(i);
+        switch (r.kind) {
+          case 'flag':
+            if (text === 'true' || text === 't') addChain(d, r.entity);
+            break;
+          case 'attribute':
+            if (text !== null) d.values[r.attribute] = parseScalar(text, c.valueType);
+            break;
+          case 'nested':
+            if (text !== null) {
+              const elements = JSON.parse(text) as unknown[];
+              d.values[r.attribute] = canonicalSet(elements.map((e) => (typeof e === 'boolean' ? e : parseScalar(String(e), c.valueType))));
+            }
+            break;
+          case 'reference':
+            if (text !== null) {
+              const values: Record<string, Value> = {};
+              columns.forEach((other, j) => {
+                if (other.role.kind === 'relationshipAttribute' && other.role.relationship === r.relationship) values[other.role.attribute] = cellValue(cell(j), other);
+              });
+              addLink(r.relationship, hasAttributes(index, r.relationship) ? { from: d.id, to: Number(text), values } : { from: d.id, to: Number(text) });
+            }
+            break;
+          default:
+            break;
+        }
+      });
+    }
+  }
+
+  // Assemble: most specific classes, defaults for absent values, sets from child tables.
+  const objects: Record<string, EntityObject[]> = {};
+  for (const root of index.roots) {
+    const list: EntityObject[] = [];
+    for (const d of [...(drafts.get(root.name) as Map<number, Draft>).values()].sort((a, b) => a.id - b.id)) {
+      const classes = [...d.isA].filter((c) => !index.children(c).some((k) => d.isA.has(k.name))).sort();
+      for (const c of d.isA) {
+        for (const attribute of index.ownAttributes(c)) {
+          if (attribute.multiValued) {
+            const fromTable = sets.get(`${c}.${attribute.name}`)?.get(d.id);
+            if (fromTable) d.values[attribute.name] = canonicalSet(fromTable);
+            else if (!(attribute.name in d.values)) d.values[attribute.name] = [];
+          } else if (!(attribute.name in d.values)) {
+            d.values[attribute.name] = null;
+          }
+        }
+      }
+      list.push({ id: d.id, classes, values: d.values });
+    }
+    objects[root.name] = list;
+  }
+  // Set elements whose owner is not an instance of the owning class show up as extra objects.
+  for (const [key, byOwner] of sets) {
+    const [entity, attribute] = key.split('.') as [string, string];
+    const root = index.root(entity).name;
+    const known = new Set((objects[root] ?? []).filter((o) => o.classes.some((c) => index.isAncestorOrSelf(entity, c))).map((o) => o.id));
+    for (const owner of byOwner.keys()) {
+      if (!known.has(owner)) (objects[root] as EntityObject[]).push({ id: owner, classes: [`?${entity}`], values: { [attribute]: canonicalSet(byOwner.get(owner) ?? []) } });
+    }
+  }
+  const linkLists: Record<string, Link[]> = {};
+  for (const [rel, map] of links) linkLists[rel] = [...map.values()].sort((a, b) => a.from - b.from || a.to - b.to);
+  return { domain: index.domain.name, objects, links: linkLists };
+}
+
+function hasAttributes(index: ErIndex, relationship: string): boolean {
+  return (index.relationship(relationship).attributes ?? []).length > 0;
+}
+
+function cellValue(text: string | null, column: Column): Value {
+  return text === null ? null : parseScalar(text, column.valueType);
+}
+
+function soleTypedClass(index: ErIndex, classes: readonly string[]): string {
+  const typed = classes.filter((c) => index.canBeDirect(c));
+  return typed[0] ?? (classes[0] as string);
+}
+
+function classOfType(typeValues: Readonly<Record<string, string>>, value: string | null, table: Table): string {
+  const found = Object.entries(typeValues).find(([, v]) => v === value);
+  if (!found) throw new ShredError(`table ${table.name}: unknown type value ${JSON.stringify(value)}`);
+  return found[0];
+}
+
+async function readTable(db: Database, pgSchema: string, table: Table): Promise<(string | null)[][]> {
+  const select = table.columns.map((c, i) => `${readExpression(c)} AS c${i}`).join(', ');
+  const order = table.primaryKey.map(quoteIdent).join(', ');
+  const rows = await db.query(`SELECT ${select} FROM ${quoteIdent(pgSchema)}.${quoteIdent(table.name)} ORDER BY ${order}`);
+  return rows.map((row) => table.columns.map((_, i) => (row[`c${i}`] ?? null) as string | null));
+}

@@ -1,0 +1,87 @@
+import type { ErIndex } from '../er-model/er-index.ts';
+import type { Rng } from '../common/rng.ts';
+import { stableStringify } from '../common/hash.ts';
+import { ConfigError } from '../common/errors.ts';
+import type { HierarchyChoice, MultiValuedEncoding, VariantSpec } from './variant-spec.ts';
+
+/**
+ * What makes two variants different schemas: the shredding choices, not names. Groups are
+ * compared as partitions (each class mapped to its group's top), so listing order is moot.
+ */
+export function variantSignature(variant: VariantSpec): string {
+  const hierarchies = Object.fromEntries(
+    Object.entries(variant.hierarchies).map(([root, choice]) => [
+      root,
+      {
+        mode: choice.mode,
+        registry: choice.registry === true,
+        topOf: Object.fromEntries(choice.groups.flatMap((g) => g.map((c) => [c, g[0]]))),
+      },
+    ]),
+  );
+  return stableStringify({ hierarchies, multiValued: variant.multiValued, relationships: variant.relationships });
+}
+
+/**
+ * Draws `count` variants from the seed, each distinct from every variant in `exclude` and
+ * from each other. Named `random_1`, `random_2`, … in draw order.
+ */
+export function drawRandomVariants(index: ErIndex, count: number, rng: Rng, exclude: readonly VariantSpec[]): VariantSpec[] {
+  const seen = new Set(exclude.map(variantSignature));
+  const drawn: VariantSpec[] = [];
+  const maxAttempts = 200 + count * 200;
+  for (let attempt = 0; drawn.length < count && attempt < maxAttempts; attempt++) {
+    const candidate = drawOne(index, rng, `random_${drawn.length + 1}`);
+    const signature = variantSignature(candidate);
+    if (seen.has(signature)) continue;
+    seen.add(signature);
+    drawn.push(candidate);
+  }
+  if (drawn.length < count) {
+    throw new ConfigError(`random:${count}: domain ${index.domain.name} has only ${drawn.length} further distinct variants`);
+  }
+  return drawn;
+}
+
+function drawOne(index: ErIndex, rng: Rng, name: string): VariantSpec {
+  const hierarchies: Record<string, HierarchyChoice> = {};
+  const parts: string[] = [];
+  for (const root of index.hierarchyRoots) {
+    const concrete = index.hierarchyIsDisjoint(root.name) && rng.chance(0.3);
+    // A random connected partition: each class joins its parent's group or starts its own.
+    const groups: string[][] = [];
+    const groupOf = new Map<string, string[]>();
+    for (const entity of index.subtree(root.name)) {
+      const parentGroup = entity.parent === undefined ? undefined : groupOf.get(entity.parent);
+      if (parentGroup && rng.chance(0.5)) {
+        parentGroup.push(entity.name);
+        groupOf.set(entity.name, parentGroup);
+      } else {
+        const group = [entity.name];
+        groups.push(group);
+        groupOf.set(entity.name, group);
+      }
+    }
+    const registry = concrete && rng.chance(0.5);
+    hierarchies[root.name] = concrete ? { mode: 'concrete', groups, registry } : { mode: 'nested', groups };
+    parts.push(`${root.name}: ${concrete ? 'concrete' : 'nested'} in ${groups.length} tables${registry ? ' with a registry' : ''}`);
+  }
+  const multiValued: Record<string, MultiValuedEncoding> = {};
+  for (const entity of index.domain.entities) {
+    for (const attribute of entity.attributes) {
+      if (attribute.multiValued) multiValued[`${entity.name}.${attribute.name}`] = rng.pick(['array', 'jsonb', 'table'] as const);
+    }
+  }
+  const relationships: Record<string, 'fk' | 'table'> = {};
+  for (const rel of index.domain.relationships) {
+    if (rel.cardinality !== 'many-to-many') relationships[rel.name] = rng.pick(['fk', 'table'] as const);
+  }
+  return {
+    name,
+    description: `drawn from the seed: ${parts.join('; ')}`,
+    hierarchies,
+    multiValued,
+    relationships,
+    naming: { tables: rng.pick(['singular', 'plural'] as const) },
+  };
+}
