@@ -1,0 +1,821 @@
+import { ConfigError } from '../common/errors.ts';
+import { snakeCase } from './er-index.ts';
+import type {
+  Attribute,
+  AttributeTypeKind,
+  DegreeHints,
+  Domain,
+  Entity,
+  NounLexicon,
+  Relationship,
+  RelationshipLexicon,
+  ScaleCounts,
+  Specialization,
+  ValueHints,
+} from './er-model.ts';
+
+/** One problem in a model: where it is and what is wrong, both on one line. */
+export interface DomainIssue {
+  /** `domains.retail.relationships.paired_with.to` */
+  readonly path: string;
+  /** `unknown entity "Accesories"` */
+  readonly message: string;
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const FAKER_PATH = /^[A-Za-z][A-Za-z0-9]*\.[A-Za-z][A-Za-z0-9]*$/;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$/;
+const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
+/** Slack for fraction sums written as decimals (0.45 + 0.34 + 0.21). */
+const SUM_TOLERANCE = 1e-9;
+
+// Listing keys through a Record over the interface's keys makes forgetting one a compile
+// error; the listing order is also the order `domainToJson` writes them in.
+function keysOf<T>(keys: { readonly [K in keyof Required<T>]: true }): readonly string[] {
+  return Object.keys(keys);
+}
+
+const DOMAIN_KEYS = keysOf<Domain>({ name: true, description: true, entities: true, relationships: true });
+const ENTITY_KEYS = keysOf<Entity>({
+  name: true,
+  parent: true,
+  specialization: true,
+  lexicon: true,
+  counts: true,
+  fraction: true,
+  attributes: true,
+});
+const ATTRIBUTE_KEYS = keysOf<Attribute>({
+  name: true,
+  type: true,
+  optional: true,
+  multiValued: true,
+  lexicon: true,
+  hints: true,
+});
+const HINT_KEYS = keysOf<ValueHints>({
+  faker: true,
+  min: true,
+  max: true,
+  nullRate: true,
+  setSize: true,
+  pool: true,
+  unique: true,
+});
+const SPECIALIZATION_KEYS = keysOf<Specialization>({ disjoint: true, total: true });
+const COUNT_KEYS = keysOf<ScaleCounts>({ tiny: true, small: true, paper: true, large: true });
+const NOUN_KEYS = keysOf<NounLexicon>({ singular: true, plural: true });
+const VERB_KEYS = keysOf<RelationshipLexicon>({ forward: true, reverse: true });
+const RELATIONSHIP_KEYS = keysOf<Relationship>({
+  name: true,
+  from: true,
+  to: true,
+  cardinality: true,
+  participation: true,
+  role: true,
+  lexicon: true,
+  degree: true,
+  attributes: true,
+});
+const PARTICIPATION_KEYS = ['from', 'to'] as const;
+const DEGREE_KEYS = keysOf<DegreeHints>({ mean: true, max: true, skew: true, noneRate: true });
+const TYPE_KEYS: Record<AttributeTypeKind, readonly string[]> = {
+  integer: ['kind'],
+  bigint: ['kind'],
+  numeric: ['kind', 'precision', 'scale'],
+  text: ['kind'],
+  boolean: ['kind'],
+  date: ['kind'],
+  timestamptz: ['kind'],
+  enum: ['kind', 'values'],
+};
+const TYPE_KINDS = Object.keys(TYPE_KEYS) as AttributeTypeKind[];
+const CARDINALITIES = ['one-to-one', 'many-to-one', 'many-to-many'];
+const PARTICIPATIONS = ['total', 'partial'];
+
+/**
+ * The order `domainToJson` writes an object's keys in: each kind of object lists a subset of
+ * these, in this order, so one ranking serves them all.
+ */
+export const CANONICAL_KEY_ORDER: readonly string[] = [
+  ...new Set([
+    'name',
+    'description',
+    'kind',
+    'precision',
+    'scale',
+    'values',
+    'parent',
+    'specialization',
+    ...SPECIALIZATION_KEYS,
+    'from',
+    'to',
+    'cardinality',
+    'participation',
+    'role',
+    'type',
+    'optional',
+    'multiValued',
+    'lexicon',
+    ...NOUN_KEYS,
+    ...VERB_KEYS,
+    'counts',
+    ...COUNT_KEYS,
+    'fraction',
+    'degree',
+    'hints',
+    'faker',
+    'mean',
+    ...HINT_KEYS,
+    ...DEGREE_KEYS,
+    'attributes',
+    'entities',
+    'relationships',
+  ]),
+];
+
+type Json = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Json {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/** A value as it should appear inside a one-line message. */
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (value === undefined) return 'nothing';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 37)}...` : value);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (typeof value === 'object') return 'an object';
+  return `a ${typeof value}`;
+}
+
+function isIdentifier(value: unknown): value is string {
+  return typeof value === 'string' && IDENTIFIER.test(value);
+}
+
+/** `entities.Account` for a named element, `entities[3]` for one without a usable name. */
+function elementPath(listPath: string, element: unknown, index: number): string {
+  return isRecord(element) && isIdentifier(element.name) ? `${listPath}.${element.name}` : `${listPath}[${index}]`;
+}
+
+function keyPath(base: string, key: string): string {
+  return IDENTIFIER.test(key) ? `${base}.${key}` : `${base}[${JSON.stringify(key)}]`;
+}
+
+function round(value: number): number {
+  return Number(value.toFixed(6));
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0] as number;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j] as number;
+      const cost = a[i - 1]?.toLowerCase() === b[j - 1]?.toLowerCase() ? 0 : 1;
+      row[j] = Math.min(above + 1, (row[j - 1] as number) + 1, diagonal + cost);
+      diagonal = above;
+    }
+  }
+  return row[b.length] as number;
+}
+
+interface EntityInfo {
+  readonly raw: Json;
+  readonly index: number;
+  readonly path: string;
+  readonly name: string | undefined;
+  readonly parent: string | undefined;
+}
+
+/** Collects every problem of one domain, in document order. */
+class DomainChecker {
+  readonly issues: DomainIssue[] = [];
+  private entities: EntityInfo[] = [];
+  /** First declaration of each usable entity name. */
+  private byName = new Map<string, EntityInfo>();
+  private children = new Map<string, EntityInfo[]>();
+  /** Table-like names (snake case) already taken by an entity or relationship. */
+  private tableNames = new Map<string, string>();
+
+  constructor(private readonly base: string) {}
+
+  report(path: string, message: string): void {
+    this.issues.push({ path, message });
+  }
+
+  // ---- generic shape checks -------------------------------------------------------------
+
+  private record(value: unknown, path: string, what: string): value is Json {
+    if (isRecord(value)) return true;
+    this.report(path, `must be ${what}, got ${describe(value)}`);
+    return false;
+  }
+
+  private keys(value: Json, allowed: readonly string[], path: string): void {
+    for (const key of Object.keys(value)) {
+      if (allowed.includes(key)) continue;
+      const near = allowed.filter((k) => editDistance(k, key) <= Math.max(1, Math.floor(k.length / 3)));
+      const hint = near.length > 0 ? `did you mean "${near[0]}"?` : `expected one of ${allowed.join(', ')}`;
+      this.report(keyPath(path, key), `unknown key (${hint})`);
+    }
+  }
+
+  private boolean(value: unknown, path: string): value is boolean {
+    if (typeof value === 'boolean') return true;
+    this.report(path, `must be true or false, got ${describe(value)}`);
+    return false;
+  }
+
+  private string(value: unknown, path: string): value is string {
+    if (typeof value === 'string') return true;
+    this.report(path, `must be a string, got ${describe(value)}`);
+    return false;
+  }
+
+  private nonEmptyString(value: unknown, path: string): value is string {
+    if (!this.string(value, path)) return false;
+    if (value.trim() !== '') return true;
+    this.report(path, 'must not be empty');
+    return false;
+  }
+
+  private identifier(value: unknown, path: string): value is string {
+    if (!this.string(value, path)) return false;
+    if (IDENTIFIER.test(value)) return true;
+    this.report(path, `${describe(value)} is not an identifier (letters, digits and _, not starting with a digit)`);
+    return false;
+  }
+
+  private number(value: unknown, path: string): value is number {
+    if (typeof value === 'number' && Number.isFinite(value)) return true;
+    this.report(path, `must be a number, got ${describe(value)}`);
+    return false;
+  }
+
+  private integer(value: unknown, path: string): value is number {
+    if (typeof value === 'number' && Number.isSafeInteger(value)) return true;
+    this.report(path, `must be an integer, got ${describe(value)}`);
+    return false;
+  }
+
+  /** A number in [0, 1], or in (0, 1] when `openBelow`. */
+  private share(value: unknown, path: string, openBelow = false): value is number {
+    if (!this.number(value, path)) return false;
+    if (value <= 1 && (openBelow ? value > 0 : value >= 0)) return true;
+    this.report(path, `must be ${openBelow ? 'greater than 0 and at most 1' : 'between 0 and 1'}, got ${value}`);
+    return false;
+  }
+
+  private nounLexicon(value: unknown, path: string): void {
+    if (!this.record(value, path, 'a lexicon {singular, plural}')) return;
+    this.keys(value, NOUN_KEYS, path);
+    this.nonEmptyString(value.singular, `${path}.singular`);
+    this.nonEmptyString(value.plural, `${path}.plural`);
+  }
+
+  /** A name that becomes a table name in some variant must not collide with another. */
+  private claimTableName(name: string, owner: string, path: string): void {
+    const table = snakeCase(name);
+    const other = this.tableNames.get(table);
+    if (other === undefined) this.tableNames.set(table, owner);
+    else this.report(path, `${owner} and ${other} both become table "${table}"`);
+  }
+
+  // ---- the domain ----------------------------------------------------------------------
+
+  domain(input: unknown): void {
+    if (!this.record(input, this.base, 'an object describing a domain')) return;
+    this.keys(input, DOMAIN_KEYS, this.base);
+    this.identifier(input.name, `${this.base}.name`);
+    if (input.description !== undefined) this.string(input.description, `${this.base}.description`);
+
+    const entitiesPath = `${this.base}.entities`;
+    if (Array.isArray(input.entities)) {
+      if (input.entities.length === 0) this.report(entitiesPath, 'a domain needs at least one entity');
+      this.indexEntities(input.entities, entitiesPath);
+      input.entities.forEach((raw, index) => this.entity(raw, elementPath(entitiesPath, raw, index), index));
+    } else {
+      this.report(entitiesPath, `must be a list of entities, got ${describe(input.entities)}`);
+    }
+
+    const relationshipsPath = `${this.base}.relationships`;
+    if (Array.isArray(input.relationships)) {
+      const fkColumns = new Map<string, string>();
+      const seen = new Set<string>();
+      input.relationships.forEach((raw, index) =>
+        this.relationship(raw, elementPath(relationshipsPath, raw, index), seen, fkColumns),
+      );
+    } else {
+      this.report(relationshipsPath, `must be a list of relationships, got ${describe(input.relationships)}`);
+    }
+  }
+
+  private indexEntities(list: readonly unknown[], listPath: string): void {
+    this.entities = list.map((raw, index) => {
+      const record = isRecord(raw) ? raw : {};
+      return {
+        raw: record,
+        index,
+        path: elementPath(listPath, raw, index),
+        name: isIdentifier(record.name) ? record.name : undefined,
+        parent: typeof record.parent === 'string' ? record.parent : undefined,
+      };
+    });
+    for (const info of this.entities) {
+      if (info.name !== undefined && !this.byName.has(info.name)) this.byName.set(info.name, info);
+    }
+    for (const info of this.entities) {
+      if (info.name === undefined || info.parent === undefined || !this.byName.has(info.parent)) continue;
+      const list = this.children.get(info.parent) ?? [];
+      list.push(info);
+      this.children.set(info.parent, list);
+    }
+  }
+
+  /** Ancestors nearest first, stopping at an unknown parent or where a cycle closes. */
+  private ancestors(info: EntityInfo): EntityInfo[] {
+    const out: EntityInfo[] = [];
+    const seen = new Set<EntityInfo>([info]);
+    let parent = info.parent === undefined ? undefined : this.byName.get(info.parent);
+    while (parent !== undefined && !seen.has(parent)) {
+      out.push(parent);
+      seen.add(parent);
+      parent = parent.parent === undefined ? undefined : this.byName.get(parent.parent);
+    }
+    return out;
+  }
+
+  /** The cycle through `info`, starting at it, if its parent chain leads back to it. */
+  private cycleThrough(info: EntityInfo): EntityInfo[] | undefined {
+    const chain = this.ancestors(info);
+    const last = chain.at(-1) ?? info;
+    const next = last.parent === undefined ? undefined : this.byName.get(last.parent);
+    return next === info ? [info, ...chain] : undefined;
+  }
+
+  // ---- entities ------------------------------------------------------------------------
+
+  private entity(raw: unknown, path: string, index: number): void {
+    if (!this.record(raw, path, 'an object describing an entity')) return;
+    const info = this.entities[index] as EntityInfo;
+    this.keys(raw, ENTITY_KEYS, path);
+
+    if (this.identifier(raw.name, `${path}.name`)) {
+      const first = this.byName.get(raw.name);
+      if (first !== undefined && first !== info) {
+        this.report(`${path}.name`, `duplicate entity name "${raw.name}" (first declared as entities[${first.index}])`);
+      } else {
+        this.claimTableName(raw.name, `entity "${raw.name}"`, `${path}.name`);
+      }
+    }
+
+    const isSubclass = raw.parent !== undefined;
+    if (isSubclass && this.identifier(raw.parent, `${path}.parent`)) {
+      if (!this.byName.has(raw.parent)) {
+        this.report(`${path}.parent`, `unknown entity "${raw.parent}"`);
+      } else {
+        const cycle = this.cycleThrough(info);
+        // Report a cycle once, on the member declared first.
+        if (cycle !== undefined && cycle.every((member) => member.index >= info.index)) {
+          const names = [...cycle, info].map((member) => member.name ?? `entities[${member.index}]`);
+          this.report(`${path}.parent`, `inheritance cycle ${names.join(' -> ')}`);
+        }
+      }
+    }
+
+    this.specialization(raw, info, path);
+
+    if (raw.lexicon === undefined) this.report(`${path}.lexicon`, 'required: {singular, plural} nouns for the question writer');
+    else this.nounLexicon(raw.lexicon, `${path}.lexicon`);
+
+    if (raw.counts !== undefined) {
+      if (isSubclass) {
+        this.report(`${path}.counts`, 'only a root entity has counts; a subclass has a fraction of its parent instead');
+      } else {
+        this.counts(raw.counts, `${path}.counts`);
+      }
+    }
+    if (raw.fraction !== undefined) {
+      if (!isSubclass) {
+        this.report(`${path}.fraction`, 'only a subclass has a fraction; a root entity has counts instead');
+      } else {
+        this.share(raw.fraction, `${path}.fraction`, true);
+      }
+    }
+
+    const inherited = new Map<string, string>();
+    for (const ancestor of this.ancestors(info)) {
+      if (!Array.isArray(ancestor.raw.attributes)) continue;
+      for (const attribute of ancestor.raw.attributes) {
+        if (isRecord(attribute) && isIdentifier(attribute.name)) {
+          const key = snakeCase(attribute.name);
+          if (!inherited.has(key)) inherited.set(key, ancestor.name ?? `entities[${ancestor.index}]`);
+        }
+      }
+    }
+    if (Array.isArray(raw.attributes)) {
+      this.attributes(raw.attributes, `${path}.attributes`, inherited, false);
+    } else {
+      this.report(`${path}.attributes`, `must be a list of attributes, got ${describe(raw.attributes)}`);
+    }
+  }
+
+  private specialization(raw: Json, info: EntityInfo, path: string): void {
+    const subclasses = info.name === undefined || this.byName.get(info.name) !== info ? [] : (this.children.get(info.name) ?? []);
+    const specPath = `${path}.specialization`;
+    if (raw.specialization === undefined) {
+      if (subclasses.length > 0) {
+        const names = subclasses.map((child) => child.name).join(', ');
+        this.report(specPath, `required, since ${info.name} has subclasses (${names}): {disjoint, total}`);
+      }
+      return;
+    }
+    if (subclasses.length === 0) {
+      this.report(specPath, `${info.name ?? 'this entity'} has no subclasses, so it cannot have a specialization`);
+      return;
+    }
+    if (!this.record(raw.specialization, specPath, 'an object {disjoint, total}')) return;
+    const spec = raw.specialization;
+    this.keys(spec, SPECIALIZATION_KEYS, specPath);
+    const disjoint = this.boolean(spec.disjoint, `${specPath}.disjoint`) ? spec.disjoint : undefined;
+    const total = this.boolean(spec.total, `${specPath}.total`) ? spec.total : undefined;
+    // A disjoint partial specialization leaves the rest of the parent's instances direct, so
+    // the shares cannot exceed the whole; a total one is normalized when generating.
+    if (disjoint === true && total === false) {
+      const parts = subclasses.filter((child) => typeof child.raw.fraction === 'number');
+      const sum = parts.reduce((acc, child) => acc + (child.raw.fraction as number), 0);
+      if (sum > 1 + SUM_TOLERANCE) {
+        const terms = parts.map((child) => `${child.name} ${child.raw.fraction as number}`).join(' + ');
+        this.report(specPath, `subclass fractions sum to ${round(sum)} (${terms}), more than 1 for a disjoint specialization`);
+      }
+    }
+  }
+
+  private counts(value: unknown, path: string): void {
+    if (!this.record(value, path, 'an object {tiny, small, paper, large}')) return;
+    this.keys(value, COUNT_KEYS, path);
+    for (const preset of COUNT_KEYS) {
+      const count = value[preset];
+      if (count === undefined) {
+        this.report(`${path}.${preset}`, 'required: a count for every scale preset (tiny, small, paper, large)');
+      } else if (this.integer(count, `${path}.${preset}`) && count < 0) {
+        this.report(`${path}.${preset}`, `must not be negative, got ${count}`);
+      }
+    }
+  }
+
+  // ---- attributes ----------------------------------------------------------------------
+
+  private attributes(list: readonly unknown[], listPath: string, inherited: ReadonlyMap<string, string>, ofRelationship: boolean): void {
+    const own = new Map<string, string>();
+    list.forEach((raw, index) => {
+      const path = elementPath(listPath, raw, index);
+      if (!this.record(raw, path, 'an object describing an attribute')) return;
+      this.keys(raw, ATTRIBUTE_KEYS, path);
+
+      if (this.identifier(raw.name, `${path}.name`)) {
+        const key = snakeCase(raw.name);
+        if (key === 'id') {
+          this.report(`${path}.name`, '"id" is reserved for the surrogate key');
+        } else if (key.endsWith('_id')) {
+          this.report(`${path}.name`, `"${raw.name}" ends in _id, which is reserved for foreign-key columns`);
+        } else if (own.has(key)) {
+          this.report(`${path}.name`, `duplicate attribute "${raw.name}" (also ${own.get(key)})`);
+        } else if (inherited.has(key)) {
+          this.report(`${path}.name`, `attribute "${raw.name}" is already inherited from ${inherited.get(key)}`);
+        } else {
+          own.set(key, `attributes[${index}]`);
+        }
+      }
+
+      const kind = this.attributeType(raw.type, `${path}.type`);
+      const optional = raw.optional === undefined ? false : this.boolean(raw.optional, `${path}.optional`) && raw.optional;
+      let multiValued = raw.multiValued === undefined ? false : this.boolean(raw.multiValued, `${path}.multiValued`) && raw.multiValued;
+      if (ofRelationship && multiValued) {
+        this.report(`${path}.multiValued`, 'a relationship attribute cannot be multi-valued');
+        multiValued = false;
+      }
+      if (raw.lexicon !== undefined) this.nounLexicon(raw.lexicon, `${path}.lexicon`);
+      if (raw.hints !== undefined) {
+        const type = isRecord(raw.type) ? raw.type : {};
+        this.hints(raw.hints, `${path}.hints`, { kind, type, optional, multiValued });
+      }
+    });
+  }
+
+  /** Checks an attribute type and returns its kind when the type is usable. */
+  private attributeType(value: unknown, path: string): AttributeTypeKind | undefined {
+    if (!this.record(value, path, `an object {kind, …}`)) return undefined;
+    const kind = value.kind;
+    if (!TYPE_KINDS.includes(kind as AttributeTypeKind)) {
+      this.report(`${path}.kind`, `unknown type ${describe(kind)} (expected one of ${TYPE_KINDS.join(', ')})`);
+      return undefined;
+    }
+    const typeKind = kind as AttributeTypeKind;
+    this.keys(value, TYPE_KEYS[typeKind], path);
+    let usable = true;
+    if (typeKind === 'numeric') {
+      const precision = value.precision;
+      if (!this.integer(precision, `${path}.precision`)) usable = false;
+      else if (precision < 1 || precision > 1000) {
+        this.report(`${path}.precision`, `must be between 1 and 1000, got ${precision}`);
+        usable = false;
+      }
+      if (!this.integer(value.scale, `${path}.scale`)) usable = false;
+      else if (value.scale < 0 || (usable && value.scale > (precision as number))) {
+        const bound = usable ? `the precision ${precision as number}` : 'the precision';
+        this.report(`${path}.scale`, `must be between 0 and ${bound}, got ${value.scale}`);
+        usable = false;
+      }
+    }
+    if (typeKind === 'enum') {
+      const values = value.values;
+      if (!Array.isArray(values)) {
+        this.report(`${path}.values`, `must be a list of strings, got ${describe(values)}`);
+        usable = false;
+      } else if (values.length === 0) {
+        this.report(`${path}.values`, 'an enumeration needs at least one value');
+        usable = false;
+      } else {
+        const seen = new Set<string>();
+        values.forEach((item, index) => {
+          const itemPath = `${path}.values[${index}]`;
+          if (!this.nonEmptyString(item, itemPath)) usable = false;
+          else if (seen.has(item)) {
+            this.report(itemPath, `duplicate value ${describe(item)}`);
+            usable = false;
+          } else seen.add(item);
+        });
+      }
+    }
+    return usable ? typeKind : undefined;
+  }
+
+  private hints(
+    value: unknown,
+    path: string,
+    attribute: { kind: AttributeTypeKind | undefined; type: Json; optional: boolean; multiValued: boolean },
+  ): void {
+    if (!this.record(value, path, 'an object of value hints')) return;
+    this.keys(value, HINT_KEYS, path);
+    const { kind, type, optional, multiValued } = attribute;
+
+    if (value.faker !== undefined && this.string(value.faker, `${path}.faker`) && !FAKER_PATH.test(value.faker)) {
+      this.report(`${path}.faker`, `${describe(value.faker)} is not a faker method path such as "internet.email"`);
+    }
+
+    const min = this.bound(value.min, `${path}.min`, kind, type);
+    const max = this.bound(value.max, `${path}.max`, kind, type);
+    if (min !== undefined && max !== undefined && min > max) {
+      this.report(`${path}.max`, `${describe(value.max)} is less than min ${describe(value.min)}`);
+    }
+
+    if (value.nullRate !== undefined && this.share(value.nullRate, `${path}.nullRate`) && (!optional || multiValued)) {
+      this.report(`${path}.nullRate`, 'applies only to an optional single-valued attribute');
+    }
+
+    let distinctValues: number | undefined;
+    if (kind === 'boolean') distinctValues = 2;
+    if (kind === 'enum' && Array.isArray(type.values)) distinctValues = type.values.length;
+
+    if (value.pool !== undefined) {
+      const poolPath = `${path}.pool`;
+      if (kind !== undefined && kind !== 'text') {
+        this.report(poolPath, `applies only to text attributes, not ${kind}`);
+      } else if (!Array.isArray(value.pool)) {
+        this.report(poolPath, `must be a list of strings, got ${describe(value.pool)}`);
+      } else if (value.pool.length === 0) {
+        this.report(poolPath, 'must not be empty');
+      } else {
+        const seen = new Set<string>();
+        value.pool.forEach((item, index) => {
+          if (!this.string(item, `${poolPath}[${index}]`)) return;
+          if (seen.has(item)) this.report(`${poolPath}[${index}]`, `duplicate value ${describe(item)}`);
+          seen.add(item);
+        });
+        distinctValues = seen.size;
+      }
+    }
+
+    if (value.setSize !== undefined) this.setSize(value.setSize, `${path}.setSize`, { optional, multiValued, distinctValues });
+
+    if (value.unique !== undefined && this.boolean(value.unique, `${path}.unique`) && value.unique) {
+      if (multiValued) this.report(`${path}.unique`, 'applies only to a single-valued attribute');
+      else if (kind === 'boolean') this.report(`${path}.unique`, 'a boolean attribute cannot be unique');
+    }
+  }
+
+  /** Checks a min or max hint against the attribute's type; returns it as a comparable number. */
+  private bound(value: unknown, path: string, kind: AttributeTypeKind | undefined, type: Json): number | undefined {
+    if (value === undefined || kind === undefined) return undefined;
+    switch (kind) {
+      case 'integer':
+      case 'bigint': {
+        if (!this.integer(value, path)) return undefined;
+        if (kind === 'integer' && (value < INT32.min || value > INT32.max)) {
+          this.report(path, `${value} does not fit in an integer column`);
+          return undefined;
+        }
+        return value;
+      }
+      case 'numeric': {
+        if (!this.number(value, path)) return undefined;
+        const digits = (type.precision as number) - (type.scale as number);
+        if (Math.abs(value) >= 10 ** digits) {
+          this.report(path, `${value} does not fit in numeric(${type.precision as number},${type.scale as number})`);
+          return undefined;
+        }
+        return value;
+      }
+      case 'date':
+      case 'timestamptz': {
+        const shape = kind === 'date' ? ISO_DATE : ISO_TIMESTAMP;
+        const example = kind === 'date' ? '"2024-05-31"' : '"2024-05-31" or "2024-05-31T12:00:00Z"';
+        if (typeof value !== 'string' || !shape.test(value) || Number.isNaN(Date.parse(value))) {
+          this.report(path, `must be an ISO ${kind === 'date' ? 'date' : 'date or timestamp'} such as ${example}, got ${describe(value)}`);
+          return undefined;
+        }
+        return Date.parse(value);
+      }
+      default:
+        this.report(path, `applies only to number, date and timestamp attributes, not ${kind}`);
+        return undefined;
+    }
+  }
+
+  private setSize(value: unknown, path: string, attribute: { optional: boolean; multiValued: boolean; distinctValues: number | undefined }): void {
+    if (!attribute.multiValued) {
+      this.report(path, 'applies only to a multi-valued attribute');
+      return;
+    }
+    if (!Array.isArray(value) || value.length !== 2) {
+      this.report(path, `must be a pair [min, max], got ${describe(value)}`);
+      return;
+    }
+    const [min, max] = value as unknown[];
+    if (!this.integer(min, `${path}[0]`) || !this.integer(max, `${path}[1]`)) return;
+    if (min < 0 || min > max) {
+      this.report(path, `must satisfy 0 <= min <= max, got [${min}, ${max}]`);
+      return;
+    }
+    if (!attribute.optional && min < 1) {
+      this.report(path, `a required multi-valued attribute has at least one value, so min must be at least 1 (or mark it optional), got [${min}, ${max}]`);
+      return;
+    }
+    if (attribute.distinctValues !== undefined && max > attribute.distinctValues) {
+      this.report(path, `max ${max} exceeds the ${attribute.distinctValues} distinct values available`);
+    }
+  }
+
+  // ---- relationships -------------------------------------------------------------------
+
+  private relationship(raw: unknown, path: string, seen: Set<string>, fkColumns: Map<string, string>): void {
+    if (!this.record(raw, path, 'an object describing a relationship')) return;
+    this.keys(raw, RELATIONSHIP_KEYS, path);
+
+    if (this.identifier(raw.name, `${path}.name`)) {
+      if (seen.has(raw.name)) this.report(`${path}.name`, `duplicate relationship name "${raw.name}"`);
+      else this.claimTableName(raw.name, `relationship "${raw.name}"`, `${path}.name`);
+      seen.add(raw.name);
+    }
+
+    const ends: Partial<Record<'from' | 'to', EntityInfo>> = {};
+    for (const end of ['from', 'to'] as const) {
+      const value = raw[end];
+      if (value === undefined) this.report(`${path}.${end}`, 'required: the name of an entity');
+      else if (this.string(value, `${path}.${end}`)) {
+        const target = this.byName.get(value);
+        if (target === undefined) this.report(`${path}.${end}`, `unknown entity ${describe(value)}`);
+        else ends[end] = target;
+      }
+    }
+
+    let cardinality: string | undefined;
+    if (typeof raw.cardinality === 'string' && CARDINALITIES.includes(raw.cardinality)) cardinality = raw.cardinality;
+    else this.report(`${path}.cardinality`, `must be one of ${CARDINALITIES.join(', ')}, got ${describe(raw.cardinality)}`);
+
+    let fromParticipation: unknown;
+    if (raw.participation !== undefined && this.record(raw.participation, `${path}.participation`, 'an object {from, to}')) {
+      this.keys(raw.participation, PARTICIPATION_KEYS, `${path}.participation`);
+      for (const end of PARTICIPATION_KEYS) {
+        const value = raw.participation[end];
+        if (value !== undefined && !(typeof value === 'string' && PARTICIPATIONS.includes(value))) {
+          this.report(`${path}.participation.${end}`, `must be total or partial, got ${describe(value)}`);
+        }
+      }
+      fromParticipation = raw.participation.from;
+    }
+
+    if (raw.role !== undefined && this.identifier(raw.role, `${path}.role`) && snakeCase(raw.role) === 'id') {
+      this.report(`${path}.role`, '"id" is reserved for the surrogate key');
+    }
+
+    // A many-to-one (or one-to-one) relationship may become a foreign-key column on its
+    // `from` end, and under single-table inheritance every such column of a hierarchy lands
+    // in one table, so their names must differ across the hierarchy.
+    const fromEnd = ends.from;
+    if ((cardinality === 'many-to-one' || cardinality === 'one-to-one') && fromEnd !== undefined && typeof raw.to === 'string') {
+      const roleName = isIdentifier(raw.role) ? raw.role : raw.to;
+      const column = `${snakeCase(roleName)}_id`;
+      const root = this.ancestors(fromEnd).at(-1) ?? fromEnd;
+      const key = `${root.index}:${column}`;
+      const other = fkColumns.get(key);
+      const relationshipName = isIdentifier(raw.name) ? raw.name : path;
+      if (other !== undefined) {
+        this.report(
+          `${path}.role`,
+          `foreign-key column "${column}" is already used by relationship "${other}" in the ${root.name ?? 'same'} hierarchy; give this relationship a distinct role`,
+        );
+      } else fkColumns.set(key, relationshipName);
+    }
+
+    if (raw.lexicon === undefined) this.report(`${path}.lexicon`, 'required: {forward, reverse} verb phrases for the question writer');
+    else if (this.record(raw.lexicon, `${path}.lexicon`, 'a lexicon {forward, reverse}')) {
+      this.keys(raw.lexicon, VERB_KEYS, `${path}.lexicon`);
+      this.nonEmptyString(raw.lexicon.forward, `${path}.lexicon.forward`);
+      this.nonEmptyString(raw.lexicon.reverse, `${path}.lexicon.reverse`);
+    }
+
+    if (raw.degree !== undefined) this.degree(raw.degree, `${path}.degree`, cardinality, fromParticipation);
+
+    if (raw.attributes !== undefined) {
+      if (Array.isArray(raw.attributes)) this.attributes(raw.attributes, `${path}.attributes`, new Map(), true);
+      else this.report(`${path}.attributes`, `must be a list of attributes, got ${describe(raw.attributes)}`);
+    }
+  }
+
+  private degree(value: unknown, path: string, cardinality: string | undefined, fromParticipation: unknown): void {
+    if (!this.record(value, path, 'an object of degree hints')) return;
+    this.keys(value, DEGREE_KEYS, path);
+    const single = cardinality === 'many-to-one' || cardinality === 'one-to-one';
+    let mean: number | undefined;
+    if (value.mean !== undefined && this.number(value.mean, `${path}.mean`)) {
+      if (value.mean < 0) this.report(`${path}.mean`, `must not be negative, got ${value.mean}`);
+      else if (single && value.mean > 1) this.report(`${path}.mean`, `a ${cardinality} relationship has at most one partner per "from" instance, got ${value.mean}`);
+      else mean = value.mean;
+    }
+    if (value.max !== undefined && this.integer(value.max, `${path}.max`)) {
+      if (value.max < 1) this.report(`${path}.max`, `must be at least 1, got ${value.max}`);
+      else if (single && value.max > 1) this.report(`${path}.max`, `a ${cardinality} relationship has at most one partner per "from" instance, got ${value.max}`);
+      else if (mean !== undefined && mean > value.max) this.report(`${path}.max`, `${value.max} is less than mean ${mean}`);
+    }
+    if (value.skew !== undefined && this.number(value.skew, `${path}.skew`) && value.skew < 0) {
+      this.report(`${path}.skew`, `must not be negative, got ${value.skew}`);
+    }
+    if (value.noneRate !== undefined && this.share(value.noneRate, `${path}.noneRate`) && value.noneRate > 0 && fromParticipation === 'total') {
+      this.report(`${path}.noneRate`, 'must be 0 when participation.from is total');
+    }
+  }
+}
+
+/**
+ * Every problem of a domain given as untyped data (parsed JSON or a TypeScript object), in
+ * document order; empty when the domain is valid. `path` names the domain in messages and
+ * defaults to `domains.<its name>`.
+ *
+ * @example
+ * checkDomain(JSON.parse(text))
+ * // [{ path: 'domains.retail.relationships.paired_with.to', message: 'unknown entity "Accesories"' }]
+ */
+export function checkDomain(input: unknown, path?: string): DomainIssue[] {
+  const name = isRecord(input) ? input.name : undefined;
+  const checker = new DomainChecker(path ?? (isIdentifier(name) ? `domains.${name}` : 'domain'));
+  checker.domain(input);
+  return checker.issues;
+}
+
+/** A deep copy with keys in canonical order, frozen throughout. */
+export function freezeCanonical<T>(value: T): T {
+  if (Array.isArray(value)) return Object.freeze(value.map((item: unknown) => freezeCanonical(item))) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  const entries = Object.entries(value as Json).filter(([, v]) => v !== undefined);
+  const rank = (key: string): number => {
+    const at = CANONICAL_KEY_ORDER.indexOf(key);
+    return at === -1 ? CANONICAL_KEY_ORDER.length : at;
+  };
+  entries.sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  return Object.freeze(Object.fromEntries(entries.map(([k, v]) => [k, freezeCanonical(v)]))) as T;
+}
+
+/**
+ * Checks a domain and returns it as a deep-frozen copy in canonical key order; on the first
+ * problem throws a one-line ConfigError `<origin>: <path>: <message>`.
+ *
+ * @example
+ * validateDomain(JSON.parse(text), 'model.json')
+ * // throws ConfigError: model.json: domains.retail.relationships.paired_with.to: unknown entity "Accesories"
+ */
+export function validateDomain(input: unknown, origin?: string): Domain {
+  const [first] = checkDomain(input);
+  if (first !== undefined) {
+    throw new ConfigError(`${origin === undefined ? '' : `${origin}: `}${first.path}: ${first.message}`);
+  }
+  return freezeCanonical(input as Domain);
+}
