@@ -25,7 +25,6 @@ export interface DomainIssue {
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const FAKER_PATH = /^[A-Za-z][A-Za-z0-9]*\.[A-Za-z][A-Za-z0-9]*$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$/;
 const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
 /** Slack for fraction sums written as decimals (0.45 + 0.34 + 0.21). */
 const SUM_TOLERANCE = 1e-9;
@@ -636,13 +635,13 @@ class DomainChecker {
       }
       case 'date':
       case 'timestamptz': {
-        const shape = kind === 'date' ? ISO_DATE : ISO_TIMESTAMP;
-        const example = kind === 'date' ? '"2024-05-31"' : '"2024-05-31" or "2024-05-31T12:00:00Z"';
-        if (typeof value !== 'string' || !shape.test(value) || Number.isNaN(Date.parse(value))) {
-          this.report(path, `must be an ISO ${kind === 'date' ? 'date' : 'date or timestamp'} such as ${example}, got ${describe(value)}`);
+        // Bounds are calendar dates for both kinds, which the instance generator reads as UTC.
+        const time = typeof value === 'string' && ISO_DATE.test(value) ? Date.parse(`${value}T00:00:00Z`) : Number.NaN;
+        if (Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== value) {
+          this.report(path, `must be an ISO date such as "2024-05-31", got ${describe(value)}`);
           return undefined;
         }
-        return Date.parse(value);
+        return time;
       }
       default:
         this.report(path, `applies only to number, date and timestamp attributes, not ${kind}`);

@@ -380,6 +380,22 @@ describe('checkDomain', () => {
     expect(cycles).toEqual([{ path: 'domains.retail.entities.Product.parent', message: 'inheritance cycle Product -> Apparel -> Product' }]);
   });
 
+  it('takes date bounds as calendar dates only, for dates and timestamps alike', () => {
+    const model = base();
+    const hints = model.entities[4].attributes[0].hints;
+    hints.max = '2025-12-31T12:00:00Z';
+    expect(checkDomain(model)).toEqual([
+      {
+        path: 'domains.retail.entities.CustOrder.attributes.placed_at.hints.max',
+        message: 'must be an ISO date such as "2024-05-31", got "2025-12-31T12:00:00Z"',
+      },
+    ]);
+    hints.max = '2020-06-30';
+    expect(checkDomain(model)).toEqual([
+      { path: 'domains.retail.entities.CustOrder.attributes.placed_at.hints.max', message: '"2020-06-30" is less than min "2021-01-01"' },
+    ]);
+  });
+
   it('rejects a required multi-valued attribute whose set size exceeds its distinct values', () => {
     const model = base();
     model.entities[1].attributes[0].hints.setSize = [1, 4];
