@@ -1,0 +1,442 @@
+/**
+ * The one module that imports node-sql-parser. It parses with an explicit dialect (and, on
+ * request, falls back across dialects), converts the parser's loose objects into our typed
+ * AST (`sql-ast.ts`), and turns every failure into a `SqlParseError` with line and column.
+ *
+ * It also refuses what the parser silently misreads: node-sql-parser takes
+ * `FROM a CROSS JOIN b` and `FROM a NATURAL JOIN b` as a table aliased `CROSS`/`NATURAL`
+ * joined with no condition, which would turn a cross or natural join into something else
+ * without a word.
+ */
+import nodeSqlParser from 'node-sql-parser';
+import { SqlParseError } from '../common/errors.ts';
+import type {
+  AggregateName,
+  ArithmeticOperator,
+  ComparisonOperator,
+  Dialect,
+  Expr,
+  FromClause,
+  Join,
+  JoinKind,
+  OrderItem,
+  Query,
+  SelectItem,
+  SelectQuery,
+  SetOperator,
+  TableSource,
+} from './sql-ast.ts';
+
+export type { Dialect } from './sql-ast.ts';
+
+export interface ParseOptions {
+  /** The dialect tried first (default `postgresql`, the dialect equisql compiles to). */
+  readonly dialect?: Dialect;
+  /** Try the other dialects when the first one fails (default false). */
+  readonly fallback?: boolean;
+}
+
+/** A parsed query together with the dialect that accepted it. */
+export interface ParsedQuery {
+  readonly query: Query;
+  readonly dialect: Dialect;
+}
+
+const DIALECTS: readonly Dialect[] = ['sqlite', 'postgresql', 'mysql'];
+const PARSER_DATABASE: Record<Dialect, string> = { postgresql: 'postgresql', sqlite: 'sqlite', mysql: 'mysql' };
+
+/** Words that can never be a table alias; seeing one as an alias means a misread join. */
+const KEYWORD_ALIASES = new Set(['CROSS', 'NATURAL', 'JOIN', 'INNER', 'LEFT', 'RIGHT', 'FULL', 'OUTER', 'ON', 'USING', 'WHERE', 'LATERAL']);
+
+let parserInstance: InstanceType<typeof nodeSqlParser.Parser> | undefined;
+function parser(): InstanceType<typeof nodeSqlParser.Parser> {
+  parserInstance ??= new nodeSqlParser.Parser();
+  return parserInstance;
+}
+
+/**
+ * Parses one SQL query into equisql's typed AST.
+ *
+ * @example
+ * parseSql('SELECT name FROM singer WHERE age > 30', { dialect: 'sqlite' });
+ * // { kind: 'select', columns: [{ expr: { kind: 'column', table: null, name: 'name' }, … }], … }
+ * parseSql('SELECT a FROM t CROSS JOIN u'); // throws SqlParseError (line 1, column 17)
+ */
+export function parseSql(text: string, options: ParseOptions = {}): Query {
+  return parseSqlWithDialect(text, options).query;
+}
+
+/** Like `parseSql`, and also says which dialect accepted the query. */
+export function parseSqlWithDialect(text: string, options: ParseOptions = {}): ParsedQuery {
+  const first = options.dialect ?? 'postgresql';
+  const order = options.fallback ? [first, ...DIALECTS.filter((d) => d !== first)] : [first];
+  let firstError: SqlParseError | undefined;
+  for (const dialect of order) {
+    try {
+      return { query: parseIn(text, dialect), dialect };
+    } catch (error) {
+      const parseError = error instanceof SqlParseError ? error : new SqlParseError(String(error));
+      firstError ??= parseError;
+    }
+  }
+  throw firstError ?? new SqlParseError('no dialect to parse with');
+}
+
+function parseIn(text: string, dialect: Dialect): Query {
+  const body = text.replace(/[\s;]+$/u, '');
+  if (body.trim() === '') throw new SqlParseError('empty query', { line: 1, column: 1 });
+  let raw: unknown;
+  try {
+    raw = parser().astify(body, { database: PARSER_DATABASE[dialect] });
+  } catch (error) {
+    throw fromParserError(error, dialect);
+  }
+  if (Array.isArray(raw)) {
+    if (raw.length !== 1) throw new SqlParseError(`${dialect}: expected one statement, found ${raw.length}`);
+    raw = raw[0];
+  }
+  return new Converter(body, dialect).query(raw);
+}
+
+function fromParserError(error: unknown, dialect: Dialect): SqlParseError {
+  const location = (error as { location?: { start?: { line?: number; column?: number } } }).location?.start;
+  const found = /but (.*) found/u.exec(error instanceof Error ? error.message : '')?.[1];
+  const where = location ? `line ${location.line}, column ${location.column}` : 'unknown position';
+  const what = found ? `unexpected ${found}` : 'syntax error';
+  return new SqlParseError(`${dialect}: ${what} at ${where}`, location ? { line: location.line, column: location.column } : undefined, {
+    cause: error,
+  });
+}
+
+type Raw = Record<string, unknown>;
+
+function isRaw(value: unknown): value is Raw {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Identifier text from any of the shapes the parser uses (string, {value}, {expr:{value}}). */
+function ident(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string') return value;
+  if (isRaw(value)) {
+    if ('expr' in value && isRaw(value['expr'])) return ident(value['expr']);
+    if ('value' in value && (typeof value['value'] === 'string' || typeof value['value'] === 'number')) return String(value['value']);
+  }
+  return null;
+}
+
+const COMPARISONS: Record<string, ComparisonOperator> = { '=': '=', '==': '=', '!=': '!=', '<>': '!=', '<': '<', '>': '>', '<=': '<=', '>=': '>=' };
+const ARITHMETIC: Record<string, ArithmeticOperator> = { '+': '+', '-': '-', '*': '*', '/': '/', '%': '%', '||': '||' };
+const AGGREGATES = new Set<AggregateName>(['count', 'sum', 'avg', 'min', 'max']);
+const JOINS: Record<string, JoinKind> = {
+  JOIN: 'inner',
+  'INNER JOIN': 'inner',
+  'LEFT JOIN': 'left',
+  'LEFT OUTER JOIN': 'left',
+  'RIGHT JOIN': 'right',
+  'RIGHT OUTER JOIN': 'right',
+  'FULL JOIN': 'full',
+  'FULL OUTER JOIN': 'full',
+  'CROSS JOIN': 'cross',
+};
+const SET_OPERATORS: Record<string, SetOperator> = {
+  union: 'union',
+  'union all': 'union all',
+  'union distinct': 'union',
+  intersect: 'intersect',
+  except: 'except',
+  minus: 'except',
+};
+
+/** Walks one parser AST; throws SqlParseError on anything outside our AST. */
+class Converter {
+  constructor(
+    private readonly text: string,
+    private readonly dialect: Dialect,
+  ) {}
+
+  private unsupported(what: string): SqlParseError {
+    return new SqlParseError(`${this.dialect}: unsupported ${what}`);
+  }
+
+  query(raw: unknown): Query {
+    if (!isRaw(raw) || raw['type'] !== 'select') {
+      throw this.unsupported(`statement ${isRaw(raw) ? String(raw['type']) : typeof raw} (only SELECT is read)`);
+    }
+    const head = this.select(raw);
+    const tail: { op: SetOperator; query: SelectQuery }[] = [];
+    let current: Raw = raw;
+    while (isRaw(current['_next'])) {
+      const opText = String(current['set_op'] ?? '').toLowerCase();
+      const op = SET_OPERATORS[opText];
+      if (!op) throw this.unsupported(`set operator "${opText}"`);
+      const next = current['_next'] as Raw;
+      if (next['type'] !== 'select') throw this.unsupported(`set operand ${String(next['type'])}`);
+      tail.push({ op, query: this.select(next) });
+      current = next;
+    }
+    return tail.length === 0 ? head : { kind: 'compound', head, tail };
+  }
+
+  private select(raw: Raw): SelectQuery {
+    if (raw['with']) throw this.unsupported('WITH clause');
+    const distinctRaw = raw['distinct'];
+    const distinctText = isRaw(distinctRaw) ? distinctRaw['type'] : distinctRaw;
+    const distinct = typeof distinctText === 'string' && distinctText.toUpperCase() === 'DISTINCT';
+    const columnsRaw = raw['columns'];
+    const columns: SelectItem[] =
+      columnsRaw === '*'
+        ? [{ expr: { kind: 'star', table: null }, alias: null }]
+        : (columnsRaw as Raw[]).map((item) => ({ expr: this.expr(item['expr']), alias: ident(item['as']) }));
+    const from = Array.isArray(raw['from']) && raw['from'].length > 0 ? this.from(raw['from'] as Raw[]) : null;
+    const groupRaw = raw['groupby'];
+    const groupList = Array.isArray(groupRaw) ? groupRaw : isRaw(groupRaw) && Array.isArray(groupRaw['columns']) ? groupRaw['columns'] : [];
+    const orderBy: OrderItem[] = Array.isArray(raw['orderby'])
+      ? (raw['orderby'] as Raw[]).map((item) => {
+          const type = typeof item['type'] === 'string' ? item['type'].toLowerCase() : null;
+          return { expr: this.expr(item['expr']), direction: type === 'asc' || type === 'desc' ? type : null };
+        })
+      : [];
+    const { limit, offset } = this.limit(raw['limit']);
+    return {
+      kind: 'select',
+      distinct,
+      columns,
+      from,
+      where: raw['where'] ? this.expr(raw['where']) : null,
+      groupBy: (groupList as unknown[]).map((g) => this.expr(g)),
+      having: raw['having'] ? this.expr(raw['having']) : null,
+      orderBy,
+      limit,
+      offset,
+    };
+  }
+
+  private limit(raw: unknown): { limit: Expr | null; offset: Expr | null } {
+    if (!isRaw(raw) || !Array.isArray(raw['value']) || raw['value'].length === 0) return { limit: null, offset: null };
+    const values = (raw['value'] as unknown[]).map((v) => this.expr(v));
+    if (values.length === 1) return { limit: values[0] as Expr, offset: null };
+    // MySQL's `LIMIT offset, count` puts the offset first; `LIMIT n OFFSET m` the count.
+    return raw['seperator'] === ','
+      ? { limit: values[1] as Expr, offset: values[0] as Expr }
+      : { limit: values[0] as Expr, offset: values[1] as Expr };
+  }
+
+  private from(items: readonly Raw[]): FromClause {
+    const [firstRaw, ...rest] = items;
+    const first = this.source(firstRaw as Raw);
+    const joins: Join[] = rest.map((item) => {
+      const joinText = typeof item['join'] === 'string' ? item['join'].toUpperCase() : null;
+      if (item['using']) throw this.unsupported('JOIN … USING');
+      const kind: JoinKind | undefined = joinText === null ? 'comma' : JOINS[joinText];
+      if (!kind) throw this.unsupported(`join "${joinText}"`);
+      const onRaw = item['on'];
+      if (isRaw(onRaw) && onRaw['type'] === 'expr_list') throw this.unsupported('join condition list');
+      return { kind, source: this.source(item), on: onRaw ? this.expr(onRaw) : null };
+    });
+    return { first, joins };
+  }
+
+  private source(item: Raw): TableSource {
+    const alias = ident(item['as']);
+    if (alias !== null && KEYWORD_ALIASES.has(alias.toUpperCase())) throw this.misreadAlias(alias);
+    if (isRaw(item['expr']) && isRaw(item['expr']['ast'])) {
+      return { kind: 'derived', query: this.query(item['expr']['ast']), alias };
+    }
+    const table = ident(item['table']);
+    if (table === null) throw this.unsupported('table source');
+    const db = ident(item['db']);
+    return { kind: 'table', name: db ? `${db}.${table}` : table, alias };
+  }
+
+  private misreadAlias(alias: string): SqlParseError {
+    const match = new RegExp(`\\b${alias}\\b`, 'iu').exec(this.text);
+    const offset = match?.index ?? 0;
+    const before = this.text.slice(0, offset).split('\n');
+    const line = before.length;
+    const column = (before[before.length - 1]?.length ?? 0) + 1;
+    return new SqlParseError(
+      `${this.dialect}: "${alias}" read as a table alias at line ${line}, column ${column} (${alias.toUpperCase()} JOIN is not supported)`,
+      { line, column },
+    );
+  }
+
+  private subquery(raw: unknown): Query | null {
+    if (isRaw(raw) && isRaw(raw['ast'])) return this.query(raw['ast']);
+    if (isRaw(raw) && raw['type'] === 'expr_list' && Array.isArray(raw['value']) && raw['value'].length === 1) {
+      const only = raw['value'][0];
+      if (isRaw(only) && isRaw(only['ast'])) return this.query(only['ast']);
+    }
+    if (isRaw(raw) && raw['type'] === 'select') return this.query(raw);
+    return null;
+  }
+
+  expr(raw: unknown): Expr {
+    if (!isRaw(raw)) throw this.unsupported(`expression ${JSON.stringify(raw)}`);
+    const nested = this.subquery(raw);
+    if (nested) return { kind: 'subquery', query: nested };
+    const type = raw['type'];
+    switch (type) {
+      case 'column_ref': {
+        const column = raw['column'];
+        const table = ident(raw['table']);
+        if (column === '*') return { kind: 'star', table };
+        const inner = isRaw(column) && isRaw(column['expr']) ? column['expr'] : null;
+        const name = ident(column);
+        if (name === null) throw this.unsupported('column reference');
+        // In SQLite and MySQL a double-quoted word in an expression is a string literal
+        // (Spider relies on it); PostgreSQL reads it as a quoted identifier.
+        if (inner && inner['type'] === 'double_quote_string' && this.dialect !== 'postgresql' && table === null) {
+          return { kind: 'string', value: name };
+        }
+        return { kind: 'column', table, name };
+      }
+      case 'star':
+        return { kind: 'star', table: null };
+      case 'number':
+        return { kind: 'number', text: String(raw['value']) };
+      case 'single_quote_string':
+      case 'double_quote_string':
+      case 'string':
+        return { kind: 'string', value: String(raw['value']) };
+      case 'null':
+        return { kind: 'null' };
+      case 'bool':
+      case 'boolean':
+        return { kind: 'boolean', value: Boolean(raw['value']) };
+      case 'binary_expr':
+        return this.binary(raw);
+      case 'unary_expr':
+        return this.unary(raw);
+      case 'aggr_func':
+        return this.aggregate(raw);
+      case 'function':
+        return this.call(raw);
+      default:
+        throw this.unsupported(`expression type "${String(type)}"`);
+    }
+  }
+
+  private binary(raw: Raw): Expr {
+    const op = String(raw['operator']).toUpperCase();
+    const comparison = COMPARISONS[op];
+    if (comparison) return { kind: 'comparison', op: comparison, left: this.expr(raw['left']), right: this.expr(raw['right']) };
+    const arithmetic = ARITHMETIC[op];
+    if (arithmetic) return { kind: 'arithmetic', op: arithmetic, left: this.expr(raw['left']), right: this.expr(raw['right']) };
+    switch (op) {
+      case 'AND':
+      case 'OR':
+        return this.logical(raw);
+      case 'LIKE':
+      case 'NOT LIKE':
+        return { kind: 'like', negated: op === 'NOT LIKE', operand: this.expr(raw['left']), pattern: this.expr(raw['right']) };
+      case 'IN':
+      case 'NOT IN': {
+        const negated = op === 'NOT IN';
+        const operand = this.expr(raw['left']);
+        const query = this.subquery(raw['right']);
+        if (query) return { kind: 'in-subquery', negated, operand, query };
+        const list = raw['right'];
+        if (!isRaw(list) || !Array.isArray(list['value'])) throw this.unsupported('IN operand');
+        return { kind: 'in-list', negated, operand, values: (list['value'] as unknown[]).map((v) => this.expr(v)) };
+      }
+      case 'BETWEEN':
+      case 'NOT BETWEEN': {
+        const bounds = raw['right'];
+        if (!isRaw(bounds) || !Array.isArray(bounds['value']) || bounds['value'].length !== 2) throw this.unsupported('BETWEEN bounds');
+        return {
+          kind: 'between',
+          negated: op === 'NOT BETWEEN',
+          operand: this.expr(raw['left']),
+          low: this.expr(bounds['value'][0]),
+          high: this.expr(bounds['value'][1]),
+        };
+      }
+      case 'IS':
+      case 'IS NOT': {
+        const right = raw['right'];
+        if (!isRaw(right) || right['type'] !== 'null') throw this.unsupported(`${op} with a non-NULL operand`);
+        return { kind: 'is-null', negated: op === 'IS NOT', operand: this.expr(raw['left']) };
+      }
+      default:
+        throw this.unsupported(`operator "${op}"`);
+    }
+  }
+
+  /**
+   * node-sql-parser gives AND and OR the same precedence and nests them left to right, so
+   * `a OR b AND c` comes back as `(a OR b) AND c`. The operands and operators are still in
+   * written order, and explicitly parenthesized groups are marked, so we read the chain in
+   * order and rebuild it with AND binding tighter than OR.
+   */
+  private logical(raw: Raw): Expr {
+    const operands: unknown[] = [];
+    const operators: ('and' | 'or')[] = [];
+    const walk = (node: unknown, isRoot: boolean): void => {
+      const op = isRaw(node) && node['type'] === 'binary_expr' ? String(node['operator']).toUpperCase() : '';
+      if ((op === 'AND' || op === 'OR') && (isRoot || !(node as Raw)['parentheses'])) {
+        walk((node as Raw)['left'], false);
+        operators.push(op === 'AND' ? 'and' : 'or');
+        walk((node as Raw)['right'], false);
+      } else {
+        operands.push(node);
+      }
+    };
+    walk(raw, true);
+    const converted = operands.map((o) => this.expr(o));
+    const disjuncts: Expr[] = [];
+    let current = converted[0] as Expr;
+    operators.forEach((op, i) => {
+      const next = converted[i + 1] as Expr;
+      if (op === 'and') {
+        current = { kind: 'logical', op: 'and', left: current, right: next };
+      } else {
+        disjuncts.push(current);
+        current = next;
+      }
+    });
+    disjuncts.push(current);
+    return disjuncts.slice(1).reduce<Expr>((left, right) => ({ kind: 'logical', op: 'or', left, right }), disjuncts[0] as Expr);
+  }
+
+  private unary(raw: Raw): Expr {
+    const op = String(raw['operator']).toUpperCase();
+    if (op === 'NOT EXISTS' || op === 'EXISTS') {
+      const query = this.subquery(raw['expr']);
+      if (!query) throw this.unsupported('EXISTS operand');
+      return { kind: 'exists', negated: op === 'NOT EXISTS', query };
+    }
+    if (op === 'NOT' || op === '!') return { kind: 'not', operand: this.expr(raw['expr']) };
+    if (op === '-') return { kind: 'negate', operand: this.expr(raw['expr']) };
+    if (op === '+') return this.expr(raw['expr']);
+    throw this.unsupported(`unary operator "${op}"`);
+  }
+
+  private aggregate(raw: Raw): Expr {
+    const name = String(raw['name']).toLowerCase();
+    if (!AGGREGATES.has(name as AggregateName)) throw this.unsupported(`aggregate "${name}"`);
+    if (raw['over']) throw this.unsupported('window function');
+    const args = isRaw(raw['args']) ? raw['args'] : {};
+    if (args['orderby']) throw this.unsupported('ordered aggregate');
+    return {
+      kind: 'aggregate',
+      name: name as AggregateName,
+      distinct: typeof args['distinct'] === 'string' && args['distinct'].toUpperCase() === 'DISTINCT',
+      arg: this.expr(args['expr']),
+    };
+  }
+
+  private call(raw: Raw): Expr {
+    const nameParts = isRaw(raw['name']) && Array.isArray(raw['name']['name']) ? (raw['name']['name'] as unknown[]) : [raw['name']];
+    const name = nameParts.map((part) => ident(part) ?? '').join('.').toLowerCase();
+    if (raw['over']) throw this.unsupported('window function');
+    const argsRaw = raw['args'];
+    const argList = isRaw(argsRaw) && Array.isArray(argsRaw['value']) ? (argsRaw['value'] as unknown[]) : [];
+    if (name === 'exists' || name === 'not exists') {
+      const query = argList.length === 1 ? this.subquery(argList[0]) : null;
+      if (!query) throw this.unsupported('EXISTS operand');
+      return { kind: 'exists', negated: name === 'not exists', query };
+    }
+    return { kind: 'function', name, args: argList.map((a) => this.expr(a)) };
+  }
+}

@@ -1,0 +1,237 @@
+/**
+ * equisql's own SQL AST: the subset of SELECT that text-to-SQL data uses, as readonly
+ * discriminated unions. The parser adapter builds it, the printer prints it, and the
+ * grammar and structure stages read it; nothing outside `parser-adapter.ts` sees the
+ * parser's loose objects.
+ *
+ * Trees are never mutated: transforms (canonicalization) build new nodes.
+ */
+
+/** A whole statement: one SELECT or a chain of SELECTs joined by set operators. */
+export type Query = SelectQuery | CompoundQuery;
+
+/** The SQL dialects the adapter can parse. */
+export type Dialect = 'postgresql' | 'sqlite' | 'mysql';
+
+export interface SelectQuery {
+  readonly kind: 'select';
+  readonly distinct: boolean;
+  readonly columns: readonly SelectItem[];
+  /** `null` for a FROM-less SELECT. */
+  readonly from: FromClause | null;
+  readonly where: Expr | null;
+  readonly groupBy: readonly Expr[];
+  readonly having: Expr | null;
+  readonly orderBy: readonly OrderItem[];
+  readonly limit: Expr | null;
+  readonly offset: Expr | null;
+}
+
+export type SetOperator = 'union' | 'union all' | 'intersect' | 'except';
+
+/**
+ * `a UNION b EXCEPT c` kept as a flat chain in written order, which is how it is read
+ * (left to right) and how it prints.
+ */
+export interface CompoundQuery {
+  readonly kind: 'compound';
+  readonly head: SelectQuery;
+  readonly tail: readonly { readonly op: SetOperator; readonly query: SelectQuery }[];
+}
+
+export interface SelectItem {
+  readonly expr: Expr;
+  readonly alias: string | null;
+}
+
+export interface FromClause {
+  readonly first: TableSource;
+  readonly joins: readonly Join[];
+}
+
+export type TableSource = TableRef | DerivedTable;
+
+export interface TableRef {
+  readonly kind: 'table';
+  readonly name: string;
+  readonly alias: string | null;
+}
+
+export interface DerivedTable {
+  readonly kind: 'derived';
+  readonly query: Query;
+  readonly alias: string | null;
+}
+
+/** `comma` is the old `FROM a, b` form. */
+export type JoinKind = 'inner' | 'left' | 'right' | 'full' | 'cross' | 'comma';
+
+export interface Join {
+  readonly kind: JoinKind;
+  readonly source: TableSource;
+  readonly on: Expr | null;
+}
+
+export interface OrderItem {
+  readonly expr: Expr;
+  /** `null` when the query does not say (ascending by default). */
+  readonly direction: 'asc' | 'desc' | null;
+}
+
+export type ComparisonOperator = '=' | '!=' | '<' | '>' | '<=' | '>=';
+export type ArithmeticOperator = '+' | '-' | '*' | '/' | '%' | '||';
+export type AggregateName = 'count' | 'sum' | 'avg' | 'min' | 'max';
+
+export type Expr =
+  | ColumnRef
+  | Star
+  | NumberLiteral
+  | StringLiteral
+  | NullLiteral
+  | BooleanLiteral
+  | Comparison
+  | Arithmetic
+  | Logical
+  | Not
+  | Negate
+  | Like
+  | InList
+  | InSubquery
+  | Exists
+  | Between
+  | IsNull
+  | ScalarSubquery
+  | Aggregate
+  | FunctionCall;
+
+export interface ColumnRef {
+  readonly kind: 'column';
+  readonly table: string | null;
+  readonly name: string;
+}
+
+/** `*` or `t.*`, in a select list or inside `COUNT(*)`. */
+export interface Star {
+  readonly kind: 'star';
+  readonly table: string | null;
+}
+
+export interface NumberLiteral {
+  readonly kind: 'number';
+  /** The literal as written (`56`, `1.5`, `-5`), so printing never changes it. */
+  readonly text: string;
+}
+
+export interface StringLiteral {
+  readonly kind: 'string';
+  readonly value: string;
+}
+
+export interface NullLiteral {
+  readonly kind: 'null';
+}
+
+export interface BooleanLiteral {
+  readonly kind: 'boolean';
+  readonly value: boolean;
+}
+
+export interface Comparison {
+  readonly kind: 'comparison';
+  readonly op: ComparisonOperator;
+  readonly left: Expr;
+  readonly right: Expr;
+}
+
+export interface Arithmetic {
+  readonly kind: 'arithmetic';
+  readonly op: ArithmeticOperator;
+  readonly left: Expr;
+  readonly right: Expr;
+}
+
+/** AND / OR as parsed: binary and left-nested. Canonicalization flattens it. */
+export interface Logical {
+  readonly kind: 'logical';
+  readonly op: 'and' | 'or';
+  readonly left: Expr;
+  readonly right: Expr;
+}
+
+export interface Not {
+  readonly kind: 'not';
+  readonly operand: Expr;
+}
+
+export interface Negate {
+  readonly kind: 'negate';
+  readonly operand: Expr;
+}
+
+export interface Like {
+  readonly kind: 'like';
+  readonly negated: boolean;
+  readonly operand: Expr;
+  readonly pattern: Expr;
+}
+
+export interface InList {
+  readonly kind: 'in-list';
+  readonly negated: boolean;
+  readonly operand: Expr;
+  readonly values: readonly Expr[];
+}
+
+export interface InSubquery {
+  readonly kind: 'in-subquery';
+  readonly negated: boolean;
+  readonly operand: Expr;
+  readonly query: Query;
+}
+
+export interface Exists {
+  readonly kind: 'exists';
+  readonly negated: boolean;
+  readonly query: Query;
+}
+
+export interface Between {
+  readonly kind: 'between';
+  readonly negated: boolean;
+  readonly operand: Expr;
+  readonly low: Expr;
+  readonly high: Expr;
+}
+
+export interface IsNull {
+  readonly kind: 'is-null';
+  readonly negated: boolean;
+  readonly operand: Expr;
+}
+
+export interface ScalarSubquery {
+  readonly kind: 'subquery';
+  readonly query: Query;
+}
+
+export interface Aggregate {
+  readonly kind: 'aggregate';
+  readonly name: AggregateName;
+  readonly distinct: boolean;
+  /** A `Star` only for `COUNT(*)`. */
+  readonly arg: Expr;
+}
+
+export interface FunctionCall {
+  readonly kind: 'function';
+  /** Lower-case name (`lower`, `abs`, `strftime`). */
+  readonly name: string;
+  readonly args: readonly Expr[];
+}
+
+export type ExprKind = Expr['kind'];
+
+/** Every select, in written order, of a query (the head and then each set-operation arm). */
+export function selectsOf(query: Query): readonly SelectQuery[] {
+  return query.kind === 'select' ? [query] : [query.head, ...query.tail.map((arm) => arm.query)];
+}
