@@ -106,6 +106,15 @@ function relationships(index: ErIndex, choose: (name: string, ordinal: number) =
 }
 
 const nested = (groups: string[][]): HierarchyChoice => ({ mode: 'nested', groups });
+
+/**
+ * Concrete inheritance copies an object into the table of its one most specific class, so
+ * it needs a disjoint hierarchy; an overlapping one falls back to class tables.
+ */
+function concreteOrCti(index: ErIndex, root: string, registry?: boolean): HierarchyChoice {
+  if (!index.hierarchyIsDisjoint(root)) return nested(ctiGroups(index, root));
+  return registry === undefined ? { mode: 'concrete', groups: ctiGroups(index, root) } : { mode: 'concrete', groups: ctiGroups(index, root), registry };
+}
 const isText = (a: Attribute): boolean => a.type.kind === 'text' || a.type.kind === 'enum';
 
 /**
@@ -137,7 +146,7 @@ export function presetVariant(index: ErIndex, name: string): VariantSpec {
     case 'full_concrete':
       return {
         ...base('a table per concrete class with inherited attributes copied down; child tables', 'plural'),
-        hierarchies: hierarchies(index, (r) => ({ mode: 'concrete', groups: ctiGroups(index, r) })),
+        hierarchies: hierarchies(index, (r) => concreteOrCti(index, r)),
         multiValued: multiValued(index, () => 'table'),
         relationships: relationships(index, () => 'fk'),
       };
@@ -151,7 +160,7 @@ export function presetVariant(index: ErIndex, name: string): VariantSpec {
     case 'concrete_all_tables':
       return {
         ...base('concrete tables with a root registry where relationships need one; relationship tables', 'plural'),
-        hierarchies: hierarchies(index, (r) => ({ mode: 'concrete', groups: ctiGroups(index, r), registry: needsRegistry(index, r) })),
+        hierarchies: hierarchies(index, (r) => concreteOrCti(index, r, needsRegistry(index, r))),
         multiValued: multiValued(index, () => 'table'),
         relationships: relationships(index, (rel) => (partial(rel) || touchesInner(rel) ? 'table' : 'fk')),
       };

@@ -1,0 +1,36 @@
+import { defineConfig } from './generator/config/define-config.ts';
+
+/**
+ * The datasets `equisql build --dataset NAME` knows. A `datasets.config.ts` in the working
+ * directory replaces this one; `--config FILE` names another.
+ */
+export default defineConfig({
+  datasets: {
+    social_media: {
+      domain: 'social_media',
+      description: 'Accounts, creators, streamers, content, clips and channels (the paper\'s running example)',
+      scale: 'small',
+      seed: 1,
+    },
+    retail: {
+      domain: 'retail',
+      description: 'Products in two inheritance levels, users, orders and reviews (the paper\'s Appendix A)',
+      scale: 'small',
+      seed: 1,
+    },
+    social_media_edge: {
+      domain: 'social_media',
+      description: 'social_media with NULLs, empty sets, partnerless objects, ties and odd text at high rates',
+      scale: 'tiny',
+      seed: 3,
+      profile: 'edge',
+    },
+    retail_edge: {
+      domain: 'retail',
+      description: 'retail with NULLs, empty sets, partnerless objects, ties and odd text at high rates',
+      scale: 'tiny',
+      seed: 3,
+      profile: 'edge',
+    },
+  },
+});

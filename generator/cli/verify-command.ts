@@ -1,0 +1,30 @@
+import { resolve } from 'node:path';
+import type { Command } from './command.ts';
+import { parseFlags, required } from './flags.ts';
+import { readManifest, targetOf, verifyDataset } from '../build/verify-dataset.ts';
+
+const USAGE = `usage: equisql verify --dir DIR [--db URL] [--json]
+
+Reads every variant built in DIR back from its database and compares it with the conceptual
+instance regenerated from DIR/er.json and the recorded seed. With --json, one line per
+variant: {"variant": …, "instance_hash": …, "ok": true|false}. Exit status 0 only if all match.`;
+
+export const command: Command = {
+  name: 'verify',
+  summary: 'read every variant back and compare it with the conceptual instance',
+  usage: USAGE,
+  async run(args, io) {
+    const flags = parseFlags('verify', args, { dir: { type: 'string' }, db: { type: 'string' }, json: { type: 'boolean' } });
+    const dir = resolve(process.cwd(), required('verify', 'dir', flags.dir));
+    const manifest = readManifest(dir);
+    const db = flags.db ?? (manifest.database.kind === 'postgres' ? io.env['DATABASE_URL'] : undefined);
+    const checks = await verifyDataset(dir, targetOf(dir, manifest, db), (check) => {
+      if (flags.json) io.out(JSON.stringify({ variant: check.variant, instance_hash: check.instance_hash, ok: check.ok }));
+      else io.out(`${check.ok ? 'ok  ' : 'FAIL'} ${check.variant} ${check.instance_hash.slice(0, 16)}`);
+      if (!check.ok) for (const line of check.differences) io.err(`  ${check.variant}: ${line}`);
+    });
+    const failed = checks.filter((c) => !c.ok).length;
+    if (!flags.json) io.err(failed === 0 ? `all ${checks.length} variants match the instance` : `${failed} of ${checks.length} variants differ from the instance`);
+    return failed === 0 ? 0 : 1;
+  },
+};
