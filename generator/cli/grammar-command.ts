@@ -1,0 +1,185 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { ConfigError } from '../common/errors.ts';
+import { corpusSkeletons, knownCorpus, readCorpus } from '../grammar/corpus-skeletons.ts';
+import { rulesOf } from '../grammar/derivation.ts';
+import { countRules, estimateGrammar, mixGrammars } from '../grammar/pcfg-estimator.ts';
+import { sampleSkeletons } from '../grammar/pcfg-sampler.ts';
+import { formatGrammar, parseGrammar, type Grammar } from '../grammar/pcfg.ts';
+import type { Dialect } from '../sql/sql-ast.ts';
+import type { CliIo, Command } from './command.ts';
+
+const DEFAULT_GRAMMAR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'grammars', 'default.pcfg');
+const DIALECTS: readonly Dialect[] = ['postgresql', 'sqlite', 'mysql'];
+
+const USAGE = `usage:
+  equisql grammar estimate --corpus FILE --out G [--dialect D] [--mix G:W …] [--smoothing K]
+                           [--base G|none] [--source TEXT] [--licence TEXT] [--json]
+  equisql grammar sample --grammar G -n N [--seed S] [--tail R] [--max-depth D] [--max-tokens T]
+                         [--no-dedupe] [--json]
+  equisql grammar check G
+
+estimate  derives each corpus query's grammar rules (one SQL query per line), counts them,
+          smooths with add-k over the rules of --base (default grammars/default.pcfg;
+          --smoothing, default 0.1), mixes in other grammars by weight (--mix other.pcfg:0.3)
+          and writes the grammar to --out. Unparsed queries are listed with their reasons
+          (stderr, or JSON lines with --json); with --json the last line is
+          {"total":…,"parsed":…,"rules":…}. --dialect (default sqlite) is tried first, then
+          the others.
+sample    draws N distinct skeletons (seed 0 by default); --tail R makes a share R of them
+          long-tail skeletons. With --json, one line per sample:
+          {"skeleton","logprob","tail","derivation"}.
+check     loads a grammar and reports its size, or the first error with its line.`;
+
+function flags(args: readonly string[], options: NonNullable<ParseArgsConfig['options']>, positionals = false) {
+  try {
+    return parseArgs({ args: [...args], options, strict: true, allowPositionals: positionals });
+  } catch (error) {
+    throw new ConfigError(`grammar: ${(error as Error).message.split('\n')[0]}`);
+  }
+}
+
+function readText(path: string, what: string): string {
+  if (!existsSync(path)) throw new ConfigError(`${what} ${path} does not exist`);
+  return readFileSync(path, 'utf8');
+}
+
+export function loadGrammarFile(path: string): Grammar {
+  return parseGrammar(readText(path, 'grammar file'), path);
+}
+
+function number(flag: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value)) throw new ConfigError(`grammar: --${flag} must be a number, got "${text}"`);
+  return value;
+}
+
+async function estimate(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = flags(args, {
+    corpus: { type: 'string' },
+    out: { type: 'string' },
+    dialect: { type: 'string', default: 'sqlite' },
+    mix: { type: 'string', multiple: true },
+    smoothing: { type: 'string' },
+    base: { type: 'string' },
+    source: { type: 'string' },
+    licence: { type: 'string' },
+    json: { type: 'boolean', default: false },
+  });
+  const corpusPath = values.corpus as string | undefined;
+  const outPath = values.out as string | undefined;
+  if (!corpusPath) throw new ConfigError('grammar estimate: --corpus is required');
+  if (!outPath) throw new ConfigError('grammar estimate: --out is required');
+  const dialect = values.dialect as Dialect;
+  if (!DIALECTS.includes(dialect)) throw new ConfigError(`grammar estimate: --dialect must be one of ${DIALECTS.join(', ')}, got "${dialect}"`);
+  const smoothing = number('smoothing', values.smoothing as string | undefined, 0.1);
+  if (smoothing < 0) throw new ConfigError('grammar estimate: --smoothing must be non-negative');
+  const basePath = (values.base as string | undefined) ?? DEFAULT_GRAMMAR;
+  const base = basePath === 'none' ? undefined : loadGrammarFile(basePath);
+  const mixes = ((values.mix as string[] | undefined) ?? []).map((spec) => {
+    const match = /^(.*):([0-9.eE+-]+)$/u.exec(spec);
+    const weight = match ? Number(match[2]) : NaN;
+    if (!match || !(weight > 0 && weight < 1)) throw new ConfigError(`grammar estimate: --mix expects GRAMMAR:WEIGHT with 0 < WEIGHT < 1, got "${spec}"`);
+    return { path: match[1] as string, grammar: loadGrammarFile(match[1] as string), weight };
+  });
+  const mixTotal = mixes.reduce((sum, m) => sum + m.weight, 0);
+  if (mixTotal >= 1) throw new ConfigError(`grammar estimate: --mix weights sum to ${mixTotal}, leaving nothing for the corpus`);
+
+  const queries = readCorpus(readText(corpusPath, 'corpus'));
+  if (queries.length === 0) throw new ConfigError(`grammar estimate: corpus ${corpusPath} has no queries`);
+  io.err(`reading ${queries.length} queries from ${corpusPath}`);
+  const result = corpusSkeletons(queries, { dialect, onProgress: (done) => io.err(`  ${done}/${queries.length}`) });
+  const rate = result.parsed / result.total;
+
+  const known = knownCorpus(corpusPath);
+  const source = (values.source as string | undefined) ?? known?.source ?? basename(corpusPath);
+  const licence = (values.licence as string | undefined) ?? known?.licence ?? 'not stated (pass --licence)';
+  const header = [
+    `equisql grammar of SQL structure, estimated by \`equisql grammar estimate\`.`,
+    `source: ${source} (${basename(corpusPath)})`,
+    `licence of the source: ${licence}; this file holds only rule counts and probabilities derived from it.`,
+    `queries: ${result.total}, parsed: ${result.parsed} (${(100 * rate).toFixed(2)}%), dialect tried first: ${dialect}`,
+    `smoothing: add-k, k = ${smoothing}${base ? `, over the rules of ${relative(dirname(resolve(outPath)), resolve(basePath))}` : ''}`,
+    ...mixes.map((m) => `mixed with ${m.path} at weight ${m.weight}`),
+    `Comments after a rule give its observed count. Format: grammars/README.md.`,
+  ];
+  const estimated = estimateGrammar(countRules(result.derivations), { base, smoothing, header });
+  const grammar =
+    mixes.length === 0
+      ? estimated
+      : mixGrammars([{ grammar: estimated, weight: 1 - mixTotal }, ...mixes.map((m) => ({ grammar: m.grammar, weight: m.weight }))], { header });
+  writeFileSync(outPath, formatGrammar(grammar));
+
+  const observed = new Set(result.derivations.flatMap(rulesOf)).size;
+  io.err(`parsed ${result.parsed} of ${result.total} (${(100 * rate).toFixed(2)}%); dialects: ${JSON.stringify(result.dialects)}`);
+  io.err(`${grammar.rules.length} rules (${observed} observed) over ${grammar.byLhs.size} nonterminals written to ${outPath}`);
+  for (const u of result.unparsed) {
+    if (values.json) io.out(JSON.stringify({ unparsed: { line: u.line, reason: u.reason, sql: u.sql } }));
+    else io.err(`unparsed line ${u.line}: ${u.reason}: ${u.sql}`);
+  }
+  if (values.json) io.out(JSON.stringify({ total: result.total, parsed: result.parsed, rules: grammar.rules.length }));
+  return 0;
+}
+
+async function sample(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = flags(args, {
+    grammar: { type: 'string' },
+    n: { type: 'string', short: 'n' },
+    seed: { type: 'string', default: '0' },
+    tail: { type: 'string' },
+    'max-depth': { type: 'string' },
+    'max-tokens': { type: 'string' },
+    'no-dedupe': { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+  });
+  const path = values.grammar as string | undefined;
+  if (!path) throw new ConfigError('grammar sample: --grammar is required');
+  if (values.n === undefined) throw new ConfigError('grammar sample: -n is required');
+  const n = number('n', values.n as string, 0);
+  const grammar = loadGrammarFile(path);
+  const report = sampleSkeletons(grammar, {
+    n,
+    seed: values.seed as string,
+    tail: number('tail', values.tail as string | undefined, 0),
+    maxDepth: number('max-depth', values['max-depth'] as string | undefined, 40),
+    maxTokens: number('max-tokens', values['max-tokens'] as string | undefined, 120),
+    dedupe: !values['no-dedupe'],
+  });
+  for (const s of report.samples) {
+    io.out(values.json ? JSON.stringify({ skeleton: s.skeleton, logprob: Number(s.logprob.toFixed(6)), tail: s.tail, derivation: rulesOf(s.derivation) }) : s.skeleton);
+  }
+  if (report.samples.length < n) io.err(`only ${report.samples.length} distinct skeletons found (asked for ${n})`);
+  io.err(`${report.samples.length} samples; ${report.duplicates} duplicates and ${report.rejectedByBounds} out-of-bounds draws rejected`);
+  return report.samples.length < n ? 1 : 0;
+}
+
+async function check(args: readonly string[], io: CliIo): Promise<number> {
+  const { positionals } = flags(args, {}, true);
+  const [path] = positionals;
+  if (!path || positionals.length > 1) throw new ConfigError('grammar check: give one grammar file');
+  const grammar = loadGrammarFile(path);
+  io.out(`${path}: ${grammar.rules.length} rules over ${grammar.byLhs.size} nonterminals, start symbol ${grammar.start}`);
+  return 0;
+}
+
+export const command: Command = {
+  name: 'grammar',
+  summary: 'estimate, sample and check grammars of SQL skeletons',
+  usage: USAGE,
+  async run(args, io) {
+    const [sub, ...rest] = args;
+    switch (sub) {
+      case 'estimate':
+        return estimate(rest, io);
+      case 'sample':
+        return sample(rest, io);
+      case 'check':
+        return check(rest, io);
+      default:
+        throw new ConfigError(`grammar: expected a subcommand (estimate, sample, check), got "${sub ?? ''}"`);
+    }
+  },
+};

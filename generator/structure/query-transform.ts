@@ -1,0 +1,93 @@
+/**
+ * Bottom-up rewriting of a query: every nested query, select and expression is rebuilt
+ * with the callbacks applied after their children. Canonicalization rules are written with
+ * it, so each rule states only what it changes.
+ */
+import type { Expr, FromClause, Query, SelectQuery, TableSource } from '../sql/sql-ast.ts';
+
+export interface Transform {
+  readonly select?: (select: SelectQuery) => SelectQuery;
+  readonly expr?: (expr: Expr) => Expr;
+}
+
+export function transformQuery(query: Query, t: Transform): Query {
+  if (query.kind === 'select') return transformSelect(query, t);
+  return { ...query, head: transformSelect(query.head, t), tail: query.tail.map((arm) => ({ op: arm.op, query: transformSelect(arm.query, t) })) };
+}
+
+function transformSelect(select: SelectQuery, t: Transform): SelectQuery {
+  const e = (x: Expr): Expr => transformExpr(x, t);
+  const rebuilt: SelectQuery = {
+    ...select,
+    columns: select.columns.map((c) => ({ expr: e(c.expr), alias: c.alias })),
+    from: select.from ? transformFrom(select.from, t) : null,
+    where: select.where ? e(select.where) : null,
+    groupBy: select.groupBy.map(e),
+    having: select.having ? e(select.having) : null,
+    orderBy: select.orderBy.map((o) => ({ expr: e(o.expr), direction: o.direction })),
+    limit: select.limit ? e(select.limit) : null,
+    offset: select.offset ? e(select.offset) : null,
+  };
+  return t.select ? t.select(rebuilt) : rebuilt;
+}
+
+function transformFrom(from: FromClause, t: Transform): FromClause {
+  return {
+    first: transformSource(from.first, t),
+    joins: from.joins.map((j) => ({ kind: j.kind, source: transformSource(j.source, t), on: j.on ? transformExpr(j.on, t) : null })),
+  };
+}
+
+function transformSource(source: TableSource, t: Transform): TableSource {
+  return source.kind === 'table' ? source : { ...source, query: transformQuery(source.query, t) };
+}
+
+export function transformExpr(expr: Expr, t: Transform): Expr {
+  const e = (x: Expr): Expr => transformExpr(x, t);
+  let out: Expr;
+  switch (expr.kind) {
+    case 'column':
+    case 'star':
+    case 'number':
+    case 'string':
+    case 'null':
+    case 'boolean':
+      out = expr;
+      break;
+    case 'comparison':
+    case 'arithmetic':
+    case 'logical':
+      out = { ...expr, left: e(expr.left), right: e(expr.right) } as Expr;
+      break;
+    case 'not':
+    case 'negate':
+      out = { ...expr, operand: e(expr.operand) };
+      break;
+    case 'like':
+      out = { ...expr, operand: e(expr.operand), pattern: e(expr.pattern) };
+      break;
+    case 'in-list':
+      out = { ...expr, operand: e(expr.operand), values: expr.values.map(e) };
+      break;
+    case 'in-subquery':
+      out = { ...expr, operand: e(expr.operand), query: transformQuery(expr.query, t) };
+      break;
+    case 'exists':
+    case 'subquery':
+      out = { ...expr, query: transformQuery(expr.query, t) };
+      break;
+    case 'between':
+      out = { ...expr, operand: e(expr.operand), low: e(expr.low), high: e(expr.high) };
+      break;
+    case 'is-null':
+      out = { ...expr, operand: e(expr.operand) };
+      break;
+    case 'aggregate':
+      out = { ...expr, arg: e(expr.arg) };
+      break;
+    case 'function':
+      out = { ...expr, args: expr.args.map(e) };
+      break;
+  }
+  return t.expr ? t.expr(out) : out;
+}

@@ -1,0 +1,12 @@
+/**
+ * `ORDER BY x ASC` is `ORDER BY x`: ascending is the default, so the explicit keyword is
+ * dropped. (An addition to SQLStructEval's list, which keeps surface keywords.)
+ */
+import type { Query } from '../../sql/sql-ast.ts';
+import { transformQuery } from '../query-transform.ts';
+
+export function defaultSortDirection(query: Query): Query {
+  return transformQuery(query, {
+    select: (select) => ({ ...select, orderBy: select.orderBy.map((o) => ({ expr: o.expr, direction: o.direction === 'asc' ? null : o.direction })) }),
+  });
+}
