@@ -13,7 +13,7 @@ import { buildRelationalSchema } from '../variants/build-schema.ts';
 import { createShredContext } from '../shred/shred-rows.ts';
 import { renderSchemaFile } from '../shred/ddl-writer.ts';
 import { loadVariant, renderDump, shredVariant } from '../load/load-variant.ts';
-import { openDatabase, type DatabaseTarget } from '../database/database.ts';
+import { openDatabase, type Database, type DatabaseTarget } from '../database/database.ts';
 
 export interface BuildOptions {
   readonly dataset: string;
@@ -23,7 +23,8 @@ export interface BuildOptions {
   readonly seed: string | number;
   readonly profile: InstanceProfile;
   readonly counts?: Readonly<Record<string, number>>;
-  readonly target: DatabaseTarget;
+  /** Where to load: a target to open (and close), or an open database (left open). */
+  readonly target: DatabaseTarget | Database;
   readonly out: string;
   /** Prefix of each variant's PostgreSQL schema; default `<dataset>__`. */
   readonly schemaPrefix?: string;
@@ -60,6 +61,10 @@ export interface BuildResult {
   readonly rows: number;
 }
 
+export function isDatabase(target: DatabaseTarget | Database): target is Database {
+  return 'exec' in target;
+}
+
 /** Writes a file through a temporary name, so an interrupted run never leaves half a file. */
 export function writeFileAtomic(path: string, text: string): void {
   const tmp = `${path}.tmp-${process.pid}`;
@@ -94,7 +99,8 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
 
   const context = createShredContext(index, instance);
   const prefix = options.schemaPrefix ?? `${options.dataset}__`;
-  const db = await openDatabase(options.target);
+  const owned = !isDatabase(options.target);
+  const db = isDatabase(options.target) ? options.target : await openDatabase(options.target);
   const built: BuiltVariant[] = [];
   let shred = 0;
   let load = 0;
@@ -120,7 +126,7 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
       built.push({ name: variant.name, pg_schema: pgSchema, tables: schema.tables.length, rows, schema_sha256: sha256(schemaText), dump_sha256: sha256(dumpText), spec: variant });
     }
   } finally {
-    await db.close();
+    if (owned) await db.close();
   }
   const manifest: BuildManifest = {
     dataset: options.dataset,
@@ -130,7 +136,7 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
     profile: options.profile,
     counts: options.counts ?? {},
     instance_hash: hash,
-    database: { kind: options.target.kind, location: options.target.kind === 'pglite' ? 'pglite' : 'server' },
+    database: { kind: db.kind, location: db.kind === 'pglite' ? 'pglite' : 'server' },
     variants: built,
   };
   writeFileAtomic(join(options.out, 'build.json'), `${JSON.stringify(JSON.parse(stableStringify(manifest)), null, 2)}\n`);

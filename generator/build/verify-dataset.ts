@@ -7,8 +7,8 @@ import { generateInstance } from '../instance/generate-instance.ts';
 import { diffInstances, instanceHash } from '../instance/canonical-instance.ts';
 import { buildRelationalSchema } from '../variants/build-schema.ts';
 import { readInstance } from '../readback/read-instance.ts';
-import { openDatabase, type DatabaseTarget } from '../database/database.ts';
-import type { BuildManifest } from './build-dataset.ts';
+import { openDatabase, type Database, type DatabaseTarget } from '../database/database.ts';
+import { isDatabase, type BuildManifest } from './build-dataset.ts';
 
 export interface VariantCheck {
   readonly variant: string;
@@ -41,7 +41,7 @@ export function targetOf(dir: string, manifest: BuildManifest, db: string | unde
  * Regenerates the conceptual instance from `er.json` and the recorded seed, reads every
  * variant back from its database, and compares the two.
  */
-export async function verifyDataset(dir: string, target: DatabaseTarget, onVariant?: (check: VariantCheck) => void): Promise<VariantCheck[]> {
+export async function verifyDataset(dir: string, target: DatabaseTarget | Database, onVariant?: (check: VariantCheck) => void): Promise<VariantCheck[]> {
   const manifest = readManifest(dir);
   const erPath = join(dir, 'er.json');
   if (!existsSync(erPath)) throw new ConfigError(`--dir: ${dir} has no er.json`);
@@ -49,7 +49,8 @@ export async function verifyDataset(dir: string, target: DatabaseTarget, onVaria
   const index = indexDomain(domain);
   const expected = generateInstance(domain, { seed: manifest.seed, scale: manifest.scale, profile: manifest.profile, counts: manifest.counts });
   const expectedHash = instanceHash(expected);
-  const db = await openDatabase(target);
+  const owned = !isDatabase(target);
+  const db = isDatabase(target) ? target : await openDatabase(target);
   const checks: VariantCheck[] = [];
   try {
     for (const built of manifest.variants) {
@@ -67,7 +68,7 @@ export async function verifyDataset(dir: string, target: DatabaseTarget, onVaria
       onVariant?.(check);
     }
   } finally {
-    await db.close();
+    if (owned) await db.close();
   }
   return checks;
 }

@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { openDatabase, type Database } from '../../generator/database/database.ts';
+import { buildDataset } from '../../generator/build/build-dataset.ts';
+import { verifyDataset } from '../../generator/build/verify-dataset.ts';
+import { PRESET_NAMES } from '../../generator/variants/variant-presets.ts';
+import { quoteIdent } from '../../generator/common/sql-text.ts';
+import { DOMAINS, INSTANCES, tempDir } from '../helpers/build-fixtures.ts';
+
+// One in-memory PGlite for the whole file: each build goes into schemas of its own.
+let db: Database;
+const tmp = tempDir('pglite');
+beforeAll(async () => {
+  db = await openDatabase({ kind: 'pglite' });
+});
+afterAll(async () => {
+  await db?.close();
+  tmp.remove();
+});
+
+describe.each(DOMAINS)('%s on PGlite', (name, domain) => {
+  it.each(INSTANCES)('builds all ten presets and reads each back unchanged (seed $seed, $profile)', async ({ seed, profile }) => {
+    const out = join(tmp.dir, `${name}-${seed}`);
+    const built = await buildDataset({ dataset: name, domain, variants: 'all', scale: 'tiny', seed, profile, target: db, out, schemaPrefix: `${name}_${seed}_` });
+    expect(built.manifest.variants.map((v) => v.name)).toEqual([...PRESET_NAMES]);
+    const checks = await verifyDataset(out, db);
+    expect(checks.map((c) => c.variant)).toEqual([...PRESET_NAMES]);
+    for (const check of checks) {
+      expect(check.differences, check.variant).toEqual([]);
+      expect(check.instance_hash, check.variant).toBe(built.manifest.instance_hash);
+    }
+  });
+});
+
+describe('verify reads the databases, not memory', () => {
+  it('reports a changed value, a lost link and a moved reference in the variant that has them', async () => {
+    const [name, domain] = DOMAINS.find(([n]) => n === 'social_media') as (typeof DOMAINS)[number];
+    const out = join(tmp.dir, 'tamper');
+    const built = await buildDataset({ dataset: name, domain, variants: 'full_sti,full_cti,kitchen_sink', scale: 'tiny', seed: 5, profile: 'default', target: db, out, schemaPrefix: 'tamper_' });
+    const [sti, cti, sink] = built.manifest.variants.map((v) => quoteIdent(v.pg_schema)) as [string, string, string];
+    await db.exec(`UPDATE ${sti}.accounts SET username = username || 'x' WHERE id = 3`);
+    await db.exec(`DELETE FROM ${cti}.content_tagged_with WHERE (content_id, tag_id) IN (SELECT content_id, tag_id FROM ${cti}.content_tagged_with ORDER BY 1, 2 LIMIT 1)`);
+    await db.exec(`UPDATE ${sink}.content SET producer_id = (SELECT min(id) FROM ${sink}.creator_account) + 0 WHERE id = (SELECT max(id) FROM ${sink}.content) AND producer_id <> (SELECT min(id) FROM ${sink}.creator_account)`);
+    const checks = await verifyDataset(out, db);
+    const byName = Object.fromEntries(checks.map((c) => [c.variant, c]));
+    expect(byName['full_sti']?.ok).toBe(false);
+    expect(byName['full_sti']?.differences.join('\n')).toMatch(/^missing: 3 /m);
+    expect(byName['full_cti']?.ok).toBe(false);
+    expect(byName['full_cti']?.differences.join('\n')).toMatch(/links tagged_with|missing: \d+ \d+ \{\}/);
+    expect(byName['kitchen_sink']?.ok).toBe(false);
+    expect(byName['kitchen_sink']?.differences.join('\n')).toMatch(/^unexpected: \d+ \d+ \{\}$/m);
+  });
+});
