@@ -207,12 +207,14 @@ function generateColumn(attribute: Attribute, n: number, path: string, rng: Rng,
   if (attribute.type.kind === 'text' && n >= 2 && attribute.hints?.unique !== true) {
     // Plant odd text and a tie in every text attribute, whatever the rates drew.
     const slots = out.map((v, i) => (v !== null ? i : -1)).filter((i) => i >= 0);
-    if (slots.length >= 3 && !out.some((v) => typeof v === 'string' && ODD_TEXTS.includes(v))) {
-      out[rng.pick(slots)] = rng.pick(ODD_TEXTS);
-    }
-    if (slots.length >= 3 && new Set(slots.map((i) => out[i])).size === slots.length) {
-      const [a, b] = rng.sample(slots, 2) as [number, number];
-      out[b] = out[a] as Scalar;
+    if (slots.length >= 3) {
+      const odd = out.findIndex((v) => typeof v === 'string' && ODD_TEXTS.includes(v));
+      const oddSlot = odd >= 0 ? odd : rng.pick(slots);
+      if (odd < 0) out[oddSlot] = rng.pick(ODD_TEXTS);
+      if (new Set(slots.map((i) => out[i])).size === slots.length) {
+        const [a, b] = rng.sample(slots.filter((i) => i !== oddSlot), 2) as [number, number];
+        out[b] = out[a] as Scalar;
+      }
     }
   }
   return out;
