@@ -85,27 +85,26 @@ function fileHeader(options: BuildOptions, variant: VariantSpec, kind: string): 
 export async function buildDataset(options: BuildOptions): Promise<BuildResult> {
   const progress = options.progress ?? (() => {});
   const index = indexDomain(options.domain);
-  const variants = selectVariants(index, options.variants, options.seed);
-  const schemas = variants.map((v) => buildRelationalSchema(index, v));
-  mkdirSync(join(options.out, 'schemas'), { recursive: true });
-  mkdirSync(join(options.out, 'dumps'), { recursive: true });
-  writeFileAtomic(join(options.out, 'er.json'), domainToJson(options.domain));
-
-  let t = performance.now();
-  const instance = generateInstance(options.domain, { seed: options.seed, scale: options.scale, profile: options.profile, counts: options.counts });
-  const hash = instanceHash(instance);
-  const generate = (performance.now() - t) / 1000;
-  progress(`instance of ${options.domain.name} generated in ${generate.toFixed(2)} s (${hash.slice(0, 12)})`);
-
-  const context = createShredContext(index, instance);
-  const prefix = options.schemaPrefix ?? `${options.dataset}__`;
+  const schemas = selectVariants(index, options.variants, options.seed).map((v) => buildRelationalSchema(index, v));
+  // Reach the database before writing anything, so an unreachable one changes no file.
   const owned = !isDatabase(options.target);
   const db = isDatabase(options.target) ? options.target : await openDatabase(options.target);
-  const built: BuiltVariant[] = [];
-  let shred = 0;
-  let load = 0;
-  let totalRows = 0;
   try {
+    mkdirSync(join(options.out, 'schemas'), { recursive: true });
+    mkdirSync(join(options.out, 'dumps'), { recursive: true });
+    writeFileAtomic(join(options.out, 'er.json'), domainToJson(options.domain));
+
+    let t = performance.now();
+    const instance = generateInstance(options.domain, { seed: options.seed, scale: options.scale, profile: options.profile, counts: options.counts });
+    const hash = instanceHash(instance);
+    const generate = (performance.now() - t) / 1000;
+    progress(`instance of ${options.domain.name} generated in ${generate.toFixed(2)} s (${hash.slice(0, 12)})`);
+
+    const context = createShredContext(index, instance);
+    const prefix = options.schemaPrefix ?? `${options.dataset}__`;
+    const built: BuiltVariant[] = [];
+    let shred = 0;
+    let load = 0;
     for (const schema of schemas) {
       const variant = schema.variant;
       t = performance.now();
@@ -121,24 +120,23 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
       const seconds = (performance.now() - t) / 1000;
       load += seconds;
       const rows = data.reduce((sum, d) => sum + d.rows, 0);
-      totalRows += rows;
       progress(`${variant.name}: ${schema.tables.length} tables, ${rows} rows loaded in ${seconds.toFixed(2)} s`);
       built.push({ name: variant.name, pg_schema: pgSchema, tables: schema.tables.length, rows, schema_sha256: sha256(schemaText), dump_sha256: sha256(dumpText), spec: variant });
     }
+    const manifest: BuildManifest = {
+      dataset: options.dataset,
+      domain: options.domain.name,
+      seed: options.seed,
+      scale: options.scale,
+      profile: options.profile,
+      counts: options.counts ?? {},
+      instance_hash: hash,
+      database: { kind: db.kind, location: db.kind === 'pglite' ? 'pglite' : 'server' },
+      variants: built,
+    };
+    writeFileAtomic(join(options.out, 'build.json'), `${JSON.stringify(JSON.parse(stableStringify(manifest)), null, 2)}\n`);
+    return { manifest, timings: { generate, shred, load }, rows: built.reduce((sum, v) => sum + v.rows, 0) };
   } finally {
     if (owned) await db.close();
   }
-  const manifest: BuildManifest = {
-    dataset: options.dataset,
-    domain: options.domain.name,
-    seed: options.seed,
-    scale: options.scale,
-    profile: options.profile,
-    counts: options.counts ?? {},
-    instance_hash: hash,
-    database: { kind: db.kind, location: db.kind === 'pglite' ? 'pglite' : 'server' },
-    variants: built,
-  };
-  writeFileAtomic(join(options.out, 'build.json'), `${JSON.stringify(JSON.parse(stableStringify(manifest)), null, 2)}\n`);
-  return { manifest, timings: { generate, shred, load }, rows: totalRows };
 }

@@ -51,3 +51,19 @@ describe('verify reads the databases, not memory', () => {
     expect(byName['kitchen_sink']?.differences.join('\n')).toMatch(/^unexpected: \d+ \d+ \{\}$/m);
   });
 });
+
+describe('a domain with what the reference domains lack', () => {
+  it('overlapping hierarchy, one-to-one, self and attributed relationships: all presets and random:8 read back unchanged', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { parseDomainJson } = await import('../../generator/er-model/domain-json.ts');
+    const { REPO_ROOT } = await import('../helpers/run-cli.ts');
+    const domain = parseDomainJson(readFileSync(join(REPO_ROOT, 'test/fixtures/er-model/valid/library.json'), 'utf8'), 'library.json');
+    for (const profile of ['default', 'edge'] as const) {
+      const out = join(tmp.dir, `library-${profile}`);
+      await buildDataset({ dataset: 'library', domain, variants: 'all,random:8', scale: 'tiny', seed: 8, profile, target: db, out, schemaPrefix: `library_${profile}_` });
+      const checks = await verifyDataset(out, db);
+      expect(checks).toHaveLength(18);
+      for (const check of checks) expect(check.differences, `${profile} ${check.variant}`).toEqual([]);
+    }
+  });
+});
