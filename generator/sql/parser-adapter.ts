@@ -295,10 +295,12 @@ class Converter {
         return { kind: 'star', table: null };
       case 'number':
         return { kind: 'number', text: String(raw['value']) };
+      // The parser keeps doubled quotes as written ('it''s'); the AST holds the value.
       case 'single_quote_string':
-      case 'double_quote_string':
       case 'string':
-        return { kind: 'string', value: String(raw['value']) };
+        return { kind: 'string', value: String(raw['value']).replaceAll("''", "'") };
+      case 'double_quote_string':
+        return { kind: 'string', value: String(raw['value']).replaceAll('""', '"') };
       case 'null':
         return { kind: 'null' };
       case 'bool':
@@ -432,6 +434,12 @@ class Converter {
     if (raw['over']) throw this.unsupported('window function');
     const argsRaw = raw['args'];
     const argList = isRaw(argsRaw) && Array.isArray(argsRaw['value']) ? (argsRaw['value'] as unknown[]) : [];
+    // Some aggregate calls (`count((SELECT …) - 1)`) come back as plain function calls.
+    if (AGGREGATES.has(name as AggregateName) && argList.length === 1) {
+      return { kind: 'aggregate', name: name as AggregateName, distinct: false, arg: this.expr(argList[0]) };
+    }
+    // `NOT (a OR b)` comes back as a call of a function named NOT.
+    if (name === 'not' && argList.length === 1) return { kind: 'not', operand: this.expr(argList[0]) };
     if (name === 'exists' || name === 'not exists') {
       const query = argList.length === 1 ? this.subquery(argList[0]) : null;
       if (!query) throw this.unsupported('EXISTS operand');

@@ -1,0 +1,58 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, EquisqlError } from '../common/errors.ts';
+import { extractSkeleton } from '../grammar/skeleton-extractor.ts';
+import { parseSql } from '../sql/parser-adapter.ts';
+import type { Dialect } from '../sql/sql-ast.ts';
+import { canonicalStructure } from '../structure/canonical-structure.ts';
+import type { CliIo, Command } from './command.ts';
+
+const DIALECTS: readonly Dialect[] = ['postgresql', 'sqlite', 'mysql'];
+
+const USAGE = `usage: equisql canon [--dialect D] [--no-fallback] < queries.sql
+
+Reads one SQL query per line on stdin and prints one JSON line per query:
+  {"canonical": …, "structure_hash": …, "skeleton": …}
+or {"error": …} for a query that does not parse. The canonical string follows SQLStructEval
+(aliases renamed by first appearance, AND-conjuncts sorted, column aliases dropped, lower
+case); "skeleton" is null when the grammar has no rule for the query. --dialect (default
+sqlite) is tried first, then the other dialects unless --no-fallback.`;
+
+/** One query's canonical record, as `equisql canon` prints it. */
+export function canonRecord(sql: string, dialect: Dialect, fallback: boolean): Record<string, string | null> {
+  try {
+    const query = parseSql(sql, { dialect, fallback });
+    const { canonical, structureHash } = canonicalStructure(query);
+    let skeleton: string | null = null;
+    try {
+      skeleton = extractSkeleton(query).text;
+    } catch (error) {
+      if (!(error instanceof EquisqlError)) throw error;
+    }
+    return { canonical, structure_hash: structureHash, skeleton };
+  } catch (error) {
+    if (!(error instanceof EquisqlError)) throw error;
+    return { error: error.message };
+  }
+}
+
+export const command: Command = {
+  name: 'canon',
+  summary: 'canonical structure, structure hash and skeleton of SQL queries on stdin',
+  usage: USAGE,
+  async run(args: readonly string[], io: CliIo): Promise<number> {
+    let values;
+    try {
+      ({ values } = parseArgs({ args: [...args], options: { dialect: { type: 'string', default: 'sqlite' }, 'no-fallback': { type: 'boolean', default: false } }, strict: true }));
+    } catch (error) {
+      throw new ConfigError(`canon: ${(error as Error).message.split('\n')[0]}`);
+    }
+    const dialect = values.dialect as Dialect;
+    if (!DIALECTS.includes(dialect)) throw new ConfigError(`canon: --dialect must be one of ${DIALECTS.join(', ')}, got "${dialect}"`);
+    const input = await io.readStdin();
+    for (const line of input.split(/\r?\n/u)) {
+      if (line.trim() === '') continue;
+      io.out(JSON.stringify(canonRecord(line, dialect, !values['no-fallback'])));
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,115 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ConfigError, EquisqlError } from '../common/errors.ts';
+import { parseSql } from '../sql/parser-adapter.ts';
+import type { Dialect } from '../sql/sql-ast.ts';
+import { canonicalStructure } from '../structure/canonical-structure.ts';
+import { computeStructureMetrics, type GenerationRow } from '../structure/structure-metrics.ts';
+import type { CliIo, Command } from './command.ts';
+
+const DIALECTS: readonly Dialect[] = ['postgresql', 'sqlite', 'mysql'];
+
+const USAGE = `usage: equisql structure --input FILE.jsonl [--gold FILE.jsonl] [--dialect D] [--details]
+
+Structural measures of SQLStructEval over generated SQL. Each input line is
+  {"input_id": …, "perturbation_id": …, "sql": …}
+(perturbation_id defaults to "0", the original input). --gold lines are
+  {"input_id": …, "sql": …}.
+Prints one JSON object: distinct structures, majority ratio, entropy (bits), gold alignment
+(means over input × perturbation groups), cross-perturbation agreement and sensitivity
+(means over input ids with perturbations) and the sensitive fraction. --details first prints
+one JSON line per group and per input id.`;
+
+function readJsonl(path: string, what: string): { line: number; value: Record<string, unknown> }[] {
+  if (!existsSync(path)) throw new ConfigError(`structure: ${what} ${path} does not exist`);
+  const out: { line: number; value: Record<string, unknown> }[] = [];
+  readFileSync(path, 'utf8')
+    .split(/\r?\n/u)
+    .forEach((text, i) => {
+      if (text.trim() === '') return;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        throw new ConfigError(`structure: ${path}:${i + 1}: not JSON`);
+      }
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(`structure: ${path}:${i + 1}: expected a JSON object`);
+      out.push({ line: i + 1, value: value as Record<string, unknown> });
+    });
+  return out;
+}
+
+function field(row: { line: number; value: Record<string, unknown> }, path: string, name: string, fallback?: string): string {
+  const v = row.value[name];
+  if (v === undefined || v === null) {
+    if (fallback !== undefined) return fallback;
+    throw new ConfigError(`structure: ${path}:${row.line}: missing "${name}"`);
+  }
+  if (typeof v !== 'string' && typeof v !== 'number') throw new ConfigError(`structure: ${path}:${row.line}: "${name}" must be a string or number`);
+  return String(v);
+}
+
+export const command: Command = {
+  name: 'structure',
+  summary: 'SQLStructEval structural consistency, diversity and robustness measures',
+  usage: USAGE,
+  async run(args: readonly string[], io: CliIo): Promise<number> {
+    let values;
+    try {
+      ({ values } = parseArgs({
+        args: [...args],
+        options: { input: { type: 'string' }, gold: { type: 'string' }, dialect: { type: 'string', default: 'sqlite' }, details: { type: 'boolean', default: false } },
+        strict: true,
+      }));
+    } catch (error) {
+      throw new ConfigError(`structure: ${(error as Error).message.split('\n')[0]}`);
+    }
+    const inputPath = values.input;
+    if (!inputPath) throw new ConfigError('structure: --input is required');
+    const dialect = values.dialect as Dialect;
+    if (!DIALECTS.includes(dialect)) throw new ConfigError(`structure: --dialect must be one of ${DIALECTS.join(', ')}, got "${dialect}"`);
+    const structureOf = (sql: string): string | null => {
+      try {
+        return canonicalStructure(parseSql(sql, { dialect, fallback: true })).canonical;
+      } catch (error) {
+        if (error instanceof EquisqlError) return null;
+        throw error;
+      }
+    };
+    const rows: GenerationRow[] = readJsonl(inputPath, 'input').map((row) => ({
+      inputId: field(row, inputPath, 'input_id'),
+      perturbationId: field(row, inputPath, 'perturbation_id', '0'),
+      structure: structureOf(field(row, inputPath, 'sql')),
+    }));
+    let gold: Map<string, string | null> | undefined;
+    if (values.gold) {
+      const goldPath = values.gold;
+      gold = new Map(readJsonl(goldPath, 'gold file').map((row) => [field(row, goldPath, 'input_id'), structureOf(field(row, goldPath, 'sql'))]));
+    }
+    const report = computeStructureMetrics(rows, gold ? { gold } : {});
+    if (values.details) {
+      for (const g of report.perGroup) {
+        io.out(JSON.stringify({ group: { input_id: g.inputId, perturbation_id: g.perturbationId, generations: g.generations, parsed: g.parsed, distinct: g.distinct, majority: g.majority, entropy: g.entropy, gold: g.gold } }));
+      }
+      for (const i of report.perInput) {
+        io.out(JSON.stringify({ input: { input_id: i.inputId, original: i.original, perturbations: i.perturbations, agreement: i.agreement, sensitivity: i.sensitivity } }));
+      }
+    }
+    io.out(
+      JSON.stringify({
+        generations: report.generations,
+        parsed: report.parsed,
+        groups: report.groups,
+        inputs: report.inputs,
+        distinct: report.distinct,
+        majority: report.majority,
+        entropy: report.entropy,
+        gold: report.gold,
+        agreement: report.agreement,
+        sensitivity: report.sensitivity,
+        sensitive_fraction: report.sensitiveFraction,
+      }),
+    );
+    return 0;
+  },
+};

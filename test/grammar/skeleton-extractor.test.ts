@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { GrammarError } from '../../generator/common/errors.ts';
+import { corpusSkeletons, readCorpus } from '../../generator/grammar/corpus-skeletons.ts';
+import { rulesOf } from '../../generator/grammar/derivation.ts';
+import { deriveQuery, extractSkeleton } from '../../generator/grammar/skeleton-extractor.ts';
+import { parseGrammar } from '../../generator/grammar/pcfg.ts';
+import { parseSql } from '../../generator/sql/parser-adapter.ts';
+import { fixture, spiderQueries } from '../sql/corpus-path.ts';
+
+const pairs = fixture('grammar/skeletons.sql')
+  .split(/\n\s*\n/u)
+  .map((block) => block.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('--')))
+  .filter((lines) => lines.length > 0)
+  .map((lines) => {
+    const [sql, expected] = lines;
+    if (!sql || !expected?.startsWith('=> ')) throw new Error(`bad fixture block: ${lines.join(' | ')}`);
+    return [sql, expected.slice(3)] as const;
+  });
+
+const skeleton = (sql: string): string => extractSkeleton(parseSql(sql, { dialect: 'sqlite', fallback: true })).text;
+
+describe('skeleton extraction', () => {
+  it.each(pairs)('%s', (sql, expected) => {
+    expect(skeleton(sql)).toBe(expected);
+  });
+
+  it('gives queries that differ only in names and literals the same skeleton', () => {
+    expect(skeleton("SELECT a FROM t WHERE b = 'x' AND c > 3")).toBe(skeleton('SELECT name FROM singer WHERE country = "France" AND age > 40'));
+    expect(skeleton('SELECT a FROM t')).not.toBe(skeleton('SELECT DISTINCT a FROM t'));
+  });
+
+  it('derives only rules of the default grammar for the fixture queries', () => {
+    const known = new Set(parseGrammar(fixture('../../grammars/default.pcfg')).rules.map((r) => r.key));
+    for (const [sql] of pairs) {
+      const unknown = rulesOf(deriveQuery(parseSql(sql, { dialect: 'sqlite', fallback: true }))).filter((r) => !known.has(r));
+      expect(unknown, sql).toEqual([]);
+    }
+  });
+
+  it.each([
+    ['SELECT a FROM t ORDER BY count(*) >= 5', /ORDER BY item/u],
+    ['SELECT a FROM t WHERE lower(a) = 1', /comparison operand/u],
+    ['SELECT a FROM t1 JOIN t2 ON t1.x > t2.y', /join condition/u],
+    ['SELECT a FROM t LIMIT 1 OFFSET 2', /OFFSET/u],
+    ['SELECT a FROM t WHERE b IN (SELECT c, d FROM u)', /more than one column/u],
+  ])('names the construct the grammar lacks: %s', (sql, reason) => {
+    const query = parseSql(sql, { dialect: 'sqlite', fallback: true });
+    expect(() => deriveQuery(query)).toThrow(GrammarError);
+    expect(() => deriveQuery(query)).toThrow(reason);
+  });
+
+  it('reads at least 99% of the Spider training queries, reporting each miss with a reason', () => {
+    const queries = readCorpus(spiderQueries().join('\n'));
+    const result = corpusSkeletons(queries, { dialect: 'sqlite' });
+    expect(result.total).toBe(7000);
+    expect(result.parsed / result.total).toBeGreaterThanOrEqual(0.99);
+    expect(result.parsed + result.unparsed.length).toBe(result.total);
+    for (const miss of result.unparsed) expect(miss.reason).toMatch(/\S/u);
+  });
+});

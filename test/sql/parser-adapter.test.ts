@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { SqlParseError } from '../../generator/common/errors.ts';
+import { parseSql, parseSqlWithDialect } from '../../generator/sql/parser-adapter.ts';
+import type { Expr, SelectQuery } from '../../generator/sql/sql-ast.ts';
+import { printExpr, printSql } from '../../generator/sql/sql-printer.ts';
+import { fixture, spiderQueries } from './corpus-path.ts';
+
+const identity = fixture('sql/identity.sql')
+  .split('\n')
+  .filter((line) => line.trim() !== '' && !line.startsWith('--'));
+
+function where(sql: string, dialect: 'postgresql' | 'sqlite' = 'postgresql'): Expr {
+  const query = parseSql(sql, { dialect }) as SelectQuery;
+  if (!query.where) throw new Error('no WHERE');
+  return query.where;
+}
+
+function errorOf(run: () => unknown): SqlParseError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof SqlParseError) return error;
+    throw error;
+  }
+  throw new Error('expected a SqlParseError');
+}
+
+describe('parseSql and printSql', () => {
+  it.each(identity)('prints back unchanged: %s', (sql) => {
+    expect(printSql(parseSql(sql, { dialect: 'postgresql' }))).toBe(sql);
+  });
+
+  it('has a fixture of reasonable size', () => {
+    expect(identity.length).toBeGreaterThanOrEqual(30);
+  });
+
+  it('reads AND as binding tighter than OR, which node-sql-parser gets wrong', () => {
+    const tree = where('SELECT a FROM t WHERE x = 1 OR y = 2 AND z = 3');
+    expect(tree).toMatchObject({ kind: 'logical', op: 'or', right: { kind: 'logical', op: 'and' } });
+    expect(printExpr(tree)).toBe('x = 1 OR y = 2 AND z = 3');
+    const grouped = where('SELECT a FROM t WHERE (x = 1 OR y = 2) AND z = 3');
+    expect(grouped).toMatchObject({ kind: 'logical', op: 'and', left: { kind: 'logical', op: 'or' } });
+    const inner = where('SELECT a FROM t WHERE w = 0 AND (x = 1 OR y = 2 AND z = 3)');
+    expect(printExpr(inner)).toBe('w = 0 AND (x = 1 OR y = 2 AND z = 3)');
+  });
+
+  it('reads a double-quoted word as a string in SQLite and as a column in PostgreSQL', () => {
+    expect(where('SELECT a FROM t WHERE b = "x"', 'sqlite')).toMatchObject({ right: { kind: 'string', value: 'x' } });
+    expect(where('SELECT a FROM t WHERE b = "x"', 'postgresql')).toMatchObject({ right: { kind: 'column', name: 'x' } });
+  });
+
+  it('normalizes <> to != and NOT IN / NOT LIKE to negated nodes', () => {
+    expect(where("SELECT a FROM t WHERE b <> 1 AND c NOT IN (1, 2) AND d NOT LIKE 'x'")).toMatchObject({
+      left: { left: { kind: 'comparison', op: '!=' }, right: { kind: 'in-list', negated: true } },
+      right: { kind: 'like', negated: true },
+    });
+  });
+
+  it('refuses CROSS JOIN, which the parser reads as a table aliased CROSS, naming the position', () => {
+    const error = errorOf(() => parseSql('SELECT a\nFROM t1 CROSS JOIN t2', { dialect: 'postgresql' }));
+    expect(error.message).toMatch(/CROSS/u);
+    expect([error.line, error.column]).toEqual([2, 9]);
+  });
+
+  it('refuses NATURAL JOIN in every dialect, even with fallback', () => {
+    const error = errorOf(() => parseSql('SELECT a FROM t1 NATURAL JOIN t2', { dialect: 'sqlite', fallback: true }));
+    expect(error.message).toMatch(/NATURAL/u);
+    expect([error.line, error.column]).toEqual([1, 18]);
+  });
+
+  it('reports syntax errors with line and column', () => {
+    const error = errorOf(() => parseSql('SELECT a\nFROM t WHERE', { dialect: 'postgresql' }));
+    expect(error.line).toBe(2);
+    expect(error.column).toBe(13);
+    expect(error.message).toMatch(/line 2, column 13/u);
+  });
+
+  it('rejects several statements and non-SELECT statements', () => {
+    expect(() => parseSql('SELECT a FROM t; SELECT b FROM u')).toThrow(SqlParseError);
+    expect(() => parseSql('DELETE FROM t')).toThrow(/only SELECT/u);
+  });
+
+  it('falls back across dialects only when asked', () => {
+    const sql = 'SELECT a FROM t UNION SELECT b FROM u EXCEPT SELECT c FROM v';
+    expect(() => parseSql(sql, { dialect: 'sqlite' })).toThrow(SqlParseError);
+    const parsed = parseSqlWithDialect(sql, { dialect: 'sqlite', fallback: true });
+    expect(parsed.dialect).toBe('postgresql');
+    expect(parsed.query).toMatchObject({ kind: 'compound', tail: [{ op: 'union' }, { op: 'except' }] });
+  });
+
+  it('reads every Spider training query, and printing is stable (parse → print → parse → print)', () => {
+    const failures: string[] = [];
+    for (const sql of spiderQueries()) {
+      try {
+        const once = printSql(parseSql(sql, { dialect: 'sqlite', fallback: true }), { dialect: 'sqlite' });
+        const twice = printSql(parseSql(once, { dialect: 'sqlite', fallback: true }), { dialect: 'sqlite' });
+        if (once !== twice) failures.push(`unstable: ${sql}`);
+      } catch (error) {
+        failures.push(`${(error as Error).message}: ${sql}`);
+      }
+    }
+    expect(failures.slice(0, 5)).toEqual([]);
+  });
+});
