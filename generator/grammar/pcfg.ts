@@ -11,7 +11,8 @@
  * Bare words are nonterminals, double-quoted words are SQL terminals, and `<name>` or
  * `<name:type>` are typed placeholders (`<table>`, `<column:numeric>`, `<value:text>`, …)
  * that the content filler later replaces with schema elements and values. `#` starts a
- * comment. `grammars/README.md` documents the format in full.
+ * comment; a comment holding only a whole number after a rule is its observed count.
+ * `grammars/README.md` documents the format in full.
  */
 import { GrammarError } from '../common/errors.ts';
 
@@ -229,6 +230,8 @@ export function parseGrammar(text: string, file = 'grammar'): Grammar {
       return;
     }
     const content = stripComment(raw).trim();
+    // A comment that is only a whole number is the rule's observed count (estimated grammars).
+    const countText = /^#\s*(\d+)\s*$/u.exec(raw.slice(stripComment(raw).length))?.[1];
     if (content === '') return;
     inHeader = false;
     if (content.startsWith('%')) {
@@ -245,7 +248,8 @@ export function parseGrammar(text: string, file = 'grammar'): Grammar {
     const lhs = match[2] as string;
     const rhs = parseRhs(match[3] as string, file, line);
     if (rhs.length === 0) throw new GrammarError(`${file}:${line}: rule for "${lhs}" has an empty right-hand side`);
-    rules.push({ lhs, rhs, prob, key: ruleKey(lhs, rhs), line });
+    const rule: Rule = { lhs, rhs, prob, key: ruleKey(lhs, rhs), line };
+    rules.push(countText === undefined ? rule : { ...rule, count: Number(countText) });
   });
   return makeGrammar(rules, { start, header, file });
 }

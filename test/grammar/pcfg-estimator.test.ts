@@ -22,8 +22,9 @@ describe('estimation', () => {
     let draws = 0;
     while (derivations.length < 20_000) {
       draws++;
-      // Generous bounds, so truncation hardly changes the distribution being estimated.
-      const draw = drawOne(truth, rng, { maxDepth: 200, maxTokens: 2000 });
+      // Bounds that cut about one draw in 2,000, so truncation hardly changes the
+      // distribution being estimated.
+      const draw = drawOne(truth, rng, { maxDepth: 60, maxTokens: 300 });
       if (!draw) continue;
       // Through SQL text and the parser, not the sampled derivation: the estimate has to
       // come from what the extractor reads.

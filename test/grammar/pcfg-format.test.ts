@@ -56,6 +56,12 @@ describe('grammar file format', () => {
     const again = parseGrammar(formatGrammar(g), `${path} (reformatted)`);
     expect(again.start).toBe(g.start);
     expect(new Map(again.rules.map((r) => [r.key, r.prob]))).toEqual(new Map(g.rules.map((r) => [r.key, Number(r.prob.toPrecision(6))])));
+    expect(new Map(again.rules.map((r) => [r.key, r.count]))).toEqual(new Map(g.rules.map((r) => [r.key, r.count])));
+  });
+
+  it('reads a comment holding only a whole number as the observed count', () => {
+    const g = parseGrammar('0.75 q -> "A"  # 3\n0.25 q -> "B"  # about 1\n');
+    expect(g.rules.map((r) => r.count)).toEqual([3, undefined]);
   });
 
   it('spider.pcfg names its source and licence', () => {
