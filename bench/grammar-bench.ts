@@ -1,0 +1,112 @@
+/**
+ * Grammar and canonicalization benchmark: skeleton sampling from grammars/spider.pcfg, and
+ * canonicalization of the Spider training queries (parse alone, canonical structure of
+ * parsed queries, both together), plus skeleton extraction and a full estimate.
+ *
+ *   npm run bench:grammar
+ *
+ * Reads ../shared/corpora/spider/spider_train.sql beside the checkout.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRng } from '../generator/common/rng.ts';
+import { corpusSkeletons, readCorpus } from '../generator/grammar/corpus-skeletons.ts';
+import { countRules, estimateGrammar } from '../generator/grammar/pcfg-estimator.ts';
+import { drawOne, sampleSkeletons } from '../generator/grammar/pcfg-sampler.ts';
+import { parseGrammar } from '../generator/grammar/pcfg.ts';
+import { deriveQuery } from '../generator/grammar/skeleton-extractor.ts';
+import { parseSql } from '../generator/sql/parser-adapter.ts';
+import type { Query } from '../generator/sql/sql-ast.ts';
+import { canonicalizeSql, canonicalStructure } from '../generator/structure/canonical-structure.ts';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const corpusFile = resolve(root, '..', 'shared', 'corpora', 'spider', 'spider_train.sql');
+if (!existsSync(corpusFile)) {
+  process.stderr.write(`bench:grammar needs the Spider corpus at ${corpusFile} (../shared/corpora beside the checkout)\n`);
+  process.exit(2);
+}
+const say = (s: string): void => void process.stdout.write(`${s}\n`);
+
+/** Runs `work` (which reports how many items it did) until at least `minMs` have passed. */
+function rate(work: () => number, minMs = 2000): { perSecond: number; items: number; ms: number } {
+  work(); // warm-up
+  let items = 0;
+  const start = performance.now();
+  while (performance.now() - start < minMs) items += work();
+  const ms = performance.now() - start;
+  return { perSecond: (items * 1000) / ms, items, ms };
+}
+
+const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+say(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}`);
+const grammar = parseGrammar(readFileSync(resolve(root, 'grammars/spider.pcfg'), 'utf8'), 'grammars/spider.pcfg');
+const queries = readCorpus(readFileSync(corpusFile, 'utf8'));
+say(`grammar: grammars/spider.pcfg (${grammar.rules.length} rules); corpus: ${queries.length} Spider training queries`);
+say('');
+
+const rows: [string, string][] = [];
+let seed = 0;
+const draws = rate(() => {
+  const rng = createRng(`draws-${seed++}`);
+  for (let i = 0; i < 5000; i++) drawOne(grammar, rng);
+  return 5000;
+});
+rows.push(['raw draws (with derivation and log-probability)', `${fmt(draws.perSecond)} /s`]);
+const samples = rate(() => sampleSkeletons(grammar, { n: 5000, seed: `distinct-${seed++}` }).samples.length);
+rows.push(['distinct samples (`grammar sample`, dedupe on)', `${fmt(samples.perSecond)} /s`]);
+const tail = rate(() => sampleSkeletons(grammar, { n: 5000, seed: `tail-${seed++}`, tail: 0.1 }).samples.length);
+rows.push(['distinct samples with a 10% long tail', `${fmt(tail.perSecond)} /s`]);
+
+const parse = (sql: string): Query => parseSql(sql, { dialect: 'sqlite', fallback: true });
+const parsed = queries.map((q) => parse(q.sql));
+const parseOnly = rate(() => {
+  for (const q of queries) parse(q.sql);
+  return queries.length;
+});
+rows.push(['parse only (adapter, sqlite first with fallback)', `${fmt(parseOnly.perSecond)} /s`]);
+const canonOnly = rate(() => {
+  for (const q of parsed) canonicalStructure(q);
+  return parsed.length;
+});
+rows.push(['canonical structure + hash of parsed queries', `${fmt(canonOnly.perSecond)} /s`]);
+const canonFull = rate(() => {
+  for (const q of queries) canonicalizeSql(q.sql, { dialect: 'sqlite', fallback: true });
+  return queries.length;
+});
+rows.push(['**canonicalizations (parse + canonical + hash)**', `**${fmt(canonFull.perSecond)} /s**`]);
+const skeletons = rate(() => {
+  let n = 0;
+  for (const q of parsed) {
+    try {
+      deriveQuery(q);
+      n++;
+    } catch {
+      n++;
+    }
+  }
+  return n;
+});
+rows.push(['skeleton extraction of parsed queries', `${fmt(skeletons.perSecond)} /s`]);
+
+const t = performance.now();
+const corpus = corpusSkeletons(queries, { dialect: 'sqlite' });
+estimateGrammar(countRules(corpus.derivations), { smoothing: 0 });
+rows.push(['estimate from the whole corpus (parse, derive, count, normalize)', `${((performance.now() - t) / 1000).toFixed(2)} s`]);
+
+say('| figure | value |');
+say('|---|---|');
+for (const [name, value] of rows) say(`| ${name} | ${value} |`);
+say('');
+say(`parse share of a canonicalization: ${((100 * canonFull.perSecond) / parseOnly.perSecond).toFixed(0)}% of the parse-only rate is kept`);
+say(
+  JSON.stringify({
+    samples_per_s: Math.round(samples.perSecond),
+    raw_draws_per_s: Math.round(draws.perSecond),
+    canonicalizations_per_s: Math.round(canonFull.perSecond),
+    canonical_of_parsed_per_s: Math.round(canonOnly.perSecond),
+    parses_per_s: Math.round(parseOnly.perSecond),
+  }),
+);
