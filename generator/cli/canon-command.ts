@@ -13,9 +13,11 @@ const USAGE = `usage: equisql canon [--dialect D] [--no-fallback] < queries.sql
 Reads one SQL query per line on stdin and prints one JSON line per query:
   {"canonical": …, "structure_hash": …, "skeleton": …}
 or {"error": …} for a query that does not parse. The canonical string follows SQLStructEval
-(aliases renamed by first appearance, AND-conjuncts sorted, column aliases dropped, lower
-case); "skeleton" is null when the grammar has no rule for the query. --dialect (default
-sqlite) is tried first, then the other dialects unless --no-fallback.`;
+(table aliases renamed by first appearance, AND-conjuncts flattened and sorted, column
+aliases dropped, lower case, no trailing semicolon), and also drops an explicit ASC and
+folds NOT into LIKE/IN/BETWEEN/EXISTS/IS NULL; "structure_hash" is its SHA-256. "skeleton"
+is null when the grammar has no rule for the query. --dialect (default sqlite) is tried
+first, then the other dialects unless --no-fallback.`;
 
 /** One query's canonical record, as `equisql canon` prints it. */
 export function canonRecord(sql: string, dialect: Dialect, fallback: boolean): Record<string, string | null> {

@@ -3,6 +3,10 @@
  * rules, then printing, then text normalization. Two queries share a structure exactly when
  * their canonical strings are equal; the structure hash is the SHA-256 of that string.
  *
+ * Beyond the paper's alias, conjunct and column-alias rules, two rules remove differences
+ * sqlglot (the paper's parser) never sees: an explicit ASC, and NOT written before LIKE,
+ * IN, BETWEEN, EXISTS or IS NULL instead of inside them.
+ *
  * @example
  * canonicalizeSql('SELECT T2.name FROM singer AS T2 WHERE T2.age > 30 AND T2.country = "France";', { dialect: 'sqlite' });
  * // { canonical: "select t1.name from singer as t1 where t1.age > 30 and t1.country = 'france'", structureHash: '…' }
@@ -13,6 +17,7 @@ import { parseSql } from '../sql/parser-adapter.ts';
 import { printSql } from '../sql/sql-printer.ts';
 import { defaultSortDirection } from './rules/default-sort-direction.ts';
 import { dropColumnAliases } from './rules/drop-column-aliases.ts';
+import { foldNegations } from './rules/fold-negations.ts';
 import { normalizeTableAliases } from './rules/normalize-table-aliases.ts';
 import { sortConjuncts } from './rules/sort-conjuncts.ts';
 
@@ -21,6 +26,7 @@ export const CANONICAL_RULES: readonly { readonly name: string; readonly apply: 
   { name: 'normalize-table-aliases', apply: normalizeTableAliases },
   { name: 'drop-column-aliases', apply: dropColumnAliases },
   { name: 'default-sort-direction', apply: defaultSortDirection },
+  { name: 'fold-negations', apply: foldNegations },
   { name: 'sort-conjuncts', apply: sortConjuncts },
 ];
 
