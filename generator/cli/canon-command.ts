@@ -46,10 +46,10 @@ export const command: Command = {
     try {
       ({ values } = parseArgs({ args: [...args], options: { dialect: { type: 'string', default: 'sqlite' }, 'no-fallback': { type: 'boolean', default: false } }, strict: true }));
     } catch (error) {
-      throw new ConfigError(`canon: ${(error as Error).message.split('\n')[0]}`);
+      throw new ConfigError(`${(error as Error).message.split('\n')[0]}`);
     }
     const dialect = values.dialect as Dialect;
-    if (!DIALECTS.includes(dialect)) throw new ConfigError(`canon: --dialect must be one of ${DIALECTS.join(', ')}, got "${dialect}"`);
+    if (!DIALECTS.includes(dialect)) throw new ConfigError(`--dialect must be one of ${DIALECTS.join(', ')}, got "${dialect}"`);
     const input = await io.readStdin();
     for (const line of input.split(/\r?\n/u)) {
       if (line.trim() === '') continue;

@@ -30,14 +30,15 @@ estimate  derives each corpus query's grammar rules (one SQL query per line), co
           the others.
 sample    draws N distinct skeletons (seed 0 by default); --tail R makes a share R of them
           long-tail skeletons. With --json, one line per sample:
-          {"skeleton","logprob","tail","derivation"}.
+          {"skeleton","logprob","tail","derivation"}. Exits with 1 when fewer than N distinct
+          skeletons turn up within the bounds (--max-depth 40, --max-tokens 120).
 check     loads a grammar and reports its size, or the first error with its line.`;
 
 function flags(args: readonly string[], options: NonNullable<ParseArgsConfig['options']>, positionals = false) {
   try {
     return parseArgs({ args: [...args], options, strict: true, allowPositionals: positionals });
   } catch (error) {
-    throw new ConfigError(`grammar: ${(error as Error).message.split('\n')[0]}`);
+    throw new ConfigError(`${(error as Error).message.split('\n')[0]}`);
   }
 }
 
@@ -53,7 +54,7 @@ export function loadGrammarFile(path: string): Grammar {
 function number(flag: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
   const value = Number(text);
-  if (!Number.isFinite(value)) throw new ConfigError(`grammar: --${flag} must be a number, got "${text}"`);
+  if (!Number.isFinite(value)) throw new ConfigError(`--${flag} must be a number, got "${text}"`);
   return value;
 }
 
@@ -71,25 +72,25 @@ async function estimate(args: readonly string[], io: CliIo): Promise<number> {
   });
   const corpusPath = values.corpus as string | undefined;
   const outPath = values.out as string | undefined;
-  if (!corpusPath) throw new ConfigError('grammar estimate: --corpus is required');
-  if (!outPath) throw new ConfigError('grammar estimate: --out is required');
+  if (!corpusPath) throw new ConfigError('estimate: --corpus is required');
+  if (!outPath) throw new ConfigError('estimate: --out is required');
   const dialect = values.dialect as Dialect;
-  if (!DIALECTS.includes(dialect)) throw new ConfigError(`grammar estimate: --dialect must be one of ${DIALECTS.join(', ')}, got "${dialect}"`);
+  if (!DIALECTS.includes(dialect)) throw new ConfigError(`estimate: --dialect must be one of ${DIALECTS.join(', ')}, got "${dialect}"`);
   const smoothing = number('smoothing', values.smoothing as string | undefined, 0.1);
-  if (smoothing < 0) throw new ConfigError('grammar estimate: --smoothing must be non-negative');
+  if (smoothing < 0) throw new ConfigError('estimate: --smoothing must be non-negative');
   const basePath = (values.base as string | undefined) ?? DEFAULT_GRAMMAR;
   const base = basePath === 'none' ? undefined : loadGrammarFile(basePath);
   const mixes = ((values.mix as string[] | undefined) ?? []).map((spec) => {
     const match = /^(.*):([0-9.eE+-]+)$/u.exec(spec);
     const weight = match ? Number(match[2]) : NaN;
-    if (!match || !(weight > 0 && weight < 1)) throw new ConfigError(`grammar estimate: --mix expects GRAMMAR:WEIGHT with 0 < WEIGHT < 1, got "${spec}"`);
+    if (!match || !(weight > 0 && weight < 1)) throw new ConfigError(`estimate: --mix expects GRAMMAR:WEIGHT with 0 < WEIGHT < 1, got "${spec}"`);
     return { path: match[1] as string, grammar: loadGrammarFile(match[1] as string), weight };
   });
   const mixTotal = mixes.reduce((sum, m) => sum + m.weight, 0);
-  if (mixTotal >= 1) throw new ConfigError(`grammar estimate: --mix weights sum to ${mixTotal}, leaving nothing for the corpus`);
+  if (mixTotal >= 1) throw new ConfigError(`estimate: --mix weights sum to ${mixTotal}, leaving nothing for the corpus`);
 
   const queries = readCorpus(readText(corpusPath, 'corpus'));
-  if (queries.length === 0) throw new ConfigError(`grammar estimate: corpus ${corpusPath} has no queries`);
+  if (queries.length === 0) throw new ConfigError(`estimate: corpus ${corpusPath} has no queries`);
   io.err(`reading ${queries.length} queries from ${corpusPath}`);
   const result = corpusSkeletons(queries, { dialect, onProgress: (done) => io.err(`  ${done}/${queries.length}`) });
   const rate = result.parsed / result.total;
@@ -136,8 +137,8 @@ async function sample(args: readonly string[], io: CliIo): Promise<number> {
     json: { type: 'boolean', default: false },
   });
   const path = values.grammar as string | undefined;
-  if (!path) throw new ConfigError('grammar sample: --grammar is required');
-  if (values.n === undefined) throw new ConfigError('grammar sample: -n is required');
+  if (!path) throw new ConfigError('sample: --grammar is required');
+  if (values.n === undefined) throw new ConfigError('sample: -n is required');
   const n = number('n', values.n as string, 0);
   const grammar = loadGrammarFile(path);
   const report = sampleSkeletons(grammar, {
@@ -159,7 +160,7 @@ async function sample(args: readonly string[], io: CliIo): Promise<number> {
 async function check(args: readonly string[], io: CliIo): Promise<number> {
   const { positionals } = flags(args, {}, true);
   const [path] = positionals;
-  if (!path || positionals.length > 1) throw new ConfigError('grammar check: give one grammar file');
+  if (!path || positionals.length > 1) throw new ConfigError('check: give one grammar file');
   const grammar = loadGrammarFile(path);
   io.out(`${path}: ${grammar.rules.length} rules over ${grammar.byLhs.size} nonterminals, start symbol ${grammar.start}`);
   return 0;
@@ -179,7 +180,7 @@ export const command: Command = {
       case 'check':
         return check(rest, io);
       default:
-        throw new ConfigError(`grammar: expected a subcommand (estimate, sample, check), got "${sub ?? ''}"`);
+        throw new ConfigError(`expected a subcommand (estimate, sample, check), got "${sub ?? ''}"`);
     }
   },
 };

@@ -21,7 +21,7 @@ Prints one JSON object: distinct structures, majority ratio, entropy (bits), gol
 one JSON line per group and per input id.`;
 
 function readJsonl(path: string, what: string): { line: number; value: Record<string, unknown> }[] {
-  if (!existsSync(path)) throw new ConfigError(`structure: ${what} ${path} does not exist`);
+  if (!existsSync(path)) throw new ConfigError(`${what} ${path} does not exist`);
   const out: { line: number; value: Record<string, unknown> }[] = [];
   readFileSync(path, 'utf8')
     .split(/\r?\n/u)
@@ -31,9 +31,9 @@ function readJsonl(path: string, what: string): { line: number; value: Record<st
       try {
         value = JSON.parse(text);
       } catch {
-        throw new ConfigError(`structure: ${path}:${i + 1}: not JSON`);
+        throw new ConfigError(`${path}:${i + 1}: not JSON`);
       }
-      if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(`structure: ${path}:${i + 1}: expected a JSON object`);
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(`${path}:${i + 1}: expected a JSON object`);
       out.push({ line: i + 1, value: value as Record<string, unknown> });
     });
   return out;
@@ -43,9 +43,9 @@ function field(row: { line: number; value: Record<string, unknown> }, path: stri
   const v = row.value[name];
   if (v === undefined || v === null) {
     if (fallback !== undefined) return fallback;
-    throw new ConfigError(`structure: ${path}:${row.line}: missing "${name}"`);
+    throw new ConfigError(`${path}:${row.line}: missing "${name}"`);
   }
-  if (typeof v !== 'string' && typeof v !== 'number') throw new ConfigError(`structure: ${path}:${row.line}: "${name}" must be a string or number`);
+  if (typeof v !== 'string' && typeof v !== 'number') throw new ConfigError(`${path}:${row.line}: "${name}" must be a string or number`);
   return String(v);
 }
 
@@ -62,12 +62,12 @@ export const command: Command = {
         strict: true,
       }));
     } catch (error) {
-      throw new ConfigError(`structure: ${(error as Error).message.split('\n')[0]}`);
+      throw new ConfigError(`${(error as Error).message.split('\n')[0]}`);
     }
     const inputPath = values.input;
-    if (!inputPath) throw new ConfigError('structure: --input is required');
+    if (!inputPath) throw new ConfigError('--input is required');
     const dialect = values.dialect as Dialect;
-    if (!DIALECTS.includes(dialect)) throw new ConfigError(`structure: --dialect must be one of ${DIALECTS.join(', ')}, got "${dialect}"`);
+    if (!DIALECTS.includes(dialect)) throw new ConfigError(`--dialect must be one of ${DIALECTS.join(', ')}, got "${dialect}"`);
     const structureOf = (sql: string): string | null => {
       try {
         return canonicalStructure(parseSql(sql, { dialect, fallback: true })).canonical;
