@@ -62,9 +62,10 @@ interface Bounds {
 }
 
 /** Per nonterminal, the rules and the weights to draw them with. */
-type Table = ReadonlyMap<string, { readonly rules: readonly Rule[]; readonly weights: readonly number[] }>;
+export type RuleTable = ReadonlyMap<string, { readonly rules: readonly Rule[]; readonly weights: readonly number[] }>;
 
-function table(grammar: Grammar, temperature = 1): Table {
+/** Draw weights per nonterminal: the probabilities, flattened by `temperature` > 1. */
+export function ruleTable(grammar: Grammar, temperature = 1): RuleTable {
   const out = new Map<string, { rules: readonly Rule[]; weights: readonly number[] }>();
   for (const [lhs, rules] of grammar.byLhs) out.set(lhs, { rules, weights: rules.map((r) => (temperature === 1 ? r.prob : r.prob ** (1 / temperature))) });
   return out;
@@ -75,8 +76,8 @@ class OutOfBounds extends Error {}
 /**
  * One draw, or `null` when it passed a bound. Exposed for tests that need raw draws.
  */
-export function drawOne(grammar: Grammar, rng: Rng, bounds: Partial<Bounds> = {}, weights?: Table): { derivation: Derivation; logprob: number } | null {
-  const t = weights ?? table(grammar);
+export function drawOne(grammar: Grammar, rng: Rng, bounds: Partial<Bounds> = {}, weights?: RuleTable): { derivation: Derivation; logprob: number } | null {
+  const t = weights ?? ruleTable(grammar);
   const maxDepth = bounds.maxDepth ?? 40;
   const maxTokens = bounds.maxTokens ?? 120;
   let tokens = 0;
@@ -104,11 +105,18 @@ export function drawOne(grammar: Grammar, rng: Rng, bounds: Partial<Bounds> = {}
 }
 
 /** Log-probability of a derivation under a grammar (−Infinity if it uses an unknown rule). */
+const probabilityMaps = new WeakMap<Grammar, ReadonlyMap<string, number>>();
+
 export function logprobOf(grammar: Grammar, root: Derivation): number {
-  const probs = new Map(grammar.rules.map((r) => [r.key, r.prob]));
+  let probs = probabilityMaps.get(grammar);
+  if (!probs) {
+    probs = new Map(grammar.rules.map((r) => [r.key, r.prob]));
+    probabilityMaps.set(grammar, probs);
+  }
+  const known = probs;
   let total = 0;
   const walk = (node: Derivation): void => {
-    const p = probs.get(node.rule);
+    const p = known.get(node.rule);
     total += p === undefined ? -Infinity : Math.log(p);
     node.children.forEach(walk);
   };
@@ -127,8 +135,8 @@ export function sampleSkeletons(grammar: Grammar, options: SampleOptions): Sampl
   const rng = createRng(options.seed ?? 0);
   const headRng = rng.fork('head');
   const tailRng = rng.fork('tail');
-  const plain = table(grammar);
-  const flat = table(grammar, options.tailTemperature ?? 3);
+  const plain = ruleTable(grammar);
+  const flat = ruleTable(grammar, options.tailTemperature ?? 3);
 
   let tailThreshold: number | null = null;
   if (tailShare > 0) {

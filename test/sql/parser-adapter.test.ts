@@ -1,9 +1,11 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SqlParseError } from '../../generator/common/errors.ts';
 import { parseSql, parseSqlWithDialect } from '../../generator/sql/parser-adapter.ts';
 import type { Expr, SelectQuery } from '../../generator/sql/sql-ast.ts';
 import { printExpr, printSql } from '../../generator/sql/sql-printer.ts';
-import { fixture, spiderQueries } from './corpus-path.ts';
+import { fixture, repoRoot, spiderQueries } from './corpus-path.ts';
 
 const identity = fixture('sql/identity.sql')
   .split('\n')
@@ -100,5 +102,14 @@ describe('parseSql and printSql', () => {
       }
     }
     expect(failures.slice(0, 5)).toEqual([]);
+  });
+});
+
+describe('the adapter boundary', () => {
+  it('is the only module that imports node-sql-parser', () => {
+    const importers = readdirSync(resolve(repoRoot, 'generator'), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts'))
+      .filter((file) => /from ['"]node-sql-parser['"]|import\(['"]node-sql-parser['"]\)/u.test(readFileSync(resolve(repoRoot, 'generator', file), 'utf8')));
+    expect(importers.map((f) => f.replaceAll('\\', '/'))).toEqual(['sql/parser-adapter.ts']);
   });
 });
