@@ -20,6 +20,7 @@ describe('estimation', () => {
     const rng = createRng('recovery');
     const derivations: Derivation[] = [];
     let draws = 0;
+    let mismatches = 0;
     while (derivations.length < 20_000) {
       draws++;
       // Bounds that cut about one draw in 2,000, so truncation hardly changes the
@@ -28,9 +29,13 @@ describe('estimation', () => {
       if (!draw) continue;
       // Through SQL text and the parser, not the sampled derivation: the estimate has to
       // come from what the extractor reads.
-      const sql = instantiateSkeleton(yieldTokens(draw.derivation));
-      derivations.push(deriveQuery(parseSql(sql, { dialect: 'postgresql' })));
+      const tokens = yieldTokens(draw.derivation);
+      const read = deriveQuery(parseSql(instantiateSkeleton(tokens), { dialect: 'postgresql' }));
+      // The round trip holds here too: what is read back is what was drawn.
+      if (yieldTokens(read).join(' ') !== tokens.join(' ')) mismatches++;
+      derivations.push(read);
     }
+    expect(mismatches).toBe(0);
     expect(draws - derivations.length).toBeLessThan(100);
     const counts = countRules(derivations);
     const estimate = probs(estimateGrammar(counts));
