@@ -47,6 +47,7 @@ function readText(path: string, what: string): string {
   return readFileSync(path, 'utf8');
 }
 
+/** Reads and checks a grammar file; errors name the file and line. */
 export function loadGrammarFile(path: string): Grammar {
   return parseGrammar(readText(path, 'grammar file'), path);
 }

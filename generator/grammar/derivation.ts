@@ -22,6 +22,7 @@ export interface Skeleton {
   readonly derivation: Derivation;
 }
 
+/** A derivation node for the rule `lhs -> rhs`, with one child per nonterminal of `rhs`. */
 export function derivation(lhs: string, rhs: readonly GrammarSymbol[], children: readonly Derivation[]): Derivation {
   return { lhs, rhs, rule: ruleKey(lhs, rhs), children };
 }
@@ -40,6 +41,7 @@ export function yieldTokens(root: Derivation): string[] {
   return out;
 }
 
+/** The skeleton a derivation yields, with the derivation kept alongside. */
 export function skeletonOf(root: Derivation): Skeleton {
   const tokens = yieldTokens(root);
   return { text: tokens.join(' '), tokens, derivation: root };

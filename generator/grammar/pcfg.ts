@@ -68,10 +68,18 @@ export function symbolText(symbol: GrammarSymbol): string {
   }
 }
 
+/** `<name>` or `<name:type>`. */
 export function placeholderText(name: string, type: string | null): string {
   return type === null ? `<${name}>` : `<${name}:${type}>`;
 }
 
+/**
+ * A rule's identity, as a grammar file writes it.
+ *
+ * @example
+ * ruleKey('limit_clause', [{ kind: 'terminal', text: 'LIMIT' }, { kind: 'terminal', text: '1' }]);
+ * // 'limit_clause -> "LIMIT" "1"'
+ */
 export function ruleKey(lhs: string, rhs: readonly GrammarSymbol[]): string {
   return `${lhs} -> ${rhs.map(symbolText).join(' ')}`;
 }

@@ -230,8 +230,3 @@ export interface FunctionCall {
 }
 
 export type ExprKind = Expr['kind'];
-
-/** Every select, in written order, of a query (the head and then each set-operation arm). */
-export function selectsOf(query: Query): readonly SelectQuery[] {
-  return query.kind === 'select' ? [query] : [query.head, ...query.tail.map((arm) => arm.query)];
-}

@@ -48,6 +48,7 @@ export function normalizeSqlText(text: string): string {
   return text.replace(/[\s;]+$/u, '').replace(/\s+/gu, ' ').trim().toLowerCase();
 }
 
+/** Canonical string and structure hash of a parsed query. */
 export function canonicalStructure(query: Query): CanonicalStructure {
   const canonical = normalizeSqlText(printSql(canonicalizeQuery(query)));
   return { canonical, structureHash: sha256(canonical) };

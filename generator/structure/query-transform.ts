@@ -10,6 +10,13 @@ export interface Transform {
   readonly expr?: (expr: Expr) => Expr;
 }
 
+/**
+ * Rebuilds `query` bottom-up with `t` applied to every select and expression.
+ *
+ * @example
+ * // Drop every DISTINCT:
+ * transformQuery(query, { select: (s) => ({ ...s, distinct: false }) });
+ */
 export function transformQuery(query: Query, t: Transform): Query {
   if (query.kind === 'select') return transformSelect(query, t);
   return { ...query, head: transformSelect(query.head, t), tail: query.tail.map((arm) => ({ op: arm.op, query: transformSelect(arm.query, t) })) };
@@ -42,6 +49,7 @@ function transformSource(source: TableSource, t: Transform): TableSource {
   return source.kind === 'table' ? source : { ...source, query: transformQuery(source.query, t) };
 }
 
+/** Rebuilds one expression bottom-up, nested queries included. */
 export function transformExpr(expr: Expr, t: Transform): Expr {
   const e = (x: Expr): Expr => transformExpr(x, t);
   let out: Expr;
