@@ -16,9 +16,19 @@ export interface Database {
   exec(sql: string): Promise<void>;
   /** Runs one statement and returns its rows. */
   query(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+  /**
+   * Runs one statement and returns its rows as PostgreSQL prints each value (text output
+   * format, NULL as null), in column order: the same strings from PGlite and a server.
+   */
+  queryText(sql: string): Promise<TextResult>;
   /** Bulk-loads COPY text into a table: `copy` is the `COPY … FROM STDIN` statement. */
   copyIn(copy: string, data: string): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface TextResult {
+  readonly columns: readonly string[];
+  readonly rows: readonly (readonly (string | null)[])[];
 }
 
 /** Where a database is: a PGlite directory (or memory) or a server URL. */

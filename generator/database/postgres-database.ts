@@ -28,6 +28,10 @@ export async function openPostgres(url: string): Promise<Database> {
       await client.query(sql);
     },
     query: async (sql, params) => (await client.query<Row>(sql, params as unknown[] | undefined)).rows,
+    queryText: async (sql) => {
+      const result = await client.query<(string | null)[]>({ text: sql, rowMode: 'array' });
+      return { columns: result.fields.map((f) => f.name), rows: result.rows };
+    },
     copyIn: async (copy, data) => {
       const stream = client.query(copyFrom(copy));
       await pipeline(Readable.from([data]), stream);

@@ -1,0 +1,521 @@
+import type { ErIndex } from '../er-model/er-index.ts';
+import type { AttributeType } from '../er-model/er-model.ts';
+import { CompileError } from '../common/errors.ts';
+import { quoteIdent, quoteLiteral } from '../common/sql-text.ts';
+import { scalarSqlType } from '../variants/build-schema.ts';
+import type { RelationalSchema, Table } from '../variants/relational-schema.ts';
+import type { Expr, Join, Predicate, Query, ScalarLiteral, SelectQuery } from '../query/conceptual-query.ts';
+import { scopeQuery, type AliasInfo, type QueryScope } from '../query/query-scope.ts';
+import { entityView, indexVariant, needKey, type EntityView, type Need, type VariantIndex } from './entity-view.ts';
+import { inlineSubquery, printSql, type FromItem, type SqlJoin, type SqlQuery, type SqlSelect } from './sql-layout.ts';
+
+const col = (alias: string, name: string): string => `${quoteIdent(alias)}.${quoteIdent(name)}`;
+
+/** The SQL of a literal; strings are always quoted and escaped. */
+export function literalSql(value: ScalarLiteral | null): string {
+  if (value === null) return 'NULL';
+  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+  if (typeof value === 'number') return Number.isInteger(value) ? String(value) : String(value);
+  return quoteLiteral(value);
+}
+
+/** How a compiled alias reads: its columns, and for entities its subclass tests. */
+interface Bound {
+  readonly columns: ReadonlyMap<string, string>;
+  readonly isA?: (entity: string) => string | undefined;
+  /** Elements aliases: the element's SQL. */
+  readonly element?: string;
+  /** Aliases joined through a relationship table: columns of the link row. */
+  readonly link?: ReadonlyMap<string, string>;
+}
+
+/**
+ * Compiles a conceptual query into the PostgreSQL a competent engineer would write for one
+ * variant: view unfolding of every entity, relationship and set, then the simplifications
+ * that schema allows. The SQL names no schema; run it with the variant's search_path.
+ *
+ * @example
+ * compileQuery(index, schema, {
+ *   kind: 'select',
+ *   from: { entity: 'LiveStream', alias: 'l' },
+ *   joins: [{ kind: 'relationship', type: 'left', relationship: 'derived_from', from: 'l', direction: 'reverse', alias: 'c', entity: 'Clip' }],
+ *   select: [{ name: 'id', expr: { kind: 'attribute', alias: 'l', attribute: 'id' } },
+ *            { name: 'clips', expr: { kind: 'aggregate', fn: 'count', arg: { kind: 'attribute', alias: 'c', attribute: 'id' } } }],
+ *   groupBy: [{ kind: 'attribute', alias: 'l', attribute: 'id' }],
+ * })
+ * // full_cti:  SELECT l.id, count(c.id) AS clips FROM live_stream AS l LEFT JOIN clip AS c ON c.source_stream_id = l.id GROUP BY l.id
+ */
+export function compileQuery(index: ErIndex, schema: RelationalSchema, query: Query): string {
+  const scope = scopeQuery(index, query);
+  const v = indexVariant(index, schema);
+  const compiler = new QueryCompiler(v, scope, query);
+  return printSql(compiler.query(query));
+}
+
+class QueryCompiler {
+  private readonly needs = new Map<string, Map<string, Need>>();
+  private readonly bound = new Map<string, Bound>();
+  private readonly used = new Set<string>();
+  /** Subclasses each alias is tested against (isA, classOf). */
+  private readonly isATargets = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly v: VariantIndex,
+    private readonly scope: QueryScope,
+    query: Query,
+  ) {
+    for (const alias of scope.aliases.keys()) this.used.add(alias);
+    this.collectNeeds(query);
+  }
+
+  /** A SQL alias not used anywhere in the query. */
+  private fresh(base: string): string {
+    let name = base;
+    for (let i = 2; this.used.has(name); i++) name = `${base}_${i}`;
+    this.used.add(name);
+    return name;
+  }
+
+  private info(alias: string): AliasInfo {
+    const info = this.scope.aliases.get(alias);
+    if (!info) throw new CompileError(`unknown alias "${alias}"`);
+    return info;
+  }
+
+  private encodingOf(entity: string, attribute: string): 'array' | 'jsonb' | 'table' {
+    const e = this.v.schema.variant.multiValued[`${entity}.${attribute}`];
+    if (!e) throw new CompileError(`variant ${this.v.schema.variant.name}: no encoding for ${entity}.${attribute}`);
+    return e;
+  }
+
+  private relationshipInTable(relationship: string): boolean {
+    const rel = this.v.index.relationship(relationship);
+    return rel.cardinality === 'many-to-many' || this.v.schema.variant.relationships[relationship] === 'table';
+  }
+
+  // ---- pass 1: which columns each entity alias must provide ----
+
+  private need(alias: string, need: Need): void {
+    let map = this.needs.get(alias);
+    if (!map) this.needs.set(alias, (map = new Map()));
+    map.set(needKey(need), need);
+  }
+
+  private collectNeeds(node: unknown): void {
+    if (Array.isArray(node)) {
+      node.forEach((n) => this.collectNeeds(n));
+      return;
+    }
+    if (!node || typeof node !== 'object') return;
+    const n = node as Record<string, unknown> & { kind?: string };
+    switch (n.kind) {
+      case 'attribute': {
+        const e = n as unknown as Extract<Expr, { kind: 'attribute' }>;
+        if (e.attribute !== 'id') {
+          const owner = this.scope.attributeOwner(e.alias, e.attribute);
+          this.need(e.alias, { kind: 'attribute', entity: owner.entity, attribute: e.attribute });
+        }
+        break;
+      }
+      case 'setSize':
+      case 'setArray':
+      case 'contains': {
+        const e = n as unknown as { alias: string; attribute: string };
+        const owner = this.scope.attributeOwner(e.alias, e.attribute);
+        if (this.encodingOf(owner.entity, e.attribute) !== 'table') this.need(e.alias, { kind: 'nested', entity: owner.entity, attribute: e.attribute });
+        break;
+      }
+      case 'elements': {
+        const j = n as unknown as Extract<Join, { kind: 'elements' }>;
+        const owner = this.scope.attributeOwner(j.of, j.attribute);
+        if (this.encodingOf(owner.entity, j.attribute) !== 'table') this.need(j.of, { kind: 'nested', entity: owner.entity, attribute: j.attribute });
+        break;
+      }
+      case 'isA':
+      case 'classOf': {
+        const alias = (n as unknown as { alias: string }).alias;
+        this.need(alias, { kind: 'type' });
+        const targets = this.isATargets.get(alias) ?? new Set<string>();
+        for (const c of n.kind === 'isA' ? [(n as unknown as { entity: string }).entity] : (n as unknown as { among: string[] }).among) targets.add(c);
+        this.isATargets.set(alias, targets);
+        break;
+      }
+      case 'relationship': {
+        const j = n as unknown as Extract<Join, { kind: 'relationship' }>;
+        if (!this.relationshipInTable(j.relationship)) this.need(j.direction === 'forward' ? j.from : j.alias, { kind: 'reference', relationship: j.relationship });
+        break;
+      }
+      case 'linkAttribute': {
+        const e = n as unknown as Extract<Expr, { kind: 'linkAttribute' }>;
+        const info = this.info(e.alias);
+        if (info.kind === 'entity' && info.via && !this.relationshipInTable(info.via.relationship)) {
+          const fromSide = info.via.direction === 'forward' ? info.via.from : e.alias;
+          this.need(fromSide, { kind: 'relationshipAttribute', relationship: info.via.relationship, attribute: e.attribute });
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    for (const [key, value] of Object.entries(n)) if (key !== 'kind') this.collectNeeds(value);
+  }
+
+  private view(alias: string, entity: string): EntityView {
+    return entityView(this.v, alias, entity, [...(this.needs.get(alias)?.values() ?? [])], (b) => this.fresh(b));
+  }
+
+  // ---- pass 2: SQL ----
+
+  query(q: Query): SqlQuery {
+    if (q.kind === 'set') {
+      return {
+        kind: 'set',
+        op: q.op.toUpperCase(),
+        left: this.query(q.left),
+        right: this.query(q.right),
+        orderBy: (q.orderBy ?? []).map((o) => `${quoteIdent(o.name)}${o.direction === 'desc' ? ' DESC' : ''}`),
+        limit: q.limit,
+      };
+    }
+    return this.select(q);
+  }
+
+  private select(q: SelectQuery): SqlSelect {
+    const base = this.view(q.from.alias, q.from.entity);
+    this.bind(q.from.alias, base);
+    const joins: SqlJoin[] = [...base.joins];
+    const where: string[] = [...base.filters];
+    for (const j of q.joins ?? []) this.join(j, joins, where);
+    if (q.where) where.push(...this.conjuncts(q.where));
+    const outputs = new Set(q.select.map((c) => c.name));
+    return {
+      kind: 'select',
+      distinct: q.distinct === true,
+      columns: q.select.map((c) => {
+        const expr = this.expr(c.expr);
+        const plain = expr === col(this.aliasOfColumnExpr(c.expr) ?? '', c.name);
+        return plain ? { expr } : { expr, alias: quoteIdent(c.name) };
+      }),
+      from: base.from,
+      joins,
+      where,
+      groupBy: (q.groupBy ?? []).map((e) => this.expr(e)),
+      having: q.having ? this.conjuncts(q.having) : [],
+      orderBy: (q.orderBy ?? []).map((o) => {
+        const target = o.expr.kind === 'output' ? quoteIdent(o.expr.name) : this.orderExpr(o.expr, q, outputs);
+        return `${target}${o.direction === 'desc' ? ' DESC' : ''}`;
+      }),
+      limit: q.limit,
+    };
+  }
+
+  /** ORDER BY an expression that is also an output column: refer to the output by name. */
+  private orderExpr(e: Expr, q: SelectQuery, outputs: Set<string>): string {
+    const sql = this.expr(e);
+    const same = q.select.find((c) => this.expr(c.expr) === sql);
+    if (same && outputs.has(same.name) && (e.kind === 'aggregate' || e.kind === 'round' || e.kind === 'arithmetic')) return quoteIdent(same.name);
+    return sql;
+  }
+
+  private aliasOfColumnExpr(e: Expr): string | undefined {
+    return e.kind === 'attribute' ? e.alias : undefined;
+  }
+
+  private bind(alias: string, view: EntityView, link?: ReadonlyMap<string, string>): void {
+    this.bound.set(alias, { columns: view.columns, isA: view.isA, link });
+  }
+
+  private bound_(alias: string): Bound {
+    const b = this.bound.get(alias);
+    if (!b) throw new CompileError(`alias "${alias}" is used before it is joined`);
+    return b;
+  }
+
+  private column(alias: string, key: string): string {
+    const sql = this.bound_(alias).columns.get(key);
+    if (sql === undefined) throw new CompileError(`alias "${alias}" has no column ${key}`);
+    return sql;
+  }
+
+  private join(j: Join, joins: SqlJoin[], where: string[]): void {
+    if (j.kind === 'elements') {
+      this.elementsJoin(j, joins);
+      return;
+    }
+    const rel = this.v.index.relationship(j.relationship);
+    const target = this.view(j.alias, j.entity);
+    const endType = j.direction === 'forward' ? rel.to : rel.from;
+    // Conditions on the new alias: the join's `on`, and a subclass filter when the alias is
+    // narrower than the relationship's end. A partner of exactly the end's type needs no
+    // discriminator test: the relationship only ever links instances of it.
+    this.bind(j.alias, target);
+    const conditions = [...(j.entity === endType ? [] : target.filters), ...(j.on ? this.conjuncts(j.on) : [])];
+    const needsOnlyId = (this.needs.get(j.alias)?.size ?? 0) === 0 && conditions.length === 0;
+    const left = j.type === 'left';
+
+    if (!this.relationshipInTable(j.relationship)) {
+      // A reference on the `from` row.
+      if (j.direction === 'forward') {
+        const reference = this.column(j.from, needKey({ kind: 'reference', relationship: j.relationship }));
+        if (needsOnlyId && this.mayElide(j.alias)) {
+          this.bound.set(j.alias, { columns: new Map([['id', reference]]), isA: () => undefined });
+          if (!left) where.push(`${reference} IS NOT NULL`);
+          return;
+        }
+        this.attach(j.alias, target, [`${this.column(j.alias, 'id')} = ${reference}`], conditions, left, joins);
+      } else {
+        const reference = this.column(j.alias, needKey({ kind: 'reference', relationship: j.relationship }));
+        this.attach(j.alias, target, [`${reference} = ${this.column(j.from, 'id')}`], conditions, left, joins);
+      }
+      return;
+    }
+
+    // A relationship table: link rows between the two ends.
+    const table = this.v.tableByRole((t) => t.role.kind === 'relationship' && t.role.relationship === j.relationship) as Table;
+    const fromColumn = table.columns.find((c) => c.role.kind === 'end' && c.role.end === (j.direction === 'forward' ? 'from' : 'to'))?.name as string;
+    const toColumn = table.columns.find((c) => c.role.kind === 'end' && c.role.end === (j.direction === 'forward' ? 'to' : 'from'))?.name as string;
+    const linkColumns = (linkAlias: string): Map<string, string> =>
+      new Map(table.columns.filter((c) => c.role.kind === 'relationshipAttribute').map((c) => [(c.role as { attribute: string }).attribute, col(linkAlias, c.name)]));
+    if (needsOnlyId) {
+      const link = this.fresh(`${j.alias}_link`);
+      joins.push({ type: left ? 'LEFT JOIN' : 'JOIN', item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(link) }, on: [`${col(link, fromColumn)} = ${this.column(j.from, 'id')}`] });
+      this.bound.set(j.alias, { columns: new Map([['id', col(link, toColumn)]]), isA: () => undefined, link: linkColumns(link) });
+      return;
+    }
+    const simpleTarget = target.joins.length === 0 && conditions.length === 0;
+    if (!left || simpleTarget) {
+      const link = this.fresh(`${j.alias}_link`);
+      const type = left ? 'LEFT JOIN' : 'JOIN';
+      joins.push({ type, item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(link) }, on: [`${col(link, fromColumn)} = ${this.column(j.from, 'id')}`] });
+      joins.push({ type, item: target.from, on: [`${this.column(j.alias, 'id')} = ${col(link, toColumn)}`, ...conditions] });
+      joins.push(...target.joins);
+      this.bind(j.alias, target, linkColumns(link));
+      return;
+    }
+    // LEFT join to a partner that needs filtering or several tables: join the link rows to
+    // the partner first, inside a derived table, so an object without a matching partner
+    // keeps exactly one row.
+    const link = this.fresh(`${j.alias}_link`);
+    const exposed = this.expose(j.alias, target, [['link_from', col(link, fromColumn)], ...[...linkColumns(link)].map(([k, s]) => [`link_${k}`, s] as [string, string])]);
+    const inner: SqlSelect = {
+      kind: 'select',
+      distinct: false,
+      columns: exposed.columns,
+      from: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(link) },
+      joins: [{ type: 'JOIN', item: target.from, on: [`${target.columns.get('id')} = ${col(link, toColumn)}`] }, ...target.joins],
+      where: conditions,
+      groupBy: [],
+      having: [],
+      orderBy: [],
+    };
+    joins.push({ type: 'LEFT JOIN', item: { kind: 'derived', query: inner, alias: quoteIdent(j.alias) }, on: [`${col(j.alias, 'link_from')} = ${this.column(j.from, 'id')}`] });
+    this.bound.set(j.alias, { ...exposed.bound, link: new Map([...linkColumns(link)].map(([k]) => [k, col(j.alias, `link_${k}`)])) });
+  }
+
+  /** Whether an alias's only use is its id (so a reference column can stand in for it). */
+  private mayElide(alias: string): boolean {
+    return (this.needs.get(alias)?.size ?? 0) === 0;
+  }
+
+  /**
+   * Joins an entity view. Inner joins, and LEFT joins to a single FROM item, go in as they
+   * are; a LEFT join to a view that joins several tables is wrapped in a derived table first.
+   */
+  private attach(alias: string, target: EntityView, on: string[], conditions: string[], left: boolean, joins: SqlJoin[]): void {
+    if (!left || target.joins.length === 0) {
+      joins.push({ type: left ? 'LEFT JOIN' : 'JOIN', item: target.from, on: [...on, ...conditions] });
+      joins.push(...target.joins);
+      return;
+    }
+    // The ON clause refers to the view's columns; re-express it over the derived table.
+    const exposed = this.expose(alias, target, []);
+    const inner: SqlSelect = { kind: 'select', distinct: false, columns: exposed.columns, from: target.from, joins: target.joins, where: conditions, groupBy: [], having: [], orderBy: [] };
+    const rewrite = (text: string): string => {
+      let out = text;
+      for (const [key, sql] of target.columns) out = out.split(sql).join(exposed.bound.columns.get(key) as string);
+      return out;
+    };
+    joins.push({ type: 'LEFT JOIN', item: { kind: 'derived', query: inner, alias: quoteIdent(alias) }, on: on.map(rewrite) });
+    this.bound.set(alias, exposed.bound);
+  }
+
+  /**
+   * The columns of an entity view as the select list of a derived table named after its
+   * alias, with a boolean column for each subclass test the query makes on it.
+   */
+  private expose(alias: string, view: EntityView, extra: [string, string][]): { columns: { expr: string; alias?: string }[]; bound: Bound } {
+    const columns: { expr: string; alias?: string }[] = [];
+    const outer = new Map<string, string>();
+    const names = new Set<string>();
+    const add = (sql: string, preferred: string): string => {
+      let name = preferred.replace(/[^a-z0-9_]/g, '_');
+      for (let i = 2; names.has(name); i++) name = `${preferred}_${i}`;
+      names.add(name);
+      columns.push(sql === col(alias, name) ? { expr: sql } : { expr: sql, alias: quoteIdent(name) });
+      return col(alias, name);
+    };
+    for (const [key, sql] of view.columns) outer.set(key, add(sql, key === 'id' ? 'id' : (sql.split('.').pop() ?? key).replaceAll('"', '')));
+    for (const [key, sql] of extra) outer.set(key, add(sql, key));
+    const tests = new Map<string, string | undefined>();
+    for (const cls of this.isATargets.get(alias) ?? []) {
+      const test = view.isA(cls);
+      tests.set(cls, test === undefined ? undefined : add(test, `is_${cls.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase()}`));
+    }
+    return { columns, bound: { columns: outer, isA: (cls) => tests.get(cls) } };
+  }
+
+  private elementsJoin(j: Extract<Join, { kind: 'elements' }>, joins: SqlJoin[]): void {
+    const owner = this.scope.attributeOwner(j.of, j.attribute);
+    const type = owner.attribute.type;
+    const encoding = this.encodingOf(owner.entity, j.attribute);
+    const left = j.type === 'left';
+    if (encoding === 'table') {
+      const table = this.childTable(owner.entity, j.attribute);
+      const [ownerColumn, elementColumn] = table.columns.map((c) => c.name) as [string, string];
+      joins.push({ type: left ? 'LEFT JOIN' : 'JOIN', item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(j.alias) }, on: [`${col(j.alias, ownerColumn)} = ${this.column(j.of, 'id')}`] });
+      this.bound.set(j.alias, { columns: new Map(), element: col(j.alias, elementColumn) });
+      return;
+    }
+    const nested = this.column(j.of, needKey({ kind: 'nested', entity: owner.entity, attribute: j.attribute }));
+    const call = encoding === 'array' ? `unnest(${nested})` : `jsonb_array_elements_text(${nested})`;
+    const item: FromItem = { kind: 'function', call, alias: quoteIdent(j.alias), column: 'value' };
+    joins.push(left ? { type: 'LEFT JOIN', item, on: ['TRUE'] } : { type: 'CROSS JOIN', item, on: [] });
+    const element = col(j.alias, 'value');
+    this.bound.set(j.alias, { columns: new Map(), element: encoding === 'jsonb' ? castText(element, type) : element });
+  }
+
+  private childTable(entity: string, attribute: string): Table {
+    const t = this.v.tableByRole((t) => t.role.kind === 'multiValued' && t.role.entity === entity && t.role.attribute === attribute);
+    if (!t) throw new CompileError(`variant ${this.v.schema.variant.name}: no child table for ${entity}.${attribute}`);
+    return t;
+  }
+
+  // ---- expressions and predicates ----
+
+  expr(e: Expr): string {
+    switch (e.kind) {
+      case 'attribute': {
+        if (e.attribute === 'id') return this.column(e.alias, 'id');
+        const owner = this.scope.attributeOwner(e.alias, e.attribute);
+        return this.column(e.alias, needKey({ kind: 'attribute', entity: owner.entity, attribute: e.attribute }));
+      }
+      case 'element': {
+        const element = this.bound_(e.alias).element;
+        if (!element) throw new CompileError(`alias "${e.alias}" is not an elements join`);
+        return element;
+      }
+      case 'linkAttribute': {
+        const bound = this.bound_(e.alias);
+        const viaLink = bound.link?.get(e.attribute);
+        if (viaLink) return viaLink;
+        const info = this.info(e.alias);
+        if (info.kind !== 'entity' || !info.via) throw new CompileError(`alias "${e.alias}" was not joined through a relationship`);
+        const fromSide = info.via.direction === 'forward' ? info.via.from : e.alias;
+        return this.column(fromSide, needKey({ kind: 'relationshipAttribute', relationship: info.via.relationship, attribute: e.attribute }));
+      }
+      case 'literal':
+        return literalSql(e.value);
+      case 'aggregate':
+        if (!e.arg) return 'count(*)';
+        return `${e.fn}(${e.distinct ? 'DISTINCT ' : ''}${this.expr(e.arg)})`;
+      case 'setSize': {
+        const { encoding, nested, owner } = this.setAccess(e.alias, e.attribute);
+        if (encoding === 'array') return `cardinality(${nested})`;
+        if (encoding === 'jsonb') return `jsonb_array_length(${nested})`;
+        const table = this.childTable(owner, e.attribute);
+        const s = this.fresh(`${e.alias}_${e.attribute}`);
+        return `(SELECT count(*) FROM ${quoteIdent(table.name)} AS ${quoteIdent(s)} WHERE ${col(s, table.columns[0]?.name as string)} = ${this.column(e.alias, 'id')})`;
+      }
+      case 'setArray': {
+        const { encoding, nested, owner, type } = this.setAccess(e.alias, e.attribute);
+        const s = this.fresh(`${e.alias}_${e.attribute}`);
+        if (encoding === 'array') return `ARRAY(SELECT ${col(s, 'value')} FROM unnest(${nested}) AS ${quoteIdent(s)}(value) ORDER BY ${col(s, 'value')})`;
+        if (encoding === 'jsonb') {
+          const element = castText(col(s, 'value'), type);
+          return `ARRAY(SELECT ${element} FROM jsonb_array_elements_text(${nested}) AS ${quoteIdent(s)}(value) ORDER BY 1)`;
+        }
+        const table = this.childTable(owner, e.attribute);
+        const [ownerColumn, elementColumn] = table.columns.map((c) => c.name) as [string, string];
+        return `ARRAY(SELECT ${col(s, elementColumn)} FROM ${quoteIdent(table.name)} AS ${quoteIdent(s)} WHERE ${col(s, ownerColumn)} = ${this.column(e.alias, 'id')} ORDER BY ${col(s, elementColumn)})`;
+      }
+      case 'classOf': {
+        const bound = this.bound_(e.alias);
+        const cases = e.among.map((c) => `WHEN ${bound.isA?.(c) ?? 'TRUE'} THEN ${quoteLiteral(c)}`);
+        return `CASE ${cases.join(' ')} END`;
+      }
+      case 'arithmetic':
+        return `(${this.expr(e.left)} ${e.op} ${this.expr(e.right)})`;
+      case 'round':
+        return `round(${this.expr(e.arg)}, ${e.digits})`;
+      case 'scalarSubquery':
+        return inlineSubquery(this.select(e.query));
+    }
+  }
+
+  private setAccess(alias: string, attribute: string): { encoding: 'array' | 'jsonb' | 'table'; nested: string; owner: string; type: AttributeType } {
+    const owner = this.scope.attributeOwner(alias, attribute);
+    const encoding = this.encodingOf(owner.entity, attribute);
+    const nested = encoding === 'table' ? '' : this.column(alias, needKey({ kind: 'nested', entity: owner.entity, attribute }));
+    return { encoding, nested, owner: owner.entity, type: owner.attribute.type };
+  }
+
+  private conjuncts(p: Predicate): string[] {
+    if (p.kind === 'and') return p.args.flatMap((a) => this.conjuncts(a));
+    return [this.predicate(p)];
+  }
+
+  predicate(p: Predicate): string {
+    switch (p.kind) {
+      case 'compare':
+        return `${this.expr(p.left)} ${p.op} ${this.expr(p.right)}`;
+      case 'in':
+        return `${this.expr(p.expr)} ${p.negated ? 'NOT IN' : 'IN'} (${p.values.map(literalSql).join(', ')})`;
+      case 'like':
+        return `${this.expr(p.expr)} ${p.negated ? 'NOT ' : ''}${p.caseInsensitive ? 'ILIKE' : 'LIKE'} ${quoteLiteral(p.pattern)}`;
+      case 'between':
+        return `${this.expr(p.expr)} ${p.negated ? 'NOT BETWEEN' : 'BETWEEN'} ${this.expr(p.low)} AND ${this.expr(p.high)}`;
+      case 'isNull':
+        return `${this.expr(p.expr)} IS ${p.negated ? 'NOT ' : ''}NULL`;
+      case 'contains': {
+        const { encoding, nested, owner, type } = this.setAccess(p.alias, p.attribute);
+        const value = literalSql(p.value);
+        let sql: string;
+        if (encoding === 'array') sql = `${value} = ANY (${nested})`;
+        else if (encoding === 'jsonb') {
+          // Containment compares JSON values: exact for the text and integers stored there.
+          if (type.kind === 'text' || type.kind === 'enum' || type.kind === 'integer' || type.kind === 'bigint') {
+            sql = `${nested} @> ${quoteLiteral(JSON.stringify([p.value]))}::jsonb`;
+          } else {
+            const s = this.fresh(`${p.alias}_${p.attribute}`);
+            sql = `EXISTS (SELECT 1 FROM jsonb_array_elements_text(${nested}) AS ${quoteIdent(s)}(value) WHERE ${castText(col(s, 'value'), type)} = ${value})`;
+          }
+        } else {
+          const table = this.childTable(owner, p.attribute);
+          const [ownerColumn, elementColumn] = table.columns.map((c) => c.name) as [string, string];
+          const s = this.fresh(`${p.alias}_${p.attribute}`);
+          sql = `EXISTS (SELECT 1 FROM ${quoteIdent(table.name)} AS ${quoteIdent(s)} WHERE ${col(s, ownerColumn)} = ${this.column(p.alias, 'id')} AND ${col(s, elementColumn)} = ${value})`;
+        }
+        return p.negated ? `NOT ${sql}` : sql;
+      }
+      case 'isA': {
+        const test = this.bound_(p.alias).isA?.(p.entity) ?? 'TRUE';
+        return p.negated ? `NOT (${test})` : test;
+      }
+      case 'and':
+        return `(${p.args.map((a) => this.predicate(a)).join(' AND ')})`;
+      case 'or':
+        return `(${p.args.map((a) => this.predicate(a)).join(' OR ')})`;
+      case 'not':
+        return `NOT (${this.predicate(p.arg)})`;
+      case 'exists':
+        return `${p.negated ? 'NOT ' : ''}EXISTS ${inlineSubquery(this.select(p.query))}`;
+      case 'inQuery':
+        return `${this.expr(p.expr)} ${p.negated ? 'NOT IN' : 'IN'} ${inlineSubquery(this.select(p.query))}`;
+    }
+  }
+}
+
+/** A JSONB element read as text, cast back to its attribute's type. */
+function castText(sql: string, type: AttributeType): string {
+  return type.kind === 'text' || type.kind === 'enum' ? sql : `${sql}::${scalarSqlType(type)}`;
+}

@@ -1,0 +1,271 @@
+import { type ErIndex, snakeCase } from '../er-model/er-index.ts';
+import { CompileError } from '../common/errors.ts';
+import { quoteIdent, quoteLiteral } from '../common/sql-text.ts';
+import type { Column, ColumnRole, RelationalSchema, Table } from '../variants/relational-schema.ts';
+import type { FromItem, SqlJoin, SqlSelect } from './sql-layout.ts';
+
+/** A column an entity alias must provide, beyond its id. */
+export type Need =
+  | { readonly kind: 'attribute'; readonly entity: string; readonly attribute: string }
+  | { readonly kind: 'nested'; readonly entity: string; readonly attribute: string }
+  | { readonly kind: 'reference'; readonly relationship: string }
+  | { readonly kind: 'relationshipAttribute'; readonly relationship: string; readonly attribute: string }
+  | { readonly kind: 'type' };
+
+export function needKey(need: Need): string {
+  switch (need.kind) {
+    case 'attribute':
+    case 'nested':
+      return `${need.kind}:${need.entity}.${need.attribute}`;
+    case 'reference':
+      return `reference:${need.relationship}`;
+    case 'relationshipAttribute':
+      return `relationshipAttribute:${need.relationship}.${need.attribute}`;
+    case 'type':
+      return 'type';
+  }
+}
+
+/** The SQL form of one relation: a FROM item, inner joins, and row filters. */
+export interface Relation {
+  readonly from: FromItem;
+  readonly joins: readonly SqlJoin[];
+  readonly filters: readonly string[];
+  /** Need key (or `id`) → SQL expression valid over this relation. */
+  readonly columns: ReadonlyMap<string, string>;
+}
+
+/** How an entity alias reads in one variant, and how to test its subclasses. */
+export interface EntityView extends Relation {
+  readonly entity: string;
+  readonly alias: string;
+  /** A predicate true when the aliased object is an instance of `entity`; undefined for always. */
+  isA(entity: string): string | undefined;
+}
+
+/** Lookups over a variant's tables by the meaning of their columns. */
+export interface VariantIndex {
+  readonly index: ErIndex;
+  readonly schema: RelationalSchema;
+  readonly mode: (root: string) => 'nested' | 'concrete';
+  /** Entity tables of a root's hierarchy. */
+  readonly entityTables: (root: string) => readonly Table[];
+  readonly registry: (root: string) => Table | undefined;
+  /** Classes a row of an entity table can be (its type column's domain). */
+  readonly typedClasses: (table: Table) => readonly string[];
+  readonly column: (table: Table, match: (role: ColumnRole) => boolean) => Column | undefined;
+  readonly tableByRole: (match: (table: Table) => boolean) => Table | undefined;
+}
+
+export function indexVariant(index: ErIndex, schema: RelationalSchema): VariantIndex {
+  const mode = (root: string): 'nested' | 'concrete' => schema.variant.hierarchies[root]?.mode ?? 'nested';
+  return {
+    index,
+    schema,
+    mode,
+    entityTables: (root) => schema.tables.filter((t) => t.role.kind === 'entity' && t.role.root === root),
+    registry: (root) => schema.tables.find((t) => t.role.kind === 'registry' && t.role.root === root),
+    typedClasses: (table) => {
+      const role = table.role;
+      if (role.kind === 'registry') return Object.keys(role.typeValues);
+      if (role.kind !== 'entity') return [];
+      const typed = Object.keys(role.typeValues);
+      if (typed.length > 0) return typed;
+      if (role.mode === 'nested') return [role.classes[0] as string];
+      return role.classes.filter((c) => index.canBeDirect(c));
+    },
+    column: (table, match) => table.columns.find((c) => match(c.role)),
+    tableByRole: (match) => schema.tables.find(match),
+  };
+}
+
+function roleMatches(need: Need, role: ColumnRole): boolean {
+  switch (need.kind) {
+    case 'attribute':
+      return role.kind === 'attribute' && role.entity === need.entity && role.attribute === need.attribute;
+    case 'nested':
+      return role.kind === 'nested' && role.entity === need.entity && role.attribute === need.attribute;
+    case 'reference':
+      return role.kind === 'reference' && role.relationship === need.relationship;
+    case 'relationshipAttribute':
+      return role.kind === 'relationshipAttribute' && role.relationship === need.relationship && role.attribute === need.attribute;
+    case 'type':
+      return role.kind === 'type';
+  }
+}
+
+/** The class whose table (nested mode) holds a need's column. */
+function ownerOf(v: VariantIndex, need: Need): string | undefined {
+  switch (need.kind) {
+    case 'attribute':
+    case 'nested':
+      return need.entity;
+    case 'reference':
+    case 'relationshipAttribute':
+      return v.index.relationship(need.relationship).from;
+    case 'type':
+      return undefined;
+  }
+}
+
+const col = (alias: string, name: string): string => `${quoteIdent(alias)}.${quoteIdent(name)}`;
+
+/** Rows of `table` that are instances of `entity`: a predicate, or undefined for all rows. */
+export function instanceFilter(v: VariantIndex, table: Table, alias: string, entity: string): string | undefined {
+  const role = table.role;
+  if (role.kind === 'entity' && role.mode === 'nested') {
+    if (entity === role.classes[0] || !role.classes.includes(entity)) {
+      return role.classes.includes(entity) || v.index.isAncestorOrSelf(entity, role.classes[0] as string) ? undefined : 'FALSE';
+    }
+    const flag = v.column(table, (r) => r.kind === 'flag' && r.entity === entity);
+    if (flag) return col(alias, flag.name);
+  }
+  const typed = v.typedClasses(table);
+  const inside = typed.filter((c) => v.index.isAncestorOrSelf(entity, c));
+  if (inside.length === typed.length) return undefined;
+  if (inside.length === 0) return 'FALSE';
+  const typeColumn = v.column(table, (r) => r.kind === 'type');
+  if (!typeColumn) throw new CompileError(`variant ${v.schema.variant.name}: table ${table.name} holds several classes but has no type column`);
+  const values = inside.map((c) => quoteLiteral(typeValue(table, c)));
+  return values.length === 1 ? `${col(alias, typeColumn.name)} = ${values[0]}` : `${col(alias, typeColumn.name)} IN (${values.join(', ')})`;
+}
+
+function typeValue(table: Table, entity: string): string {
+  const role = table.role;
+  const values = role.kind === 'entity' || role.kind === 'registry' ? role.typeValues : {};
+  const value = values[entity];
+  if (value === undefined) throw new CompileError(`table ${table.name} has no type value for ${entity}`);
+  return value;
+}
+
+/**
+ * Unfolds the virtual relation of `entity` for one variant, providing exactly `needs`:
+ * a discriminator filter on a merged table, only the joins up the hierarchy the needs call
+ * for, and a UNION ALL only where the instances are spread over several concrete tables.
+ */
+export function entityView(v: VariantIndex, alias: string, entity: string, needs: readonly Need[], fresh: (base: string) => string): EntityView {
+  const root = v.index.root(entity).name;
+  const subclasses = new Set(v.index.subtree(entity).map((e) => e.name));
+  const columns = new Map<string, string>();
+  const wantsType = needs.some((n) => n.kind === 'type');
+
+  if (v.mode(root) === 'nested') {
+    const groupOf = (cls: string): Table => {
+      const t = v.entityTables(root).find((t) => t.role.kind === 'entity' && t.role.classes.includes(cls));
+      if (!t) throw new CompileError(`variant ${v.schema.variant.name}: no table holds class ${cls}`);
+      return t;
+    };
+    const base = groupOf(entity);
+    const joins: SqlJoin[] = [];
+    const joined = new Map<string, string>([[base.name, alias]]);
+    columns.set('id', col(alias, 'id'));
+    for (const need of needs) {
+      if (need.kind === 'type') continue;
+      const owner = ownerOf(v, need) as string;
+      const table = groupOf(owner);
+      let tableAlias = joined.get(table.name);
+      if (!tableAlias) {
+        tableAlias = fresh(`${alias}_${table.name}`);
+        joined.set(table.name, tableAlias);
+        joins.push({ type: 'JOIN', item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(tableAlias) }, on: [`${col(tableAlias, 'id')} = ${col(alias, 'id')}`] });
+      }
+      const column = v.column(table, (r) => roleMatches(need, r));
+      if (!column) throw new CompileError(`variant ${v.schema.variant.name}: table ${table.name} has no column for ${needKey(need)}`);
+      columns.set(needKey(need), col(tableAlias, column.name));
+    }
+    const filter = instanceFilter(v, base, alias, entity);
+    return {
+      entity,
+      alias,
+      from: { kind: 'table', name: quoteIdent(base.name), alias: quoteIdent(alias) },
+      joins,
+      filters: filter ? [filter] : [],
+      columns,
+      isA: (cls) => {
+        if (v.index.isAncestorOrSelf(cls, entity)) return undefined;
+        const table = groupOf(cls);
+        if (table === base) return instanceFilter(v, base, alias, cls);
+        const inner = fresh(`${alias}_${table.name}`);
+        const condition = instanceFilter(v, table, inner, cls);
+        return `EXISTS (SELECT 1 FROM ${quoteIdent(table.name)} AS ${quoteIdent(inner)} WHERE ${col(inner, 'id')} = ${col(alias, 'id')}${condition ? ` AND ${condition}` : ''})`;
+      },
+    };
+  }
+
+  // Concrete: the instances live in every table whose classes meet the subtree.
+  const tables = v.entityTables(root).filter((t) => v.typedClasses(t).some((c) => subclasses.has(c)));
+  const registry = v.registry(root);
+  const onlyIds = needs.every((n) => n.kind === 'type');
+  const single = onlyIds && registry ? registry : tables.length === 1 ? tables[0] : undefined;
+  if (single) {
+    columns.set('id', col(alias, 'id'));
+    for (const need of needs) {
+      if (need.kind === 'type') continue;
+      const column = v.column(single, (r) => roleMatches(need, r));
+      if (!column) throw new CompileError(`variant ${v.schema.variant.name}: table ${single.name} has no column for ${needKey(need)}`);
+      columns.set(needKey(need), col(alias, column.name));
+    }
+    const filter = instanceFilter(v, single, alias, entity);
+    return {
+      entity,
+      alias,
+      from: { kind: 'table', name: quoteIdent(single.name), alias: quoteIdent(alias) },
+      joins: [],
+      filters: filter ? [filter] : [],
+      columns,
+      isA: (cls) => (v.index.isAncestorOrSelf(cls, entity) ? undefined : instanceFilter(v, single, alias, cls)),
+    };
+  }
+
+  // Several concrete tables: a UNION ALL of the needed columns, with the class of each row
+  // when a subclass test needs it.
+  const names = new Map<string, string>();
+  const used = new Set(['id']);
+  for (const need of needs) {
+    if (need.kind === 'type') continue;
+    const first = tables.map((t) => v.column(t, (r) => roleMatches(need, r))).find(Boolean);
+    let name = first?.name ?? needKey(need).replace(/\W+/g, '_');
+    for (let i = 2; used.has(name); i++) name = `${first?.name ?? 'c'}_${i}`;
+    used.add(name);
+    names.set(needKey(need), name);
+  }
+  let typeName = 'type';
+  for (let i = 2; used.has(typeName); i++) typeName = `type_${i}`;
+  const branches: SqlSelect[] = tables.map((table) => {
+    const t = fresh(table.name);
+    const cols: { expr: string; alias?: string }[] = [{ expr: col(t, 'id') }];
+    for (const need of needs) {
+      if (need.kind === 'type') continue;
+      const column = v.column(table, (r) => roleMatches(need, r));
+      if (!column) throw new CompileError(`variant ${v.schema.variant.name}: table ${table.name} has no column for ${needKey(need)}`);
+      const name = names.get(needKey(need)) as string;
+      cols.push(column.name === name ? { expr: col(t, column.name) } : { expr: col(t, column.name), alias: quoteIdent(name) });
+    }
+    if (wantsType) {
+      const typed = v.typedClasses(table);
+      const typeColumn = v.column(table, (r) => r.kind === 'type');
+      const expr = typeColumn ? col(t, typeColumn.name) : quoteLiteral(snakeCase(typed[0] as string));
+      cols.push(typeColumn?.name === typeName ? { expr } : { expr, alias: quoteIdent(typeName) });
+    }
+    const filter = instanceFilter(v, table, t, entity);
+    return { kind: 'select', distinct: false, columns: cols, from: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(t) }, joins: [], where: filter ? [filter] : [], groupBy: [], having: [], orderBy: [] };
+  });
+  const union = branches.slice(1).reduce<SqlSelect | import('./sql-layout.ts').SqlSet>((acc, b) => ({ kind: 'set', op: 'UNION ALL', left: acc, right: b, orderBy: [] }), branches[0] as SqlSelect);
+  columns.set('id', col(alias, 'id'));
+  for (const [key, name] of names) columns.set(key, col(alias, name));
+  return {
+    entity,
+    alias,
+    from: { kind: 'derived', query: union, alias: quoteIdent(alias) },
+    joins: [],
+    filters: [],
+    columns,
+    isA: (cls) => {
+      if (v.index.isAncestorOrSelf(cls, entity)) return undefined;
+      const inside = v.index.subtree(cls).map((e) => e.name).filter((c) => v.index.canBeDirect(c));
+      if (inside.length === 0) return 'FALSE';
+      const values = inside.map((c) => quoteLiteral(snakeCase(c)));
+      return values.length === 1 ? `${col(alias, typeName)} = ${values[0]}` : `${col(alias, typeName)} IN (${values.join(', ')})`;
+    },
+  };
+}

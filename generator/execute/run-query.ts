@@ -1,0 +1,89 @@
+import { ExecutionError, oneLine } from '../common/errors.ts';
+import { quoteIdent } from '../common/sql-text.ts';
+import { sha256 } from '../common/hash.ts';
+import type { Database, TextResult } from '../database/database.ts';
+
+export interface RunOptions {
+  /** Statement timeout in milliseconds (default 30 s). */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Runs one query read-only in a variant's schema: its own transaction, READ ONLY, a
+ * statement timeout, the variant's search_path, and UTC/ISO settings so values print the
+ * same on every backend. A failure is an ExecutionError naming the schema.
+ */
+export async function runReadOnly(db: Database, pgSchema: string, sql: string, options: RunOptions = {}): Promise<TextResult> {
+  const timeout = Math.max(1, Math.floor(options.timeoutMs ?? 30_000));
+  await db.exec(
+    `BEGIN; SET TRANSACTION READ ONLY; SET LOCAL statement_timeout = ${timeout}; SET LOCAL search_path TO ${quoteIdent(pgSchema)}; SET LOCAL TimeZone = 'UTC'; SET LOCAL DateStyle = 'ISO, YMD'`,
+  );
+  try {
+    const result = await db.queryText(sql);
+    await db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    await db.exec('ROLLBACK').catch(() => {});
+    throw new ExecutionError(`schema ${pgSchema}: ${oneLine(error)}`, { cause: error });
+  }
+}
+
+/** A result as the comparison sees it: rows of strings (NULL as null), and its hash. */
+export interface NormalizedResult {
+  readonly rows: readonly (readonly (string | null)[])[];
+  readonly hash: string;
+  readonly ordered: boolean;
+}
+
+function compareRows(a: readonly (string | null)[], b: readonly (string | null)[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const x = a[i] ?? null;
+    const y = b[i] ?? null;
+    if (x === y) continue;
+    if (x === null) return -1;
+    if (y === null) return 1;
+    return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+/**
+ * Normalizes as the paper does: rows as tuples, values as PostgreSQL prints them, rows
+ * sorted unless their order is part of the answer; then hashes the rows (not the column
+ * names, which a variant does not change anyway).
+ */
+export function normalizeResult(result: TextResult, ordered: boolean): NormalizedResult {
+  const rows = ordered ? result.rows : [...result.rows].sort(compareRows);
+  return { rows, hash: sha256(JSON.stringify(rows)), ordered };
+}
+
+export interface GroupComparison {
+  readonly agree: boolean;
+  /** The hash most variants share (ties: the first variant's). */
+  readonly hash: string;
+  readonly rowCount: number;
+  /** Variants whose result differs from the majority, with a few rows only they have or lack. */
+  readonly differing: readonly { readonly variant: string; readonly hash: string; readonly rowCount: number; readonly sample: readonly string[] }[];
+}
+
+/** Compares one query's results across variants. */
+export function compareResults(results: ReadonlyMap<string, NormalizedResult>): GroupComparison {
+  const counts = new Map<string, number>();
+  for (const r of results.values()) counts.set(r.hash, (counts.get(r.hash) ?? 0) + 1);
+  const first = results.values().next().value as NormalizedResult | undefined;
+  let majority = first?.hash ?? '';
+  for (const [hash, n] of counts) if (n > (counts.get(majority) ?? 0)) majority = hash;
+  const reference = [...results.values()].find((r) => r.hash === majority);
+  const key = (row: readonly (string | null)[]): string => JSON.stringify(row);
+  const differing = [...results].filter(([, r]) => r.hash !== majority).map(([variant, r]) => {
+    const mine = new Set(r.rows.map(key));
+    const theirs = new Set(reference?.rows.map(key) ?? []);
+    const sample = [
+      ...[...mine].filter((k) => !theirs.has(k)).slice(0, 3).map((k) => `+ ${k}`),
+      ...[...theirs].filter((k) => !mine.has(k)).slice(0, 3).map((k) => `- ${k}`),
+    ];
+    if (sample.length === 0) sample.push('same rows in another order');
+    return { variant, hash: r.hash, rowCount: r.rows.length, sample };
+  });
+  return { agree: differing.length === 0, hash: majority, rowCount: reference?.rows.length ?? 0, differing };
+}

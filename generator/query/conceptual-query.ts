@@ -1,0 +1,128 @@
+/**
+ * The conceptual query: a typed, immutable, JSON-serializable query over the conceptual
+ * schema of an E/R model, never over any variant's tables. Its relations are virtual:
+ *
+ * - an entity type, with every instance of it and of its subclasses, and all its
+ *   single-valued attributes (inherited ones included) plus `id`;
+ * - a relationship, traversed by a join from an entity alias to the entity at its other end;
+ * - a multi-valued attribute, as a membership predicate, a set size, a sorted array, or a
+ *   join that yields one row per element.
+ *
+ * Aliases are unique across the whole query, subqueries included, so a correlated
+ * subquery names an outer alias directly. The compiler turns one conceptual query into the
+ * SQL each variant needs; the question writer reads it to phrase the question.
+ */
+
+export type ScalarLiteral = string | number | boolean;
+
+/** A value expression. */
+export type Expr =
+  /** A single-valued attribute of an entity alias, or its `id`. */
+  | { readonly kind: 'attribute'; readonly alias: string; readonly attribute: string }
+  /** The element of a set joined with an `elements` join. */
+  | { readonly kind: 'element'; readonly alias: string }
+  /** An attribute of the relationship link through which `alias` was joined. */
+  | { readonly kind: 'linkAttribute'; readonly alias: string; readonly attribute: string }
+  | { readonly kind: 'literal'; readonly value: ScalarLiteral | null }
+  /** COUNT(*) when `arg` is absent. */
+  | { readonly kind: 'aggregate'; readonly fn: AggregateFunction; readonly arg?: Expr; readonly distinct?: boolean }
+  /** The number of elements of a multi-valued attribute (0 for an empty set). */
+  | { readonly kind: 'setSize'; readonly alias: string; readonly attribute: string }
+  /** A multi-valued attribute as an array, elements in ascending order. */
+  | { readonly kind: 'setArray'; readonly alias: string; readonly attribute: string }
+  /** The name of the first class of `among` the object belongs to, or NULL. */
+  | { readonly kind: 'classOf'; readonly alias: string; readonly among: readonly string[] }
+  /** Arithmetic on numbers, or `||` to concatenate text. */
+  | { readonly kind: 'arithmetic'; readonly op: '+' | '-' | '*' | '/' | '||'; readonly left: Expr; readonly right: Expr }
+  /** ROUND(arg, digits): numeric, so every variant prints the same scale. */
+  | { readonly kind: 'round'; readonly arg: Expr; readonly digits: number }
+  /** A subquery returning one column and at most one row. */
+  | { readonly kind: 'scalarSubquery'; readonly query: SelectQuery };
+
+export type AggregateFunction = 'count' | 'sum' | 'avg' | 'min' | 'max';
+
+export type ComparisonOperator = '=' | '<>' | '<' | '<=' | '>' | '>=';
+
+/** A condition. */
+export type Predicate =
+  | { readonly kind: 'compare'; readonly op: ComparisonOperator; readonly left: Expr; readonly right: Expr }
+  | { readonly kind: 'in'; readonly expr: Expr; readonly values: readonly ScalarLiteral[]; readonly negated?: boolean }
+  | { readonly kind: 'like'; readonly expr: Expr; readonly pattern: string; readonly caseInsensitive?: boolean; readonly negated?: boolean }
+  | { readonly kind: 'between'; readonly expr: Expr; readonly low: Expr; readonly high: Expr; readonly negated?: boolean }
+  | { readonly kind: 'isNull'; readonly expr: Expr; readonly negated?: boolean }
+  /** The multi-valued attribute of `alias` contains `value`. */
+  | { readonly kind: 'contains'; readonly alias: string; readonly attribute: string; readonly value: ScalarLiteral; readonly negated?: boolean }
+  /** The object of `alias` is an instance of `entity` (a subclass of the alias's type). */
+  | { readonly kind: 'isA'; readonly alias: string; readonly entity: string; readonly negated?: boolean }
+  | { readonly kind: 'and'; readonly args: readonly Predicate[] }
+  | { readonly kind: 'or'; readonly args: readonly Predicate[] }
+  | { readonly kind: 'not'; readonly arg: Predicate }
+  | { readonly kind: 'exists'; readonly query: SelectQuery; readonly negated?: boolean }
+  | { readonly kind: 'inQuery'; readonly expr: Expr; readonly query: SelectQuery; readonly negated?: boolean };
+
+export type JoinType = 'inner' | 'left';
+
+/** Extends the row with another relation. */
+export type Join =
+  /**
+   * Follows a relationship from an existing entity alias to a new alias at the other end.
+   * `forward` goes from the relationship's `from` end to its `to` end. `entity` is the
+   * other end's type or one of its subclasses (then only partners of that subclass count).
+   * `on` holds further conditions on the new alias; under a LEFT join they stay in the join.
+   */
+  | {
+      readonly kind: 'relationship';
+      readonly type: JoinType;
+      readonly relationship: string;
+      readonly from: string;
+      readonly direction: 'forward' | 'reverse';
+      readonly alias: string;
+      readonly entity: string;
+      readonly on?: Predicate;
+    }
+  /** One row per element of a multi-valued attribute of `of`; a LEFT join keeps empty sets as one NULL row. */
+  | { readonly kind: 'elements'; readonly type: JoinType; readonly of: string; readonly attribute: string; readonly alias: string };
+
+export interface OutputColumn {
+  readonly name: string;
+  readonly expr: Expr;
+}
+
+export interface OrderItem {
+  /** An expression, or the name of an output column. */
+  readonly expr: Expr | { readonly kind: 'output'; readonly name: string };
+  readonly direction: 'asc' | 'desc';
+}
+
+export interface SelectQuery {
+  readonly kind: 'select';
+  readonly distinct?: boolean;
+  readonly select: readonly OutputColumn[];
+  /** The base relation: all instances of an entity type. */
+  readonly from: { readonly entity: string; readonly alias: string };
+  readonly joins?: readonly Join[];
+  readonly where?: Predicate;
+  readonly groupBy?: readonly Expr[];
+  readonly having?: Predicate;
+  readonly orderBy?: readonly OrderItem[];
+  readonly limit?: number;
+}
+
+export type SetOperator = 'union' | 'union all' | 'intersect' | 'except';
+
+export interface SetQuery {
+  readonly kind: 'set';
+  readonly op: SetOperator;
+  readonly left: Query;
+  readonly right: Query;
+  /** By output column name only. */
+  readonly orderBy?: readonly { readonly name: string; readonly direction: 'asc' | 'desc' }[];
+  readonly limit?: number;
+}
+
+export type Query = SelectQuery | SetQuery;
+
+/** Whether the order of a query's rows is part of its answer. */
+export function isOrdered(query: Query): boolean {
+  return (query.orderBy?.length ?? 0) > 0;
+}
