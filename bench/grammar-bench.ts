@@ -29,14 +29,21 @@ if (!existsSync(corpusFile)) {
 }
 const say = (s: string): void => void process.stdout.write(`${s}\n`);
 
-/** Runs `work` (which reports how many items it did) until at least `minMs` have passed. */
-function rate(work: () => number, minMs = 2000): { perSecond: number; items: number; ms: number } {
-  work(); // warm-up
-  let items = 0;
-  const start = performance.now();
-  while (performance.now() - start < minMs) items += work();
-  const ms = performance.now() - start;
-  return { perSecond: (items * 1000) / ms, items, ms };
+/**
+ * Items per second of `work` (which reports how many items it did): after a warm-up, the
+ * best of three rounds of at least `roundMs` each, since the machine is shared and other
+ * processes only ever slow a round down.
+ */
+function rate(work: () => number, roundMs = 1000): { perSecond: number } {
+  work();
+  let best = 0;
+  for (let round = 0; round < 3; round++) {
+    let items = 0;
+    const start = performance.now();
+    while (performance.now() - start < roundMs) items += work();
+    best = Math.max(best, (items * 1000) / (performance.now() - start));
+  }
+  return { perSecond: best };
 }
 
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
@@ -55,8 +62,15 @@ const draws = rate(() => {
   return 5000;
 });
 rows.push(['raw draws (with derivation and log-probability)', `${fmt(draws.perSecond)} /s`]);
-const samples = rate(() => sampleSkeletons(grammar, { n: 5000, seed: `distinct-${seed++}` }).samples.length);
-rows.push(['distinct samples (`grammar sample`, dedupe on)', `${fmt(samples.perSecond)} /s`]);
+let drawn = 0;
+let kept = 0;
+const samples = rate(() => {
+  const report = sampleSkeletons(grammar, { n: 5000, seed: `distinct-${seed++}` });
+  drawn += report.samples.length + report.duplicates + report.rejectedByBounds;
+  kept += report.samples.length;
+  return report.samples.length;
+});
+rows.push([`distinct samples (\`grammar sample\`, dedupe on; ${(drawn / kept).toFixed(1)} draws each)`, `${fmt(samples.perSecond)} /s`]);
 const tail = rate(() => sampleSkeletons(grammar, { n: 5000, seed: `tail-${seed++}`, tail: 0.1 }).samples.length);
 rows.push(['distinct samples with a 10% long tail', `${fmt(tail.perSecond)} /s`]);
 
