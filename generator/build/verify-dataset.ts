@@ -6,7 +6,7 @@ import { parseDomainJson } from '../er-model/domain-json.ts';
 import { generateInstance } from '../instance/generate-instance.ts';
 import { diffInstances, instanceHash } from '../instance/canonical-instance.ts';
 import { buildRelationalSchema } from '../variants/build-schema.ts';
-import { readInstance } from '../readback/read-instance.ts';
+import { readVariant, tableDifferences } from '../readback/read-instance.ts';
 import { openDatabase, type Database, type DatabaseTarget } from '../database/database.ts';
 import { isDatabase, type BuildManifest } from './build-dataset.ts';
 
@@ -57,10 +57,10 @@ export async function verifyDataset(dir: string, target: DatabaseTarget | Databa
       const schema = buildRelationalSchema(index, built.spec);
       let check: VariantCheck;
       try {
-        const actual = await readInstance(db, built.pg_schema, schema, index);
-        const hash = instanceHash(actual);
-        const ok = hash === expectedHash;
-        check = { variant: built.name, instance_hash: hash, ok, differences: ok ? [] : diffInstances(expected, actual) };
+        const contents = await readVariant(db, built.pg_schema, schema, index);
+        const hash = instanceHash(contents.instance);
+        const differences = [...(hash === expectedHash ? [] : diffInstances(expected, contents.instance)), ...tableDifferences(index, schema, contents)];
+        check = { variant: built.name, instance_hash: hash, ok: differences.length === 0, differences };
       } catch (error) {
         check = { variant: built.name, instance_hash: '', ok: false, differences: [`cannot read schema ${built.pg_schema}: ${oneLine(error)}`] };
       }

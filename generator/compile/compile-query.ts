@@ -199,7 +199,12 @@ class QueryCompiler {
       from: base.from,
       joins,
       where,
-      groupBy: (q.groupBy ?? []).map((e) => this.expr(e)),
+      // A grouping expression that is also an output column is grouped by the output's
+      // name: PostgreSQL then accepts subqueries in it (a class test, say) as grouped.
+      groupBy: (q.groupBy ?? []).map((e) => {
+        const same = e.kind === 'attribute' ? undefined : q.select.find((c) => JSON.stringify(c.expr) === JSON.stringify(e));
+        return same ? quoteIdent(same.name) : this.expr(e);
+      }),
       having: q.having ? this.conjuncts(q.having) : [],
       orderBy: (q.orderBy ?? []).map((o) => {
         const target = o.expr.kind === 'output' ? quoteIdent(o.expr.name) : this.orderExpr(o.expr, q, outputs);

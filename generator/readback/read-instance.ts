@@ -6,6 +6,7 @@ import type { ConceptualInstance, EntityObject, Link, Scalar, Value } from '../i
 import { canonicalSet } from '../instance/canonical-instance.ts';
 import type { Column, RelationalSchema, Table } from '../variants/relational-schema.ts';
 import { ShredError } from '../common/errors.ts';
+import { createShredContext, shredTable } from '../shred/shred-rows.ts';
 
 /** PostgreSQL's text form of a value, back to the instance's canonical scalar. */
 export function parseScalar(text: string, type: AttributeType | { kind: 'id' }): Scalar {
@@ -44,6 +45,22 @@ interface Draft {
  * instance reports them.
  */
 export async function readInstance(db: Database, pgSchema: string, schema: RelationalSchema, index: ErIndex): Promise<ConceptualInstance> {
+  return (await readVariant(db, pgSchema, schema, index)).instance;
+}
+
+/** What a variant's database holds: the instance read from it, and every table's rows. */
+export interface VariantContents {
+  readonly instance: ConceptualInstance;
+  /** Table name → its rows, each a JSON array of cells in shredding's text form. */
+  readonly tables: ReadonlyMap<string, readonly string[]>;
+}
+
+/**
+ * Reads every table of a variant and reconstructs the conceptual instance from them; keeps
+ * the rows too, so `tableDifferences` can check nothing else is in the tables.
+ */
+export async function readVariant(db: Database, pgSchema: string, schema: RelationalSchema, index: ErIndex): Promise<VariantContents> {
+  const tableRows = new Map<string, string[]>();
   await db.exec(`SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'`);
   const drafts = new Map<string, Map<number, Draft>>();
   for (const root of index.roots) drafts.set(root.name, new Map());
@@ -71,6 +88,7 @@ export async function readInstance(db: Database, pgSchema: string, schema: Relat
     const rows = await readTable(db, pgSchema, table);
     const role = table.role;
     const columns = table.columns;
+    tableRows.set(table.name, rows.map((row) => JSON.stringify(row.map((cell, i) => shredForm(cell, columns[i] as Column)))));
     for (const row of rows) {
       const cell = (i: number): string | null => row[i] ?? null;
       if (role.kind === 'relationship') {
@@ -172,7 +190,66 @@ export async function readInstance(db: Database, pgSchema: string, schema: Relat
   }
   const linkLists: Record<string, Link[]> = {};
   for (const [rel, map] of links) linkLists[rel] = [...map.values()].sort((a, b) => a.from - b.from || a.to - b.to);
-  return { domain: index.domain.name, objects, links: linkLists };
+  return { instance: { domain: index.domain.name, objects, links: linkLists }, tables: tableRows };
+}
+
+/**
+ * A cell as read (text output, sets as JSON) in the form shredding writes it: booleans
+ * as t/f, arrays as fully quoted literals in stored order, JSONB re-serialized compactly.
+ */
+function shredForm(cell: string | null, column: Column): string | null {
+  if (cell === null) return null;
+  const r = column.role;
+  if (r.kind === 'nested') {
+    if (r.encoding === 'jsonb') return JSON.stringify(JSON.parse(cell));
+    const elements = JSON.parse(cell) as (string | null)[];
+    const text = (e: string | null): string => {
+      if (e === null) return 'NULL';
+      const value = column.valueType.kind === 'boolean' ? (e === 'true' ? 't' : 'f') : e;
+      return `"${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
+    };
+    return `{${elements.map(text).join(',')}}`;
+  }
+  if (column.valueType.kind === 'boolean') return cell === 'true' || cell === 't' ? 't' : 'f';
+  return cell;
+}
+
+/**
+ * Rows the tables hold beyond, or short of, what the instance read from them shreds into:
+ * an object stored twice, a discriminator that contradicts a subclass table, a value on a
+ * row of the wrong class, a duplicate set element, a set element of the wrong JSON type.
+ * Empty when the tables are exactly the shredding of their own instance.
+ */
+export function tableDifferences(index: ErIndex, schema: RelationalSchema, contents: VariantContents, limit = 5): string[] {
+  const out: string[] = [];
+  let context: ReturnType<typeof createShredContext>;
+  try {
+    context = createShredContext(index, contents.instance);
+  } catch (error) {
+    return [`the instance read back cannot be shredded again: ${(error as Error).message}`];
+  }
+  for (const table of schema.tables) {
+    let expected: string[];
+    try {
+      expected = [...shredTable(context, schema, table)].map((row) => JSON.stringify(row));
+    } catch (error) {
+      out.push(`table ${table.name}: the instance read back cannot be shredded again: ${(error as Error).message.split('\n')[0]}`);
+      continue;
+    }
+    const actual = contents.tables.get(table.name) ?? [];
+    const remaining = new Map<string, number>();
+    for (const row of expected) remaining.set(row, (remaining.get(row) ?? 0) + 1);
+    const extra: string[] = [];
+    for (const row of actual) {
+      const n = remaining.get(row) ?? 0;
+      if (n > 0) remaining.set(row, n - 1);
+      else extra.push(row);
+    }
+    const missing = [...remaining].flatMap(([row, n]) => Array<string>(n).fill(row));
+    for (const row of extra.slice(0, limit)) out.push(`table ${table.name}: row not implied by the instance: ${row.slice(0, 200)}`);
+    for (const row of missing.slice(0, limit)) out.push(`table ${table.name}: row the instance implies is missing: ${row.slice(0, 200)}`);
+  }
+  return out;
 }
 
 function hasAttributes(index: ErIndex, relationship: string): boolean {

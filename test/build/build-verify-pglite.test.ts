@@ -52,6 +52,32 @@ describe('verify reads the databases, not memory', () => {
   });
 });
 
+describe('verify catches tables that say more than the instance', () => {
+  const dropChecks = (table: string): string =>
+    `DO $$ DECLARE r record; BEGIN FOR r IN SELECT conname FROM pg_constraint WHERE conrelid = '${table}'::regclass AND contype IN ('c', 'f') LOOP EXECUTE format('ALTER TABLE ${table} DROP CONSTRAINT %I', r.conname); END LOOP; END $$`;
+  // Each case changes one variant in a way that reads back into the same instance, or
+  // nearly, but leaves rows no correct shredding would write.
+  const cases: [string, string, (s: string) => string[]][] = [
+    ['an object stored in two concrete tables', 'full_concrete', (s) => [`INSERT INTO ${s}.accounts SELECT id, username, email, created_at FROM ${s}.streamers ORDER BY id LIMIT 1`]],
+    ['a registry type that contradicts the concrete table', 'concrete_all_tables', (s) => [`UPDATE ${s}.account_registry SET type = 'account' WHERE id = (SELECT min(id) FROM ${s}.streamers)`]],
+    ['a discriminator that contradicts a subclass table', 'hybrid_roots_merged', (s) => [dropChecks(`${s}.account`), `UPDATE ${s}.account SET type = 'account' WHERE id = (SELECT min(id) FROM ${s}.streamer)`]],
+    ['a value on a row of another class', 'full_sti', (s) => [dropChecks(`${s}.accounts`), `UPDATE ${s}.accounts SET platform = 'twitch' WHERE id = (SELECT min(id) FROM ${s}.accounts WHERE type = 'consumer_account')`]],
+    ['a duplicate array element', 'full_sti', (s) => [`UPDATE ${s}.content_items SET quality_opts = quality_opts || quality_opts[1] WHERE id = (SELECT min(id) FROM ${s}.content_items WHERE cardinality(quality_opts) > 0)`]],
+    ['a JSONB element of the wrong JSON type', 'full_sti', (s) => [`UPDATE ${s}.content_items SET chapter_markers = (SELECT jsonb_agg(e #>> '{}') FROM jsonb_array_elements(chapter_markers) AS e) WHERE id = (SELECT min(id) FROM ${s}.content_items WHERE jsonb_array_length(chapter_markers) > 0)`]],
+  ];
+  it.each(cases)('%s', async (_what, variant, tamper) => {
+    const [name, domain] = DOMAINS.find(([n]) => n === 'social_media') as (typeof DOMAINS)[number];
+    const out = join(tmp.dir, `strict-${variant}-${Math.random().toString(36).slice(2, 8)}`);
+    const prefix = `strict_${Math.random().toString(36).slice(2, 8)}_`;
+    const built = await buildDataset({ dataset: name, domain, variants: variant, scale: 'tiny', seed: 6, profile: 'default', target: db, out, schemaPrefix: prefix });
+    expect((await verifyDataset(out, db))[0]?.ok).toBe(true);
+    for (const sql of tamper(quoteIdent(built.manifest.variants[0]!.pg_schema))) await db.exec(sql);
+    const [check] = await verifyDataset(out, db);
+    expect(check?.ok).toBe(false);
+    expect(check?.differences.join('\n')).toMatch(/^table \w+: row (not implied by the instance|the instance implies is missing): /m);
+  });
+});
+
 describe('a domain with what the reference domains lack', () => {
   it('overlapping hierarchy, one-to-one, self and attributed relationships: all presets and random:8 read back unchanged', async () => {
     const { readFileSync } = await import('node:fs');
