@@ -338,6 +338,51 @@ class DomainChecker {
     }
   }
 
+  /**
+   * Under an overlapping specialization an object can belong to classes in two branches at
+   * once; an attribute name declared in both would have two values for one object. Reported
+   * on the later declaration.
+   */
+  private coOccurringAttributes(list: readonly unknown[], info: EntityInfo, listPath: string, inherited: ReadonlyMap<string, string>): void {
+    const others = new Map<string, string>();
+    let below = info;
+    for (const ancestor of this.ancestors(info)) {
+      const spec = ancestor.raw.specialization;
+      if (isRecord(spec) && spec.disjoint === false) {
+        for (const sibling of this.children.get(ancestor.name ?? '') ?? []) {
+          if (sibling === below) continue;
+          for (const member of this.subtreeOf(sibling)) {
+            if (member.index > info.index || !Array.isArray(member.raw.attributes)) continue;
+            for (const attribute of member.raw.attributes) {
+              if (isRecord(attribute) && isIdentifier(attribute.name)) {
+                const key = snakeCase(attribute.name);
+                if (!others.has(key)) others.set(key, member.name ?? `entities[${member.index}]`);
+              }
+            }
+          }
+        }
+      }
+      below = ancestor;
+    }
+    list.forEach((attribute) => {
+      if (!isRecord(attribute) || !isIdentifier(attribute.name)) return;
+      const key = snakeCase(attribute.name);
+      const other = others.get(key);
+      if (other !== undefined && !inherited.has(key)) {
+        this.report(
+          `${listPath}.${attribute.name}.name`,
+          `attribute "${attribute.name}" is also declared on ${other}, and an object can belong to both ${info.name} and ${other}`,
+        );
+      }
+    });
+  }
+
+  private subtreeOf(info: EntityInfo): EntityInfo[] {
+    const out: EntityInfo[] = [info];
+    for (const child of this.children.get(info.name ?? '') ?? []) if (child !== info) out.push(...this.subtreeOf(child));
+    return out;
+  }
+
   /** Ancestors nearest first, stopping at an unknown parent or where a cycle closes. */
   private ancestors(info: EntityInfo): EntityInfo[] {
     const out: EntityInfo[] = [];
@@ -421,6 +466,7 @@ class DomainChecker {
     }
     if (Array.isArray(raw.attributes)) {
       this.attributes(raw.attributes, `${path}.attributes`, inherited, false);
+      this.coOccurringAttributes(raw.attributes, info, `${path}.attributes`, inherited);
     } else {
       this.report(`${path}.attributes`, `must be a list of attributes, got ${describe(raw.attributes)}`);
     }
