@@ -4,6 +4,7 @@ import type { Domain } from '../er-model/er-model.ts';
 import { indexDomain } from '../er-model/er-index.ts';
 import { domainToJson } from '../er-model/domain-json.ts';
 import { sha256, stableStringify } from '../common/hash.ts';
+import { ConfigError } from '../common/errors.ts';
 import type { InstanceProfile, ScalePreset } from '../instance/conceptual-instance.ts';
 import { generateInstance } from '../instance/generate-instance.ts';
 import { instanceHash } from '../instance/canonical-instance.ts';
@@ -82,8 +83,16 @@ function fileHeader(options: BuildOptions, variant: VariantSpec, kind: string): 
  * `schemas/<v>.sql`, `dumps/<v>.sql` and `build.json` under `out`, and loads each variant
  * into its own schema of the target database.
  */
+/** Seeds end up in file headers and manifests: keep them to plain, printable words. */
+export function checkSeed(seed: string | number): void {
+  if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(String(seed))) {
+    throw new ConfigError(`--seed: expected 1 to 64 letters, digits or . _ : -, got ${JSON.stringify(String(seed))}`);
+  }
+}
+
 export async function buildDataset(options: BuildOptions): Promise<BuildResult> {
   const progress = options.progress ?? (() => {});
+  checkSeed(options.seed);
   const index = indexDomain(options.domain);
   const schemas = selectVariants(index, options.variants, options.seed).map((v) => buildRelationalSchema(index, v));
   // Reach the database before writing anything, so an unreachable one changes no file.

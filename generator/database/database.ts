@@ -1,4 +1,4 @@
-import { LoadError } from '../common/errors.ts';
+import { ConfigError } from '../common/errors.ts';
 
 /** Rows as plain objects; every value the driver returns, untouched. */
 export type Row = Record<string, unknown>;
@@ -41,7 +41,8 @@ export function redactUrl(url: string): string {
     if (u.password) u.password = '***';
     return u.toString();
   } catch {
-    return '<unparseable database URL>';
+    // Not a URL: hide anything between "//" or ":" and "@", where a password would be.
+    return url.replace(/\/\/[^/@]*@/, '//***@');
   }
 }
 
@@ -60,5 +61,5 @@ export function resolveTarget(db: string | undefined, fallbackDir: string | unde
   if (db === undefined || db === '') return fallbackDir === undefined ? { kind: 'pglite' } : { kind: 'pglite', dir: fallbackDir };
   if (/^postgres(ql)?:\/\//.test(db)) return { kind: 'postgres', url: db };
   if (db.startsWith('pglite:')) return { kind: 'pglite', dir: db.slice('pglite:'.length) || undefined };
-  throw new LoadError(`--db: expected postgres://… or pglite:DIR, got "${db}"`);
+  throw new ConfigError(`--db: expected postgres://… or pglite:DIR, got "${redactUrl(db)}"`);
 }

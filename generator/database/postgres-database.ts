@@ -13,8 +13,10 @@ const types = {
 /** One connection to a PostgreSQL server. */
 export async function openPostgres(url: string): Promise<Database> {
   const label = redactUrl(url);
-  const client = new pg.Client({ connectionString: url, types });
+  let client: pg.Client;
   try {
+    new URL(url);
+    client = new pg.Client({ connectionString: url, types });
     await client.connect();
   } catch (error) {
     throw new LoadError(`cannot connect to ${label}: ${(error as Error).message}`, { cause: error });

@@ -153,7 +153,7 @@ function assignClasses(index: ErIndex, root: Entity, count: number, rng: Rng): M
         offset += q;
       });
       const direct = shuffled.slice(offset);
-      for (const id of direct) if (!result.has(id)) result.set(id, [entity.name]);
+      for (const id of direct) result.set(id, [...(result.get(id) ?? []), entity.name]);
     } else {
       const chosen = new Set<number>();
       children.forEach((child, i) => {
@@ -166,8 +166,8 @@ function assignClasses(index: ErIndex, root: Entity, count: number, rng: Rng): M
         if (spec.total && children.length > 0) {
           const child = rng.pick(children);
           walk(child, [id]);
-        } else if (!result.has(id)) {
-          result.set(id, [entity.name]);
+        } else {
+          result.set(id, [...(result.get(id) ?? []), entity.name]);
         }
       }
     }

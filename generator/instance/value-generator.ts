@@ -21,6 +21,10 @@ export const ODD_TEXTS: readonly string[] = [
   'gamer 🎮',
   "it's ''doubled''",
   'Ωmega, Ğüş',
+  '',
+  '  padded  ',
+  'NULL',
+  '\\N',
 ];
 
 export interface GenerationRates {
@@ -35,6 +39,7 @@ export interface GenerationRates {
 }
 
 const DAY_MS = 86_400_000;
+const FAKER_REFERENCE_DATE = '2025-06-30T00:00:00.000Z';
 
 function toEpoch(bound: number | string | undefined, fallback: string): number {
   if (typeof bound === 'number') return bound;
@@ -74,13 +79,18 @@ export class ValueGenerator {
   ) {
     this.faker = new Faker({ locale: [en, base] });
     this.faker.seed(rng.int32());
+    // Faker's date methods count from "now" unless told otherwise; the data must not.
+    this.faker.setDefaultRefDate(FAKER_REFERENCE_DATE);
     const fakerPath = attribute.hints?.faker;
     if (fakerPath) {
       const [group, method] = fakerPath.split('.');
       const module = (this.faker as unknown as Record<string, Record<string, unknown> | undefined>)[group ?? ''];
       const fn = module?.[method ?? ''];
       if (typeof fn !== 'function') throw new ConfigError(`${path}.hints.faker: faker has no method "${fakerPath}"`);
-      this.fakerMethod = () => (fn as () => unknown).call(module);
+      this.fakerMethod = () => {
+        const value = (fn as () => unknown).call(module);
+        return value instanceof Date ? formatTimestamp(value.getTime()) : value;
+      };
     }
   }
 

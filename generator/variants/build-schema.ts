@@ -94,10 +94,9 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
   };
   /** The one table a foreign key to `entity` can reference, if there is one. */
   const idTarget = (entity: string): string | undefined => {
-    const registry = registries.get(index.root(entity).name);
-    if (registry) return registry;
     const tables = rowTables(entity);
-    return tables.length === 1 ? (tables[0] as GroupTable).name : undefined;
+    if (tables.length === 1) return (tables[0] as GroupTable).name;
+    return registries.get(index.root(entity).name);
   };
 
   // 2. Build each group table's columns.
@@ -153,6 +152,18 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
         const parent = c.parent as string;
         const parentFlag = flagColumns.get(parent);
         if (parentFlag) checks.push(`NOT ${quoteIdent(flagColumns.get(c.name) as string)} OR ${quoteIdent(parentFlag)}`);
+      }
+      // Within the group, a disjoint specialization allows at most one child flag, and a
+      // total one requires one whenever the parent's flag (or, for the top, the row) is set.
+      for (const parent of group.classes) {
+        const kids = index.children(parent.name).filter((k) => flagColumns.has(k.name));
+        if (kids.length === 0) continue;
+        const flags = kids.map((k) => quoteIdent(flagColumns.get(k.name) as string));
+        if (parent.specialization?.disjoint && kids.length > 1) checks.push(`num_nonnulls(${flags.map((f) => `NULLIF(${f}, FALSE)`).join(', ')}) <= 1`);
+        if (parent.specialization?.total && kids.length === index.children(parent.name).length) {
+          const own = flagColumns.get(parent.name);
+          checks.push(`${own ? `NOT ${quoteIdent(own)} OR ` : ''}(${flags.join(' OR ')})`);
+        }
       }
     } else if (group.typed.length > 1 || (group.mode === 'nested' && group.classes.length > 1)) {
       typeColumnName = claim(used, 'type', `${snakeCase(group.root.name)}_type`);
@@ -228,7 +239,11 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
         const attrName = claim(used, attribute.name, `${snakeCase(rel.name)}_${attribute.name}`);
         // A relationship attribute exists exactly where the reference does.
         columns.push({ name: attrName, role: { kind: 'relationshipAttribute', relationship: rel.name, attribute: attribute.name }, sqlType: scalarSqlType(attribute.type), valueType: attribute.type, nullable: true });
-        if (attribute.optional !== true) checks.push(`(${quoteIdent(name)} IS NULL) = (${quoteIdent(attrName)} IS NULL)`);
+        checks.push(
+          attribute.optional === true
+            ? `${quoteIdent(name)} IS NOT NULL OR ${quoteIdent(attrName)} IS NULL`
+            : `(${quoteIdent(name)} IS NULL) = (${quoteIdent(attrName)} IS NULL)`,
+        );
       }
     }
 
@@ -304,7 +319,8 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
       uniques: rel.cardinality === 'one-to-one' ? [[toName]] : [],
       foreignKeys,
       checks: [],
-      indexes: [[toName]],
+      // A one-to-one's UNIQUE constraint already indexes the `to` column.
+      indexes: rel.cardinality === 'one-to-one' ? [] : [[toName]],
     };
   }
 
@@ -312,6 +328,10 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
   for (const t of tables) {
     if (seen.has(t.name)) throw new ShredError(`${where}: two tables would both be named "${t.name}"`);
     seen.add(t.name);
+    // PostgreSQL truncates longer names silently, which could merge two of them.
+    for (const name of [t.name, ...t.columns.map((c) => c.name)]) {
+      if (Buffer.byteLength(name, 'utf8') > 63) throw new ShredError(`${where}: name "${name}" in table ${t.name} is longer than PostgreSQL's 63 bytes`);
+    }
   }
   return { domain: index.domain.name, variant, tables };
 }

@@ -62,6 +62,9 @@ describe('bad input gets one line, no stack trace', () => {
     ['an unknown flag', ['build', '--dataset', 'retail', '--out', 'OUT', '--sale', 'tiny'], /^equisql build: build: Unknown option '--sale'.*\n$/],
     ['a bad scale', ['build', '--dataset', 'retail', '--out', 'OUT', '--scale', 'huge'], /^equisql build: build: --scale must be one of tiny, small, paper, large, got "huge"\n$/],
     ['an unreachable server', ['build', '--dataset', 'retail', '--scale', 'tiny', '--out', 'OUT', '--db', 'postgres://someone:secret@127.0.0.1:1/none'], /^equisql build: cannot connect to postgres:\/\/someone:\*\*\*@127\.0\.0\.1:1\/none: .*\n$/],
+    ['a seed with a line break', ['build', '--dataset', 'retail', '--seed', '1\nDROP TABLE x;', '--out', 'OUT'], /^equisql build: --seed: expected 1 to 64 letters, digits or \. _ : -, got "1\\nDROP TABLE x;"\n$/],
+    ['a --db that is not a database URL', ['build', '--dataset', 'retail', '--out', 'OUT', '--db', 'pgsql://bob:secret@host/db'], /^equisql build: --db: expected postgres:\/\/… or pglite:DIR, got "pgsql:\/\/bob:\*\*\*@host\/db"\n$/],
+    ['a server URL that does not parse', ['build', '--dataset', 'retail', '--out', 'OUT', '--db', 'postgres://bob:secret@127.0.0.1:notaport/db'], /^equisql build: cannot connect to postgres:\/\/\*\*\*@127\.0\.0\.1:notaport\/db: .*\n$/],
     ['a directory with no build', ['verify', '--dir', 'OUT'], /^equisql verify: --dir: .* has no build\.json \(run equisql build --out .* first\)\n$/],
   ];
   it.each(cases)('%s', (_what, args, expected) => {
