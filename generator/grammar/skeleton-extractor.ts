@@ -317,6 +317,7 @@ function pred(expr: Expr, ctx: Context): Derivation {
       return p(...not(expr.negated), kw('EXISTS'), kw('('), deriveQuery(expr.query), kw(')'));
     case 'like':
       if (expr.operand.kind !== 'column' || expr.pattern.kind !== 'string') return fail('LIKE other than column LIKE string', expr);
+      if (expr.insensitive) return fail('ILIKE', expr);
       return p(ph('column', 'text'), ...not(expr.negated), kw('LIKE'), ph('value', 'pattern'));
     case 'between': {
       const type = expr.low.kind === 'number' && expr.high.kind === 'number' ? 'number' : expr.low.kind === 'string' && expr.high.kind === 'string' ? 'text' : null;
@@ -394,6 +395,7 @@ function groupItem(expr: Expr): GrammarSymbol {
 }
 
 function orderItem(item: OrderItem): Derivation {
+  if (item.nulls !== null) fail('NULLS FIRST/LAST');
   const key = sortKey(item.expr);
   if (item.direction === null) return node('order_item', key);
   return node('order_item', key, kw(item.direction.toUpperCase()));

@@ -128,6 +128,7 @@ function ident(value: unknown): string | null {
 const COMPARISONS: Record<string, ComparisonOperator> = { '=': '=', '==': '=', '!=': '!=', '<>': '!=', '<': '<', '>': '>', '<=': '<=', '>=': '>=' };
 const ARITHMETIC: Record<string, ArithmeticOperator> = { '+': '+', '-': '-', '*': '*', '/': '/', '%': '%', '||': '||' };
 const AGGREGATES = new Set<AggregateName>(['count', 'sum', 'avg', 'min', 'max']);
+const OTHER_OPERATOR = /^[-+*/<>=~!@#%^&|`?]+$/u;
 const JOINS: Record<string, JoinKind> = {
   JOIN: 'inner',
   'INNER JOIN': 'inner',
@@ -194,7 +195,12 @@ class Converter {
     const orderBy: OrderItem[] = Array.isArray(raw['orderby'])
       ? (raw['orderby'] as Raw[]).map((item) => {
           const type = typeof item['type'] === 'string' ? item['type'].toLowerCase() : null;
-          return { expr: this.expr(item['expr']), direction: type === 'asc' || type === 'desc' ? type : null };
+          const nulls = typeof item['nulls'] === 'string' ? item['nulls'].toUpperCase() : null;
+          return {
+            expr: this.expr(item['expr']),
+            direction: type === 'asc' || type === 'desc' ? type : null,
+            nulls: nulls === 'NULLS FIRST' ? 'first' : nulls === 'NULLS LAST' ? 'last' : null,
+          };
         })
       : [];
     const { limit, offset } = this.limit(raw['limit']);
@@ -284,6 +290,10 @@ class Converter {
         const inner = isRaw(column) && isRaw(column['expr']) ? column['expr'] : null;
         const name = ident(column);
         if (name === null) throw this.unsupported('column reference');
+        // The SQLite and MySQL grammars read `age::integer` as one column named "age::integer".
+        if (name.includes('::') && ![`"${name}"`, `\`${name}\``, `[${name}]`].some((quoted) => this.text.includes(quoted))) {
+          throw this.unsupported(`"${name}" read as a column name (a :: cast)`);
+        }
         // In SQLite and MySQL a double-quoted word in an expression is a string literal
         // (Spider relies on it); PostgreSQL reads it as a quoted identifier.
         if (inner && inner['type'] === 'double_quote_string' && this.dialect !== 'postgresql' && table === null) {
@@ -314,6 +324,10 @@ class Converter {
         return this.aggregate(raw);
       case 'function':
         return this.call(raw);
+      case 'case':
+        return this.caseExpr(raw);
+      case 'cast':
+        return this.cast(raw);
       default:
         throw this.unsupported(`expression type "${String(type)}"`);
     }
@@ -331,7 +345,15 @@ class Converter {
         return this.logical(raw);
       case 'LIKE':
       case 'NOT LIKE':
-        return { kind: 'like', negated: op === 'NOT LIKE', operand: this.expr(raw['left']), pattern: this.expr(raw['right']) };
+      case 'ILIKE':
+      case 'NOT ILIKE':
+        return {
+          kind: 'like',
+          negated: op.startsWith('NOT '),
+          insensitive: op.endsWith('ILIKE'),
+          operand: this.expr(raw['left']),
+          pattern: this.expr(raw['right']),
+        };
       case 'IN':
       case 'NOT IN': {
         const negated = op === 'NOT IN';
@@ -361,6 +383,9 @@ class Converter {
         return { kind: 'is-null', negated: op === 'IS NOT', operand: this.expr(raw['left']) };
       }
       default:
+        // PostgreSQL's other operators (JSON, arrays, ranges) are symbols; words the parser
+        // passes through here (SIMILAR TO, REGEXP, …) are not read.
+        if (OTHER_OPERATOR.test(op)) return { kind: 'operator', op, left: this.expr(raw['left']), right: this.expr(raw['right']) };
         throw this.unsupported(`operator "${op}"`);
     }
   }
@@ -399,6 +424,26 @@ class Converter {
     });
     disjuncts.push(current);
     return disjuncts.slice(1).reduce<Expr>((left, right) => ({ kind: 'logical', op: 'or', left, right }), disjuncts[0] as Expr);
+  }
+
+  private caseExpr(raw: Raw): Expr {
+    const whens: { when: Expr; then: Expr }[] = [];
+    let otherwise: Expr | null = null;
+    for (const arm of (raw['args'] as Raw[] | undefined) ?? []) {
+      if (arm['type'] === 'when') whens.push({ when: this.expr(arm['cond']), then: this.expr(arm['result']) });
+      else if (arm['type'] === 'else') otherwise = this.expr(arm['result']);
+      else throw this.unsupported(`CASE arm "${String(arm['type'])}"`);
+    }
+    if (whens.length === 0) throw this.unsupported('CASE without WHEN');
+    return { kind: 'case', operand: raw['expr'] ? this.expr(raw['expr']) : null, whens, else: otherwise };
+  }
+
+  private cast(raw: Raw): Expr {
+    const targets = raw['target'];
+    const target = Array.isArray(targets) && targets.length === 1 && isRaw(targets[0]) ? targets[0] : null;
+    if (!target || typeof target['dataType'] !== 'string') throw this.unsupported('cast target');
+    const size = typeof target['length'] === 'number' ? `(${[target['length'], target['scale']].filter((n) => typeof n === 'number').join(', ')})` : '';
+    return { kind: 'cast', operand: this.expr(raw['expr']), type: `${target['dataType'].toUpperCase()}${size}` };
   }
 
   private unary(raw: Raw): Expr {

@@ -76,6 +76,8 @@ export interface OrderItem {
   readonly expr: Expr;
   /** `null` when the query does not say (ascending by default). */
   readonly direction: 'asc' | 'desc' | null;
+  /** `NULLS FIRST` / `NULLS LAST`, or `null` when the query does not say. */
+  readonly nulls: 'first' | 'last' | null;
 }
 
 export type ComparisonOperator = '=' | '!=' | '<' | '>' | '<=' | '>=';
@@ -102,7 +104,10 @@ export type Expr =
   | IsNull
   | ScalarSubquery
   | Aggregate
-  | FunctionCall;
+  | FunctionCall
+  | Case
+  | Cast
+  | Operator;
 
 export interface ColumnRef {
   readonly kind: 'column';
@@ -171,6 +176,8 @@ export interface Negate {
 export interface Like {
   readonly kind: 'like';
   readonly negated: boolean;
+  /** ILIKE (PostgreSQL's case-insensitive LIKE). */
+  readonly insensitive: boolean;
   readonly operand: Expr;
   readonly pattern: Expr;
 }
@@ -227,6 +234,30 @@ export interface FunctionCall {
   /** Lower-case name (`lower`, `abs`, `strftime`). */
   readonly name: string;
   readonly args: readonly Expr[];
+}
+
+/** `CASE [operand] WHEN … THEN … [ELSE …] END`. */
+export interface Case {
+  readonly kind: 'case';
+  readonly operand: Expr | null;
+  readonly whens: readonly { readonly when: Expr; readonly then: Expr }[];
+  readonly else: Expr | null;
+}
+
+/** `CAST(x AS type)`, also written `x::type`. */
+export interface Cast {
+  readonly kind: 'cast';
+  readonly operand: Expr;
+  /** The type as the parser reads it, upper-case: `INTEGER`, `NUMERIC(10, 2)`, `TEXT[]`. */
+  readonly type: string;
+}
+
+/** A PostgreSQL operator outside SQL's core set: `->>`, `@>`, `<@`, `?`, … */
+export interface Operator {
+  readonly kind: 'operator';
+  readonly op: string;
+  readonly left: Expr;
+  readonly right: Expr;
 }
 
 export type ExprKind = Expr['kind'];

@@ -47,6 +47,9 @@ function precedence(expr: Expr): number {
       return 4;
     case 'arithmetic':
       return expr.op === '||' ? 5 : expr.op === '+' || expr.op === '-' ? 6 : 7;
+    case 'operator':
+      // PostgreSQL: "any other operator" binds looser than + and -, tighter than LIKE.
+      return 5;
     case 'negate':
       return 8;
     default:
@@ -70,7 +73,9 @@ class Printer {
     if (select.groupBy.length > 0) parts.push(`GROUP BY ${select.groupBy.map((e) => this.expr(e)).join(', ')}`);
     if (select.having) parts.push(`HAVING ${this.expr(select.having)}`);
     if (select.orderBy.length > 0) {
-      parts.push(`ORDER BY ${select.orderBy.map((o) => (o.direction ? `${this.expr(o.expr)} ${o.direction.toUpperCase()}` : this.expr(o.expr))).join(', ')}`);
+      const item = (o: SelectQuery['orderBy'][number]): string =>
+        [this.expr(o.expr), o.direction?.toUpperCase(), o.nulls ? `NULLS ${o.nulls.toUpperCase()}` : undefined].filter((part) => part !== undefined).join(' ');
+      parts.push(`ORDER BY ${select.orderBy.map(item).join(', ')}`);
     }
     if (select.limit) parts.push(`LIMIT ${this.expr(select.limit)}`);
     if (select.offset) parts.push(`OFFSET ${this.expr(select.offset)}`);
@@ -141,8 +146,22 @@ class Printer {
         return `NOT ${this.operand(expr.operand, 4)}`;
       case 'negate':
         return `-${this.operand(expr.operand, 9)}`;
-      case 'like':
-        return `${this.operand(expr.operand, 5)} ${expr.negated ? 'NOT LIKE' : 'LIKE'} ${this.operand(expr.pattern, 5)}`;
+      case 'like': {
+        const keyword = `${expr.negated ? 'NOT ' : ''}${expr.insensitive ? 'ILIKE' : 'LIKE'}`;
+        return `${this.operand(expr.operand, 5)} ${keyword} ${this.operand(expr.pattern, 5)}`;
+      }
+      case 'operator':
+        return `${this.operand(expr.left, 5)} ${expr.op} ${this.operand(expr.right, 5, true)}`;
+      case 'case': {
+        const parts = ['CASE'];
+        if (expr.operand) parts.push(this.expr(expr.operand));
+        for (const arm of expr.whens) parts.push(`WHEN ${this.expr(arm.when)} THEN ${this.expr(arm.then)}`);
+        if (expr.else) parts.push(`ELSE ${this.expr(expr.else)}`);
+        parts.push('END');
+        return parts.join(' ');
+      }
+      case 'cast':
+        return `CAST(${this.expr(expr.operand)} AS ${expr.type})`;
       case 'in-list':
         return `${this.operand(expr.operand, 5)} ${expr.negated ? 'NOT IN' : 'IN'} (${expr.values.map((v) => this.expr(v)).join(', ')})`;
       case 'in-subquery':

@@ -31,7 +31,7 @@ function transformSelect(select: SelectQuery, t: Transform): SelectQuery {
     where: select.where ? e(select.where) : null,
     groupBy: select.groupBy.map(e),
     having: select.having ? e(select.having) : null,
-    orderBy: select.orderBy.map((o) => ({ expr: e(o.expr), direction: o.direction })),
+    orderBy: select.orderBy.map((o) => ({ ...o, expr: e(o.expr) })),
     limit: select.limit ? e(select.limit) : null,
     offset: select.offset ? e(select.offset) : null,
   };
@@ -65,7 +65,14 @@ export function transformExpr(expr: Expr, t: Transform): Expr {
     case 'comparison':
     case 'arithmetic':
     case 'logical':
+    case 'operator':
       out = { ...expr, left: e(expr.left), right: e(expr.right) } as Expr;
+      break;
+    case 'case':
+      out = { ...expr, operand: expr.operand ? e(expr.operand) : null, whens: expr.whens.map((w) => ({ when: e(w.when), then: e(w.then) })), else: expr.else ? e(expr.else) : null };
+      break;
+    case 'cast':
+      out = { ...expr, operand: e(expr.operand) };
       break;
     case 'not':
     case 'negate':

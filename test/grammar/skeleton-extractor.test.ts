@@ -43,6 +43,9 @@ describe('skeleton extraction', () => {
     ['SELECT a FROM t1 JOIN t2 ON t1.x > t2.y', /join condition/u],
     ['SELECT a FROM t LIMIT 1 OFFSET 2', /OFFSET/u],
     ['SELECT a FROM t WHERE b IN (SELECT c, d FROM u)', /more than one column/u],
+    ["SELECT a FROM t WHERE a ILIKE 'x%'", /ILIKE/u],
+    ['SELECT a FROM t ORDER BY a DESC NULLS LAST', /NULLS FIRST\/LAST/u],
+    ["SELECT CASE WHEN a > 1 THEN 'x' END FROM t", /select item case/u],
   ])('names the construct the grammar lacks: %s', (sql, reason) => {
     const query = parseSql(sql, { dialect: 'sqlite', fallback: true });
     expect(() => deriveQuery(query)).toThrow(GrammarError);

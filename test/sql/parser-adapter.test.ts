@@ -59,6 +59,25 @@ describe('parseSql and printSql', () => {
     });
   });
 
+  it('reads PostgreSQL casts, CASE and JSON operators', () => {
+    const query = parseSql(`SELECT "p"."b"::jsonb, CASE WHEN "p"."a" THEN 1 ELSE 0 END FROM "person" AS "p" WHERE "p"."tags" @> '["x"]'::jsonb`) as SelectQuery;
+    expect(query.columns[0]?.expr).toEqual({ kind: 'cast', operand: { kind: 'column', table: 'p', name: 'b' }, type: 'JSONB' });
+    expect(query.columns[1]?.expr).toMatchObject({ kind: 'case', operand: null, whens: [{ then: { kind: 'number', text: '1' } }], else: { kind: 'number', text: '0' } });
+    expect(query.where).toMatchObject({ kind: 'operator', op: '@>', right: { kind: 'cast', type: 'JSONB' } });
+  });
+
+  it('refuses a :: cast that the SQLite grammar reads as one column name, so fallback reaches PostgreSQL', () => {
+    expect(() => parseSql('SELECT age::integer FROM singer', { dialect: 'sqlite' })).toThrow(/read as a column name/u);
+    expect(parseSqlWithDialect('SELECT age::integer FROM singer', { dialect: 'sqlite', fallback: true })).toMatchObject({
+      dialect: 'postgresql',
+      query: { columns: [{ expr: { kind: 'cast', type: 'INTEGER' } }] },
+    });
+  });
+
+  it('refuses what the parser misreads as IS: IS DISTINCT FROM', () => {
+    expect(() => parseSql('SELECT a FROM t WHERE a IS DISTINCT FROM b')).toThrow(/non-NULL operand/u);
+  });
+
   it('refuses CROSS JOIN, which the parser reads as a table aliased CROSS, naming the position', () => {
     const error = errorOf(() => parseSql('SELECT a\nFROM t1 CROSS JOIN t2', { dialect: 'postgresql' }));
     expect(error.message).toMatch(/CROSS/u);

@@ -7,6 +7,6 @@ import { transformQuery } from '../query-transform.ts';
 
 export function defaultSortDirection(query: Query): Query {
   return transformQuery(query, {
-    select: (select) => ({ ...select, orderBy: select.orderBy.map((o) => ({ expr: o.expr, direction: o.direction === 'asc' ? null : o.direction })) }),
+    select: (select) => ({ ...select, orderBy: select.orderBy.map((o) => ({ ...o, direction: o.direction === 'asc' ? null : o.direction })) }),
   });
 }

@@ -25,7 +25,7 @@ export function dropColumnAliases(query: Query): Query {
       return {
         ...select,
         columns: select.columns.map((item) => ({ expr: item.expr, alias: null })),
-        orderBy: select.orderBy.map((o) => ({ expr: resolve(o.expr), direction: o.direction })),
+        orderBy: select.orderBy.map((o) => ({ ...o, expr: resolve(o.expr) })),
         having: select.having ? resolve(select.having) : null,
       };
     },

@@ -55,7 +55,7 @@ export function normalizeTableAliases(query: Query): Query {
       where: select.where ? e(select.where) : null,
       groupBy: select.groupBy.map(e),
       having: select.having ? e(select.having) : null,
-      orderBy: select.orderBy.map((o) => ({ expr: e(o.expr), direction: o.direction })),
+      orderBy: select.orderBy.map((o) => ({ ...o, expr: e(o.expr) })),
       limit: select.limit,
       offset: select.offset,
     };
@@ -88,11 +88,15 @@ function mapChildren(expr: Expr, f: (child: Expr) => Expr): Expr {
     case 'comparison':
     case 'arithmetic':
     case 'logical':
+    case 'operator':
       return { ...expr, left: f(expr.left), right: f(expr.right) } as Expr;
     case 'not':
     case 'negate':
     case 'is-null':
+    case 'cast':
       return { ...expr, operand: f(expr.operand) };
+    case 'case':
+      return { ...expr, operand: expr.operand ? f(expr.operand) : null, whens: expr.whens.map((w) => ({ when: f(w.when), then: f(w.then) })), else: expr.else ? f(expr.else) : null };
     case 'like':
       return { ...expr, operand: f(expr.operand), pattern: f(expr.pattern) };
     case 'in-list':
