@@ -56,6 +56,8 @@ class QueryCompiler {
   private readonly needs = new Map<string, Map<string, Need>>();
   private readonly bound = new Map<string, Bound>();
   private readonly used = new Set<string>();
+  /** Aliases a LEFT join introduced: absent partners read as NULL there. */
+  private readonly nullable = new Set<string>();
   /** Subclasses each alias is tested against (isA, classOf). */
   private readonly isATargets = new Map<string, Set<string>>();
 
@@ -201,10 +203,7 @@ class QueryCompiler {
       where,
       // A grouping expression that is also an output column is grouped by the output's
       // name: PostgreSQL then accepts subqueries in it (a class test, say) as grouped.
-      groupBy: (q.groupBy ?? []).map((e) => {
-        const same = e.kind === 'attribute' ? undefined : q.select.find((c) => JSON.stringify(c.expr) === JSON.stringify(e));
-        return same ? quoteIdent(same.name) : this.expr(e);
-      }),
+      groupBy: this.groupBy(q),
       having: q.having ? this.conjuncts(q.having) : [],
       orderBy: (q.orderBy ?? []).map((o) => {
         const target = o.expr.kind === 'output' ? quoteIdent(o.expr.name) : this.orderExpr(o.expr, q, outputs);
@@ -212,6 +211,29 @@ class QueryCompiler {
       }),
       limit: q.limit,
     };
+  }
+
+  /**
+   * GROUP BY as written, with two adjustments. A grouping expression that is also an output
+   * column is grouped by the output's name, so PostgreSQL accepts subqueries in it (a class
+   * test, say) as grouped. And where an alias's id is grouped, its set-valued columns read
+   * in the query are grouped too: they depend on the id, but PostgreSQL only sees that
+   * through a primary key, which a derived table or a joined ancestor table does not offer.
+   */
+  private groupBy(q: SelectQuery): string[] {
+    const out = (q.groupBy ?? []).map((e) => {
+      const same = e.kind === 'attribute' ? undefined : q.select.find((c) => JSON.stringify(c.expr) === JSON.stringify(e));
+      return same ? quoteIdent(same.name) : this.expr(e);
+    });
+    for (const e of q.groupBy ?? []) {
+      if (e.kind !== 'attribute' || e.attribute !== 'id') continue;
+      for (const need of this.needs.get(e.alias)?.values() ?? []) {
+        if (need.kind !== 'nested') continue;
+        const sql = this.bound_(e.alias).columns.get(needKey(need));
+        if (sql !== undefined && !out.includes(sql)) out.push(sql);
+      }
+    }
+    return out;
   }
 
   /** ORDER BY an expression that is also an output column: refer to the output by name. */
@@ -255,7 +277,8 @@ class QueryCompiler {
     // discriminator test: the relationship only ever links instances of it.
     this.bind(j.alias, target);
     const conditions = [...(j.entity === endType ? [] : target.filters), ...(j.on ? this.conjuncts(j.on) : [])];
-    const needsOnlyId = (this.needs.get(j.alias)?.size ?? 0) === 0 && conditions.length === 0;
+    const needsOnlyId = j.entity === endType && (this.needs.get(j.alias)?.size ?? 0) === 0 && conditions.length === 0;
+    if (j.type === 'left') this.nullable.add(j.alias);
     const left = j.type === 'left';
 
     if (!this.relationshipInTable(j.relationship)) {
@@ -287,7 +310,9 @@ class QueryCompiler {
       this.bound.set(j.alias, { columns: new Map([['id', col(link, toColumn)]]), isA: () => undefined, link: linkColumns(link) });
       return;
     }
-    const simpleTarget = target.joins.length === 0 && conditions.length === 0;
+    // Two plain LEFT JOINs (link, then partner) are right only when every link's partner
+    // qualifies; a narrower partner class or a condition needs the derived table below.
+    const simpleTarget = j.entity === endType && target.joins.length === 0 && conditions.length === 0;
     if (!left || simpleTarget) {
       const link = this.fresh(`${j.alias}_link`);
       const type = left ? 'LEFT JOIN' : 'JOIN';
@@ -328,6 +353,18 @@ class QueryCompiler {
    */
   private attach(alias: string, target: EntityView, on: string[], conditions: string[], left: boolean, joins: SqlJoin[]): void {
     if (!left || target.joins.length === 0) {
+      // When the link reads a column of a joined ancestor table, that table comes first
+      // (joins of a view all meet on the id, so any of its tables can lead).
+      const items = [{ item: target.from, on: [] as string[] }, ...target.joins.map((j) => ({ item: j.item, on: [...j.on] }))];
+      const lead = items.findIndex((x) => on.some((c) => c.includes(`${x.item.alias}.`)));
+      if (lead > 0) {
+        const first = items[lead] as (typeof items)[number];
+        const base = items[0] as (typeof items)[number];
+        joins.push({ type: 'JOIN', item: first.item, on: [...on] });
+        joins.push({ type: 'JOIN', item: base.item, on: [`${base.item.alias}.id = ${first.item.alias}.id`, ...conditions] });
+        for (const x of items.slice(1)) if (x !== first) joins.push({ type: 'JOIN', item: x.item, on: x.on });
+        return;
+      }
       joins.push({ type: left ? 'LEFT JOIN' : 'JOIN', item: target.from, on: [...on, ...conditions] });
       joins.push(...target.joins);
       return;
@@ -425,8 +462,10 @@ class QueryCompiler {
         return `${e.fn}(${e.distinct ? 'DISTINCT ' : ''}${this.expr(e.arg)})`;
       case 'setSize': {
         const { encoding, nested, owner } = this.setAccess(e.alias, e.attribute);
-        if (encoding === 'array') return `cardinality(${nested})`;
-        if (encoding === 'jsonb') return `jsonb_array_length(${nested})`;
+        // An absent partner's set is empty: 0, as the child-table count gives.
+        const orZero = (sql: string): string => (this.nullable.has(e.alias) ? `coalesce(${sql}, 0)` : sql);
+        if (encoding === 'array') return orZero(`cardinality(${nested})`);
+        if (encoding === 'jsonb') return orZero(`jsonb_array_length(${nested})`);
         const table = this.childTable(owner, e.attribute);
         const s = this.fresh(`${e.alias}_${e.attribute}`);
         return `(SELECT count(*) FROM ${quoteIdent(table.name)} AS ${quoteIdent(s)} WHERE ${col(s, table.columns[0]?.name as string)} = ${this.column(e.alias, 'id')})`;
@@ -500,10 +539,15 @@ class QueryCompiler {
           const s = this.fresh(`${p.alias}_${p.attribute}`);
           sql = `EXISTS (SELECT 1 FROM ${quoteIdent(table.name)} AS ${quoteIdent(s)} WHERE ${col(s, ownerColumn)} = ${this.column(p.alias, 'id')} AND ${col(s, elementColumn)} = ${value})`;
         }
+        // An absent partner's set contains nothing: false, as the EXISTS forms give.
+        if (this.nullable.has(p.alias) && !sql.startsWith('EXISTS')) sql = `(${sql}) IS TRUE`;
         return p.negated ? `NOT ${sql}` : sql;
       }
       case 'isA': {
-        const test = this.bound_(p.alias).isA?.(p.entity) ?? 'TRUE';
+        let test = this.bound_(p.alias).isA?.(p.entity) ?? 'TRUE';
+        // An absent partner is of no class: false, as the EXISTS forms give.
+        if (this.nullable.has(p.alias) && !test.startsWith('EXISTS') && test !== 'TRUE' && test !== 'FALSE') test = `(${test}) IS TRUE`;
+        else if (this.nullable.has(p.alias) && test === 'TRUE') test = `${this.column(p.alias, 'id')} IS NOT NULL`;
         return p.negated ? `NOT (${test})` : test;
       }
       case 'and':
