@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../../generator/common/rng.ts';
 import { parseSql } from '../../generator/sql/parser-adapter.ts';
-import { canonicalizeSql, normalizeSqlText } from '../../generator/structure/canonical-structure.ts';
+import { printSql } from '../../generator/sql/sql-printer.ts';
+import { canonicalizeQuery, canonicalizeSql, normalizeSqlText } from '../../generator/structure/canonical-structure.ts';
 import { fixture, spiderQueries } from '../sql/corpus-path.ts';
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
 
 /** Blocks separated by blank lines; `--` lines are comments. */
 function blocks(text: string): string[][] {
@@ -63,10 +72,12 @@ describe('canonical structure', () => {
     expect(unstable.slice(0, 3)).toEqual([]);
   });
 
-  it('does not change the parsed query it is given (rules build new trees)', () => {
-    const query = parseSql('SELECT T1.a AS x FROM t AS T1 WHERE T1.c = 1 AND T1.b = 2 ORDER BY x ASC', { dialect: 'sqlite' });
+  it('does not change the parsed query it is given (every rule builds a new tree)', () => {
+    const query = parseSql('SELECT T1.a AS x FROM t AS T1 WHERE NOT T1.d LIKE 1 AND T1.c = 1 AND T1.b = 2 ORDER BY x ASC', { dialect: 'sqlite' });
     const before = JSON.stringify(query);
-    canonicalizeSql('SELECT 1 FROM t', { dialect: 'sqlite' });
+    // Frozen, so a rule that assigns to a node throws instead of passing silently.
+    const canonical = canonicalizeQuery(deepFreeze(query));
     expect(JSON.stringify(query)).toBe(before);
+    expect(printSql(canonical)).toBe('SELECT t1.a FROM t AS t1 WHERE t1.b = 2 AND t1.c = 1 AND t1.d NOT LIKE 1 ORDER BY t1.a');
   });
 });
