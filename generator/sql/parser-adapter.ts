@@ -87,7 +87,7 @@ function parseIn(text: string, dialect: Dialect): Query {
   if (body.trim() === '') throw new SqlParseError('empty query', { line: 1, column: 1 });
   let raw: unknown;
   try {
-    raw = parser().astify(body, { database: PARSER_DATABASE[dialect] });
+    raw = parser().astify(body, { database: PARSER_DATABASE[dialect], parseOptions: { includeLocations: true } });
   } catch (error) {
     throw fromParserError(error, dialect);
   }
@@ -156,7 +156,15 @@ class Converter {
     private readonly dialect: Dialect,
   ) {}
 
+  /** The expression being converted, for positions in errors (the parser marks some nodes). */
+  private current: Raw | undefined;
+
   private unsupported(what: string): SqlParseError {
+    const loc = this.current?.['loc'];
+    const start = isRaw(loc) && isRaw(loc['start']) ? loc['start'] : undefined;
+    if (start && typeof start['line'] === 'number' && typeof start['column'] === 'number') {
+      return new SqlParseError(`${this.dialect}: unsupported ${what} at line ${start['line']}, column ${start['column']}`, { line: start['line'], column: start['column'] });
+    }
     return new SqlParseError(`${this.dialect}: unsupported ${what}`);
   }
 
@@ -279,6 +287,16 @@ class Converter {
 
   expr(raw: unknown): Expr {
     if (!isRaw(raw)) throw this.unsupported(`expression ${JSON.stringify(raw)}`);
+    const outer = this.current;
+    if (raw['loc']) this.current = raw;
+    try {
+      return this.exprAt(raw);
+    } finally {
+      this.current = outer;
+    }
+  }
+
+  private exprAt(raw: Raw): Expr {
     const nested = this.subquery(raw);
     if (nested) return { kind: 'subquery', query: nested };
     const type = raw['type'];

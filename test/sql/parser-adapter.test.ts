@@ -74,8 +74,10 @@ describe('parseSql and printSql', () => {
     });
   });
 
-  it('refuses what the parser misreads as IS: IS DISTINCT FROM', () => {
-    expect(() => parseSql('SELECT a FROM t WHERE a IS DISTINCT FROM b')).toThrow(/non-NULL operand/u);
+  it('refuses what the parser misreads as IS: IS DISTINCT FROM, with its position', () => {
+    const error = errorOf(() => parseSql('SELECT a\nFROM t WHERE a IS DISTINCT FROM b'));
+    expect(error.message).toMatch(/non-NULL operand at line 2, column 14/u);
+    expect([error.line, error.column]).toEqual([2, 14]);
   });
 
   it('refuses CROSS JOIN, which the parser reads as a table aliased CROSS, naming the position', () => {
