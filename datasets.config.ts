@@ -21,14 +21,14 @@ export default defineConfig({
     social_media_edge: {
       domain: 'social_media',
       description: 'social_media with NULLs, empty sets, partnerless objects, ties and odd text at high rates',
-      scale: 'tiny',
+      scale: 'small',
       seed: 3,
       profile: 'edge',
     },
     retail_edge: {
       domain: 'retail',
       description: 'retail with NULLs, empty sets, partnerless objects, ties and odd text at high rates',
-      scale: 'tiny',
+      scale: 'small',
       seed: 3,
       profile: 'edge',
     },

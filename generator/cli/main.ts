@@ -9,6 +9,8 @@ const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
   build: () => import('./build-command.ts'),
   verify: () => import('./verify-command.ts'),
   variants: () => import('./variants-command.ts'),
+  compile: () => import('./compile-command.ts'),
+  suite: () => import('./suite-command.ts'),
   grammar: () => import('./grammar-command.ts'),
   canon: () => import('./canon-command.ts'),
   structure: () => import('./structure-command.ts'),

@@ -1,0 +1,42 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from './command.ts';
+import { parseFlags, required } from './flags.ts';
+import { openBuiltDir } from './built-dir.ts';
+import { ConfigError } from '../common/errors.ts';
+import { buildRelationalSchema } from '../variants/build-schema.ts';
+import { compileQuery } from '../compile/compile-query.ts';
+import type { Query } from '../query/conceptual-query.ts';
+
+const USAGE = `usage: equisql compile --dir DIR --variant V --query FILE.json
+
+Prints the SQL of a conceptual query (JSON) for one variant built in DIR.`;
+
+export const command: Command = {
+  name: 'compile',
+  summary: 'print the SQL of a conceptual query for one variant',
+  usage: USAGE,
+  async run(args, io) {
+    const flags = parseFlags('compile', args, { dir: { type: 'string' }, variant: { type: 'string' }, query: { type: 'string' } });
+    const dir = resolve(process.cwd(), required('compile', 'dir', flags.dir));
+    const { manifest, index } = openBuiltDir(dir);
+    const name = required('compile', 'variant', flags.variant);
+    const built = manifest.variants.find((v) => v.name === name);
+    if (!built) throw new ConfigError(`--variant: no variant "${name}" in ${dir} (built: ${manifest.variants.map((v) => v.name).join(', ')})`);
+    const file = required('compile', 'query', flags.query);
+    if (!existsSync(file)) throw new ConfigError(`--query: no such file ${file}`);
+    let query: Query;
+    try {
+      query = JSON.parse(readFileSync(file, 'utf8')) as Query;
+    } catch (error) {
+      throw new ConfigError(`${file}: not valid JSON: ${(error as Error).message}`);
+    }
+    try {
+      io.out(`${compileQuery(index, buildRelationalSchema(index, built.spec), query)};`);
+    } catch (error) {
+      if (error instanceof Error) error.message = `${file}: ${error.message}`;
+      throw error;
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,49 @@
+import { resolve } from 'node:path';
+import type { Command } from './command.ts';
+import { parseFlags, required } from './flags.ts';
+import { openBuiltDir } from './built-dir.ts';
+import { ConfigError } from '../common/errors.ts';
+import { targetOf } from '../build/verify-dataset.ts';
+import { openDatabase } from '../database/database.ts';
+import { SUITES } from '../suites/index.ts';
+import { runQuestions } from '../execute/run-suite.ts';
+
+const USAGE = `usage: equisql suite --dir DIR --suite NAME [--db URL] [--json]
+
+Runs a suite's questions on every variant built in DIR. With --json, one line per
+(question, variant): {"question", "variant", "sql", "row_count", "result_hash"}. Exit status
+1 if any question's variants disagree or any answer is empty. Suites: ${Object.keys(SUITES).join(', ')}.`;
+
+export const command: Command = {
+  name: 'suite',
+  summary: 'run a suite of questions on every variant and compare the answers',
+  usage: USAGE,
+  async run(args, io) {
+    const flags = parseFlags('suite', args, { dir: { type: 'string' }, suite: { type: 'string' }, db: { type: 'string' }, json: { type: 'boolean' } });
+    const dir = resolve(process.cwd(), required('suite', 'dir', flags.dir));
+    const { manifest, index } = openBuiltDir(dir);
+    const suiteName = required('suite', 'suite', flags.suite);
+    const suite = SUITES[suiteName];
+    if (!suite) throw new ConfigError(`--suite: unknown suite "${suiteName}" (known: ${Object.keys(SUITES).join(', ')})`);
+    const questions = suite.domains[manifest.domain];
+    if (!questions) throw new ConfigError(`--suite: suite ${suiteName} has no questions for domain ${manifest.domain}`);
+    const db = await openDatabase(targetOf(dir, manifest, flags.db ?? (manifest.database.kind === 'postgres' ? io.env['DATABASE_URL'] : undefined)));
+    try {
+      const outcomes = await runQuestions(index, manifest, db, questions, (a) => {
+        if (flags.json) io.out(JSON.stringify({ question: a.question, variant: a.variant, sql: a.sql, row_count: a.row_count, result_hash: a.result_hash }));
+      });
+      for (const o of outcomes) {
+        const status = !o.comparison.agree ? 'DISAGREE' : o.comparison.rowCount === 0 ? 'EMPTY' : 'ok';
+        const line = `${o.question} ${status} ${o.comparison.rowCount} rows on ${o.answers.length} variants`;
+        if (flags.json) io.err(line);
+        else io.out(line);
+        for (const d of o.comparison.differing) io.err(`  ${o.question} ${d.variant}: ${d.rowCount} rows; ${d.sample.join(' ')}`);
+      }
+      const bad = outcomes.filter((o) => !o.ok).length;
+      io.err(bad === 0 ? `all ${outcomes.length} questions agree on ${manifest.variants.length} variants` : `${bad} of ${outcomes.length} questions disagree or are empty`);
+      return bad === 0 ? 0 : 1;
+    } finally {
+      await db.close();
+    }
+  },
+};
