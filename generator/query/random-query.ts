@@ -32,6 +32,8 @@ interface ElementAlias {
 
 class QueryDrawer {
   private counter = 0;
+  /** Aliases joined through a relationship that has attributes, with those attributes. */
+  private readonly links = new Map<string, readonly Attribute[]>();
 
   constructor(
     private readonly index: ErIndex,
@@ -87,6 +89,8 @@ class QueryDrawer {
     const subclasses = this.index.subtree(choice.end).map((e) => e.name);
     const entity = this.rng.chance(0.75) ? choice.end : this.rng.pick(subclasses);
     const alias = { alias: this.alias('j'), entity };
+    const relAttributes = this.index.relationship(choice.rel).attributes ?? [];
+    if (relAttributes.length > 0) this.links.set(alias.alias, relAttributes);
     let join: Join = { kind: 'relationship', type, relationship: choice.rel, from: from.alias, direction: choice.direction, alias: alias.alias, entity };
     if (type === 'left' && this.rng.chance(0.25)) {
       const on = this.simplePredicate(alias);
@@ -244,6 +248,8 @@ class QueryDrawer {
     const subs = this.index.subtree(a.entity).slice(1).map((e) => e.name);
     if (roll < 0.27 && subs.length > 0) return { kind: 'classOf', alias: a.alias, among: r.sample(subs, r.int(1, subs.length)) };
     if (roll < 0.45) return { kind: 'attribute', alias: a.alias, attribute: 'id' };
+    const link = this.links.get(a.alias);
+    if (link && roll < 0.6) return { kind: 'linkAttribute', alias: a.alias, attribute: r.pick(link).name };
     const attributes = this.singleAttributes(a.entity);
     if (attributes.length === 0) return { kind: 'attribute', alias: a.alias, attribute: 'id' };
     return { kind: 'attribute', alias: a.alias, attribute: r.pick(attributes).name };

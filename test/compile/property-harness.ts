@@ -12,6 +12,7 @@ import { randomQuery } from '../../generator/query/random-query.ts';
 import { generateInstance } from '../../generator/instance/generate-instance.ts';
 import { createRng } from '../../generator/common/rng.ts';
 import { INSTANCES } from '../helpers/build-fixtures.ts';
+import type { Domain } from '../../generator/er-model/er-model.ts';
 
 /** Queries per CI run, split evenly over the two reference domains. */
 export const PROPERTY_QUERIES = Number(process.env['EQUISQL_PROPERTY_QUERIES'] ?? 1000);
@@ -70,35 +71,47 @@ interface Built {
  * query whose variants disagree or fail, with the query's JSON, the variants that differ,
  * and their SQL.
  */
-export async function checkRandomQueries(db: Database, domainName: string, count: number, outDir: string): Promise<Set<string>> {
-  const domain = BUILT_IN_DOMAINS[domainName];
+export async function checkRandomQueries(
+  db: Database,
+  domainName: string,
+  count: number,
+  outDir: string,
+  options: { domain?: Domain; variants?: string } = {},
+): Promise<Set<string>> {
+  const domain = options.domain ?? BUILT_IN_DOMAINS[domainName];
   if (!domain) throw new Error(`no domain ${domainName}`);
   const index = indexDomain(domain);
   const builds: Built[] = [];
   for (const { seed, profile } of INSTANCES) {
     const label = `${domainName}_${seed}_${profile}`;
-    const built = await buildDataset({ dataset: domainName, domain, variants: 'all', scale: 'tiny', seed, profile, target: db, out: join(outDir, label), schemaPrefix: `${label}_` });
+    const built = await buildDataset({ dataset: domainName, domain, variants: options.variants ?? 'all', scale: 'tiny', seed, profile, target: db, out: join(outDir, label), schemaPrefix: `${label}_` });
     builds.push({ manifest: built.manifest, label });
   }
-  const schemas = (builds[0] as Built).manifest.variants.map((v) => ({ name: v.name, schema: buildRelationalSchema(index, v.spec) }));
+  // Random variants differ with the seed, so each build compiles for its own variants.
+  const schemaCache = new Map<string, ReturnType<typeof buildRelationalSchema>>();
+  const schemaOf = (spec: BuildManifest['variants'][number]['spec']) => {
+    const key = JSON.stringify(spec);
+    let schema = schemaCache.get(key);
+    if (!schema) schemaCache.set(key, (schema = buildRelationalSchema(index, spec)));
+    return schema;
+  };
   const literals = generateInstance(domain, { seed: INSTANCES[0]?.seed ?? 1, scale: 'tiny', profile: INSTANCES[0]?.profile ?? 'default' });
   const rng = createRng(`property/${domainName}`);
   const covered = new Set<string>();
   for (let i = 0; i < count; i++) {
     const query = randomQuery(index, literals, rng.fork(String(i)));
     for (const c of constructsOf(query)) covered.add(c);
-    const sql = new Map<string, string>();
-    for (const { name, schema } of schemas) {
-      try {
-        sql.set(name, compileQuery(index, schema, query));
-      } catch (error) {
-        throw new Error(`query ${i} does not compile for ${name}: ${(error as Error).message}\n${JSON.stringify(query)}`);
-      }
-    }
     for (const build of builds) {
+      const sql = new Map<string, string>();
       const results = new Map<string, NormalizedResult>();
       for (const v of build.manifest.variants) {
-        const text = sql.get(v.name) as string;
+        let text: string;
+        try {
+          text = compileQuery(index, schemaOf(v.spec), query);
+        } catch (error) {
+          throw new Error(`query ${i} does not compile for ${v.name}: ${(error as Error).message}\n${JSON.stringify(query)}`);
+        }
+        sql.set(v.name, text);
         try {
           results.set(v.name, normalizeResult(await runReadOnly(db, v.pg_schema, text), isOrdered(query)));
         } catch (error) {
