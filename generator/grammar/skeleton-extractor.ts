@@ -242,9 +242,14 @@ function join(j: Join): Derivation {
 }
 
 function source(src: TableSource): Derivation {
-  return src.kind === 'table'
-    ? node('source', ph('table'))
-    : node('source', kw('('), deriveQuery(src.query), kw(')'), ph('alias'));
+  switch (src.kind) {
+    case 'table':
+      return node('source', ph('table'));
+    case 'derived':
+      return node('source', kw('('), deriveQuery(src.query), kw(')'), ph('alias'));
+    case 'table-function':
+      return fail(`a table function (${src.call.name})`);
+  }
 }
 
 function flatten(expr: Expr, op: 'and' | 'or'): Expr[] {

@@ -257,6 +257,19 @@ class Converter {
     if (isRaw(item['expr']) && isRaw(item['expr']['ast'])) {
       return { kind: 'derived', query: this.query(item['expr']['ast']), alias };
     }
+    if (isRaw(item['expr']) && item['expr']['type'] === 'function') {
+      const call = this.expr(item['expr']);
+      if (call.kind !== 'function') throw this.unsupported('table function');
+      // The parser keeps `AS s(value)` as the alias text "s(value)".
+      const withColumns = alias === null ? null : /^([^()]+)\((.*)\)$/u.exec(alias);
+      return {
+        kind: 'table-function',
+        call,
+        alias: withColumns ? (withColumns[1] as string).trim() : alias,
+        columns: withColumns ? (withColumns[2] as string).split(',').map((c) => c.trim().replace(/^"(.*)"$/u, '$1')) : [],
+        lateral: typeof item['prefix'] === 'string' && item['prefix'].toUpperCase() === 'LATERAL',
+      };
+    }
     const table = ident(item['table']);
     if (table === null) throw this.unsupported('table source');
     const db = ident(item['db']);
@@ -500,6 +513,10 @@ class Converter {
     // Some aggregate calls (`count((SELECT …) - 1)`) come back as plain function calls.
     if (AGGREGATES.has(name as AggregateName) && argList.length === 1) {
       return { kind: 'aggregate', name: name as AggregateName, distinct: false, arg: this.expr(argList[0]) };
+    }
+    if (name === 'array' && argList.length === 1) {
+      const query = this.subquery(argList[0]);
+      if (query) return { kind: 'array-subquery', query };
     }
     // `NOT (a OR b)` comes back as a call of a function named NOT.
     if (name === 'not' && argList.length === 1) return { kind: 'not', operand: this.expr(argList[0]) };

@@ -49,7 +49,7 @@ export interface FromClause {
   readonly joins: readonly Join[];
 }
 
-export type TableSource = TableRef | DerivedTable;
+export type TableSource = TableRef | DerivedTable | TableFunction;
 
 export interface TableRef {
   readonly kind: 'table';
@@ -61,6 +61,16 @@ export interface DerivedTable {
   readonly kind: 'derived';
   readonly query: Query;
   readonly alias: string | null;
+}
+
+/** A set-returning function in FROM: `unnest(p.tags) AS s(value)`, possibly LATERAL. */
+export interface TableFunction {
+  readonly kind: 'table-function';
+  readonly call: FunctionCall;
+  readonly alias: string | null;
+  /** Column aliases after the alias: `s(value)`; empty when there are none. */
+  readonly columns: readonly string[];
+  readonly lateral: boolean;
 }
 
 /** `comma` is the old `FROM a, b` form. */
@@ -107,7 +117,8 @@ export type Expr =
   | FunctionCall
   | Case
   | Cast
-  | Operator;
+  | Operator
+  | ArraySubquery;
 
 export interface ColumnRef {
   readonly kind: 'column';
@@ -258,6 +269,12 @@ export interface Operator {
   readonly op: string;
   readonly left: Expr;
   readonly right: Expr;
+}
+
+/** PostgreSQL's `ARRAY(SELECT …)`. */
+export interface ArraySubquery {
+  readonly kind: 'array-subquery';
+  readonly query: Query;
 }
 
 export type ExprKind = Expr['kind'];

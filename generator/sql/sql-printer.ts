@@ -97,6 +97,12 @@ class Printer {
   }
 
   private source(source: TableSource): string {
+    if (source.kind === 'table-function') {
+      const call = `${source.lateral ? 'LATERAL ' : ''}${this.expr(source.call)}`;
+      if (source.alias === null) return call;
+      const columns = source.columns.length === 0 ? '' : `(${source.columns.map((c) => this.ident(c)).join(', ')})`;
+      return `${call} AS ${this.ident(source.alias)}${columns}`;
+    }
     const base = source.kind === 'table' ? this.tableName(source.name) : `(${this.query(source.query)})`;
     return source.alias === null ? base : `${base} AS ${this.ident(source.alias)}`;
   }
@@ -178,6 +184,8 @@ class Printer {
         return `${expr.name.toUpperCase()}(${expr.distinct ? 'DISTINCT ' : ''}${this.expr(expr.arg)})`;
       case 'function':
         return `${expr.name.toUpperCase()}(${expr.args.map((a) => this.expr(a)).join(', ')})`;
+      case 'array-subquery':
+        return `ARRAY(${this.query(expr.query)})`;
     }
   }
 }

@@ -46,7 +46,17 @@ function transformFrom(from: FromClause, t: Transform): FromClause {
 }
 
 function transformSource(source: TableSource, t: Transform): TableSource {
-  return source.kind === 'table' ? source : { ...source, query: transformQuery(source.query, t) };
+  switch (source.kind) {
+    case 'table':
+      return source;
+    case 'derived':
+      return { ...source, query: transformQuery(source.query, t) };
+    case 'table-function': {
+      const call = transformExpr(source.call, t);
+      // A callback that turns the call into something else leaves the source as it was.
+      return call.kind === 'function' ? { ...source, call } : source;
+    }
+  }
 }
 
 /** Rebuilds one expression bottom-up, nested queries included. */
@@ -89,6 +99,7 @@ export function transformExpr(expr: Expr, t: Transform): Expr {
       break;
     case 'exists':
     case 'subquery':
+    case 'array-subquery':
       out = { ...expr, query: transformQuery(expr.query, t) };
       break;
     case 'between':

@@ -24,8 +24,14 @@ export function normalizeTableAliases(query: Query): Query {
   const renameSelect = (select: SelectQuery, outer: readonly Scope[]): SelectQuery => {
     const scope = new Map<string, string>();
     const renameSource = (source: TableSource): TableSource => {
-      // A derived table sees only the outer scopes (no LATERAL), not its siblings.
-      const base: TableSource = source.kind === 'derived' ? { ...source, query: renameQuery(source.query, outer) } : source;
+      // A derived table sees only the outer scopes, not its siblings; a table function's
+      // arguments may refer to the tables before it (LATERAL), so they see this scope.
+      const base: TableSource =
+        source.kind === 'derived'
+          ? { ...source, query: renameQuery(source.query, outer) }
+          : source.kind === 'table-function'
+            ? { ...source, call: renameExpr(source.call, [scope, ...outer], lookupIn([scope, ...outer])) as typeof source.call }
+            : source;
       if (base.alias === null) return base;
       const renamed = fresh();
       scope.set(base.alias.toLowerCase(), renamed);
@@ -38,13 +44,7 @@ export function normalizeTableAliases(query: Query): Query {
       from = { first, joins };
     }
     const scopes = [scope, ...outer];
-    const lookup = (table: string): string | undefined => {
-      for (const s of scopes) {
-        const hit = s.get(table.toLowerCase());
-        if (hit) return hit;
-      }
-      return undefined;
-    };
+    const lookup = lookupIn(scopes);
     // Subqueries are renamed as they are met, so their aliases number in written order.
     const e = (expr: Expr): Expr => renameExpr(expr, scopes, lookup);
     const renamedFrom: FromClause | null = from ? { first: from.first, joins: from.joins.map((j) => ({ ...j, on: j.on ? e(j.on) : null })) } : null;
@@ -66,6 +66,7 @@ export function normalizeTableAliases(query: Query): Query {
     switch (expr.kind) {
       case 'subquery':
       case 'exists':
+      case 'array-subquery':
         return { ...expr, query: renameQuery(expr.query, scopes) };
       case 'in-subquery':
         return { ...expr, operand: renameExpr(expr.operand, scopes, lookup), query: renameQuery(expr.query, scopes) };
@@ -80,6 +81,16 @@ export function normalizeTableAliases(query: Query): Query {
   };
 
   return renameQuery(query, []);
+}
+
+function lookupIn(scopes: readonly Scope[]): (table: string) => string | undefined {
+  return (table) => {
+    for (const s of scopes) {
+      const hit = s.get(table.toLowerCase());
+      if (hit) return hit;
+    }
+    return undefined;
+  };
 }
 
 /** Rebuilds an expression with `f` applied to its direct children (not nested queries). */
