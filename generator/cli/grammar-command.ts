@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, dirname, relative, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError } from '../common/errors.ts';
@@ -104,7 +104,7 @@ async function estimate(args: readonly string[], io: CliIo): Promise<number> {
     `source: ${source} (${basename(corpusPath)})`,
     `licence of the source: ${licence}; this file holds only rule counts and probabilities derived from it.`,
     `queries: ${result.total}, parsed: ${result.parsed} (${(100 * rate).toFixed(2)}%), dialect tried first: ${dialect}`,
-    `smoothing: add-k, k = ${smoothing}${base ? `, over the rules of ${relative(dirname(resolve(outPath)), resolve(basePath))}` : ''}`,
+    `smoothing: add-k, k = ${smoothing}${base ? `, over the rules of ${basePath === DEFAULT_GRAMMAR ? 'grammars/default.pcfg' : basePath}` : ''}`,
     ...mixes.map((m) => `mixed with ${m.path} at weight ${m.weight}`),
     `Comments after a rule give its observed count. Format: grammars/README.md.`,
   ];

@@ -6,7 +6,7 @@ import { ConfigError, GrammarError } from '../../generator/common/errors.ts';
 import type { CliIo } from '../../generator/cli/command.ts';
 import { command } from '../../generator/cli/grammar-command.ts';
 import { parseGrammar } from '../../generator/grammar/pcfg.ts';
-import { repoRoot } from '../sql/corpus-path.ts';
+import { corpusPath, repoRoot } from '../sql/corpus-path.ts';
 
 function capture(): { io: CliIo; out: string[]; err: string[] } {
   const out: string[] = [];
@@ -36,6 +36,20 @@ describe('equisql grammar', () => {
     expect(where?.prob).toBeCloseTo(3 / 6, 5);
     expect(where?.count).toBe(3);
     expect(grammar.header.join('\n')).toMatch(/licence of the source: not stated/u);
+  });
+
+  it('estimate reads at least 99% of the Spider training queries and reproduces grammars/spider.pcfg byte for byte', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'equisql-grammar-'));
+    const out = join(dir, 'spider.pcfg');
+    const { io, out: stdout } = capture();
+    expect(await command.run(['estimate', '--corpus', corpusPath('spider/spider_train.sql'), '--out', out, '--json'], io)).toBe(0);
+    const summary = JSON.parse(stdout[stdout.length - 1] as string) as { total: number; parsed: number; rules: number };
+    expect(summary.total).toBe(7000);
+    expect(summary.parsed / summary.total).toBeGreaterThanOrEqual(0.99);
+    // One JSON line per unparsed query, each with a reason.
+    expect(stdout.length - 1).toBe(summary.total - summary.parsed);
+    // The committed grammar is current: same corpus, same code, same bytes.
+    expect(readFileSync(out, 'utf8')).toBe(readFileSync(resolve(repoRoot, 'grammars/spider.pcfg'), 'utf8'));
   });
 
   it('estimate is deterministic: the same corpus gives the same bytes', async () => {
