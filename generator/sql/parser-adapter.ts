@@ -75,8 +75,9 @@ export function parseSqlWithDialect(text: string, options: ParseOptions = {}): P
     try {
       return { query: parseIn(text, dialect), dialect };
     } catch (error) {
-      const parseError = error instanceof SqlParseError ? error : new SqlParseError(String(error));
-      firstError ??= parseError;
+      // Anything else is a bug in the conversion, not a query problem: let it surface.
+      if (!(error instanceof SqlParseError)) throw error;
+      firstError ??= error;
     }
   }
   throw firstError ?? new SqlParseError('no dialect to parse with');
@@ -101,9 +102,13 @@ function parseIn(text: string, dialect: Dialect): Query {
 function fromParserError(error: unknown, dialect: Dialect): SqlParseError {
   const location = (error as { location?: { start?: { line?: number; column?: number } } }).location?.start;
   const found = /but (.*) found/u.exec(error instanceof Error ? error.message : '')?.[1];
-  const where = location ? `line ${location.line}, column ${location.column}` : 'unknown position';
+  if (!location) {
+    // Errors the parser raises after reading (`invalid column clause with select statement`).
+    const message = error instanceof Error ? (error.message.split('\n')[0] ?? '').trim() : String(error);
+    return new SqlParseError(`${dialect}: ${message || 'syntax error'}`, undefined, { cause: error });
+  }
   const what = found ? `unexpected ${found}` : 'syntax error';
-  return new SqlParseError(`${dialect}: ${what} at ${where}`, location ? { line: location.line, column: location.column } : undefined, {
+  return new SqlParseError(`${dialect}: ${what} at line ${location.line}, column ${location.column}`, { line: location.line, column: location.column }, {
     cause: error,
   });
 }
