@@ -540,13 +540,13 @@ class QueryCompiler {
           sql = `EXISTS (SELECT 1 FROM ${quoteIdent(table.name)} AS ${quoteIdent(s)} WHERE ${col(s, ownerColumn)} = ${this.column(p.alias, 'id')} AND ${col(s, elementColumn)} = ${value})`;
         }
         // An absent partner's set contains nothing: false, as the EXISTS forms give.
-        if (this.nullable.has(p.alias) && !sql.startsWith('EXISTS')) sql = `(${sql}) IS TRUE`;
+        if (this.nullable.has(p.alias) && !sql.startsWith('EXISTS')) sql = `coalesce(${sql}, FALSE)`;
         return p.negated ? `NOT ${sql}` : sql;
       }
       case 'isA': {
         let test = this.bound_(p.alias).isA?.(p.entity) ?? 'TRUE';
         // An absent partner is of no class: false, as the EXISTS forms give.
-        if (this.nullable.has(p.alias) && !test.startsWith('EXISTS') && test !== 'TRUE' && test !== 'FALSE') test = `(${test}) IS TRUE`;
+        if (this.nullable.has(p.alias) && !test.startsWith('EXISTS') && test !== 'TRUE' && test !== 'FALSE') test = `coalesce(${test}, FALSE)`;
         else if (this.nullable.has(p.alias) && test === 'TRUE') test = `${this.column(p.alias, 'id')} IS NOT NULL`;
         return p.negated ? `NOT (${test})` : test;
       }

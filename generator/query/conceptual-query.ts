@@ -24,7 +24,7 @@ export type Expr =
   /** An attribute of the relationship link through which `alias` was joined. */
   | { readonly kind: 'linkAttribute'; readonly alias: string; readonly attribute: string }
   | { readonly kind: 'literal'; readonly value: ScalarLiteral | null }
-  /** COUNT(*) when `arg` is absent. */
+  /** COUNT(*) when `arg` is absent; `distinct` only with count. */
   | { readonly kind: 'aggregate'; readonly fn: AggregateFunction; readonly arg?: Expr; readonly distinct?: boolean }
   /** The number of elements of a multi-valued attribute (0 for an empty set). */
   | { readonly kind: 'setSize'; readonly alias: string; readonly attribute: string }

@@ -76,6 +76,9 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
       case 'literal':
         return;
       case 'aggregate':
+        // DISTINCT is for COUNT: MIN and MAX ignore it, and SUM/AVG of distinct values is
+        // rarely what a question means (nor does our SQL parser read it).
+        if (e.distinct && e.fn !== 'count') fail(path, `DISTINCT applies to count only, not ${e.fn}`);
         if (e.arg) checkExpr(e.arg, `${path}.arg`);
         else if (e.fn !== 'count') fail(path, `${e.fn} needs an argument`);
         return;

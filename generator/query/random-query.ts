@@ -301,7 +301,7 @@ class QueryDrawer {
     if (numeric.length > 0) {
       const fn = r.pick(['sum', 'avg', 'min', 'max'] as const);
       const arg: Expr = { kind: 'attribute', alias: a.alias, attribute: r.pick(numeric).name };
-      const agg: Expr = { kind: 'aggregate', fn, arg, ...(r.chance(0.15) ? { distinct: true } : {}) };
+      const agg: Expr = { kind: 'aggregate', fn, arg };
       return fn === 'avg' && r.chance(0.6) ? { kind: 'round', arg: agg, digits: r.int(0, 3) } : agg;
     }
     const any = this.singleAttributes(a.entity).filter((x) => x.type.kind !== 'boolean');

@@ -6,6 +6,7 @@ import { indexDomain } from '../../generator/er-model/er-index.ts';
 import { allPresets } from '../../generator/variants/variant-presets.ts';
 import { buildRelationalSchema } from '../../generator/variants/build-schema.ts';
 import { compileQuery } from '../../generator/compile/compile-query.ts';
+import { parseSql } from '../../generator/sql/parser-adapter.ts';
 import { SUITES } from '../../generator/suites/index.ts';
 import { openDatabase, type Database } from '../../generator/database/database.ts';
 import { buildDataset } from '../../generator/build/build-dataset.ts';
@@ -42,6 +43,16 @@ describe.each(DOMAIN_NAMES)('the paper suite for %s compiles', (domainName) => {
   it.each(allPresets(index).map((v) => [v.name, v] as const))('to the committed SQL for %s', (_name, variant) => {
     const schema = buildRelationalSchema(index, variant);
     for (const q of questions) matchFixture(join(FIXTURES, domainName, variant.name, `${q.id}.sql`), `${compileQuery(index, schema, q.query)};\n`);
+  });
+
+  it('to SQL that our node-sql-parser adapter reads back, for every variant', () => {
+    for (const variant of allPresets(index)) {
+      const schema = buildRelationalSchema(index, variant);
+      for (const q of questions) {
+        const sql = compileQuery(index, schema, q.query);
+        expect(() => parseSql(sql, { dialect: 'postgresql' }), `${variant.name} ${q.id}`).not.toThrow();
+      }
+    }
   });
 
   it('under single-table inheritance, with no derived table where a filter suffices', () => {

@@ -9,6 +9,7 @@ import { compileQuery } from '../../generator/compile/compile-query.ts';
 import { compareResults, normalizeResult, runReadOnly, type NormalizedResult } from '../../generator/execute/run-query.ts';
 import { isOrdered, type Query } from '../../generator/query/conceptual-query.ts';
 import { randomQuery } from '../../generator/query/random-query.ts';
+import { parseSql } from '../../generator/sql/parser-adapter.ts';
 import { generateInstance } from '../../generator/instance/generate-instance.ts';
 import { createRng } from '../../generator/common/rng.ts';
 import { INSTANCES } from '../helpers/build-fixtures.ts';
@@ -112,6 +113,14 @@ export async function checkRandomQueries(
           throw new Error(`query ${i} does not compile for ${v.name}: ${(error as Error).message}\n${JSON.stringify(query)}`);
         }
         sql.set(v.name, text);
+        // Every fourth query's SQL (first instance) also goes through our parser adapter.
+        if (i % 4 === 0 && build === builds[0]) {
+          try {
+            parseSql(text, { dialect: 'postgresql' });
+          } catch (error) {
+            throw new Error(`query ${i} for ${v.name} compiles to SQL our adapter cannot read: ${(error as Error).message}\n${text}`);
+          }
+        }
         try {
           results.set(v.name, normalizeResult(await runReadOnly(db, v.pg_schema, text), isOrdered(query)));
         } catch (error) {
