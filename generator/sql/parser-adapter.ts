@@ -205,17 +205,7 @@ class Converter {
     const from = Array.isArray(raw['from']) && raw['from'].length > 0 ? this.from(raw['from'] as Raw[]) : null;
     const groupRaw = raw['groupby'];
     const groupList = Array.isArray(groupRaw) ? groupRaw : isRaw(groupRaw) && Array.isArray(groupRaw['columns']) ? groupRaw['columns'] : [];
-    const orderBy: OrderItem[] = Array.isArray(raw['orderby'])
-      ? (raw['orderby'] as Raw[]).map((item) => {
-          const type = typeof item['type'] === 'string' ? item['type'].toLowerCase() : null;
-          const nulls = typeof item['nulls'] === 'string' ? item['nulls'].toUpperCase() : null;
-          return {
-            expr: this.expr(item['expr']),
-            direction: type === 'asc' || type === 'desc' ? type : null,
-            nulls: nulls === 'NULLS FIRST' ? 'first' : nulls === 'NULLS LAST' ? 'last' : null,
-          };
-        })
-      : [];
+    const orderBy = this.orderItems(Array.isArray(raw['orderby']) ? (raw['orderby'] as unknown[]) : []);
     const { limit, offset } = this.limit(raw['limit']);
     return {
       kind: 'select',
@@ -229,6 +219,19 @@ class Converter {
       limit,
       offset,
     };
+  }
+
+  private orderItems(items: readonly unknown[]): OrderItem[] {
+    return items.map((item) => {
+      if (!isRaw(item)) throw this.unsupported('ORDER BY item');
+      const type = typeof item['type'] === 'string' ? item['type'].toLowerCase() : null;
+      const nulls = typeof item['nulls'] === 'string' ? item['nulls'].toUpperCase() : null;
+      return {
+        expr: this.expr(item['expr']),
+        direction: type === 'asc' || type === 'desc' ? type : null,
+        nulls: nulls === 'NULLS FIRST' ? 'first' : nulls === 'NULLS LAST' ? 'last' : null,
+      };
+    });
   }
 
   private limit(raw: unknown): { limit: Expr | null; offset: Expr | null } {
@@ -362,6 +365,11 @@ class Converter {
         return this.call(raw);
       case 'case':
         return this.caseExpr(raw);
+      case 'array': {
+        const list = raw['expr_list'];
+        const items = isRaw(list) && Array.isArray(list['value']) ? (list['value'] as unknown[]) : [];
+        return { kind: 'array', items: items.map((item) => this.expr(item)) };
+      }
       case 'cast':
         return this.cast(raw);
       default:
@@ -497,15 +505,20 @@ class Converter {
 
   private aggregate(raw: Raw): Expr {
     const name = String(raw['name']).toLowerCase();
-    if (!AGGREGATES.has(name as AggregateName)) throw this.unsupported(`aggregate "${name}"`);
     if (raw['over']) throw this.unsupported('window function');
     const args = isRaw(raw['args']) ? raw['args'] : {};
-    if (args['orderby']) throw this.unsupported('ordered aggregate');
+    const distinct = typeof args['distinct'] === 'string' && args['distinct'].toUpperCase() === 'DISTINCT';
+    const orderRaw = Array.isArray(args['orderby']) ? (args['orderby'] as unknown[]) : [];
+    const separator = isRaw(args['separator']) ? args['separator']['delimiter'] : undefined;
+    if (AGGREGATES.has(name as AggregateName) && orderRaw.length === 0 && separator === undefined) {
+      return { kind: 'aggregate', name: name as AggregateName, distinct, arg: this.expr(args['expr']) };
+    }
     return {
-      kind: 'aggregate',
-      name: name as AggregateName,
-      distinct: typeof args['distinct'] === 'string' && args['distinct'].toUpperCase() === 'DISTINCT',
-      arg: this.expr(args['expr']),
+      kind: 'function',
+      name,
+      args: [this.expr(args['expr']), ...(separator === undefined ? [] : [this.expr(separator)])],
+      distinct,
+      orderBy: this.orderItems(orderRaw),
     };
   }
 
@@ -530,6 +543,6 @@ class Converter {
       if (!query) throw this.unsupported('EXISTS operand');
       return { kind: 'exists', negated: name === 'not exists', query };
     }
-    return { kind: 'function', name, args: argList.map((a) => this.expr(a)) };
+    return { kind: 'function', name, args: argList.map((a) => this.expr(a)), distinct: false, orderBy: [] };
   }
 }

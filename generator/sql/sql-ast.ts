@@ -118,7 +118,8 @@ export type Expr =
   | Case
   | Cast
   | Operator
-  | ArraySubquery;
+  | ArraySubquery
+  | ArrayLiteral;
 
 export interface ColumnRef {
   readonly kind: 'column';
@@ -240,11 +241,24 @@ export interface Aggregate {
   readonly arg: Expr;
 }
 
+/**
+ * Any other function call. Aggregates outside the five core ones (`array_agg`,
+ * `string_agg`, …) are calls too, with their DISTINCT and ORDER BY.
+ */
 export interface FunctionCall {
   readonly kind: 'function';
-  /** Lower-case name (`lower`, `abs`, `strftime`). */
+  /** Lower-case name (`lower`, `abs`, `array_agg`). */
   readonly name: string;
   readonly args: readonly Expr[];
+  readonly distinct: boolean;
+  /** `array_agg(x ORDER BY y)`; empty for ordinary calls. */
+  readonly orderBy: readonly OrderItem[];
+}
+
+/** PostgreSQL's `ARRAY[a, b]`. */
+export interface ArrayLiteral {
+  readonly kind: 'array';
+  readonly items: readonly Expr[];
 }
 
 /** `CASE [operand] WHEN … THEN … [ELSE …] END`. */

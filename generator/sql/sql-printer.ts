@@ -6,7 +6,7 @@
  * printSql(parseSql("select  name from singer where age>30 and country='France'"));
  * // "SELECT name FROM singer WHERE age > 30 AND country = 'France'"
  */
-import type { Dialect, Expr, FromClause, Query, SelectQuery, TableSource } from './sql-ast.ts';
+import type { Dialect, Expr, FromClause, OrderItem, Query, SelectQuery, TableSource } from './sql-ast.ts';
 
 export interface PrintOptions {
   /** Decides how identifiers that need quoting are quoted (default `postgresql`). */
@@ -72,14 +72,16 @@ class Printer {
     if (select.where) parts.push(`WHERE ${this.expr(select.where)}`);
     if (select.groupBy.length > 0) parts.push(`GROUP BY ${select.groupBy.map((e) => this.expr(e)).join(', ')}`);
     if (select.having) parts.push(`HAVING ${this.expr(select.having)}`);
-    if (select.orderBy.length > 0) {
-      const item = (o: SelectQuery['orderBy'][number]): string =>
-        [this.expr(o.expr), o.direction?.toUpperCase(), o.nulls ? `NULLS ${o.nulls.toUpperCase()}` : undefined].filter((part) => part !== undefined).join(' ');
-      parts.push(`ORDER BY ${select.orderBy.map(item).join(', ')}`);
-    }
+    if (select.orderBy.length > 0) parts.push(this.orderBy(select.orderBy));
     if (select.limit) parts.push(`LIMIT ${this.expr(select.limit)}`);
     if (select.offset) parts.push(`OFFSET ${this.expr(select.offset)}`);
     return parts.join(' ');
+  }
+
+  private orderBy(items: readonly OrderItem[]): string {
+    const item = (o: OrderItem): string =>
+      [this.expr(o.expr), o.direction?.toUpperCase(), o.nulls ? `NULLS ${o.nulls.toUpperCase()}` : undefined].filter((part) => part !== undefined).join(' ');
+    return `ORDER BY ${items.map(item).join(', ')}`;
   }
 
   private from(from: FromClause): string {
@@ -182,8 +184,13 @@ class Printer {
         return `(${this.query(expr.query)})`;
       case 'aggregate':
         return `${expr.name.toUpperCase()}(${expr.distinct ? 'DISTINCT ' : ''}${this.expr(expr.arg)})`;
-      case 'function':
-        return `${expr.name.toUpperCase()}(${expr.args.map((a) => this.expr(a)).join(', ')})`;
+      case 'function': {
+        const args = expr.args.map((a) => this.expr(a)).join(', ');
+        const order = expr.orderBy.length > 0 ? ` ${this.orderBy(expr.orderBy)}` : '';
+        return `${expr.name.toUpperCase()}(${expr.distinct ? 'DISTINCT ' : ''}${args}${order})`;
+      }
+      case 'array':
+        return `ARRAY[${expr.items.map((i) => this.expr(i)).join(', ')}]`;
       case 'array-subquery':
         return `ARRAY(${this.query(expr.query)})`;
     }

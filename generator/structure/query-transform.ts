@@ -112,7 +112,10 @@ export function transformExpr(expr: Expr, t: Transform): Expr {
       out = { ...expr, arg: e(expr.arg) };
       break;
     case 'function':
-      out = { ...expr, args: expr.args.map(e) };
+      out = { ...expr, args: expr.args.map(e), orderBy: expr.orderBy.map((o) => ({ ...o, expr: e(o.expr) })) };
+      break;
+    case 'array':
+      out = { ...expr, items: expr.items.map(e) };
       break;
   }
   return t.expr ? t.expr(out) : out;

@@ -117,7 +117,9 @@ function mapChildren(expr: Expr, f: (child: Expr) => Expr): Expr {
     case 'aggregate':
       return { ...expr, arg: f(expr.arg) };
     case 'function':
-      return { ...expr, args: expr.args.map(f) };
+      return { ...expr, args: expr.args.map(f), orderBy: expr.orderBy.map((o) => ({ ...o, expr: f(o.expr) })) };
+    case 'array':
+      return { ...expr, items: expr.items.map(f) };
     default:
       return expr;
   }
