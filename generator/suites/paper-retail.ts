@@ -9,6 +9,10 @@ import type { SuiteQuestion } from './suite.ts';
 // variant returns the same rows in the same order.
 
 const PRODUCT_TYPES = ['Apparel', 'Accessories', 'Electronics', 'Media', 'Software'] as const;
+/** A customer's contact columns as outputs, and the same as grouping keys (with the id). */
+const CUSTOMER_COLUMNS = ['first_name', 'last_name', 'email', 'loyalty_points'] as const;
+const customerOutputs = (alias: string) => CUSTOMER_COLUMNS.map((c) => out(c, attr(alias, c)));
+const customerKeys = (alias: string): Expr[] => [id(alias), ...CUSTOMER_COLUMNS.map((c) => attr(alias, c))];
 const fullName = (alias: string): Expr => arith('||', arith('||', attr(alias, 'first_name'), lit(' ')), attr(alias, 'last_name'));
 
 
@@ -97,13 +101,10 @@ export const PAPER_RETAIL: readonly SuiteQuestion[] = [
       from: entity('Customer', 'c'),
       joins: [inner('downloads', 'c', 'forward', 's', 'Software')],
       select: [
-        out('first_name', attr('c', 'first_name')),
-        out('last_name', attr('c', 'last_name')),
-        out('email', attr('c', 'email')),
-        out('loyalty_points', attr('c', 'loyalty_points')),
+        ...customerOutputs('c'),
         out('download_count', countDistinct(id('s'))),
       ],
-      groupBy: [id('c'), attr('c', 'first_name'), attr('c', 'last_name'), attr('c', 'email'), attr('c', 'loyalty_points')],
+      groupBy: customerKeys('c'),
       orderBy: [desc('download_count'), asc('last_name'), asc(id('c'))],
     }),
   },
@@ -168,13 +169,10 @@ export const PAPER_RETAIL: readonly SuiteQuestion[] = [
       from: entity('Customer', 'c'),
       joins: [inner('writes', 'c', 'reverse', 'r', 'Review')],
       select: [
-        out('first_name', attr('c', 'first_name')),
-        out('last_name', attr('c', 'last_name')),
-        out('email', attr('c', 'email')),
-        out('loyalty_points', attr('c', 'loyalty_points')),
+        ...customerOutputs('c'),
         out('review_count', count(id('r'))),
       ],
-      groupBy: [id('c'), attr('c', 'first_name'), attr('c', 'last_name'), attr('c', 'email'), attr('c', 'loyalty_points')],
+      groupBy: customerKeys('c'),
       orderBy: [desc('loyalty_points'), asc('last_name'), asc(id('c'))],
       limit: 5,
     }),
@@ -187,13 +185,10 @@ export const PAPER_RETAIL: readonly SuiteQuestion[] = [
       from: entity('Customer', 'c'),
       joins: [inner('places', 'c', 'reverse', 'o', 'CustOrder'), inner('contains', 'o', 'forward', 'p', 'Product')],
       select: [
-        out('first_name', attr('c', 'first_name')),
-        out('last_name', attr('c', 'last_name')),
-        out('email', attr('c', 'email')),
-        out('loyalty_points', attr('c', 'loyalty_points')),
+        ...customerOutputs('c'),
         out('total_spend', agg('sum', attr('p', 'price'))),
       ],
-      groupBy: [id('c'), attr('c', 'first_name'), attr('c', 'last_name'), attr('c', 'email'), attr('c', 'loyalty_points')],
+      groupBy: customerKeys('c'),
       orderBy: [desc('total_spend'), asc('last_name'), asc(id('c'))],
       limit: 5,
     }),

@@ -3,6 +3,7 @@ import type { Rng } from '../common/rng.ts';
 import { stableStringify } from '../common/hash.ts';
 import { ConfigError } from '../common/errors.ts';
 import type { HierarchyChoice, MultiValuedEncoding, VariantSpec } from './variant-spec.ts';
+import { partitionHierarchy } from './variant-presets.ts';
 
 /**
  * What makes two variants different schemas: the shredding choices, not names. Groups are
@@ -49,19 +50,7 @@ function drawOne(index: ErIndex, rng: Rng, name: string): VariantSpec {
   for (const root of index.hierarchyRoots) {
     const concrete = index.hierarchyIsDisjoint(root.name) && rng.chance(0.3);
     // A random connected partition: each class joins its parent's group or starts its own.
-    const groups: string[][] = [];
-    const groupOf = new Map<string, string[]>();
-    for (const entity of index.subtree(root.name)) {
-      const parentGroup = entity.parent === undefined ? undefined : groupOf.get(entity.parent);
-      if (parentGroup && rng.chance(0.5)) {
-        parentGroup.push(entity.name);
-        groupOf.set(entity.name, parentGroup);
-      } else {
-        const group = [entity.name];
-        groups.push(group);
-        groupOf.set(entity.name, group);
-      }
-    }
+    const groups = partitionHierarchy(index, root.name, () => rng.chance(0.5));
     const registry = concrete && rng.chance(0.5);
     hierarchies[root.name] = concrete ? { mode: 'concrete', groups, registry } : { mode: 'nested', groups };
     parts.push(`${root.name}: ${concrete ? 'concrete' : 'nested'} in ${groups.length} tables${registry ? ' with a registry' : ''}`);

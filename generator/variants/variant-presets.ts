@@ -38,23 +38,26 @@ export function rootsMergedGroups(index: ErIndex, root: string): string[][] {
   return [first, ...rest];
 }
 
-/** The root alone; each leaf merged into its parent's group unless the parent is the root. */
-export function leavesMergedGroups(index: ErIndex, root: string): string[][] {
+/**
+ * Cuts a hierarchy into connected groups, top first, visiting classes in pre-order: each
+ * class other than the root joins its parent's group when `joinsParent` says so.
+ */
+export function partitionHierarchy(index: ErIndex, root: string, joinsParent: (entity: Entity) => boolean): string[][] {
   const groups: string[][] = [];
   const groupOf = new Map<string, string[]>();
   for (const entity of index.subtree(root)) {
-    const isLeaf = index.children(entity.name).length === 0;
     const parentGroup = entity.parent === undefined ? undefined : groupOf.get(entity.parent);
-    if (isLeaf && entity.parent !== undefined && entity.parent !== root && parentGroup) {
-      parentGroup.push(entity.name);
-      groupOf.set(entity.name, parentGroup);
-    } else {
-      const group = [entity.name];
-      groups.push(group);
-      groupOf.set(entity.name, group);
-    }
+    const group = parentGroup && joinsParent(entity) ? parentGroup : [];
+    if (group !== parentGroup) groups.push(group);
+    group.push(entity.name);
+    groupOf.set(entity.name, group);
   }
   return groups;
+}
+
+/** The root alone; each leaf merged into its parent's group unless the parent is the root. */
+export function leavesMergedGroups(index: ErIndex, root: string): string[][] {
+  return partitionHierarchy(index, root, (e) => index.children(e.name).length === 0 && e.parent !== root);
 }
 
 /** The first child's subtree merged with the root (STI part); the other subtrees class-table. */
