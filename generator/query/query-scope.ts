@@ -1,6 +1,7 @@
 import type { Attribute } from '../er-model/er-model.ts';
 import type { ErIndex } from '../er-model/er-index.ts';
 import { CompileError } from '../common/errors.ts';
+import { identNeedsQuotes } from '../common/sql-text.ts';
 import type { Expr, Join, Predicate, Query, SelectQuery } from './conceptual-query.ts';
 
 /** What an alias of a conceptual query stands for. */
@@ -42,7 +43,7 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
     return fail(path, `${entity} has no attribute "${attribute}"`);
   };
   const declare = (alias: string, info: AliasInfo, path: string): void => {
-    if (!ALIAS.test(alias)) fail(path, `alias "${alias}" must be a lower-case identifier`);
+    if (!ALIAS.test(alias) || identNeedsQuotes(alias)) fail(path, `alias "${alias}" must be a lower-case identifier and not an SQL keyword`);
     if (aliases.has(alias)) fail(path, `alias "${alias}" is used twice`);
     aliases.set(alias, info);
   };
