@@ -1,4 +1,4 @@
-import type { ErIndex } from '../er-model/er-index.ts';
+import { snakeCase, type ErIndex } from '../er-model/er-index.ts';
 import type { AttributeType } from '../er-model/er-model.ts';
 import { CompileError } from '../common/errors.ts';
 import { quoteIdent, quoteLiteral } from '../common/sql-text.ts';
@@ -27,6 +27,8 @@ interface Bound {
   readonly element?: string;
   /** Aliases joined through a relationship table: columns of the link row. */
   readonly link?: ReadonlyMap<string, string>;
+  /** Further columns to group by with the alias's id (its discriminator, say). */
+  readonly groupExtras?: readonly string[];
 }
 
 /**
@@ -215,33 +217,32 @@ class QueryCompiler {
 
   /**
    * GROUP BY as written, with two adjustments. A grouping expression that is also an output
-   * column is grouped by the output's name, so PostgreSQL accepts subqueries in it (a class
-   * test, say) as grouped. And where an alias's id is grouped, its set-valued columns read
-   * in the query are grouped too: they depend on the id, but PostgreSQL only sees that
-   * through a primary key, which a derived table or a joined ancestor table does not offer.
+   * column (other than a plain attribute) is grouped by the output's position: PostgreSQL
+   * then accepts subqueries in it (a class test, say) as grouped, and a position, unlike a
+   * name, cannot be mistaken for a table column. And where an alias's id is grouped, every
+   * column the query reads from that alias is grouped too: they depend on the id, but
+   * PostgreSQL only sees that through a primary key, which a derived table or a joined
+   * ancestor table does not offer.
    */
   private groupBy(q: SelectQuery): string[] {
     const out = (q.groupBy ?? []).map((e) => {
-      const same = e.kind === 'attribute' ? undefined : q.select.find((c) => JSON.stringify(c.expr) === JSON.stringify(e));
-      return same ? quoteIdent(same.name) : this.expr(e);
+      const position = e.kind === 'attribute' ? -1 : q.select.findIndex((c) => sameExpr(c.expr, e));
+      return position >= 0 ? String(position + 1) : this.expr(e);
     });
     for (const e of q.groupBy ?? []) {
       if (e.kind !== 'attribute' || e.attribute !== 'id') continue;
-      for (const need of this.needs.get(e.alias)?.values() ?? []) {
-        if (need.kind !== 'nested') continue;
-        const sql = this.bound_(e.alias).columns.get(needKey(need));
-        if (sql !== undefined && !out.includes(sql)) out.push(sql);
-      }
+      const bound = this.bound_(e.alias);
+      for (const [key, sql] of bound.columns) if (key !== 'id' && !out.includes(sql)) out.push(sql);
+      for (const sql of bound.groupExtras ?? []) if (!out.includes(sql)) out.push(sql);
     }
     return out;
   }
 
   /** ORDER BY an expression that is also an output column: refer to the output by name. */
   private orderExpr(e: Expr, q: SelectQuery, outputs: Set<string>): string {
-    const sql = this.expr(e);
-    const same = q.select.find((c) => this.expr(c.expr) === sql);
-    if (same && outputs.has(same.name) && (e.kind === 'aggregate' || e.kind === 'round' || e.kind === 'arithmetic')) return quoteIdent(same.name);
-    return sql;
+    const same = q.select.find((c) => sameExpr(c.expr, e));
+    if (same && outputs.has(same.name) && e.kind !== 'attribute') return quoteIdent(same.name);
+    return this.expr(e);
   }
 
   private aliasOfColumnExpr(e: Expr): string | undefined {
@@ -338,8 +339,10 @@ class QueryCompiler {
       having: [],
       orderBy: [],
     };
-    joins.push({ type: 'LEFT JOIN', item: { kind: 'derived', query: inner, alias: quoteIdent(j.alias) }, on: [`${col(j.alias, 'link_from')} = ${this.column(j.from, 'id')}`] });
-    this.bound.set(j.alias, { ...exposed.bound, link: new Map([...linkColumns(link)].map(([k]) => [k, col(j.alias, `link_${k}`)])) });
+    const outer = exposed.bound.columns;
+    joins.push({ type: 'LEFT JOIN', item: { kind: 'derived', query: inner, alias: quoteIdent(j.alias) }, on: [`${outer.get('link_from')} = ${this.column(j.from, 'id')}`] });
+    const entityColumns = new Map([...outer].filter(([k]) => !k.startsWith('link_')));
+    this.bound.set(j.alias, { ...exposed.bound, columns: entityColumns, link: new Map([...linkColumns(link)].map(([k]) => [k, outer.get(`link_${k}`) as string])) });
   }
 
   /** Whether an alias's only use is its id (so a reference column can stand in for it). */
@@ -356,7 +359,7 @@ class QueryCompiler {
       // When the link reads a column of a joined ancestor table, that table comes first
       // (joins of a view all meet on the id, so any of its tables can lead).
       const items = [{ item: target.from, on: [] as string[] }, ...target.joins.map((j) => ({ item: j.item, on: [...j.on] }))];
-      const lead = items.findIndex((x) => on.some((c) => c.includes(`${x.item.alias}.`)));
+      const lead = items.findIndex((x) => on.some((c) => refersTo(c, x.item.alias)));
       if (lead > 0) {
         const first = items[lead] as (typeof items)[number];
         const base = items[0] as (typeof items)[number];
@@ -374,7 +377,7 @@ class QueryCompiler {
     const inner: SqlSelect = { kind: 'select', distinct: false, columns: exposed.columns, from: target.from, joins: target.joins, where: conditions, groupBy: [], having: [], orderBy: [] };
     const rewrite = (text: string): string => {
       let out = text;
-      for (const [key, sql] of target.columns) out = out.split(sql).join(exposed.bound.columns.get(key) as string);
+      for (const [key, sql] of target.columns) out = replaceReference(out, sql, exposed.bound.columns.get(key) as string);
       return out;
     };
     joins.push({ type: 'LEFT JOIN', item: { kind: 'derived', query: inner, alias: quoteIdent(alias) }, on: on.map(rewrite) });
@@ -401,9 +404,10 @@ class QueryCompiler {
     const tests = new Map<string, string | undefined>();
     for (const cls of this.isATargets.get(alias) ?? []) {
       const test = view.isA(cls);
-      tests.set(cls, test === undefined ? undefined : add(test, `is_${cls.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase()}`));
+      tests.set(cls, test === undefined ? undefined : add(test, `is_${snakeCase(cls)}`));
     }
-    return { columns, bound: { columns: outer, isA: (cls) => tests.get(cls) } };
+    const groupExtras = [...tests.values()].filter((t): t is string => t !== undefined);
+    return { columns, bound: { columns: outer, isA: (cls) => tests.get(cls), groupExtras } };
   }
 
   private elementsJoin(j: Extract<Join, { kind: 'elements' }>, joins: SqlJoin[]): void {
@@ -453,7 +457,9 @@ class QueryCompiler {
         const info = this.info(e.alias);
         if (info.kind !== 'entity' || !info.via) throw new CompileError(`alias "${e.alias}" was not joined through a relationship`);
         const fromSide = info.via.direction === 'forward' ? info.via.from : e.alias;
-        return this.column(fromSide, needKey({ kind: 'relationshipAttribute', relationship: info.via.relationship, attribute: e.attribute }));
+        const sql = this.column(fromSide, needKey({ kind: 'relationshipAttribute', relationship: info.via.relationship, attribute: e.attribute }));
+        // Stored on the `from` row, the value outlives a LEFT join that found no partner.
+        return this.nullable.has(e.alias) && fromSide !== e.alias ? `CASE WHEN ${this.column(e.alias, 'id')} IS NOT NULL THEN ${sql} END` : sql;
       }
       case 'literal':
         return literalSql(e.value);
@@ -484,7 +490,9 @@ class QueryCompiler {
       }
       case 'classOf': {
         const bound = this.bound_(e.alias);
-        const cases = e.among.map((c) => `WHEN ${bound.isA?.(c) ?? 'TRUE'} THEN ${quoteLiteral(c)}`);
+        // An absent partner is of no class, so "always" means "when the partner is there".
+        const always = this.nullable.has(e.alias) ? `${this.column(e.alias, 'id')} IS NOT NULL` : 'TRUE';
+        const cases = e.among.map((c) => `WHEN ${bound.isA?.(c) ?? always} THEN ${quoteLiteral(c)}`);
         return `CASE ${cases.join(' ')} END`;
       }
       case 'arithmetic':
@@ -567,4 +575,23 @@ class QueryCompiler {
 /** A JSONB element read as text, cast back to its attribute's type. */
 function castText(sql: string, type: AttributeType): string {
   return type.kind === 'text' || type.kind === 'enum' ? sql : `${sql}::${scalarSqlType(type)}`;
+}
+
+/** Structural equality of two expressions (they are plain JSON data). */
+function sameExpr(a: Expr, b: Expr): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Whether SQL text reads a column of `alias` (`alias.x`, not `xalias.x`). */
+function refersTo(sql: string, alias: string): boolean {
+  return new RegExp(`(?<![\\w".])${escapeRegExp(alias)}\\.`).test(sql);
+}
+
+/** Replaces a column reference (`a.b`) where it stands whole, not inside a longer name. */
+function replaceReference(sql: string, from: string, to: string): string {
+  return sql.replace(new RegExp(`(?<![\\w".])${escapeRegExp(from)}(?![\\w"])`, 'g'), to);
 }

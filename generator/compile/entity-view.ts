@@ -253,6 +253,7 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
   const union = branches.slice(1).reduce<SqlSelect | import('./sql-layout.ts').SqlSet>((acc, b) => ({ kind: 'set', op: 'UNION ALL', left: acc, right: b, orderBy: [] }), branches[0] as SqlSelect);
   columns.set('id', col(alias, 'id'));
   for (const [key, name] of names) columns.set(key, col(alias, name));
+  if (wantsType) columns.set('type', col(alias, typeName));
   return {
     entity,
     alias,

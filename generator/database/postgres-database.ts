@@ -31,7 +31,9 @@ export async function openPostgres(url: string): Promise<Database> {
     },
     query: async (sql, params) => (await client.query<Row>(sql, params as unknown[] | undefined)).rows,
     queryText: async (sql) => {
-      const result = await client.query<(string | null)[]>({ text: sql, rowMode: 'array' });
+      // The extended protocol takes exactly one statement, as PGlite's query does: text
+      // that smuggles a COMMIT and a write after a SELECT is refused, not run.
+      const result = await client.query<(string | null)[]>({ text: sql, rowMode: 'array', queryMode: 'extended' } as pg.QueryArrayConfig);
       return { columns: result.fields.map((f) => f.name), rows: result.rows };
     },
     copyIn: async (copy, data) => {

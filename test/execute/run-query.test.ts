@@ -35,6 +35,11 @@ function contract(open: () => Promise<Database>, enforcesTimeout: boolean) {
     expect((await runReadOnly(db, 'v1', 'SELECT count(*) FROM t')).rows).toEqual([['2']]);
   });
 
+  it('refuses several statements, so none can end the read-only transaction and write', async () => {
+    await expect(runReadOnly(db, 'v1', 'SELECT 1; COMMIT; DELETE FROM t; SELECT 2')).rejects.toThrow(/^schema v1: cannot insert multiple commands into a prepared statement$/);
+    expect((await runReadOnly(db, 'v1', 'SELECT count(*) FROM t')).rows).toEqual([['2']]);
+  });
+
   it('sets the statement timeout for the query', async () => {
     expect((await runReadOnly(db, 'v1', 'SHOW statement_timeout', { timeoutMs: 1500 })).rows).toEqual([['1500ms']]);
   });
