@@ -42,7 +42,17 @@ export interface ParsedQuery {
   readonly dialect: Dialect;
 }
 
-const DIALECTS: readonly Dialect[] = ['sqlite', 'postgresql', 'mysql'];
+/**
+ * The order dialects are tried in after the requested one. SQLite's grammar in
+ * node-sql-parser cannot read INTERSECT or EXCEPT, and MySQL's reads almost everything it
+ * misses, so SQLite and MySQL try each other before PostgreSQL. Whichever grammar accepts
+ * the query, string and identifier quoting follow the requested dialect (see `Converter`).
+ */
+const FALLBACK_ORDER: Record<Dialect, readonly Dialect[]> = {
+  sqlite: ['sqlite', 'mysql', 'postgresql'],
+  mysql: ['mysql', 'sqlite', 'postgresql'],
+  postgresql: ['postgresql', 'sqlite', 'mysql'],
+};
 const PARSER_DATABASE: Record<Dialect, string> = { postgresql: 'postgresql', sqlite: 'sqlite', mysql: 'mysql' };
 
 /** Words that can never be a table alias; seeing one as an alias means a misread join. */
@@ -69,11 +79,11 @@ export function parseSql(text: string, options: ParseOptions = {}): Query {
 /** Like `parseSql`, and also says which dialect accepted the query. */
 export function parseSqlWithDialect(text: string, options: ParseOptions = {}): ParsedQuery {
   const first = options.dialect ?? 'postgresql';
-  const order = options.fallback ? [first, ...DIALECTS.filter((d) => d !== first)] : [first];
+  const order = options.fallback ? FALLBACK_ORDER[first] : [first];
   let firstError: SqlParseError | undefined;
   for (const dialect of order) {
     try {
-      return { query: parseIn(text, dialect), dialect };
+      return { query: parseIn(text, dialect, first), dialect };
     } catch (error) {
       // Anything else is a bug in the conversion, not a query problem: let it surface.
       if (!(error instanceof SqlParseError)) throw error;
@@ -83,7 +93,8 @@ export function parseSqlWithDialect(text: string, options: ParseOptions = {}): P
   throw firstError ?? new SqlParseError('no dialect to parse with');
 }
 
-function parseIn(text: string, dialect: Dialect): Query {
+/** Parses with `dialect`'s grammar, reading quotes as `source` (the dialect the text is in) does. */
+function parseIn(text: string, dialect: Dialect, source: Dialect): Query {
   const body = text.replace(/[\s;]+$/u, '');
   if (body.trim() === '') throw new SqlParseError('empty query', { line: 1, column: 1 });
   let raw: unknown;
@@ -96,7 +107,7 @@ function parseIn(text: string, dialect: Dialect): Query {
     if (raw.length !== 1) throw new SqlParseError(`${dialect}: expected one statement, found ${raw.length}`);
     raw = raw[0];
   }
-  return new Converter(body, dialect).query(raw);
+  return new Converter(body, dialect, source).query(raw);
 }
 
 function fromParserError(error: unknown, dialect: Dialect): SqlParseError {
@@ -159,6 +170,8 @@ class Converter {
   constructor(
     private readonly text: string,
     private readonly dialect: Dialect,
+    /** The dialect the text is written in; it decides what a double-quoted word is. */
+    private readonly sourceDialect: Dialect = dialect,
   ) {}
 
   /** The expression being converted, for positions in errors (the parser marks some nodes). */
@@ -335,7 +348,7 @@ class Converter {
         }
         // In SQLite and MySQL a double-quoted word in an expression is a string literal
         // (Spider relies on it); PostgreSQL reads it as a quoted identifier.
-        if (inner && inner['type'] === 'double_quote_string' && this.dialect !== 'postgresql' && table === null) {
+        if (inner && inner['type'] === 'double_quote_string' && this.sourceDialect !== 'postgresql' && table === null) {
           return { kind: 'string', value: name };
         }
         return { kind: 'column', table, name };
@@ -348,8 +361,11 @@ class Converter {
       case 'single_quote_string':
       case 'string':
         return { kind: 'string', value: String(raw['value']).replaceAll("''", "'") };
-      case 'double_quote_string':
-        return { kind: 'string', value: String(raw['value']).replaceAll('""', '"') };
+      case 'double_quote_string': {
+        const value = String(raw['value']).replaceAll('""', '"');
+        // A PostgreSQL query read by the SQLite or MySQL grammar: still a quoted identifier.
+        return this.sourceDialect === 'postgresql' ? { kind: 'column', table: null, name: value } : { kind: 'string', value };
+      }
       case 'null':
         return { kind: 'null' };
       case 'bool':

@@ -52,6 +52,20 @@ describe('parseSql and printSql', () => {
     expect(where('SELECT a FROM t WHERE b = "x"', 'postgresql')).toMatchObject({ right: { kind: 'column', name: 'x' } });
   });
 
+  it('keeps the requested dialect\'s quoting when another dialect\'s grammar reads the query', () => {
+    const sql = 'SELECT a FROM t WHERE b = "x" EXCEPT SELECT a FROM u WHERE c = "San Francisco"';
+    const parsed = parseSqlWithDialect(sql, { dialect: 'sqlite', fallback: true });
+    expect(parsed.dialect).not.toBe('sqlite');
+    expect(parsed.query).toMatchObject({
+      head: { where: { right: { kind: 'string', value: 'x' } } },
+      tail: [{ query: { where: { right: { kind: 'string', value: 'San Francisco' } } } }],
+    });
+    // A PostgreSQL query that only another grammar reads keeps "x" as an identifier.
+    const pg = parseSqlWithDialect('SELECT a FROM t WHERE b = "x" LIMIT 1, 2', { dialect: 'postgresql', fallback: true });
+    expect(pg.dialect).not.toBe('postgresql');
+    expect(pg.query).toMatchObject({ where: { right: { kind: 'column', name: 'x' } } });
+  });
+
   it('normalizes <> to != and NOT IN / NOT LIKE to negated nodes', () => {
     expect(where("SELECT a FROM t WHERE b <> 1 AND c NOT IN (1, 2) AND d NOT LIKE 'x'")).toMatchObject({
       left: { left: { kind: 'comparison', op: '!=' }, right: { kind: 'in-list', negated: true } },
@@ -108,7 +122,8 @@ describe('parseSql and printSql', () => {
     const sql = 'SELECT a FROM t UNION SELECT b FROM u EXCEPT SELECT c FROM v';
     expect(() => parseSql(sql, { dialect: 'sqlite' })).toThrow(SqlParseError);
     const parsed = parseSqlWithDialect(sql, { dialect: 'sqlite', fallback: true });
-    expect(parsed.dialect).toBe('postgresql');
+    // SQLite's grammar cannot read EXCEPT; MySQL's, the nearest in quoting, is tried next.
+    expect(parsed.dialect).toBe('mysql');
     expect(parsed.query).toMatchObject({ kind: 'compound', tail: [{ op: 'union' }, { op: 'except' }] });
   });
 
