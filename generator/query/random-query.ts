@@ -41,9 +41,31 @@ class QueryDrawer {
     private readonly rng: Rng,
   ) {}
 
+  /** Short names that end one another ("c", "cc", "xc"), then numbered ones. */
+  private readonly aliasPool = ['c', 'cc', 'xc', 'a', 'ca', 'p', 'pp'];
+
   private alias(prefix: string): string {
     this.counter += 1;
+    if (this.rng.chance(0.3)) {
+      const free = this.aliasPool.filter((a) => !this.taken.has(a));
+      if (free.length > 0) {
+        const name = this.rng.pick(free);
+        this.taken.add(name);
+        return name;
+      }
+    }
     return `${prefix}${this.counter}`;
+  }
+
+  private readonly taken = new Set<string>();
+
+  /** Output names: mostly c1, k1, a1…; sometimes a real column's name, which must not confuse GROUP BY. */
+  private outputName(fallback: string, used: Set<string>): string {
+    const candidates = ['type', 'id', 'name', 'tags', 'price', 'title', 'email', 'category'];
+    const name = this.rng.chance(0.25) ? this.rng.pick(candidates) : fallback;
+    const unique = used.has(name) ? fallback : name;
+    used.add(unique);
+    return unique;
   }
 
   private entities(): string[] {
@@ -93,7 +115,7 @@ class QueryDrawer {
     if (relAttributes.length > 0) this.links.set(alias.alias, relAttributes);
     let join: Join = { kind: 'relationship', type, relationship: choice.rel, from: from.alias, direction: choice.direction, alias: alias.alias, entity };
     if (type === 'left' && this.rng.chance(0.25)) {
-      const on = this.simplePredicate(alias);
+      const on = this.rng.chance(0.3) ? this.subqueryPredicate(alias, 1) : this.simplePredicate(alias);
       if (on) join = { ...join, on };
     }
     return { join, alias };
@@ -233,10 +255,11 @@ class QueryDrawer {
   private projected(entityAliases: EntityAlias[], elementAliases: ElementAlias[]): SelectQuery {
     const r = this.rng;
     const outputs: { name: string; expr: Expr }[] = [];
+    const used = new Set<string>();
     const count = r.int(1, 4);
-    for (let i = 0; i < count; i++) outputs.push({ name: `c${i + 1}`, expr: this.outputExpr(r.pick(entityAliases), elementAliases) });
+    for (let i = 0; i < count; i++) outputs.push({ name: this.outputName(`c${i + 1}`, used), expr: this.outputExpr(r.pick(entityAliases), elementAliases) });
     const distinct = r.chance(0.3);
-    return this.finish({ kind: 'select', select: outputs, from: { entity: '', alias: '' }, ...(distinct ? { distinct } : {}) }, outputs.map((o) => o.name));
+    return this.finish({ kind: 'select', select: outputs, from: { entity: '', alias: '' }, ...(distinct ? { distinct } : {}) }, outputs);
   }
 
   private outputExpr(a: EntityAlias, elementAliases: ElementAlias[]): Expr {
@@ -245,8 +268,14 @@ class QueryDrawer {
     if (roll < 0.1 && elementAliases.length > 0) return { kind: 'element', alias: r.pick(elementAliases).alias };
     const multi = this.multiAttributes(a.entity);
     if (roll < 0.2 && multi.length > 0) return { kind: r.chance(0.5) ? 'setSize' : 'setArray', alias: a.alias, attribute: r.pick(multi).name };
-    const subs = this.index.subtree(a.entity).slice(1).map((e) => e.name);
-    if (roll < 0.27 && subs.length > 0) return { kind: 'classOf', alias: a.alias, among: r.sample(subs, r.int(1, subs.length)) };
+    const subs = this.index.subtree(a.entity).map((e) => e.name);
+    if (roll < 0.27 && subs.length > 1) return { kind: 'classOf', alias: a.alias, among: r.sample(subs, r.int(1, subs.length)) };
+    if (roll < 0.32) {
+      const numeric = this.singleAttributes(a.entity).filter((x) => ['integer', 'bigint', 'numeric'].includes(x.type.kind));
+      const texts = this.singleAttributes(a.entity).filter((x) => x.type.kind === 'text');
+      if (numeric.length > 0 && r.chance(0.6)) return { kind: 'arithmetic', op: r.pick(['+', '-', '*'] as const), left: { kind: 'attribute', alias: a.alias, attribute: r.pick(numeric).name }, right: { kind: 'literal', value: r.int(1, 5) } };
+      if (texts.length > 0) return { kind: 'arithmetic', op: '||', left: { kind: 'attribute', alias: a.alias, attribute: r.pick(texts).name }, right: { kind: 'literal', value: ' /' } };
+    }
     if (roll < 0.45) return { kind: 'attribute', alias: a.alias, attribute: 'id' };
     const link = this.links.get(a.alias);
     if (link && roll < 0.6) return { kind: 'linkAttribute', alias: a.alias, attribute: r.pick(link).name };
@@ -262,29 +291,28 @@ class QueryDrawer {
     const r = this.rng;
     const keys: Expr[] = [];
     const outputs: { name: string; expr: Expr }[] = [];
+    const used = new Set<string>();
     const keyCount = r.weighted([1, 4, 2]);
     for (let i = 0; i < keyCount; i++) {
       const a = r.pick(entityAliases);
-      let key = this.outputExpr(a, elementAliases);
-      if (key.kind === 'setSize' || key.kind === 'setArray') {
-        // A set of an alias is grouped through the alias's id.
-        const idKey: Expr = { kind: 'attribute', alias: key.alias, attribute: 'id' };
+      const key = this.outputExpr(a, elementAliases);
+      // A set, or a plain attribute now and then, is grouped through its alias's id.
+      const throughId = key.kind === 'setSize' || key.kind === 'setArray' || (key.kind === 'attribute' && key.attribute !== 'id' && r.chance(0.3));
+      if (throughId) {
+        const idKey: Expr = { kind: 'attribute', alias: (key as { alias: string }).alias, attribute: 'id' };
         if (!keys.some((k) => JSON.stringify(k) === JSON.stringify(idKey))) keys.push(idKey);
-        outputs.push({ name: `k${outputs.length + 1}`, expr: key });
+        outputs.push({ name: this.outputName(`k${outputs.length + 1}`, used), expr: key });
         continue;
       }
       if (keys.some((k) => JSON.stringify(k) === JSON.stringify(key))) continue;
       keys.push(key);
-      outputs.push({ name: `k${outputs.length + 1}`, expr: key });
+      outputs.push({ name: this.outputName(`k${outputs.length + 1}`, used), expr: key });
     }
     const aggregates = r.int(1, 3);
-    for (let i = 0; i < aggregates; i++) outputs.push({ name: `a${i + 1}`, expr: this.aggregateExpr(entityAliases, elementAliases) });
+    for (let i = 0; i < aggregates; i++) outputs.push({ name: this.outputName(`a${i + 1}`, used), expr: this.aggregateExpr(entityAliases, elementAliases) });
     let having: Predicate | undefined;
     if (r.chance(0.3)) having = { kind: 'compare', op: r.pick(['>', '>=', '<'] as const), left: this.aggregateExpr(entityAliases, elementAliases, true), right: { kind: 'literal', value: r.int(0, 3) } };
-    return this.finish(
-      { kind: 'select', select: outputs, from: { entity: '', alias: '' }, groupBy: keys, ...(having ? { having } : {}) },
-      outputs.map((o) => o.name),
-    );
+    return this.finish({ kind: 'select', select: outputs, from: { entity: '', alias: '' }, groupBy: keys, ...(having ? { having } : {}) }, outputs);
   }
 
   private aggregateExpr(entityAliases: EntityAlias[], elementAliases: ElementAlias[], countOnly = false): Expr {
@@ -310,10 +338,13 @@ class QueryDrawer {
   }
 
   /** ORDER BY every output (a total order of the rows) and maybe LIMIT; or neither. */
-  private finish(q: SelectQuery, names: string[]): SelectQuery {
+  private finish(q: SelectQuery, outputs: readonly { name: string; expr: Expr }[]): SelectQuery {
     const r = this.rng;
     if (!r.chance(0.4)) return q;
-    const orderBy: OrderItem[] = r.shuffle(names).map((name) => ({ expr: { kind: 'output', name }, direction: r.chance(0.5) ? 'asc' : 'desc' }));
+    // By output name, or by the output's expression (the same order either way).
+    const orderBy: OrderItem[] = r
+      .shuffle(outputs)
+      .map((o) => ({ expr: r.chance(0.3) ? o.expr : { kind: 'output', name: o.name }, direction: r.chance(0.5) ? 'asc' : 'desc' }));
     return { ...q, orderBy, ...(r.chance(0.7) ? { limit: r.int(1, 20) } : {}) };
   }
 
@@ -325,7 +356,8 @@ class QueryDrawer {
       const entity = r.pick(this.index.subtree(root)).name;
       const a = { alias: this.alias('u'), entity };
       const where = this.simplePredicate(a);
-      return { kind: 'select', from: a, ...(where ? { where } : {}), select: [{ name: 'id', expr: { kind: 'attribute', alias: a.alias, attribute: 'id' } }] };
+      const own = r.chance(0.25) ? { orderBy: [{ expr: { kind: 'output', name: 'id' }, direction: 'desc' }] as OrderItem[], limit: r.int(1, 10) } : {};
+      return { kind: 'select', from: a, ...(where ? { where } : {}), select: [{ name: 'id', expr: { kind: 'attribute', alias: a.alias, attribute: 'id' } }], ...own };
     };
     const op = r.pick(['union', 'union all', 'intersect', 'except'] as const);
     const ordered = r.chance(0.4);

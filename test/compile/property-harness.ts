@@ -58,7 +58,7 @@ export const REQUIRED_CONSTRUCTS = [
   'elements:inner', 'elements:left', 'compare', 'in', 'like', 'ilike', 'between', 'isNull', 'contains', 'isA', 'and', 'or', 'not',
   'exists', 'not exists', 'inQuery', 'not in query', 'scalarSubquery', 'aggregate:count *', 'aggregate:count', 'aggregate:count distinct',
   'aggregate:sum', 'aggregate:avg', 'aggregate:min', 'aggregate:max', 'group by', 'having', 'order by + limit', 'distinct',
-  'set:union', 'set:union all', 'set:intersect', 'set:except', 'setArray', 'setSize', 'classOf', 'round', 'element',
+  'set:union', 'set:union all', 'set:intersect', 'set:except', 'setArray', 'setSize', 'classOf', 'round', 'element', 'arithmetic',
 ];
 
 interface Built {
