@@ -68,6 +68,11 @@ export function deriveQuery(query: Query, qctx: QueryContext = 'query'): Derivat
   if (query.kind === 'select') return node(names.query, selectStmt(query, qctx));
   const arms = [query.head, ...query.tail.map((arm) => arm.query)];
   const ops = query.tail.map((arm) => arm.op);
+  // The grammar writes the compound's ORDER BY and LIMIT after the last arm, as SQL does;
+  // an arm with its own (parenthesized) has no rule.
+  const lastArm = arms[arms.length - 1] as SelectQuery;
+  if (lastArm.orderBy.length > 0 || lastArm.limit || lastArm.offset) fail('ORDER BY or LIMIT inside a set operand');
+  arms[arms.length - 1] = { ...lastArm, orderBy: query.orderBy, limit: query.limit, offset: query.offset };
   const build = (i: number): Derivation => {
     const arm = arms[i] as SelectQuery;
     if (i === arms.length - 1) return node(names.query, selectStmt(arm, qctx));
@@ -119,7 +124,7 @@ function selectStmt(select: SelectQuery, qctx: QueryContext): Derivation {
 }
 
 function simpleSelect(select: SelectQuery, qctx: QueryContext): Derivation {
-  if (select.orderBy.length > 0 || select.limit) fail('ORDER BY or LIMIT before a set operator');
+  if (select.orderBy.length > 0 || select.limit || select.offset) fail('ORDER BY or LIMIT inside a set operand');
   return node(QUERY_NAMES[qctx].simple, ...selectCore(select, qctx));
 }
 

@@ -81,6 +81,7 @@ export function parseSqlWithDialect(text: string, options: ParseOptions = {}): P
   const first = options.dialect ?? 'postgresql';
   const order = options.fallback ? FALLBACK_ORDER[first] : [first];
   let firstError: SqlParseError | undefined;
+  let firstRefusal: SqlParseError | undefined;
   for (const dialect of order) {
     try {
       return { query: parseIn(text, dialect, first), dialect };
@@ -88,9 +89,11 @@ export function parseSqlWithDialect(text: string, options: ParseOptions = {}): P
       // Anything else is a bug in the conversion, not a query problem: let it surface.
       if (!(error instanceof SqlParseError)) throw error;
       firstError ??= error;
+      // A grammar that read the query and a construct we refuse says more than a syntax error.
+      if (refusals.has(error)) firstRefusal ??= error;
     }
   }
-  throw firstError ?? new SqlParseError('no dialect to parse with');
+  throw firstRefusal ?? firstError ?? new SqlParseError('no dialect to parse with');
 }
 
 /** Parses with `dialect`'s grammar, reading quotes as `source` (the dialect the text is in) does. */
@@ -125,6 +128,63 @@ function fromParserError(error: unknown, dialect: Dialect): SqlParseError {
 }
 
 type Raw = Record<string, unknown>;
+
+/** Errors a grammar raised after reading the query: a construct we refuse, not a syntax error. */
+const refusals = new WeakSet<SqlParseError>();
+function refusal(message: string, position?: { line: number; column: number }): SqlParseError {
+  const error = new SqlParseError(message, position);
+  refusals.add(error);
+  return error;
+}
+
+/**
+ * Keys the parser sets that name a construct, so a refusal can say what it refused and
+ * where the keyword is. Any other unread key is refused under its own name.
+ */
+const CONSTRUCTS: Record<string, { readonly name: string; readonly keyword: RegExp }> = {
+  escape: { name: 'LIKE … ESCAPE', keyword: /\bESCAPE\b/iu },
+  collate: { name: 'COLLATE', keyword: /\bCOLLATE\b/iu },
+  suffix: { name: 'COLLATE', keyword: /\bCOLLATE\b/iu },
+  filter: { name: 'FILTER (WHERE …)', keyword: /\bFILTER\b/iu },
+  tablesample: { name: 'TABLESAMPLE', keyword: /\bTABLESAMPLE\b/iu },
+  over: { name: 'window function (OVER)', keyword: /\bOVER\b/iu },
+  window: { name: 'WINDOW clause', keyword: /\bWINDOW\b/iu },
+  into: { name: 'SELECT … INTO', keyword: /\bINTO\b/iu },
+  options: { name: 'SELECT option', keyword: /\bSELECT\b/iu },
+  with: { name: 'WITH clause', keyword: /\bWITH\b/iu },
+  using: { name: 'JOIN … USING', keyword: /\bUSING\b/iu },
+};
+
+/** The keys each expression node type's conversion reads. */
+const EXPRESSION_KEYS: Record<string, readonly string[]> = {
+  column_ref: ['table', 'column'],
+  star: ['value'],
+  number: ['value'],
+  single_quote_string: ['value'],
+  string: ['value'],
+  double_quote_string: ['value'],
+  null: ['value'],
+  bool: ['value'],
+  boolean: ['value'],
+  binary_expr: ['operator', 'left', 'right'],
+  unary_expr: ['operator', 'expr'],
+  aggr_func: ['name', 'args'],
+  function: ['name', 'args', 'args_parentheses'],
+  case: ['expr', 'args'],
+  array: ['expr_list', 'brackets', 'keyword'],
+  cast: ['expr', 'target', 'keyword', 'symbol'],
+};
+
+/** Keys that never change what a node means. */
+const INERT_KEYS = new Set(['loc', 'parentheses', 'type']);
+
+/** True for null, empty strings, arrays and objects, and objects holding only such values. */
+function isEmpty(value: unknown): boolean {
+  if (value === null || value === undefined || value === '' || value === false) return true;
+  if (Array.isArray(value)) return value.length === 0;
+  if (isRaw(value)) return Object.values(value).every(isEmpty);
+  return false;
+}
 
 function isRaw(value: unknown): value is Raw {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -165,6 +225,33 @@ const SET_OPERATORS: Record<string, SetOperator> = {
   minus: 'except',
 };
 
+/** `NOT (x)` as the parser returns it: a call of a function named NOT. */
+function notCallOperand(raw: unknown): unknown {
+  if (!isRaw(raw) || raw['type'] !== 'function' || raw['parentheses']) return undefined;
+  const name = raw['name'];
+  const parts = isRaw(name) && Array.isArray(name['name']) ? (name['name'] as unknown[]) : [name];
+  if (parts.length !== 1 || ident(parts[0])?.toUpperCase() !== 'NOT') return undefined;
+  const args = raw['args'];
+  return isRaw(args) && Array.isArray(args['value']) && args['value'].length === 1 ? args['value'][0] : undefined;
+}
+
+/**
+ * NOT binds looser than every comparison and arithmetic operator, so `NOT (b) IN (1, 2)`
+ * is `NOT (b IN (1, 2))`; node-sql-parser reads a call `NOT(b)` as the left operand. When
+ * the leftmost operand of a chain of such operators is that call, returns the chain with
+ * the call's operand in its place (the caller negates the whole); otherwise undefined.
+ */
+function withoutLeadingNot(raw: Raw): Raw | undefined {
+  const left = raw['left'];
+  const operand = notCallOperand(left);
+  if (operand !== undefined) return { ...raw, left: operand };
+  if (!isRaw(left) || left['type'] !== 'binary_expr' || left['parentheses']) return undefined;
+  const op = String(left['operator']).toUpperCase();
+  if (op === 'AND' || op === 'OR') return undefined;
+  const inner = withoutLeadingNot(left);
+  return inner ? { ...raw, left: inner } : undefined;
+}
+
 /** Walks one parser AST; throws SqlParseError on anything outside our AST. */
 class Converter {
   constructor(
@@ -181,45 +268,96 @@ class Converter {
     const loc = this.current?.['loc'];
     const start = isRaw(loc) && isRaw(loc['start']) ? loc['start'] : undefined;
     if (start && typeof start['line'] === 'number' && typeof start['column'] === 'number') {
-      return new SqlParseError(`${this.dialect}: unsupported ${what} at line ${start['line']}, column ${start['column']}`, { line: start['line'], column: start['column'] });
+      return refusal(`${this.dialect}: unsupported ${what} at line ${start['line']}, column ${start['column']}`, { line: start['line'], column: start['column'] });
     }
-    return new SqlParseError(`${this.dialect}: unsupported ${what}`);
+    return refusal(`${this.dialect}: unsupported ${what}`);
+  }
+
+  /** A refusal naming `construct`, placed at `keyword` in the text when it occurs there. */
+  private refuse(construct: string, keyword?: RegExp): SqlParseError {
+    const match = keyword?.exec(this.text);
+    if (!match) return this.unsupported(construct);
+    const before = this.text.slice(0, match.index).split('\n');
+    const line = before.length;
+    const column = (before[before.length - 1]?.length ?? 0) + 1;
+    return refusal(`${this.dialect}: unsupported ${construct} at line ${line}, column ${column}`, { line, column });
+  }
+
+  /**
+   * Refuses any key of a parser node that the conversion does not read, unless it is empty:
+   * the parser records constructs we do not model (COLLATE, ESCAPE, FILTER, …) as extra keys,
+   * and ignoring them would silently read another query.
+   */
+  private only(raw: Raw, node: string, read: readonly string[]): void {
+    for (const [key, value] of Object.entries(raw)) {
+      if (INERT_KEYS.has(key) || read.includes(key) || isEmpty(value)) continue;
+      const known = CONSTRUCTS[key];
+      throw known ? this.refuse(known.name, known.keyword) : this.unsupported(`${node} with "${key}"`);
+    }
   }
 
   query(raw: unknown): Query {
     if (!isRaw(raw) || raw['type'] !== 'select') {
       throw this.unsupported(`statement ${isRaw(raw) ? String(raw['type']) : typeof raw} (only SELECT is read)`);
     }
-    const head = this.select(raw);
-    const tail: { op: SetOperator; query: SelectQuery }[] = [];
-    let current: Raw = raw;
-    while (isRaw(current['_next'])) {
+    if (!isRaw(raw['_next'])) return this.select(raw, false);
+    const rawArms: Raw[] = [raw];
+    const ops: SetOperator[] = [];
+    for (let current: Raw = raw; isRaw(current['_next']); current = current['_next'] as Raw) {
       const opText = String(current['set_op'] ?? '').toLowerCase();
       const op = SET_OPERATORS[opText];
       if (!op) throw this.unsupported(`set operator "${opText}"`);
       const next = current['_next'] as Raw;
       if (next['type'] !== 'select') throw this.unsupported(`set operand ${String(next['type'])}`);
-      tail.push({ op, query: this.select(next) });
-      current = next;
+      ops.push(op);
+      rawArms.push(next);
     }
-    return tail.length === 0 ? head : { kind: 'compound', head, tail };
+    const arms = rawArms.map((arm) => this.select(arm, true));
+    arms.forEach((arm, i) => {
+      // `SELECT … LIMIT 3 INTERSECT SELECT …`: SQLite and PostgreSQL refuse it, the parser
+      // reads it; only a parenthesized arm may order or cut itself.
+      const own = arm.orderBy.length > 0 || arm.limit !== null || arm.offset !== null;
+      if (own && i < arms.length - 1 && !rawArms[i]?.['parentheses_symbol']) {
+        throw this.refuse('ORDER BY or LIMIT before a set operator', /\b(UNION|INTERSECT|EXCEPT|MINUS)\b/iu);
+      }
+    });
+    // Without parentheses the last arm's ORDER BY and LIMIT are the whole compound's; after
+    // a parenthesized last arm the parser keeps the compound's in `_orderby` / `_limit`.
+    const last = arms[arms.length - 1] as SelectQuery;
+    const lastRaw = rawArms[rawArms.length - 1] as Raw;
+    let orderBy: OrderItem[] = this.orderItems(Array.isArray(raw['_orderby']) ? (raw['_orderby'] as unknown[]) : []);
+    let { limit, offset } = this.limit(raw['_limit'], undefined);
+    if (!lastRaw['parentheses_symbol']) {
+      if (orderBy.length > 0 || limit !== null || offset !== null) throw this.unsupported('ORDER BY or LIMIT given twice after a set operator');
+      ({ orderBy, limit, offset } = { orderBy: [...last.orderBy], limit: last.limit, offset: last.offset });
+      arms[arms.length - 1] = { ...last, orderBy: [], limit: null, offset: null };
+    }
+    const [head, ...rest] = arms as [SelectQuery, ...SelectQuery[]];
+    return { kind: 'compound', head, tail: rest.map((query, i) => ({ op: ops[i] as SetOperator, query })), orderBy, limit, offset };
   }
 
-  private select(raw: Raw): SelectQuery {
-    if (raw['with']) throw this.unsupported('WITH clause');
+  /** One SELECT; an `arm` of a compound leaves `_orderby` / `_limit` to the compound. */
+  private select(raw: Raw, arm: boolean): SelectQuery {
+    const compoundKeys = arm ? ['_next', 'set_op', 'parentheses_symbol', '_orderby', '_limit'] : ['_limit'];
+    this.only(raw, 'SELECT', ['distinct', 'columns', 'from', 'where', 'groupby', 'having', 'orderby', 'limit', ...compoundKeys]);
     const distinctRaw = raw['distinct'];
     const distinctText = isRaw(distinctRaw) ? distinctRaw['type'] : distinctRaw;
-    const distinct = typeof distinctText === 'string' && distinctText.toUpperCase() === 'DISTINCT';
+    if (typeof distinctText === 'string' && distinctText.toUpperCase() !== 'DISTINCT') throw this.refuse(distinctText.toUpperCase(), /\bDISTINCT\b/iu);
+    if (isRaw(distinctRaw)) this.only(distinctRaw, 'DISTINCT', []);
+    const distinct = typeof distinctText === 'string';
     const columnsRaw = raw['columns'];
     const columns: SelectItem[] =
       columnsRaw === '*'
         ? [{ expr: { kind: 'star', table: null }, alias: null }]
-        : (columnsRaw as Raw[]).map((item) => ({ expr: this.expr(item['expr']), alias: ident(item['as']) }));
+        : (columnsRaw as Raw[]).map((item) => {
+            this.only(item, 'select item', ['expr', 'as']);
+            return { expr: this.expr(item['expr']), alias: ident(item['as']) };
+          });
     const from = Array.isArray(raw['from']) && raw['from'].length > 0 ? this.from(raw['from'] as Raw[]) : null;
     const groupRaw = raw['groupby'];
     const groupList = Array.isArray(groupRaw) ? groupRaw : isRaw(groupRaw) && Array.isArray(groupRaw['columns']) ? groupRaw['columns'] : [];
     const orderBy = this.orderItems(Array.isArray(raw['orderby']) ? (raw['orderby'] as unknown[]) : []);
-    const { limit, offset } = this.limit(raw['limit']);
+    const { limit, offset } = this.limit(raw['limit'], arm ? undefined : raw['_limit']);
     return {
       kind: 'select',
       distinct,
@@ -238,6 +376,7 @@ class Converter {
     return items.map((item) => {
       if (!isRaw(item)) throw this.unsupported('ORDER BY item');
       const type = typeof item['type'] === 'string' ? item['type'].toLowerCase() : null;
+      this.only(item, 'ORDER BY item', ['expr', 'nulls']);
       const nulls = typeof item['nulls'] === 'string' ? item['nulls'].toUpperCase() : null;
       return {
         expr: this.expr(item['expr']),
@@ -247,20 +386,37 @@ class Converter {
     });
   }
 
-  private limit(raw: unknown): { limit: Expr | null; offset: Expr | null } {
-    if (!isRaw(raw) || !Array.isArray(raw['value']) || raw['value'].length === 0) return { limit: null, offset: null };
+  /**
+   * The parser writes `LIMIT n OFFSET m` as [n, m] with separator "offset", MySQL's
+   * `LIMIT m, n` as [m, n] with ",", and PostgreSQL's `OFFSET m` as [m] with "offset" (its
+   * `OFFSET m LIMIT n` puts the LIMIT in `second`).
+   */
+  private limit(raw: unknown, second: unknown): { limit: Expr | null; offset: Expr | null } {
+    if (isRaw(raw)) this.only(raw, 'LIMIT', ['value', 'seperator']);
+    if (!isRaw(raw) || !Array.isArray(raw['value']) || raw['value'].length === 0) {
+      if (!isEmpty(second)) throw this.refuse('LIMIT form', /\bLIMIT\b/iu);
+      return { limit: null, offset: null };
+    }
     const values = (raw['value'] as unknown[]).map((v) => this.expr(v));
-    if (values.length === 1) return { limit: values[0] as Expr, offset: null };
-    // MySQL's `LIMIT offset, count` puts the offset first; `LIMIT n OFFSET m` the count.
-    return raw['seperator'] === ','
-      ? { limit: values[1] as Expr, offset: values[0] as Expr }
-      : { limit: values[0] as Expr, offset: values[1] as Expr };
+    const separator = String(raw['seperator'] ?? '').toLowerCase();
+    if (separator === 'offset' && values.length === 1) {
+      const after = isRaw(second) ? this.limit(second, undefined) : { limit: null, offset: null };
+      if (after.offset !== null) throw this.refuse('OFFSET form', /\bOFFSET\b/iu);
+      return { limit: after.limit, offset: values[0] as Expr };
+    }
+    if (!isEmpty(second)) throw this.refuse('LIMIT form', /\bLIMIT\b/iu);
+    if (values.length === 1 && separator === '') return { limit: values[0] as Expr, offset: null };
+    if (values.length === 2 && separator === ',') return { limit: values[1] as Expr, offset: values[0] as Expr };
+    if (values.length === 2 && separator === 'offset') return { limit: values[0] as Expr, offset: values[1] as Expr };
+    throw this.refuse('LIMIT form', /\bLIMIT\b/iu);
   }
 
   private from(items: readonly Raw[]): FromClause {
     const [firstRaw, ...rest] = items;
+    this.only(firstRaw as Raw, 'FROM item', ['db', 'table', 'as', 'expr', 'prefix']);
     const first = this.source(firstRaw as Raw);
     const joins: Join[] = rest.map((item) => {
+      this.only(item, 'FROM item', ['join', 'on', 'db', 'table', 'as', 'expr', 'prefix']);
       const joinText = typeof item['join'] === 'string' ? item['join'].toUpperCase() : null;
       if (item['using']) throw this.unsupported('JOIN … USING');
       const kind: JoinKind | undefined = joinText === null ? 'comma' : JOINS[joinText];
@@ -276,6 +432,8 @@ class Converter {
     const alias = ident(item['as']);
     if (alias !== null && KEYWORD_ALIASES.has(alias.toUpperCase())) throw this.misreadAlias(alias);
     if (isRaw(item['expr']) && isRaw(item['expr']['ast'])) {
+      this.only(item['expr'], 'derived table', ['ast', 'tableList', 'columnList']);
+      if (alias?.includes('(')) throw this.refuse(`column aliases after a table alias ("${alias}")`, /\)\s*(AS\s+)?[A-Za-z_][A-Za-z0-9_]*\s*\(/iu);
       return { kind: 'derived', query: this.query(item['expr']['ast']), alias };
     }
     if (isRaw(item['expr']) && item['expr']['type'] === 'function') {
@@ -293,6 +451,8 @@ class Converter {
     }
     const table = ident(item['table']);
     if (table === null) throw this.unsupported('table source');
+    if (alias?.includes('(')) throw this.refuse(`column aliases after a table alias ("${alias}")`, new RegExp(`\\b${alias.slice(0, alias.indexOf('(')).trim()}\\s*\\(`, 'iu'));
+    if (typeof item['prefix'] === 'string' && item['prefix'] !== '') throw this.refuse(`${item['prefix'].toUpperCase()} before a table`);
     const db = ident(item['db']);
     return { kind: 'table', name: db ? `${db}.${table}` : table, alias };
   }
@@ -303,14 +463,17 @@ class Converter {
     const before = this.text.slice(0, offset).split('\n');
     const line = before.length;
     const column = (before[before.length - 1]?.length ?? 0) + 1;
-    return new SqlParseError(
+    return refusal(
       `${this.dialect}: "${alias}" read as a table alias at line ${line}, column ${column} (${alias.toUpperCase()} JOIN is not supported)`,
       { line, column },
     );
   }
 
   private subquery(raw: unknown): Query | null {
-    if (isRaw(raw) && isRaw(raw['ast'])) return this.query(raw['ast']);
+    if (isRaw(raw) && isRaw(raw['ast'])) {
+      this.only(raw, 'subquery', ['ast', 'tableList', 'columnList']);
+      return this.query(raw['ast']);
+    }
     if (isRaw(raw) && raw['type'] === 'expr_list' && Array.isArray(raw['value']) && raw['value'].length === 1) {
       const only = raw['value'][0];
       if (isRaw(only) && isRaw(only['ast'])) return this.query(only['ast']);
@@ -334,6 +497,7 @@ class Converter {
     const nested = this.subquery(raw);
     if (nested) return { kind: 'subquery', query: nested };
     const type = raw['type'];
+    this.only(raw, `expression "${String(type)}"`, EXPRESSION_KEYS[String(type)] ?? []);
     switch (type) {
       case 'column_ref': {
         const column = raw['column'];
@@ -395,6 +559,10 @@ class Converter {
 
   private binary(raw: Raw): Expr {
     const op = String(raw['operator']).toUpperCase();
+    if (op !== 'AND' && op !== 'OR') {
+      const hoisted = withoutLeadingNot(raw);
+      if (hoisted) return { kind: 'not', operand: this.expr(hoisted) };
+    }
     const comparison = COMPARISONS[op];
     if (comparison) return { kind: 'comparison', op: comparison, left: this.expr(raw['left']), right: this.expr(raw['right']) };
     const arithmetic = ARITHMETIC[op];
@@ -490,6 +658,7 @@ class Converter {
     const whens: { when: Expr; then: Expr }[] = [];
     let otherwise: Expr | null = null;
     for (const arm of (raw['args'] as Raw[] | undefined) ?? []) {
+      this.only(arm, 'CASE arm', ['cond', 'result']);
       if (arm['type'] === 'when') whens.push({ when: this.expr(arm['cond']), then: this.expr(arm['result']) });
       else if (arm['type'] === 'else') otherwise = this.expr(arm['result']);
       else throw this.unsupported(`CASE arm "${String(arm['type'])}"`);
@@ -502,6 +671,7 @@ class Converter {
     const targets = raw['target'];
     const target = Array.isArray(targets) && targets.length === 1 && isRaw(targets[0]) ? targets[0] : null;
     if (!target || typeof target['dataType'] !== 'string') throw this.unsupported('cast target');
+    this.only(target, 'cast target', ['dataType', 'length', 'scale']);
     const size = typeof target['length'] === 'number' ? `(${[target['length'], target['scale']].filter((n) => typeof n === 'number').join(', ')})` : '';
     return { kind: 'cast', operand: this.expr(raw['expr']), type: `${target['dataType'].toUpperCase()}${size}` };
   }
@@ -523,6 +693,7 @@ class Converter {
     const name = String(raw['name']).toLowerCase();
     if (raw['over']) throw this.unsupported('window function');
     const args = isRaw(raw['args']) ? raw['args'] : {};
+    this.only(args, 'aggregate arguments', ['expr', 'distinct', 'orderby', 'separator']);
     const distinct = typeof args['distinct'] === 'string' && args['distinct'].toUpperCase() === 'DISTINCT';
     const orderRaw = Array.isArray(args['orderby']) ? (args['orderby'] as unknown[]) : [];
     const separator = isRaw(args['separator']) ? args['separator']['delimiter'] : undefined;
@@ -543,7 +714,11 @@ class Converter {
     const name = nameParts.map((part) => ident(part) ?? '').join('.').toLowerCase();
     if (raw['over']) throw this.unsupported('window function');
     const argsRaw = raw['args'];
+    if (isRaw(argsRaw)) this.only(argsRaw, 'function arguments', ['value']);
     const argList = isRaw(argsRaw) && Array.isArray(argsRaw['value']) ? (argsRaw['value'] as unknown[]) : [];
+    // `SELECT DISTINCT ON (a) a` comes back from the SQLite and MySQL grammars as a call of
+    // a function named ON aliased `a`.
+    if (name === 'on') throw this.refuse('DISTINCT ON', /\bDISTINCT\s+ON\b/iu);
     // Some aggregate calls (`count((SELECT …) - 1)`) come back as plain function calls.
     if (AGGREGATES.has(name as AggregateName) && argList.length === 1) {
       return { kind: 'aggregate', name: name as AggregateName, distinct: false, arg: this.expr(argList[0]) };

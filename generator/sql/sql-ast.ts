@@ -32,11 +32,18 @@ export type SetOperator = 'union' | 'union all' | 'intersect' | 'except';
 /**
  * `a UNION b EXCEPT c` kept as a flat chain in written order, which is how it is read
  * (left to right) and how it prints.
+ *
+ * A trailing ORDER BY / LIMIT / OFFSET orders and cuts the whole result, so it belongs to
+ * the compound, not to the last arm. An arm's own ORDER BY or LIMIT exists only when the
+ * arm is parenthesized (`(SELECT … LIMIT 1) UNION (SELECT … LIMIT 1)`), and prints so.
  */
 export interface CompoundQuery {
   readonly kind: 'compound';
   readonly head: SelectQuery;
   readonly tail: readonly { readonly op: SetOperator; readonly query: SelectQuery }[];
+  readonly orderBy: readonly OrderItem[];
+  readonly limit: Expr | null;
+  readonly offset: Expr | null;
 }
 
 export interface SelectItem {

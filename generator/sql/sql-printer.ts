@@ -62,7 +62,23 @@ class Printer {
 
   query(query: Query): string {
     if (query.kind === 'select') return this.select(query);
-    return [this.select(query.head), ...query.tail.map((arm) => `${arm.op.toUpperCase()} ${this.select(arm.query)}`)].join(' ');
+    const arm = (select: SelectQuery): string => {
+      const text = this.select(select);
+      // An arm's own ORDER BY or LIMIT needs parentheses, or it would order the whole result.
+      return select.orderBy.length > 0 || select.limit !== null || select.offset !== null ? `(${text})` : text;
+    };
+    const parts = [arm(query.head), ...query.tail.map((a) => `${a.op.toUpperCase()} ${arm(a.query)}`)];
+    parts.push(...this.ordering(query));
+    return parts.join(' ');
+  }
+
+  /** ORDER BY, LIMIT and OFFSET of a select or a compound, as clauses. */
+  private ordering(query: { readonly orderBy: readonly OrderItem[]; readonly limit: Expr | null; readonly offset: Expr | null }): string[] {
+    const parts: string[] = [];
+    if (query.orderBy.length > 0) parts.push(this.orderBy(query.orderBy));
+    if (query.limit) parts.push(`LIMIT ${this.expr(query.limit)}`);
+    if (query.offset) parts.push(`OFFSET ${this.expr(query.offset)}`);
+    return parts;
   }
 
   private select(select: SelectQuery): string {
@@ -72,9 +88,7 @@ class Printer {
     if (select.where) parts.push(`WHERE ${this.expr(select.where)}`);
     if (select.groupBy.length > 0) parts.push(`GROUP BY ${select.groupBy.map((e) => this.expr(e)).join(', ')}`);
     if (select.having) parts.push(`HAVING ${this.expr(select.having)}`);
-    if (select.orderBy.length > 0) parts.push(this.orderBy(select.orderBy));
-    if (select.limit) parts.push(`LIMIT ${this.expr(select.limit)}`);
-    if (select.offset) parts.push(`OFFSET ${this.expr(select.offset)}`);
+    parts.push(...this.ordering(select));
     return parts.join(' ');
   }
 

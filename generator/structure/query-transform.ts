@@ -3,11 +3,13 @@
  * with the callbacks applied after their children. Canonicalization rules are written with
  * it, so each rule states only what it changes.
  */
-import type { Expr, FromClause, Query, SelectQuery, TableSource } from '../sql/sql-ast.ts';
+import type { CompoundQuery, Expr, FromClause, Query, SelectQuery, TableSource } from '../sql/sql-ast.ts';
 
 export interface Transform {
   readonly select?: (select: SelectQuery) => SelectQuery;
   readonly expr?: (expr: Expr) => Expr;
+  /** Applied to each compound after its arms (a compound has its own ORDER BY). */
+  readonly compound?: (compound: CompoundQuery) => CompoundQuery;
 }
 
 /**
@@ -19,7 +21,16 @@ export interface Transform {
  */
 export function transformQuery(query: Query, t: Transform): Query {
   if (query.kind === 'select') return transformSelect(query, t);
-  return { ...query, head: transformSelect(query.head, t), tail: query.tail.map((arm) => ({ op: arm.op, query: transformSelect(arm.query, t) })) };
+  const e = (x: Expr): Expr => transformExpr(x, t);
+  const rebuilt: CompoundQuery = {
+    kind: 'compound',
+    head: transformSelect(query.head, t),
+    tail: query.tail.map((arm) => ({ op: arm.op, query: transformSelect(arm.query, t) })),
+    orderBy: query.orderBy.map((o) => ({ ...o, expr: e(o.expr) })),
+    limit: query.limit ? e(query.limit) : null,
+    offset: query.offset ? e(query.offset) : null,
+  };
+  return t.compound ? t.compound(rebuilt) : rebuilt;
 }
 
 function transformSelect(select: SelectQuery, t: Transform): SelectQuery {
