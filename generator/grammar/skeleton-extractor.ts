@@ -234,7 +234,9 @@ function join(j: Join): Derivation {
     case 'comma':
       return fail('a comma join among JOINs');
     case 'inner':
-      return node('join', kw('JOIN'), src, ...on);
+      // SQLite reads `JOIN t` without ON as a cross join; PostgreSQL requires ON, so the
+      // grammar spells it CROSS JOIN.
+      return j.on ? node('join', kw('JOIN'), src, ...on) : node('join', kw('CROSS'), kw('JOIN'), src);
     case 'left':
     case 'right':
     case 'full':

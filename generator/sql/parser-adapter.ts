@@ -411,7 +411,20 @@ class Converter {
     throw this.refuse('LIMIT form', /\bLIMIT\b/iu);
   }
 
-  private from(items: readonly Raw[]): FromClause {
+  private from(rawItems: readonly Raw[]): FromClause {
+    // PostgreSQL's grammar reads `FROM a CROSS JOIN b` (a without alias) as `a` aliased
+    // CROSS, inner-joined to b with no condition. Undo exactly that shape; any other
+    // keyword alias is refused in `source`.
+    const items = rawItems.map((item) => ({ ...item }));
+    items.forEach((item, i) => {
+      const next = items[i + 1];
+      const nextJoin = typeof next?.['join'] === 'string' ? next['join'].toUpperCase() : '';
+      const crossAlias = item['as'] === 'CROSS' || item['as'] === 'cross' || item['as'] === 'Cross';
+      if (crossAlias && next && (nextJoin === 'JOIN' || nextJoin === 'INNER JOIN') && isEmpty(next['on']) && !/"cross"/iu.test(this.text)) {
+        item['as'] = null;
+        next['join'] = 'CROSS JOIN';
+      }
+    });
     const [firstRaw, ...rest] = items;
     this.only(firstRaw as Raw, 'FROM item', ['db', 'table', 'as', 'expr', 'prefix']);
     const first = this.source(firstRaw as Raw);
@@ -423,6 +436,7 @@ class Converter {
       if (!kind) throw this.unsupported(`join "${joinText}"`);
       const onRaw = item['on'];
       if (isRaw(onRaw) && onRaw['type'] === 'expr_list') throw this.unsupported('join condition list');
+      if (kind === 'cross' && !isEmpty(onRaw)) throw this.refuse('CROSS JOIN … ON', /\bCROSS\s+JOIN\b/iu);
       return { kind, source: this.source(item), on: onRaw ? this.expr(onRaw) : null };
     });
     return { first, joins };

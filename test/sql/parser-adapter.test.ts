@@ -150,8 +150,12 @@ describe('parseSql and printSql', () => {
     expect([error.line, error.column]).toEqual([2, 14]);
   });
 
-  it('refuses CROSS JOIN, which the parser reads as a table aliased CROSS, naming the position', () => {
-    const error = errorOf(() => parseSql('SELECT a\nFROM t1 CROSS JOIN t2', { dialect: 'postgresql' }));
+  it('reads CROSS JOIN, which PostgreSQL\'s grammar reads as a table aliased CROSS', () => {
+    expect(parseSql('SELECT a\nFROM t1 CROSS JOIN t2', { dialect: 'postgresql' })).toMatchObject({
+      from: { first: { name: 't1', alias: null }, joins: [{ kind: 'cross', source: { name: 't2' }, on: null }] },
+    });
+    expect(printSql(parseSql('SELECT a FROM t1 CROSS JOIN t2 JOIN t3 ON t2.b = t3.b'))).toBe('SELECT a FROM t1 CROSS JOIN t2 JOIN t3 ON t2.b = t3.b');
+    const error = errorOf(() => parseSql('SELECT a\nFROM t1 CROSS JOIN t2 ON t1.b = t2.b', { dialect: 'postgresql' }));
     expect(error.message).toMatch(/CROSS/u);
     expect([error.line, error.column]).toEqual([2, 9]);
   });
