@@ -21,13 +21,17 @@ import { foldNegations } from './rules/fold-negations.ts';
 import { normalizeTableAliases } from './rules/normalize-table-aliases.ts';
 import { sortConjuncts } from './rules/sort-conjuncts.ts';
 
-/** The AST rules, run in this order. Aliases first, so conjuncts sort on renamed text. */
+/**
+ * The AST rules, run in this order. Aliases first, so conjuncts sort on renamed text; then
+ * once more, because sorting moves subqueries and their aliases number in written order.
+ */
 export const CANONICAL_RULES: readonly { readonly name: string; readonly apply: (query: Query) => Query }[] = [
   { name: 'normalize-table-aliases', apply: normalizeTableAliases },
   { name: 'drop-column-aliases', apply: dropColumnAliases },
   { name: 'default-sort-direction', apply: defaultSortDirection },
   { name: 'fold-negations', apply: foldNegations },
   { name: 'sort-conjuncts', apply: sortConjuncts },
+  { name: 'renumber-table-aliases', apply: normalizeTableAliases },
 ];
 
 export interface CanonicalStructure {
