@@ -11,12 +11,21 @@
  * Tables without an alias keep their name, and references through a table name are kept.
  */
 import type { Expr, FromClause, Query, SelectQuery, TableSource } from '../../sql/sql-ast.ts';
+import { transformQuery } from '../query-transform.ts';
 
 type Scope = ReadonlyMap<string, string>;
 
 export function normalizeTableAliases(query: Query): Query {
+  // A new alias must not be the name of a table the statement reads, or `t1.a` could mean
+  // either (`FROM t1 JOIN t2 AS x` would print `FROM t1 JOIN t2 AS t1`).
+  const taken = tableNames(query);
   let counter = 0;
-  const fresh = (): string => `t${++counter}`;
+  const fresh = (): string => {
+    let name: string;
+    do name = `t${++counter}`;
+    while (taken.has(name));
+    return name;
+  };
 
   const renameQuery = (q: Query, outer: readonly Scope[]): Query =>
     q.kind === 'select' ? renameSelect(q, outer) : { ...q, head: renameSelect(q.head, outer), tail: q.tail.map((arm) => ({ op: arm.op, query: renameSelect(arm.query, outer) })) };
@@ -81,6 +90,23 @@ export function normalizeTableAliases(query: Query): Query {
   };
 
   return renameQuery(query, []);
+}
+
+/** Lower-case names of the tables a statement reads (whole and last part), at any depth. */
+function tableNames(query: Query): Set<string> {
+  const names = new Set<string>();
+  transformQuery(query, {
+    select: (select) => {
+      const sources = select.from ? [select.from.first, ...select.from.joins.map((j) => j.source)] : [];
+      for (const source of sources) {
+        if (source.kind !== 'table') continue;
+        names.add(source.name.toLowerCase());
+        names.add((source.name.split('.').pop() as string).toLowerCase());
+      }
+      return select;
+    },
+  });
+  return names;
 }
 
 function lookupIn(scopes: readonly Scope[]): (table: string) => string | undefined {
