@@ -132,7 +132,7 @@ class QueryDrawer {
       if (value === undefined) return undefined;
       return { kind: 'contains', alias: a.alias, attribute: attribute.name, value, ...(r.chance(0.3) ? { negated: true } : {}) };
     }
-    if (roll < 0.2) {
+    if (roll < 0.26) {
       const subs = this.index.subtree(a.entity).slice(1);
       if (subs.length > 0) return { kind: 'isA', alias: a.alias, entity: r.pick(subs).name, ...(r.chance(0.3) ? { negated: true } : {}) };
     }
@@ -269,8 +269,8 @@ class QueryDrawer {
     const multi = this.multiAttributes(a.entity);
     if (roll < 0.2 && multi.length > 0) return { kind: r.chance(0.5) ? 'setSize' : 'setArray', alias: a.alias, attribute: r.pick(multi).name };
     const subs = this.index.subtree(a.entity).map((e) => e.name);
-    if (roll < 0.27 && subs.length > 1) return { kind: 'classOf', alias: a.alias, among: r.sample(subs, r.int(1, subs.length)) };
-    if (roll < 0.32) {
+    if (roll < 0.3 && subs.length > 1) return { kind: 'classOf', alias: a.alias, among: r.sample(subs, r.int(1, subs.length)) };
+    if (roll < 0.35) {
       const numeric = this.singleAttributes(a.entity).filter((x) => ['integer', 'bigint', 'numeric'].includes(x.type.kind));
       const texts = this.singleAttributes(a.entity).filter((x) => x.type.kind === 'text');
       if (numeric.length > 0 && r.chance(0.6)) return { kind: 'arithmetic', op: r.pick(['+', '-', '*'] as const), left: { kind: 'attribute', alias: a.alias, attribute: r.pick(numeric).name }, right: { kind: 'literal', value: r.int(1, 5) } };
