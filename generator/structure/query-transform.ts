@@ -10,6 +10,11 @@ export interface Transform {
   readonly expr?: (expr: Expr) => Expr;
   /** Applied to each compound after its arms (a compound has its own ORDER BY). */
   readonly compound?: (compound: CompoundQuery) => CompoundQuery;
+  /**
+   * Replaces the walk into a query nested in an expression: with it, `transformExpr` stays
+   * in the expression's own select and hands each nested query to this function instead.
+   */
+  readonly nested?: (query: Query) => Query;
 }
 
 /**
@@ -106,12 +111,12 @@ export function transformExpr(expr: Expr, t: Transform): Expr {
       out = { ...expr, operand: e(expr.operand), values: expr.values.map(e) };
       break;
     case 'in-subquery':
-      out = { ...expr, operand: e(expr.operand), query: transformQuery(expr.query, t) };
+      out = { ...expr, operand: e(expr.operand), query: t.nested ? t.nested(expr.query) : transformQuery(expr.query, t) };
       break;
     case 'exists':
     case 'subquery':
     case 'array-subquery':
-      out = { ...expr, query: transformQuery(expr.query, t) };
+      out = { ...expr, query: t.nested ? t.nested(expr.query) : transformQuery(expr.query, t) };
       break;
     case 'between':
       out = { ...expr, operand: e(expr.operand), low: e(expr.low), high: e(expr.high) };
