@@ -17,8 +17,11 @@ Structural measures of SQLStructEval over generated SQL. Each input line is
   {"input_id": …, "sql": …}.
 Prints one JSON object: distinct structures, majority ratio, entropy (bits), gold alignment
 (means over input × perturbation groups), cross-perturbation agreement and sensitivity
-(means over input ids with perturbations) and the sensitive fraction. --details first prints
-one JSON line per group and per input id.`;
+(means over input ids with perturbations), the sensitive fraction (share of input ids whose
+sensitivity is above zero) and changed_perturbation_share (share of all perturbations whose
+majority structure left the original's). An input id with no perturbation "0" or
+"original" has no sensitivity; their count is printed and they are named on stderr.
+--details first prints one JSON line per group and per input id.`;
 
 function readJsonl(path: string, what: string): { line: number; value: Record<string, unknown> }[] {
   if (!existsSync(path)) throw new ConfigError(`${what} ${path} does not exist`);
@@ -108,8 +111,16 @@ export const command: Command = {
         agreement: report.agreement,
         sensitivity: report.sensitivity,
         sensitive_fraction: report.sensitiveFraction,
+        changed_perturbation_share: report.changedPerturbationShare,
+        inputs_without_original: report.inputsWithoutOriginal.length,
       }),
     );
+    if (report.inputsWithoutOriginal.length > 0) {
+      const shown = report.inputsWithoutOriginal.slice(0, 5).join(', ');
+      io.err(
+        `equisql structure: ${report.inputsWithoutOriginal.length} input id(s) have no perturbation id "0" or "original", so no sensitivity: ${shown}${report.inputsWithoutOriginal.length > 5 ? ', …' : ''}`,
+      );
+    }
     return 0;
   },
 };

@@ -12,10 +12,14 @@
  * structure of x(t):
  *   agreement   Cons_para = 2 / ((T+1)T) · Σ_{t1<t2} 1[s*_t1 = s*_t2]
  *   sensitivity Sens      = 1/T · Σ_t 1[s*_t ≠ s*_0]
- * and, over the whole file, the sensitive fraction: the share of perturbed inputs whose
- * majority structure differs from their original's.
+ * and, over the whole file, the sensitive fraction: the share of input ids with Sens > 0.
+ * The pooled share of perturbations whose majority differs from their original's is
+ * reported too, as `changedPerturbationShare`.
  *
- * A group where nothing parses has no majority structure; it then agrees with no group.
+ * A group where nothing parses has no structures: its distinct count, majority and entropy
+ * are all `null`, and it agrees with no group. An input id without an original (perturbation
+ * id `0` or `original`) has agreement but no sensitivity, and is listed in
+ * `inputsWithoutOriginal` rather than compared against an arbitrary group.
  * Majority ties go to the smallest structure string, so results never depend on row order.
  */
 
@@ -31,8 +35,8 @@ export interface GroupMetrics {
   readonly perturbationId: string;
   readonly generations: number;
   readonly parsed: number;
-  readonly distinct: number;
-  /** `null` when no generation parsed. */
+  /** `null` when no generation parsed, like majority and entropy. */
+  readonly distinct: number | null;
   readonly majority: number | null;
   readonly entropy: number | null;
   readonly gold: number | null;
@@ -41,10 +45,13 @@ export interface GroupMetrics {
 
 export interface InputMetrics {
   readonly inputId: string;
-  readonly original: string;
+  /** The original's perturbation id; `null` when the input id has none. */
+  readonly original: string | null;
+  /** T: the groups besides the original (all groups but one when there is no original). */
   readonly perturbations: number;
   /** `null` without perturbations (T = 0). */
   readonly agreement: number | null;
+  /** `null` without perturbations or without an original. */
   readonly sensitivity: number | null;
 }
 
@@ -61,7 +68,12 @@ export interface StructureReport {
   /** Means over input ids that have perturbations. */
   readonly agreement: number | null;
   readonly sensitivity: number | null;
+  /** Share of input ids with a sensitivity whose sensitivity is above zero (the paper's). */
   readonly sensitiveFraction: number | null;
+  /** Share of all perturbations, pooled over input ids, whose majority left the original's. */
+  readonly changedPerturbationShare: number | null;
+  /** Input ids with no perturbation id marking the original; they have no sensitivity. */
+  readonly inputsWithoutOriginal: readonly string[];
   readonly perGroup: readonly GroupMetrics[];
   readonly perInput: readonly InputMetrics[];
 }
@@ -101,7 +113,7 @@ export function groupMetrics(inputId: string, perturbationId: string, structures
     perturbationId,
     generations: structures.length,
     parsed,
-    distinct: counts.size,
+    distinct: parsed === 0 ? null : counts.size,
     majority: parsed === 0 ? null : best / parsed,
     entropy: parsed === 0 ? null : entropy === 0 ? 0 : entropy,
     gold: gold === undefined || gold === null || parsed === 0 ? null : (counts.get(gold) ?? 0) / parsed,
@@ -132,31 +144,29 @@ export function computeStructureMetrics(rows: readonly GenerationRow[], options:
   const perGroup: GroupMetrics[] = [];
   const perInput: InputMetrics[] = [];
   let perturbed = 0;
-  let sensitive = 0;
+  let changedTotal = 0;
+  const withoutOriginal: string[] = [];
   for (const [inputId, perturbations] of byInput) {
     const groups = [...perturbations].map(([pid, structures]) => groupMetrics(inputId, pid, structures, options.gold?.get(inputId)));
     perGroup.push(...groups);
-    const original = groups.find((g) => originals.has(g.perturbationId)) ?? (groups[0] as GroupMetrics);
-    const others = groups.filter((g) => g !== original);
+    const original = groups.find((g) => originals.has(g.perturbationId));
+    if (!original) withoutOriginal.push(inputId);
     const same = (a: GroupMetrics, b: GroupMetrics): boolean => a.majorityStructure !== null && a.majorityStructure === b.majorityStructure;
-    const T = others.length;
+    const T = groups.length - 1;
     if (T === 0) {
-      perInput.push({ inputId, original: original.perturbationId, perturbations: 0, agreement: null, sensitivity: null });
+      perInput.push({ inputId, original: original?.perturbationId ?? null, perturbations: 0, agreement: null, sensitivity: null });
       continue;
     }
-    const all = [original, ...others];
     let agreeing = 0;
-    for (let i = 0; i < all.length; i++) for (let j = i + 1; j < all.length; j++) if (same(all[i] as GroupMetrics, all[j] as GroupMetrics)) agreeing++;
-    const changed = others.filter((g) => !same(g, original)).length;
-    perturbed += T;
-    sensitive += changed;
-    perInput.push({
-      inputId,
-      original: original.perturbationId,
-      perturbations: T,
-      agreement: (2 * agreeing) / ((T + 1) * T),
-      sensitivity: changed / T,
-    });
+    for (let i = 0; i < groups.length; i++) for (let j = i + 1; j < groups.length; j++) if (same(groups[i] as GroupMetrics, groups[j] as GroupMetrics)) agreeing++;
+    let sensitivity: number | null = null;
+    if (original) {
+      const changed = groups.filter((g) => g !== original && !same(g, original)).length;
+      perturbed += T;
+      changedTotal += changed;
+      sensitivity = changed / T;
+    }
+    perInput.push({ inputId, original: original?.perturbationId ?? null, perturbations: T, agreement: (2 * agreeing) / ((T + 1) * T), sensitivity });
   }
   return {
     generations: rows.length,
@@ -169,7 +179,9 @@ export function computeStructureMetrics(rows: readonly GenerationRow[], options:
     gold: mean(perGroup.map((g) => g.gold)),
     agreement: mean(perInput.map((i) => i.agreement)),
     sensitivity: mean(perInput.map((i) => i.sensitivity)),
-    sensitiveFraction: perturbed === 0 ? null : sensitive / perturbed,
+    sensitiveFraction: mean(perInput.map((i) => (i.sensitivity === null ? null : i.sensitivity > 0 ? 1 : 0))),
+    changedPerturbationShare: perturbed === 0 ? null : changedTotal / perturbed,
+    inputsWithoutOriginal: withoutOriginal,
     perGroup,
     perInput,
   };

@@ -24,7 +24,7 @@ describe('structural metrics', () => {
 
   it('gives zero entropy and full majority to a consistent group, and nulls to an unparsed one', () => {
     expect(groupMetrics('q', '0', ['a', 'a', 'a'])).toMatchObject({ distinct: 1, majority: 1, entropy: 0, gold: null });
-    expect(groupMetrics('q', '0', [null, null], 'a')).toMatchObject({ parsed: 0, distinct: 0, majority: null, entropy: null, gold: null, majorityStructure: null });
+    expect(groupMetrics('q', '0', [null, null], 'a')).toMatchObject({ parsed: 0, distinct: null, majority: null, entropy: null, gold: null, majorityStructure: null });
   });
 
   it('breaks majority ties by the smallest structure, whatever the row order', () => {
@@ -48,7 +48,36 @@ describe('structural metrics', () => {
     expect(report.perInput.find((i) => i.inputId === 'y')).toMatchObject({ agreement: 1, sensitivity: 0 });
     expect(report.agreement).toBeCloseTo((1 / 3 + 1) / 2, 12);
     expect(report.sensitivity).toBeCloseTo(1 / 4, 12);
-    expect(report.sensitiveFraction).toBeCloseTo(1 / 3, 12);
+    // Sensitive fraction: input ids with Sens > 0 (x, not y); pooled: 1 of 3 perturbations.
+    expect(report.sensitiveFraction).toBe(1 / 2);
+    expect(report.changedPerturbationShare).toBeCloseTo(1 / 3, 12);
+    expect(report.inputsWithoutOriginal).toEqual([]);
+  });
+
+  it('leaves unparsed groups out of the distinct mean, as out of majority and entropy', () => {
+    const rows = [
+      { inputId: 'x', perturbationId: '0', structure: 'a' },
+      { inputId: 'y', perturbationId: '0', structure: null },
+    ];
+    const report = computeStructureMetrics(rows);
+    expect(report.distinct).toBe(1);
+    expect(report.majority).toBe(1);
+  });
+
+  it('says which input ids have no original instead of comparing against an arbitrary group', () => {
+    const rows = [
+      { inputId: 'x', perturbationId: 'p1', structure: 'a' },
+      { inputId: 'x', perturbationId: 'p2', structure: 'b' },
+      { inputId: 'x', perturbationId: 'p3', structure: 'b' },
+      { inputId: 'y', perturbationId: 'original', structure: 'c' },
+      { inputId: 'y', perturbationId: 'p1', structure: 'd' },
+    ];
+    const report = computeStructureMetrics(rows);
+    expect(report.inputsWithoutOriginal).toEqual(['x']);
+    expect(report.perInput.find((i) => i.inputId === 'x')).toMatchObject({ original: null, perturbations: 2, sensitivity: null });
+    expect(report.perInput.find((i) => i.inputId === 'x')?.agreement).toBeCloseTo(1 / 3, 12);
+    expect(report.sensitivity).toBe(1);
+    expect(report.sensitiveFraction).toBe(1);
   });
 
   it('reads a generations file through `equisql structure`, canonicalizing the SQL', async () => {
@@ -73,7 +102,10 @@ describe('structural metrics', () => {
     // 3: the original does not parse, so its perturbation cannot agree with it.
     expect(inputs.find((i) => i['input_id'] === '3')).toMatchObject({ original: 'original', agreement: 0, sensitivity: 1 });
     expect(summary).toMatchObject({ generations: 13, parsed: 11, groups: 6, inputs: 3 });
-    expect(summary['sensitive_fraction']).toBeCloseTo(2 / 3, 12);
+    // q1 and 3 both have Sens > 0 (q2 has no perturbations); pooled, 2 of 3 perturbations changed.
+    expect(summary['sensitive_fraction']).toBe(1);
+    expect(summary['changed_perturbation_share']).toBeCloseTo(2 / 3, 12);
+    expect(summary['inputs_without_original']).toBe(0);
   });
 
   it('names the file and line of a malformed row', async () => {
