@@ -166,8 +166,11 @@ class Printer {
       }
       case 'not':
         return `NOT ${this.operand(expr.operand, 4)}`;
-      case 'negate':
-        return `-${this.operand(expr.operand, 9)}`;
+      case 'negate': {
+        // `-` before a negative literal would start a `--` comment.
+        const operand = this.operand(expr.operand, 9);
+        return operand.startsWith('-') ? `-(${operand})` : `-${operand}`;
+      }
       case 'like': {
         const keyword = `${expr.negated ? 'NOT ' : ''}${expr.insensitive ? 'ILIKE' : 'LIKE'}`;
         return `${this.operand(expr.operand, 5)} ${keyword} ${this.operand(expr.pattern, 5)}`;

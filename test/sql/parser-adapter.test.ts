@@ -144,6 +144,12 @@ describe('parseSql and printSql', () => {
     expect(where('SELECT a FROM t WHERE NOT (b) AND c')).toMatchObject({ kind: 'logical', left: { kind: 'not' } });
   });
 
+  it('prints minus before a negative literal without starting a comment', () => {
+    const printed = printSql(parseSql('SELECT -(-2) FROM t'));
+    expect(printed).toBe('SELECT -(-2) FROM t');
+    expect(parseSql(printed)).toEqual(parseSql('SELECT -(-2) FROM t'));
+  });
+
   it('refuses what the parser misreads as IS: IS DISTINCT FROM, with its position', () => {
     const error = errorOf(() => parseSql('SELECT a\nFROM t WHERE a IS DISTINCT FROM b'));
     expect(error.message).toMatch(/non-NULL operand at line 2, column 14/u);
