@@ -252,6 +252,30 @@ function withoutLeadingNot(raw: Raw): Raw | undefined {
   return inner ? { ...raw, left: inner } : undefined;
 }
 
+/** The escapes node-sql-parser decodes inside '…' literals, whatever the dialect. */
+const PARSER_ESCAPES = /\\(?:u[0-9a-fA-F]{4}|[ntrbf])/gu;
+const ESCAPED: Record<string, string> = { n: '\n', t: '\t', r: '\r', b: '\b', f: '\f' };
+
+/**
+ * The single-quoted literals of `text` that hold a backslash escape the parser decodes,
+ * keyed by the value the parser makes of them: PostgreSQL and SQLite take a backslash
+ * literally, so the converter puts the written text back.
+ */
+function backslashLiterals(text: string): Map<string, string[]> {
+  const found = new Map<string, string[]>();
+  const token = /'((?:[^']|'')*)'|"(?:[^"]|"")*"|--[^\n]*|\/\*[\s\S]*?\*\//gu;
+  for (const match of text.matchAll(token)) {
+    const body = match[1];
+    if (body === undefined || !PARSER_ESCAPES.test(body)) continue;
+    PARSER_ESCAPES.lastIndex = 0;
+    const decoded = body.replace(PARSER_ESCAPES, (escape) =>
+      escape[1] === 'u' ? String.fromCharCode(Number.parseInt(escape.slice(2), 16)) : (ESCAPED[escape[1] as string] as string),
+    );
+    found.set(decoded, [...(found.get(decoded) ?? []), body]);
+  }
+  return found;
+}
+
 /** Walks one parser AST; throws SqlParseError on anything outside our AST. */
 class Converter {
   constructor(
@@ -259,7 +283,12 @@ class Converter {
     private readonly dialect: Dialect,
     /** The dialect the text is written in; it decides what a double-quoted word is. */
     private readonly sourceDialect: Dialect = dialect,
-  ) {}
+  ) {
+    this.literals = sourceDialect === 'mysql' ? new Map() : backslashLiterals(text);
+  }
+
+  /** Written text of literals the parser decoded backslash escapes in (not MySQL's). */
+  private readonly literals: Map<string, string[]>;
 
   /** The expression being converted, for positions in errors (the parser marks some nodes). */
   private current: Raw | undefined;
@@ -537,8 +566,11 @@ class Converter {
         return { kind: 'number', text: String(raw['value']) };
       // The parser keeps doubled quotes as written ('it''s'); the AST holds the value.
       case 'single_quote_string':
-      case 'string':
-        return { kind: 'string', value: String(raw['value']).replaceAll("''", "'") };
+      case 'string': {
+        const value = String(raw['value']);
+        const written = this.literals.get(value)?.shift();
+        return { kind: 'string', value: (written ?? value).replaceAll("''", "'") };
+      }
       case 'double_quote_string': {
         const value = String(raw['value']).replaceAll('""', '"');
         // A PostgreSQL query read by the SQLite or MySQL grammar: still a quoted identifier.

@@ -150,6 +150,16 @@ describe('parseSql and printSql', () => {
     expect(parseSql(printed)).toEqual(parseSql('SELECT -(-2) FROM t'));
   });
 
+  it('keeps backslashes in PostgreSQL and SQLite string literals as written', () => {
+    for (const dialect of ['postgresql', 'sqlite'] as const) {
+      expect(where(String.raw`SELECT a FROM t WHERE b = 'a\nb' AND c = 'c:\temp' AND d = '\u0041'`, dialect)).toMatchObject({
+        left: { left: { right: { value: String.raw`a\nb` } }, right: { right: { value: String.raw`c:\temp` } } },
+        right: { right: { value: String.raw`\u0041` } },
+      });
+    }
+    expect(printSql(parseSql(String.raw`SELECT a FROM t WHERE b = 'x\ty'`))).toBe(String.raw`SELECT a FROM t WHERE b = 'x\ty'`);
+  });
+
   it('refuses what the parser misreads as IS: IS DISTINCT FROM, with its position', () => {
     const error = errorOf(() => parseSql('SELECT a\nFROM t WHERE a IS DISTINCT FROM b'));
     expect(error.message).toMatch(/non-NULL operand at line 2, column 14/u);
