@@ -20,7 +20,7 @@ import { GrammarError } from '../common/errors.ts';
 export const PLACEHOLDER_TYPES: Readonly<Record<string, readonly (string | null)[]>> = {
   table: [null],
   column: [null, 'numeric', 'text'],
-  value: ['number', 'text', 'pattern'],
+  value: [null, 'number', 'text', 'pattern'],
   agg: [null],
   alias: [null],
 };
@@ -55,6 +55,7 @@ export interface Grammar {
 export const SUM_TOLERANCE = 1e-4;
 
 const NAME = /^[a-z_][a-z0-9_]*$/u;
+const PROBABILITY = /^(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/u;
 
 /** The text of one symbol as written in a grammar file and in skeletons. */
 export function symbolText(symbol: GrammarSymbol): string {
@@ -122,11 +123,33 @@ export function makeGrammar(rules: readonly Rule[], options: { start?: string; h
   for (const [lhs, list] of byLhs) {
     if (!reachable.has(lhs)) throw new GrammarError(`${where(file, list[0] as Rule)}: nonterminal "${lhs}" is unreachable from "${start}"`);
   }
+  const finishing = productive(byLhs);
+  for (const [lhs, list] of byLhs) {
+    if (!finishing.has(lhs)) {
+      throw new GrammarError(`${where(file, list[0] as Rule)}: nonterminal "${lhs}" can never finish a derivation (every rule leads back to a nonterminal that cannot)`);
+    }
+  }
   return { start, rules, byLhs, header: options.header ?? [] };
 }
 
 function where(file: string, rule: Rule): string {
   return rule.line === undefined ? file : `${file}:${rule.line}`;
+}
+
+/** Nonterminals with at least one derivation that ends in terminals and placeholders only. */
+function productive(byLhs: ReadonlyMap<string, readonly Rule[]>): Set<string> {
+  const done = new Set<string>();
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const [lhs, list] of byLhs) {
+      if (done.has(lhs)) continue;
+      if (list.some((rule) => rule.rhs.every((symbol) => symbol.kind !== 'nonterminal' || done.has(symbol.name)))) {
+        done.add(lhs);
+        changed = true;
+      }
+    }
+  }
+  return done;
 }
 
 function reachableFrom(start: string, byLhs: ReadonlyMap<string, readonly Rule[]>): Set<string> {
@@ -251,7 +274,8 @@ export function parseGrammar(text: string, file = 'grammar'): Grammar {
     }
     const match = /^(\S+)\s+([a-z_][a-z0-9_]*)\s*->(.*)$/u.exec(content);
     if (!match) throw new GrammarError(`${file}:${line}: expected "PROBABILITY LHS -> SYMBOLS…", got "${content}"`);
-    const prob = Number(match[1]);
+    // Plain decimals only: Number() would also take `0x1`, `0b1` or `Infinity`.
+    const prob = PROBABILITY.test(match[1] as string) ? Number(match[1]) : Number.NaN;
     if (!Number.isFinite(prob)) throw new GrammarError(`${file}:${line}: "${match[1]}" is not a probability`);
     const lhs = match[2] as string;
     const rhs = parseRhs(match[3] as string, file, line);

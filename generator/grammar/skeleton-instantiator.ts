@@ -44,6 +44,7 @@ export function instantiateSkeleton(tokens: readonly string[]): string {
         return next('s');
       case '<alias>':
         return next('d');
+      case '<value>':
       case '<value:number>':
         return '7';
       case '<value:text>':

@@ -35,6 +35,11 @@ describe('grammar file format', () => {
     expect(invalid.length).toBeGreaterThanOrEqual(10);
   });
 
+  it('reads a bare <value> placeholder, as the typed ones', () => {
+    const g = parseGrammar('1 q -> "SELECT" <column> "FROM" <table> "WHERE" <column> "=" <value>\n');
+    expect(g.rules[0]?.rhs.at(-1)).toEqual({ kind: 'placeholder', name: 'value', type: null });
+  });
+
   it('accepts sums within the tolerance and rejects them just outside', () => {
     const ok = `0.3333 q -> "A"\n0.3333 q -> "B"\n0.3334 q -> "C"\n`;
     expect(parseGrammar(ok).rules).toHaveLength(3);
