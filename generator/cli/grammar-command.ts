@@ -52,11 +52,22 @@ export function loadGrammarFile(path: string): Grammar {
   return parseGrammar(readText(path, 'grammar file'), path);
 }
 
+/** How a flag is written on the command line: `-n`, `--max-depth`. */
+function flagName(flag: string): string {
+  return flag.length === 1 ? `-${flag}` : `--${flag}`;
+}
+
 function number(flag: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
-  const value = Number(text);
-  if (!Number.isFinite(value)) throw new ConfigError(`--${flag} must be a number, got "${text}"`);
+  const value = text.trim() === '' ? Number.NaN : Number(text);
+  if (!Number.isFinite(value)) throw new ConfigError(`${flagName(flag)} must be a number, got "${text}"`);
   return value;
+}
+
+function integer(flag: string, text: string | undefined, fallback: number, min: number): number {
+  if (text === undefined) return fallback;
+  if (!/^\d+$/u.test(text.trim()) || Number(text) < min) throw new ConfigError(`${flagName(flag)} must be a whole number of at least ${min}, got "${text}"`);
+  return Number(text);
 }
 
 async function estimate(args: readonly string[], io: CliIo): Promise<number> {
@@ -140,14 +151,14 @@ async function sample(args: readonly string[], io: CliIo): Promise<number> {
   const path = values.grammar as string | undefined;
   if (!path) throw new ConfigError('sample: --grammar is required');
   if (values.n === undefined) throw new ConfigError('sample: -n is required');
-  const n = number('n', values.n as string, 0);
+  const n = integer('n', values.n as string, 0, 1);
   const grammar = loadGrammarFile(path);
   const report = sampleSkeletons(grammar, {
     n,
     seed: values.seed as string,
     tail: number('tail', values.tail as string | undefined, 0),
-    maxDepth: number('max-depth', values['max-depth'] as string | undefined, 40),
-    maxTokens: number('max-tokens', values['max-tokens'] as string | undefined, 120),
+    maxDepth: integer('max-depth', values['max-depth'] as string | undefined, 40, 1),
+    maxTokens: integer('max-tokens', values['max-tokens'] as string | undefined, 120, 1),
     dedupe: !values['no-dedupe'],
   });
   for (const s of report.samples) {

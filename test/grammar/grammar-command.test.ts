@@ -109,4 +109,12 @@ describe('equisql grammar', () => {
     await expect(command.run(['frobnicate'], io)).rejects.toThrow(ConfigError);
     await expect(command.run(['sample', '--grammar', 'missing.pcfg', '-n', '1'], io)).rejects.toThrow(/does not exist/u);
   });
+
+  it('names flags as they are written and refuses bounds that are not whole positive numbers', async () => {
+    const { io } = capture();
+    await expect(command.run(['sample', '--grammar', tiny, '-n', 'abc'], io)).rejects.toThrow(/^-n must be a whole number/u);
+    for (const [flag, value] of [['--max-depth', '0'], ['--max-depth', 'deep'], ['--max-tokens', '2.5'], ['--max-tokens', '-3']]) {
+      await expect(command.run(['sample', '--grammar', tiny, '-n', '3', `${flag}=${value}`], io)).rejects.toThrow(new RegExp(`^${flag} must be a whole number`, 'u'));
+    }
+  });
 });
