@@ -117,7 +117,9 @@ async function estimate(args: readonly string[], io: CliIo): Promise<number> {
     `queries: ${result.total}, parsed: ${result.parsed} (${(100 * rate).toFixed(2)}%), dialect tried first: ${dialect}`,
     `smoothing: add-k, k = ${smoothing}${base ? `, over the rules of ${basePath === DEFAULT_GRAMMAR ? 'grammars/default.pcfg' : basePath}` : ''}`,
     ...mixes.map((m) => `mixed with ${m.path} at weight ${m.weight}`),
-    `Comments after a rule give its observed count. Format: grammars/README.md.`,
+    mixes.length === 0
+      ? `Comments after a rule give its observed count. Format: grammars/README.md.`
+      : `A mixture carries no counts: its probabilities follow from no single count. Format: grammars/README.md.`,
   ];
   const estimated = estimateGrammar(countRules(result.derivations), { base, smoothing, header });
   const grammar =

@@ -97,7 +97,8 @@ export interface WeightedGrammar {
 
 /**
  * A weighted mixture of grammars: for each nonterminal, P(A → β) = Σ wᵢ·Pᵢ(A → β) / Σ wᵢ
- * over the grammars that define A. Weights need not sum to one.
+ * over the grammars that define A. Weights need not sum to one. The mixture's rules carry
+ * no observed counts.
  *
  * @example
  * mixGrammars([{ grammar: spider, weight: 0.7 }, { grammar: expert, weight: 0.3 }]);
@@ -115,9 +116,9 @@ export function mixGrammars(parts: readonly WeightedGrammar[], options: { header
     for (const rule of grammar.rules) {
       const share = (weight * rule.prob) / (lhsWeight.get(rule.lhs) as number);
       const existing = merged.get(rule.key);
-      const count = rule.count === undefined && existing?.count === undefined ? undefined : (rule.count ?? 0) + (existing?.count ?? 0);
-      const mixed: Rule = { lhs: rule.lhs, rhs: rule.rhs, key: rule.key, prob: (existing?.prob ?? 0) + share };
-      merged.set(rule.key, count === undefined ? mixed : { ...mixed, count });
+      // No counts: summed counts of differently weighted sources would not give these
+      // probabilities, and a `# count` comment claims they do.
+      merged.set(rule.key, { lhs: rule.lhs, rhs: rule.rhs, key: rule.key, prob: (existing?.prob ?? 0) + share });
     }
   }
   return makeGrammar([...merged.values()], { start: first.grammar.start, header: options.header ?? [] });
