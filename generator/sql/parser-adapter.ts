@@ -153,6 +153,8 @@ const CONSTRUCTS: Record<string, { readonly name: string; readonly keyword: RegE
   options: { name: 'SELECT option', keyword: /\bSELECT\b/iu },
   with: { name: 'WITH clause', keyword: /\bWITH\b/iu },
   using: { name: 'JOIN … USING', keyword: /\bUSING\b/iu },
+  locking_read: { name: 'FOR UPDATE / FOR SHARE', keyword: /\bFOR\b/iu },
+  for_update: { name: 'FOR UPDATE / FOR SHARE', keyword: /\bFOR\b/iu },
 };
 
 /** The keys each expression node type's conversion reads. */
@@ -276,6 +278,12 @@ function backslashLiterals(text: string): Map<string, string[]> {
   return found;
 }
 
+/** `word` as a whole word, case-insensitive; underscores in parser names may be spaces in SQL. */
+function wordPattern(word: string): RegExp {
+  const escaped = word.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&').replaceAll('_', '[_\\s]+');
+  return new RegExp(`\\b${escaped}\\b`, 'iu');
+}
+
 /** Walks one parser AST; throws SqlParseError on anything outside our AST. */
 class Converter {
   constructor(
@@ -293,6 +301,12 @@ class Converter {
   /** The expression being converted, for positions in errors (the parser marks some nodes). */
   private current: Raw | undefined;
 
+  /** True when the node being converted carries a position. */
+  private located(): boolean {
+    const loc = this.current?.['loc'];
+    return isRaw(loc) && isRaw(loc['start']);
+  }
+
   private unsupported(what: string): SqlParseError {
     const loc = this.current?.['loc'];
     const start = isRaw(loc) && isRaw(loc['start']) ? loc['start'] : undefined;
@@ -302,10 +316,13 @@ class Converter {
     return refusal(`${this.dialect}: unsupported ${what}`);
   }
 
-  /** A refusal naming `construct`, placed at `keyword` in the text when it occurs there. */
-  private refuse(construct: string, keyword?: RegExp): SqlParseError {
+  /**
+   * A refusal naming `construct`, placed at `keyword` in the text when it occurs there;
+   * with `nearestFirst`, a position the parser marked on the node wins over the keyword.
+   */
+  private refuse(construct: string, keyword?: RegExp, nearestFirst = false): SqlParseError {
     const match = keyword?.exec(this.text);
-    if (!match) return this.unsupported(construct);
+    if (!match || (nearestFirst && this.located())) return this.unsupported(construct);
     const before = this.text.slice(0, match.index).split('\n');
     const line = before.length;
     const column = (before[before.length - 1]?.length ?? 0) + 1;
@@ -321,7 +338,7 @@ class Converter {
     for (const [key, value] of Object.entries(raw)) {
       if (INERT_KEYS.has(key) || read.includes(key) || isEmpty(value)) continue;
       const known = CONSTRUCTS[key];
-      throw known ? this.refuse(known.name, known.keyword) : this.unsupported(`${node} with "${key}"`);
+      throw known ? this.refuse(known.name, known.keyword) : this.refuse(`${node} with "${key}"`, wordPattern(key), true);
     }
   }
 
@@ -476,6 +493,7 @@ class Converter {
     if (alias !== null && KEYWORD_ALIASES.has(alias.toUpperCase())) throw this.misreadAlias(alias);
     if (isRaw(item['expr']) && isRaw(item['expr']['ast'])) {
       this.only(item['expr'], 'derived table', ['ast', 'tableList', 'columnList']);
+      if (!isEmpty(item['prefix'])) throw this.refuse(`${String(item['prefix']).toUpperCase()} before a derived table`, wordPattern(String(item['prefix'])));
       if (alias?.includes('(')) throw this.refuse(`column aliases after a table alias ("${alias}")`, /\)\s*(AS\s+)?[A-Za-z_][A-Za-z0-9_]*\s*\(/iu);
       return { kind: 'derived', query: this.query(item['expr']['ast']), alias };
     }
@@ -599,7 +617,7 @@ class Converter {
       case 'cast':
         return this.cast(raw);
       default:
-        throw this.unsupported(`expression type "${String(type)}"`);
+        throw this.refuse(`expression type "${String(type)}"`, wordPattern(String(type)), true);
     }
   }
 
@@ -765,6 +783,8 @@ class Converter {
     // `SELECT DISTINCT ON (a) a` comes back from the SQLite and MySQL grammars as a call of
     // a function named ON aliased `a`.
     if (name === 'on') throw this.refuse('DISTINCT ON', /\bDISTINCT\s+ON\b/iu);
+    // And `LATERAL (SELECT …)` as a call of a function named LATERAL.
+    if (name === 'lateral') throw this.refuse('LATERAL before a derived table', /\bLATERAL\b/iu);
     // Some aggregate calls (`count((SELECT …) - 1)`) come back as plain function calls.
     if (AGGREGATES.has(name as AggregateName) && argList.length === 1) {
       return { kind: 'aggregate', name: name as AggregateName, distinct: false, arg: this.expr(argList[0]) };

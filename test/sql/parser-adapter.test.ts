@@ -112,6 +112,18 @@ describe('parseSql and printSql', () => {
     }
   });
 
+  it.each([
+    ["SELECT a FROM t WHERE b = INTERVAL '1 day'", /unsupported expression "interval"/u, 1, 23],
+    ['SELECT a FROM t WINDOW w AS (PARTITION BY a)', /unsupported WINDOW clause/u, 1, 17],
+    ['SELECT a INTO x FROM t', /unsupported SELECT … INTO/u, 1, 10],
+    ['SELECT a FROM t\nFOR UPDATE', /unsupported FOR UPDATE/u, 2, 1],
+    ['SELECT a FROM t, LATERAL (SELECT 1) AS s', /unsupported LATERAL before a derived table/u, 1, 18],
+  ])('refuses %s, naming the construct with its line and column', (sql, message, line, column) => {
+    const error = errorOf(() => parseSql(sql, { dialect: 'postgresql', fallback: true }));
+    expect(error.message).toMatch(message);
+    expect([error.line, error.column]).toEqual([line, column]);
+  });
+
   it('refuses COLLATE in the SQLite grammar too', () => {
     expect(() => parseSql("SELECT a FROM t WHERE b = 'x' COLLATE nocase", { dialect: 'sqlite' })).toThrow(/unsupported COLLATE at line 1, column 31/u);
   });
