@@ -20,6 +20,8 @@ export function describeServer(name: string, body: (url: string) => void): void 
       });
     });
   } else {
+    // Skipped on purpose: a developer without a server still runs the PGlite half of every
+    // claim; CI (above) never gets here.
     describe.skip(`${name} (set DATABASE_URL to run)`, () => body(''));
   }
 }
