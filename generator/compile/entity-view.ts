@@ -94,6 +94,13 @@ function roleMatches(need: Need, role: ColumnRole): boolean {
   }
 }
 
+/** The column of `table` that provides `need`; a variant without one is a compiler bug. */
+function needColumn(v: VariantIndex, table: Table, need: Need): Column {
+  const column = v.column(table, (r) => roleMatches(need, r));
+  if (!column) throw new CompileError(`variant ${v.schema.variant.name}: table ${table.name} has no column for ${needKey(need)}`);
+  return column;
+}
+
 /** The class whose table (nested mode) holds a need's column. */
 function ownerOf(v: VariantIndex, need: Need): string | undefined {
   switch (need.kind) {
@@ -169,8 +176,7 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
         joined.set(table.name, tableAlias);
         joins.push({ type: 'JOIN', item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(tableAlias) }, on: [`${col(tableAlias, 'id')} = ${col(alias, 'id')}`] });
       }
-      const column = v.column(table, (r) => roleMatches(need, r));
-      if (!column) throw new CompileError(`variant ${v.schema.variant.name}: table ${table.name} has no column for ${needKey(need)}`);
+      const column = needColumn(v, table, need);
       columns.set(needKey(need), col(tableAlias, column.name));
     }
     const filter = instanceFilter(v, base, alias, entity);
@@ -201,8 +207,7 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
     columns.set('id', col(alias, 'id'));
     for (const need of needs) {
       if (need.kind === 'type') continue;
-      const column = v.column(single, (r) => roleMatches(need, r));
-      if (!column) throw new CompileError(`variant ${v.schema.variant.name}: table ${single.name} has no column for ${needKey(need)}`);
+      const column = needColumn(v, single, need);
       columns.set(needKey(need), col(alias, column.name));
     }
     const filter = instanceFilter(v, single, alias, entity);
@@ -236,8 +241,7 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
     const cols: { expr: string; alias?: string }[] = [{ expr: col(t, 'id') }];
     for (const need of needs) {
       if (need.kind === 'type') continue;
-      const column = v.column(table, (r) => roleMatches(need, r));
-      if (!column) throw new CompileError(`variant ${v.schema.variant.name}: table ${table.name} has no column for ${needKey(need)}`);
+      const column = needColumn(v, table, need);
       const name = names.get(needKey(need)) as string;
       cols.push(column.name === name ? { expr: col(t, column.name) } : { expr: col(t, column.name), alias: quoteIdent(name) });
     }
