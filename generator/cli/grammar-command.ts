@@ -1,7 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError } from '../common/errors.ts';
 import { corpusSkeletons, knownCorpus, readCorpus } from '../grammar/corpus-skeletons.ts';
 import { rulesOf } from '../grammar/derivation.ts';
@@ -10,6 +9,7 @@ import { sampleSkeletons } from '../grammar/pcfg-sampler.ts';
 import { formatGrammar, parseGrammar, type Grammar } from '../grammar/pcfg.ts';
 import type { Dialect } from '../sql/sql-ast.ts';
 import type { CliIo, Command } from './command.ts';
+import { flagName, parseCommandLine } from './flags.ts';
 
 const DEFAULT_GRAMMAR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'grammars', 'default.pcfg');
 const DIALECTS: readonly Dialect[] = ['postgresql', 'sqlite', 'mysql'];
@@ -34,13 +34,6 @@ sample    draws N distinct skeletons (seed 0 by default); --tail R makes a share
           skeletons turn up within the bounds (--max-depth 40, --max-tokens 120).
 check     loads a grammar and reports its size, or the first error with its line.`;
 
-function flags(args: readonly string[], options: NonNullable<ParseArgsConfig['options']>, positionals = false) {
-  try {
-    return parseArgs({ args: [...args], options, strict: true, allowPositionals: positionals });
-  } catch (error) {
-    throw new ConfigError(`${(error as Error).message.split('\n')[0]}`);
-  }
-}
 
 function readText(path: string, what: string): string {
   if (!existsSync(path)) throw new ConfigError(`${what} ${path} does not exist`);
@@ -52,10 +45,6 @@ export function loadGrammarFile(path: string): Grammar {
   return parseGrammar(readText(path, 'grammar file'), path);
 }
 
-/** How a flag is written on the command line: `-n`, `--max-depth`. */
-function flagName(flag: string): string {
-  return flag.length === 1 ? `-${flag}` : `--${flag}`;
-}
 
 function number(flag: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
@@ -71,7 +60,7 @@ function integer(flag: string, text: string | undefined, fallback: number, min: 
 }
 
 async function estimate(args: readonly string[], io: CliIo): Promise<number> {
-  const { values } = flags(args, {
+  const { values } = parseCommandLine('estimate', args, {
     corpus: { type: 'string' },
     out: { type: 'string' },
     dialect: { type: 'string', default: 'sqlite' },
@@ -140,7 +129,7 @@ async function estimate(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 async function sample(args: readonly string[], io: CliIo): Promise<number> {
-  const { values } = flags(args, {
+  const { values } = parseCommandLine('sample', args, {
     grammar: { type: 'string' },
     n: { type: 'string', short: 'n' },
     seed: { type: 'string', default: '0' },
@@ -172,7 +161,7 @@ async function sample(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 async function check(args: readonly string[], io: CliIo): Promise<number> {
-  const { positionals } = flags(args, {}, true);
+  const { positionals } = parseCommandLine('check', args, {}, { positionals: true });
   const [path] = positionals;
   if (!path || positionals.length > 1) throw new ConfigError('check: give one grammar file');
   const grammar = loadGrammarFile(path);

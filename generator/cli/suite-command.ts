@@ -3,6 +3,7 @@ import type { Command } from './command.ts';
 import { parseFlags, required } from './flags.ts';
 import { openBuiltDir } from './built-dir.ts';
 import { ConfigError } from '../common/errors.ts';
+import { escapeControl, ownValue } from '../common/user-text.ts';
 import { targetOf } from '../build/verify-dataset.ts';
 import { openDatabase } from '../database/database.ts';
 import { SUITES } from '../suites/index.ts';
@@ -23,9 +24,9 @@ export const command: Command = {
     const dir = resolve(process.cwd(), required('suite', 'dir', flags.dir));
     const { manifest, index } = openBuiltDir(dir);
     const suiteName = required('suite', 'suite', flags.suite);
-    const suite = SUITES[suiteName];
-    if (!suite) throw new ConfigError(`--suite: unknown suite "${suiteName}" (known: ${Object.keys(SUITES).join(', ')})`);
-    const questions = suite.domains[manifest.domain];
+    const suite = ownValue(SUITES, suiteName);
+    if (!suite) throw new ConfigError(`--suite: unknown suite "${escapeControl(suiteName)}" (known: ${Object.keys(SUITES).join(', ')})`);
+    const questions = ownValue(suite.domains, manifest.domain);
     if (!questions) throw new ConfigError(`--suite: suite ${suiteName} has no questions for domain ${manifest.domain}`);
     const db = await openDatabase(targetOf(dir, manifest, flags.db ?? (manifest.database.kind === 'postgres' ? io.env['DATABASE_URL'] : undefined)));
     try {
