@@ -6,6 +6,11 @@ export interface CliIo {
   readonly err: (text: string) => void;
   /** Standard input as text (read lazily, only by commands that want it). */
   readonly readStdin: () => Promise<string>;
+  /**
+   * Resolves once `out`'s buffered text has been taken by the reader: commands that write
+   * without end await it now and then, so a slow reader slows them instead of filling memory.
+   */
+  readonly drain?: () => Promise<void>;
   /** The process environment, passed in so commands can be run with another. */
   readonly env: Readonly<Record<string, string | undefined>>;
 }

@@ -26,6 +26,8 @@ function processIo(quiet: boolean): CliIo {
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
       return Buffer.concat(chunks).toString('utf8');
     },
+    drain: () =>
+      process.stdout.writableNeedDrain ? new Promise((done) => process.stdout.once('drain', done)) : new Promise((done) => setImmediate(done)),
     env: process.env,
   };
 }

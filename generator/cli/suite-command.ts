@@ -22,10 +22,11 @@ export const command: Command = {
   async run(args, io) {
     const flags = parseFlags('suite', args, { dir: { type: 'string' }, suite: { type: 'string' }, db: { type: 'string' }, json: { type: 'boolean' } });
     const dir = resolve(process.cwd(), required('suite', 'dir', flags.dir));
-    const { manifest, index } = openBuiltDir(dir);
+    // The flags are checked before the directory is read: a bad name fails fast and alone.
     const suiteName = required('suite', 'suite', flags.suite);
     const suite = ownValue(SUITES, suiteName);
     if (!suite) throw new ConfigError(`--suite: unknown suite "${escapeControl(suiteName)}" (known: ${Object.keys(SUITES).join(', ')})`);
+    const { manifest, index } = openBuiltDir(dir);
     const questions = ownValue(suite.domains, manifest.domain);
     if (!questions) throw new ConfigError(`--suite: suite ${suiteName} has no questions for domain ${manifest.domain}`);
     const db = await openDatabase(targetOf(dir, manifest, flags.db ?? (manifest.database.kind === 'postgres' ? io.env['DATABASE_URL'] : undefined)));

@@ -25,6 +25,7 @@ const FIRST_MARK = 0xe000;
 const PAD = '\uf8ff';
 const MARKS = 0xf8ff - FIRST_MARK;
 const PLACEHOLDER = /[\ue000-\uf8fe]\uf8ff*/gu;
+const WORD = /[\w$.]+/uy;
 
 export interface ScannedSql {
   /** The text to hand to the parser. */
@@ -131,8 +132,8 @@ export function scanSql(sql: string, source: Dialect): ScannedSql {
       depth = Math.max(0, depth - 1);
     }
     // A word or number is one token; anything else is one character.
-    const word = /^[\w$.]+/u.exec(sql.slice(i, i + 256));
-    i += word ? word[0].length : 1;
+    WORD.lastIndex = i;
+    i = WORD.test(sql) ? WORD.lastIndex : i + 1;
   }
   if (masked.length === 0) return { text: sql, masked };
   parts.push(sql.slice(copied));
