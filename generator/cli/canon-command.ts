@@ -17,7 +17,8 @@ or {"error": …} for a query that does not parse. The canonical string follows 
 aliases dropped, lower case, no trailing semicolon), and also drops an explicit ASC and
 folds NOT into LIKE/IN/BETWEEN/EXISTS/IS NULL; "structure_hash" is its SHA-256. "skeleton"
 is null when the grammar has no rule for the query. --dialect (default sqlite) is tried
-first, then the other dialects unless --no-fallback.`;
+first, then the other dialects unless --no-fallback. A line over 100,000 characters, 10,000
+tokens or 100 nested parentheses gets {"error": …} and the next lines are read.`;
 
 /** One query's canonical record, as `equisql canon` prints it. */
 export function canonRecord(sql: string, dialect: Dialect, fallback: boolean): Record<string, string | null> {

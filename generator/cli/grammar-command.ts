@@ -29,9 +29,10 @@ estimate  derives each corpus query's grammar rules (one SQL query per line), co
           and writes the grammar to --out. Unparsed queries are listed with their reasons
           (stderr, or JSON lines with --json); with --json the last line is
           {"total":…,"parsed":…,"rules":…}. --dialect (default sqlite) is tried first, then
-          the others.
-sample    draws N distinct skeletons (seed 0 by default); --tail R makes a share R of them
-          long-tail skeletons. With --json, one line per sample:
+          the others. --out may not be the corpus; it is replaced whole (temp + rename).
+          Lines over 100,000 characters, 10,000 tokens or 100 nested parentheses are skipped.
+sample    draws N distinct skeletons (seed 0 by default), written as they are drawn (N above
+          1,000,000 needs --no-dedupe); --tail R makes a share R of them long-tail skeletons. With --json, one line per sample:
           {"skeleton","logprob","tail","derivation"}. Exits with 1 when fewer than N distinct
           skeletons turn up within the bounds (--max-depth 40, --max-tokens 120).
 check     loads a grammar and reports its size, or the first error with its line.`;
