@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { Command } from './command.ts';
+import { EXIT, type Command } from './command.ts';
 import { parseFlags, required } from './flags.ts';
 import { openBuiltDir } from './built-dir.ts';
 import { ConfigError } from '../common/errors.ts';
@@ -43,7 +43,7 @@ export const command: Command = {
       }
       const bad = outcomes.filter((o) => !o.ok).length;
       io.err(bad === 0 ? `all ${outcomes.length} questions agree on ${manifest.variants.length} variants` : `${bad} of ${outcomes.length} questions disagree or are empty`);
-      return bad === 0 ? 0 : 1;
+      return bad === 0 ? EXIT.ok : EXIT.checkFailed;
     } finally {
       await db.close();
     }

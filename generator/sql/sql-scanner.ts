@@ -81,7 +81,9 @@ export function scanSql(sql: string, source: Dialect): ScannedSql {
   let depth = 0;
   const mask = (start: number, end: number, literal: MaskedLiteral): void => {
     const length = end - start - 2;
-    if (masked.length >= MARKS || length < 1) return;
+    if (length < 1) return;
+    // Left unmasked, the parser would misread it: refuse rather than read another query.
+    if (masked.length >= MARKS) throw new SqlParseError(`more than ${MARKS} quoted strings or names with a backslash or doubled quote`, position(sql, start));
     parts.push(sql.slice(copied, start + 1), String.fromCharCode(FIRST_MARK + masked.length) + PAD.repeat(length - 1));
     copied = end - 1;
     masked.push(literal);
@@ -105,7 +107,8 @@ export function scanSql(sql: string, source: Dialect): ScannedSql {
       continue;
     }
     if (++tokens > MAX_SQL_TOKENS) {
-      throw new SqlParseError(`query too large: more than ${MAX_SQL_TOKENS} tokens at line ${position(sql, i).line}, column ${position(sql, i).column}`, position(sql, i));
+      const at = position(sql, i);
+      throw new SqlParseError(`query too large: more than ${MAX_SQL_TOKENS} tokens at line ${at.line}, column ${at.column}`, at);
     }
     if (c === "'") {
       // E'…' (PostgreSQL) and every MySQL string take backslash escapes; standard strings do not.
