@@ -43,7 +43,7 @@ function attachValues(command: string, args: readonly string[], options: Options
     const shown = escapeControl(arg);
     if (value === undefined) throw new ConfigError(`${command}: ${shown} needs a value`);
     if (value.startsWith('-') && value !== '-' && !NEGATIVE_NUMBER.test(value)) {
-      throw new ConfigError(`${command}: ${shown} needs a value, got the flag "${escapeControl(value)}" (write ${flagName(key)}=${escapeControl(value)} for a value that starts with "-")`);
+      throw new ConfigError(`${command}: ${shown} needs a value, got the flag "${escapeControl(value)}" (write --${key}=${escapeControl(value)} for a value that starts with "-")`);
     }
     out.push(`--${key}=${value}`);
     i++;
