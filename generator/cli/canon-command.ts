@@ -1,10 +1,10 @@
-import { parseArgs } from 'node:util';
-import { ConfigError, EquisqlError } from '../common/errors.ts';
+import { ConfigError, EquisqlError, isStackOverflow } from '../common/errors.ts';
 import { extractSkeleton } from '../grammar/skeleton-extractor.ts';
 import { parseSql } from '../sql/parser-adapter.ts';
 import type { Dialect } from '../sql/sql-ast.ts';
 import { canonicalStructure } from '../structure/canonical-structure.ts';
 import type { CliIo, Command } from './command.ts';
+import { parseFlags } from './flags.ts';
 
 const DIALECTS: readonly Dialect[] = ['postgresql', 'sqlite', 'mysql'];
 
@@ -17,7 +17,8 @@ or {"error": …} for a query that does not parse. The canonical string follows 
 aliases dropped, lower case, no trailing semicolon), and also drops an explicit ASC and
 folds NOT into LIKE/IN/BETWEEN/EXISTS/IS NULL; "structure_hash" is its SHA-256. "skeleton"
 is null when the grammar has no rule for the query. --dialect (default sqlite) is tried
-first, then the other dialects unless --no-fallback.`;
+first, then the other dialects unless --no-fallback. A line over 100,000 characters, 10,000
+tokens or 100 nested parentheses gets {"error": …} and the next lines are read.`;
 
 /** One query's canonical record, as `equisql canon` prints it. */
 export function canonRecord(sql: string, dialect: Dialect, fallback: boolean): Record<string, string | null> {
@@ -28,10 +29,12 @@ export function canonRecord(sql: string, dialect: Dialect, fallback: boolean): R
     try {
       skeleton = extractSkeleton(query).text;
     } catch (error) {
-      if (!(error instanceof EquisqlError)) throw error;
+      if (!(error instanceof EquisqlError) && !isStackOverflow(error)) throw error;
     }
     return { canonical, structure_hash: structureHash, skeleton };
   } catch (error) {
+    // One query too deep for a tree walk is that line's error; the next lines still run.
+    if (isStackOverflow(error)) return { error: 'query nested too deeply to canonicalize' };
     if (!(error instanceof EquisqlError)) throw error;
     return { error: error.message };
   }
@@ -42,12 +45,7 @@ export const command: Command = {
   summary: 'canonical structure, structure hash and skeleton of SQL queries on stdin',
   usage: USAGE,
   async run(args: readonly string[], io: CliIo): Promise<number> {
-    let values;
-    try {
-      ({ values } = parseArgs({ args: [...args], options: { dialect: { type: 'string', default: 'sqlite' }, 'no-fallback': { type: 'boolean', default: false } }, strict: true }));
-    } catch (error) {
-      throw new ConfigError(`${(error as Error).message.split('\n')[0]}`);
-    }
+    const values = parseFlags('canon', args, { dialect: { type: 'string', default: 'sqlite' }, 'no-fallback': { type: 'boolean', default: false } });
     const dialect = values.dialect as Dialect;
     if (!DIALECTS.includes(dialect)) throw new ConfigError(`--dialect must be one of ${DIALECTS.join(', ')}, got "${dialect}"`);
     const input = await io.readStdin();

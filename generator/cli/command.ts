@@ -6,6 +6,11 @@ export interface CliIo {
   readonly err: (text: string) => void;
   /** Standard input as text (read lazily, only by commands that want it). */
   readonly readStdin: () => Promise<string>;
+  /**
+   * Resolves once `out`'s buffered text has been taken by the reader: commands that write
+   * without end await it now and then, so a slow reader slows them instead of filling memory.
+   */
+  readonly drain?: () => Promise<void>;
   /** The process environment, passed in so commands can be run with another. */
   readonly env: Readonly<Record<string, string | undefined>>;
 }
@@ -17,3 +22,18 @@ export interface Command {
   readonly usage: string;
   run(args: readonly string[], io: CliIo): Promise<number>;
 }
+
+/**
+ * The exit statuses of every command, documented in the README. A script can tell "the
+ * data is wrong" (1) from "I was called wrong" (2) from "equisql has a bug" (3).
+ */
+export const EXIT = {
+  /** Done; every check passed. */
+  ok: 0,
+  /** Ran to the end, and a check failed: variants disagree, a read-back differs, fewer samples than asked. */
+  checkFailed: 1,
+  /** Refused its input or environment (flag, file, model, query, grammar, database), named in one line. */
+  badInput: 2,
+  /** An internal error: a bug in equisql, printed as "internal error". */
+  internal: 3,
+} as const;

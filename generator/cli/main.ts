@@ -1,11 +1,12 @@
-import type { CliIo, Command } from './command.ts';
+import { EXIT, type CliIo, type Command } from './command.ts';
 import { EquisqlError, oneLine } from '../common/errors.ts';
+import { escapeControl, ownValue } from '../common/user-text.ts';
 
 /**
  * Every subcommand, loaded on demand so `equisql canon` does not pay for PGlite and
  * `equisql build` does not pay for the SQL parser.
  */
-const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
+const COMMANDS: Readonly<Record<string, () => Promise<{ command: Command }>>> = {
   build: () => import('./build-command.ts'),
   verify: () => import('./verify-command.ts'),
   variants: () => import('./variants-command.ts'),
@@ -25,6 +26,8 @@ function processIo(quiet: boolean): CliIo {
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
       return Buffer.concat(chunks).toString('utf8');
     },
+    drain: () =>
+      process.stdout.writableNeedDrain ? new Promise((done) => process.stdout.once('drain', done)) : new Promise((done) => setImmediate(done)),
     env: process.env,
   };
 }
@@ -41,8 +44,20 @@ function usage(): string {
 }
 
 /**
- * Runs the CLI on `argv` (without the node and script paths) and returns the exit status.
- * Errors are printed as one line on stderr; set EQUISQL_DEBUG=1 for the stack.
+ * The one line a failed command prints: `equisql <cmd>: <message>`, with "internal error"
+ * for anything that is not an EquisqlError (a bug, not bad input). Messages of library
+ * functions that name their command (`suite: --dir is required`) do not repeat it.
+ */
+export function errorLine(name: string, error: unknown): string {
+  let message = escapeControl(oneLine(error));
+  if (message.startsWith(`${name}: `)) message = message.slice(name.length + 2);
+  return error instanceof EquisqlError ? `equisql ${name}: ${message}` : `equisql ${name}: internal error: ${message}`;
+}
+
+/**
+ * Runs the CLI on `argv` (without the node and script paths) and returns the exit status
+ * (`EXIT`: 0 ok, 1 a check failed, 2 bad input, 3 internal error). Errors are printed as one
+ * line on stderr, also under --quiet; set EQUISQL_DEBUG=1 for the stack.
  */
 export async function main(argv: readonly string[], io?: CliIo): Promise<number> {
   const [name, ...rest] = argv;
@@ -50,12 +65,12 @@ export async function main(argv: readonly string[], io?: CliIo): Promise<number>
   const streams = io ?? processIo(quiet);
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     streams.out(usage());
-    return name === undefined ? 2 : 0;
+    return name === undefined ? EXIT.badInput : EXIT.ok;
   }
-  const load = COMMANDS[name];
+  const load = ownValue(COMMANDS, name);
   if (!load) {
-    process.stderr.write(`equisql: unknown command "${name}" (known: ${Object.keys(COMMANDS).join(', ')})\n`);
-    return 2;
+    process.stderr.write(`equisql: unknown command "${escapeControl(name)}" (known: ${Object.keys(COMMANDS).join(', ')})\n`);
+    return EXIT.badInput;
   }
   try {
     const { command } = await load();
@@ -66,8 +81,8 @@ export async function main(argv: readonly string[], io?: CliIo): Promise<number>
     return await command.run(rest.filter((arg) => arg !== '--quiet'), streams);
   } catch (error) {
     if (streams.env['EQUISQL_DEBUG'] && error instanceof Error) process.stderr.write(`${error.stack}\n`);
-    const prefix = error instanceof EquisqlError ? `equisql ${name}` : `equisql ${name}: internal error`;
-    process.stderr.write(`${prefix}: ${oneLine(error)}\n`);
-    return error instanceof EquisqlError && error.code === 'config' ? 2 : 1;
+    // Printed past --quiet: a failing command must always say why.
+    process.stderr.write(`${errorLine(name, error)}\n`);
+    return error instanceof EquisqlError ? EXIT.badInput : EXIT.internal;
   }
 }

@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { ConfigError, EquisqlError } from '../common/errors.ts';
 import { parseSql } from '../sql/parser-adapter.ts';
 import type { Dialect } from '../sql/sql-ast.ts';
 import { canonicalStructure } from '../structure/canonical-structure.ts';
 import { computeStructureMetrics, type GenerationRow } from '../structure/structure-metrics.ts';
 import type { CliIo, Command } from './command.ts';
+import { parseFlags } from './flags.ts';
 
 const DIALECTS: readonly Dialect[] = ['postgresql', 'sqlite', 'mysql'];
 
@@ -57,16 +57,12 @@ export const command: Command = {
   summary: 'SQLStructEval structural consistency, diversity and robustness measures',
   usage: USAGE,
   async run(args: readonly string[], io: CliIo): Promise<number> {
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args: [...args],
-        options: { input: { type: 'string' }, gold: { type: 'string' }, dialect: { type: 'string', default: 'sqlite' }, details: { type: 'boolean', default: false } },
-        strict: true,
-      }));
-    } catch (error) {
-      throw new ConfigError(`${(error as Error).message.split('\n')[0]}`);
-    }
+    const values = parseFlags('structure', args, {
+      input: { type: 'string' },
+      gold: { type: 'string' },
+      dialect: { type: 'string', default: 'sqlite' },
+      details: { type: 'boolean', default: false },
+    });
     const inputPath = values.input;
     if (!inputPath) throw new ConfigError('--input is required');
     const dialect = values.dialect as Dialect;

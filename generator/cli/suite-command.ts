@@ -1,8 +1,9 @@
 import { resolve } from 'node:path';
-import type { Command } from './command.ts';
+import { EXIT, type Command } from './command.ts';
 import { parseFlags, required } from './flags.ts';
 import { openBuiltDir } from './built-dir.ts';
 import { ConfigError } from '../common/errors.ts';
+import { escapeControl, ownValue } from '../common/user-text.ts';
 import { targetOf } from '../build/verify-dataset.ts';
 import { openDatabase } from '../database/database.ts';
 import { SUITES } from '../suites/index.ts';
@@ -21,11 +22,12 @@ export const command: Command = {
   async run(args, io) {
     const flags = parseFlags('suite', args, { dir: { type: 'string' }, suite: { type: 'string' }, db: { type: 'string' }, json: { type: 'boolean' } });
     const dir = resolve(process.cwd(), required('suite', 'dir', flags.dir));
-    const { manifest, index } = openBuiltDir(dir);
+    // The flags are checked before the directory is read: a bad name fails fast and alone.
     const suiteName = required('suite', 'suite', flags.suite);
-    const suite = SUITES[suiteName];
-    if (!suite) throw new ConfigError(`--suite: unknown suite "${suiteName}" (known: ${Object.keys(SUITES).join(', ')})`);
-    const questions = suite.domains[manifest.domain];
+    const suite = ownValue(SUITES, suiteName);
+    if (!suite) throw new ConfigError(`--suite: unknown suite "${escapeControl(suiteName)}" (known: ${Object.keys(SUITES).join(', ')})`);
+    const { manifest, index } = openBuiltDir(dir);
+    const questions = ownValue(suite.domains, manifest.domain);
     if (!questions) throw new ConfigError(`--suite: suite ${suiteName} has no questions for domain ${manifest.domain}`);
     const db = await openDatabase(targetOf(dir, manifest, flags.db ?? (manifest.database.kind === 'postgres' ? io.env['DATABASE_URL'] : undefined)));
     try {
@@ -41,7 +43,7 @@ export const command: Command = {
       }
       const bad = outcomes.filter((o) => !o.ok).length;
       io.err(bad === 0 ? `all ${outcomes.length} questions agree on ${manifest.variants.length} variants` : `${bad} of ${outcomes.length} questions disagree or are empty`);
-      return bad === 0 ? 0 : 1;
+      return bad === 0 ? EXIT.ok : EXIT.checkFailed;
     } finally {
       await db.close();
     }

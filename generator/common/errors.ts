@@ -80,3 +80,11 @@ export function oneLine(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return text.split('\n')[0] ?? text;
 }
+
+/**
+ * True for V8's "Maximum call stack size exceeded": a tree walk that one huge or deeply
+ * nested input drove too deep. Batch commands report it for that input and go on.
+ */
+export function isStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && /call stack/iu.test(error.message);
+}

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError, oneLine } from '../common/errors.ts';
+import { escapeControl, ownValue } from '../common/user-text.ts';
 import type { Domain } from '../er-model/er-model.ts';
 import { parseDomainJson } from '../er-model/domain-json.ts';
 import { validateDomain } from '../er-model/validate-domain.ts';
@@ -46,16 +47,16 @@ export function resolveDataset(name: string, config: EquisqlConfig, configPath: 
     const domain = parseDomainJson(readFileSync(path, 'utf8'), name);
     return { name: domain.name, domain, definition: { domain } };
   }
-  const definition = config.datasets[name];
+  const definition = ownValue(config.datasets, name);
   if (!definition) {
-    throw new ConfigError(`--dataset: unknown dataset "${name}" (known: ${Object.keys(config.datasets).join(', ')}; or a path to a .json model)`);
+    throw new ConfigError(`--dataset: unknown dataset "${escapeControl(name)}" (known: ${Object.keys(config.datasets).join(', ')}; or a path to a .json model)`);
   }
   return { name, domain: resolveDomain(definition.domain, `datasets.${name}.domain`, dirname(configPath)), definition };
 }
 
 function resolveDomain(domain: Domain | string, where: string, base: string): Domain {
   if (typeof domain !== 'string') return validateDomain(domain);
-  const builtIn = BUILT_IN_DOMAINS[domain];
+  const builtIn = ownValue(BUILT_IN_DOMAINS, domain);
   if (builtIn) return builtIn;
   const path = resolve(base, domain);
   if (!domain.endsWith('.json') || !existsSync(path)) {

@@ -2,7 +2,7 @@
  * Skeletons of a corpus of real SQL (one query per line), with the queries that could not
  * be read and why: the input of grammar estimation.
  */
-import { EquisqlError } from '../common/errors.ts';
+import { EquisqlError, isStackOverflow } from '../common/errors.ts';
 import type { Dialect } from '../sql/sql-ast.ts';
 import { parseSqlWithDialect } from '../sql/parser-adapter.ts';
 import type { Derivation } from './derivation.ts';
@@ -51,8 +51,10 @@ export function corpusSkeletons(queries: readonly CorpusQuery[], options: { dial
       derivations.push(deriveQuery(parsed.query));
       dialects[parsed.dialect]++;
     } catch (error) {
-      if (!(error instanceof EquisqlError)) throw error;
-      unparsed.push({ ...query, reason: error.message });
+      // A query too deep for a tree walk is skipped like one that does not parse.
+      if (isStackOverflow(error)) unparsed.push({ ...query, reason: 'query nested too deeply to derive' });
+      else if (!(error instanceof EquisqlError)) throw error;
+      else unparsed.push({ ...query, reason: error.message });
     }
     if (options.onProgress && (i + 1) % 1000 === 0) options.onProgress(i + 1);
   });

@@ -16,6 +16,7 @@
  * // ['SELECT <column> FROM <table> WHERE <column:text> = <value:text>', …]
  */
 import { ConfigError } from '../common/errors.ts';
+import { sha256 } from '../common/hash.ts';
 import { createRng, type Rng } from '../common/rng.ts';
 import { derivation, yieldTokens, type Derivation } from './derivation.ts';
 import type { Grammar, Rule } from './pcfg.ts';
@@ -124,14 +125,46 @@ export function logprobOf(grammar: Grammar, root: Derivation): number {
   return total;
 }
 
-/** Draws `n` skeletons; see the module comment for bounds, tail and deduplication. */
-export function sampleSkeletons(grammar: Grammar, options: SampleOptions): SampleReport {
+/**
+ * The most distinct skeletons one deduplicated run may ask for. Deduplication remembers a
+ * 52-bit hash per skeleton (about 50 bytes each), so memory stays bounded; a larger run
+ * must pass `dedupe: false`.
+ */
+export const MAX_DEDUPED_SAMPLES = 1_000_000;
+
+/** Counts of what a sampling run threw away, known once it ends. */
+export interface SampleTotals {
+  /** Draws rejected for passing a bound. */
+  readonly rejectedByBounds: number;
+  /** Draws rejected as duplicates. */
+  readonly duplicates: number;
+  /** The long-tail log-probability threshold, when a tail share was asked for. */
+  readonly tailThreshold: number | null;
+}
+
+/** A 52-bit number naming a skeleton: what deduplication remembers instead of the text. */
+function skeletonKey(skeleton: string): number {
+  return Number.parseInt(sha256(skeleton).slice(0, 13), 16);
+}
+
+/**
+ * Draws `n` skeletons one at a time, so a caller can write each as it comes (memory does
+ * not grow with `n`); the generator's return value holds the totals. Same draws, in the
+ * same order, as `sampleSkeletons`.
+ *
+ * @example
+ * for (const s of streamSkeletons(grammar, { n: 1e9, seed: 1, dedupe: false })) write(s.skeleton);
+ */
+export function* streamSkeletons(grammar: Grammar, options: SampleOptions): Generator<Sample, SampleTotals> {
   const { n } = options;
   const tailShare = options.tail ?? 0;
-  if (!Number.isInteger(n) || n < 0) throw new ConfigError(`sample count must be a non-negative integer, got ${n}`);
+  if (!Number.isSafeInteger(n) || n < 0) throw new ConfigError(`sample count must be a non-negative whole number, got ${n}`);
   if (!(tailShare >= 0 && tailShare <= 1)) throw new ConfigError(`tail share must be in [0, 1], got ${tailShare}`);
   const bounds: Bounds = { maxDepth: options.maxDepth ?? 40, maxTokens: options.maxTokens ?? 120 };
   const dedupe = options.dedupe ?? true;
+  if (dedupe && n > MAX_DEDUPED_SAMPLES) {
+    throw new ConfigError(`sample count ${n} is above ${MAX_DEDUPED_SAMPLES} distinct skeletons, the most deduplication keeps track of; sample without deduplication for more`);
+  }
   const rng = createRng(options.seed ?? 0);
   const headRng = rng.fork('head');
   const tailRng = rng.fork('tail');
@@ -150,15 +183,15 @@ export function sampleSkeletons(grammar: Grammar, options: SampleOptions): Sampl
     tailThreshold = logprobs[Math.floor((options.tailQuantile ?? 0.1) * (logprobs.length - 1))] ?? null;
   }
 
-  const samples: Sample[] = [];
-  const seen = new Set<string>();
+  const seen = new Set<number>();
+  let produced = 0;
   let rejectedByBounds = 0;
   let duplicates = 0;
   const maxAttempts = 100 * n + 1000;
   let attempts = 0;
-  while (samples.length < n && attempts < maxAttempts) {
+  while (produced < n && attempts < maxAttempts) {
     // Tail draws sit at fixed positions, so the share is exact whatever the dedupe losses.
-    const i = samples.length;
+    const i = produced;
     const isTail = tailShare > 0 && Math.floor((i + 1) * tailShare) > Math.floor(i * tailShare);
     attempts++;
     const draw = isTail ? drawOne(grammar, tailRng, bounds, flat) : drawOne(grammar, headRng, bounds, plain);
@@ -171,13 +204,26 @@ export function sampleSkeletons(grammar: Grammar, options: SampleOptions): Sampl
     const tokens = yieldTokens(draw.derivation);
     const skeleton = tokens.join(' ');
     if (dedupe) {
-      if (seen.has(skeleton)) {
+      const key = skeletonKey(skeleton);
+      if (seen.has(key)) {
         duplicates++;
         continue;
       }
-      seen.add(skeleton);
+      seen.add(key);
     }
-    samples.push({ skeleton, tokens, logprob, derivation: draw.derivation, tail: isTail });
+    produced++;
+    yield { skeleton, tokens, logprob, derivation: draw.derivation, tail: isTail };
   }
-  return { samples, rejectedByBounds, duplicates, tailThreshold };
+  return { rejectedByBounds, duplicates, tailThreshold };
+}
+
+/** Draws `n` skeletons into memory; see the module comment for bounds, tail and deduplication. */
+export function sampleSkeletons(grammar: Grammar, options: SampleOptions): SampleReport {
+  const samples: Sample[] = [];
+  const stream = streamSkeletons(grammar, options);
+  for (;;) {
+    const next = stream.next();
+    if (next.done) return { samples, ...next.value };
+    samples.push(next.value);
+  }
 }

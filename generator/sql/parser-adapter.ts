@@ -9,7 +9,8 @@
  * without a word.
  */
 import nodeSqlParser from 'node-sql-parser';
-import { SqlParseError } from '../common/errors.ts';
+import { isStackOverflow, SqlParseError } from '../common/errors.ts';
+import { restoreMasked, scanSql, type ScannedSql } from './sql-scanner.ts';
 import type {
   AggregateName,
   ArithmeticOperator,
@@ -80,11 +81,15 @@ export function parseSql(text: string, options: ParseOptions = {}): Query {
 export function parseSqlWithDialect(text: string, options: ParseOptions = {}): ParsedQuery {
   const first = options.dialect ?? 'postgresql';
   const order = options.fallback ? FALLBACK_ORDER[first] : [first];
+  const body = text.replace(/[\s;]+$/u, '');
+  if (body.trim() === '') throw new SqlParseError('empty query', { line: 1, column: 1 });
+  // Size limits and quoting follow the dialect the text is written in, whichever grammar reads it.
+  const scanned = scanSql(body, first);
   let firstError: SqlParseError | undefined;
   let firstRefusal: SqlParseError | undefined;
   for (const dialect of order) {
     try {
-      return { query: parseIn(text, dialect, first), dialect };
+      return { query: parseIn(body, scanned, dialect, first), dialect };
     } catch (error) {
       // Anything else is a bug in the conversion, not a query problem: let it surface.
       if (!(error instanceof SqlParseError)) throw error;
@@ -97,12 +102,10 @@ export function parseSqlWithDialect(text: string, options: ParseOptions = {}): P
 }
 
 /** Parses with `dialect`'s grammar, reading quotes as `source` (the dialect the text is in) does. */
-function parseIn(text: string, dialect: Dialect, source: Dialect): Query {
-  const body = text.replace(/[\s;]+$/u, '');
-  if (body.trim() === '') throw new SqlParseError('empty query', { line: 1, column: 1 });
+function parseIn(body: string, scanned: ScannedSql, dialect: Dialect, source: Dialect): Query {
   let raw: unknown;
   try {
-    raw = parser().astify(body, { database: PARSER_DATABASE[dialect], parseOptions: { includeLocations: true } });
+    raw = parser().astify(scanned.text, { database: PARSER_DATABASE[dialect], parseOptions: { includeLocations: true } });
   } catch (error) {
     throw fromParserError(error, dialect);
   }
@@ -110,10 +113,18 @@ function parseIn(text: string, dialect: Dialect, source: Dialect): Query {
     if (raw.length !== 1) throw new SqlParseError(`${dialect}: expected one statement, found ${raw.length}`);
     raw = raw[0];
   }
-  return new Converter(body, dialect, source).query(raw);
+  try {
+    return new Converter(body, dialect, source).query(restoreMasked(raw, scanned.masked));
+  } catch (error) {
+    if (isStackOverflow(error)) throw new SqlParseError(`${dialect}: query nested too deeply to read (a chain of operators or subqueries)`, undefined, { cause: error });
+    throw error;
+  }
 }
 
 function fromParserError(error: unknown, dialect: Dialect): SqlParseError {
+  // The scanner bounds nesting and size; should the parser still run out of stack, that is
+  // this query's problem, not the process's.
+  if (isStackOverflow(error)) return new SqlParseError(`${dialect}: query nested too deeply to read (a chain of operators or subqueries)`, undefined, { cause: error });
   const location = (error as { location?: { start?: { line?: number; column?: number } } }).location?.start;
   const found = /but (.*) found/u.exec(error instanceof Error ? error.message : '')?.[1];
   if (!location) {
@@ -254,30 +265,6 @@ function withoutLeadingNot(raw: Raw): Raw | undefined {
   return inner ? { ...raw, left: inner } : undefined;
 }
 
-/** The escapes node-sql-parser decodes inside '…' literals, whatever the dialect. */
-const PARSER_ESCAPES = /\\(?:u[0-9a-fA-F]{4}|[ntrbf])/gu;
-const ESCAPED: Record<string, string> = { n: '\n', t: '\t', r: '\r', b: '\b', f: '\f' };
-
-/**
- * The single-quoted literals of `text` that hold a backslash escape the parser decodes,
- * keyed by the value the parser makes of them: PostgreSQL and SQLite take a backslash
- * literally, so the converter puts the written text back.
- */
-function backslashLiterals(text: string): Map<string, string[]> {
-  const found = new Map<string, string[]>();
-  const token = /'((?:[^']|'')*)'|"(?:[^"]|"")*"|--[^\n]*|\/\*[\s\S]*?\*\//gu;
-  for (const match of text.matchAll(token)) {
-    const body = match[1];
-    if (body === undefined || !PARSER_ESCAPES.test(body)) continue;
-    PARSER_ESCAPES.lastIndex = 0;
-    const decoded = body.replace(PARSER_ESCAPES, (escape) =>
-      escape[1] === 'u' ? String.fromCharCode(Number.parseInt(escape.slice(2), 16)) : (ESCAPED[escape[1] as string] as string),
-    );
-    found.set(decoded, [...(found.get(decoded) ?? []), body]);
-  }
-  return found;
-}
-
 /** `word` as a whole word, case-insensitive; underscores in parser names may be spaces in SQL. */
 function wordPattern(word: string): RegExp {
   const escaped = word.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&').replaceAll('_', '[_\\s]+');
@@ -291,12 +278,7 @@ class Converter {
     private readonly dialect: Dialect,
     /** The dialect the text is written in; it decides what a double-quoted word is. */
     private readonly sourceDialect: Dialect = dialect,
-  ) {
-    this.literals = sourceDialect === 'mysql' ? new Map() : backslashLiterals(text);
-  }
-
-  /** Written text of literals the parser decoded backslash escapes in (not MySQL's). */
-  private readonly literals: Map<string, string[]>;
+  ) {}
 
   /** The expression being converted, for positions in errors (the parser marks some nodes). */
   private current: Raw | undefined;
@@ -546,15 +528,39 @@ class Converter {
   expr(raw: unknown): Expr {
     if (!isRaw(raw)) throw this.unsupported(`expression ${JSON.stringify(raw)}`);
     const outer = this.current;
+    const valueSlot = this.valueSlot;
+    this.valueSlot = false;
     if (raw['loc']) this.current = raw;
     try {
-      return this.exprAt(raw);
+      return this.exprAt(raw, valueSlot);
     } finally {
       this.current = outer;
     }
   }
 
-  private exprAt(raw: Raw): Expr {
+  /** An operand where a value is compared or matched: the right of `=`, a LIKE pattern, an IN item, a BETWEEN bound. */
+  private value(raw: unknown): Expr {
+    this.valueSlot = true;
+    return this.expr(raw);
+  }
+
+  /** Set by `value` for the one expression converted next. */
+  private valueSlot = false;
+
+  /**
+   * Whether "…" is a string here. PostgreSQL: never, it quotes identifiers. MySQL: always
+   * (without ANSI_QUOTES). SQLite resolves "x" as a column when one is named x and as a
+   * string otherwise; without the schema we read it as SQLite does in practice: a string
+   * where a value is compared or matched (Spider's `WHERE name = "Bob"`, `LIKE "%a%"`), an
+   * identifier anywhere else (`SELECT "name" FROM t`, `GROUP BY "x"`).
+   */
+  private doubleQuotedIsString(valueSlot: boolean): boolean {
+    if (this.sourceDialect === 'postgresql') return false;
+    if (this.sourceDialect === 'mysql') return true;
+    return valueSlot;
+  }
+
+  private exprAt(raw: Raw, valueSlot: boolean): Expr {
     const nested = this.subquery(raw);
     if (nested) return { kind: 'subquery', query: nested };
     const type = raw['type'];
@@ -571,9 +577,7 @@ class Converter {
         if (name.includes('::') && ![`"${name}"`, `\`${name}\``, `[${name}]`].some((quoted) => this.text.includes(quoted))) {
           throw this.unsupported(`"${name}" read as a column name (a :: cast)`);
         }
-        // In SQLite and MySQL a double-quoted word in an expression is a string literal
-        // (Spider relies on it); PostgreSQL reads it as a quoted identifier.
-        if (inner && inner['type'] === 'double_quote_string' && this.sourceDialect !== 'postgresql' && table === null) {
+        if (inner && inner['type'] === 'double_quote_string' && table === null && this.doubleQuotedIsString(valueSlot)) {
           return { kind: 'string', value: name };
         }
         return { kind: 'column', table, name };
@@ -584,15 +588,13 @@ class Converter {
         return { kind: 'number', text: String(raw['value']) };
       // The parser keeps doubled quotes as written ('it''s'); the AST holds the value.
       case 'single_quote_string':
-      case 'string': {
-        const value = String(raw['value']);
-        const written = this.literals.get(value)?.shift();
-        return { kind: 'string', value: (written ?? value).replaceAll("''", "'") };
-      }
+      case 'string':
+        return { kind: 'string', value: String(raw['value']).replaceAll("''", "'") };
       case 'double_quote_string': {
-        const value = String(raw['value']).replaceAll('""', '"');
-        // A PostgreSQL query read by the SQLite or MySQL grammar: still a quoted identifier.
-        return this.sourceDialect === 'postgresql' ? { kind: 'column', table: null, name: value } : { kind: 'string', value };
+        // The scanner has already made doubled quotes single, except in MySQL text.
+        const written = String(raw['value']);
+        const value = this.sourceDialect === 'mysql' ? written.replaceAll('""', '"') : written;
+        return this.doubleQuotedIsString(valueSlot) ? { kind: 'string', value } : { kind: 'column', table: null, name: value };
       }
       case 'null':
         return { kind: 'null' };
@@ -628,7 +630,7 @@ class Converter {
       if (hoisted) return { kind: 'not', operand: this.expr(hoisted) };
     }
     const comparison = COMPARISONS[op];
-    if (comparison) return { kind: 'comparison', op: comparison, left: this.expr(raw['left']), right: this.expr(raw['right']) };
+    if (comparison) return { kind: 'comparison', op: comparison, left: this.expr(raw['left']), right: this.value(raw['right']) };
     const arithmetic = ARITHMETIC[op];
     if (arithmetic) return { kind: 'arithmetic', op: arithmetic, left: this.expr(raw['left']), right: this.expr(raw['right']) };
     switch (op) {
@@ -644,7 +646,7 @@ class Converter {
           negated: op.startsWith('NOT '),
           insensitive: op.endsWith('ILIKE'),
           operand: this.expr(raw['left']),
-          pattern: this.expr(raw['right']),
+          pattern: this.value(raw['right']),
         };
       case 'IN':
       case 'NOT IN': {
@@ -654,7 +656,7 @@ class Converter {
         if (query) return { kind: 'in-subquery', negated, operand, query };
         const list = raw['right'];
         if (!isRaw(list) || !Array.isArray(list['value'])) throw this.unsupported('IN operand');
-        return { kind: 'in-list', negated, operand, values: (list['value'] as unknown[]).map((v) => this.expr(v)) };
+        return { kind: 'in-list', negated, operand, values: (list['value'] as unknown[]).map((v) => this.value(v)) };
       }
       case 'BETWEEN':
       case 'NOT BETWEEN': {
@@ -664,8 +666,8 @@ class Converter {
           kind: 'between',
           negated: op === 'NOT BETWEEN',
           operand: this.expr(raw['left']),
-          low: this.expr(bounds['value'][0]),
-          high: this.expr(bounds['value'][1]),
+          low: this.value(bounds['value'][0]),
+          high: this.value(bounds['value'][1]),
         };
       }
       case 'IS':

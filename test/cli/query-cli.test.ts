@@ -29,7 +29,8 @@ describe('equisql compile', () => {
     const bad = join(tmp.dir, 'bad.json');
     writeFileSync(bad, JSON.stringify({ kind: 'select', from: { entity: 'LiveStream', alias: 'l' }, joins: [{ kind: 'relationship', type: 'left', relationship: 'derived_frm', from: 'l', direction: 'reverse', alias: 'c', entity: 'Clip' }], select: [{ name: 'id', expr: { kind: 'attribute', alias: 'l', attribute: 'id' } }] }));
     const run = runCli(['compile', '--dir', out, '--variant', 'full_sti', '--query', bad], { env: NO_SERVER });
-    expect(run.status).not.toBe(0);
+    // A bad query is bad input: exit 2, like a bad flag or model.
+    expect(run.status).toBe(2);
     expect(run.stderr).toBe(`equisql compile: ${bad}: query.joins[0].relationship: unknown relationship "derived_frm"\n`);
   });
 

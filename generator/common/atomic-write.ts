@@ -1,0 +1,55 @@
+import { closeSync, fsyncSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { ConfigError } from './errors.ts';
+
+/**
+ * True when `a` and `b` name the same existing file, however written: relative or absolute,
+ * through symbolic links, or as two hard links to it.
+ *
+ * @example
+ * sameFile('corpus.sql', './data/../corpus.sql'); // true
+ */
+export function sameFile(a: string, b: string): boolean {
+  try {
+    const x = statSync(a);
+    const y = statSync(b);
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
+  }
+}
+
+/** Where writing `path` lands: a symbolic link's target, else the path itself. */
+function target(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+/**
+ * Writes `text` to `path` whole or not at all: into a temporary file beside it, flushed,
+ * then renamed over it, so a crash or a full disk leaves the old file in place. A symbolic
+ * link at `path` keeps pointing where it did; the file it points to is replaced.
+ *
+ * @example
+ * writeFileAtomic('grammars/mine.pcfg', formatGrammar(grammar));
+ */
+export function writeFileAtomic(path: string, text: string): void {
+  const final = target(path);
+  const temp = join(dirname(final), `.${basename(final)}.${process.pid}.tmp`);
+  try {
+    const fd = openSync(temp, 'w');
+    try {
+      writeSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, final);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw new ConfigError(`cannot write ${path}: ${(error as Error).message}`, { cause: error });
+  }
+}
