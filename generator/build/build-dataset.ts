@@ -9,7 +9,7 @@ import type { InstanceProfile, ScalePreset } from '../instance/conceptual-instan
 import { generateInstanceReport } from '../instance/generate-instance.ts';
 import { instanceHash } from '../instance/canonical-instance.ts';
 import type { VariantSpec } from '../variants/variant-spec.ts';
-import { selectVariants } from '../variants/select-variants.ts';
+import { selectVariantsReport } from '../variants/select-variants.ts';
 import { buildRelationalSchema } from '../variants/build-schema.ts';
 import { createShredContext } from '../shred/shred-rows.ts';
 import { renderSchemaFile } from '../shred/ddl-writer.ts';
@@ -95,9 +95,10 @@ export function checkSeed(seed: string | number): void {
 export async function buildDataset(options: BuildOptions): Promise<BuildResult> {
   const progress = options.progress ?? (() => {});
   checkSeed(options.seed);
-  const warnings: string[] = [];
   const index = indexDomain(options.domain);
-  const schemas = selectVariants(index, options.variants, options.seed).map((v) => buildRelationalSchema(index, v));
+  const selection = selectVariantsReport(index, options.variants, options.seed);
+  const warnings: string[] = [...selection.notes];
+  const schemas = selection.variants.map((v) => buildRelationalSchema(index, v));
   // Reach the database before writing anything, so an unreachable one changes no file.
   const owned = !isDatabase(options.target);
   const db = isDatabase(options.target) ? options.target : await openDatabase(options.target);
