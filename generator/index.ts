@@ -46,9 +46,9 @@ export { compileQuery } from './compile/compile-query.ts';
 export { indexDomain, type ErIndex } from './er-model/er-index.ts';
 
 // Instances, variants, building and verifying.
-export { generateInstance } from './instance/generate-instance.ts';
+export { generateInstance, generateInstanceReport, type InstanceReport } from './instance/generate-instance.ts';
 export type { ConceptualInstance, InstanceOptions, InstanceProfile, ScalePreset } from './instance/conceptual-instance.ts';
-export { selectVariants } from './variants/select-variants.ts';
+export { selectVariants, selectVariantsReport, MAX_RANDOM_VARIANTS, type VariantSelection } from './variants/select-variants.ts';
 export { buildRelationalSchema } from './variants/build-schema.ts';
 export type { VariantSpec } from './variants/variant-spec.ts';
 export type { RelationalSchema } from './variants/relational-schema.ts';

@@ -87,3 +87,17 @@ describe('a datasets.config.ts outside the repository', () => {
     expect(run.stderr).toMatch(/datasets\.config\.ts: the default export has no "datasets" object/);
   });
 });
+
+describe("the public API ('equisql')", () => {
+  it('exports the user-facing functions and error classes by the package name', async () => {
+    const api = await import('equisql');
+    expect(Object.keys(api).sort()).toEqual([
+      'CompileError', 'ConfigError', 'EquisqlError', 'LoadError', 'MAX_RANDOM_VARIANTS', 'ShredError', 'attr', 'buildDataset',
+      'buildRelationalSchema', 'compileQuery', 'defineConfig', 'defineDomain', 'domainToJson', 'generateInstance',
+      'generateInstanceReport', 'indexDomain', 'noun', 'parseDomainJson', 'selectVariants', 'selectVariantsReport', 'validateDomain',
+      'verifyDataset',
+    ]);
+    const config = api.defineConfig({ datasets: { x: { domain: 'retail', scale: 'tiny' } } });
+    expect(config.datasets['x']?.domain).toBe('retail');
+  });
+});
