@@ -75,7 +75,7 @@ export function resolveDataset(name: string, config: EquisqlConfig, configPath: 
     const domain = parseDomainJson(readFileSync(path, 'utf8'), name);
     return { name: domain.name, domain, definition: { domain } };
   }
-  const definition = Object.hasOwn(config.datasets, name) ? config.datasets[name] : undefined;
+  const definition = config.datasets[name];
   if (!definition) {
     throw new ConfigError(`--dataset: unknown dataset "${name}" (known: ${Object.keys(config.datasets).join(', ')}; or a path to a .json model)`);
   }
