@@ -6,10 +6,10 @@ import { domainToJson } from '../er-model/domain-json.ts';
 import { sha256, stableStringify } from '../common/hash.ts';
 import { ConfigError } from '../common/errors.ts';
 import type { InstanceProfile, ScalePreset } from '../instance/conceptual-instance.ts';
-import { generateInstance } from '../instance/generate-instance.ts';
+import { generateInstanceReport } from '../instance/generate-instance.ts';
 import { instanceHash } from '../instance/canonical-instance.ts';
 import type { VariantSpec } from '../variants/variant-spec.ts';
-import { selectVariants } from '../variants/select-variants.ts';
+import { selectVariantsReport } from '../variants/select-variants.ts';
 import { buildRelationalSchema } from '../variants/build-schema.ts';
 import { createShredContext } from '../shred/shred-rows.ts';
 import { renderSchemaFile } from '../shred/ddl-writer.ts';
@@ -60,6 +60,8 @@ export interface BuildResult {
   /** Seconds spent per phase, for progress reports and benchmarks (never written to files). */
   readonly timings: { readonly generate: number; readonly shred: number; readonly load: number };
   readonly rows: number;
+  /** What the user should know but that did not stop the build, one line each (the CLI prints them). */
+  readonly warnings: readonly string[];
 }
 
 export function isDatabase(target: DatabaseTarget | Database): target is Database {
@@ -94,7 +96,9 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
   const progress = options.progress ?? (() => {});
   checkSeed(options.seed);
   const index = indexDomain(options.domain);
-  const schemas = selectVariants(index, options.variants, options.seed).map((v) => buildRelationalSchema(index, v));
+  const selection = selectVariantsReport(index, options.variants, options.seed);
+  const warnings: string[] = [...selection.notes];
+  const schemas = selection.variants.map((v) => buildRelationalSchema(index, v));
   // Reach the database before writing anything, so an unreachable one changes no file.
   const owned = !isDatabase(options.target);
   const db = isDatabase(options.target) ? options.target : await openDatabase(options.target);
@@ -104,7 +108,13 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
     writeFileAtomic(join(options.out, 'er.json'), domainToJson(options.domain));
 
     let t = performance.now();
-    const instance = generateInstance(options.domain, { seed: options.seed, scale: options.scale, profile: options.profile, counts: options.counts });
+    const { instance, warnings: instanceWarnings } = generateInstanceReport(options.domain, {
+      seed: options.seed,
+      scale: options.scale,
+      profile: options.profile,
+      counts: options.counts,
+    });
+    warnings.push(...instanceWarnings);
     const hash = instanceHash(instance);
     const generate = (performance.now() - t) / 1000;
     progress(`instance of ${options.domain.name} generated in ${generate.toFixed(2)} s (${hash.slice(0, 12)})`);
@@ -144,7 +154,7 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
       variants: built,
     };
     writeFileAtomic(join(options.out, 'build.json'), `${JSON.stringify(JSON.parse(stableStringify(manifest)), null, 2)}\n`);
-    return { manifest, timings: { generate, shred, load }, rows: built.reduce((sum, v) => sum + v.rows, 0) };
+    return { manifest, timings: { generate, shred, load }, rows: built.reduce((sum, v) => sum + v.rows, 0), warnings };
   } finally {
     if (owned) await db.close();
   }

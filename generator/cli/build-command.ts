@@ -66,6 +66,7 @@ export const command: Command = {
       schemaPrefix: flags['schema-prefix'],
       progress: io.err,
     });
+    for (const warning of result.warnings) io.err(`warning: ${warning}`);
     const seconds = (performance.now() - started) / 1000;
     io.err(`built ${result.manifest.variants.length} variants of ${dataset.name} (${result.rows} rows) in ${seconds.toFixed(1)} s into ${out}`);
     return 0;

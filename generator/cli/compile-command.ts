@@ -6,7 +6,7 @@ import { openBuiltDir } from './built-dir.ts';
 import { ConfigError } from '../common/errors.ts';
 import { buildRelationalSchema } from '../variants/build-schema.ts';
 import { compileQuery } from '../compile/compile-query.ts';
-import type { Query } from '../query/conceptual-query.ts';
+import { queryOfDocument, type Query, type QueryDocument } from '../query/conceptual-query.ts';
 
 const USAGE = `usage: equisql compile --dir DIR --variant V --query FILE.json
 
@@ -27,7 +27,7 @@ export const command: Command = {
     if (!existsSync(file)) throw new ConfigError(`--query: no such file ${file}`);
     let query: Query;
     try {
-      query = JSON.parse(readFileSync(file, 'utf8')) as Query;
+      query = queryOfDocument(JSON.parse(readFileSync(file, 'utf8')) as QueryDocument);
     } catch (error) {
       throw new ConfigError(`${file}: not valid JSON: ${(error as Error).message}`);
     }

@@ -2,7 +2,7 @@ import type { Command } from './command.ts';
 import { parseFlags, required } from './flags.ts';
 import { loadConfig, resolveDataset } from '../config/load-config.ts';
 import { indexDomain } from '../er-model/er-index.ts';
-import { selectVariants } from '../variants/select-variants.ts';
+import { selectVariantsReport } from '../variants/select-variants.ts';
 import { buildRelationalSchema } from '../variants/build-schema.ts';
 
 const USAGE = `usage: equisql variants --dataset NAME [--variants all|a,b,…|random:K] [--seed N] [--json]
@@ -27,7 +27,10 @@ export const command: Command = {
     const dataset = resolveDataset(required('variants', 'dataset', flags.dataset), config, path, cwd);
     const index = indexDomain(dataset.domain);
     const seed = flags.seed ?? String(dataset.definition.seed ?? 1);
-    for (const variant of selectVariants(index, flags.variants ?? 'all', /^-?\d+$/.test(seed) ? Number(seed) : seed)) {
+    const selection = selectVariantsReport(index, flags.variants ?? 'all', /^-?\d+$/.test(seed) ? Number(seed) : seed);
+    // Notes go to stderr so a --json listing stays one variant a line.
+    for (const note of selection.notes) io.err(`note: ${note}`);
+    for (const variant of selection.variants) {
       const schema = buildRelationalSchema(index, variant);
       if (flags.json) {
         io.out(JSON.stringify({ ...variant, tables: schema.tables.map((t) => t.name) }));

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { register } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError, oneLine } from '../common/errors.ts';
@@ -11,22 +12,50 @@ import type { DatasetDefinition, EquisqlConfig } from './define-config.ts';
 
 const PROJECT_CONFIG = resolve(dirname(fileURLToPath(import.meta.url)), '../../datasets.config.ts');
 
+let hooksRegistered = false;
+
 /**
- * Loads the config: `file` if given, else `datasets.config.ts` in `cwd`, else the one that
- * ships with equisql (the two reference domains).
+ * Lets a config anywhere on disk import `equisql` and be read as an ES module; see
+ * config-import-hooks.mjs. Registered once per process, only when a user's config is loaded.
  */
-export async function loadConfig(file: string | undefined, cwd: string): Promise<{ config: EquisqlConfig; path: string }> {
-  const candidate = file ? resolve(cwd, file) : existsSync(resolve(cwd, 'datasets.config.ts')) ? resolve(cwd, 'datasets.config.ts') : PROJECT_CONFIG;
-  if (!existsSync(candidate)) throw new ConfigError(`--config: no such file ${candidate}`);
+function registerConfigHooks(): void {
+  if (hooksRegistered) return;
+  hooksRegistered = true;
+  register(new URL('./config-import-hooks.mjs', import.meta.url), {
+    data: { entry: new URL('../index.ts', import.meta.url).href },
+  });
+}
+
+async function importConfig(path: string, shipped: boolean): Promise<EquisqlConfig> {
+  if (!shipped) registerConfigHooks();
   let loaded: unknown;
   try {
-    loaded = ((await import(pathToFileURL(candidate).href)) as { default?: unknown }).default;
+    loaded = ((await import(pathToFileURL(path).href)) as { default?: unknown }).default;
   } catch (error) {
-    throw new ConfigError(`${candidate}: cannot load: ${oneLine(error)}`, { cause: error });
+    throw new ConfigError(`${path}: cannot load: ${oneLine(error)}`, { cause: error });
   }
   const datasets = (loaded as EquisqlConfig | undefined)?.datasets;
-  if (typeof datasets !== 'object' || datasets === null) throw new ConfigError(`${candidate}: the default export has no "datasets" object`);
-  return { config: loaded as EquisqlConfig, path: candidate };
+  if (typeof datasets !== 'object' || datasets === null || Array.isArray(datasets)) {
+    throw new ConfigError(`${path}: the default export has no "datasets" object (export default defineConfig({ datasets: { … } }))`);
+  }
+  return loaded as EquisqlConfig;
+}
+
+/**
+ * Loads the config: `file` if given, else `datasets.config.ts` in `cwd`, else the one that
+ * ships with equisql (the reference datasets). A user's config adds to the shipped datasets
+ * and wins on a shared name, so `--dataset social_media` works from any directory.
+ * (The shipped datasets name built-in domains, so resolving them from the user's folder is
+ * the same as from ours.)
+ */
+export async function loadConfig(file: string | undefined, cwd: string): Promise<{ config: EquisqlConfig; path: string }> {
+  const local = resolve(cwd, 'datasets.config.ts');
+  const candidate = file ? resolve(cwd, file) : existsSync(local) ? local : PROJECT_CONFIG;
+  if (!existsSync(candidate)) throw new ConfigError(`--config: no such file ${candidate}`);
+  const shipped = await importConfig(PROJECT_CONFIG, true);
+  if (candidate === PROJECT_CONFIG) return { config: shipped, path: candidate };
+  const user = await importConfig(candidate, false);
+  return { config: { ...user, datasets: { ...shipped.datasets, ...user.datasets } }, path: candidate };
 }
 
 /** A dataset resolved to its validated domain. */

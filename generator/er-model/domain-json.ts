@@ -11,7 +11,14 @@ import { freezeCanonical, validateDomain } from './validate-domain.ts';
  * // throws ConfigError: shop.json:1:17: invalid JSON: expected a property name in double quotes, got '}'
  */
 export function parseDomainJson(text: string, origin: string): Domain {
-  return validateDomain(parseJsonStrict(text, origin), origin);
+  return validateDomain(withoutSchemaKey(parseJsonStrict(text, origin)), origin);
+}
+
+/** A top-level `$schema` only points an editor at schemas/er-model.schema.json. */
+function withoutSchemaKey(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || !('$schema' in value)) return value;
+  const { $schema: _schema, ...rest } = value as Record<string, unknown>;
+  return rest;
 }
 
 /**

@@ -128,3 +128,10 @@ export interface Domain {
   readonly entities: readonly Entity[];
   readonly relationships: readonly Relationship[];
 }
+
+/**
+ * A domain as a JSON file (`er.json`, a model given to `--dataset`): a Domain, optionally
+ * naming its JSON Schema so an editor completes and checks it. `$schema` carries no meaning
+ * and is dropped on reading.
+ */
+export type DomainDocument = Domain & { readonly $schema?: string };

@@ -12,7 +12,7 @@ import type {
   Value,
 } from './conceptual-instance.ts';
 import { canonicalSet } from './canonical-instance.ts';
-import { ODD_TEXTS, ValueGenerator, type GenerationRates } from './value-generator.ts';
+import { ODD_TEXTS, ValueGenerator, distinctCapacity, type GenerationRates } from './value-generator.ts';
 
 const DEFAULT_COUNTS = { tiny: 20, small: 500, paper: 5000, large: 50000 } as const;
 
@@ -36,6 +36,22 @@ const RATES: Record<InstanceProfile, GenerationRates & { noneRate: number }> = {
  * inst.objects.Account.length // 60
  */
 export function generateInstance(domain: Domain, options: InstanceOptions): ConceptualInstance {
+  return generateInstanceReport(domain, options).instance;
+}
+
+/** An instance, and what the user should know about how it was drawn. */
+export interface InstanceReport {
+  readonly instance: ConceptualInstance;
+  /** One line each, naming the attribute: e.g. a unique hint that draws from too few values. */
+  readonly warnings: readonly string[];
+}
+
+/**
+ * `generateInstance`, with its warnings: the same instance, and one line for each unique
+ * attribute whose hint repeats itself so often that many values had to be changed.
+ */
+export function generateInstanceReport(domain: Domain, options: InstanceOptions): InstanceReport {
+  const warnings: string[] = [];
   const index = indexDomain(domain);
   const profile = options.profile ?? 'default';
   const rates = RATES[profile];
@@ -76,7 +92,7 @@ export function generateInstance(domain: Domain, options: InstanceOptions): Conc
     for (const attribute of entity.attributes) {
       const owners = members.get(entity.name) ?? [];
       const path = `domains.${domain.name}.entities.${entity.name}.attributes.${attribute.name}`;
-      const generated = generateColumn(attribute, owners.length, path, rng.fork(`attr/${entity.name}.${attribute.name}`), rates);
+      const generated = generateColumn(attribute, owners.length, path, rng.fork(`attr/${entity.name}.${attribute.name}`), rates, warnings);
       owners.forEach((o, i) => {
         (values.get(o) as Record<string, Value>)[attribute.name] = generated[i] as Value;
       });
@@ -101,13 +117,13 @@ export function generateInstance(domain: Domain, options: InstanceOptions): Conc
     const pairs = generateLinks(rel, from, to, relRng, rates.noneRate, domain.name);
     const attrs = rel.attributes ?? [];
     const columns = attrs.map((a) =>
-      generateColumn(a, pairs.length, `domains.${domain.name}.relationships.${rel.name}.attributes.${a.name}`, relRng.fork(`attr/${a.name}`), rates),
+      generateColumn(a, pairs.length, `domains.${domain.name}.relationships.${rel.name}.attributes.${a.name}`, relRng.fork(`attr/${a.name}`), rates, warnings),
     );
     links[rel.name] = pairs.map(([f, t], i) =>
       attrs.length === 0 ? { from: f, to: t } : { from: f, to: t, values: Object.fromEntries(attrs.map((a, j) => [a.name, columns[j]?.[i] as Value])) },
     );
   }
-  return { domain: domain.name, objects, links };
+  return { instance: { domain: domain.name, objects, links }, warnings };
 }
 
 /**
@@ -186,8 +202,37 @@ function assignClasses(index: ErIndex, root: Entity, count: number, rng: Rng): M
  * and ties as the rates say, and at least one NULL or empty set where the attribute is
  * optional and there are two or more owners.
  */
-function generateColumn(attribute: Attribute, n: number, path: string, rng: Rng, rates: GenerationRates): Value[] {
+function generateColumn(attribute: Attribute, n: number, path: string, rng: Rng, rates: GenerationRates, warnings: string[]): Value[] {
+  const unique = attribute.hints?.unique === true && attribute.multiValued !== true;
+  if (unique) checkUniqueCapacity(attribute, n, path);
   const gen = new ValueGenerator(attribute, path, rng.fork('values'), rates);
+  const out = fillColumn(attribute, n, gen, rng, rates);
+  // A tenth of the values changed away from what the hint drew means the hint's source is
+  // far too small for this many objects: the data no longer looks like the hint says.
+  if (unique && gen.collisions > 0 && gen.collisions * 10 > n) {
+    const source = attribute.hints?.faker ? `faker method "${attribute.hints.faker}"` : `${attribute.type.kind} generator`;
+    warnings.push(
+      `${path}.hints.unique: ${gen.collisions} of ${n} values repeated an earlier one and were made unique (${attribute.type.kind === 'text' ? 'a number suffix' : 'the next free value'}); the ${source} draws from too few values`,
+    );
+  }
+  return out;
+}
+
+/** A unique attribute with a closed set of values needs one value per object. */
+function checkUniqueCapacity(attribute: Attribute, n: number, path: string): void {
+  const capacity = distinctCapacity(attribute);
+  if (capacity >= n) return;
+  const hints = attribute.hints;
+  const source =
+    attribute.type.kind === 'enum'
+      ? `its enum has ${capacity} values`
+      : attribute.type.kind === 'text'
+        ? `hints.pool has ${capacity} distinct values`
+        : `its range (hints.min ${hints?.min ?? 'default'} to hints.max ${hints?.max ?? 'default'}) holds ${capacity}`;
+  throw new ConfigError(`${path}.hints.unique: ${n} objects need ${n} distinct values, but ${source}`);
+}
+
+function fillColumn(attribute: Attribute, n: number, gen: ValueGenerator, rng: Rng, rates: GenerationRates): Value[] {
   const optional = attribute.optional === true;
   const out: Value[] = [];
   if (attribute.multiValued) {

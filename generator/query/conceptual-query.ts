@@ -126,3 +126,16 @@ export type Query = SelectQuery | SetQuery;
 export function isOrdered(query: Query): boolean {
   return (query.orderBy?.length ?? 0) > 0;
 }
+
+/**
+ * A query as a JSON file (`compile --query FILE.json`): a Query, optionally naming its JSON
+ * Schema for editors. `$schema` carries no meaning and is dropped on reading.
+ */
+export type QueryDocument = (SelectQuery & { readonly $schema?: string }) | (SetQuery & { readonly $schema?: string });
+
+/** A query document without its `$schema` key, as the compiler takes it. */
+export function queryOfDocument(document: QueryDocument): Query {
+  if (typeof document !== 'object' || document === null || !('$schema' in document)) return document;
+  const { $schema: _schema, ...query } = document;
+  return query as Query;
+}

@@ -24,6 +24,24 @@ export function variantSignature(variant: VariantSpec): string {
 }
 
 /**
+ * How many distinct designs (variant signatures) `drawRandomVariants` can draw for a domain:
+ * per hierarchy of n classes, 2^(n-1) connected partitions nested, and as many again twice
+ * (with and without a registry) as concrete tables where the hierarchy is disjoint; three
+ * encodings per multi-valued attribute; two per many-to-one or one-to-one relationship.
+ * Grows past Number.MAX_SAFE_INTEGER only as Infinity, which is as good for a bound.
+ */
+export function designSpaceSize(index: ErIndex): number {
+  let size = 1;
+  for (const root of index.hierarchyRoots) {
+    const partitions = 2 ** (index.subtree(root.name).length - 1);
+    size *= partitions * (index.hierarchyIsDisjoint(root.name) ? 3 : 1);
+  }
+  for (const entity of index.domain.entities) for (const attribute of entity.attributes) if (attribute.multiValued) size *= 3;
+  for (const rel of index.domain.relationships) if (rel.cardinality !== 'many-to-many') size *= 2;
+  return size;
+}
+
+/**
  * Draws `count` variants from the seed, each distinct from every variant in `exclude` and
  * from each other. Named `random_1`, `random_2`, … in draw order.
  */

@@ -118,6 +118,25 @@ function concreteOrCti(index: ErIndex, root: string, registry?: boolean): Hierar
   if (!index.hierarchyIsDisjoint(root)) return nested(ctiGroups(index, root));
   return registry === undefined ? { mode: 'concrete', groups: ctiGroups(index, root) } : { mode: 'concrete', groups: ctiGroups(index, root), registry };
 }
+/** Why a concrete preset is not concrete everywhere on this domain, or '' when it is. */
+function concreteFallbackNote(index: ErIndex): string {
+  const overlapping = index.hierarchyRoots.filter((r) => !index.hierarchyIsDisjoint(r.name)).map((r) => r.name);
+  if (overlapping.length === 0) return '';
+  const names = overlapping.join(', ');
+  return `; overlapping hierarchy ${names} as class tables (concrete tables need a disjoint hierarchy)`;
+}
+
+/**
+ * The hierarchies a preset could not shred as it says (an overlapping one where it wants
+ * concrete tables), as a phrase for reports; undefined when the preset applies as named.
+ */
+export function presetFallback(index: ErIndex, name: string): string | undefined {
+  if (name !== 'full_concrete' && name !== 'concrete_all_tables') return undefined;
+  const overlapping = index.hierarchyRoots.filter((r) => !index.hierarchyIsDisjoint(r.name)).map((r) => r.name);
+  if (overlapping.length === 0) return undefined;
+  return `overlapping hierarchy ${overlapping.join(', ')} cannot be stored as concrete tables`;
+}
+
 const isText = (a: Attribute): boolean => a.type.kind === 'text' || a.type.kind === 'enum';
 
 /**
@@ -148,7 +167,7 @@ export function presetVariant(index: ErIndex, name: string): VariantSpec {
       };
     case 'full_concrete':
       return {
-        ...base('a table per concrete class with inherited attributes copied down; child tables', 'plural'),
+        ...base(`a table per concrete class with inherited attributes copied down; child tables${concreteFallbackNote(index)}`, 'plural'),
         hierarchies: hierarchies(index, (r) => concreteOrCti(index, r)),
         multiValued: multiValued(index, () => 'table'),
         relationships: relationships(index, () => 'fk'),
@@ -162,7 +181,7 @@ export function presetVariant(index: ErIndex, name: string): VariantSpec {
       };
     case 'concrete_all_tables':
       return {
-        ...base('concrete tables with a root registry where relationships need one; relationship tables', 'plural'),
+        ...base(`concrete tables with a root registry where relationships need one; relationship tables${concreteFallbackNote(index)}`, 'plural'),
         hierarchies: hierarchies(index, (r) => concreteOrCti(index, r, needsRegistry(index, r))),
         multiValued: multiValued(index, () => 'table'),
         relationships: relationships(index, (rel) => (partial(rel) || touchesInner(rel) ? 'table' : 'fk')),

@@ -1,0 +1,59 @@
+/**
+ * The public API of equisql: what a user's `datasets.config.ts` or program imports as
+ * `import { defineConfig, defineDomain } from 'equisql'`. Kept small on purpose; everything
+ * else under `generator/` is internal and may change.
+ */
+
+// Declaring datasets and domains.
+export { defineConfig, type DatasetDefinition, type EquisqlConfig } from './config/define-config.ts';
+export { defineDomain, attr, noun, type AttributeOptions } from './er-model/define-domain.ts';
+export { validateDomain } from './er-model/validate-domain.ts';
+export { parseDomainJson, domainToJson } from './er-model/domain-json.ts';
+export type {
+  Attribute,
+  AttributeType,
+  AttributeTypeKind,
+  Cardinality,
+  DegreeHints,
+  Domain,
+  Entity,
+  NounLexicon,
+  Participation,
+  Relationship,
+  RelationshipLexicon,
+  ScaleCounts,
+  Specialization,
+  ValueHints,
+} from './er-model/er-model.ts';
+
+// The conceptual query (the IR questions are written from) and its compiler.
+export type {
+  AggregateFunction,
+  ComparisonOperator,
+  Expr,
+  Join,
+  JoinType,
+  OrderItem,
+  OutputColumn,
+  Predicate,
+  Query,
+  ScalarLiteral,
+  SelectQuery,
+  SetOperator,
+  SetQuery,
+} from './query/conceptual-query.ts';
+export { compileQuery } from './compile/compile-query.ts';
+export { indexDomain, type ErIndex } from './er-model/er-index.ts';
+
+// Instances, variants, building and verifying.
+export { generateInstance, generateInstanceReport, type InstanceReport } from './instance/generate-instance.ts';
+export type { ConceptualInstance, InstanceOptions, InstanceProfile, ScalePreset } from './instance/conceptual-instance.ts';
+export { selectVariants, selectVariantsReport, MAX_RANDOM_VARIANTS, type VariantSelection } from './variants/select-variants.ts';
+export { buildRelationalSchema } from './variants/build-schema.ts';
+export type { VariantSpec } from './variants/variant-spec.ts';
+export type { RelationalSchema } from './variants/relational-schema.ts';
+export { buildDataset, type BuildOptions, type BuildManifest, type BuildResult } from './build/build-dataset.ts';
+export { verifyDataset, type VariantCheck } from './build/verify-dataset.ts';
+
+// Errors a caller may catch by class.
+export { EquisqlError, ConfigError, ShredError, LoadError, CompileError } from './common/errors.ts';
