@@ -6,7 +6,7 @@ import { DEFAULTS } from '../config/define-config.ts';
 import { loadConfig, resolveDataset } from '../config/load-config.ts';
 import { SCALE_PRESETS, type InstanceProfile, type ScalePreset } from '../instance/conceptual-instance.ts';
 import { resolveTarget } from '../database/database.ts';
-import { buildDataset } from '../build/build-dataset.ts';
+import { buildDataset } from '../assemble/build-dataset.ts';
 
 const USAGE = `usage: equisql build --dataset NAME [--variants all|a,b,…|random:K] [--scale S] [--seed N]
                      [--profile default|edge] [--count Entity=N …] [--db URL] [--config FILE] --out DIR

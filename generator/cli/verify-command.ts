@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from './command.ts';
 import { parseFlags, required } from './flags.ts';
-import { readManifest, targetOf, verifyDataset } from '../build/verify-dataset.ts';
+import { readManifest, targetOf, verifyDataset } from '../assemble/verify-dataset.ts';
 
 const USAGE = `usage: equisql verify --dir DIR [--db URL] [--json]
 
