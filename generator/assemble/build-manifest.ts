@@ -67,7 +67,8 @@ export function fileHeader(build: { readonly dataset: string; readonly seed: str
 const HEX64 = /^[0-9a-f]{64}$/;
 
 function typeName(value: unknown): string {
-  return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'string' ? `the string ${JSON.stringify(value.slice(0, 40))}` : typeof value;
+  if (value === null || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return Array.isArray(value) ? 'an array' : typeof value === 'string' ? `the string ${JSON.stringify(value.slice(0, 40))}` : typeof value;
 }
 
 /**
