@@ -95,6 +95,13 @@ async function openStagedPglite(out: string, staging: string): Promise<Database>
   return openDatabase({ kind: 'pglite', dir });
 }
 
+/** A file-system error (a full disk, a read-only directory) as a one-line LoadError naming the directory. */
+function fileSystemFailure(out: string, error: unknown): unknown {
+  const e = error as NodeJS.ErrnoException;
+  if (typeof e?.code !== 'string' || typeof e.syscall !== 'string') return error;
+  return new LoadError(`cannot write the build in ${out}: ${oneLine(e)}`, { cause: error });
+}
+
 /** Moves each staged schema to its final name, dropping the old one, in one transaction. */
 async function renameSchemas(db: Database, pairs: readonly (readonly [string, string])[]): Promise<void> {
   const sql = pairs.map(([staged, final]) => `DROP SCHEMA IF EXISTS ${quoteIdent(final)} CASCADE; ALTER SCHEMA ${quoteIdent(staged)} RENAME TO ${quoteIdent(final)};`).join('\n');
@@ -199,6 +206,8 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
       rmSync(staging, { recursive: true, force: true });
       throw error;
     }
+  } catch (error) {
+    throw fileSystemFailure(out, error);
   } finally {
     if (db && staged.length > 0) await db.exec(staged.map(([s]) => `DROP SCHEMA IF EXISTS ${quoteIdent(s)} CASCADE;`).join('\n')).catch(() => {});
     if (db && db !== given) await db.close();

@@ -23,7 +23,8 @@ export function readLockHolder(dir: string): LockHolder | undefined {
   }
 }
 
-function alive(pid: number): boolean {
+/** True if a process with this id exists (the test a stale lock or leftover fails). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -57,7 +58,7 @@ export function lockDir(dir: string, command: string): () => void {
   mkdirSync(dir, { recursive: true });
   const path = join(dir, LOCK_FILE);
   const mine: LockHolder = { pid: process.pid, command, since: new Date().toISOString() };
-  const tmp = `${path}.${process.pid}`;
+  const tmp = `${path}.tmp-${process.pid}`;
   writeFileSync(tmp, JSON.stringify(mine));
   try {
     for (let attempt = 0; ; attempt++) {

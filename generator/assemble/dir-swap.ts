@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { alive } from './dir-lock.ts';
 
 /**
  * A build writes into a staging directory inside the dataset directory and swaps its
@@ -37,11 +38,20 @@ export function interruptedBuild(dir: string): string | undefined {
   return `a build${announced.pid ? ` (pid ${announced.pid})` : ''} was interrupted while replacing its files, so they are a mix of two builds`;
 }
 
-/** Removes staging directories and temporary files that killed builds left in `dir`. Call with the lock held. */
+/** A staging directory or temporary file, with the id of the process that made it. */
+const LEFTOVER = /^\.staging-(\d+)$|\.tmp-(\d+)$/;
+
+/**
+ * Removes staging directories and temporary files that dead processes left in `dir`. Call
+ * with the lock held; a live process's temporary file (one about to take the lock) stays.
+ */
 export function removeLeftovers(dir: string): void {
   if (!existsSync(dir)) return;
   for (const name of readdirSync(dir)) {
-    if (name.startsWith(STAGING_PREFIX) || /\.tmp-\d+$/.test(name)) rmSync(join(dir, name), { recursive: true, force: true });
+    const pid = LEFTOVER.exec(name);
+    if (!pid) continue;
+    const owner = Number(pid[1] ?? pid[2]);
+    if (owner === process.pid || !alive(owner)) rmSync(join(dir, name), { recursive: true, force: true });
   }
 }
 

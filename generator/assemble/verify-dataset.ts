@@ -13,7 +13,7 @@ import { readVariant, tableDifferences } from '../readback/read-instance.ts';
 import { openDatabase, resolveTarget, type Database, type DatabaseTarget } from '../database/database.ts';
 import { isDatabase } from './build-dataset.ts';
 import { fileHeader, fileSha256, readManifest, type BuildManifest } from './build-manifest.ts';
-import { lockDir } from './dir-lock.ts';
+import { lockDir, refuseIfLocked } from './dir-lock.ts';
 
 export { readManifest } from './build-manifest.ts';
 
@@ -73,13 +73,25 @@ export function checkBuildFiles(dir: string, manifest: BuildManifest): Map<strin
   return byVariant;
 }
 
+/** The lock for verify; a directory verify may not write (read-only media) is only checked for a live writer. */
+function lockForReading(dir: string): () => void {
+  try {
+    return lockDir(dir, 'verify');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EROFS' && code !== 'EACCES' && code !== 'EPERM') throw error;
+    refuseIfLocked(dir);
+    return () => {};
+  }
+}
+
 /**
  * Checks a built directory: every file against build.json, then every variant read back
  * from its database against the conceptual instance regenerated from `er.json` and the
  * recorded seed. The directory is locked meanwhile, so a build cannot swap files under it.
  */
 export async function verifyDataset(dir: string, target: DatabaseTarget | Database, onVariant?: (check: VariantCheck) => void): Promise<VariantCheck[]> {
-  const release = lockDir(dir, 'verify');
+  const release = lockForReading(dir);
   try {
     const manifest = readManifest(dir);
     const fileProblems = checkBuildFiles(dir, manifest);

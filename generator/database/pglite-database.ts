@@ -6,13 +6,16 @@ import { PGLITE_ESSENTIALS, type Database, type Row } from './database.ts';
 // Emscripten's file system reports WASI errno numbers, often with no message at all.
 const WASI_ERRNO: Record<number, string> = { 2: 'EACCES', 6: 'EAGAIN', 8: 'EBADF', 20: 'EEXIST', 28: 'EINVAL', 29: 'EIO', 44: 'ENOENT', 48: 'ENOMEM', 51: 'ENOSPC', 54: 'ENOTDIR', 63: 'EPERM', 69: 'EROFS', 75: 'EDQUOT' };
 
+const MEANING: Record<string, string> = { ENOSPC: 'no space left on device', EDQUOT: 'disk quota exceeded', EROFS: 'read-only file system', EACCES: 'permission denied' };
+
 /** A one-line reason from whatever PGlite or the file system threw (never "undefined"). */
 function reason(error: unknown): string {
   const e = error as { message?: unknown; code?: unknown; errno?: unknown } | undefined;
   const code = typeof e?.code === 'string' ? e.code : typeof e?.errno === 'number' ? (WASI_ERRNO[e.errno] ?? `errno ${e.errno}`) : undefined;
   const message = typeof e?.message === 'string' && e.message !== '' && e.message !== 'undefined' ? e.message.split('\n')[0] : undefined;
   if (message && code && !message.includes(code)) return `${code}: ${message}`;
-  return message ?? code ?? String(error);
+  if (message) return message;
+  return code ? `${code}${code in MEANING ? ` (${MEANING[code]})` : ''}` : String(error);
 }
 
 /**
