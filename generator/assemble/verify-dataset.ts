@@ -75,6 +75,8 @@ export function checkBuildFiles(dir: string, manifest: BuildManifest): Map<strin
 
 /** The lock for verify; a directory verify may not write (read-only media) is only checked for a live writer. */
 function lockForReading(dir: string): () => void {
+  // Taking the lock must not create the directory it checks.
+  if (!existsSync(dir)) throw new ConfigError(`--dir: no such directory ${dir}`);
   try {
     return lockDir(dir, 'verify');
   } catch (error) {
