@@ -1,4 +1,4 @@
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BusyError } from '../common/errors.ts';
 
@@ -15,8 +15,12 @@ export interface LockHolder {
 
 /** The holder recorded in `dir`'s lock file, or undefined when there is none or it is unreadable. */
 export function readLockHolder(dir: string): LockHolder | undefined {
+  return readLockHolderAt(join(dir, LOCK_FILE));
+}
+
+function readLockHolderAt(path: string): LockHolder | undefined {
   try {
-    const holder = JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8')) as LockHolder;
+    const holder = JSON.parse(readFileSync(path, 'utf8')) as LockHolder;
     return typeof holder.pid === 'number' ? holder : undefined;
   } catch {
     return undefined;
@@ -41,7 +45,37 @@ export function liveLockHolder(dir: string): LockHolder | undefined {
 }
 
 function describe(dir: string, holder: LockHolder): string {
-  return `${dir} is in use by equisql ${holder.command} (pid ${holder.pid}, since ${holder.since}); wait for it to finish`;
+  // A pid can be reused after a crash; the hint says how out of that.
+  return `${dir} is in use by equisql ${holder.command} (pid ${holder.pid}, since ${holder.since}); wait for it to finish (or, if pid ${holder.pid} is no equisql, remove ${join(dir, LOCK_FILE)})`;
+}
+
+/**
+ * Removes a lock whose holder is dead. Two processes may find the same stale lock; the
+ * guard directory lets one at a time look again and remove it, so the second cannot remove
+ * the fresh lock the first has just linked. A guard left by a process killed inside this
+ * function is itself stale after a few seconds.
+ */
+function removeStaleLock(path: string): void {
+  const guard = `${path}.takeover`;
+  try {
+    mkdirSync(guard);
+  } catch {
+    try {
+      if (Date.now() - statSync(guard).mtimeMs > 5000) rmdirSync(guard);
+    } catch {
+      // Gone meanwhile: the next attempt decides.
+    }
+    return;
+  }
+  try {
+    const holder = readLockHolderAt(path);
+    // An unreadable lock cannot come from a live holder (locks are linked in whole), so it is stale too.
+    if (!holder || !alive(holder.pid)) unlinkSync(path);
+  } catch {
+    // Removed by someone else first: the next attempt decides.
+  } finally {
+    rmdirSync(guard);
+  }
 }
 
 /**
@@ -69,13 +103,8 @@ export function lockDir(dir: string, command: string): () => void {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
         const holder = readLockHolder(dir);
         if (holder && alive(holder.pid)) throw new BusyError(describe(dir, holder));
-        // An unreadable lock cannot come from a live holder (it is linked in whole), so it is stale too.
         if (attempt >= 3) throw new BusyError(`${dir}: cannot take the lock ${path}; another equisql process keeps taking it`);
-        try {
-          unlinkSync(path);
-        } catch {
-          // Another process removed the stale lock first; the next attempt decides.
-        }
+        removeStaleLock(path);
       }
     }
   } finally {

@@ -7,6 +7,7 @@ import { buildDataset, type BuildOptions } from '../../generator/assemble/build-
 import { readManifest, seedFromText } from '../../generator/assemble/build-manifest.ts';
 import { targetOf, verifyDataset } from '../../generator/assemble/verify-dataset.ts';
 import { LOCK_FILE } from '../../generator/assemble/dir-lock.ts';
+import { createStaging, swapIn } from '../../generator/assemble/dir-swap.ts';
 import { BusyError, ConfigError, LoadError } from '../../generator/common/errors.ts';
 import { generateInstance } from '../../generator/instance/generate-instance.ts';
 import { instanceHash } from '../../generator/instance/canonical-instance.ts';
@@ -197,6 +198,29 @@ describe('an interrupted swap is refused by name', () => {
     // The next build clears it.
     await buildDataset(options(out, { seed: 12 }));
     expect(existsSync(join(out, '.swapping'))).toBe(false);
+    expect((await verifyDataset(out, db))[0]?.ok).toBe(true);
+  });
+});
+
+describe('a swap that stops halfway', () => {
+  it('after the old build.json is gone and before the new one is in place, every command refuses the directory', async () => {
+    const out = join(tmp.dir, 'half-swap');
+    await buildDataset(options(out));
+    const staging = createStaging(out);
+    writeFileSync(join(staging, 'er.json'), '{}');
+    // The server's schema rename runs at this point of a swap; a failure there stops it as a kill would.
+    await expect(swapIn(out, staging, '{"new": true}\n', async () => {
+      throw new Error('stopped');
+    })).rejects.toThrow('stopped');
+    expect(existsSync(join(out, 'build.json'))).toBe(false);
+    const interrupted = `--dir: ${out}: a build (pid ${process.pid}) was interrupted while replacing its files, so they are a mix of two builds; rerun equisql build --out ${out}`;
+    expect(await verifyError(out)).toBe(interrupted);
+    for (const command of [['verify', '--dir', out], ['suite', '--dir', out, '--suite', 'paper'], ['compile', '--dir', out, '--variant', 'full_sti', '--query', 'q.json']]) {
+      const run = runCli(command, { env: NO_SERVER });
+      expect(run.stderr, command[0]).toBe(`equisql ${command[0]}: ${interrupted}\n`);
+      expect(run.status, command[0]).toBe(2);
+    }
+    await buildDataset(options(out, { seed: 13 }));
     expect((await verifyDataset(out, db))[0]?.ok).toBe(true);
   });
 });

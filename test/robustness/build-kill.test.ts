@@ -107,7 +107,7 @@ describe('two build processes into one directory', () => {
     while (!existsSync(lock)) await new Promise((r) => setTimeout(r, 50));
     const holder = JSON.parse(readFileSync(lock, 'utf8')) as { pid: number };
     const second = runCli(['build', '--dataset', 'social_media', '--scale', 'tiny', '--seed', '5', '--out', out, '--quiet'], { env: { DATABASE_URL: undefined } });
-    expect(second.stderr).toMatch(new RegExp(`^equisql build: ${out} is in use by equisql build \\(pid ${holder.pid}, since [0-9T:.Z-]+\\); wait for it to finish\\n$`));
+    expect(second.stderr).toMatch(new RegExp(`^equisql build: ${out} is in use by equisql build \\(pid ${holder.pid}, since [0-9T:.Z-]+\\); wait for it to finish \\(or, if pid ${holder.pid} is no equisql, remove ${lock}\\)\\n$`));
     expect(second.status).toBe(1);
     expect((await first).code).toBe(0);
     expect(await verify(out)).toEqual({ ok: true, seed: '1' });
