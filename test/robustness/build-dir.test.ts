@@ -236,6 +236,16 @@ describe('finding 13: seeds are exact', () => {
   });
 });
 
+describe('finding 13 in a config', () => {
+  it('a numeric seed above 2^53-1 in a config is refused, naming the config and the dataset, before anything is written', () => {
+    const out = join(tmp.dir, 'big-seed');
+    const run = runCli(['build', '--config', 'test/fixtures/config/big-seed.config.ts', '--dataset', 'big_seed', '--out', out], { env: NO_SERVER });
+    expect(run.stderr).toMatch(/^equisql build: \/.*\/test\/fixtures\/config\/big-seed\.config\.ts: datasets\.big_seed\.seed: 12345678901234567000 is above 2\^53-1 and was already rounded when the config was read; write the seed as a string\n$/);
+    expect(run.status).toBe(2);
+    expect(existsSync(out)).toBe(false);
+  });
+});
+
 describe('finding 7 and PGlite directories: the real location, never an empty database', () => {
   it('--db pglite: with no directory is refused', () => {
     expect(() => resolveTarget('pglite:', undefined)).toThrow(new ConfigError('--db: pglite: needs a directory (pglite:DIR)'));
