@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase, resolveTarget, type Database } from '../../generator/database/database.ts';
@@ -65,6 +65,24 @@ describe('finding 1: one build at a time per directory', () => {
     expect(built.manifest.seed).toBe(3);
     expect((await verifyDataset(out, db)).every((c) => c.ok)).toBe(true);
     expect(existsSync(join(out, LOCK_FILE))).toBe(false);
+  });
+
+  it('verify, suite and compile refuse a directory a live process holds, naming it', async () => {
+    const out = join(tmp.dir, 'held');
+    await buildDataset(options(out));
+    const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 120000)'], { stdio: 'ignore' });
+    try {
+      writeFileSync(join(out, LOCK_FILE), JSON.stringify({ pid: holder.pid, command: 'build', since: '2026-01-01T00:00:00.000Z' }));
+      const busy = `${out} is in use by equisql build (pid ${holder.pid}, since 2026-01-01T00:00:00.000Z); wait for it to finish (or, if pid ${holder.pid} is no equisql, remove ${join(out, LOCK_FILE)})`;
+      await expect(verifyDataset(out, db)).rejects.toThrow(new BusyError(busy));
+      for (const command of [['verify', '--dir', out], ['compile', '--dir', out, '--variant', 'full_sti', '--query', 'q.json']]) {
+        const run = runCli(command, { env: NO_SERVER });
+        expect(run.stderr, command[0]).toBe(`equisql ${command[0]}: ${busy}\n`);
+        expect(run.status, command[0]).not.toBe(0);
+      }
+    } finally {
+      holder.kill('SIGKILL');
+    }
   });
 
   it('a lock left by a killed process is stale and taken over', async () => {
