@@ -21,7 +21,7 @@ import { randomQuery } from '../generator/query/random-query.ts';
 import { createRng } from '../generator/common/rng.ts';
 import { SUITES } from '../generator/suites/index.ts';
 import { openDatabase, type Database } from '../generator/database/database.ts';
-import { buildDataset } from '../generator/build/build-dataset.ts';
+import { buildDataset } from '../generator/assemble/build-dataset.ts';
 import { runQuestions } from '../generator/execute/run-suite.ts';
 
 const { values } = parseArgs({ options: { queries: { type: 'string' }, db: { type: 'string' } } });

@@ -52,8 +52,8 @@ export { selectVariants, selectVariantsReport, MAX_RANDOM_VARIANTS, type Variant
 export { buildRelationalSchema } from './variants/build-schema.ts';
 export type { VariantSpec } from './variants/variant-spec.ts';
 export type { RelationalSchema } from './variants/relational-schema.ts';
-export { buildDataset, type BuildOptions, type BuildManifest, type BuildResult } from './build/build-dataset.ts';
-export { verifyDataset, type VariantCheck } from './build/verify-dataset.ts';
+export { buildDataset, type BuildOptions, type BuildManifest, type BuildResult } from './assemble/build-dataset.ts';
+export { verifyDataset, type VariantCheck } from './assemble/verify-dataset.ts';
 
 // Errors a caller may catch by class.
 export { EquisqlError, ConfigError, ShredError, LoadError, CompileError } from './common/errors.ts';

@@ -6,7 +6,8 @@ import { DEFAULTS } from '../config/define-config.ts';
 import { loadConfig, resolveDataset } from '../config/load-config.ts';
 import { SCALE_PRESETS, type InstanceProfile, type ScalePreset } from '../instance/conceptual-instance.ts';
 import { resolveTarget } from '../database/database.ts';
-import { buildDataset } from '../build/build-dataset.ts';
+import { buildDataset } from '../assemble/build-dataset.ts';
+import { seedFromText } from '../assemble/build-manifest.ts';
 
 const USAGE = `usage: equisql build --dataset NAME [--variants all|a,b,…|random:K] [--scale S] [--seed N]
                      [--profile default|edge] [--count Entity=N …] [--db URL] [--config FILE] --out DIR
@@ -43,8 +44,10 @@ export const command: Command = {
     if (!SCALE_PRESETS.includes(scale)) throw new ConfigError(`build: --scale must be one of ${SCALE_PRESETS.join(', ')}, got "${scale}"`);
     const profile = (flags.profile ?? def.profile ?? DEFAULTS.profile) as InstanceProfile;
     if (profile !== 'default' && profile !== 'edge') throw new ConfigError(`build: --profile must be default or edge, got "${profile}"`);
-    const seedText = flags.seed ?? String(def.seed ?? DEFAULTS.seed);
-    const seed = /^-?\d+$/.test(seedText) ? Number(seedText) : seedText;
+    const seed = flags.seed !== undefined ? seedFromText(flags.seed) : (def.seed ?? DEFAULTS.seed);
+    if (typeof seed === 'number' && Number.isInteger(seed) && !Number.isSafeInteger(seed)) {
+      throw new ConfigError(`${path}: datasets.${dataset.name}.seed: ${seed} is above 2^53-1 and was already rounded when the config was read; write the seed as a string`);
+    }
     const counts: Record<string, number> = { ...(def.counts ?? {}) };
     for (const item of flags.count ?? []) {
       const m = /^([A-Za-z_]\w*)=(\d+)$/.exec(item);

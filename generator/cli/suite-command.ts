@@ -4,7 +4,7 @@ import { parseFlags, required } from './flags.ts';
 import { openBuiltDir } from './built-dir.ts';
 import { ConfigError } from '../common/errors.ts';
 import { escapeControl, ownValue } from '../common/user-text.ts';
-import { targetOf } from '../build/verify-dataset.ts';
+import { targetOf } from '../assemble/verify-dataset.ts';
 import { openDatabase } from '../database/database.ts';
 import { SUITES } from '../suites/index.ts';
 import { runQuestions } from '../execute/run-suite.ts';

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import type { Command } from './command.ts';
 import { parseFlags, required } from './flags.ts';
-import { readManifest, targetOf, verifyDataset } from '../build/verify-dataset.ts';
+import { readManifest, targetOf, verifyDataset } from '../assemble/verify-dataset.ts';
+import { refuseIfLocked } from '../assemble/dir-lock.ts';
 
 const USAGE = `usage: equisql verify --dir DIR [--db URL] [--json]
 
@@ -16,6 +17,8 @@ export const command: Command = {
   async run(args, io) {
     const flags = parseFlags('verify', args, { dir: { type: 'string' }, db: { type: 'string' }, json: { type: 'boolean' } });
     const dir = resolve(process.cwd(), required('verify', 'dir', flags.dir));
+    // A directory a build is swapping is busy, not damaged: say so before reading it.
+    refuseIfLocked(dir);
     const manifest = readManifest(dir);
     const db = flags.db ?? (manifest.database.kind === 'postgres' ? io.env['DATABASE_URL'] : undefined);
     const checks = await verifyDataset(dir, targetOf(dir, manifest, db), (check) => {

@@ -35,6 +35,13 @@ export class LoadError extends EquisqlError {
   }
 }
 
+/** A directory another equisql process is writing; names the directory and the holder. */
+export class BusyError extends EquisqlError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('busy', message, options);
+  }
+}
+
 /** SQL text that does not parse; carries the position when the parser gives one. */
 export class SqlParseError extends EquisqlError {
   readonly line: number | undefined;

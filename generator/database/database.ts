@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { ConfigError } from '../common/errors.ts';
 
 /** Rows as plain objects; every value the driver returns, untouched. */
@@ -31,8 +33,19 @@ export interface TextResult {
   readonly rows: readonly (readonly (string | null)[])[];
 }
 
-/** Where a database is: a PGlite directory (or memory) or a server URL. */
-export type DatabaseTarget = { readonly kind: 'pglite'; readonly dir?: string } | { readonly kind: 'postgres'; readonly url: string };
+/**
+ * Where a database is: a PGlite directory (or memory) or a server URL. `mustExist` is for
+ * readers: a PGlite directory that holds no database is refused instead of created empty.
+ */
+export type DatabaseTarget = { readonly kind: 'pglite'; readonly dir?: string; readonly mustExist?: boolean } | { readonly kind: 'postgres'; readonly url: string };
+
+/** The entries without which a directory is no PGlite database (PGlite aborts on it). */
+export const PGLITE_ESSENTIALS = ['PG_VERSION', 'global', 'base'] as const;
+
+/** True if `dir` holds a whole PGlite database (as far as its top-level entries show). */
+export function isPgliteDir(dir: string): boolean {
+  return PGLITE_ESSENTIALS.every((entry) => existsSync(join(dir, entry)));
+}
 
 /** A URL with any password replaced, for messages and manifests. */
 export function redactUrl(url: string): string {
@@ -50,7 +63,7 @@ export function redactUrl(url: string): string {
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   if (target.kind === 'pglite') {
     const { openPglite } = await import('./pglite-database.ts');
-    return openPglite(target.dir);
+    return openPglite(target.dir, { mustExist: target.mustExist ?? false });
   }
   const { openPostgres } = await import('./postgres-database.ts');
   return openPostgres(target.url);
@@ -60,6 +73,11 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
 export function resolveTarget(db: string | undefined, fallbackDir: string | undefined): DatabaseTarget {
   if (db === undefined || db === '') return fallbackDir === undefined ? { kind: 'pglite' } : { kind: 'pglite', dir: fallbackDir };
   if (/^postgres(ql)?:\/\//.test(db)) return { kind: 'postgres', url: db };
-  if (db.startsWith('pglite:')) return { kind: 'pglite', dir: db.slice('pglite:'.length) || undefined };
+  if (db.startsWith('pglite:')) {
+    const dir = db.slice('pglite:'.length);
+    // An empty directory used to mean an in-memory database, which no later command can read.
+    if (dir === '') throw new ConfigError('--db: pglite: needs a directory (pglite:DIR)');
+    return { kind: 'pglite', dir: resolve(dir) };
+  }
   throw new ConfigError(`--db: expected postgres://… or pglite:DIR, got "${redactUrl(db)}"`);
 }

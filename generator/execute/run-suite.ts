@@ -1,6 +1,6 @@
 import type { ErIndex } from '../er-model/er-index.ts';
 import type { Database } from '../database/database.ts';
-import type { BuildManifest } from '../build/build-dataset.ts';
+import type { BuildManifest } from '../assemble/build-dataset.ts';
 import { buildRelationalSchema } from '../variants/build-schema.ts';
 import { compileQuery } from '../compile/compile-query.ts';
 import { isOrdered } from '../query/conceptual-query.ts';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { openDatabase, type Database } from '../../generator/database/database.ts';
-import { buildDataset } from '../../generator/build/build-dataset.ts';
-import { verifyDataset } from '../../generator/build/verify-dataset.ts';
+import { buildDataset } from '../../generator/assemble/build-dataset.ts';
+import { verifyDataset } from '../../generator/assemble/verify-dataset.ts';
 import { PRESET_NAMES } from '../../generator/variants/variant-presets.ts';
 import { quoteIdent } from '../../generator/common/sql-text.ts';
 import { DOMAINS, INSTANCES, tempDir } from '../helpers/build-fixtures.ts';

@@ -3,8 +3,8 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { openDatabase, type Database } from '../../generator/database/database.ts';
-import { buildDataset } from '../../generator/build/build-dataset.ts';
-import { verifyDataset } from '../../generator/build/verify-dataset.ts';
+import { buildDataset } from '../../generator/assemble/build-dataset.ts';
+import { verifyDataset } from '../../generator/assemble/verify-dataset.ts';
 import { indexDomain } from '../../generator/er-model/er-index.ts';
 import { generateInstance } from '../../generator/instance/generate-instance.ts';
 import { diffInstances, instanceHash } from '../../generator/instance/canonical-instance.ts';
@@ -13,7 +13,7 @@ import { readInstance } from '../../generator/readback/read-instance.ts';
 import { PRESET_NAMES } from '../../generator/variants/variant-presets.ts';
 import { DOMAINS, INSTANCES, tempDir } from '../helpers/build-fixtures.ts';
 import { createDatabase, describeServer } from '../helpers/postgres.ts';
-import type { BuildManifest } from '../../generator/build/build-dataset.ts';
+import type { BuildManifest } from '../../generator/assemble/build-dataset.ts';
 
 describeServer('the PostgreSQL server', (serverUrl) => {
   let db: Database;

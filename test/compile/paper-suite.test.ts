@@ -9,7 +9,7 @@ import { compileQuery } from '../../generator/compile/compile-query.ts';
 import { parseSql } from '../../generator/sql/parser-adapter.ts';
 import { SUITES } from '../../generator/suites/index.ts';
 import { openDatabase, type Database } from '../../generator/database/database.ts';
-import { buildDataset } from '../../generator/build/build-dataset.ts';
+import { buildDataset } from '../../generator/assemble/build-dataset.ts';
 import { runQuestions } from '../../generator/execute/run-suite.ts';
 import { REPO_ROOT } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { BUILT_IN_DOMAINS } from '../../generator/domains/index.ts';
 import { indexDomain } from '../../generator/er-model/er-index.ts';
 import type { Database } from '../../generator/database/database.ts';
-import { buildDataset, type BuildManifest } from '../../generator/build/build-dataset.ts';
+import { buildDataset, type BuildManifest } from '../../generator/assemble/build-dataset.ts';
 import { buildRelationalSchema } from '../../generator/variants/build-schema.ts';
 import { compileQuery } from '../../generator/compile/compile-query.ts';
 import { compareResults, normalizeResult, runReadOnly, type NormalizedResult } from '../../generator/execute/run-query.ts';

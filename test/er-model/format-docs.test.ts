@@ -8,7 +8,7 @@ import { queryOfDocument, isOrdered, type QueryDocument } from '../../generator/
 import { compileQuery } from '../../generator/compile/compile-query.ts';
 import { selectVariants } from '../../generator/variants/select-variants.ts';
 import { buildRelationalSchema } from '../../generator/variants/build-schema.ts';
-import { buildDataset } from '../../generator/build/build-dataset.ts';
+import { buildDataset } from '../../generator/assemble/build-dataset.ts';
 import { openDatabase, type Database } from '../../generator/database/database.ts';
 import { compareResults, normalizeResult, runReadOnly, type NormalizedResult } from '../../generator/execute/run-query.ts';
 import { REPO_ROOT } from '../helpers/run-cli.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { openDatabase, type Database } from '../../generator/database/database.ts';
-import { buildDataset } from '../../generator/build/build-dataset.ts';
+import { buildDataset } from '../../generator/assemble/build-dataset.ts';
 import { DOMAINS, tempDir } from '../helpers/build-fixtures.ts';
 
 let db: Database;

@@ -5,8 +5,8 @@ import { allPresets } from '../../generator/variants/variant-presets.ts';
 import { variantSignature } from '../../generator/variants/random-variants.ts';
 import { selectVariants } from '../../generator/variants/select-variants.ts';
 import { openDatabase, type Database } from '../../generator/database/database.ts';
-import { buildDataset } from '../../generator/build/build-dataset.ts';
-import { verifyDataset } from '../../generator/build/verify-dataset.ts';
+import { buildDataset } from '../../generator/assemble/build-dataset.ts';
+import { verifyDataset } from '../../generator/assemble/verify-dataset.ts';
 import { DOMAINS, tempDir } from '../helpers/build-fixtures.ts';
 
 let db: Database;
