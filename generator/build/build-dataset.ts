@@ -95,6 +95,11 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
   checkSeed(options.seed);
   const index = indexDomain(options.domain);
   const schemas = selectVariants(index, options.variants, options.seed).map((v) => buildRelationalSchema(index, v));
+  // Generate before touching the directory: counts and hints that only fail here (too many
+  // objects, a unique enum too small) must leave the previous build as it was.
+  let t = performance.now();
+  const instance = generateInstance(options.domain, { seed: options.seed, scale: options.scale, profile: options.profile, counts: options.counts });
+  const generate = (performance.now() - t) / 1000;
   // Reach the database before writing anything, so an unreachable one changes no file.
   const owned = !isDatabase(options.target);
   const db = isDatabase(options.target) ? options.target : await openDatabase(options.target);
@@ -103,10 +108,7 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
     mkdirSync(join(options.out, 'dumps'), { recursive: true });
     writeFileAtomic(join(options.out, 'er.json'), domainToJson(options.domain));
 
-    let t = performance.now();
-    const instance = generateInstance(options.domain, { seed: options.seed, scale: options.scale, profile: options.profile, counts: options.counts });
     const hash = instanceHash(instance);
-    const generate = (performance.now() - t) / 1000;
     progress(`instance of ${options.domain.name} generated in ${generate.toFixed(2)} s (${hash.slice(0, 12)})`);
 
     const context = createShredContext(index, instance);

@@ -29,6 +29,23 @@ const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
 /** Slack for fraction sums written as decimals (0.45 + 0.34 + 0.21). */
 const SUM_TOLERANCE = 1e-9;
 
+/**
+ * Size caps, checked before anything is allocated for them: an instance lives in memory, so a
+ * count of a billion would crash the process instead of failing with a message.
+ */
+export const MODEL_LIMITS = {
+  /** Objects of one root entity at one scale. */
+  countPerEntity: 10_000_000,
+  /** Objects of all root entities together at one scale. */
+  countTotal: 20_000_000,
+  /** Partners per object (degree mean and max) and elements per set (setSize). */
+  perObject: 1000,
+  /** Decimal places the instance generator can print (Number#toFixed stops at 100). */
+  numericScale: 100,
+  /** Numeric bounds beyond this lose digits in a double, so the values would not round-trip. */
+  numericBound: 1e15,
+} as const;
+
 // Listing keys through a Record over the interface's keys makes forgetting one a compile
 // error; the listing order is also the order `domainToJson` writes them in.
 function keysOf<T>(keys: { readonly [K in keyof Required<T>]: true }): readonly string[] {
@@ -272,6 +289,18 @@ class DomainChecker {
     return false;
   }
 
+  /** `unknown entity "Persn" (did you mean "Person"?)`, or the known names when none is close. */
+  private unknownEntity(name: string): string {
+    const known = [...this.byName.keys()];
+    const near = known
+      .map((k) => ({ k, d: editDistance(k, name) }))
+      .filter(({ k, d }) => d <= Math.max(1, Math.floor(k.length / 3)))
+      .sort((a, b) => a.d - b.d);
+    const listed = known.length <= 12 ? known.join(', ') : `${known.slice(0, 12).join(', ')}, …`;
+    const hint = near[0] !== undefined ? `did you mean "${near[0].k}"?` : known.length > 0 ? `known: ${listed}` : 'the domain declares no entity';
+    return `unknown entity ${describe(name)} (${hint})`;
+  }
+
   private nounLexicon(value: unknown, path: string): void {
     if (!this.record(value, path, 'a lexicon {singular, plural}')) return;
     this.keys(value, NOUN_KEYS, path);
@@ -303,6 +332,8 @@ class DomainChecker {
     } else {
       this.report(entitiesPath, `must be a list of entities, got ${describe(input.entities)}`);
     }
+
+    this.totalCounts(input.entities, entitiesPath);
 
     const relationshipsPath = `${this.base}.relationships`;
     if (Array.isArray(input.relationships)) {
@@ -423,7 +454,7 @@ class DomainChecker {
     const isSubclass = raw.parent !== undefined;
     if (isSubclass && this.identifier(raw.parent, `${path}.parent`)) {
       if (!this.byName.has(raw.parent)) {
-        this.report(`${path}.parent`, `unknown entity "${raw.parent}"`);
+        this.report(`${path}.parent`, this.unknownEntity(raw.parent));
       } else {
         const cycle = this.cycleThrough(info);
         // Report a cycle once, on the member declared first.
@@ -493,12 +524,31 @@ class DomainChecker {
     const total = this.boolean(spec.total, `${specPath}.total`) ? spec.total : undefined;
     // A disjoint partial specialization leaves the rest of the parent's instances direct, so
     // the shares cannot exceed the whole; a total one is normalized when generating.
-    if (disjoint === true && total === false) {
+    // A disjoint total one puts every instance in exactly one subclass, so when every share
+    // is given they must add up to the whole.
+    if (disjoint === true) {
       const parts = subclasses.filter((child) => typeof child.raw.fraction === 'number');
       const sum = parts.reduce((acc, child) => acc + (child.raw.fraction as number), 0);
+      const terms = parts.map((child) => `${child.name} ${child.raw.fraction as number}`).join(' + ');
       if (sum > 1 + SUM_TOLERANCE) {
-        const terms = parts.map((child) => `${child.name} ${child.raw.fraction as number}`).join(' + ');
         this.report(specPath, `subclass fractions sum to ${round(sum)} (${terms}), more than 1 for a disjoint specialization`);
+      } else if (total === true && parts.length === subclasses.length && sum < 1 - SUM_TOLERANCE) {
+        this.report(specPath, `subclass fractions sum to ${round(sum)} (${terms}), but a disjoint total specialization needs them to sum to 1`);
+      }
+    }
+  }
+
+  /** Each entity's counts are capped on their own; the instance holds all roots at once. */
+  private totalCounts(list: unknown, path: string): void {
+    if (!Array.isArray(list)) return;
+    for (const preset of COUNT_KEYS) {
+      let sum = 0;
+      for (const raw of list) {
+        const count = isRecord(raw) && raw.parent === undefined && isRecord(raw.counts) ? raw.counts[preset] : undefined;
+        if (typeof count === 'number' && Number.isSafeInteger(count) && count > 0 && count <= MODEL_LIMITS.countPerEntity) sum += count;
+      }
+      if (sum > MODEL_LIMITS.countTotal) {
+        this.report(path, `the root entities' counts.${preset} sum to ${sum}, more than the cap of ${MODEL_LIMITS.countTotal} objects per scale`);
       }
     }
   }
@@ -510,8 +560,11 @@ class DomainChecker {
       const count = value[preset];
       if (count === undefined) {
         this.report(`${path}.${preset}`, 'required: a count for every scale preset (tiny, small, paper, large)');
-      } else if (this.integer(count, `${path}.${preset}`) && count < 0) {
-        this.report(`${path}.${preset}`, `must not be negative, got ${count}`);
+      } else if (this.integer(count, `${path}.${preset}`)) {
+        if (count < 0) this.report(`${path}.${preset}`, `must not be negative, got ${count}`);
+        else if (count > MODEL_LIMITS.countPerEntity) {
+          this.report(`${path}.${preset}`, `must be at most ${MODEL_LIMITS.countPerEntity} (the cap per entity and scale), got ${count}`);
+        }
       }
     }
   }
@@ -577,6 +630,9 @@ class DomainChecker {
       else if (value.scale < 0 || (usable && value.scale > (precision as number))) {
         const bound = usable ? `the precision ${precision as number}` : 'the precision';
         this.report(`${path}.scale`, `must be between 0 and ${bound}, got ${value.scale}`);
+        usable = false;
+      } else if (value.scale > MODEL_LIMITS.numericScale) {
+        this.report(`${path}.scale`, `must be at most ${MODEL_LIMITS.numericScale} decimal places, got ${value.scale}`);
         usable = false;
       }
     }
@@ -672,6 +728,10 @@ class DomainChecker {
       }
       case 'numeric': {
         if (!this.number(value, path)) return undefined;
+        if (Math.abs(value) > MODEL_LIMITS.numericBound) {
+          this.report(path, `must be between -${MODEL_LIMITS.numericBound} and ${MODEL_LIMITS.numericBound} (generated numbers beyond lose digits), got ${value}`);
+          return undefined;
+        }
         const digits = (type.precision as number) - (type.scale as number);
         if (Math.abs(value) >= 10 ** digits) {
           this.report(path, `${value} does not fit in numeric(${type.precision as number},${type.scale as number})`);
@@ -710,6 +770,10 @@ class DomainChecker {
       this.report(path, `must satisfy 0 <= min <= max, got [${min}, ${max}]`);
       return;
     }
+    if (max > MODEL_LIMITS.perObject) {
+      this.report(path, `max must be at most ${MODEL_LIMITS.perObject} elements per set, got ${max}`);
+      return;
+    }
     if (!attribute.optional && min < 1) {
       this.report(path, `a required multi-valued attribute has at least one value, so min must be at least 1 (or mark it optional), got [${min}, ${max}]`);
       return;
@@ -737,7 +801,7 @@ class DomainChecker {
       if (value === undefined) this.report(`${path}.${end}`, 'required: the name of an entity');
       else if (this.string(value, `${path}.${end}`)) {
         const target = this.byName.get(value);
-        if (target === undefined) this.report(`${path}.${end}`, `unknown entity ${describe(value)}`);
+        if (target === undefined) this.report(`${path}.${end}`, this.unknownEntity(value));
         else ends[end] = target;
       }
     }
@@ -803,11 +867,13 @@ class DomainChecker {
     let mean: number | undefined;
     if (value.mean !== undefined && this.number(value.mean, `${path}.mean`)) {
       if (value.mean < 0) this.report(`${path}.mean`, `must not be negative, got ${value.mean}`);
+      else if (value.mean > MODEL_LIMITS.perObject) this.report(`${path}.mean`, `must be at most ${MODEL_LIMITS.perObject} partners, got ${value.mean}`);
       else if (single && value.mean > 1) this.report(`${path}.mean`, `a ${cardinality} relationship has at most one partner per "from" instance, got ${value.mean}`);
       else mean = value.mean;
     }
     if (value.max !== undefined && this.integer(value.max, `${path}.max`)) {
       if (value.max < 1) this.report(`${path}.max`, `must be at least 1, got ${value.max}`);
+      else if (value.max > MODEL_LIMITS.perObject) this.report(`${path}.max`, `must be at most ${MODEL_LIMITS.perObject} partners, got ${value.max}`);
       else if (single && value.max > 1) this.report(`${path}.max`, `a ${cardinality} relationship has at most one partner per "from" instance, got ${value.max}`);
       else if (mean !== undefined && mean > value.max) this.report(`${path}.max`, `${value.max} is less than mean ${mean}`);
     }
