@@ -164,7 +164,8 @@ function describe(value: unknown): string {
   if (value === null) return 'null';
   if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 37)}...` : value);
+  // JSON escapes control characters but not the two Unicode line separators.
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 37)}...` : value).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (typeof value === 'object') return 'an object';
   return `a ${typeof value}`;
