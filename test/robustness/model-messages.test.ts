@@ -6,6 +6,10 @@ import { BUILT_IN_DOMAINS } from '../../generator/domains/index.ts';
 import { domainToJson, parseDomainJson } from '../../generator/er-model/domain-json.ts';
 import { MODEL_LIMITS, validateDomain } from '../../generator/er-model/validate-domain.ts';
 import { checkCounts, generateInstance } from '../../generator/instance/generate-instance.ts';
+import { buildDataset } from '../../generator/build/build-dataset.ts';
+import { tempDir } from '../helpers/build-fixtures.ts';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const LIBRARY = readFileSync(fileURLToPath(new URL('../fixtures/er-model/valid/library.json', import.meta.url)), 'utf8');
 
@@ -112,6 +116,27 @@ describe('unique enums', () => {
       () => generateInstance(domain, { seed: 1, scale: 'tiny' }),
       /^domains\.library\.entities\.Person\.attributes\.badge\.hints\.unique: a unique enum of 1 value cannot give 30 objects distinct values \(add values, or drop unique\)$/,
     );
+  });
+});
+
+describe('a model that fails only when generated', () => {
+  it('leaves an existing build directory as it was: the instance is generated before anything is written', async () => {
+    const tmp = tempDir('unique-enum');
+    try {
+      const out = join(tmp.dir, 'out');
+      mkdirSync(out);
+      writeFileSync(join(out, 'er.json'), 'the previous build\n');
+      const model = library();
+      model.entities[0].attributes.push({ name: 'badge', type: { kind: 'enum', values: ['gold'] }, hints: { unique: true } });
+      const domain = validateDomain(model);
+      await expect(
+        buildDataset({ dataset: 'library', domain, variants: 'all', scale: 'tiny', seed: 1, profile: 'default', target: { kind: 'pglite', dir: join(out, 'pglite') }, out }),
+      ).rejects.toThrow(/badge\.hints\.unique: a unique enum of 1 value/);
+      expect(readdirSync(out)).toEqual(['er.json']);
+      expect(readFileSync(join(out, 'er.json'), 'utf8')).toBe('the previous build\n');
+    } finally {
+      tmp.remove();
+    }
   });
 });
 
