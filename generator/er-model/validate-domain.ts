@@ -26,6 +26,8 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const FAKER_PATH = /^[A-Za-z][A-Za-z0-9]*\.[A-Za-z][A-Za-z0-9]*$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
+/** PostgreSQL's NAMEDATALEN - 1; identifiers are ASCII, so characters are bytes. */
+const MAX_NAME_BYTES = 63;
 /** Slack for fraction sums written as decimals (0.45 + 0.34 + 0.21). */
 const SUM_TOLERANCE = 1e-9;
 
@@ -171,8 +173,9 @@ function describe(value: unknown): string {
   return `a ${typeof value}`;
 }
 
+/** A usable name: an identifier PostgreSQL keeps whole (paths and lookups use only these). */
 function isIdentifier(value: unknown): value is string {
-  return typeof value === 'string' && IDENTIFIER.test(value);
+  return typeof value === 'string' && value.length <= MAX_NAME_BYTES && IDENTIFIER.test(value);
 }
 
 /** `entities.Account` for a named element, `entities[3]` for one without a usable name. */
@@ -265,6 +268,11 @@ class DomainChecker {
 
   private identifier(value: unknown, path: string): value is string {
     if (!this.string(value, path)) return false;
+    if (IDENTIFIER.test(value) && value.length > MAX_NAME_BYTES) {
+      // Longer names would be cut short by PostgreSQL, and two cut names can collide.
+      this.report(path, `${describe(value)} is ${value.length} characters long, more than the ${MAX_NAME_BYTES} PostgreSQL allows in a name`);
+      return false;
+    }
     if (IDENTIFIER.test(value)) return true;
     this.report(path, `${describe(value)} is not an identifier (letters, digits and _, not starting with a digit)`);
     return false;

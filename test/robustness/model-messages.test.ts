@@ -72,6 +72,14 @@ describe('size caps of a model', () => {
   });
 });
 
+describe('names', () => {
+  it('refuses a 10,000-character attribute name with a short message, by position, not by the name', () => {
+    const model = library();
+    model.entities[0].attributes[0].name = `n${'x'.repeat(9999)}`;
+    expectMessage(() => validateDomain(model), /^domains\.library\.entities\.Person\.attributes\[0\]\.name: "nx{36}\.\.\." is 10000 characters long, more than the 63 PostgreSQL allows in a name$/);
+  });
+});
+
 describe('numeric precision and scale', () => {
   it('names the scale and its bound for numeric(1000, 999) instead of a RangeError from the generator', () => {
     const model = library();
