@@ -42,6 +42,19 @@ export const MODEL_LIMITS = {
   countTotal: 20_000_000,
   /** Partners per object (degree mean and max) and elements per set (setSize). */
   perObject: 1000,
+  /** Elements of a model: far above any real one, and small enough to build every variant quickly. */
+  entities: 200,
+  relationships: 400,
+  /** Attributes of one entity or relationship, and values of one enum or pool. */
+  attributes: 200,
+  listValues: 10_000,
+  /**
+   * Attributes of the whole model: single-table inheritance puts a hierarchy's attributes and
+   * foreign keys in one table, and PostgreSQL allows 1,600 columns.
+   */
+  attributesTotal: 1000,
+  /** Levels of an inheritance hierarchy below its root. */
+  hierarchyDepth: 16,
   /** Decimal places the instance generator can print (Number#toFixed stops at 100). */
   numericScale: 100,
   /** Numeric bounds beyond this lose digits in a double, so the values would not round-trip. */
@@ -334,6 +347,16 @@ class DomainChecker {
     if (input.description !== undefined) this.string(input.description, `${this.base}.description`);
 
     const entitiesPath = `${this.base}.entities`;
+    // Past the caps, checking (and later building) would take minutes: stop at the count.
+    if (this.tooMany(input.entities, MODEL_LIMITS.entities, entitiesPath, 'entities')) return;
+    if (this.tooMany(input.relationships, MODEL_LIMITS.relationships, `${this.base}.relationships`, 'relationships')) return;
+    const attributeCount = [input.entities, input.relationships]
+      .flatMap((list) => (Array.isArray(list) ? list : []))
+      .reduce((sum: number, element) => sum + (isRecord(element) && Array.isArray(element.attributes) ? element.attributes.length : 0), 0);
+    if (attributeCount > MODEL_LIMITS.attributesTotal) {
+      this.report(this.base, `${attributeCount} attributes in all, more than the ${MODEL_LIMITS.attributesTotal} a domain may have`);
+      return;
+    }
     if (Array.isArray(input.entities)) {
       if (input.entities.length === 0) this.report(entitiesPath, 'a domain needs at least one entity');
       this.indexEntities(input.entities, entitiesPath);
@@ -354,6 +377,12 @@ class DomainChecker {
     } else {
       this.report(relationshipsPath, `must be a list of relationships, got ${describe(input.relationships)}`);
     }
+  }
+
+  private tooMany(list: unknown, cap: number, path: string, what: string): boolean {
+    if (!Array.isArray(list) || list.length <= cap) return false;
+    this.report(path, `${list.length} ${what}, more than the ${cap} a domain may have`);
+    return true;
   }
 
   private indexEntities(list: readonly unknown[], listPath: string): void {
@@ -465,6 +494,10 @@ class DomainChecker {
       if (!this.byName.has(raw.parent)) {
         this.report(`${path}.parent`, this.unknownEntity(raw.parent));
       } else {
+        const depth = this.ancestors(info).length;
+        if (depth > MODEL_LIMITS.hierarchyDepth) {
+          this.report(`${path}.parent`, `${info.name ?? 'this entity'} is ${depth} levels below its root, more than the ${MODEL_LIMITS.hierarchyDepth} a hierarchy may have`);
+        }
         const cycle = this.cycleThrough(info);
         // Report a cycle once, on the member declared first.
         if (cycle !== undefined && cycle.every((member) => member.index >= info.index)) {
@@ -581,6 +614,10 @@ class DomainChecker {
   // ---- attributes ----------------------------------------------------------------------
 
   private attributes(list: readonly unknown[], listPath: string, inherited: ReadonlyMap<string, string>, ofRelationship: boolean): void {
+    if (list.length > MODEL_LIMITS.attributes) {
+      this.report(listPath, `${list.length} attributes, more than the ${MODEL_LIMITS.attributes} an entity or relationship may have`);
+      return;
+    }
     const own = new Map<string, string>();
     list.forEach((raw, index) => {
       const path = elementPath(listPath, raw, index);
@@ -653,6 +690,9 @@ class DomainChecker {
       } else if (values.length === 0) {
         this.report(`${path}.values`, 'an enumeration needs at least one value');
         usable = false;
+      } else if (values.length > MODEL_LIMITS.listValues) {
+        this.report(`${path}.values`, `${values.length} values, more than the ${MODEL_LIMITS.listValues} an enumeration may have`);
+        usable = false;
       } else {
         const seen = new Set<string>();
         values.forEach((item, index) => {
@@ -703,6 +743,8 @@ class DomainChecker {
         this.report(poolPath, `must be a list of strings, got ${describe(value.pool)}`);
       } else if (value.pool.length === 0) {
         this.report(poolPath, 'must not be empty');
+      } else if (value.pool.length > MODEL_LIMITS.listValues) {
+        this.report(poolPath, `${value.pool.length} values, more than the ${MODEL_LIMITS.listValues} a pool may have`);
       } else {
         const seen = new Set<string>();
         value.pool.forEach((item, index) => {

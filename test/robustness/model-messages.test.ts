@@ -80,6 +80,38 @@ describe('names', () => {
   });
 });
 
+describe('model size', () => {
+  const entity = (i: number, attributes = 1): object => ({
+    name: `E${i}`,
+    lexicon: { singular: `e${i}`, plural: `es${i}` },
+    counts: { tiny: 1, small: 1, paper: 1, large: 1 },
+    attributes: Array.from({ length: attributes }, (_, j) => ({ name: `a${j}`, type: { kind: 'integer' } })),
+  });
+
+  it('refuses more entities than the cap at once, by count, instead of validating and building for minutes', () => {
+    const model = { name: 'big', entities: Array.from({ length: 5000 }, (_, i) => entity(i)), relationships: [] };
+    const started = performance.now();
+    expectMessage(() => parseDomainJson(JSON.stringify(model), 'big.json'), /^big\.json: domains\.big\.entities: 5000 entities, more than the 200 a domain may have$/);
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  it('refuses more attributes in all than one table can hold', () => {
+    const model = { name: 'wide', entities: Array.from({ length: 20 }, (_, i) => entity(i, 60)), relationships: [] };
+    expectMessage(() => validateDomain(model), /^domains\.wide: 1200 attributes in all, more than the 1000 a domain may have$/);
+  });
+
+  it('refuses a hierarchy deeper than the cap, naming the entity below it', () => {
+    const entities = Array.from({ length: 18 }, (_, i) => ({
+      name: `E${i}`,
+      lexicon: { singular: `e${i}`, plural: `es${i}` },
+      attributes: [],
+      ...(i === 0 ? { counts: { tiny: 1, small: 1, paper: 1, large: 1 } } : { parent: `E${i - 1}`, fraction: 0.5 }),
+      ...(i < 17 ? { specialization: { disjoint: true, total: false } } : {}),
+    }));
+    expectMessage(() => validateDomain({ name: 'deep', entities, relationships: [] }), /^domains\.deep\.entities\.E17\.parent: E17 is 17 levels below its root, more than the 16 a hierarchy may have$/);
+  });
+});
+
 describe('numeric precision and scale', () => {
   it('names the scale and its bound for numeric(1000, 999) instead of a RangeError from the generator', () => {
     const model = library();
