@@ -13,7 +13,8 @@ function show(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object' && value !== null) return 'an object';
-  const text = JSON.stringify(value) ?? String(value);
+  // JSON escapes control characters but not the two Unicode line separators.
+  const text = (JSON.stringify(value) ?? String(value)).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
 

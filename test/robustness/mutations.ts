@@ -71,7 +71,8 @@ function deepText(depth: number, rng: Rng): string {
 /**
  * Applies one to three seeded mutations to a copy of `source`: a deleted key or element, a
  * value of the wrong type, a huge or odd number, an odd string, deep nesting, a duplicated
- * list entry, two string values swapped, or an unknown key.
+ * list entry, a list repeated to thousands of entries, two string values swapped, or an
+ * unknown key.
  */
 export function mutate(source: unknown, rng: Rng): Mutant {
   let value = copy(source);
@@ -82,7 +83,7 @@ export function mutate(source: unknown, rng: Rng): Mutant {
     const all = paths(value);
     const path = rng.pick(all);
     const parent = path.length === 0 ? undefined : get(value, path.slice(0, -1));
-    const kind = rng.pick(['delete', 'delete', 'wrongType', 'wrongType', 'huge', 'odd', 'odd', 'deep', 'duplicate', 'swap', 'unknownKey'] as const);
+    const kind = rng.pick(['delete', 'delete', 'wrongType', 'wrongType', 'huge', 'odd', 'odd', 'deep', 'duplicate', 'many', 'swap', 'unknownKey'] as const);
     switch (kind) {
       case 'delete':
         if (path.length === 0) continue;
@@ -129,6 +130,19 @@ export function mutate(source: unknown, rng: Rng): Mutant {
         const items = get(value, list) as unknown[];
         items.push(copy(rng.pick(items)));
         labels.push(`duplicate an entry of ${show(list)}`);
+        break;
+      }
+      case 'many': {
+        // Thousands of entries where a handful is usual: caps must refuse them quickly.
+        const lists = all.filter((p) => Array.isArray(get(value, p)) && (get(value, p) as unknown[]).length > 0);
+        if (lists.length === 0) continue;
+        const list = rng.pick(lists);
+        const items = get(value, list) as unknown[];
+        const n = rng.pick([300, 3000]);
+        value = set(value, list, Array.from({ length: n }, (_, i) => items[i % items.length]));
+        labels.push(`${show(list)} repeated to ${n} entries`);
+        // The last round: further rounds would walk (and copy) thousands of entries.
+        round = rounds;
         break;
       }
       case 'swap': {
