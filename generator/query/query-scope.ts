@@ -157,8 +157,11 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
         // rarely what a question means (nor does our SQL parser read it).
         if (e.distinct !== undefined && typeof e.distinct !== 'boolean') fail(`${path}.distinct`, 'expected true or false');
         if (e.distinct && e.fn !== 'count') fail(path, `DISTINCT applies to count only, not ${e.fn}`);
-        if (e.arg !== undefined) checkExpr(e.arg, `${path}.arg`);
-        else if (e.fn !== 'count') fail(path, `${e.fn} needs an argument`);
+        if (e.arg !== undefined) {
+          checkExpr(e.arg, `${path}.arg`);
+          const inner = aggregateIn(e.arg);
+          if (inner !== undefined) fail(`${path}.arg${inner}`, 'an aggregate cannot hold another aggregate');
+        } else if (e.fn !== 'count') fail(path, `${e.fn} needs an argument`);
         return;
       case 'setSize':
       case 'setArray': {
@@ -298,6 +301,7 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
       // Conditions of a join may only look at the alias it introduces (and their own subqueries).
       const outer = [...visible].filter((a) => a !== j.alias);
       checkPredicate(j.on, `${path}.on`);
+      noAggregate(j.on, `${path}.on`);
       for (const used of aliasesIn(j.on)) if (outer.includes(used)) fail(`${path}.on`, `may only refer to "${j.alias}", not "${used}"`);
     }
   };
@@ -310,9 +314,15 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
     declare(q.from.alias, { kind: 'entity', entity: q.from.entity }, `${path}.from.alias`);
     if (q.joins !== undefined && !Array.isArray(q.joins)) fail(`${path}.joins`, 'expected a list of joins');
     (q.joins ?? []).forEach((j, i) => checkJoin(j, `${path}.joins[${i}]`));
-    if (q.where !== undefined) checkPredicate(q.where, `${path}.where`);
+    if (q.where !== undefined) {
+      checkPredicate(q.where, `${path}.where`);
+      noAggregate(q.where, `${path}.where`);
+    }
     if (q.groupBy !== undefined && !Array.isArray(q.groupBy)) fail(`${path}.groupBy`, 'expected a list of expressions');
-    (q.groupBy ?? []).forEach((e, i) => checkExpr(e, `${path}.groupBy[${i}]`));
+    (q.groupBy ?? []).forEach((e, i) => {
+      checkExpr(e, `${path}.groupBy[${i}]`);
+      noAggregate(e, `${path}.groupBy[${i}]`);
+    });
     if (q.having !== undefined) checkPredicate(q.having, `${path}.having`);
     if (!Array.isArray(q.select) || q.select.length === 0) fail(`${path}.select`, 'select at least one column');
     if (q.distinct !== undefined && typeof q.distinct !== 'boolean') fail(`${path}.distinct`, 'expected true or false');
@@ -331,7 +341,7 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
         if (!names.has(String(o.expr.name))) fail(`${path}.orderBy[${i}]`, `no output column "${String(o.expr.name)}"`);
       } else checkExpr(o.expr, `${path}.orderBy[${i}].expr`);
     });
-    if (q.limit !== undefined && (!Number.isInteger(q.limit) || q.limit < 0)) fail(`${path}.limit`, 'expected a non-negative integer');
+    if (q.limit !== undefined && (!Number.isSafeInteger(q.limit) || q.limit < 0)) fail(`${path}.limit`, `expected a non-negative integer up to 2^53 - 1, got ${show(q.limit)}`);
     checkGrouping(q, path);
   }
 
@@ -439,8 +449,14 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
       oneOf(o['direction'], ['asc', 'desc'], `${path}.orderBy[${i}].direction`);
       if (typeof o['name'] !== 'string' || !left.includes(o['name'])) fail(`${path}.orderBy[${i}].name`, `no output column ${show(o['name'])} (outputs: ${left.join(', ')})`);
     });
-    if (q.limit !== undefined && (!Number.isInteger(q.limit) || q.limit < 0)) fail(`${path}.limit`, 'expected a non-negative integer');
+    if (q.limit !== undefined && (!Number.isSafeInteger(q.limit) || q.limit < 0)) fail(`${path}.limit`, `expected a non-negative integer up to 2^53 - 1, got ${show(q.limit)}`);
     return left;
+  }
+
+  /** Rows are filtered and grouped before aggregates exist: PostgreSQL refuses them there. */
+  function noAggregate(node: Predicate | Expr, path: string): void {
+    const at = aggregateIn(node);
+    if (at !== undefined) fail(`${path}${at}`, 'an aggregate is not allowed here (only in select, having and orderBy); filter groups with having');
   }
 
   checkQuery(query, 'query');
@@ -517,4 +533,28 @@ function canonical(value: unknown): string {
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'undefined';
+}
+
+/**
+ * The relative path of the first aggregate of this query level inside an expression or
+ * condition, if any; subqueries are levels of their own and are not entered.
+ */
+function aggregateIn(node: unknown, at = ''): string | undefined {
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const found = aggregateIn(node[i], `${at}[${i}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (typeof node !== 'object' || node === null) return undefined;
+  const record = node as Record<string, unknown>;
+  if (record['kind'] === 'aggregate') return at;
+  if (record['kind'] === 'scalarSubquery' || record['kind'] === 'exists') return undefined;
+  for (const [key, value] of Object.entries(record)) {
+    if (key === 'query') continue;
+    const found = aggregateIn(value, `${at}.${key}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }

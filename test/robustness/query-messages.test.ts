@@ -123,6 +123,21 @@ describe('messages for malformed queries', () => {
     expect(refusal({ ...left, where })).toMatch(new RegExp(`^query\\.where\\.arg\\.arg.*…: the query is nested deeper than ${MAX_QUERY_DEPTH} levels$`));
   });
 
+  it('refuses aggregates where PostgreSQL does: in where, in groupBy, nested in another; but not inside a subquery there', () => {
+    const n: Expr = { kind: 'aggregate', fn: 'count' };
+    const where = { kind: 'compare', op: '>', left: n, right: { kind: 'literal', value: 1 } } as const;
+    expect(refusal({ ...left, where })).toBe('query.where.left: an aggregate is not allowed here (only in select, having and orderBy); filter groups with having');
+    expect(refusal({ ...left, groupBy: [n], select: [{ name: 'n', expr: n }] })).toBe('query.groupBy[0]: an aggregate is not allowed here (only in select, having and orderBy); filter groups with having');
+    const nested: Expr = { kind: 'aggregate', fn: 'max', arg: { kind: 'arithmetic', op: '+', left: n, right: { kind: 'literal', value: 1 } } };
+    expect(refusal({ ...left, select: [{ name: 'm', expr: nested }] })).toBe('query.select[0].expr.arg.left: an aggregate cannot hold another aggregate');
+    const sub: Expr = { kind: 'scalarSubquery', query: { kind: 'select', from: { entity: 'Tag', alias: 't' }, select: [{ name: 'k', expr: n }] } };
+    expect(() => scopeQuery(index, { ...left, where: { kind: 'compare', op: '<', left: sub, right: { kind: 'literal', value: 1000 } } })).not.toThrow();
+  });
+
+  it('refuses a limit a double cannot print as digits', () => {
+    expect(refusal({ ...left, limit: 1e308 })).toBe('query.limit: expected a non-negative integer up to 2^53 - 1, got 1e+308');
+  });
+
   it('keeps a message on one line when a quoted value holds line breaks', () => {
     expect(refusal({ ...left, select: [{ name: 'title', expr: at('a', 'ti\ntle') }] })).toBe('query.select[0].expr: Content has no attribute "ti\\u000atle"');
   });
