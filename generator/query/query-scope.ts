@@ -338,8 +338,15 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
       if (!isRecord(o) || !isRecord(o.expr)) return void fail(`${path}.orderBy[${i}]`, 'expected {expr, direction}');
       oneOf(o.direction, ['asc', 'desc'], `${path}.orderBy[${i}].direction`);
       if (o.expr.kind === 'output') {
-        if (!names.has(String(o.expr.name))) fail(`${path}.orderBy[${i}]`, `no output column "${String(o.expr.name)}"`);
-      } else checkExpr(o.expr, `${path}.orderBy[${i}].expr`);
+        if (!names.has(String(o.expr.name))) fail(`${path}.orderBy[${i}]`, `no output column ${show(o.expr.name)}`);
+      } else {
+        checkExpr(o.expr, `${path}.orderBy[${i}].expr`);
+        // PostgreSQL: "for SELECT DISTINCT, ORDER BY expressions must appear in select list".
+        const key = canonical(o.expr);
+        if (q.distinct === true && !q.select.some((c) => canonical(c.expr) === key)) {
+          fail(`${path}.orderBy[${i}].expr`, 'a distinct query can only be ordered by what it selects: select this expression, or order by an output column');
+        }
+      }
     });
     if (q.limit !== undefined && (!Number.isSafeInteger(q.limit) || q.limit < 0)) fail(`${path}.limit`, `expected a non-negative integer up to 2^53 - 1, got ${show(q.limit)}`);
     checkGrouping(q, path);

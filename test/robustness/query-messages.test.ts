@@ -134,6 +134,12 @@ describe('messages for malformed queries', () => {
     expect(() => scopeQuery(index, { ...left, where: { kind: 'compare', op: '<', left: sub, right: { kind: 'literal', value: 1000 } } })).not.toThrow();
   });
 
+  it('refuses ordering a distinct query by what it does not select', () => {
+    const distinct: SelectQuery = { ...left, distinct: true, orderBy: [{ expr: at('a', 'created_at'), direction: 'asc' }] };
+    expect(refusal(distinct)).toBe('query.orderBy[0].expr: a distinct query can only be ordered by what it selects: select this expression, or order by an output column');
+    expect(() => scopeQuery(index, { ...distinct, orderBy: [{ expr: at('a', 'title'), direction: 'asc' }] })).not.toThrow();
+  });
+
   it('refuses a limit a double cannot print as digits', () => {
     expect(refusal({ ...left, limit: 1e308 })).toBe('query.limit: expected a non-negative integer up to 2^53 - 1, got 1e+308');
   });
