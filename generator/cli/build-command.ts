@@ -8,6 +8,7 @@ import { SCALE_PRESETS, type InstanceProfile, type ScalePreset } from '../instan
 import { resolveTarget } from '../database/database.ts';
 import { buildDataset } from '../assemble/build-dataset.ts';
 import { seedFromText } from '../assemble/build-manifest.ts';
+import { MODEL_LIMITS } from '../er-model/validate-domain.ts';
 
 const USAGE = `usage: equisql build --dataset NAME [--variants all|a,b,…|random:K] [--scale S] [--seed N]
                      [--profile default|edge] [--count Entity=N …] [--db URL] [--config FILE] --out DIR
@@ -52,7 +53,9 @@ export const command: Command = {
     for (const item of flags.count ?? []) {
       const m = /^([A-Za-z_]\w*)=(\d+)$/.exec(item);
       if (!m) throw new ConfigError(`build: --count expects Entity=N, got "${item}"`);
-      counts[m[1] as string] = Number(m[2]);
+      const n = Number(m[2]);
+      if (n > MODEL_LIMITS.countPerEntity) throw new ConfigError(`build: --count ${m[1] as string}: at most ${MODEL_LIMITS.countPerEntity} objects per entity, got ${m[2] as string}`);
+      counts[m[1] as string] = n;
     }
     const target = resolveTarget(flags.db ?? io.env['DATABASE_URL'], join(out, 'pglite'));
     const started = performance.now();

@@ -9,6 +9,7 @@ import { parseDomainJson } from '../er-model/domain-json.ts';
 import { validateDomain } from '../er-model/validate-domain.ts';
 import { BUILT_IN_DOMAINS } from '../domains/index.ts';
 import type { DatasetDefinition, EquisqlConfig } from './define-config.ts';
+import { validateDataset } from './validate-config.ts';
 
 const PROJECT_CONFIG = resolve(dirname(fileURLToPath(import.meta.url)), '../../datasets.config.ts');
 
@@ -76,20 +77,21 @@ export function resolveDataset(name: string, config: EquisqlConfig, configPath: 
     const domain = parseDomainJson(readFileSync(path, 'utf8'), name);
     return { name: domain.name, domain, definition: { domain } };
   }
-  const definition = ownValue(config.datasets, name);
-  if (!definition) {
+  const definition = Object.hasOwn(config.datasets, name) ? (config.datasets[name] as unknown) : undefined;
+  if (definition === undefined) {
     throw new ConfigError(`--dataset: unknown dataset "${escapeControl(name)}" (known: ${Object.keys(config.datasets).join(', ')}; or a path to a .json model)`);
   }
-  return { name, domain: resolveDomain(definition.domain, `datasets.${name}.domain`, dirname(configPath)), definition };
+  const checked = validateDataset(definition, `datasets.${name}`);
+  return { name, domain: resolveDomain(checked.domain, `datasets.${name}.domain`, dirname(configPath)), definition: checked };
 }
 
 function resolveDomain(domain: Domain | string, where: string, base: string): Domain {
-  if (typeof domain !== 'string') return validateDomain(domain);
+  if (typeof domain !== 'string') return validateDomain(domain, where);
   const builtIn = ownValue(BUILT_IN_DOMAINS, domain);
   if (builtIn) return builtIn;
   const path = resolve(base, domain);
-  if (!domain.endsWith('.json') || !existsSync(path)) {
-    throw new ConfigError(`${where}: "${domain}" is neither a built-in domain (${Object.keys(BUILT_IN_DOMAINS).join(', ')}) nor a JSON model file`);
+  if (!domain.endsWith('.json') || domain.includes('\0') || !existsSync(path)) {
+    throw new ConfigError(`${where}: ${JSON.stringify(domain.length > 60 ? `${domain.slice(0, 57)}...` : domain)} is neither a built-in domain (${Object.keys(BUILT_IN_DOMAINS).join(', ')}) nor a JSON model file`);
   }
   return parseDomainJson(readFileSync(path, 'utf8'), domain);
 }

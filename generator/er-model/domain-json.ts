@@ -68,6 +68,9 @@ function printJson(value: unknown, indent: string, prefix = ''): string {
   return `{\n${lines.join(',\n')}\n${indent}}`;
 }
 
+/** Far beyond any model (about six levels) and far within the stack. */
+export const MAX_JSON_DEPTH = 64;
+
 class JsonSyntaxError extends Error {
   constructor(
     message: string,
@@ -135,11 +138,19 @@ function parseJsonStrict(text: string, origin: string): unknown {
     at += match[0].length;
     return Number(match[0]);
   };
+  let depth = 0;
+  const nest = <T>(read: () => T): T => {
+    // Recursion on hostile input would end in a stack overflow, not in a message.
+    if (++depth > MAX_JSON_DEPTH) fail(`nested deeper than ${MAX_JSON_DEPTH} levels`);
+    const value = read();
+    depth--;
+    return value;
+  };
   const readValue = (): unknown => {
     skipSpace();
     const ch = source[at];
-    if (ch === '{') return readObject();
-    if (ch === '[') return readArray();
+    if (ch === '{') return nest(readObject);
+    if (ch === '[') return nest(readArray);
     if (ch === '"') return readString();
     if (ch === 't') return expectWord('true', true);
     if (ch === 'f') return expectWord('false', false);

@@ -26,8 +26,40 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const FAKER_PATH = /^[A-Za-z][A-Za-z0-9]*\.[A-Za-z][A-Za-z0-9]*$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
+/** PostgreSQL's NAMEDATALEN - 1; identifiers are ASCII, so characters are bytes. */
+const MAX_NAME_BYTES = 63;
 /** Slack for fraction sums written as decimals (0.45 + 0.34 + 0.21). */
 const SUM_TOLERANCE = 1e-9;
+
+/**
+ * Size caps, checked before anything is allocated for them: an instance lives in memory, so a
+ * count of a billion would crash the process instead of failing with a message.
+ */
+export const MODEL_LIMITS = {
+  /** Objects of one root entity at one scale. */
+  countPerEntity: 10_000_000,
+  /** Objects of all root entities together at one scale. */
+  countTotal: 20_000_000,
+  /** Partners per object (degree mean and max) and elements per set (setSize). */
+  perObject: 1000,
+  /** Elements of a model: far above any real one, and small enough to build every variant quickly. */
+  entities: 200,
+  relationships: 400,
+  /** Attributes of one entity or relationship, and values of one enum or pool. */
+  attributes: 200,
+  listValues: 10_000,
+  /**
+   * Attributes of the whole model: single-table inheritance puts a hierarchy's attributes and
+   * foreign keys in one table, and PostgreSQL allows 1,600 columns.
+   */
+  attributesTotal: 1000,
+  /** Levels of an inheritance hierarchy below its root. */
+  hierarchyDepth: 16,
+  /** Decimal places the instance generator can print (Number#toFixed stops at 100). */
+  numericScale: 100,
+  /** Numeric bounds beyond this lose digits in a double, so the values would not round-trip. */
+  numericBound: 1e15,
+} as const;
 
 // Listing keys through a Record over the interface's keys makes forgetting one a compile
 // error; the listing order is also the order `domainToJson` writes them in.
@@ -147,14 +179,16 @@ function describe(value: unknown): string {
   if (value === null) return 'null';
   if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 37)}...` : value);
+  // JSON escapes control characters but not the two Unicode line separators.
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 37)}...` : value).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (typeof value === 'object') return 'an object';
   return `a ${typeof value}`;
 }
 
+/** A usable name: an identifier PostgreSQL keeps whole (paths and lookups use only these). */
 function isIdentifier(value: unknown): value is string {
-  return typeof value === 'string' && IDENTIFIER.test(value);
+  return typeof value === 'string' && value.length <= MAX_NAME_BYTES && IDENTIFIER.test(value);
 }
 
 /** `entities.Account` for a named element, `entities[3]` for one without a usable name. */
@@ -247,6 +281,11 @@ class DomainChecker {
 
   private identifier(value: unknown, path: string): value is string {
     if (!this.string(value, path)) return false;
+    if (IDENTIFIER.test(value) && value.length > MAX_NAME_BYTES) {
+      // Longer names would be cut short by PostgreSQL, and two cut names can collide.
+      this.report(path, `${describe(value)} is ${value.length} characters long, more than the ${MAX_NAME_BYTES} PostgreSQL allows in a name`);
+      return false;
+    }
     if (IDENTIFIER.test(value)) return true;
     this.report(path, `${describe(value)} is not an identifier (letters, digits and _, not starting with a digit)`);
     return false;
@@ -270,6 +309,18 @@ class DomainChecker {
     if (value <= 1 && (openBelow ? value > 0 : value >= 0)) return true;
     this.report(path, `must be ${openBelow ? 'greater than 0 and at most 1' : 'between 0 and 1'}, got ${value}`);
     return false;
+  }
+
+  /** `unknown entity "Persn" (did you mean "Person"?)`, or the known names when none is close. */
+  private unknownEntity(name: string): string {
+    const known = [...this.byName.keys()];
+    const near = known
+      .map((k) => ({ k, d: editDistance(k, name) }))
+      .filter(({ k, d }) => d <= Math.max(1, Math.floor(k.length / 3)))
+      .sort((a, b) => a.d - b.d);
+    const listed = known.length <= 12 ? known.join(', ') : `${known.slice(0, 12).join(', ')}, …`;
+    const hint = near[0] !== undefined ? `did you mean "${near[0].k}"?` : known.length > 0 ? `known: ${listed}` : 'the domain declares no entity';
+    return `unknown entity ${describe(name)} (${hint})`;
   }
 
   private nounLexicon(value: unknown, path: string): void {
@@ -296,6 +347,16 @@ class DomainChecker {
     if (input.description !== undefined) this.string(input.description, `${this.base}.description`);
 
     const entitiesPath = `${this.base}.entities`;
+    // Past the caps, checking (and later building) would take minutes: stop at the count.
+    if (this.tooMany(input.entities, MODEL_LIMITS.entities, entitiesPath, 'entities')) return;
+    if (this.tooMany(input.relationships, MODEL_LIMITS.relationships, `${this.base}.relationships`, 'relationships')) return;
+    const attributeCount = [input.entities, input.relationships]
+      .flatMap((list) => (Array.isArray(list) ? list : []))
+      .reduce((sum: number, element) => sum + (isRecord(element) && Array.isArray(element.attributes) ? element.attributes.length : 0), 0);
+    if (attributeCount > MODEL_LIMITS.attributesTotal) {
+      this.report(this.base, `${attributeCount} attributes in all, more than the ${MODEL_LIMITS.attributesTotal} a domain may have`);
+      return;
+    }
     if (Array.isArray(input.entities)) {
       if (input.entities.length === 0) this.report(entitiesPath, 'a domain needs at least one entity');
       this.indexEntities(input.entities, entitiesPath);
@@ -303,6 +364,8 @@ class DomainChecker {
     } else {
       this.report(entitiesPath, `must be a list of entities, got ${describe(input.entities)}`);
     }
+
+    this.totalCounts(input.entities, entitiesPath);
 
     const relationshipsPath = `${this.base}.relationships`;
     if (Array.isArray(input.relationships)) {
@@ -314,6 +377,12 @@ class DomainChecker {
     } else {
       this.report(relationshipsPath, `must be a list of relationships, got ${describe(input.relationships)}`);
     }
+  }
+
+  private tooMany(list: unknown, cap: number, path: string, what: string): boolean {
+    if (!Array.isArray(list) || list.length <= cap) return false;
+    this.report(path, `${list.length} ${what}, more than the ${cap} a domain may have`);
+    return true;
   }
 
   private indexEntities(list: readonly unknown[], listPath: string): void {
@@ -423,8 +492,12 @@ class DomainChecker {
     const isSubclass = raw.parent !== undefined;
     if (isSubclass && this.identifier(raw.parent, `${path}.parent`)) {
       if (!this.byName.has(raw.parent)) {
-        this.report(`${path}.parent`, `unknown entity "${raw.parent}"`);
+        this.report(`${path}.parent`, this.unknownEntity(raw.parent));
       } else {
+        const depth = this.ancestors(info).length;
+        if (depth > MODEL_LIMITS.hierarchyDepth) {
+          this.report(`${path}.parent`, `${info.name ?? 'this entity'} is ${depth} levels below its root, more than the ${MODEL_LIMITS.hierarchyDepth} a hierarchy may have`);
+        }
         const cycle = this.cycleThrough(info);
         // Report a cycle once, on the member declared first.
         if (cycle !== undefined && cycle.every((member) => member.index >= info.index)) {
@@ -493,12 +566,31 @@ class DomainChecker {
     const total = this.boolean(spec.total, `${specPath}.total`) ? spec.total : undefined;
     // A disjoint partial specialization leaves the rest of the parent's instances direct, so
     // the shares cannot exceed the whole; a total one is normalized when generating.
-    if (disjoint === true && total === false) {
+    // A disjoint total one puts every instance in exactly one subclass, so when every share
+    // is given they must add up to the whole.
+    if (disjoint === true) {
       const parts = subclasses.filter((child) => typeof child.raw.fraction === 'number');
       const sum = parts.reduce((acc, child) => acc + (child.raw.fraction as number), 0);
+      const terms = parts.map((child) => `${child.name} ${child.raw.fraction as number}`).join(' + ');
       if (sum > 1 + SUM_TOLERANCE) {
-        const terms = parts.map((child) => `${child.name} ${child.raw.fraction as number}`).join(' + ');
         this.report(specPath, `subclass fractions sum to ${round(sum)} (${terms}), more than 1 for a disjoint specialization`);
+      } else if (total === true && parts.length === subclasses.length && sum < 1 - SUM_TOLERANCE) {
+        this.report(specPath, `subclass fractions sum to ${round(sum)} (${terms}), but a disjoint total specialization needs them to sum to 1`);
+      }
+    }
+  }
+
+  /** Each entity's counts are capped on their own; the instance holds all roots at once. */
+  private totalCounts(list: unknown, path: string): void {
+    if (!Array.isArray(list)) return;
+    for (const preset of COUNT_KEYS) {
+      let sum = 0;
+      for (const raw of list) {
+        const count = isRecord(raw) && raw.parent === undefined && isRecord(raw.counts) ? raw.counts[preset] : undefined;
+        if (typeof count === 'number' && Number.isSafeInteger(count) && count > 0 && count <= MODEL_LIMITS.countPerEntity) sum += count;
+      }
+      if (sum > MODEL_LIMITS.countTotal) {
+        this.report(path, `the root entities' counts.${preset} sum to ${sum}, more than the cap of ${MODEL_LIMITS.countTotal} objects per scale`);
       }
     }
   }
@@ -510,8 +602,11 @@ class DomainChecker {
       const count = value[preset];
       if (count === undefined) {
         this.report(`${path}.${preset}`, 'required: a count for every scale preset (tiny, small, paper, large)');
-      } else if (this.integer(count, `${path}.${preset}`) && count < 0) {
-        this.report(`${path}.${preset}`, `must not be negative, got ${count}`);
+      } else if (this.integer(count, `${path}.${preset}`)) {
+        if (count < 0) this.report(`${path}.${preset}`, `must not be negative, got ${count}`);
+        else if (count > MODEL_LIMITS.countPerEntity) {
+          this.report(`${path}.${preset}`, `must be at most ${MODEL_LIMITS.countPerEntity} (the cap per entity and scale), got ${count}`);
+        }
       }
     }
   }
@@ -519,6 +614,10 @@ class DomainChecker {
   // ---- attributes ----------------------------------------------------------------------
 
   private attributes(list: readonly unknown[], listPath: string, inherited: ReadonlyMap<string, string>, ofRelationship: boolean): void {
+    if (list.length > MODEL_LIMITS.attributes) {
+      this.report(listPath, `${list.length} attributes, more than the ${MODEL_LIMITS.attributes} an entity or relationship may have`);
+      return;
+    }
     const own = new Map<string, string>();
     list.forEach((raw, index) => {
       const path = elementPath(listPath, raw, index);
@@ -578,6 +677,9 @@ class DomainChecker {
         const bound = usable ? `the precision ${precision as number}` : 'the precision';
         this.report(`${path}.scale`, `must be between 0 and ${bound}, got ${value.scale}`);
         usable = false;
+      } else if (value.scale > MODEL_LIMITS.numericScale) {
+        this.report(`${path}.scale`, `must be at most ${MODEL_LIMITS.numericScale} decimal places, got ${value.scale}`);
+        usable = false;
       }
     }
     if (typeKind === 'enum') {
@@ -587,6 +689,9 @@ class DomainChecker {
         usable = false;
       } else if (values.length === 0) {
         this.report(`${path}.values`, 'an enumeration needs at least one value');
+        usable = false;
+      } else if (values.length > MODEL_LIMITS.listValues) {
+        this.report(`${path}.values`, `${values.length} values, more than the ${MODEL_LIMITS.listValues} an enumeration may have`);
         usable = false;
       } else {
         const seen = new Set<string>();
@@ -638,6 +743,8 @@ class DomainChecker {
         this.report(poolPath, `must be a list of strings, got ${describe(value.pool)}`);
       } else if (value.pool.length === 0) {
         this.report(poolPath, 'must not be empty');
+      } else if (value.pool.length > MODEL_LIMITS.listValues) {
+        this.report(poolPath, `${value.pool.length} values, more than the ${MODEL_LIMITS.listValues} a pool may have`);
       } else {
         const seen = new Set<string>();
         value.pool.forEach((item, index) => {
@@ -672,6 +779,10 @@ class DomainChecker {
       }
       case 'numeric': {
         if (!this.number(value, path)) return undefined;
+        if (Math.abs(value) > MODEL_LIMITS.numericBound) {
+          this.report(path, `must be between -${MODEL_LIMITS.numericBound} and ${MODEL_LIMITS.numericBound} (generated numbers beyond lose digits), got ${value}`);
+          return undefined;
+        }
         const digits = (type.precision as number) - (type.scale as number);
         if (Math.abs(value) >= 10 ** digits) {
           this.report(path, `${value} does not fit in numeric(${type.precision as number},${type.scale as number})`);
@@ -710,6 +821,10 @@ class DomainChecker {
       this.report(path, `must satisfy 0 <= min <= max, got [${min}, ${max}]`);
       return;
     }
+    if (max > MODEL_LIMITS.perObject) {
+      this.report(path, `max must be at most ${MODEL_LIMITS.perObject} elements per set, got ${max}`);
+      return;
+    }
     if (!attribute.optional && min < 1) {
       this.report(path, `a required multi-valued attribute has at least one value, so min must be at least 1 (or mark it optional), got [${min}, ${max}]`);
       return;
@@ -737,7 +852,7 @@ class DomainChecker {
       if (value === undefined) this.report(`${path}.${end}`, 'required: the name of an entity');
       else if (this.string(value, `${path}.${end}`)) {
         const target = this.byName.get(value);
-        if (target === undefined) this.report(`${path}.${end}`, `unknown entity ${describe(value)}`);
+        if (target === undefined) this.report(`${path}.${end}`, this.unknownEntity(value));
         else ends[end] = target;
       }
     }
@@ -803,11 +918,13 @@ class DomainChecker {
     let mean: number | undefined;
     if (value.mean !== undefined && this.number(value.mean, `${path}.mean`)) {
       if (value.mean < 0) this.report(`${path}.mean`, `must not be negative, got ${value.mean}`);
+      else if (value.mean > MODEL_LIMITS.perObject) this.report(`${path}.mean`, `must be at most ${MODEL_LIMITS.perObject} partners, got ${value.mean}`);
       else if (single && value.mean > 1) this.report(`${path}.mean`, `a ${cardinality} relationship has at most one partner per "from" instance, got ${value.mean}`);
       else mean = value.mean;
     }
     if (value.max !== undefined && this.integer(value.max, `${path}.max`)) {
       if (value.max < 1) this.report(`${path}.max`, `must be at least 1, got ${value.max}`);
+      else if (value.max > MODEL_LIMITS.perObject) this.report(`${path}.max`, `must be at most ${MODEL_LIMITS.perObject} partners, got ${value.max}`);
       else if (single && value.max > 1) this.report(`${path}.max`, `a ${cardinality} relationship has at most one partner per "from" instance, got ${value.max}`);
       else if (mean !== undefined && mean > value.max) this.report(`${path}.max`, `${value.max} is less than mean ${mean}`);
     }

@@ -1,5 +1,6 @@
 import type { Attribute, Domain, Entity, Relationship } from '../er-model/er-model.ts';
 import { indexDomain, type ErIndex } from '../er-model/er-index.ts';
+import { MODEL_LIMITS } from '../er-model/validate-domain.ts';
 import { createRng, type Rng } from '../common/rng.ts';
 import { ConfigError } from '../common/errors.ts';
 import type {
@@ -56,10 +57,7 @@ export function generateInstanceReport(domain: Domain, options: InstanceOptions)
   const profile = options.profile ?? 'default';
   const rates = RATES[profile];
   const rng = createRng(`${options.seed}`).fork(`instance/${profile}`);
-  for (const name of Object.keys(options.counts ?? {})) {
-    const entity = domain.entities.find((e) => e.name === name);
-    if (!entity || entity.parent !== undefined) throw new ConfigError(`counts.${name}: not a root entity of domain ${domain.name}`);
-  }
+  checkCounts(domain, options);
 
   // 1. Objects and their classes.
   const members = new Map<string, EntityObject[]>();
@@ -124,6 +122,36 @@ export function generateInstanceReport(domain: Domain, options: InstanceOptions)
     );
   }
   return { instance: { domain: domain.name, objects, links }, warnings };
+}
+
+/**
+ * Checks the counts an instance will have, overrides included, against the caps before
+ * anything is allocated: a billion objects would crash the process, not fail with a message.
+ *
+ * @example
+ * checkCounts(socialMedia, { seed: 1, scale: 'tiny', counts: { Account: 1e20 } })
+ * // throws ConfigError: counts.Account: at most 10000000 objects per entity, got 100000000000000000000
+ */
+export function checkCounts(domain: Domain, options: InstanceOptions): void {
+  for (const name of Object.keys(options.counts ?? {})) {
+    const entity = domain.entities.find((e) => e.name === name);
+    if (!entity || entity.parent !== undefined) {
+      const roots = domain.entities.filter((e) => e.parent === undefined).map((e) => e.name);
+      throw new ConfigError(`counts.${name}: not a root entity of domain ${domain.name} (roots: ${roots.join(', ')})`);
+    }
+  }
+  let total = 0;
+  for (const root of domain.entities.filter((e) => e.parent === undefined)) {
+    const override = options.counts?.[root.name];
+    const count = override ?? (root.counts ?? DEFAULT_COUNTS)[options.scale];
+    const where = override === undefined ? `domains.${domain.name}.entities.${root.name}.counts.${options.scale}` : `counts.${root.name}`;
+    if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) throw new ConfigError(`${where}: expected a non-negative integer, got ${String(count)}`);
+    if (count > MODEL_LIMITS.countPerEntity) throw new ConfigError(`${where}: at most ${MODEL_LIMITS.countPerEntity} objects per entity, got ${count}`);
+    total += count;
+  }
+  if (total > MODEL_LIMITS.countTotal) {
+    throw new ConfigError(`counts: ${total} objects at scale ${options.scale}, more than the cap of ${MODEL_LIMITS.countTotal}`);
+  }
 }
 
 /**
@@ -247,6 +275,15 @@ function fillColumn(attribute: Attribute, n: number, gen: ValueGenerator, rng: R
   }
   const nullRate = attribute.hints?.nullRate ?? rates.nullRate;
   for (let i = 0; i < n; i++) out.push(optional && rng.chance(nullRate) ? null : gen.next());
+  const type = attribute.type;
+  if (type.kind === 'enum' && attribute.hints?.unique === true) {
+    // Distinct values run out after the last member of the enum; anything further would
+    // break the column's CHECK when loaded.
+    const needed = out.filter((v) => v !== null).length;
+    if (needed > type.values.length) {
+      throw new ConfigError(`${path}.hints.unique: a unique enum of ${type.values.length} value${type.values.length === 1 ? '' : 's'} cannot give ${needed} objects distinct values (add values, or drop unique)`);
+    }
+  }
   if (optional && n >= 2 && !out.includes(null)) out[rng.int(0, n - 1)] = null;
   if (optional && n >= 2 && !out.some((v) => v !== null)) out[0] = gen.next();
   if (attribute.type.kind === 'text' && n >= 2 && attribute.hints?.unique !== true) {

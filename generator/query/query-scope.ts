@@ -1,6 +1,6 @@
 import type { Attribute, AttributeType } from '../er-model/er-model.ts';
 import type { ErIndex } from '../er-model/er-index.ts';
-import { CompileError } from '../common/errors.ts';
+import { ConfigError } from '../common/errors.ts';
 import { identNeedsQuotes } from '../common/sql-text.ts';
 import type { Expr, Join, Predicate, Query, ScalarLiteral, SelectQuery } from './conceptual-query.ts';
 
@@ -39,22 +39,25 @@ const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null 
  * operation.
  */
 export function scopeQuery(index: ErIndex, query: Query): QueryScope {
+  checkDepth(query);
   const aliases = new Map<string, AliasInfo>();
   let visible = new Set<string>();
+  // A query is user input: a malformed one is a ConfigError, so the CLI exits 2. Names and
+  // values quoted in a message may hold line breaks; escape them so it stays one line.
   const fail = (path: string, message: string): never => {
-    throw new CompileError(`${path}: ${message}`);
+    throw new ConfigError(`${path}: ${oneLineText(message)}`);
   };
   const oneOf = (value: unknown, allowed: readonly string[], path: string): void => {
-    if (typeof value !== 'string' || !allowed.includes(value)) fail(path, `expected one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
+    if (typeof value !== 'string' || !allowed.includes(value)) fail(path, `expected one of ${allowed.join(', ')}, got ${show(value)}`);
   };
   const text = (value: unknown, path: string): string => {
-    if (typeof value !== 'string') return fail(path, `expected a string, got ${JSON.stringify(value)}`);
+    if (typeof value !== 'string') return fail(path, `expected a string, got ${show(value)}`);
     return value;
   };
   const literal = (value: unknown, path: string): void => {
     if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
     if (typeof value === 'number' && Number.isFinite(value)) return;
-    fail(path, `expected a string, number, boolean or null, got ${JSON.stringify(value)}`);
+    fail(path, `expected a string, number, boolean or null, got ${show(value)}`);
   };
   const info = (alias: unknown, path: string): AliasInfo => {
     const name = text(alias, path);
@@ -122,12 +125,12 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
             : type.kind === 'enum'
               ? typeof value === 'string' && type.values.includes(value)
               : typeof value === 'string';
-    if (!ok) fail(path, `${JSON.stringify(value)} is not a ${type.kind === 'enum' ? `value of ${type.values.join('|')}` : type.kind}`);
+    if (!ok) fail(path, `${show(value)} is not a ${type.kind === 'enum' ? `value of ${type.values.join('|')}` : type.kind}`);
   };
   const literalOf = (e: Expr): ScalarLiteral | null | undefined => (e.kind === 'literal' ? e.value : undefined);
 
   const checkExpr = (raw: unknown, path: string): void => {
-    if (!isRecord(raw)) return void fail(path, `expected an expression, got ${JSON.stringify(raw)}`);
+    if (!isRecord(raw)) return void fail(path, `expected an expression, got ${show(raw)}`);
     const e = raw as Expr;
     switch (e.kind) {
       case 'attribute': {
@@ -154,8 +157,11 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
         // rarely what a question means (nor does our SQL parser read it).
         if (e.distinct !== undefined && typeof e.distinct !== 'boolean') fail(`${path}.distinct`, 'expected true or false');
         if (e.distinct && e.fn !== 'count') fail(path, `DISTINCT applies to count only, not ${e.fn}`);
-        if (e.arg !== undefined) checkExpr(e.arg, `${path}.arg`);
-        else if (e.fn !== 'count') fail(path, `${e.fn} needs an argument`);
+        if (e.arg !== undefined) {
+          checkExpr(e.arg, `${path}.arg`);
+          const inner = aggregateIn(e.arg);
+          if (inner !== undefined) fail(`${path}.arg${inner}`, 'an aggregate cannot hold another aggregate');
+        } else if (e.fn !== 'count') fail(path, `${e.fn} needs an argument`);
         return;
       case 'setSize':
       case 'setArray': {
@@ -178,7 +184,7 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
         checkExpr(e.right, `${path}.right`);
         return;
       case 'round':
-        if (!Number.isInteger(e.digits) || e.digits < 0 || e.digits > 20) fail(`${path}.digits`, `expected an integer from 0 to 20, got ${JSON.stringify(e.digits)}`);
+        if (!Number.isInteger(e.digits) || e.digits < 0 || e.digits > 20) fail(`${path}.digits`, `expected an integer from 0 to 20, got ${show(e.digits)}`);
         checkExpr(e.arg, `${path}.arg`);
         return;
       case 'scalarSubquery':
@@ -188,12 +194,12 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
         });
         return;
       default:
-        fail(`${path}.kind`, `unknown expression kind ${JSON.stringify((e as { kind?: unknown }).kind)}`);
+        fail(`${path}.kind`, `unknown expression kind ${show((e as { kind?: unknown }).kind)}`);
     }
   };
 
   const checkPredicate = (raw: unknown, path: string): void => {
-    if (!isRecord(raw)) return void fail(path, `expected a condition, got ${JSON.stringify(raw)}`);
+    if (!isRecord(raw)) return void fail(path, `expected a condition, got ${show(raw)}`);
     const p = raw as Predicate;
     if ('negated' in p && p.negated !== undefined && typeof p.negated !== 'boolean') fail(`${path}.negated`, 'expected true or false');
     switch (p.kind) {
@@ -266,12 +272,12 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
         });
         return;
       default:
-        fail(`${path}.kind`, `unknown condition kind ${JSON.stringify((p as { kind?: unknown }).kind)}`);
+        fail(`${path}.kind`, `unknown condition kind ${show((p as { kind?: unknown }).kind)}`);
     }
   };
 
   const checkJoin = (raw: unknown, path: string): void => {
-    if (!isRecord(raw)) return void fail(path, `expected a join, got ${JSON.stringify(raw)}`);
+    if (!isRecord(raw)) return void fail(path, `expected a join, got ${show(raw)}`);
     const j = raw as Join;
     oneOf(j.type, ['inner', 'left'], `${path}.type`);
     if (j.kind === 'elements') {
@@ -280,7 +286,7 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
       declare(j.alias, { kind: 'elements', of: j.of, owner: entity, attribute }, `${path}.alias`);
       return;
     }
-    if (j.kind !== 'relationship') return void fail(`${path}.kind`, `expected relationship or elements, got ${JSON.stringify((j as { kind?: unknown }).kind)}`);
+    if (j.kind !== 'relationship') return void fail(`${path}.kind`, `expected relationship or elements, got ${show((j as { kind?: unknown }).kind)}`);
     oneOf(j.direction, ['forward', 'reverse'], `${path}.direction`);
     if (!index.domain.relationships.some((r) => r.name === j.relationship)) fail(`${path}.relationship`, `unknown relationship "${String(j.relationship)}"`);
     const rel = index.relationship(j.relationship);
@@ -295,6 +301,7 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
       // Conditions of a join may only look at the alias it introduces (and their own subqueries).
       const outer = [...visible].filter((a) => a !== j.alias);
       checkPredicate(j.on, `${path}.on`);
+      noAggregate(j.on, `${path}.on`);
       for (const used of aliasesIn(j.on)) if (outer.includes(used)) fail(`${path}.on`, `may only refer to "${j.alias}", not "${used}"`);
     }
   };
@@ -307,15 +314,21 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
     declare(q.from.alias, { kind: 'entity', entity: q.from.entity }, `${path}.from.alias`);
     if (q.joins !== undefined && !Array.isArray(q.joins)) fail(`${path}.joins`, 'expected a list of joins');
     (q.joins ?? []).forEach((j, i) => checkJoin(j, `${path}.joins[${i}]`));
-    if (q.where !== undefined) checkPredicate(q.where, `${path}.where`);
+    if (q.where !== undefined) {
+      checkPredicate(q.where, `${path}.where`);
+      noAggregate(q.where, `${path}.where`);
+    }
     if (q.groupBy !== undefined && !Array.isArray(q.groupBy)) fail(`${path}.groupBy`, 'expected a list of expressions');
-    (q.groupBy ?? []).forEach((e, i) => checkExpr(e, `${path}.groupBy[${i}]`));
+    (q.groupBy ?? []).forEach((e, i) => {
+      checkExpr(e, `${path}.groupBy[${i}]`);
+      noAggregate(e, `${path}.groupBy[${i}]`);
+    });
     if (q.having !== undefined) checkPredicate(q.having, `${path}.having`);
     if (!Array.isArray(q.select) || q.select.length === 0) fail(`${path}.select`, 'select at least one column');
     if (q.distinct !== undefined && typeof q.distinct !== 'boolean') fail(`${path}.distinct`, 'expected true or false');
     const names = new Set<string>();
     q.select.forEach((c, i) => {
-      if (!isRecord(c) || typeof c.name !== 'string' || !ALIAS.test(c.name)) fail(`${path}.select[${i}].name`, `output name ${JSON.stringify(isRecord(c) ? c.name : c)} must be a lower-case identifier`);
+      if (!isRecord(c) || typeof c.name !== 'string' || !ALIAS.test(c.name)) fail(`${path}.select[${i}].name`, `output name ${show(isRecord(c) ? c.name : c)} must be a lower-case identifier`);
       if (names.has(c.name)) fail(`${path}.select[${i}].name`, `output name "${c.name}" is used twice`);
       names.add(c.name);
       checkExpr(c.expr, `${path}.select[${i}].expr`);
@@ -325,31 +338,132 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
       if (!isRecord(o) || !isRecord(o.expr)) return void fail(`${path}.orderBy[${i}]`, 'expected {expr, direction}');
       oneOf(o.direction, ['asc', 'desc'], `${path}.orderBy[${i}].direction`);
       if (o.expr.kind === 'output') {
-        if (!names.has(String(o.expr.name))) fail(`${path}.orderBy[${i}]`, `no output column "${String(o.expr.name)}"`);
-      } else checkExpr(o.expr, `${path}.orderBy[${i}].expr`);
+        if (!names.has(String(o.expr.name))) fail(`${path}.orderBy[${i}]`, `no output column ${show(o.expr.name)}`);
+      } else {
+        checkExpr(o.expr, `${path}.orderBy[${i}].expr`);
+        // PostgreSQL: "for SELECT DISTINCT, ORDER BY expressions must appear in select list".
+        const key = canonical(o.expr);
+        if (q.distinct === true && !q.select.some((c) => canonical(c.expr) === key)) {
+          fail(`${path}.orderBy[${i}].expr`, 'a distinct query can only be ordered by what it selects: select this expression, or order by an output column');
+        }
+      }
     });
-    if (q.limit !== undefined && (!Number.isInteger(q.limit) || q.limit < 0)) fail(`${path}.limit`, 'expected a non-negative integer');
+    if (q.limit !== undefined && (!Number.isSafeInteger(q.limit) || q.limit < 0)) fail(`${path}.limit`, `expected a non-negative integer up to 2^53 - 1, got ${show(q.limit)}`);
+    checkGrouping(q, path);
+  }
+
+  /**
+   * In a grouped query (GROUP BY or an aggregate), every value read outside an aggregate must
+   * be a grouping expression, or read from an alias whose id is grouped: the compiler then
+   * groups by all of that alias's columns, which depend on the id. Anything else PostgreSQL
+   * refuses ("must appear in the GROUP BY clause").
+   */
+  function checkGrouping(q: SelectQuery, path: string): void {
+    const orderExprs = (q.orderBy ?? []).map((o) => o.expr).filter((e): e is Expr => e.kind !== 'output');
+    const grouped = (q.groupBy ?? []).length > 0 || q.having !== undefined || [...q.select.map((c) => c.expr), ...orderExprs].some(hasAggregate);
+    if (!grouped) return;
+    const local = new Set([q.from.alias, ...(q.joins ?? []).map((j) => j.alias)]);
+    const keys = new Set((q.groupBy ?? []).map(canonical));
+    const byId = new Set((q.groupBy ?? []).flatMap((e) => (e.kind === 'attribute' && e.attribute === 'id' ? [e.alias] : [])));
+    const name = (node: { alias: string; attribute?: unknown; kind: string }): string =>
+      node.kind === 'element' ? `element ${node.alias}` : typeof node.attribute === 'string' ? `${node.alias}.${node.attribute}` : `${node.kind} of ${node.alias}`;
+    const ungrouped = (where: string, node: { alias: string; attribute?: unknown; kind: string }): never =>
+      fail(where, `${name(node)} is neither grouped nor inside an aggregate: add it to groupBy${node.kind === 'element' || node.kind === 'linkAttribute' ? '' : `, or group by ${node.alias}.id`}`);
+    /** Any mention of a local alias deep inside a subquery or condition. */
+    const within = (node: unknown, where: string): void => {
+      if (Array.isArray(node)) return node.forEach((n) => within(n, where));
+      if (!isRecord(node)) return;
+      const alias = node['alias'];
+      if (typeof alias === 'string' && typeof node['kind'] === 'string' && local.has(alias) && !keys.has(canonical(node as Expr)) && (!byId.has(alias) || node['kind'] === 'element' || node['kind'] === 'linkAttribute')) {
+        ungrouped(where, node as { alias: string; kind: string });
+      }
+      for (const [k, v] of Object.entries(node)) if (k !== 'alias') within(v, where);
+    };
+    const expr = (e: Expr, where: string): void => {
+      if (keys.has(canonical(e))) return;
+      switch (e.kind) {
+        case 'aggregate':
+        case 'literal':
+          return;
+        case 'arithmetic':
+          expr(e.left, `${where}.left`);
+          expr(e.right, `${where}.right`);
+          return;
+        case 'round':
+          expr(e.arg, `${where}.arg`);
+          return;
+        case 'scalarSubquery':
+          within(e.query, `${where}.query`);
+          return;
+        default:
+          within(e, where);
+      }
+    };
+    const predicate = (p: Predicate, where: string): void => {
+      switch (p.kind) {
+        case 'compare':
+          expr(p.left, `${where}.left`);
+          expr(p.right, `${where}.right`);
+          return;
+        case 'between':
+          expr(p.expr, `${where}.expr`);
+          expr(p.low, `${where}.low`);
+          expr(p.high, `${where}.high`);
+          return;
+        case 'in':
+        case 'like':
+        case 'isNull':
+          expr(p.expr, `${where}.expr`);
+          return;
+        case 'inQuery':
+          expr(p.expr, `${where}.expr`);
+          within(p.query, `${where}.query`);
+          return;
+        case 'and':
+        case 'or':
+          p.args.forEach((a, i) => predicate(a, `${where}.args[${i}]`));
+          return;
+        case 'not':
+          predicate(p.arg, `${where}.arg`);
+          return;
+        default:
+          within(p, where);
+      }
+    };
+    q.select.forEach((c, i) => expr(c.expr, `${path}.select[${i}].expr`));
+    if (q.having !== undefined) predicate(q.having, `${path}.having`);
+    (q.orderBy ?? []).forEach((o, i) => {
+      if (o.expr.kind !== 'output') expr(o.expr, `${path}.orderBy[${i}].expr`);
+    });
   }
 
   function checkQuery(raw: unknown, path: string): string[] {
-    if (!isRecord(raw)) return fail(path, `expected a query, got ${JSON.stringify(raw)}`);
+    if (!isRecord(raw)) return fail(path, `expected a query, got ${show(raw)}`);
     if (raw['kind'] === 'select') {
       const q = raw as unknown as SelectQuery;
       nested(() => checkSelect(q, path));
       return q.select.map((c) => c.name);
     }
-    if (raw['kind'] !== 'set') return fail(`${path}.kind`, `expected select or set, got ${JSON.stringify(raw['kind'])}`);
+    if (raw['kind'] !== 'set') return fail(`${path}.kind`, `expected select or set, got ${show(raw['kind'])}`);
     const q = raw as unknown as Extract<Query, { kind: 'set' }>;
     oneOf(q.op, SET_OPERATORS, `${path}.op`);
     const left = checkQuery(q.left, `${path}.left`);
     const right = checkQuery(q.right, `${path}.right`);
     if (left.length !== right.length) fail(path, `${q.op} of ${left.length} and ${right.length} columns`);
-    (q.orderBy ?? []).forEach((o, i) => {
-      oneOf(o.direction, ['asc', 'desc'], `${path}.orderBy[${i}].direction`);
-      if (!left.includes(o.name)) fail(`${path}.orderBy[${i}]`, `no output column "${o.name}"`);
+    if (q.orderBy !== undefined && !Array.isArray(q.orderBy)) fail(`${path}.orderBy`, `expected a list of {name, direction}, got ${show(q.orderBy)}`);
+    (q.orderBy ?? []).forEach((o: unknown, i) => {
+      if (!isRecord(o)) return void fail(`${path}.orderBy[${i}]`, `expected {name, direction}, got ${show(o)}`);
+      oneOf(o['direction'], ['asc', 'desc'], `${path}.orderBy[${i}].direction`);
+      if (typeof o['name'] !== 'string' || !left.includes(o['name'])) fail(`${path}.orderBy[${i}].name`, `no output column ${show(o['name'])} (outputs: ${left.join(', ')})`);
     });
-    if (q.limit !== undefined && (!Number.isInteger(q.limit) || q.limit < 0)) fail(`${path}.limit`, 'expected a non-negative integer');
+    if (q.limit !== undefined && (!Number.isSafeInteger(q.limit) || q.limit < 0)) fail(`${path}.limit`, `expected a non-negative integer up to 2^53 - 1, got ${show(q.limit)}`);
     return left;
+  }
+
+  /** Rows are filtered and grouped before aggregates exist: PostgreSQL refuses them there. */
+  function noAggregate(node: Predicate | Expr, path: string): void {
+    const at = aggregateIn(node);
+    if (at !== undefined) fail(`${path}${at}`, 'an aggregate is not allowed here (only in select, having and orderBy); filter groups with having');
   }
 
   checkQuery(query, 'query');
@@ -369,4 +483,85 @@ export function aliasesIn(p: Predicate | Expr): Set<string> {
   };
   walk(p);
   return out;
+}
+
+/** Nesting a query this deep is no question anyone asks; deeper would overflow the stack. */
+export const MAX_QUERY_DEPTH = 100;
+
+/**
+ * Rejects a query nested deeper than MAX_QUERY_DEPTH before the recursive checks run, by
+ * walking it with an explicit stack.
+ */
+function checkDepth(query: unknown): void {
+  const stack: { value: unknown; depth: number; path: string }[] = [{ value: query, depth: 0, path: 'query' }];
+  while (stack.length > 0) {
+    const { value, depth, path } = stack.pop() as { value: unknown; depth: number; path: string };
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth >= MAX_QUERY_DEPTH) {
+      const shown = path.length > 80 ? `${path.slice(0, 80)}…` : path;
+      throw new ConfigError(`${shown}: the query is nested deeper than ${MAX_QUERY_DEPTH} levels`);
+    }
+    for (const [key, child] of Object.entries(value)) {
+      stack.push({ value: child, depth: depth + 1, path: Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}` });
+    }
+  }
+}
+
+/** A value as a message quotes it: JSON, cut short, so one odd value cannot flood a line. */
+function show(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/** Control characters escaped, so a message is one line whatever it quotes. */
+function oneLineText(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** An aggregate at this level of a query (not inside a subquery). */
+function hasAggregate(e: Expr): boolean {
+  switch (e.kind) {
+    case 'aggregate':
+      return true;
+    case 'arithmetic':
+      return hasAggregate(e.left) || hasAggregate(e.right);
+    case 'round':
+      return hasAggregate(e.arg);
+    default:
+      return false;
+  }
+}
+
+/** A key for comparing expressions that ignores the order keys were written in. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'undefined';
+}
+
+/**
+ * The relative path of the first aggregate of this query level inside an expression or
+ * condition, if any; subqueries are levels of their own and are not entered.
+ */
+function aggregateIn(node: unknown, at = ''): string | undefined {
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const found = aggregateIn(node[i], `${at}[${i}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (typeof node !== 'object' || node === null) return undefined;
+  const record = node as Record<string, unknown>;
+  if (record['kind'] === 'aggregate') return at;
+  if (record['kind'] === 'scalarSubquery' || record['kind'] === 'exists') return undefined;
+  for (const [key, value] of Object.entries(record)) {
+    if (key === 'query') continue;
+    const found = aggregateIn(value, `${at}.${key}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }

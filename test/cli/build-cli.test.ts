@@ -56,7 +56,7 @@ describe('equisql build and verify on PGlite', () => {
 
 describe('bad input gets one line, no stack trace', () => {
   const cases: [string, string[], RegExp][] = [
-    ['a malformed model', ['build', '--dataset', 'test/fixtures/er-model/malformed/unknown-relationship-end.json', '--out', 'OUT'], /^equisql build: test\/fixtures\/er-model\/malformed\/unknown-relationship-end\.json: domains\.\w+\.relationships\.\w+\.to: unknown entity "\w+"\n$/],
+    ['a malformed model', ['build', '--dataset', 'test/fixtures/er-model/malformed/unknown-relationship-end.json', '--out', 'OUT'], /^equisql build: test\/fixtures\/er-model\/malformed\/unknown-relationship-end\.json: domains\.\w+\.relationships\.\w+\.to: unknown entity "\w+" \(did you mean "\w+"\?\)\n$/],
     ['an unknown variant', ['build', '--dataset', 'retail', '--variants', 'full_sti,fully_cti', '--out', 'OUT'], /^equisql build: --variants: unknown variant "fully_cti" \(presets: full_sti, .*\)\n$/],
     ['an unknown dataset', ['build', '--dataset', 'retial', '--out', 'OUT'], /^equisql build: --dataset: unknown dataset "retial" \(known: social_media, retail, .*\)\n$/],
     ['an unknown flag', ['build', '--dataset', 'retail', '--out', 'OUT', '--sale', 'tiny'], /^equisql build: unknown flag --sale \(flags: --dataset, .*\)\n$/],

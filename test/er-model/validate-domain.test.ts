@@ -342,7 +342,7 @@ describe('checkDomain', () => {
         path: 'domains.retail.entities.CustOrder.bogus',
         message: 'unknown key (expected one of name, parent, specialization, lexicon, counts, fraction, attributes)',
       },
-      { path: 'domains.retail.relationships.paired_with.to', message: 'unknown entity "Accesories"' },
+      { path: 'domains.retail.relationships.paired_with.to', message: 'unknown entity "Accesories" (did you mean "Accessories"?)' },
     ]);
   });
 
@@ -365,8 +365,8 @@ describe('checkDomain', () => {
     model.entities[1].fraction = 0.8;
     model.entities[2].fraction = 0.8;
     expect(checkDomain(model).map((i) => i.path)).toEqual(['domains.retail.entities.Product.specialization']);
-    model.entities[0].specialization.total = true; // disjoint and total: normalized when generating
-    expect(checkDomain(model)).toEqual([]);
+    model.entities[0].specialization.total = true; // disjoint and total: the shares are the whole
+    expect(checkDomain(model).map((i) => i.path)).toEqual(['domains.retail.entities.Product.specialization']);
     model.entities[0].specialization = { disjoint: false, total: false }; // overlapping: each share on its own
     expect(checkDomain(model)).toEqual([]);
   });
@@ -412,7 +412,7 @@ describe('validateDomain and defineDomain', () => {
   it('throw the first issue as one line, prefixed by the origin when given', () => {
     const model = mutable(BUILT_IN_DOMAINS.retail as Domain);
     model.relationships.find((r: { name: string }) => r.name === 'paired_with').to = 'Accesories';
-    const message = 'domains.retail.relationships.paired_with.to: unknown entity "Accesories"';
+    const message = 'domains.retail.relationships.paired_with.to: unknown entity "Accesories" (did you mean "Accessories"?)';
     expect(() => validateDomain(model)).toThrow(new ConfigError(message));
     expect(() => validateDomain(model, 'model.json')).toThrow(new ConfigError(`model.json: ${message}`));
     expect(() => defineDomain(model)).toThrow(new ConfigError(message));
