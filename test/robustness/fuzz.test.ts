@@ -12,7 +12,7 @@ import { domainToJson, parseDomainJson } from '../../generator/er-model/domain-j
 import { indexDomain, type ErIndex } from '../../generator/er-model/er-index.ts';
 import type { Domain } from '../../generator/er-model/er-model.ts';
 import { checkCounts, generateInstance } from '../../generator/instance/generate-instance.ts';
-import { checkSeed } from '../../generator/build/build-dataset.ts';
+import { checkSeed } from '../../generator/assemble/build-dataset.ts';
 import { selectVariants } from '../../generator/variants/select-variants.ts';
 import { buildRelationalSchema } from '../../generator/variants/build-schema.ts';
 import type { RelationalSchema } from '../../generator/variants/relational-schema.ts';

@@ -6,7 +6,7 @@ import { BUILT_IN_DOMAINS } from '../../generator/domains/index.ts';
 import { domainToJson, parseDomainJson } from '../../generator/er-model/domain-json.ts';
 import { MODEL_LIMITS, validateDomain } from '../../generator/er-model/validate-domain.ts';
 import { checkCounts, generateInstance } from '../../generator/instance/generate-instance.ts';
-import { buildDataset } from '../../generator/build/build-dataset.ts';
+import { buildDataset } from '../../generator/assemble/build-dataset.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -154,7 +154,7 @@ describe('unique enums', () => {
     const domain = validateDomain(model);
     expectMessage(
       () => generateInstance(domain, { seed: 1, scale: 'tiny' }),
-      /^domains\.library\.entities\.Person\.attributes\.badge\.hints\.unique: a unique enum of 1 value cannot give 30 objects distinct values \(add values, or drop unique\)$/,
+      /^domains\.library\.entities\.Person\.attributes\.badge\.hints\.unique: 30 objects need 30 distinct values, but its enum has 1 value$/,
     );
   });
 });

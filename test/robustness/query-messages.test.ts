@@ -3,7 +3,7 @@ import { ConfigError } from '../../generator/common/errors.ts';
 import { BUILT_IN_DOMAINS } from '../../generator/domains/index.ts';
 import { indexDomain } from '../../generator/er-model/er-index.ts';
 import { openDatabase, type Database } from '../../generator/database/database.ts';
-import { buildDataset, type BuildManifest } from '../../generator/build/build-dataset.ts';
+import { buildDataset, type BuildManifest } from '../../generator/assemble/build-dataset.ts';
 import { buildRelationalSchema } from '../../generator/variants/build-schema.ts';
 import { compileQuery } from '../../generator/compile/compile-query.ts';
 import { runReadOnly } from '../../generator/execute/run-query.ts';
