@@ -15,6 +15,7 @@ import { createShredContext } from '../shred/shred-rows.ts';
 import { renderSchemaFile } from '../shred/ddl-writer.ts';
 import { loadVariant, renderDump, shredVariant } from '../load/load-variant.ts';
 import { openDatabase, type Database, type DatabaseTarget } from '../database/database.ts';
+import { grantReader } from '../database/reader-role.ts';
 
 export interface BuildOptions {
   readonly dataset: string;
@@ -126,6 +127,7 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
       t = performance.now();
       const pgSchema = `${prefix}${variant.name}`;
       await loadVariant(db, pgSchema, schema, data);
+      await grantReader(db, pgSchema);
       const seconds = (performance.now() - t) / 1000;
       load += seconds;
       const rows = data.reduce((sum, d) => sum + d.rows, 0);
