@@ -51,7 +51,9 @@ export async function runReadOnly(db: Database, pgSchema: string, sql: string, o
     await db.exec('COMMIT');
     return result;
   } catch (error) {
-    await db.exec('ROLLBACK').catch(() => {});
+    // A database that stopped the query itself (PGlite ends its worker) has ended the
+    // session and its transaction with it: waiting for a ROLLBACK would wait for the reopen.
+    if (!(error instanceof ExecutionError)) await db.exec('ROLLBACK').catch(() => {});
     // SQLSTATE 57014: the server cancelled the statement at statement_timeout.
     const timedOut = (error as { code?: unknown }).code === '57014' && /statement timeout/u.test(oneLine(error));
     throw new ExecutionError(`schema ${pgSchema}: ${timedOut ? `timed out after ${timeout} ms` : oneLine(error)}`, { cause: error });

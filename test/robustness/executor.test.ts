@@ -191,3 +191,46 @@ describe('the reader role', () => {
     }
   });
 });
+
+describe('a query that overruns its timeout on PGlite', () => {
+  const HEAVY = 'SELECT count(*) FROM generate_series(1, 300000000)';
+
+  it('fails with "timed out" well before it would finish, and the persisted data reads back after', async () => {
+    const dir = scratch('pglite');
+    const db = await openDatabase({ kind: 'pglite', dir });
+    try {
+      await db.exec('CREATE SCHEMA v1; CREATE TABLE v1.t (id integer PRIMARY KEY, name text)');
+      // Loaded the way build loads: COPY, never subject to a timeout.
+      await db.copyIn('COPY v1.t (id, name) FROM STDIN', '1\tone\n2\ttwo\n3\tthree\n');
+      const started = performance.now();
+      await expect(runReadOnly(db, 'v1', HEAVY, { timeoutMs: 1000 })).rejects.toThrow(/^schema v1: timed out after 1000 ms$/);
+      // Unbounded, this query runs for minutes; the bound is the point.
+      expect(performance.now() - started).toBeLessThan(10_000);
+      expect((await runReadOnly(db, 'v1', 'SELECT id, name FROM t ORDER BY id')).rows).toEqual([['1', 'one'], ['2', 'two'], ['3', 'three']]);
+      // Twice in a row, and the database still takes writes outside the executor.
+      await expect(db.queryText(HEAVY, { timeoutMs: 500 })).rejects.toThrow(/^timed out after 500 ms$/);
+      await db.exec("INSERT INTO v1.t VALUES (4, 'four')");
+      expect((await runReadOnly(db, 'v1', 'SELECT count(*) FROM t')).rows).toEqual([['4']]);
+    } finally {
+      await db.close();
+    }
+    const again = await openDatabase({ kind: 'pglite', dir });
+    try {
+      expect((await again.queryText('SELECT id FROM v1.t ORDER BY id')).rows).toEqual([['1'], ['2'], ['3'], ['4']]);
+    } finally {
+      await again.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 300_000);
+
+  it('keeps an in-memory database across the restart', async () => {
+    const db = await openDatabase({ kind: 'pglite' });
+    try {
+      await db.exec("CREATE SCHEMA v1; CREATE TABLE v1.t (id integer); INSERT INTO v1.t VALUES (1), (2)");
+      await expect(runReadOnly(db, 'v1', HEAVY, { timeoutMs: 300 })).rejects.toThrow(/timed out after 300 ms/);
+      expect((await runReadOnly(db, 'v1', 'SELECT sum(id) FROM t')).rows).toEqual([['3']]);
+    } finally {
+      await db.close();
+    }
+  }, 300_000);
+});
