@@ -130,7 +130,8 @@ function lex(sql: string, pgSchema: string): Token[] {
       tokens.push({ kind: 'other', text: m ? m[0] : '$', at: i + 1 });
       i += m ? m[0].length : 1;
     } else if (/[A-Za-z_\u0080-\uffff]/u.test(c)) {
-      const m = /^[A-Za-z_\u0080-\uffff][A-Za-z0-9_$\u0080-\uffff]*/u.exec(sql.slice(i)) as RegExpExecArray;
+      // Any non-ASCII character is a letter to PostgreSQL's scanner, astral ones included.
+      const m = /^[A-Za-z_\u{80}-\u{10FFFF}][A-Za-z0-9_$\u{80}-\u{10FFFF}]*/u.exec(sql.slice(i)) as RegExpExecArray;
       const word = m[0];
       const after = sql[i + word.length];
       if (after === "'" && /^[eE]$/u.test(word)) throw refuse(pgSchema, `escape string E'…' at character ${i + 1}`);

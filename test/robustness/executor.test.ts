@@ -8,6 +8,8 @@ import { guardQuery, READ_ONLY_FUNCTIONS } from '../../generator/execute/query-g
 import { grantReader, READER_ROLE } from '../../generator/database/reader-role.ts';
 import { createDatabase, describeServer } from '../helpers/postgres.ts';
 import { REPO_ROOT } from '../helpers/run-cli.ts';
+import { ExecutionError } from '../../generator/common/errors.ts';
+import { createRng } from '../../generator/common/rng.ts';
 
 const SETUP = `
   CREATE SCHEMA v1; CREATE SCHEMA v2; CREATE SCHEMA secret;
@@ -161,9 +163,10 @@ describeServer('the executor under attack, on the server as superuser', (serverU
   });
 });
 
+const sqlFiles = (dir: string): string[] =>
+  readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? sqlFiles(join(dir, f)) : f.endsWith('.sql') ? [join(dir, f)] : []));
+
 describe('the guard lets the compiler\'s SQL through', () => {
-  const sqlFiles = (dir: string): string[] =>
-    readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? sqlFiles(join(dir, f)) : f.endsWith('.sql') ? [join(dir, f)] : []));
   it('accepts every compiled paper query', () => {
     const files = sqlFiles(join(REPO_ROOT, 'test/fixtures/compiled'));
     expect(files.length).toBeGreaterThanOrEqual(300);
@@ -174,6 +177,27 @@ describe('the guard lets the compiler\'s SQL through', () => {
     expect(() => guardQuery("SELECT 'pg_reload_conf()' AS \"lo_create(\" -- pg_sleep(1)\n FROM t /* a /* nested */ set_config( */", 'x')).not.toThrow();
     expect(() => guardQuery('SELECT CAST(price AS numeric(10, 2)), price::varchar(5), s.value FROM t JOIN LATERAL unnest(t.tags) AS s(value) ON true', 'x')).not.toThrow();
     expect(() => guardQuery("SELECT 'it''s', x FROM t WHERE x IN (1) AND EXISTS (SELECT 1 FROM u)", 'x')).not.toThrow();
+    // PostgreSQL takes any non-ASCII character for a letter, astral ones too.
+    expect(() => guardQuery('SELECT 😀pg_reload_conf()', 'x')).toThrow(/refused: function 😀pg_reload_conf at character 8/);
+  });
+
+  it('answers any mangled query with a pass or a refusal, never a crash', () => {
+    const texts = sqlFiles(join(REPO_ROOT, 'test/fixtures/compiled')).slice(0, 50).map((f) => readFileSync(f, 'utf8'));
+    const rng = createRng('guard-fuzz');
+    const pieces = ["'", '"', '$$', '/*', '*/', '--', ';', '(', ')', '\\', "E'", 'U&', '😀', 'pg_sleep(', '::', '.', '\n'];
+    for (let i = 0; i < 1000; i++) {
+      let text = texts[rng.int(0, texts.length - 1)] as string;
+      for (let k = rng.int(1, 3); k > 0; k--) {
+        const at = rng.int(0, text.length);
+        text = rng.chance(0.5) ? text.slice(0, at) + (pieces[rng.int(0, pieces.length - 1)] as string) + text.slice(at) : text.slice(0, at) + text.slice(at + rng.int(1, 5));
+      }
+      try {
+        guardQuery(text, 'x');
+      } catch (error) {
+        expect(error, text).toBeInstanceOf(ExecutionError);
+        expect((error as Error).message, text).toMatch(/^schema x: refused: [^\n]+$/);
+      }
+    }
   });
 });
 
