@@ -204,7 +204,8 @@ function checkTree(node: unknown, pgSchema: string): void {
   if (n['kind'] === 'function' && typeof n['name'] === 'string') {
     const parts = n['name'].split('.');
     const name = parts.pop() as string;
-    checkCall(pgSchema, parts.length > 0 ? parts.join('.') : null, name, '');
+    // The adapter keeps `x = ANY (arr)` as a call of a function named ANY.
+    if (parts.length > 0 || !SYNTAX_BEFORE_PARENTHESIS.has(name)) checkCall(pgSchema, parts.length > 0 ? parts.join('.') : null, name, '');
   }
   if (n['kind'] === 'table' && typeof n['name'] === 'string') {
     const name = n['name'];

@@ -177,6 +177,7 @@ describe('the guard lets the compiler\'s SQL through', () => {
     expect(() => guardQuery("SELECT 'pg_reload_conf()' AS \"lo_create(\" -- pg_sleep(1)\n FROM t /* a /* nested */ set_config( */", 'x')).not.toThrow();
     expect(() => guardQuery('SELECT CAST(price AS numeric(10, 2)), price::varchar(5), s.value FROM t JOIN LATERAL unnest(t.tags) AS s(value) ON true', 'x')).not.toThrow();
     expect(() => guardQuery("SELECT 'it''s', x FROM t WHERE x IN (1) AND EXISTS (SELECT 1 FROM u)", 'x')).not.toThrow();
+    expect(() => guardQuery("SELECT title FROM book AS a WHERE 'history' = ANY (a.genres) AND 1 <> ALL (a.n)", 'x')).not.toThrow();
     // PostgreSQL takes any non-ASCII character for a letter, astral ones too.
     expect(() => guardQuery('SELECT 😀pg_reload_conf()', 'x')).toThrow(/refused: function 😀pg_reload_conf at character 8/);
   });
