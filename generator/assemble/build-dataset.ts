@@ -14,6 +14,7 @@ import { buildRelationalSchema } from '../variants/build-schema.ts';
 import { createShredContext } from '../shred/shred-rows.ts';
 import { renderSchemaFile } from '../shred/ddl-writer.ts';
 import { loadVariant, renderDump, shredVariant } from '../load/load-variant.ts';
+import { grantReader } from '../database/reader-role.ts';
 import { isPgliteDir, openDatabase, type Database, type DatabaseTarget } from '../database/database.ts';
 import { checkSeed, fileHeader, manifestText, type BuildManifest, type BuiltVariant } from './build-manifest.ts';
 import { lockDir } from './dir-lock.ts';
@@ -184,14 +185,15 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
         const loadInto = ownPglite ? pgSchema : stagingSchemaName(pgSchema);
         if (!ownPglite) staged.push([loadInto, pgSchema]);
         await loadVariant(target, loadInto, schema, data);
+        // Granted before the swap: a schema keeps its grants when renamed, and the staged
+        // PGlite directory moves whole.
+        await grantReader(target, loadInto);
         const seconds = (performance.now() - t) / 1000;
         load += seconds;
         const rows = data.reduce((sum, d) => sum + d.rows, 0);
         progress(`${variant.name}: ${schema.tables.length} tables, ${rows} rows loaded in ${seconds.toFixed(2)} s`);
         built.push({ name: variant.name, pg_schema: pgSchema, tables: schema.tables.length, rows, schema_sha256: sha256(schemaText), dump_sha256: sha256(dumpText), spec: variant });
       }
-      // Anything granted on the variant schemas belongs here, before the swap: a schema
-      // keeps its grants when renamed, and the staged PGlite directory moves whole.
       const manifest: BuildManifest = {
         dataset: options.dataset,
         domain: options.domain.name,

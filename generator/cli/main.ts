@@ -12,6 +12,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<{ command: Command }>>> = 
   variants: () => import('./variants-command.ts'),
   compile: () => import('./compile-command.ts'),
   suite: () => import('./suite-command.ts'),
+  run: () => import('./run-command.ts'),
   grammar: () => import('./grammar-command.ts'),
   canon: () => import('./canon-command.ts'),
   structure: () => import('./structure-command.ts'),

@@ -22,10 +22,19 @@ export interface Database {
    * Runs one statement and returns its rows as PostgreSQL prints each value (text output
    * format, NULL as null), in column order: the same strings from PGlite and a server.
    */
-  queryText(sql: string): Promise<TextResult>;
+  queryText(sql: string, options?: QueryOptions): Promise<TextResult>;
   /** Bulk-loads COPY text into a table: `copy` is the `COPY … FROM STDIN` statement. */
   copyIn(copy: string, data: string): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface QueryOptions {
+  /**
+   * Stop the statement after this many milliseconds with an ExecutionError "timed out after
+   * N ms". A server enforces `statement_timeout` itself; PGlite, which cannot (its timer
+   * never fires inside single-threaded WebAssembly), stops its worker and reopens the data.
+   */
+  readonly timeoutMs?: number;
 }
 
 export interface TextResult {

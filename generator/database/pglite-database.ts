@@ -1,7 +1,13 @@
-import { PGlite } from '@electric-sql/pglite';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { LoadError } from '../common/errors.ts';
-import { PGLITE_ESSENTIALS, type Database, type Row } from './database.ts';
+import { Worker } from 'node:worker_threads';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ExecutionError, LoadError } from '../common/errors.ts';
+import { PGLITE_ESSENTIALS, type Database, type QueryOptions, type Row, type TextResult } from './database.ts';
+
+type Request = { readonly op: 'exec' | 'query' | 'queryText' | 'copyIn' | 'close'; readonly sql?: string; readonly params?: readonly unknown[]; readonly data?: string };
+type ReplyError = { readonly message: string; readonly code?: string; readonly errno?: number };
+type Reply = { readonly id: number; readonly ok: boolean; readonly value?: unknown; readonly error?: ReplyError };
 
 // Emscripten's file system reports WASI errno numbers, often with no message at all.
 const WASI_ERRNO: Record<number, string> = { 2: 'EACCES', 6: 'EAGAIN', 8: 'EBADF', 20: 'EEXIST', 28: 'EINVAL', 29: 'EIO', 44: 'ENOENT', 48: 'ENOMEM', 51: 'ENOSPC', 54: 'ENOTDIR', 63: 'EPERM', 69: 'EROFS', 75: 'EDQUOT' };
@@ -18,13 +24,165 @@ function reason(error: unknown): string {
   return code ? `${code}${code in MEANING ? ` (${MEANING[code]})` : ''}` : String(error);
 }
 
+/** An error from inside PGlite, with its SQLSTATE where PGlite gave one. */
+class PgliteError extends Error {
+  readonly code: string | undefined;
+  constructor(message: string, code: string | undefined) {
+    super(message);
+    this.code = code;
+  }
+}
+
+const WORKER = new URL('./pglite-worker.js', import.meta.url);
+
 /**
- * PGlite in memory (no dir) or persisted in a directory. A directory that exists but is not
- * a whole database is refused by name (PGlite itself only says "Aborted()"); with
- * `mustExist`, so is one that does not exist or is empty, instead of creating an empty one.
+ * PGlite in its own worker thread. PostgreSQL in single-threaded WebAssembly never sees its
+ * statement_timeout fire, so a timeout is kept here instead: a query that overruns ends the
+ * worker, and a fresh one reopens the same data directory, as after a crash (committed data
+ * is in the WAL; the query that overran only read). Requests go one at a time, so a
+ * query's clock starts when it is sent, not while it waits behind another.
+ */
+class PgliteWorker {
+  private worker: Worker | undefined;
+  private opening: Promise<Worker> | undefined;
+  private pending: { id: number; resolve: (value: unknown) => void; reject: (error: Error) => void } | undefined;
+  private nextId = 1;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly dir: string,
+    private readonly label: string,
+  ) {}
+
+  /** Starts a worker on the data directory; resolves once PGlite has opened it. */
+  open(): Promise<Worker> {
+    this.opening ??= new Promise<Worker>((resolve, reject) => {
+      const worker = new Worker(WORKER, { workerData: { dir: this.dir } });
+      const onError = (error: Error): void => fail(error);
+      const onExit = (code: number): void => fail(new Error(`worker exited with code ${code}`));
+      const detach = (): void => {
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+      };
+      const fail = (error: Error | ReplyError): void => {
+        detach();
+        this.opening = undefined;
+        void worker.terminate();
+        reject(new LoadError(`cannot open PGlite database in ${this.label}: ${reason(error)}`, { cause: error }));
+      };
+      worker.on('error', onError);
+      worker.on('exit', onExit);
+      worker.once('message', (reply: Reply) => {
+        if (!reply.ok) return fail(reply.error ?? new Error('unknown error'));
+        detach();
+        worker.on('message', (r: Reply) => this.settle(r));
+        worker.on('error', (error) => this.lost(worker, error));
+        worker.on('exit', (code) => this.lost(worker, new Error(`worker exited with code ${code}`)));
+        // An idle worker must not keep the process alive; `request` refs it while it works.
+        worker.unref();
+        this.worker = worker;
+        resolve(worker);
+      });
+    });
+    return this.opening;
+  }
+
+  private settle(reply: Reply): void {
+    const pending = this.pending;
+    if (!pending || pending.id !== reply.id) return;
+    this.pending = undefined;
+    this.worker?.unref();
+    if (reply.ok) pending.resolve(reply.value);
+    else pending.reject(new PgliteError(reply.error?.message ?? 'unknown error', reply.error?.code));
+  }
+
+  /** A worker that died on its own: fail what it was doing; the next request reopens. */
+  private lost(worker: Worker, error: Error): void {
+    if (this.worker !== worker) return;
+    this.worker = undefined;
+    this.opening = undefined;
+    const pending = this.pending;
+    this.pending = undefined;
+    pending?.reject(new LoadError(`PGlite worker for ${this.label} stopped: ${error.message}`, { cause: error }));
+  }
+
+  /** Runs `fn` after every request before it has settled. */
+  private serialize<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(fn, fn);
+    this.queue = result.catch(() => {});
+    return result;
+  }
+
+  /** One request to `worker`; with `timeoutMs`, ends the worker when it overruns. */
+  private request(worker: Worker, request: Request, timeoutMs?: number): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const id = this.nextId++;
+      let timer: NodeJS.Timeout | undefined;
+      this.pending = {
+        id,
+        resolve: (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
+      if (timeoutMs !== undefined) {
+        timer = setTimeout(() => {
+          if (this.pending?.id !== id) return;
+          this.pending = undefined;
+          this.worker = undefined;
+          this.opening = undefined;
+          void worker.terminate();
+          // Reopen now, so the next request waits less; a failure surfaces there.
+          this.open().catch(() => {});
+          reject(new ExecutionError(`timed out after ${timeoutMs} ms`));
+        }, timeoutMs);
+      }
+      worker.ref();
+      worker.postMessage({ id, ...request });
+    });
+  }
+
+  /** Sends one request after those before it, reopening the worker if it was ended. */
+  send(request: Request, timeoutMs?: number): Promise<unknown> {
+    return this.serialize(async () => this.request(await this.open(), request, timeoutMs));
+  }
+
+  /** Closes PGlite cleanly (a checkpoint, not a crash), then ends the worker. */
+  close(): Promise<void> {
+    return this.serialize(async () => {
+      if (!this.worker && !this.opening) return;
+      const worker = await this.open();
+      try {
+        await this.request(worker, { op: 'close' });
+      } finally {
+        this.worker = undefined;
+        this.opening = undefined;
+        await worker.terminate();
+      }
+    });
+  }
+}
+
+/**
+ * PGlite persisted in a directory, or in a temporary directory removed on close when no
+ * directory is given (a worker that is ended and reopened must find the data again).
+ * PGlite runs in a worker thread, so `queryText(sql, { timeoutMs })` really stops a query
+ * that overruns.
+ *
+ * @example
+ * const db = await openPglite('output/retail/pglite');
+ * await db.queryText('SELECT count(*) FROM generate_series(1, 300000000)', { timeoutMs: 1000 });
+ * // ExecutionError: timed out after 1000 ms; db still answers the next query
  */
 export async function openPglite(dir?: string, options: { readonly mustExist?: boolean } = {}): Promise<Database> {
   if (dir) {
+    // A directory that exists but is not a whole database is refused by name (PGlite itself
+    // only says "Aborted()"); with `mustExist`, so is one that does not exist or is empty,
+    // instead of creating an empty one.
     const present = existsSync(dir) && readdirSync(dir).length > 0;
     if (present) {
       const missing = PGLITE_ESSENTIALS.filter((entry) => !existsSync(`${dir}/${entry}`));
@@ -39,34 +197,35 @@ export async function openPglite(dir?: string, options: { readonly mustExist?: b
       }
     }
   }
-  let db: PGlite;
+  const temporary = dir ? undefined : mkdtempSync(join(tmpdir(), 'equisql-pglite-'));
+  const dataDir = dir ?? (temporary as string);
+  const label = dir ?? 'memory';
+  const worker = new PgliteWorker(dataDir, label);
   try {
-    db = await PGlite.create(dir);
+    await worker.open();
   } catch (error) {
-    throw new LoadError(`cannot open PGlite database in ${dir ?? 'memory'}: ${reason(error)}`, { cause: error });
+    if (temporary) rmSync(temporary, { recursive: true, force: true });
+    throw error;
   }
-  // PGlite parses values by type; mapping every type it knows to the identity keeps the
-  // text output format, which is what a server sends.
-  const identity = (value: string): string => value;
-  const rawParsers = Object.fromEntries(Object.keys((db as unknown as { parsers: Record<string, unknown> }).parsers).map((oid) => [oid, identity]));
   return {
     kind: 'pglite',
     label: dir ? `pglite:${dir}` : 'pglite:memory',
     exec: async (sql) => {
-      await db.exec(sql);
+      await worker.send({ op: 'exec', sql });
     },
-    query: async (sql, params) => (await db.query<Row>(sql, params as unknown[] | undefined)).rows,
-    queryText: async (sql) => {
-      const result = await db.query<unknown[]>(sql, [], { rowMode: 'array', parsers: rawParsers });
-      return { columns: result.fields.map((f) => f.name), rows: result.rows as (string | null)[][] };
-    },
+    query: async (sql, params) => (await worker.send({ op: 'query', sql, params: params ?? [] })) as Row[],
+    queryText: async (sql, options?: QueryOptions) => (await worker.send({ op: 'queryText', sql }, options?.timeoutMs)) as TextResult,
+    // Loading is never subject to a timeout: ending the worker mid-write is a crash the
+    // data directory would have to recover from.
     copyIn: async (copy, data) => {
-      // PGlite reads COPY input from a virtual file the blob option provides.
-      const statement = copy.replace(/FROM\s+STDIN\s*$/i, "FROM '/dev/blob'");
-      await db.query(statement, [], { blob: new Blob([data]) });
+      await worker.send({ op: 'copyIn', sql: copy, data });
     },
     close: async () => {
-      await db.close();
+      try {
+        await worker.close();
+      } finally {
+        if (temporary) rmSync(temporary, { recursive: true, force: true });
+      }
     },
   };
 }

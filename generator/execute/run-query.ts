@@ -2,29 +2,61 @@ import { ExecutionError, oneLine } from '../common/errors.ts';
 import { quoteIdent } from '../common/sql-text.ts';
 import { sha256 } from '../common/hash.ts';
 import type { Database, TextResult } from '../database/database.ts';
+import { grantReader, READER_ROLE, readerCanRead } from '../database/reader-role.ts';
+import { guardQuery } from './query-guard.ts';
 
 export interface RunOptions {
   /** Statement timeout in milliseconds (default 30 s). */
   readonly timeoutMs?: number;
 }
 
+/** Schemas whose reader grants were checked, per open database: the check is a catalog query. */
+const readable = new WeakMap<Database, Set<string>>();
+
+async function ensureReader(db: Database, pgSchema: string): Promise<void> {
+  const seen = readable.get(db) ?? new Set<string>();
+  readable.set(db, seen);
+  if (seen.has(pgSchema)) return;
+  // A build made before the role existed has no grants: give them rather than refuse to run.
+  if (!(await readerCanRead(db, pgSchema))) await grantReader(db, pgSchema);
+  seen.add(pgSchema);
+}
+
 /**
- * Runs one query read-only in a variant's schema: its own transaction, READ ONLY, a
- * statement timeout, the variant's search_path, and UTC/ISO settings so values print the
- * same on every backend. A failure is an ExecutionError naming the schema.
+ * Runs one query read-only in a variant's schema. The text must be one SELECT that calls
+ * only read-only functions (`guardQuery`); it runs in its own READ ONLY transaction as the
+ * reader role (which can only read the variant schemas), with a statement timeout, the
+ * variant's search_path, and UTC/ISO settings so values print the same on every backend.
+ * Every setting is `SET LOCAL`, so nothing outlives the transaction. A refusal or failure is
+ * an ExecutionError naming the schema; a timeout says "timed out after N ms".
+ *
+ * @example
+ * await runReadOnly(db, 'retail__full_sti', 'SELECT count(*) FROM users');  // { columns: ['count'], rows: [['42']] }
+ * await runReadOnly(db, 'retail__full_sti', "COPY users TO '/tmp/x'");
+ * // ExecutionError: schema retail__full_sti: refused: only one SELECT is run, not COPY
  */
 export async function runReadOnly(db: Database, pgSchema: string, sql: string, options: RunOptions = {}): Promise<TextResult> {
   const timeout = Math.max(1, Math.floor(options.timeoutMs ?? 30_000));
-  await db.exec(
-    `BEGIN; SET TRANSACTION READ ONLY; SET LOCAL statement_timeout = ${timeout}; SET LOCAL search_path TO ${quoteIdent(pgSchema)}; SET LOCAL TimeZone = 'UTC'; SET LOCAL DateStyle = 'ISO, YMD'`,
-  );
+  guardQuery(sql, pgSchema);
   try {
-    const result = await db.queryText(sql);
+    await ensureReader(db, pgSchema);
+  } catch (error) {
+    throw new ExecutionError(`schema ${pgSchema}: ${oneLine(error)}`, { cause: error });
+  }
+  try {
+    await db.exec(
+      `BEGIN; SET TRANSACTION READ ONLY; SET LOCAL ROLE ${quoteIdent(READER_ROLE)}; SET LOCAL statement_timeout = ${timeout}; SET LOCAL search_path TO ${quoteIdent(pgSchema)}; SET LOCAL standard_conforming_strings = on; SET LOCAL TimeZone = 'UTC'; SET LOCAL DateStyle = 'ISO, YMD'`,
+    );
+    const result = await db.queryText(sql, { timeoutMs: timeout });
     await db.exec('COMMIT');
     return result;
   } catch (error) {
-    await db.exec('ROLLBACK').catch(() => {});
-    throw new ExecutionError(`schema ${pgSchema}: ${oneLine(error)}`, { cause: error });
+    // A database that stopped the query itself (PGlite ends its worker) has ended the
+    // session and its transaction with it: waiting for a ROLLBACK would wait for the reopen.
+    if (!(error instanceof ExecutionError)) await db.exec('ROLLBACK').catch(() => {});
+    // SQLSTATE 57014: the server cancelled the statement at statement_timeout.
+    const timedOut = (error as { code?: unknown }).code === '57014' && /statement timeout/u.test(oneLine(error));
+    throw new ExecutionError(`schema ${pgSchema}: ${timedOut ? `timed out after ${timeout} ms` : oneLine(error)}`, { cause: error });
   }
 }
 

@@ -11,7 +11,7 @@ const SETUP = `
   INSERT INTO v2.t VALUES (2, NULL, NULL, 2, '{}', false), (1, 'O''Brien', '2024-01-02 03:04:05+00', 1.5, '{a,"b c"}', true);
 `;
 
-function contract(open: () => Promise<Database>, enforcesTimeout: boolean) {
+function contract(open: () => Promise<Database>) {
   let db: Database;
   beforeAll(async () => {
     db = await open();
@@ -22,7 +22,8 @@ function contract(open: () => Promise<Database>, enforcesTimeout: boolean) {
   });
 
   it('returns values as PostgreSQL prints them, in the variant named by the search_path', async () => {
-    const r = await runReadOnly(db, 'v1', 'SELECT id, name, at, price, tags, ok FROM t ORDER BY id');
+    // "at" quoted: node-sql-parser takes a bare AT for AT TIME ZONE.
+    const r = await runReadOnly(db, 'v1', 'SELECT id, name, "at", price, tags, ok FROM t ORDER BY id');
     expect(r.columns).toEqual(['id', 'name', 'at', 'price', 'tags', 'ok']);
     expect(r.rows).toEqual([
       ['1', "O'Brien", '2024-01-02 03:04:05+00', '1.50', '{a,"b c"}', 't'],
@@ -31,23 +32,17 @@ function contract(open: () => Promise<Database>, enforcesTimeout: boolean) {
   });
 
   it('refuses to write', async () => {
-    await expect(runReadOnly(db, 'v1', 'DELETE FROM t')).rejects.toThrow(/^schema v1: cannot execute DELETE in a read-only transaction$/);
+    await expect(runReadOnly(db, 'v1', 'DELETE FROM t')).rejects.toThrow(/^schema v1: refused: only one SELECT is run, not DELETE$/);
     expect((await runReadOnly(db, 'v1', 'SELECT count(*) FROM t')).rows).toEqual([['2']]);
   });
 
   it('refuses several statements, so none can end the read-only transaction and write', async () => {
-    await expect(runReadOnly(db, 'v1', 'SELECT 1; COMMIT; DELETE FROM t; SELECT 2')).rejects.toThrow(/^schema v1: cannot insert multiple commands into a prepared statement$/);
+    await expect(runReadOnly(db, 'v1', 'SELECT 1; COMMIT; DELETE FROM t; SELECT 2')).rejects.toThrow(/^schema v1: refused: several statements \(a ";" at character 9\); only one SELECT is run$/);
     expect((await runReadOnly(db, 'v1', 'SELECT count(*) FROM t')).rows).toEqual([['2']]);
   });
 
-  it('sets the statement timeout for the query', async () => {
-    expect((await runReadOnly(db, 'v1', 'SHOW statement_timeout', { timeoutMs: 1500 })).rows).toEqual([['1500ms']]);
-  });
-
-  // PGlite runs PostgreSQL single-threaded in WebAssembly, where the timer that would cancel
-  // a statement never fires; the setting is there, but only a server enforces it.
-  it.runIf(enforcesTimeout)('stops a query at the statement timeout', async () => {
-    await expect(runReadOnly(db, 'v1', 'SELECT pg_sleep(5)', { timeoutMs: 100 })).rejects.toThrow(/statement timeout/);
+  it('stops a query at the statement timeout', async () => {
+    await expect(runReadOnly(db, 'v1', 'SELECT count(*) FROM generate_series(1, 300000000)', { timeoutMs: 100 })).rejects.toThrow(/^schema v1: timed out after 100 ms$/);
     // The connection is usable afterwards.
     expect((await runReadOnly(db, 'v2', 'SELECT 1')).rows).toEqual([['1']]);
   });
@@ -62,7 +57,7 @@ function contract(open: () => Promise<Database>, enforcesTimeout: boolean) {
   });
 }
 
-describe('runReadOnly on PGlite', () => contract(() => openDatabase({ kind: 'pglite' }), false));
+describe('runReadOnly on PGlite', () => contract(() => openDatabase({ kind: 'pglite' })));
 
 describeServer('runReadOnly on the server', (serverUrl) => {
   let drop: (() => Promise<void>) | undefined;
@@ -71,7 +66,7 @@ describeServer('runReadOnly on the server', (serverUrl) => {
     const fresh = await createDatabase(serverUrl, 'exec');
     drop = fresh.drop;
     return openDatabase({ kind: 'postgres', url: fresh.url });
-  }, true);
+  });
 });
 
 describe('compareResults', () => {

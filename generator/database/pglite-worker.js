@@ -1,0 +1,71 @@
+// The worker thread that owns a PGlite instance (see pglite-database.ts). Plain JavaScript
+// on purpose: Node starts it directly, with no TypeScript loader to register, whether the
+// parent runs under tsx (the CLI) or vitest.
+//
+// Messages in:  { id, op: 'exec' | 'query' | 'queryText' | 'copyIn' | 'close', sql, params, data }
+// Messages out: { id, ok: true, value } or { id, ok: false, error: { message, code } };
+// id 0 answers the opening of the database.
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+
+/** @param {unknown} error */
+function describe(error) {
+  const e = /** @type {{ message?: unknown, code?: unknown, errno?: unknown }} */ (error ?? {});
+  return {
+    message: typeof e.message === 'string' ? e.message : typeof e.errno === 'number' ? '' : String(error),
+    code: typeof e.code === 'string' ? e.code : undefined,
+    // Emscripten's file system errors carry only a WASI errno (51 is ENOSPC).
+    errno: typeof e.errno === 'number' ? e.errno : undefined,
+  };
+}
+
+const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
+/** @type {PGlite} */
+let db;
+try {
+  db = await PGlite.create(workerData.dir);
+} catch (error) {
+  port.postMessage({ id: 0, ok: false, error: describe(error) });
+  process.exit(1);
+}
+
+// PGlite parses values by type; mapping every type it knows to the identity keeps the
+// text output format, which is what a server sends.
+/** @param {string} value */
+const identity = (value) => value;
+const rawParsers = Object.fromEntries(Object.keys(/** @type {any} */ (db).parsers).map((oid) => [oid, identity]));
+
+/** @param {{ op: string, sql: string, params?: unknown[], data?: string }} m */
+async function run(m) {
+  switch (m.op) {
+    case 'exec':
+      await db.exec(m.sql);
+      return undefined;
+    case 'query':
+      return (await db.query(m.sql, m.params)).rows;
+    case 'queryText': {
+      const result = await db.query(m.sql, [], { rowMode: 'array', parsers: rawParsers });
+      return { columns: result.fields.map((f) => f.name), rows: result.rows };
+    }
+    case 'copyIn': {
+      // PGlite reads COPY input from a virtual file the blob option provides.
+      const statement = m.sql.replace(/FROM\s+STDIN\s*$/i, "FROM '/dev/blob'");
+      await db.query(statement, [], { blob: new Blob([m.data ?? '']) });
+      return undefined;
+    }
+    case 'close':
+      await db.close();
+      return undefined;
+    default:
+      throw new Error(`unknown operation ${m.op}`);
+  }
+}
+
+port.on('message', async (/** @type {{ id: number, op: string, sql: string }} */ m) => {
+  try {
+    port.postMessage({ id: m.id, ok: true, value: await run(m) });
+  } catch (error) {
+    port.postMessage({ id: m.id, ok: false, error: describe(error) });
+  }
+});
+port.postMessage({ id: 0, ok: true });
