@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
   grammar: () => import('./grammar-command.ts'),
   canon: () => import('./canon-command.ts'),
   structure: () => import('./structure-command.ts'),
+  generate: () => import('./generate-command.ts'),
 };
 
 function processIo(quiet: boolean): CliIo {

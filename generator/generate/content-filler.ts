@@ -425,17 +425,19 @@ class Filler {
     let where = shape.where ? await this.condition(shape.where, entities, elements) : undefined;
     const grouped = shape.groupBy.length > 0;
     if (!grouped) {
+      // A column the WHERE clause fixes to one value would be the same in every row.
+      const fixed = equalityTargets(where);
       for (const item of shape.items) {
         if (item.kind === 'aggregate') this.addOutput(this.aggregate(item, entities, elements));
         else if (item.kind === 'arithmetic') this.addOutput(this.arithmetic(item.op, entities, elements));
-        else this.addOutput(this.pickColumn(entities, elements, item.type, this.outputs.map((o) => o.expr)));
+        else this.addOutput(this.pickColumn(entities, elements, item.type, [...fixed, ...this.outputs.map((o) => o.expr)]));
       }
       const q: SelectQuery = { kind: 'select', ...(shape.distinct ? { distinct: true } : {}), select: this.outputs, from: { entity: base.entity, alias: base.alias }, ...(joins.length > 0 ? { joins } : {}), ...(where ? { where } : {}) };
       return q;
     }
     // Grouped: by the objects of one alias (id, with label attributes) or by a category.
     const groupAlias = r.chance(0.7) ? base : r.pick(entities);
-    const categories = this.candidates(entities, [], 'any').filter((c) => c.kind === 'text' || c.kind === 'boolean' || (c.kind === 'numeric' && c.label !== 'id'));
+    const categories = this.candidates(entities, [], 'any').filter((c) => c.kind === 'text' || c.kind === 'boolean');
     const lowCardinality = categories.filter((c) => {
       const n = new Set(this.valuesOf(c, entities, elements)).size;
       return n >= 2 && n <= 12;
@@ -443,7 +445,11 @@ class Filler {
     const keys: Expr[] = [];
     const plainItems = shape.items.filter((i) => i.kind === 'column');
     let countTarget: EntityAlias | undefined;
-    if (lowCardinality.length > 0 && r.chance(0.4)) {
+    // Per object of one alias only when another alias supplies what is aggregated; an
+    // aggregate over an object's own single row says nothing.
+    const byObject = entities.length + elements.length > 1 && (lowCardinality.length === 0 || r.chance(0.6));
+    if (!byObject) {
+      if (lowCardinality.length === 0) reject('no-fitting-slot', 'no category to group by and nothing joined to aggregate per object');
       const pool = r.shuffle(lowCardinality);
       const wanted = Math.max(1, Math.min(shape.groupBy.length, plainItems.length || 1, pool.length));
       for (const c of pool.slice(0, wanted)) {
@@ -465,7 +471,7 @@ class Filler {
       }
     }
     const others = entities.filter((a) => a !== groupAlias);
-    const aggScope = others.length > 0 ? others : entities;
+    const aggScope = byObject && others.length > 0 ? others : entities;
     for (const item of shape.items) {
       if (item.kind === 'aggregate') this.addOutput(this.aggregate(item, aggScope, elements, countTarget));
     }
@@ -631,6 +637,14 @@ class Filler {
     const orderBy = shape.orderBy.slice(0, columns.length).map((o, i) => ({ name: columns[i] as string, direction: o.direction }));
     return this.placeLimit({ ...set, orderBy }, shape.limit);
   }
+}
+
+/** Expressions a predicate pins to one value (`x = literal` in a conjunction). */
+function equalityTargets(p: Predicate | undefined): Expr[] {
+  if (!p) return [];
+  if (p.kind === 'compare' && p.op === '=' && p.right.kind === 'literal') return [p.left];
+  if (p.kind === 'and') return p.args.flatMap(equalityTargets);
+  return [];
 }
 
 /** The output column names of a query (a set query's are its left arm's). */
