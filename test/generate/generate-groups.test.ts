@@ -17,7 +17,7 @@ import { tempDir } from '../helpers/build-fixtures.ts';
 import { createDatabase, describeServer } from '../helpers/postgres.ts';
 
 const DATASET = 'social_media';
-const domain = BUILT_IN_DOMAINS[DATASET];
+const domain = BUILT_IN_DOMAINS[DATASET]!;
 const index = indexDomain(domain);
 const grammar = parseGrammar(readFileSync(new URL('../../grammars/spider.pcfg', import.meta.url), 'utf8'), 'spider.pcfg');
 const VARIANTS = 'full_sti,full_cti,full_concrete,full_normalized';

@@ -12,7 +12,7 @@ import { tempDir } from '../helpers/build-fixtures.ts';
 
 // Each check of issue 8, item 3, gets a candidate built to violate it; it must be rejected
 // with that check's reason, on real databases (PGlite), main and edge-case instances.
-const domain = BUILT_IN_DOMAINS['social_media'];
+const domain = BUILT_IN_DOMAINS['social_media']!;
 const index = indexDomain(domain);
 let db: Database;
 let builds: PreparedBuilds;

@@ -11,6 +11,7 @@ import { indexDomain } from '../../generator/er-model/er-index.ts';
 import { generateInstance } from '../../generator/instance/generate-instance.ts';
 import { createRng } from '../../generator/common/rng.ts';
 import { and, attr, cmp, count, entity, inner, lit, out, select } from '../../generator/query/query-builder.ts';
+import type { Join } from '../../generator/query/conceptual-query.ts';
 
 const tokens = (s: string): string[] => s.split(' ');
 
@@ -56,7 +57,7 @@ describe('readSkeleton', () => {
 });
 
 describe('fillQuery', () => {
-  const domain = BUILT_IN_DOMAINS['social_media'];
+  const domain = BUILT_IN_DOMAINS['social_media']!;
   const index = indexDomain(domain);
   const graph = buildSchemaGraph(index);
   const instance = generateInstance(domain, { seed: 1, scale: 'tiny' });
@@ -78,7 +79,7 @@ describe('fillQuery', () => {
       if (q.kind !== 'select' || q.where?.kind !== 'compare') throw new Error('expected a select with a comparison');
       const left = q.where.left;
       const value = q.where.right.kind === 'literal' ? q.where.right.value : undefined;
-      const aliasEntity = new Map([[q.from.alias, q.from.entity], ...(q.joins ?? []).flatMap((j) => (j.kind === 'relationship' ? [[j.alias, j.entity] as [string, string]] : []))]);
+      const aliasEntity = new Map([[q.from.alias, q.from.entity], ...(q.joins ?? []).flatMap((j: Join) => (j.kind === 'relationship' ? [[j.alias, j.entity] as [string, string]] : []))]);
       if (left.kind !== 'attribute') continue;
       const e = aliasEntity.get(left.alias) as string;
       const type = index.allAttributes(e).find((a) => a.attribute.name === left.attribute)?.attribute.type.kind;
