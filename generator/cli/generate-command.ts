@@ -13,11 +13,30 @@ import { parseGrammar } from '../grammar/pcfg.ts';
 import { prepareBuilds } from '../generate/prepare-builds.ts';
 import { createQueryRunner } from '../generate/query-runner.ts';
 import { generateGroups } from '../generate/generate-groups.ts';
+import { DIFFICULTIES, type Difficulty } from '../generate/group-record.ts';
+
+/** `easy=0.25,medium=0.4,…` → shares; a ConfigError naming the flag otherwise. */
+function parseMix(text: string): Record<Difficulty, number> {
+  const mix: Partial<Record<Difficulty, number>> = {};
+  for (const part of text.split(',')) {
+    const m = /^(easy|medium|hard|extra)=(\d+(?:\.\d+)?)$/u.exec(part.trim());
+    if (!m) throw new ConfigError(`generate: --difficulty expects easy=S,medium=S,hard=S,extra=S, got "${part}"`);
+    mix[m[1] as Difficulty] = Number(m[2]);
+  }
+  return checkMix(mix, '--difficulty');
+}
+
+function checkMix(mix: Readonly<Partial<Record<Difficulty, number>>>, where: string): Record<Difficulty, number> {
+  const out = Object.fromEntries(DIFFICULTIES.map((d) => [d, mix[d] ?? 0])) as Record<Difficulty, number>;
+  const total = DIFFICULTIES.reduce((a, d) => a + out[d], 0);
+  if (DIFFICULTIES.some((d) => !(out[d] >= 0)) || !(total > 0)) throw new ConfigError(`${where}: shares must be non-negative numbers with a positive sum`);
+  return out;
+}
 
 const GRAMMARS = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'grammars');
 
 const USAGE = `usage: equisql generate --dataset NAME [--variants all|a,b,…] [--scale S] [--seed N] [--grammar G]
-                        [--groups N] [--tail F] [--db URL] [--concurrency K] [--timeout-ms T]
+                        [--groups N] [--tail F] [--difficulty easy=S,medium=S,hard=S,extra=S] [--db URL] [--concurrency K] [--timeout-ms T]
                         [--config FILE] --out DIR
 
 Builds the dataset into DIR (main instance) and DIR/edge (edge-case instance), or reuses
@@ -27,7 +46,8 @@ builds there made with the same settings, then generates N verified equivalence 
   DIR/manifest.json            settings, counts accepted and rejected by reason, timings
 A rerun with the same settings continues where the files end. --grammar is a .pcfg file
 or a name under grammars/ (default spider). --concurrency opens K server connections
-(PGlite: always one). Database: --db postgres://… or pglite:DIR, else DATABASE_URL, else
+(PGlite: always one). --difficulty (or the dataset's \`difficulty\` in datasets.config.ts)
+sets target shares of Spider difficulties. Database: --db postgres://… or pglite:DIR, else DATABASE_URL, else
 PGlite stored in DIR/pglite.`;
 
 export const command: Command = {
@@ -43,6 +63,7 @@ export const command: Command = {
       grammar: { type: 'string' },
       groups: { type: 'string' },
       tail: { type: 'string' },
+      difficulty: { type: 'string' },
       db: { type: 'string' },
       concurrency: { type: 'string' },
       'timeout-ms': { type: 'string' },
@@ -66,7 +87,8 @@ export const command: Command = {
     const groups = whole('groups', flags.groups, 100);
     const concurrency = whole('concurrency', flags.concurrency, 4);
     const timeoutMs = whole('timeout-ms', flags['timeout-ms'], 10_000);
-    const tail = flags.tail === undefined ? 0.1 : Number(flags.tail);
+    const tail = flags.tail === undefined ? (def.tail ?? 0.1) : Number(flags.tail);
+    const difficultyMix = flags.difficulty !== undefined ? parseMix(flags.difficulty) : def.difficulty ? checkMix(def.difficulty, `datasets.${dataset.name}.difficulty`) : undefined;
     if (!(tail >= 0 && tail <= 1)) throw new ConfigError(`generate: --tail must be a share in [0, 1], got "${flags.tail}"`);
     const grammarName = flags.grammar ?? 'spider';
     const grammarPath = existsSync(resolve(cwd, grammarName)) ? resolve(cwd, grammarName) : join(GRAMMARS, `${grammarName}.pcfg`);
@@ -91,7 +113,8 @@ export const command: Command = {
         seed,
         groups,
         tail,
-        settings: { dataset: dataset.name, variants, scale, seed, grammar: grammarName, groups, tail, timeout_ms: timeoutMs, database: target.kind, concurrency: connections.length },
+        ...(difficultyMix ? { difficultyMix } : {}),
+        settings: { dataset: dataset.name, variants, scale, seed, grammar: grammarName, groups, tail, difficulty: difficultyMix ?? null, timeout_ms: timeoutMs, database: target.kind, concurrency: connections.length },
         progress: io.err,
       });
       const rejected = Object.values(report.rejected).reduce((a, b) => a + b, 0);

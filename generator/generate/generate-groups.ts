@@ -50,6 +50,8 @@ export interface GenerateOptions {
   readonly attempts?: number;
   /** Give up after this many candidates (default 30 × groups). */
   readonly maxCandidates?: number;
+  /** Target shares of each Spider difficulty (summing to 1); a full share rejects further groups of it. */
+  readonly difficultyMix?: Readonly<Record<Difficulty, number>>;
   /** Settings recorded as they are in the manifest. */
   readonly settings: Readonly<Record<string, unknown>>;
   readonly progress?: (message: string) => void;
@@ -72,7 +74,23 @@ export function referenceVariant(names: readonly string[]): string {
 
 const SKELETON_BATCH = 200;
 /** Rejections no other filling can cure: the skeleton itself is at fault. */
-const FINAL: ReadonlySet<RejectionReason> = new Set(['unsupported-skeleton', 'meaningless-skeleton']);
+const FINAL: ReadonlySet<RejectionReason> = new Set(['unsupported-skeleton', 'meaningless-skeleton', 'difficulty-quota']);
+
+/**
+ * Whole-group quotas from shares: floors, then the remainder to the largest fractions, so
+ * they sum to `groups` exactly.
+ */
+export function difficultyQuotas(mix: Readonly<Record<Difficulty, number>>, groups: number): Record<Difficulty, number> {
+  const total = DIFFICULTIES.reduce((a, d) => a + (mix[d] ?? 0), 0);
+  const exact = DIFFICULTIES.map((d) => ((mix[d] ?? 0) / total) * groups);
+  const quotas = exact.map(Math.floor);
+  const order = DIFFICULTIES.map((_, i) => i).sort((a, b) => (exact[b] as number) - (quotas[b] as number) - ((exact[a] as number) - (quotas[a] as number)) || a - b);
+  for (let k = 0; quotas.reduce((a, b) => a + b, 0) < groups; k++) {
+    const i = order[k % order.length] as number;
+    quotas[i] = (quotas[i] as number) + 1;
+  }
+  return Object.fromEntries(DIFFICULTIES.map((d, i) => [d, quotas[i]])) as Record<Difficulty, number>;
+}
 
 /**
  * Generates groups until `groups` are in the file (resuming what is there).
@@ -89,6 +107,9 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
   const ids = new Set(state.groups.map((g) => g.group_id));
   const literals = new Set(state.groups.map((g) => structureKey(g.variants[g.reference_variant]?.sql ?? '')));
   let accepted = state.groups.length;
+  const quotas = options.difficultyMix ? difficultyQuotas(options.difficultyMix, options.groups) : undefined;
+  const perDifficulty = Object.fromEntries(DIFFICULTIES.map((d) => [d, 0])) as Record<Difficulty, number>;
+  for (const g of state.groups) perDifficulty[g.difficulty] += 1;
   const reference = referenceVariant(options.variants.map((v) => v.name));
   const refVariant = options.variants.find((v) => v.name === reference) as CheckVariant;
   const graph = buildSchemaGraph(options.index, options.variants.map((v) => v.schema));
@@ -128,6 +149,11 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
           const query = await fillQuery(shape, { graph, instance: options.instance, rng, probe });
           const id = groupId(query);
           if (ids.has(id)) reject('duplicate', 'same canonical conceptual query as an earlier group');
+          if (quotas) {
+            // Compiling and parsing is cheap next to running: decide the quota before the database.
+            const d = labelGroup({ [reference]: { sql: compileOrReject(options, refVariant, query) } }, reference, [reference]).difficulty;
+            if (perDifficulty[d] >= quotas[d]) reject('difficulty-quota', `${d}: ${quotas[d]} of ${options.groups} already`);
+          }
           const verified = await verifyGroup(query, ctx);
           const labels = labelGroup(verified.answers, reference, options.variants.map((v) => v.name));
           const key = structureKey(verified.answers[labels.reference]?.sql ?? '');
@@ -153,6 +179,7 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
           };
           ids.add(id);
           literals.add(key);
+          perDifficulty[record.difficulty] += 1;
         } catch (error) {
           if (!(error instanceof CandidateRejected)) throw error;
           last = error;
@@ -188,6 +215,14 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
   writeManifest(options, report);
   if (accepted < options.groups) progress(`stopped after ${candidate} candidates with ${accepted} of ${options.groups} groups`);
   return report;
+}
+
+function compileOrReject(options: GenerateOptions, variant: CheckVariant, query: Query): string {
+  try {
+    return compileQuery(options.index, variant.schema, query);
+  } catch (error) {
+    return reject('compile-error', `${variant.name}: ${oneLine(error)}`);
+  }
 }
 
 function structureKey(sql: string): string {

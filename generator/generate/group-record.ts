@@ -94,6 +94,8 @@ export const REJECTION_REASONS = [
   'collation-dependent',
   /** The same canonical conceptual query, or the same structure and literals, as an earlier group. */
   'duplicate',
+  /** Its difficulty's share of the requested mix is already full. */
+  'difficulty-quota',
 ] as const;
 
 export type RejectionReason = (typeof REJECTION_REASONS)[number];

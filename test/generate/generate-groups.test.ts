@@ -9,7 +9,7 @@ import { compileQuery } from '../../generator/compile/compile-query.ts';
 import { normalizeResult, runReadOnly } from '../../generator/execute/run-query.ts';
 import { prepareBuilds, type PreparedBuilds } from '../../generator/generate/prepare-builds.ts';
 import { createQueryRunner } from '../../generator/generate/query-runner.ts';
-import { generateGroups, type GenerateReport } from '../../generator/generate/generate-groups.ts';
+import { difficultyQuotas, generateGroups, type GenerateReport } from '../../generator/generate/generate-groups.ts';
 import { groupId } from '../../generator/generate/canonical-query.ts';
 import { REJECTION_REASONS, type GroupRecord, type Rejection } from '../../generator/generate/group-record.ts';
 import { groupsPath, readJsonLines, rejectionsPath } from '../../generator/generate/groups-file.ts';
@@ -24,7 +24,7 @@ const VARIANTS = 'full_sti,full_cti,full_concrete,full_normalized';
 const GROUPS = 20;
 const tmp = tempDir('generate');
 
-async function generate(db: Database, builds: PreparedBuilds, out: string): Promise<GenerateReport> {
+async function generate(db: Database, builds: PreparedBuilds, out: string, extra: Partial<Parameters<typeof generateGroups>[0]> = {}): Promise<GenerateReport> {
   return generateGroups({
     dataset: DATASET,
     out,
@@ -37,6 +37,7 @@ async function generate(db: Database, builds: PreparedBuilds, out: string): Prom
     seed: 7,
     groups: GROUPS,
     settings: { test: true },
+    ...extra,
   });
 }
 
@@ -121,6 +122,22 @@ describe('generateGroups on PGlite', () => {
     await generate(db, builds, outC);
     expect(readFileSync(groupsPath(outC, DATASET), 'utf8')).toBe(bytes);
     expect(readFileSync(rejectionsPath(outC), 'utf8')).toBe(readFileSync(rejectionsPath(outA), 'utf8'));
+  }, 300_000);
+});
+
+describe('difficulty mix', () => {
+  it('splits a mix into whole quotas that sum to the groups asked for', () => {
+    expect(difficultyQuotas({ easy: 0.24, medium: 0.43, hard: 0.17, extra: 0.16 }, 1000)).toEqual({ easy: 240, medium: 430, hard: 170, extra: 160 });
+    expect(difficultyQuotas({ easy: 1, medium: 1, hard: 1, extra: 0 }, 10)).toEqual({ easy: 4, medium: 3, hard: 3, extra: 0 });
+  });
+
+  it('meets the requested mix exactly when generation completes, rejecting the surplus with its reason', async () => {
+    const outD = join(tmp.dir, 'd');
+    const r = await generate(db, builds, outD, { groups: 12, difficultyMix: { easy: 0.25, medium: 0.25, hard: 0.25, extra: 0.25 } });
+    expect(r.accepted).toBe(12);
+    expect(r.difficulty).toEqual({ easy: 3, medium: 3, hard: 3, extra: 3 });
+    const rejections = readJsonLines<Rejection>(rejectionsPath(outD), false);
+    expect(rejections.some((x) => x.reason === 'difficulty-quota')).toBe(true);
   }, 300_000);
 });
 
