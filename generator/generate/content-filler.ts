@@ -427,11 +427,24 @@ class Filler {
     if (!grouped) {
       // A column the WHERE clause fixes to one value would be the same in every row.
       const fixed = equalityTargets(where);
+      // Joined aliases nothing refers to yet: the columns go there first, so every join serves the answer.
+      const unused = (): string[] => {
+        const referenced = referencedAliases([where, ...this.outputs.map((o) => o.expr)]);
+        const feeding = new Set(joins.flatMap((j) => (j.kind === 'relationship' ? [j.from] : [j.of])));
+        return [...entities.slice(1).map((a) => a.alias), ...elements.map((e) => e.alias)].filter((a) => !referenced.has(a) && !feeding.has(a));
+      };
       for (const item of shape.items) {
         if (item.kind === 'aggregate') this.addOutput(this.aggregate(item, entities, elements));
         else if (item.kind === 'arithmetic') this.addOutput(this.arithmetic(item.op, entities, elements));
-        else this.addOutput(this.pickColumn(entities, elements, item.type, [...fixed, ...this.outputs.map((o) => o.expr)]));
+        else {
+          const open = unused();
+          const avoid = [...fixed, ...this.outputs.map((o) => o.expr)];
+          const there = open.length > 0 ? this.candidates(entities, elements, item.type).filter((c) => open.includes((c.expr as { alias: string }).alias) && !avoid.some((x) => JSON.stringify(x) === JSON.stringify(c.expr))) : [];
+          this.addOutput(there.length > 0 ? this.rng.pick(there) : this.pickColumn(entities, elements, item.type, avoid));
+        }
       }
+      const left = unused();
+      if (left.length > 0 && !this.outputs.some((o) => o.expr.kind === 'aggregate')) reject('no-fitting-slot', `a join the answer does not use (${left.join(', ')})`);
       const q: SelectQuery = { kind: 'select', ...(shape.distinct ? { distinct: true } : {}), select: this.outputs, from: { entity: base.entity, alias: base.alias }, ...(joins.length > 0 ? { joins } : {}), ...(where ? { where } : {}) };
       return q;
     }
@@ -637,6 +650,20 @@ class Filler {
     const orderBy = shape.orderBy.slice(0, columns.length).map((o, i) => ({ name: columns[i] as string, direction: o.direction }));
     return this.placeLimit({ ...set, orderBy }, shape.limit);
   }
+}
+
+/** Aliases an expression or predicate refers to (subqueries included). */
+function referencedAliases(nodes: readonly unknown[]): Set<string> {
+  const out = new Set<string>();
+  const walk = (n: unknown): void => {
+    if (Array.isArray(n)) return n.forEach(walk);
+    if (n === null || typeof n !== 'object') return;
+    const o = n as Record<string, unknown>;
+    if (typeof o['alias'] === 'string' && o['kind'] !== undefined) out.add(o['alias']);
+    for (const k of Object.keys(o)) walk(o[k]);
+  };
+  walk(nodes);
+  return out;
 }
 
 /** Expressions a predicate pins to one value (`x = literal` in a conjunction). */
