@@ -144,14 +144,15 @@ describe('difficulty mix', () => {
 describeServer('generateGroups on a PostgreSQL server', (serverUrl) => {
   it('writes the same groups bytes as on PGlite for the same seed', async () => {
     const server = await createDatabase(serverUrl, 'generate');
-    const conn = await openDatabase({ kind: 'postgres', url: server.url });
+    // Two connections: a group's queries run concurrently, which must not change a byte.
+    const conns = [await openDatabase({ kind: 'postgres', url: server.url }), await openDatabase({ kind: 'postgres', url: server.url })];
     try {
-      const onServer = await prepareBuilds({ dataset: DATASET, domain, variants: VARIANTS, scale: 'tiny', seed: 1, db: conn, out: join(tmp.dir, 'server-build') });
+      const onServer = await prepareBuilds({ dataset: DATASET, domain, variants: VARIANTS, scale: 'tiny', seed: 1, db: conns[0] as Database, out: join(tmp.dir, 'server-build') });
       const outS = join(tmp.dir, 'server');
-      await generate(conn, onServer, outS);
+      await generate(conns[0] as Database, onServer, outS, { runner: createQueryRunner(conns, 20_000) });
       expect(readFileSync(groupsPath(outS, DATASET), 'utf8')).toBe(readFileSync(groupsPath(outA, DATASET), 'utf8'));
     } finally {
-      await conn.close();
+      for (const c of conns) await c.close();
       await server.drop();
     }
   }, 300_000);
