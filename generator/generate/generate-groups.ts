@@ -52,6 +52,8 @@ export interface GenerateOptions {
   readonly maxCandidates?: number;
   /** Target shares of each Spider difficulty (summing to 1); a full share rejects further groups of it. */
   readonly difficultyMix?: Readonly<Record<Difficulty, number>>;
+  /** Planner cost above which a query is rejected unrun (default 5e6). */
+  readonly maxCost?: number;
   /** Settings recorded as they are in the manifest. */
   readonly settings: Readonly<Record<string, unknown>>;
   readonly progress?: (message: string) => void;
@@ -113,7 +115,7 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
   const reference = referenceVariant(options.variants.map((v) => v.name));
   const refVariant = options.variants.find((v) => v.name === reference) as CheckVariant;
   const graph = buildSchemaGraph(options.index, options.variants.map((v) => v.schema));
-  const ctx = { index: options.index, variants: options.variants, reference, runner: options.runner };
+  const ctx = { index: options.index, variants: options.variants, reference, runner: options.runner, ...(options.maxCost !== undefined ? { maxCost: options.maxCost } : {}) };
   const probe: Probe = async (q) => {
     let sql: string;
     try {
@@ -121,6 +123,8 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
     } catch (error) {
       return reject('compile-error', `probe: ${oneLine(error)}`);
     }
+    const cost = await options.runner.cost(refVariant.pgSchemas.main, sql);
+    if (cost > (options.maxCost ?? 5e6)) reject('too-costly', `probe: planner cost ${Math.round(cost)}`);
     return (await options.runner.run(refVariant.pgSchemas.main, sql)).rows;
   };
   const batches = new Map<number, readonly Sample[]>();

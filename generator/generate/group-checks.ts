@@ -34,6 +34,8 @@ export interface CheckContext {
   /** Name of the variant probes and labels use. */
   readonly reference: string;
   readonly runner: QueryRunner;
+  /** Reject before running when the planner's cost estimate on some variant exceeds this (default 5e6). */
+  readonly maxCost?: number;
 }
 
 export interface InstanceAnswer {
@@ -63,6 +65,12 @@ export async function verifyGroup(query: Query, ctx: CheckContext): Promise<Veri
     } catch (error) {
       return reject('compile-error', `${v.name}: ${oneLine(error)}`);
     }
+  });
+  // A cheap guard first: obvious cartesian explosions are rejected by the planner's estimate.
+  const maxCost = ctx.maxCost ?? 5e6;
+  const costs = await ctx.runner.all(compiled.map(({ variant, sql }) => () => ctx.runner.cost(variant.pgSchemas.main, sql)));
+  costs.forEach((c, i) => {
+    if (c > maxCost) reject('too-costly', `${compiled[i]?.variant.name}: planner cost ${Math.round(c)} > ${maxCost}`);
   });
   const ordered = isOrdered(query);
   const runAll = async (instance: 'main' | 'edge'): Promise<Map<string, NormalizedResult>> => {

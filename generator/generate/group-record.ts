@@ -73,6 +73,8 @@ export const REJECTION_REASONS = [
   /** A query failed on some variant (other than a timeout). */
   'execution-error',
   'timeout',
+  /** The planner's cost estimate on some variant is above the limit: an obvious explosion, not run. */
+  'too-costly',
   /** Variants disagree on some instance. */
   'variants-disagree',
   'empty-answer',

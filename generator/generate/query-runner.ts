@@ -7,11 +7,17 @@
 import type { Database, TextResult } from '../database/database.ts';
 import { ExecutionError, oneLine } from '../common/errors.ts';
 import { runReadOnly } from '../execute/run-query.ts';
+import { quoteIdent } from '../common/sql-text.ts';
 import { reject } from './group-record.ts';
 
 export interface QueryRunner {
   /** Runs one read-only query in a schema; a failure becomes a `timeout` or `execution-error` rejection. */
   run(pgSchema: string, sql: string): Promise<TextResult>;
+  /**
+   * The planner's total cost estimate of a query in a schema (EXPLAIN without ANALYZE: the
+   * query is planned, never run), in a read-only transaction of its own.
+   */
+  cost(pgSchema: string, sql: string): Promise<number>;
   /** Runs all tasks, at most one per connection at a time; results in task order. */
   all<T>(tasks: readonly (() => Promise<T>)[]): Promise<T[]>;
   /** Seconds of wall time during which at least one query was running. */
@@ -49,8 +55,26 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
       release(db);
     }
   };
+  const cost = async (pgSchema: string, sql: string): Promise<number> => {
+    const db = await acquire();
+    try {
+      await db.exec(`BEGIN; SET TRANSACTION READ ONLY; SET LOCAL search_path TO ${quoteIdent(pgSchema)}`);
+      try {
+        const result = await db.queryText(`EXPLAIN (FORMAT JSON) ${sql}`);
+        const plan = JSON.parse(result.rows[0]?.[0] ?? '[]') as { Plan?: { 'Total Cost'?: number } }[];
+        return plan[0]?.Plan?.['Total Cost'] ?? 0;
+      } finally {
+        await db.exec('ROLLBACK').catch(() => {});
+      }
+    } catch (error) {
+      return reject('execution-error', `EXPLAIN in ${pgSchema}: ${oneLine(error)}`);
+    } finally {
+      release(db);
+    }
+  };
   return {
     run,
+    cost,
     all: (tasks) => Promise.all(tasks.map((t) => t())),
     dbSeconds: () => total / 1000,
   };

@@ -98,6 +98,13 @@ describe('group checks', () => {
     expect(await reasonOf(byTime)).toBe('accepted');
   });
 
+  it('reject a query whose planner cost is above the limit, without running it', async () => {
+    const q = select({ from: entity('Streamer', 's'), select: [out('platform', attr('s', 'platform')), out('streamers', count())], groupBy: [attr('s', 'platform')] });
+    expect(await reasonOf(q)).toBe('accepted');
+    const strict = { ...ctx, maxCost: 1 };
+    await expect(verifyGroup(q, strict)).rejects.toMatchObject({ reason: 'too-costly' });
+  });
+
   it('reject a LIMIT without ORDER BY', async () => {
     const q = select({ from: entity('Channel', 'ch'), select: [out('name', attr('ch', 'name'))], limit: 3 });
     expect(await reasonOf(q)).toBe('order-undetermined');
