@@ -14,6 +14,7 @@ import { prepareBuilds } from '../generate/prepare-builds.ts';
 import { createQueryRunner } from '../generate/query-runner.ts';
 import { generateGroups } from '../generate/generate-groups.ts';
 import { DIFFICULTIES, type Difficulty } from '../generate/group-record.ts';
+import { readSuiteFile } from '../generate/suite-file.ts';
 
 /** `easy=0.25,medium=0.4,…` → shares; a ConfigError naming the flag otherwise. */
 function parseMix(text: string): Record<Difficulty, number> {
@@ -37,7 +38,7 @@ const GRAMMARS = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'g
 
 const USAGE = `usage: equisql generate --dataset NAME [--variants all|a,b,…] [--scale S] [--seed N] [--grammar G]
                         [--groups N] [--tail F] [--difficulty easy=S,medium=S,hard=S,extra=S] [--db URL] [--concurrency K] [--timeout-ms T]
-                        [--config FILE] --out DIR
+                        [--from-suite FILE.jsonl] [--config FILE] --out DIR
 
 Builds the dataset into DIR (main instance) and DIR/edge (edge-case instance), or reuses
 builds there made with the same settings, then generates N verified equivalence groups:
@@ -47,7 +48,9 @@ builds there made with the same settings, then generates N verified equivalence 
 A rerun with the same settings continues where the files end. --grammar is a .pcfg file
 or a name under grammars/ (default spider). --concurrency opens K server connections
 (PGlite: always one). --difficulty (or the dataset's \`difficulty\` in datasets.config.ts)
-sets target shares of Spider difficulties. Database: --db postgres://… or pglite:DIR, else DATABASE_URL, else
+sets target shares of Spider difficulties. --from-suite takes one conceptual query a line
+({"id", "query", "question"?}) instead of sampled skeletons and checks each the same way;
+give it its own --out DIR. Database: --db postgres://… or pglite:DIR, else DATABASE_URL, else
 PGlite stored in DIR/pglite.`;
 
 export const command: Command = {
@@ -64,6 +67,7 @@ export const command: Command = {
       groups: { type: 'string' },
       tail: { type: 'string' },
       difficulty: { type: 'string' },
+      'from-suite': { type: 'string' },
       db: { type: 'string' },
       concurrency: { type: 'string' },
       'timeout-ms': { type: 'string' },
@@ -84,7 +88,8 @@ export const command: Command = {
       if (!/^\d+$/.test(value) || Number(value) < 1) throw new ConfigError(`generate: --${flag} must be a whole positive number, got "${value}"`);
       return Number(value);
     };
-    const groups = whole('groups', flags.groups, 100);
+    const suite = flags['from-suite'] !== undefined ? readSuiteFile(resolve(cwd, flags['from-suite'])) : undefined;
+    const groups = suite ? suite.length : whole('groups', flags.groups, 100);
     const concurrency = whole('concurrency', flags.concurrency, 4);
     const timeoutMs = whole('timeout-ms', flags['timeout-ms'], 10_000);
     const tail = flags.tail === undefined ? (def.tail ?? 0.1) : Number(flags.tail);
@@ -114,7 +119,8 @@ export const command: Command = {
         groups,
         tail,
         ...(difficultyMix ? { difficultyMix } : {}),
-        settings: { dataset: dataset.name, variants, scale, seed, grammar: grammarName, groups, tail, difficulty: difficultyMix ?? null, timeout_ms: timeoutMs, database: target.kind, concurrency: connections.length },
+        ...(suite ? { suite } : {}),
+        settings: { dataset: dataset.name, variants, scale, seed, grammar: grammarName, groups, tail, from_suite: flags['from-suite'] ?? null, difficulty: difficultyMix ?? null, timeout_ms: timeoutMs, database: target.kind, concurrency: connections.length },
         progress: io.err,
       });
       const rejected = Object.values(report.rejected).reduce((a, b) => a + b, 0);

@@ -30,6 +30,8 @@ import { constructCounts, spiderHardness } from './difficulty.ts';
 import { groupId } from './canonical-query.ts';
 import { appendLine, countRejections, groupsPath, readGroupsState, rejectionsPath } from './groups-file.ts';
 import type { QueryRunner } from './query-runner.ts';
+import type { SuiteEntry } from './suite-file.ts';
+import { extractSkeleton } from '../grammar/skeleton-extractor.ts';
 
 export interface GenerateOptions {
   readonly dataset: string;
@@ -52,6 +54,11 @@ export interface GenerateOptions {
   readonly maxCandidates?: number;
   /** Target shares of each Spider difficulty (summing to 1); a full share rejects further groups of it. */
   readonly difficultyMix?: Readonly<Record<Difficulty, number>>;
+  /**
+   * Hand-written queries instead of sampled skeletons: candidate i is line i, checked as
+   * is (no filling, no repair); its skeleton is extracted from its reference SQL.
+   */
+  readonly suite?: readonly SuiteEntry[];
   /** Planner cost above which a query is rejected unrun (default 5e6). */
   readonly maxCost?: number;
   /** Settings recorded as they are in the manifest. */
@@ -138,19 +145,20 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
     }
     return batch[i % batch.length] as Sample;
   };
-  const maxCandidates = options.maxCandidates ?? 30 * options.groups;
+  const maxCandidates = options.suite ? options.suite.length : (options.maxCandidates ?? 30 * options.groups);
   const attempts = options.attempts ?? 4;
   let candidate = state.nextCandidate;
   for (; accepted < options.groups && candidate < maxCandidates; candidate++) {
-    const sample = skeletonAt(candidate);
+    const entry = options.suite?.[candidate];
+    const sample: Pick<Sample, 'skeleton' | 'tokens' | 'tail'> = entry ? { skeleton: '', tokens: [], tail: false } : skeletonAt(candidate);
     let last: CandidateRejected | undefined;
     let record: GroupRecord | undefined;
     try {
-      const shape = readSkeleton(sample.tokens);
-      for (let attempt = 0; attempt < attempts && !record; attempt++) {
+      const shape = entry ? undefined : readSkeleton(sample.tokens);
+      for (let attempt = 0; attempt < (entry ? 1 : attempts) && !record; attempt++) {
         try {
           const rng = createRng(options.seed).fork(`candidate/${candidate}/${attempt}`);
-          const query = await fillQuery(shape, { graph, instance: options.instance, rng, probe });
+          const query = entry ? entry.query : await fillQuery(shape as NonNullable<typeof shape>, { graph, instance: options.instance, rng, probe });
           const id = groupId(query);
           if (ids.has(id)) reject('duplicate', 'same canonical conceptual query as an earlier group');
           if (quotas) {
@@ -169,7 +177,7 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
             query,
             ordered: isOrdered(query),
             variants: verified.answers,
-            skeleton: sample.skeleton,
+            skeleton: entry ? skeletonOfSql(verified.answers[labels.reference]?.sql ?? '') : sample.skeleton,
             long_tail: sample.tail,
             reference_variant: labels.reference,
             structure_hash: labels.structureHash,
@@ -180,6 +188,7 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
               { profile: 'default', instance_hash: options.instanceHashes.main, ...verified.main },
               ...(verified.edge && options.instanceHashes.edge ? [{ profile: 'edge' as const, instance_hash: options.instanceHashes.edge, ...verified.edge }] : []),
             ],
+            ...(entry ? { source: { suite_id: entry.id, ...(entry.question !== undefined ? { question: entry.question } : {}) } } : {}),
           };
           ids.add(id);
           literals.add(key);
@@ -199,7 +208,7 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
       accepted += 1;
       if (accepted % 25 === 0 || accepted === options.groups) progress(`${accepted}/${options.groups} groups after ${candidate + 1} candidates`);
     } else {
-      const rejection: Rejection = { candidate, reason: last?.reason ?? 'no-fitting-slot', detail: last?.detail ?? 'no filling', skeleton: sample.skeleton };
+      const rejection: Rejection = { candidate, reason: last?.reason ?? 'no-fitting-slot', detail: `${entry ? `${entry.id}: ` : ''}${last?.detail ?? 'no filling'}`, skeleton: sample.skeleton };
       appendLine(rejectionsPath(options.out), `${JSON.stringify(rejection)}\n`);
     }
   }
@@ -226,6 +235,15 @@ function compileOrReject(options: GenerateOptions, variant: CheckVariant, query:
     return compileQuery(options.index, variant.schema, query);
   } catch (error) {
     return reject('compile-error', `${variant.name}: ${oneLine(error)}`);
+  }
+}
+
+/** The grammar skeleton of SQL (for hand-written queries, which have no sampled one). */
+function skeletonOfSql(sql: string): string {
+  try {
+    return extractSkeleton(parseSql(sql, { dialect: 'postgresql' })).text;
+  } catch {
+    return '';
   }
 }
 

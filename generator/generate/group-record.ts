@@ -54,6 +54,8 @@ export interface GroupRecord {
   readonly distinct_sql: number;
   /** The instances every variant agreed on: `main` (answers above) and `edge`. */
   readonly verified_on: readonly { readonly profile: 'default' | 'edge'; readonly instance_hash: string; readonly result_hash: string; readonly row_count: number }[];
+  /** Only for groups from a user's suite (`--from-suite`): the line's id and question. */
+  readonly source?: { readonly suite_id: string; readonly question?: string };
 }
 
 /**
@@ -141,6 +143,7 @@ export function serializeGroup(g: GroupRecord): string {
     counts: g.counts,
     distinct_sql: g.distinct_sql,
     verified_on: g.verified_on,
+    ...(g.source ? { source: g.source } : {}),
   };
   return `${JSON.stringify(ordered)}\n`;
 }

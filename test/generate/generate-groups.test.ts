@@ -14,6 +14,8 @@ import { groupId } from '../../generator/generate/canonical-query.ts';
 import { REJECTION_REASONS, type GroupRecord, type Rejection } from '../../generator/generate/group-record.ts';
 import { groupsPath, readJsonLines, rejectionsPath } from '../../generator/generate/groups-file.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
+import { SUITES } from '../../generator/suites/index.ts';
+import { attr, cmp, entity, lit, out, select } from '../../generator/query/query-builder.ts';
 import { createDatabase, describeServer } from '../helpers/postgres.ts';
 
 const DATASET = 'social_media';
@@ -122,6 +124,27 @@ describe('generateGroups on PGlite', () => {
     await generate(db, builds, outC);
     expect(readFileSync(groupsPath(outC, DATASET), 'utf8')).toBe(bytes);
     expect(readFileSync(rejectionsPath(outC), 'utf8')).toBe(readFileSync(rejectionsPath(outA), 'utf8'));
+  }, 300_000);
+});
+
+describe('groups from a user suite', () => {
+  it('turns hand-written queries into groups through the same checks, rejecting a bad one with its reason', async () => {
+    const paper = SUITES['paper']!.domains[DATASET]!.slice(0, 3);
+    const empty = select({ from: entity('Channel', 'ch'), select: [out('name', attr('ch', 'name'))], where: cmp(attr('ch', 'name'), '=', lit('no such channel')) });
+    const suite = [...paper.map((q) => ({ id: q.id, query: q.query, question: 'hand-written' })), { id: 'empty', query: empty }];
+    const outE = join(tmp.dir, 'e');
+    const r = await generate(db, builds, outE, { suite, groups: suite.length });
+    const groups = readJsonLines<GroupRecord>(groupsPath(outE, DATASET), false);
+    const rejections = readJsonLines<Rejection>(rejectionsPath(outE), false);
+    expect(rejections.map((x) => [x.candidate, x.reason])).toContainEqual([3, 'empty-answer']);
+    expect(groups.length + rejections.length).toBe(4);
+    expect(groups.length).toBeGreaterThan(0);
+    expect(r.accepted).toBe(groups.length);
+    for (const g of groups) {
+      expect(g.source?.suite_id).toBe(suite[g.candidate]?.id);
+      expect(g.query).toEqual(suite[g.candidate]?.query);
+      expect(g.skeleton).toMatch(/^SELECT /);
+    }
   }, 300_000);
 });
 
