@@ -79,18 +79,23 @@ export async function verifyGroup(query: Query, ctx: CheckContext): Promise<Veri
     );
     return new Map(compiled.map(({ variant }, i) => [variant.name, results[i] as NormalizedResult]));
   };
+  const reference = ctx.variants.find((v) => v.name === ctx.reference) ?? (ctx.variants[0] as CheckVariant);
+  // Variants that disagree on an ordered or limited query usually meet a tie: name it so.
+  const explain = async (instance: 'main' | 'edge', c: GroupComparison): Promise<never> => {
+    if (query.orderBy?.length || query.limit !== undefined) await checkDetermined(query, reference, instance, ctx);
+    return disagreement(instance, c);
+  };
   const main = await runAll('main');
   const mainComparison = compareResults(main);
-  if (!mainComparison.agree) disagreement('main', mainComparison);
+  if (!mainComparison.agree) await explain('main', mainComparison);
   const hasEdge = ctx.variants.every((v) => v.pgSchemas.edge !== undefined);
   let edge: InstanceAnswer | undefined;
   if (hasEdge) {
     const edgeResults = await runAll('edge');
     const c = compareResults(edgeResults);
-    if (!c.agree) disagreement('edge', c);
+    if (!c.agree) await explain('edge', c);
     edge = { result_hash: c.hash, row_count: c.rowCount };
   }
-  const reference = ctx.variants.find((v) => v.name === ctx.reference) ?? (ctx.variants[0] as CheckVariant);
   const refResult = main.get(reference.name) as NormalizedResult;
   checkAnswer(query, refResult);
   await checkFilter(query, refResult, reference, ctx);
