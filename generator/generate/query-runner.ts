@@ -57,6 +57,7 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
   };
   const cost = async (pgSchema: string, sql: string): Promise<number> => {
     const db = await acquire();
+    if (active++ === 0) since = performance.now();
     try {
       await db.exec(`BEGIN; SET TRANSACTION READ ONLY; SET LOCAL search_path TO ${quoteIdent(pgSchema)}`);
       try {
@@ -69,6 +70,7 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
     } catch (error) {
       return reject('execution-error', `EXPLAIN in ${pgSchema}: ${oneLine(error)}`);
     } finally {
+      if (--active === 0) total += performance.now() - since;
       release(db);
     }
   };
