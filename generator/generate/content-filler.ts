@@ -230,6 +230,11 @@ class Filler {
       case 'compareValue': {
         // Text is compared for equality only: an order on text depends on the collation.
         const wantsOrder = slot.op !== '=' && slot.op !== '<>';
+        if (!wantsOrder) {
+          // Equality on what schemas store differently: set membership and subtype tests.
+          const special = this.membershipOrClass(entities, slot.op === '<>');
+          if (special) return special;
+        }
         const type = slot.column.type === 'text' && wantsOrder ? 'any' : slot.column.type;
         let options = this.candidates(entities, elements, type).filter((c) => (wantsOrder ? c.kind === 'numeric' || c.kind === 'temporal' : true));
         if (slot.valueType === 'number' && !wantsOrder) options = options.filter((c) => c.kind !== 'temporal');
@@ -296,6 +301,49 @@ class Filler {
       case 'compareSubquery':
         return this.scalarComparison(slot, entities, elements);
     }
+  }
+
+  /**
+   * Now and then an equality slot becomes `'v' = ANY(set)` (a multi-valued attribute
+   * contains a value that occurs in the data) or an is-a test on a subtype.
+   */
+  private membershipOrClass(entities: readonly EntityAlias[], negated: boolean): Predicate | undefined {
+    const r = this.rng;
+    const roll = r.next();
+    if (roll < 0.12) {
+      const options = entities.flatMap((a) => (this.graph.entities.get(a.entity)?.sets ?? []).map((slot) => ({ a, slot })));
+      if (options.length === 0) return undefined;
+      const { a, slot } = r.pick(options);
+      const values = this.members(a.entity).flatMap((o) => (o.values[slot.name] as readonly Scalar[] | null) ?? []).filter((v) => !(typeof v === 'string' && ODD_TEXT.test(v)));
+      if (values.length === 0) return undefined;
+      return { kind: 'contains', alias: a.alias, attribute: slot.name, value: r.pick(values), ...(negated ? { negated: true } : {}) };
+    }
+    if (roll < 0.22) {
+      const options = entities.flatMap((a) => this.graph.index.subtree(a.entity).slice(1).filter((e) => this.members(e.name).length > 0).map((e) => ({ a, sub: e.name })));
+      if (options.length === 0) return undefined;
+      const { a, sub } = r.pick(options);
+      return { kind: 'isA', alias: a.alias, entity: sub, ...(negated ? { negated: true } : {}) };
+    }
+    return undefined;
+  }
+
+  /** Outputs only a conceptual query can ask for simply: a set's size, the set itself, the object's class. */
+  private derivedOutput(entities: readonly EntityAlias[]): Typed | undefined {
+    const r = this.rng;
+    const a = r.pick(entities);
+    const sets = this.graph.entities.get(a.entity)?.sets ?? [];
+    const subs = this.graph.index.subtree(a.entity).map((e) => e.name);
+    const roll = r.next();
+    if (roll < 0.4 && sets.length > 0) {
+      const slot = r.pick(sets);
+      return { expr: { kind: 'setSize', alias: a.alias, attribute: slot.name }, kind: 'numeric', label: `${slot.name}_count` };
+    }
+    if (roll < 0.6 && sets.length > 0) {
+      const slot = r.pick(sets);
+      return { expr: { kind: 'setArray', alias: a.alias, attribute: slot.name }, kind: 'text', label: slot.name };
+    }
+    if (subs.length > 1) return { expr: { kind: 'classOf', alias: a.alias, among: subs }, kind: 'text', label: `${snakeCase(a.entity)}_kind` };
+    return undefined;
   }
 
   /** Text that LIKE can search: plain text, not an enum (PostgreSQL has no LIKE on enums). */
@@ -440,7 +488,8 @@ class Filler {
           const open = unused();
           const avoid = [...fixed, ...this.outputs.map((o) => o.expr)];
           const there = open.length > 0 ? this.candidates(entities, elements, item.type).filter((c) => open.includes((c.expr as { alias: string }).alias) && !avoid.some((x) => JSON.stringify(x) === JSON.stringify(c.expr))) : [];
-          this.addOutput(there.length > 0 ? this.rng.pick(there) : this.pickColumn(entities, elements, item.type, avoid));
+          const derived = there.length === 0 && item.type === 'any' && this.rng.chance(0.15) ? this.derivedOutput(entities) : undefined;
+          this.addOutput(derived ?? (there.length > 0 ? this.rng.pick(there) : this.pickColumn(entities, elements, item.type, avoid)));
         }
       }
       const left = unused();
