@@ -52,6 +52,9 @@ interface Typed {
   readonly label: string;
 }
 
+/** Short words an alias made of initials could spell that SQL reserves. */
+const RESERVED = new Set(['all', 'and', 'any', 'as', 'asc', 'at', 'by', 'case', 'cast', 'desc', 'do', 'else', 'end', 'for', 'from', 'if', 'in', 'into', 'is', 'join', 'like', 'not', 'null', 'of', 'off', 'on', 'only', 'or', 'some', 'then', 'to', 'true', 'user', 'when', 'with']);
+
 /** Text a question should not quote: planted odd values belong to the edge-case instance. */
 const ODD_TEXT = /[\\\n\r\t"]|^\s|\s$|^$/u;
 
@@ -85,8 +88,8 @@ class Filler {
 
   private alias(entity: string): string {
     const base = snakeCase(entity).split('_').map((w) => w[0]).join('') || 'x';
-    let name = base;
-    for (let i = 2; this.used.has(name); i++) name = `${base}${i}`;
+    let name = RESERVED.has(base) ? `${base}1` : base;
+    for (let i = 2; this.used.has(name) || RESERVED.has(name); i++) name = `${base}${i}`;
     this.used.add(name);
     return name;
   }
@@ -408,7 +411,7 @@ class Filler {
 
   // ---- aggregates ----------------------------------------------------------------------
 
-  private aggregate(slot: AggregateSlot, entities: readonly EntityAlias[], elements: readonly ElementAlias[], countTarget?: EntityAlias): Typed {
+  private aggregate(slot: AggregateSlot, entities: readonly EntityAlias[], elements: readonly ElementAlias[], countTarget?: EntityAlias, fixed: readonly Expr[] = []): Typed {
     const r = this.rng;
     if (slot.mode === 'star') {
       if (countTarget) return { expr: { kind: 'aggregate', fn: 'count', arg: { kind: 'attribute', alias: countTarget.alias, attribute: 'id' } }, kind: 'numeric', label: `${snakeCase(countTarget.entity)}_count` };
@@ -421,7 +424,9 @@ class Filler {
       const t = r.pick(options);
       return { expr: { kind: 'aggregate', fn: 'count', arg: t.expr, distinct: true }, kind: 'numeric', label: `distinct_${t.label}s`.replace(/ss$/u, 's') };
     }
-    const numeric = this.candidates(entities, elements, 'numeric').filter((c) => c.expr.kind !== 'attribute' || c.label !== 'id');
+    // An aggregate of a column the WHERE clause pins to one value says nothing new.
+    const pinned = new Set(fixed.map((e) => JSON.stringify(e)));
+    const numeric = this.candidates(entities, elements, 'numeric').filter((c) => (c.expr.kind !== 'attribute' || c.label !== 'id') && !pinned.has(JSON.stringify(c.expr)));
     const temporal = this.candidates(entities, elements, 'any').filter((c) => c.kind === 'temporal');
     if (numeric.length > 0 && (temporal.length === 0 || r.chance(0.85))) {
       const t = r.pick(numeric);
@@ -482,7 +487,7 @@ class Filler {
         return [...entities.slice(1).map((a) => a.alias), ...elements.map((e) => e.alias)].filter((a) => !referenced.has(a) && !feeding.has(a));
       };
       for (const item of shape.items) {
-        if (item.kind === 'aggregate') this.addOutput(this.aggregate(item, entities, elements));
+        if (item.kind === 'aggregate') this.addOutput(this.aggregate(item, entities, elements, undefined, fixed));
         else if (item.kind === 'arithmetic') this.addOutput(this.arithmetic(item.op, entities, elements));
         else {
           const open = unused();
