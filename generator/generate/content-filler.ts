@@ -15,7 +15,7 @@
  */
 import type { Rng } from '../common/rng.ts';
 import { snakeCase } from '../er-model/er-index.ts';
-import type { ConceptualInstance, Scalar } from '../instance/conceptual-instance.ts';
+import type { ConceptualInstance, EntityObject, Scalar } from '../instance/conceptual-instance.ts';
 import type { Expr, Join, OrderItem, OutputColumn, Predicate, Query, ScalarLiteral, SelectQuery, SetQuery } from '../query/conceptual-query.ts';
 import { reject } from './group-record.ts';
 import type { AttributeSlot, RelationshipEdge, SchemaGraph, SlotKind } from './schema-graph.ts';
@@ -51,6 +51,10 @@ interface Typed {
   /** A name for an output column. */
   readonly label: string;
 }
+
+/** Per instance: objects of each entity (subclasses included), and non-null values per column. */
+const MEMBERS = new WeakMap<ConceptualInstance, Map<string, readonly EntityObject[]>>();
+const VALUES = new WeakMap<ConceptualInstance, Map<string, Scalar[]>>();
 
 /** Short words an alias made of initials could spell that SQL reserves. */
 const RESERVED = new Set(['all', 'and', 'any', 'as', 'asc', 'at', 'by', 'case', 'cast', 'desc', 'do', 'else', 'end', 'for', 'from', 'if', 'in', 'into', 'is', 'join', 'like', 'not', 'null', 'of', 'off', 'on', 'only', 'or', 'some', 'then', 'to', 'true', 'user', 'when', 'with']);
@@ -106,10 +110,17 @@ class Filler {
     return usable[this.rng.weighted(usable.map((n) => this.weight(this.graph.entities.get(n)?.variation ?? 1)))] as string;
   }
 
-  private members(entity: string) {
-    const index = this.graph.index;
-    const root = index.root(entity).name;
-    return (this.ctx.instance.objects[root] ?? []).filter((o) => o.classes.some((c) => index.isAncestorOrSelf(entity, c)));
+  private members(entity: string): readonly EntityObject[] {
+    let cache = MEMBERS.get(this.ctx.instance);
+    if (!cache) MEMBERS.set(this.ctx.instance, (cache = new Map()));
+    let list = cache.get(entity);
+    if (!list) {
+      const index = this.graph.index;
+      const root = index.root(entity).name;
+      list = (this.ctx.instance.objects[root] ?? []).filter((o) => o.classes.some((c) => index.isAncestorOrSelf(entity, c)));
+      cache.set(entity, list);
+    }
+    return list;
   }
 
   /** Joins `count` edges onto the aliases, each from an alias already there. */
@@ -189,6 +200,21 @@ class Filler {
 
   /** Values an expression takes in the instance (non-null, realistic). */
   private valuesOf(t: Typed, entities: readonly EntityAlias[], elements: readonly ElementAlias[]): Scalar[] {
+    const e = t.expr;
+    // Values depend on the entity (or relationship) behind the alias, not on the alias name.
+    const owner =
+      e.kind === 'element' ? elements.find((x) => x.alias === e.alias)?.owner : e.kind === 'linkAttribute' ? entities.find((x) => x.alias === e.alias)?.via?.relationship : entities.find((x) => 'alias' in e && x.alias === e.alias)?.entity;
+    const key = `${e.kind}|${owner}|${'attribute' in e ? e.attribute : (elements.find((x) => 'alias' in e && x.alias === e.alias)?.slot.name ?? '')}`;
+    let cache = VALUES.get(this.ctx.instance);
+    if (!cache) VALUES.set(this.ctx.instance, (cache = new Map()));
+    const hit = cache.get(key);
+    if (hit) return hit;
+    const computed = this.computeValues(t, entities, elements);
+    cache.set(key, computed);
+    return computed;
+  }
+
+  private computeValues(t: Typed, entities: readonly EntityAlias[], elements: readonly ElementAlias[]): Scalar[] {
     const e = t.expr;
     let raw: unknown[] = [];
     if (e.kind === 'attribute') {
