@@ -272,6 +272,12 @@ class Filler {
         const t = r.pick(options);
         const values = this.valuesOf(t, entities, elements);
         const value = wantsOrder ? this.quantile(values, t.kind) : r.pick(values);
+        const distinct = [...new Set(values)];
+        if (!wantsOrder && t.kind !== 'temporal' && distinct.length > 3 && r.chance(0.1)) {
+          // `x IN ('a', 'b')`: one of a few values that exist.
+          const picked = r.sample(distinct, r.int(2, 3)).map((v) => this.literal(t.kind, v));
+          return { kind: 'in', expr: t.expr, values: picked, ...(slot.op === '<>' ? { negated: true } : {}) };
+        }
         return { kind: 'compare', op: slot.op, left: t.expr, right: { kind: 'literal', value: this.literal(t.kind, value) } };
       }
       case 'compareColumn': {
@@ -404,7 +410,8 @@ class Filler {
     const where = sub.where ? await this.condition(sub.where, more.entities, more.elements) : undefined;
     if (!where) reject('meaningless-skeleton', 'an IN/EXISTS subquery without a condition is a plain join');
     const joins = [backJoin, ...more.joins];
-    if (slot.kind === 'inSubquery') {
+    // `id IN (…)` and a correlated EXISTS say the same; both forms are worth teaching.
+    if (slot.kind === 'inSubquery' && !this.rng.chance(0.3)) {
       const q: SelectQuery = { kind: 'select', from: { entity: partner.entity, alias: partner.alias }, joins, where, select: [{ name: `${snakeCase(outer.entity)}_id`, expr: { kind: 'attribute', alias: back.alias, attribute: 'id' } }] };
       return { kind: 'inQuery', expr: { kind: 'attribute', alias: outer.alias, attribute: 'id' }, query: q, ...(slot.negated ? { negated: true } : {}) };
     }

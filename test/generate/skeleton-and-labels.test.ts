@@ -87,9 +87,9 @@ describe('fillQuery', () => {
         continue;
       }
       if (w?.kind === 'isA') continue;
-      if (w?.kind !== 'compare') throw new Error(`expected a comparison, got ${w?.kind}`);
-      const left = w.left;
-      const value = w.right.kind === 'literal' ? w.right.value : undefined;
+      if (w?.kind !== 'compare' && w?.kind !== 'in') throw new Error(`expected a comparison, got ${w?.kind}`);
+      const left = w.kind === 'compare' ? w.left : w.expr;
+      const wanted = w.kind === 'compare' ? [w.right.kind === 'literal' ? w.right.value : undefined] : w.values;
       const aliasEntity = new Map([[q.from.alias, q.from.entity], ...(q.joins ?? []).flatMap((j: Join) => (j.kind === 'relationship' ? [[j.alias, j.entity] as [string, string]] : []))]);
       if (left.kind !== 'attribute') continue;
       const e = aliasEntity.get(left.alias) as string;
@@ -97,7 +97,7 @@ describe('fillQuery', () => {
       expect(['text', 'enum']).toContain(type);
       const root = index.root(e).name;
       const values = (instance.objects[root] ?? []).map((o) => o.values[left.attribute]);
-      expect(values).toContain(value);
+      for (const value of wanted) expect(values).toContain(value);
       checked += 1;
     }
     expect(checked).toBeGreaterThan(10);
