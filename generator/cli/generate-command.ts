@@ -10,6 +10,7 @@ import { SCALE_PRESETS, type ScalePreset } from '../instance/conceptual-instance
 import { openDatabase, resolveTarget, type Database } from '../database/database.ts';
 import { indexDomain } from '../er-model/er-index.ts';
 import { parseGrammar } from '../grammar/pcfg.ts';
+import { mixGrammars } from '../grammar/pcfg-estimator.ts';
 import { prepareBuilds } from '../generate/prepare-builds.ts';
 import { createQueryRunner } from '../generate/query-runner.ts';
 import { generateGroups } from '../generate/generate-groups.ts';
@@ -36,7 +37,7 @@ function checkMix(mix: Readonly<Partial<Record<Difficulty, number>>>, where: str
 
 const GRAMMARS = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'grammars');
 
-const USAGE = `usage: equisql generate --dataset NAME [--variants all|a,b,…] [--scale S] [--seed N] [--grammar G]
+const USAGE = `usage: equisql generate --dataset NAME [--variants all|a,b,…] [--scale S] [--seed N] [--grammar G] [--mix G:W …]
                         [--groups N] [--tail F] [--difficulty easy=S,medium=S,hard=S,extra=S] [--db URL] [--concurrency K] [--timeout-ms T]
                         [--from-suite FILE.jsonl] [--config FILE] --out DIR
 
@@ -46,7 +47,7 @@ builds there made with the same settings, then generates N verified equivalence 
   DIR/rejections.jsonl         one rejected candidate a line, with its reason
   DIR/manifest.json            settings, counts accepted and rejected by reason, timings
 A rerun with the same settings continues where the files end. --grammar is a .pcfg file
-or a name under grammars/ (default spider). --concurrency opens K server connections
+or a name under grammars/ (default spider); --mix default:0.2 mixes in another grammar by weight. --concurrency opens K server connections
 (PGlite: always one). --difficulty (or the dataset's \`difficulty\` in datasets.config.ts)
 sets target shares of Spider difficulties. --from-suite takes one conceptual query a line
 ({"id", "query", "question"?}) instead of sampled skeletons and checks each the same way;
@@ -68,6 +69,7 @@ export const command: Command = {
       tail: { type: 'string' },
       difficulty: { type: 'string' },
       'from-suite': { type: 'string' },
+      mix: { type: 'string', multiple: true },
       db: { type: 'string' },
       concurrency: { type: 'string' },
       'timeout-ms': { type: 'string' },
@@ -98,7 +100,20 @@ export const command: Command = {
     const grammarName = flags.grammar ?? 'spider';
     const grammarPath = existsSync(resolve(cwd, grammarName)) ? resolve(cwd, grammarName) : join(GRAMMARS, `${grammarName}.pcfg`);
     if (!existsSync(grammarPath)) throw new ConfigError(`generate: --grammar: no file ${grammarName} and no grammars/${grammarName}.pcfg`);
-    const grammar = parseGrammar(readFileSync(grammarPath, 'utf8'), grammarPath);
+    const base = parseGrammar(readFileSync(grammarPath, 'utf8'), grammarPath);
+    // --mix G:W: other grammars mixed in by weight; the main grammar keeps 1 − ΣW.
+    const mixes = (flags.mix ?? []).map((spec) => {
+      const m = /^(.+):(\d*\.?\d+)$/u.exec(spec);
+      const weight = m ? Number(m[2]) : NaN;
+      if (!m || !(weight > 0 && weight < 1)) throw new ConfigError(`generate: --mix expects GRAMMAR:WEIGHT with 0 < WEIGHT < 1, got "${spec}"`);
+      const name = m[1] as string;
+      const path = existsSync(resolve(cwd, name)) ? resolve(cwd, name) : join(GRAMMARS, `${name}.pcfg`);
+      if (!existsSync(path)) throw new ConfigError(`generate: --mix: no file ${name} and no grammars/${name}.pcfg`);
+      return { grammar: parseGrammar(readFileSync(path, 'utf8'), path), weight, name };
+    });
+    const mixTotal = mixes.reduce((a, m) => a + m.weight, 0);
+    if (mixTotal >= 1) throw new ConfigError(`generate: --mix weights sum to ${mixTotal}, leaving nothing for --grammar`);
+    const grammar = mixes.length === 0 ? base : mixGrammars([{ grammar: base, weight: 1 - mixTotal }, ...mixes.map((m) => ({ grammar: m.grammar, weight: m.weight }))]);
     const variants = flags.variants ?? def.variants ?? DEFAULTS.variants;
     const target = resolveTarget(flags.db ?? io.env['DATABASE_URL'], join(out, 'pglite'));
     const connections: Database[] = [await openDatabase(target)];
@@ -120,7 +135,7 @@ export const command: Command = {
         tail,
         ...(difficultyMix ? { difficultyMix } : {}),
         ...(suite ? { suite } : {}),
-        settings: { dataset: dataset.name, variants, scale, seed, grammar: grammarName, groups, tail, from_suite: flags['from-suite'] ?? null, difficulty: difficultyMix ?? null, timeout_ms: timeoutMs, database: target.kind, concurrency: connections.length },
+        settings: { dataset: dataset.name, variants, scale, seed, grammar: grammarName, mix: flags.mix ?? [], groups, tail, from_suite: flags['from-suite'] ?? null, difficulty: difficultyMix ?? null, timeout_ms: timeoutMs, database: target.kind, concurrency: connections.length },
         progress: io.err,
       });
       const rejected = Object.values(report.rejected).reduce((a, b) => a + b, 0);
