@@ -437,7 +437,6 @@ class Filler {
     const fn = item.mode === 'free' ? this.rng.pick(['avg', 'max', 'min'] as const) : 'avg';
     const agg: Expr = { kind: 'aggregate', fn, arg: { kind: 'attribute', alias: inner.alias, attribute: t.label } };
     const q: SelectQuery = { kind: 'select', from: { entity: inner.entity, alias: inner.alias }, ...(more.joins.length > 0 ? { joins: more.joins } : {}), ...(where ? { where } : {}), select: [{ name: `${fn}_${t.label}`, expr: agg }] };
-    void elements;
     const op: ComparisonOp = fn === 'max' ? (slot.op.startsWith('>') ? '>=' : slot.op === '=' ? '=' : '<') : fn === 'min' ? (slot.op.startsWith('<') ? '<=' : slot.op === '=' ? '=' : '>') : slot.op === '=' || slot.op === '<>' ? '>' : slot.op;
     return { kind: 'compare', op, left: t.expr, right: { kind: 'scalarSubquery', query: q } };
   }
@@ -508,7 +507,7 @@ class Filler {
     const baseName = baseEntity ?? this.pickEntity();
     const base: EntityAlias = { alias: this.alias(baseName), entity: baseName };
     const { entities, elements, joins } = this.drawJoins(base, shape.joins);
-    let where = shape.where ? await this.condition(shape.where, entities, elements) : undefined;
+    const where = shape.where ? await this.condition(shape.where, entities, elements) : undefined;
     const grouped = shape.groupBy.length > 0;
     if (!grouped) {
       // A column the WHERE clause fixes to one value would be the same in every row.
@@ -579,7 +578,6 @@ class Filler {
     let having: Predicate | undefined;
     const base0: SelectQuery = { kind: 'select', select: [...this.outputs], from: { entity: base.entity, alias: base.alias }, ...(joins.length > 0 ? { joins } : {}), ...(where ? { where } : {}), groupBy: keys };
     if (shape.having) having = await this.having(shape.having, base0, aggScope, elements, countTarget);
-    where = base0.where;
     return { ...base0, ...(having ? { having } : {}) };
   }
 
