@@ -44,6 +44,12 @@ interface ElementAlias {
   readonly slot: AttributeSlot;
 }
 
+/** What COUNT(*) becomes under a LEFT join: the partner's id or the element, so none counts 0. */
+interface CountTarget {
+  readonly expr: Expr;
+  readonly label: string;
+}
+
 /** A value expression with what the filler knows of it. */
 interface Typed {
   readonly expr: Expr;
@@ -443,10 +449,10 @@ class Filler {
 
   // ---- aggregates ----------------------------------------------------------------------
 
-  private aggregate(slot: AggregateSlot, entities: readonly EntityAlias[], elements: readonly ElementAlias[], countTarget?: EntityAlias, fixed: readonly Expr[] = []): Typed {
+  private aggregate(slot: AggregateSlot, entities: readonly EntityAlias[], elements: readonly ElementAlias[], countTarget?: CountTarget, fixed: readonly Expr[] = []): Typed {
     const r = this.rng;
     if (slot.mode === 'star') {
-      if (countTarget) return { expr: { kind: 'aggregate', fn: 'count', arg: { kind: 'attribute', alias: countTarget.alias, attribute: 'id' } }, kind: 'numeric', label: `${snakeCase(countTarget.entity)}_count` };
+      if (countTarget) return { expr: { kind: 'aggregate', fn: 'count', arg: countTarget.expr }, kind: 'numeric', label: countTarget.label };
       return { expr: { kind: 'aggregate', fn: 'count' }, kind: 'numeric', label: 'count' };
     }
     if (slot.mode === 'distinct') {
@@ -543,7 +549,7 @@ class Filler {
     });
     const keys: Expr[] = [];
     const plainItems = shape.items.filter((i) => i.kind === 'column');
-    let countTarget: EntityAlias | undefined;
+    let countTarget: CountTarget | undefined;
     // Per object of one alias only when another alias supplies what is aggregated; an
     // aggregate over an object's own single row says nothing.
     const byObject = entities.length + elements.length > 1 && (lowCardinality.length === 0 || r.chance(0.6));
@@ -563,10 +569,14 @@ class Filler {
       const extra = r.shuffle(attrs.filter((s) => s.name !== (label.expr as { attribute: string }).attribute));
       for (const s of extra.slice(0, Math.max(0, plainItems.length - 1))) this.addOutput({ expr: { kind: 'attribute', alias: groupAlias.alias, attribute: s.name }, kind: s.kind, label: s.name });
       // Counting partners of each object: a LEFT join keeps objects with none as a zero.
+      // The same for a set's elements: an empty set counts as zero.
       const partner = entities.find((a) => a !== groupAlias && a.via && joins.some((j) => j.kind === 'relationship' && j.alias === a.alias && j.from === groupAlias.alias));
-      if (partner && joins.length === 1 && !where && r.chance(0.5)) {
+      const element = elements.find((e) => joins.some((j) => j.kind === 'elements' && j.alias === e.alias && j.of === groupAlias.alias));
+      if ((partner || element) && joins.length === 1 && !where && r.chance(0.5)) {
         joins[0] = { ...(joins[0] as Join), type: 'left' };
-        countTarget = partner;
+        countTarget = partner
+          ? { expr: { kind: 'attribute', alias: partner.alias, attribute: 'id' }, label: `${snakeCase(partner.entity)}_count` }
+          : { expr: { kind: 'element', alias: (element as ElementAlias).alias }, label: `${(element as ElementAlias).slot.name}_count` };
       }
     }
     const others = entities.filter((a) => a !== groupAlias);
@@ -596,7 +606,7 @@ class Filler {
   }
 
   /** HAVING thresholds from the distribution of the group aggregates, read by a probe. */
-  private async having(shape: ConditionShape, q: SelectQuery, scope: readonly EntityAlias[], elements: readonly ElementAlias[], countTarget?: EntityAlias): Promise<Predicate> {
+  private async having(shape: ConditionShape, q: SelectQuery, scope: readonly EntityAlias[], elements: readonly ElementAlias[], countTarget?: CountTarget): Promise<Predicate> {
     const disjuncts: Predicate[] = [];
     for (const conj of shape) {
       const parts: Predicate[] = [];
