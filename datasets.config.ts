@@ -11,12 +11,16 @@ export default defineConfig({
       description: 'Accounts, creators, streamers, content, clips and channels (the paper\'s running example)',
       scale: 'small',
       seed: 1,
+      difficulty: { easy: 0.2, medium: 0.35, hard: 0.25, extra: 0.2 },
+      tail: 0.1,
     },
     retail: {
       domain: 'retail',
       description: 'Products in two inheritance levels, users, orders and reviews (the paper\'s Appendix A)',
       scale: 'small',
       seed: 1,
+      difficulty: { easy: 0.2, medium: 0.35, hard: 0.25, extra: 0.2 },
+      tail: 0.1,
     },
     social_media_edge: {
       domain: 'social_media',

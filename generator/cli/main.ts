@@ -16,6 +16,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<{ command: Command }>>> = 
   grammar: () => import('./grammar-command.ts'),
   canon: () => import('./canon-command.ts'),
   structure: () => import('./structure-command.ts'),
+  generate: () => import('./generate-command.ts'),
 };
 
 function processIo(quiet: boolean): CliIo {

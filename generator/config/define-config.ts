@@ -13,6 +13,10 @@ export interface DatasetDefinition {
   readonly counts?: Readonly<Record<string, number>>;
   /** `all`, a comma list of variant names, `random:K`, or a mix: `all,random:8`. */
   readonly variants?: string;
+  /** `equisql generate`: target shares of Spider difficulties; without it, the mix falls as drawn. */
+  readonly difficulty?: Readonly<Partial<Record<'easy' | 'medium' | 'hard' | 'extra', number>>>;
+  /** `equisql generate`: share of long-tail skeletons (default 0.1). */
+  readonly tail?: number;
 }
 
 export interface EquisqlConfig {

@@ -1,0 +1,91 @@
+/**
+ * Generation benchmark: verified groups per hour and (group × variant) records per hour,
+ * with the share of wall time inside the database, on PGlite and on a server
+ * (DATABASE_URL or --db); plus what the groups are like: acceptance rate and rejection
+ * reasons, distinct skeletons and structure hashes, the share whose SQL differs between at
+ * least three variants, the difficulty mix, and IR constructs no group uses.
+ *
+ *   npm run bench:generate [-- --dataset social_media --groups 200 --scale small --concurrency 2 --db postgres://…]
+ */
+import { cpus, tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { BUILT_IN_DOMAINS } from '../generator/domains/index.ts';
+import { indexDomain } from '../generator/er-model/er-index.ts';
+import { parseGrammar } from '../generator/grammar/pcfg.ts';
+import type { ScalePreset } from '../generator/instance/conceptual-instance.ts';
+import { openDatabase, type Database } from '../generator/database/database.ts';
+import { prepareBuilds } from '../generator/generate/prepare-builds.ts';
+import { createQueryRunner } from '../generator/generate/query-runner.ts';
+import { generateGroups } from '../generator/generate/generate-groups.ts';
+import { groupsPath, readJsonLines } from '../generator/generate/groups-file.ts';
+import type { GroupRecord } from '../generator/generate/group-record.ts';
+import { IR_CONSTRUCTS, irConstructs } from '../generator/generate/ir-coverage.ts';
+
+const { values } = parseArgs({ options: { dataset: { type: 'string' }, groups: { type: 'string' }, scale: { type: 'string' }, concurrency: { type: 'string' }, db: { type: 'string' }, 'skip-pglite': { type: 'boolean' } } });
+const dataset = values.dataset ?? 'social_media';
+const groups = Number(values.groups ?? 200);
+const scale = (values.scale ?? 'small') as ScalePreset;
+const concurrency = Number(values.concurrency ?? 2);
+const serverUrl = values.db ?? process.env['DATABASE_URL'];
+const domain = BUILT_IN_DOMAINS[dataset];
+if (!domain) throw new Error(`unknown dataset ${dataset}`);
+const index = indexDomain(domain);
+const grammar = parseGrammar(readFileSync(new URL('../grammars/spider.pcfg', import.meta.url), 'utf8'), 'spider.pcfg');
+const say = (s: string) => process.stdout.write(`${s}\n`);
+say(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}; ${dataset}, scale ${scale}, all variants, ${groups} groups, seed 1`);
+
+async function run(label: string, connections: Database[]): Promise<void> {
+  const out = mkdtempSync(join(tmpdir(), 'equisql-bench-generate-'));
+  try {
+    const builds = await prepareBuilds({ dataset, domain: domain!, variants: 'all', scale, seed: 1, db: connections[0] as Database, out });
+    const runner = createQueryRunner(connections, 30_000);
+    const report = await generateGroups({
+      dataset, out, index, instance: builds.instance,
+      instanceHashes: { main: builds.main.instance_hash, ...(builds.edge ? { edge: builds.edge.instance_hash } : {}) },
+      variants: builds.variants, runner, grammar, seed: 1, groups, settings: { bench: true },
+    });
+    const hours = report.seconds.total / 3600;
+    const records = report.accepted * builds.variants.length;
+    const rejected = Object.values(report.rejected).reduce((a, b) => a + b, 0);
+    say(`\n${label}: ${report.accepted} groups in ${report.seconds.total.toFixed(1)} s = ${Math.round(report.accepted / hours)} groups/hour, ${Math.round(records / hours)} (group × variant) records/hour; ${(100 * report.seconds.database / report.seconds.total).toFixed(0)}% of wall time in the database`);
+    say(`  candidates ${report.candidates}, accepted ${(100 * report.accepted / report.candidates).toFixed(0)}%; rejected ${rejected}: ${Object.entries(report.rejected).filter(([, n]) => n > 0).map(([r, n]) => `${r} ${n}`).join(', ')}`);
+    const lines = readJsonLines<GroupRecord>(groupsPath(out, dataset), false);
+    const declared = (rel: string, dir: 'forward' | 'reverse') => { const r = index.relationship(rel); return dir === 'forward' ? r.to : r.from; };
+    const seen = new Set<string>();
+    for (const g of lines) for (const c of irConstructs(g.query, declared)) seen.add(c);
+    say(`  distinct skeletons ${new Set(lines.map((g) => g.skeleton)).size}, distinct structure hashes ${new Set(lines.map((g) => g.structure_hash)).size}, SQL differs between ≥3 variants in ${(100 * report.differs3).toFixed(0)}%`);
+    say(`  difficulty: ${Object.entries(report.difficulty).map(([d, n]) => `${d} ${(100 * n / Math.max(1, lines.length)).toFixed(0)}%`).join(', ')}`);
+    say(`  IR constructs used ${seen.size}/${IR_CONSTRUCTS.length}; unused: ${IR_CONSTRUCTS.filter((c) => !seen.has(c)).join(', ')}`);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+if (!values['skip-pglite']) {
+  const db = await openDatabase({ kind: 'pglite' });
+  try {
+    await run('PGlite (one connection)', [db]);
+  } finally {
+    await db.close();
+  }
+}
+if (serverUrl) {
+  const name = `equisql_bench_generate_${process.pid}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const connections: Database[] = [];
+  try {
+    for (let i = 0; i < concurrency; i++) connections.push(await openDatabase({ kind: 'postgres', url: url.toString() }));
+    await run(`server (${concurrency} connections)`, connections);
+  } finally {
+    for (const c of connections) await c.close();
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+} else say('\nserver: skipped (set DATABASE_URL or --db)');

@@ -1,0 +1,152 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { EXIT, type Command } from './command.ts';
+import { parseFlags, required } from './flags.ts';
+import { ConfigError } from '../common/errors.ts';
+import { DEFAULTS } from '../config/define-config.ts';
+import { loadConfig, resolveDataset } from '../config/load-config.ts';
+import { SCALE_PRESETS, type ScalePreset } from '../instance/conceptual-instance.ts';
+import { openDatabase, resolveTarget, type Database } from '../database/database.ts';
+import { indexDomain } from '../er-model/er-index.ts';
+import { parseGrammar } from '../grammar/pcfg.ts';
+import { mixGrammars } from '../grammar/pcfg-estimator.ts';
+import { prepareBuilds } from '../generate/prepare-builds.ts';
+import { createQueryRunner } from '../generate/query-runner.ts';
+import { generateGroups } from '../generate/generate-groups.ts';
+import { DIFFICULTIES, type Difficulty } from '../generate/group-record.ts';
+import { readSuiteFile } from '../generate/suite-file.ts';
+
+/** `easy=0.25,medium=0.4,…` → shares; a ConfigError naming the flag otherwise. */
+function parseMix(text: string): Record<Difficulty, number> {
+  const mix: Partial<Record<Difficulty, number>> = {};
+  for (const part of text.split(',')) {
+    const m = /^(easy|medium|hard|extra)=(\d+(?:\.\d+)?)$/u.exec(part.trim());
+    if (!m) throw new ConfigError(`generate: --difficulty expects easy=S,medium=S,hard=S,extra=S, got "${part}"`);
+    mix[m[1] as Difficulty] = Number(m[2]);
+  }
+  return checkMix(mix, '--difficulty');
+}
+
+function checkMix(mix: Readonly<Partial<Record<Difficulty, number>>>, where: string): Record<Difficulty, number> {
+  const out = Object.fromEntries(DIFFICULTIES.map((d) => [d, mix[d] ?? 0])) as Record<Difficulty, number>;
+  const total = DIFFICULTIES.reduce((a, d) => a + out[d], 0);
+  if (DIFFICULTIES.some((d) => !(out[d] >= 0)) || !(total > 0)) throw new ConfigError(`${where}: shares must be non-negative numbers with a positive sum`);
+  return out;
+}
+
+const GRAMMARS = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'grammars');
+
+const USAGE = `usage: equisql generate --dataset NAME [--variants all|a,b,…] [--scale S] [--seed N] [--grammar G] [--mix G:W …]
+                        [--groups N] [--tail F] [--difficulty easy=S,medium=S,hard=S,extra=S] [--db URL] [--concurrency K] [--timeout-ms T]
+                        [--from-suite FILE.jsonl] [--config FILE] --out DIR
+
+Builds the dataset into DIR (main instance) and DIR/edge (edge-case instance), or reuses
+builds there made with the same settings, then generates N verified equivalence groups:
+  DIR/groups/<dataset>.jsonl   one group a line (format: README.md, "Group records")
+  DIR/rejections.jsonl         one rejected candidate a line, with its reason
+  DIR/manifest.json            settings, counts accepted and rejected by reason, timings
+A rerun with the same settings continues where the files end. --grammar is a .pcfg file
+or a name under grammars/ (default spider); --mix default:0.2 mixes in another grammar by weight. --concurrency opens K server connections
+(PGlite: always one). --difficulty (or the dataset's \`difficulty\` in datasets.config.ts)
+sets target shares of Spider difficulties. --from-suite takes one conceptual query a line
+({"id", "query", "question"?}) instead of sampled skeletons and checks each the same way;
+give it its own --out DIR. Database: --db postgres://… or pglite:DIR, else DATABASE_URL, else
+PGlite stored in DIR/pglite.`;
+
+export const command: Command = {
+  name: 'generate',
+  summary: 'generate verified equivalence groups (conceptual query + SQL on every variant)',
+  usage: USAGE,
+  async run(args, io) {
+    const flags = parseFlags('generate', args, {
+      dataset: { type: 'string' },
+      variants: { type: 'string' },
+      scale: { type: 'string' },
+      seed: { type: 'string' },
+      grammar: { type: 'string' },
+      groups: { type: 'string' },
+      tail: { type: 'string' },
+      difficulty: { type: 'string' },
+      'from-suite': { type: 'string' },
+      mix: { type: 'string', multiple: true },
+      db: { type: 'string' },
+      concurrency: { type: 'string' },
+      'timeout-ms': { type: 'string' },
+      config: { type: 'string' },
+      out: { type: 'string' },
+    });
+    const cwd = process.cwd();
+    const out = resolve(cwd, required('generate', 'out', flags.out));
+    const { config, path } = await loadConfig(flags.config, cwd);
+    const dataset = resolveDataset(required('generate', 'dataset', flags.dataset), config, path, cwd);
+    const def = dataset.definition;
+    const scale = (flags.scale ?? def.scale ?? DEFAULTS.scale) as ScalePreset;
+    if (!SCALE_PRESETS.includes(scale)) throw new ConfigError(`generate: --scale must be one of ${SCALE_PRESETS.join(', ')}, got "${scale}"`);
+    const seedText = flags.seed ?? String(def.seed ?? DEFAULTS.seed);
+    const seed = /^-?\d+$/.test(seedText) ? Number(seedText) : seedText;
+    const whole = (flag: string, value: string | undefined, fallback: number): number => {
+      if (value === undefined) return fallback;
+      if (!/^\d+$/.test(value) || Number(value) < 1) throw new ConfigError(`generate: --${flag} must be a whole positive number, got "${value}"`);
+      return Number(value);
+    };
+    const suite = flags['from-suite'] !== undefined ? readSuiteFile(resolve(cwd, flags['from-suite'])) : undefined;
+    const groups = suite ? suite.length : whole('groups', flags.groups, 100);
+    const concurrency = whole('concurrency', flags.concurrency, 4);
+    const timeoutMs = whole('timeout-ms', flags['timeout-ms'], 10_000);
+    const tail = flags.tail === undefined ? (def.tail ?? 0.1) : Number(flags.tail);
+    const difficultyMix = flags.difficulty !== undefined ? parseMix(flags.difficulty) : def.difficulty ? checkMix(def.difficulty, `datasets.${dataset.name}.difficulty`) : undefined;
+    if (!(tail >= 0 && tail <= 1)) throw new ConfigError(`generate: --tail must be a share in [0, 1], got "${flags.tail}"`);
+    const grammarName = flags.grammar ?? 'spider';
+    const grammarPath = existsSync(resolve(cwd, grammarName)) ? resolve(cwd, grammarName) : join(GRAMMARS, `${grammarName}.pcfg`);
+    if (!existsSync(grammarPath)) throw new ConfigError(`generate: --grammar: no file ${grammarName} and no grammars/${grammarName}.pcfg`);
+    const base = parseGrammar(readFileSync(grammarPath, 'utf8'), grammarPath);
+    // --mix G:W: other grammars mixed in by weight; the main grammar keeps 1 − ΣW.
+    const mixes = (flags.mix ?? []).map((spec) => {
+      const m = /^(.+):(\d*\.?\d+)$/u.exec(spec);
+      const weight = m ? Number(m[2]) : NaN;
+      if (!m || !(weight > 0 && weight < 1)) throw new ConfigError(`generate: --mix expects GRAMMAR:WEIGHT with 0 < WEIGHT < 1, got "${spec}"`);
+      const name = m[1] as string;
+      const path = existsSync(resolve(cwd, name)) ? resolve(cwd, name) : join(GRAMMARS, `${name}.pcfg`);
+      if (!existsSync(path)) throw new ConfigError(`generate: --mix: no file ${name} and no grammars/${name}.pcfg`);
+      return { grammar: parseGrammar(readFileSync(path, 'utf8'), path), weight, name };
+    });
+    const mixTotal = mixes.reduce((a, m) => a + m.weight, 0);
+    if (mixTotal >= 1) throw new ConfigError(`generate: --mix weights sum to ${mixTotal}, leaving nothing for --grammar`);
+    const grammar = mixes.length === 0 ? base : mixGrammars([{ grammar: base, weight: 1 - mixTotal }, ...mixes.map((m) => ({ grammar: m.grammar, weight: m.weight }))]);
+    const variants = flags.variants ?? def.variants ?? DEFAULTS.variants;
+    const target = resolveTarget(flags.db ?? io.env['DATABASE_URL'], join(out, 'pglite'));
+    const connections: Database[] = [await openDatabase(target)];
+    try {
+      const builds = await prepareBuilds({ dataset: dataset.name, domain: dataset.domain, variants, scale, seed, counts: def.counts ?? {}, db: connections[0] as Database, out, progress: io.err });
+      if (target.kind === 'postgres') while (connections.length < concurrency) connections.push(await openDatabase(target));
+      const runner = createQueryRunner(connections, timeoutMs);
+      const report = await generateGroups({
+        dataset: dataset.name,
+        out,
+        index: indexDomain(dataset.domain),
+        instance: builds.instance,
+        instanceHashes: { main: builds.main.instance_hash, ...(builds.edge ? { edge: builds.edge.instance_hash } : {}) },
+        variants: builds.variants,
+        runner,
+        grammar,
+        seed,
+        groups,
+        tail,
+        ...(difficultyMix ? { difficultyMix } : {}),
+        ...(suite ? { suite } : {}),
+        settings: { dataset: dataset.name, variants, scale, seed, grammar: grammarName, mix: flags.mix ?? [], groups, tail, from_suite: flags['from-suite'] ?? null, difficulty: difficultyMix ?? null, timeout_ms: timeoutMs, database: target.kind, concurrency: connections.length },
+        progress: io.err,
+      });
+      const rejected = Object.values(report.rejected).reduce((a, b) => a + b, 0);
+      io.err(
+        `${report.accepted} groups from ${report.candidates} candidates (${rejected} rejected) in ${report.seconds.total.toFixed(1)} s, ` +
+          `${((100 * report.seconds.database) / Math.max(report.seconds.total, 1e-9)).toFixed(0)}% in the database; ` +
+          `SQL differs between ≥3 variants in ${(100 * report.differs3).toFixed(0)}% of groups`,
+      );
+      return report.accepted >= groups ? EXIT.ok : EXIT.checkFailed;
+    } finally {
+      for (const c of connections) await c.close();
+    }
+  },
+};

@@ -1,0 +1,299 @@
+/**
+ * The groups stage, end to end: sample skeletons, fill them over the schema graph, verify
+ * each candidate on every variant of every instance, label and deduplicate, and append
+ * accepted groups to `groups/<dataset>.jsonl` and rejections to `rejections.jsonl`.
+ *
+ * Candidate i always draws the same skeleton and the same random streams (forks of the
+ * seed named by i and the repair attempt), and candidates are decided one after another,
+ * so the files are a function of the settings and the seed, whatever the backend, the
+ * concurrency or how many times the run was interrupted and resumed.
+ */
+import { join } from 'node:path';
+import { createRng } from '../common/rng.ts';
+import { oneLine } from '../common/errors.ts';
+import { sha256, stableStringify } from '../common/hash.ts';
+import type { ErIndex } from '../er-model/er-index.ts';
+import type { ConceptualInstance } from '../instance/conceptual-instance.ts';
+import type { Grammar } from '../grammar/pcfg.ts';
+import { sampleSkeletons, type Sample } from '../grammar/pcfg-sampler.ts';
+import { compileQuery } from '../compile/compile-query.ts';
+import { isOrdered, type Query } from '../query/conceptual-query.ts';
+import { parseSql } from '../sql/parser-adapter.ts';
+import { canonicalStructure } from '../structure/canonical-structure.ts';
+import { writeFileAtomic } from '../common/atomic-write.ts';
+import { CandidateRejected, DIFFICULTIES, reject, serializeGroup, type Difficulty, type GroupRecord, type Rejection, type RejectionReason } from './group-record.ts';
+import { buildSchemaGraph } from './schema-graph.ts';
+import { readSkeleton } from './skeleton-shape.ts';
+import { fillQuery, type Probe } from './content-filler.ts';
+import { verifyGroup, type CheckVariant } from './group-checks.ts';
+import { constructCounts, spiderHardness } from './difficulty.ts';
+import { groupId } from './canonical-query.ts';
+import { appendLine, countRejections, groupsPath, readGroupsState, rejectionsPath } from './groups-file.ts';
+import type { QueryRunner } from './query-runner.ts';
+import type { SuiteEntry } from './suite-file.ts';
+import { extractSkeleton } from '../grammar/skeleton-extractor.ts';
+
+export interface GenerateOptions {
+  readonly dataset: string;
+  readonly out: string;
+  readonly index: ErIndex;
+  /** The main instance (the one the filler draws values from). */
+  readonly instance: ConceptualInstance;
+  readonly instanceHashes: { readonly main: string; readonly edge?: string };
+  readonly variants: readonly CheckVariant[];
+  readonly runner: QueryRunner;
+  readonly grammar: Grammar;
+  readonly seed: string | number;
+  /** How many groups the file should hold when done. */
+  readonly groups: number;
+  /** Share of long-tail skeletons (default 0.1). */
+  readonly tail?: number;
+  /** Fillings tried per candidate before it is rejected (default 4). */
+  readonly attempts?: number;
+  /** Give up after this many candidates (default 30 × groups). */
+  readonly maxCandidates?: number;
+  /** Target shares of each Spider difficulty (summing to 1); a full share rejects further groups of it. */
+  readonly difficultyMix?: Readonly<Record<Difficulty, number>>;
+  /**
+   * Hand-written queries instead of sampled skeletons: candidate i is line i, checked as
+   * is (no filling, no repair); its skeleton is extracted from its reference SQL.
+   */
+  readonly suite?: readonly SuiteEntry[];
+  /** Planner cost above which a query is rejected unrun (default 5e6). */
+  readonly maxCost?: number;
+  /** Settings recorded as they are in the manifest. */
+  readonly settings: Readonly<Record<string, unknown>>;
+  readonly progress?: (message: string) => void;
+}
+
+export interface GenerateReport {
+  readonly accepted: number;
+  readonly candidates: number;
+  readonly rejected: Record<RejectionReason, number>;
+  readonly seconds: { readonly total: number; readonly database: number; readonly own: number };
+  /** Share of groups whose SQL differs between at least three variants. */
+  readonly differs3: number;
+  readonly difficulty: Record<Difficulty, number>;
+}
+
+/** The variant labels are computed from: the most normalized one, else the first. */
+export function referenceVariant(names: readonly string[]): string {
+  return ['full_normalized', 'full_cti'].find((n) => names.includes(n)) ?? (names[0] as string);
+}
+
+const SKELETON_BATCH = 200;
+/** Rejections no other filling can cure: the skeleton itself is at fault. */
+const FINAL: ReadonlySet<RejectionReason> = new Set(['unsupported-skeleton', 'meaningless-skeleton', 'difficulty-quota']);
+
+/**
+ * Whole-group quotas from shares: floors, then the remainder to the largest fractions, so
+ * they sum to `groups` exactly.
+ */
+export function difficultyQuotas(mix: Readonly<Record<Difficulty, number>>, groups: number): Record<Difficulty, number> {
+  const total = DIFFICULTIES.reduce((a, d) => a + (mix[d] ?? 0), 0);
+  const exact = DIFFICULTIES.map((d) => ((mix[d] ?? 0) / total) * groups);
+  const quotas = exact.map(Math.floor);
+  const order = DIFFICULTIES.map((_, i) => i).sort((a, b) => (exact[b] as number) - (quotas[b] as number) - ((exact[a] as number) - (quotas[a] as number)) || a - b);
+  for (let k = 0; quotas.reduce((a, b) => a + b, 0) < groups; k++) {
+    const i = order[k % order.length] as number;
+    quotas[i] = (quotas[i] as number) + 1;
+  }
+  return Object.fromEntries(DIFFICULTIES.map((d, i) => [d, quotas[i]])) as Record<Difficulty, number>;
+}
+
+/**
+ * Generates groups until `groups` are in the file (resuming what is there).
+ *
+ * @example
+ * await generateGroups({ dataset: 'retail', out: 'output/retail', groups: 500, … });
+ * // output/retail/groups/retail.jsonl, output/retail/rejections.jsonl, output/retail/manifest.json
+ */
+export async function generateGroups(options: GenerateOptions): Promise<GenerateReport> {
+  const started = performance.now();
+  const dbAtStart = options.runner.dbSeconds();
+  const progress = options.progress ?? (() => {});
+  const state = readGroupsState(options.out, options.dataset, true);
+  const ids = new Set(state.groups.map((g) => g.group_id));
+  const literals = new Set(state.groups.map((g) => structureKey(g.variants[g.reference_variant]?.sql ?? '')));
+  let accepted = state.groups.length;
+  const quotas = options.difficultyMix ? difficultyQuotas(options.difficultyMix, options.groups) : undefined;
+  const perDifficulty = Object.fromEntries(DIFFICULTIES.map((d) => [d, 0])) as Record<Difficulty, number>;
+  for (const g of state.groups) perDifficulty[g.difficulty] += 1;
+  const reference = referenceVariant(options.variants.map((v) => v.name));
+  const refVariant = options.variants.find((v) => v.name === reference) as CheckVariant;
+  const graph = buildSchemaGraph(options.index, options.variants.map((v) => v.schema));
+  const ctx = { index: options.index, variants: options.variants, reference, runner: options.runner, ...(options.maxCost !== undefined ? { maxCost: options.maxCost } : {}) };
+  const probe: Probe = async (q) => {
+    let sql: string;
+    try {
+      sql = compileQuery(options.index, refVariant.schema, q);
+    } catch (error) {
+      return reject('compile-error', `probe: ${oneLine(error)}`);
+    }
+    const cost = await options.runner.cost(refVariant.pgSchemas.main, sql);
+    if (cost > (options.maxCost ?? 5e6)) reject('too-costly', `probe: planner cost ${Math.round(cost)}`);
+    return (await options.runner.run(refVariant.pgSchemas.main, sql)).rows;
+  };
+  const batches = new Map<number, readonly Sample[]>();
+  const skeletonAt = (i: number): Sample => {
+    const b = Math.floor(i / SKELETON_BATCH);
+    let batch = batches.get(b);
+    if (!batch) {
+      batches.clear();
+      batch = sampleSkeletons(options.grammar, { n: SKELETON_BATCH, seed: `${options.seed}/skeletons/${b}`, tail: options.tail ?? 0.1 }).samples;
+      batches.set(b, batch);
+    }
+    return batch[i % batch.length] as Sample;
+  };
+  const maxCandidates = options.suite ? options.suite.length : (options.maxCandidates ?? 30 * options.groups);
+  const attempts = options.attempts ?? 4;
+  let candidate = state.nextCandidate;
+  for (; accepted < options.groups && candidate < maxCandidates; candidate++) {
+    const entry = options.suite?.[candidate];
+    const sample: Pick<Sample, 'skeleton' | 'tokens' | 'tail'> = entry ? { skeleton: '', tokens: [], tail: false } : skeletonAt(candidate);
+    let last: CandidateRejected | undefined;
+    let record: GroupRecord | undefined;
+    try {
+      const shape = entry ? undefined : readSkeleton(sample.tokens);
+      for (let attempt = 0; attempt < (entry ? 1 : attempts) && !record; attempt++) {
+        try {
+          const rng = createRng(options.seed).fork(`candidate/${candidate}/${attempt}`);
+          const query = entry ? entry.query : await fillQuery(shape as NonNullable<typeof shape>, { graph, instance: options.instance, rng, probe });
+          const id = groupId(query);
+          if (ids.has(id)) reject('duplicate', 'same canonical conceptual query as an earlier group');
+          if (quotas) {
+            // Compiling and parsing is cheap next to running: decide the quota before the database.
+            const d = labelGroup({ [reference]: { sql: compileOrReject(options, refVariant, query) } }, reference, [reference]).difficulty;
+            if (perDifficulty[d] >= quotas[d]) reject('difficulty-quota', `${d}: ${quotas[d]} of ${options.groups} already`);
+          }
+          const verified = await verifyGroup(query, ctx);
+          const labels = labelGroup(verified.answers, reference, options.variants.map((v) => v.name));
+          const key = structureKey(verified.answers[labels.reference]?.sql ?? '');
+          if (literals.has(key)) reject('duplicate', 'same structure and literals as an earlier group');
+          record = {
+            group_id: id,
+            dataset: options.dataset,
+            candidate,
+            query,
+            ordered: isOrdered(query),
+            variants: verified.answers,
+            skeleton: entry ? skeletonOfSql(verified.answers[labels.reference]?.sql ?? '') : sample.skeleton,
+            long_tail: sample.tail,
+            reference_variant: labels.reference,
+            structure_hash: labels.structureHash,
+            difficulty: labels.difficulty,
+            counts: constructCounts(query),
+            distinct_sql: verified.distinctSql,
+            verified_on: [
+              { profile: 'default', instance_hash: options.instanceHashes.main, ...verified.main },
+              ...(verified.edge && options.instanceHashes.edge ? [{ profile: 'edge' as const, instance_hash: options.instanceHashes.edge, ...verified.edge }] : []),
+            ],
+            ...(entry ? { source: { suite_id: entry.id, ...(entry.question !== undefined ? { question: entry.question } : {}) } } : {}),
+          };
+          ids.add(id);
+          literals.add(key);
+          perDifficulty[record.difficulty] += 1;
+        } catch (error) {
+          if (!(error instanceof CandidateRejected)) throw error;
+          last = error;
+          if (FINAL.has(error.reason)) break;
+        }
+      }
+    } catch (error) {
+      if (!(error instanceof CandidateRejected)) throw error;
+      last = error;
+    }
+    if (record) {
+      appendLine(groupsPath(options.out, options.dataset), serializeGroup(record));
+      accepted += 1;
+      if (accepted % 25 === 0 || accepted === options.groups) progress(`${accepted}/${options.groups} groups after ${candidate + 1} candidates`);
+    } else {
+      const rejection: Rejection = { candidate, reason: last?.reason ?? 'no-fitting-slot', detail: `${entry ? `${entry.id}: ` : ''}${last?.detail ?? 'no filling'}`, skeleton: sample.skeleton };
+      appendLine(rejectionsPath(options.out), `${JSON.stringify(rejection)}\n`);
+    }
+  }
+  const final = readGroupsState(options.out, options.dataset, false);
+  const total = (performance.now() - started) / 1000;
+  const database = options.runner.dbSeconds() - dbAtStart;
+  const difficulty = Object.fromEntries(DIFFICULTIES.map((d) => [d, 0])) as Record<Difficulty, number>;
+  for (const g of final.groups) difficulty[g.difficulty] += 1;
+  const report: GenerateReport = {
+    accepted: final.groups.length,
+    candidates: final.nextCandidate,
+    rejected: countRejections(final.rejections),
+    seconds: { total, database, own: total - database },
+    differs3: final.groups.length === 0 ? 0 : final.groups.filter((g) => g.distinct_sql >= 3).length / final.groups.length,
+    difficulty,
+  };
+  writeManifest(options, report);
+  if (accepted < options.groups) progress(`stopped after ${candidate} candidates with ${accepted} of ${options.groups} groups`);
+  return report;
+}
+
+function compileOrReject(options: GenerateOptions, variant: CheckVariant, query: Query): string {
+  try {
+    return compileQuery(options.index, variant.schema, query);
+  } catch (error) {
+    return reject('compile-error', `${variant.name}: ${oneLine(error)}`);
+  }
+}
+
+/** The grammar skeleton of SQL (for hand-written queries, which have no sampled one). */
+function skeletonOfSql(sql: string): string {
+  try {
+    return extractSkeleton(parseSql(sql, { dialect: 'postgresql' })).text;
+  } catch {
+    return '';
+  }
+}
+
+function structureKey(sql: string): string {
+  try {
+    return sha256(canonicalStructure(parseSql(sql, { dialect: 'postgresql' })).canonical);
+  } catch {
+    return sha256(sql.replace(/\s+/gu, ' ').trim().toLowerCase());
+  }
+}
+
+/**
+ * Structure hash and Spider hardness from the reference variant's SQL; when the SQL adapter
+ * cannot read it, from the next variant whose SQL it reads.
+ */
+function labelGroup(answers: Readonly<Record<string, { sql: string }>>, reference: string, names: readonly string[]): { reference: string; structureHash: string; difficulty: Difficulty } {
+  for (const name of [reference, ...names.filter((n) => n !== reference)]) {
+    const sql = answers[name]?.sql;
+    if (!sql) continue;
+    try {
+      const ast = parseSql(sql, { dialect: 'postgresql' });
+      return { reference: name, structureHash: canonicalStructure(ast).structureHash, difficulty: spiderHardness(ast) };
+    } catch {
+      continue;
+    }
+  }
+  return reject('compile-error', 'no variant SQL the adapter can read for labels');
+}
+
+function writeManifest(options: GenerateOptions, report: GenerateReport): void {
+  const manifest = {
+    stage: 'groups',
+    dataset: options.dataset,
+    settings: options.settings,
+    instances: options.instanceHashes,
+    variants: options.variants.map((v) => v.name),
+    reference_variant: referenceVariant(options.variants.map((v) => v.name)),
+    counts: { candidates: report.candidates, accepted: report.accepted, rejected: report.rejected },
+    difficulty: report.difficulty,
+    sql_differs_between_3_variants: Number(report.differs3.toFixed(4)),
+    // Timings are of this run only (a resumed run reports its own part).
+    timings: {
+      total_seconds: Number(report.seconds.total.toFixed(2)),
+      database_seconds: Number(report.seconds.database.toFixed(2)),
+      own_seconds: Number(report.seconds.own.toFixed(2)),
+      database_share: report.seconds.total > 0 ? Number((report.seconds.database / report.seconds.total).toFixed(3)) : 0,
+    },
+    files: { groups: `groups/${options.dataset}.jsonl`, rejections: 'rejections.jsonl' },
+  };
+  writeFileAtomic(join(options.out, 'manifest.json'), `${JSON.stringify(JSON.parse(stableStringify(manifest)), null, 2)}\n`);
+}
+
+export type { Query };

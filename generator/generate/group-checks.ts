@@ -1,0 +1,267 @@
+/**
+ * The checks every accepted group passes (issue 8, item 3), each rejecting with its own
+ * reason:
+ *
+ * - compiles for every variant, runs read-only within the timeout on every variant of every
+ *   instance (`compile-error`, `execution-error`, `timeout`);
+ * - all variants agree on every instance (`variants-disagree`);
+ * - the main instance's answer is non-empty and not degenerate (`empty-answer`,
+ *   `null-answer`, `zero-count`, `filter-keeps-everything`, `constant-aggregate`);
+ * - the answer is determined by the query (`limit-inside-tie`, `limit-cuts-nothing`,
+ *   `order-undetermined`, `collation-dependent`), on every instance.
+ */
+import type { ErIndex } from '../er-model/er-index.ts';
+import type { RelationalSchema } from '../variants/relational-schema.ts';
+import type { Expr, OrderItem, Predicate, Query, SelectQuery } from '../query/conceptual-query.ts';
+import { isOrdered } from '../query/conceptual-query.ts';
+import { compileQuery } from '../compile/compile-query.ts';
+import { compareResults, normalizeResult, type GroupComparison, type NormalizedResult } from '../execute/run-query.ts';
+import { oneLine } from '../common/errors.ts';
+import { reject, type VariantAnswer } from './group-record.ts';
+import type { QueryRunner } from './query-runner.ts';
+import { outputNames } from './content-filler.ts';
+
+export interface CheckVariant {
+  readonly name: string;
+  readonly schema: RelationalSchema;
+  /** The PostgreSQL schema per instance: `main` always, `edge` when the edge-case instance is built. */
+  readonly pgSchemas: { readonly main: string; readonly edge?: string };
+}
+
+export interface CheckContext {
+  readonly index: ErIndex;
+  readonly variants: readonly CheckVariant[];
+  /** Name of the variant probes and labels use. */
+  readonly reference: string;
+  readonly runner: QueryRunner;
+  /** Reject before running when the planner's cost estimate on some variant exceeds this (default 5e6). */
+  readonly maxCost?: number;
+}
+
+export interface InstanceAnswer {
+  readonly result_hash: string;
+  readonly row_count: number;
+}
+
+export interface VerifiedGroup {
+  readonly answers: Readonly<Record<string, VariantAnswer>>;
+  readonly main: InstanceAnswer;
+  readonly edge: InstanceAnswer | undefined;
+  readonly distinctSql: number;
+}
+
+/**
+ * Runs every check on one conceptual query; returns the per-variant answers, or throws
+ * `CandidateRejected` with the first failed check's reason.
+ *
+ * @example
+ * const g = await verifyGroup(query, ctx);
+ * g.answers['full_sti'].sql; // SELECT … FROM users AS u WHERE u.type = 'creator' …
+ */
+export async function verifyGroup(query: Query, ctx: CheckContext): Promise<VerifiedGroup> {
+  const compiled = ctx.variants.map((v) => {
+    try {
+      return { variant: v, sql: compileQuery(ctx.index, v.schema, query) };
+    } catch (error) {
+      return reject('compile-error', `${v.name}: ${oneLine(error)}`);
+    }
+  });
+  // A cheap guard first: obvious cartesian explosions are rejected by the planner's estimate.
+  const maxCost = ctx.maxCost ?? 5e6;
+  const costs = await ctx.runner.all(compiled.map(({ variant, sql }) => () => ctx.runner.cost(variant.pgSchemas.main, sql)));
+  costs.forEach((c, i) => {
+    if (c > maxCost) reject('too-costly', `${compiled[i]?.variant.name}: planner cost ${Math.round(c)} > ${maxCost}`);
+  });
+  const ordered = isOrdered(query);
+  const runAll = async (instance: 'main' | 'edge'): Promise<Map<string, NormalizedResult>> => {
+    const results = await ctx.runner.all(
+      compiled.map(({ variant, sql }) => async () => normalizeResult(await ctx.runner.run(variant.pgSchemas[instance] as string, sql), ordered)),
+    );
+    return new Map(compiled.map(({ variant }, i) => [variant.name, results[i] as NormalizedResult]));
+  };
+  const reference = ctx.variants.find((v) => v.name === ctx.reference) ?? (ctx.variants[0] as CheckVariant);
+  // Variants that disagree on an ordered or limited query usually meet a tie: name it so.
+  const explain = async (instance: 'main' | 'edge', c: GroupComparison): Promise<never> => {
+    if (query.orderBy?.length || query.limit !== undefined) await checkDetermined(query, reference, instance, ctx);
+    return disagreement(instance, c);
+  };
+  const main = await runAll('main');
+  const mainComparison = compareResults(main);
+  if (!mainComparison.agree) await explain('main', mainComparison);
+  const hasEdge = ctx.variants.every((v) => v.pgSchemas.edge !== undefined);
+  let edge: InstanceAnswer | undefined;
+  if (hasEdge) {
+    const edgeResults = await runAll('edge');
+    const c = compareResults(edgeResults);
+    if (!c.agree) await explain('edge', c);
+    edge = { result_hash: c.hash, row_count: c.rowCount };
+  }
+  const refResult = main.get(reference.name) as NormalizedResult;
+  checkAnswer(query, refResult);
+  await checkFilter(query, refResult, reference, ctx);
+  await checkDetermined(query, reference, 'main', ctx);
+  if (hasEdge) await checkDetermined(query, reference, 'edge', ctx);
+  const answers: Record<string, VariantAnswer> = {};
+  for (const { variant, sql } of compiled) {
+    const r = main.get(variant.name) as NormalizedResult;
+    answers[variant.name] = { sql, row_count: r.rows.length, result_hash: r.hash };
+  }
+  return { answers, main: { result_hash: mainComparison.hash, row_count: mainComparison.rowCount }, edge, distinctSql: new Set(compiled.map((c) => c.sql)).size };
+}
+
+/**
+ * Variants that return the same rows in another order disagree only because the order is
+ * left to the database (`order-undetermined`); any other difference is `variants-disagree`.
+ */
+function disagreement(instance: string, c: GroupComparison): never {
+  const detail = `${instance} instance: ${c.differing.map((d) => `${d.variant} ${d.sample[0] ?? ''}`).join('; ')}`;
+  if (c.differing.every((d) => d.sample.length === 1 && d.sample[0] === 'same rows in another order')) reject('order-undetermined', detail);
+  return reject('variants-disagree', detail);
+}
+
+const isAggregate = (e: Expr): boolean => e.kind === 'aggregate' || (e.kind === 'round' && isAggregate(e.arg));
+
+/** Non-empty and not degenerate, judged on the reference variant's answer. */
+export function checkAnswer(query: Query, result: NormalizedResult): void {
+  const rows = result.rows;
+  if (rows.length === 0) reject('empty-answer', 'no rows on the main instance');
+  if (rows.length === 1 && (rows[0] as readonly (string | null)[]).every((v) => v === null)) reject('null-answer', 'one row of NULLs');
+  if (query.kind !== 'select') return;
+  const filters = query.where !== undefined || query.having !== undefined || (query.joins?.length ?? 0) > 0;
+  if (rows.length === 1 && filters) {
+    const row = rows[0] as readonly (string | null)[];
+    query.select.forEach((o, i) => {
+      if (o.expr.kind === 'aggregate' && o.expr.fn === 'count' && row[i] === '0') reject('zero-count', `${o.name} is 0`);
+    });
+  }
+  if ((query.groupBy?.length ?? 0) > 0 && rows.length >= 2) {
+    const asked = new Set<string>();
+    const collect = (p: Predicate | undefined): void => {
+      if (!p) return;
+      if (p.kind === 'compare' && p.op === '=') asked.add(JSON.stringify(p.left));
+      if (p.kind === 'and' || p.kind === 'or') p.args.forEach(collect);
+    };
+    collect(query.having);
+    query.select.forEach((o, i) => {
+      if (!isAggregate(o.expr) || asked.has(JSON.stringify(o.expr))) return;
+      const first = (rows[0] as readonly (string | null)[])[i];
+      if (rows.every((row) => row[i] === first)) reject('constant-aggregate', `${o.name} is ${first} in every group`);
+    });
+  }
+}
+
+/** A WHERE clause must change the answer: the same query without it must answer differently. */
+async function checkFilter(query: Query, result: NormalizedResult, reference: CheckVariant, ctx: CheckContext): Promise<void> {
+  if (query.kind !== 'select' || query.where === undefined) return;
+  const { where: _where, ...rest } = query;
+  const unfiltered = normalizeResult(await ctx.runner.run(reference.pgSchemas.main, compileQuery(ctx.index, reference.schema, rest)), isOrdered(query));
+  if (unfiltered.hash === result.hash) reject('filter-keeps-everything', 'the answer is the same without the WHERE clause');
+}
+
+/** Alias → entity for the top level of a select (the aliases an ORDER BY can name). */
+function aliasEntities(q: SelectQuery): Map<string, string> {
+  const m = new Map<string, string>([[q.from.alias, q.from.entity]]);
+  for (const j of q.joins ?? []) if (j.kind === 'relationship') m.set(j.alias, j.entity);
+  return m;
+}
+
+/** Whether an expression's values are text, whose order depends on the collation. */
+function isTextExpr(e: Expr, q: Query, index: ErIndex): boolean {
+  const select = q.kind === 'select' ? q : undefined;
+  const typeOf = (alias: string, attribute: string): string | undefined => {
+    if (!select) return undefined;
+    const entity = aliasEntities(select).get(alias);
+    if (!entity) return undefined;
+    return index.allAttributes(entity).find((a) => a.attribute.name === attribute)?.attribute.type.kind;
+  };
+  switch (e.kind) {
+    case 'attribute': {
+      if (e.attribute === 'id') return false;
+      const t = typeOf(e.alias, e.attribute);
+      return t === undefined ? true : t === 'text' || t === 'enum';
+    }
+    case 'aggregate':
+      return e.fn !== 'count' && e.fn !== 'sum' && e.fn !== 'avg' && e.arg !== undefined && isTextExpr(e.arg, q, index);
+    case 'round':
+    case 'setSize':
+    case 'literal':
+      return e.kind === 'literal' ? typeof e.value === 'string' : false;
+    case 'arithmetic':
+      return e.op === '||';
+    case 'scalarSubquery':
+      return true;
+    default:
+      // Elements, link attributes, class names and arrays: treat as text unless known otherwise.
+      return true;
+  }
+}
+
+const collator = new Intl.Collator('en');
+const sign = (n: number): number => (n < 0 ? -1 : n > 0 ? 1 : 0);
+
+/**
+ * The answer is determined by the query: with the LIMIT removed and the ORDER BY keys
+ * appended as outputs, the rows up to the cut are ordered strictly or identical when tied,
+ * the cut does not fall inside a tie, and every adjacent pair decided by a text key
+ * compares the same under the C collation (bytes) and ICU English.
+ */
+export async function checkDetermined(query: Query, reference: CheckVariant, instance: 'main' | 'edge', ctx: CheckContext): Promise<void> {
+  const order = query.orderBy ?? [];
+  if (order.length === 0) {
+    if (query.limit !== undefined) reject('order-undetermined', 'LIMIT without ORDER BY');
+    return;
+  }
+  const names = outputNames(query);
+  const keyExprs: Expr[] = [];
+  let probe: Query;
+  const keyIdx: number[] = [];
+  if (query.kind === 'set') {
+    for (const o of query.orderBy ?? []) keyIdx.push(names.indexOf(o.name));
+    const { limit: _l, ...rest } = query;
+    probe = rest;
+    for (const o of query.orderBy ?? []) keyExprs.push(outputExpr(query, o.name));
+  } else {
+    const extra: { name: string; expr: Expr }[] = [];
+    for (const [i, o] of (query.orderBy as readonly OrderItem[]).entries()) {
+      if (o.expr.kind === 'output') {
+        keyIdx.push(names.indexOf(o.expr.name));
+        keyExprs.push(outputExpr(query, o.expr.name));
+      } else {
+        keyIdx.push(names.length + extra.length);
+        extra.push({ name: `order_key_${i + 1}`, expr: o.expr });
+        keyExprs.push(o.expr);
+      }
+    }
+    const { limit: _l, ...rest } = query;
+    probe = { ...rest, select: [...query.select, ...extra] };
+  }
+  const sql = compileQuery(ctx.index, reference.schema, probe);
+  const rows = (await ctx.runner.run(reference.pgSchemas[instance] as string, sql)).rows;
+  const width = names.length;
+  const keyOf = (row: readonly (string | null)[]): string => JSON.stringify(keyIdx.map((i) => row[i] ?? null));
+  const outOf = (row: readonly (string | null)[]): string => JSON.stringify(row.slice(0, width));
+  const limit = query.limit;
+  if (limit !== undefined && instance === 'main' && rows.length <= limit) reject('limit-cuts-nothing', `LIMIT ${limit} over ${rows.length} rows`);
+  const end = limit === undefined ? rows.length : Math.min(rows.length, limit + 1);
+  for (let i = 1; i < end; i++) {
+    const a = rows[i - 1] as readonly (string | null)[];
+    const b = rows[i] as readonly (string | null)[];
+    if (keyOf(a) === keyOf(b)) {
+      if (limit !== undefined && i === limit) reject('limit-inside-tie', `${instance} instance: rows ${i} and ${i + 1} tie on the ORDER BY keys at the LIMIT ${limit} cut`);
+      if (outOf(a) !== outOf(b)) reject('order-undetermined', `${instance} instance: rows ${i} and ${i + 1} tie on the ORDER BY keys but differ`);
+      continue;
+    }
+    const j = keyIdx.findIndex((k) => (a[k] ?? null) !== (b[k] ?? null));
+    const x = a[keyIdx[j] as number];
+    const y = b[keyIdx[j] as number];
+    if (x == null || y == null || !isTextExpr(keyExprs[j] as Expr, query, ctx.index)) continue;
+    if (sign(Buffer.compare(Buffer.from(x), Buffer.from(y))) !== sign(collator.compare(x, y))) {
+      reject('collation-dependent', `${instance} instance: ${JSON.stringify(x)} and ${JSON.stringify(y)} order differently under C and ICU English`);
+    }
+  }
+}
+
+function outputExpr(q: Query, name: string): Expr {
+  if (q.kind === 'set') return outputExpr(q.left, name);
+  return q.select.find((o) => o.name === name)?.expr ?? { kind: 'literal', value: null };
+}

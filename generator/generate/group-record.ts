@@ -1,0 +1,149 @@
+/**
+ * The `groups/*.jsonl` line format: one verified equivalence group per line. This module is
+ * the contract between generation and the stages after it (questions, export); they read
+ * these records and nothing else from generation.
+ *
+ * Every field is plain JSON. Lines are written with keys in a fixed order (see
+ * `serializeGroup`), so the same group always prints as the same bytes.
+ */
+import type { Query } from '../query/conceptual-query.ts';
+
+export type Difficulty = 'easy' | 'medium' | 'hard' | 'extra';
+export const DIFFICULTIES: readonly Difficulty[] = ['easy', 'medium', 'hard', 'extra'];
+
+/** One variant's gold SQL and its answer on the main instance. */
+export interface VariantAnswer {
+  readonly sql: string;
+  readonly row_count: number;
+  /** `normalizeResult(...).hash` of the answer on the main instance. */
+  readonly result_hash: string;
+}
+
+/** How many of each construct the conceptual query uses. */
+export interface ConstructCounts {
+  readonly joins: number;
+  readonly aggregates: number;
+  readonly subqueries: number;
+  readonly set_operations: number;
+}
+
+export interface GroupRecord {
+  /** sha256 of the canonical conceptual query (aliases renamed, conjuncts sorted). */
+  readonly group_id: string;
+  readonly dataset: string;
+  /** The generation candidate this group came from; resuming continues after the last one. */
+  readonly candidate: number;
+  /** The conceptual query: the one meaning every variant's SQL expresses. */
+  readonly query: Query;
+  /** Whether the order of the rows is part of the answer. */
+  readonly ordered: boolean;
+  /** Per variant name, in the build's variant order. */
+  readonly variants: Readonly<Record<string, VariantAnswer>>;
+  /** The grammar skeleton the filler instantiated. */
+  readonly skeleton: string;
+  /** True when the skeleton was drawn as part of the long-tail share. */
+  readonly long_tail: boolean;
+  /** The variant whose SQL the labels below are computed from (the most normalized one). */
+  readonly reference_variant: string;
+  /** SQLStructEval structure hash of the reference variant's SQL. */
+  readonly structure_hash: string;
+  /** Spider hardness of the reference variant's SQL. */
+  readonly difficulty: Difficulty;
+  readonly counts: ConstructCounts;
+  /** How many distinct SQL texts the variants have (1: the schema choice made no difference). */
+  readonly distinct_sql: number;
+  /** The instances every variant agreed on: `main` (answers above) and `edge`. */
+  readonly verified_on: readonly { readonly profile: 'default' | 'edge'; readonly instance_hash: string; readonly result_hash: string; readonly row_count: number }[];
+  /** Only for groups from a user's suite (`--from-suite`): the line's id and question. */
+  readonly source?: { readonly suite_id: string; readonly question?: string };
+}
+
+/**
+ * Why a candidate was not emitted. A closed set, so the manifest's counts can be read
+ * without guessing and a new reason is a compile-time change.
+ */
+export const REJECTION_REASONS = [
+  /** The skeleton uses a construct the conceptual query has no counterpart for (derived tables, `*` with joins, …). */
+  'unsupported-skeleton',
+  /** The skeleton cannot be given a meaning: an aggregate in WHERE, `x IN (SELECT COUNT(*) …)`, DISTINCT COUNT(*) over groups. */
+  'meaningless-skeleton',
+  /** No attribute, path or value in the schema graph fits a slot. */
+  'no-fitting-slot',
+  /** A HAVING threshold or LIMIT could not be placed so the answer is non-trivial and determined. */
+  'no-fitting-value',
+  'compile-error',
+  /** A query failed on some variant (other than a timeout). */
+  'execution-error',
+  'timeout',
+  /** The planner's cost estimate on some variant is above the limit: an obvious explosion, not run. */
+  'too-costly',
+  /** Variants disagree on some instance. */
+  'variants-disagree',
+  'empty-answer',
+  /** One row, all NULL. */
+  'null-answer',
+  /** A count of zero as the whole answer of a filtering query. */
+  'zero-count',
+  /** A WHERE clause that keeps every row of the unfiltered query. */
+  'filter-keeps-everything',
+  /** An aggregate with the same value in every group. */
+  'constant-aggregate',
+  /** A LIMIT that cuts between rows tied on the ORDER BY keys. */
+  'limit-inside-tie',
+  /** A LIMIT at or above the number of rows: it cuts nothing. */
+  'limit-cuts-nothing',
+  /** An ordered answer in which tied rows differ, so the database picks their order. */
+  'order-undetermined',
+  /** An order over text that differs between the C collation and ICU English. */
+  'collation-dependent',
+  /** The same canonical conceptual query, or the same structure and literals, as an earlier group. */
+  'duplicate',
+  /** Its difficulty's share of the requested mix is already full. */
+  'difficulty-quota',
+] as const;
+
+export type RejectionReason = (typeof REJECTION_REASONS)[number];
+
+/** A rejected candidate: its reason and a one-line detail. Recorded in `rejections.jsonl`. */
+export interface Rejection {
+  readonly candidate: number;
+  readonly reason: RejectionReason;
+  readonly detail: string;
+  readonly skeleton: string;
+}
+
+export class CandidateRejected extends Error {
+  constructor(
+    readonly reason: RejectionReason,
+    readonly detail: string,
+  ) {
+    super(`${reason}: ${detail}`);
+  }
+}
+
+/** Throws the rejection; the filler and checks use it to stop a candidate with its reason. */
+export function reject(reason: RejectionReason, detail: string): never {
+  throw new CandidateRejected(reason, detail);
+}
+
+/** One JSON line, keys in the order of the interface (the bytes are part of the contract). */
+export function serializeGroup(g: GroupRecord): string {
+  const ordered: GroupRecord = {
+    group_id: g.group_id,
+    dataset: g.dataset,
+    candidate: g.candidate,
+    query: g.query,
+    ordered: g.ordered,
+    variants: g.variants,
+    skeleton: g.skeleton,
+    long_tail: g.long_tail,
+    reference_variant: g.reference_variant,
+    structure_hash: g.structure_hash,
+    difficulty: g.difficulty,
+    counts: g.counts,
+    distinct_sql: g.distinct_sql,
+    verified_on: g.verified_on,
+    ...(g.source ? { source: g.source } : {}),
+  };
+  return `${JSON.stringify(ordered)}\n`;
+}

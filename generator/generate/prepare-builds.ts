@@ -1,0 +1,82 @@
+/**
+ * The databases generation checks against: the main instance (default profile) built into
+ * `out/` as `equisql build` would, and the edge-case instance built into `out/edge/` with
+ * its own schema prefix, both in one database. A build already in `out` with the same
+ * settings is reused.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Domain } from '../er-model/er-model.ts';
+import { indexDomain } from '../er-model/er-index.ts';
+import type { Database } from '../database/database.ts';
+import type { ConceptualInstance, InstanceProfile, ScalePreset } from '../instance/conceptual-instance.ts';
+import { generateInstance } from '../instance/generate-instance.ts';
+import { selectVariants } from '../variants/select-variants.ts';
+import { buildRelationalSchema } from '../variants/build-schema.ts';
+import { buildDataset, type BuildManifest } from '../assemble/build-dataset.ts';
+import type { CheckVariant } from './group-checks.ts';
+
+export interface PrepareOptions {
+  readonly dataset: string;
+  readonly domain: Domain;
+  readonly variants: string;
+  readonly scale: ScalePreset;
+  readonly seed: string | number;
+  readonly counts?: Readonly<Record<string, number>>;
+  readonly db: Database;
+  readonly out: string;
+  /** Skip the edge-case instance (tests of single checks). */
+  readonly edge?: boolean;
+  readonly progress?: (message: string) => void;
+}
+
+export interface PreparedBuilds {
+  readonly main: BuildManifest;
+  readonly edge: BuildManifest | undefined;
+  readonly instance: ConceptualInstance;
+  readonly variants: readonly CheckVariant[];
+}
+
+function reusable(dir: string, o: PrepareOptions, profile: InstanceProfile, names: readonly string[]): BuildManifest | undefined {
+  const path = join(dir, 'build.json');
+  if (!existsSync(path)) return undefined;
+  try {
+    const m = JSON.parse(readFileSync(path, 'utf8')) as BuildManifest;
+    const same =
+      m.dataset === o.dataset &&
+      String(m.seed) === String(o.seed) &&
+      m.scale === o.scale &&
+      m.profile === profile &&
+      JSON.stringify(m.counts ?? {}) === JSON.stringify(o.counts ?? {}) &&
+      m.database.kind === o.db.kind &&
+      JSON.stringify(m.variants.map((v) => v.name)) === JSON.stringify(names);
+    return same ? m : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Builds (or reuses) the main and edge-case databases and describes every variant for the checks. */
+export async function prepareBuilds(o: PrepareOptions): Promise<PreparedBuilds> {
+  const progress = o.progress ?? (() => {});
+  const index = indexDomain(o.domain);
+  const names = selectVariants(index, o.variants, o.seed).map((v) => v.name);
+  const build = async (dir: string, profile: InstanceProfile, prefix: string): Promise<BuildManifest> => {
+    const existing = reusable(dir, o, profile, names);
+    if (existing) {
+      progress(`reusing the ${profile} build in ${dir}`);
+      return existing;
+    }
+    const result = await buildDataset({ dataset: o.dataset, domain: o.domain, variants: o.variants, scale: o.scale, seed: o.seed, profile, counts: o.counts ?? {}, target: o.db, out: dir, schemaPrefix: prefix, progress });
+    return result.manifest;
+  };
+  const main = await build(o.out, 'default', `${o.dataset}__`);
+  const edge = o.edge === false ? undefined : await build(join(o.out, 'edge'), 'edge', `${o.dataset}__edge__`);
+  const instance = generateInstance(o.domain, { seed: o.seed, scale: o.scale, profile: 'default', counts: o.counts ?? {} });
+  const variants: CheckVariant[] = main.variants.map((v) => ({
+    name: v.name,
+    schema: buildRelationalSchema(index, v.spec),
+    pgSchemas: { main: v.pg_schema, ...(edge ? { edge: edge.variants.find((e) => e.name === v.name)?.pg_schema as string } : {}) },
+  }));
+  return { main, edge, instance, variants };
+}

@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../generator/database/database.ts';
+import { BUILT_IN_DOMAINS } from '../../generator/domains/index.ts';
+import { indexDomain } from '../../generator/er-model/er-index.ts';
+import type { Query } from '../../generator/query/conceptual-query.ts';
+import { asc, attr, cmp, count, countDistinct, desc, entity, id, isA, lit, out, select } from '../../generator/query/query-builder.ts';
+import { prepareBuilds, type PreparedBuilds } from '../../generator/generate/prepare-builds.ts';
+import { createQueryRunner } from '../../generator/generate/query-runner.ts';
+import { verifyGroup, type CheckContext } from '../../generator/generate/group-checks.ts';
+import { CandidateRejected, type RejectionReason } from '../../generator/generate/group-record.ts';
+import { tempDir } from '../helpers/build-fixtures.ts';
+
+// Each check of issue 8, item 3, gets a candidate built to violate it; it must be rejected
+// with that check's reason, on real databases (PGlite), main and edge-case instances.
+const domain = BUILT_IN_DOMAINS['social_media']!;
+const index = indexDomain(domain);
+let db: Database;
+let builds: PreparedBuilds;
+let ctx: CheckContext;
+const tmp = tempDir('checks');
+
+beforeAll(async () => {
+  db = await openDatabase({ kind: 'pglite' });
+  builds = await prepareBuilds({ dataset: 'social_media', domain, variants: 'full_sti,full_cti,full_normalized', scale: 'tiny', seed: 1, db, out: tmp.dir });
+  ctx = { index, variants: builds.variants, reference: 'full_normalized', runner: createQueryRunner([db], 20_000) };
+}, 120_000);
+
+afterAll(async () => {
+  await db?.close();
+  tmp.remove();
+});
+
+async function reasonOf(q: Query): Promise<RejectionReason | 'accepted'> {
+  try {
+    await verifyGroup(q, ctx);
+    return 'accepted';
+  } catch (error) {
+    if (error instanceof CandidateRejected) return error.reason;
+    throw error;
+  }
+}
+
+describe('group checks', () => {
+  it('accept a determined, non-trivial query and report its SQL on every variant', async () => {
+    const q = select({ from: entity('Streamer', 's'), select: [out('platform', attr('s', 'platform')), out('streamers', count())], groupBy: [attr('s', 'platform')] });
+    const g = await verifyGroup(q, ctx);
+    expect(Object.keys(g.answers)).toEqual(['full_sti', 'full_cti', 'full_normalized']);
+    expect(g.main.row_count).toBeGreaterThan(1);
+    expect(g.edge).toBeDefined();
+    expect(g.distinctSql).toBeGreaterThan(1);
+    expect(new Set(Object.values(g.answers).map((a) => a.result_hash)).size).toBe(1);
+  });
+
+  it('reject an empty answer', async () => {
+    const q = select({ from: entity('Account', 'a'), select: [out('username', attr('a', 'username'))], where: cmp(attr('a', 'username'), '=', lit('no such user')) });
+    expect(await reasonOf(q)).toBe('empty-answer');
+  });
+
+  it('reject a single row of NULLs', async () => {
+    const q = select({ from: entity('ConsumerAccount', 'c'), select: [out('oldest', { kind: 'aggregate', fn: 'max', arg: attr('c', 'age') })], where: { kind: 'isNull', expr: attr('c', 'age') } });
+    expect(await reasonOf(q)).toBe('null-answer');
+  });
+
+  it('reject a zero count as the answer of a filtering query', async () => {
+    const q = select({ from: entity('Account', 'a'), select: [out('n', count())], where: cmp(attr('a', 'username'), '=', lit('nobody at all')) });
+    expect(await reasonOf(q)).toBe('zero-count');
+  });
+
+  it('reject a WHERE clause that keeps every row', async () => {
+    const q = select({ from: entity('Channel', 'ch'), select: [out('name', attr('ch', 'name'))], where: cmp(attr('ch', 'created_at'), '>', lit('1900-01-01')) });
+    expect(await reasonOf(q)).toBe('filter-keeps-everything');
+  });
+
+  it('reject an aggregate with the same value in every group', async () => {
+    const q = select({ from: entity('Channel', 'ch'), select: [out('name', attr('ch', 'name')), out('n', countDistinct(id('ch')))], groupBy: [id('ch')] });
+    expect(await reasonOf(q)).toBe('constant-aggregate');
+  });
+
+  it('reject a LIMIT that cuts inside a tie', async () => {
+    const q = select({ from: entity('CreatorAccount', 'c'), select: [out('verified', attr('c', 'verified'))], orderBy: [asc('verified')], limit: 1 });
+    expect(await reasonOf(q)).toBe('limit-inside-tie');
+  });
+
+  it('reject a LIMIT that cuts nothing', async () => {
+    const q = select({ from: entity('Channel', 'ch'), select: [out('name', attr('ch', 'name')), out('created_at', attr('ch', 'created_at'))], orderBy: [desc('created_at')], limit: 1000 });
+    expect(await reasonOf(q)).toBe('limit-cuts-nothing');
+  });
+
+  it('reject an order that leaves tied rows to the database', async () => {
+    const q = select({ from: entity('CreatorAccount', 'c'), select: [out('username', attr('c', 'username')), out('verified', attr('c', 'verified'))], orderBy: [asc('verified')] });
+    expect(await reasonOf(q)).toBe('order-undetermined');
+  });
+
+  it('reject an order over text that C and ICU English sort differently, and accept the same rows ordered by time', async () => {
+    const byName = select({ from: entity('Account', 'a'), select: [out('username', attr('a', 'username'))], where: isA('a', 'CreatorAccount'), orderBy: [asc('username')] });
+    expect(await reasonOf(byName)).toBe('collation-dependent');
+    const byTime = select({ from: entity('Account', 'a'), select: [out('username', attr('a', 'username')), out('created_at', attr('a', 'created_at')), out('id', id('a'))], where: isA('a', 'CreatorAccount'), orderBy: [asc('created_at'), asc('id')] });
+    expect(await reasonOf(byTime)).toBe('accepted');
+  });
+
+  it('reject a query whose planner cost is above the limit, without running it', async () => {
+    const q = select({ from: entity('Streamer', 's'), select: [out('platform', attr('s', 'platform')), out('streamers', count())], groupBy: [attr('s', 'platform')] });
+    expect(await reasonOf(q)).toBe('accepted');
+    const strict = { ...ctx, maxCost: 1 };
+    await expect(verifyGroup(q, strict)).rejects.toMatchObject({ reason: 'too-costly' });
+  });
+
+  it('reject a LIMIT without ORDER BY', async () => {
+    const q = select({ from: entity('Channel', 'ch'), select: [out('name', attr('ch', 'name'))], limit: 3 });
+    expect(await reasonOf(q)).toBe('order-undetermined');
+  });
+});
