@@ -1,0 +1,67 @@
+/**
+ * The `questions/*.jsonl` line format: one question per (group, style, paraphrase). This
+ * module is the contract between question writing and export; export reads these records
+ * and the groups file, and nothing else from question writing.
+ *
+ * A question is written from the group's conceptual query (never from one variant's SQL),
+ * so one question serves every variant of its group. Lines are written with keys in a
+ * fixed order (see `serializeQuestion`), so the same question always prints as the same
+ * bytes.
+ */
+
+/** How a question is phrased. The LLM writer may add styles of its own (`llm:<name>`). */
+export type QuestionStyle = 'precise' | 'conversational' | 'imperative' | 'concise' | 'implicit' | `llm:${string}`;
+export const TEMPLATE_STYLES: readonly QuestionStyle[] = ['precise', 'conversational', 'imperative', 'concise', 'implicit'];
+
+/** Who wrote the question: the offline template writer, or an LLM through an OpenAI-compatible API. */
+export type QuestionWriter = { readonly kind: 'template' } | { readonly kind: 'llm'; readonly model: string };
+
+/** The three phases of the chain-of-thought writer, kept as the record's chain of thought. */
+export interface ChainOfThought {
+  /** What the query means, in words (from the conceptual query, the reference SQL and the E/R description). */
+  readonly meaning: string;
+  /** What the user wants. */
+  readonly intent: string;
+  /** The scenario the question is set in. */
+  readonly scenario: string;
+}
+
+/** How the question was checked against its group's SQL before it was accepted. */
+export type QuestionCheck =
+  /** Template questions: the realization covers every construct of the query (what was checked is listed). */
+  | { readonly kind: 'template-coverage'; readonly covered: readonly string[] }
+  /** LLM questions: a back-translation to SQL run through the guarded executor gave the group's answer. */
+  | { readonly kind: 'back-translation'; readonly variant: string; readonly sql: string; readonly result_hash: string; readonly agrees: boolean };
+
+export interface QuestionRecord {
+  /** sha256 of group_id, style and paraphrase: stable across reruns. */
+  readonly question_id: string;
+  readonly group_id: string;
+  readonly dataset: string;
+  readonly style: QuestionStyle;
+  /** 0-based index among the paraphrases of this style. */
+  readonly paraphrase: number;
+  readonly question: string;
+  /** What an implicit question leaves unsaid, stated (BIRD's "evidence"); empty when nothing is. */
+  readonly evidence: string;
+  readonly writer: QuestionWriter;
+  readonly cot?: ChainOfThought;
+  readonly check: QuestionCheck;
+}
+
+/** One JSON line, keys in the order of the interface (the bytes are part of the contract). */
+export function serializeQuestion(q: QuestionRecord): string {
+  const ordered: QuestionRecord = {
+    question_id: q.question_id,
+    group_id: q.group_id,
+    dataset: q.dataset,
+    style: q.style,
+    paraphrase: q.paraphrase,
+    question: q.question,
+    evidence: q.evidence,
+    writer: q.writer,
+    ...(q.cot ? { cot: q.cot } : {}),
+    check: q.check,
+  };
+  return `${JSON.stringify(ordered)}\n`;
+}
