@@ -13,8 +13,11 @@
 export type QuestionStyle = 'precise' | 'conversational' | 'imperative' | 'concise' | 'implicit' | `llm:${string}`;
 export const TEMPLATE_STYLES: readonly QuestionStyle[] = ['precise', 'conversational', 'imperative', 'concise', 'implicit'];
 
-/** Who wrote the question: the offline template writer, or an LLM through an OpenAI-compatible API. */
-export type QuestionWriter = { readonly kind: 'template' } | { readonly kind: 'llm'; readonly model: string };
+/**
+ * Who wrote the question: the offline template writer, an LLM through an OpenAI-compatible
+ * API, or a person (a user's suite line that carried its own question, `generate --from-suite`).
+ */
+export type QuestionWriter = { readonly kind: 'template' } | { readonly kind: 'llm'; readonly model: string } | { readonly kind: 'suite' };
 
 /** The three phases of the chain-of-thought writer, kept as the record's chain of thought. */
 export interface ChainOfThought {
@@ -31,7 +34,9 @@ export type QuestionCheck =
   /** Template questions: the realization covers every construct of the query (what was checked is listed). */
   | { readonly kind: 'template-coverage'; readonly covered: readonly string[] }
   /** LLM questions: a back-translation to SQL run through the guarded executor gave the group's answer. */
-  | { readonly kind: 'back-translation'; readonly variant: string; readonly sql: string; readonly result_hash: string; readonly agrees: boolean };
+  | { readonly kind: 'back-translation'; readonly variant: string; readonly sql: string; readonly result_hash: string; readonly agrees: boolean }
+  /** A person's question, taken as written. */
+  | { readonly kind: 'as-written' };
 
 export interface QuestionRecord {
   /** sha256 of group_id, style and paraphrase: stable across reruns. */
