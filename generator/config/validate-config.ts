@@ -3,7 +3,10 @@ import { MODEL_LIMITS } from '../er-model/validate-domain.ts';
 import { SCALE_PRESETS } from '../instance/conceptual-instance.ts';
 import type { DatasetDefinition } from './define-config.ts';
 
-const DATASET_KEYS: readonly (keyof DatasetDefinition)[] = ['domain', 'description', 'scale', 'seed', 'profile', 'counts', 'variants'];
+// A record, not a list, so a key added to DatasetDefinition is a compile error until it is checked here.
+const KNOWN: Record<keyof DatasetDefinition, true> = { domain: true, description: true, scale: true, seed: true, profile: true, counts: true, variants: true, difficulty: true, tail: true };
+const DATASET_KEYS = Object.keys(KNOWN) as (keyof DatasetDefinition)[];
+const DIFFICULTY_LEVELS = ['easy', 'medium', 'hard', 'extra'];
 const PROFILES = ['default', 'edge'];
 /** The seeds `build` accepts: they end up in file headers and manifests. */
 const SEED_TEXT = /^[A-Za-z0-9_.:-]{1,64}$/;
@@ -60,7 +63,7 @@ export function validateDataset(definition: unknown, where: string): DatasetDefi
     const near = nearest(key, DATASET_KEYS);
     fail(`[${show(key)}]`, `unknown key (${near === undefined ? `expected one of ${DATASET_KEYS.join(', ')}` : `did you mean "${near}"?`})`);
   }
-  const { domain, description, scale, seed, profile, counts, variants } = definition;
+  const { domain, description, scale, seed, profile, counts, variants, difficulty, tail } = definition;
   if (typeof domain !== 'string' && !isRecord(domain)) fail('.domain', `must be a built-in domain's name, a path to a .json model or a domain object, got ${show(domain)}`);
   if (description !== undefined && typeof description !== 'string') fail('.description', `must be a string, got ${show(description)}`);
   if (scale !== undefined && !(typeof scale === 'string' && (SCALE_PRESETS as readonly string[]).includes(scale))) {
@@ -86,5 +89,16 @@ export function validateDataset(definition: unknown, where: string): DatasetDefi
   if (variants !== undefined && !(typeof variants === 'string' && variants.trim() !== '')) {
     fail('.variants', `must be a string such as "all", "full_sti,full_cti" or "random:4", got ${show(variants)}`);
   }
+  if (difficulty !== undefined) {
+    if (!isRecord(difficulty)) fail('.difficulty', `must be an object {easy, medium, hard, extra} of shares, got ${show(difficulty)}`);
+    let total = 0;
+    for (const [level, share] of Object.entries(difficulty as Record<string, unknown>)) {
+      if (!DIFFICULTY_LEVELS.includes(level)) fail(`.difficulty[${show(level)}]`, `unknown level (expected one of ${DIFFICULTY_LEVELS.join(', ')})`);
+      if (typeof share !== 'number' || !Number.isFinite(share) || share < 0 || share > 1) fail(`.difficulty.${level}`, `must be a share between 0 and 1, got ${show(share)}`);
+      total += share as number;
+    }
+    if (total <= 0) fail('.difficulty', 'the shares must not all be 0');
+  }
+  if (tail !== undefined && !(typeof tail === 'number' && Number.isFinite(tail) && tail >= 0 && tail <= 1)) fail('.tail', `must be a share between 0 and 1, got ${show(tail)}`);
   return definition as unknown as DatasetDefinition;
 }
