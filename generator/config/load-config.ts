@@ -81,7 +81,7 @@ export function resolveDataset(name: string, config: EquisqlConfig, configPath: 
   if (definition === undefined) {
     throw new ConfigError(`--dataset: unknown dataset "${escapeControl(name)}" (known: ${Object.keys(config.datasets).join(', ')}; or a path to a .json model)`);
   }
-  const checked = validateDataset(definition, `datasets.${name}`);
+  const checked = validateDataset(definition, `${configPath}: datasets.${name}`);
   return { name, domain: resolveDomain(checked.domain, `datasets.${name}.domain`, dirname(configPath)), definition: checked };
 }
 

@@ -72,7 +72,8 @@ export function validateDataset(definition: unknown, where: string): DatasetDefi
   if (seed !== undefined) {
     if (typeof seed === 'number') {
       // A double above 2^53 is no longer the number written, so two seeds would collide.
-      if (!Number.isSafeInteger(seed)) fail('.seed', `must be an integer of at most 2^53 - 1 in size (or a string), got ${show(seed)}`);
+      if (!Number.isInteger(seed)) fail('.seed', `must be an integer or 1 to 64 letters, digits or . _ : -, got ${show(seed)}`);
+      if (!Number.isSafeInteger(seed)) fail('.seed', `${show(seed)} is above 2^53-1 and was already rounded when the config was read; write the seed as a string`);
     } else if (typeof seed !== 'string' || !SEED_TEXT.test(seed)) {
       fail('.seed', `must be an integer or 1 to 64 letters, digits or . _ : -, got ${show(seed)}`);
     }
