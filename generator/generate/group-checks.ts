@@ -82,25 +82,35 @@ export async function verifyGroup(query: Query, ctx: CheckContext): Promise<Veri
   checkAnswer(query, refResult);
   await checkFilter(query, refResult, reference, ctx);
   await checkDetermined(query, reference, 'main', ctx);
-  const runAll = async (instance: 'main' | 'edge', known?: NormalizedResult): Promise<Map<string, NormalizedResult>> => {
-    const results = await ctx.runner.all(
-      compiled.map(({ variant, sql }) => async () => (known && variant === reference ? known : normalizeResult(await ctx.runner.run(variant.pgSchemas[instance] as string, sql), ordered))),
-    );
-    return new Map(compiled.map(({ variant }, i) => [variant.name, results[i] as NormalizedResult]));
-  };
+  // Then every other variant on the main instance and every variant on the edge-case one,
+  // with the edge-case order check, as one batch: the pool stays full instead of draining
+  // between the instances. Disagreements are judged main first, as before.
+  const hasEdge = ctx.variants.every((v) => v.pgSchemas.edge !== undefined);
+  const orderedCheck = hasEdge && (query.orderBy?.length ?? 0) > 0;
+  type Task = () => Promise<NormalizedResult | undefined>;
+  const execute = (variant: CheckVariant, sql: string, instance: 'main' | 'edge'): Task => async () => normalizeResult(await ctx.runner.run(variant.pgSchemas[instance] as string, sql), ordered);
+  const tasks: Task[] = [
+    ...compiled.filter(({ variant }) => variant !== reference).map(({ variant, sql }) => execute(variant, sql, 'main')),
+    ...(orderedCheck ? [async () => (await checkDetermined(query, reference, 'edge', ctx), undefined)] : []),
+    ...(hasEdge ? compiled.map(({ variant, sql }) => execute(variant, sql, 'edge')) : []),
+  ];
+  const results = await ctx.runner.all(tasks);
+  const others = compiled.filter(({ variant }) => variant !== reference);
+  const main = new Map<string, NormalizedResult>();
+  for (const { variant } of compiled) main.set(variant.name, variant === reference ? refResult : (results[others.findIndex((o) => o.variant === variant)] as NormalizedResult));
   // Variants that disagree on an ordered or limited query usually meet a tie: name it so.
   const explain = async (instance: 'main' | 'edge', c: GroupComparison): Promise<never> => {
     if (query.orderBy?.length || query.limit !== undefined) await checkDetermined(query, reference, instance, ctx);
     return disagreement(instance, c);
   };
-  const main = await runAll('main', refResult);
   const mainComparison = compareResults(main);
   if (!mainComparison.agree) await explain('main', mainComparison);
-  const hasEdge = ctx.variants.every((v) => v.pgSchemas.edge !== undefined);
   let edge: InstanceAnswer | undefined;
   if (hasEdge) {
-    await checkDetermined(query, reference, 'edge', ctx);
-    const edgeResults = await runAll('edge');
+    // The edge-case order check ran in the batch only with an ORDER BY: without one it has
+    // nothing to check (a LIMIT alone was refused on the main instance).
+    const offset = others.length + (orderedCheck ? 1 : 0);
+    const edgeResults = new Map(compiled.map(({ variant }, i) => [variant.name, results[offset + i] as NormalizedResult]));
     const c = compareResults(edgeResults);
     if (!c.agree) await explain('edge', c);
     edge = { result_hash: c.hash, row_count: c.rowCount };
