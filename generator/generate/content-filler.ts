@@ -361,7 +361,7 @@ class Filler {
 
   /**
    * Now and then an equality slot becomes `'v' = ANY(set)` (a multi-valued attribute
-   * contains a value that occurs in the data) or an is-a test on a subtype.
+   * contains a value that occurs in the data), an is-a test on a subtype, or IS NULL.
    */
   private membershipOrClass(entities: readonly EntityAlias[], negated: boolean): Predicate | undefined {
     const r = this.rng;
@@ -379,6 +379,15 @@ class Filler {
       if (options.length === 0) return undefined;
       const { a, sub } = r.pick(options);
       return { kind: 'isA', alias: a.alias, entity: sub, ...(negated ? { negated: true } : {}) };
+    }
+    if (roll < 0.28) {
+      // Or an unknown value: an optional attribute is NULL (or, for `<>`, known). Spider's
+      // skeletons almost never say IS NULL, yet which values are missing is a question
+      // real data raises and schemas answer alike only if their NULLs line up.
+      const options = entities.flatMap((a) => (this.graph.entities.get(a.entity)?.attributes ?? []).filter((s) => s.attribute.optional === true).map((s) => ({ a, s })));
+      if (options.length === 0) return undefined;
+      const { a, s } = r.pick(options);
+      return { kind: 'isNull', expr: { kind: 'attribute', alias: a.alias, attribute: s.name }, ...(negated ? { negated: true } : {}) };
     }
     return undefined;
   }
@@ -757,7 +766,7 @@ class Filler {
     for (let i = 1; i < arms.length; i++) {
       // UNION ALL is all but absent from Spider's grammar; a UNION sometimes keeps its
       // repeats (an object or value in both arms is listed twice), which a question can ask.
-      const op = ops[i - 1] === 'union' && this.rng.chance(0.3) ? 'union all' : (ops[i - 1] as SetShape['op']);
+      const op = ops[i - 1] === 'union' && this.rng.chance(0.5) ? 'union all' : (ops[i - 1] as SetShape['op']);
       q = { kind: 'set', op, left: q, right: await arm(arms[i] as SelectShape, this.pickEntity(family)) };
     }
     const set = q as SetQuery;
