@@ -2,18 +2,45 @@ import { resolve } from 'node:path';
 import { EXIT, type Command } from './command.ts';
 import { parseFlags, required } from './flags.ts';
 import { openBuiltDir } from './built-dir.ts';
-import { ConfigError } from '../common/errors.ts';
+import { ConfigError, oneLine } from '../common/errors.ts';
 import { escapeControl, ownValue } from '../common/user-text.ts';
 import { targetOf } from '../assemble/verify-dataset.ts';
 import { openDatabase } from '../database/database.ts';
 import { SUITES } from '../suites/index.ts';
 import { runQuestions } from '../execute/run-suite.ts';
+import { readSuiteFile, type SuiteEntry } from '../generate/suite-file.ts';
+import type { SuiteQuestion } from '../suites/suite.ts';
+import type { ErIndex } from '../er-model/er-index.ts';
+import type { BuildManifest } from '../assemble/build-dataset.ts';
+import { compileQuery } from '../compile/compile-query.ts';
+import { buildRelationalSchema } from '../variants/build-schema.ts';
 
-const USAGE = `usage: equisql suite --dir DIR --suite NAME [--db URL] [--json]
 
-Runs a suite's questions on every variant built in DIR. With --json, one line per
+const USAGE = `usage: equisql suite --dir DIR --suite NAME|FILE.jsonl [--db URL] [--json]
+
+Runs a suite's questions on every variant built in DIR: a built-in suite by name, or a
+file of your own, one {"id", "query", "question"?} a line (the conceptual query as JSON). With --json, one line per
 (question, variant): {"question", "variant", "sql", "row_count", "result_hash"}. Exit status
 1 if any question's variants disagree or any answer is empty. Suites: ${Object.keys(SUITES).join(', ')}.`;
+
+/**
+ * A user's suite file as questions, each compiled for every variant first: a query that
+ * names what the model lacks is refused before anything runs, naming the file, line id and
+ * variant.
+ */
+function fileQuestions(file: string, entries: readonly SuiteEntry[], index: ErIndex, manifest: BuildManifest): SuiteQuestion[] {
+  if (entries.length === 0) throw new ConfigError(`--suite: ${escapeControl(file)} holds no questions`);
+  for (const e of entries) {
+    for (const v of manifest.variants) {
+      try {
+        compileQuery(index, buildRelationalSchema(index, v.spec), e.query);
+      } catch (error) {
+        throw new ConfigError(`--suite: ${escapeControl(file)}: question ${escapeControl(e.id)} does not compile for variant ${v.name}: ${escapeControl(oneLine(error))}`);
+      }
+    }
+  }
+  return entries.map((e) => ({ id: e.id, question: e.question ?? '', query: e.query }));
+}
 
 export const command: Command = {
   name: 'suite',
@@ -24,10 +51,14 @@ export const command: Command = {
     const dir = resolve(process.cwd(), required('suite', 'dir', flags.dir));
     // The flags are checked before the directory is read: a bad name fails fast and alone.
     const suiteName = required('suite', 'suite', flags.suite);
-    const suite = ownValue(SUITES, suiteName);
-    if (!suite) throw new ConfigError(`--suite: unknown suite "${escapeControl(suiteName)}" (known: ${Object.keys(SUITES).join(', ')})`);
+    // A name ending in .jsonl (or holding a path separator) is a user's file, never a built-in name.
+    const isFile = /\.jsonl$/iu.test(suiteName) || /[\\/]/u.test(suiteName);
+    const suite = isFile ? undefined : ownValue(SUITES, suiteName);
+    if (!isFile && !suite) throw new ConfigError(`--suite: unknown suite "${escapeControl(suiteName)}" (known: ${Object.keys(SUITES).join(', ')}; or give a FILE.jsonl)`);
+    const file = isFile ? resolve(process.cwd(), suiteName) : undefined;
+    const entries = file ? readSuiteFile(file, '--suite') : undefined;
     const { manifest, index } = openBuiltDir(dir);
-    const questions = ownValue(suite.domains, manifest.domain);
+    const questions = entries ? fileQuestions(file as string, entries, index, manifest) : ownValue(suite?.domains ?? {}, manifest.domain);
     if (!questions) throw new ConfigError(`--suite: suite ${suiteName} has no questions for domain ${manifest.domain}`);
     const db = await openDatabase(targetOf(dir, manifest, flags.db ?? (manifest.database.kind === 'postgres' ? io.env['DATABASE_URL'] : undefined)));
     try {

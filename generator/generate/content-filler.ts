@@ -253,10 +253,25 @@ class Filler {
     const disjuncts: Predicate[] = [];
     for (const conj of shape) {
       const parts: Predicate[] = [];
-      for (const slot of conj) parts.push(await this.predicate(slot, entities, elements));
+      for (const slot of conj) parts.push(this.spellNegation(await this.predicate(slot, entities, elements)));
       disjuncts.push(parts.length === 1 ? (parts[0] as Predicate) : { kind: 'and', args: parts });
     }
     return disjuncts.length === 1 ? (disjuncts[0] as Predicate) : { kind: 'or', args: disjuncts };
+  }
+
+  /**
+   * Now and then a negation is written as NOT over the positive condition: `NOT (x LIKE p)`
+   * for `x NOT LIKE p`, `NOT (x = v)` for `x <> v`. SQL defines the negated forms as exactly
+   * that (a NULL operand leaves both unknown), so the answer is the same and only the way the
+   * query says it differs.
+   */
+  private spellNegation(p: Predicate): Predicate {
+    if ((p.kind === 'like' || p.kind === 'in' || p.kind === 'between' || p.kind === 'isNull') && p.negated && this.rng.chance(0.35)) {
+      const { negated: _negated, ...positive } = p;
+      return { kind: 'not', arg: positive };
+    }
+    if (p.kind === 'compare' && p.op === '<>' && this.rng.chance(0.25)) return { kind: 'not', arg: { ...p, op: '=' } };
+    return p;
   }
 
   private async predicate(slot: PredicateSlot, entities: EntityAlias[], elements: ElementAlias[]): Promise<Predicate> {
@@ -346,7 +361,7 @@ class Filler {
 
   /**
    * Now and then an equality slot becomes `'v' = ANY(set)` (a multi-valued attribute
-   * contains a value that occurs in the data) or an is-a test on a subtype.
+   * contains a value that occurs in the data), an is-a test on a subtype, or IS NULL.
    */
   private membershipOrClass(entities: readonly EntityAlias[], negated: boolean): Predicate | undefined {
     const r = this.rng;
@@ -364,6 +379,15 @@ class Filler {
       if (options.length === 0) return undefined;
       const { a, sub } = r.pick(options);
       return { kind: 'isA', alias: a.alias, entity: sub, ...(negated ? { negated: true } : {}) };
+    }
+    if (roll < 0.28) {
+      // Or an unknown value: an optional attribute is NULL (or, for `<>`, known). Spider's
+      // skeletons almost never say IS NULL, yet which values are missing is a question
+      // real data raises and schemas answer alike only if their NULLs line up.
+      const options = entities.flatMap((a) => (this.graph.entities.get(a.entity)?.attributes ?? []).filter((s) => s.attribute.optional === true).map((s) => ({ a, s })));
+      if (options.length === 0) return undefined;
+      const { a, s } = r.pick(options);
+      return { kind: 'isNull', expr: { kind: 'attribute', alias: a.alias, attribute: s.name }, ...(negated ? { negated: true } : {}) };
     }
     return undefined;
   }
@@ -572,7 +596,10 @@ class Filler {
       // The same for a set's elements: an empty set counts as zero.
       const partner = entities.find((a) => a !== groupAlias && a.via && joins.some((j) => j.kind === 'relationship' && j.alias === a.alias && j.from === groupAlias.alias));
       const element = elements.find((e) => joins.some((j) => j.kind === 'elements' && j.alias === e.alias && j.of === groupAlias.alias));
-      if ((partner || element) && joins.length === 1 && !where && r.chance(0.5)) {
+      // A WHERE on the grouped objects alone keeps the LEFT join's meaning (objects with no
+      // partner still count zero); one on the partners would undo it.
+      const partnerFree = !where || !referencedAliases([where]).has((partner ?? element)?.alias ?? '');
+      if ((partner || element) && joins.length === 1 && partnerFree && r.chance(0.5)) {
         joins[0] = { ...(joins[0] as Join), type: 'left' };
         countTarget = partner
           ? { expr: { kind: 'attribute', alias: partner.alias, attribute: 'id' }, label: `${snakeCase(partner.entity)}_count` }
@@ -736,7 +763,12 @@ class Filler {
       return { kind: 'select', ...(a.distinct ? { distinct: true } : {}), select, from: { entity, alias: base.alias }, ...(joins.length > 0 ? { joins } : {}), ...(where ? { where } : {}) };
     };
     let q: Query = await arm(arms[0] as SelectShape, firstBase);
-    for (let i = 1; i < arms.length; i++) q = { kind: 'set', op: ops[i - 1] as SetShape['op'], left: q, right: await arm(arms[i] as SelectShape, this.pickEntity(family)) };
+    for (let i = 1; i < arms.length; i++) {
+      // UNION ALL is all but absent from Spider's grammar; a UNION sometimes keeps its
+      // repeats (an object or value in both arms is listed twice), which a question can ask.
+      const op = ops[i - 1] === 'union' && this.rng.chance(0.5) ? 'union all' : (ops[i - 1] as SetShape['op']);
+      q = { kind: 'set', op, left: q, right: await arm(arms[i] as SelectShape, this.pickEntity(family)) };
+    }
     const set = q as SetQuery;
     if (shape.orderBy.length === 0) {
       if (shape.limit !== null) reject('meaningless-skeleton', 'LIMIT without ORDER BY');

@@ -73,6 +73,8 @@ export interface GenerateReport {
   readonly seconds: { readonly total: number; readonly database: number; readonly own: number };
   /** Share of groups whose SQL differs between at least three variants. */
   readonly differs3: number;
+  /** Share of accepted groups drawn as long-tail skeletons (the request is `tail`). */
+  readonly longTail: number;
   readonly difficulty: Record<Difficulty, number>;
 }
 
@@ -223,6 +225,7 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
     rejected: countRejections(final.rejections),
     seconds: { total, database, own: total - database },
     differs3: final.groups.length === 0 ? 0 : final.groups.filter((g) => g.distinct_sql >= 3).length / final.groups.length,
+    longTail: final.groups.length === 0 ? 0 : final.groups.filter((g) => g.long_tail).length / final.groups.length,
     difficulty,
   };
   writeManifest(options, report);
@@ -284,6 +287,9 @@ function writeManifest(options: GenerateOptions, report: GenerateReport): void {
     counts: { candidates: report.candidates, accepted: report.accepted, rejected: report.rejected },
     difficulty: report.difficulty,
     sql_differs_between_3_variants: Number(report.differs3.toFixed(4)),
+    // Long-tail skeletons are sampled at the requested share but fail the checks far more
+    // often than ordinary ones, so the accepted share is reported as it is.
+    long_tail: { requested: options.suite ? 0 : (options.tail ?? 0.1), accepted_share: Number(report.longTail.toFixed(4)) },
     // Timings are of this run only (a resumed run reports its own part).
     timings: {
       total_seconds: Number(report.seconds.total.toFixed(2)),

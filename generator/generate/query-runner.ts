@@ -18,7 +18,13 @@ export interface QueryRunner {
    * query is planned, never run), in a read-only transaction of its own.
    */
   cost(pgSchema: string, sql: string): Promise<number>;
-  /** Runs all tasks, at most one per connection at a time; results in task order. */
+  /**
+   * Runs tasks in order, at most one per connection at a time; results in task order. Once a
+   * task fails no further task starts, the ones running are awaited, and the error of the
+   * failed task that comes first in task order is thrown: a rejected candidate wastes no more
+   * queries, leaves nothing running behind it, and is rejected for the same reason whatever
+   * the timing.
+   */
   all<T>(tasks: readonly (() => Promise<T>)[]): Promise<T[]>;
   /** Seconds of wall time during which at least one query was running. */
   dbSeconds(): number;
@@ -77,7 +83,32 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
   return {
     run,
     cost,
-    all: (tasks) => Promise.all(tasks.map((t) => t())),
+    all: (tasks) => runInOrder(tasks, connections.length),
     dbSeconds: () => total / 1000,
   };
+}
+
+/**
+ * Runs tasks with at most `width` at a time, started in task order; stops starting tasks at
+ * the first failure and throws the failure of the lowest task index once the running ones
+ * have settled. Every task below that index has started (they start in order), so that
+ * index does not depend on which query happened to finish first.
+ */
+async function runInOrder<T>(tasks: readonly (() => Promise<T>)[], width: number): Promise<T[]> {
+  const results: T[] = new Array<T>(tasks.length);
+  const failures = new Map<number, unknown>();
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (failures.size === 0 && next < tasks.length) {
+      const i = next++;
+      try {
+        results[i] = await (tasks[i] as () => Promise<T>)();
+      } catch (error) {
+        failures.set(i, error);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(width, tasks.length)) }, lane));
+  if (failures.size > 0) throw failures.get(Math.min(...failures.keys()));
+  return results;
 }

@@ -1,6 +1,7 @@
 /**
  * Users' own questions: a JSON Lines file, one conceptual query a line,
- * `{"id": "q1", "query": {...}, "question": "optional text"}`. `equisql generate
+ * `{"id": "q1", "query": {...}, "question": "optional text"}`. `equisql suite --suite
+ * FILE.jsonl` runs them on every variant like a built-in suite; `equisql generate
  * --from-suite FILE` turns each line into a group through the same checks as generated
  * candidates, so hand-written gold is verified like generated gold.
  */
@@ -14,9 +15,12 @@ export interface SuiteEntry {
   readonly question?: string;
 }
 
-/** Reads a suite file; a bad line is a ConfigError naming the file and line. */
-export function readSuiteFile(path: string): SuiteEntry[] {
-  if (!existsSync(path)) throw new ConfigError(`--from-suite: no such file ${path}`);
+/**
+ * Reads a suite file; a bad line is a ConfigError naming the file and line. `flag` names the
+ * flag that gave the path, for the message about a missing file.
+ */
+export function readSuiteFile(path: string, flag = '--from-suite'): SuiteEntry[] {
+  if (!existsSync(path)) throw new ConfigError(`${flag}: no such file ${path}`);
   const entries: SuiteEntry[] = [];
   const ids = new Set<string>();
   readFileSync(path, 'utf8')

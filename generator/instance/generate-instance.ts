@@ -13,13 +13,13 @@ import type {
   Value,
 } from './conceptual-instance.ts';
 import { canonicalSet } from './canonical-instance.ts';
-import { ODD_TEXTS, ValueGenerator, distinctCapacity, type GenerationRates } from './value-generator.ts';
+import { ODD_TEXTS, REALISTIC_ODD_TEXTS, ValueGenerator, distinctCapacity, type GenerationRates } from './value-generator.ts';
 
 const DEFAULT_COUNTS = { tiny: 20, small: 500, paper: 5000, large: 50000 } as const;
 
 const RATES: Record<InstanceProfile, GenerationRates & { noneRate: number }> = {
-  default: { nullRate: 0.1, oddTextRate: 0.03, tieRate: 0.05, emptySetRate: 0.1, noneRate: 0.15 },
-  edge: { nullRate: 0.35, oddTextRate: 0.3, tieRate: 0.4, emptySetRate: 0.35, noneRate: 0.4 },
+  default: { nullRate: 0.1, oddTextRate: 0.03, oddTexts: REALISTIC_ODD_TEXTS, tieRate: 0.05, emptySetRate: 0.1, noneRate: 0.15 },
+  edge: { nullRate: 0.35, oddTextRate: 0.3, oddTexts: ODD_TEXTS, tieRate: 0.4, emptySetRate: 0.35, noneRate: 0.4 },
 };
 
 /**
@@ -30,7 +30,8 @@ const RATES: Record<InstanceProfile, GenerationRates & { noneRate: number }> = {
  * Whatever the rates, each instance holds the cases that break naive SQL wherever the model
  * allows them: a NULL in every optional attribute, an empty set in every optional
  * multi-valued attribute, an object without partner at every partial end of a relationship,
- * odd text in every text attribute, and tied values.
+ * odd text in every text attribute (on the default profile only the kinds real data holds,
+ * `REALISTIC_ODD_TEXTS`; on the edge-case profile all of `ODD_TEXTS`), and tied values.
  *
  * @example
  * const inst = generateInstance(socialMedia, { seed: 7, scale: 'tiny' });
@@ -281,9 +282,9 @@ function fillColumn(attribute: Attribute, n: number, gen: ValueGenerator, rng: R
     // Plant odd text and a tie in every text attribute, whatever the rates drew.
     const slots = out.map((v, i) => (v !== null ? i : -1)).filter((i) => i >= 0);
     if (slots.length >= 3) {
-      const odd = out.findIndex((v) => typeof v === 'string' && ODD_TEXTS.includes(v));
+      const odd = out.findIndex((v) => typeof v === 'string' && rates.oddTexts.includes(v));
       const oddSlot = odd >= 0 ? odd : rng.pick(slots);
-      if (odd < 0) out[oddSlot] = rng.pick(ODD_TEXTS);
+      if (odd < 0) out[oddSlot] = rng.pick(rates.oddTexts);
       if (new Set(slots.map((i) => out[i])).size === slots.length) {
         const [a, b] = rng.sample(slots.filter((i) => i !== oddSlot), 2) as [number, number];
         out[b] = out[a] as Scalar;

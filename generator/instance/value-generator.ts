@@ -6,7 +6,8 @@ import type { Scalar } from './conceptual-instance.ts';
 
 /**
  * Text that breaks naive SQL: quotes, backslashes, tabs and newlines (COPY escapes),
- * non-ASCII letters and scripts, an emoji. Instances mix these into every text attribute.
+ * non-ASCII letters and scripts, an emoji. The edge-case instance mixes all of these into
+ * every text attribute.
  */
 export const ODD_TEXTS: readonly string[] = [
   "O'Brien",
@@ -27,11 +28,21 @@ export const ODD_TEXTS: readonly string[] = [
   '\\N',
 ];
 
+/**
+ * The odd texts real data holds too (an apostrophe, accents, other scripts, an emoji): the
+ * main instance plants only these, so a question quoting a value from it reads like one a
+ * person would ask. Backslashes, control characters, empty and padded strings, double
+ * quotes and the text `NULL` stay on the edge-case instance, where they test the SQL.
+ */
+export const REALISTIC_ODD_TEXTS: readonly string[] = ["O'Brien", "Zoë's café", 'naïve résumé', '東京タワー', 'Straße über München', 'gamer 🎮', 'Ωmega, Ğüş'];
+
 export interface GenerationRates {
   /** Default NULL rate for optional attributes without a hint. */
   readonly nullRate: number;
-  /** Share of text values replaced by one of ODD_TEXTS. */
+  /** Share of text values replaced by one of `oddTexts`. */
   readonly oddTextRate: number;
+  /** The odd texts this profile draws from and plants (ODD_TEXTS or REALISTIC_ODD_TEXTS). */
+  readonly oddTexts: readonly string[];
   /** Share of numeric values that repeat an earlier value (ties). */
   readonly tieRate: number;
   /** Share of optional sets forced empty. */
@@ -303,7 +314,7 @@ export class ValueGenerator {
         return v;
       }
       case 'text': {
-        if (rng.chance(this.rates.oddTextRate)) return rng.pick(ODD_TEXTS);
+        if (rng.chance(this.rates.oddTextRate)) return rng.pick(this.rates.oddTexts);
         if (hints?.pool && hints.pool.length > 0) return rng.pick(hints.pool);
         if (this.fakerMethod) return String(this.fakerMethod());
         return this.faker.lorem.words(rng.int(1, 3));

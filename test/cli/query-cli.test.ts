@@ -56,6 +56,35 @@ describe('equisql suite', () => {
     }
   });
 
+  it('runs a user\'s own suite file like the built-in suite: same SQL and answers for the same queries', async () => {
+    const { SUITES } = await import('../../generator/suites/index.ts');
+    const paper = SUITES['paper']?.domains['social_media'] ?? [];
+    const file = join(out, 'mine.jsonl');
+    writeFileSync(file, `${paper.slice(0, 3).map((q, i) => JSON.stringify({ id: `mine-${i + 1}`, query: q.query, ...(i === 0 ? { question: q.question } : {}) })).join('\n')}\n`);
+    const mine = runCli(['suite', '--dir', out, '--suite', file, '--json'], { env: NO_SERVER });
+    expect(mine.stderr).toMatch(/all 3 questions agree on 3 variants/);
+    expect(mine.status).toBe(0);
+    const builtIn = jsonLines(runCli(['suite', '--dir', out, '--suite', 'paper', '--json'], { env: NO_SERVER }).stdout).slice(0, 9);
+    const lines = jsonLines(mine.stdout);
+    expect(lines.map((l) => l['question'])).toEqual(['mine-1', 'mine-1', 'mine-1', 'mine-2', 'mine-2', 'mine-2', 'mine-3', 'mine-3', 'mine-3']);
+    expect(lines.map((l) => [l['variant'], l['sql'], l['row_count'], l['result_hash']])).toEqual(builtIn.map((l) => [l['variant'], l['sql'], l['row_count'], l['result_hash']]));
+  });
+
+  it('refuses a suite file with a bad line or a query the model cannot answer, in one line, exit 2', () => {
+    const bad = join(out, 'bad.jsonl');
+    writeFileSync(bad, '{"id": "a", "query": {"kind": "select", "select": [], "from": {"entity": "Account", "alias": "a"}}}\nnot json\n');
+    const run = runCli(['suite', '--dir', out, '--suite', bad], { env: NO_SERVER });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/^equisql suite: .*bad\.jsonl:2: not JSON/u);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    const unknown = join(out, 'unknown.jsonl');
+    writeFileSync(unknown, '{"id": "u1", "query": {"kind": "select", "select": [{"name": "x", "expr": {"kind": "attribute", "alias": "w", "attribute": "name"}}], "from": {"entity": "Warehouse", "alias": "w"}}}\n');
+    const run2 = runCli(['suite', '--dir', out, '--suite', unknown], { env: NO_SERVER });
+    expect(run2.status).toBe(2);
+    expect(run2.stderr).toMatch(/^equisql suite: --suite: .*unknown\.jsonl: question u1 does not compile for variant full_sti: /u);
+    expect(run2.stdout).toBe('');
+  });
+
   it('exits 1 when a variant answers differently', async () => {
     const { PGlite } = await import('@electric-sql/pglite');
     const db = await PGlite.create(join(out, 'pglite'));
@@ -69,6 +98,6 @@ describe('equisql suite', () => {
 
   it('refuses an unknown suite in one line', () => {
     const run = runCli(['suite', '--dir', out, '--suite', 'papers'], { env: NO_SERVER });
-    expect(run.stderr).toBe('equisql suite: --suite: unknown suite "papers" (known: paper)\n');
+    expect(run.stderr).toBe('equisql suite: --suite: unknown suite "papers" (known: paper; or give a FILE.jsonl)\n');
   });
 });

@@ -75,6 +75,9 @@ describe('generateGroups on PGlite', () => {
     expect(manifest.counts.accepted).toBe(GROUPS);
     expect(Object.values(manifest.counts.rejected as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(rejections.length);
     expect(manifest.timings.database_seconds).toBeGreaterThan(0);
+    // The long-tail share is the accepted groups' own, whatever was asked for.
+    expect(manifest.long_tail.requested).toBe(0.1);
+    expect(manifest.long_tail.accepted_share).toBeCloseTo(groups.filter((g) => g.long_tail).length / groups.length, 4);
   });
 
   it('every group agrees across all variants when re-compiled and re-executed independently', async () => {

@@ -3,7 +3,7 @@ import { openDatabase, type Database } from '../../generator/database/database.t
 import { BUILT_IN_DOMAINS } from '../../generator/domains/index.ts';
 import { indexDomain } from '../../generator/er-model/er-index.ts';
 import type { Query } from '../../generator/query/conceptual-query.ts';
-import { asc, attr, cmp, count, countDistinct, desc, entity, id, isA, lit, out, select } from '../../generator/query/query-builder.ts';
+import { asc, attr, cmp, count, countDistinct, desc, entity, id, inner, isA, lit, out, select } from '../../generator/query/query-builder.ts';
 import { prepareBuilds, type PreparedBuilds } from '../../generator/generate/prepare-builds.ts';
 import { createQueryRunner } from '../../generator/generate/query-runner.ts';
 import { verifyGroup, type CheckContext } from '../../generator/generate/group-checks.ts';
@@ -109,4 +109,39 @@ describe('group checks', () => {
     const q = select({ from: entity('Channel', 'ch'), select: [out('name', attr('ch', 'name'))], limit: 3 });
     expect(await reasonOf(q)).toBe('order-undetermined');
   });
+
+  it('reject a query that overruns the timeout as `timeout`, promptly, and leave the database answering', async () => {
+    // Content → Tag → Content → Tag → Content → Tag → Content: about 80·3·16·3·16·3·16 ≈ 9M
+    // rows before the count, far beyond 100 ms on PGlite; the planner guard is switched off
+    // so the query really starts.
+    const heavy = select({
+      from: entity('Content', 'c1'),
+      joins: [
+        inner('tagged_with', 'c1', 'forward', 't1', 'Tag'),
+        inner('tagged_with', 't1', 'reverse', 'c2', 'Content'),
+        inner('tagged_with', 'c2', 'forward', 't2', 'Tag'),
+        inner('tagged_with', 't2', 'reverse', 'c3', 'Content'),
+        inner('tagged_with', 'c3', 'forward', 't3', 'Tag'),
+        inner('tagged_with', 't3', 'reverse', 'c4', 'Content'),
+      ],
+      select: [out('n', count())],
+    });
+    const impatient: CheckContext = { ...ctx, runner: createQueryRunner([db], 100), maxCost: Number.POSITIVE_INFINITY };
+    const started = performance.now();
+    let caught: unknown;
+    try {
+      await verifyGroup(heavy, impatient);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(CandidateRejected);
+    expect((caught as CandidateRejected).reason).toBe('timeout');
+    expect((caught as CandidateRejected).message).toMatch(/timed out after 100 ms/u);
+    // The first variant's 100 ms and reopening the worker; no further variant is started.
+    expect(performance.now() - started).toBeLessThan(10_000);
+    // The connection answers an ordinary group right afterwards, with its data all there.
+    const fine = select({ from: entity('Streamer', 's'), select: [out('platform', attr('s', 'platform')), out('streamers', count())], groupBy: [attr('s', 'platform')] });
+    const g = await verifyGroup(fine, ctx);
+    expect(g.main.row_count).toBeGreaterThan(1);
+  }, 120_000);
 });

@@ -78,7 +78,7 @@ describe('fillQuery', () => {
       if (q instanceof CandidateRejected) continue;
       if (q.kind !== 'select') throw new Error('expected a select');
       const w = q.where;
-      // Equality slots may become set membership or a subtype test, still grounded in the data.
+      // Equality slots may become set membership, a subtype test or IS NULL, still grounded in the data.
       if (w?.kind === 'contains') {
         const e = q.from.alias === w.alias ? q.from.entity : ((q.joins ?? []).find((j: Join) => j.alias === w.alias) as { entity: string }).entity;
         const sets = (instance.objects[index.root(e).name] ?? []).flatMap((o) => (o.values[w.attribute] as readonly unknown[] | null) ?? []);
@@ -87,6 +87,16 @@ describe('fillQuery', () => {
         continue;
       }
       if (w?.kind === 'isA') continue;
+      // Or IS NULL on an optional attribute that is NULL for some object.
+      if (w?.kind === 'isNull' && w.expr.kind === 'attribute') {
+        const alias = w.expr.alias;
+        const e = q.from.alias === alias ? q.from.entity : ((q.joins ?? []).find((j: Join) => j.alias === alias) as { entity: string }).entity;
+        const attribute = w.expr.attribute;
+        expect(index.allAttributes(e).find((a) => a.attribute.name === attribute)?.attribute.optional).toBe(true);
+        expect((instance.objects[index.root(e).name] ?? []).some((o) => o.values[attribute] === null)).toBe(true);
+        checked += 1;
+        continue;
+      }
       if (w?.kind !== 'compare' && w?.kind !== 'in') throw new Error(`expected a comparison, got ${w?.kind}`);
       const left = w.kind === 'compare' ? w.left : w.expr;
       const wanted = w.kind === 'compare' ? [w.right.kind === 'literal' ? w.right.value : undefined] : w.values;

@@ -6,7 +6,7 @@ import { parseDomainJson } from '../../generator/er-model/domain-json.ts';
 import type { Domain } from '../../generator/er-model/er-model.ts';
 import { generateInstance } from '../../generator/instance/generate-instance.ts';
 import { instanceHash } from '../../generator/instance/canonical-instance.ts';
-import { ODD_TEXTS } from '../../generator/instance/value-generator.ts';
+import { ODD_TEXTS, REALISTIC_ODD_TEXTS } from '../../generator/instance/value-generator.ts';
 import type { ConceptualInstance, EntityObject, Scalar } from '../../generator/instance/conceptual-instance.ts';
 import { DOMAINS, INSTANCES } from '../helpers/build-fixtures.ts';
 import { REPO_ROOT } from '../helpers/run-cli.ts';
@@ -18,6 +18,9 @@ function membersOf(domain: Domain, instance: ConceptualInstance, entity: string)
   const index = indexDomain(domain);
   return (instance.objects[index.root(entity).name] ?? []).filter((o) => o.classes.some((c) => index.isAncestorOrSelf(entity, c)));
 }
+
+/** Text no real record holds: backslashes, control characters, empty or padded strings, `NULL`. */
+const UNREALISTIC = /[\\\u0000-\u001f"]|^\s|\s$|^$|^NULL$/u;
 
 describe.each(ALL)('the %s instance', (_name, domain) => {
   const index = indexDomain(domain);
@@ -34,6 +37,17 @@ describe.each(ALL)('the %s instance', (_name, domain) => {
     const inst = generateInstance(domain, { seed: 1, scale: 'small', counts: { [root.name]: 77 } });
     expect(inst.objects[root.name]).toHaveLength(77);
     for (const other of index.roots.slice(0, -1)) expect(inst.objects[other.name]).toHaveLength(other.counts?.small ?? 500);
+  });
+
+  it('plants the odd text that only tests SQL (backslashes, control characters, `\\N`, empty strings) on the edge-case instance alone', () => {
+    const textsOf = (inst: ConceptualInstance): Set<string> =>
+      new Set(Object.values(inst.objects).flatMap((objects) => objects.flatMap((o) => Object.values(o.values).flatMap((v) => (Array.isArray(v) ? v : [v])).filter((v): v is string => typeof v === 'string'))));
+    const edgeOnly = ODD_TEXTS.filter((t) => !REALISTIC_ODD_TEXTS.includes(t));
+    const main = textsOf(generateInstance(domain, { seed: 1, scale: 'tiny' }));
+    const edge = textsOf(generateInstance(domain, { seed: 1, scale: 'tiny', profile: 'edge' }));
+    expect(edgeOnly.filter((t) => main.has(t))).toEqual([]);
+    expect(['line\nbreak', 'tab\there', 'back\\slash', '\\N', ''].filter((t) => !edge.has(t))).toEqual([]);
+    expect(edgeOnly.filter((t) => edge.has(t)).length).toBeGreaterThanOrEqual(edgeOnly.length - 1);
   });
 
   it.each(INSTANCES)('holds the cases that break naive SQL (seed $seed, $profile)', ({ seed, profile }) => {
@@ -54,7 +68,14 @@ describe.each(ALL)('the %s instance', (_name, domain) => {
           if (!attribute.optional) expect(values.includes(null), `${where} has no NULL`).toBe(false);
           const present = values.filter((v) => v !== null) as Scalar[];
           if (attribute.type.kind === 'text' && !attribute.hints?.unique && present.length >= 3) {
-            expect(present.some((v) => ODD_TEXTS.includes(v as string)), `${where} has odd text`).toBe(true);
+            // Every text attribute has odd text: on the edge-case profile any kind, on the
+            // main instance only the kinds real data holds (an apostrophe, accents, scripts).
+            const planted = profile === 'edge' ? ODD_TEXTS : REALISTIC_ODD_TEXTS;
+            expect(present.some((v) => planted.includes(v as string)), `${where} has odd text`).toBe(true);
+            if (profile !== 'edge') {
+              const unrealistic = present.filter((v) => typeof v === 'string' && (UNREALISTIC.test(v) || (ODD_TEXTS.includes(v) && !REALISTIC_ODD_TEXTS.includes(v))));
+              expect(unrealistic, `${where} holds no edge-case-only text on the main instance`).toEqual([]);
+            }
             expect(new Set(present).size, `${where} has a tie`).toBeLessThan(present.length);
           }
           if (attribute.hints?.unique) expect(new Set(present).size, `${where} is unique`).toBe(present.length);
