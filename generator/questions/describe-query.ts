@@ -98,7 +98,8 @@ function words(identifier: string): string {
 /** A literal as a question quotes it. */
 export function literalText(value: ScalarLiteral | null): string {
   if (value === null) return 'NULL';
-  if (typeof value === 'string') return `'${value}'`;
+  // Double quotes: text values often hold apostrophes ("kids' shows").
+  if (typeof value === 'string') return `"${value}"`;
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   return String(value);
 }
@@ -309,7 +310,7 @@ class Describer {
         continue;
       }
       if (j.kind === 'relationship') {
-        const on = j.on ? ` such that ${this.predicate(j.on)},` : '';
+        const on = j.on ? ` such that ${this.predicate(j.on)}` : '';
         if (sub) {
           // Inside a subquery a join asks for a partner: "with a channel owned by the creator".
           parts.push(`with ${this.related(j, false, 'a')}${on}${j.type === 'left' ? ' or with none' : ''}`);
@@ -397,8 +398,8 @@ class Describer {
       const names = e.among.map((n) => this.index.entity(n).lexicon.singular);
       this.mention('class-of', ['in that order'], ['empty']);
       return e.among.length === 1
-        ? `'${names[0]}' when ${this.ref(e.alias)} is ${article(names[0] as string)} (empty otherwise)`
-        : `the first of ${listing(names.map((n) => `'${n}'`), 'or')} (in that order) that ${this.ref(e.alias)} is (empty if none)`;
+        ? `"${names[0]}" when ${this.ref(e.alias)} is ${article(names[0] as string)} (empty otherwise)`
+        : `the first of ${listing(names.map((n) => `"${n}"`), 'or')} (in that order) that ${this.ref(e.alias)} is (empty if none)`;
     },
     arithmetic: (e, ctx) => {
       const l = this.expr(e.left, ctx);
@@ -520,10 +521,10 @@ class Describer {
       const inner = pat.slice(1, -1);
       const plain = (s: string) => !/[%_\\]/u.test(s);
       let body: string;
-      if (pat.endsWith('%') && !pat.startsWith('%') && plain(pat.slice(0, -1))) body = `${p.negated ? 'does not start' : 'starts'} with '${pat.slice(0, -1)}'`;
-      else if (pat.startsWith('%') && pat.endsWith('%') && pat.length > 2 && plain(inner)) body = `${p.negated ? 'does not contain' : 'contains'} the text '${inner}'`;
-      else if (plain(pat)) body = `${p.negated ? 'is not exactly' : 'is exactly'} '${pat}'`;
-      else body = `${p.negated ? 'does not match' : 'matches'} the LIKE pattern '${pat}'`;
+      if (pat.endsWith('%') && !pat.startsWith('%') && plain(pat.slice(0, -1))) body = `${p.negated ? 'does not start' : 'starts'} with ${literalText(pat.slice(0, -1))}`;
+      else if (pat.startsWith('%') && pat.endsWith('%') && pat.length > 2 && plain(inner)) body = `${p.negated ? 'does not contain' : 'contains'} the text ${literalText(inner)}`;
+      else if (plain(pat)) body = `${p.negated ? 'is not exactly' : 'is exactly'} ${literalText(pat)}`;
+      else body = `${p.negated ? 'does not match' : 'matches'} the LIKE pattern ${literalText(pat)}`;
       const cs = p.caseInsensitive ? ', ignoring case' : ', matching case exactly';
       this.mention('like-case', [p.caseInsensitive ? 'ignoring case' : 'matching case']);
       return `${head} ${body}${cs}${this.nullNote(p.expr)}`;
@@ -743,7 +744,7 @@ class Describer {
 
   private limit(n: number | undefined, ordered: boolean): string {
     if (n === undefined) return '';
-    this.mention('limit', [String(n)]);
+    this.mention('limit', [n === 1 ? 'first row' : String(n)]);
     if (!ordered) return `, at most ${n} row${n === 1 ? '' : 's'}`;
     return n === 1 ? ', keeping only the first row' : `, keeping only the first ${n} rows`;
   }
