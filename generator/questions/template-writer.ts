@@ -63,7 +63,7 @@ function pick<T>(items: readonly T[], seed: string, label: string, k: number): T
 
 function realize(frame: QueryFrame, style: QuestionStyle, paraphrase: number, seed: string): TemplateQuestion {
   const f = loadFragments();
-  if (!(style in f) || style === 'implicitTerms') throw new Error(`the template writer has no style ${style}`);
+  if (!(style in f) || (style as string) === 'implicitTerms') throw new Error(`the template writer has no style ${style}`);
   const templates = f[style as TemplateStyle];
   const template = pick(templates, seed, style, paraphrase);
   const notes = frame.notes.length > 0 ? ` ${frame.notes.join(' ')}` : '';

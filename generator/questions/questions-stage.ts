@@ -1,0 +1,164 @@
+/**
+ * The questions stage: reads `DIR/groups/*.jsonl`, writes `DIR/questions/<dataset>.jsonl`,
+ * one question per (group, style, paraphrase). Lines come out in a fixed order (groups in
+ * file order; for each, a person's question first, then styles in the order asked and
+ * paraphrases 0…K−1), each a pure function of the group and the settings, so the same input
+ * always gives the same bytes, and a resumed run — which keeps the complete lines already
+ * written and continues after them — gives the bytes of an uninterrupted one.
+ */
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError } from '../common/errors.ts';
+import { indexDomain, type ErIndex } from '../er-model/er-index.ts';
+import { parseDomainJson } from '../er-model/domain-json.ts';
+import { appendLine, readJsonLines } from '../generate/groups-file.ts';
+import type { GroupRecord } from '../generate/group-record.ts';
+import { questionId, serializeQuestion, TEMPLATE_STYLES, type QuestionRecord, type QuestionStyle } from './question-record.ts';
+import { paraphraseCount, writeTemplateQuestion } from './template-writer.ts';
+
+export interface QuestionsOptions {
+  readonly dir: string;
+  readonly writer?: 'template';
+  readonly styles?: readonly QuestionStyle[];
+  readonly paraphrases?: number;
+  /** Continue after the complete lines an earlier run left; otherwise start each file anew. */
+  readonly resume?: boolean;
+  readonly progress?: (line: string) => void;
+}
+
+export interface QuestionsReport {
+  /** Per dataset: records in the file at the end, and how many this run wrote. */
+  readonly datasets: readonly { readonly dataset: string; readonly records: number; readonly written: number }[];
+}
+
+/** `DIR/questions/<dataset>.jsonl` */
+export function questionsPath(dir: string, dataset: string): string {
+  return join(dir, 'questions', `${dataset}.jsonl`);
+}
+
+/** Checks the styles and paraphrase count a caller asked for; one-line errors. */
+export function checkQuestionSettings(styles: readonly string[], paraphrases: number): QuestionStyle[] {
+  for (const s of styles) {
+    if (!(TEMPLATE_STYLES as readonly string[]).includes(s)) throw new ConfigError(`questions: --styles: unknown style "${s}" (known: ${TEMPLATE_STYLES.join(', ')})`);
+  }
+  if (new Set(styles).size !== styles.length) throw new ConfigError(`questions: --styles names a style twice`);
+  if (!Number.isInteger(paraphrases) || paraphrases < 1 || paraphrases > 20) throw new ConfigError(`questions: --paraphrases must be a whole number from 1 to 20, got ${paraphrases}`);
+  return styles as QuestionStyle[];
+}
+
+/** The records of one group, in file order. */
+export function questionsOfGroup(index: ErIndex, group: GroupRecord, styles: readonly QuestionStyle[], paraphrases: number): QuestionRecord[] {
+  const records: QuestionRecord[] = [];
+  if (group.source?.question) {
+    records.push({
+      question_id: questionId(group.group_id, 'precise', 0, 'suite'),
+      group_id: group.group_id,
+      dataset: group.dataset,
+      style: 'precise',
+      paraphrase: 0,
+      question: group.source.question,
+      evidence: '',
+      writer: { kind: 'suite' },
+      check: { kind: 'as-written' },
+    });
+  }
+  for (const style of styles) {
+    // A style has as many distinct paraphrases as templates; asking more gives those.
+    const k = Math.min(paraphrases, paraphraseCount(style));
+    for (let p = 0; p < k; p++) {
+      const w = writeTemplateQuestion(index, group.query, style, p, group.group_id);
+      records.push({
+        question_id: questionId(group.group_id, style, p, 'template'),
+        group_id: group.group_id,
+        dataset: group.dataset,
+        style,
+        paraphrase: p,
+        question: w.question,
+        evidence: w.evidence,
+        writer: { kind: 'template' },
+        check: { kind: 'template-coverage', covered: w.covered },
+      });
+    }
+  }
+  return records;
+}
+
+/** Reads `DIR/er.json`, the model every group of the directory is over. */
+function readModel(dir: string): ErIndex {
+  const erPath = join(dir, 'er.json');
+  if (!existsSync(erPath)) throw new ConfigError(`questions: --dir: ${dir} has no er.json (run equisql generate first)`);
+  return indexDomain(parseDomainJson(readFileSync(erPath, 'utf8'), erPath));
+}
+
+/**
+ * Writes the questions files of a directory. Each group's lines are appended together, so a
+ * kill leaves whole groups plus at most one cut line, which a resume cuts off and redoes.
+ */
+export function writeQuestions(options: QuestionsOptions): QuestionsReport {
+  const styles = checkQuestionSettings(options.styles ?? TEMPLATE_STYLES, options.paraphrases ?? 3);
+  const paraphrases = options.paraphrases ?? 3;
+  const groupsDir = join(options.dir, 'groups');
+  if (!existsSync(groupsDir)) throw new ConfigError(`questions: --dir: ${options.dir} has no groups/ (run equisql generate first)`);
+  const files = readdirSync(groupsDir).filter((f) => f.endsWith('.jsonl')).sort();
+  if (files.length === 0) throw new ConfigError(`questions: --dir: ${groupsDir} has no .jsonl file`);
+  const index = readModel(options.dir);
+  const report: { dataset: string; records: number; written: number }[] = [];
+  for (const file of files) {
+    const dataset = file.slice(0, -'.jsonl'.length);
+    const groups = readJsonLines<GroupRecord>(join(groupsDir, file), false);
+    const out = questionsPath(options.dir, dataset);
+    mkdirSync(join(options.dir, 'questions'), { recursive: true });
+    let done = options.resume ? readJsonLines<QuestionRecord>(out, true) : [];
+    if (!options.resume) writeFileSync(out, '');
+    let position = 0;
+    let written = 0;
+    for (const [g, group] of groups.entries()) {
+      let records: QuestionRecord[];
+      try {
+        records = questionsOfGroup(index, group, styles, paraphrases);
+      } catch (error) {
+        throw new ConfigError(`questions: ${join(groupsDir, file)}:${g + 1}: cannot write a question for this query: ${(error as Error).message}`);
+      }
+      // Lines already on disk must be this run's lines: same group, style and paraphrase.
+      let fresh = 0;
+      while (fresh < records.length && position < done.length) {
+        if (done[position]?.question_id !== records[fresh]?.question_id) {
+          throw new ConfigError(`questions: ${out}:${position + 1}: written with other settings or groups than this run's (start anew without --resume)`);
+        }
+        position++;
+        fresh++;
+      }
+      if (fresh > 0 && fresh < records.length) {
+        // A group cut part-way: drop its lines and write the group whole.
+        position -= fresh;
+        done = done.slice(0, position);
+        writeFileSync(out, done.map(serializeQuestion).join(''));
+        fresh = 0;
+      }
+      if (fresh === records.length) continue;
+      appendLine(out, records.map(serializeQuestion).join(''));
+      written += records.length;
+      if ((g + 1) % 500 === 0) options.progress?.(`questions: ${dataset}: ${g + 1}/${groups.length} groups`);
+    }
+    if (position < done.length) throw new ConfigError(`questions: ${out} has more lines than ${join(groupsDir, file)} gives (start anew without --resume)`);
+    const records = position + written;
+    options.progress?.(`questions: ${dataset}: ${records} questions for ${groups.length} groups (${written} written now) in ${out}`);
+    report.push({ dataset, records, written });
+  }
+  return { datasets: report };
+}
+
+/**
+ * The questions stage as `equisql generate` runs it after the groups: default settings,
+ * continuing what an earlier run wrote, and starting the files anew when they were written
+ * for other groups (a rerun into a directory whose groups changed).
+ */
+export function writeQuestionsAfterGroups(dir: string, progress?: (line: string) => void): QuestionsReport {
+  try {
+    return writeQuestions({ dir, resume: true, ...(progress ? { progress } : {}) });
+  } catch (error) {
+    if (!(error instanceof ConfigError) || !error.message.includes('start anew')) throw error;
+    progress?.(`questions: ${error.message.replace(/ \(start anew.*$/u, '')}; writing them anew`);
+    return writeQuestions({ dir, resume: false, ...(progress ? { progress } : {}) });
+  }
+}
