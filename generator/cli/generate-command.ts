@@ -45,7 +45,7 @@ const USAGE = `usage: equisql generate --dataset NAME [--variants all|a,b,…] [
 Builds the dataset into DIR (main instance) and DIR/edge (edge-case instance), or reuses
 builds there made with the same settings, then generates N verified equivalence groups:
   DIR/groups/<dataset>.jsonl   one group a line (format: README.md, "Group records")
-  DIR/questions/<dataset>.jsonl  questions for the groups, as `equisql questions` writes them
+  DIR/questions/<dataset>.jsonl  questions for the groups, as equisql questions writes them
   DIR/rejections.jsonl         one rejected candidate a line, with its reason
   DIR/manifest.json            settings, counts accepted and rejected by reason, timings
 A rerun with the same settings continues where the files end. --grammar is a .pcfg file

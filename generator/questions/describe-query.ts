@@ -99,7 +99,8 @@ function words(identifier: string): string {
 export function literalText(value: ScalarLiteral | null): string {
   if (value === null) return 'NULL';
   // Double quotes: text values often hold apostrophes ("kids' shows").
-  if (typeof value === 'string') return `"${value}"`;
+  // Decimals arrive as strings (numeric); they read as numbers.
+  if (typeof value === 'string') return /^-?\d+(\.\d+)?$/u.test(value) && !/^0\d/u.test(value) ? value : `"${value}"`;
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   return String(value);
 }
@@ -182,7 +183,16 @@ class Describer {
   private collectPredicate(p: Predicate): void {
     if (p.kind === 'and' || p.kind === 'or') p.args.forEach((a) => this.collectPredicate(a));
     else if (p.kind === 'not') this.collectPredicate(p.arg);
-    else if (p.kind === 'exists' || p.kind === 'inQuery') this.collect(p.query, false);
+    else if (p.kind === 'exists' || p.kind === 'inQuery') {
+      this.collect(p.query, false);
+      // `x.id IN (SELECT b.id …)` speaks of x through b: b is not another object.
+      const q = p.query;
+      if (p.kind === 'inQuery' && q.kind === 'select' && p.expr.kind === 'attribute' && p.expr.attribute === 'id') {
+        const inner = q.select[0]?.expr;
+        const info = inner?.kind === 'attribute' && inner.attribute === 'id' && inner.alias !== q.from.alias ? this.aliases.get(inner.alias) : undefined;
+        if (info && inner?.kind === 'attribute') info.sameAs = p.expr.alias;
+      }
+    }
     else if (p.kind === 'compare') {
       this.collectExpr(p.left);
       this.collectExpr(p.right);
@@ -391,8 +401,8 @@ class Describer {
       return `the number of ${plural} of ${this.ref(e.alias)} (0 when it has none)`;
     },
     setArray: (e) => {
-      this.mention('set-array', ['ascending']);
-      return `the list of ${this.attributeNoun(e.alias, e.attribute, true)} of ${this.ref(e.alias)} in ascending order`;
+      this.mention('set-array', ['smallest first']);
+      return `the list of ${this.attributeNoun(e.alias, e.attribute, true)} of ${this.ref(e.alias)} (smallest first)`;
     },
     classOf: (e) => {
       const names = e.among.map((n) => this.index.entity(n).lexicon.singular);
@@ -549,10 +559,11 @@ class Describer {
       this.mention('is-a', [noun]);
       return `${this.ref(p.alias)} is ${p.negated ? 'not ' : ''}${article(noun)}`;
     },
-    and: (p, ctx) => listing(p.args.map((a) => this.predicate(a, ctx))),
+    // An OR inside an AND is bracketed, so "either A or B, and C" cannot be read as "A or (B and C)".
+    and: (p, ctx) => listing(p.args.map((a) => (a.kind === 'or' ? `(${this.predicate(a, ctx)})` : this.predicate(a, ctx)))),
     or: (p, ctx) => {
       this.covered.add('or');
-      return `either ${listing(p.args.map((a) => this.predicate(a, ctx)), 'or')}`;
+      return `either ${listing(p.args.map((a) => (a.kind === 'and' ? `(${this.predicate(a, ctx)})` : this.predicate(a, ctx))), 'or')}`;
     },
     not: (p, ctx) => {
       this.mention('not', ['not the case']);
@@ -571,7 +582,7 @@ class Describer {
         const target = this.value(p.expr);
         // `x.id IN (SELECT b.id …)`: x is among the objects the subquery reaches.
         if (p.expr.kind === 'attribute' && p.expr.attribute === 'id' && inner.kind === 'attribute' && inner.attribute === 'id') {
-          return `${this.ref(p.expr.alias)} is ${p.negated ? 'not ' : ''}${this.asReached(q, inner.alias)}`;
+          return `${this.ref(p.expr.alias)} is ${this.asReached(q, inner.alias, p.negated === true)}`;
         }
         return `${target} is ${p.negated ? 'not ' : ''}among the values of ${this.expr(inner)} for ${this.subqueryRows(q, 'every')}`;
       }
@@ -585,22 +596,22 @@ class Describer {
   }
 
   /** "one of the creators that produced some content item whose …" for `x.id IN (SELECT b.id …)`. */
-  private asReached(q: SelectQuery, target: string): string {
+  private asReached(q: SelectQuery, target: string, negated: boolean): string {
     const join = (q.joins ?? []).find((j) => j.alias === target);
     const saved = this.currentLeft;
     this.currentLeft = [];
     try {
-      const base = this.scoped(q.from.entity, 'a', q.from.alias);
-      const where = q.where ? ` whose ${this.predicate(q.where).replace(/^the /u, '')}` : '';
+      const cond = q.where ? ` for which ${this.predicate(q.where)}` : '';
       if (join?.kind === 'relationship') {
+        // "not written by any customer", "written by a customer": the determiner carries the negation.
+        const base = this.scoped(q.from.entity, 'a', q.from.alias).replace(/^an? /u, negated ? 'any ' : '$&');
         const rel = this.index.relationship(join.relationship);
         const phrase = join.direction === 'forward' ? rel.lexicon.reverse : rel.lexicon.forward;
         const verb = isPostmodifier(phrase) ? phrase : `one that ${phrase}`;
-        const cond = q.where ? `, where ${this.predicate(q.where)}` : '';
-        void where;
-        return `${verb} ${base}${cond}`.replace(/^one that /u, 'one that ');
+        return `${negated ? 'not ' : ''}${verb} ${base}${cond}`;
       }
-      return `among the objects reached from ${base}`;
+      // `x.id IN (SELECT s.id FROM S s WHERE …)`: x is one of those objects.
+      return `${negated ? 'not ' : ''}one of the ${this.noun(q.from.alias, true)}${cond}`;
     } finally {
       this.currentLeft = saved;
     }
@@ -614,7 +625,7 @@ class Describer {
       const rows = this.rows(q, true).replace(/^every /u, determiner === 'a' ? '' : `${determiner} `);
       const withArticle = determiner === 'a' ? article(rows) : rows;
       const rest = conjuncts(q.where).filter((c) => !this.isCorrelation(c));
-      const where = rest.length > 0 ? `, where ${listing(rest.map((c) => this.predicate(c)))}` : '';
+      const where = rest.length > 0 ? ` (counting only those where ${listing(rest.map((c) => this.predicate(c)))})` : '';
       let grouped = '';
       if ((q.groupBy?.length ?? 0) > 0) {
         const keys = listing((q.groupBy ?? []).map((k) => this.groupKey(k)));
@@ -665,10 +676,13 @@ class Describer {
     let group = '';
     if ((q.groupBy?.length ?? 0) > 0) {
       const keys = (q.groupBy ?? []).map((k) => this.groupKey(k));
-      group = `, one row for each ${listing(keys)}`;
+      group = keys.length === 1 ? `, one row for each ${keys[0]}` : `, one row for each combination of ${listing(keys.map((k) => `the ${k}`))}`;
       this.mention('group-by', ['for each']);
       for (const k of q.groupBy ?? []) {
-        if (this.nullable(k)) this.note(`Rows with no value for ${this.expr(k)} form one group of their own.`, 'null-group');
+        if (this.nullable(k)) {
+          const what = (k.kind === 'attribute' && k.attribute === 'id') || k.kind === 'element' ? `no ${this.noun(k.alias)}` : `no value for ${this.expr(k)}`;
+          this.note(`Rows with ${what} form one group of their own.`, 'null-group');
+        }
       }
     } else if (grouped) {
       group = ', as a single row';
