@@ -14,7 +14,7 @@ import { parseDomainJson } from '../er-model/domain-json.ts';
 import { appendLine, readJsonLines } from '../generate/groups-file.ts';
 import type { GroupRecord } from '../generate/group-record.ts';
 import { questionId, serializeQuestion, TEMPLATE_STYLES, type QuestionRecord, type QuestionStyle } from './question-record.ts';
-import { paraphraseCount, writeTemplateQuestion } from './template-writer.ts';
+import { paraphraseCount, writeTemplateQuestions } from './template-writer.ts';
 
 export interface QuestionsOptions {
   readonly dir: string;
@@ -62,11 +62,12 @@ export function questionsOfGroup(index: ErIndex, group: GroupRecord, styles: rea
       check: { kind: 'as-written' },
     });
   }
-  for (const style of styles) {
-    // A style has as many distinct paraphrases as templates; asking more gives those.
-    const k = Math.min(paraphrases, paraphraseCount(style));
-    for (let p = 0; p < k; p++) {
-      const w = writeTemplateQuestion(index, group.query, style, p, group.group_id);
+  // A style has as many distinct paraphrases as templates; asking more gives those.
+  const wanted = styles.flatMap((style) => Array.from({ length: Math.min(paraphrases, paraphraseCount(style)) }, (_, p) => ({ style, paraphrase: p })));
+  const written = writeTemplateQuestions(index, group.query, wanted, group.group_id);
+  for (const [i, { style, paraphrase: p }] of wanted.entries()) {
+    {
+      const w = written[i] as (typeof written)[number];
       records.push({
         question_id: questionId(group.group_id, style, p, 'template'),
         group_id: group.group_id,

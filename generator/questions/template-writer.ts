@@ -45,6 +45,15 @@ export function writeTemplateQuestion(index: ErIndex, query: Query, style: Quest
   return realize(frame, style, paraphrase, seed);
 }
 
+/**
+ * Questions for one query in several (style, paraphrase) pairs, realizing the query's
+ * meaning once (the questions stage writes fifteen questions a group this way).
+ */
+export function writeTemplateQuestions(index: ErIndex, query: Query, wanted: readonly { style: QuestionStyle; paraphrase: number }[], seed: string): TemplateQuestion[] {
+  const { frame } = describeQuery(index, query);
+  return wanted.map((w) => realize(frame, w.style, w.paraphrase, seed));
+}
+
 /** The facts a question for `query` must mention, by construct (for tests and checks). */
 export function requiredMentions(index: ErIndex, query: Query): readonly RequiredMention[] {
   return describeQuery(index, query).mentions;

@@ -17,7 +17,7 @@ import { REPO_ROOT, runCli } from '../helpers/run-cli.ts';
 
 // The questions stage reads only the groups' queries, ids and sources; the other fields of
 // these group lines are filled plainly so the files are valid group records.
-const GROUPS = Number(process.env.EQUISQL_QUESTION_STAGE_GROUPS ?? 600);
+const GROUPS = Number(process.env.EQUISQL_QUESTION_STAGE_GROUPS ?? 1500);
 
 function group(query: GroupRecord['query'], candidate: number, source?: GroupRecord['source']): GroupRecord {
   return {
