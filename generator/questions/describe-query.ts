@@ -26,7 +26,7 @@ export interface QueryFrame {
   readonly order: string;
   /** ", only the first N rows" or empty. */
   readonly limit: string;
-  /** Whole sentences on NULLs, zero counts and duplicates. */
+  /** Whole sentences on NULLs, zero counts and duplicates (and, with conventions as evidence, subtype scope and unmatched rows). */
   readonly notes: readonly string[];
   /** The plural noun of the base entity, for scenarios ("creators"). */
   readonly topic: string;
@@ -42,8 +42,8 @@ export interface RequiredMention {
 }
 
 /** Builds the frame of a query. Throws on a node kind or name the model does not have. */
-export function describeQuery(index: ErIndex, query: Query): { frame: QueryFrame; mentions: readonly RequiredMention[] } {
-  const d = new Describer(index, query);
+export function describeQuery(index: ErIndex, query: Query, conventions: 'inline' | 'evidence' = 'inline'): { frame: QueryFrame; mentions: readonly RequiredMention[] } {
+  const d = new Describer(index, query, conventions);
   const frame = query.kind === 'set' ? d.setFrame(query) : d.selectFrame(query);
   return { frame, mentions: d.mentions };
 }
@@ -129,6 +129,8 @@ class Describer {
   constructor(
     private readonly index: ErIndex,
     query: Query,
+    /** `evidence`: conventions (subtype scope, unmatched rows, zero counts, NULLs) go to the notes, not in brackets. */
+    private readonly conventions: 'inline' | 'evidence' = 'inline',
   ) {
     this.collect(query, false);
     const byNoun = new Map<string, string[]>();
@@ -273,6 +275,10 @@ class Describer {
     const subs = this.index.subtree(entity).slice(1).map((e) => e.lexicon.plural);
     if (subs.length === 0) return `${determiner === 'a' ? article(noun) : `${determiner} ${noun}`}`;
     this.mention('subtype-scope', ...subs.map((s) => [s]));
+    if (this.conventions === 'evidence') {
+      this.note(`Every ${this.index.entity(entity).lexicon.singular} counts, ${listing(subs)} included.`, 'subtype-scope');
+      return determiner === 'a' ? article(noun) : `${determiner} ${noun}`;
+    }
     return `${determiner === 'a' ? article(noun) : `${determiner} ${noun}`} of any kind (${listing(subs)} included)`;
   }
 
@@ -302,6 +308,10 @@ class Describer {
     const d = determiner === '' ? '' : determiner === 'a' ? (plural ? '' : article(noun).split(' ')[0] + ' ') : `${determiner} `;
     if (subs.length === 0) return `${d}${noun}`;
     this.mention('subtype-scope', ...subs.map((s) => [s]));
+    if (this.conventions === 'evidence') {
+      this.note(`Every ${this.index.entity(entity).lexicon.singular} counts, ${listing(subs)} included.`, 'subtype-scope');
+      return `${d}${noun}`;
+    }
     return `${d}${noun} of any kind (${listing(subs)} included)`;
   }
 
@@ -330,7 +340,10 @@ class Describer {
         const np = this.related(j, false, 'each');
         if (j.type === 'left') {
           const owner = this.noun(j.from);
-          parts.push(`paired with ${np}${on}, or with none (${article(owner)} without such ${article(this.noun(j.alias))} is kept once, with no ${this.noun(j.alias)})`);
+          if (this.conventions === 'evidence') {
+            parts.push(`paired with ${np}${on}, if any`);
+            this.note(`${capitalize(article(owner))} without any ${this.noun(j.alias)} is kept once, with no ${this.noun(j.alias)}.`, 'left-join');
+          } else parts.push(`paired with ${np}${on}, or with none (${article(owner)} without such ${article(this.noun(j.alias))} is kept once, with no ${this.noun(j.alias)})`);
           this.mention('left-join', ['kept once'], ['with none']);
         } else {
           parts.push(`paired with ${np}${on}`);
@@ -463,6 +476,10 @@ class Describer {
       }
       if (optional) {
         this.mention('zero-count', ['0'], ['zero']);
+        if (this.conventions === 'evidence') {
+          this.note(`The number of ${counted.replace(/, repeats included$/u, '')} is 0 when there are none.`, 'zero-count');
+          return `the number of ${counted}${scope2}`;
+        }
         return `the number of ${counted}${scope2} (0 when there are none)`;
       }
       this.covered.add('count');
@@ -505,6 +522,10 @@ class Describer {
   private nullNote(e: Expr): string {
     if (!this.nullable(e) || e.kind === 'literal') return '';
     this.mention('null-handling', ['no value'], ['missing']);
+    if (this.conventions === 'evidence') {
+      this.note(`Rows with no value for ${this.expr(e)} do not match.`, 'null-handling');
+      return '';
+    }
     return ` (rows with no value there do not match)`;
   }
 
@@ -816,6 +837,10 @@ class Describer {
     for (const [k, v] of saved) this.outputsByName.set(k, v);
     return `${outs} over ${rows}${where}${order}${limit}`;
   }
+}
+
+function capitalize(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 function conjuncts(p: Predicate | undefined): Predicate[] {

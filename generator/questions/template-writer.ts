@@ -41,8 +41,7 @@ type TemplateStyle = 'precise' | 'conversational' | 'imperative' | 'concise' | '
  * of one group differ and the choice is the same on every run.
  */
 export function writeTemplateQuestion(index: ErIndex, query: Query, style: QuestionStyle, paraphrase: number, seed: string): TemplateQuestion {
-  const { frame } = describeQuery(index, query);
-  return realize(frame, style, paraphrase, seed);
+  return writeTemplateQuestions(index, query, [{ style, paraphrase }], seed)[0] as TemplateQuestion;
 }
 
 /**
@@ -50,8 +49,14 @@ export function writeTemplateQuestion(index: ErIndex, query: Query, style: Quest
  * meaning once (the questions stage writes fifteen questions a group this way).
  */
 export function writeTemplateQuestions(index: ErIndex, query: Query, wanted: readonly { style: QuestionStyle; paraphrase: number }[], seed: string): TemplateQuestion[] {
-  const { frame } = describeQuery(index, query);
-  return wanted.map((w) => realize(frame, w.style, w.paraphrase, seed));
+  // The implicit style states conventions in its evidence, so its frame is realized apart.
+  const frames = new Map<'inline' | 'evidence', QueryFrame>();
+  const frameOf = (mode: 'inline' | 'evidence'): QueryFrame => {
+    let frame = frames.get(mode);
+    if (!frame) frames.set(mode, (frame = describeQuery(index, query, mode).frame));
+    return frame;
+  };
+  return wanted.map((w) => realize(frameOf(w.style === 'implicit' ? 'evidence' : 'inline'), w.style, w.paraphrase, seed));
 }
 
 /** The facts a question for `query` must mention, by construct (for tests and checks). */
