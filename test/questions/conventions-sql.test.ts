@@ -10,7 +10,7 @@ import type { Query } from '../../generator/query/conceptual-query.ts';
 // whose answer shows the phrase is true.
 
 const index = indexDomain(BUILT_IN_DOMAINS.social_media!);
-const ask = (query: Query) => ['precise', 'implicit'].map((style) => {
+const ask = (query: Query) => (['precise', 'implicit'] as const).map((style) => {
   const w = writeTemplateQuestion(index, query, style, 0, 'conventions');
   return `${w.question} ${w.evidence}`;
 });
