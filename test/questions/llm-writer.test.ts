@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BUILT_IN_DOMAINS } from '../../generator/domains/index.ts';
+import { indexDomain } from '../../generator/er-model/er-index.ts';
+import { openDatabase, type Database } from '../../generator/database/database.ts';
+import { buildDataset } from '../../generator/assemble/build-dataset.ts';
+import { buildRelationalSchema } from '../../generator/variants/build-schema.ts';
+import { compileQuery } from '../../generator/compile/compile-query.ts';
+import { normalizeResult, runReadOnly } from '../../generator/execute/run-query.ts';
+import { PAPER_SOCIAL_MEDIA } from '../../generator/suites/paper-social-media.ts';
+import { isOrdered } from '../../generator/query/conceptual-query.ts';
+import { createRng } from '../../generator/common/rng.ts';
+import { createLlmClient } from '../../generator/questions/llm-client.ts';
+import { writeLlmQuestion, type LlmWriterContext } from '../../generator/questions/llm-writer.ts';
+import type { GroupRecord } from '../../generator/generate/group-record.ts';
+
+// The LLM writer end to end: a real tiny build on PGlite, a chat-completions server on
+// 127.0.0.1 that plays the model (each phase recognised by its prompt), and the
+// back-translation's SQL run through the guarded executor and compared with the group's answer.
+
+const domain = BUILT_IN_DOMAINS.social_media!;
+const index = indexDomain(domain);
+let root: string;
+let db: Database;
+let server: Server;
+let url: string;
+let group: GroupRecord;
+let ctxBase: Omit<LlmWriterContext, 'client'>;
+const seen: string[] = [];
+/** What the fake model answers to the back-translation prompt. */
+let backSql = '';
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'equisql-llm-writer-'));
+  db = await openDatabase({ kind: 'pglite' });
+  const built = await buildDataset({ dataset: 'social_media', domain, variants: 'full_cti', scale: 'tiny', seed: 3, profile: 'default', target: db, out: join(root, 'build'), schemaPrefix: 'llmw_' });
+  const variant = built.manifest.variants[0]!;
+  const q02 = PAPER_SOCIAL_MEDIA.find((q) => q.id === 'q02')!;
+  const sql = compileQuery(index, buildRelationalSchema(index, variant.spec), q02.query);
+  const answer = normalizeResult(await runReadOnly(db, variant.pg_schema, sql), isOrdered(q02.query));
+  group = {
+    group_id: 'g-q02', dataset: 'social_media', candidate: 0, query: q02.query, ordered: false,
+    variants: { [variant.name]: { sql, row_count: answer.rows.length, result_hash: answer.hash } },
+    skeleton: '', long_tail: false, reference_variant: variant.name, structure_hash: '', difficulty: 'easy',
+    counts: { joins: 1, aggregates: 1, subqueries: 0, set_operations: 0 }, distinct_sql: 1, verified_on: [],
+  };
+  ctxBase = {
+    model: 'fake',
+    index,
+    ddl: readFileSync(join(root, 'build', 'schemas', `${variant.name}.sql`), 'utf8'),
+    execute: async (text, ordered) => normalizeResult(await runReadOnly(db, variant.pg_schema, text, { timeoutMs: 5000 }), ordered).hash,
+  };
+  backSql = sql;
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const content = (JSON.parse(body) as { messages: { content: string }[] }).messages[0]!.content;
+      seen.push(content);
+      let reply: unknown;
+      if (content.startsWith('You explain database queries')) reply = { meaning: 'For every creator, the number of content items they produced, 0 for none.' };
+      else if (content.startsWith('A query over a database means')) reply = { intent: 'A manager wants each creator\'s output.' };
+      else if (content.startsWith('A person wants this')) reply = { scenario: 'A quarterly review.', question: 'For every creator (streamers included), how many content items did they produce? Show 0 for creators with none.', evidence: '' };
+      else reply = { sql: backSql };
+      const text = JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: 'fake', choices: [{ index: 0, message: { role: 'assistant', content: JSON.stringify(reply) }, finish_reason: 'stop' }], usage: { prompt_tokens: content.length, completion_tokens: 10, total_tokens: content.length + 10 } });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(text);
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  url = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
+}, 300_000);
+
+afterAll(async () => {
+  await new Promise<void>((done) => server.close(() => done()));
+  await db.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const client = (cacheDir?: string) => createLlmClient({ baseURL: url, apiKey: 'k', model: 'fake', rng: createRng('w'), baseDelayMs: 1, ...(cacheDir ? { cacheDir } : {}) });
+
+describe('LLM writer', () => {
+  it('runs the three phases and accepts a question whose back-translation gives the group\'s answer; a rerun is all cache', async () => {
+    const cache = join(root, 'cache');
+    const first = client(cache);
+    const before = seen.length;
+    const q = await writeLlmQuestion({ ...ctxBase, client: first }, group, 'conversational', 0);
+    expect(seen.length - before).toBe(4);
+    // The meaning phase sees the query, the reference SQL and the E/R description; the back-translation only the question, E/R and tables.
+    expect(seen[before]).toContain(group.variants[group.reference_variant]!.sql);
+    expect(seen[before]).toContain('creator');
+    expect(seen[before + 3]).toContain(q.question);
+    expect(seen[before + 3]).not.toContain('"kind":"select"');
+    expect(q.check.agrees).toBe(true);
+    expect(q.rejection).toBe('');
+    expect(q.cot.meaning).toMatch(/content items/u);
+    expect(first.usage.prompt_tokens).toBeGreaterThan(0);
+    const again = client(cache);
+    const count = seen.length;
+    expect(await writeLlmQuestion({ ...ctxBase, client: again }, group, 'conversational', 0)).toEqual(q);
+    expect(seen.length).toBe(count);
+    expect(again.usage.cache_hits).toBe(4);
+  }, 120_000);
+
+  it('rejects, with a reason, a question whose back-translation answers differently or is refused by the executor', async () => {
+    const good = backSql;
+    try {
+      backSql = `${good.replace(/;\s*$/u, '')} LIMIT 1`;
+      const wrong = await writeLlmQuestion({ ...ctxBase, client: client() }, group, 'precise', 0);
+      expect(wrong.check.agrees).toBe(false);
+      expect(wrong.rejection).toMatch(/another answer/u);
+      backSql = 'SELECT pg_sleep(10)';
+      const hostile = await writeLlmQuestion({ ...ctxBase, client: client() }, group, 'precise', 0);
+      expect(hostile.check.agrees).toBe(false);
+      expect(hostile.rejection).toMatch(/failed/u);
+    } finally {
+      backSql = good;
+    }
+  }, 120_000);
+});
