@@ -141,7 +141,7 @@ export const command: Command = {
         progress: io.err,
       });
       // The questions stage, on the groups just written (DIR/questions/<dataset>.jsonl).
-      writeQuestionsAfterGroups(out, io.err);
+      await writeQuestionsAfterGroups(out, io.err);
       const rejected = Object.values(report.rejected).reduce((a, b) => a + b, 0);
       io.err(
         `${report.accepted} groups from ${report.candidates} candidates (${rejected} rejected) in ${report.seconds.total.toFixed(1)} s, ` +

@@ -8,7 +8,15 @@
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError } from '../common/errors.ts';
+import pLimit from 'p-limit';
+import { ConfigError, LlmError } from '../common/errors.ts';
+import { createRng } from '../common/rng.ts';
+import { writeFileAtomic } from '../common/atomic-write.ts';
+import type { Database } from '../database/database.ts';
+import { readManifest } from '../assemble/verify-dataset.ts';
+import { normalizeResult, runReadOnly } from '../execute/run-query.ts';
+import { createLlmClient, type LlmUsage } from './llm-client.ts';
+import { writeLlmQuestion, type LlmWriterContext } from './llm-writer.ts';
 import { indexDomain, type ErIndex } from '../er-model/er-index.ts';
 import { parseDomainJson } from '../er-model/domain-json.ts';
 import { appendLine, readJsonLines } from '../generate/groups-file.ts';
@@ -16,9 +24,23 @@ import type { GroupRecord } from '../generate/group-record.ts';
 import { questionId, serializeQuestion, TEMPLATE_STYLES, type QuestionRecord, type QuestionStyle } from './question-record.ts';
 import { paraphraseCount, writeTemplateQuestions } from './template-writer.ts';
 
+/** The LLM writer's settings (`--writer llm`). */
+export interface LlmSettings {
+  readonly baseURL: string;
+  readonly apiKey: string;
+  readonly model: string;
+  /** The database the directory's variants were built into. */
+  readonly db: Database;
+  readonly concurrency?: number;
+  readonly timeoutMs?: number;
+  readonly baseDelayMs?: number;
+}
+
 export interface QuestionsOptions {
   readonly dir: string;
-  readonly writer?: 'template';
+  readonly writer?: 'template' | 'llm';
+  /** Required with writer `llm`. */
+  readonly llm?: LlmSettings;
   readonly styles?: readonly QuestionStyle[];
   readonly paraphrases?: number;
   /** Continue after the complete lines an earlier run left; otherwise start each file anew. */
@@ -95,7 +117,7 @@ function readModel(dir: string): ErIndex {
  * Writes the questions files of a directory. Each group's lines are appended together, so a
  * kill leaves whole groups plus at most one cut line, which a resume cuts off and redoes.
  */
-export function writeQuestions(options: QuestionsOptions): QuestionsReport {
+export async function writeQuestions(options: QuestionsOptions): Promise<QuestionsReport> {
   const styles = checkQuestionSettings(options.styles ?? TEMPLATE_STYLES, options.paraphrases ?? 3);
   const paraphrases = options.paraphrases ?? 3;
   const groupsDir = join(options.dir, 'groups');
@@ -104,6 +126,10 @@ export function writeQuestions(options: QuestionsOptions): QuestionsReport {
   if (files.length === 0) throw new ConfigError(`questions: --dir: ${groupsDir} has no .jsonl file`);
   const index = readModel(options.dir);
   const report: { dataset: string; records: number; written: number }[] = [];
+  const llm = options.writer === 'llm' ? openLlm(options, index) : undefined;
+  const recordsOf = async (group: GroupRecord): Promise<{ records: QuestionRecord[]; rejections: string[] }> =>
+    llm ? llm.recordsOf(group, styles, paraphrases) : { records: questionsOfGroup(index, group, styles, paraphrases), rejections: [] };
+  const limit = pLimit(llm ? (options.llm?.concurrency ?? 4) : 1);
   for (const file of files) {
     const dataset = file.slice(0, -'.jsonl'.length);
     const groups = readJsonLines<GroupRecord>(join(groupsDir, file), false);
@@ -113,11 +139,17 @@ export function writeQuestions(options: QuestionsOptions): QuestionsReport {
     if (!options.resume) writeFileSync(out, '');
     let position = 0;
     let written = 0;
-    for (const [g, group] of groups.entries()) {
+    // Groups are written concurrently (an LLM's latency) but appended in file order.
+    const pending = groups.map((group) => limit(() => recordsOf(group)));
+    for (const p of pending) p.catch(() => undefined);
+    for (const [g] of groups.entries()) {
       let records: QuestionRecord[];
+      let rejections: string[];
       try {
-        records = questionsOfGroup(index, group, styles, paraphrases);
+        ({ records, rejections } = await (pending[g] as Promise<{ records: QuestionRecord[]; rejections: string[] }>));
       } catch (error) {
+        limit.clearQueue();
+        if (error instanceof LlmError) throw error;
         throw new ConfigError(`questions: ${join(groupsDir, file)}:${g + 1}: cannot write a question for this query: ${(error as Error).message}`);
       }
       // Lines already on disk must be this run's lines: same group, style and paraphrase.
@@ -136,7 +168,9 @@ export function writeQuestions(options: QuestionsOptions): QuestionsReport {
         writeFileSync(out, done.map(serializeQuestion).join(''));
         fresh = 0;
       }
-      if (fresh === records.length) continue;
+      if (fresh === records.length && records.length > 0) continue;
+      if (rejections.length > 0) appendLine(join(options.dir, 'questions-rejections.jsonl'), rejections.join(''));
+      if (records.length === 0) continue;
       appendLine(out, records.map(serializeQuestion).join(''));
       written += records.length;
       if ((g + 1) % 500 === 0) options.progress?.(`questions: ${dataset}: ${g + 1}/${groups.length} groups`);
@@ -146,7 +180,69 @@ export function writeQuestions(options: QuestionsOptions): QuestionsReport {
     options.progress?.(`questions: ${dataset}: ${records} questions for ${groups.length} groups (${written} written now) in ${out}`);
     report.push({ dataset, records, written });
   }
+  if (llm) recordUsage(options.dir, options.llm as LlmSettings, llm.client.usage);
   return { datasets: report };
+}
+
+/** The LLM writer for a directory: client with its cache under `DIR/questions/.llm-cache`, reference-variant DDL, guarded execution. */
+function openLlm(options: QuestionsOptions, index: ErIndex) {
+  const settings = options.llm;
+  if (!settings) throw new ConfigError('questions: --writer llm needs an endpoint (OPENAI_BASE_URL) and a model (--llm-model)');
+  const manifest = readManifest(options.dir);
+  const client = createLlmClient({
+    baseURL: settings.baseURL,
+    apiKey: settings.apiKey,
+    model: settings.model,
+    cacheDir: join(options.dir, 'questions', '.llm-cache'),
+    rng: createRng(`llm/${settings.model}`),
+    ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),
+    ...(settings.baseDelayMs ? { baseDelayMs: settings.baseDelayMs } : {}),
+  });
+  const recordsOf = async (group: GroupRecord, styles: readonly QuestionStyle[], paraphrases: number) => {
+    const variant = manifest.variants.find((v) => v.name === group.reference_variant);
+    if (!variant) throw new ConfigError(`questions: group ${group.group_id}: its reference variant ${group.reference_variant} is not built in ${options.dir}`);
+    const ctx: LlmWriterContext = {
+      client,
+      model: settings.model,
+      index,
+      ddl: readFileSync(join(options.dir, 'schemas', `${variant.name}.sql`), 'utf8'),
+      execute: async (sql, ordered) => normalizeResult(await runReadOnly(settings.db, variant.pg_schema, sql, { timeoutMs: 10_000 }), ordered).hash,
+    };
+    // A person's question first, as with the template writer.
+    const records: QuestionRecord[] = questionsOfGroup(index, group, [], 1);
+    const rejections: string[] = [];
+    for (const style of styles) {
+      for (let p = 0; p < paraphrases; p++) {
+        const q = await writeLlmQuestion(ctx, group, style, p);
+        if (q.rejection) {
+          rejections.push(`${JSON.stringify({ group_id: group.group_id, style, paraphrase: p, question: q.question, reason: q.rejection, sql: q.check.sql })}\n`);
+          continue;
+        }
+        records.push({
+          question_id: questionId(group.group_id, style, p, 'llm'),
+          group_id: group.group_id,
+          dataset: group.dataset,
+          style,
+          paraphrase: p,
+          question: q.question,
+          evidence: q.evidence,
+          writer: { kind: 'llm', model: settings.model },
+          cot: q.cot,
+          check: q.check,
+        });
+      }
+    }
+    return { records, rejections };
+  };
+  return { client, recordsOf };
+}
+
+/** Tokens and requests into `DIR/manifest.json`'s `questions` section (the file is rewritten whole). */
+function recordUsage(dir: string, settings: LlmSettings, usage: LlmUsage): void {
+  const path = join(dir, 'manifest.json');
+  const manifest = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>) : {};
+  manifest['questions'] = { writer: 'llm', model: settings.model, usage };
+  writeFileAtomic(path, `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
 /**
@@ -154,12 +250,12 @@ export function writeQuestions(options: QuestionsOptions): QuestionsReport {
  * continuing what an earlier run wrote, and starting the files anew when they were written
  * for other groups (a rerun into a directory whose groups changed).
  */
-export function writeQuestionsAfterGroups(dir: string, progress?: (line: string) => void): QuestionsReport {
+export async function writeQuestionsAfterGroups(dir: string, progress?: (line: string) => void): Promise<QuestionsReport> {
   try {
-    return writeQuestions({ dir, resume: true, ...(progress ? { progress } : {}) });
+    return await writeQuestions({ dir, resume: true, ...(progress ? { progress } : {}) });
   } catch (error) {
     if (!(error instanceof ConfigError) || !error.message.includes('start anew')) throw error;
     progress?.(`questions: ${error.message.replace(/ \(start anew.*$/u, '')}; writing them anew`);
-    return writeQuestions({ dir, resume: false, ...(progress ? { progress } : {}) });
+    return await writeQuestions({ dir, resume: false, ...(progress ? { progress } : {}) });
   }
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BUILT_IN_DOMAINS } from '../../generator/domains/index.ts';
@@ -15,7 +15,9 @@ import { isOrdered } from '../../generator/query/conceptual-query.ts';
 import { createRng } from '../../generator/common/rng.ts';
 import { createLlmClient } from '../../generator/questions/llm-client.ts';
 import { writeLlmQuestion, type LlmWriterContext } from '../../generator/questions/llm-writer.ts';
-import type { GroupRecord } from '../../generator/generate/group-record.ts';
+import { serializeGroup, type GroupRecord } from '../../generator/generate/group-record.ts';
+import { writeQuestions, questionsPath } from '../../generator/questions/questions-stage.ts';
+import type { QuestionRecord } from '../../generator/questions/question-record.ts';
 
 // The LLM writer end to end: a real tiny build on PGlite, a chat-completions server on
 // 127.0.0.1 that plays the model (each phase recognised by its prompt), and the
@@ -63,7 +65,7 @@ beforeAll(async () => {
       let reply: unknown;
       if (content.startsWith('You explain database queries')) reply = { meaning: 'For every creator, the number of content items they produced, 0 for none.' };
       else if (content.startsWith('A query over a database means')) reply = { intent: 'A manager wants each creator\'s output.' };
-      else if (content.startsWith('A person wants this')) reply = { scenario: 'A quarterly review.', question: 'For every creator (streamers included), how many content items did they produce? Show 0 for creators with none.', evidence: '' };
+      else if (content.startsWith('A person wants this')) reply = { scenario: 'A quarterly review.', question: `For every creator (streamers included), how many content items did they produce? Show 0 for creators with none. (${/style "([^"]+)"/u.exec(content)?.[1] ?? ''} ${/\(variant (\d+)\)/u.exec(content)?.[1] ?? ''})`, evidence: '' };
       else reply = { sql: backSql };
       const text = JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: 'fake', choices: [{ index: 0, message: { role: 'assistant', content: JSON.stringify(reply) }, finish_reason: 'stop' }], usage: { prompt_tokens: content.length, completion_tokens: 10, total_tokens: content.length + 10 } });
       res.writeHead(200, { 'content-type': 'application/json' }).end(text);
@@ -115,6 +117,43 @@ describe('LLM writer', () => {
       const hostile = await writeLlmQuestion({ ...ctxBase, client: client() }, group, 'precise', 0);
       expect(hostile.check.agrees).toBe(false);
       expect(hostile.rejection).toMatch(/failed/u);
+    } finally {
+      backSql = good;
+    }
+  }, 120_000);
+
+  it('as the questions stage: accepted questions with their chain of thought, tokens in the manifest, the same bytes from the cache, rejections apart', async () => {
+    const dir = join(root, 'build');
+    mkdirSync(join(dir, 'groups'), { recursive: true });
+    writeFileSync(join(dir, 'groups', 'social_media.jsonl'), serializeGroup(group));
+    const before = seen.length;
+    const llm = { baseURL: url, apiKey: 'k', model: 'fake', db, baseDelayMs: 1 };
+    await writeQuestions({ dir, writer: 'llm', llm, styles: ['precise', 'concise'], paraphrases: 2 });
+    const text = readFileSync(questionsPath(dir, 'social_media'), 'utf8');
+    const records = text.trim().split('\n').map((l) => JSON.parse(l) as QuestionRecord);
+    expect(records.map((r) => [r.style, r.paraphrase])).toEqual([['precise', 0], ['precise', 1], ['concise', 0], ['concise', 1]]);
+    for (const r of records) {
+      expect(r.writer).toEqual({ kind: 'llm', model: 'fake' });
+      expect(r.cot?.intent).toMatch(/manager/u);
+      expect(r.check.kind === 'back-translation' && r.check.agrees).toBe(true);
+    }
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { questions: { usage: { requests: number; prompt_tokens: number } } };
+    expect(manifest.questions.usage.requests).toBe(seen.length - before);
+    expect(manifest.questions.usage.prompt_tokens).toBeGreaterThan(0);
+    const sent = seen.length;
+    await writeQuestions({ dir, writer: 'llm', llm, styles: ['precise', 'concise'], paraphrases: 2 });
+    expect(seen.length).toBe(sent);
+    expect(readFileSync(questionsPath(dir, 'social_media'), 'utf8')).toBe(text);
+
+    const good = backSql;
+    try {
+      backSql = 'SELECT 1 AS n';
+      await writeQuestions({ dir, writer: 'llm', llm, styles: ['imperative'], paraphrases: 1 });
+      expect(readFileSync(questionsPath(dir, 'social_media'), 'utf8')).toBe('');
+      expect(existsSync(join(dir, 'questions-rejections.jsonl'))).toBe(true);
+      const rejected = readFileSync(join(dir, 'questions-rejections.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { reason: string });
+      expect(rejected).toHaveLength(1);
+      expect(rejected[0]?.reason).toMatch(/another answer/u);
     } finally {
       backSql = good;
     }
