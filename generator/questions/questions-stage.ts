@@ -140,13 +140,14 @@ export async function writeQuestions(options: QuestionsOptions): Promise<Questio
     let position = 0;
     let written = 0;
     // Groups are written concurrently (an LLM's latency) but appended in file order.
-    const pending = groups.map((group) => limit(() => recordsOf(group)));
-    for (const p of pending) p.catch(() => undefined);
-    for (const [g] of groups.entries()) {
+    // (The template writer is computed group by group: a refused resume stops at once.)
+    const pending = llm ? groups.map((group) => limit(() => recordsOf(group))) : undefined;
+    for (const p of pending ?? []) p.catch(() => undefined);
+    for (const [g, group] of groups.entries()) {
       let records: QuestionRecord[];
       let rejections: string[];
       try {
-        ({ records, rejections } = await (pending[g] as Promise<{ records: QuestionRecord[]; rejections: string[] }>));
+        ({ records, rejections } = await (pending ? (pending[g] as Promise<{ records: QuestionRecord[]; rejections: string[] }>) : recordsOf(group)));
       } catch (error) {
         limit.clearQueue();
         if (error instanceof LlmError) throw error;
