@@ -51,3 +51,34 @@ for (const [name, domain] of Object.entries(BUILT_IN_DOMAINS)) {
 time('warm-up', random.slice(0, 50));
 time('random queries', random);
 time('paper suite', paper);
+
+// LLM-path overhead per call: the client (request building, JSON parsing, reply check,
+// cache write) against a chat-completions server on 127.0.0.1 that answers at once, so the
+// figure is our cost per call, not a model's latency; then the same calls from the cache.
+const { createServer } = await import('node:http');
+const { mkdtempSync, rmSync } = await import('node:fs');
+const { tmpdir } = await import('node:os');
+const { join } = await import('node:path');
+const { createLlmClient } = await import('../generator/questions/llm-client.ts');
+const server = createServer((req, res) => {
+  let body = '';
+  req.on('data', (c) => (body += c));
+  req.on('end', () => {
+    const content = JSON.stringify({ question: `Q ${body.length}` });
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: 'local', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 } }));
+  });
+});
+await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+const port = (server.address() as { port: number }).port;
+const cacheDir = mkdtempSync(join(tmpdir(), 'equisql-bench-llm-'));
+const calls = 500;
+const check = (v: unknown) => (typeof (v as { question?: unknown }).question === 'string' ? { ok: true as const, value: (v as { question: string }).question } : { ok: false as const, reason: 'shape' });
+for (const label of ['LLM path, local server', 'LLM path, from the cache']) {
+  const client = createLlmClient({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: 'k', model: 'local', cacheDir, rng: createRng('bench') });
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < calls; i++) await client.complete([{ role: 'user', content: `Write question ${i} ${'x'.repeat(2000)}` }], check);
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  say(`${label}: ${calls} calls in ${(ms / 1000).toFixed(2)} s: ${(ms / calls).toFixed(2)} ms per call (${client.usage.requests} requests, ${client.usage.cache_hits} cache hits)`);
+}
+server.close();
+rmSync(cacheDir, { recursive: true, force: true });
