@@ -34,7 +34,12 @@ export interface LlmSettings {
   readonly concurrency?: number;
   readonly timeoutMs?: number;
   readonly baseDelayMs?: number;
+  /** Tokens (prompt and completion) after which no further group is started; the run stops cleanly, resumable. */
+  readonly budget?: number;
 }
+
+/** Thrown at the start of a group once the token budget is spent. */
+class BudgetSpent extends Error {}
 
 export interface QuestionsOptions {
   readonly dir: string;
@@ -127,8 +132,13 @@ export async function writeQuestions(options: QuestionsOptions): Promise<Questio
   const index = readModel(options.dir);
   const report: { dataset: string; records: number; written: number }[] = [];
   const llm = options.writer === 'llm' ? openLlm(options, index) : undefined;
-  const recordsOf = async (group: GroupRecord): Promise<{ records: QuestionRecord[]; rejections: string[] }> =>
-    llm ? llm.recordsOf(group, styles, paraphrases) : { records: questionsOfGroup(index, group, styles, paraphrases), rejections: [] };
+  const budget = options.llm?.budget;
+  const recordsOf = async (group: GroupRecord): Promise<{ records: QuestionRecord[]; rejections: string[] }> => {
+    if (!llm) return { records: questionsOfGroup(index, group, styles, paraphrases), rejections: [] };
+    if (budget !== undefined && llm.client.usage.prompt_tokens + llm.client.usage.completion_tokens >= budget) throw new BudgetSpent();
+    return llm.recordsOf(group, styles, paraphrases);
+  };
+  let stopped = false;
   const limit = pLimit(llm ? (options.llm?.concurrency ?? 4) : 1);
   for (const file of files) {
     const dataset = file.slice(0, -'.jsonl'.length);
@@ -139,6 +149,7 @@ export async function writeQuestions(options: QuestionsOptions): Promise<Questio
     if (!options.resume) writeFileSync(out, '');
     let position = 0;
     let written = 0;
+    const started = Date.now();
     // Groups are written concurrently (an LLM's latency) but appended in file order.
     // (The template writer is computed group by group: a refused resume stops at once.)
     const pending = llm ? groups.map((group) => limit(() => recordsOf(group))) : undefined;
@@ -150,6 +161,12 @@ export async function writeQuestions(options: QuestionsOptions): Promise<Questio
         ({ records, rejections } = await (pending ? (pending[g] as Promise<{ records: QuestionRecord[]; rejections: string[] }>) : recordsOf(group)));
       } catch (error) {
         limit.clearQueue();
+        if (error instanceof BudgetSpent) {
+          // Groups before this one are written whole; a rerun with --resume continues here.
+          options.progress?.(`questions: ${dataset}: the token budget (${budget}) is spent; stopped before group ${g + 1} of ${groups.length} (rerun with --resume to continue)`);
+          stopped = true;
+          break;
+        }
         if (error instanceof LlmError) throw error;
         throw new ConfigError(`questions: ${join(groupsDir, file)}:${g + 1}: cannot write a question for this query: ${(error as Error).message}`);
       }
@@ -174,7 +191,16 @@ export async function writeQuestions(options: QuestionsOptions): Promise<Questio
       if (records.length === 0) continue;
       appendLine(out, records.map(serializeQuestion).join(''));
       written += records.length;
-      if ((g + 1) % 500 === 0) options.progress?.(`questions: ${dataset}: ${g + 1}/${groups.length} groups`);
+      if ((g + 1) % (llm ? 10 : 500) === 0) {
+        // Rate and ETA for the person watching; wall time never reaches the output files.
+        const seconds = (Date.now() - started) / 1000;
+        const rate = (g + 1) / Math.max(seconds, 1e-3);
+        options.progress?.(`questions: ${dataset}: ${g + 1}/${groups.length} groups, ${rate.toFixed(1)} groups/s, about ${Math.ceil((groups.length - g - 1) / rate)} s left`);
+      }
+    }
+    if (stopped) {
+      report.push({ dataset, records: position + written, written });
+      break;
     }
     if (position < done.length) throw new ConfigError(`questions: ${out} has more lines than ${join(groupsDir, file)} gives (start anew without --resume)`);
     const records = position + written;

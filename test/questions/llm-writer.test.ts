@@ -158,4 +158,22 @@ describe('LLM writer', () => {
       backSql = good;
     }
   }, 120_000);
+
+  it('stops cleanly when the token budget is spent, and --resume continues to the bytes of a run without a budget', async () => {
+    const dir = join(root, 'build');
+    rmSync(join(dir, 'questions'), { recursive: true, force: true });
+    writeFileSync(join(dir, 'groups', 'social_media.jsonl'), serializeGroup(group) + serializeGroup({ ...group, group_id: 'g-q02-again', candidate: 1 }));
+    const llm = { baseURL: url, apiKey: 'k', model: 'fake', db, baseDelayMs: 1, concurrency: 1 };
+    const lines: string[] = [];
+    await writeQuestions({ dir, writer: 'llm', llm: { ...llm, budget: 1 }, styles: ['precise'], paraphrases: 1, progress: (l) => lines.push(l) });
+    const cut = readFileSync(questionsPath(dir, 'social_media'), 'utf8');
+    expect(cut.trim().split('\n').map((l) => (JSON.parse(l) as QuestionRecord).group_id)).toEqual(['g-q02']);
+    expect(lines.join('\n')).toMatch(/budget \(1\) is spent; stopped before group 2 of 2/u);
+    await writeQuestions({ dir, writer: 'llm', llm, styles: ['precise'], paraphrases: 1, resume: true });
+    const resumed = readFileSync(questionsPath(dir, 'social_media'), 'utf8');
+    rmSync(join(dir, 'questions', 'social_media.jsonl'));
+    await writeQuestions({ dir, writer: 'llm', llm, styles: ['precise'], paraphrases: 1 });
+    expect(resumed).toBe(readFileSync(questionsPath(dir, 'social_media'), 'utf8'));
+    expect(resumed.trim().split('\n')).toHaveLength(2);
+  }, 120_000);
 });
