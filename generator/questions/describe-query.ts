@@ -63,6 +63,13 @@ interface AliasInfo {
   sameAs?: string;
 }
 
+interface JoinCtx {
+  /** Inside a subquery: joins ask for a partner rather than pair rows. */
+  readonly sub: boolean;
+  readonly parts: string[];
+  readonly post: string[];
+}
+
 interface Ctx {
   /** Inside an aggregate's argument or a grouped output. */
   readonly grouped: boolean;
@@ -315,55 +322,57 @@ class Describer {
     return `${d}${noun} of any kind (${listing(subs)} included)`;
   }
 
-  /** The rows of a select: its base and joins. */
-  private rows(q: SelectQuery, sub = false): string {
-    const parts: string[] = [this.scoped(q.from.entity, 'every', q.from.alias)];
-    const post: string[] = [];
-    for (const j of q.joins ?? []) {
-      const info = this.aliases.get(j.alias);
-      if (j.kind === 'relationship' && info?.sameAs) {
+  /** How each kind of join extends the rows: a clause after the base, or (a correlated back link) a postmodifier of it. */
+  private readonly joinHandlers: Handlers<Join, JoinCtx, void> = {
+    relationship: (j, ctx) => {
+      if (this.aliases.get(j.alias)?.sameAs) {
         // Correlated back link: a postmodifier of the base ("content item produced by the creator").
         const rel = this.index.relationship(j.relationship);
         const phrase = j.direction === 'forward' ? rel.lexicon.forward : rel.lexicon.reverse;
-        post.push(isPostmodifier(phrase) ? `${phrase} ${this.ref(j.alias)}` : `that ${phrase} ${this.ref(j.alias)}`);
+        ctx.post.push(isPostmodifier(phrase) ? `${phrase} ${this.ref(j.alias)}` : `that ${phrase} ${this.ref(j.alias)}`);
         this.covered.add('correlation');
-        continue;
+        return;
       }
-      if (j.kind === 'relationship') {
-        const on = j.on ? ` such that ${this.predicate(j.on)}` : '';
-        if (sub) {
-          // Inside a subquery a join asks for a partner: "with a channel owned by the creator".
-          parts.push(`with ${this.related(j, false, 'a')}${on}${j.type === 'left' ? ' or with none' : ''}`);
-          if (j.type === 'left') this.mention('left-join', ['or with none']);
-          continue;
-        }
-        const np = this.related(j, false, 'each');
-        if (j.type === 'left') {
-          const owner = this.noun(j.from);
-          if (this.conventions === 'evidence') {
-            parts.push(`paired with ${np}${on}, if any`);
-            this.note(`${capitalize(article(owner))} without any ${this.noun(j.alias)} is kept once, with no ${this.noun(j.alias)}.`, 'left-join');
-          } else parts.push(`paired with ${np}${on}, or with none (${article(owner)} without such ${article(this.noun(j.alias))} is kept once, with no ${this.noun(j.alias)})`);
-          this.mention('left-join', ['kept once'], ['with none']);
-        } else {
-          parts.push(`paired with ${np}${on}`);
-          this.covered.add('inner-join');
-        }
+      const on = j.on ? ` such that ${this.predicate(j.on)}` : '';
+      if (ctx.sub) {
+        // Inside a subquery a join asks for a partner: "with a channel owned by the creator".
+        ctx.parts.push(`with ${this.related(j, false, 'a')}${on}${j.type === 'left' ? ' or with none' : ''}`);
+        if (j.type === 'left') this.mention('left-join', ['or with none']);
+        return;
+      }
+      const np = this.related(j, false, 'each');
+      if (j.type === 'left') {
+        const owner = this.noun(j.from);
+        if (this.conventions === 'evidence') {
+          ctx.parts.push(`paired with ${np}${on}, if any`);
+          this.note(`${capitalize(article(owner))} without any ${this.noun(j.alias)} is kept once, with no ${this.noun(j.alias)}.`, 'left-join');
+        } else ctx.parts.push(`paired with ${np}${on}, or with none (${article(owner)} without such ${article(this.noun(j.alias))} is kept once, with no ${this.noun(j.alias)})`);
+        this.mention('left-join', ['kept once'], ['with none']);
       } else {
-        const info2 = this.info(j.alias);
-        const lex = this.elementNoun(info2);
-        if (j.type === 'left') {
-          parts.push(`paired with each of the ${lex.plural} of ${this.ref(j.of)}, or with none when it has none (kept once, with no ${lex.singular})`);
-          this.mention('left-elements', ['kept once']);
-        } else {
-          parts.push(`paired with each of the ${lex.plural} of ${this.ref(j.of)} (one row per ${lex.singular})`);
-          this.mention('elements', ['one row per']);
-        }
+        ctx.parts.push(`paired with ${np}${on}`);
+        this.covered.add('inner-join');
       }
-    }
-    const base = post.length > 0 ? `${parts[0]} ${post.join(' and ')}` : (parts[0] as string);
-    return [base, ...parts.slice(1)].join(', ');
+    },
+    elements: (j, ctx) => {
+      const lex = this.elementNoun(this.info(j.alias));
+      if (j.type === 'left') {
+        ctx.parts.push(`paired with each of the ${lex.plural} of ${this.ref(j.of)}, or with none when it has none (kept once, with no ${lex.singular})`);
+        this.mention('left-elements', ['kept once']);
+      } else {
+        ctx.parts.push(`paired with each of the ${lex.plural} of ${this.ref(j.of)} (one row per ${lex.singular})`);
+        this.mention('elements', ['one row per']);
+      }
+    },
+  };
+
+  /** The rows of a select: its base and joins. */
+  private rows(q: SelectQuery, sub = false): string {
+    const ctx: JoinCtx = { sub, parts: [this.scoped(q.from.entity, 'every', q.from.alias)], post: [] };
+    for (const j of q.joins ?? []) (this.joinHandlers[j.kind] as (node: Join, c: JoinCtx) => void)(j, ctx);
+    const base = ctx.post.length > 0 ? `${ctx.parts[0]} ${ctx.post.join(' and ')}` : (ctx.parts[0] as string);
+    return [base, ...ctx.parts.slice(1)].join(', ');
   }
+
 
   // ---- expressions ---------------------------------------------------------------------
 
