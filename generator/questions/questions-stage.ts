@@ -225,6 +225,8 @@ function openLlm(options: QuestionsOptions, index: ErIndex) {
     ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),
     ...(settings.baseDelayMs ? { baseDelayMs: settings.baseDelayMs } : {}),
   });
+  // One connection runs one transaction at a time: back-translations from concurrent groups take turns.
+  const dbTurn = pLimit(1);
   const recordsOf = async (group: GroupRecord, styles: readonly QuestionStyle[], paraphrases: number) => {
     const variant = manifest.variants.find((v) => v.name === group.reference_variant);
     if (!variant) throw new ConfigError(`questions: group ${group.group_id}: its reference variant ${group.reference_variant} is not built in ${options.dir}`);
@@ -233,7 +235,7 @@ function openLlm(options: QuestionsOptions, index: ErIndex) {
       model: settings.model,
       index,
       ddl: readFileSync(join(options.dir, 'schemas', `${variant.name}.sql`), 'utf8'),
-      execute: async (sql, ordered) => normalizeResult(await runReadOnly(settings.db, variant.pg_schema, sql, { timeoutMs: 10_000 }), ordered).hash,
+      execute: (sql, ordered) => dbTurn(async () => normalizeResult(await runReadOnly(settings.db, variant.pg_schema, sql, { timeoutMs: 10_000 }), ordered).hash),
     };
     // A person's question first, as with the template writer.
     const records: QuestionRecord[] = questionsOfGroup(index, group, [], 1);

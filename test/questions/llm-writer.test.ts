@@ -13,6 +13,7 @@ import { normalizeResult, runReadOnly } from '../../generator/execute/run-query.
 import { PAPER_SOCIAL_MEDIA } from '../../generator/suites/paper-social-media.ts';
 import { isOrdered } from '../../generator/query/conceptual-query.ts';
 import { createRng } from '../../generator/common/rng.ts';
+import { sha256 } from '../../generator/common/hash.ts';
 import { createLlmClient } from '../../generator/questions/llm-client.ts';
 import { writeLlmQuestion, type LlmWriterContext } from '../../generator/questions/llm-writer.ts';
 import { serializeGroup, type GroupRecord } from '../../generator/generate/group-record.ts';
@@ -34,6 +35,9 @@ let ctxBase: Omit<LlmWriterContext, 'client'>;
 const seen: string[] = [];
 /** What the fake model answers to the back-translation prompt. */
 let backSql = '';
+/** Share of requests answered with a fault (429, 500, a reply that is not JSON, a reply in the wrong shape). */
+let faultShare = 0;
+let requestNumber = 0;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'equisql-llm-writer-'));
@@ -61,10 +65,20 @@ beforeAll(async () => {
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       const content = (JSON.parse(body) as { messages: { content: string }[] }).messages[0]!.content;
+      const roll = (requestNumber++ * 0.6180339887) % 1;
+      if (roll < faultShare) {
+        const kind = Math.floor((roll / faultShare) * 4);
+        if (kind === 0) return void res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '0' }).end('{"error":{"message":"slow down"}}');
+        if (kind === 1) return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"boom"}}');
+        const bad = kind === 2 ? 'not json at all' : JSON.stringify({ unexpected: true });
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: 'fake', choices: [{ index: 0, message: { role: 'assistant', content: bad }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
+      }
       seen.push(content);
       let reply: unknown;
-      if (content.startsWith('You explain database queries')) reply = { meaning: 'For every creator, the number of content items they produced, 0 for none.' };
-      else if (content.startsWith('A query over a database means')) reply = { intent: 'A manager wants each creator\'s output.' };
+      // Replies carry a tag of their prompt, so different groups make different later prompts.
+      const tag = sha256(content).slice(0, 6);
+      if (content.startsWith('You explain database queries')) reply = { meaning: `For every creator, the number of content items they produced, 0 for none (${tag}).` };
+      else if (content.startsWith('A query over a database means')) reply = { intent: `A manager wants each creator's output (${tag}).` };
       else if (content.startsWith('A person wants this')) reply = { scenario: 'A quarterly review.', question: `For every creator (streamers included), how many content items did they produce? Show 0 for creators with none. (${/style "([^"]+)"/u.exec(content)?.[1] ?? ''} ${/\(variant (\d+)\)/u.exec(content)?.[1] ?? ''})`, evidence: '' };
       else reply = { sql: backSql };
       const text = JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: 'fake', choices: [{ index: 0, message: { role: 'assistant', content: JSON.stringify(reply) }, finish_reason: 'stop' }], usage: { prompt_tokens: content.length, completion_tokens: 10, total_tokens: content.length + 10 } });
@@ -176,4 +190,39 @@ describe('LLM writer', () => {
     expect(resumed).toBe(readFileSync(questionsPath(dir, 'social_media'), 'utf8'));
     expect(resumed.trim().split('\n')).toHaveLength(2);
   }, 120_000);
+
+  it('under injected faults, the questions file equals a fault-free run\'s: no record lost or duplicated', async () => {
+    const dir = join(root, 'build');
+    // One query, thirty groups; the reference SQL differs in trailing spaces only, so each group's prompts differ.
+    const ref = group.reference_variant;
+    const groups = Array.from({ length: 30 }, (_, i) => serializeGroup({ ...group, group_id: `g-${i}`, candidate: i, variants: { [ref]: { ...group.variants[ref]!, sql: `${group.variants[ref]!.sql}${' '.repeat(i)}` } } }));
+    writeFileSync(join(dir, 'groups', 'social_media.jsonl'), groups.join(''));
+    const llm = { baseURL: url, apiKey: 'k', model: 'fake', db, baseDelayMs: 1, concurrency: 6 };
+    const run = async (share: number) => {
+      rmSync(join(dir, 'questions'), { recursive: true, force: true });
+      faultShare = share;
+      try {
+        await writeQuestions({ dir, writer: 'llm', llm, styles: ['precise'], paraphrases: 2 });
+      } finally {
+        faultShare = 0;
+      }
+      return readFileSync(questionsPath(dir, 'social_media'), 'utf8');
+    };
+    const start = requestNumber;
+    const clean = await run(0);
+    // Every question is accepted: concurrent groups' back-translations share one connection safely.
+    expect(clean.trim().split('\n')).toHaveLength(60);
+    expect(existsSync(join(dir, 'questions-rejections.jsonl')) ? readFileSync(join(dir, 'questions-rejections.jsonl'), 'utf8') : '').not.toMatch(/"g-\d+"/u);
+    const cleanRequests = requestNumber - start;
+    const before = requestNumber;
+    const faulty = await run(0.3);
+    // The faults cost retries: more requests for the same output.
+    expect(requestNumber - before).toBeGreaterThan(cleanRequests);
+    expect(faulty).toBe(clean);
+    const ids = faulty.trim().split('\n').map((l) => (JSON.parse(l) as QuestionRecord).question_id);
+    expect(ids).toHaveLength(60);
+    expect(new Set(ids).size).toBe(60);
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { questions: { usage: { failures: Record<string, number> } } };
+    expect(Object.values(manifest.questions.usage.failures).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+  }, 180_000);
 });
