@@ -14,6 +14,7 @@ import { mixGrammars } from '../grammar/pcfg-estimator.ts';
 import { prepareBuilds } from '../generate/prepare-builds.ts';
 import { createQueryRunner } from '../generate/query-runner.ts';
 import { generateGroups } from '../generate/generate-groups.ts';
+import { writeQuestionsAfterGroups } from '../questions/questions-stage.ts';
 import { DIFFICULTIES, type Difficulty } from '../generate/group-record.ts';
 import { readSuiteFile } from '../generate/suite-file.ts';
 
@@ -44,6 +45,7 @@ const USAGE = `usage: equisql generate --dataset NAME [--variants all|a,b,…] [
 Builds the dataset into DIR (main instance) and DIR/edge (edge-case instance), or reuses
 builds there made with the same settings, then generates N verified equivalence groups:
   DIR/groups/<dataset>.jsonl   one group a line (format: README.md, "Group records")
+  DIR/questions/<dataset>.jsonl  questions for the groups, as equisql questions writes them
   DIR/rejections.jsonl         one rejected candidate a line, with its reason
   DIR/manifest.json            settings, counts accepted and rejected by reason, timings
 A rerun with the same settings continues where the files end. --grammar is a .pcfg file
@@ -138,6 +140,8 @@ export const command: Command = {
         settings: { dataset: dataset.name, variants, scale, seed, grammar: grammarName, mix: flags.mix ?? [], groups, tail, from_suite: flags['from-suite'] ?? null, difficulty: difficultyMix ?? null, timeout_ms: timeoutMs, database: target.kind, concurrency: connections.length },
         progress: io.err,
       });
+      // The questions stage, on the groups just written (DIR/questions/<dataset>.jsonl).
+      await writeQuestionsAfterGroups(out, io.err);
       const rejected = Object.values(report.rejected).reduce((a, b) => a + b, 0);
       io.err(
         `${report.accepted} groups from ${report.candidates} candidates (${rejected} rejected) in ${report.seconds.total.toFixed(1)} s, ` +

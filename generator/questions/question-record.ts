@@ -8,6 +8,7 @@
  * fixed order (see `serializeQuestion`), so the same question always prints as the same
  * bytes.
  */
+import { sha256 } from '../common/hash.ts';
 
 /** How a question is phrased. The LLM writer may add styles of its own (`llm:<name>`). */
 export type QuestionStyle = 'precise' | 'conversational' | 'imperative' | 'concise' | 'implicit' | `llm:${string}`;
@@ -38,8 +39,17 @@ export type QuestionCheck =
   /** A person's question, taken as written. */
   | { readonly kind: 'as-written' };
 
+/**
+ * A record's id: sha256 of group_id, style and paraphrase (newline-separated), stable across
+ * reruns. A person's question (writer `suite`) hashes `suite` in place of its style, so it
+ * never shares an id with the template question of the same style and paraphrase.
+ */
+export function questionId(groupId: string, style: QuestionStyle, paraphrase: number, writer: QuestionWriter['kind']): string {
+  return sha256(`${groupId}\n${writer === 'suite' ? 'suite' : style}\n${paraphrase}`);
+}
+
 export interface QuestionRecord {
-  /** sha256 of group_id, style and paraphrase: stable across reruns. */
+  /** sha256 of group_id, style and paraphrase: stable across reruns (see `questionId`). */
   readonly question_id: string;
   readonly group_id: string;
   readonly dataset: string;

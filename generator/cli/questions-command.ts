@@ -1,0 +1,67 @@
+import { join, resolve } from 'node:path';
+import { openDatabase, resolveTarget } from '../database/database.ts';
+import { ConfigError } from '../common/errors.ts';
+import { lockDir } from '../assemble/dir-lock.ts';
+import { TEMPLATE_STYLES } from '../questions/question-record.ts';
+import { checkQuestionSettings, writeQuestions } from '../questions/questions-stage.ts';
+import { EXIT, type Command } from './command.ts';
+import { parseFlags, required } from './flags.ts';
+
+const USAGE = `usage: equisql questions --dir DIR [--writer template|llm] [--styles S,S,…] [--paraphrases K] [--concurrency K] [--resume]
+                         [--llm-model M] [--llm-budget TOKENS] [--db URL]
+
+Reads DIR/groups/*.jsonl and writes DIR/questions/<dataset>.jsonl: one question per
+(group, style, paraphrase), written from the group's conceptual query and DIR/er.json.
+  --styles       ${TEMPLATE_STYLES.join(',')} (default: all)
+  --paraphrases  paraphrases per style, 1–20 (default 3; a style gives at most as many as it has templates)
+  --resume       keep the complete lines an earlier run wrote and continue after them
+  --concurrency  groups written at once by the LLM writer (default 4)
+  --writer llm   TACO's three phases through an OpenAI-compatible endpoint (OPENAI_BASE_URL,
+                 OPENAI_API_KEY, --llm-model); a question is kept only if its back-translation,
+                 run on the reference variant (the build's database: --db, DATABASE_URL or
+                 DIR/pglite), gives the group's answer; others go to DIR/questions-rejections.jsonl
+  --llm-budget   tokens after which no further group is started (the run stops cleanly; --resume continues)`;
+
+const FLAGS = {
+  dir: { type: 'string' },
+  writer: { type: 'string' },
+  styles: { type: 'string' },
+  paraphrases: { type: 'string' },
+  concurrency: { type: 'string' },
+  resume: { type: 'boolean' },
+  'llm-model': { type: 'string' },
+  'llm-budget': { type: 'string' },
+  db: { type: 'string' },
+} as const;
+
+export const command: Command = {
+  name: 'questions',
+  summary: 'write questions for the verified groups of a directory',
+  usage: USAGE,
+  async run(args, io) {
+    const flags = parseFlags('questions', args, FLAGS);
+    const dir = resolve(process.cwd(), required('questions', 'dir', flags.dir));
+    const writer = flags.writer ?? 'template';
+    if (writer !== 'template' && writer !== 'llm') throw new ConfigError(`questions: --writer must be template or llm, got "${writer}"`);
+    const paraphrases = flags.paraphrases === undefined ? 3 : /^\d+$/u.test(flags.paraphrases) ? Number(flags.paraphrases) : NaN;
+    if (Number.isNaN(paraphrases)) throw new ConfigError(`questions: --paraphrases must be a whole number from 1 to 20, got "${flags.paraphrases}"`);
+    if (flags.concurrency !== undefined && !/^[1-9]\d{0,2}$/u.test(flags.concurrency)) throw new ConfigError(`questions: --concurrency must be a whole number from 1 to 999, got "${flags.concurrency}"`);
+    const styles = checkQuestionSettings(flags.styles === undefined ? TEMPLATE_STYLES : flags.styles.split(',').map((s) => s.trim()), paraphrases);
+    if (flags['llm-budget'] !== undefined && !/^[1-9]\d*$/u.test(flags['llm-budget'])) throw new ConfigError(`questions: --llm-budget must be a whole number of tokens, got "${flags['llm-budget']}"`);
+    const budget = flags['llm-budget'] === undefined ? undefined : Number(flags['llm-budget']);
+    const baseURL = io.env['OPENAI_BASE_URL'];
+    const model = flags['llm-model'];
+    if (writer === 'llm' && !baseURL) throw new ConfigError('questions: --writer llm needs OPENAI_BASE_URL (an OpenAI-compatible endpoint)');
+    if (writer === 'llm' && !model) throw new ConfigError('questions: --writer llm needs --llm-model');
+    const release = lockDir(dir, 'questions');
+    const db = writer === 'llm' ? await openDatabase(resolveTarget(flags.db ?? io.env['DATABASE_URL'], join(dir, 'pglite'))) : undefined;
+    try {
+      const llm = db && baseURL && model ? { baseURL, apiKey: io.env['OPENAI_API_KEY'] ?? 'unused', model, db, concurrency: flags.concurrency ? Number(flags.concurrency) : 4, ...(budget ? { budget } : {}) } : undefined;
+      await writeQuestions({ dir, writer, styles, paraphrases, resume: flags.resume ?? false, progress: io.err, ...(llm ? { llm } : {}) });
+    } finally {
+      await db?.close();
+      release();
+    }
+    return EXIT.ok;
+  },
+};

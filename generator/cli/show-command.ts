@@ -1,0 +1,56 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ConfigError } from '../common/errors.ts';
+import { createRng } from '../common/rng.ts';
+import { readJsonLines } from '../generate/groups-file.ts';
+import type { GroupRecord } from '../generate/group-record.ts';
+import type { QuestionRecord } from '../questions/question-record.ts';
+import { EXIT, type Command } from './command.ts';
+import { parseFlags, required } from './flags.ts';
+
+const USAGE = `usage: equisql show --dir DIR [-n N] [--seed S]
+
+Prints N questions of DIR/questions/*.jsonl drawn at random (seeded; default 5, seed 1),
+each with its style and evidence, then the SQL of one variant of its group.`;
+
+const FLAGS = {
+  dir: { type: 'string' },
+  n: { type: 'string', short: 'n' },
+  seed: { type: 'string' },
+} as const;
+
+export const command: Command = {
+  name: 'show',
+  summary: 'print random questions with the SQL of one variant, for a person to read',
+  usage: USAGE,
+  async run(args, io) {
+    const flags = parseFlags('show', args, FLAGS);
+    const dir = resolve(process.cwd(), required('show', 'dir', flags.dir));
+    const n = flags.n === undefined ? 5 : /^\d+$/u.test(flags.n) ? Number(flags.n) : NaN;
+    if (!(n >= 1 && n <= 10_000)) throw new ConfigError(`show: -n must be a whole number from 1 to 10000, got "${flags.n}"`);
+    const seed = flags.seed ?? '1';
+    if (!/^-?\d+$/u.test(seed)) throw new ConfigError(`show: --seed must be a whole number, got "${seed}"`);
+    const qdir = join(dir, 'questions');
+    if (!existsSync(qdir)) throw new ConfigError(`show: --dir: ${dir} has no questions/ (run equisql questions first)`);
+    const questions: QuestionRecord[] = [];
+    const groups = new Map<string, GroupRecord>();
+    for (const file of readdirSync(qdir).filter((f) => f.endsWith('.jsonl')).sort()) {
+      questions.push(...readJsonLines<QuestionRecord>(join(qdir, file), false));
+      for (const g of readJsonLines<GroupRecord>(join(dir, 'groups', file), false)) groups.set(g.group_id, g);
+    }
+    if (questions.length === 0) throw new ConfigError(`show: ${qdir} holds no question`);
+    const rng = createRng(`show/${seed}`);
+    const picked = rng.sample(questions, Math.min(n, questions.length));
+    const blocks = picked.map((q) => {
+      const g = groups.get(q.group_id);
+      if (!g) throw new ConfigError(`show: question ${q.question_id} names group ${q.group_id}, which no groups file holds`);
+      const variant = rng.pick(Object.keys(g.variants).sort());
+      const lines = [`[${q.dataset} ${q.style}#${q.paraphrase} ${q.writer.kind}] ${q.question}`];
+      if (q.evidence) lines.push(`evidence: ${q.evidence}`);
+      lines.push(`-- ${variant}`, g.variants[variant]?.sql ?? '');
+      return lines.join('\n');
+    });
+    io.out(`${blocks.join('\n\n')}\n`);
+    return EXIT.ok;
+  },
+};

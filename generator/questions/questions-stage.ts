@@ -1,0 +1,290 @@
+/**
+ * The questions stage: reads `DIR/groups/*.jsonl`, writes `DIR/questions/<dataset>.jsonl`,
+ * one question per (group, style, paraphrase). Lines come out in a fixed order (groups in
+ * file order; for each, a person's question first, then styles in the order asked and
+ * paraphrases 0…K−1), each a pure function of the group and the settings, so the same input
+ * always gives the same bytes, and a resumed run — which keeps the complete lines already
+ * written and continues after them — gives the bytes of an uninterrupted one.
+ */
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pLimit from 'p-limit';
+import { ConfigError, LlmError } from '../common/errors.ts';
+import { createRng } from '../common/rng.ts';
+import { writeFileAtomic } from '../common/atomic-write.ts';
+import type { Database } from '../database/database.ts';
+import { readManifest } from '../assemble/verify-dataset.ts';
+import { normalizeResult, runReadOnly } from '../execute/run-query.ts';
+import { createLlmClient, type LlmUsage } from './llm-client.ts';
+import { writeLlmQuestion, type LlmWriterContext } from './llm-writer.ts';
+import { indexDomain, type ErIndex } from '../er-model/er-index.ts';
+import { parseDomainJson } from '../er-model/domain-json.ts';
+import { appendLine, readJsonLines } from '../generate/groups-file.ts';
+import type { GroupRecord } from '../generate/group-record.ts';
+import { questionId, serializeQuestion, TEMPLATE_STYLES, type QuestionRecord, type QuestionStyle } from './question-record.ts';
+import { paraphraseCount, writeTemplateQuestions } from './template-writer.ts';
+
+/** The LLM writer's settings (`--writer llm`). */
+export interface LlmSettings {
+  readonly baseURL: string;
+  readonly apiKey: string;
+  readonly model: string;
+  /** The database the directory's variants were built into. */
+  readonly db: Database;
+  readonly concurrency?: number;
+  readonly timeoutMs?: number;
+  readonly baseDelayMs?: number;
+  /** Tokens (prompt and completion) after which no further group is started; the run stops cleanly, resumable. */
+  readonly budget?: number;
+}
+
+/** Thrown at the start of a group once the token budget is spent. */
+class BudgetSpent extends Error {}
+
+export interface QuestionsOptions {
+  readonly dir: string;
+  readonly writer?: 'template' | 'llm';
+  /** Required with writer `llm`. */
+  readonly llm?: LlmSettings;
+  readonly styles?: readonly QuestionStyle[];
+  readonly paraphrases?: number;
+  /** Continue after the complete lines an earlier run left; otherwise start each file anew. */
+  readonly resume?: boolean;
+  readonly progress?: (line: string) => void;
+}
+
+export interface QuestionsReport {
+  /** Per dataset: records in the file at the end, and how many this run wrote. */
+  readonly datasets: readonly { readonly dataset: string; readonly records: number; readonly written: number }[];
+}
+
+/** `DIR/questions/<dataset>.jsonl` */
+export function questionsPath(dir: string, dataset: string): string {
+  return join(dir, 'questions', `${dataset}.jsonl`);
+}
+
+/** Checks the styles and paraphrase count a caller asked for; one-line errors. */
+export function checkQuestionSettings(styles: readonly string[], paraphrases: number): QuestionStyle[] {
+  for (const s of styles) {
+    if (!(TEMPLATE_STYLES as readonly string[]).includes(s)) throw new ConfigError(`questions: --styles: unknown style "${s}" (known: ${TEMPLATE_STYLES.join(', ')})`);
+  }
+  if (new Set(styles).size !== styles.length) throw new ConfigError(`questions: --styles names a style twice`);
+  if (!Number.isInteger(paraphrases) || paraphrases < 1 || paraphrases > 20) throw new ConfigError(`questions: --paraphrases must be a whole number from 1 to 20, got ${paraphrases}`);
+  return styles as QuestionStyle[];
+}
+
+/** The records of one group, in file order. */
+export function questionsOfGroup(index: ErIndex, group: GroupRecord, styles: readonly QuestionStyle[], paraphrases: number): QuestionRecord[] {
+  const records: QuestionRecord[] = [];
+  if (group.source?.question) {
+    records.push({
+      question_id: questionId(group.group_id, 'precise', 0, 'suite'),
+      group_id: group.group_id,
+      dataset: group.dataset,
+      style: 'precise',
+      paraphrase: 0,
+      question: group.source.question,
+      evidence: '',
+      writer: { kind: 'suite' },
+      check: { kind: 'as-written' },
+    });
+  }
+  // A style has as many distinct paraphrases as templates; asking more gives those.
+  const wanted = styles.flatMap((style) => Array.from({ length: Math.min(paraphrases, paraphraseCount(style)) }, (_, p) => ({ style, paraphrase: p })));
+  const written = writeTemplateQuestions(index, group.query, wanted, group.group_id);
+  for (const [i, { style, paraphrase: p }] of wanted.entries()) {
+    {
+      const w = written[i] as (typeof written)[number];
+      records.push({
+        question_id: questionId(group.group_id, style, p, 'template'),
+        group_id: group.group_id,
+        dataset: group.dataset,
+        style,
+        paraphrase: p,
+        question: w.question,
+        evidence: w.evidence,
+        writer: { kind: 'template' },
+        check: { kind: 'template-coverage', covered: w.covered },
+      });
+    }
+  }
+  return records;
+}
+
+/** Reads `DIR/er.json`, the model every group of the directory is over. */
+function readModel(dir: string): ErIndex {
+  const erPath = join(dir, 'er.json');
+  if (!existsSync(erPath)) throw new ConfigError(`questions: --dir: ${dir} has no er.json (run equisql generate first)`);
+  return indexDomain(parseDomainJson(readFileSync(erPath, 'utf8'), erPath));
+}
+
+/**
+ * Writes the questions files of a directory. Each group's lines are appended together, so a
+ * kill leaves whole groups plus at most one cut line, which a resume cuts off and redoes.
+ */
+export async function writeQuestions(options: QuestionsOptions): Promise<QuestionsReport> {
+  const styles = checkQuestionSettings(options.styles ?? TEMPLATE_STYLES, options.paraphrases ?? 3);
+  const paraphrases = options.paraphrases ?? 3;
+  const groupsDir = join(options.dir, 'groups');
+  if (!existsSync(groupsDir)) throw new ConfigError(`questions: --dir: ${options.dir} has no groups/ (run equisql generate first)`);
+  const files = readdirSync(groupsDir).filter((f) => f.endsWith('.jsonl')).sort();
+  if (files.length === 0) throw new ConfigError(`questions: --dir: ${groupsDir} has no .jsonl file`);
+  const index = readModel(options.dir);
+  const report: { dataset: string; records: number; written: number }[] = [];
+  const llm = options.writer === 'llm' ? openLlm(options, index) : undefined;
+  const budget = options.llm?.budget;
+  const recordsOf = async (group: GroupRecord): Promise<{ records: QuestionRecord[]; rejections: string[] }> => {
+    if (!llm) return { records: questionsOfGroup(index, group, styles, paraphrases), rejections: [] };
+    if (budget !== undefined && llm.client.usage.prompt_tokens + llm.client.usage.completion_tokens >= budget) throw new BudgetSpent();
+    return llm.recordsOf(group, styles, paraphrases);
+  };
+  let stopped = false;
+  const limit = pLimit(llm ? (options.llm?.concurrency ?? 4) : 1);
+  for (const file of files) {
+    const dataset = file.slice(0, -'.jsonl'.length);
+    const groups = readJsonLines<GroupRecord>(join(groupsDir, file), false);
+    const out = questionsPath(options.dir, dataset);
+    mkdirSync(join(options.dir, 'questions'), { recursive: true });
+    let done = options.resume ? readJsonLines<QuestionRecord>(out, true) : [];
+    if (!options.resume) writeFileSync(out, '');
+    let position = 0;
+    let written = 0;
+    const started = Date.now();
+    // Groups are written concurrently (an LLM's latency) but appended in file order.
+    // (The template writer is computed group by group: a refused resume stops at once.)
+    const pending = llm ? groups.map((group) => limit(() => recordsOf(group))) : undefined;
+    for (const p of pending ?? []) p.catch(() => undefined);
+    for (const [g, group] of groups.entries()) {
+      let records: QuestionRecord[];
+      let rejections: string[];
+      try {
+        ({ records, rejections } = await (pending ? (pending[g] as Promise<{ records: QuestionRecord[]; rejections: string[] }>) : recordsOf(group)));
+      } catch (error) {
+        limit.clearQueue();
+        if (error instanceof BudgetSpent) {
+          // Groups before this one are written whole; a rerun with --resume continues here.
+          options.progress?.(`questions: ${dataset}: the token budget (${budget}) is spent; stopped before group ${g + 1} of ${groups.length} (rerun with --resume to continue)`);
+          stopped = true;
+          break;
+        }
+        if (error instanceof LlmError) throw error;
+        throw new ConfigError(`questions: ${join(groupsDir, file)}:${g + 1}: cannot write a question for this query: ${(error as Error).message}`);
+      }
+      // Lines already on disk must be this run's lines: same group, style and paraphrase.
+      let fresh = 0;
+      while (fresh < records.length && position < done.length) {
+        if (done[position]?.question_id !== records[fresh]?.question_id) {
+          throw new ConfigError(`questions: ${out}:${position + 1}: written with other settings or groups than this run's (start anew without --resume)`);
+        }
+        position++;
+        fresh++;
+      }
+      if (fresh > 0 && fresh < records.length) {
+        // A group cut part-way: drop its lines and write the group whole.
+        position -= fresh;
+        done = done.slice(0, position);
+        writeFileSync(out, done.map(serializeQuestion).join(''));
+        fresh = 0;
+      }
+      if (fresh === records.length && records.length > 0) continue;
+      if (rejections.length > 0) appendLine(join(options.dir, 'questions-rejections.jsonl'), rejections.join(''));
+      if (records.length === 0) continue;
+      appendLine(out, records.map(serializeQuestion).join(''));
+      written += records.length;
+      if ((g + 1) % (llm ? 10 : 500) === 0) {
+        // Rate and ETA for the person watching; wall time never reaches the output files.
+        const seconds = (Date.now() - started) / 1000;
+        const rate = (g + 1) / Math.max(seconds, 1e-3);
+        options.progress?.(`questions: ${dataset}: ${g + 1}/${groups.length} groups, ${rate.toFixed(1)} groups/s, about ${Math.ceil((groups.length - g - 1) / rate)} s left`);
+      }
+    }
+    if (stopped) {
+      report.push({ dataset, records: position + written, written });
+      break;
+    }
+    if (position < done.length) throw new ConfigError(`questions: ${out} has more lines than ${join(groupsDir, file)} gives (start anew without --resume)`);
+    const records = position + written;
+    options.progress?.(`questions: ${dataset}: ${records} questions for ${groups.length} groups (${written} written now) in ${out}`);
+    report.push({ dataset, records, written });
+  }
+  if (llm) recordUsage(options.dir, options.llm as LlmSettings, llm.client.usage);
+  return { datasets: report };
+}
+
+/** The LLM writer for a directory: client with its cache under `DIR/questions/.llm-cache`, reference-variant DDL, guarded execution. */
+function openLlm(options: QuestionsOptions, index: ErIndex) {
+  const settings = options.llm;
+  if (!settings) throw new ConfigError('questions: --writer llm needs an endpoint (OPENAI_BASE_URL) and a model (--llm-model)');
+  const manifest = readManifest(options.dir);
+  const client = createLlmClient({
+    baseURL: settings.baseURL,
+    apiKey: settings.apiKey,
+    model: settings.model,
+    cacheDir: join(options.dir, 'questions', '.llm-cache'),
+    rng: createRng(`llm/${settings.model}`),
+    ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),
+    ...(settings.baseDelayMs ? { baseDelayMs: settings.baseDelayMs } : {}),
+  });
+  // One connection runs one transaction at a time: back-translations from concurrent groups take turns.
+  const dbTurn = pLimit(1);
+  const recordsOf = async (group: GroupRecord, styles: readonly QuestionStyle[], paraphrases: number) => {
+    const variant = manifest.variants.find((v) => v.name === group.reference_variant);
+    if (!variant) throw new ConfigError(`questions: group ${group.group_id}: its reference variant ${group.reference_variant} is not built in ${options.dir}`);
+    const ctx: LlmWriterContext = {
+      client,
+      model: settings.model,
+      index,
+      ddl: readFileSync(join(options.dir, 'schemas', `${variant.name}.sql`), 'utf8'),
+      execute: (sql, ordered) => dbTurn(async () => normalizeResult(await runReadOnly(settings.db, variant.pg_schema, sql, { timeoutMs: 10_000 }), ordered).hash),
+    };
+    // A person's question first, as with the template writer.
+    const records: QuestionRecord[] = questionsOfGroup(index, group, [], 1);
+    const rejections: string[] = [];
+    for (const style of styles) {
+      for (let p = 0; p < paraphrases; p++) {
+        const q = await writeLlmQuestion(ctx, group, style, p);
+        if (q.rejection) {
+          rejections.push(`${JSON.stringify({ group_id: group.group_id, style, paraphrase: p, question: q.question, reason: q.rejection, sql: q.check.sql })}\n`);
+          continue;
+        }
+        records.push({
+          question_id: questionId(group.group_id, style, p, 'llm'),
+          group_id: group.group_id,
+          dataset: group.dataset,
+          style,
+          paraphrase: p,
+          question: q.question,
+          evidence: q.evidence,
+          writer: { kind: 'llm', model: settings.model },
+          cot: q.cot,
+          check: q.check,
+        });
+      }
+    }
+    return { records, rejections };
+  };
+  return { client, recordsOf };
+}
+
+/** Tokens and requests into `DIR/manifest.json`'s `questions` section (the file is rewritten whole). */
+function recordUsage(dir: string, settings: LlmSettings, usage: LlmUsage): void {
+  const path = join(dir, 'manifest.json');
+  const manifest = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>) : {};
+  manifest['questions'] = { writer: 'llm', model: settings.model, usage };
+  writeFileAtomic(path, `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
+/**
+ * The questions stage as `equisql generate` runs it after the groups: default settings,
+ * continuing what an earlier run wrote, and starting the files anew when they were written
+ * for other groups (a rerun into a directory whose groups changed).
+ */
+export async function writeQuestionsAfterGroups(dir: string, progress?: (line: string) => void): Promise<QuestionsReport> {
+  try {
+    return await writeQuestions({ dir, resume: true, ...(progress ? { progress } : {}) });
+  } catch (error) {
+    if (!(error instanceof ConfigError) || !error.message.includes('start anew')) throw error;
+    progress?.(`questions: ${error.message.replace(/ \(start anew.*$/u, '')}; writing them anew`);
+    return await writeQuestions({ dir, resume: false, ...(progress ? { progress } : {}) });
+  }
+}

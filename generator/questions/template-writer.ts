@@ -1,0 +1,131 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { ErIndex } from '../er-model/er-index.ts';
+import type { Query } from '../query/conceptual-query.ts';
+import { sha256 } from '../common/hash.ts';
+import { describeQuery, type QueryFrame, type RequiredMention } from './describe-query.ts';
+import type { QuestionStyle } from './question-record.ts';
+
+/** The fragments file: sentence templates per style, and the implicit style's terms. */
+interface Fragments {
+  readonly precise: readonly string[];
+  readonly imperative: readonly string[];
+  readonly conversational: readonly string[];
+  readonly concise: readonly string[];
+  readonly implicit: readonly string[];
+  readonly implicitTerms: readonly string[];
+}
+
+const FRAGMENTS_PATH = fileURLToPath(new URL('../../templates/question-fragments.json', import.meta.url));
+let fragments: Fragments | undefined;
+
+/** The shipped fragments, read once (they are data, kept in `templates/`). */
+function loadFragments(): Fragments {
+  fragments ??= JSON.parse(readFileSync(FRAGMENTS_PATH, 'utf8')) as Fragments;
+  return fragments;
+}
+
+/** One template question. */
+export interface TemplateQuestion {
+  readonly question: string;
+  readonly evidence: string;
+  /** The constructs the realization covered. */
+  readonly covered: readonly string[];
+}
+
+type TemplateStyle = 'precise' | 'conversational' | 'imperative' | 'concise' | 'implicit';
+
+/**
+ * Writes a question for a conceptual query in one style; `paraphrase` picks among the
+ * style's templates, starting at an offset drawn from `seed` (the group id), so paraphrases
+ * of one group differ and the choice is the same on every run.
+ */
+export function writeTemplateQuestion(index: ErIndex, query: Query, style: QuestionStyle, paraphrase: number, seed: string): TemplateQuestion {
+  return writeTemplateQuestions(index, query, [{ style, paraphrase }], seed)[0] as TemplateQuestion;
+}
+
+/**
+ * Questions for one query in several (style, paraphrase) pairs, realizing the query's
+ * meaning once (the questions stage writes fifteen questions a group this way).
+ */
+export function writeTemplateQuestions(index: ErIndex, query: Query, wanted: readonly { style: QuestionStyle; paraphrase: number }[], seed: string): TemplateQuestion[] {
+  // The implicit style states conventions in its evidence, so its frame is realized apart.
+  const frames = new Map<'inline' | 'evidence', QueryFrame>();
+  const frameOf = (mode: 'inline' | 'evidence'): QueryFrame => {
+    let frame = frames.get(mode);
+    if (!frame) frames.set(mode, (frame = describeQuery(index, query, mode).frame));
+    return frame;
+  };
+  return wanted.map((w) => realize(frameOf(w.style === 'implicit' ? 'evidence' : 'inline'), w.style, w.paraphrase, seed));
+}
+
+/** The facts a question for `query` must mention, by construct (for tests and checks). */
+export function requiredMentions(index: ErIndex, query: Query): readonly RequiredMention[] {
+  return describeQuery(index, query).mentions;
+}
+
+/** How many distinct paraphrases a style has. */
+export function paraphraseCount(style: QuestionStyle): number {
+  const f = loadFragments();
+  return style in f ? (f[style as TemplateStyle] as readonly string[]).length : 0;
+}
+
+function pick<T>(items: readonly T[], seed: string, label: string, k: number): T {
+  const offset = parseInt(sha256(`${seed}/${label}`).slice(0, 8), 16);
+  return items[(offset + k) % items.length] as T;
+}
+
+function realize(frame: QueryFrame, style: QuestionStyle, paraphrase: number, seed: string): TemplateQuestion {
+  const f = loadFragments();
+  if (!(style in f) || (style as string) === 'implicitTerms') throw new Error(`the template writer has no style ${style}`);
+  const templates = f[style as TemplateStyle];
+  const template = pick(templates, seed, style, paraphrase);
+  const notes = frame.notes.length > 0 ? ` ${frame.notes.join(' ')}` : '';
+  let filter = frame.filter;
+  let evidence = '';
+  if (style === 'implicit') {
+    // Real users leave definitions and conventions unsaid; the evidence says them, so the
+    // question with its evidence still admits one answer.
+    const parts: string[] = [];
+    if (frame.condition) {
+      const term = pick(f.implicitTerms, seed, 'term', paraphrase);
+      filter = `, counting only the ${term} ones`;
+      parts.push(`The ${term} ones are the rows where ${frame.condition}.`);
+    }
+    parts.push(...frame.notes);
+    evidence = parts.join(' ');
+  }
+  const slots: Record<string, string> = {
+    outputs: frame.outputs,
+    Outputs: capitalize(frame.outputs),
+    rows: frame.rows,
+    group: frame.group,
+    filter,
+    having: frame.having,
+    order: frame.order,
+    limit: frame.limit,
+    notes: style === 'implicit' ? '' : notes,
+    topic: frame.topic,
+  };
+  const text = template.replace(/\{(\w+)\}/gu, (_, name: string) => {
+    const value = slots[name];
+    if (value === undefined) throw new Error(`template slot {${name}} has no value`);
+    return value;
+  });
+  return { question: tidy(text), evidence: tidy(evidence), covered: frame.covered };
+}
+
+function capitalize(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** Spaces and punctuation after assembly: one space, no space before a comma, capital start. */
+function tidy(s: string): string {
+  return capitalize(
+    s
+      .replace(/\s+/gu, ' ')
+      .replace(/ ([,.;?])/gu, '$1')
+      .replace(/\.\./gu, '.')
+      .trim(),
+  );
+}

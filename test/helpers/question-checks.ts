@@ -1,0 +1,75 @@
+import type { ErIndex } from '../../generator/er-model/er-index.ts';
+import type { Expr, Predicate, Query, SelectQuery } from '../../generator/query/conceptual-query.ts';
+
+// Checks of template questions shared by the question tests: English faults, and the facts a
+// question must state, worked out from the query independently of the writer.
+
+/** Text outside quoted literals, where the English checks apply. */
+function prose(text: string): string {
+  return text.replace(/"[^"]*"/gu, '"…"');
+}
+
+/** English faults of one question; empty when it reads right. */
+export function englishFaults(text: string): string[] {
+  const faults: string[] = [];
+  const p = prose(text);
+  if (/[{}]|undefined|NaN|\[object/u.test(p)) faults.push('placeholder');
+  const doubled = /\b(\w+) \1\b/iu.exec(p);
+  if (doubled) faults.push(`doubled word "${doubled[0]}"`);
+  if (/\bthe the\b/iu.test(p)) faults.push('"the the"');
+  if (/\w_\w/u.test(p)) faults.push('raw identifier');
+  const an = /\ban [b-df-hj-np-tv-z]\w*/iu.exec(p);
+  if (an) faults.push(`article "${an[0]}"`);
+  const a = /\ba [aeio]\w*/iu.exec(p);
+  if (a) faults.push(`article "${a[0]}"`);
+  if (/\b(a|one|each|every) \w+s of any kind\b/u.test(p) && !/\b(a|one|each|every) (\w+ )*(status|alias|process)\w* of any kind/u.test(p)) faults.push('plural after a singular determiner');
+  if (/,,|\s[,.?]/u.test(p)) faults.push('punctuation');
+  if (!/^[A-Z"0-9]/u.test(text)) faults.push('no capital');
+  return faults;
+}
+
+function conjunctsOf(p: Predicate | undefined): Predicate[] {
+  if (!p) return [];
+  return p.kind === 'and' ? p.args.flatMap(conjunctsOf) : [p];
+}
+
+/**
+ * Facts the question must state, worked out here from the query itself (not from the
+ * writer), by construct: limit, tie-break, distinct, zero counts, subtype scope.
+ */
+export function expectedFacts(index: ErIndex, query: Query): { construct: string; test: (text: string) => boolean }[] {
+  const facts: { construct: string; test: (text: string) => boolean }[] = [];
+  const visit = (q: Query, top: boolean): void => {
+    if (q.kind === 'set') {
+      if (q.op === 'union all') facts.push({ construct: 'union all keeps repeats', test: (t) => /repeats kept/u.test(t) });
+      else facts.push({ construct: `${q.op} is distinct`, test: (t) => /distinct/u.test(t) });
+      visit(q.left, false);
+      visit(q.right, false);
+    } else {
+      visitSelect(q, top);
+    }
+    if (q.limit !== undefined) {
+      const n = q.limit;
+      facts.push({ construct: 'limit', test: (t) => new RegExp(`\\b${n}\\b|first row`, 'u').test(t) });
+    }
+    if ((q.orderBy?.length ?? 0) > 1) facts.push({ construct: 'tie-break', test: (t) => t.includes('ties broken by') });
+    if ((q.orderBy?.length ?? 0) >= 1) facts.push({ construct: 'order direction', test: (t) => /(ascending|descending) order/u.test(t) });
+  };
+  const visitSelect = (q: SelectQuery, top: boolean): void => {
+    const subs = index.subtree(q.from.entity).slice(1);
+    for (const s of subs) facts.push({ construct: `subtype scope of ${q.from.entity}`, test: (t) => t.includes(s.lexicon.plural) });
+    if (q.distinct) facts.push({ construct: 'distinct', test: (t) => /distinct|duplicates are removed/u.test(t) });
+    const left = new Set((q.joins ?? []).filter((j) => j.type === 'left').map((j) => j.alias));
+    for (const j of q.joins ?? []) if (j.type === 'left') facts.push({ construct: 'left join keeps the unmatched', test: (t) => /kept once|or with none/u.test(t) });
+    const exprs: Expr[] = q.select.map((o) => o.expr);
+    const countsLeft = exprs.some((e) => e.kind === 'aggregate' && e.fn === 'count' && e.arg?.kind === 'attribute' && left.has(e.arg.alias));
+    if (countsLeft && top) facts.push({ construct: 'zero counts', test: (t) => /0 when there are none/u.test(t) });
+    if (q.select.length > 1) facts.push({ construct: 'output columns in order', test: (t) => t.includes('(in this order)') });
+    for (const c of conjunctsOf(q.where)) {
+      if (c.kind === 'exists' || c.kind === 'inQuery') visit(c.query, false);
+    }
+  };
+  visit(query, true);
+  return facts;
+}
+

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { BUILT_IN_DOMAINS } from '../../generator/domains/index.ts';
+import { indexDomain, type ErIndex } from '../../generator/er-model/er-index.ts';
+import { PAPER_SOCIAL_MEDIA } from '../../generator/suites/paper-social-media.ts';
+import { PAPER_RETAIL } from '../../generator/suites/paper-retail.ts';
+import { randomQuery } from '../../generator/query/random-query.ts';
+import { generateInstance } from '../../generator/instance/generate-instance.ts';
+import { createRng } from '../../generator/common/rng.ts';
+import { paraphraseCount, requiredMentions, writeTemplateQuestion } from '../../generator/questions/template-writer.ts';
+import { TEMPLATE_STYLES } from '../../generator/questions/question-record.ts';
+import type { Query } from '../../generator/query/conceptual-query.ts';
+import { englishFaults, expectedFacts } from '../helpers/question-checks.ts';
+
+// 1,000 per domain is the acceptance figure; EQUISQL_QUESTION_QUERIES=N draws another number.
+const COUNT = Number(process.env.EQUISQL_QUESTION_QUERIES ?? 1000);
+const PARAPHRASES = 2;
+
+function checkQuery(index: ErIndex, query: Query, seed: string, label: string): void {
+  const facts = expectedFacts(index, query);
+  const mentions = requiredMentions(index, query);
+  for (const style of TEMPLATE_STYLES) {
+    const seen = new Set<string>();
+    for (let k = 0; k < PARAPHRASES; k++) {
+      const w = writeTemplateQuestion(index, query, style, k, seed);
+      const text = `${w.question} ${w.evidence}`;
+      const where = `${label} ${style}#${k}: ${w.question} [${w.evidence}]\n${JSON.stringify(query)}`;
+      expect(englishFaults(w.question), where).toEqual([]);
+      if (w.evidence) expect(englishFaults(w.evidence), where).toEqual([]);
+      for (const f of facts) expect(f.test(text), `${f.construct} not stated — ${where}`).toBe(true);
+      for (const m of mentions) {
+        const ok = m.anyOf.some((all) => all.every((s) => text.toLowerCase().includes(s.toLowerCase())));
+        expect(ok, `${m.construct} not stated — ${where}`).toBe(true);
+      }
+      if (style === 'implicit' && query.kind === 'select' && query.where) expect(w.evidence, where).not.toBe('');
+      if (paraphraseCount(style) > 1) expect(seen.has(w.question), `paraphrases repeat — ${where}`).toBe(false);
+      seen.add(w.question);
+    }
+  }
+}
+
+describe('template writer', () => {
+  it('flags bad English (the checks themselves can fail)', () => {
+    expect(englishFaults('Return the the id.')).toContain('"the the"');
+    expect(englishFaults('Return a id of an creator.')).toHaveLength(2);
+    expect(englishFaults('Return {outputs}.')).toContain('placeholder');
+    expect(englishFaults('Return the avg_viewers.')).toContain('raw identifier');
+    expect(englishFaults('Return the id where the name is "a_b b b".')).toEqual([]);
+  });
+
+  it('writes every paper question in every style, stating what decides its rows', () => {
+    for (const [domain, suite] of [['social_media', PAPER_SOCIAL_MEDIA], ['retail', PAPER_RETAIL]] as const) {
+      const index = indexDomain(BUILT_IN_DOMAINS[domain]!);
+      for (const q of suite) checkQuery(index, q.query, q.id, `${domain} ${q.id}`);
+    }
+  });
+
+  it('states the tie-break, zero counts and subtype scope of a paper top-50 question', () => {
+    const index = indexDomain(BUILT_IN_DOMAINS.social_media!);
+    const q01 = PAPER_SOCIAL_MEDIA.find((q) => q.id === 'q01')!;
+    const w = writeTemplateQuestion(index, q01.query, 'precise', 0, 'q01');
+    expect(w.question).toMatch(/streamers included/u);
+    expect(w.question).toMatch(/number of channels in the group \(0 when there are none\) in descending order, ties broken by the id of the creator in ascending order/u);
+    expect(w.question).toMatch(/first 50 rows/u);
+  });
+
+  for (const domain of ['social_media', 'retail']) {
+    it(`writes ${COUNT} random ${domain} queries in every style as checked English`, () => {
+      const d = BUILT_IN_DOMAINS[domain]!;
+      const index = indexDomain(d);
+      const instance = generateInstance(d, { seed: 1, scale: 'tiny', profile: 'default' });
+      const rng = createRng(`questions/${domain}`);
+      for (let i = 0; i < COUNT; i++) checkQuery(index, randomQuery(index, instance, rng.fork(String(i))), `r${i}`, `${domain} r${i}`);
+    }, 600_000);
+  }
+
+  it('gives the same question for the same query and seed, and another for another paraphrase', () => {
+    const index = indexDomain(BUILT_IN_DOMAINS.retail!);
+    const q = PAPER_RETAIL[0]!.query;
+    expect(writeTemplateQuestion(index, q, 'imperative', 1, 'g')).toEqual(writeTemplateQuestion(index, q, 'imperative', 1, 'g'));
+    expect(writeTemplateQuestion(index, q, 'imperative', 1, 'g').question).not.toBe(writeTemplateQuestion(index, q, 'imperative', 2, 'g').question);
+  });
+});
