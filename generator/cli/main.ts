@@ -17,6 +17,8 @@ const COMMANDS: Readonly<Record<string, () => Promise<{ command: Command }>>> = 
   canon: () => import('./canon-command.ts'),
   structure: () => import('./structure-command.ts'),
   generate: () => import('./generate-command.ts'),
+  export: () => import('./export-command.ts'),
+  check: () => import('./check-command.ts'),
 };
 
 function processIo(quiet: boolean): CliIo {

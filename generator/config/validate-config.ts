@@ -3,7 +3,7 @@ import { MODEL_LIMITS } from '../er-model/validate-domain.ts';
 import { SCALE_PRESETS } from '../instance/conceptual-instance.ts';
 import type { DatasetDefinition } from './define-config.ts';
 
-const DATASET_KEYS: readonly (keyof DatasetDefinition)[] = ['domain', 'description', 'scale', 'seed', 'profile', 'counts', 'variants'];
+const DATASET_KEYS: readonly (keyof DatasetDefinition)[] = ['domain', 'description', 'scale', 'seed', 'profile', 'counts', 'variants', 'difficulty', 'tail'];
 const PROFILES = ['default', 'edge'];
 /** The seeds `build` accepts: they end up in file headers and manifests. */
 const SEED_TEXT = /^[A-Za-z0-9_.:-]{1,64}$/;
