@@ -88,6 +88,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   if (!existsSync(gpath)) throw new ConfigError(`export: ${gpath}: no groups file (run equisql generate --out ${dir} first)`);
   const groups = readJsonLines<GroupRecord>(gpath, false);
   const { questions, source } = loadQuestions(dir, dataset, groups);
+  if (questions.length === 0) options.progress?.(`export: no questions for the ${groups.length} groups (no questions/${dataset}.jsonl and no suite questions): the export has no rows`);
   const byGroup = new Map<string, QuestionRecord[]>();
   for (const q of questions) byGroup.set(q.group_id, [...(byGroup.get(q.group_id) ?? []), q]);
   const known = new Set(groups.map((g) => g.group_id));
