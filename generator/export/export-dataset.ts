@@ -68,6 +68,20 @@ export function loadQuestions(dir: string, dataset: string, groups: readonly Gro
 }
 
 /**
+ * Sets of groups that share a question text or an SQL text (compared as `equisql check`
+ * compares them), which the split must keep together.
+ */
+function sharedTexts(groups: readonly GroupRecord[], questions: readonly QuestionRecord[]): string[][] {
+  const byText = new Map<string, Set<string>>();
+  const add = (text: string, group: string): void => {
+    byText.set(text, (byText.get(text) ?? new Set()).add(group));
+  };
+  for (const q of questions) add(`q\u0000${q.question.trim().toLowerCase()}`, q.group_id);
+  for (const g of groups) for (const v of Object.values(g.variants)) add(`s\u0000${v.sql.replace(/\s+/gu, ' ').trim()}`, g.group_id);
+  return [...byText.values()].filter((s) => s.size > 1).map((s) => [...s].sort());
+}
+
+/**
  * Exports a generated directory. Same inputs, split, ratios and seed → the same bytes in
  * every file written; files of an earlier export that this one does not write are removed.
  *
@@ -94,7 +108,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   const known = new Set(groups.map((g) => g.group_id));
   for (const q of questions) if (!known.has(q.group_id)) throw new ConfigError(`export: ${source}: question ${q.question_id} names group ${q.group_id}, which is not in ${gpath}`);
 
-  const plan = planSplits(groups.map((g) => ({ group_id: g.group_id, skeleton: g.skeleton, domain })), variantNames, options.split, options.ratios, seed);
+  const plan = planSplits(groups.map((g) => ({ group_id: g.group_id, skeleton: g.skeleton, domain })), variantNames, options.split, options.ratios, seed, sharedTexts(groups, questions));
   const rows: Record<SplitName, ExportRecord[]> = { train: [], validation: [], test: [] };
   let crossed = 0;
   for (const g of groups) {

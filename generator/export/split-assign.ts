@@ -91,15 +91,41 @@ function assign(keys: readonly string[], ratios: SplitRatios, seed: string): Map
 /**
  * Decides the split of every group (and, for `variant`, of every variant) from the seed.
  * The same units, kind, ratios and seed give the same plan, whatever order units come in.
+ * `links` lists sets of groups that must share a split (groups with a question or SQL text
+ * in common), so no text is in two splits even where two groups happen to share one.
  *
  * @example
  * planSplits(units, ['full_cti', 'full_sti'], 'random', DEFAULT_RATIOS, 1).groups.get(id); // 'train'
  */
-export function planSplits(units: readonly SplitUnit[], variants: readonly string[], kind: SplitKind, ratios: SplitRatios, seed: string | number): SplitPlan {
+export function planSplits(
+  units: readonly SplitUnit[],
+  variants: readonly string[],
+  kind: SplitKind,
+  ratios: SplitRatios,
+  seed: string | number,
+  links: readonly (readonly string[])[] = [],
+): SplitPlan {
   const base = `${String(seed)}/split/${kind}`;
   const byGroup = (key: (u: SplitUnit) => string): Map<string, SplitName> => {
-    const plan = assign(units.map(key), ratios, base);
-    return new Map(units.map((u) => [u.group_id, plan.get(key(u)) as SplitName]));
+    // Linked groups (the same question or SQL text) must share a split: their units are
+    // joined, and a joined set of units is cut as one, named by its smallest key.
+    const parent = new Map<string, string>(units.map((u) => [key(u), key(u)]));
+    const root = (k: string): string => {
+      let r = k;
+      while (parent.get(r) !== r) r = parent.get(r) as string;
+      parent.set(k, r);
+      return r;
+    };
+    const unitOf = new Map(units.map((u) => [u.group_id, key(u)]));
+    for (const link of links) {
+      const keys = link.map((g) => unitOf.get(g)).filter((k): k is string => k !== undefined);
+      for (const k of keys.slice(1)) {
+        const [a, b] = [root(keys[0] as string), root(k)];
+        if (a !== b) parent.set(a < b ? b : a, a < b ? a : b);
+      }
+    }
+    const plan = assign(units.map((u) => root(key(u))), ratios, base);
+    return new Map(units.map((u) => [u.group_id, plan.get(root(key(u))) as SplitName]));
   };
   switch (kind) {
     case 'random':

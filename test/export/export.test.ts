@@ -198,3 +198,15 @@ describe('split plans', () => {
     expect(checkExport(base).findings).toEqual([]);
   });
 });
+
+describe('linked groups', () => {
+  it('groups sharing a question or SQL text land in one split, for every kind that cuts groups', () => {
+    const units = Array.from({ length: 40 }, (_, i) => ({ group_id: `g${i}`, skeleton: `s${i % 8}`, domain: 'd' }));
+    const links = [['g1', 'g2', 'g3'], ['g5', 'g30'], ['g9', 'g17', 'g25', 'g33']];
+    for (const kind of ['random', 'skeleton', 'variant'] as const) {
+      const plan = planSplits(units, ['a', 'b', 'c', 'd'], kind, DEFAULT_RATIOS, 3, links);
+      for (const link of links) expect(new Set(link.map((g) => plan.groups.get(g))).size, `${kind} ${link}`).toBe(1);
+      expect(new Set(plan.groups.values()).size).toBe(3);
+    }
+  });
+});
