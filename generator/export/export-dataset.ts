@@ -5,7 +5,7 @@
  * the database, so a re-export with another split or other formats is cheap.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../common/errors.ts';
 import { sha256, stableStringify } from '../common/hash.ts';
@@ -29,6 +29,8 @@ export interface ExportOptions {
   readonly split: SplitKind;
   readonly ratios: SplitRatios;
   readonly formats: readonly ExportFormat[];
+  /** Other generated directories whose groups join this export (`--include`; the domain split needs them). */
+  readonly include?: readonly string[];
   /** Progress lines (the CLI prints them on stderr). */
   readonly progress?: (line: string) => void;
 }
@@ -67,6 +69,40 @@ export function loadQuestions(dir: string, dataset: string, groups: readonly Gro
   return { questions: suiteQuestions(groups), source: 'suite' };
 }
 
+interface Source {
+  readonly dir: string;
+  readonly dataset: string;
+  readonly domain: string;
+  readonly seed: string | number;
+  readonly variants: readonly string[];
+  readonly groups: readonly GroupRecord[];
+  readonly questions: readonly QuestionRecord[];
+  readonly questionSource: string;
+  /** Per variant, the DDL a prompt shows. */
+  readonly ddl: ReadonlyMap<string, string>;
+}
+
+/** What the export reads of one generated directory; a ConfigError names what is missing. */
+function loadSource(dir: string, progress: ((line: string) => void) | undefined): Source {
+  const build = readJson(join(dir, 'build.json'), 'build.json');
+  const dataset = String(build['dataset']);
+  const variants = (build['variants'] as { name: string }[]).map((v) => v.name);
+  const gpath = groupsPath(dir, dataset);
+  if (!existsSync(gpath)) throw new ConfigError(`export: ${gpath}: no groups file (run equisql generate --out ${dir} first)`);
+  const groups = readJsonLines<GroupRecord>(gpath, false);
+  const { questions, source } = loadQuestions(dir, dataset, groups);
+  if (questions.length === 0) progress?.(`export: no questions for the ${groups.length} groups of ${dir} (no questions/${dataset}.jsonl and no suite questions): they give no rows`);
+  const known = new Set(groups.map((g) => g.group_id));
+  for (const q of questions) if (!known.has(q.group_id)) throw new ConfigError(`export: ${join(dir, source)}: question ${q.question_id} names group ${q.group_id}, which is not in ${gpath}`);
+  const ddl = new Map<string, string>();
+  for (const v of variants) {
+    const path = join(dir, 'schemas', `${v}.sql`);
+    if (!existsSync(path)) throw new ConfigError(`export: ${path}: missing (the build wrote no DDL for variant ${v})`);
+    ddl.set(v, promptDdl(readFileSync(path, 'utf8')));
+  }
+  return { dir, dataset, domain: String(build['domain']), seed: build['seed'] as string | number, variants, groups, questions, questionSource: source, ddl };
+}
+
 /**
  * Sets of groups that share a question text or an SQL text (compared as `equisql check`
  * compares them), which the split must keep together.
@@ -93,22 +129,26 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   const { dir } = options;
   const manifestPath = join(dir, 'manifest.json');
   const manifest = readJson(manifestPath, 'manifest.json');
-  const build = readJson(join(dir, 'build.json'), 'build.json');
-  const dataset = String(build['dataset']);
-  const domain = String(build['domain']);
-  const seed = (manifest['settings'] as { seed?: string | number } | undefined)?.seed ?? (build['seed'] as string | number);
-  const variantNames = (build['variants'] as { name: string }[]).map((v) => v.name);
-  const gpath = groupsPath(dir, dataset);
-  if (!existsSync(gpath)) throw new ConfigError(`export: ${gpath}: no groups file (run equisql generate --out ${dir} first)`);
-  const groups = readJsonLines<GroupRecord>(gpath, false);
-  const { questions, source } = loadQuestions(dir, dataset, groups);
-  if (questions.length === 0) options.progress?.(`export: no questions for the ${groups.length} groups (no questions/${dataset}.jsonl and no suite questions): the export has no rows`);
+  const main = loadSource(dir, options.progress);
+  // Other generated directories whose rows join this export (for the domain split): their
+  // schemas and dumps are copied under datasets/<dataset>/ so the export stands alone.
+  const sources = [main, ...(options.include ?? []).map((d) => loadSource(d, options.progress))];
+  const names = new Set<string>();
+  for (const src of sources) {
+    if (names.has(src.dataset)) throw new ConfigError(`export: dataset ${src.dataset} is given twice (--dir and --include name the same dataset)`);
+    names.add(src.dataset);
+  }
+  const { dataset, domain } = main;
+  const seed = (manifest['settings'] as { seed?: string | number } | undefined)?.seed ?? main.seed;
+  const variantNames = [...new Set(sources.flatMap((src) => src.variants))];
+  const groups = sources.flatMap((src) => src.groups);
+  const questions = sources.flatMap((src) => src.questions);
+  const source = sources.map((src) => src.questionSource).join(', ');
   const byGroup = new Map<string, QuestionRecord[]>();
   for (const q of questions) byGroup.set(q.group_id, [...(byGroup.get(q.group_id) ?? []), q]);
-  const known = new Set(groups.map((g) => g.group_id));
-  for (const q of questions) if (!known.has(q.group_id)) throw new ConfigError(`export: ${source}: question ${q.question_id} names group ${q.group_id}, which is not in ${gpath}`);
+  const domainOf = new Map(sources.flatMap((src) => src.groups.map((g) => [g.group_id, src.domain] as const)));
 
-  const plan = planSplits(groups.map((g) => ({ group_id: g.group_id, skeleton: g.skeleton, domain })), variantNames, options.split, options.ratios, seed, sharedTexts(groups, questions));
+  const plan = planSplits(groups.map((g) => ({ group_id: g.group_id, skeleton: g.skeleton, domain: domainOf.get(g.group_id) as string })), variantNames, options.split, options.ratios, seed, sharedTexts(groups, questions));
   const rows: Record<SplitName, ExportRecord[]> = { train: [], validation: [], test: [] };
   let crossed = 0;
   for (const g of groups) {
@@ -116,14 +156,17 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
     const qs = byGroup.get(g.group_id) ?? [];
     const variants = plan.variants ? Object.keys(g.variants).filter((v) => plan.variants?.get(v) === split) : undefined;
     if (variants) crossed += qs.length * (Object.keys(g.variants).length - variants.length);
-    rows[split].push(...groupRows(g, qs, { domain, split, ...(variants ? { variants } : {}) }));
+    rows[split].push(...groupRows(g, qs, { domain: domainOf.get(g.group_id) as string, split, ...(variants ? { variants } : {}) }));
   }
-
-  const ddl = new Map<string, string>();
-  for (const v of variantNames) {
-    const path = join(dir, 'schemas', `${v}.sql`);
-    if (!existsSync(path)) throw new ConfigError(`export: ${path}: missing (the build wrote no DDL for variant ${v})`);
-    ddl.set(v, promptDdl(readFileSync(path, 'utf8')));
+  const ddl = new Map<string, string>(sources.flatMap((src) => [...src.ddl].map(([v, text]) => [`${src.dataset}/${v}`, text] as const)));
+  const schemas: Record<string, { ddl: string; dump: string }> = {};
+  rmSync(join(dir, 'datasets'), { recursive: true, force: true });
+  for (const src of sources) {
+    const prefix = src === main ? '' : `datasets/${src.dataset}/`;
+    if (src !== main) {
+      for (const sub of ['schemas', 'dumps']) cpSync(join(src.dir, sub), join(dir, prefix, sub), { recursive: true });
+    }
+    for (const v of src.variants) schemas[`${src.dataset}/${v}`] = { ddl: `${prefix}schemas/${v}.sql`, dump: `${prefix}dumps/${v}.sql` };
   }
 
   mkdirSync(join(dir, 'data'), { recursive: true });
@@ -151,8 +194,8 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
       files[rel] = { rows: list.length, sha256: createHash('sha256').update(readFileSync(join(dir, rel))).digest('hex') };
       seconds.parquet += (performance.now() - t) / 1000;
     }
-    if (options.formats.includes('chat')) put(`finetune/${split}.chat.jsonl`, list.map((r) => chatLine(ddl.get(r.variant) as string, r)).join(''), list.length);
-    if (options.formats.includes('prompt')) put(`finetune/${split}.prompt.jsonl`, list.map((r) => promptLine(ddl.get(r.variant) as string, r)).join(''), list.length);
+    if (options.formats.includes('chat')) put(`finetune/${split}.chat.jsonl`, list.map((r) => chatLine(ddl.get(r.schema_id) as string, r)).join(''), list.length);
+    if (options.formats.includes('prompt')) put(`finetune/${split}.prompt.jsonl`, list.map((r) => promptLine(ddl.get(r.schema_id) as string, r)).join(''), list.length);
     options.progress?.(`export: ${split}: ${list.length} rows of ${splits[split]?.groups} groups`);
   }
   // An earlier export's files that this one did not write would mix two exports.
@@ -161,7 +204,6 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   }
 
   const all = SPLIT_NAMES.flatMap((s) => rows[s]);
-  const schemas = Object.fromEntries(variantNames.map((v) => [`${dataset}/${v}`, { ddl: `schemas/${v}.sql`, dump: `dumps/${v}.sql` }]));
   const exportSection = {
     split: options.split,
     ratios: options.ratios,
@@ -169,6 +211,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
     formats: [...options.formats],
     questions: source,
     counts: {
+      ...(sources.length > 1 ? { datasets: sources.map((src) => src.dataset) } : {}),
       groups: groups.length,
       groups_with_questions: groups.filter((g) => (byGroup.get(g.group_id) ?? []).length > 0).length,
       questions: questions.length,

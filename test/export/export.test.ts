@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, REPO_ROOT } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
 import { PAPER_SOCIAL_MEDIA } from '../../generator/suites/paper-social-media.ts';
+import { PAPER_RETAIL } from '../../generator/suites/paper-retail.ts';
 import { planSplits, DEFAULT_RATIOS, type SplitKind } from '../../generator/export/split-assign.ts';
 import { checkExport } from '../../generator/export/check-export.ts';
 
@@ -187,6 +188,33 @@ describe('split plans', () => {
     expect(new Set(plan.groups.values())).toEqual(new Set(['train', 'validation', 'test']));
     expect(planSplits(units, [], kind, DEFAULT_RATIOS, 8).groups).not.toEqual(plan.groups);
   });
+
+  it('domain: two generated domains split by domain, check passes, and fails when a group moves', () => {
+    const retailSuite = join(tmp.dir, 'retail-suite.jsonl');
+    writeFileSync(retailSuite, PAPER_RETAIL.map((q) => JSON.stringify({ id: q.id, query: q.query, question: q.question })).join('\n') + '\n');
+    const retail = join(tmp.dir, 'retail');
+    runCli(['generate', '--dataset', 'retail', '--variants', 'full_normalized,full_sti', '--scale', 'tiny', '--from-suite', retailSuite, '--difficulty', 'easy=1,medium=1,hard=1,extra=1', '--formats', 'jsonl', '--out', retail], { env: noServer });
+    const dir = join(tmp.dir, 'domain');
+    cpSync(base, dir, { recursive: true });
+    const run = runCli(['export', '--dir', dir, '--include', retail, '--split', 'domain', '--ratios', 'train=0.5,test=0.5']);
+    expect(run.stderr).toMatch(/rows in/u);
+    expect(run.status).toBe(0);
+    const domains = (split: string) => new Set(lines(join(dir, `data/${split}-00000-of-00001.jsonl`)).map((l) => JSON.parse(l).domain));
+    expect([...domains('train'), ...domains('test')].sort()).toEqual(['retail', 'social_media']);
+    expect(domains('train').size).toBe(1);
+    const m = manifestOf(dir);
+    expect(m.export.schemas['retail/full_sti']).toEqual({ ddl: 'datasets/retail/schemas/full_sti.sql', dump: 'datasets/retail/dumps/full_sti.sql' });
+    expect(readFileSync(join(dir, 'datasets/retail/schemas/full_sti.sql'), 'utf8')).toBe(readFileSync(join(retail, 'schemas/full_sti.sql'), 'utf8'));
+    const chat = JSON.parse(lines(join(dir, 'finetune/test.chat.jsonl'))[0] as string);
+    const first = JSON.parse(lines(join(dir, 'data/test-00000-of-00001.jsonl'))[0] as string);
+    expect(chat.messages[1].content).toContain(/CREATE TABLE [^\n]+/u.exec(readFileSync(join(dir, m.export.schemas[first.schema_id].ddl), 'utf8'))?.[0]);
+    expect(runCli(['check', '--dir', dir]).status).toBe(0);
+    const rowsTrain = lines(join(dir, 'data/train-00000-of-00001.jsonl'));
+    rewrite(dir, 'data/test-00000-of-00001.jsonl', [...lines(join(dir, 'data/test-00000-of-00001.jsonl')), JSON.stringify({ ...JSON.parse(rowsTrain[0] as string), split: 'test' })]);
+    const bad = runCli(['check', '--dir', dir]);
+    expect(bad.status).toBe(1);
+    expect(bad.stdout).toMatch(/^group-leak: /mu);
+  }, 300_000);
 
   it('domain: a single-domain export is refused with exit 2, naming the flag', () => {
     const run = runCli(['export', '--dir', base, '--split', 'domain']);
