@@ -5,7 +5,7 @@ import { checkExport } from '../export/check-export.ts';
 
 const USAGE = `usage: equisql check --dir DIR
 
-Proves an export clean: no group, question text or SQL text in two splits, every row valid
+Proves an export clean: some rows, no group, question text or SQL text in two splits, every row valid
 against output/record.schema.json, every file's row count and sha256 as DIR/manifest.json
 says. Prints each problem on stdout; exit 1 when there is one.`;
 

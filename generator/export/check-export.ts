@@ -15,7 +15,7 @@ import { ConfigError } from '../common/errors.ts';
 export const RECORD_SCHEMA_PATH = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'output', 'record.schema.json');
 
 export interface CheckFinding {
-  readonly kind: 'group-leak' | 'question-leak' | 'sql-leak' | 'schema' | 'row-count' | 'file' | 'parse';
+  readonly kind: 'group-leak' | 'question-leak' | 'sql-leak' | 'schema' | 'row-count' | 'file' | 'parse' | 'empty';
   readonly detail: string;
 }
 
@@ -94,5 +94,7 @@ export function checkExport(dir: string): CheckReport {
       note(seen.sql, String(row['sql']).replace(/\s+/gu, ' ').trim(), split, where, 'sql-leak', 'the same SQL');
     });
   }
+  // Nothing to leak is not a dataset: an export without rows is reported, not passed.
+  if (rows === 0) find('empty', 'the export has no data rows (no questions for its groups?)');
   return { rows, files: Object.keys(files).length, findings };
 }

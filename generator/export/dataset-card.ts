@@ -65,17 +65,15 @@ export function datasetCard(input: CardInput): string {
   const hasParquet = present.some((s) => input.files[dataFile(s, 'parquet')]);
   const ext = hasParquet ? 'parquet' : 'jsonl';
   const total = input.rows.length;
+  // An export with no rows names no data files: an empty `data_files` is not valid front matter.
+  const configs = present.length === 0 ? [] : ['configs:', '- config_name: default', '  data_files:', ...present.flatMap((s) => [`  - split: ${s}`, `    path: ${y(`data/${s}-*.${ext}`)}`])];
   const fm = [
     '---',
-    'configs:',
-    '- config_name: default',
-    '  data_files:',
-    ...present.flatMap((s) => [`  - split: ${s}`, `    path: ${y(`data/${s}-*.${ext}`)}`]),
+    ...configs,
     'dataset_info:',
     '  features:',
     ...RECORD_COLUMNS.flatMap((c) => [`  - name: ${c}`, `    dtype: ${HF_DTYPE[PARQUET_TYPES[c].type]}`]),
-    '  splits:',
-    ...present.flatMap((s) => [`  - name: ${s}`, `    num_examples: ${input.splits[s]?.rows ?? 0}`]),
+    ...(present.length === 0 ? [] : ['  splits:', ...present.flatMap((s) => [`  - name: ${s}`, `    num_examples: ${input.splits[s]?.rows ?? 0}`])]),
     'license: mit',
     'task_categories:',
     '- table-question-answering',
