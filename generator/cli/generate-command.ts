@@ -17,6 +17,8 @@ import { generateGroups } from '../generate/generate-groups.ts';
 import { writeQuestionsAfterGroups } from '../questions/questions-stage.ts';
 import { DIFFICULTIES, type Difficulty } from '../generate/group-record.ts';
 import { readSuiteFile } from '../generate/suite-file.ts';
+import { exportDataset } from '../export/export-dataset.ts';
+import { exportSettings } from '../export/export-settings.ts';
 
 /** `easy=0.25,medium=0.4,…` → shares; a ConfigError naming the flag otherwise. */
 function parseMix(text: string): Record<Difficulty, number> {
@@ -40,7 +42,7 @@ const GRAMMARS = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'g
 
 const USAGE = `usage: equisql generate --dataset NAME [--variants all|a,b,…] [--scale S] [--seed N] [--grammar G] [--mix G:W …]
                         [--groups N] [--tail F] [--difficulty easy=S,medium=S,hard=S,extra=S] [--db URL] [--concurrency K] [--timeout-ms T]
-                        [--from-suite FILE.jsonl] [--config FILE] --out DIR
+                        [--from-suite FILE.jsonl] [--config FILE] [--split K] [--ratios R] [--formats F] --out DIR
 
 Builds the dataset into DIR (main instance) and DIR/edge (edge-case instance), or reuses
 builds there made with the same settings, then generates N verified equivalence groups:
@@ -48,6 +50,8 @@ builds there made with the same settings, then generates N verified equivalence 
   DIR/questions/<dataset>.jsonl  questions for the groups, as equisql questions writes them
   DIR/rejections.jsonl         one rejected candidate a line, with its reason
   DIR/manifest.json            settings, counts accepted and rejected by reason, timings
+then exports them (as \`equisql export\`, whose --split, --ratios and --formats it takes):
+  DIR/data/, DIR/finetune/, DIR/README.md (dataset card)
 A rerun with the same settings continues where the files end. --grammar is a .pcfg file
 or a name under grammars/ (default spider); --mix default:0.2 mixes in another grammar by weight. --concurrency opens K server connections
 (PGlite: always one). --difficulty (or the dataset's \`difficulty\` in datasets.config.ts)
@@ -77,6 +81,9 @@ export const command: Command = {
       'timeout-ms': { type: 'string' },
       config: { type: 'string' },
       out: { type: 'string' },
+      split: { type: 'string' },
+      ratios: { type: 'string' },
+      formats: { type: 'string' },
     });
     const cwd = process.cwd();
     const out = resolve(cwd, required('generate', 'out', flags.out));
@@ -116,6 +123,7 @@ export const command: Command = {
     const mixTotal = mixes.reduce((a, m) => a + m.weight, 0);
     if (mixTotal >= 1) throw new ConfigError(`generate: --mix weights sum to ${mixTotal}, leaving nothing for --grammar`);
     const grammar = mixes.length === 0 ? base : mixGrammars([{ grammar: base, weight: 1 - mixTotal }, ...mixes.map((m) => ({ grammar: m.grammar, weight: m.weight }))]);
+    const exporting = exportSettings('generate', flags);
     const variants = flags.variants ?? def.variants ?? DEFAULTS.variants;
     const target = resolveTarget(flags.db ?? io.env['DATABASE_URL'], join(out, 'pglite'));
     const connections: Database[] = [await openDatabase(target)];
@@ -148,6 +156,8 @@ export const command: Command = {
           `${((100 * report.seconds.database) / Math.max(report.seconds.total, 1e-9)).toFixed(0)}% in the database; ` +
           `SQL differs between ≥3 variants in ${(100 * report.differs3).toFixed(0)}% of groups`,
       );
+      // Export stage: the groups (and questions) just written become data/, finetune/, the card.
+      if (report.accepted > 0) await exportDataset({ dir: out, ...exporting, progress: io.err });
       return report.accepted >= groups ? EXIT.ok : EXIT.checkFailed;
     } finally {
       for (const c of connections) await c.close();

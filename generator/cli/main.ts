@@ -19,6 +19,8 @@ const COMMANDS: Readonly<Record<string, () => Promise<{ command: Command }>>> = 
   generate: () => import('./generate-command.ts'),
   questions: () => import('./questions-command.ts'),
   show: () => import('./show-command.ts'),
+  export: () => import('./export-command.ts'),
+  check: () => import('./check-command.ts'),
 };
 
 function processIo(quiet: boolean): CliIo {

@@ -23,6 +23,7 @@ import { appendLine, readJsonLines } from '../generate/groups-file.ts';
 import type { GroupRecord } from '../generate/group-record.ts';
 import { questionId, serializeQuestion, TEMPLATE_STYLES, type QuestionRecord, type QuestionStyle } from './question-record.ts';
 import { paraphraseCount, writeTemplateQuestions } from './template-writer.ts';
+import { suiteQuestion } from './suite-questions.ts';
 
 /** The LLM writer's settings (`--writer llm`). */
 export interface LlmSettings {
@@ -76,19 +77,8 @@ export function checkQuestionSettings(styles: readonly string[], paraphrases: nu
 /** The records of one group, in file order. */
 export function questionsOfGroup(index: ErIndex, group: GroupRecord, styles: readonly QuestionStyle[], paraphrases: number): QuestionRecord[] {
   const records: QuestionRecord[] = [];
-  if (group.source?.question) {
-    records.push({
-      question_id: questionId(group.group_id, 'precise', 0, 'suite'),
-      group_id: group.group_id,
-      dataset: group.dataset,
-      style: 'precise',
-      paraphrase: 0,
-      question: group.source.question,
-      evidence: '',
-      writer: { kind: 'suite' },
-      check: { kind: 'as-written' },
-    });
-  }
+  const person = suiteQuestion(group);
+  if (person) records.push(person);
   // A style has as many distinct paraphrases as templates; asking more gives those.
   const wanted = styles.flatMap((style) => Array.from({ length: Math.min(paraphrases, paraphraseCount(style)) }, (_, p) => ({ style, paraphrase: p })));
   const written = writeTemplateQuestions(index, group.query, wanted, group.group_id);

@@ -1,0 +1,234 @@
+/**
+ * The export stage: groups and questions in, the files users take away out — `data/`
+ * (JSON Lines and Parquet, the same rows), `finetune/` (chat and prompt–completion lines),
+ * the dataset card `README.md`, and an `export` section in `manifest.json`. It never touches
+ * the database, so a re-export with another split or other formats is cheap.
+ */
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError } from '../common/errors.ts';
+import { sha256, stableStringify } from '../common/hash.ts';
+import { writeFileAtomic } from '../common/atomic-write.ts';
+import { groupsPath, readJsonLines } from '../generate/groups-file.ts';
+import type { GroupRecord } from '../generate/group-record.ts';
+import type { QuestionRecord } from '../questions/question-record.ts';
+import { suiteQuestions } from '../questions/suite-questions.ts';
+import { groupRows, serializeRecord, type ExportRecord } from './export-record.ts';
+import { planSplits, SPLIT_NAMES, type SplitKind, type SplitName, type SplitRatios } from './split-assign.ts';
+import { writeParquet } from './parquet-sink.ts';
+import { chatLine, promptDdl, promptLine } from './finetune-format.ts';
+import { datasetCard } from './dataset-card.ts';
+
+export const EXPORT_FORMATS = ['jsonl', 'parquet', 'chat', 'prompt'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export interface ExportOptions {
+  /** A directory `equisql generate` wrote (groups, schemas, manifest). */
+  readonly dir: string;
+  readonly split: SplitKind;
+  readonly ratios: SplitRatios;
+  readonly formats: readonly ExportFormat[];
+  /** Other generated directories whose groups join this export (`--include`; the domain split needs them). */
+  readonly include?: readonly string[];
+  /** Progress lines (the CLI prints them on stderr). */
+  readonly progress?: (line: string) => void;
+}
+
+export interface ExportFileEntry {
+  readonly rows: number;
+  readonly sha256: string;
+}
+
+export interface ExportReport {
+  readonly rows: number;
+  readonly groups: number;
+  readonly splits: Readonly<Partial<Record<SplitName, { rows: number; groups: number }>>>;
+  readonly files: Readonly<Record<string, ExportFileEntry>>;
+  readonly seconds: { readonly jsonl: number; readonly parquet: number; readonly total: number };
+}
+
+/** `data/<split>-00000-of-00001.<ext>`: Hugging Face's shard naming, one shard a split. */
+export function dataFile(split: SplitName, ext: 'jsonl' | 'parquet'): string {
+  return `data/${split}-00000-of-00001.${ext}`;
+}
+
+function readJson(path: string, what: string): Record<string, unknown> {
+  if (!existsSync(path)) throw new ConfigError(`export: ${path}: no ${what} (run equisql generate --out DIR first)`);
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  } catch (error) {
+    throw new ConfigError(`export: ${path}: not JSON: ${(error as Error).message}`);
+  }
+}
+
+/** The questions of a generated directory: the questions stage's file, else the suite's own questions. */
+export function loadQuestions(dir: string, dataset: string, groups: readonly GroupRecord[]): { questions: QuestionRecord[]; source: string } {
+  const path = join(dir, 'questions', `${dataset}.jsonl`);
+  if (existsSync(path)) return { questions: readJsonLines<QuestionRecord>(path, false), source: `questions/${dataset}.jsonl` };
+  return { questions: suiteQuestions(groups), source: 'suite' };
+}
+
+interface Source {
+  readonly dir: string;
+  readonly dataset: string;
+  readonly domain: string;
+  readonly seed: string | number;
+  readonly variants: readonly string[];
+  readonly groups: readonly GroupRecord[];
+  readonly questions: readonly QuestionRecord[];
+  readonly questionSource: string;
+  /** Per variant, the DDL a prompt shows. */
+  readonly ddl: ReadonlyMap<string, string>;
+}
+
+/** What the export reads of one generated directory; a ConfigError names what is missing. */
+function loadSource(dir: string, progress: ((line: string) => void) | undefined): Source {
+  const build = readJson(join(dir, 'build.json'), 'build.json');
+  const dataset = String(build['dataset']);
+  const variants = (build['variants'] as { name: string }[]).map((v) => v.name);
+  const gpath = groupsPath(dir, dataset);
+  if (!existsSync(gpath)) throw new ConfigError(`export: ${gpath}: no groups file (run equisql generate --out ${dir} first)`);
+  const groups = readJsonLines<GroupRecord>(gpath, false);
+  const { questions, source } = loadQuestions(dir, dataset, groups);
+  if (questions.length === 0) progress?.(`export: no questions for the ${groups.length} groups of ${dir} (no questions/${dataset}.jsonl and no suite questions): they give no rows`);
+  const known = new Set(groups.map((g) => g.group_id));
+  for (const q of questions) if (!known.has(q.group_id)) throw new ConfigError(`export: ${join(dir, source)}: question ${q.question_id} names group ${q.group_id}, which is not in ${gpath}`);
+  const ddl = new Map<string, string>();
+  for (const v of variants) {
+    const path = join(dir, 'schemas', `${v}.sql`);
+    if (!existsSync(path)) throw new ConfigError(`export: ${path}: missing (the build wrote no DDL for variant ${v})`);
+    ddl.set(v, promptDdl(readFileSync(path, 'utf8')));
+  }
+  return { dir, dataset, domain: String(build['domain']), seed: build['seed'] as string | number, variants, groups, questions, questionSource: source, ddl };
+}
+
+/**
+ * Sets of groups that share a question text or an SQL text (compared as `equisql check`
+ * compares them), which the split must keep together.
+ */
+function sharedTexts(groups: readonly GroupRecord[], questions: readonly QuestionRecord[]): string[][] {
+  const byText = new Map<string, Set<string>>();
+  const add = (text: string, group: string): void => {
+    byText.set(text, (byText.get(text) ?? new Set()).add(group));
+  };
+  for (const q of questions) add(`q\u0000${q.question.trim().toLowerCase()}`, q.group_id);
+  for (const g of groups) for (const v of Object.values(g.variants)) add(`s\u0000${v.sql.replace(/\s+/gu, ' ').trim()}`, g.group_id);
+  return [...byText.values()].filter((s) => s.size > 1).map((s) => [...s].sort());
+}
+
+/**
+ * Exports a generated directory. Same inputs, split, ratios and seed → the same bytes in
+ * every file written; files of an earlier export that this one does not write are removed.
+ *
+ * @example
+ * await exportDataset({ dir: 'output/social_media', split: 'random', ratios: DEFAULT_RATIOS, formats: EXPORT_FORMATS });
+ */
+export async function exportDataset(options: ExportOptions): Promise<ExportReport> {
+  const started = performance.now();
+  const { dir } = options;
+  const manifestPath = join(dir, 'manifest.json');
+  const manifest = readJson(manifestPath, 'manifest.json');
+  const main = loadSource(dir, options.progress);
+  // Other generated directories whose rows join this export (for the domain split): their
+  // schemas and dumps are copied under datasets/<dataset>/ so the export stands alone.
+  const sources = [main, ...(options.include ?? []).map((d) => loadSource(d, options.progress))];
+  const names = new Set<string>();
+  for (const src of sources) {
+    if (names.has(src.dataset)) throw new ConfigError(`export: dataset ${src.dataset} is given twice (--dir and --include name the same dataset)`);
+    names.add(src.dataset);
+  }
+  const { dataset, domain } = main;
+  const seed = (manifest['settings'] as { seed?: string | number } | undefined)?.seed ?? main.seed;
+  const variantNames = [...new Set(sources.flatMap((src) => src.variants))];
+  const groups = sources.flatMap((src) => src.groups);
+  const questions = sources.flatMap((src) => src.questions);
+  const source = sources.map((src) => src.questionSource).join(', ');
+  const byGroup = new Map<string, QuestionRecord[]>();
+  for (const q of questions) byGroup.set(q.group_id, [...(byGroup.get(q.group_id) ?? []), q]);
+  const domainOf = new Map(sources.flatMap((src) => src.groups.map((g) => [g.group_id, src.domain] as const)));
+
+  const plan = planSplits(groups.map((g) => ({ group_id: g.group_id, skeleton: g.skeleton, domain: domainOf.get(g.group_id) as string })), variantNames, options.split, options.ratios, seed, sharedTexts(groups, questions));
+  const rows: Record<SplitName, ExportRecord[]> = { train: [], validation: [], test: [] };
+  let crossed = 0;
+  for (const g of groups) {
+    const split = plan.groups.get(g.group_id) as SplitName;
+    const qs = byGroup.get(g.group_id) ?? [];
+    const variants = plan.variants ? Object.keys(g.variants).filter((v) => plan.variants?.get(v) === split) : undefined;
+    if (variants) crossed += qs.length * (Object.keys(g.variants).length - variants.length);
+    rows[split].push(...groupRows(g, qs, { domain: domainOf.get(g.group_id) as string, split, ...(variants ? { variants } : {}) }));
+  }
+  const ddl = new Map<string, string>(sources.flatMap((src) => [...src.ddl].map(([v, text]) => [`${src.dataset}/${v}`, text] as const)));
+  const schemas: Record<string, { ddl: string; dump: string }> = {};
+  rmSync(join(dir, 'datasets'), { recursive: true, force: true });
+  for (const src of sources) {
+    const prefix = src === main ? '' : `datasets/${src.dataset}/`;
+    if (src !== main) {
+      for (const sub of ['schemas', 'dumps']) cpSync(join(src.dir, sub), join(dir, prefix, sub), { recursive: true });
+    }
+    for (const v of src.variants) schemas[`${src.dataset}/${v}`] = { ddl: `${prefix}schemas/${v}.sql`, dump: `${prefix}dumps/${v}.sql` };
+  }
+
+  mkdirSync(join(dir, 'data'), { recursive: true });
+  mkdirSync(join(dir, 'finetune'), { recursive: true });
+  const files: Record<string, ExportFileEntry> = {};
+  const put = (rel: string, text: string, count: number): void => {
+    writeFileAtomic(join(dir, rel), text);
+    files[rel] = { rows: count, sha256: sha256(text) };
+  };
+  const seconds = { jsonl: 0, parquet: 0 };
+  const splits: Partial<Record<SplitName, { rows: number; groups: number }>> = {};
+  for (const split of SPLIT_NAMES) {
+    const list = rows[split];
+    if (list.length === 0) continue;
+    splits[split] = { rows: list.length, groups: new Set(list.map((r) => r.group_id)).size };
+    if (options.formats.includes('jsonl')) {
+      const t = performance.now();
+      put(dataFile(split, 'jsonl'), list.map(serializeRecord).join(''), list.length);
+      seconds.jsonl += (performance.now() - t) / 1000;
+    }
+    if (options.formats.includes('parquet')) {
+      const t = performance.now();
+      const rel = dataFile(split, 'parquet');
+      await writeParquet(join(dir, rel), list);
+      files[rel] = { rows: list.length, sha256: createHash('sha256').update(readFileSync(join(dir, rel))).digest('hex') };
+      seconds.parquet += (performance.now() - t) / 1000;
+    }
+    if (options.formats.includes('chat')) put(`finetune/${split}.chat.jsonl`, list.map((r) => chatLine(ddl.get(r.schema_id) as string, r)).join(''), list.length);
+    if (options.formats.includes('prompt')) put(`finetune/${split}.prompt.jsonl`, list.map((r) => promptLine(ddl.get(r.schema_id) as string, r)).join(''), list.length);
+    options.progress?.(`export: ${split}: ${list.length} rows of ${splits[split]?.groups} groups`);
+  }
+  // An earlier export's files that this one did not write would mix two exports.
+  for (const sub of ['data', 'finetune']) {
+    for (const name of readdirSync(join(dir, sub))) if (!name.startsWith('.') && !files[`${sub}/${name}`]) rmSync(join(dir, sub, name), { force: true });
+  }
+
+  const all = SPLIT_NAMES.flatMap((s) => rows[s]);
+  const exportSection = {
+    split: options.split,
+    ratios: options.ratios,
+    seed,
+    formats: [...options.formats],
+    questions: source,
+    counts: {
+      ...(sources.length > 1 ? { datasets: sources.map((src) => src.dataset) } : {}),
+      groups: groups.length,
+      groups_with_questions: groups.filter((g) => (byGroup.get(g.group_id) ?? []).length > 0).length,
+      questions: questions.length,
+      rows: all.length,
+      ...(plan.variants ? { rows_left_out_crossing_variant_split: crossed } : {}),
+    },
+    splits,
+    ...(plan.variants ? { variant_splits: Object.fromEntries([...plan.variants].sort(([a], [b]) => (a < b ? -1 : 1))) } : {}),
+    schemas,
+    files,
+  };
+  const merged = { ...manifest, export: exportSection };
+  writeFileAtomic(manifestPath, `${JSON.stringify(JSON.parse(stableStringify(merged)), null, 2)}\n`);
+  writeFileAtomic(
+    join(dir, 'README.md'),
+    datasetCard({ dataset, domain, description: String((readJson(join(dir, 'er.json'), 'er.json')['description'] as string | undefined) ?? ''), split: options.split, rows: all, splits, files, variants: variantNames, seed, questionSource: source }),
+  );
+  options.progress?.(`export: ${all.length} rows of ${groups.length} groups (${options.split} split) into ${dir}`);
+  return { rows: all.length, groups: groups.length, splits, files, seconds: { ...seconds, total: (performance.now() - started) / 1000 } };
+}

@@ -1,0 +1,65 @@
+/**
+ * Parquet output through parquetjs-lite: flat, typed columns (the conceptual query and the
+ * chain of thought travel as JSON text, so no reader needs nested-type support), GZIP pages
+ * (read by DuckDB, pandas/pyarrow, Spark and `datasets`), rows in row groups.
+ */
+import { renameSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import parquet from 'parquetjs-lite';
+import { RECORD_COLUMNS, type ExportRecord } from './export-record.ts';
+
+/** Parquet physical/logical type of each column; the JSON Schema and the card say the same. */
+export const PARQUET_TYPES: Readonly<Record<(typeof RECORD_COLUMNS)[number], { readonly type: 'UTF8' | 'INT32' | 'INT64' | 'BOOLEAN'; readonly optional?: boolean }>> = {
+  id: { type: 'UTF8' },
+  group_id: { type: 'UTF8' },
+  question_id: { type: 'UTF8' },
+  dataset: { type: 'UTF8' },
+  domain: { type: 'UTF8' },
+  variant: { type: 'UTF8' },
+  schema_id: { type: 'UTF8' },
+  question: { type: 'UTF8' },
+  style: { type: 'UTF8' },
+  paraphrase: { type: 'INT32' },
+  writer: { type: 'UTF8' },
+  sql: { type: 'UTF8' },
+  canonical_sql: { type: 'UTF8', optional: true },
+  skeleton: { type: 'UTF8' },
+  structure_hash: { type: 'UTF8' },
+  result_hash: { type: 'UTF8' },
+  row_count: { type: 'INT64' },
+  ordered: { type: 'BOOLEAN' },
+  difficulty: { type: 'UTF8' },
+  split: { type: 'UTF8' },
+  query: { type: 'UTF8' },
+  evidence: { type: 'UTF8' },
+  cot: { type: 'UTF8', optional: true },
+};
+
+/** Rows per row group: small enough to stream, large enough to compress well. */
+export const ROW_GROUP_SIZE = 10_000;
+
+/**
+ * Writes `rows` to `path` as Parquet, whole or not at all (a temporary file renamed over it).
+ *
+ * @example
+ * await writeParquet('out/data/train-00000-of-00001.parquet', rows);
+ */
+export async function writeParquet(path: string, rows: readonly ExportRecord[]): Promise<void> {
+  const schema = new parquet.ParquetSchema(
+    Object.fromEntries(RECORD_COLUMNS.map((c) => [c, { type: PARQUET_TYPES[c].type, optional: PARQUET_TYPES[c].optional ?? false, compression: 'GZIP' }])),
+  );
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  try {
+    const writer = await parquet.ParquetWriter.openFile(schema, temp, { rowGroupSize: ROW_GROUP_SIZE });
+    for (const r of rows) {
+      const row: Record<string, unknown> = {};
+      // parquetjs-lite writes a null for an absent key of an optional column.
+      for (const c of RECORD_COLUMNS) if (r[c] !== null) row[c] = r[c];
+      await writer.appendRow(row);
+    }
+    await writer.close();
+    renameSync(temp, path);
+  } finally {
+    rmSync(temp, { force: true });
+  }
+}
