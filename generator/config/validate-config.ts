@@ -3,7 +3,8 @@ import { MODEL_LIMITS } from '../er-model/validate-domain.ts';
 import { SCALE_PRESETS } from '../instance/conceptual-instance.ts';
 import type { DatasetDefinition } from './define-config.ts';
 
-const DATASET_KEYS: readonly (keyof DatasetDefinition)[] = ['domain', 'description', 'scale', 'seed', 'profile', 'counts', 'variants'];
+const DATASET_KEYS: readonly (keyof DatasetDefinition)[] = ['domain', 'description', 'scale', 'seed', 'profile', 'counts', 'variants', 'difficulty', 'tail'];
+const DIFFICULTY_KEYS = ['easy', 'medium', 'hard', 'extra'];
 const PROFILES = ['default', 'edge'];
 /** The seeds `build` accepts: they end up in file headers and manifests. */
 const SEED_TEXT = /^[A-Za-z0-9_.:-]{1,64}$/;
@@ -60,7 +61,7 @@ export function validateDataset(definition: unknown, where: string): DatasetDefi
     const near = nearest(key, DATASET_KEYS);
     fail(`[${show(key)}]`, `unknown key (${near === undefined ? `expected one of ${DATASET_KEYS.join(', ')}` : `did you mean "${near}"?`})`);
   }
-  const { domain, description, scale, seed, profile, counts, variants } = definition;
+  const { domain, description, scale, seed, profile, counts, variants, difficulty, tail } = definition;
   if (typeof domain !== 'string' && !isRecord(domain)) fail('.domain', `must be a built-in domain's name, a path to a .json model or a domain object, got ${show(domain)}`);
   if (description !== undefined && typeof description !== 'string') fail('.description', `must be a string, got ${show(description)}`);
   if (scale !== undefined && !(typeof scale === 'string' && (SCALE_PRESETS as readonly string[]).includes(scale))) {
@@ -86,5 +87,14 @@ export function validateDataset(definition: unknown, where: string): DatasetDefi
   if (variants !== undefined && !(typeof variants === 'string' && variants.trim() !== '')) {
     fail('.variants', `must be a string such as "all", "full_sti,full_cti" or "random:4", got ${show(variants)}`);
   }
+  // Read by `generate` only, but checked here with the rest so `build` accepts the same file.
+  if (difficulty !== undefined) {
+    if (!isRecord(difficulty)) fail('.difficulty', `must be an object {easy, medium, hard, extra} of shares, got ${show(difficulty)}`);
+    for (const [name, share] of Object.entries(difficulty as Record<string, unknown>)) {
+      if (!DIFFICULTY_KEYS.includes(name)) fail(`.difficulty[${show(name)}]`, `unknown difficulty (expected one of ${DIFFICULTY_KEYS.join(', ')})`);
+      if (typeof share !== 'number' || !Number.isFinite(share) || share < 0) fail(`.difficulty.${name}`, `must be a non-negative number, got ${show(share)}`);
+    }
+  }
+  if (tail !== undefined && !(typeof tail === 'number' && tail >= 0 && tail <= 1)) fail('.tail', `must be a share in [0, 1], got ${show(tail)}`);
   return definition as unknown as DatasetDefinition;
 }
