@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../generator/common/errors.ts';
 import { loadConfig, resolveDataset } from '../../generator/config/load-config.ts';
-import { REPO_ROOT } from '../helpers/run-cli.ts';
+import { REPO_ROOT, runCli } from '../helpers/run-cli.ts';
 
 describe('the shipped config and the generation keys of a dataset', () => {
   it('every dataset of datasets.config.ts resolves, difficulty and tail included', async () => {
@@ -29,5 +29,13 @@ describe('the shipped config and the generation keys of a dataset', () => {
     expect(refusal({ domain: 'retail', difficulty: { easy: -1 } })).toBe('datasets.x.difficulty.easy: must be a non-negative number, got -1');
     expect(refusal({ domain: 'retail', difficulty: { trivial: 1 } })).toBe('datasets.x.difficulty["trivial"]: unknown difficulty (expected one of easy, medium, hard, extra)');
     expect(refusal({ domain: 'retail', difficulty: 'easy' })).toBe('datasets.x.difficulty: must be an object {easy, medium, hard, extra} of shares, got "easy"');
+  });
+});
+
+describe('equisql run --timeout', () => {
+  it('says what it accepts in words that match what it refuses', () => {
+    const run = runCli(['run', '--dir', '/nonexistent', '--variant', 'v', '--timeout', '0', 'SELECT 1']);
+    expect(run.status).toBe(2);
+    expect(run.stderr.trim()).toBe('equisql run: --timeout: expected seconds above 0 and at most 86400, got "0"');
   });
 });
