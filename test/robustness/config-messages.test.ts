@@ -54,7 +54,7 @@ describe('--count with a number too large for memory', () => {
       const out = join(tmp.dir, 'out');
       const run = runCli(['build', '--dataset', 'social_media', '--count', 'Account=99999999999999999999', '--out', out], { env: { DATABASE_URL: undefined } });
       expect(run.status).toBe(2);
-      expect(run.stderr).toBe('equisql build: build: --count Account: at most 10000000 objects per entity, got 99999999999999999999\n');
+      expect(run.stderr).toBe('equisql build: --count Account: at most 10000000 objects per entity, got 99999999999999999999\n');
       expect(existsSync(out)).toBe(false);
     } finally {
       tmp.remove();
