@@ -15,6 +15,7 @@ import { prepareBuilds } from '../generate/prepare-builds.ts';
 import { createQueryRunner } from '../generate/query-runner.ts';
 import { generateGroups } from '../generate/generate-groups.ts';
 import { writeQuestionsAfterGroups } from '../questions/questions-stage.ts';
+import { lockDir, refuseIfLocked } from '../assemble/dir-lock.ts';
 import { DIFFICULTIES, type Difficulty } from '../generate/group-record.ts';
 import { readSuiteFile } from '../generate/suite-file.ts';
 import { exportDataset } from '../export/export-dataset.ts';
@@ -126,9 +127,15 @@ export const command: Command = {
     const exporting = exportSettings('generate', flags);
     const variants = flags.variants ?? def.variants ?? DEFAULTS.variants;
     const target = resolveTarget(flags.db ?? io.env['DATABASE_URL'], join(out, 'pglite'));
+    // A build or another generate writing `out` would swap the database and files under this
+    // one: refuse before opening anything there.
+    refuseIfLocked(out);
     const connections: Database[] = [await openDatabase(target)];
+    let release: (() => void) | undefined;
     try {
       const builds = await prepareBuilds({ dataset: dataset.name, domain: dataset.domain, variants, scale, seed, counts: def.counts ?? {}, db: connections[0] as Database, out, progress: io.err });
+      // Held while groups are written, so no build swaps the checked databases meanwhile.
+      release = lockDir(out, 'generate');
       if (target.kind === 'postgres') while (connections.length < concurrency) connections.push(await openDatabase(target));
       const runner = createQueryRunner(connections, timeoutMs);
       const report = await generateGroups({
@@ -160,6 +167,7 @@ export const command: Command = {
       if (report.accepted > 0) await exportDataset({ dir: out, ...exporting, progress: io.err });
       return report.accepted >= groups ? EXIT.ok : EXIT.checkFailed;
     } finally {
+      release?.();
       for (const c of connections) await c.close();
     }
   },

@@ -75,14 +75,15 @@ export const command: Command = {
     const { values: flags, positionals } = parseCommandLine('run', args, FLAGS, { positionals: true });
     if (positionals.length > 1) throw new ConfigError(`run: expected one query argument, got ${positionals.length} (quote the query)`);
     const dir = resolve(process.cwd(), required('run', 'dir', flags.dir));
+    // Flags first: a mistyped flag is named before the directory is read.
+    const format = (flags.format ?? 'table') as Format;
+    if (!FORMATS.includes(format)) throw new ConfigError(`--format: expected ${FORMATS.join(', ')}, got "${flags.format}"`);
+    const seconds = flags.timeout === undefined ? 30 : Number(flags.timeout);
+    if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400) throw new ConfigError(`--timeout: expected seconds above 0 and at most 86400, got "${flags.timeout}"`);
     const { manifest } = openBuiltDir(dir);
     const name = required('run', 'variant', flags.variant);
     const built = manifest.variants.find((v) => v.name === name);
     if (!built) throw new ConfigError(`--variant: no variant "${name}" in ${dir} (built: ${manifest.variants.map((v) => v.name).join(', ')})`);
-    const format = (flags.format ?? 'table') as Format;
-    if (!FORMATS.includes(format)) throw new ConfigError(`--format: expected ${FORMATS.join(', ')}, got "${flags.format}"`);
-    const seconds = flags.timeout === undefined ? 30 : Number(flags.timeout);
-    if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400) throw new ConfigError(`--timeout: expected seconds between 0 and 86400, got "${flags.timeout}"`);
     const sql = positionals[0] ?? (await io.readStdin());
     if (sql.trim() === '') throw new ConfigError('run: no query (give it as an argument or on standard input)');
     const db = await openDatabase(targetOf(dir, manifest, flags.db ?? (manifest.database.kind === 'postgres' ? io.env['DATABASE_URL'] : undefined)));

@@ -4,9 +4,13 @@ import type { Database } from './database.ts';
 
 /**
  * The role queries run as (`SET LOCAL ROLE`): it can log in nowhere and only read the
- * tables of the variant schemas it was granted, so a query that gets past the executor's
- * checks still cannot write a file, call an administrator's function or change a setting.
- * Roles belong to the whole server, so every build on one server shares it.
+ * tables of the variant schemas it was granted, so the connecting user's own privileges
+ * (a superuser's, often) are not what a query runs with. It is a second layer, not a
+ * boundary: `SET LOCAL ROLE` can be undone from inside a statement
+ * (`set_config('role', 'none', true)` returns to the session user), so the guard's
+ * allow-list, which refuses `set_config`, is what keeps a query in this role.
+ * Roles belong to the whole server, so every build on one server shares it, and it can
+ * read every variant schema there, of any dataset.
  */
 export const READER_ROLE = 'equisql_reader';
 

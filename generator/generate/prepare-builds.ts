@@ -14,6 +14,7 @@ import { generateInstance } from '../instance/generate-instance.ts';
 import { selectVariants } from '../variants/select-variants.ts';
 import { buildRelationalSchema } from '../variants/build-schema.ts';
 import { buildDataset, type BuildManifest } from '../assemble/build-dataset.ts';
+import { interruptedBuild } from '../assemble/dir-swap.ts';
 import type { CheckVariant } from './group-checks.ts';
 
 export interface PrepareOptions {
@@ -39,7 +40,8 @@ export interface PreparedBuilds {
 
 function reusable(dir: string, o: PrepareOptions, profile: InstanceProfile, names: readonly string[]): BuildManifest | undefined {
   const path = join(dir, 'build.json');
-  if (!existsSync(path)) return undefined;
+  // A swap a killed build left halfway has the old build.json over a mix of files: rebuild.
+  if (!existsSync(path) || interruptedBuild(dir) !== undefined) return undefined;
   try {
     const m = JSON.parse(readFileSync(path, 'utf8')) as BuildManifest;
     const same =
