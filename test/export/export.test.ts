@@ -54,7 +54,10 @@ describe('export formats', () => {
     const m = manifestOf(dir);
     const groups = lines(join(dir, 'groups/social_media.jsonl')).length;
     expect(groups).toBeGreaterThanOrEqual(3);
-    expect(m.export.counts.rows).toBe(m.export.counts.groups_with_questions * 4);
+    // One row per (question, variant): the person's question and the template ones, on four variants.
+    const questions = lines(join(dir, 'questions/social_media.jsonl')).length;
+    expect(questions).toBeGreaterThan(groups);
+    expect(m.export.counts.rows).toBe(questions * 4);
     expect(m.stage).toBe('groups'); // the generation sections are kept
     const db = await DuckDBInstance.create(':memory:');
     const c = await db.connect();

@@ -61,7 +61,7 @@ describe('names the user gives are never inherited properties', () => {
   it('suite --suite __proto__ is an unknown suite', () => {
     const run = runCli(['suite', '--dir', 'nowhere', '--suite', '__proto__']);
     expect(run.status).toBe(2);
-    expect(run.stderr).toBe('equisql suite: --suite: unknown suite "__proto__" (known: paper)\n');
+    expect(run.stderr).toBe('equisql suite: --suite: unknown suite "__proto__" (known: paper; or give a FILE.jsonl)\n');
   });
 
   it('a command or dataset named after an Object property is unknown', async () => {

@@ -100,7 +100,8 @@ function downstreamOfModel(domain: Domain): void {
 }
 
 const MODEL_WHERE = /^mutated\.json(:\d+:\d+: invalid JSON: |: (domains\.[A-Za-z_]\w*|domain)([.[]|: ))/;
-const CONFIG_WHERE = /^(datasets\.x[.[: ]|domains\.[A-Za-z_]\w*[.[:]|domain: |[\w.-]+\.json[:]|--variants: |--seed: |counts[.:])/;
+// A dataset's own fields are named after the config file that holds them.
+const CONFIG_WHERE = /^((\/[^:]+\.config\.ts: )?datasets\.x[.[: ]|domains\.[A-Za-z_]\w*[.[:]|domain: |[\w.-]+\.json[:]|--variants: |--seed: |counts[.:])/;
 const QUERY_WHERE = /^query[.[:]/;
 
 describe('mutation fuzzer over models, dataset configs and conceptual queries', () => {
