@@ -1,5 +1,5 @@
 import { ConfigError } from '../common/errors.ts';
-import { MODEL_LIMITS } from '../er-model/validate-domain.ts';
+import { MODEL_LIMITS, editDistance } from '../er-model/validate-domain.ts';
 import { SCALE_PRESETS } from '../instance/conceptual-instance.ts';
 import type { DatasetDefinition } from './define-config.ts';
 
@@ -27,20 +27,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** The allowed key closest to a misspelled one, if any is close. */
 function nearest(key: string, allowed: readonly string[]): string | undefined {
-  const distance = (a: string, b: string): number => {
-    const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-    for (let i = 1; i <= a.length; i++) {
-      let diagonal = row[0] as number;
-      row[0] = i;
-      for (let j = 1; j <= b.length; j++) {
-        const above = row[j] as number;
-        row[j] = Math.min(above + 1, (row[j - 1] as number) + 1, diagonal + (a[i - 1]?.toLowerCase() === b[j - 1]?.toLowerCase() ? 0 : 1));
-        diagonal = above;
-      }
-    }
-    return row[b.length] as number;
-  };
-  return allowed.find((k) => distance(k, key.slice(0, 40)) <= Math.max(1, Math.floor(k.length / 3)));
+  return allowed.find((k) => editDistance(k, key.slice(0, 40)) <= Math.max(1, Math.floor(k.length / 3)));
 }
 
 /**

@@ -204,7 +204,8 @@ function round(value: number): number {
   return Number(value.toFixed(6));
 }
 
-function editDistance(a: string, b: string): number {
+/** Case-blind Levenshtein distance, for "did you mean" suggestions. */
+export function editDistance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     let diagonal = row[0] as number;

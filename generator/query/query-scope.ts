@@ -519,7 +519,7 @@ function oneLineText(text: string): string {
 }
 
 /** An aggregate at this level of a query (not inside a subquery). */
-function hasAggregate(e: Expr): boolean {
+export function hasAggregate(e: Expr): boolean {
   switch (e.kind) {
     case 'aggregate':
       return true;

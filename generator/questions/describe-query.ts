@@ -1,6 +1,7 @@
 import type { ErIndex } from '../er-model/er-index.ts';
 import type { Attribute, Relationship } from '../er-model/er-model.ts';
 import type { Expr, Join, OrderItem, Predicate, Query, ScalarLiteral, SelectQuery, SetQuery } from '../query/conceptual-query.ts';
+import { hasAggregate } from '../query/query-scope.ts';
 
 /**
  * The meaning of a conceptual query in English parts (a "frame"), built compositionally from
@@ -857,15 +858,3 @@ function conjuncts(p: Predicate | undefined): Predicate[] {
   return p.kind === 'and' ? p.args.flatMap((a) => conjuncts(a)) : [p];
 }
 
-function hasAggregate(e: Expr): boolean {
-  switch (e.kind) {
-    case 'aggregate':
-      return true;
-    case 'arithmetic':
-      return hasAggregate(e.left) || hasAggregate(e.right);
-    case 'round':
-      return hasAggregate(e.arg);
-    default:
-      return false;
-  }
-}
