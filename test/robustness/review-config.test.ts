@@ -21,13 +21,16 @@ describe('the shipped config and the generation keys of a dataset', () => {
         resolveDataset('x', { datasets: { x: definition } } as never, `${REPO_ROOT}/datasets.config.ts`, REPO_ROOT);
       } catch (error) {
         expect(error).toBeInstanceOf(ConfigError);
-        return (error as Error).message;
+        // A dataset's fields are named after the config file that holds them.
+        const prefix = `${REPO_ROOT}/datasets.config.ts: `;
+        expect((error as Error).message.startsWith(prefix)).toBe(true);
+        return (error as Error).message.slice(prefix.length);
       }
       throw new Error('expected a refusal');
     };
-    expect(refusal({ domain: 'retail', tail: 2 })).toBe('datasets.x.tail: must be a share in [0, 1], got 2');
-    expect(refusal({ domain: 'retail', difficulty: { easy: -1 } })).toBe('datasets.x.difficulty.easy: must be a non-negative number, got -1');
-    expect(refusal({ domain: 'retail', difficulty: { trivial: 1 } })).toBe('datasets.x.difficulty["trivial"]: unknown difficulty (expected one of easy, medium, hard, extra)');
+    expect(refusal({ domain: 'retail', tail: 2 })).toBe('datasets.x.tail: must be a share between 0 and 1, got 2');
+    expect(refusal({ domain: 'retail', difficulty: { easy: -1 } })).toBe('datasets.x.difficulty.easy: must be a share between 0 and 1, got -1');
+    expect(refusal({ domain: 'retail', difficulty: { trivial: 1 } })).toBe('datasets.x.difficulty["trivial"]: unknown level (expected one of easy, medium, hard, extra)');
     expect(refusal({ domain: 'retail', difficulty: 'easy' })).toBe('datasets.x.difficulty: must be an object {easy, medium, hard, extra} of shares, got "easy"');
   });
 });
