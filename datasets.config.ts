@@ -37,4 +37,17 @@ export default defineConfig({
       profile: 'edge',
     },
   },
+  // The LLM question writer (`equisql questions --writer llm`): the model it asks unless
+  // --llm-model names another, and prices in dollars per million tokens as the providers
+  // list them (check them before trusting a cost). The endpoint is OPENAI_BASE_URL unless
+  // `baseURL` is set here. A model without a price gets an "unknown" cost in the manifest.
+  llm: {
+    model: 'gpt-4o-mini',
+    prices: {
+      'gpt-4o-mini': { input: 0.15, output: 0.6 },
+      'gpt-4o': { input: 2.5, output: 10 },
+      'gpt-4.1-mini': { input: 0.4, output: 1.6 },
+      'gpt-4.1': { input: 2, output: 8 },
+    },
+  },
 });

@@ -3,12 +3,15 @@ import { openDatabase, resolveTarget } from '../database/database.ts';
 import { ConfigError } from '../common/errors.ts';
 import { lockDir } from '../assemble/dir-lock.ts';
 import { TEMPLATE_STYLES } from '../questions/question-record.ts';
+import { loadConfig } from '../config/load-config.ts';
+import { resolveLlmEndpoint } from '../config/llm-config.ts';
+import { ownValue } from '../common/user-text.ts';
 import { checkQuestionSettings, writeQuestions } from '../questions/questions-stage.ts';
 import { EXIT, type Command } from './command.ts';
 import { parseFlags, required } from './flags.ts';
 
 const USAGE = `usage: equisql questions --dir DIR [--writer template|llm] [--styles S,S,…] [--paraphrases K] [--concurrency K] [--resume]
-                         [--llm-model M] [--llm-budget TOKENS] [--db URL]
+                         [--llm-model M] [--llm-budget TOKENS] [--db URL] [--config FILE]
 
 Reads DIR/groups/*.jsonl and writes DIR/questions/<dataset>.jsonl: one question per
 (group, style, paraphrase), written from the group's conceptual query and DIR/er.json.
@@ -16,11 +19,14 @@ Reads DIR/groups/*.jsonl and writes DIR/questions/<dataset>.jsonl: one question 
   --paraphrases  paraphrases per style, 1–20 (default 3; a style gives at most as many as it has templates)
   --resume       keep the complete lines an earlier run wrote and continue after them
   --concurrency  groups written at once by the LLM writer (default 4)
-  --writer llm   TACO's three phases through an OpenAI-compatible endpoint (OPENAI_BASE_URL,
-                 OPENAI_API_KEY, --llm-model); a question is kept only if its back-translation,
+  --writer llm   TACO's three phases through an OpenAI-compatible endpoint (the config's
+                 llm.baseURL, else OPENAI_BASE_URL; OPENAI_API_KEY) and model (--llm-model,
+                 else the config's llm.model); a question is kept only if its back-translation,
                  run on the reference variant (the build's database: --db, DATABASE_URL or
                  DIR/pglite), gives the group's answer; others go to DIR/questions-rejections.jsonl
-  --llm-budget   tokens after which no further group is started (the run stops cleanly; --resume continues)`;
+  --llm-budget   tokens after which no further group is started (the run stops cleanly; --resume continues)
+  --config       the datasets.config.ts whose llm section (model, baseURL, prices) applies; tokens
+                 and the cost estimated from llm.prices go to DIR/manifest.json ("questions")`;
 
 const FLAGS = {
   dir: { type: 'string' },
@@ -32,6 +38,7 @@ const FLAGS = {
   'llm-model': { type: 'string' },
   'llm-budget': { type: 'string' },
   db: { type: 'string' },
+  config: { type: 'string' },
 } as const;
 
 export const command: Command = {
@@ -49,14 +56,17 @@ export const command: Command = {
     const styles = checkQuestionSettings(flags.styles === undefined ? TEMPLATE_STYLES : flags.styles.split(',').map((s) => s.trim()), paraphrases);
     if (flags['llm-budget'] !== undefined && !/^[1-9]\d*$/u.test(flags['llm-budget'])) throw new ConfigError(`questions: --llm-budget must be a whole number of tokens, got "${flags['llm-budget']}"`);
     const budget = flags['llm-budget'] === undefined ? undefined : Number(flags['llm-budget']);
-    const baseURL = io.env['OPENAI_BASE_URL'];
-    const model = flags['llm-model'];
-    if (writer === 'llm' && !baseURL) throw new ConfigError('questions: --writer llm needs OPENAI_BASE_URL (an OpenAI-compatible endpoint)');
-    if (writer === 'llm' && !model) throw new ConfigError('questions: --writer llm needs --llm-model');
+    if (flags['llm-model'] !== undefined && !/^\S{1,200}$/u.test(flags['llm-model'])) throw new ConfigError(`questions: --llm-model must be a model name without spaces, got "${flags['llm-model'].slice(0, 40)}"`);
+    // The config matters to the LLM writer only; the template writer reads it only when named (to check it).
+    const llmConfig = writer === 'llm' || flags.config !== undefined ? (await loadConfig(flags.config, process.cwd())).config.llm : undefined;
+    const { model, baseURL } = resolveLlmEndpoint(llmConfig, flags['llm-model'], io.env['OPENAI_BASE_URL']);
+    if (writer === 'llm' && !baseURL) throw new ConfigError('questions: --writer llm needs an endpoint: OPENAI_BASE_URL or llm.baseURL in the config');
+    if (writer === 'llm' && !model) throw new ConfigError('questions: --writer llm needs a model: --llm-model or llm.model in the config');
+    const price = model && llmConfig?.prices ? ownValue(llmConfig.prices, model) : undefined;
     const release = lockDir(dir, 'questions');
     const db = writer === 'llm' ? await openDatabase(resolveTarget(flags.db ?? io.env['DATABASE_URL'], join(dir, 'pglite'))) : undefined;
     try {
-      const llm = db && baseURL && model ? { baseURL, apiKey: io.env['OPENAI_API_KEY'] ?? 'unused', model, db, concurrency: flags.concurrency ? Number(flags.concurrency) : 4, ...(budget ? { budget } : {}) } : undefined;
+      const llm = db && baseURL && model ? { baseURL, apiKey: io.env['OPENAI_API_KEY'] ?? 'unused', model, db, concurrency: flags.concurrency ? Number(flags.concurrency) : 4, ...(budget ? { budget } : {}), ...(price ? { price } : {}) } : undefined;
       await writeQuestions({ dir, writer, styles, paraphrases, resume: flags.resume ?? false, progress: io.err, ...(llm ? { llm } : {}) });
     } finally {
       await db?.close();

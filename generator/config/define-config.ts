@@ -1,5 +1,6 @@
 import type { Domain } from '../er-model/er-model.ts';
 import type { InstanceProfile, ScalePreset } from '../instance/conceptual-instance.ts';
+import type { LlmConfig } from './llm-config.ts';
 
 /** One dataset a user can build: a domain and how to populate and shred it. */
 export interface DatasetDefinition {
@@ -21,6 +22,8 @@ export interface DatasetDefinition {
 
 export interface EquisqlConfig {
   readonly datasets: Readonly<Record<string, DatasetDefinition>>;
+  /** The LLM question writer's model, endpoint and per-model prices (see llm-config.ts). */
+  readonly llm?: LlmConfig;
 }
 
 /**

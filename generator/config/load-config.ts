@@ -10,6 +10,7 @@ import { validateDomain } from '../er-model/validate-domain.ts';
 import { BUILT_IN_DOMAINS } from '../domains/index.ts';
 import type { DatasetDefinition, EquisqlConfig } from './define-config.ts';
 import { validateDataset } from './validate-config.ts';
+import { mergeLlmConfig, validateLlmConfig } from './llm-config.ts';
 
 const PROJECT_CONFIG = resolve(dirname(fileURLToPath(import.meta.url)), '../../datasets.config.ts');
 
@@ -39,6 +40,9 @@ async function importConfig(path: string, shipped: boolean): Promise<EquisqlConf
   if (typeof datasets !== 'object' || datasets === null || Array.isArray(datasets)) {
     throw new ConfigError(`${path}: the default export has no "datasets" object (export default defineConfig({ datasets: { … } }))`);
   }
+  const { llm } = loaded as EquisqlConfig;
+  // Checked on load: a price typo must not surface only after a paid run.
+  if (llm !== undefined) validateLlmConfig(llm, `${path}: llm`);
   return loaded as EquisqlConfig;
 }
 
@@ -47,7 +51,7 @@ async function importConfig(path: string, shipped: boolean): Promise<EquisqlConf
  * ships with equisql (the reference datasets). A user's config adds to the shipped datasets
  * and wins on a shared name, so `--dataset social_media` works from any directory.
  * (The shipped datasets name built-in domains, so resolving them from the user's folder is
- * the same as from ours.)
+ * the same as from ours.) Its `llm` section merges with the shipped one (see mergeLlmConfig).
  */
 export async function loadConfig(file: string | undefined, cwd: string): Promise<{ config: EquisqlConfig; path: string }> {
   const local = resolve(cwd, 'datasets.config.ts');
@@ -56,7 +60,8 @@ export async function loadConfig(file: string | undefined, cwd: string): Promise
   const shipped = await importConfig(PROJECT_CONFIG, true);
   if (candidate === PROJECT_CONFIG) return { config: shipped, path: candidate };
   const user = await importConfig(candidate, false);
-  return { config: { ...user, datasets: { ...shipped.datasets, ...user.datasets } }, path: candidate };
+  const llm = mergeLlmConfig(shipped.llm, user.llm);
+  return { config: { ...user, datasets: { ...shipped.datasets, ...user.datasets }, ...(llm ? { llm } : {}) }, path: candidate };
 }
 
 /** A dataset resolved to its validated domain. */

@@ -24,6 +24,7 @@ import type { GroupRecord } from '../generate/group-record.ts';
 import { questionId, serializeQuestion, TEMPLATE_STYLES, type QuestionRecord, type QuestionStyle } from './question-record.ts';
 import { paraphraseCount, writeTemplateQuestions } from './template-writer.ts';
 import { suiteQuestion } from './suite-questions.ts';
+import { estimateCost, type ModelPrice } from '../config/llm-config.ts';
 
 /** The LLM writer's settings (`--writer llm`). */
 export interface LlmSettings {
@@ -37,6 +38,8 @@ export interface LlmSettings {
   readonly baseDelayMs?: number;
   /** Tokens (prompt and completion) after which no further group is started; the run stops cleanly, resumable. */
   readonly budget?: number;
+  /** The model's price (the config's `llm.prices`), for the cost in the manifest; none: "unknown". */
+  readonly price?: ModelPrice;
 }
 
 /** Thrown at the start of a group once the token budget is spent. */
@@ -256,11 +259,23 @@ function openLlm(options: QuestionsOptions, index: ErIndex) {
   return { client, recordsOf };
 }
 
-/** Tokens and requests into `DIR/manifest.json`'s `questions` section (the file is rewritten whole). */
+/**
+ * Tokens, requests and the estimated cost of this run into `DIR/manifest.json`'s `questions`
+ * section (the file is rewritten whole). Replies from the cache cost nothing, so a rerun
+ * records what it spent, not what the questions once cost.
+ */
 function recordUsage(dir: string, settings: LlmSettings, usage: LlmUsage): void {
   const path = join(dir, 'manifest.json');
   const manifest = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>) : {};
-  manifest['questions'] = { writer: 'llm', model: settings.model, usage };
+  manifest['questions'] = {
+    writer: 'llm',
+    model: settings.model,
+    usage,
+    tokens_in: usage.prompt_tokens,
+    tokens_out: usage.completion_tokens,
+    price_per_million_tokens: settings.price ?? 'unknown',
+    estimated_cost_usd: estimateCost(settings.price, usage.prompt_tokens, usage.completion_tokens),
+  };
   writeFileAtomic(path, `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
