@@ -420,7 +420,7 @@ class Describer {
     aggregate: (e, ctx) => this.aggregate(e, ctx),
     setSize: (e) => {
       const plural = this.attributeNoun(e.alias, e.attribute, true);
-      this.mention('set-size', ['0 when']);
+      this.mention('set-size', ['0 when'], ['0 if none']);
       return `the number of ${plural} of ${this.ref(e.alias)} (0 when it has none)`;
     },
     setArray: (e) => {
@@ -437,7 +437,8 @@ class Describer {
     arithmetic: (e, ctx) => {
       const l = this.expr(e.left, ctx);
       const r = this.expr(e.right, ctx);
-      const op = { '+': 'plus', '-': 'minus', '*': 'times', '/': 'divided by', '||': 'followed by the text' }[e.op];
+      // "the text" introduces a quoted value only: "followed by the text the last name" is not English.
+      const op = { '+': 'plus', '-': 'minus', '*': 'times', '/': 'divided by', '||': e.right.kind === 'literal' ? 'followed by the text' : 'followed by' }[e.op];
       return `${l} ${op} ${r}`;
     },
     round: (e, ctx) => `${this.expr(e.arg, ctx)} rounded to ${e.digits} decimal place${e.digits === 1 ? '' : 's'}`,
@@ -450,16 +451,17 @@ class Describer {
   }
 
   private aggregate(e: Extract<Expr, { kind: 'aggregate' }>, ctx: Ctx): string {
-    const scope = ctx.grouped ? ' in the group' : '';
+    // "for each creator" or "as a single row" already says what an aggregate ranges over.
+    const scope = '';
     if (e.fn === 'count') {
       if (!e.arg) {
         const lefts = [...this.currentLeft];
         if (lefts.length > 0) {
-          this.mention('count-star-left', ['still counts as one row']);
-          return `the number of rows${scope} (a row with no ${this.noun(lefts[0] as string)} still counts as one row)`;
+          this.mention('count-star-left', ['still counts as one']);
+          return `the number of ${this.currentRows} (${article(this.noun(this.currentBase))} with no ${this.noun(lefts[0] as string)} still counts as one)`;
         }
         this.covered.add('count');
-        return `the number of rows${scope}`;
+        return `the number of ${this.currentRows}`;
       }
       const arg = e.arg;
       let counted: string;
@@ -500,7 +502,7 @@ class Describer {
     const fn = { sum: 'the total of', avg: 'the average of', min: 'the smallest value of', max: 'the largest value of' }[e.fn];
     this.covered.add(`aggregate:${e.fn}`);
     if (this.nullable(arg)) {
-      this.mention('null-handling', ['missing values are ignored'], ['ignoring missing values']);
+      this.mention('null-handling', ['missing values are ignored'], ['ignoring missing']);
       return `${fn} ${what}${scope}, ignoring missing values`;
     }
     return `${fn} ${what}${scope}`;
@@ -510,6 +512,9 @@ class Describer {
   private repeats = new Set<string>();
   /** LEFT-joined aliases of the select being described. */
   private currentLeft: string[] = [];
+  /** The base alias of the select being described, and what one of its rows is, plural ("creators", "creator–channel pairs"). */
+  private currentBase = '';
+  private currentRows = 'rows';
 
   // ---- predicates ----------------------------------------------------------------------
 
@@ -695,6 +700,8 @@ class Describer {
   selectFrame(q: SelectQuery): QueryFrame {
     for (const o of q.select) this.outputsByName.set(o.name, o.expr);
     this.currentLeft = (q.joins ?? []).filter((j) => this.aliases.get(j.alias)?.optional).map((j) => j.alias);
+    this.currentBase = q.from.alias;
+    this.currentRows = this.rowNoun(q);
     // A plain count of an alias repeats when another join fans its rows out.
     const joins = q.joins ?? [];
     for (const a of [q.from.alias, ...joins.map((j) => j.alias)]) {
@@ -706,10 +713,14 @@ class Describer {
     const outputs = this.outputs(q, grouped);
     let group = '';
     if ((q.groupBy?.length ?? 0) > 0) {
-      const keys = (q.groupBy ?? []).map((k) => this.groupKey(k));
+      // An object's attributes grouped beside its id change no group (the id decides them): "for
+      // each customer", not "for each combination of the customer and the value of its name".
+      const byId = new Set((q.groupBy ?? []).filter((k) => k.kind === 'attribute' && k.attribute === 'id').map((k) => this.canonical((k as { alias: string }).alias)));
+      const significant = (q.groupBy ?? []).filter((k) => !(k.kind === 'attribute' && k.attribute !== 'id' && byId.has(this.canonical(k.alias))));
+      const keys = significant.map((k) => this.groupKey(k));
       group = keys.length === 1 ? `, one row for each ${keys[0]}` : `, one row for each combination of ${listing(keys.map((k) => `the ${k}`))}`;
       this.mention('group-by', ['for each']);
-      for (const k of q.groupBy ?? []) {
+      for (const k of significant) {
         if (this.nullable(k)) {
           const what = (k.kind === 'attribute' && k.attribute === 'id') || k.kind === 'element' ? `no ${this.noun(k.alias)}` : `no value for ${this.expr(k)}`;
           this.note(`Rows with ${what} form one group of their own.`, 'null-group');
@@ -746,6 +757,14 @@ class Describer {
     };
   }
 
+  /** What COUNT(*) counts, in words: the base objects, or the combinations the joins make. */
+  private rowNoun(q: SelectQuery): string {
+    const joined = (q.joins ?? []).filter((j) => !this.aliases.get(j.alias)?.sameAs).map((j) => this.noun(j.alias));
+    if (joined.length === 0) return this.noun(q.from.alias, true);
+    if (joined.length === 1) return `${this.noun(q.from.alias)}–${joined[0]} pairs`;
+    return `combinations of ${listing([this.noun(q.from.alias), ...joined].map((n) => article(n)))}`;
+  }
+
   private groupKey(k: Expr): string {
     if (k.kind === 'attribute' && k.attribute === 'id') return this.noun(k.alias);
     if (k.kind === 'element') return this.noun(k.alias);
@@ -753,7 +772,28 @@ class Describer {
   }
 
   private outputs(q: SelectQuery, grouped: boolean): string {
-    const parts = q.select.map((o) => this.expr(o.expr, { grouped: grouped && hasAggregate(o.expr) }));
+    const parts: string[] = [];
+    // Neighbouring attributes of one object share it: "the first name, last name and email
+    // address of the customer", not the customer three times. Order is kept, so the columns
+    // still read in their order.
+    const select = q.select;
+    for (let i = 0; i < select.length; i++) {
+      const e = select[i]?.expr as Expr;
+      if (e.kind === 'attribute') {
+        const run = [e.attribute];
+        while (i + run.length < select.length) {
+          const next = select[i + run.length]?.expr as Expr;
+          if (next.kind !== 'attribute' || this.canonical(next.alias) !== this.canonical(e.alias)) break;
+          run.push(next.attribute);
+        }
+        if (run.length > 1) {
+          parts.push(`the ${listing(run.map((a) => this.attributeNoun(e.alias, a)))} of ${this.ref(e.alias)}`);
+          i += run.length - 1;
+          continue;
+        }
+      }
+      parts.push(this.expr(e, { grouped: grouped && hasAggregate(e) }));
+    }
     this.mention('outputs', ...(q.select.length > 1 ? [['in this order']] : [[]]));
     for (const o of q.select) {
       if (!hasAggregate(o.expr) && this.nullable(o.expr) && o.expr.kind !== 'classOf') this.note(`Where ${this.expr(o.expr)} is missing, that column is left empty.`, 'null-output');
@@ -783,7 +823,7 @@ class Describer {
     });
     this.mention('order', ['sorted by']);
     if (keys.length === 1) return `, sorted by ${keys[0]}`;
-    this.mention('tie-break', ['ties broken by']);
+    this.mention('tie-break', ['ties broken by'], ['ties by']);
     return `, sorted by ${keys[0]}, ties broken by ${listing(keys.slice(1), 'then by')}`;
   }
 

@@ -14,15 +14,36 @@ interface Fragments {
   readonly concise: readonly string[];
   readonly implicit: readonly string[];
   readonly implicitTerms: readonly string[];
+  /** [pattern, replacement]: the full wording's clauses shortened for the concise style. */
+  readonly conciseRewrites: readonly (readonly [string, string])[];
 }
 
 const FRAGMENTS_PATH = fileURLToPath(new URL('../../templates/question-fragments.json', import.meta.url));
 let fragments: Fragments | undefined;
+let conciseRules: readonly (readonly [RegExp, string])[] | undefined;
 
 /** The shipped fragments, read once (they are data, kept in `templates/`). */
 function loadFragments(): Fragments {
   fragments ??= JSON.parse(readFileSync(FRAGMENTS_PATH, 'utf8')) as Fragments;
   return fragments;
+}
+
+/** The concise style's rewrites, compiled once. */
+function conciseRewrites(): readonly (readonly [RegExp, string])[] {
+  conciseRules ??= loadFragments().conciseRewrites.map(([pattern, replacement]) => [new RegExp(pattern, 'giu'), replacement] as const);
+  return conciseRules;
+}
+
+/**
+ * The concise wording of a sentence. Quoted values stand aside as tokens while the rewrites
+ * run, so no rewrite can change a literal (the data's, and changing it would change the
+ * answer) while a clause around one still shortens.
+ */
+function shorten(text: string): string {
+  const literals: string[] = [];
+  const masked = text.replace(/"[^"]*"/gu, (literal) => `\uE000${literals.push(literal) - 1}\uE001`);
+  const short = conciseRewrites().reduce((t, [re, to]) => t.replace(re, to), masked);
+  return short.replace(/\uE000(\d+)\uE001/gu, (_, i: string) => literals[Number(i)] as string);
 }
 
 /** One template question. */
@@ -34,6 +55,7 @@ export interface TemplateQuestion {
 }
 
 type TemplateStyle = 'precise' | 'conversational' | 'imperative' | 'concise' | 'implicit';
+const TEMPLATE_STYLE_NAMES: readonly TemplateStyle[] = ['precise', 'conversational', 'imperative', 'concise', 'implicit'];
 
 /**
  * Writes a question for a conceptual query in one style; `paraphrase` picks among the
@@ -67,7 +89,7 @@ export function requiredMentions(index: ErIndex, query: Query): readonly Require
 /** How many distinct paraphrases a style has. */
 export function paraphraseCount(style: QuestionStyle): number {
   const f = loadFragments();
-  return style in f ? (f[style as TemplateStyle] as readonly string[]).length : 0;
+  return (TEMPLATE_STYLE_NAMES as readonly string[]).includes(style) ? f[style as TemplateStyle].length : 0;
 }
 
 function pick<T>(items: readonly T[], seed: string, label: string, k: number): T {
@@ -77,7 +99,7 @@ function pick<T>(items: readonly T[], seed: string, label: string, k: number): T
 
 function realize(frame: QueryFrame, style: QuestionStyle, paraphrase: number, seed: string): TemplateQuestion {
   const f = loadFragments();
-  if (!(style in f) || (style as string) === 'implicitTerms') throw new Error(`the template writer has no style ${style}`);
+  if (!(TEMPLATE_STYLE_NAMES as readonly string[]).includes(style)) throw new Error(`the template writer has no style ${style}`);
   const templates = f[style as TemplateStyle];
   const template = pick(templates, seed, style, paraphrase);
   const notes = frame.notes.length > 0 ? ` ${frame.notes.join(' ')}` : '';
@@ -112,7 +134,7 @@ function realize(frame: QueryFrame, style: QuestionStyle, paraphrase: number, se
     if (value === undefined) throw new Error(`template slot {${name}} has no value`);
     return value;
   });
-  return { question: tidy(text), evidence: tidy(evidence), covered: frame.covered };
+  return { question: tidy(style === 'concise' ? shorten(text) : text), evidence: tidy(evidence), covered: frame.covered };
 }
 
 function capitalize(s: string): string {

@@ -52,8 +52,9 @@ export function expectedFacts(index: ErIndex, query: Query): { construct: string
       const n = q.limit;
       facts.push({ construct: 'limit', test: (t) => new RegExp(`\\b${n}\\b|first row`, 'u').test(t) });
     }
-    if ((q.orderBy?.length ?? 0) > 1) facts.push({ construct: 'tie-break', test: (t) => t.includes('ties broken by') });
-    if ((q.orderBy?.length ?? 0) >= 1) facts.push({ construct: 'order direction', test: (t) => /(ascending|descending) order/u.test(t) });
+    // The concise style says "ties by …" and "descending" where the others say "ties broken by …" and "in descending order".
+    if ((q.orderBy?.length ?? 0) > 1) facts.push({ construct: 'tie-break', test: (t) => /\bties (broken )?by /u.test(t) });
+    if ((q.orderBy?.length ?? 0) >= 1) facts.push({ construct: 'order direction', test: (t) => /\b(ascending|descending)\b/u.test(t) });
   };
   const visitSelect = (q: SelectQuery, top: boolean): void => {
     const subs = index.subtree(q.from.entity).slice(1);
@@ -63,7 +64,7 @@ export function expectedFacts(index: ErIndex, query: Query): { construct: string
     for (const j of q.joins ?? []) if (j.type === 'left') facts.push({ construct: 'left join keeps the unmatched', test: (t) => /kept once|or with none/u.test(t) });
     const exprs: Expr[] = q.select.map((o) => o.expr);
     const countsLeft = exprs.some((e) => e.kind === 'aggregate' && e.fn === 'count' && e.arg?.kind === 'attribute' && left.has(e.arg.alias));
-    if (countsLeft && top) facts.push({ construct: 'zero counts', test: (t) => /0 when there are none/u.test(t) });
+    if (countsLeft && top) facts.push({ construct: 'zero counts', test: (t) => /0 when there are none|\(0 if none\)/u.test(t) });
     if (q.select.length > 1) facts.push({ construct: 'output columns in order', test: (t) => t.includes('(in this order)') });
     for (const c of conjunctsOf(q.where)) {
       if (c.kind === 'exists' || c.kind === 'inQuery') visit(c.query, false);

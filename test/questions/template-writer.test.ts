@@ -59,7 +59,12 @@ describe('template writer', () => {
     const q01 = PAPER_SOCIAL_MEDIA.find((q) => q.id === 'q01')!;
     const w = writeTemplateQuestion(index, q01.query, 'precise', 0, 'q01');
     expect(w.question).toMatch(/streamers included/u);
-    expect(w.question).toMatch(/number of channels in the group \(0 when there are none\) in descending order, ties broken by the id of the creator in ascending order/u);
+    expect(w.question).toMatch(/number of channels \(0 when there are none\) in descending order, ties broken by the id of the creator in ascending order/u);
+    expect(w.question).not.toMatch(/in the group|rows in/u);
+    const short = writeTemplateQuestion(index, q01.query, 'concise', 0, 'q01').question;
+    expect(short).toMatch(/streamers included/u);
+    expect(short).toMatch(/\(0 if none\) descending, ties by the id of the creator ascending, top 50/u);
+    expect(short.length).toBeLessThan(w.question.length * 0.75);
     expect(w.question).toMatch(/first 50 rows/u);
   });
 
