@@ -466,7 +466,11 @@ class Describer {
       const arg = e.arg;
       let counted: string;
       let alias: string | undefined;
-      if (arg.kind === 'attribute' && arg.attribute === 'id') {
+      if (arg.kind === 'attribute' && arg.attribute === 'id' && this.collapsed?.alias === arg.alias) {
+        // "the number of channels owned by the creator": the pairing the count runs over, said here.
+        alias = arg.alias;
+        counted = this.related(this.collapsed, true, '');
+      } else if (arg.kind === 'attribute' && arg.attribute === 'id') {
         alias = arg.alias;
         counted = this.noun(arg.alias, true);
       } else if (arg.kind === 'element') {
@@ -512,6 +516,8 @@ class Describer {
   private repeats = new Set<string>();
   /** LEFT-joined aliases of the select being described. */
   private currentLeft: string[] = [];
+  /** The join a collapsed query counts the partners of (see `collapsible`). */
+  private collapsed: Extract<Join, { kind: 'relationship' }> | undefined;
   /** The base alias of the select being described, and what one of its rows is, plural ("creators", "creator–channel pairs"). */
   private currentBase = '';
   private currentRows = 'rows';
@@ -580,9 +586,11 @@ class Describer {
       return `${this.value(p.expr)} is ${p.negated ? 'not ' : ''}between ${this.value(p.low)} and ${this.value(p.high)} (inclusive)${this.nullNote(p.expr)}`;
     },
     isNull: (p) => {
-      this.mention('is-null', [p.negated ? 'has' : 'no']);
+      this.mention('is-null', ...(p.negated ? [['recorded'], ['there is'], ['known']] : [['no'], ['missing']]));
       const e = p.expr;
-      if (e.kind === 'attribute') return `${this.ref(e.alias)} ${p.negated ? 'has' : 'has no'} ${this.attributeNoun(e.alias, e.attribute)}${p.negated ? ' recorded' : ''}`;
+      // "the bio of the streamer is recorded": "has bio recorded" lacks its article, and "has a
+      // dimensions recorded" would have the wrong one.
+      if (e.kind === 'attribute') return p.negated ? `the ${this.attributeNoun(e.alias, e.attribute)} of ${this.ref(e.alias)} is recorded` : `${this.ref(e.alias)} has no ${this.attributeNoun(e.alias, e.attribute)}`;
       if (e.kind === 'element') return p.negated ? `there is ${article(this.noun(e.alias))}` : `there is no ${this.noun(e.alias)}`;
       return `${this.value(e)} is ${p.negated ? 'known' : 'missing'}`;
     },
@@ -709,10 +717,14 @@ class Describer {
       if (joins.length > 1 || (joins.length === 1 && a === q.from.alias) || fanOut) this.repeats.add(a);
     }
     const grouped = (q.groupBy?.length ?? 0) > 0 || q.select.some((o) => hasAggregate(o.expr));
-    const rows = this.rows(q);
+    this.collapsed = this.collapsible(q);
+    const rows = this.collapsed ? this.collapsedRows(q, this.collapsed) : this.rows(q);
     const outputs = this.outputs(q, grouped);
     let group = '';
-    if ((q.groupBy?.length ?? 0) > 0) {
+    if (this.collapsed) {
+      // One row per base object is what "every creator" already says.
+      this.covered.add('group-by');
+    } else if ((q.groupBy?.length ?? 0) > 0) {
       // An object's attributes grouped beside its id change no group (the id decides them): "for
       // each customer", not "for each combination of the customer and the value of its name".
       const byId = new Set((q.groupBy ?? []).filter((k) => k.kind === 'attribute' && k.attribute === 'id').map((k) => this.canonical((k as { alias: string }).alias)));
@@ -757,6 +769,47 @@ class Describer {
     };
   }
 
+  /**
+   * The one join of a query that groups by its base object and only counts the partners of
+   * that join: "every creator, with the number of channels owned by the creator", not "every
+   * creator paired with each channel …, one row for each creator, the number of channels".
+   * Undefined when the query is any other shape (then the pairing is described as it is).
+   */
+  private collapsible(q: SelectQuery): Extract<Join, { kind: 'relationship' }> | undefined {
+    const joins = q.joins ?? [];
+    const j = joins[0];
+    if (joins.length !== 1 || j?.kind !== 'relationship' || j.from !== q.from.alias || j.on || this.aliases.get(j.alias)?.sameAs) return undefined;
+    const base = this.canonical(q.from.alias);
+    const keys = q.groupBy ?? [];
+    if (!keys.some((k) => k.kind === 'attribute' && k.attribute === 'id')) return undefined;
+    if (!keys.every((k) => k.kind === 'attribute' && this.canonical(k.alias) === base)) return undefined;
+    const mentionsJoin = (x: unknown) => JSON.stringify(x ?? null).includes(`"alias":${JSON.stringify(j.alias)}`);
+    // Aggregates count the join's objects; everything else speaks of the base object only.
+    const ok = (e: Expr): boolean => {
+      if (e.kind === 'aggregate') return e.fn === 'count' && e.arg?.kind === 'attribute' && e.arg.alias === j.alias && e.arg.attribute === 'id';
+      if (e.kind === 'arithmetic') return ok(e.left) && ok(e.right);
+      if (e.kind === 'round') return ok(e.arg);
+      return !mentionsJoin(e) && e.kind !== 'scalarSubquery';
+    };
+    if (mentionsJoin(q.where)) return undefined;
+    if (!q.select.every((o) => ok(o.expr))) return undefined;
+    if (!q.select.some((o) => hasAggregate(o.expr)) && !(q.orderBy ?? []).some((o) => o.expr.kind !== 'output' && hasAggregate(o.expr))) return undefined;
+    if (q.having && !(q.having.kind === 'compare' && ok(q.having.left) && ok(q.having.right))) return undefined;
+    if (!(q.orderBy ?? []).every((o) => o.expr.kind === 'output' || ok(o.expr))) return undefined;
+    return j;
+  }
+
+  /** The rows of a collapsed query: its base objects, all of them or those with a partner. */
+  private collapsedRows(q: SelectQuery, j: Extract<Join, { kind: 'relationship' }>): string {
+    const base = this.scoped(q.from.entity, 'every', q.from.alias);
+    if (j.type === 'left') {
+      this.mention('left-join', ['including those without']);
+      return `${base}, including those without any ${this.noun(j.alias)}`;
+    }
+    this.covered.add('inner-join');
+    return `${base} with at least one ${this.related(j, false, '')}`;
+  }
+
   /** What COUNT(*) counts, in words: the base objects, or the combinations the joins make. */
   private rowNoun(q: SelectQuery): string {
     const joined = (q.joins ?? []).filter((j) => !this.aliases.get(j.alias)?.sameAs).map((j) => this.noun(j.alias));
@@ -783,7 +836,8 @@ class Describer {
         const run = [e.attribute];
         while (i + run.length < select.length) {
           const next = select[i + run.length]?.expr as Expr;
-          if (next.kind !== 'attribute' || this.canonical(next.alias) !== this.canonical(e.alias)) break;
+          // A column asked twice is said twice ("the last name of the customer and the last name of the customer").
+          if (next.kind !== 'attribute' || this.canonical(next.alias) !== this.canonical(e.alias) || run.includes(next.attribute)) break;
           run.push(next.attribute);
         }
         if (run.length > 1) {
@@ -839,21 +893,21 @@ class Describer {
       if (s.kind === 'set') return `${label} (${this.setInline(s)})`;
       return `${label} ${this.sideText(s)}`;
     };
+    const first = q.left.kind === 'select' ? q.left : undefined;
+    const values = first ? this.outputsOfSide(first) : 'values';
     const ops: Record<SetQuery['op'], string> = {
-      union: 'the distinct values found in either list',
-      'union all': 'every value of both lists, repeats kept',
-      intersect: 'the distinct values found in both lists',
-      except: 'the distinct values of the first list that are not in the second',
+      union: `the distinct ${values} found in either list`,
+      'union all': `the ${values} of both lists, repeats kept`,
+      intersect: `the distinct ${values} found in both lists`,
+      except: `the distinct ${values} of the first list that are not in the second`,
     };
     this.mention(`set:${q.op}`, [q.op === 'union all' ? 'repeats kept' : 'distinct']);
-    const first = q.left.kind === 'select' ? q.left : undefined;
-    const outputs = first ? this.outputsOfSide(first) : 'the values';
     for (const o of first?.select ?? []) this.outputsByName.set(o.name, o.expr);
     const order = this.order(q.orderBy ?? []);
     const limit = this.limit(q.limit, (q.orderBy?.length ?? 0) > 0);
     return {
-      outputs: `${ops[q.op]}, the lists being ${outputs} of two sets of rows`,
-      rows: `${side(q.left, 'first,')}; and ${side(q.right, 'second,')}`,
+      outputs: ops[q.op],
+      rows: `two lists: ${side(q.left, 'first,')}; and ${side(q.right, 'second,')}`,
       group: '',
       filter: '',
       condition: '',

@@ -30,7 +30,7 @@ function loadFragments(): Fragments {
 
 /** The concise style's rewrites, compiled once. */
 function conciseRewrites(): readonly (readonly [RegExp, string])[] {
-  conciseRules ??= loadFragments().conciseRewrites.map(([pattern, replacement]) => [new RegExp(pattern, 'giu'), replacement] as const);
+  conciseRules ??= loadFragments().conciseRewrites.map(([pattern, replacement]) => [new RegExp(pattern, 'gu'), replacement] as const);
   return conciseRules;
 }
 

@@ -61,7 +61,7 @@ export function expectedFacts(index: ErIndex, query: Query): { construct: string
     for (const s of subs) facts.push({ construct: `subtype scope of ${q.from.entity}`, test: (t) => t.includes(s.lexicon.plural) });
     if (q.distinct) facts.push({ construct: 'distinct', test: (t) => /distinct|duplicates are removed/u.test(t) });
     const left = new Set((q.joins ?? []).filter((j) => j.type === 'left').map((j) => j.alias));
-    for (const j of q.joins ?? []) if (j.type === 'left') facts.push({ construct: 'left join keeps the unmatched', test: (t) => /kept once|or with none/u.test(t) });
+    for (const j of q.joins ?? []) if (j.type === 'left') facts.push({ construct: 'left join keeps the unmatched', test: (t) => /kept once|or with none|including those without/u.test(t) });
     const exprs: Expr[] = q.select.map((o) => o.expr);
     const countsLeft = exprs.some((e) => e.kind === 'aggregate' && e.fn === 'count' && e.arg?.kind === 'attribute' && left.has(e.arg.alias));
     if (countsLeft && top) facts.push({ construct: 'zero counts', test: (t) => /0 when there are none|\(0 if none\)/u.test(t) });
