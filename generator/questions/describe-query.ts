@@ -872,7 +872,7 @@ class Describer {
       const dir = item.direction === 'desc' ? 'in descending order' : 'in ascending order';
       // PostgreSQL sorts NULLs as larger than every value.
       const nulls = k.nullable ? (item.direction === 'desc' ? ', missing values first' : ', missing values last') : '';
-      if (k.nullable) this.mention('order-nulls', [item.direction === 'desc' ? 'missing values first' : 'missing values last']);
+      if (k.nullable) this.mention('order-nulls', item.direction === 'desc' ? ['missing values first'] : ['missing values last'], item.direction === 'desc' ? ['missing first'] : ['missing last']);
       return `${k.text} ${dir}${nulls}`;
     });
     this.mention('order', ['sorted by']);

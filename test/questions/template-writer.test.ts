@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../helpers/run-cli.ts';
 import { BUILT_IN_DOMAINS } from '../../generator/domains/index.ts';
 import { indexDomain, type ErIndex } from '../../generator/er-model/er-index.ts';
 import { PAPER_SOCIAL_MEDIA } from '../../generator/suites/paper-social-media.ts';
@@ -78,6 +81,49 @@ describe('template writer', () => {
       for (let i = 0; i < COUNT; i++) checkQuery(index, randomQuery(index, instance, rng.fork(String(i))), `r${i}`, `${domain} r${i}`);
     }, 600_000);
   }
+
+  it('makes the styles differ: concise much shorter than precise, conversational with a scenario, no two styles alike', () => {
+    const lengths: Record<string, number> = {};
+    for (const [domain, suite] of [['social_media', PAPER_SOCIAL_MEDIA], ['retail', PAPER_RETAIL]] as const) {
+      const index = indexDomain(BUILT_IN_DOMAINS[domain]!);
+      for (const q of suite) {
+        const texts = TEMPLATE_STYLES.map((style) => writeTemplateQuestion(index, q.query, style, 0, q.id).question);
+        expect(new Set(texts).size, `${domain} ${q.id}`).toBe(TEMPLATE_STYLES.length);
+        TEMPLATE_STYLES.forEach((style, i) => (lengths[style] = (lengths[style] ?? 0) + texts[i]!.length));
+        // A scenario sentence, then the ask.
+        expect(texts[TEMPLATE_STYLES.indexOf('conversational')], `${domain} ${q.id}`).toMatch(/^[^?]*(review|audit|figures)[^.?]*[.,] /u);
+        for (const t of texts) expect(t, `${domain} ${q.id}`).not.toMatch(/\bin the group\b|\bnumber of rows\b|\brows in\b/u);
+      }
+    }
+    expect(lengths['concise']!).toBeLessThan(lengths['precise']! * 0.85);
+  });
+
+  it('shortens only the clauses its rewrites name: every quoted value and every other word of the precise question stays', () => {
+    const fragments = JSON.parse(readFileSync(join(REPO_ROOT, 'templates/question-fragments.json'), 'utf8')) as { conciseRewrites: [string, string][] };
+    const wordsOf = (t: string) => new Set(t.replace(/"[^"]*"/gu, ' ').toLowerCase().match(/[a-z]+/gu) ?? []);
+    // A word may go only where a rewrite's own pattern names it and its replacement does not.
+    const droppable = new Set(fragments.conciseRewrites.flatMap(([pattern, replacement]) => {
+      const kept = wordsOf(replacement);
+      return [...wordsOf(pattern.replace(/\\[a-z]/gu, ' '))].filter((w) => !kept.has(w));
+    }));
+    const literals = (t: string) => (t.match(/"[^"]*"/gu) ?? []).sort();
+    for (const domain of ['social_media', 'retail']) {
+      const d = BUILT_IN_DOMAINS[domain]!;
+      const index = indexDomain(d);
+      const instance = generateInstance(d, { seed: 1, scale: 'tiny', profile: 'default' });
+      const rng = createRng(`questions/${domain}`);
+      for (let i = 0; i < Math.min(COUNT, 300); i++) {
+        const query = randomQuery(index, instance, rng.fork(String(i)));
+        // Paraphrase 0 of both styles opens with the same words ("Return …" and "… for"), so the sentences compare.
+        const full = writeTemplateQuestion(index, query, 'precise', 0, `r${i}`).question;
+        const short = writeTemplateQuestion(index, query, 'concise', 0, `r${i}`).question;
+        expect(literals(short), `${domain} r${i}: ${short}`).toEqual(literals(full));
+        const shortWords = wordsOf(short);
+        const lost = [...wordsOf(full)].filter((w) => !shortWords.has(w) && !droppable.has(w) && !['return', 'retrieve', 'report', 'considering', 'taken', 'over'].includes(w));
+        expect(lost, `${domain} r${i}:\n${full}\n${short}`).toEqual([]);
+      }
+    }
+  });
 
   it('gives the same question for the same query and seed, and another for another paraphrase', () => {
     const index = indexDomain(BUILT_IN_DOMAINS.retail!);
