@@ -507,7 +507,8 @@ class Describer {
     this.covered.add(`aggregate:${e.fn}`);
     if (this.nullable(arg)) {
       this.mention('null-handling', ['missing values are ignored'], ['ignoring missing']);
-      return `${fn} ${what}${scope}, ignoring missing values`;
+      // In brackets: in a list of outputs, ", ignoring missing values," would read as a column.
+      return `${fn} ${what}${scope} (ignoring missing values)`;
     }
     return `${fn} ${what}${scope}`;
   }
@@ -697,7 +698,8 @@ class Describer {
       this.covered.add('scalar-subquery');
       const plural = this.noun(q.from.alias, true);
       const rest = rows.slice(rows.indexOf(this.noun(q.from.alias)) + this.noun(q.from.alias).length);
-      return `the number of ${plural}${rest}`;
+      // The noun is now plural, and so is its verb: "subscribers that subscribe to the creator".
+      return `the number of ${plural}${rest.replace(/^ that (.+)$/u, (_, phrase: string) => ` that ${pluralVerb(phrase)}`)}`;
     }
     this.covered.add('scalar-subquery');
     return `${this.expr(out as Expr, { grouped: false })}, computed over every ${rows}`;
