@@ -879,7 +879,7 @@ class Describer {
     });
     this.mention('order', ['sorted by']);
     if (keys.length === 1) return `, sorted by ${keys[0]}`;
-    this.mention('tie-break', ['ties broken by'], ['ties by']);
+    this.mention('tie-break', ['ties broken by'], ['ties by'], ['ties are broken by']);
     return `, sorted by ${keys[0]}, ties broken by ${listing(keys.slice(1), 'then by')}`;
   }
 

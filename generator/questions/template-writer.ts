@@ -104,6 +104,7 @@ function realize(frame: QueryFrame, style: QuestionStyle, paraphrase: number, se
   const template = pick(templates, seed, style, paraphrase);
   const notes = frame.notes.length > 0 ? ` ${frame.notes.join(' ')}` : '';
   let filter = frame.filter;
+  let order = frame.order;
   let evidence = '';
   if (style === 'implicit') {
     // Real users leave definitions and conventions unsaid; the evidence says them, so the
@@ -112,7 +113,13 @@ function realize(frame: QueryFrame, style: QuestionStyle, paraphrase: number, se
     if (frame.condition) {
       const term = pick(f.implicitTerms, seed, 'term', paraphrase);
       filter = `, counting only the ${term} ones`;
-      parts.push(`The ${term} ones are the rows where ${frame.condition}.`);
+      parts.push(`The ${term} ones are those where ${frame.condition}.`);
+    }
+    // A user says "sorted by" and leaves the tie-break to the evidence.
+    const tie = order.indexOf(TIE_BREAK);
+    if (tie >= 0) {
+      parts.push(`Ties are broken by ${order.slice(tie + TIE_BREAK.length)}.`);
+      order = order.slice(0, tie);
     }
     parts.push(...frame.notes);
     evidence = parts.join(' ');
@@ -124,7 +131,7 @@ function realize(frame: QueryFrame, style: QuestionStyle, paraphrase: number, se
     group: frame.group,
     filter,
     having: frame.having,
-    order: frame.order,
+    order,
     limit: frame.limit,
     notes: style === 'implicit' ? '' : notes,
     topic: frame.topic,
@@ -136,6 +143,9 @@ function realize(frame: QueryFrame, style: QuestionStyle, paraphrase: number, se
   });
   return { question: tidy(style === 'concise' ? shorten(text) : text), evidence: tidy(evidence), covered: frame.covered };
 }
+
+/** How describe-query.ts joins the first sort key to the tie-break. */
+const TIE_BREAK = ', ties broken by ';
 
 function capitalize(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);

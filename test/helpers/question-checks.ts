@@ -52,8 +52,9 @@ export function expectedFacts(index: ErIndex, query: Query): { construct: string
       const n = q.limit;
       facts.push({ construct: 'limit', test: (t) => new RegExp(`\\b${n}\\b|first row`, 'u').test(t) });
     }
-    // The concise style says "ties by …" and "descending" where the others say "ties broken by …" and "in descending order".
-    if ((q.orderBy?.length ?? 0) > 1) facts.push({ construct: 'tie-break', test: (t) => /\bties (broken )?by /u.test(t) });
+    // The concise style says "ties by …" and "descending" where the others say "ties broken by …" and "in
+    // descending order"; the implicit style's evidence, "Ties are broken by …".
+    if ((q.orderBy?.length ?? 0) > 1) facts.push({ construct: 'tie-break', test: (t) => /\b[Tt]ies (are )?(broken )?by /u.test(t) });
     if ((q.orderBy?.length ?? 0) >= 1) facts.push({ construct: 'order direction', test: (t) => /\b(ascending|descending)\b/u.test(t) });
   };
   const visitSelect = (q: SelectQuery, top: boolean): void => {
