@@ -877,7 +877,7 @@ class Describer {
       if (k.nullable) this.mention('order-nulls', item.direction === 'desc' ? ['missing values first'] : ['missing values last'], item.direction === 'desc' ? ['missing first'] : ['missing last']);
       return `${k.text} ${dir}${nulls}`;
     });
-    this.mention('order', ['sorted by']);
+    this.mention('order', ['sorted by'], ['sort them by']);
     if (keys.length === 1) return `, sorted by ${keys[0]}`;
     this.mention('tie-break', ['ties broken by'], ['ties by'], ['ties are broken by']);
     return `, sorted by ${keys[0]}, ties broken by ${listing(keys.slice(1), 'then by')}`;

@@ -132,6 +132,9 @@ function realize(frame: QueryFrame, style: QuestionStyle, paraphrase: number, se
     filter,
     having: frame.having,
     order,
+    // The imperative style gives the ordering and the limit as commands of their own.
+    sortCommand: order ? ` Sort them ${order.replace(/^, sorted /u, '')}.` : '',
+    limitCommand: limitCommand(frame.limit),
     limit: frame.limit,
     notes: style === 'implicit' ? '' : notes,
     topic: frame.topic,
@@ -142,6 +145,13 @@ function realize(frame: QueryFrame, style: QuestionStyle, paraphrase: number, se
     return value;
   });
   return { question: tidy(style === 'concise' ? shorten(text) : text), evidence: tidy(evidence), covered: frame.covered };
+}
+
+/** ", keeping only the first 50 rows" as a command: "Keep only the first 50 rows." */
+function limitCommand(limit: string): string {
+  if (!limit) return '';
+  if (limit.startsWith(', keeping ')) return ` Keep ${limit.slice(', keeping '.length)}.`;
+  return ` Return ${limit.replace(/^, /u, '')}.`;
 }
 
 /** How describe-query.ts joins the first sort key to the tie-break. */
