@@ -284,7 +284,7 @@ class Describer {
     if (subs.length === 0) return `${determiner === 'a' ? article(noun) : `${determiner} ${noun}`}`;
     this.mention('subtype-scope', ...subs.map((s) => [s]));
     if (this.conventions === 'evidence') {
-      this.note(`Every ${this.index.entity(entity).lexicon.singular} counts, ${listing(subs)} included.`, 'subtype-scope');
+      this.note(`Every ${this.index.entity(entity).lexicon.singular} counts, including ${listing(subs)}.`, 'subtype-scope');
       return determiner === 'a' ? article(noun) : `${determiner} ${noun}`;
     }
     return `${determiner === 'a' ? article(noun) : `${determiner} ${noun}`} of any kind (${listing(subs)} included)`;
@@ -317,7 +317,7 @@ class Describer {
     if (subs.length === 0) return `${d}${noun}`;
     this.mention('subtype-scope', ...subs.map((s) => [s]));
     if (this.conventions === 'evidence') {
-      this.note(`Every ${this.index.entity(entity).lexicon.singular} counts, ${listing(subs)} included.`, 'subtype-scope');
+      this.note(`Every ${this.index.entity(entity).lexicon.singular} counts, including ${listing(subs)}.`, 'subtype-scope');
       return `${d}${noun}`;
     }
     return `${d}${noun} of any kind (${listing(subs)} included)`;
