@@ -746,7 +746,8 @@ class Describer {
     }
     const condition = q.where ? this.predicate(q.where) : '';
     const filter = condition ? `, where ${condition}` : '';
-    const having = q.having ? `, keeping only the groups where ${this.predicate(q.having, { grouped: true })}` : '';
+    // A collapsed query speaks of its base objects, not of groups.
+    const having = q.having ? `, keeping only ${this.collapsed ? 'those' : 'the groups'} where ${this.predicate(q.having, { grouped: true })}` : '';
     if (q.having) this.covered.add('having');
     const order = this.order(q.orderBy ?? []);
     const limit = this.limit(q.limit, (q.orderBy?.length ?? 0) > 0);
