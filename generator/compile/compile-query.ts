@@ -7,6 +7,7 @@ import type { RelationalSchema, Table } from '../variants/relational-schema.ts';
 import type { Expr, Join, Predicate, Query, ScalarLiteral, SelectQuery } from '../query/conceptual-query.ts';
 import { scopeQuery, type AliasInfo, type QueryScope } from '../query/query-scope.ts';
 import { entityView, indexVariant, needKey, type EntityView, type Need, type VariantIndex } from './entity-view.ts';
+import { qualifiedSelect, windowSql } from './compile-window.ts';
 import { inlineSubquery, printSql, type FromItem, type SqlJoin, type SqlQuery, type SqlSelect } from './sql-layout.ts';
 
 const col = (alias: string, name: string): string => `${quoteIdent(alias)}.${quoteIdent(name)}`;
@@ -185,6 +186,14 @@ class QueryCompiler {
   }
 
   private select(q: SelectQuery): SqlSelect {
+    if (!q.qualify) return this.plainSelect(q);
+    // Top-N per group: the window beside the outputs in a CTE, filtered outside it.
+    const { qualify } = q;
+    const inner = this.plainSelect({ ...q, qualify: undefined, orderBy: undefined, limit: undefined, distinct: undefined });
+    return qualifiedSelect({ ...q, qualify }, inner, this.expr(qualify.window), new Set(this.v.schema.tables.map((t) => t.name)));
+  }
+
+  private plainSelect(q: SelectQuery): SqlSelect {
     const base = this.view(q.from.alias, q.from.entity);
     this.bind(q.from.alias, base);
     const joins: SqlJoin[] = [...base.joins];
@@ -501,6 +510,8 @@ class QueryCompiler {
         return `round(${this.expr(e.arg)}, ${e.digits})`;
       case 'scalarSubquery':
         return inlineSubquery(this.select(e.query));
+      case 'window':
+        return windowSql(e, (x) => this.expr(x));
     }
   }
 

@@ -35,9 +35,15 @@ export function constructsOf(query: Query): Set<string> {
     else if (kind === 'exists') found.add(n['negated'] ? 'not exists' : 'exists');
     else if (kind === 'aggregate') found.add(`aggregate:${n['fn']}${n['distinct'] ? ' distinct' : ''}${n['arg'] ? '' : ' *'}`);
     else if (kind === 'set') found.add(`set:${n['op']}`);
+    else if (kind === 'window') {
+      found.add(`window:${n['fn']}`);
+      if (Array.isArray(n['partitionBy'])) found.add('window partition');
+      if (['sum', 'avg', 'count'].includes(n['fn'] as string) && Array.isArray(n['orderBy'])) found.add('window running');
+    }
     else if (kind === 'select') {
       const q = n as unknown as { distinct?: boolean; groupBy?: unknown[]; having?: unknown; orderBy?: unknown[]; limit?: number; joins?: { kind: string; relationship?: string }[] };
       if (q.distinct) found.add('distinct');
+      if ((q as { qualify?: unknown }).qualify) found.add('qualify (top-N per group)');
       if ((q.groupBy?.length ?? 0) > 0) found.add('group by');
       if (q.having) found.add('having');
       if ((q.orderBy?.length ?? 0) > 0 && q.limit !== undefined) found.add('order by + limit');
@@ -59,6 +65,8 @@ export const REQUIRED_CONSTRUCTS = [
   'exists', 'not exists', 'inQuery', 'not in query', 'scalarSubquery', 'aggregate:count *', 'aggregate:count', 'aggregate:count distinct',
   'aggregate:sum', 'aggregate:avg', 'aggregate:min', 'aggregate:max', 'group by', 'having', 'order by + limit', 'distinct',
   'set:union', 'set:union all', 'set:intersect', 'set:except', 'setArray', 'setSize', 'classOf', 'round', 'element', 'arithmetic',
+  'window:row_number', 'window:rank', 'window:dense_rank', 'window:lag', 'window:lead', 'window:sum', 'window:avg', 'window:count',
+  'window partition', 'window running', 'qualify (top-N per group)',
 ];
 
 interface Built {
