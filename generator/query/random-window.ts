@@ -93,7 +93,9 @@ export function randomGroupWindow(rng: Rng, keys: readonly Expr[], aggregate: Ex
   const ordered = RANKING.has(fn) || fn === 'lag' || fn === 'lead' || rng.chance(0.5);
   const values: WindowOrderItem[] = ordered ? [{ expr: aggregate, direction: rng.chance(0.6) ? 'desc' : 'asc' }] : [];
   const orderBy = ordered ? withTieBreak(fn, values, partition, keys) : [];
-  const arg = fn === 'lag' || fn === 'lead' || fn === 'sum' || fn === 'avg' ? aggregate : fn === 'count' && rng.chance(0.3) ? aggregate : undefined;
+  // sum and avg need numbers: a count of the group's rows (the aggregate may be a max of text).
+  const counted: Expr = { kind: 'aggregate', fn: 'count' };
+  const arg = fn === 'lag' || fn === 'lead' ? aggregate : fn === 'sum' || fn === 'avg' ? counted : fn === 'count' && rng.chance(0.3) ? aggregate : undefined;
   return {
     kind: 'window',
     fn,
