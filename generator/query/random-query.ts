@@ -252,7 +252,32 @@ class QueryDrawer {
     const query = grouped ? this.aggregated(entityAliases, elementAliases, depth) : this.projected(entityAliases, elementAliases);
     // Top-N per group now and then: the rows ranked within a partition, the first few kept.
     const qualify = !grouped && depth === 0 && r.chance(0.12) ? { qualify: randomQualify(this.windowContext(entityAliases, elementAliases)) } : {};
-    return { ...query, from: base, ...(joins.length > 0 ? { joins } : {}), ...(where ? { where } : {}), ...qualify };
+    const drawn: SelectQuery = { ...query, from: base, ...(joins.length > 0 ? { joins } : {}), ...(where ? { where } : {}), ...qualify };
+    return !grouped && depth === 0 && !drawn.qualify && r.chance(0.1) ? this.againstShared(drawn, base) : drawn;
+  }
+
+  /**
+   * A value of all the base entity's objects (an average, a minimum) that the query filters
+   * on and shows the difference from: the same standalone subquery read twice.
+   */
+  private againstShared(q: SelectQuery, base: EntityAlias): SelectQuery {
+    const r = this.rng;
+    const numeric = this.singleAttributes(base.entity).filter((x) => ['integer', 'bigint', 'numeric'].includes(x.type.kind));
+    if (numeric.length === 0) return q;
+    const attribute = r.pick(numeric).name;
+    const fn = r.pick(['avg', 'min', 'max'] as const);
+    const value = (): Expr => {
+      const alias = this.alias('v');
+      const agg: Expr = { kind: 'aggregate', fn, arg: { kind: 'attribute', alias, attribute } };
+      return { kind: 'scalarSubquery', query: { kind: 'select', from: { entity: base.entity, alias }, select: [{ name: `${fn}_${attribute}`, expr: fn === 'avg' ? { kind: 'round', arg: agg, digits: 2 } : agg }] } };
+    };
+    const own: Expr = { kind: 'attribute', alias: base.alias, attribute };
+    const condition: Predicate = { kind: 'compare', op: r.pick(['>', '>=', '<', '<='] as const), left: own, right: value() };
+    const name = q.select.some((c) => c.name === 'difference') ? 'difference_2' : 'difference';
+    const where: Predicate = q.where ? { kind: 'and', args: [...(q.where.kind === 'and' ? q.where.args : [q.where]), condition] } : condition;
+    // The new output joins the ORDER BY, which stays total over the outputs.
+    const orderBy: OrderItem[] | undefined = q.orderBy ? [...q.orderBy, { expr: { kind: 'output', name }, direction: 'asc' }] : undefined;
+    return { ...q, select: [...q.select, { name, expr: { kind: 'arithmetic', op: '-', left: own, right: value() } }], where, ...(orderBy ? { orderBy } : {}) };
   }
 
   private windowContext(entityAliases: EntityAlias[], elementAliases: ElementAlias[]): WindowContext {

@@ -7,7 +7,8 @@ import { buildDataset, type BuildManifest } from '../../generator/assemble/build
 import { buildRelationalSchema } from '../../generator/variants/build-schema.ts';
 import { compileQuery } from '../../generator/compile/compile-query.ts';
 import { compareResults, normalizeResult, runReadOnly, type NormalizedResult } from '../../generator/execute/run-query.ts';
-import { isOrdered, type Query } from '../../generator/query/conceptual-query.ts';
+import { sharedValues } from '../../generator/compile/compile-shared-value.ts';
+import { isOrdered, type Query, type SelectQuery } from '../../generator/query/conceptual-query.ts';
 import { randomQuery } from '../../generator/query/random-query.ts';
 import { parseSql } from '../../generator/sql/parser-adapter.ts';
 import { generateInstance } from '../../generator/instance/generate-instance.ts';
@@ -44,6 +45,7 @@ export function constructsOf(query: Query): Set<string> {
       const q = n as unknown as { distinct?: boolean; groupBy?: unknown[]; having?: unknown; orderBy?: unknown[]; limit?: number; joins?: { kind: string; relationship?: string }[] };
       if (q.distinct) found.add('distinct');
       if ((q as { qualify?: unknown }).qualify) found.add('qualify (top-N per group)');
+      if (sharedValues(q as unknown as SelectQuery).length > 0) found.add('value computed once (WITH)');
       if ((q.groupBy?.length ?? 0) > 0) found.add('group by');
       if (q.having) found.add('having');
       if ((q.orderBy?.length ?? 0) > 0 && q.limit !== undefined) found.add('order by + limit');
@@ -66,7 +68,7 @@ export const REQUIRED_CONSTRUCTS = [
   'aggregate:sum', 'aggregate:avg', 'aggregate:min', 'aggregate:max', 'group by', 'having', 'order by + limit', 'distinct',
   'set:union', 'set:union all', 'set:intersect', 'set:except', 'setArray', 'setSize', 'classOf', 'round', 'element', 'arithmetic',
   'window:row_number', 'window:rank', 'window:dense_rank', 'window:lag', 'window:lead', 'window:sum', 'window:avg', 'window:count',
-  'window partition', 'window running', 'qualify (top-N per group)',
+  'window partition', 'window running', 'qualify (top-N per group)', 'value computed once (WITH)',
 ];
 
 interface Built {
