@@ -30,9 +30,18 @@ export function windowSql(w: WindowExpr, sql: (e: Expr) => string): string {
   const args = w.arg === undefined ? (w.fn === 'count' ? '*' : '') : sql(w.arg);
   const offset = w.offset !== undefined && w.offset !== 1 ? `, ${w.offset}` : '';
   const over: string[] = [];
-  if ((w.partitionBy ?? []).length > 0) over.push(`PARTITION BY ${(w.partitionBy ?? []).map(sql).join(', ')}`);
+  if ((w.partitionBy ?? []).length > 0) over.push(`PARTITION BY ${(w.partitionBy ?? []).map((k) => partitionKey(sql(k))).join(', ')}`);
   if ((w.orderBy ?? []).length > 0) over.push(`ORDER BY ${(w.orderBy ?? []).map((o) => `${sql(o.expr)}${o.direction === 'desc' ? ' DESC' : ''}`).join(', ')}`);
   return `${w.fn}(${args}${offset}) OVER (${over.join(' ')})`;
+}
+
+/**
+ * A partition key as our SQL adapter reads it: node-sql-parser takes only column references
+ * and function calls after PARTITION BY, so any other expression (a CASE naming a subtype,
+ * arithmetic) goes inside a one-argument coalesce, which PostgreSQL returns unchanged.
+ */
+function partitionKey(text: string): string {
+  return /^[\w"]+\.[\w"]+$/u.test(text) ? text : `coalesce(${text})`;
 }
 
 /** The column name a window's value takes inside the CTE, as an engineer would call it. */

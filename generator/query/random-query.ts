@@ -281,7 +281,11 @@ class QueryDrawer {
   }
 
   private windowContext(entityAliases: EntityAlias[], elementAliases: ElementAlias[]): WindowContext {
-    return { rng: this.rng, entities: entityAliases.map((a) => ({ alias: a.alias, attributes: this.singleAttributes(a.entity) })), elements: elementAliases.map((e) => e.alias) };
+    const kinds = entityAliases.flatMap((a): Expr[] => {
+      const subs = this.index.subtree(a.entity).map((e) => e.name);
+      return subs.length > 1 ? [{ kind: 'classOf', alias: a.alias, among: subs.slice(1) }] : [];
+    });
+    return { rng: this.rng, entities: entityAliases.map((a) => ({ alias: a.alias, attributes: this.singleAttributes(a.entity) })), elements: elementAliases.map((e) => e.alias), kinds };
   }
 
   /** Outputs of a plain query: attributes, ids, set sizes and arrays, class names, elements. */

@@ -18,6 +18,8 @@ export interface WindowContext {
   readonly entities: readonly { readonly alias: string; readonly attributes: readonly Attribute[] }[];
   /** Element aliases of the query. */
   readonly elements: readonly string[];
+  /** Subtype names of entity aliases that have subclasses (a partition by kind). */
+  readonly kinds: readonly Expr[];
 }
 
 const NUMERIC = ['integer', 'bigint', 'numeric'];
@@ -51,7 +53,8 @@ export function randomRowWindow(ctx: WindowContext, fns: readonly WindowFunction
   const fn = r.pick(fns);
   const partition: Expr[] = [];
   if (r.chance(0.6)) {
-    const key = r.chance(0.4) ? ({ kind: 'attribute', alias: r.pick(ctx.entities).alias, attribute: 'id' } as Expr) : rowValue(ctx);
+    const roll = r.next();
+    const key = roll < 0.2 && ctx.kinds.length > 0 ? r.pick(ctx.kinds) : roll < 0.5 ? ({ kind: 'attribute', alias: r.pick(ctx.entities).alias, attribute: 'id' } as Expr) : rowValue(ctx);
     if (key) partition.push(key);
   }
   const ordered = RANKING.has(fn) || fn === 'lag' || fn === 'lead' || r.chance(0.5);

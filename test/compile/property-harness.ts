@@ -39,6 +39,7 @@ export function constructsOf(query: Query): Set<string> {
     else if (kind === 'window') {
       found.add(`window:${n['fn']}`);
       if (Array.isArray(n['partitionBy'])) found.add('window partition');
+      if (Array.isArray(n['partitionBy']) && (n['partitionBy'] as { kind: string }[]).some((k) => k.kind === 'classOf')) found.add('window partition by kind');
       if (['sum', 'avg', 'count'].includes(n['fn'] as string) && Array.isArray(n['orderBy'])) found.add('window running');
     }
     else if (kind === 'select') {
@@ -68,7 +69,7 @@ export const REQUIRED_CONSTRUCTS = [
   'aggregate:sum', 'aggregate:avg', 'aggregate:min', 'aggregate:max', 'group by', 'having', 'order by + limit', 'distinct',
   'set:union', 'set:union all', 'set:intersect', 'set:except', 'setArray', 'setSize', 'classOf', 'round', 'element', 'arithmetic',
   'window:row_number', 'window:rank', 'window:dense_rank', 'window:lag', 'window:lead', 'window:sum', 'window:avg', 'window:count',
-  'window partition', 'window running', 'qualify (top-N per group)', 'value computed once (WITH)',
+  'window partition', 'window partition by kind', 'window running', 'qualify (top-N per group)', 'value computed once (WITH)',
 ];
 
 interface Built {
