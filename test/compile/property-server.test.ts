@@ -5,9 +5,9 @@ import { createDatabase, describeServer } from '../helpers/postgres.ts';
 import { checkRandomQueries, PROPERTY_QUERIES } from './property-harness.ts';
 
 // The same property on a PostgreSQL server: what PGlite agrees on, a server must too (its
-// own planner, window and CTE execution, collation). A tenth of the PGlite draw per domain
+// own planner, window and CTE execution, collation). A twentieth of the PGlite draw per domain
 // keeps the suite's time; EQUISQL_PROPERTY_QUERIES scales both.
-const COUNT = Math.max(20, Math.ceil(PROPERTY_QUERIES / 10));
+const COUNT = Math.max(20, Math.ceil(PROPERTY_QUERIES / 20));
 
 describeServer('random conceptual queries on a PostgreSQL server', (serverUrl) => {
   let db: Database;

@@ -85,7 +85,7 @@ describe('IR construct coverage', () => {
       'expr:attribute', 'expr:element', 'expr:linkAttribute', 'expr:literal', 'expr:aggregate', 'expr:setArray', 'expr:classOf',
       'agg:count', 'pred:compare', 'pred:and', 'pred:contains', 'pred:isA', 'pred:isNull',
       'join:relationship-inner', 'join:relationship-left', 'join:elements-inner', 'join:subclass-end',
-      'select:distinct', 'select:where', 'select:groupBy', 'select:having', 'select:orderBy', 'select:limit',
+      'select:distinct', 'select:where', 'select:groupBy', 'select:having', 'select:orderBy', 'select:limit', 'select:qualify', 'expr:window',
     ];
     expect(core.filter((c) => !seen.has(c))).toEqual([]);
     expect(seen.size).toBeGreaterThanOrEqual(32);
