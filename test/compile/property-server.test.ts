@@ -30,6 +30,6 @@ describeServer('random conceptual queries on a PostgreSQL server', (serverUrl) =
       expect([...covered].some((c) => c.startsWith('window:'))).toBe(true);
       // At the PGlite test's size (EQUISQL_PROPERTY_QUERIES=10000 gives 500), every construct.
       if (COUNT >= 500) expect(REQUIRED_CONSTRUCTS.filter((c) => !covered.has(c))).toEqual([]);
-    }, 600_000);
+    }, Math.max(600_000, COUNT * 2_500));
   }
 });
