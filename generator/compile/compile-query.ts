@@ -7,6 +7,8 @@ import type { RelationalSchema, Table } from '../variants/relational-schema.ts';
 import type { Expr, Join, Predicate, Query, ScalarLiteral, SelectQuery } from '../query/conceptual-query.ts';
 import { scopeQuery, type AliasInfo, type QueryScope } from '../query/query-scope.ts';
 import { entityView, indexVariant, needKey, type EntityView, type Need, type VariantIndex } from './entity-view.ts';
+import { qualifiedSelect, windowSql } from './compile-window.ts';
+import { sharedValues, valueKey } from './compile-shared-value.ts';
 import { inlineSubquery, printSql, type FromItem, type SqlJoin, type SqlQuery, type SqlSelect } from './sql-layout.ts';
 
 const col = (alias: string, name: string): string => `${quoteIdent(alias)}.${quoteIdent(name)}`;
@@ -172,6 +174,7 @@ class QueryCompiler {
 
   query(q: Query): SqlQuery {
     if (q.kind === 'set') {
+      this.outermost = false;
       return {
         kind: 'set',
         op: q.op.toUpperCase(),
@@ -184,12 +187,28 @@ class QueryCompiler {
     return this.select(q);
   }
 
+  /** Whether the next SELECT compiled is the outermost one (a WITH goes only there). */
+  private outermost = true;
+  /** Subqueries computed once in a CTE: their key, and the column that holds the value. */
+  private readonly lifted = new Map<string, string>();
+
   private select(q: SelectQuery): SqlSelect {
+    const outermost = this.outermost;
+    this.outermost = false;
+    if (!q.qualify) return this.plainSelect(q, outermost);
+    // Top-N per group: the window beside the outputs in a CTE, filtered outside it.
+    const { qualify } = q;
+    const inner = this.plainSelect({ ...q, qualify: undefined, orderBy: undefined, limit: undefined, distinct: undefined });
+    return qualifiedSelect({ ...q, qualify }, inner, this.expr(qualify.window), new Set(this.v.schema.tables.map((t) => t.name)));
+  }
+
+  private plainSelect(q: SelectQuery, outermost = false): SqlSelect {
     const base = this.view(q.from.alias, q.from.entity);
     this.bind(q.from.alias, base);
     const joins: SqlJoin[] = [...base.joins];
     const where: string[] = [...base.filters];
     for (const j of q.joins ?? []) this.join(j, joins, where);
+    const ctes = outermost ? this.liftShared(q, joins) : [];
     if (q.where) where.push(...this.conjuncts(q.where));
     const outputs = new Set(q.select.map((c) => c.name));
     return {
@@ -212,7 +231,25 @@ class QueryCompiler {
         return `${target}${o.direction === 'desc' ? ' DESC' : ''}`;
       }),
       limit: q.limit,
+      ...(ctes.length > 0 ? { with: ctes } : {}),
     };
+  }
+
+  /**
+   * A value the query reads twice, computed once: a CTE per shared subquery, cross joined
+   * (it has one row), its column read wherever the subquery stood.
+   */
+  private liftShared(q: SelectQuery, joins: SqlJoin[]): { name: string; query: SqlQuery }[] {
+    const tables = new Set(this.v.schema.tables.map((t) => t.name));
+    return sharedValues(q).map((shared) => {
+      const column = (shared.query.select[0] as { name: string }).name;
+      let name = this.fresh(column);
+      while (tables.has(name)) name = this.fresh(column);
+      const query = this.select(shared.query);
+      joins.push({ type: 'CROSS JOIN', item: { kind: 'table', name: quoteIdent(name), alias: quoteIdent(name) }, on: [] });
+      this.lifted.set(shared.key, col(name, column));
+      return { name: quoteIdent(name), query };
+    });
   }
 
   /**
@@ -500,7 +537,9 @@ class QueryCompiler {
       case 'round':
         return `round(${this.expr(e.arg)}, ${e.digits})`;
       case 'scalarSubquery':
-        return inlineSubquery(this.select(e.query));
+        return this.lifted.get(valueKey(e)) ?? inlineSubquery(this.select(e.query));
+      case 'window':
+        return windowSql(e, (x) => this.expr(x));
     }
   }
 

@@ -35,6 +35,8 @@ export interface SqlJoin {
 
 export interface SqlSelect {
   readonly kind: 'select';
+  /** Common table expressions, printed before the SELECT (`WITH name AS (…)`). */
+  readonly with?: readonly { readonly name: string; readonly query: SqlQuery }[];
   readonly distinct: boolean;
   readonly columns: readonly { readonly expr: string; readonly alias?: string }[];
   readonly from: FromItem;
@@ -90,6 +92,8 @@ export function printSql(query: SqlQuery): string {
     return lines.join('\n');
   }
   const lines: string[] = [];
+  const ctes = query.with ?? [];
+  ctes.forEach((c, i) => lines.push(`${i === 0 ? 'WITH ' : ''}${c.name} AS (\n${indent(printSql(c.query), INDENT)}\n)${i < ctes.length - 1 ? ',' : ''}`));
   const cols = query.columns.map((c) => (c.alias ? `${c.expr} AS ${c.alias}` : c.expr));
   const head = `SELECT ${query.distinct ? 'DISTINCT ' : ''}`;
   const oneLine = head + cols.join(', ');

@@ -3,7 +3,8 @@
  * only functions that read, over the variant's own tables.
  *
  * Two readings of the text, on purpose. The parser adapter decides the statement's shape
- * (one SELECT, no SELECT … INTO, no FOR UPDATE, no WITH) and gives the typed AST whose calls
+ * (one SELECT, possibly after a WITH whose every part is a plain SELECT; no WITH RECURSIVE,
+ * no data-modifying CTE, no SELECT … INTO, no FOR UPDATE) and gives the typed AST whose calls
  * and tables are checked. A small lexer that splits the text as PostgreSQL does (standard
  * strings, nested comments) checks every call again: node-sql-parser reads `'a\'` as an
  * unfinished string, so text it takes for a literal or a comment could be code to
@@ -32,7 +33,7 @@ export const READ_ONLY_FUNCTIONS: ReadonlySet<string> = new Set([
   'count', 'sum', 'avg', 'min', 'max', 'array_agg', 'string_agg', 'bool_and', 'bool_or', 'every',
   'stddev', 'stddev_pop', 'stddev_samp', 'variance', 'var_pop', 'var_samp', 'corr', 'covar_pop', 'covar_samp',
   'percentile_cont', 'percentile_disc', 'mode', 'jsonb_agg', 'json_agg', 'jsonb_object_agg', 'json_object_agg',
-  // window functions (the adapter refuses OVER today; the lexer need not)
+  // window functions
   'row_number', 'rank', 'dense_rank', 'percent_rank', 'cume_dist', 'ntile', 'lag', 'lead', 'first_value', 'last_value', 'nth_value',
   // conditionals
   'coalesce', 'nullif', 'greatest', 'least',
@@ -193,14 +194,80 @@ function checkCall(pgSchema: string, schema: string | null, name: string, where:
   if (!READ_ONLY_FUNCTIONS.has(name)) throw refuse(pgSchema, `function ${qualified}${where} is not on the list of read-only functions a query may call`);
 }
 
-/** Walks the adapter's AST for calls and table references. */
-function checkTree(node: unknown, pgSchema: string): void {
+/** Statements a data-modifying CTE starts with. */
+const WRITING_VERBS: ReadonlySet<string> = new Set(['insert', 'update', 'delete', 'merge']);
+
+/** The index just past the parenthesized group opening at tokens[i], or -1 when it is not closed. */
+function skipGroup(tokens: readonly Token[], i: number): number {
+  let depth = 0;
+  for (let j = i; j < tokens.length; j++) {
+    const t = tokens[j] as Token;
+    if (t.kind === 'symbol' && t.text === '(') depth++;
+    else if (t.kind === 'symbol' && t.text === ')' && --depth === 0) return j + 1;
+  }
+  return -1;
+}
+
+/**
+ * Indexes of the tokens that name a CTE with a column list (`WITH b(x, y) AS (…)`), which
+ * look like calls. Each WITH list is walked as PostgreSQL reads it — name, optional column
+ * list, AS, optional [NOT] MATERIALIZED, a parenthesized body, then a comma or the end of
+ * the list — so a word is exempt only where the grammar puts a CTE name, never elsewhere
+ * (`FROM f(1) AS (a int)` stays a call). A CTE whose body writes (`WITH d AS (DELETE …)`)
+ * is refused here by name, before the parser's less telling syntax error.
+ */
+function cteNameTokens(tokens: readonly Token[], pgSchema: string): Set<number> {
+  const names = new Set<number>();
+  const is = (j: number, kind: Token['kind'], text: string): boolean => tokens[j]?.kind === kind && tokens[j]?.text === text;
+  for (let i = 0; i < tokens.length; i++) {
+    if (!is(i, 'word', 'with')) continue;
+    let j = i + 1;
+    for (;;) {
+      const name = tokens[j];
+      if (!name || (name.kind !== 'word' && name.kind !== 'quoted')) break;
+      let k = j + 1;
+      const withColumns = is(k, 'symbol', '(');
+      if (withColumns) k = skipGroup(tokens, k);
+      if (k < 0 || !is(k, 'word', 'as')) break;
+      k++;
+      if (is(k, 'word', 'not')) k++;
+      if (is(k, 'word', 'materialized')) k++;
+      if (!is(k, 'symbol', '(')) break;
+      const verb = tokens[k + 1];
+      if (verb?.kind === 'word' && WRITING_VERBS.has(verb.text)) {
+        throw refuse(pgSchema, `data-modifying WITH (${verb.text.toUpperCase()} at character ${verb.at}); only one SELECT is run`);
+      }
+      if (withColumns) names.add(j);
+      k = skipGroup(tokens, k);
+      if (k < 0 || !is(k, 'symbol', ',')) break;
+      j = k + 1;
+    }
+  }
+  return names;
+}
+
+/**
+ * Walks the adapter's AST for calls and table references. `ctes` holds the names of the
+ * common table expressions in scope: reading one of them reads the CTE, not a table, so
+ * its name may be anything (even `pg_…`, which then shadows the catalog).
+ */
+function checkTree(node: unknown, pgSchema: string, ctes: ReadonlySet<string> = new Set()): void {
   if (Array.isArray(node)) {
-    for (const item of node) checkTree(item, pgSchema);
+    for (const item of node) checkTree(item, pgSchema, ctes);
     return;
   }
   if (node === null || typeof node !== 'object') return;
   const n = node as Record<string, unknown>;
+  if (n['kind'] === 'with' && Array.isArray(n['ctes'])) {
+    // Without RECURSIVE (the adapter refuses it) each CTE sees the ones before it only.
+    const visible = new Set(ctes);
+    for (const cte of n['ctes'] as { name: string; query: unknown }[]) {
+      checkTree(cte.query, pgSchema, visible);
+      visible.add(cte.name.toLowerCase());
+    }
+    checkTree(n['body'], pgSchema, visible);
+    return;
+  }
   if (n['kind'] === 'function' && typeof n['name'] === 'string') {
     const parts = n['name'].split('.');
     const name = parts.pop() as string;
@@ -213,14 +280,16 @@ function checkTree(node: unknown, pgSchema: string): void {
     const owner = dot < 0 ? null : name.slice(0, dot);
     const table = dot < 0 ? name : name.slice(dot + 1);
     if (owner !== null && owner !== pgSchema) throw refuse(pgSchema, `table ${name}: a query reads only its variant's tables`);
+    if (owner === null && ctes.has(table.toLowerCase())) return;
     if (/^(pg_|information_schema$)/iu.test(table)) throw refuse(pgSchema, `table ${name}: a query reads only its variant's tables, not the system catalogs`);
   }
-  for (const [key, value] of Object.entries(n)) if (key !== 'kind') checkTree(value, pgSchema);
+  for (const [key, value] of Object.entries(n)) if (key !== 'kind') checkTree(value, pgSchema, ctes);
 }
 
 /**
- * Throws an ExecutionError naming what is refused unless `sql` is one SELECT that calls only
- * READ_ONLY_FUNCTIONS and reads only unqualified tables (or tables of `pgSchema`).
+ * Throws an ExecutionError naming what is refused unless `sql` is one SELECT (possibly after
+ * a WITH of plain SELECTs) that calls only READ_ONLY_FUNCTIONS and reads only unqualified
+ * tables (or tables of `pgSchema`, or the statement's own CTEs).
  *
  * @example
  * guardQuery("SELECT lower(name) FROM users", 'social__full_sti');   // passes
@@ -233,19 +302,20 @@ export function guardQuery(sql: string, pgSchema: string): void {
   const tokens = lex(sql, pgSchema);
   const first = tokens.find((t) => !(t.kind === 'symbol' && t.text === '('));
   if (!first) throw refuse(pgSchema, 'empty query');
-  if (first.kind !== 'word' || first.text !== 'select') {
+  if (first.kind !== 'word' || (first.text !== 'select' && first.text !== 'with')) {
     throw refuse(pgSchema, `only one SELECT is run, not ${first.kind === 'word' ? first.text.toUpperCase() : `"${first.text}"`}`);
   }
   let end = tokens.length;
   while (end > 0 && tokens[end - 1]?.kind === 'symbol' && tokens[end - 1]?.text === ';') end--;
   const semicolon = tokens.slice(0, end).find((t) => t.kind === 'symbol' && t.text === ';');
   if (semicolon) throw refuse(pgSchema, `several statements (a ";" at character ${semicolon.at}); only one SELECT is run`);
+  const cteNames = cteNameTokens(tokens, pgSchema);
   for (let i = 0; i < end; i++) {
     const token = tokens[i] as Token;
     const following = tokens[i + 1];
     if ((token.kind !== 'word' && token.kind !== 'quoted') || following?.kind !== 'symbol' || following.text !== '(') continue;
     const call = callName(tokens, i);
-    if (call) checkCall(pgSchema, call.schema, call.name, ` at character ${token.at}`);
+    if (call && !cteNames.has(i)) checkCall(pgSchema, call.schema, call.name, ` at character ${token.at}`);
   }
   let tree: unknown;
   try {

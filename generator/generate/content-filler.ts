@@ -18,6 +18,7 @@ import { snakeCase } from '../er-model/er-index.ts';
 import type { ConceptualInstance, EntityObject, Scalar } from '../instance/conceptual-instance.ts';
 import type { Expr, Join, OrderItem, OutputColumn, Predicate, Query, ScalarLiteral, SelectQuery, SetQuery } from '../query/conceptual-query.ts';
 import { reject } from './group-record.ts';
+import { TOP_PER_GROUP_SHARE, topPerGroup, WINDOW_OUTPUT_SHARE, windowOutput } from './fill-window.ts';
 import type { AttributeSlot, RelationshipEdge, SchemaGraph, SlotKind } from './schema-graph.ts';
 import type { AggregateSlot, ColumnSlot, ComparisonOp, ConditionShape, ItemSlot, PredicateSlot, QueryShape, SelectShape, SetShape } from './skeleton-shape.ts';
 
@@ -528,7 +529,14 @@ class Filler {
 
   private async topSelect(shape: SelectShape): Promise<SelectQuery> {
     const q = await this.select(shape);
-    return this.orderAndLimit(q, shape.orderBy, shape.limit, shape);
+    const done = await this.orderAndLimit(q, shape.orderBy, shape.limit, shape);
+    // A share of plain queries becomes top-N per group, from a stream of its own so the
+    // rest of the fill draws what it drew before.
+    const own = this.rng.fork('top-per-group');
+    const roll = own.next();
+    if (roll < TOP_PER_GROUP_SHARE) return topPerGroup(this.graph.index, own, done) ?? done;
+    if (roll < TOP_PER_GROUP_SHARE + WINDOW_OUTPUT_SHARE) return windowOutput(this.graph.index, own, done) ?? done;
+    return done;
   }
 
   private async select(shape: SelectShape, baseEntity?: string): Promise<SelectQuery> {

@@ -98,6 +98,8 @@ function countNested(e: Sql.Expr): number {
  * spiderHardness(parseSql('SELECT name FROM singer WHERE age > 30 ORDER BY age LIMIT 1')); // 'hard'
  */
 export function spiderHardness(q: Sql.Query): Difficulty {
+  // Spider has no WITH and so no rule for it; the body is graded.
+  if (q.kind === 'with') return spiderHardness(q.body);
   const head = q.kind === 'select' ? q : q.head;
   const arms = q.kind === 'select' ? 0 : q.tail.length;
   const w: Conditions = { units: 0, ors: 0, likes: 0, aggregates: 0, nested: 0 };

@@ -12,6 +12,7 @@ export const IR_CONSTRUCTS = [
   'join:relationship-inner', 'join:relationship-left', 'join:elements-inner', 'join:elements-left', 'join:subclass-end',
   'select:distinct', 'select:where', 'select:groupBy', 'select:having', 'select:orderBy', 'select:limit',
   'set:union', 'set:union all', 'set:intersect', 'set:except',
+  'expr:window', 'win:row_number', 'win:rank', 'win:dense_rank', 'win:lag', 'win:lead', 'win:sum', 'win:avg', 'win:count', 'select:qualify',
 ] as const;
 
 export type IrConstruct = (typeof IR_CONSTRUCTS)[number];
@@ -29,6 +30,12 @@ export function irConstructs(query: Query, declaredEnd?: (relationship: string, 
       expr(e.left);
       expr(e.right);
     } else if (e.kind === 'round') expr(e.arg);
+    else if (e.kind === 'window') {
+      out.add(`win:${e.fn}` as IrConstruct);
+      expr(e.arg);
+      e.partitionBy?.forEach(expr);
+      e.orderBy?.forEach((o) => expr(o.expr));
+    }
     else if (e.kind === 'scalarSubquery') query_(e.query);
   };
   const pred = (p: Predicate | undefined): void => {
@@ -81,6 +88,10 @@ export function irConstructs(query: Query, declaredEnd?: (relationship: string, 
     if (s.having) out.add('select:having');
     if (s.orderBy?.length) out.add('select:orderBy');
     if (s.limit !== undefined) out.add('select:limit');
+    if (s.qualify) {
+      out.add('select:qualify');
+      expr(s.qualify.window);
+    }
     s.select.forEach((o) => expr(o.expr));
     pred(s.where);
     s.groupBy?.forEach(expr);

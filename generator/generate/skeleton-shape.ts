@@ -95,6 +95,7 @@ export function readSkeleton(tokens: readonly string[]): QueryShape {
 }
 
 function readQuery(q: Sql.Query): QueryShape {
+  if (q.kind === 'with') reject('unsupported-skeleton', 'WITH (common table expressions) is not filled');
   if (q.kind === 'select') return readSelect(q);
   let shape: QueryShape = readSelect(q.head);
   for (const arm of q.tail) {

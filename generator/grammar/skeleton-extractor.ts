@@ -65,6 +65,7 @@ const QUERY_NAMES: Record<QueryContext, { query: string; stmt: string; simple: s
 /** The derivation of a query; throws GrammarError naming the construct the grammar lacks. */
 export function deriveQuery(query: Query, qctx: QueryContext = 'query'): Derivation {
   const names = QUERY_NAMES[qctx];
+  if (query.kind === 'with') fail('WITH');
   if (query.kind === 'select') return node(names.query, selectStmt(query, qctx));
   const arms = [query.head, ...query.tail.map((arm) => arm.query)];
   const ops = query.tail.map((arm) => arm.op);

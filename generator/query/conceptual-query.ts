@@ -37,7 +37,39 @@ export type Expr =
   /** ROUND(arg, digits): numeric, so every variant prints the same scale. */
   | { readonly kind: 'round'; readonly arg: Expr; readonly digits: number }
   /** A subquery returning one column and at most one row. */
-  | { readonly kind: 'scalarSubquery'; readonly query: SelectQuery };
+  | { readonly kind: 'scalarSubquery'; readonly query: SelectQuery }
+  /** A window function over the rows of its query (its groups, when grouped): see WindowExpr. */
+  | WindowExpr;
+
+/**
+ * Window functions. `row_number`, `rank` and `dense_rank` number the rows of a partition in
+ * the window's order; `lag`/`lead` read `arg` from the row `offset` (default 1) before or
+ * after; `sum`, `avg`, `count` aggregate the partition, or with an order the rows up to and
+ * including the current one and its ties (a running total).
+ */
+export type WindowFunction = 'row_number' | 'rank' | 'dense_rank' | 'lag' | 'lead' | 'sum' | 'avg' | 'count';
+
+/**
+ * `fn(arg) OVER (PARTITION BY partitionBy ORDER BY orderBy)`, allowed in the select list,
+ * the query's ORDER BY and `qualify`. Where the answer depends on the order among ties
+ * (`row_number`, `lag`, `lead`), the partition and order keys together must single out a
+ * row: the id (or element) of every alias of the query, or every grouping key when grouped.
+ */
+export interface WindowExpr {
+  readonly kind: 'window';
+  readonly fn: WindowFunction;
+  /** The value of lag/lead, sum and avg; count's argument (absent: every row). */
+  readonly arg?: Expr;
+  /** lag/lead: how many rows back or ahead, 1 if absent. */
+  readonly offset?: number;
+  readonly partitionBy?: readonly Expr[];
+  readonly orderBy?: readonly WindowOrderItem[];
+}
+
+export interface WindowOrderItem {
+  readonly expr: Expr;
+  readonly direction: 'asc' | 'desc';
+}
 
 export type AggregateFunction = 'count' | 'sum' | 'avg' | 'min' | 'max';
 
@@ -106,6 +138,19 @@ export interface SelectQuery {
   readonly having?: Predicate;
   readonly orderBy?: readonly OrderItem[];
   readonly limit?: number;
+  /**
+   * Keeps the rows whose window value compares so with a number, after the windows are
+   * computed and before DISTINCT, ORDER BY and LIMIT: top-N per group (`rank` <= 3).
+   * Only on the outermost query; its ORDER BY then names output columns.
+   */
+  readonly qualify?: Qualify;
+}
+
+/** A filter on a window function's value (top-N per group). */
+export interface Qualify {
+  readonly window: WindowExpr;
+  readonly op: ComparisonOperator;
+  readonly value: number;
 }
 
 export type SetOperator = 'union' | 'union all' | 'intersect' | 'except';

@@ -3,6 +3,7 @@ import type { ErIndex } from '../er-model/er-index.ts';
 import { ConfigError } from '../common/errors.ts';
 import { identNeedsQuotes } from '../common/sql-text.ts';
 import type { Expr, Join, Predicate, Query, ScalarLiteral, SelectQuery } from './conceptual-query.ts';
+import { WINDOW_FUNCTIONS, windowIn, windowOrderGap, windowsOf, windowShape } from './window-scope.ts';
 
 /** What an alias of a conceptual query stands for. */
 export type AliasInfo =
@@ -161,6 +162,7 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
           checkExpr(e.arg, `${path}.arg`);
           const inner = aggregateIn(e.arg);
           if (inner !== undefined) fail(`${path}.arg${inner}`, 'an aggregate cannot hold another aggregate');
+          noWindow(e.arg, `${path}.arg`);
         } else if (e.fn !== 'count') fail(path, `${e.fn} needs an argument`);
         return;
       case 'setSize':
@@ -193,6 +195,33 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
           if (e.query.select.length !== 1) fail(path, 'a scalar subquery selects exactly one column');
         });
         return;
+      case 'window': {
+        oneOf(e.fn, WINDOW_FUNCTIONS, `${path}.fn`);
+        const shape = windowShape(e.fn);
+        if (shape.arg === 'none' && e.arg !== undefined) fail(`${path}.arg`, `${e.fn} takes no argument`);
+        if (shape.arg === 'required' && e.arg === undefined) fail(path, `${e.fn} needs an argument`);
+        if (e.arg !== undefined) {
+          checkExpr(e.arg, `${path}.arg`);
+          noWindow(e.arg, `${path}.arg`);
+        }
+        if (e.offset !== undefined && (!shape.offset || !Number.isInteger(e.offset) || e.offset < 1 || e.offset > 100)) {
+          fail(`${path}.offset`, shape.offset ? `expected an integer from 1 to 100, got ${show(e.offset)}` : `only lag and lead take an offset`);
+        }
+        if (e.partitionBy !== undefined && !Array.isArray(e.partitionBy)) fail(`${path}.partitionBy`, 'expected a list of expressions');
+        (e.partitionBy ?? []).forEach((k, i) => {
+          checkExpr(k, `${path}.partitionBy[${i}]`);
+          noWindow(k, `${path}.partitionBy[${i}]`);
+        });
+        if (e.orderBy !== undefined && !Array.isArray(e.orderBy)) fail(`${path}.orderBy`, 'expected a list of {expr, direction}');
+        if (shape.needsOrder && (e.orderBy ?? []).length === 0) fail(`${path}.orderBy`, `${e.fn} needs an order`);
+        (e.orderBy ?? []).forEach((o, i) => {
+          if (!isRecord(o)) return void fail(`${path}.orderBy[${i}]`, 'expected {expr, direction}');
+          oneOf(o.direction, ['asc', 'desc'], `${path}.orderBy[${i}].direction`);
+          checkExpr(o.expr, `${path}.orderBy[${i}].expr`);
+          noWindow(o.expr as Expr, `${path}.orderBy[${i}].expr`);
+        });
+        return;
+      }
       default:
         fail(`${path}.kind`, `unknown expression kind ${show((e as { kind?: unknown }).kind)}`);
     }
@@ -302,6 +331,7 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
       const outer = [...visible].filter((a) => a !== j.alias);
       checkPredicate(j.on, `${path}.on`);
       noAggregate(j.on, `${path}.on`);
+      noWindow(j.on, `${path}.on`);
       for (const used of aliasesIn(j.on)) if (outer.includes(used)) fail(`${path}.on`, `may only refer to "${j.alias}", not "${used}"`);
     }
   };
@@ -317,13 +347,18 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
     if (q.where !== undefined) {
       checkPredicate(q.where, `${path}.where`);
       noAggregate(q.where, `${path}.where`);
+      noWindow(q.where, `${path}.where`);
     }
     if (q.groupBy !== undefined && !Array.isArray(q.groupBy)) fail(`${path}.groupBy`, 'expected a list of expressions');
     (q.groupBy ?? []).forEach((e, i) => {
       checkExpr(e, `${path}.groupBy[${i}]`);
       noAggregate(e, `${path}.groupBy[${i}]`);
+      noWindow(e, `${path}.groupBy[${i}]`);
     });
-    if (q.having !== undefined) checkPredicate(q.having, `${path}.having`);
+    if (q.having !== undefined) {
+      checkPredicate(q.having, `${path}.having`);
+      noWindow(q.having, `${path}.having`);
+    }
     if (!Array.isArray(q.select) || q.select.length === 0) fail(`${path}.select`, 'select at least one column');
     if (q.distinct !== undefined && typeof q.distinct !== 'boolean') fail(`${path}.distinct`, 'expected true or false');
     const names = new Set<string>();
@@ -349,7 +384,28 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
       }
     });
     if (q.limit !== undefined && (!Number.isSafeInteger(q.limit) || q.limit < 0)) fail(`${path}.limit`, `expected a non-negative integer up to 2^53 - 1, got ${show(q.limit)}`);
+    if (q.qualify !== undefined) checkQualify(q, path);
     checkGrouping(q, path);
+    const grouped = isGrouped(q);
+    for (const w of windowsOf(q, path)) {
+      const gap = windowOrderGap(q, w.window, canonical, grouped);
+      if (gap !== undefined) fail(w.path, gap);
+    }
+  }
+
+  /** Top-N per group: a window compared with a number, on the outermost query only. */
+  function checkQualify(q: SelectQuery, path: string): void {
+    const k = q.qualify as NonNullable<SelectQuery['qualify']>;
+    if (path !== 'query') fail(`${path}.qualify`, 'only the outermost query may qualify its rows');
+    if (!isRecord(k) || !isRecord(k.window) || k.window.kind !== 'window') return void fail(`${path}.qualify`, 'expected {window, op, value} with a window expression');
+    checkExpr(k.window, `${path}.qualify.window`);
+    oneOf(k.op, COMPARISONS, `${path}.qualify.op`);
+    if (!Number.isSafeInteger(k.value)) fail(`${path}.qualify.value`, `expected an integer, got ${show(k.value)}`);
+    // The filter runs on a derived table of the outputs: order by what it holds.
+    const outputs = new Set(q.select.map((c) => canonical(c.expr)));
+    (q.orderBy ?? []).forEach((o, i) => {
+      if (o.expr.kind !== 'output' && !outputs.has(canonical(o.expr))) fail(`${path}.orderBy[${i}].expr`, 'a query with qualify is ordered by its output columns: select this expression, or order by an output');
+    });
   }
 
   /**
@@ -359,9 +415,7 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
    * refuses ("must appear in the GROUP BY clause").
    */
   function checkGrouping(q: SelectQuery, path: string): void {
-    const orderExprs = (q.orderBy ?? []).map((o) => o.expr).filter((e): e is Expr => e.kind !== 'output');
-    const grouped = (q.groupBy ?? []).length > 0 || q.having !== undefined || [...q.select.map((c) => c.expr), ...orderExprs].some(hasAggregate);
-    if (!grouped) return;
+    if (!isGrouped(q)) return;
     const local = new Set([q.from.alias, ...(q.joins ?? []).map((j) => j.alias)]);
     const keys = new Set((q.groupBy ?? []).map(canonical));
     const byId = new Set((q.groupBy ?? []).flatMap((e) => (e.kind === 'attribute' && e.attribute === 'id' ? [e.alias] : [])));
@@ -394,6 +448,11 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
           return;
         case 'scalarSubquery':
           within(e.query, `${where}.query`);
+          return;
+        case 'window':
+          if (e.arg) expr(e.arg, `${where}.arg`);
+          (e.partitionBy ?? []).forEach((k, i) => expr(k, `${where}.partitionBy[${i}]`));
+          (e.orderBy ?? []).forEach((o, i) => expr(o.expr, `${where}.orderBy[${i}].expr`));
           return;
         default:
           within(e, where);
@@ -431,6 +490,7 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
       }
     };
     q.select.forEach((c, i) => expr(c.expr, `${path}.select[${i}].expr`));
+    if (q.qualify) expr(q.qualify.window, `${path}.qualify.window`);
     if (q.having !== undefined) predicate(q.having, `${path}.having`);
     (q.orderBy ?? []).forEach((o, i) => {
       if (o.expr.kind !== 'output') expr(o.expr, `${path}.orderBy[${i}].expr`);
@@ -458,6 +518,12 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
     });
     if (q.limit !== undefined && (!Number.isSafeInteger(q.limit) || q.limit < 0)) fail(`${path}.limit`, `expected a non-negative integer up to 2^53 - 1, got ${show(q.limit)}`);
     return left;
+  }
+
+  /** Windows exist once rows are grouped: PostgreSQL refuses them in WHERE, GROUP BY, HAVING, ON and inside aggregates. */
+  function noWindow(node: Predicate | Expr, path: string): void {
+    const at = windowIn(node);
+    if (at !== undefined) fail(`${path}${at}`, 'a window function is not allowed here (only in select, orderBy and qualify)');
   }
 
   /** Rows are filtered and grouped before aggregates exist: PostgreSQL refuses them there. */
@@ -518,6 +584,13 @@ function oneLineText(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/** Whether a query groups its rows: a GROUP BY, a HAVING, or an aggregate where values are read. */
+export function isGrouped(q: SelectQuery): boolean {
+  const orderExprs = (q.orderBy ?? []).map((o) => o.expr).filter((e): e is Expr => e.kind !== 'output');
+  const windows = q.qualify ? [q.qualify.window] : [];
+  return (q.groupBy ?? []).length > 0 || q.having !== undefined || [...q.select.map((c) => c.expr), ...orderExprs, ...windows].some(hasAggregate);
+}
+
 /** An aggregate at this level of a query (not inside a subquery). */
 export function hasAggregate(e: Expr): boolean {
   switch (e.kind) {
@@ -527,13 +600,15 @@ export function hasAggregate(e: Expr): boolean {
       return hasAggregate(e.left) || hasAggregate(e.right);
     case 'round':
       return hasAggregate(e.arg);
+    case 'window':
+      return [e.arg, ...(e.partitionBy ?? []), ...(e.orderBy ?? []).map((o) => o.expr)].some((x) => x !== undefined && hasAggregate(x));
     default:
       return false;
   }
 }
 
 /** A key for comparing expressions that ignores the order keys were written in. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (typeof value === 'object' && value !== null) {
     const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

@@ -3,6 +3,7 @@ import type { ErIndex } from '../er-model/er-index.ts';
 import type { Rng } from '../common/rng.ts';
 import type { ConceptualInstance, Scalar } from '../instance/conceptual-instance.ts';
 import type { Expr, Join, OrderItem, Predicate, Query, ScalarLiteral, SelectQuery } from './conceptual-query.ts';
+import { randomGroupWindow, randomQualify, randomRowWindow, type WindowContext } from './random-window.ts';
 
 /**
  * Seeded random conceptual queries over a domain, with literals drawn from an instance so
@@ -247,8 +248,44 @@ class QueryDrawer {
     }
     const where: Predicate | undefined = conjuncts.length === 0 ? undefined : conjuncts.length === 1 ? conjuncts[0] : { kind: 'and', args: conjuncts };
 
-    const query = r.chance(0.45) ? this.aggregated(entityAliases, elementAliases, depth) : this.projected(entityAliases, elementAliases);
-    return { ...query, from: base, ...(joins.length > 0 ? { joins } : {}), ...(where ? { where } : {}) };
+    const grouped = r.chance(0.45);
+    const query = grouped ? this.aggregated(entityAliases, elementAliases, depth) : this.projected(entityAliases, elementAliases);
+    // Top-N per group now and then: the rows ranked within a partition, the first few kept.
+    const qualify = !grouped && depth === 0 && r.chance(0.12) ? { qualify: randomQualify(this.windowContext(entityAliases, elementAliases)) } : {};
+    const drawn: SelectQuery = { ...query, from: base, ...(joins.length > 0 ? { joins } : {}), ...(where ? { where } : {}), ...qualify };
+    return !grouped && depth === 0 && !drawn.qualify && r.chance(0.1) ? this.againstShared(drawn, base) : drawn;
+  }
+
+  /**
+   * A value of all the base entity's objects (an average, a minimum) that the query filters
+   * on and shows the difference from: the same standalone subquery read twice.
+   */
+  private againstShared(q: SelectQuery, base: EntityAlias): SelectQuery {
+    const r = this.rng;
+    const numeric = this.singleAttributes(base.entity).filter((x) => ['integer', 'bigint', 'numeric'].includes(x.type.kind));
+    if (numeric.length === 0) return q;
+    const attribute = r.pick(numeric).name;
+    const fn = r.pick(['avg', 'min', 'max'] as const);
+    const value = (): Expr => {
+      const alias = this.alias('v');
+      const agg: Expr = { kind: 'aggregate', fn, arg: { kind: 'attribute', alias, attribute } };
+      return { kind: 'scalarSubquery', query: { kind: 'select', from: { entity: base.entity, alias }, select: [{ name: `${fn}_${attribute}`, expr: fn === 'avg' ? { kind: 'round', arg: agg, digits: 2 } : agg }] } };
+    };
+    const own: Expr = { kind: 'attribute', alias: base.alias, attribute };
+    const condition: Predicate = { kind: 'compare', op: r.pick(['>', '>=', '<', '<='] as const), left: own, right: value() };
+    const name = q.select.some((c) => c.name === 'difference') ? 'difference_2' : 'difference';
+    const where: Predicate = q.where ? { kind: 'and', args: [...(q.where.kind === 'and' ? q.where.args : [q.where]), condition] } : condition;
+    // The new output joins the ORDER BY, which stays total over the outputs.
+    const orderBy: OrderItem[] | undefined = q.orderBy ? [...q.orderBy, { expr: { kind: 'output', name }, direction: 'asc' }] : undefined;
+    return { ...q, select: [...q.select, { name, expr: { kind: 'arithmetic', op: '-', left: own, right: value() } }], where, ...(orderBy ? { orderBy } : {}) };
+  }
+
+  private windowContext(entityAliases: EntityAlias[], elementAliases: ElementAlias[]): WindowContext {
+    const kinds = entityAliases.flatMap((a): Expr[] => {
+      const subs = this.index.subtree(a.entity).map((e) => e.name);
+      return subs.length > 1 ? [{ kind: 'classOf', alias: a.alias, among: subs.slice(1) }] : [];
+    });
+    return { rng: this.rng, entities: entityAliases.map((a) => ({ alias: a.alias, attributes: this.singleAttributes(a.entity) })), elements: elementAliases.map((e) => e.alias), kinds };
   }
 
   /** Outputs of a plain query: attributes, ids, set sizes and arrays, class names, elements. */
@@ -258,6 +295,7 @@ class QueryDrawer {
     const used = new Set<string>();
     const count = r.int(1, 4);
     for (let i = 0; i < count; i++) outputs.push({ name: this.outputName(`c${i + 1}`, used), expr: this.outputExpr(r.pick(entityAliases), elementAliases) });
+    if (r.chance(0.15)) outputs.push({ name: this.outputName('w1', used), expr: randomRowWindow(this.windowContext(entityAliases, elementAliases)) });
     const distinct = r.chance(0.3);
     return this.finish({ kind: 'select', select: outputs, from: { entity: '', alias: '' }, ...(distinct ? { distinct } : {}) }, outputs);
   }
@@ -310,6 +348,7 @@ class QueryDrawer {
     }
     const aggregates = r.int(1, 3);
     for (let i = 0; i < aggregates; i++) outputs.push({ name: this.outputName(`a${i + 1}`, used), expr: this.aggregateExpr(entityAliases, elementAliases) });
+    if (r.chance(0.15)) outputs.push({ name: this.outputName('w1', used), expr: randomGroupWindow(r, keys, (outputs[outputs.length - 1] as { expr: Expr }).expr) });
     let having: Predicate | undefined;
     if (r.chance(0.3)) having = { kind: 'compare', op: r.pick(['>', '>=', '<'] as const), left: this.aggregateExpr(entityAliases, elementAliases, true), right: { kind: 'literal', value: r.int(0, 3) } };
     return this.finish({ kind: 'select', select: outputs, from: { entity: '', alias: '' }, groupBy: keys, ...(having ? { having } : {}) }, outputs);

@@ -2,6 +2,7 @@ import type { ErIndex } from '../er-model/er-index.ts';
 import type { Attribute, Relationship } from '../er-model/er-model.ts';
 import type { Expr, Join, OrderItem, Predicate, Query, ScalarLiteral, SelectQuery, SetQuery } from '../query/conceptual-query.ts';
 import { hasAggregate } from '../query/query-scope.ts';
+import { describeQualify, describeWindow, type WindowWords } from './describe-window.ts';
 
 /**
  * The meaning of a conceptual query in English parts (a "frame"), built compositionally from
@@ -403,8 +404,20 @@ class Describer {
       }
       case 'literal':
         return e.value === null;
+      case 'window':
+        return e.fn === 'lag' || e.fn === 'lead' || ((e.fn === 'sum' || e.fn === 'avg') && this.nullable(e.arg as Expr));
     }
   }
+
+  /** Rows or groups, as the windows of the select being described count them. */
+  private windowUnit = 'row';
+
+  private readonly windowWords: WindowWords = {
+    expr: (e) => this.expr(e, { grouped: this.windowUnit === 'group' && hasAggregate(e) }),
+    nullable: (e) => this.nullable(e),
+    mention: (construct, ...anyOf) => this.mention(construct, ...anyOf),
+    unit: () => this.windowUnit,
+  };
 
   private readonly exprHandlers: Handlers<Expr, Ctx, string> = {
     attribute: (e) => `the ${this.attributeNoun(e.alias, e.attribute)} of ${this.ref(e.alias)}`,
@@ -443,6 +456,7 @@ class Describer {
     },
     round: (e, ctx) => `${this.expr(e.arg, ctx)} rounded to ${e.digits} decimal place${e.digits === 1 ? '' : 's'}`,
     scalarSubquery: (e) => this.subqueryValue(e.query),
+    window: (e) => describeWindow(e, this.windowWords),
   };
 
   expr(e: Expr, ctx: Ctx = { grouped: false }): string {
@@ -719,6 +733,7 @@ class Describer {
       if (joins.length > 1 || (joins.length === 1 && a === q.from.alias) || fanOut) this.repeats.add(a);
     }
     const grouped = (q.groupBy?.length ?? 0) > 0 || q.select.some((o) => hasAggregate(o.expr));
+    this.windowUnit = grouped ? 'group' : 'row';
     this.collapsed = this.collapsible(q);
     const rows = this.collapsed ? this.collapsedRows(q, this.collapsed) : this.rows(q);
     const outputs = this.outputs(q, grouped);
@@ -747,7 +762,7 @@ class Describer {
     const condition = q.where ? this.predicate(q.where) : '';
     const filter = condition ? `, where ${condition}` : '';
     // A collapsed query speaks of its base objects, not of groups.
-    const having = q.having ? `, keeping only ${this.collapsed ? 'those' : 'the groups'} where ${this.predicate(q.having, { grouped: true })}` : '';
+    const having = (q.having ? `, keeping only ${this.collapsed ? 'those' : 'the groups'} where ${this.predicate(q.having, { grouped: true })}` : '') + (q.qualify ? describeQualify(q.qualify, this.windowWords) : '');
     if (q.having) this.covered.add('having');
     const order = this.order(q.orderBy ?? []);
     const limit = this.limit(q.limit, (q.orderBy?.length ?? 0) > 0);

@@ -12,8 +12,11 @@ import nodeSqlParser from 'node-sql-parser';
 import { isStackOverflow, SqlParseError } from '../common/errors.ts';
 import { restoreMasked, scanSql, type ScannedSql } from './sql-scanner.ts';
 import type {
+  Aggregate,
   AggregateName,
   ArithmeticOperator,
+  CommonTableExpression,
+  CompoundQuery,
   ComparisonOperator,
   Dialect,
   Expr,
@@ -26,6 +29,10 @@ import type {
   SelectQuery,
   SetOperator,
   TableSource,
+  WindowCall,
+  WindowFrame,
+  FrameBound,
+  FunctionCall,
 } from './sql-ast.ts';
 
 export type { Dialect } from './sql-ast.ts';
@@ -181,8 +188,9 @@ const EXPRESSION_KEYS: Record<string, readonly string[]> = {
   boolean: ['value'],
   binary_expr: ['operator', 'left', 'right'],
   unary_expr: ['operator', 'expr'],
-  aggr_func: ['name', 'args'],
-  function: ['name', 'args', 'args_parentheses'],
+  aggr_func: ['name', 'args', 'over'],
+  function: ['name', 'args', 'args_parentheses', 'over'],
+  window_func: ['name', 'args', 'over'],
   case: ['expr', 'args'],
   array: ['expr_list', 'brackets', 'keyword'],
   cast: ['expr', 'target', 'keyword', 'symbol'],
@@ -328,6 +336,40 @@ class Converter {
     if (!isRaw(raw) || raw['type'] !== 'select') {
       throw this.unsupported(`statement ${isRaw(raw) ? String(raw['type']) : typeof raw} (only SELECT is read)`);
     }
+    if (Array.isArray(raw['with']) && raw['with'].length > 0) {
+      const ctes = (raw['with'] as unknown[]).map((cte) => this.commonTableExpression(cte));
+      const body = this.query({ ...raw, with: null });
+      if (body.kind === 'with') throw this.unsupported('WITH given twice');
+      return { kind: 'with', ctes, body };
+    }
+    return this.setQuery(raw);
+  }
+
+  /**
+   * One `name[(columns)] AS (query)` of a WITH list. RECURSIVE is refused: nothing in the
+   * text bounds how many rows a recursive CTE makes, and text-to-SQL data has no use for it.
+   */
+  private commonTableExpression(raw: unknown): CommonTableExpression {
+    if (!isRaw(raw)) throw this.unsupported('WITH item');
+    if (raw['recursive']) throw this.refuse('WITH RECURSIVE', /\bRECURSIVE\b/iu);
+    this.only(raw, 'WITH item', ['name', 'stmt', 'columns']);
+    const name = ident(raw['name']);
+    if (name === null) throw this.unsupported('WITH item name');
+    const columns = Array.isArray(raw['columns'])
+      ? (raw['columns'] as unknown[]).map((c) => {
+          const column = isRaw(c) ? ident(c['column']) : ident(c);
+          if (column === null) throw this.unsupported(`column list of WITH item "${name}"`);
+          return column;
+        })
+      : [];
+    const stmt = raw['stmt'];
+    // Some grammars wrap the CTE's statement as `{ ast }`.
+    const body = isRaw(stmt) && isRaw(stmt['ast']) ? stmt['ast'] : stmt;
+    return { name, columns, query: this.query(body) };
+  }
+
+  /** A SELECT or a chain of SELECTs joined by set operators. */
+  private setQuery(raw: Raw): SelectQuery | CompoundQuery {
     if (!isRaw(raw['_next'])) return this.select(raw, false);
     const rawArms: Raw[] = [raw];
     const ops: SetOperator[] = [];
@@ -367,6 +409,8 @@ class Converter {
   /** One SELECT; an `arm` of a compound leaves `_orderby` / `_limit` to the compound. */
   private select(raw: Raw, arm: boolean): SelectQuery {
     const compoundKeys = arm ? ['_next', 'set_op', 'parentheses_symbol', '_orderby', '_limit'] : ['_limit'];
+    // `query` takes a leading WITH off; one still here sits on a parenthesized arm of a compound.
+    if (Array.isArray(raw['with']) && raw['with'].length > 0) throw this.refuse('WITH inside a set operation arm', /\bWITH\b/iu);
     this.only(raw, 'SELECT', ['distinct', 'columns', 'from', 'where', 'groupby', 'having', 'orderby', 'limit', ...compoundKeys]);
     const distinctRaw = raw['distinct'];
     const distinctText = isRaw(distinctRaw) ? distinctRaw['type'] : distinctRaw;
@@ -606,9 +650,10 @@ class Converter {
       case 'unary_expr':
         return this.unary(raw);
       case 'aggr_func':
-        return this.aggregate(raw);
+        return this.windowed(raw, this.aggregate(raw));
       case 'function':
-        return this.call(raw);
+      case 'window_func':
+        return this.windowed(raw, this.call(raw));
       case 'case':
         return this.caseExpr(raw);
       case 'array': {
@@ -742,6 +787,65 @@ class Converter {
     return { kind: 'cast', operand: this.expr(raw['expr']), type: `${target['dataType'].toUpperCase()}${size}` };
   }
 
+  /** `call OVER (…)` when the parser node has a window, else `call` itself. */
+  private windowed(raw: Raw, call: Expr): Expr {
+    const over = raw['over'];
+    if (isEmpty(over)) return call;
+    if (call.kind !== 'aggregate' && call.kind !== 'function') throw this.unsupported('OVER after an expression that is not a call');
+    // PostgreSQL: "DISTINCT is not implemented for window functions".
+    if (call.distinct) throw this.refuse('DISTINCT in a window function', /\bDISTINCT\b/iu);
+    if (!isRaw(over) || over['type'] !== 'window') throw this.unsupported('OVER clause');
+    this.only(over, 'OVER', ['as_window_specification']);
+    const spec = over['as_window_specification'];
+    if (!isRaw(spec)) throw this.refuse('named window (OVER name)', /\bOVER\s+[A-Za-z_]/iu);
+    this.only(spec, 'OVER', ['window_specification', 'parentheses']);
+    const window = spec['window_specification'];
+    if (!isRaw(window)) throw this.unsupported('window specification');
+    if (!isEmpty(window['name'])) throw this.refuse('named window (OVER (name …))', /\bOVER\b/iu);
+    this.only(window, 'window specification', ['name', 'partitionby', 'orderby', 'window_frame_clause']);
+    const partitionRaw = Array.isArray(window['partitionby']) ? (window['partitionby'] as unknown[]) : [];
+    const partitionBy = partitionRaw.map((item) => {
+      if (isRaw(item) && item['type'] === 'expr' && 'expr' in item) {
+        this.only(item, 'PARTITION BY item', ['expr']);
+        return this.expr(item['expr']);
+      }
+      return this.expr(item);
+    });
+    const orderBy = this.orderItems(Array.isArray(window['orderby']) ? (window['orderby'] as unknown[]) : []);
+    const frame = isEmpty(window['window_frame_clause']) ? null : this.frame(window['window_frame_clause']);
+    const node: WindowCall = { kind: 'window', call: call as Aggregate | FunctionCall, partitionBy, orderBy, frame };
+    return node;
+  }
+
+  /**
+   * The parser writes a frame as `{ type: 'rows', expr: <bound> }` or as a BETWEEN whose left
+   * is the unit and whose right holds two bounds; a bound is an "origin" word pair
+   * (`UNBOUNDED PRECEDING`, `current row`) or a "number" whose value is `2 PRECEDING`.
+   */
+  private frame(raw: unknown): WindowFrame {
+    if (!isRaw(raw)) throw this.unsupported('window frame');
+    if (raw['type'] === 'binary_expr' && String(raw['operator']).toUpperCase() === 'BETWEEN') {
+      const unitRaw = raw['left'];
+      const bounds = raw['right'];
+      const unit = isRaw(unitRaw) ? String(unitRaw['value']).toLowerCase() : '';
+      if ((unit !== 'rows' && unit !== 'range') || !isRaw(bounds) || !Array.isArray(bounds['value']) || bounds['value'].length !== 2) {
+        throw this.unsupported('window frame');
+      }
+      return { unit, start: this.frameBound(bounds['value'][0]), end: this.frameBound(bounds['value'][1]) };
+    }
+    const unit = String(raw['type']).toLowerCase();
+    if (unit !== 'rows' && unit !== 'range') throw this.unsupported(`window frame "${unit}"`);
+    return { unit, start: this.frameBound(raw['expr']), end: null };
+  }
+
+  private frameBound(raw: unknown): FrameBound {
+    const text = isRaw(raw) ? String(raw['value']).trim().toLowerCase().replace(/\s+/gu, ' ') : '';
+    if (text === 'unbounded preceding' || text === 'unbounded following' || text === 'current row') return { kind: text, offset: null };
+    const m = /^([0-9]+) (preceding|following)$/u.exec(text);
+    if (!m) throw this.unsupported(`window frame bound "${text}"`);
+    return { kind: m[2] as 'preceding' | 'following', offset: { kind: 'number', text: m[1] as string } };
+  }
+
   private unary(raw: Raw): Expr {
     const op = String(raw['operator']).toUpperCase();
     if (op === 'NOT EXISTS' || op === 'EXISTS') {
@@ -757,7 +861,6 @@ class Converter {
 
   private aggregate(raw: Raw): Expr {
     const name = String(raw['name']).toLowerCase();
-    if (raw['over']) throw this.unsupported('window function');
     const args = isRaw(raw['args']) ? raw['args'] : {};
     this.only(args, 'aggregate arguments', ['expr', 'distinct', 'orderby', 'separator']);
     const distinct = typeof args['distinct'] === 'string' && args['distinct'].toUpperCase() === 'DISTINCT';
@@ -778,7 +881,6 @@ class Converter {
   private call(raw: Raw): Expr {
     const nameParts = isRaw(raw['name']) && Array.isArray(raw['name']['name']) ? (raw['name']['name'] as unknown[]) : [raw['name']];
     const name = nameParts.map((part) => ident(part) ?? '').join('.').toLowerCase();
-    if (raw['over']) throw this.unsupported('window function');
     const argsRaw = raw['args'];
     if (isRaw(argsRaw)) this.only(argsRaw, 'function arguments', ['value']);
     const argList = isRaw(argsRaw) && Array.isArray(argsRaw['value']) ? (argsRaw['value'] as unknown[]) : [];

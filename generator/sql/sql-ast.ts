@@ -7,8 +7,28 @@
  * Trees are never mutated: transforms (canonicalization) build new nodes.
  */
 
-/** A whole statement: one SELECT or a chain of SELECTs joined by set operators. */
-export type Query = SelectQuery | CompoundQuery;
+/**
+ * A whole statement: one SELECT, a chain of SELECTs joined by set operators, or either of
+ * them after a `WITH` list of common table expressions.
+ */
+export type Query = SelectQuery | CompoundQuery | WithQuery;
+
+/**
+ * `WITH a AS (…), b(x, y) AS (…) body`. Each CTE sees the ones listed before it (RECURSIVE
+ * is not read), the body sees them all. A CTE body may itself be a compound or a WITH.
+ */
+export interface WithQuery {
+  readonly kind: 'with';
+  readonly ctes: readonly CommonTableExpression[];
+  readonly body: SelectQuery | CompoundQuery;
+}
+
+export interface CommonTableExpression {
+  readonly name: string;
+  /** Column names after the CTE name: `b(x, y)`; empty when there are none. */
+  readonly columns: readonly string[];
+  readonly query: Query;
+}
 
 /** The SQL dialects the adapter can parse. */
 export type Dialect = 'postgresql' | 'sqlite' | 'mysql';
@@ -126,7 +146,8 @@ export type Expr =
   | Cast
   | Operator
   | ArraySubquery
-  | ArrayLiteral;
+  | ArrayLiteral
+  | WindowCall;
 
 export interface ColumnRef {
   readonly kind: 'column';
@@ -296,6 +317,34 @@ export interface Operator {
 export interface ArraySubquery {
   readonly kind: 'array-subquery';
   readonly query: Query;
+}
+
+/**
+ * A window function call: `ROW_NUMBER() OVER (PARTITION BY a ORDER BY b DESC)`,
+ * `SUM(x) OVER (ORDER BY d ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`. The call is
+ * an aggregate (`SUM`, `COUNT(*)`) or a function (`row_number`, `lag`, …) as it would be
+ * without OVER. Named windows (`OVER w … WINDOW w AS (…)`) are not read.
+ */
+export interface WindowCall {
+  readonly kind: 'window';
+  readonly call: Aggregate | FunctionCall;
+  readonly partitionBy: readonly Expr[];
+  readonly orderBy: readonly OrderItem[];
+  readonly frame: WindowFrame | null;
+}
+
+/** `ROWS|RANGE <start>` or `ROWS|RANGE BETWEEN <start> AND <end>`. */
+export interface WindowFrame {
+  readonly unit: 'rows' | 'range';
+  readonly start: FrameBound;
+  /** `null` for the one-bound form (`ROWS UNBOUNDED PRECEDING`). */
+  readonly end: FrameBound | null;
+}
+
+/** One end of a window frame; `offset` only for `n PRECEDING` / `n FOLLOWING`. */
+export interface FrameBound {
+  readonly kind: 'unbounded preceding' | 'preceding' | 'current row' | 'following' | 'unbounded following';
+  readonly offset: NumberLiteral | null;
 }
 
 export type ExprKind = Expr['kind'];

@@ -6,7 +6,7 @@
  * printSql(parseSql("select  name from singer where age>30 and country='France'"));
  * // "SELECT name FROM singer WHERE age > 30 AND country = 'France'"
  */
-import type { Dialect, Expr, FromClause, OrderItem, Query, SelectQuery, TableSource } from './sql-ast.ts';
+import type { Dialect, Expr, FrameBound, FromClause, OrderItem, Query, SelectQuery, TableSource, WindowCall } from './sql-ast.ts';
 
 export interface PrintOptions {
   /** Decides how identifiers that need quoting are quoted (default `postgresql`). */
@@ -61,6 +61,13 @@ class Printer {
   constructor(private readonly dialect: Dialect) {}
 
   query(query: Query): string {
+    if (query.kind === 'with') {
+      const ctes = query.ctes.map((cte) => {
+        const columns = cte.columns.length === 0 ? '' : `(${cte.columns.map((c) => this.ident(c)).join(', ')})`;
+        return `${this.ident(cte.name)}${columns} AS (${this.query(cte.query)})`;
+      });
+      return `WITH ${ctes.join(', ')} ${this.query(query.body)}`;
+    }
     if (query.kind === 'select') return this.select(query);
     const arm = (select: SelectQuery): string => {
       const text = this.select(select);
@@ -210,6 +217,21 @@ class Printer {
         return `ARRAY[${expr.items.map((i) => this.expr(i)).join(', ')}]`;
       case 'array-subquery':
         return `ARRAY(${this.query(expr.query)})`;
+      case 'window':
+        return `${this.expr(expr.call)} OVER (${this.window(expr)})`;
     }
+  }
+
+  /** What goes between the parentheses after OVER. */
+  private window(w: WindowCall): string {
+    const parts: string[] = [];
+    if (w.partitionBy.length > 0) parts.push(`PARTITION BY ${w.partitionBy.map((e) => this.expr(e)).join(', ')}`);
+    if (w.orderBy.length > 0) parts.push(this.orderBy(w.orderBy));
+    if (w.frame) {
+      const bound = (b: FrameBound): string => (b.offset ? `${this.expr(b.offset)} ${b.kind.toUpperCase()}` : b.kind.toUpperCase());
+      const unit = w.frame.unit.toUpperCase();
+      parts.push(w.frame.end ? `${unit} BETWEEN ${bound(w.frame.start)} AND ${bound(w.frame.end)}` : `${unit} ${bound(w.frame.start)}`);
+    }
+    return parts.join(' ');
   }
 }

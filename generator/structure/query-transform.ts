@@ -25,6 +25,15 @@ export interface Transform {
  * transformQuery(query, { select: (s) => ({ ...s, distinct: false }) });
  */
 export function transformQuery(query: Query, t: Transform): Query {
+  if (query.kind === 'with') {
+    const body = transformQuery(query.body, t);
+    return {
+      kind: 'with',
+      ctes: query.ctes.map((cte) => ({ ...cte, query: transformQuery(cte.query, t) })),
+      // A callback may not turn the body into a WITH of its own; then it stays as it was.
+      body: body.kind === 'with' ? query.body : body,
+    };
+  }
   if (query.kind === 'select') return transformSelect(query, t);
   const e = (x: Expr): Expr => transformExpr(x, t);
   const rebuilt: CompoundQuery = {
@@ -133,6 +142,17 @@ export function transformExpr(expr: Expr, t: Transform): Expr {
     case 'array':
       out = { ...expr, items: expr.items.map(e) };
       break;
+    case 'window': {
+      const call = e(expr.call);
+      out = {
+        ...expr,
+        // A callback that turns the call into something else leaves the call as it was.
+        call: call.kind === 'aggregate' || call.kind === 'function' ? call : expr.call,
+        partitionBy: expr.partitionBy.map(e),
+        orderBy: expr.orderBy.map((o) => ({ ...o, expr: e(o.expr) })),
+      };
+      break;
+    }
   }
   return t.expr ? t.expr(out) : out;
 }

@@ -7,7 +7,8 @@ import { buildDataset, type BuildManifest } from '../../generator/assemble/build
 import { buildRelationalSchema } from '../../generator/variants/build-schema.ts';
 import { compileQuery } from '../../generator/compile/compile-query.ts';
 import { compareResults, normalizeResult, runReadOnly, type NormalizedResult } from '../../generator/execute/run-query.ts';
-import { isOrdered, type Query } from '../../generator/query/conceptual-query.ts';
+import { sharedValues } from '../../generator/compile/compile-shared-value.ts';
+import { isOrdered, type Query, type SelectQuery } from '../../generator/query/conceptual-query.ts';
 import { randomQuery } from '../../generator/query/random-query.ts';
 import { parseSql } from '../../generator/sql/parser-adapter.ts';
 import { generateInstance } from '../../generator/instance/generate-instance.ts';
@@ -35,9 +36,17 @@ export function constructsOf(query: Query): Set<string> {
     else if (kind === 'exists') found.add(n['negated'] ? 'not exists' : 'exists');
     else if (kind === 'aggregate') found.add(`aggregate:${n['fn']}${n['distinct'] ? ' distinct' : ''}${n['arg'] ? '' : ' *'}`);
     else if (kind === 'set') found.add(`set:${n['op']}`);
+    else if (kind === 'window') {
+      found.add(`window:${n['fn']}`);
+      if (Array.isArray(n['partitionBy'])) found.add('window partition');
+      if (Array.isArray(n['partitionBy']) && (n['partitionBy'] as { kind: string }[]).some((k) => k.kind === 'classOf')) found.add('window partition by kind');
+      if (['sum', 'avg', 'count'].includes(n['fn'] as string) && Array.isArray(n['orderBy'])) found.add('window running');
+    }
     else if (kind === 'select') {
       const q = n as unknown as { distinct?: boolean; groupBy?: unknown[]; having?: unknown; orderBy?: unknown[]; limit?: number; joins?: { kind: string; relationship?: string }[] };
       if (q.distinct) found.add('distinct');
+      if ((q as { qualify?: unknown }).qualify) found.add('qualify (top-N per group)');
+      if (sharedValues(q as unknown as SelectQuery).length > 0) found.add('value computed once (WITH)');
       if ((q.groupBy?.length ?? 0) > 0) found.add('group by');
       if (q.having) found.add('having');
       if ((q.orderBy?.length ?? 0) > 0 && q.limit !== undefined) found.add('order by + limit');
@@ -59,6 +68,8 @@ export const REQUIRED_CONSTRUCTS = [
   'exists', 'not exists', 'inQuery', 'not in query', 'scalarSubquery', 'aggregate:count *', 'aggregate:count', 'aggregate:count distinct',
   'aggregate:sum', 'aggregate:avg', 'aggregate:min', 'aggregate:max', 'group by', 'having', 'order by + limit', 'distinct',
   'set:union', 'set:union all', 'set:intersect', 'set:except', 'setArray', 'setSize', 'classOf', 'round', 'element', 'arithmetic',
+  'window:row_number', 'window:rank', 'window:dense_rank', 'window:lag', 'window:lead', 'window:sum', 'window:avg', 'window:count',
+  'window partition', 'window partition by kind', 'window running', 'qualify (top-N per group)', 'value computed once (WITH)',
 ];
 
 interface Built {

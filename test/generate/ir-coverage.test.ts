@@ -7,7 +7,7 @@ import { indexDomain } from '../../generator/er-model/er-index.ts';
 import { parseDomainJson } from '../../generator/er-model/domain-json.ts';
 import type { Domain } from '../../generator/er-model/er-model.ts';
 import { parseGrammar } from '../../generator/grammar/pcfg.ts';
-import type { AggregateFunction, Expr, Join, JoinType, Predicate, SelectQuery, SetOperator } from '../../generator/query/conceptual-query.ts';
+import type { AggregateFunction, Expr, Join, JoinType, Predicate, SelectQuery, SetOperator, WindowFunction } from '../../generator/query/conceptual-query.ts';
 import { prepareBuilds } from '../../generator/generate/prepare-builds.ts';
 import { createQueryRunner } from '../../generator/generate/query-runner.ts';
 import { generateGroups } from '../../generator/generate/generate-groups.ts';
@@ -19,12 +19,13 @@ import { tempDir } from '../helpers/build-fixtures.ts';
 // Every construct of the conceptual query the compiler handles must reach the data: a
 // construct no group uses is one no model learns. The lists below are typed as records over
 // the IR's own unions, so a kind added to the IR without a line here does not type-check.
-const EXPR_KINDS: Record<Expr['kind'], true> = { attribute: true, element: true, linkAttribute: true, literal: true, aggregate: true, setSize: true, setArray: true, classOf: true, arithmetic: true, round: true, scalarSubquery: true };
+const EXPR_KINDS: Record<Expr['kind'], true> = { attribute: true, element: true, linkAttribute: true, literal: true, aggregate: true, setSize: true, setArray: true, classOf: true, arithmetic: true, round: true, scalarSubquery: true, window: true };
 const PREDICATE_KINDS: Record<Predicate['kind'], true> = { compare: true, in: true, like: true, between: true, isNull: true, contains: true, isA: true, and: true, or: true, not: true, exists: true, inQuery: true };
 const AGGREGATES: Record<AggregateFunction, true> = { count: true, sum: true, avg: true, min: true, max: true };
+const WINDOW_FUNCTIONS: Record<WindowFunction, true> = { row_number: true, rank: true, dense_rank: true, lag: true, lead: true, sum: true, avg: true, count: true };
 const SET_OPERATORS: Record<SetOperator, true> = { union: true, 'union all': true, intersect: true, except: true };
 const JOIN_KINDS: Record<`${Join['kind']}-${JoinType}`, true> = { 'relationship-inner': true, 'relationship-left': true, 'elements-inner': true, 'elements-left': true };
-const CLAUSES: Record<Exclude<keyof SelectQuery, 'kind' | 'select' | 'from' | 'joins'>, true> = { distinct: true, where: true, groupBy: true, having: true, orderBy: true, limit: true };
+const CLAUSES: Record<Exclude<keyof SelectQuery, 'kind' | 'select' | 'from' | 'joins'>, true> = { distinct: true, where: true, groupBy: true, having: true, orderBy: true, limit: true, qualify: true };
 
 const grammar = parseGrammar(readFileSync(new URL('../../grammars/spider.pcfg', import.meta.url), 'utf8'), 'spider.pcfg');
 const library = parseDomainJson(readFileSync(new URL('../fixtures/er-model/valid/library.json', import.meta.url), 'utf8'), 'library.json');
@@ -63,6 +64,7 @@ describe('IR construct coverage', () => {
       ...Object.keys(EXPR_KINDS).map((k) => `expr:${k}`),
       ...Object.keys(PREDICATE_KINDS).map((k) => `pred:${k}`),
       ...Object.keys(AGGREGATES).map((k) => `agg:${k}`),
+      ...Object.keys(WINDOW_FUNCTIONS).map((k) => `win:${k}`),
       'agg:count-distinct',
       ...Object.keys(SET_OPERATORS).map((k) => `set:${k}`),
       ...Object.keys(JOIN_KINDS).map((k) => `join:${k}`),
@@ -83,7 +85,7 @@ describe('IR construct coverage', () => {
       'expr:attribute', 'expr:element', 'expr:linkAttribute', 'expr:literal', 'expr:aggregate', 'expr:setArray', 'expr:classOf',
       'agg:count', 'pred:compare', 'pred:and', 'pred:contains', 'pred:isA', 'pred:isNull',
       'join:relationship-inner', 'join:relationship-left', 'join:elements-inner', 'join:subclass-end',
-      'select:distinct', 'select:where', 'select:groupBy', 'select:having', 'select:orderBy', 'select:limit',
+      'select:distinct', 'select:where', 'select:groupBy', 'select:having', 'select:orderBy', 'select:limit', 'select:qualify', 'expr:window',
     ];
     expect(core.filter((c) => !seen.has(c))).toEqual([]);
     expect(seen.size).toBeGreaterThanOrEqual(32);

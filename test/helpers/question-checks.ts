@@ -1,5 +1,5 @@
 import type { ErIndex } from '../../generator/er-model/er-index.ts';
-import type { Expr, Predicate, Query, SelectQuery } from '../../generator/query/conceptual-query.ts';
+import type { Expr, Predicate, Query, SelectQuery, WindowExpr } from '../../generator/query/conceptual-query.ts';
 
 // Checks of template questions shared by the question tests: English faults, and the facts a
 // question must state, worked out from the query independently of the writer.
@@ -69,6 +69,20 @@ export function expectedFacts(index: ErIndex, query: Query): { construct: string
     if (q.select.length > 1) facts.push({ construct: 'output columns in order', test: (t) => t.includes('(in this order)') });
     for (const c of conjunctsOf(q.where)) {
       if (c.kind === 'exists' || c.kind === 'inQuery') visit(c.query, false);
+    }
+    // Windows: the tie-break of their order, what ties and the edge rows get, running frames.
+    const windows = [...exprs, ...(q.orderBy ?? []).map((o) => o.expr)].filter((e): e is WindowExpr => e.kind === 'window');
+    if (q.qualify) {
+      windows.push(q.qualify.window);
+      const n = q.qualify.value;
+      facts.push({ construct: 'qualify threshold', test: (t) => new RegExp(`\\b${n}\\b`, 'u').test(t) });
+    }
+    for (const w of windows) {
+      if ((w.orderBy?.length ?? 0) > 1) facts.push({ construct: 'window tie-break', test: (t) => t.includes('ties broken by') });
+      if ((w.partitionBy?.length ?? 0) > 0) facts.push({ construct: 'window partition', test: (t) => t.includes('with the same') });
+      if (w.fn === 'rank' || w.fn === 'dense_rank') facts.push({ construct: 'rank ties', test: (t) => t.includes(w.fn === 'rank' ? 'share a rank and the next rank skips' : 'share a rank, with no gaps') });
+      if (w.fn === 'lag' || w.fn === 'lead') facts.push({ construct: 'lag/lead edge', test: (t) => t.includes(`empty for the ${w.fn === 'lag' ? 'first' : 'last'}`) });
+      if (['sum', 'avg', 'count'].includes(w.fn) && (w.orderBy?.length ?? 0) > 0) facts.push({ construct: 'running frame', test: (t) => t.includes('up to and including this one and any tied with it') });
     }
   };
   visit(query, true);

@@ -17,6 +17,11 @@ export function dropColumnAliases(query: Query): Query {
 }
 
 function dropInQuery(query: Query, keepAliases: boolean): Query {
+  if (query.kind === 'with') {
+    // A CTE's select list names the columns its readers use, like a derived table's.
+    const body = dropInQuery(query.body, keepAliases);
+    return { ...query, ctes: query.ctes.map((cte) => ({ ...cte, query: dropInQuery(cte.query, true) })), body: body.kind === 'with' ? query.body : body };
+  }
   if (query.kind === 'select') return dropInSelect(query, keepAliases);
   const orderNames = new Set(query.orderBy.flatMap((o) => (o.expr.kind === 'column' && o.expr.table === null ? [o.expr.name.toLowerCase()] : [])));
   const headKeeps = keepAliases || query.head.columns.some((c) => c.alias !== null && orderNames.has(c.alias.toLowerCase()));

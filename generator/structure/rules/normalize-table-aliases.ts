@@ -27,8 +27,16 @@ export function normalizeTableAliases(query: Query): Query {
     return name;
   };
 
-  const renameQuery = (q: Query, outer: readonly Scope[]): Query =>
-    q.kind === 'select' ? renameSelect(q, outer) : { ...q, head: renameSelect(q.head, outer), tail: q.tail.map((arm) => ({ op: arm.op, query: renameSelect(arm.query, outer) })) };
+  const renameQuery = (q: Query, outer: readonly Scope[]): Query => {
+    if (q.kind === 'with') {
+      // CTE names are relation names, not aliases: they stay, like table names.
+      const body = renameQuery(q.body, outer);
+      return { ...q, ctes: q.ctes.map((cte) => ({ ...cte, query: renameQuery(cte.query, outer) })), body: body.kind === 'with' ? q.body : body };
+    }
+    return q.kind === 'select'
+      ? renameSelect(q, outer)
+      : { ...q, head: renameSelect(q.head, outer), tail: q.tail.map((arm) => ({ op: arm.op, query: renameSelect(arm.query, outer) })) };
+  };
 
   const renameSelect = (select: SelectQuery, outer: readonly Scope[]): SelectQuery => {
     const scope = new Map<string, string>();

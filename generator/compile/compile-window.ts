@@ -1,0 +1,103 @@
+import { quoteIdent } from '../common/sql-text.ts';
+import type { Expr, OrderItem, Qualify, SelectQuery, WindowExpr, WindowFunction } from '../query/conceptual-query.ts';
+import { canonical } from '../query/query-scope.ts';
+import type { SqlSelect } from './sql-layout.ts';
+
+/**
+ * Window functions and top-N per group in SQL. A window prints as PostgreSQL writes it; a
+ * query with `qualify` becomes a common table expression that computes the window beside the
+ * outputs, and a short outer query that keeps the rows by the window's value:
+ *
+ * ```sql
+ * WITH ranked AS (
+ *   SELECT p.title, c.name AS category, rank() OVER (PARTITION BY c.id ORDER BY p.price DESC) AS rnk
+ *   FROM product AS p
+ *     JOIN category AS c ON c.id = p.category_id
+ * )
+ * SELECT title, category
+ * FROM ranked
+ * WHERE rnk <= 3
+ * ORDER BY category, title
+ * ```
+ */
+
+/**
+ * The SQL of a window function, its parts rendered by `sql`.
+ * @example windowSql({ kind: 'window', fn: 'lag', arg: price, partitionBy: [cat], orderBy: [{ expr: id, direction: 'asc' }] }, render)
+ * // lag(p.price) OVER (PARTITION BY p.category_id ORDER BY p.id)
+ */
+export function windowSql(w: WindowExpr, sql: (e: Expr) => string): string {
+  const args = w.arg === undefined ? (w.fn === 'count' ? '*' : '') : sql(w.arg);
+  const offset = w.offset !== undefined && w.offset !== 1 ? `, ${w.offset}` : '';
+  const over: string[] = [];
+  if ((w.partitionBy ?? []).length > 0) over.push(`PARTITION BY ${(w.partitionBy ?? []).map((k) => partitionKey(sql(k))).join(', ')}`);
+  if ((w.orderBy ?? []).length > 0) over.push(`ORDER BY ${(w.orderBy ?? []).map((o) => `${sql(o.expr)}${o.direction === 'desc' ? ' DESC' : ''}`).join(', ')}`);
+  return `${w.fn}(${args}${offset}) OVER (${over.join(' ')})`;
+}
+
+/**
+ * A partition key as our SQL adapter reads it: node-sql-parser takes only column references
+ * and function calls after PARTITION BY, so any other expression (a CASE naming a subtype,
+ * arithmetic) goes inside a one-argument coalesce, which PostgreSQL returns unchanged.
+ */
+function partitionKey(text: string): string {
+  return /^[\w"]+\.[\w"]+$/u.test(text) ? text : `coalesce(${text})`;
+}
+
+/** The column name a window's value takes inside the CTE, as an engineer would call it. */
+const WINDOW_COLUMN: Record<WindowFunction, string> = {
+  row_number: 'rn',
+  rank: 'rnk',
+  dense_rank: 'rnk',
+  lag: 'previous',
+  lead: 'following',
+  sum: 'running_total',
+  avg: 'running_avg',
+  count: 'running_count',
+};
+
+/**
+ * Wraps a compiled SELECT that has a `qualify` into `WITH ranked AS (…) SELECT outputs FROM
+ * ranked WHERE window op value`, with the query's DISTINCT, ORDER BY (by output name) and
+ * LIMIT on the outer query. `inner` is the SELECT compiled without ORDER BY and LIMIT;
+ * `windowText` is the qualify window's SQL; `taken` are names the CTE may not take (the
+ * variant's tables).
+ *
+ * @example
+ * // query: titles of each category's three most expensive products, ties included
+ * // WITH ranked AS (SELECT …, rank() OVER (PARTITION BY … ORDER BY … DESC) AS rnk FROM …)
+ * // SELECT title FROM ranked WHERE rnk <= 3 ORDER BY title
+ */
+export function qualifiedSelect(q: SelectQuery & { readonly qualify: Qualify }, inner: SqlSelect, windowText: string, taken: ReadonlySet<string>): SqlSelect {
+  const outputs = q.select.map((c) => c.name);
+  // The window may already be an output; else it is computed under a name of its own.
+  const shown = q.select.find((c) => canonical(c.expr) === canonical(q.qualify.window));
+  let windowColumn = shown?.name;
+  // The compiled columns already carry the output names (a plain column keeps its own).
+  const columns = [...inner.columns];
+  if (windowColumn === undefined) {
+    const base = WINDOW_COLUMN[q.qualify.window.fn];
+    windowColumn = base;
+    for (let i = 2; outputs.includes(windowColumn); i++) windowColumn = `${base}_${i}`;
+    columns.push({ expr: windowText, alias: quoteIdent(windowColumn) });
+  }
+  let cte = 'ranked';
+  for (let i = 2; taken.has(cte); i++) cte = `ranked_${i}`;
+  const order = (o: OrderItem): string => {
+    const name = o.expr.kind === 'output' ? o.expr.name : (q.select.find((c) => canonical(c.expr) === canonical(o.expr))?.name as string);
+    return `${quoteIdent(name)}${o.direction === 'desc' ? ' DESC' : ''}`;
+  };
+  return {
+    kind: 'select',
+    with: [{ name: quoteIdent(cte), query: { ...inner, distinct: false, columns, orderBy: [], limit: undefined } }],
+    distinct: q.distinct === true,
+    columns: outputs.map((name) => ({ expr: quoteIdent(name) })),
+    from: { kind: 'table', name: quoteIdent(cte), alias: quoteIdent(cte) },
+    joins: [],
+    where: [`${quoteIdent(windowColumn)} ${q.qualify.op} ${q.qualify.value}`],
+    groupBy: [],
+    having: [],
+    orderBy: (q.orderBy ?? []).map(order),
+    limit: q.limit,
+  };
+}

@@ -1,0 +1,94 @@
+import type { Rng } from '../common/rng.ts';
+import type { ErIndex } from '../er-model/er-index.ts';
+import type { Expr, Qualify, SelectQuery, WindowExpr, WindowFunction, WindowOrderItem } from '../query/conceptual-query.ts';
+import { ORDER_SENSITIVE } from '../query/window-scope.ts';
+
+/**
+ * Windows for the content filler: a filled plain query becomes "the N first rows of each
+ * group by some value" (the three dearest products of each kind, each customer's latest two
+ * orders), or gains a window output over such a frame (the previous order's time, a running
+ * total). The group is a partner reached by a join, the base object's kind in a hierarchy,
+ * or a value of few distinct values; the order is a number or a date of the base object.
+ * `rank` and `dense_rank` keep ties; `row_number`, `lag` and `lead` break them by every
+ * alias's id, which the question then states.
+ */
+
+/** The share of plain filled queries that become top-N per group. */
+export const TOP_PER_GROUP_SHARE = 0.12;
+
+const ORDERED = ['integer', 'bigint', 'numeric', 'date', 'timestamptz'];
+
+/**
+ * The query with a `qualify` keeping the first N rows of each group, or undefined when the
+ * query does not lend itself: grouped, DISTINCT, with a LIMIT (chosen for the rows before the
+ * cut), a set element among its rows, or no ordered attribute on its base entity.
+ *
+ * @example
+ * topPerGroup(index, rng, { kind: 'select', from: { entity: 'Product', alias: 'p' }, select: [...] })
+ * // { …, qualify: { window: { kind: 'window', fn: 'rank', partitionBy: [classOf p], orderBy: [{ p.price desc }] }, op: '<=', value: 2 } }
+ */
+export function topPerGroup(index: ErIndex, rng: Rng, q: SelectQuery): SelectQuery | undefined {
+  if (q.limit !== undefined) return undefined;
+  const frame = windowFrame(index, rng, q, ['rank', 'rank', 'dense_rank', 'row_number']);
+  if (!frame) return undefined;
+  const qualify: Qualify = { window: frame.window, op: '<=', value: rng.int(1, 3) };
+  return { ...q, qualify };
+}
+
+/** The share of plain filled queries that get a window output (a previous value, a running total, a position). */
+export const WINDOW_OUTPUT_SHARE = 0.08;
+
+const OUTPUT_NAME: Record<WindowFunction, string> = {
+  row_number: 'position', rank: 'rank_in_group', dense_rank: 'dense_rank_in_group', lag: 'previous_value', lead: 'next_value', sum: 'running_total', avg: 'running_average', count: 'running_count',
+};
+
+/**
+ * The query with one more output: a window over the same groups and order as topPerGroup
+ * draws (lag, lead, a running sum, average or count, or a position), or undefined when the
+ * query does not lend itself (as for topPerGroup; a LIMIT is fine, the ORDER BY gains the
+ * new column so it stays as total as it was).
+ */
+export function windowOutput(index: ErIndex, rng: Rng, q: SelectQuery): SelectQuery | undefined {
+  const frame = windowFrame(index, rng, q, ['lag', 'lead', 'sum', 'avg', 'count', 'row_number', 'dense_rank']);
+  if (!frame) return undefined;
+  let name = OUTPUT_NAME[frame.window.fn];
+  for (let i = 2; q.select.some((c) => c.name === name); i++) name = `${OUTPUT_NAME[frame.window.fn]}_${i}`;
+  const orderBy = q.orderBy ? [...q.orderBy, { expr: { kind: 'output' as const, name }, direction: 'asc' as const }] : undefined;
+  return { ...q, select: [...q.select, { name, expr: frame.window }], ...(orderBy ? { orderBy } : {}) };
+}
+
+/**
+ * A window over the rows of a plain query: partitioned by a group (a partner joined without
+ * LEFT, the base object's kind, or a few-valued attribute), ordered by a number or date of
+ * the base object, with every alias's id as tie-break where the function needs one.
+ */
+function windowFrame(index: ErIndex, rng: Rng, q: SelectQuery, fns: readonly WindowFunction[]): { window: WindowExpr } | undefined {
+  if ((q.groupBy ?? []).length > 0 || q.having || q.distinct || q.qualify) return undefined;
+  if (q.select.some((c) => c.expr.kind === 'aggregate' || c.expr.kind === 'window')) return undefined;
+  const joins = q.joins ?? [];
+  if (joins.some((j) => j.kind === 'elements')) return undefined;
+  const base = q.from;
+  const ordered = index.allAttributes(base.entity).filter((a) => !a.attribute.multiValued && ORDERED.includes(a.attribute.type.kind));
+  if (ordered.length === 0) return undefined;
+  const picked = rng.pick(ordered).attribute;
+  const value: Expr = { kind: 'attribute', alias: base.alias, attribute: picked.name };
+
+  const groups: Expr[] = joins.filter((j) => j.kind === 'relationship' && j.type === 'inner').map((j) => ({ kind: 'attribute', alias: j.alias, attribute: 'id' }));
+  const subclasses = index.subtree(base.entity).slice(1).map((e) => e.name);
+  if (subclasses.length > 1) groups.push({ kind: 'classOf', alias: base.alias, among: subclasses });
+  for (const a of index.allAttributes(base.entity)) if (!a.attribute.multiValued && (a.attribute.type.kind === 'enum' || a.attribute.type.kind === 'boolean')) groups.push({ kind: 'attribute', alias: base.alias, attribute: a.attribute.name });
+  if (groups.length === 0) return undefined;
+  const partition = rng.pick(groups);
+
+  let fn = rng.pick(fns);
+  const numeric = ['integer', 'bigint', 'numeric'].includes(picked.type.kind);
+  if ((fn === 'sum' || fn === 'avg') && !numeric) fn = 'count';
+  const orderBy: WindowOrderItem[] = [{ expr: value, direction: rng.chance(0.7) ? 'desc' : 'asc' }];
+  if (ORDER_SENSITIVE.has(fn)) {
+    // Every alias's id: a row's position or neighbour must not depend on how ties were stored.
+    const ids: Expr[] = [base.alias, ...joins.map((j) => j.alias)].map((alias) => ({ kind: 'attribute', alias, attribute: 'id' }));
+    for (const id of ids) if (JSON.stringify(id) !== JSON.stringify(partition)) orderBy.push({ expr: id, direction: 'asc' });
+  }
+  const arg = fn === 'lag' || fn === 'lead' || fn === 'sum' || fn === 'avg' ? value : undefined;
+  return { window: { kind: 'window', fn, ...(arg ? { arg } : {}), partitionBy: [partition], orderBy } };
+}
