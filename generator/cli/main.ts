@@ -21,6 +21,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<{ command: Command }>>> = 
   show: () => import('./show-command.ts'),
   export: () => import('./export-command.ts'),
   check: () => import('./check-command.ts'),
+  merge: () => import('./merge-command.ts'),
 };
 
 function processIo(quiet: boolean): CliIo {

@@ -83,9 +83,10 @@ export function referenceVariant(names: readonly string[]): string {
   return ['full_normalized', 'full_cti'].find((n) => names.includes(n)) ?? (names[0] as string);
 }
 
-const SKELETON_BATCH = 200;
+/** Skeletons sampled per seeded batch (candidate i is sample i mod this of batch i / this). */
+export const SKELETON_BATCH = 200;
 /** Rejections no other filling can cure: the skeleton itself is at fault. */
-const FINAL: ReadonlySet<RejectionReason> = new Set(['unsupported-skeleton', 'meaningless-skeleton', 'difficulty-quota']);
+export const FINAL: ReadonlySet<RejectionReason> = new Set(['unsupported-skeleton', 'meaningless-skeleton', 'difficulty-quota']);
 
 /**
  * Whole-group quotas from shares: floors, then the remainder to the largest fractions, so
@@ -233,7 +234,8 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
   return report;
 }
 
-function compileOrReject(options: GenerateOptions, variant: CheckVariant, query: Query): string {
+/** The variant's SQL of a query, or a compile-error rejection. */
+export function compileOrReject(options: Pick<GenerateOptions, 'index'>, variant: CheckVariant, query: Query): string {
   try {
     return compileQuery(options.index, variant.schema, query);
   } catch (error) {
@@ -242,7 +244,7 @@ function compileOrReject(options: GenerateOptions, variant: CheckVariant, query:
 }
 
 /** The grammar skeleton of SQL (for hand-written queries, which have no sampled one). */
-function skeletonOfSql(sql: string): string {
+export function skeletonOfSql(sql: string): string {
   try {
     return extractSkeleton(parseSql(sql, { dialect: 'postgresql' })).text;
   } catch {
@@ -250,7 +252,8 @@ function skeletonOfSql(sql: string): string {
   }
 }
 
-function structureKey(sql: string): string {
+/** Hash of an SQL text's structure with its literals: two groups with the same key are duplicates. */
+export function structureKey(sql: string): string {
   try {
     return sha256(canonicalStructure(parseSql(sql, { dialect: 'postgresql' })).canonical);
   } catch {
@@ -262,7 +265,7 @@ function structureKey(sql: string): string {
  * Structure hash and Spider hardness from the reference variant's SQL; when the SQL adapter
  * cannot read it, from the next variant whose SQL it reads.
  */
-function labelGroup(answers: Readonly<Record<string, { sql: string }>>, reference: string, names: readonly string[]): { reference: string; structureHash: string; difficulty: Difficulty } {
+export function labelGroup(answers: Readonly<Record<string, { sql: string }>>, reference: string, names: readonly string[]): { reference: string; structureHash: string; difficulty: Difficulty } {
   for (const name of [reference, ...names.filter((n) => n !== reference)]) {
     const sql = answers[name]?.sql;
     if (!sql) continue;
@@ -276,7 +279,8 @@ function labelGroup(answers: Readonly<Record<string, { sql: string }>>, referenc
   return reject('compile-error', 'no variant SQL the adapter can read for labels');
 }
 
-function writeManifest(options: GenerateOptions, report: GenerateReport): void {
+/** The groups stage's `manifest.json` (a merge of shards writes it from the same fields). */
+export function writeManifest(options: Pick<GenerateOptions, 'dataset' | 'out' | 'settings' | 'instanceHashes' | 'suite' | 'tail'> & { readonly variants: readonly { readonly name: string }[] }, report: GenerateReport): void {
   const manifest = {
     stage: 'groups',
     dataset: options.dataset,
