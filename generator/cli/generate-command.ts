@@ -144,10 +144,10 @@ export const command: Command = {
     if (!(margin >= 0 && margin <= 100)) throw new ConfigError(`generate: --shard-margin must be a number from 0 to 100, got "${flags['shard-margin']}"`);
     if (flags['shard-margin'] !== undefined && !shard) throw new ConfigError('generate: --shard-margin goes with --shard i/N');
     const settings = { dataset: dataset.name, variants, scale, seed, grammar: grammarName, mix: flags.mix ?? [], groups, tail, from_suite: flags['from-suite'] ?? null, difficulty: difficultyMix ?? null, timeout_ms: timeoutMs, database: target.kind, concurrency: target.kind === 'postgres' ? concurrency : 1 };
-    checkResume(out, dataset.name, settings, flags.resume === true, shardText);
     // A build or another generate writing `out` would swap the database and files under this
     // one: refuse before opening anything there.
     refuseIfLocked(out);
+    checkResume(out, dataset.name, settings, flags.resume === true, shardText);
     const connections: Database[] = [await openDatabase(target)];
     let release: (() => void) | undefined;
     try {

@@ -29,7 +29,7 @@ export const command: Command = {
     // Each shard is read while no generate may be writing it.
     const locks: (() => void)[] = [];
     try {
-      for (const d of shards) locks.push(lockDir(d, 'merge'));
+      for (const d of new Set(shards)) locks.push(lockDir(d, 'merge'));
       const report = await mergeShards({ out, shards, ...settings, progress: io.err });
       io.err(`merge: ${report.groups} groups, ${report.rows} rows into ${out}`);
       return report.groups >= report.target ? EXIT.ok : EXIT.checkFailed;
