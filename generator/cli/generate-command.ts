@@ -22,6 +22,7 @@ import { exportDataset } from '../export/export-dataset.ts';
 import { exportSettings } from '../export/export-settings.ts';
 import { generateShard, parseShard } from '../generate/shard-run.ts';
 import { checkResume, writeRunSettings } from '../generate/run-settings.ts';
+import { displayFor } from './progress-bar.ts';
 
 /** `easy=0.25,medium=0.4,…` → shares; a ConfigError naming the flag otherwise. */
 function parseMix(text: string): Record<Difficulty, number> {
@@ -150,8 +151,9 @@ export const command: Command = {
     checkResume(out, dataset.name, settings, flags.resume === true, shardText);
     const connections: Database[] = [await openDatabase(target)];
     let release: (() => void) | undefined;
+    const shown = displayFor(io);
     try {
-      const builds = await prepareBuilds({ dataset: dataset.name, domain: dataset.domain, variants, scale, seed, counts: def.counts ?? {}, db: connections[0] as Database, out, progress: io.err });
+      const builds = await prepareBuilds({ dataset: dataset.name, domain: dataset.domain, variants, scale, seed, counts: def.counts ?? {}, db: connections[0] as Database, out, progress: shown.message });
       // Held while groups are written, so no build swaps the checked databases meanwhile.
       release = lockDir(out, 'generate');
       if (target.kind === 'postgres') while (connections.length < concurrency) connections.push(await openDatabase(target));
@@ -172,27 +174,29 @@ export const command: Command = {
         ...(difficultyMix ? { difficultyMix } : {}),
         ...(suite ? { suite } : {}),
         settings,
-        progress: io.err,
+        progress: shown.message,
+        tick: shown.tick,
       };
       if (shard) {
         // A shard stops here: the groups, questions and export come from `equisql merge`.
         const done = await generateShard({ ...common, shard, margin });
-        io.err(`shard ${shardText}: ${done.candidates} candidates decided, ${done.verified} groups of its own; merge the ${shard.count} shard directories with equisql merge`);
+        shown.message(`shard ${shardText}: ${done.candidates} candidates decided, ${done.verified} groups of its own; merge the ${shard.count} shard directories with equisql merge`);
         return EXIT.ok;
       }
       const report = await generateGroups(common);
       // The questions stage, on the groups just written (DIR/questions/<dataset>.jsonl).
-      await writeQuestionsAfterGroups(out, io.err);
+      await writeQuestionsAfterGroups(out, shown.message, shown.tick);
       const rejected = Object.values(report.rejected).reduce((a, b) => a + b, 0);
-      io.err(
+      shown.message(
         `${report.accepted} groups from ${report.candidates} candidates (${rejected} rejected) in ${report.seconds.total.toFixed(1)} s, ` +
           `${((100 * report.seconds.database) / Math.max(report.seconds.total, 1e-9)).toFixed(0)}% in the database; ` +
           `SQL differs between ≥3 variants in ${(100 * report.differs3).toFixed(0)}% of groups`,
       );
       // Export stage: the groups (and questions) just written become data/, finetune/, the card.
-      if (report.accepted > 0) await exportDataset({ dir: out, ...exporting, progress: io.err });
+      if (report.accepted > 0) await exportDataset({ dir: out, ...exporting, progress: shown.message, tick: shown.tick });
       return report.accepted >= groups ? EXIT.ok : EXIT.checkFailed;
     } finally {
+      shown.end();
       release?.();
       for (const c of connections) await c.close();
     }

@@ -4,6 +4,7 @@ import { parseCommandLine, required } from './flags.ts';
 import { lockDir } from '../assemble/dir-lock.ts';
 import { exportSettings } from '../export/export-settings.ts';
 import { mergeShards } from '../export/merge-shards.ts';
+import { displayFor } from './progress-bar.ts';
 
 const USAGE = `usage: equisql merge --out DIR [--split K] [--ratios R] [--formats F] DIR_1 … DIR_N
 
@@ -30,7 +31,9 @@ export const command: Command = {
     const locks: (() => void)[] = [];
     try {
       for (const d of new Set(shards)) locks.push(lockDir(d, 'merge'));
-      const report = await mergeShards({ out, shards, ...settings, progress: io.err });
+      const shown = displayFor(io);
+      const report = await mergeShards({ out, shards, ...settings, progress: shown.message, tick: shown.tick });
+      shown.end();
       io.err(`merge: ${report.groups} groups, ${report.rows} rows into ${out}`);
       return report.groups >= report.target ? EXIT.ok : EXIT.checkFailed;
     } finally {

@@ -24,6 +24,7 @@ import { writeRunSettings } from '../generate/run-settings.ts';
 import { writeQuestionsAfterGroups } from '../questions/questions-stage.ts';
 import { exportDataset } from './export-dataset.ts';
 import type { ExportSettings } from './export-settings.ts';
+import type { ProgressTick } from '../common/progress-tick.ts';
 
 export interface MergeOptions extends ExportSettings {
   /** The merged directory; it must not exist yet (or be empty). */
@@ -31,6 +32,7 @@ export interface MergeOptions extends ExportSettings {
   /** The shard directories, in any order. */
   readonly shards: readonly string[];
   readonly progress?: (line: string) => void;
+  readonly tick?: ProgressTick;
 }
 
 export interface MergeReport {
@@ -147,8 +149,8 @@ export async function mergeShards(options: MergeOptions): Promise<MergeReport> {
     },
   );
   options.progress?.(`merge: ${groups.length} groups from ${replay.candidates} candidates of ${shards.length} shards`);
-  await writeQuestionsAfterGroups(staging, options.progress);
-  const exported = groups.length > 0 ? await exportDataset({ dir: staging, split: options.split, ratios: options.ratios, formats: options.formats, ...(options.progress ? { progress: options.progress } : {}) }) : undefined;
+  await writeQuestionsAfterGroups(staging, options.progress, options.tick);
+  const exported = groups.length > 0 ? await exportDataset({ dir: staging, split: options.split, ratios: options.ratios, formats: options.formats, ...(options.progress ? { progress: options.progress } : {}), ...(options.tick ? { tick: options.tick } : {}) }) : undefined;
   if (existsSync(out)) rmSync(out, { recursive: true });
   renameSync(staging, out);
   return { groups: groups.length, candidates: replay.candidates, target: settings.groups, rows: exported?.rows ?? 0 };

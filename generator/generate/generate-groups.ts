@@ -32,6 +32,7 @@ import { appendLine, countRejections, groupsPath, readGroupsState, rejectionsPat
 import type { QueryRunner } from './query-runner.ts';
 import type { SuiteEntry } from './suite-file.ts';
 import { extractSkeleton } from '../grammar/skeleton-extractor.ts';
+import type { ProgressTick } from '../common/progress-tick.ts';
 
 export interface GenerateOptions {
   readonly dataset: string;
@@ -64,6 +65,8 @@ export interface GenerateOptions {
   /** Settings recorded as they are in the manifest. */
   readonly settings: Readonly<Record<string, unknown>>;
   readonly progress?: (message: string) => void;
+  /** Groups in the file out of the target, after each candidate (the CLI draws a bar or prints lines). */
+  readonly tick?: ProgressTick;
 }
 
 export interface GenerateReport {
@@ -206,6 +209,7 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
       if (!(error instanceof CandidateRejected)) throw error;
       last = error;
     }
+    options.tick?.({ stage: 'groups', done: accepted + (record ? 1 : 0), total: options.groups, unit: 'groups' });
     if (record) {
       appendLine(groupsPath(options.out, options.dataset), serializeGroup(record));
       accepted += 1;

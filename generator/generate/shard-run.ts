@@ -181,6 +181,8 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
   // attempt of each candidate that was new (the spare after it is not the shard's own).
   for (const c of done) for (const a of c.attempts) if (count(a)) break;
   const targets = shardTargets(options.groups, shard.count, options.margin ?? 0.25, options.difficultyMix);
+  // With a difficulty mix the shard stops on the quotas' shares, whose sum is its target.
+  if (options.difficultyMix) targets.all = DIFFICULTIES.reduce((a, d) => a + targets[d], 0);
   const reached = (): boolean => (options.difficultyMix ? DIFFICULTIES.every((d) => perDifficulty[d] >= targets[d]) : verified >= targets.all);
   const reference = referenceVariant(options.variants.map((v) => v.name));
   const refVariant = options.variants.find((v) => v.name === reference) as CheckVariant;
@@ -302,7 +304,7 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
     };
     appendLine(path, `${JSON.stringify(line)}\n`);
     decided += 1;
-    if (outcomes.some((a) => a.group)) options.progress?.(`shard ${shard.index}/${shard.count}: ${verified} groups of its own after ${decided} candidates`);
+    options.tick?.({ stage: 'shard', done: Math.min(verified, targets.all), total: targets.all, unit: 'groups' });
   }
   writeShardState(options.out, state(true, decided));
   return { candidates: decided, verified, complete: true };
