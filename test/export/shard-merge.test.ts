@@ -67,6 +67,10 @@ beforeAll(async () => {
   const whole = await run(['generate', ...SAMPLED, '--out', unsharded]);
   expect(whole.stderr).toMatch(/6 groups from \d+ candidates/u);
   expect(whole.status).toBe(0);
+  // Progress off a terminal: a plain line at the end of each stage (and every 10 s between).
+  expect(whole.stderr).toMatch(/^groups: 6\/6 groups in \d+:\d\d$/mu);
+  expect(whole.stderr).toMatch(/^questions: 6\/6 groups in \d+:\d\d$/mu);
+  expect(whole.stderr).toMatch(/^export: (\d+)\/\1 rows in \d+:\d\d$/mu);
   for (const [i, dir] of shards.entries()) {
     builtCopy(unsharded, dir);
     const r = await run(['generate', ...SAMPLED, '--shard', `${i + 1}/2`, '--out', dir]);
@@ -98,6 +102,12 @@ describe('equisql merge', () => {
     // The merged directory keeps the database (the build.json files name it relative to DIR):
     // verify finds it as in the unsharded one.
     expect(runCli(['verify', '--dir', merged], { env }).status).toBe(0);
+    // Through the CLI, whose stderr here is a pipe: the export's progress as a plain line.
+    const again = runCli(['export', '--dir', merged], { env });
+    expect(again.status).toBe(0);
+    expect(again.stderr).toMatch(/^export: (\d+)\/\1 rows in \d+:\d\d$/mu);
+    expect(again.stderr).not.toContain('\r');
+    expectSame(files(merged), want);
   }, 300_000);
 
   it('joins three shards of a suite run into the unsharded run, byte for byte', async () => {
