@@ -113,6 +113,7 @@ export async function mergeShards(options: MergeOptions): Promise<MergeReport> {
     maxCandidates: first.max_candidates,
     ...(settings.difficulty ? { difficultyMix: settings.difficulty } : {}),
     continueHint: hint,
+    redoHint: () => 'another shard holds both its group and the spare filling shards verify; no shard tries a third: generate this run unsharded',
   });
   const staging = join(dirname(out), `.${basename(out)}.merging`);
   rmSync(staging, { recursive: true, force: true });

@@ -21,6 +21,8 @@ export interface ReplayInput {
   readonly difficultyMix?: Readonly<Record<Difficulty, number>>;
   /** Names the shard to continue in the error when one stopped short. */
   readonly continueHint: (shardIndex: number) => string;
+  /** What to do when a candidate needs a filling no shard tried. */
+  readonly redoHint: (shardIndex: number) => string;
 }
 
 export interface ReplayResult {
@@ -68,7 +70,6 @@ export function replayShards(input: ReplayInput): ReplayResult {
         ended = true;
         break;
       }
-      if (a.skipped) break;
       if (a.rejected) {
         last = a.rejected;
         if (FINAL.has(a.rejected.reason)) {
@@ -86,12 +87,12 @@ export function replayShards(input: ReplayInput): ReplayResult {
         break;
       }
     }
-    // The shard stopped filling this candidate early — at a group new to it, which the other
-    // shards' groups made a duplicate, or at a difficulty it held enough of, whose quota the
-    // merged run had not filled: the unsharded run would go on, with work no shard did.
+    // The shard stopped filling this candidate early, at a group new to it and a spare, which
+    // the other shards' groups both made duplicates: the unsharded run would go on to the
+    // next filling, which no shard tried.
     const tail = outcome.attempts[outcome.attempts.length - 1];
-    if (!accepted && !ended && tail !== undefined && (tail.skipped === true || (tail.group !== undefined && outcome.attempts.length < input.attempts))) {
-      throw new ConfigError(`merge: candidate ${candidate} of shard ${shard.index}/${count} (${shard.dir}) needs a filling or a check the shard skipped: ${input.continueHint(shard.index)}`);
+    if (!accepted && !ended && tail?.group !== undefined && outcome.attempts.length < input.attempts) {
+      throw new ConfigError(`merge: candidate ${candidate} of shard ${shard.index}/${count} (${shard.dir}) needs a filling the shard did not try: ${input.redoHint(shard.index)}`);
     }
     if (accepted) {
       ids.add(accepted.id);

@@ -11,10 +11,13 @@
  * where the run stops — is decided by `equisql merge`, which replays the outcomes of all
  * shards in candidate order exactly as the unsharded loop decides them (shard-replay.ts).
  *
- * A shard cannot know where the merged run will stop, so it stops on an estimate: when it
- * holds its share of the groups (or of each difficulty's quota) plus a margin
- * (`--shard-margin`, default 0.25). If the merge needs a candidate a shard did not reach, it
- * says which shard to continue, with `--resume` and a larger margin.
+ * A shard cannot know where the merged run will stop, so it estimates it from its own
+ * candidates: where its own groups reach its even part of the target (of each difficulty
+ * quota, with a mix), the unsharded run has about reached its target; the shard goes on past
+ * that candidate by the margin (`--shard-margin`, default 0.25). It verifies every candidate,
+ * also those the unsharded run rejects by a full quota before the database: whether a quota
+ * is full is only known over all shards. If the merge needs a candidate a shard did not
+ * reach, it says which shard to continue with `--resume` and a larger margin.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -59,19 +62,13 @@ export function parseShard(text: string): ShardSpec {
  * One attempt at filling a candidate, as far as it got without looking at other candidates.
  * `id` once the query was filled; `difficulty` (the label the quota is decided on, from the
  * reference variant's SQL before it runs) when a difficulty mix is set; then either the
- * rejection, or the verified group as its exact line with its duplicate key, or `skipped`.
+ * rejection, or the verified group as its exact line with its duplicate key.
  */
 export interface AttemptOutcome {
   readonly id?: string;
   readonly difficulty?: Difficulty;
   readonly rejected?: { readonly reason: RejectionReason; readonly detail: string };
   readonly group?: { readonly line: string; readonly key: string; readonly difficulty: Difficulty };
-  /**
-   * Not verified: the shard already holds its share of this difficulty, and the unsharded
-   * run, whose quota for it is then most likely full, rejects the candidate before the
-   * database. The merge stops with a message if the quota was not full after all.
-   */
-  readonly skipped?: true;
 }
 
 /** One line of `shard/<dataset>.candidates.jsonl`. */
@@ -126,21 +123,16 @@ function writeShardState(out: string, state: ShardState): void {
   writeFileAtomic(shardStatePath(out), `${JSON.stringify(JSON.parse(stableStringify(state)), null, 2)}\n`);
 }
 
-/**
- * How many groups of its own a shard holds before it stops: its share of the target (or of
- * each difficulty's quota) with the margin, plus one, so that the merge rarely finds a shard
- * short of a candidate it needs.
- */
-export function shardTargets(groups: number, count: number, margin: number, mix: Readonly<Record<Difficulty, number>> | undefined): Record<Difficulty | 'all', number> {
-  const share = (n: number): number => (n === 0 ? 0 : Math.min(n, Math.ceil(((1 + margin) * n) / count) + 1));
+/** A shard's even part of the run: of the groups, or of each difficulty's quota (an exact fraction). */
+export function shardShares(groups: number, count: number, mix: Readonly<Record<Difficulty, number>> | undefined): { even: Record<Difficulty | 'all', number> } {
   const quotas = mix ? difficultyQuotas(mix, groups) : undefined;
-  const per = Object.fromEntries(DIFFICULTIES.map((d) => [d, quotas ? share(quotas[d]) : 0])) as Record<Difficulty, number>;
-  return { ...per, all: share(groups) };
+  const even = { ...(Object.fromEntries(DIFFICULTIES.map((d) => [d, quotas ? quotas[d] / count : 0])) as Record<Difficulty, number>), all: groups / count };
+  return { even };
 }
 
 export interface ShardOptions extends GenerateOptions {
   readonly shard: ShardSpec;
-  /** Extra share of groups a shard collects beyond its even part (default 0.25). */
+  /** Extra share of candidates a shard decides past where its even part was reached (default 0.25). */
   readonly margin?: number;
 }
 
@@ -177,13 +169,22 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
     perDifficulty[a.group.difficulty] += 1;
     return true;
   };
+  const margin = options.margin ?? 0.25;
+  const { even } = shardShares(options.groups, shard.count, options.difficultyMix);
+  // Where the run stops is estimated from this shard alone: at the candidate where its own
+  // groups reach its even part (of each quota, with a mix), the unsharded run has about
+  // reached its target. The shard goes on past it by the margin, in candidates.
+  const holdsEvenPart = (): boolean => (options.difficultyMix ? DIFFICULTIES.every((d) => perDifficulty[d] >= even[d]) : verified >= even.all);
+  let stopAt: number | undefined;
+  const decide = (candidate: number): void => {
+    if (stopAt === undefined && holdsEvenPart()) stopAt = Math.ceil((1 + margin) * (candidate + 1)) + shard.count;
+  };
   // What an earlier run of this shard decided, counted as it counted it: up to the first
   // attempt of each candidate that was new (the spare after it is not the shard's own).
-  for (const c of done) for (const a of c.attempts) if (count(a)) break;
-  const targets = shardTargets(options.groups, shard.count, options.margin ?? 0.25, options.difficultyMix);
-  // With a difficulty mix the shard stops on the quotas' shares, whose sum is its target.
-  if (options.difficultyMix) targets.all = DIFFICULTIES.reduce((a, d) => a + targets[d], 0);
-  const reached = (): boolean => (options.difficultyMix ? DIFFICULTIES.every((d) => perDifficulty[d] >= targets[d]) : verified >= targets.all);
+  for (const c of done) {
+    for (const a of c.attempts) if (count(a)) break;
+    decide(c.candidate);
+  }
   const reference = referenceVariant(options.variants.map((v) => v.name));
   const refVariant = options.variants.find((v) => v.name === reference) as CheckVariant;
   const graph = buildSchemaGraph(options.index, options.variants.map((v) => v.schema));
@@ -228,7 +229,7 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
   const last = done.length > 0 ? (done[done.length - 1] as CandidateOutcome).candidate : shard.index - 1 - shard.count;
   let decided = done.length;
   writeShardState(options.out, state(false, decided));
-  for (let candidate = last + shard.count; !reached() && candidate < maxCandidates; candidate += shard.count) {
+  for (let candidate = last + shard.count; (stopAt === undefined || candidate < stopAt) && candidate < maxCandidates; candidate += shard.count) {
     const entry = options.suite?.[candidate];
     const sample: Pick<Sample, 'skeleton' | 'tokens' | 'tail'> = entry ? { skeleton: '', tokens: [], tail: false } : skeletonAt(candidate);
     const outcomes: AttemptOutcome[] = [];
@@ -249,10 +250,6 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
           id = groupId(query);
           if (options.difficultyMix) {
             difficulty = labelGroup({ [reference]: { sql: compileOrReject(options, refVariant, query) } }, reference, [reference]).difficulty;
-            if (!own && perDifficulty[difficulty] >= targets[difficulty]) {
-              outcomes.push({ id, difficulty, skipped: true });
-              break;
-            }
           }
           // Verified whatever this shard has seen: whether it duplicates an earlier group is
           // the merge's decision, over the groups of every shard.
@@ -304,7 +301,10 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
     };
     appendLine(path, `${JSON.stringify(line)}\n`);
     decided += 1;
-    options.tick?.({ stage: 'shard', done: Math.min(verified, targets.all), total: targets.all, unit: 'groups' });
+    decide(candidate);
+    // Candidates decided out of the estimate (until the even part is reached, of the most a shard may take).
+    const total = Math.ceil((stopAt ?? maxCandidates) / shard.count);
+    options.tick?.({ stage: 'shard', done: Math.min(decided, total), total, unit: 'candidates' });
   }
   writeShardState(options.out, state(true, decided));
   return { candidates: decided, verified, complete: true };
