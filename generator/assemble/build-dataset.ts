@@ -1,5 +1,5 @@
 import { cpSync, existsSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Domain } from '../er-model/er-model.ts';
 import { indexDomain } from '../er-model/er-index.ts';
 import { domainToJson } from '../er-model/domain-json.ts';
@@ -64,10 +64,15 @@ function databaseLocation(out: string, target: DatabaseTarget | Database): Build
   return { kind: 'pglite', location: target.dir === undefined ? 'memory' : pgliteLocation(out, target.dir) };
 }
 
-/** `pglite` for the directory's own database (so build.json does not depend on where DIR is), else an absolute path. */
+/**
+ * `pglite` for the directory's own database and `../pglite` for the one of the directory
+ * around it (generate's `DIR/edge` build), so build.json does not depend on where DIR is;
+ * else an absolute path.
+ */
 function pgliteLocation(out: string, dir: string): string {
   const absolute = resolve(dir);
-  return absolute === join(out, 'pglite') ? 'pglite' : absolute;
+  if (absolute === join(resolve(out), 'pglite')) return 'pglite';
+  return absolute === join(dirname(resolve(out)), 'pglite') ? join('..', 'pglite') : absolute;
 }
 
 const DROP_USER_SCHEMAS = `DO $$ DECLARE r record; BEGIN

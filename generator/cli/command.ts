@@ -11,6 +11,12 @@ export interface CliIo {
    * without end await it now and then, so a slow reader slows them instead of filling memory.
    */
   readonly drain?: () => Promise<void>;
+  /**
+   * Raw stderr for progress displays (a bar redrawn in place needs text without a newline),
+   * and whether it is a terminal; absent under --quiet and when commands run in tests,
+   * where progress goes to `err` as plain lines.
+   */
+  readonly progress?: { readonly tty: boolean; readonly write: (text: string) => void; readonly columns?: number };
   /** The process environment, passed in so commands can be run with another. */
   readonly env: Readonly<Record<string, string | undefined>>;
 }

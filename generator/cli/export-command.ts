@@ -6,6 +6,7 @@ import { parseFlags, required } from './flags.ts';
 import { lockDir } from '../assemble/dir-lock.ts';
 import { exportDataset } from '../export/export-dataset.ts';
 import { exportSettings } from '../export/export-settings.ts';
+import { displayFor } from './progress-bar.ts';
 
 const USAGE = `usage: equisql export --dir DIR [--split random|skeleton|variant|domain] [--ratios train=R,validation=R,test=R]
                       [--formats jsonl,parquet,chat,prompt] [--include OTHER_DIR …]
@@ -33,7 +34,9 @@ export const command: Command = {
     try {
       const include = (flags.include ?? []).map((d) => resolve(process.cwd(), d));
       for (const d of include) if (!existsSync(d)) throw new ConfigError(`export: --include ${d}: no such directory`);
-      const report = await exportDataset({ dir, ...settings, include, progress: io.err });
+      const shown = displayFor(io);
+      const report = await exportDataset({ dir, ...settings, include, progress: shown.message, tick: shown.tick });
+      shown.end();
       io.err(`${report.rows} rows in ${report.seconds.total.toFixed(1)} s`);
       return EXIT.ok;
     } finally {

@@ -20,6 +20,9 @@ import { DIFFICULTIES, type Difficulty } from '../generate/group-record.ts';
 import { readSuiteFile } from '../generate/suite-file.ts';
 import { exportDataset } from '../export/export-dataset.ts';
 import { exportSettings } from '../export/export-settings.ts';
+import { generateShard, parseShard } from '../generate/shard-run.ts';
+import { checkResume, writeRunSettings } from '../generate/run-settings.ts';
+import { displayFor } from './progress-bar.ts';
 
 /** `easy=0.25,medium=0.4,…` → shares; a ConfigError naming the flag otherwise. */
 function parseMix(text: string): Record<Difficulty, number> {
@@ -43,7 +46,8 @@ const GRAMMARS = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'g
 
 const USAGE = `usage: equisql generate --dataset NAME [--variants all|a,b,…] [--scale S] [--seed N] [--grammar G] [--mix G:W …]
                         [--groups N] [--tail F] [--difficulty easy=S,medium=S,hard=S,extra=S] [--db URL] [--concurrency K] [--timeout-ms T]
-                        [--from-suite FILE.jsonl] [--config FILE] [--split K] [--ratios R] [--formats F] --out DIR
+                        [--from-suite FILE.jsonl] [--config FILE] [--split K] [--ratios R] [--formats F]
+                        [--resume] [--shard i/N [--shard-margin M]] --out DIR
 
 Builds the dataset into DIR (main instance) and DIR/edge (edge-case instance), or reuses
 builds there made with the same settings, then generates N verified equivalence groups:
@@ -53,7 +57,12 @@ builds there made with the same settings, then generates N verified equivalence 
   DIR/manifest.json            settings, counts accepted and rejected by reason, timings
 then exports them (as \`equisql export\`, whose --split, --ratios and --formats it takes):
   DIR/data/, DIR/finetune/, DIR/README.md (dataset card)
-A rerun with the same settings continues where the files end. --grammar is a .pcfg file
+A DIR that holds a run (whole or cut short) is refused unless --resume is given; --resume
+continues it where its files end, to the bytes of an uninterrupted run, and refuses a DIR
+generated with other settings. --shard i/N runs shard i of N (candidates c with c mod N =
+i−1) into its own DIR and stops before the questions; \`equisql merge\` joins the N shard
+directories into what one unsharded run writes. --shard-margin (default 0.25) is the extra
+share of groups a shard collects so the merge finds every candidate it needs. --grammar is a .pcfg file
 or a name under grammars/ (default spider); --mix default:0.2 mixes in another grammar by weight. --concurrency opens K server connections
 (PGlite: always one). --difficulty (or the dataset's \`difficulty\` in datasets.config.ts)
 sets target shares of Spider difficulties. --from-suite takes one conceptual query a line
@@ -85,6 +94,9 @@ export const command: Command = {
       split: { type: 'string' },
       ratios: { type: 'string' },
       formats: { type: 'string' },
+      resume: { type: 'boolean' },
+      shard: { type: 'string' },
+      'shard-margin': { type: 'string' },
     });
     const cwd = process.cwd();
     const out = resolve(cwd, required('generate', 'out', flags.out));
@@ -127,18 +139,27 @@ export const command: Command = {
     const exporting = exportSettings('generate', flags);
     const variants = flags.variants ?? def.variants ?? DEFAULTS.variants;
     const target = resolveTarget(flags.db ?? io.env['DATABASE_URL'], join(out, 'pglite'));
+    const shard = flags.shard !== undefined ? parseShard(flags.shard) : undefined;
+    const shardText = shard ? `${shard.index}/${shard.count}` : undefined;
+    const margin = flags['shard-margin'] === undefined ? 0.25 : Number(flags['shard-margin']);
+    if (!(margin >= 0 && margin <= 100)) throw new ConfigError(`generate: --shard-margin must be a number from 0 to 100, got "${flags['shard-margin']}"`);
+    if (flags['shard-margin'] !== undefined && !shard) throw new ConfigError('generate: --shard-margin goes with --shard i/N');
+    const settings = { dataset: dataset.name, variants, scale, seed, grammar: grammarName, mix: flags.mix ?? [], groups, tail, from_suite: flags['from-suite'] ?? null, difficulty: difficultyMix ?? null, timeout_ms: timeoutMs, database: target.kind, concurrency: target.kind === 'postgres' ? concurrency : 1 };
     // A build or another generate writing `out` would swap the database and files under this
     // one: refuse before opening anything there.
     refuseIfLocked(out);
+    checkResume(out, dataset.name, settings, flags.resume === true, shardText);
     const connections: Database[] = [await openDatabase(target)];
     let release: (() => void) | undefined;
+    const shown = displayFor(io);
     try {
-      const builds = await prepareBuilds({ dataset: dataset.name, domain: dataset.domain, variants, scale, seed, counts: def.counts ?? {}, db: connections[0] as Database, out, progress: io.err });
+      const builds = await prepareBuilds({ dataset: dataset.name, domain: dataset.domain, variants, scale, seed, counts: def.counts ?? {}, db: connections[0] as Database, out, progress: shown.message });
       // Held while groups are written, so no build swaps the checked databases meanwhile.
       release = lockDir(out, 'generate');
       if (target.kind === 'postgres') while (connections.length < concurrency) connections.push(await openDatabase(target));
       const runner = createQueryRunner(connections, timeoutMs);
-      const report = await generateGroups({
+      writeRunSettings(out, settings, shardText);
+      const common = {
         dataset: dataset.name,
         out,
         index: indexDomain(dataset.domain),
@@ -152,21 +173,30 @@ export const command: Command = {
         tail,
         ...(difficultyMix ? { difficultyMix } : {}),
         ...(suite ? { suite } : {}),
-        settings: { dataset: dataset.name, variants, scale, seed, grammar: grammarName, mix: flags.mix ?? [], groups, tail, from_suite: flags['from-suite'] ?? null, difficulty: difficultyMix ?? null, timeout_ms: timeoutMs, database: target.kind, concurrency: connections.length },
-        progress: io.err,
-      });
+        settings,
+        progress: shown.message,
+        tick: shown.tick,
+      };
+      if (shard) {
+        // A shard stops here: the groups, questions and export come from `equisql merge`.
+        const done = await generateShard({ ...common, shard, margin });
+        shown.message(`shard ${shardText}: ${done.candidates} candidates decided, ${done.verified} groups of its own; merge the ${shard.count} shard directories with equisql merge`);
+        return EXIT.ok;
+      }
+      const report = await generateGroups(common);
       // The questions stage, on the groups just written (DIR/questions/<dataset>.jsonl).
-      await writeQuestionsAfterGroups(out, io.err);
+      await writeQuestionsAfterGroups(out, shown.message, shown.tick);
       const rejected = Object.values(report.rejected).reduce((a, b) => a + b, 0);
-      io.err(
+      shown.message(
         `${report.accepted} groups from ${report.candidates} candidates (${rejected} rejected) in ${report.seconds.total.toFixed(1)} s, ` +
           `${((100 * report.seconds.database) / Math.max(report.seconds.total, 1e-9)).toFixed(0)}% in the database; ` +
           `SQL differs between ≥3 variants in ${(100 * report.differs3).toFixed(0)}% of groups`,
       );
       // Export stage: the groups (and questions) just written become data/, finetune/, the card.
-      if (report.accepted > 0) await exportDataset({ dir: out, ...exporting, progress: io.err });
+      if (report.accepted > 0) await exportDataset({ dir: out, ...exporting, progress: shown.message, tick: shown.tick });
       return report.accepted >= groups ? EXIT.ok : EXIT.checkFailed;
     } finally {
+      shown.end();
       release?.();
       for (const c of connections) await c.close();
     }

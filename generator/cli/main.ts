@@ -21,6 +21,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<{ command: Command }>>> = 
   show: () => import('./show-command.ts'),
   export: () => import('./export-command.ts'),
   check: () => import('./check-command.ts'),
+  merge: () => import('./merge-command.ts'),
 };
 
 function processIo(quiet: boolean): CliIo {
@@ -34,6 +35,7 @@ function processIo(quiet: boolean): CliIo {
     },
     drain: () =>
       process.stdout.writableNeedDrain ? new Promise((done) => process.stdout.once('drain', done)) : new Promise((done) => setImmediate(done)),
+    ...(quiet ? {} : { progress: { tty: process.stderr.isTTY === true, write: (text: string) => void process.stderr.write(text), ...(process.stderr.columns ? { columns: process.stderr.columns } : {}) } }),
     env: process.env,
   };
 }

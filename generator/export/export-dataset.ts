@@ -19,6 +19,7 @@ import { planSplits, SPLIT_NAMES, type SplitKind, type SplitName, type SplitRati
 import { writeParquet } from './parquet-sink.ts';
 import { chatLine, promptDdl, promptLine } from './finetune-format.ts';
 import { datasetCard } from './dataset-card.ts';
+import type { ProgressTick } from '../common/progress-tick.ts';
 
 export const EXPORT_FORMATS = ['jsonl', 'parquet', 'chat', 'prompt'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -33,6 +34,8 @@ export interface ExportOptions {
   readonly include?: readonly string[];
   /** Progress lines (the CLI prints them on stderr). */
   readonly progress?: (line: string) => void;
+  /** Rows written out of all, after each split (the CLI draws a bar or prints lines). */
+  readonly tick?: ProgressTick;
 }
 
 export interface ExportFileEntry {
@@ -178,6 +181,9 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   };
   const seconds = { jsonl: 0, parquet: 0 };
   const splits: Partial<Record<SplitName, { rows: number; groups: number }>> = {};
+  const totalRows = SPLIT_NAMES.reduce((a, s) => a + rows[s].length, 0);
+  let rowsDone = 0;
+  options.tick?.({ stage: 'export', done: 0, total: totalRows, unit: 'rows' });
   for (const split of SPLIT_NAMES) {
     const list = rows[split];
     if (list.length === 0) continue;
@@ -197,6 +203,8 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
     if (options.formats.includes('chat')) put(`finetune/${split}.chat.jsonl`, list.map((r) => chatLine(ddl.get(r.schema_id) as string, r)).join(''), list.length);
     if (options.formats.includes('prompt')) put(`finetune/${split}.prompt.jsonl`, list.map((r) => promptLine(ddl.get(r.schema_id) as string, r)).join(''), list.length);
     options.progress?.(`export: ${split}: ${list.length} rows of ${splits[split]?.groups} groups`);
+    rowsDone += list.length;
+    options.tick?.({ stage: 'export', done: rowsDone, total: totalRows, unit: 'rows' });
   }
   // An earlier export's files that this one did not write would mix two exports.
   for (const sub of ['data', 'finetune']) {

@@ -32,6 +32,7 @@ import { appendLine, countRejections, groupsPath, readGroupsState, rejectionsPat
 import type { QueryRunner } from './query-runner.ts';
 import type { SuiteEntry } from './suite-file.ts';
 import { extractSkeleton } from '../grammar/skeleton-extractor.ts';
+import type { ProgressTick } from '../common/progress-tick.ts';
 
 export interface GenerateOptions {
   readonly dataset: string;
@@ -64,6 +65,8 @@ export interface GenerateOptions {
   /** Settings recorded as they are in the manifest. */
   readonly settings: Readonly<Record<string, unknown>>;
   readonly progress?: (message: string) => void;
+  /** Groups in the file out of the target, after each candidate (the CLI draws a bar or prints lines). */
+  readonly tick?: ProgressTick;
 }
 
 export interface GenerateReport {
@@ -83,9 +86,10 @@ export function referenceVariant(names: readonly string[]): string {
   return ['full_normalized', 'full_cti'].find((n) => names.includes(n)) ?? (names[0] as string);
 }
 
-const SKELETON_BATCH = 200;
+/** Skeletons sampled per seeded batch (candidate i is sample i mod this of batch i / this). */
+export const SKELETON_BATCH = 200;
 /** Rejections no other filling can cure: the skeleton itself is at fault. */
-const FINAL: ReadonlySet<RejectionReason> = new Set(['unsupported-skeleton', 'meaningless-skeleton', 'difficulty-quota']);
+export const FINAL: ReadonlySet<RejectionReason> = new Set(['unsupported-skeleton', 'meaningless-skeleton', 'difficulty-quota']);
 
 /**
  * Whole-group quotas from shares: floors, then the remainder to the largest fractions, so
@@ -205,6 +209,7 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
       if (!(error instanceof CandidateRejected)) throw error;
       last = error;
     }
+    options.tick?.({ stage: 'groups', done: accepted + (record ? 1 : 0), total: options.groups, unit: 'groups' });
     if (record) {
       appendLine(groupsPath(options.out, options.dataset), serializeGroup(record));
       accepted += 1;
@@ -233,7 +238,8 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
   return report;
 }
 
-function compileOrReject(options: GenerateOptions, variant: CheckVariant, query: Query): string {
+/** The variant's SQL of a query, or a compile-error rejection. */
+export function compileOrReject(options: Pick<GenerateOptions, 'index'>, variant: CheckVariant, query: Query): string {
   try {
     return compileQuery(options.index, variant.schema, query);
   } catch (error) {
@@ -242,7 +248,7 @@ function compileOrReject(options: GenerateOptions, variant: CheckVariant, query:
 }
 
 /** The grammar skeleton of SQL (for hand-written queries, which have no sampled one). */
-function skeletonOfSql(sql: string): string {
+export function skeletonOfSql(sql: string): string {
   try {
     return extractSkeleton(parseSql(sql, { dialect: 'postgresql' })).text;
   } catch {
@@ -250,7 +256,8 @@ function skeletonOfSql(sql: string): string {
   }
 }
 
-function structureKey(sql: string): string {
+/** Hash of an SQL text's structure with its literals: two groups with the same key are duplicates. */
+export function structureKey(sql: string): string {
   try {
     return sha256(canonicalStructure(parseSql(sql, { dialect: 'postgresql' })).canonical);
   } catch {
@@ -262,7 +269,7 @@ function structureKey(sql: string): string {
  * Structure hash and Spider hardness from the reference variant's SQL; when the SQL adapter
  * cannot read it, from the next variant whose SQL it reads.
  */
-function labelGroup(answers: Readonly<Record<string, { sql: string }>>, reference: string, names: readonly string[]): { reference: string; structureHash: string; difficulty: Difficulty } {
+export function labelGroup(answers: Readonly<Record<string, { sql: string }>>, reference: string, names: readonly string[]): { reference: string; structureHash: string; difficulty: Difficulty } {
   for (const name of [reference, ...names.filter((n) => n !== reference)]) {
     const sql = answers[name]?.sql;
     if (!sql) continue;
@@ -276,7 +283,8 @@ function labelGroup(answers: Readonly<Record<string, { sql: string }>>, referenc
   return reject('compile-error', 'no variant SQL the adapter can read for labels');
 }
 
-function writeManifest(options: GenerateOptions, report: GenerateReport): void {
+/** The groups stage's `manifest.json` (a merge of shards writes it from the same fields). */
+export function writeManifest(options: Pick<GenerateOptions, 'dataset' | 'out' | 'settings' | 'instanceHashes' | 'suite' | 'tail'> & { readonly variants: readonly { readonly name: string }[] }, report: GenerateReport): void {
   const manifest = {
     stage: 'groups',
     dataset: options.dataset,

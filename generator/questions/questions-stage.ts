@@ -25,6 +25,7 @@ import { questionId, serializeQuestion, TEMPLATE_STYLES, type QuestionRecord, ty
 import { paraphraseCount, writeTemplateQuestions } from './template-writer.ts';
 import { suiteQuestion } from './suite-questions.ts';
 import { estimateCost, type ModelPrice } from '../config/llm-config.ts';
+import type { ProgressTick } from '../common/progress-tick.ts';
 
 /** The LLM writer's settings (`--writer llm`). */
 export interface LlmSettings {
@@ -55,6 +56,8 @@ export interface QuestionsOptions {
   /** Continue after the complete lines an earlier run left; otherwise start each file anew. */
   readonly resume?: boolean;
   readonly progress?: (line: string) => void;
+  /** Groups done out of the file's, after each (the CLI draws a bar or prints lines). */
+  readonly tick?: ProgressTick;
 }
 
 export interface QuestionsReport {
@@ -148,6 +151,7 @@ export async function writeQuestions(options: QuestionsOptions): Promise<Questio
     const pending = llm ? groups.map((group) => limit(() => recordsOf(group))) : undefined;
     for (const p of pending ?? []) p.catch(() => undefined);
     for (const [g, group] of groups.entries()) {
+      options.tick?.({ stage: 'questions', done: g, total: groups.length, unit: 'groups' });
       let records: QuestionRecord[];
       let rejections: string[];
       try {
@@ -196,6 +200,7 @@ export async function writeQuestions(options: QuestionsOptions): Promise<Questio
       break;
     }
     if (position < done.length) throw new ConfigError(`questions: ${out} has more lines than ${join(groupsDir, file)} gives (start anew without --resume)`);
+    options.tick?.({ stage: 'questions', done: groups.length, total: groups.length, unit: 'groups' });
     const records = position + written;
     options.progress?.(`questions: ${dataset}: ${records} questions for ${groups.length} groups (${written} written now) in ${out}`);
     report.push({ dataset, records, written });
@@ -284,12 +289,12 @@ function recordUsage(dir: string, settings: LlmSettings, usage: LlmUsage): void 
  * continuing what an earlier run wrote, and starting the files anew when they were written
  * for other groups (a rerun into a directory whose groups changed).
  */
-export async function writeQuestionsAfterGroups(dir: string, progress?: (line: string) => void): Promise<QuestionsReport> {
+export async function writeQuestionsAfterGroups(dir: string, progress?: (line: string) => void, tick?: ProgressTick): Promise<QuestionsReport> {
   try {
-    return await writeQuestions({ dir, resume: true, ...(progress ? { progress } : {}) });
+    return await writeQuestions({ dir, resume: true, ...(progress ? { progress } : {}), ...(tick ? { tick } : {}) });
   } catch (error) {
     if (!(error instanceof ConfigError) || !error.message.includes('start anew')) throw error;
     progress?.(`questions: ${error.message.replace(/ \(start anew.*$/u, '')}; writing them anew`);
-    return await writeQuestions({ dir, resume: false, ...(progress ? { progress } : {}) });
+    return await writeQuestions({ dir, resume: false, ...(progress ? { progress } : {}), ...(tick ? { tick } : {}) });
   }
 }

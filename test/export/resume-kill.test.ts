@@ -7,8 +7,8 @@ import { tempDir } from '../helpers/build-fixtures.ts';
 import { createRng } from '../../generator/common/rng.ts';
 import { PAPER_SOCIAL_MEDIA } from '../../generator/suites/paper-social-media.ts';
 
-// kill -9 at seeded random moments of a `generate` run, each followed by a rerun of the same
-// command, must end in the same files as a run never killed. The runs start from a copy of
+// kill -9 at seeded random moments of a `generate` run, each followed by the same command
+// with --resume, must end in the same files as a run never killed. The runs start from a copy of
 // a finished build (killing the build itself is test/robustness/build-kill.test.ts), so
 // the kills land in the groups and export stages and each run takes seconds.
 // EQUISQL_KILL_POINTS raises the number of kills (the issue's 20: EQUISQL_KILL_POINTS=20).
@@ -80,11 +80,23 @@ describe('kill -9 and rerun', () => {
       cpSync(built, out, { recursive: true });
       const ms = Math.round(rng.next() * wallMs);
       await killedAfter(out, ms);
-      const run = runCli(args(out), { env: { DATABASE_URL: undefined } });
+      const run = runCli([...args(out), '--resume'], { env: { DATABASE_URL: undefined } });
       expect(run.stderr, `kill ${i} at ${ms} ms`).toMatch(/export: \d+ rows/u);
       const got = snapshot(out);
       expect(Object.keys(got).sort(), `kill ${i} at ${ms} ms`).toEqual(Object.keys(reference).sort());
       for (const [rel, text] of Object.entries(reference)) expect(got[rel] === text, `kill ${i} at ${ms} ms: ${rel}`).toBe(true);
     }
   }, 1_200_000);
+
+  it('without --resume, a directory holding a run is refused in one line, exit 2, and left as it was', () => {
+    const out = join(tmp.dir, 'reference');
+    const run = runCli(args(out), { env: { DATABASE_URL: undefined } });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toBe(`equisql generate: ${out} holds a run already; pass --resume to continue it (same settings), or choose another --out\n`);
+    expect(snapshot(out)).toEqual(reference);
+    const other = runCli([...args(out), '--difficulty', 'easy=1', '--resume'], { env: { DATABASE_URL: undefined } });
+    expect(other.status).toBe(2);
+    expect(other.stderr).toMatch(/^equisql generate: --resume: .* was generated with difficulty \{"easy":1,"extra":1,"hard":1,"medium":1\}, not \{"easy":1,"extra":0,"hard":0,"medium":0\}; resume with the same settings or choose another --out\n$/u);
+    expect(snapshot(out)).toEqual(reference);
+  }, 120_000);
 });

@@ -9,7 +9,7 @@ afterAll(() => tmp.remove());
 const noServer = { DATABASE_URL: undefined };
 
 describe('equisql generate', () => {
-  it('builds both instances, writes groups, rejections and a manifest, and a rerun reuses the builds and adds nothing', () => {
+  it('builds both instances, writes groups, rejections and a manifest, and a rerun with --resume reuses the builds and adds nothing', () => {
     const out = join(tmp.dir, 'retail');
     const args = ['generate', '--dataset', 'retail', '--variants', 'full_sti,full_cti,full_normalized', '--scale', 'tiny', '--groups', '6', '--out', out];
     const first = runCli(args, { env: noServer });
@@ -22,7 +22,7 @@ describe('equisql generate', () => {
     expect(manifest.settings).toMatchObject({ dataset: 'retail', groups: 6, scale: 'tiny', database: 'pglite' });
     expect(manifest.counts.accepted).toBe(6);
 
-    const again = runCli(args, { env: noServer });
+    const again = runCli([...args, '--resume'], { env: noServer });
     expect(again.status).toBe(0);
     expect(again.stderr).toMatch(/reusing the default build/);
     expect(again.stderr).toMatch(/reusing the edge build/);

@@ -1,0 +1,311 @@
+/**
+ * One shard of the groups stage (`equisql generate --shard i/N`).
+ *
+ * What a shard is: the candidates whose index c satisfies c mod N = i − 1, drawn from the
+ * very seeded streams the unsharded run draws them from (candidate c's skeleton is sample c
+ * of the seeded batches, its fillings come from the fork `candidate/c/attempt`). For each of
+ * its candidates the shard does everything that does not depend on other candidates —
+ * filling, compiling, the difficulty label, verification on every variant and instance —
+ * and writes the outcome of each attempt to `shard/<dataset>.candidates.jsonl`. What does
+ * depend on other candidates — deduplication against earlier groups, difficulty quotas and
+ * where the run stops — is decided by `equisql merge`, which replays the outcomes of all
+ * shards in candidate order exactly as the unsharded loop decides them (shard-replay.ts).
+ *
+ * A shard cannot know where the merged run will stop, so it estimates it from its own
+ * candidates: where its own groups reach its even part of the target (of each difficulty
+ * quota, with a mix), the unsharded run has about reached its target; the shard goes on past
+ * that candidate by the margin (`--shard-margin`, default 0.25). It verifies every candidate,
+ * also those the unsharded run rejects by a full quota before the database: whether a quota
+ * is full is only known over all shards. If the merge needs a candidate a shard did not
+ * reach, it says which shard to continue with `--resume` and a larger margin.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createRng } from '../common/rng.ts';
+import { ConfigError, oneLine } from '../common/errors.ts';
+import { stableStringify } from '../common/hash.ts';
+import { writeFileAtomic } from '../common/atomic-write.ts';
+import { sampleSkeletons, type Sample } from '../grammar/pcfg-sampler.ts';
+import { compileQuery } from '../compile/compile-query.ts';
+import { isOrdered } from '../query/conceptual-query.ts';
+import { CandidateRejected, DIFFICULTIES, reject, serializeGroup, type Difficulty, type GroupRecord, type RejectionReason } from './group-record.ts';
+import { buildSchemaGraph } from './schema-graph.ts';
+import { readSkeleton } from './skeleton-shape.ts';
+import { fillQuery, type Probe } from './content-filler.ts';
+import { verifyGroup, type CheckVariant } from './group-checks.ts';
+import { constructCounts } from './difficulty.ts';
+import { groupId } from './canonical-query.ts';
+import { appendLine, readJsonLines } from './groups-file.ts';
+import { compileOrReject, difficultyQuotas, FINAL, labelGroup, referenceVariant, skeletonOfSql, SKELETON_BATCH, structureKey, type GenerateOptions } from './generate-groups.ts';
+
+/** Which shard: `index` counts from 1 (`--shard 1/4` … `--shard 4/4`). */
+export interface ShardSpec {
+  readonly index: number;
+  readonly count: number;
+}
+
+/**
+ * `"i/N"` → `{ index: i, count: N }`; a ConfigError naming the flag otherwise.
+ *
+ * @example
+ * parseShard('2/4'); // { index: 2, count: 4 }
+ */
+export function parseShard(text: string): ShardSpec {
+  const m = /^(\d+)\/(\d+)$/u.exec(text.trim());
+  const index = m ? Number(m[1]) : NaN;
+  const count = m ? Number(m[2]) : NaN;
+  if (!m || !(count >= 1) || !(index >= 1 && index <= count)) throw new ConfigError(`generate: --shard expects i/N with 1 ≤ i ≤ N, got "${text}"`);
+  return { index, count };
+}
+
+/**
+ * One attempt at filling a candidate, as far as it got without looking at other candidates.
+ * `id` once the query was filled; `difficulty` (the label the quota is decided on, from the
+ * reference variant's SQL before it runs) when a difficulty mix is set; then either the
+ * rejection, or the verified group as its exact line with its duplicate key.
+ */
+export interface AttemptOutcome {
+  readonly id?: string;
+  readonly difficulty?: Difficulty;
+  readonly rejected?: { readonly reason: RejectionReason; readonly detail: string };
+  readonly group?: { readonly line: string; readonly key: string; readonly difficulty: Difficulty };
+}
+
+/** One line of `shard/<dataset>.candidates.jsonl`. */
+export interface CandidateOutcome {
+  readonly candidate: number;
+  readonly skeleton: string;
+  /** The suite entry's id (rejections name it). */
+  readonly suite_id?: string;
+  /** A rejection before any attempt (the skeleton itself cannot be read). */
+  readonly rejected?: { readonly reason: RejectionReason; readonly detail: string };
+  readonly attempts: readonly AttemptOutcome[];
+}
+
+/** `shard.json`: the settings, which shard, whether it reached its stopping point, and its timings. */
+export interface ShardState {
+  readonly stage: 'groups-shard';
+  readonly dataset: string;
+  readonly shard: ShardSpec;
+  readonly settings: Readonly<Record<string, unknown>>;
+  readonly instances: { readonly main: string; readonly edge?: string };
+  readonly variants: readonly string[];
+  readonly attempts: number;
+  readonly max_candidates: number;
+  readonly complete: boolean;
+  /** Candidates this shard decided, and groups it holds before the merge's deduplication. */
+  readonly counts: { readonly candidates: number; readonly verified: number };
+  readonly timings: { readonly total_seconds: number; readonly database_seconds: number };
+}
+
+/** `DIR/shard/<dataset>.candidates.jsonl` */
+export function candidatesPath(out: string, dataset: string): string {
+  return join(out, 'shard', `${dataset}.candidates.jsonl`);
+}
+
+/** `DIR/shard.json` */
+export function shardStatePath(out: string): string {
+  return join(out, 'shard.json');
+}
+
+/** The shard state a run left in `out`, if any. */
+export function readShardState(out: string): ShardState | undefined {
+  const path = shardStatePath(out);
+  if (!existsSync(path)) return undefined;
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as ShardState;
+  } catch (error) {
+    throw new ConfigError(`${path}: not JSON: ${(error as Error).message}`);
+  }
+}
+
+function writeShardState(out: string, state: ShardState): void {
+  writeFileAtomic(shardStatePath(out), `${JSON.stringify(JSON.parse(stableStringify(state)), null, 2)}\n`);
+}
+
+/** A shard's even part of the run: of the groups, or of each difficulty's quota (an exact fraction). */
+export function shardShares(groups: number, count: number, mix: Readonly<Record<Difficulty, number>> | undefined): { even: Record<Difficulty | 'all', number> } {
+  const quotas = mix ? difficultyQuotas(mix, groups) : undefined;
+  const even = { ...(Object.fromEntries(DIFFICULTIES.map((d) => [d, quotas ? quotas[d] / count : 0])) as Record<Difficulty, number>), all: groups / count };
+  return { even };
+}
+
+export interface ShardOptions extends GenerateOptions {
+  readonly shard: ShardSpec;
+  /** Extra share of candidates a shard decides past where its even part was reached (default 0.25). */
+  readonly margin?: number;
+}
+
+export interface ShardReport {
+  readonly candidates: number;
+  readonly verified: number;
+  readonly complete: boolean;
+}
+
+/**
+ * Runs one shard: decides its candidates in order (continuing after what an earlier run of
+ * the same shard wrote) until it holds its share of groups, and records each outcome.
+ *
+ * @example
+ * await generateShard({ ...generateOptions, shard: { index: 1, count: 2 } });
+ * // DIR/shard/<dataset>.candidates.jsonl, DIR/shard.json
+ */
+export async function generateShard(options: ShardOptions): Promise<ShardReport> {
+  const started = performance.now();
+  const dbAtStart = options.runner.dbSeconds();
+  const { shard } = options;
+  const path = candidatesPath(options.out, options.dataset);
+  const done = readJsonLines<CandidateOutcome>(path, true);
+  const ids = new Set<string>();
+  const literals = new Set<string>();
+  let verified = 0;
+  const perDifficulty = Object.fromEntries(DIFFICULTIES.map((d) => [d, 0])) as Record<Difficulty, number>;
+  /** Takes a verified attempt into this shard's own groups when it is new to them; true then. */
+  const count = (a: AttemptOutcome): boolean => {
+    if (!a.group || !a.id || ids.has(a.id) || literals.has(a.group.key)) return false;
+    ids.add(a.id);
+    literals.add(a.group.key);
+    verified += 1;
+    perDifficulty[a.group.difficulty] += 1;
+    return true;
+  };
+  const margin = options.margin ?? 0.25;
+  const { even } = shardShares(options.groups, shard.count, options.difficultyMix);
+  // Where the run stops is estimated from this shard alone: at the candidate where its own
+  // groups reach its even part (of each quota, with a mix), the unsharded run has about
+  // reached its target. The shard goes on past it by the margin, in candidates.
+  const holdsEvenPart = (): boolean => (options.difficultyMix ? DIFFICULTIES.every((d) => perDifficulty[d] >= even[d]) : verified >= even.all);
+  let stopAt: number | undefined;
+  const decide = (candidate: number): void => {
+    if (stopAt === undefined && holdsEvenPart()) stopAt = Math.ceil((1 + margin) * (candidate + 1)) + shard.count;
+  };
+  // What an earlier run of this shard decided, counted as it counted it: up to the first
+  // attempt of each candidate that was new (the spare after it is not the shard's own).
+  for (const c of done) {
+    for (const a of c.attempts) if (count(a)) break;
+    decide(c.candidate);
+  }
+  const reference = referenceVariant(options.variants.map((v) => v.name));
+  const refVariant = options.variants.find((v) => v.name === reference) as CheckVariant;
+  const graph = buildSchemaGraph(options.index, options.variants.map((v) => v.schema));
+  const ctx = { index: options.index, variants: options.variants, reference, runner: options.runner, ...(options.maxCost !== undefined ? { maxCost: options.maxCost } : {}) };
+  const probe: Probe = async (q) => {
+    let sql: string;
+    try {
+      sql = compileQuery(options.index, refVariant.schema, q);
+    } catch (error) {
+      return reject('compile-error', `probe: ${oneLine(error)}`);
+    }
+    const cost = await options.runner.cost(refVariant.pgSchemas.main, sql);
+    if (cost > (options.maxCost ?? 5e6)) reject('too-costly', `probe: planner cost ${Math.round(cost)}`);
+    return (await options.runner.run(refVariant.pgSchemas.main, sql)).rows;
+  };
+  const batches = new Map<number, readonly Sample[]>();
+  const skeletonAt = (i: number): Sample => {
+    const b = Math.floor(i / SKELETON_BATCH);
+    let batch = batches.get(b);
+    if (!batch) {
+      batches.clear();
+      batch = sampleSkeletons(options.grammar, { n: SKELETON_BATCH, seed: `${options.seed}/skeletons/${b}`, tail: options.tail ?? 0.1 }).samples;
+      batches.set(b, batch);
+    }
+    return batch[i % batch.length] as Sample;
+  };
+  const maxCandidates = options.suite ? options.suite.length : (options.maxCandidates ?? 30 * options.groups);
+  const attempts = options.attempts ?? 4;
+  const state = (complete: boolean, candidates: number): ShardState => ({
+    stage: 'groups-shard',
+    dataset: options.dataset,
+    shard,
+    settings: options.settings,
+    instances: options.instanceHashes,
+    variants: options.variants.map((v) => v.name),
+    attempts,
+    max_candidates: maxCandidates,
+    complete,
+    counts: { candidates, verified },
+    timings: { total_seconds: Number(((performance.now() - started) / 1000).toFixed(2)), database_seconds: Number((options.runner.dbSeconds() - dbAtStart).toFixed(2)) },
+  });
+  const last = done.length > 0 ? (done[done.length - 1] as CandidateOutcome).candidate : shard.index - 1 - shard.count;
+  let decided = done.length;
+  writeShardState(options.out, state(false, decided));
+  for (let candidate = last + shard.count; (stopAt === undefined || candidate < stopAt) && candidate < maxCandidates; candidate += shard.count) {
+    const entry = options.suite?.[candidate];
+    const sample: Pick<Sample, 'skeleton' | 'tokens' | 'tail'> = entry ? { skeleton: '', tokens: [], tail: false } : skeletonAt(candidate);
+    const outcomes: AttemptOutcome[] = [];
+    let early: CandidateRejected | undefined;
+    try {
+      const shape = entry ? undefined : readSkeleton(sample.tokens);
+      // The candidate ends at a group new to this shard, as the unsharded run's ends at a new
+      // group — after one more verified filling (a spare), because another shard may hold
+      // the same group, and then the merged run goes on to the next filling.
+      let own = false;
+      let spare = false;
+      for (let attempt = 0; attempt < (entry ? 1 : attempts) && !spare; attempt++) {
+        let id: string | undefined;
+        let difficulty: Difficulty | undefined;
+        try {
+          const rng = createRng(options.seed).fork(`candidate/${candidate}/${attempt}`);
+          const query = entry ? entry.query : await fillQuery(shape as NonNullable<typeof shape>, { graph, instance: options.instance, rng, probe });
+          id = groupId(query);
+          if (options.difficultyMix) {
+            difficulty = labelGroup({ [reference]: { sql: compileOrReject(options, refVariant, query) } }, reference, [reference]).difficulty;
+          }
+          // Verified whatever this shard has seen: whether it duplicates an earlier group is
+          // the merge's decision, over the groups of every shard.
+          const checked = await verifyGroup(query, ctx);
+          const labels = labelGroup(checked.answers, reference, options.variants.map((v) => v.name));
+          const record: GroupRecord = {
+            group_id: id,
+            dataset: options.dataset,
+            candidate,
+            query,
+            ordered: isOrdered(query),
+            variants: checked.answers,
+            skeleton: entry ? skeletonOfSql(checked.answers[labels.reference]?.sql ?? '') : sample.skeleton,
+            long_tail: sample.tail,
+            reference_variant: labels.reference,
+            structure_hash: labels.structureHash,
+            difficulty: labels.difficulty,
+            counts: constructCounts(query),
+            distinct_sql: checked.distinctSql,
+            verified_on: [
+              { profile: 'default', instance_hash: options.instanceHashes.main, ...checked.main },
+              ...(checked.edge && options.instanceHashes.edge ? [{ profile: 'edge' as const, instance_hash: options.instanceHashes.edge, ...checked.edge }] : []),
+            ],
+            ...(entry ? { source: { suite_id: entry.id, ...(entry.question !== undefined ? { question: entry.question } : {}) } } : {}),
+          };
+          const outcome: AttemptOutcome = { id, ...(difficulty ? { difficulty } : {}), group: { line: serializeGroup(record), key: structureKey(checked.answers[labels.reference]?.sql ?? ''), difficulty: record.difficulty } };
+          outcomes.push(outcome);
+          if (own) spare = true;
+          else {
+            // One this shard has already seen goes on to the next filling, as there.
+            own = count(outcome);
+          }
+        } catch (error) {
+          if (!(error instanceof CandidateRejected)) throw error;
+          outcomes.push({ ...(id !== undefined ? { id } : {}), ...(difficulty ? { difficulty } : {}), rejected: { reason: error.reason, detail: error.detail } });
+          if (FINAL.has(error.reason)) break;
+        }
+      }
+    } catch (error) {
+      if (!(error instanceof CandidateRejected)) throw error;
+      early = error;
+    }
+    const line: CandidateOutcome = {
+      candidate,
+      skeleton: sample.skeleton,
+      ...(entry ? { suite_id: entry.id } : {}),
+      ...(early ? { rejected: { reason: early.reason, detail: early.detail } } : {}),
+      attempts: outcomes,
+    };
+    appendLine(path, `${JSON.stringify(line)}\n`);
+    decided += 1;
+    decide(candidate);
+    // Candidates decided out of the estimate (until the even part is reached, of the most a shard may take).
+    const total = Math.ceil((stopAt ?? maxCandidates) / shard.count);
+    options.tick?.({ stage: 'shard', done: Math.min(decided, total), total, unit: 'candidates' });
+  }
+  writeShardState(options.out, state(true, decided));
+  return { candidates: decided, verified, complete: true };
+}
