@@ -7,6 +7,7 @@ import type { RelationalSchema, Table } from '../variants/relational-schema.ts';
 import type { Expr, Join, Predicate, Query, ScalarLiteral, SelectQuery } from '../query/conceptual-query.ts';
 import { scopeQuery, type AliasInfo, type QueryScope } from '../query/query-scope.ts';
 import { entityView, indexVariant, needKey, type EntityView, type Need, type VariantIndex } from './entity-view.ts';
+import { uniqueAlias } from './alias-names.ts';
 import { inlineSubquery, printSql, type FromItem, type SqlJoin, type SqlQuery, type SqlSelect } from './sql-layout.ts';
 
 const col = (alias: string, name: string): string => `${quoteIdent(alias)}.${quoteIdent(name)}`;
@@ -72,12 +73,9 @@ class QueryCompiler {
     this.collectNeeds(query);
   }
 
-  /** A SQL alias not used anywhere in the query. */
-  private fresh(base: string): string {
-    let name = base;
-    for (let i = 2; this.used.has(name); i++) name = `${base}_${i}`;
-    this.used.add(name);
-    return name;
+  /** A short SQL alias for a table (or set-returning function) not used anywhere in the query. */
+  private fresh(tableName: string): string {
+    return uniqueAlias(tableName, this.used);
   }
 
   private info(alias: string): AliasInfo {
@@ -197,7 +195,8 @@ class QueryCompiler {
       distinct: q.distinct === true,
       columns: q.select.map((c) => {
         const expr = this.expr(c.expr);
-        const plain = expr === col(this.aliasOfColumnExpr(c.expr) ?? '', c.name);
+        // A column read under its own name needs no `AS`, whichever table it comes from.
+        const plain = c.expr.kind === 'attribute' && expr.endsWith(`.${quoteIdent(c.name)}`) && /^[\w"]+\.[\w"]+$/.test(expr);
         return plain ? { expr } : { expr, alias: quoteIdent(c.name) };
       }),
       from: base.from,
@@ -243,10 +242,6 @@ class QueryCompiler {
     const same = q.select.find((c) => sameExpr(c.expr, e));
     if (same && outputs.has(same.name) && e.kind !== 'attribute') return quoteIdent(same.name);
     return this.expr(e);
-  }
-
-  private aliasOfColumnExpr(e: Expr): string | undefined {
-    return e.kind === 'attribute' ? e.alias : undefined;
   }
 
   private bind(alias: string, view: EntityView, link?: ReadonlyMap<string, string>): void {
@@ -306,7 +301,7 @@ class QueryCompiler {
     const linkColumns = (linkAlias: string): Map<string, string> =>
       new Map(table.columns.filter((c) => c.role.kind === 'relationshipAttribute').map((c) => [(c.role as { attribute: string }).attribute, col(linkAlias, c.name)]));
     if (needsOnlyId) {
-      const link = this.fresh(`${j.alias}_link`);
+      const link = this.fresh(table.name);
       joins.push({ type: left ? 'LEFT JOIN' : 'JOIN', item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(link) }, on: [`${col(link, fromColumn)} = ${this.column(j.from, 'id')}`] });
       this.bound.set(j.alias, { columns: new Map([['id', col(link, toColumn)]]), isA: () => undefined, link: linkColumns(link) });
       return;
@@ -315,7 +310,7 @@ class QueryCompiler {
     // qualifies; a narrower partner class or a condition needs the derived table below.
     const simpleTarget = j.entity === endType && target.joins.length === 0 && conditions.length === 0;
     if (!left || simpleTarget) {
-      const link = this.fresh(`${j.alias}_link`);
+      const link = this.fresh(table.name);
       const type = left ? 'LEFT JOIN' : 'JOIN';
       joins.push({ type, item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(link) }, on: [`${col(link, fromColumn)} = ${this.column(j.from, 'id')}`] });
       joins.push({ type, item: target.from, on: [`${this.column(j.alias, 'id')} = ${col(link, toColumn)}`, ...conditions] });
@@ -326,7 +321,7 @@ class QueryCompiler {
     // LEFT join to a partner that needs filtering or several tables: join the link rows to
     // the partner first, inside a derived table, so an object without a matching partner
     // keeps exactly one row.
-    const link = this.fresh(`${j.alias}_link`);
+    const link = this.fresh(table.name);
     const exposed = this.expose(j.alias, target, [['link_from', col(link, fromColumn)], ...[...linkColumns(link)].map(([k, s]) => [`link_${k}`, s] as [string, string])]);
     const inner: SqlSelect = {
       kind: 'select',
@@ -473,12 +468,12 @@ class QueryCompiler {
         if (encoding === 'array') return orZero(`cardinality(${nested})`);
         if (encoding === 'jsonb') return orZero(`jsonb_array_length(${nested})`);
         const table = this.childTable(owner, e.attribute);
-        const s = this.fresh(`${e.alias}_${e.attribute}`);
+        const s = this.fresh(table.name);
         return `(SELECT count(*) FROM ${quoteIdent(table.name)} AS ${quoteIdent(s)} WHERE ${col(s, table.columns[0]?.name as string)} = ${this.column(e.alias, 'id')})`;
       }
       case 'setArray': {
         const { encoding, nested, owner, type } = this.setAccess(e.alias, e.attribute);
-        const s = this.fresh(`${e.alias}_${e.attribute}`);
+        const s = this.fresh(encoding === 'table' ? this.childTable(owner, e.attribute).name : e.attribute);
         if (encoding === 'array') return `ARRAY(SELECT ${col(s, 'value')} FROM unnest(${nested}) AS ${quoteIdent(s)}(value) ORDER BY ${col(s, 'value')})`;
         if (encoding === 'jsonb') {
           const element = castText(col(s, 'value'), type);
@@ -538,13 +533,13 @@ class QueryCompiler {
           if (type.kind === 'text' || type.kind === 'enum' || type.kind === 'integer' || type.kind === 'bigint') {
             sql = `${nested} @> ${quoteLiteral(JSON.stringify([p.value]))}::jsonb`;
           } else {
-            const s = this.fresh(`${p.alias}_${p.attribute}`);
+            const s = this.fresh(p.attribute);
             sql = `EXISTS (SELECT 1 FROM jsonb_array_elements_text(${nested}) AS ${quoteIdent(s)}(value) WHERE ${castText(col(s, 'value'), type)} = ${value})`;
           }
         } else {
           const table = this.childTable(owner, p.attribute);
           const [ownerColumn, elementColumn] = table.columns.map((c) => c.name) as [string, string];
-          const s = this.fresh(`${p.alias}_${p.attribute}`);
+          const s = this.fresh(table.name);
           sql = `EXISTS (SELECT 1 FROM ${quoteIdent(table.name)} AS ${quoteIdent(s)} WHERE ${col(s, ownerColumn)} = ${this.column(p.alias, 'id')} AND ${col(s, elementColumn)} = ${value})`;
         }
         // An absent partner's set contains nothing: false, as the EXISTS forms give.

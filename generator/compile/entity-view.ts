@@ -172,7 +172,7 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
       const table = groupOf(owner);
       let tableAlias = joined.get(table.name);
       if (!tableAlias) {
-        tableAlias = fresh(`${alias}_${table.name}`);
+        tableAlias = fresh(table.name);
         joined.set(table.name, tableAlias);
         joins.push({ type: 'JOIN', item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(tableAlias) }, on: [`${col(tableAlias, 'id')} = ${col(alias, 'id')}`] });
       }
@@ -191,7 +191,7 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
         if (v.index.isAncestorOrSelf(cls, entity)) return undefined;
         const table = groupOf(cls);
         if (table === base) return instanceFilter(v, base, alias, cls);
-        const inner = fresh(`${alias}_${table.name}`);
+        const inner = fresh(table.name);
         const condition = instanceFilter(v, table, inner, cls);
         return `EXISTS (SELECT 1 FROM ${quoteIdent(table.name)} AS ${quoteIdent(inner)} WHERE ${col(inner, 'id')} = ${col(alias, 'id')}${condition ? ` AND ${condition}` : ''})`;
       },
