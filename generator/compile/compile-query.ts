@@ -63,6 +63,8 @@ class QueryCompiler {
   private readonly nullable = new Set<string>();
   /** Subclasses each alias is tested against (isA, classOf). */
   private readonly isATargets = new Map<string, Set<string>>();
+  /** `col IS NOT NULL` conditions that stand for an inner join elided to a reference column. */
+  private readonly elidedNotNull = new Set<string>();
 
   constructor(
     private readonly v: VariantIndex,
@@ -187,8 +189,20 @@ class QueryCompiler {
     this.bind(q.from.alias, base);
     const joins: SqlJoin[] = [...base.joins];
     const where: string[] = [...base.filters];
-    for (const j of q.joins ?? []) this.join(j, joins, where);
-    if (q.where) where.push(...this.conjuncts(q.where));
+    // A link table that alone answers (the entity only names the link rows' end) leads.
+    const lead = this.leadingLink(q, base);
+    if (lead) this.bound.set(q.from.alias, { columns: new Map([['id', lead.id]]), isA: () => undefined });
+    (q.joins ?? []).forEach((j, i) => this.join(j, joins, where, i === 0 ? lead?.alias : undefined));
+    if (q.where) {
+      // A partner elided to its reference column is there when that column is not NULL;
+      // a condition of the query that compares the column says so already.
+      const strict = this.strictColumns(q.where);
+      for (let i = where.length - 1; i >= 0; i--) {
+        const notNull = /^(.+) IS NOT NULL$/.exec(where[i] as string);
+        if (notNull && this.elidedNotNull.has(where[i] as string) && strict.has(notNull[1] as string)) where.splice(i, 1);
+      }
+      where.push(...this.conjuncts(q.where));
+    }
     const outputs = new Set(q.select.map((c) => c.name));
     return {
       kind: 'select',
@@ -199,7 +213,7 @@ class QueryCompiler {
         const plain = c.expr.kind === 'attribute' && expr.endsWith(`.${quoteIdent(c.name)}`) && /^[\w"]+\.[\w"]+$/.test(expr);
         return plain ? { expr } : { expr, alias: quoteIdent(c.name) };
       }),
-      from: base.from,
+      from: lead?.item ?? base.from,
       joins,
       where,
       // A grouping expression that is also an output column is grouped by the output's
@@ -237,6 +251,31 @@ class QueryCompiler {
     return out;
   }
 
+  /**
+   * Columns that a top-level conjunct of `p` reads strictly: the conjunct is not true when
+   * the column is NULL (a comparison, IN, LIKE or BETWEEN on a plain attribute).
+   */
+  private strictColumns(p: Predicate): Set<string> {
+    const out = new Set<string>();
+    const sides = (c: Predicate): Expr[] => {
+      switch (c.kind) {
+        case 'compare':
+          return [c.left, c.right];
+        case 'in':
+        case 'like':
+          return [c.expr];
+        case 'between':
+          return [c.expr, c.low, c.high];
+        default:
+          return [];
+      }
+    };
+    for (const c of p.kind === 'and' ? p.args : [p]) {
+      for (const e of sides(c)) if (e.kind === 'attribute') out.add(this.expr(e));
+    }
+    return out;
+  }
+
   /** ORDER BY an expression that is also an output column: refer to the output by name. */
   private orderExpr(e: Expr, q: SelectQuery, outputs: Set<string>): string {
     const same = q.select.find((c) => sameExpr(c.expr, e));
@@ -260,7 +299,34 @@ class QueryCompiler {
     return sql;
   }
 
-  private join(j: Join, joins: SqlJoin[], where: string[]): void {
+  /** The table of a relationship kept in its own table, and its columns for each side of `j`. */
+  private linkEnds(j: Extract<Join, { kind: 'relationship' }>): { table: Table; fromColumn: string; toColumn: string } {
+    const table = this.v.tableByRole((t) => t.role.kind === 'relationship' && t.role.relationship === j.relationship) as Table;
+    const fromColumn = table.columns.find((c) => c.role.kind === 'end' && c.role.end === (j.direction === 'forward' ? 'from' : 'to'))?.name as string;
+    const toColumn = table.columns.find((c) => c.role.kind === 'end' && c.role.end === (j.direction === 'forward' ? 'to' : 'from'))?.name as string;
+    return { table, fromColumn, toColumn };
+  }
+
+  /**
+   * Whether the query can start from the link table of its first join instead of its FROM
+   * entity: the entity is read only through its id, its table holds exactly the
+   * relationship's end class (no filter, no further tables), and the join is inner, so every
+   * link row meets one entity row and the entity's table adds nothing. Returns the link
+   * table as a FROM item and the column that stands for the entity's id.
+   */
+  private leadingLink(q: SelectQuery, base: EntityView): { item: FromItem; alias: string; id: string } | undefined {
+    const j = q.joins?.[0];
+    if (!j || j.kind !== 'relationship' || j.type !== 'inner' || j.from !== q.from.alias || !this.relationshipInTable(j.relationship)) return undefined;
+    const rel = this.v.index.relationship(j.relationship);
+    if (q.from.entity !== (j.direction === 'forward' ? rel.from : rel.to)) return undefined;
+    if (base.from.kind !== 'table' || base.joins.length > 0 || base.filters.length > 0) return undefined;
+    if ((this.needs.get(q.from.alias)?.size ?? 0) > 0 || this.isATargets.has(q.from.alias)) return undefined;
+    const { table, fromColumn } = this.linkEnds(j);
+    const alias = this.fresh(table.name);
+    return { item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(alias) }, alias, id: col(alias, fromColumn) };
+  }
+
+  private join(j: Join, joins: SqlJoin[], where: string[], leadLink?: string): void {
     if (j.kind === 'elements') {
       this.elementsJoin(j, joins);
       return;
@@ -283,7 +349,10 @@ class QueryCompiler {
         const reference = this.column(j.from, needKey({ kind: 'reference', relationship: j.relationship }));
         if (needsOnlyId && this.mayElide(j.alias)) {
           this.bound.set(j.alias, { columns: new Map([['id', reference]]), isA: () => undefined });
-          if (!left) where.push(`${reference} IS NOT NULL`);
+          if (!left) {
+            where.push(`${reference} IS NOT NULL`);
+            this.elidedNotNull.add(`${reference} IS NOT NULL`);
+          }
           return;
         }
         this.attach(j.alias, target, [`${this.column(j.alias, 'id')} = ${reference}`], conditions, left, joins);
@@ -295,14 +364,12 @@ class QueryCompiler {
     }
 
     // A relationship table: link rows between the two ends.
-    const table = this.v.tableByRole((t) => t.role.kind === 'relationship' && t.role.relationship === j.relationship) as Table;
-    const fromColumn = table.columns.find((c) => c.role.kind === 'end' && c.role.end === (j.direction === 'forward' ? 'from' : 'to'))?.name as string;
-    const toColumn = table.columns.find((c) => c.role.kind === 'end' && c.role.end === (j.direction === 'forward' ? 'to' : 'from'))?.name as string;
+    const { table, fromColumn, toColumn } = this.linkEnds(j);
     const linkColumns = (linkAlias: string): Map<string, string> =>
       new Map(table.columns.filter((c) => c.role.kind === 'relationshipAttribute').map((c) => [(c.role as { attribute: string }).attribute, col(linkAlias, c.name)]));
     if (needsOnlyId) {
-      const link = this.fresh(table.name);
-      joins.push({ type: left ? 'LEFT JOIN' : 'JOIN', item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(link) }, on: [`${col(link, fromColumn)} = ${this.column(j.from, 'id')}`] });
+      const link = leadLink ?? this.fresh(table.name);
+      if (!leadLink) joins.push({ type: left ? 'LEFT JOIN' : 'JOIN', item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(link) }, on: [`${col(link, fromColumn)} = ${this.column(j.from, 'id')}`] });
       this.bound.set(j.alias, { columns: new Map([['id', col(link, toColumn)]]), isA: () => undefined, link: linkColumns(link) });
       return;
     }
@@ -310,9 +377,9 @@ class QueryCompiler {
     // qualifies; a narrower partner class or a condition needs the derived table below.
     const simpleTarget = j.entity === endType && target.joins.length === 0 && conditions.length === 0;
     if (!left || simpleTarget) {
-      const link = this.fresh(table.name);
+      const link = leadLink ?? this.fresh(table.name);
       const type = left ? 'LEFT JOIN' : 'JOIN';
-      joins.push({ type, item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(link) }, on: [`${col(link, fromColumn)} = ${this.column(j.from, 'id')}`] });
+      if (!leadLink) joins.push({ type, item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(link) }, on: [`${col(link, fromColumn)} = ${this.column(j.from, 'id')}`] });
       joins.push({ type, item: target.from, on: [`${this.column(j.alias, 'id')} = ${col(link, toColumn)}`, ...conditions] });
       joins.push(...target.joins);
       this.bind(j.alias, target, linkColumns(link));
