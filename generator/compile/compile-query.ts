@@ -8,6 +8,7 @@ import type { Expr, Join, Predicate, Query, ScalarLiteral, SelectQuery } from '.
 import { scopeQuery, type AliasInfo, type QueryScope } from '../query/query-scope.ts';
 import { entityView, indexVariant, needKey, type EntityView, type Need, type VariantIndex } from './entity-view.ts';
 import { uniqueAlias } from './alias-names.ts';
+import { aggregates, builtFrom, conditionBuiltFrom, conjunctsOf, expressionKey, sharedOutputs } from './shared-expressions.ts';
 import { inlineSubquery, printSql, type FromItem, type SqlJoin, type SqlQuery, type SqlSelect } from './sql-layout.ts';
 
 const col = (alias: string, name: string): string => `${quoteIdent(alias)}.${quoteIdent(name)}`;
@@ -65,6 +66,8 @@ class QueryCompiler {
   private readonly isATargets = new Map<string, Set<string>>();
   /** `col IS NOT NULL` conditions that stand for an inner join elided to a reference column. */
   private readonly elidedNotNull = new Set<string>();
+  /** Expressions (by key) that read as an output column of a derived table, while its outer query compiles. */
+  private readonly substitutions = new Map<string, string>();
 
   constructor(
     private readonly v: VariantIndex,
@@ -185,6 +188,83 @@ class QueryCompiler {
   }
 
   private select(q: SelectQuery): SqlSelect {
+    const shared = sharedOutputs(q);
+    return shared.size > 0 ? this.overDerived(q, shared) : this.plainSelect(q);
+  }
+
+  /**
+   * A query that would write an output's expression again (a correlated count in WHERE and
+   * in SELECT, aggregates summed in ORDER BY): a derived table computes every output once,
+   * and the outer query filters and orders by the outputs' names.
+   *
+   * @example
+   * // SELECT first_name, order_count FROM (
+   * //     SELECT u.first_name, (SELECT count(*) FROM orders AS o WHERE o.customer_id = c.id) AS order_count, c.id
+   * //     FROM customers AS c …) AS t
+   * // WHERE order_count >= 3 ORDER BY order_count DESC, id
+   */
+  private overDerived(q: SelectQuery, shared: ReadonlyMap<string, string>): SqlSelect {
+    const grouped = (q.groupBy?.length ?? 0) > 0 || q.having !== undefined || q.select.some((c) => aggregates(c.expr));
+    const outer: Predicate[] = [];
+    const innerWhere: Predicate[] = [];
+    const innerHaving: Predicate[] = [];
+    // Row conditions move out only when nothing is grouped: after grouping they would
+    // filter groups instead of rows.
+    for (const p of conjunctsOf(q.where)) (!grouped && conditionBuiltFrom(p, shared) ? outer : innerWhere).push(p);
+    for (const p of conjunctsOf(q.having)) (conditionBuiltFrom(p, shared) ? outer : innerHaving).push(p);
+    const names = new Set(q.select.map((c) => c.name));
+    const hidden: { name: string; expr: Expr }[] = [];
+    const order: (string | { expr: Expr })[] = [];
+    for (const o of q.orderBy ?? []) {
+      const same = o.expr.kind === 'output' ? o.expr.name : q.select.find((c) => sameExpr(c.expr, o.expr as Expr))?.name;
+      if (same !== undefined) order.push(quoteIdent(same));
+      else if (builtFrom(o.expr as Expr, shared)) order.push({ expr: o.expr as Expr });
+      else {
+        // Sorted by something the answer does not show: carried out of the derived table.
+        const e = o.expr as Expr;
+        const base = e.kind === 'attribute' ? e.attribute : 'sort_key';
+        let name = base;
+        for (let i = 2; names.has(name); i++) name = `${base}_${i}`;
+        names.add(name);
+        hidden.push({ name, expr: e });
+        order.push(quoteIdent(name));
+      }
+    }
+    const and = (ps: Predicate[]): Predicate | undefined => (ps.length === 0 ? undefined : ps.length === 1 ? ps[0] : { kind: 'and', args: ps });
+    const innerWhereP = and(innerWhere);
+    const innerHavingP = and(innerHaving);
+    const inner = this.plainSelect({
+      kind: 'select',
+      select: [...q.select, ...hidden],
+      from: q.from,
+      ...(q.joins ? { joins: q.joins } : {}),
+      ...(innerWhereP ? { where: innerWhereP } : {}),
+      ...(q.groupBy ? { groupBy: q.groupBy } : {}),
+      ...(innerHavingP ? { having: innerHavingP } : {}),
+    });
+    for (const [key, name] of shared) this.substitutions.set(key, quoteIdent(name));
+    try {
+      return {
+        kind: 'select',
+        distinct: q.distinct === true,
+        columns: q.select.map((c) => ({ expr: quoteIdent(c.name) })),
+        from: { kind: 'derived', query: inner, alias: quoteIdent(this.fresh('t')) },
+        joins: [],
+        where: outer.flatMap((p) => this.conjuncts(p)),
+        groupBy: [],
+        having: [],
+        orderBy: (q.orderBy ?? []).map((o, i) => {
+          const item = order[i] as string | { expr: Expr };
+          return `${typeof item === 'string' ? item : this.expr(item.expr)}${o.direction === 'desc' ? ' DESC' : ''}`;
+        }),
+        limit: q.limit,
+      };
+    } finally {
+      for (const key of shared.keys()) this.substitutions.delete(key);
+    }
+  }
+
+  private plainSelect(q: SelectQuery): SqlSelect {
     const base = this.view(q.from.alias, q.from.entity);
     this.bind(q.from.alias, base);
     const joins: SqlJoin[] = [...base.joins];
@@ -501,6 +581,10 @@ class QueryCompiler {
   // ---- expressions and predicates ----
 
   expr(e: Expr): string {
+    if (this.substitutions.size > 0) {
+      const name = this.substitutions.get(expressionKey(e));
+      if (name !== undefined) return name;
+    }
     switch (e.kind) {
       case 'attribute': {
         if (e.attribute === 'id') return this.column(e.alias, 'id');
@@ -562,7 +646,7 @@ class QueryCompiler {
       case 'round':
         return `round(${this.expr(e.arg)}, ${e.digits})`;
       case 'scalarSubquery':
-        return inlineSubquery(this.select(e.query));
+        return inlineSubquery(unnamed(this.select(e.query)));
     }
   }
 
@@ -627,11 +711,16 @@ class QueryCompiler {
       case 'not':
         return `NOT (${this.predicate(p.arg)})`;
       case 'exists':
-        return `${p.negated ? 'NOT ' : ''}EXISTS ${inlineSubquery(this.select(p.query))}`;
+        return `${p.negated ? 'NOT ' : ''}EXISTS ${inlineSubquery(unnamed(this.select(p.query)))}`;
       case 'inQuery':
-        return `${this.expr(p.expr)} ${p.negated ? 'NOT IN' : 'IN'} ${inlineSubquery(this.select(p.query))}`;
+        return `${this.expr(p.expr)} ${p.negated ? 'NOT IN' : 'IN'} ${inlineSubquery(unnamed(this.select(p.query)))}`;
     }
   }
+}
+
+/** A subquery used as a value or a test: its column's name is read by nobody, so it has none. */
+function unnamed(q: SqlSelect): SqlSelect {
+  return { ...q, columns: q.columns.map((c) => ({ expr: c.expr })) };
 }
 
 /** A JSONB element read as text, cast back to its attribute's type. */
