@@ -31,6 +31,8 @@ interface Bound {
   readonly link?: ReadonlyMap<string, string>;
   /** Further columns to group by with the alias's id (its discriminator, say). */
   readonly groupExtras?: readonly string[];
+  /** A column naming each row's most specific class (a UNION of concrete tables). */
+  readonly classColumn?: { readonly sql: string; readonly classes: readonly string[] };
 }
 
 /**
@@ -168,7 +170,7 @@ class QueryCompiler {
   }
 
   private view(alias: string, entity: string): EntityView {
-    return entityView(this.v, alias, entity, [...(this.needs.get(alias)?.values() ?? [])], (b) => this.fresh(b));
+    return entityView(this.v, alias, entity, [...(this.needs.get(alias)?.values() ?? [])], (b) => this.fresh(b), [...(this.isATargets.get(alias) ?? [])]);
   }
 
   // ---- pass 2: SQL ----
@@ -364,7 +366,7 @@ class QueryCompiler {
   }
 
   private bind(alias: string, view: EntityView, link?: ReadonlyMap<string, string>): void {
-    this.bound.set(alias, { columns: view.columns, isA: view.isA, link });
+    this.bound.set(alias, { columns: view.columns, isA: view.isA, link, ...(view.groupExtras ? { groupExtras: view.groupExtras } : {}), ...(view.classColumn ? { classColumn: view.classColumn } : {}) });
   }
 
   private bound_(alias: string): Bound {
@@ -500,14 +502,14 @@ class QueryCompiler {
     if (!left || target.joins.length === 0) {
       // When the link reads a column of a joined ancestor table, that table comes first
       // (joins of a view all meet on the id, so any of its tables can lead).
-      const items = [{ item: target.from, on: [] as string[] }, ...target.joins.map((j) => ({ item: j.item, on: [...j.on] }))];
+      const items = [{ type: 'JOIN' as SqlJoin['type'], item: target.from, on: [] as string[] }, ...target.joins.map((j) => ({ type: j.type, item: j.item, on: [...j.on] }))];
       const lead = items.findIndex((x) => on.some((c) => refersTo(c, x.item.alias)));
       if (lead > 0) {
         const first = items[lead] as (typeof items)[number];
         const base = items[0] as (typeof items)[number];
         joins.push({ type: 'JOIN', item: first.item, on: [...on] });
         joins.push({ type: 'JOIN', item: base.item, on: [`${base.item.alias}.id = ${first.item.alias}.id`, ...conditions] });
-        for (const x of items.slice(1)) if (x !== first) joins.push({ type: 'JOIN', item: x.item, on: x.on });
+        for (const x of items.slice(1)) if (x !== first) joins.push({ type: x.type, item: x.item, on: x.on });
         return;
       }
       joins.push({ type: left ? 'LEFT JOIN' : 'JOIN', item: target.from, on: [...on, ...conditions] });
@@ -636,6 +638,11 @@ class QueryCompiler {
       }
       case 'classOf': {
         const bound = this.bound_(e.alias);
+        // Where each row names its own class and that is already the answer (every class it
+        // can be is listed, ahead of its ancestors), the column is the answer.
+        const own = bound.classColumn;
+        const first = (cls: string): string | undefined => e.among.find((c) => this.v.index.isAncestorOrSelf(c, cls));
+        if (own && !this.nullable.has(e.alias) && own.classes.every((c) => first(c) === c)) return own.sql;
         // An absent partner is of no class, so "always" means "when the partner is there".
         const always = this.nullable.has(e.alias) ? `${this.column(e.alias, 'id')} IS NOT NULL` : 'TRUE';
         const cases = e.among.map((c) => `WHEN ${bound.isA?.(c) ?? always} THEN ${quoteLiteral(c)}`);
