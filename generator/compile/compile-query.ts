@@ -625,16 +625,19 @@ class QueryCompiler {
         return `(SELECT count(*) FROM ${quoteIdent(table.name)} AS ${quoteIdent(s)} WHERE ${col(s, table.columns[0]?.name as string)} = ${this.column(e.alias, 'id')})`;
       }
       case 'setArray': {
+        // A set has no order: the stored array is the answer as it is, and the comparison
+        // of answers sorts array elements (normalizeResult). An absent partner's set is
+        // empty, as the child-table form gives.
         const { encoding, nested, owner, type } = this.setAccess(e.alias, e.attribute);
+        if (encoding === 'array') return this.nullable.has(e.alias) ? `coalesce(${nested}, '{}')` : nested;
         const s = this.fresh(encoding === 'table' ? this.childTable(owner, e.attribute).name : e.attribute);
-        if (encoding === 'array') return `ARRAY(SELECT ${col(s, 'value')} FROM unnest(${nested}) AS ${quoteIdent(s)}(value) ORDER BY ${col(s, 'value')})`;
         if (encoding === 'jsonb') {
           const element = castText(col(s, 'value'), type);
-          return `ARRAY(SELECT ${element} FROM jsonb_array_elements_text(${nested}) AS ${quoteIdent(s)}(value) ORDER BY 1)`;
+          return `ARRAY(SELECT ${element} FROM jsonb_array_elements_text(${nested}) AS ${quoteIdent(s)}(value))`;
         }
         const table = this.childTable(owner, e.attribute);
         const [ownerColumn, elementColumn] = table.columns.map((c) => c.name) as [string, string];
-        return `ARRAY(SELECT ${col(s, elementColumn)} FROM ${quoteIdent(table.name)} AS ${quoteIdent(s)} WHERE ${col(s, ownerColumn)} = ${this.column(e.alias, 'id')} ORDER BY ${col(s, elementColumn)})`;
+        return `ARRAY(SELECT ${col(s, elementColumn)} FROM ${quoteIdent(table.name)} AS ${quoteIdent(s)} WHERE ${col(s, ownerColumn)} = ${this.column(e.alias, 'id')})`;
       }
       case 'classOf': {
         const bound = this.bound_(e.alias);
