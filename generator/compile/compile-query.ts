@@ -416,11 +416,16 @@ class QueryCompiler {
     const rel = this.v.index.relationship(j.relationship);
     const target = this.view(j.alias, j.entity);
     const endType = j.direction === 'forward' ? rel.to : rel.from;
-    // Conditions on the new alias: the join's `on`, and a subclass filter when the alias is
-    // narrower than the relationship's end. A partner of exactly the end's type needs no
-    // discriminator test: the relationship only ever links instances of it.
+    // Conditions on the new alias that decide which partners count: the join's `on`, and a
+    // subclass filter when the alias is narrower than the relationship's end.
     this.bind(j.alias, target);
     const conditions = [...(j.entity === endType ? [] : target.filters), ...(j.on ? this.conjuncts(j.on) : [])];
+    // A partner of exactly the end's type read from a table that holds several classes is
+    // filtered all the same: the SQL says which rows it means instead of leaning on what the
+    // data happens to hold (the schema does not constrain a reference's class). The filter
+    // is true for every partner the relationship links, so it changes no answer and no
+    // join strategy; a partner elided to its reference column reads no table and needs none.
+    const stated = [...conditions, ...(j.entity === endType ? target.filters : [])];
     const needsOnlyId = j.entity === endType && (this.needs.get(j.alias)?.size ?? 0) === 0 && conditions.length === 0;
     if (j.type === 'left') this.nullable.add(j.alias);
     const left = j.type === 'left';
@@ -437,10 +442,10 @@ class QueryCompiler {
           }
           return;
         }
-        this.attach(j.alias, target, [`${this.column(j.alias, 'id')} = ${reference}`], conditions, left, joins);
+        this.attach(j.alias, target, [`${this.column(j.alias, 'id')} = ${reference}`], stated, left, joins);
       } else {
         const reference = this.column(j.alias, needKey({ kind: 'reference', relationship: j.relationship }));
-        this.attach(j.alias, target, [`${reference} = ${this.column(j.from, 'id')}`], conditions, left, joins);
+        this.attach(j.alias, target, [`${reference} = ${this.column(j.from, 'id')}`], stated, left, joins);
       }
       return;
     }
@@ -462,7 +467,7 @@ class QueryCompiler {
       const link = leadLink ?? this.fresh(table.name);
       const type = left ? 'LEFT JOIN' : 'JOIN';
       if (!leadLink) joins.push({ type, item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(link) }, on: [`${col(link, fromColumn)} = ${this.column(j.from, 'id')}`] });
-      joins.push({ type, item: target.from, on: [`${this.column(j.alias, 'id')} = ${col(link, toColumn)}`, ...conditions] });
+      joins.push({ type, item: target.from, on: [`${this.column(j.alias, 'id')} = ${col(link, toColumn)}`, ...stated] });
       joins.push(...target.joins);
       this.bind(j.alias, target, linkColumns(link));
       return;
@@ -478,7 +483,7 @@ class QueryCompiler {
       columns: exposed.columns,
       from: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(link) },
       joins: [{ type: 'JOIN', item: target.from, on: [`${target.columns.get('id')} = ${col(link, toColumn)}`] }, ...target.joins],
-      where: conditions,
+      where: stated,
       groupBy: [],
       having: [],
       orderBy: [],
