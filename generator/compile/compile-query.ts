@@ -726,16 +726,29 @@ class QueryCompiler {
       case 'not':
         return `NOT (${this.predicate(p.arg)})`;
       case 'exists':
-        return `${p.negated ? 'NOT ' : ''}EXISTS ${inlineSubquery(unnamed(this.select(p.query)))}`;
+        return `${p.negated ? 'NOT ' : ''}EXISTS ${inlineSubquery(existence(this.select(p.query)))}`;
       case 'inQuery':
         return `${this.expr(p.expr)} ${p.negated ? 'NOT IN' : 'IN'} ${inlineSubquery(unnamed(this.select(p.query)))}`;
     }
   }
 }
 
-/** A subquery used as a value or a test: its column's name is read by nobody, so it has none. */
+/**
+ * A subquery used as a value or a test: its column's name is read by nobody, so it has none
+ * (unless its own ORDER BY reads it).
+ */
 function unnamed(q: SqlSelect): SqlSelect {
+  if (q.orderBy.length > 0) return q;
   return { ...q, columns: q.columns.map((c) => ({ expr: c.expr })) };
+}
+
+/**
+ * A subquery asked only whether it has rows: it selects 1, as its columns are never read,
+ * unless its GROUP BY names a column by position.
+ */
+function existence(q: SqlSelect): SqlSelect {
+  if (q.distinct || q.orderBy.length > 0 || q.groupBy.some((g) => /^\d+$/.test(g))) return unnamed(q);
+  return { ...q, columns: [{ expr: '1' }] };
 }
 
 /** A JSONB element read as text, cast back to its attribute's type. */
