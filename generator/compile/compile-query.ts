@@ -9,6 +9,8 @@ import { scopeQuery, type AliasInfo, type QueryScope } from '../query/query-scop
 import { entityView, indexVariant, needKey, type EntityView, type Need, type VariantIndex } from './entity-view.ts';
 import { qualifiedSelect, windowSql } from './compile-window.ts';
 import { sharedValues, valueKey } from './compile-shared-value.ts';
+import { uniqueAlias } from './alias-names.ts';
+import { aggregates, builtFrom, conditionBuiltFrom, conjunctsOf, expressionKey, sharedOutputs } from './shared-expressions.ts';
 import { inlineSubquery, printSql, type FromItem, type SqlJoin, type SqlQuery, type SqlSelect } from './sql-layout.ts';
 
 const col = (alias: string, name: string): string => `${quoteIdent(alias)}.${quoteIdent(name)}`;
@@ -31,6 +33,8 @@ interface Bound {
   readonly link?: ReadonlyMap<string, string>;
   /** Further columns to group by with the alias's id (its discriminator, say). */
   readonly groupExtras?: readonly string[];
+  /** A column naming each row's most specific class (a UNION of concrete tables). */
+  readonly classColumn?: { readonly sql: string; readonly classes: readonly string[] };
 }
 
 /**
@@ -64,6 +68,10 @@ class QueryCompiler {
   private readonly nullable = new Set<string>();
   /** Subclasses each alias is tested against (isA, classOf). */
   private readonly isATargets = new Map<string, Set<string>>();
+  /** `col IS NOT NULL` conditions that stand for an inner join elided to a reference column. */
+  private readonly elidedNotNull = new Set<string>();
+  /** Expressions (by key) that read as an output column of a derived table, while its outer query compiles. */
+  private readonly substitutions = new Map<string, string>();
 
   constructor(
     private readonly v: VariantIndex,
@@ -74,12 +82,9 @@ class QueryCompiler {
     this.collectNeeds(query);
   }
 
-  /** A SQL alias not used anywhere in the query. */
-  private fresh(base: string): string {
-    let name = base;
-    for (let i = 2; this.used.has(name); i++) name = `${base}_${i}`;
-    this.used.add(name);
-    return name;
+  /** A short SQL alias for a table (or set-returning function) not used anywhere in the query. */
+  private fresh(tableName: string): string {
+    return uniqueAlias(tableName, this.used);
   }
 
   private info(alias: string): AliasInfo {
@@ -167,7 +172,7 @@ class QueryCompiler {
   }
 
   private view(alias: string, entity: string): EntityView {
-    return entityView(this.v, alias, entity, [...(this.needs.get(alias)?.values() ?? [])], (b) => this.fresh(b));
+    return entityView(this.v, alias, entity, [...(this.needs.get(alias)?.values() ?? [])], (b) => this.fresh(b), [...(this.isATargets.get(alias) ?? [])]);
   }
 
   // ---- pass 2: SQL ----
@@ -195,11 +200,87 @@ class QueryCompiler {
   private select(q: SelectQuery): SqlSelect {
     const outermost = this.outermost;
     this.outermost = false;
-    if (!q.qualify) return this.plainSelect(q, outermost);
+    if (!q.qualify) {
+      // An output the query would write again is computed once, in a derived table.
+      const shared = sharedOutputs(q);
+      return shared.size > 0 ? this.overDerived(q, shared) : this.plainSelect(q, outermost);
+    }
     // Top-N per group: the window beside the outputs in a CTE, filtered outside it.
     const { qualify } = q;
     const inner = this.plainSelect({ ...q, qualify: undefined, orderBy: undefined, limit: undefined, distinct: undefined });
     return qualifiedSelect({ ...q, qualify }, inner, this.expr(qualify.window), new Set(this.v.schema.tables.map((t) => t.name)));
+  }
+
+  /**
+   * A query that would write an output's expression again (a correlated count in WHERE and
+   * in SELECT, aggregates summed in ORDER BY): a derived table computes every output once,
+   * and the outer query filters and orders by the outputs' names.
+   *
+   * @example
+   * // SELECT first_name, order_count FROM (
+   * //     SELECT u.first_name, (SELECT count(*) FROM orders AS o WHERE o.customer_id = c.id) AS order_count, c.id
+   * //     FROM customers AS c …) AS t
+   * // WHERE order_count >= 3 ORDER BY order_count DESC, id
+   */
+  private overDerived(q: SelectQuery, shared: ReadonlyMap<string, string>): SqlSelect {
+    const grouped = (q.groupBy?.length ?? 0) > 0 || q.having !== undefined || q.select.some((c) => aggregates(c.expr));
+    const outer: Predicate[] = [];
+    const innerWhere: Predicate[] = [];
+    const innerHaving: Predicate[] = [];
+    // Row conditions move out only when nothing is grouped: after grouping they would
+    // filter groups instead of rows.
+    for (const p of conjunctsOf(q.where)) (!grouped && conditionBuiltFrom(p, shared) ? outer : innerWhere).push(p);
+    for (const p of conjunctsOf(q.having)) (conditionBuiltFrom(p, shared) ? outer : innerHaving).push(p);
+    const names = new Set(q.select.map((c) => c.name));
+    const hidden: { name: string; expr: Expr }[] = [];
+    const order: (string | { expr: Expr })[] = [];
+    for (const o of q.orderBy ?? []) {
+      const same = o.expr.kind === 'output' ? o.expr.name : q.select.find((c) => sameExpr(c.expr, o.expr as Expr))?.name;
+      if (same !== undefined) order.push(quoteIdent(same));
+      else if (builtFrom(o.expr as Expr, shared)) order.push({ expr: o.expr as Expr });
+      else {
+        // Sorted by something the answer does not show: carried out of the derived table.
+        const e = o.expr as Expr;
+        const base = e.kind === 'attribute' ? e.attribute : 'sort_key';
+        let name = base;
+        for (let i = 2; names.has(name); i++) name = `${base}_${i}`;
+        names.add(name);
+        hidden.push({ name, expr: e });
+        order.push(quoteIdent(name));
+      }
+    }
+    const and = (ps: Predicate[]): Predicate | undefined => (ps.length === 0 ? undefined : ps.length === 1 ? ps[0] : { kind: 'and', args: ps });
+    const innerWhereP = and(innerWhere);
+    const innerHavingP = and(innerHaving);
+    const inner = this.plainSelect({
+      kind: 'select',
+      select: [...q.select, ...hidden],
+      from: q.from,
+      ...(q.joins ? { joins: q.joins } : {}),
+      ...(innerWhereP ? { where: innerWhereP } : {}),
+      ...(q.groupBy ? { groupBy: q.groupBy } : {}),
+      ...(innerHavingP ? { having: innerHavingP } : {}),
+    });
+    for (const [key, name] of shared) this.substitutions.set(key, quoteIdent(name));
+    try {
+      return {
+        kind: 'select',
+        distinct: q.distinct === true,
+        columns: q.select.map((c) => ({ expr: quoteIdent(c.name) })),
+        from: { kind: 'derived', query: inner, alias: quoteIdent(this.fresh('t')) },
+        joins: [],
+        where: outer.flatMap((p) => this.conjuncts(p)),
+        groupBy: [],
+        having: [],
+        orderBy: (q.orderBy ?? []).map((o, i) => {
+          const item = order[i] as string | { expr: Expr };
+          return `${typeof item === 'string' ? item : this.expr(item.expr)}${o.direction === 'desc' ? ' DESC' : ''}`;
+        }),
+        limit: q.limit,
+      };
+    } finally {
+      for (const key of shared.keys()) this.substitutions.delete(key);
+    }
   }
 
   private plainSelect(q: SelectQuery, outermost = false): SqlSelect {
@@ -207,19 +288,32 @@ class QueryCompiler {
     this.bind(q.from.alias, base);
     const joins: SqlJoin[] = [...base.joins];
     const where: string[] = [...base.filters];
-    for (const j of q.joins ?? []) this.join(j, joins, where);
+    // A link table that alone answers (the entity only names the link rows' end) leads.
+    const lead = this.leadingLink(q, base);
+    if (lead) this.bound.set(q.from.alias, { columns: new Map([['id', lead.id]]), isA: () => undefined });
+    (q.joins ?? []).forEach((j, i) => this.join(j, joins, where, i === 0 ? lead?.alias : undefined));
     const ctes = outermost ? this.liftShared(q, joins) : [];
-    if (q.where) where.push(...this.conjuncts(q.where));
+    if (q.where) {
+      // A partner elided to its reference column is there when that column is not NULL;
+      // a condition of the query that compares the column says so already.
+      const strict = this.strictColumns(q.where);
+      for (let i = where.length - 1; i >= 0; i--) {
+        const notNull = /^(.+) IS NOT NULL$/.exec(where[i] as string);
+        if (notNull && this.elidedNotNull.has(where[i] as string) && strict.has(notNull[1] as string)) where.splice(i, 1);
+      }
+      where.push(...this.conjuncts(q.where));
+    }
     const outputs = new Set(q.select.map((c) => c.name));
     return {
       kind: 'select',
       distinct: q.distinct === true,
       columns: q.select.map((c) => {
         const expr = this.expr(c.expr);
-        const plain = expr === col(this.aliasOfColumnExpr(c.expr) ?? '', c.name);
+        // A column read under its own name needs no `AS`, whichever table it comes from.
+        const plain = c.expr.kind === 'attribute' && expr.endsWith(`.${quoteIdent(c.name)}`) && /^[\w"]+\.[\w"]+$/.test(expr);
         return plain ? { expr } : { expr, alias: quoteIdent(c.name) };
       }),
-      from: base.from,
+      from: lead?.item ?? base.from,
       joins,
       where,
       // A grouping expression that is also an output column is grouped by the output's
@@ -275,6 +369,31 @@ class QueryCompiler {
     return out;
   }
 
+  /**
+   * Columns that a top-level conjunct of `p` reads strictly: the conjunct is not true when
+   * the column is NULL (a comparison, IN, LIKE or BETWEEN on a plain attribute).
+   */
+  private strictColumns(p: Predicate): Set<string> {
+    const out = new Set<string>();
+    const sides = (c: Predicate): Expr[] => {
+      switch (c.kind) {
+        case 'compare':
+          return [c.left, c.right];
+        case 'in':
+        case 'like':
+          return [c.expr];
+        case 'between':
+          return [c.expr, c.low, c.high];
+        default:
+          return [];
+      }
+    };
+    for (const c of p.kind === 'and' ? p.args : [p]) {
+      for (const e of sides(c)) if (e.kind === 'attribute') out.add(this.expr(e));
+    }
+    return out;
+  }
+
   /** ORDER BY an expression that is also an output column: refer to the output by name. */
   private orderExpr(e: Expr, q: SelectQuery, outputs: Set<string>): string {
     const same = q.select.find((c) => sameExpr(c.expr, e));
@@ -282,12 +401,8 @@ class QueryCompiler {
     return this.expr(e);
   }
 
-  private aliasOfColumnExpr(e: Expr): string | undefined {
-    return e.kind === 'attribute' ? e.alias : undefined;
-  }
-
   private bind(alias: string, view: EntityView, link?: ReadonlyMap<string, string>): void {
-    this.bound.set(alias, { columns: view.columns, isA: view.isA, link });
+    this.bound.set(alias, { columns: view.columns, isA: view.isA, link, ...(view.groupExtras ? { groupExtras: view.groupExtras } : {}), ...(view.classColumn ? { classColumn: view.classColumn } : {}) });
   }
 
   private bound_(alias: string): Bound {
@@ -302,7 +417,34 @@ class QueryCompiler {
     return sql;
   }
 
-  private join(j: Join, joins: SqlJoin[], where: string[]): void {
+  /** The table of a relationship kept in its own table, and its columns for each side of `j`. */
+  private linkEnds(j: Extract<Join, { kind: 'relationship' }>): { table: Table; fromColumn: string; toColumn: string } {
+    const table = this.v.tableByRole((t) => t.role.kind === 'relationship' && t.role.relationship === j.relationship) as Table;
+    const fromColumn = table.columns.find((c) => c.role.kind === 'end' && c.role.end === (j.direction === 'forward' ? 'from' : 'to'))?.name as string;
+    const toColumn = table.columns.find((c) => c.role.kind === 'end' && c.role.end === (j.direction === 'forward' ? 'to' : 'from'))?.name as string;
+    return { table, fromColumn, toColumn };
+  }
+
+  /**
+   * Whether the query can start from the link table of its first join instead of its FROM
+   * entity: the entity is read only through its id, its table holds exactly the
+   * relationship's end class (no filter, no further tables), and the join is inner, so every
+   * link row meets one entity row and the entity's table adds nothing. Returns the link
+   * table as a FROM item and the column that stands for the entity's id.
+   */
+  private leadingLink(q: SelectQuery, base: EntityView): { item: FromItem; alias: string; id: string } | undefined {
+    const j = q.joins?.[0];
+    if (!j || j.kind !== 'relationship' || j.type !== 'inner' || j.from !== q.from.alias || !this.relationshipInTable(j.relationship)) return undefined;
+    const rel = this.v.index.relationship(j.relationship);
+    if (q.from.entity !== (j.direction === 'forward' ? rel.from : rel.to)) return undefined;
+    if (base.from.kind !== 'table' || base.joins.length > 0 || base.filters.length > 0) return undefined;
+    if ((this.needs.get(q.from.alias)?.size ?? 0) > 0 || this.isATargets.has(q.from.alias)) return undefined;
+    const { table, fromColumn } = this.linkEnds(j);
+    const alias = this.fresh(table.name);
+    return { item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(alias) }, alias, id: col(alias, fromColumn) };
+  }
+
+  private join(j: Join, joins: SqlJoin[], where: string[], leadLink?: string): void {
     if (j.kind === 'elements') {
       this.elementsJoin(j, joins);
       return;
@@ -310,11 +452,16 @@ class QueryCompiler {
     const rel = this.v.index.relationship(j.relationship);
     const target = this.view(j.alias, j.entity);
     const endType = j.direction === 'forward' ? rel.to : rel.from;
-    // Conditions on the new alias: the join's `on`, and a subclass filter when the alias is
-    // narrower than the relationship's end. A partner of exactly the end's type needs no
-    // discriminator test: the relationship only ever links instances of it.
+    // Conditions on the new alias that decide which partners count: the join's `on`, and a
+    // subclass filter when the alias is narrower than the relationship's end.
     this.bind(j.alias, target);
     const conditions = [...(j.entity === endType ? [] : target.filters), ...(j.on ? this.conjuncts(j.on) : [])];
+    // A partner of exactly the end's type read from a table that holds several classes is
+    // filtered all the same: the SQL says which rows it means instead of leaning on what the
+    // data happens to hold (the schema does not constrain a reference's class). The filter
+    // is true for every partner the relationship links, so it changes no answer and no
+    // join strategy; a partner elided to its reference column reads no table and needs none.
+    const stated = [...conditions, ...(j.entity === endType ? target.filters : [])];
     const needsOnlyId = j.entity === endType && (this.needs.get(j.alias)?.size ?? 0) === 0 && conditions.length === 0;
     if (j.type === 'left') this.nullable.add(j.alias);
     const left = j.type === 'left';
@@ -325,26 +472,27 @@ class QueryCompiler {
         const reference = this.column(j.from, needKey({ kind: 'reference', relationship: j.relationship }));
         if (needsOnlyId && this.mayElide(j.alias)) {
           this.bound.set(j.alias, { columns: new Map([['id', reference]]), isA: () => undefined });
-          if (!left) where.push(`${reference} IS NOT NULL`);
+          if (!left) {
+            where.push(`${reference} IS NOT NULL`);
+            this.elidedNotNull.add(`${reference} IS NOT NULL`);
+          }
           return;
         }
-        this.attach(j.alias, target, [`${this.column(j.alias, 'id')} = ${reference}`], conditions, left, joins);
+        this.attach(j.alias, target, [`${this.column(j.alias, 'id')} = ${reference}`], stated, left, joins);
       } else {
         const reference = this.column(j.alias, needKey({ kind: 'reference', relationship: j.relationship }));
-        this.attach(j.alias, target, [`${reference} = ${this.column(j.from, 'id')}`], conditions, left, joins);
+        this.attach(j.alias, target, [`${reference} = ${this.column(j.from, 'id')}`], stated, left, joins);
       }
       return;
     }
 
     // A relationship table: link rows between the two ends.
-    const table = this.v.tableByRole((t) => t.role.kind === 'relationship' && t.role.relationship === j.relationship) as Table;
-    const fromColumn = table.columns.find((c) => c.role.kind === 'end' && c.role.end === (j.direction === 'forward' ? 'from' : 'to'))?.name as string;
-    const toColumn = table.columns.find((c) => c.role.kind === 'end' && c.role.end === (j.direction === 'forward' ? 'to' : 'from'))?.name as string;
+    const { table, fromColumn, toColumn } = this.linkEnds(j);
     const linkColumns = (linkAlias: string): Map<string, string> =>
       new Map(table.columns.filter((c) => c.role.kind === 'relationshipAttribute').map((c) => [(c.role as { attribute: string }).attribute, col(linkAlias, c.name)]));
     if (needsOnlyId) {
-      const link = this.fresh(`${j.alias}_link`);
-      joins.push({ type: left ? 'LEFT JOIN' : 'JOIN', item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(link) }, on: [`${col(link, fromColumn)} = ${this.column(j.from, 'id')}`] });
+      const link = leadLink ?? this.fresh(table.name);
+      if (!leadLink) joins.push({ type: left ? 'LEFT JOIN' : 'JOIN', item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(link) }, on: [`${col(link, fromColumn)} = ${this.column(j.from, 'id')}`] });
       this.bound.set(j.alias, { columns: new Map([['id', col(link, toColumn)]]), isA: () => undefined, link: linkColumns(link) });
       return;
     }
@@ -352,10 +500,10 @@ class QueryCompiler {
     // qualifies; a narrower partner class or a condition needs the derived table below.
     const simpleTarget = j.entity === endType && target.joins.length === 0 && conditions.length === 0;
     if (!left || simpleTarget) {
-      const link = this.fresh(`${j.alias}_link`);
+      const link = leadLink ?? this.fresh(table.name);
       const type = left ? 'LEFT JOIN' : 'JOIN';
-      joins.push({ type, item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(link) }, on: [`${col(link, fromColumn)} = ${this.column(j.from, 'id')}`] });
-      joins.push({ type, item: target.from, on: [`${this.column(j.alias, 'id')} = ${col(link, toColumn)}`, ...conditions] });
+      if (!leadLink) joins.push({ type, item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(link) }, on: [`${col(link, fromColumn)} = ${this.column(j.from, 'id')}`] });
+      joins.push({ type, item: target.from, on: [`${this.column(j.alias, 'id')} = ${col(link, toColumn)}`, ...stated] });
       joins.push(...target.joins);
       this.bind(j.alias, target, linkColumns(link));
       return;
@@ -363,7 +511,7 @@ class QueryCompiler {
     // LEFT join to a partner that needs filtering or several tables: join the link rows to
     // the partner first, inside a derived table, so an object without a matching partner
     // keeps exactly one row.
-    const link = this.fresh(`${j.alias}_link`);
+    const link = this.fresh(table.name);
     const exposed = this.expose(j.alias, target, [['link_from', col(link, fromColumn)], ...[...linkColumns(link)].map(([k, s]) => [`link_${k}`, s] as [string, string])]);
     const inner: SqlSelect = {
       kind: 'select',
@@ -371,7 +519,7 @@ class QueryCompiler {
       columns: exposed.columns,
       from: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(link) },
       joins: [{ type: 'JOIN', item: target.from, on: [`${target.columns.get('id')} = ${col(link, toColumn)}`] }, ...target.joins],
-      where: conditions,
+      where: stated,
       groupBy: [],
       having: [],
       orderBy: [],
@@ -395,14 +543,14 @@ class QueryCompiler {
     if (!left || target.joins.length === 0) {
       // When the link reads a column of a joined ancestor table, that table comes first
       // (joins of a view all meet on the id, so any of its tables can lead).
-      const items = [{ item: target.from, on: [] as string[] }, ...target.joins.map((j) => ({ item: j.item, on: [...j.on] }))];
+      const items = [{ type: 'JOIN' as SqlJoin['type'], item: target.from, on: [] as string[] }, ...target.joins.map((j) => ({ type: j.type, item: j.item, on: [...j.on] }))];
       const lead = items.findIndex((x) => on.some((c) => refersTo(c, x.item.alias)));
       if (lead > 0) {
         const first = items[lead] as (typeof items)[number];
         const base = items[0] as (typeof items)[number];
         joins.push({ type: 'JOIN', item: first.item, on: [...on] });
         joins.push({ type: 'JOIN', item: base.item, on: [`${base.item.alias}.id = ${first.item.alias}.id`, ...conditions] });
-        for (const x of items.slice(1)) if (x !== first) joins.push({ type: 'JOIN', item: x.item, on: x.on });
+        for (const x of items.slice(1)) if (x !== first) joins.push({ type: x.type, item: x.item, on: x.on });
         return;
       }
       joins.push({ type: left ? 'LEFT JOIN' : 'JOIN', item: target.from, on: [...on, ...conditions] });
@@ -476,6 +624,10 @@ class QueryCompiler {
   // ---- expressions and predicates ----
 
   expr(e: Expr): string {
+    if (this.substitutions.size > 0) {
+      const name = this.substitutions.get(expressionKey(e));
+      if (name !== undefined) return name;
+    }
     switch (e.kind) {
       case 'attribute': {
         if (e.attribute === 'id') return this.column(e.alias, 'id');
@@ -510,23 +662,31 @@ class QueryCompiler {
         if (encoding === 'array') return orZero(`cardinality(${nested})`);
         if (encoding === 'jsonb') return orZero(`jsonb_array_length(${nested})`);
         const table = this.childTable(owner, e.attribute);
-        const s = this.fresh(`${e.alias}_${e.attribute}`);
+        const s = this.fresh(table.name);
         return `(SELECT count(*) FROM ${quoteIdent(table.name)} AS ${quoteIdent(s)} WHERE ${col(s, table.columns[0]?.name as string)} = ${this.column(e.alias, 'id')})`;
       }
       case 'setArray': {
+        // A set has no order: the stored array is the answer as it is, and the comparison
+        // of answers sorts array elements (normalizeResult). An absent partner's set is
+        // empty, as the child-table form gives.
         const { encoding, nested, owner, type } = this.setAccess(e.alias, e.attribute);
-        const s = this.fresh(`${e.alias}_${e.attribute}`);
-        if (encoding === 'array') return `ARRAY(SELECT ${col(s, 'value')} FROM unnest(${nested}) AS ${quoteIdent(s)}(value) ORDER BY ${col(s, 'value')})`;
+        if (encoding === 'array') return this.nullable.has(e.alias) ? `coalesce(${nested}, '{}')` : nested;
+        const s = this.fresh(encoding === 'table' ? this.childTable(owner, e.attribute).name : e.attribute);
         if (encoding === 'jsonb') {
           const element = castText(col(s, 'value'), type);
-          return `ARRAY(SELECT ${element} FROM jsonb_array_elements_text(${nested}) AS ${quoteIdent(s)}(value) ORDER BY 1)`;
+          return `ARRAY(SELECT ${element} FROM jsonb_array_elements_text(${nested}) AS ${quoteIdent(s)}(value))`;
         }
         const table = this.childTable(owner, e.attribute);
         const [ownerColumn, elementColumn] = table.columns.map((c) => c.name) as [string, string];
-        return `ARRAY(SELECT ${col(s, elementColumn)} FROM ${quoteIdent(table.name)} AS ${quoteIdent(s)} WHERE ${col(s, ownerColumn)} = ${this.column(e.alias, 'id')} ORDER BY ${col(s, elementColumn)})`;
+        return `ARRAY(SELECT ${col(s, elementColumn)} FROM ${quoteIdent(table.name)} AS ${quoteIdent(s)} WHERE ${col(s, ownerColumn)} = ${this.column(e.alias, 'id')})`;
       }
       case 'classOf': {
         const bound = this.bound_(e.alias);
+        // Where each row names its own class and that is already the answer (every class it
+        // can be is listed, ahead of its ancestors), the column is the answer.
+        const own = bound.classColumn;
+        const first = (cls: string): string | undefined => e.among.find((c) => this.v.index.isAncestorOrSelf(c, cls));
+        if (own && !this.nullable.has(e.alias) && own.classes.every((c) => first(c) === c)) return own.sql;
         // An absent partner is of no class, so "always" means "when the partner is there".
         const always = this.nullable.has(e.alias) ? `${this.column(e.alias, 'id')} IS NOT NULL` : 'TRUE';
         const cases = e.among.map((c) => `WHEN ${bound.isA?.(c) ?? always} THEN ${quoteLiteral(c)}`);
@@ -537,7 +697,7 @@ class QueryCompiler {
       case 'round':
         return `round(${this.expr(e.arg)}, ${e.digits})`;
       case 'scalarSubquery':
-        return this.lifted.get(valueKey(e)) ?? inlineSubquery(this.select(e.query));
+        return this.lifted.get(valueKey(e)) ?? inlineSubquery(unnamed(this.select(e.query)));
       case 'window':
         return windowSql(e, (x) => this.expr(x));
     }
@@ -577,13 +737,13 @@ class QueryCompiler {
           if (type.kind === 'text' || type.kind === 'enum' || type.kind === 'integer' || type.kind === 'bigint') {
             sql = `${nested} @> ${quoteLiteral(JSON.stringify([p.value]))}::jsonb`;
           } else {
-            const s = this.fresh(`${p.alias}_${p.attribute}`);
+            const s = this.fresh(p.attribute);
             sql = `EXISTS (SELECT 1 FROM jsonb_array_elements_text(${nested}) AS ${quoteIdent(s)}(value) WHERE ${castText(col(s, 'value'), type)} = ${value})`;
           }
         } else {
           const table = this.childTable(owner, p.attribute);
           const [ownerColumn, elementColumn] = table.columns.map((c) => c.name) as [string, string];
-          const s = this.fresh(`${p.alias}_${p.attribute}`);
+          const s = this.fresh(table.name);
           sql = `EXISTS (SELECT 1 FROM ${quoteIdent(table.name)} AS ${quoteIdent(s)} WHERE ${col(s, ownerColumn)} = ${this.column(p.alias, 'id')} AND ${col(s, elementColumn)} = ${value})`;
         }
         // An absent partner's set contains nothing: false, as the EXISTS forms give.
@@ -604,11 +764,29 @@ class QueryCompiler {
       case 'not':
         return `NOT (${this.predicate(p.arg)})`;
       case 'exists':
-        return `${p.negated ? 'NOT ' : ''}EXISTS ${inlineSubquery(this.select(p.query))}`;
+        return `${p.negated ? 'NOT ' : ''}EXISTS ${inlineSubquery(existence(this.select(p.query)))}`;
       case 'inQuery':
-        return `${this.expr(p.expr)} ${p.negated ? 'NOT IN' : 'IN'} ${inlineSubquery(this.select(p.query))}`;
+        return `${this.expr(p.expr)} ${p.negated ? 'NOT IN' : 'IN'} ${inlineSubquery(unnamed(this.select(p.query)))}`;
     }
   }
+}
+
+/**
+ * A subquery used as a value or a test: its column's name is read by nobody, so it has none
+ * (unless its own ORDER BY reads it).
+ */
+function unnamed(q: SqlSelect): SqlSelect {
+  if (q.orderBy.length > 0) return q;
+  return { ...q, columns: q.columns.map((c) => ({ expr: c.expr })) };
+}
+
+/**
+ * A subquery asked only whether it has rows: it selects 1, as its columns are never read,
+ * unless its GROUP BY names a column by position.
+ */
+function existence(q: SqlSelect): SqlSelect {
+  if (q.distinct || q.orderBy.length > 0 || q.groupBy.some((g) => /^\d+$/.test(g))) return unnamed(q);
+  return { ...q, columns: [{ expr: '1' }] };
 }
 
 /** A JSONB element read as text, cast back to its attribute's type. */

@@ -41,6 +41,10 @@ export interface EntityView extends Relation {
   readonly alias: string;
   /** A predicate true when the aliased object is an instance of `entity`; undefined for always. */
   isA(entity: string): string | undefined;
+  /** A column holding the name of each row's most specific class, and the classes it can hold. */
+  readonly classColumn?: { readonly sql: string; readonly classes: readonly string[] };
+  /** Columns of tables joined only to test subclasses: grouped with the alias's id. */
+  readonly groupExtras?: readonly string[];
 }
 
 /** Lookups over a variant's tables by the meaning of their columns. */
@@ -150,7 +154,7 @@ function typeValue(table: Table, entity: string): string {
  * a discriminator filter on a merged table, only the joins up the hierarchy the needs call
  * for, and a UNION ALL only where the instances are spread over several concrete tables.
  */
-export function entityView(v: VariantIndex, alias: string, entity: string, needs: readonly Need[], fresh: (base: string) => string): EntityView {
+export function entityView(v: VariantIndex, alias: string, entity: string, needs: readonly Need[], fresh: (base: string) => string, tested: readonly string[] = []): EntityView {
   const root = v.index.root(entity).name;
   const subclasses = new Set(v.index.subtree(entity).map((e) => e.name));
   const columns = new Map<string, string>();
@@ -172,7 +176,7 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
       const table = groupOf(owner);
       let tableAlias = joined.get(table.name);
       if (!tableAlias) {
-        tableAlias = fresh(`${alias}_${table.name}`);
+        tableAlias = fresh(table.name);
         joined.set(table.name, tableAlias);
         joins.push({ type: 'JOIN', item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(tableAlias) }, on: [`${col(tableAlias, 'id')} = ${col(alias, 'id')}`] });
       }
@@ -180,6 +184,22 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
       columns.set(needKey(need), col(tableAlias, column.name));
     }
     const filter = instanceFilter(v, base, alias, entity);
+    // A subclass held in a table of its own is tested by a LEFT JOIN to that table on the
+    // id (with its discriminator, where the table holds several classes): the joined row is
+    // there exactly for the subclass's instances, and one join serves every row.
+    const probes = new Map<string, string>();
+    const groupExtras: string[] = [];
+    for (const cls of tested) {
+      if (v.index.isAncestorOrSelf(cls, entity) || probes.has(cls)) continue;
+      const table = groupOf(cls);
+      if (table === base) continue;
+      const probe = fresh(table.name);
+      const condition = instanceFilter(v, table, probe, cls);
+      if (condition === 'FALSE') continue;
+      joins.push({ type: 'LEFT JOIN', item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(probe) }, on: [`${col(probe, 'id')} = ${col(alias, 'id')}`, ...(condition ? [condition] : [])] });
+      probes.set(cls, `${col(probe, 'id')} IS NOT NULL`);
+      groupExtras.push(col(probe, 'id'));
+    }
     return {
       entity,
       alias,
@@ -187,11 +207,14 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
       joins,
       filters: filter ? [filter] : [],
       columns,
+      groupExtras,
       isA: (cls) => {
         if (v.index.isAncestorOrSelf(cls, entity)) return undefined;
+        const probe = probes.get(cls);
+        if (probe !== undefined) return probe;
         const table = groupOf(cls);
         if (table === base) return instanceFilter(v, base, alias, cls);
-        const inner = fresh(`${alias}_${table.name}`);
+        const inner = fresh(table.name);
         const condition = instanceFilter(v, table, inner, cls);
         return `EXISTS (SELECT 1 FROM ${quoteIdent(table.name)} AS ${quoteIdent(inner)} WHERE ${col(inner, 'id')} = ${col(alias, 'id')}${condition ? ` AND ${condition}` : ''})`;
       },
@@ -246,10 +269,15 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
       cols.push(column.name === name ? { expr: col(t, column.name) } : { expr: col(t, column.name), alias: quoteIdent(name) });
     }
     if (wantsType) {
+      // Each row carries the name of its class itself, so naming the class needs no CASE
+      // outside; only a table that holds several classes maps its stored values.
       const typed = v.typedClasses(table);
       const typeColumn = v.column(table, (r) => r.kind === 'type');
-      const expr = typeColumn ? col(t, typeColumn.name) : quoteLiteral(snakeCase(typed[0] as string));
-      cols.push(typeColumn?.name === typeName ? { expr } : { expr, alias: quoteIdent(typeName) });
+      const expr =
+        typeColumn && typed.length > 1
+          ? `CASE ${col(t, typeColumn.name)} ${typed.map((c) => `WHEN ${quoteLiteral(typeValue(table, c))} THEN ${quoteLiteral(c)}`).join(' ')} END`
+          : quoteLiteral(typed[0] as string);
+      cols.push({ expr, alias: quoteIdent(typeName) });
     }
     const filter = instanceFilter(v, table, t, entity);
     return { kind: 'select', distinct: false, columns: cols, from: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(t) }, joins: [], where: filter ? [filter] : [], groupBy: [], having: [], orderBy: [] };
@@ -269,8 +297,9 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
       if (v.index.isAncestorOrSelf(cls, entity)) return undefined;
       const inside = v.index.subtree(cls).map((e) => e.name).filter((c) => v.index.canBeDirect(c));
       if (inside.length === 0) return 'FALSE';
-      const values = inside.map((c) => quoteLiteral(snakeCase(c)));
+      const values = inside.map((c) => quoteLiteral(c));
       return values.length === 1 ? `${col(alias, typeName)} = ${values[0]}` : `${col(alias, typeName)} IN (${values.join(', ')})`;
     },
+    ...(wantsType ? { classColumn: { sql: col(alias, typeName), classes: [...new Set(tables.flatMap((t) => v.typedClasses(t)))].filter((c) => subclasses.has(c)) } } : {}),
   };
 }

@@ -4,6 +4,7 @@ import { sha256 } from '../common/hash.ts';
 import type { Database, TextResult } from '../database/database.ts';
 import { grantReader, READER_ROLE, readerCanRead } from '../database/reader-role.ts';
 import { guardQuery } from './query-guard.ts';
+import { sortedArrayText } from './array-text.ts';
 
 export interface RunOptions {
   /** Statement timeout in milliseconds (default 30 s). */
@@ -82,10 +83,13 @@ function compareRows(a: readonly (string | null)[], b: readonly (string | null)[
 /**
  * Normalizes as the paper does: rows as tuples, values as PostgreSQL prints them, rows
  * sorted unless their order is part of the answer; then hashes the rows (not the column
- * names, which a variant does not change anyway).
+ * names, which a variant does not change anyway). An array value is a set, shown as an
+ * array: its elements are compared sorted (`sortedArrayText`), as their order is not part
+ * of any answer.
  */
 export function normalizeResult(result: TextResult, ordered: boolean): NormalizedResult {
-  const rows = ordered ? result.rows : [...result.rows].sort(compareRows);
+  const sets = result.rows.map((row) => row.map((v) => (v === null ? v : sortedArrayText(v))));
+  const rows = ordered ? sets : sets.sort(compareRows);
   return { rows, hash: sha256(JSON.stringify(rows)), ordered };
 }
 

@@ -28,7 +28,7 @@ export type Expr =
   | { readonly kind: 'aggregate'; readonly fn: AggregateFunction; readonly arg?: Expr; readonly distinct?: boolean }
   /** The number of elements of a multi-valued attribute (0 for an empty set). */
   | { readonly kind: 'setSize'; readonly alias: string; readonly attribute: string }
-  /** A multi-valued attribute as an array, elements in ascending order. */
+  /** A multi-valued attribute as an array: a set, its elements in no particular order. */
   | { readonly kind: 'setArray'; readonly alias: string; readonly attribute: string }
   /** The name of the first class of `among` the object belongs to, or NULL. */
   | { readonly kind: 'classOf'; readonly alias: string; readonly among: readonly string[] }

@@ -437,8 +437,8 @@ class Describer {
       return `the number of ${plural} of ${this.ref(e.alias)} (0 when it has none)`;
     },
     setArray: (e) => {
-      this.mention('set-array', ['smallest first']);
-      return `the list of ${this.attributeNoun(e.alias, e.attribute, true)} of ${this.ref(e.alias)} (smallest first)`;
+      this.mention('set-array', ['any order']);
+      return `the list of ${this.attributeNoun(e.alias, e.attribute, true)} of ${this.ref(e.alias)} (in any order)`;
     },
     classOf: (e) => {
       const names = e.among.map((n) => this.index.entity(n).lexicon.singular);

@@ -59,7 +59,8 @@ describe.each(DOMAIN_NAMES)('the paper suite for %s compiles', (domainName) => {
     for (const name of ['full_sti', 'sti_junction_fks']) {
       const schema = buildRelationalSchema(index, allPresets(index).find((v) => v.name === name)!);
       for (const q of questions) {
-        const sql = compileQuery(index, schema, q.query);
+        // The one derived table allowed computes the outputs once (`… ) AS t`), and holds none.
+        const sql = compileQuery(index, schema, q.query).replace(/^SELECT [^\n]*\nFROM \(\n([\s\S]*)\n {2}\) AS t\d*\n/, '$1\n');
         expect(sql, `${name} ${q.id}`).not.toMatch(/(FROM|JOIN) \(\s*SELECT/);
       }
     }
