@@ -1,8 +1,13 @@
 import type { ErIndex } from '../er-model/er-index.ts';
 import type { Attribute, Relationship } from '../er-model/er-model.ts';
-import type { Expr, Join, OrderItem, Predicate, Query, ScalarLiteral, SelectQuery, SetQuery } from '../query/conceptual-query.ts';
+import type { Expr, Join, OrderItem, Predicate, Query, ScalarLiteral, SelectQuery, SetQuery, WindowExpr } from '../query/conceptual-query.ts';
 import { hasAggregate } from '../query/query-scope.ts';
 import { describeQualify, describeWindow, type WindowWords } from './describe-window.ts';
+
+/** How an ORDER BY names a window the outputs already show. */
+const WINDOW_NOUN: Readonly<Record<WindowExpr['fn'], string>> = {
+  row_number: 'position', rank: 'rank', dense_rank: 'rank', lag: 'previous value', lead: 'next value', sum: 'running total', avg: 'running average', count: 'running count',
+};
 
 /**
  * The meaning of a conceptual query in English parts (a "frame"), built compositionally from
@@ -880,6 +885,11 @@ class Describer {
       return { text: `the ${words(name)}`, nullable: false };
     }
     const grouped = hasAggregate(e);
+    // A window the answer already shows is named by what it gives; its whole wording (partition,
+    // order, tie-break) was said once with the outputs.
+    if (e.kind === 'window' && [...this.outputsByName.values()].some((o) => o === e || JSON.stringify(o) === JSON.stringify(e))) {
+      return { text: `that ${WINDOW_NOUN[e.fn]}`, nullable: this.nullable(e) };
+    }
     return { text: this.expr(e, { grouped }), nullable: this.nullable(e) };
   }
 

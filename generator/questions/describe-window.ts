@@ -35,12 +35,13 @@ function order(w: WindowExpr, words: WindowWords): string {
   const keys = items.map((o) => {
     // PostgreSQL sorts NULLs as larger than every value, in windows as elsewhere.
     const nulls = words.nullable(o.expr) ? (o.direction === 'desc' ? ', missing values first' : ', missing values last') : '';
-    if (nulls) words.mention('window-order-nulls', [nulls.slice(2)]);
+    // The concise style shortens these to "missing first" and "ties by".
+    if (nulls) words.mention('window-order-nulls', [nulls.slice(2)], [nulls.slice(2).replace(' values', '')]);
     return `${words.expr(o.expr)} in ${o.direction === 'desc' ? 'descending' : 'ascending'} order${nulls}`;
   });
   words.mention('window-order', ['sorted by']);
   if (keys.length === 1) return `sorted by ${keys[0]}`;
-  words.mention('window-tie-break', ['ties broken by']);
+  words.mention('window-tie-break', ['ties broken by'], ['ties by']);
   return `sorted by ${keys[0]}, ties broken by ${keys.slice(1).join(', then by ')}`;
 }
 
@@ -82,7 +83,7 @@ export function describeWindow(w: WindowExpr, words: WindowWords): string {
             ? `the number of ${unit}s`
             : `the number of known values of ${words.expr(w.arg)}`
           : `${w.fn === 'sum' ? 'the total' : 'the average'} of ${words.expr(w.arg as Expr)}${words.nullable(w.arg as Expr) ? ', ignoring missing values' : ''}`;
-      if (w.fn !== 'count' && words.nullable(w.arg as Expr)) words.mention('null-handling', ['ignoring missing values']);
+      if (w.fn !== 'count' && words.nullable(w.arg as Expr)) words.mention('null-handling', ['ignoring missing values'], ['ignoring missing']);
       if (!sorted) return `${what} ${among}`;
       words.mention('window-running', ['up to and including']);
       return `${what.replace(/^the /u, 'the running ')} ${among}, ${sorted}, counting the ${unit}s up to and including this one and any tied with it`;

@@ -78,7 +78,7 @@ export function expectedFacts(index: ErIndex, query: Query): { construct: string
       facts.push({ construct: 'qualify threshold', test: (t) => new RegExp(`\\b${n}\\b`, 'u').test(t) });
     }
     for (const w of windows) {
-      if ((w.orderBy?.length ?? 0) > 1) facts.push({ construct: 'window tie-break', test: (t) => t.includes('ties broken by') });
+      if ((w.orderBy?.length ?? 0) > 1) facts.push({ construct: 'window tie-break', test: (t) => /\b[Tt]ies (broken )?by /u.test(t) });
       if ((w.partitionBy?.length ?? 0) > 0) facts.push({ construct: 'window partition', test: (t) => t.includes('with the same') });
       if (w.fn === 'rank' || w.fn === 'dense_rank') facts.push({ construct: 'rank ties', test: (t) => t.includes(w.fn === 'rank' ? 'share a rank and the next rank skips' : 'share a rank, with no gaps') });
       if (w.fn === 'lag' || w.fn === 'lead') facts.push({ construct: 'lag/lead edge', test: (t) => t.includes(`empty for the ${w.fn === 'lag' ? 'first' : 'last'}`) });
