@@ -23,6 +23,15 @@ export interface Database {
    * format, NULL as null), in column order: the same strings from PGlite and a server.
    */
   queryText(sql: string, options?: QueryOptions): Promise<TextResult>;
+  /**
+   * Runs `batch.before`, then `batch.query`, then `batch.after` as one message of
+   * PostgreSQL's simple query protocol (one round trip), and returns the rows of
+   * `batch.query` as `queryText` does. The statements run in order and the first error skips
+   * the rest, so a transaction `before` began is left open and aborted: the caller rolls
+   * back. The text is concatenated, so the caller must have proved `query` to be one
+   * statement (the executor's guard does); see `batchText`.
+   */
+  queryTextBatch(batch: TextBatch, options?: QueryOptions): Promise<TextResult>;
   /** Bulk-loads COPY text into a table: `copy` is the `COPY … FROM STDIN` statement. */
   copyIn(copy: string, data: string): Promise<void>;
   close(): Promise<void>;
@@ -35,6 +44,30 @@ export interface QueryOptions {
    * never fires inside single-threaded WebAssembly), stops its worker and reopens the data.
    */
   readonly timeoutMs?: number;
+}
+
+/** Statements around one query, sent together (`Database.queryTextBatch`). */
+export interface TextBatch {
+  readonly before: readonly string[];
+  /** One statement, proved so by the caller; a trailing line comment is harmless (see `batchText`). */
+  readonly query: string;
+  readonly after: readonly string[];
+}
+
+/**
+ * The text of a batch and the position of the query's result among the statements' results.
+ * Each statement ends on a line of its own: a query that ends inside a `--` comment cannot
+ * swallow the `;` and the statements after it. Semicolons the query ends with are dropped
+ * (PostgreSQL would skip the empty statements anyway).
+ *
+ * @example
+ * batchText({ before: ['BEGIN READ ONLY'], query: 'SELECT 1 -- one', after: ['COMMIT'] });
+ * // { text: 'BEGIN READ ONLY\n;\nSELECT 1 -- one\n;\nCOMMIT\n;\n', index: 1 }
+ */
+export function batchText(batch: TextBatch): { readonly text: string; readonly index: number } {
+  const query = batch.query.replace(/[\s;]+$/u, '');
+  const text = [...batch.before, query, ...batch.after].map((s) => `${s}\n;\n`).join('');
+  return { text, index: batch.before.length };
 }
 
 export interface TextResult {

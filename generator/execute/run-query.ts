@@ -23,12 +23,64 @@ async function ensureReader(db: Database, pgSchema: string): Promise<void> {
 }
 
 /**
+ * Fails the batch unless the session reads strings as the guard's lexer does. The server
+ * splits a simple-protocol message into statements before running any of them, so a
+ * `SET standard_conforming_strings` in the same message comes too late to matter; with the
+ * setting off, a backslash before a quote (`'a\' …`) ends a string later than the lexer
+ * thinks, and a guarded query's text could hold a second statement. This statement runs
+ * first, and its error skips every statement after it. (Both backends turn the setting on
+ * when they connect; this is the proof per query, and it costs no round trip.)
+ */
+const STRINGS_AS_GUARDED = "SELECT CASE WHEN current_setting('standard_conforming_strings') = 'on' THEN 0 ELSE ('standard_conforming_strings is ' || current_setting('standard_conforming_strings') || ', so the query is not run')::int END";
+
+/** The statements that open a guarded query's transaction (see `runReadOnly`). */
+function transactionStart(pgSchema: string, timeout: number): string[] {
+  return [
+    'BEGIN READ ONLY',
+    STRINGS_AS_GUARDED,
+    `SET LOCAL ROLE ${quoteIdent(READER_ROLE)}`,
+    `SET LOCAL statement_timeout = ${timeout}`,
+    `SET LOCAL search_path TO ${quoteIdent(pgSchema)}`,
+    "SET LOCAL TimeZone = 'UTC'",
+    "SET LOCAL DateStyle = 'ISO, YMD'",
+  ];
+}
+
+/**
+ * Runs guarded text inside a read-only transaction, as one round trip: the transaction's
+ * start, the statement and its end go as one message (`Database.queryTextBatch`). That is
+ * safe only because `guardQuery` proved `sql` one SELECT before: the lexer saw every string,
+ * quoted name and comment end and no `;` but trailing ones, and `batchText` puts each
+ * statement on its own line, so no text of the query can reach past it.
+ */
+async function runGuarded(db: Database, pgSchema: string, query: string, after: string, timeout: number): Promise<TextResult> {
+  try {
+    await ensureReader(db, pgSchema);
+  } catch (error) {
+    throw new ExecutionError(`schema ${pgSchema}: ${oneLine(error)}`, { cause: error });
+  }
+  try {
+    return await db.queryTextBatch({ before: transactionStart(pgSchema, timeout), query, after: [after] }, { timeoutMs: timeout });
+  } catch (error) {
+    // An error skips the rest of the batch and leaves its transaction open and aborted, so
+    // roll back. A database that stopped the query itself (PGlite ends its worker) has ended
+    // the session and its transaction with it: waiting for a ROLLBACK would wait for the reopen.
+    if (!(error instanceof ExecutionError)) await db.exec('ROLLBACK').catch(() => {});
+    // SQLSTATE 57014: the server cancelled the statement at statement_timeout.
+    const timedOut = (error as { code?: unknown }).code === '57014' && /statement timeout/u.test(oneLine(error));
+    throw new ExecutionError(`schema ${pgSchema}: ${timedOut ? `timed out after ${timeout} ms` : oneLine(error)}`, { cause: error });
+  }
+}
+
+/**
  * Runs one query read-only in a variant's schema. The text must be one SELECT that calls
  * only read-only functions (`guardQuery`); it runs in its own READ ONLY transaction as the
  * reader role (which can only read the variant schemas), with a statement timeout, the
  * variant's search_path, and UTC/ISO settings so values print the same on every backend.
- * Every setting is `SET LOCAL`, so nothing outlives the transaction. A refusal or failure is
- * an ExecutionError naming the schema; a timeout says "timed out after N ms".
+ * Every setting is `SET LOCAL`, so nothing outlives the transaction. The transaction's
+ * start, the query and the COMMIT are one round trip to the database. A refusal or failure
+ * is an ExecutionError naming the schema; a timeout says "timed out after N ms"; after
+ * either the connection holds no open transaction.
  *
  * @example
  * await runReadOnly(db, 'retail__full_sti', 'SELECT count(*) FROM users');  // { columns: ['count'], rows: [['42']] }
@@ -38,26 +90,28 @@ async function ensureReader(db: Database, pgSchema: string): Promise<void> {
 export async function runReadOnly(db: Database, pgSchema: string, sql: string, options: RunOptions = {}): Promise<TextResult> {
   const timeout = Math.max(1, Math.floor(options.timeoutMs ?? 30_000));
   guardQuery(sql, pgSchema);
+  return runGuarded(db, pgSchema, sql, 'COMMIT', timeout);
+}
+
+/**
+ * The planner's total cost estimate of a query (`EXPLAIN (FORMAT JSON)`, without ANALYZE:
+ * planned, never run), under the same guard, role, settings and single round trip as
+ * `runReadOnly`; the transaction is rolled back.
+ *
+ * @example
+ * await explainCost(db, 'retail__full_sti', 'SELECT * FROM users a, users b');  // 2412.5
+ */
+export async function explainCost(db: Database, pgSchema: string, sql: string, options: RunOptions = {}): Promise<number> {
+  const timeout = Math.max(1, Math.floor(options.timeoutMs ?? 30_000));
+  guardQuery(sql, pgSchema);
+  const result = await runGuarded(db, pgSchema, `EXPLAIN (FORMAT JSON) ${sql}`, 'ROLLBACK', timeout);
+  let plan: { Plan?: { 'Total Cost'?: number } }[];
   try {
-    await ensureReader(db, pgSchema);
+    plan = JSON.parse(result.rows[0]?.[0] ?? '[]') as typeof plan;
   } catch (error) {
-    throw new ExecutionError(`schema ${pgSchema}: ${oneLine(error)}`, { cause: error });
+    throw new ExecutionError(`schema ${pgSchema}: EXPLAIN gave no JSON plan: ${oneLine(error)}`, { cause: error });
   }
-  try {
-    await db.exec(
-      `BEGIN; SET TRANSACTION READ ONLY; SET LOCAL ROLE ${quoteIdent(READER_ROLE)}; SET LOCAL statement_timeout = ${timeout}; SET LOCAL search_path TO ${quoteIdent(pgSchema)}; SET LOCAL standard_conforming_strings = on; SET LOCAL TimeZone = 'UTC'; SET LOCAL DateStyle = 'ISO, YMD'`,
-    );
-    const result = await db.queryText(sql, { timeoutMs: timeout });
-    await db.exec('COMMIT');
-    return result;
-  } catch (error) {
-    // A database that stopped the query itself (PGlite ends its worker) has ended the
-    // session and its transaction with it: waiting for a ROLLBACK would wait for the reopen.
-    if (!(error instanceof ExecutionError)) await db.exec('ROLLBACK').catch(() => {});
-    // SQLSTATE 57014: the server cancelled the statement at statement_timeout.
-    const timedOut = (error as { code?: unknown }).code === '57014' && /statement timeout/u.test(oneLine(error));
-    throw new ExecutionError(`schema ${pgSchema}: ${timedOut ? `timed out after ${timeout} ms` : oneLine(error)}`, { cause: error });
-  }
+  return plan[0]?.Plan?.['Total Cost'] ?? 0;
 }
 
 /** A result as the comparison sees it: rows of strings (NULL as null), and its hash. */

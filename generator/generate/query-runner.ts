@@ -6,8 +6,7 @@
  */
 import type { Database, TextResult } from '../database/database.ts';
 import { ExecutionError, oneLine } from '../common/errors.ts';
-import { runReadOnly } from '../execute/run-query.ts';
-import { quoteIdent } from '../common/sql-text.ts';
+import { explainCost, runReadOnly } from '../execute/run-query.ts';
 import { reject } from './group-record.ts';
 
 export interface QueryRunner {
@@ -15,7 +14,7 @@ export interface QueryRunner {
   run(pgSchema: string, sql: string): Promise<TextResult>;
   /**
    * The planner's total cost estimate of a query in a schema (EXPLAIN without ANALYZE: the
-   * query is planned, never run), in a read-only transaction of its own.
+   * query is planned, never run), through the guarded executor (`explainCost`).
    */
   cost(pgSchema: string, sql: string): Promise<number>;
   /**
@@ -65,14 +64,9 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
     const db = await acquire();
     if (active++ === 0) since = performance.now();
     try {
-      await db.exec(`BEGIN; SET TRANSACTION READ ONLY; SET LOCAL search_path TO ${quoteIdent(pgSchema)}`);
-      try {
-        const result = await db.queryText(`EXPLAIN (FORMAT JSON) ${sql}`);
-        const plan = JSON.parse(result.rows[0]?.[0] ?? '[]') as { Plan?: { 'Total Cost'?: number } }[];
-        return plan[0]?.Plan?.['Total Cost'] ?? 0;
-      } finally {
-        await db.exec('ROLLBACK').catch(() => {});
-      }
+      // Our own compiled SQL, yet through the same guard, role and timeout as every query:
+      // one path to the database is one path to trust, and it costs one round trip.
+      return await explainCost(db, pgSchema, sql, { timeoutMs });
     } catch (error) {
       return reject('execution-error', `EXPLAIN in ${pgSchema}: ${oneLine(error)}`);
     } finally {
