@@ -51,6 +51,7 @@ async function run(label: string, connections: Database[]): Promise<void> {
     const records = report.accepted * builds.variants.length;
     const rejected = Object.values(report.rejected).reduce((a, b) => a + b, 0);
     say(`\n${label}: ${report.accepted} groups in ${report.seconds.total.toFixed(1)} s = ${Math.round(report.accepted / hours)} groups/hour, ${Math.round(records / hours)} (group × variant) records/hour; ${(100 * report.seconds.database / report.seconds.total).toFixed(0)}% of wall time in the database`);
+    say(`  ${report.roundTrips} database round trips (queries and cost estimates): ${(report.roundTrips / Math.max(1, report.accepted)).toFixed(1)} per accepted group, ${(1000 * report.seconds.database / Math.max(1, report.roundTrips)).toFixed(2)} ms of database wall time each`);
     say(`  candidates ${report.candidates}, accepted ${(100 * report.accepted / report.candidates).toFixed(0)}%; rejected ${rejected}: ${Object.entries(report.rejected).filter(([, n]) => n > 0).map(([r, n]) => `${r} ${n}`).join(', ')}`);
     const lines = readJsonLines<GroupRecord>(groupsPath(out, dataset), false);
     const declared = (rel: string, dir: 'forward' | 'reverse') => { const r = index.relationship(rel); return dir === 'forward' ? r.to : r.from; };

@@ -80,21 +80,23 @@ export async function verifyGroup(query: Query, ctx: CheckContext): Promise<Veri
   // instead of one per variant and instance.
   const refResult = normalizeResult(await ctx.runner.run(reference.pgSchemas.main, referenceSql), ordered);
   checkAnswer(query, refResult);
-  await checkFilter(query, refResult, reference, ctx);
-  await checkDetermined(query, reference, 'main', ctx);
-  // Then every other variant on the main instance and every variant on the edge-case one,
-  // with the edge-case order check, as one batch: the pool stays full instead of draining
-  // between the instances. Disagreements are judged main first, as before.
+  // Then the filter and order checks on the reference variant, every other variant on the
+  // main instance, and every variant on the edge-case one with its order check, as one
+  // batch: the pool stays full instead of draining between them. The batch reports the
+  // failure of the earliest task, so a candidate is rejected for the same reason, in the
+  // same order of checks, whatever the timing; a failure stops the tasks not yet started.
   const hasEdge = ctx.variants.every((v) => v.pgSchemas.edge !== undefined);
   const orderedCheck = hasEdge && (query.orderBy?.length ?? 0) > 0;
   type Task = () => Promise<NormalizedResult | undefined>;
   const execute = (variant: CheckVariant, sql: string, instance: 'main' | 'edge'): Task => async () => normalizeResult(await ctx.runner.run(variant.pgSchemas[instance] as string, sql), ordered);
+  const checks: Task[] = [async () => (await checkFilter(query, refResult, reference, ctx), undefined), async () => (await checkDetermined(query, reference, 'main', ctx), undefined)];
   const tasks: Task[] = [
+    ...checks,
     ...compiled.filter(({ variant }) => variant !== reference).map(({ variant, sql }) => execute(variant, sql, 'main')),
     ...(orderedCheck ? [async () => (await checkDetermined(query, reference, 'edge', ctx), undefined)] : []),
     ...(hasEdge ? compiled.map(({ variant, sql }) => execute(variant, sql, 'edge')) : []),
   ];
-  const results = await ctx.runner.all(tasks);
+  const results = (await ctx.runner.all(tasks)).slice(checks.length);
   const others = compiled.filter(({ variant }) => variant !== reference);
   const main = new Map<string, NormalizedResult>();
   for (const { variant } of compiled) main.set(variant.name, variant === reference ? refResult : (results[others.findIndex((o) => o.variant === variant)] as NormalizedResult));

@@ -27,6 +27,8 @@ export interface QueryRunner {
   all<T>(tasks: readonly (() => Promise<T>)[]): Promise<T[]>;
   /** Seconds of wall time during which at least one query was running. */
   dbSeconds(): number;
+  /** Queries and cost estimates sent so far: one round trip to the database each. */
+  roundTrips(): number;
 }
 
 export function createQueryRunner(connections: readonly Database[], timeoutMs: number): QueryRunner {
@@ -36,6 +38,7 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
   let active = 0;
   let since = 0;
   let total = 0;
+  let trips = 0;
   const acquire = (): Promise<Database> => {
     const db = free.pop();
     return db ? Promise.resolve(db) : new Promise((resolve) => waiting.push(resolve));
@@ -48,6 +51,7 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
   const run = async (pgSchema: string, sql: string): Promise<TextResult> => {
     const db = await acquire();
     if (active++ === 0) since = performance.now();
+    trips += 1;
     try {
       return await runReadOnly(db, pgSchema, sql, { timeoutMs });
     } catch (error) {
@@ -63,6 +67,7 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
   const cost = async (pgSchema: string, sql: string): Promise<number> => {
     const db = await acquire();
     if (active++ === 0) since = performance.now();
+    trips += 1;
     try {
       // Our own compiled SQL, yet through the same guard, role and timeout as every query:
       // one path to the database is one path to trust, and it costs one round trip.
@@ -79,6 +84,7 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
     cost,
     all: (tasks) => runInOrder(tasks, connections.length),
     dbSeconds: () => total / 1000,
+    roundTrips: () => trips,
   };
 }
 
