@@ -2,7 +2,7 @@
 // on purpose: Node starts it directly, with no TypeScript loader to register, whether the
 // parent runs under tsx (the CLI) or vitest.
 //
-// Messages in:  { id, op: 'exec' | 'query' | 'queryText' | 'queryTextBatch' | 'copyIn' | 'close', sql, index, params, data }
+// Messages in:  { id, op: 'exec' | 'query' | 'queryText' | 'queryTextBatch' | 'copyIn' | 'close', sql, params, data }
 // Messages out: { id, ok: true, value } or { id, ok: false, error: { message, code } };
 // id 0 answers the opening of the database.
 import { parentPort, workerData } from 'node:worker_threads';
@@ -37,7 +37,7 @@ try {
 const identity = (value) => value;
 const rawParsers = Object.fromEntries(Object.keys(/** @type {any} */ (db).parsers).map((oid) => [oid, identity]));
 
-/** @param {{ op: string, sql: string, index?: number, params?: unknown[], data?: string }} m */
+/** @param {{ op: string, sql: string, params?: unknown[], data?: string }} m */
 async function run(m) {
   switch (m.op) {
     case 'exec':
@@ -52,9 +52,7 @@ async function run(m) {
     case 'queryTextBatch': {
       // `exec` runs several statements through the simple protocol, one result per statement.
       const results = await db.exec(m.sql, { rowMode: 'array', parsers: rawParsers });
-      const result = results[m.index ?? 0];
-      if (!result) throw new Error(`expected ${(m.index ?? 0) + 1} or more results from a batch, got ${results.length}`);
-      return { columns: result.fields.map((f) => f.name), rows: result.rows };
+      return results.map((r) => ({ columns: r.fields.map((f) => f.name), rows: r.rows }));
     }
     case 'copyIn': {
       // PGlite reads COPY input from a virtual file the blob option provides.

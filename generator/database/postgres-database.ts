@@ -3,7 +3,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { LoadError } from '../common/errors.ts';
-import { batchText, redactUrl, type Database, type Row } from './database.ts';
+import { batchText, pickResults, redactUrl, type Database, type Row } from './database.ts';
 
 // Read every value as PostgreSQL prints it; callers cast in SQL where they want text.
 const types = {
@@ -41,11 +41,9 @@ export async function openPostgres(url: string): Promise<Database> {
     queryTextBatch: async (batch) => {
       // Without parameters pg sends the simple protocol, which runs several statements in
       // one round trip and answers with one result per statement.
-      const { text, index } = batchText(batch);
-      const results = (await client.query<(string | null)[]>({ text, rowMode: 'array' } as pg.QueryArrayConfig)) as unknown as pg.QueryArrayResult<(string | null)[]>[];
-      const result = results[index];
-      if (!Array.isArray(results) || !result) throw new Error(`expected ${index + 1} or more results from a batch, got ${Array.isArray(results) ? results.length : 1}`);
-      return { columns: result.fields.map((f) => f.name), rows: result.rows };
+      const reply = (await client.query<(string | null)[]>({ text: batchText(batch), rowMode: 'array' } as pg.QueryArrayConfig)) as unknown;
+      const all = (Array.isArray(reply) ? reply : [reply]) as pg.QueryArrayResult<(string | null)[]>[];
+      return pickResults(all, batch).map((r) => ({ columns: r.fields.map((f) => f.name), rows: r.rows }));
     },
     copyIn: async (copy, data) => {
       const stream = client.query(copyFrom(copy));

@@ -33,34 +33,44 @@ async function ensureReader(db: Database, pgSchema: string): Promise<void> {
  */
 const STRINGS_AS_GUARDED = "SELECT CASE WHEN current_setting('standard_conforming_strings') = 'on' THEN 0 ELSE ('standard_conforming_strings is ' || current_setting('standard_conforming_strings') || ', so the query is not run')::int END";
 
-/** The statements that open a guarded query's transaction (see `runReadOnly`). */
-function transactionStart(pgSchema: string, timeout: number): string[] {
+/** The statements that open a guarded query's transaction (see `runReadOnly`); the search_path follows per query. */
+function transactionStart(timeout: number): string[] {
   return [
     'BEGIN READ ONLY',
     STRINGS_AS_GUARDED,
     `SET LOCAL ROLE ${quoteIdent(READER_ROLE)}`,
     `SET LOCAL statement_timeout = ${timeout}`,
-    `SET LOCAL search_path TO ${quoteIdent(pgSchema)}`,
     "SET LOCAL TimeZone = 'UTC'",
     "SET LOCAL DateStyle = 'ISO, YMD'",
   ];
 }
 
-/**
- * Runs guarded text inside a read-only transaction, as one round trip: the transaction's
- * start, the statement and its end go as one message (`Database.queryTextBatch`). That is
- * safe only because `guardQuery` proved `sql` one SELECT before: the lexer saw every string,
- * quoted name and comment end and no `;` but trailing ones, and `batchText` puts each
- * statement on its own line, so no text of the query can reach past it.
- */
-async function runGuarded(db: Database, pgSchema: string, query: string, after: string, timeout: number): Promise<TextResult> {
+async function readerFor(db: Database, pgSchema: string): Promise<void> {
   try {
     await ensureReader(db, pgSchema);
   } catch (error) {
     throw new ExecutionError(`schema ${pgSchema}: ${oneLine(error)}`, { cause: error });
   }
+}
+
+/**
+ * Runs guarded statements inside one read-only transaction, as one round trip: the
+ * transaction's start, each query after its `SET LOCAL search_path`, and the end go as one
+ * message (`Database.queryTextBatch`). That is safe only because `guardQuery` proved every
+ * query one SELECT before: the lexer saw every string, quoted name and comment end and no
+ * `;` but trailing ones, and `batchText` puts each statement on its own line, so no text of
+ * a query can reach past it. `schemaOfError` names the schema in a message.
+ */
+async function runGuarded(db: Database, queries: readonly GuardedQuery[], after: string, timeout: number, schemaOfError: string): Promise<TextResult[]> {
+  const statements = transactionStart(timeout);
+  const results: number[] = [];
+  for (const q of queries) {
+    statements.push(`SET LOCAL search_path TO ${quoteIdent(q.pgSchema)}`);
+    results.push(statements.push(q.sql) - 1);
+  }
+  statements.push(after);
   try {
-    return await db.queryTextBatch({ before: transactionStart(pgSchema, timeout), query, after: [after] }, { timeoutMs: timeout });
+    return await db.queryTextBatch({ statements, results }, { timeoutMs: timeout });
   } catch (error) {
     // An error skips the rest of the batch and leaves its transaction open and aborted, so
     // roll back. A database that stopped the query itself (PGlite ends its worker) has ended
@@ -68,7 +78,7 @@ async function runGuarded(db: Database, pgSchema: string, query: string, after: 
     if (!(error instanceof ExecutionError)) await db.exec('ROLLBACK').catch(() => {});
     // SQLSTATE 57014: the server cancelled the statement at statement_timeout.
     const timedOut = (error as { code?: unknown }).code === '57014' && /statement timeout/u.test(oneLine(error));
-    throw new ExecutionError(`schema ${pgSchema}: ${timedOut ? `timed out after ${timeout} ms` : oneLine(error)}`, { cause: error });
+    throw new ExecutionError(`schema ${schemaOfError}: ${timedOut ? `timed out after ${timeout} ms` : oneLine(error)}`, { cause: error });
   }
 }
 
@@ -90,7 +100,69 @@ async function runGuarded(db: Database, pgSchema: string, query: string, after: 
 export async function runReadOnly(db: Database, pgSchema: string, sql: string, options: RunOptions = {}): Promise<TextResult> {
   const timeout = Math.max(1, Math.floor(options.timeoutMs ?? 30_000));
   guardQuery(sql, pgSchema);
-  return runGuarded(db, pgSchema, sql, 'COMMIT', timeout);
+  await readerFor(db, pgSchema);
+  return (await runGuarded(db, [{ pgSchema, sql }], 'COMMIT', timeout, pgSchema))[0] as TextResult;
+}
+
+/** One query of `runReadOnlyMany`: its text and the variant schema it runs in. */
+export interface GuardedQuery {
+  readonly pgSchema: string;
+  readonly sql: string;
+}
+
+/** What `runReadOnlyMany` got: the results before the first failure, and that failure. */
+export interface ManyOutcome {
+  /** Results of the queries before `failure.index` (all of them when nothing failed). */
+  readonly results: readonly TextResult[];
+  readonly failure?: { readonly index: number; readonly error: ExecutionError };
+}
+
+/**
+ * Runs several queries as `runReadOnly` would, one after another, and stops at the first
+ * that is refused or fails. On a server they share one read-only transaction and one round
+ * trip (each under its own statement timeout and search_path); when that batch fails, they
+ * are run again one at a time to find which failed and with what message, so the outcome is
+ * the same as one `runReadOnly` each. On PGlite they are run one at a time anyway: its
+ * timeout is a whole message's, and a message there costs no network round trip.
+ *
+ * @example
+ * await runReadOnlyMany(db, [{ pgSchema: 'retail__full_sti', sql: 'SELECT 1' }, { pgSchema: 'retail__full_cti', sql: 'DELETE FROM users' }]);
+ * // { results: [{ columns: ['?column?'], rows: [['1']] }], failure: { index: 1, error: ExecutionError(… refused …) } }
+ */
+export async function runReadOnlyMany(db: Database, queries: readonly GuardedQuery[], options: RunOptions = {}): Promise<ManyOutcome> {
+  const timeout = Math.max(1, Math.floor(options.timeoutMs ?? 30_000));
+  let refused: { index: number; error: ExecutionError } | undefined;
+  for (const [index, q] of queries.entries()) {
+    try {
+      guardQuery(q.sql, q.pgSchema);
+    } catch (error) {
+      if (!(error instanceof ExecutionError)) throw error;
+      refused = { index, error };
+      break;
+    }
+  }
+  const runnable = refused ? queries.slice(0, refused.index) : queries;
+  const oneByOne = async (): Promise<ManyOutcome> => {
+    const results: TextResult[] = [];
+    for (const [index, q] of runnable.entries()) {
+      try {
+        results.push(await runReadOnly(db, q.pgSchema, q.sql, { timeoutMs: timeout }));
+      } catch (error) {
+        if (!(error instanceof ExecutionError)) throw error;
+        return { results, failure: { index, error } };
+      }
+    }
+    return { results, ...(refused ? { failure: refused } : {}) };
+  };
+  if (db.kind === 'pglite' || runnable.length <= 1) return oneByOne();
+  try {
+    for (const schema of new Set(runnable.map((q) => q.pgSchema))) await readerFor(db, schema);
+    const results = await runGuarded(db, runnable, 'COMMIT', timeout, runnable.map((q) => q.pgSchema).join(', '));
+    return { results, ...(refused ? { failure: refused } : {}) };
+  } catch (error) {
+    if (!(error instanceof ExecutionError)) throw error;
+    return oneByOne();
+  }
 }
 
 /**
@@ -104,7 +176,8 @@ export async function runReadOnly(db: Database, pgSchema: string, sql: string, o
 export async function explainCost(db: Database, pgSchema: string, sql: string, options: RunOptions = {}): Promise<number> {
   const timeout = Math.max(1, Math.floor(options.timeoutMs ?? 30_000));
   guardQuery(sql, pgSchema);
-  const result = await runGuarded(db, pgSchema, `EXPLAIN (FORMAT JSON) ${sql}`, 'ROLLBACK', timeout);
+  await readerFor(db, pgSchema);
+  const result = (await runGuarded(db, [{ pgSchema, sql: `EXPLAIN (FORMAT JSON) ${sql}` }], 'ROLLBACK', timeout, pgSchema))[0] as TextResult;
   let plan: { Plan?: { 'Total Cost'?: number } }[];
   try {
     plan = JSON.parse(result.rows[0]?.[0] ?? '[]') as typeof plan;

@@ -6,7 +6,7 @@
  */
 import type { Database, TextResult } from '../database/database.ts';
 import { ExecutionError, oneLine } from '../common/errors.ts';
-import { explainCost, runReadOnly } from '../execute/run-query.ts';
+import { explainCost, runReadOnly, runReadOnlyMany, type GuardedQuery } from '../execute/run-query.ts';
 import { reject } from './group-record.ts';
 
 export interface QueryRunner {
@@ -17,6 +17,14 @@ export interface QueryRunner {
    * query is planned, never run), through the guarded executor (`explainCost`).
    */
   cost(pgSchema: string, sql: string): Promise<number>;
+  /**
+   * Runs queries split into one contiguous share per connection, each share as one
+   * `runReadOnlyMany` (one round trip on a server). Gives every result when all ran;
+   * otherwise the results before the earliest failing query in list order, and that failure
+   * as a `timeout` or `execution-error` rejection. Each share runs up to its own first
+   * failure, so which failure is the earliest does not depend on the timing.
+   */
+  runMany(queries: readonly GuardedQuery[]): Promise<ManyRun>;
   /**
    * Runs tasks in order, at most one per connection at a time; results in task order. Once a
    * task fails no further task starts, the ones running are awaited, and the error of the
@@ -29,6 +37,25 @@ export interface QueryRunner {
   dbSeconds(): number;
   /** Queries and cost estimates sent so far: one round trip to the database each. */
   roundTrips(): number;
+}
+
+/** What `QueryRunner.runMany` got. */
+export interface ManyRun {
+  /** Result i of query i; those at and after `failure.index` may be missing. */
+  readonly results: readonly (TextResult | undefined)[];
+  readonly failure?: { readonly index: number; readonly error: unknown };
+}
+
+/** The rejection a failed query means: a timeout, an execution error, or (a bug) the error itself. */
+function rejectionOf(error: unknown): unknown {
+  const text = oneLine(error);
+  try {
+    if (/statement timeout|canceling statement|timed? ?out/iu.test(text)) reject('timeout', text);
+    if (error instanceof ExecutionError) reject('execution-error', text);
+    return error;
+  } catch (rejection) {
+    return rejection;
+  }
 }
 
 export function createQueryRunner(connections: readonly Database[], timeoutMs: number): QueryRunner {
@@ -55,14 +82,37 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
     try {
       return await runReadOnly(db, pgSchema, sql, { timeoutMs });
     } catch (error) {
-      const text = oneLine(error);
-      if (/statement timeout|canceling statement|timed? ?out/iu.test(text)) reject('timeout', text);
-      if (error instanceof ExecutionError) reject('execution-error', text);
-      throw error;
+      throw rejectionOf(error);
     } finally {
       if (--active === 0) total += performance.now() - since;
       release(db);
     }
+  };
+  const runShare = async (share: readonly GuardedQuery[]) => {
+    const db = await acquire();
+    if (active++ === 0) since = performance.now();
+    // One round trip for the share on a server; one per query on PGlite.
+    trips += db.kind === 'pglite' ? share.length : 1;
+    try {
+      return await runReadOnlyMany(db, share, { timeoutMs });
+    } finally {
+      if (--active === 0) total += performance.now() - since;
+      release(db);
+    }
+  };
+  const runMany = async (queries: readonly GuardedQuery[]): Promise<ManyRun> => {
+    const size = Math.ceil(queries.length / connections.length);
+    const starts: number[] = [];
+    for (let start = 0; start < queries.length; start += size) starts.push(start);
+    const outcomes = await Promise.all(starts.map((start) => runShare(queries.slice(start, start + size))));
+    const results: (TextResult | undefined)[] = new Array<TextResult | undefined>(queries.length);
+    let failure: ManyRun['failure'];
+    outcomes.forEach((outcome, k) => {
+      const start = starts[k] as number;
+      outcome.results.forEach((r, i) => (results[start + i] = r));
+      if (outcome.failure && failure === undefined) failure = { index: start + outcome.failure.index, error: rejectionOf(outcome.failure.error) };
+    });
+    return { results, ...(failure ? { failure } : {}) };
   };
   const cost = async (pgSchema: string, sql: string): Promise<number> => {
     const db = await acquire();
@@ -81,6 +131,7 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
   };
   return {
     run,
+    runMany,
     cost,
     all: (tasks) => runInOrder(tasks, connections.length),
     dbSeconds: () => total / 1000,

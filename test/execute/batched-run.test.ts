@@ -1,12 +1,12 @@
 /**
  * The guarded executor sends a query's transaction start, the query and its end as one
- * message (one round trip). These tests hold it to what the separate round trips gave: text
+ * message (one round trip), and on a server several queries as one message. These tests hold it to what the separate round trips gave: text
  * that would reach past the query is refused before anything is sent, an error or a timeout
  * inside the batch leaves no transaction open, and the query runs as the reader role.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchText, openDatabase, type Database, type TextBatch } from '../../generator/database/database.ts';
-import { explainCost, runReadOnly } from '../../generator/execute/run-query.ts';
+import { explainCost, runReadOnly, runReadOnlyMany } from '../../generator/execute/run-query.ts';
 import { READER_ROLE } from '../../generator/database/reader-role.ts';
 import { createDatabase, describeServer } from '../helpers/postgres.ts';
 
@@ -54,13 +54,16 @@ function contract(open: () => Promise<Database>) {
     const r = await runReadOnly(db, 'v1', 'SELECT count(*) AS n FROM t');
     expect(r.rows).toEqual([['3']]);
     expect(batches).toHaveLength(1);
-    expect(batches[0]?.before[0]).toBe('BEGIN READ ONLY');
-    expect(batches[0]?.before).toContain(`SET LOCAL ROLE ${READER_ROLE}`);
+    const batch = batches[0] as TextBatch;
+    expect(batch.statements[0]).toBe('BEGIN READ ONLY');
+    expect(batch.statements).toContain(`SET LOCAL ROLE ${READER_ROLE}`);
+    expect(batch.statements.at(-1)).toBe('COMMIT');
+    expect(batch.results).toEqual([batch.statements.indexOf('SELECT count(*) AS n FROM t')]);
     // What the batch's statements do is the database's to say: the role and the read-only
     // transaction hold while the query runs.
-    const seen = await real.queryTextBatch({ ...(batches[0] as TextBatch), query: "SELECT current_user, current_setting('transaction_read_only')" });
-    expect(seen.rows).toEqual([[READER_ROLE, 'on']]);
-    expect(batches[0]?.after).toEqual(['COMMIT']);
+    const statements = batch.statements.map((s, i) => (i === batch.results[0] ? "SELECT current_user, current_setting('transaction_read_only')" : s));
+    const [seen] = await real.queryTextBatch({ statements, results: batch.results });
+    expect(seen?.rows).toEqual([[READER_ROLE, 'on']]);
     await expectNoOpenTransaction(real);
   });
 
@@ -88,9 +91,7 @@ function contract(open: () => Promise<Database>) {
     await expectNoOpenTransaction(real);
     expect((await runReadOnly(real, 'v1', 'SELECT count(*) FROM t ;; ')).rows).toEqual([['3']]);
     await expectNoOpenTransaction(real);
-    const { text, index } = batchText({ before: ['BEGIN'], query: 'SELECT 1 -- c;', after: ['COMMIT'] });
-    expect(text).toBe('BEGIN\n;\nSELECT 1 -- c\n;\nCOMMIT\n;\n');
-    expect(index).toBe(1);
+    expect(batchText({ statements: ['BEGIN', 'SELECT 1 -- c;', 'COMMIT'], results: [1] })).toBe('BEGIN\n;\nSELECT 1 -- c\n;\nCOMMIT\n;\n');
   });
 
   it('rolls back after an error inside the batch: no transaction stays open and the next query works', async () => {
@@ -126,6 +127,46 @@ function contract(open: () => Promise<Database>) {
     }
     expect((await runReadOnly(real, 'v1', 'SELECT count(*) FROM t')).rows).toEqual([['3']]);
   });
+
+  it('runs several queries as one each would, stopping at the first refused or failing one', async () => {
+    await real.exec("CREATE SCHEMA v2; CREATE TABLE v2.t (id integer PRIMARY KEY, name text); INSERT INTO v2.t VALUES (7, 'seven')");
+    const { db, batches } = recording(real);
+    const queries = [
+      { pgSchema: 'v1', sql: 'SELECT name FROM t ORDER BY id' },
+      { pgSchema: 'v2', sql: 'SELECT name FROM t ORDER BY id -- v2 has its own t' },
+      { pgSchema: 'v1', sql: 'SELECT count(*) FROM t' },
+    ];
+    const all = await runReadOnlyMany(db, queries);
+    expect(all.failure).toBeUndefined();
+    expect(all.results.map((r) => r.rows)).toEqual([[['one'], ['two'], ['three']], [['seven']], [['3']]]);
+    // One round trip on a server, one per query on PGlite (whose timeout is a message's).
+    expect(batches).toHaveLength(real.kind === 'postgres' ? 1 : 3);
+    await expectNoOpenTransaction(real);
+
+    // A query that fails while running: the ones before it answer, the error is its own.
+    const failing = await runReadOnlyMany(real, [queries[0]!, { pgSchema: 'v2', sql: 'SELECT 10 / (id - 7) FROM t' }, queries[2]!]);
+    expect(failing.results.map((r) => r.rows)).toEqual([[['one'], ['two'], ['three']]]);
+    expect(failing.failure?.index).toBe(1);
+    expect(failing.failure?.error.message).toBe('schema v2: division by zero');
+    await expectNoOpenTransaction(real);
+
+    // A refused query: nothing from it on reaches the database.
+    batches.length = 0;
+    const refused = await runReadOnlyMany(db, [queries[0]!, queries[1]!, { pgSchema: 'v1', sql: 'SELECT 1; DELETE FROM t' }, queries[2]!]);
+    expect(refused.results).toHaveLength(2);
+    expect(refused.failure?.index).toBe(2);
+    expect(refused.failure?.error.message).toMatch(/^schema v1: refused: several statements/);
+    expect(batches.flatMap((b) => b.statements).filter((s) => /DELETE/u.test(s))).toEqual([]);
+
+    // A timeout: each query of a server's batch keeps its own statement timeout (PGlite runs
+    // them one at a time, as runReadOnly, whose timeout is tested above).
+    if (real.kind === 'pglite') return;
+    const slow = await runReadOnlyMany(real, [queries[2]!, { pgSchema: 'v1', sql: 'SELECT count(*) FROM generate_series(1, 300000000)' }], { timeoutMs: 200 });
+    expect(slow.results.map((r) => r.rows)).toEqual([[['3']]]);
+    expect(slow.failure?.error.message).toBe('schema v1: timed out after 200 ms');
+    await expectNoOpenTransaction(real);
+    expect((await runReadOnly(real, 'v2', 'SELECT count(*) FROM t')).rows).toEqual([['1']]);
+  }, 120_000);
 
   it('estimates cost under the guard, as the reader role, and rolls back', async () => {
     const one = await explainCost(real, 'v1', 'SELECT id FROM t');
