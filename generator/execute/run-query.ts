@@ -33,6 +33,25 @@ async function ensureReader(db: Database, pgSchema: string): Promise<void> {
  */
 const STRINGS_AS_GUARDED = "SELECT CASE WHEN current_setting('standard_conforming_strings') = 'on' THEN 0 ELSE ('standard_conforming_strings is ' || current_setting('standard_conforming_strings') || ', so the query is not run')::int END";
 
+/** Texts the guard passed, with the schema it passed them for (bounded; see `guard`). */
+const passed = new Map<string, string>();
+const PASSED_LIMIT = 20_000;
+
+/**
+ * `guardQuery`, without parsing a text again that it already passed. Parsing is the guard's
+ * dearest part, and generation runs each compiled query on both instances' schemas. The
+ * verdict depends on the schema only through the tables a query names with a schema: a text
+ * that passed for schema A names none but A's, so when A's name appears nowhere in it (in
+ * any case), it names no schema at all and passes for every schema alike.
+ */
+function guard(sql: string, pgSchema: string): void {
+  const before = passed.get(sql);
+  if (before === pgSchema || (before !== undefined && !sql.toLowerCase().includes(before.toLowerCase()))) return;
+  guardQuery(sql, pgSchema);
+  if (passed.size >= PASSED_LIMIT) passed.clear();
+  passed.set(sql, pgSchema);
+}
+
 /** The statements that open a guarded query's transaction (see `runReadOnly`); the search_path follows per query. */
 function transactionStart(timeout: number): string[] {
   return [
@@ -99,7 +118,7 @@ async function runGuarded(db: Database, queries: readonly GuardedQuery[], after:
  */
 export async function runReadOnly(db: Database, pgSchema: string, sql: string, options: RunOptions = {}): Promise<TextResult> {
   const timeout = Math.max(1, Math.floor(options.timeoutMs ?? 30_000));
-  guardQuery(sql, pgSchema);
+  guard(sql, pgSchema);
   await readerFor(db, pgSchema);
   return (await runGuarded(db, [{ pgSchema, sql }], 'COMMIT', timeout, pgSchema))[0] as TextResult;
 }
@@ -134,7 +153,7 @@ export async function runReadOnlyMany(db: Database, queries: readonly GuardedQue
   let refused: { index: number; error: ExecutionError } | undefined;
   for (const [index, q] of queries.entries()) {
     try {
-      guardQuery(q.sql, q.pgSchema);
+      guard(q.sql, q.pgSchema);
     } catch (error) {
       if (!(error instanceof ExecutionError)) throw error;
       refused = { index, error };
@@ -146,7 +165,9 @@ export async function runReadOnlyMany(db: Database, queries: readonly GuardedQue
     const results: TextResult[] = [];
     for (const [index, q] of runnable.entries()) {
       try {
-        results.push(await runReadOnly(db, q.pgSchema, q.sql, { timeoutMs: timeout }));
+        // Guarded above already: parsing is the guard's dearest part.
+        await readerFor(db, q.pgSchema);
+        results.push((await runGuarded(db, [q], 'COMMIT', timeout, q.pgSchema))[0] as TextResult);
       } catch (error) {
         if (!(error instanceof ExecutionError)) throw error;
         return { results, failure: { index, error } };
@@ -175,7 +196,7 @@ export async function runReadOnlyMany(db: Database, queries: readonly GuardedQue
  */
 export async function explainCost(db: Database, pgSchema: string, sql: string, options: RunOptions = {}): Promise<number> {
   const timeout = Math.max(1, Math.floor(options.timeoutMs ?? 30_000));
-  guardQuery(sql, pgSchema);
+  guard(sql, pgSchema);
   await readerFor(db, pgSchema);
   const result = (await runGuarded(db, [{ pgSchema, sql: `EXPLAIN (FORMAT JSON) ${sql}` }], 'ROLLBACK', timeout, pgSchema))[0] as TextResult;
   let plan: { Plan?: { 'Total Cost'?: number } }[];

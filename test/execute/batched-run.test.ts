@@ -86,6 +86,16 @@ function contract(open: () => Promise<Database>) {
     expect((await runReadOnly(real, 'v1', 'SELECT count(*) FROM t')).rows).toEqual([['3']]);
   });
 
+  it('keeps a passed text to its schema when it names one, however often it ran before', async () => {
+    await real.exec('CREATE SCHEMA IF NOT EXISTS v3; CREATE TABLE IF NOT EXISTS v3.t (id integer)');
+    for (let i = 0; i < 2; i++) expect((await runReadOnly(real, 'v1', 'SELECT count(*) FROM v1.t')).rows).toEqual([['3']]);
+    await expect(runReadOnly(real, 'v3', 'SELECT count(*) FROM v1.t')).rejects.toThrow(/^schema v3: refused: table v1\.t: a query reads only its variant's tables$/);
+    await expect(runReadOnly(real, 'v3', 'SELECT count(*) FROM "V1".t')).rejects.toThrow(/^schema v3: refused: /);
+    // A text that names no schema passes for any, once parsed.
+    expect((await runReadOnly(real, 'v1', 'SELECT count(*) AS n FROM t')).rows).toEqual([['3']]);
+    expect((await runReadOnly(real, 'v3', 'SELECT count(*) AS n FROM t')).rows).toEqual([['0']]);
+  });
+
   it('ends a query that closes on a line comment or semicolons on its own line, so the COMMIT still runs', async () => {
     expect((await runReadOnly(real, 'v1', 'SELECT count(*) FROM t -- the rest of this line is a comment')).rows).toEqual([['3']]);
     await expectNoOpenTransaction(real);
