@@ -71,7 +71,7 @@ export interface GenerateReport {
   readonly candidates: number;
   readonly rejected: Record<RejectionReason, number>;
   readonly seconds: { readonly total: number; readonly database: number; readonly own: number };
-  /** Queries and cost estimates this run sent to the database (one round trip each). */
+  /** Round trips this run made to the database (`QueryRunner.roundTrips`). */
   readonly roundTrips: number;
   /** Share of groups whose SQL differs between at least three variants. */
   readonly differs3: number;

@@ -35,7 +35,10 @@ export interface QueryRunner {
   all<T>(tasks: readonly (() => Promise<T>)[]): Promise<T[]>;
   /** Seconds of wall time during which at least one query was running. */
   dbSeconds(): number;
-  /** Queries and cost estimates sent so far: one round trip to the database each. */
+  /**
+   * Round trips to the database so far: one per query and cost estimate, one per share of
+   * `runMany` on a server (the one-at-a-time rerun of a failed share not counted).
+   */
   roundTrips(): number;
 }
 
@@ -58,6 +61,14 @@ function rejectionOf(error: unknown): unknown {
   }
 }
 
+/**
+ * A runner over `connections` (one for PGlite, K for a server) with a statement timeout of
+ * `timeoutMs` on every query.
+ *
+ * @example
+ * const runner = createQueryRunner([db1, db2], 20_000);
+ * await runner.runMany([{ pgSchema: 'retail__full_sti', sql: 'SELECT 1' }, …]);  // two round trips, one per connection
+ */
 export function createQueryRunner(connections: readonly Database[], timeoutMs: number): QueryRunner {
   if (connections.length === 0) throw new Error('createQueryRunner: no connection');
   const free = [...connections];
