@@ -102,10 +102,11 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
   const runShare = async (share: readonly GuardedQuery[]) => {
     const db = await acquire();
     if (active++ === 0) since = performance.now();
-    // One round trip for the share on a server; one per query on PGlite.
-    trips += db.kind === 'pglite' ? share.length : 1;
     try {
-      return await runReadOnlyMany(db, share, { timeoutMs });
+      const outcome = await runReadOnlyMany(db, share, { timeoutMs });
+      // One round trip for the share on a server; one per query run on PGlite.
+      trips += db.kind === 'pglite' ? outcome.results.length + (outcome.failure ? 1 : 0) : 1;
+      return outcome;
     } finally {
       if (--active === 0) total += performance.now() - since;
       release(db);
