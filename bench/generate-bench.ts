@@ -23,6 +23,10 @@ import { generateGroups } from '../generator/generate/generate-groups.ts';
 import { groupsPath, readJsonLines } from '../generator/generate/groups-file.ts';
 import type { GroupRecord } from '../generator/generate/group-record.ts';
 import { IR_CONSTRUCTS, irConstructs } from '../generator/generate/ir-coverage.ts';
+import { guardQuery } from '../generator/execute/query-guard.ts';
+import { runReadOnly, runReadOnlyMany } from '../generator/execute/run-query.ts';
+import { quoteIdent } from '../generator/common/sql-text.ts';
+import { READER_ROLE } from '../generator/database/reader-role.ts';
 
 const { values } = parseArgs({ options: { dataset: { type: 'string' }, groups: { type: 'string' }, scale: { type: 'string' }, concurrency: { type: 'string' }, db: { type: 'string' }, 'skip-pglite': { type: 'boolean' } } });
 const dataset = values.dataset ?? 'social_media';
@@ -51,6 +55,7 @@ async function run(label: string, connections: Database[]): Promise<void> {
     const records = report.accepted * builds.variants.length;
     const rejected = Object.values(report.rejected).reduce((a, b) => a + b, 0);
     say(`\n${label}: ${report.accepted} groups in ${report.seconds.total.toFixed(1)} s = ${Math.round(report.accepted / hours)} groups/hour, ${Math.round(records / hours)} (group × variant) records/hour; ${(100 * report.seconds.database / report.seconds.total).toFixed(0)}% of wall time in the database`);
+    say(`  ${report.roundTrips} database round trips (queries and cost estimates): ${(report.roundTrips / Math.max(1, report.accepted)).toFixed(1)} per accepted group, ${(1000 * report.seconds.database / Math.max(1, report.roundTrips)).toFixed(2)} ms of database wall time each`);
     say(`  candidates ${report.candidates}, accepted ${(100 * report.accepted / report.candidates).toFixed(0)}%; rejected ${rejected}: ${Object.entries(report.rejected).filter(([, n]) => n > 0).map(([r, n]) => `${r} ${n}`).join(', ')}`);
     const lines = readJsonLines<GroupRecord>(groupsPath(out, dataset), false);
     const declared = (rel: string, dir: 'forward' | 'reverse') => { const r = index.relationship(rel); return dir === 'forward' ? r.to : r.from; };
@@ -59,9 +64,45 @@ async function run(label: string, connections: Database[]): Promise<void> {
     say(`  distinct skeletons ${new Set(lines.map((g) => g.skeleton)).size}, distinct structure hashes ${new Set(lines.map((g) => g.structure_hash)).size}, SQL differs between ≥3 variants in ${(100 * report.differs3).toFixed(0)}%`);
     say(`  difficulty: ${Object.entries(report.difficulty).map(([d, n]) => `${d} ${(100 * n / Math.max(1, lines.length)).toFixed(0)}%`).join(', ')}`);
     say(`  IR constructs used ${seen.size}/${IR_CONSTRUCTS.length}; unused: ${IR_CONSTRUCTS.filter((c) => !seen.has(c)).join(', ')}`);
+    await replay(connections[0] as Database, lines, builds.variants);
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
+}
+
+/**
+ * The executor's round trips alone, on one connection: the main-instance queries of up to 60
+ * accepted groups, replayed three ways, interleaved group by group (the order rotating) so
+ * that the load of a shared machine weighs on each way alike: as the executor ran them
+ * before (settings, query and COMMIT as three round trips), one round trip a query
+ * (`runReadOnly`), and one round trip a group (`runReadOnlyMany`, a server only).
+ */
+async function replay(db: Database, lines: readonly GroupRecord[], variants: readonly { name: string; pgSchemas: { main: string } }[]): Promise<void> {
+  const separate = async (pgSchema: string, sql: string): Promise<void> => {
+    guardQuery(sql, pgSchema);
+    await db.exec(`BEGIN; SET TRANSACTION READ ONLY; SET LOCAL ROLE ${quoteIdent(READER_ROLE)}; SET LOCAL statement_timeout = 30000; SET LOCAL search_path TO ${quoteIdent(pgSchema)}; SET LOCAL standard_conforming_strings = on; SET LOCAL TimeZone = 'UTC'; SET LOCAL DateStyle = 'ISO, YMD'`);
+    await db.queryText(sql, { timeoutMs: 30_000 });
+    await db.exec('COMMIT');
+  };
+  const ways: [string, (qs: { pgSchema: string; sql: string }[]) => Promise<void>][] = [
+    ['three round trips a query (before)', async (qs) => { for (const q of qs) await separate(q.pgSchema, q.sql); }],
+    ['one round trip a query', async (qs) => { for (const q of qs) await runReadOnly(db, q.pgSchema, q.sql); }],
+    ['one round trip a group', async (qs) => { const o = await runReadOnlyMany(db, qs); if (o.failure) throw o.failure.error; }],
+  ];
+  const spent = ways.map(() => 0);
+  let queries = 0;
+  const groups = lines.slice(0, 60);
+  for (const [k, g] of groups.entries()) {
+    const qs = variants.map((v) => ({ pgSchema: v.pgSchemas.main, sql: g.variants[v.name]?.sql as string }));
+    queries += qs.length;
+    for (let j = 0; j < ways.length; j++) {
+      const w = (j + k) % ways.length;
+      const t = performance.now();
+      await (ways[w] as (typeof ways)[number])[1](qs);
+      spent[w] = (spent[w] as number) + performance.now() - t;
+    }
+  }
+  say(`  replay of ${queries} main-instance queries (${groups.length} groups) on one connection, interleaved: ${ways.map(([name], i) => `${name} ${((spent[i] as number) / queries).toFixed(2)} ms`).join(', ')} per query${db.kind === 'pglite' ? ' (on PGlite a group is one round trip a query)' : ''}`);
 }
 
 if (!values['skip-pglite']) {

@@ -23,6 +23,15 @@ export interface Database {
    * format, NULL as null), in column order: the same strings from PGlite and a server.
    */
   queryText(sql: string, options?: QueryOptions): Promise<TextResult>;
+  /**
+   * Runs `batch.statements` in order as one message of PostgreSQL's simple query protocol
+   * (one round trip) and returns the rows of the statements `batch.results` names, as
+   * `queryText` does. The first error skips every statement after it, so a transaction the
+   * batch began is left open and aborted: the caller rolls back. The text is concatenated,
+   * so the caller must have proved each statement to be one (the executor's guard does); see
+   * `batchText`.
+   */
+  queryTextBatch(batch: TextBatch, options?: QueryOptions): Promise<TextResult[]>;
   /** Bulk-loads COPY text into a table: `copy` is the `COPY … FROM STDIN` statement. */
   copyIn(copy: string, data: string): Promise<void>;
   close(): Promise<void>;
@@ -35,6 +44,37 @@ export interface QueryOptions {
    * never fires inside single-threaded WebAssembly), stops its worker and reopens the data.
    */
   readonly timeoutMs?: number;
+}
+
+/** Statements sent together (`Database.queryTextBatch`). */
+export interface TextBatch {
+  /** Each one statement, proved so by the caller; a trailing line comment is harmless (see `batchText`). */
+  readonly statements: readonly string[];
+  /** Positions in `statements` whose rows are returned, in this order. */
+  readonly results: readonly number[];
+}
+
+/**
+ * The text of a batch. Each statement ends on a line of its own: a statement that ends
+ * inside a `--` comment cannot swallow the `;` and the statements after it. Semicolons a
+ * statement ends with are dropped, so statement i gives result i (PostgreSQL skips empty
+ * statements without a result).
+ *
+ * @example
+ * batchText({ statements: ['BEGIN READ ONLY', 'SELECT 1 -- one;', 'COMMIT'], results: [1] });
+ * // 'BEGIN READ ONLY\n;\nSELECT 1 -- one\n;\nCOMMIT\n;\n'
+ */
+export function batchText(batch: TextBatch): string {
+  return batch.statements.map((s) => `${s.replace(/[\s;]+$/u, '')}\n;\n`).join('');
+}
+
+/** The results a batch asked for, out of one result per statement. */
+export function pickResults<R>(all: readonly R[], batch: TextBatch): R[] {
+  return batch.results.map((i) => {
+    const r = all[i];
+    if (r === undefined) throw new Error(`a batch of ${batch.statements.length} statements gave ${all.length} results, none at ${i}`);
+    return r;
+  });
 }
 
 export interface TextResult {

@@ -3,9 +3,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExecutionError, LoadError } from '../common/errors.ts';
-import { PGLITE_ESSENTIALS, type Database, type QueryOptions, type Row, type TextResult } from './database.ts';
+import { batchText, pickResults, PGLITE_ESSENTIALS, type Database, type QueryOptions, type Row, type TextResult } from './database.ts';
 
-type Request = { readonly op: 'exec' | 'query' | 'queryText' | 'copyIn' | 'close'; readonly sql?: string; readonly params?: readonly unknown[]; readonly data?: string };
+type Request = { readonly op: 'exec' | 'query' | 'queryText' | 'queryTextBatch' | 'copyIn' | 'close'; readonly sql?: string; readonly params?: readonly unknown[]; readonly data?: string };
 type ReplyError = { readonly message: string; readonly code?: string; readonly errno?: number };
 type Reply = { readonly id: number; readonly ok: boolean; readonly value?: unknown; readonly error?: ReplyError };
 
@@ -215,6 +215,13 @@ export async function openPglite(dir?: string, options: { readonly mustExist?: b
     },
     query: async (sql, params) => (await worker.send({ op: 'query', sql, params: params ?? [] })) as Row[],
     queryText: async (sql, options?: QueryOptions) => (await worker.send({ op: 'queryText', sql }, options?.timeoutMs)) as TextResult,
+    queryTextBatch: async (batch, options?: QueryOptions) => {
+      // One message to the worker and one `exec` inside it: the statements around a query
+      // cost neither a message each nor a pass through PGlite's query machinery each. The
+      // timeout is the whole message's: PGlite cannot say which statement is running.
+      const all = (await worker.send({ op: 'queryTextBatch', sql: batchText(batch) }, options?.timeoutMs)) as TextResult[];
+      return pickResults(all, batch);
+    },
     // Loading is never subject to a timeout: ending the worker mid-write is a crash the
     // data directory would have to recover from.
     copyIn: async (copy, data) => {

@@ -2,7 +2,7 @@
 // on purpose: Node starts it directly, with no TypeScript loader to register, whether the
 // parent runs under tsx (the CLI) or vitest.
 //
-// Messages in:  { id, op: 'exec' | 'query' | 'queryText' | 'copyIn' | 'close', sql, params, data }
+// Messages in:  { id, op: 'exec' | 'query' | 'queryText' | 'queryTextBatch' | 'copyIn' | 'close', sql, params, data }
 // Messages out: { id, ok: true, value } or { id, ok: false, error: { message, code } };
 // id 0 answers the opening of the database.
 import { parentPort, workerData } from 'node:worker_threads';
@@ -24,6 +24,8 @@ const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPor
 let db;
 try {
   db = await PGlite.create(workerData.dir);
+  // The executor's guard reads strings this way; a database default could differ.
+  await db.exec('SET standard_conforming_strings = on');
 } catch (error) {
   port.postMessage({ id: 0, ok: false, error: describe(error) });
   process.exit(1);
@@ -46,6 +48,11 @@ async function run(m) {
     case 'queryText': {
       const result = await db.query(m.sql, [], { rowMode: 'array', parsers: rawParsers });
       return { columns: result.fields.map((f) => f.name), rows: result.rows };
+    }
+    case 'queryTextBatch': {
+      // `exec` runs several statements through the simple protocol, one result per statement.
+      const results = await db.exec(m.sql, { rowMode: 'array', parsers: rawParsers });
+      return results.map((r) => ({ columns: r.fields.map((f) => f.name), rows: r.rows }));
     }
     case 'copyIn': {
       // PGlite reads COPY input from a virtual file the blob option provides.

@@ -3,7 +3,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { LoadError } from '../common/errors.ts';
-import { redactUrl, type Database, type Row } from './database.ts';
+import { batchText, pickResults, redactUrl, type Database, type Row } from './database.ts';
 
 // Read every value as PostgreSQL prints it; callers cast in SQL where they want text.
 const types = {
@@ -18,6 +18,8 @@ export async function openPostgres(url: string): Promise<Database> {
     new URL(url);
     client = new pg.Client({ connectionString: url, types });
     await client.connect();
+    // The executor's guard reads strings this way; a database or role default could differ.
+    await client.query('SET standard_conforming_strings = on');
   } catch (error) {
     throw new LoadError(`cannot connect to ${label}: ${(error as Error).message}`, { cause: error });
   }
@@ -35,6 +37,13 @@ export async function openPostgres(url: string): Promise<Database> {
       // that smuggles a COMMIT and a write after a SELECT is refused, not run.
       const result = await client.query<(string | null)[]>({ text: sql, rowMode: 'array', queryMode: 'extended' } as pg.QueryArrayConfig);
       return { columns: result.fields.map((f) => f.name), rows: result.rows };
+    },
+    queryTextBatch: async (batch) => {
+      // Without parameters pg sends the simple protocol, which runs several statements in
+      // one round trip and answers with one result per statement.
+      const reply = (await client.query<(string | null)[]>({ text: batchText(batch), rowMode: 'array' } as pg.QueryArrayConfig)) as unknown;
+      const all = (Array.isArray(reply) ? reply : [reply]) as pg.QueryArrayResult<(string | null)[]>[];
+      return pickResults(all, batch).map((r) => ({ columns: r.fields.map((f) => f.name), rows: r.rows }));
     },
     copyIn: async (copy, data) => {
       const stream = client.query(copyFrom(copy));

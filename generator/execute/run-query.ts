@@ -24,12 +24,93 @@ async function ensureReader(db: Database, pgSchema: string): Promise<void> {
 }
 
 /**
+ * Fails the batch unless the session reads strings as the guard's lexer does. The server
+ * splits a simple-protocol message into statements before running any of them, so a
+ * `SET standard_conforming_strings` in the same message comes too late to matter; with the
+ * setting off, a backslash before a quote (`'a\' …`) ends a string later than the lexer
+ * thinks, and a guarded query's text could hold a second statement. This statement runs
+ * first, and its error skips every statement after it. (Both backends turn the setting on
+ * when they connect; this is the proof per query, and it costs no round trip.)
+ */
+const STRINGS_AS_GUARDED = "SELECT CASE WHEN current_setting('standard_conforming_strings') = 'on' THEN 0 ELSE ('standard_conforming_strings is ' || current_setting('standard_conforming_strings') || ', so the query is not run')::int END";
+
+/** Texts the guard passed, with the schema it passed them for (bounded; see `guard`). */
+const passed = new Map<string, string>();
+const PASSED_LIMIT = 20_000;
+
+/**
+ * `guardQuery`, without parsing a text again that it already passed. Parsing is the guard's
+ * dearest part, and generation runs each compiled query on both instances' schemas. The
+ * verdict depends on the schema only through the tables a query names with a schema: a text
+ * that passed for schema A names none but A's, so when A's name appears nowhere in it (in
+ * any case), it names no schema at all and passes for every schema alike.
+ */
+function guard(sql: string, pgSchema: string): void {
+  const before = passed.get(sql);
+  if (before === pgSchema || (before !== undefined && !sql.toLowerCase().includes(before.toLowerCase()))) return;
+  guardQuery(sql, pgSchema);
+  if (passed.size >= PASSED_LIMIT) passed.clear();
+  passed.set(sql, pgSchema);
+}
+
+/** The statements that open a guarded query's transaction (see `runReadOnly`); the search_path follows per query. */
+function transactionStart(timeout: number): string[] {
+  return [
+    'BEGIN READ ONLY',
+    STRINGS_AS_GUARDED,
+    `SET LOCAL ROLE ${quoteIdent(READER_ROLE)}`,
+    `SET LOCAL statement_timeout = ${timeout}`,
+    "SET LOCAL TimeZone = 'UTC'",
+    "SET LOCAL DateStyle = 'ISO, YMD'",
+  ];
+}
+
+async function readerFor(db: Database, pgSchema: string): Promise<void> {
+  try {
+    await ensureReader(db, pgSchema);
+  } catch (error) {
+    throw new ExecutionError(`schema ${pgSchema}: ${oneLine(error)}`, { cause: error });
+  }
+}
+
+/**
+ * Runs guarded statements inside one read-only transaction, as one round trip: the
+ * transaction's start, each query after its `SET LOCAL search_path`, and the end go as one
+ * message (`Database.queryTextBatch`). That is safe only because `guardQuery` proved every
+ * query one SELECT before: the lexer saw every string, quoted name and comment end and no
+ * `;` but trailing ones, and `batchText` puts each statement on its own line, so no text of
+ * a query can reach past it. `schemaOfError` names the schema in a message.
+ */
+async function runGuarded(db: Database, queries: readonly GuardedQuery[], after: string, timeout: number, schemaOfError: string): Promise<TextResult[]> {
+  const statements = transactionStart(timeout);
+  const results: number[] = [];
+  for (const q of queries) {
+    statements.push(`SET LOCAL search_path TO ${quoteIdent(q.pgSchema)}`);
+    results.push(statements.push(q.sql) - 1);
+  }
+  statements.push(after);
+  try {
+    return await db.queryTextBatch({ statements, results }, { timeoutMs: timeout });
+  } catch (error) {
+    // An error skips the rest of the batch and leaves its transaction open and aborted, so
+    // roll back. A database that stopped the query itself (PGlite ends its worker) has ended
+    // the session and its transaction with it: waiting for a ROLLBACK would wait for the reopen.
+    if (!(error instanceof ExecutionError)) await db.exec('ROLLBACK').catch(() => {});
+    // SQLSTATE 57014: the server cancelled the statement at statement_timeout.
+    const timedOut = (error as { code?: unknown }).code === '57014' && /statement timeout/u.test(oneLine(error));
+    throw new ExecutionError(`schema ${schemaOfError}: ${timedOut ? `timed out after ${timeout} ms` : oneLine(error)}`, { cause: error });
+  }
+}
+
+/**
  * Runs one query read-only in a variant's schema. The text must be one SELECT that calls
  * only read-only functions (`guardQuery`); it runs in its own READ ONLY transaction as the
  * reader role (which can only read the variant schemas), with a statement timeout, the
  * variant's search_path, and UTC/ISO settings so values print the same on every backend.
- * Every setting is `SET LOCAL`, so nothing outlives the transaction. A refusal or failure is
- * an ExecutionError naming the schema; a timeout says "timed out after N ms".
+ * Every setting is `SET LOCAL`, so nothing outlives the transaction. The transaction's
+ * start, the query and the COMMIT are one round trip to the database. A refusal or failure
+ * is an ExecutionError naming the schema; a timeout says "timed out after N ms"; after
+ * either the connection holds no open transaction.
  *
  * @example
  * await runReadOnly(db, 'retail__full_sti', 'SELECT count(*) FROM users');  // { columns: ['count'], rows: [['42']] }
@@ -38,27 +119,94 @@ async function ensureReader(db: Database, pgSchema: string): Promise<void> {
  */
 export async function runReadOnly(db: Database, pgSchema: string, sql: string, options: RunOptions = {}): Promise<TextResult> {
   const timeout = Math.max(1, Math.floor(options.timeoutMs ?? 30_000));
-  guardQuery(sql, pgSchema);
-  try {
-    await ensureReader(db, pgSchema);
-  } catch (error) {
-    throw new ExecutionError(`schema ${pgSchema}: ${oneLine(error)}`, { cause: error });
+  guard(sql, pgSchema);
+  await readerFor(db, pgSchema);
+  return (await runGuarded(db, [{ pgSchema, sql }], 'COMMIT', timeout, pgSchema))[0] as TextResult;
+}
+
+/** One query of `runReadOnlyMany`: its text and the variant schema it runs in. */
+export interface GuardedQuery {
+  readonly pgSchema: string;
+  readonly sql: string;
+}
+
+/** What `runReadOnlyMany` got: the results before the first failure, and that failure. */
+export interface ManyOutcome {
+  /** Results of the queries before `failure.index` (all of them when nothing failed). */
+  readonly results: readonly TextResult[];
+  readonly failure?: { readonly index: number; readonly error: ExecutionError };
+}
+
+/**
+ * Runs several queries as `runReadOnly` would, one after another, and stops at the first
+ * that is refused or fails. On a server they share one read-only transaction and one round
+ * trip (each under its own statement timeout and search_path); when that batch fails, they
+ * are run again one at a time to find which failed and with what message, so the outcome is
+ * the same as one `runReadOnly` each. On PGlite they are run one at a time anyway: its
+ * timeout is a whole message's, and a message there costs no network round trip.
+ *
+ * @example
+ * await runReadOnlyMany(db, [{ pgSchema: 'retail__full_sti', sql: 'SELECT 1' }, { pgSchema: 'retail__full_cti', sql: 'DELETE FROM users' }]);
+ * // { results: [{ columns: ['?column?'], rows: [['1']] }], failure: { index: 1, error: ExecutionError(… refused …) } }
+ */
+export async function runReadOnlyMany(db: Database, queries: readonly GuardedQuery[], options: RunOptions = {}): Promise<ManyOutcome> {
+  const timeout = Math.max(1, Math.floor(options.timeoutMs ?? 30_000));
+  let refused: { index: number; error: ExecutionError } | undefined;
+  for (const [index, q] of queries.entries()) {
+    try {
+      guard(q.sql, q.pgSchema);
+    } catch (error) {
+      if (!(error instanceof ExecutionError)) throw error;
+      refused = { index, error };
+      break;
+    }
   }
+  const runnable = refused ? queries.slice(0, refused.index) : queries;
+  const oneByOne = async (): Promise<ManyOutcome> => {
+    const results: TextResult[] = [];
+    for (const [index, q] of runnable.entries()) {
+      try {
+        // Guarded above already: parsing is the guard's dearest part.
+        await readerFor(db, q.pgSchema);
+        results.push((await runGuarded(db, [q], 'COMMIT', timeout, q.pgSchema))[0] as TextResult);
+      } catch (error) {
+        if (!(error instanceof ExecutionError)) throw error;
+        return { results, failure: { index, error } };
+      }
+    }
+    return { results, ...(refused ? { failure: refused } : {}) };
+  };
+  if (db.kind === 'pglite' || runnable.length <= 1) return oneByOne();
   try {
-    await db.exec(
-      `BEGIN; SET TRANSACTION READ ONLY; SET LOCAL ROLE ${quoteIdent(READER_ROLE)}; SET LOCAL statement_timeout = ${timeout}; SET LOCAL search_path TO ${quoteIdent(pgSchema)}; SET LOCAL standard_conforming_strings = on; SET LOCAL TimeZone = 'UTC'; SET LOCAL DateStyle = 'ISO, YMD'`,
-    );
-    const result = await db.queryText(sql, { timeoutMs: timeout });
-    await db.exec('COMMIT');
-    return result;
+    for (const schema of new Set(runnable.map((q) => q.pgSchema))) await readerFor(db, schema);
+    const results = await runGuarded(db, runnable, 'COMMIT', timeout, runnable.map((q) => q.pgSchema).join(', '));
+    return { results, ...(refused ? { failure: refused } : {}) };
   } catch (error) {
-    // A database that stopped the query itself (PGlite ends its worker) has ended the
-    // session and its transaction with it: waiting for a ROLLBACK would wait for the reopen.
-    if (!(error instanceof ExecutionError)) await db.exec('ROLLBACK').catch(() => {});
-    // SQLSTATE 57014: the server cancelled the statement at statement_timeout.
-    const timedOut = (error as { code?: unknown }).code === '57014' && /statement timeout/u.test(oneLine(error));
-    throw new ExecutionError(`schema ${pgSchema}: ${timedOut ? `timed out after ${timeout} ms` : oneLine(error)}`, { cause: error });
+    if (!(error instanceof ExecutionError)) throw error;
+    return oneByOne();
   }
+}
+
+/**
+ * The planner's total cost estimate of a query (`EXPLAIN (FORMAT JSON)`, without ANALYZE:
+ * planned, never run), under the same guard, role, settings and single round trip as
+ * `runReadOnly`; the transaction is rolled back.
+ *
+ * @example
+ * await explainCost(db, 'retail__full_sti', 'SELECT * FROM users a, users b');  // 2412.5
+ */
+export async function explainCost(db: Database, pgSchema: string, sql: string, options: RunOptions = {}): Promise<number> {
+  const timeout = Math.max(1, Math.floor(options.timeoutMs ?? 30_000));
+  guard(sql, pgSchema);
+  await readerFor(db, pgSchema);
+  const result = (await runGuarded(db, [{ pgSchema, sql: `EXPLAIN (FORMAT JSON) ${sql}` }], 'ROLLBACK', timeout, pgSchema))[0] as TextResult;
+  let plan: { Plan?: { 'Total Cost'?: number } }[];
+  try {
+    plan = JSON.parse(result.rows[0]?.[0] ?? '[]') as typeof plan;
+  } catch (error) {
+    throw new ExecutionError(`schema ${pgSchema}: EXPLAIN gave no JSON plan: ${oneLine(error)}`, { cause: error });
+  }
+  return plan[0]?.Plan?.['Total Cost'] ?? 0;
 }
 
 /** A result as the comparison sees it: rows of strings (NULL as null), and its hash. */

@@ -74,6 +74,8 @@ export interface GenerateReport {
   readonly candidates: number;
   readonly rejected: Record<RejectionReason, number>;
   readonly seconds: { readonly total: number; readonly database: number; readonly own: number };
+  /** Round trips this run made to the database (`QueryRunner.roundTrips`). */
+  readonly roundTrips: number;
   /** Share of groups whose SQL differs between at least three variants. */
   readonly differs3: number;
   /** Share of accepted groups drawn as long-tail skeletons (the request is `tail`). */
@@ -117,6 +119,7 @@ export function difficultyQuotas(mix: Readonly<Record<Difficulty, number>>, grou
 export async function generateGroups(options: GenerateOptions): Promise<GenerateReport> {
   const started = performance.now();
   const dbAtStart = options.runner.dbSeconds();
+  const tripsAtStart = options.runner.roundTrips();
   const progress = options.progress ?? (() => {});
   const state = readGroupsState(options.out, options.dataset, true);
   const ids = new Set(state.groups.map((g) => g.group_id));
@@ -229,6 +232,7 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
     candidates: final.nextCandidate,
     rejected: countRejections(final.rejections),
     seconds: { total, database, own: total - database },
+    roundTrips: options.runner.roundTrips() - tripsAtStart,
     differs3: final.groups.length === 0 ? 0 : final.groups.filter((g) => g.distinct_sql >= 3).length / final.groups.length,
     longTail: final.groups.length === 0 ? 0 : final.groups.filter((g) => g.long_tail).length / final.groups.length,
     difficulty,
@@ -284,7 +288,7 @@ export function labelGroup(answers: Readonly<Record<string, { sql: string }>>, r
 }
 
 /** The groups stage's `manifest.json` (a merge of shards writes it from the same fields). */
-export function writeManifest(options: Pick<GenerateOptions, 'dataset' | 'out' | 'settings' | 'instanceHashes' | 'suite' | 'tail'> & { readonly variants: readonly { readonly name: string }[] }, report: GenerateReport): void {
+export function writeManifest(options: Pick<GenerateOptions, 'dataset' | 'out' | 'settings' | 'instanceHashes' | 'suite' | 'tail'> & { readonly variants: readonly { readonly name: string }[] }, report: Omit<GenerateReport, 'roundTrips'>): void {
   const manifest = {
     stage: 'groups',
     dataset: options.dataset,

@@ -15,7 +15,8 @@ import type { RelationalSchema } from '../variants/relational-schema.ts';
 import type { Expr, OrderItem, Predicate, Query, SelectQuery } from '../query/conceptual-query.ts';
 import { isOrdered } from '../query/conceptual-query.ts';
 import { compileQuery } from '../compile/compile-query.ts';
-import { compareResults, normalizeResult, type GroupComparison, type NormalizedResult } from '../execute/run-query.ts';
+import { compareResults, normalizeResult, type GroupComparison, type GuardedQuery, type NormalizedResult } from '../execute/run-query.ts';
+import type { TextResult } from '../database/database.ts';
 import { oneLine } from '../common/errors.ts';
 import { reject, type VariantAnswer } from './group-record.ts';
 import type { QueryRunner } from './query-runner.ts';
@@ -80,38 +81,36 @@ export async function verifyGroup(query: Query, ctx: CheckContext): Promise<Veri
   // instead of one per variant and instance.
   const refResult = normalizeResult(await ctx.runner.run(reference.pgSchemas.main, referenceSql), ordered);
   checkAnswer(query, refResult);
-  await checkFilter(query, refResult, reference, ctx);
-  await checkDetermined(query, reference, 'main', ctx);
-  // Then every other variant on the main instance and every variant on the edge-case one,
-  // with the edge-case order check, as one batch: the pool stays full instead of draining
-  // between the instances. Disagreements are judged main first, as before.
+  // Then the filter and order checks on the reference variant, every other variant on the
+  // main instance, and every variant on the edge-case one with its order check, as one
+  // batch: one round trip per connection on a server, the pool full instead of draining
+  // between them. The steps are judged in this order, each up to the earliest query that
+  // failed, so a candidate is rejected for the same reason whatever the timing.
   const hasEdge = ctx.variants.every((v) => v.pgSchemas.edge !== undefined);
-  const orderedCheck = hasEdge && (query.orderBy?.length ?? 0) > 0;
-  type Task = () => Promise<NormalizedResult | undefined>;
-  const execute = (variant: CheckVariant, sql: string, instance: 'main' | 'edge'): Task => async () => normalizeResult(await ctx.runner.run(variant.pgSchemas[instance] as string, sql), ordered);
-  const tasks: Task[] = [
-    ...compiled.filter(({ variant }) => variant !== reference).map(({ variant, sql }) => execute(variant, sql, 'main')),
-    ...(orderedCheck ? [async () => (await checkDetermined(query, reference, 'edge', ctx), undefined)] : []),
-    ...(hasEdge ? compiled.map(({ variant, sql }) => execute(variant, sql, 'edge')) : []),
-  ];
-  const results = await ctx.runner.all(tasks);
   const others = compiled.filter(({ variant }) => variant !== reference);
-  const main = new Map<string, NormalizedResult>();
-  for (const { variant } of compiled) main.set(variant.name, variant === reference ? refResult : (results[others.findIndex((o) => o.variant === variant)] as NormalizedResult));
+  const main = new Map<string, NormalizedResult>([[reference.name, refResult]]);
+  const edgeResults = new Map<string, NormalizedResult>();
+  const collect = (into: Map<string, NormalizedResult>, name: string) => (r: TextResult | undefined) => void into.set(name, normalizeResult(r as TextResult, ordered));
+  const steps: Step[] = [
+    ...(filterCheck(query, refResult, reference, ctx) ?? []),
+    ...(determinedCheck(query, reference, 'main', ctx) ?? []),
+    ...others.map(({ variant, sql }) => ({ query: { pgSchema: variant.pgSchemas.main, sql }, judge: collect(main, variant.name) })),
+    // The edge-case order check has nothing to check without an ORDER BY (a LIMIT alone was
+    // refused on the main instance).
+    ...(hasEdge && (query.orderBy?.length ?? 0) > 0 ? (determinedCheck(query, reference, 'edge', ctx) ?? []) : []),
+    ...(hasEdge ? compiled.map(({ variant, sql }) => ({ query: { pgSchema: variant.pgSchemas.edge as string, sql }, judge: collect(edgeResults, variant.name) })) : []),
+  ];
+  await runSteps(steps, ctx);
   // Variants that disagree on an ordered or limited query usually meet a tie: name it so.
   const explain = async (instance: 'main' | 'edge', c: GroupComparison): Promise<never> => {
     if (query.orderBy?.length || query.limit !== undefined) await checkDetermined(query, reference, instance, ctx);
     return disagreement(instance, c);
   };
-  const mainComparison = compareResults(main);
+  const mainComparison = compareResults(new Map(compiled.map(({ variant }) => [variant.name, main.get(variant.name) as NormalizedResult])));
   if (!mainComparison.agree) await explain('main', mainComparison);
   let edge: InstanceAnswer | undefined;
   if (hasEdge) {
-    // The edge-case order check ran in the batch only with an ORDER BY: without one it has
-    // nothing to check (a LIMIT alone was refused on the main instance).
-    const offset = others.length + (orderedCheck ? 1 : 0);
-    const edgeResults = new Map(compiled.map(({ variant }, i) => [variant.name, results[offset + i] as NormalizedResult]));
-    const c = compareResults(edgeResults);
+    const c = compareResults(new Map(compiled.map(({ variant }) => [variant.name, edgeResults.get(variant.name) as NormalizedResult])));
     if (!c.agree) await explain('edge', c);
     edge = { result_hash: c.hash, row_count: c.rowCount };
   }
@@ -164,12 +163,40 @@ export function checkAnswer(query: Query, result: NormalizedResult): void {
   }
 }
 
+/**
+ * One step of a candidate's batch: a query to run (or none) and what to do with its result;
+ * `judge` rejects the candidate by throwing.
+ */
+interface Step {
+  readonly query?: GuardedQuery;
+  readonly judge: (result: TextResult | undefined) => void;
+}
+
+/**
+ * Runs the steps' queries in one `runMany`, then judges the steps in order; a step whose
+ * query failed throws that failure, and no later step is judged.
+ */
+async function runSteps(steps: readonly Step[], ctx: CheckContext): Promise<void> {
+  const queries: GuardedQuery[] = [];
+  const at = steps.map((s) => (s.query ? queries.push(s.query) - 1 : -1));
+  const { results, failure } = queries.length > 0 ? await ctx.runner.runMany(queries) : { results: [], failure: undefined };
+  steps.forEach((step, k) => {
+    const i = at[k] as number;
+    if (failure && i === failure.index) throw failure.error;
+    step.judge(i < 0 ? undefined : results[i]);
+  });
+}
+
 /** A WHERE clause must change the answer: the same query without it must answer differently. */
-async function checkFilter(query: Query, result: NormalizedResult, reference: CheckVariant, ctx: CheckContext): Promise<void> {
-  if (query.kind !== 'select' || query.where === undefined) return;
+function filterCheck(query: Query, result: NormalizedResult, reference: CheckVariant, ctx: CheckContext): [Step] | undefined {
+  if (query.kind !== 'select' || query.where === undefined) return undefined;
   const { where: _where, ...rest } = query;
-  const unfiltered = normalizeResult(await ctx.runner.run(reference.pgSchemas.main, compileQuery(ctx.index, reference.schema, rest)), isOrdered(query));
-  if (unfiltered.hash === result.hash) reject('filter-keeps-everything', 'the answer is the same without the WHERE clause');
+  return [{
+    query: { pgSchema: reference.pgSchemas.main, sql: compileQuery(ctx.index, reference.schema, rest) },
+    judge: (r) => {
+      if (normalizeResult(r as TextResult, isOrdered(query)).hash === result.hash) reject('filter-keeps-everything', 'the answer is the same without the WHERE clause');
+    },
+  }];
 }
 
 /** Alias → entity for the top level of a select (the aliases an ORDER BY can name). */
@@ -220,10 +247,16 @@ const sign = (n: number): number => (n < 0 ? -1 : n > 0 ? 1 : 0);
  * compares the same under the C collation (bytes) and ICU English.
  */
 export async function checkDetermined(query: Query, reference: CheckVariant, instance: 'main' | 'edge', ctx: CheckContext): Promise<void> {
+  const [step] = determinedCheck(query, reference, instance, ctx) ?? [];
+  if (step) step.judge(step.query ? await ctx.runner.run(step.query.pgSchema, step.query.sql) : undefined);
+}
+
+/** `checkDetermined` as a step: its query and its judgement of the rows; none without ORDER BY or LIMIT. */
+function determinedCheck(query: Query, reference: CheckVariant, instance: 'main' | 'edge', ctx: CheckContext): [Step] | undefined {
   const order = query.orderBy ?? [];
   if (order.length === 0) {
-    if (query.limit !== undefined) reject('order-undetermined', 'LIMIT without ORDER BY');
-    return;
+    if (query.limit === undefined) return undefined;
+    return [{ judge: () => reject('order-undetermined', 'LIMIT without ORDER BY') }];
   }
   const names = outputNames(query);
   const keyExprs: Expr[] = [];
@@ -250,8 +283,11 @@ export async function checkDetermined(query: Query, reference: CheckVariant, ins
     probe = { ...rest, select: [...query.select, ...extra] };
   }
   const sql = compileQuery(ctx.index, reference.schema, probe);
-  const rows = (await ctx.runner.run(reference.pgSchemas[instance] as string, sql)).rows;
-  const width = names.length;
+  return [{ query: { pgSchema: reference.pgSchemas[instance] as string, sql }, judge: (r) => judgeOrder(query, ctx, instance, (r as TextResult).rows, names.length, keyIdx, keyExprs) }];
+}
+
+/** The rows of `determinedCheck`'s query, judged: strict or identical up to the cut, no cut in a tie, no collation dependence. */
+function judgeOrder(query: Query, ctx: CheckContext, instance: 'main' | 'edge', rows: TextResult['rows'], width: number, keyIdx: readonly number[], keyExprs: readonly Expr[]): void {
   const keyOf = (row: readonly (string | null)[]): string => JSON.stringify(keyIdx.map((i) => row[i] ?? null));
   const outOf = (row: readonly (string | null)[]): string => JSON.stringify(row.slice(0, width));
   const limit = query.limit;

@@ -6,8 +6,7 @@
  */
 import type { Database, TextResult } from '../database/database.ts';
 import { ExecutionError, oneLine } from '../common/errors.ts';
-import { runReadOnly } from '../execute/run-query.ts';
-import { quoteIdent } from '../common/sql-text.ts';
+import { explainCost, runReadOnly, runReadOnlyMany, type GuardedQuery } from '../execute/run-query.ts';
 import { reject } from './group-record.ts';
 
 export interface QueryRunner {
@@ -15,9 +14,17 @@ export interface QueryRunner {
   run(pgSchema: string, sql: string): Promise<TextResult>;
   /**
    * The planner's total cost estimate of a query in a schema (EXPLAIN without ANALYZE: the
-   * query is planned, never run), in a read-only transaction of its own.
+   * query is planned, never run), through the guarded executor (`explainCost`).
    */
   cost(pgSchema: string, sql: string): Promise<number>;
+  /**
+   * Runs queries split into one contiguous share per connection, each share as one
+   * `runReadOnlyMany` (one round trip on a server). Gives every result when all ran;
+   * otherwise the results before the earliest failing query in list order, and that failure
+   * as a `timeout` or `execution-error` rejection. Each share runs up to its own first
+   * failure, so which failure is the earliest does not depend on the timing.
+   */
+  runMany(queries: readonly GuardedQuery[]): Promise<ManyRun>;
   /**
    * Runs tasks in order, at most one per connection at a time; results in task order. Once a
    * task fails no further task starts, the ones running are awaited, and the error of the
@@ -28,8 +35,40 @@ export interface QueryRunner {
   all<T>(tasks: readonly (() => Promise<T>)[]): Promise<T[]>;
   /** Seconds of wall time during which at least one query was running. */
   dbSeconds(): number;
+  /**
+   * Round trips to the database so far: one per query and cost estimate, one per share of
+   * `runMany` on a server (the one-at-a-time rerun of a failed share not counted).
+   */
+  roundTrips(): number;
 }
 
+/** What `QueryRunner.runMany` got. */
+export interface ManyRun {
+  /** Result i of query i; those at and after `failure.index` may be missing. */
+  readonly results: readonly (TextResult | undefined)[];
+  readonly failure?: { readonly index: number; readonly error: unknown };
+}
+
+/** The rejection a failed query means: a timeout, an execution error, or (a bug) the error itself. */
+function rejectionOf(error: unknown): unknown {
+  const text = oneLine(error);
+  try {
+    if (/statement timeout|canceling statement|timed? ?out/iu.test(text)) reject('timeout', text);
+    if (error instanceof ExecutionError) reject('execution-error', text);
+    return error;
+  } catch (rejection) {
+    return rejection;
+  }
+}
+
+/**
+ * A runner over `connections` (one for PGlite, K for a server) with a statement timeout of
+ * `timeoutMs` on every query.
+ *
+ * @example
+ * const runner = createQueryRunner([db1, db2], 20_000);
+ * await runner.runMany([{ pgSchema: 'retail__full_sti', sql: 'SELECT 1' }, …]);  // two round trips, one per connection
+ */
 export function createQueryRunner(connections: readonly Database[], timeoutMs: number): QueryRunner {
   if (connections.length === 0) throw new Error('createQueryRunner: no connection');
   const free = [...connections];
@@ -37,6 +76,7 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
   let active = 0;
   let since = 0;
   let total = 0;
+  let trips = 0;
   const acquire = (): Promise<Database> => {
     const db = free.pop();
     return db ? Promise.resolve(db) : new Promise((resolve) => waiting.push(resolve));
@@ -49,30 +89,51 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
   const run = async (pgSchema: string, sql: string): Promise<TextResult> => {
     const db = await acquire();
     if (active++ === 0) since = performance.now();
+    trips += 1;
     try {
       return await runReadOnly(db, pgSchema, sql, { timeoutMs });
     } catch (error) {
-      const text = oneLine(error);
-      if (/statement timeout|canceling statement|timed? ?out/iu.test(text)) reject('timeout', text);
-      if (error instanceof ExecutionError) reject('execution-error', text);
-      throw error;
+      throw rejectionOf(error);
     } finally {
       if (--active === 0) total += performance.now() - since;
       release(db);
     }
   };
-  const cost = async (pgSchema: string, sql: string): Promise<number> => {
+  const runShare = async (share: readonly GuardedQuery[]) => {
     const db = await acquire();
     if (active++ === 0) since = performance.now();
     try {
-      await db.exec(`BEGIN; SET TRANSACTION READ ONLY; SET LOCAL search_path TO ${quoteIdent(pgSchema)}`);
-      try {
-        const result = await db.queryText(`EXPLAIN (FORMAT JSON) ${sql}`);
-        const plan = JSON.parse(result.rows[0]?.[0] ?? '[]') as { Plan?: { 'Total Cost'?: number } }[];
-        return plan[0]?.Plan?.['Total Cost'] ?? 0;
-      } finally {
-        await db.exec('ROLLBACK').catch(() => {});
-      }
+      const outcome = await runReadOnlyMany(db, share, { timeoutMs });
+      // One round trip for the share on a server; one per query run on PGlite.
+      trips += db.kind === 'pglite' ? outcome.results.length + (outcome.failure ? 1 : 0) : 1;
+      return outcome;
+    } finally {
+      if (--active === 0) total += performance.now() - since;
+      release(db);
+    }
+  };
+  const runMany = async (queries: readonly GuardedQuery[]): Promise<ManyRun> => {
+    const size = Math.ceil(queries.length / connections.length);
+    const starts: number[] = [];
+    for (let start = 0; start < queries.length; start += size) starts.push(start);
+    const outcomes = await Promise.all(starts.map((start) => runShare(queries.slice(start, start + size))));
+    const results: (TextResult | undefined)[] = new Array<TextResult | undefined>(queries.length);
+    let failure: ManyRun['failure'];
+    outcomes.forEach((outcome, k) => {
+      const start = starts[k] as number;
+      outcome.results.forEach((r, i) => (results[start + i] = r));
+      if (outcome.failure && failure === undefined) failure = { index: start + outcome.failure.index, error: rejectionOf(outcome.failure.error) };
+    });
+    return { results, ...(failure ? { failure } : {}) };
+  };
+  const cost = async (pgSchema: string, sql: string): Promise<number> => {
+    const db = await acquire();
+    if (active++ === 0) since = performance.now();
+    trips += 1;
+    try {
+      // Our own compiled SQL, yet through the same guard, role and timeout as every query:
+      // one path to the database is one path to trust, and it costs one round trip.
+      return await explainCost(db, pgSchema, sql, { timeoutMs });
     } catch (error) {
       return reject('execution-error', `EXPLAIN in ${pgSchema}: ${oneLine(error)}`);
     } finally {
@@ -82,9 +143,11 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
   };
   return {
     run,
+    runMany,
     cost,
     all: (tasks) => runInOrder(tasks, connections.length),
     dbSeconds: () => total / 1000,
+    roundTrips: () => trips,
   };
 }
 
