@@ -223,6 +223,12 @@ function xCall(e: Expr, lhs = 'x_call'): Derivation {
     return e.distinct ? node('x_call', ph('agg'), kw('('), kw('DISTINCT'), xDistinctArg(e.arg), kw(')')) : node('x_call', ph('agg'), kw('('), xAny(e.arg), kw(')'));
   }
   if (e.kind !== 'function') return fail('a call', e);
+  // NULLIF takes exactly two arguments in PostgreSQL's grammar itself: its rule says so.
+  if (e.name === 'nullif') {
+    const [a, b, ...rest] = e.args;
+    if (!a || !b || rest.length > 0 || e.distinct || e.orderBy.length > 0) fail('NULLIF without exactly two arguments', e);
+    return node('x_call', kw('NULLIF'), kw('('), xAny(a), kw(','), xAny(b), kw(')'));
+  }
   const name: Part = STRUCTURAL_FUNCTIONS.has(e.name) ? kw(e.name.toUpperCase()) : ph('fn', functionKind(e.name));
   const inside: Part[] = [];
   if (e.distinct) inside.push(kw('DISTINCT'));
