@@ -100,6 +100,11 @@ function selectCore(select: SelectQuery, qctx: QueryContext): Part[] {
     // A subquery's value cannot start with a parenthesis (the parser refuses it), so the
     // expression rules enter here only through a unit: a call, a CASE, a CAST, …
     parts.push(orElse(() => (only.kind === 'arithmetic' ? node('sub_item', subArith(only)) : selectItem(only, 'sub_item', false)), () => node('sub_item', xAtom(only))));
+  } else if (!select.from) {
+    // Without FROM there is nothing for `*` to mean (PostgreSQL: a syntax error), so a
+    // FROM-less select list has its own rule, over expressions only.
+    if (select.columns.some((c) => c.expr.kind === 'star')) fail('SELECT * without FROM');
+    parts.push(list('free_select_list', select.columns.map((c) => xAny(c.expr))));
   } else {
     parts.push(list('select_list', select.columns.map((c) => selectItem(c.expr))));
   }
