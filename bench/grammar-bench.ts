@@ -1,7 +1,9 @@
 /**
  * Grammar and canonicalization benchmark: skeleton sampling from grammars/spider.pcfg, and
  * canonicalization of the Spider training queries (parse alone, canonical structure of
- * parsed queries, both together), plus skeleton extraction and a full estimate.
+ * parsed queries, both together), plus skeleton extraction and a full estimate; then the
+ * analytic grammar: sampling from grammars/analytic-mix.pcfg, the round trip of 10,000 of
+ * its skeletons (print, parse, extract), and the BIRD mini-dev estimate.
  *
  *   npm run bench:grammar
  *
@@ -17,7 +19,8 @@ import { corpusSkeletons, readCorpus } from '../generator/grammar/corpus-skeleto
 import { countRules, estimateGrammar } from '../generator/grammar/pcfg-estimator.ts';
 import { drawOne, sampleSkeletons } from '../generator/grammar/pcfg-sampler.ts';
 import { parseGrammar } from '../generator/grammar/pcfg.ts';
-import { deriveQuery } from '../generator/grammar/skeleton-extractor.ts';
+import { deriveQuery, extractSkeleton } from '../generator/grammar/skeleton-extractor.ts';
+import { instantiateSkeleton } from '../generator/grammar/skeleton-instantiator.ts';
 import { parseSql } from '../generator/sql/parser-adapter.ts';
 import type { Query } from '../generator/sql/sql-ast.ts';
 import { canonicalizeSql, canonicalStructure } from '../generator/structure/canonical-structure.ts';
@@ -123,6 +126,32 @@ const t = performance.now();
 const corpus = corpusSkeletons(queries, { dialect: 'sqlite' });
 estimateGrammar(countRules(corpus.derivations), { smoothing: 0 });
 rows.push(['estimate from the whole corpus (parse, derive, count, normalize)', `${((performance.now() - t) / 1000).toFixed(2)} s`]);
+
+// The analytic grammar: BIRD mini-dev mixed with Spider.
+const mix = parseGrammar(readFileSync(resolve(root, 'grammars/analytic-mix.pcfg'), 'utf8'), 'grammars/analytic-mix.pcfg');
+const mixSamples = rate(() => sampleSkeletons(mix, { n: 5000, seed: `mix-${seed++}` }).samples.length);
+rows.push([`distinct samples from grammars/analytic-mix.pcfg (${mix.rules.length} rules)`, `${fmt(mixSamples.perSecond)} /s`]);
+const roundTripStart = performance.now();
+const drawnMix = sampleSkeletons(mix, { n: 10_000, seed: 'round-trip/mix', tail: 0.1 }).samples;
+let mismatched = 0;
+for (const sample of drawnMix) {
+  try {
+    if (extractSkeleton(parseSql(instantiateSkeleton(sample.tokens), { dialect: 'postgresql' })).text !== sample.skeleton) mismatched++;
+  } catch {
+    mismatched++;
+  }
+}
+rows.push([
+  `round trip of ${fmt(drawnMix.length)} analytic-mix skeletons (sample, print, parse, extract): ${mismatched} not read back the same`,
+  `${((performance.now() - roundTripStart) / 1000).toFixed(1)} s`,
+]);
+const birdFile = resolve(root, '..', 'shared', 'corpora', 'bird_minidev', 'minidev_postgresql.sql');
+if (existsSync(birdFile)) {
+  const birdStart = performance.now();
+  const bird = corpusSkeletons(readCorpus(readFileSync(birdFile, 'utf8')), { dialect: 'postgresql' });
+  estimateGrammar(countRules(bird.derivations), { smoothing: 0 });
+  rows.push([`BIRD mini-dev estimate: ${bird.parsed} of ${bird.total} queries derived`, `${((performance.now() - birdStart) / 1000).toFixed(2)} s`]);
+}
 
 say('| figure | value |');
 say('|---|---|');

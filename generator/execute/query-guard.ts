@@ -274,6 +274,7 @@ function checkTree(node: unknown, pgSchema: string, ctes: ReadonlySet<string> = 
     // The adapter keeps `x = ANY (arr)` as a call of a function named ANY.
     if (parts.length > 0 || !SYNTAX_BEFORE_PARENTHESIS.has(name)) checkCall(pgSchema, parts.length > 0 ? parts.join('.') : null, name, '');
   }
+  if (n['kind'] === 'clock') throw refuse(pgSchema, `${String(n['name'])}: an answer that changes between runs cannot be verified`);
   if (n['kind'] === 'table' && typeof n['name'] === 'string') {
     const name = n['name'];
     const dot = name.lastIndexOf('.');

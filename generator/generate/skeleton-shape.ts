@@ -101,8 +101,14 @@ function readQuery(q: Sql.Query): QueryShape {
   for (const arm of q.tail) {
     shape = { kind: 'set', op: arm.op, left: shape, right: readSelect(arm.query), orderBy: [], limit: null };
   }
-  const orderBy = q.orderBy.map((o) => ({ key: readItem(o.expr), direction: o.direction ?? 'asc' }) as const);
+  const orderBy = q.orderBy.map((o) => ({ key: readOrderKey(o), direction: o.direction ?? 'asc' }) as const);
   return { ...(shape as SetShape), orderBy, limit: readLimit(q.limit) };
+}
+
+/** An ORDER BY key; NULLS FIRST/LAST is a choice the shape cannot carry, so it is refused, not dropped. */
+function readOrderKey(o: Sql.OrderItem): ItemSlot {
+  if (o.nulls !== null) reject('unsupported-skeleton', `NULLS ${o.nulls.toUpperCase()} in ORDER BY`);
+  return readItem(o.expr);
 }
 
 function readLimit(limit: Sql.Expr | null): 'one' | 'n' | null {
@@ -226,7 +232,7 @@ function readSelect(q: Sql.SelectQuery): SelectShape {
   if (q.distinct && groupBy.length > 0 && !hasPlain) reject('meaningless-skeleton', 'SELECT DISTINCT of aggregates over groups');
   if (q.distinct && groupBy.length === 0 && hasAggregate) reject('meaningless-skeleton', 'SELECT DISTINCT of a single aggregate row');
   if (q.having !== null && groupBy.length === 0) reject('meaningless-skeleton', 'HAVING without GROUP BY');
-  const orderBy = q.orderBy.map((o) => ({ key: readItem(o.expr), direction: o.direction ?? 'asc' }) as const);
+  const orderBy = q.orderBy.map((o) => ({ key: readOrderKey(o), direction: o.direction ?? 'asc' }) as const);
   if (groupBy.length === 0 && !hasAggregate && orderBy.some((o) => o.key.kind === 'aggregate')) reject('meaningless-skeleton', 'ORDER BY an aggregate without GROUP BY');
   if (groupBy.length === 0 && hasAggregate && (orderBy.length > 0 || q.limit !== null)) reject('meaningless-skeleton', 'ORDER BY or LIMIT on a single aggregate row');
   return {

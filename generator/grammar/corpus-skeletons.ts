@@ -6,7 +6,7 @@ import { EquisqlError, isStackOverflow } from '../common/errors.ts';
 import type { Dialect } from '../sql/sql-ast.ts';
 import { parseSqlWithDialect } from '../sql/parser-adapter.ts';
 import type { Derivation } from './derivation.ts';
-import { deriveQuery } from './skeleton-extractor.ts';
+import { deriveStatement } from './skeleton-extractor.ts';
 
 export interface CorpusQuery {
   /** 1-based line in the corpus file. */
@@ -48,7 +48,7 @@ export function corpusSkeletons(queries: readonly CorpusQuery[], options: { dial
   queries.forEach((query, i) => {
     try {
       const parsed = parseSqlWithDialect(query.sql, { dialect: options.dialect ?? 'sqlite', fallback: options.fallback ?? true });
-      derivations.push(deriveQuery(parsed.query));
+      derivations.push(deriveStatement(parsed.query));
       dialects[parsed.dialect]++;
     } catch (error) {
       // A query too deep for a tree walk is skipped like one that does not parse.
@@ -66,6 +66,11 @@ const KNOWN_CORPORA: readonly { readonly file: RegExp; readonly source: string; 
   {
     file: /spider_train\.sql$/u,
     source: 'Spider text-to-SQL benchmark (Yu et al., EMNLP 2018), training split gold SQL',
+    licence: 'CC BY-SA 4.0',
+  },
+  {
+    file: /minidev_postgresql\.sql$/u,
+    source: 'BIRD benchmark mini-dev set (Li et al., NeurIPS 2023), PostgreSQL gold SQL',
     licence: 'CC BY-SA 4.0',
   },
 ];

@@ -43,7 +43,10 @@ export interface EstimateOptions {
 export function estimateGrammar(counts: RuleCounts, options: EstimateOptions = {}): Grammar {
   const k = options.smoothing ?? 0;
   if (!(k >= 0)) throw new GrammarError(`smoothing must be a non-negative number, got ${k}`);
-  const start = options.start ?? options.base?.start ?? 'query';
+  // Derivations of whole statements (`deriveStatement`) start at `statement`, above the base
+  // grammar's `query`; derivations of queries alone start where the base does.
+  const statements = [...counts.values()].some((c) => c.lhs === 'statement');
+  const start = options.start ?? (statements ? 'statement' : (options.base?.start ?? 'query'));
   const inventory = new Map<string, { lhs: string; rhs: readonly GrammarSymbol[]; count: number }>();
   for (const rule of options.base?.rules ?? []) inventory.set(rule.key, { lhs: rule.lhs, rhs: rule.rhs, count: 0 });
   for (const [key, entry] of counts) inventory.set(key, { ...entry });

@@ -20,9 +20,13 @@ import { GrammarError } from '../common/errors.ts';
 export const PLACEHOLDER_TYPES: Readonly<Record<string, readonly (string | null)[]>> = {
   table: [null],
   column: [null, 'numeric', 'text'],
-  value: [null, 'number', 'text', 'pattern'],
+  value: [null, 'number', 'text', 'pattern', 'interval'],
   agg: [null],
   alias: [null],
+  /** A function by what it computes (`expression-rules.ts` lists the names of each). */
+  fn: [null, 'text', 'numeric', 'date', 'window', 'agg'],
+  /** The target type of a CAST. */
+  type: [null, 'numeric', 'text', 'date', 'boolean'],
 };
 
 export type GrammarSymbol =

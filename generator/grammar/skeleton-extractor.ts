@@ -16,30 +16,12 @@
  * extractSkeleton(parseSql('SELECT name FROM singer ORDER BY age DESC LIMIT 1')).text;
  * // 'SELECT <column> FROM <table> ORDER BY <column> DESC LIMIT 1'
  */
-import { GrammarError } from '../common/errors.ts';
 import type { Expr, FromClause, Join, OrderItem, Query, SelectItem, SelectQuery, TableSource } from '../sql/sql-ast.ts';
-import { printExpr } from '../sql/sql-printer.ts';
 import { derivation, skeletonOf, type Derivation, type Skeleton } from './derivation.ts';
+import { fail, kw, list, node, ph, type Part } from './derivation-builder.ts';
+import { GrammarError } from '../common/errors.ts';
+import { COMPOUND_KINDS, xAny, xAtom, xNumOp, xOrderItem } from './expression-rules.ts';
 import type { GrammarSymbol } from './pcfg.ts';
-
-type Part = GrammarSymbol | Derivation;
-
-const kw = (text: string): GrammarSymbol => ({ kind: 'terminal', text });
-const ph = (name: string, type: string | null = null): GrammarSymbol => ({ kind: 'placeholder', name, type });
-
-function node(lhs: string, ...parts: readonly Part[]): Derivation {
-  const rhs: GrammarSymbol[] = [];
-  const children: Derivation[] = [];
-  for (const part of parts) {
-    if ('children' in part) {
-      rhs.push({ kind: 'nonterminal', name: part.lhs });
-      children.push(part);
-    } else {
-      rhs.push(part);
-    }
-  }
-  return derivation(lhs, rhs, children);
-}
 
 /** Condition contexts: WHERE and HAVING draw from separate nonterminals. */
 type Context = 'where' | 'having';
@@ -47,10 +29,6 @@ const COND_NAMES: Record<Context, { cond: string; conj: string; list: string; co
   where: { cond: 'cond', conj: 'conj', list: 'conj_list', conjunct: 'conjunct', pred: 'pred' },
   having: { cond: 'having_cond', conj: 'having_conj', list: 'having_conj_list', conjunct: 'having_conjunct', pred: 'having_pred' },
 };
-
-function fail(what: string, expr?: Expr): never {
-  throw new GrammarError(`no grammar rule for ${what}${expr ? `: ${printExpr(expr)}` : ''}`);
-}
 
 /**
  * Query contexts: a subquery used as a value (scalar, IN) must return one column, so it
@@ -65,7 +43,7 @@ const QUERY_NAMES: Record<QueryContext, { query: string; stmt: string; simple: s
 /** The derivation of a query; throws GrammarError naming the construct the grammar lacks. */
 export function deriveQuery(query: Query, qctx: QueryContext = 'query'): Derivation {
   const names = QUERY_NAMES[qctx];
-  if (query.kind === 'with') fail('WITH');
+  if (query.kind === 'with') fail('WITH inside a subquery, a derived table or a common table expression');
   if (query.kind === 'select') return node(names.query, selectStmt(query, qctx));
   const arms = [query.head, ...query.tail.map((arm) => arm.query)];
   const ops = query.tail.map((arm) => arm.op);
@@ -84,6 +62,22 @@ export function deriveQuery(query: Query, qctx: QueryContext = 'query'): Derivat
   return build(0);
 }
 
+/**
+ * The derivation of a whole statement: `statement -> query`, or a WITH list before one
+ * SELECT. WITH lives here, above `query`, because `query` is also the tail of a set
+ * operation (`… EXCEPT query`), where SQL allows no WITH.
+ */
+export function deriveStatement(query: Query): Derivation {
+  if (query.kind !== 'with') return node('statement', deriveQuery(query));
+  if (query.body.kind !== 'select') fail('WITH before a set operation');
+  const ctes = query.ctes.map((cte) =>
+    cte.columns.length === 0
+      ? node('cte', ph('alias'), kw('AS'), kw('('), deriveQuery(cte.query), kw(')'))
+      : node('cte', ph('alias'), kw('('), list('cte_columns', cte.columns.map(() => ph('column'))), kw(')'), kw('AS'), kw('('), deriveQuery(cte.query), kw(')')),
+  );
+  return node('statement', kw('WITH'), list('cte_list', ctes), selectStmt(query.body, 'query'));
+}
+
 /** A subquery used as a value: `( SELECT <column> FROM … )`. */
 function valueQuery(query: Query): Part[] {
   return [kw('('), deriveQuery(query, 'subquery'), kw(')')];
@@ -91,12 +85,11 @@ function valueQuery(query: Query): Part[] {
 
 /** The skeleton of a parsed query. */
 export function extractSkeleton(query: Query): Skeleton {
-  return skeletonOf(deriveQuery(query));
+  return skeletonOf(deriveStatement(query));
 }
 
 function selectCore(select: SelectQuery, qctx: QueryContext): Part[] {
-  if (!select.from) fail('a SELECT without FROM');
-  if (select.offset) fail('OFFSET');
+  if (select.offset && !select.limit) fail('OFFSET without LIMIT');
   const parts: Part[] = [kw('SELECT')];
   if (select.distinct) parts.push(kw('DISTINCT'));
   if (qctx === 'subquery') {
@@ -104,11 +97,18 @@ function selectCore(select: SelectQuery, qctx: QueryContext): Part[] {
     const only = (select.columns[0] as SelectItem).expr;
     // The parser refuses `(SELECT * …)` and `(SELECT (SELECT …) …)` as values.
     if (only.kind === 'star' || only.kind === 'subquery') fail('SELECT * or a nested subquery as the value of a subquery');
-    parts.push(only.kind === 'arithmetic' ? node('sub_item', subArith(only)) : selectItem(only, 'sub_item'));
+    // A subquery's value cannot start with a parenthesis (the parser refuses it), so the
+    // expression rules enter here only through a unit: a call, a CASE, a CAST, …
+    parts.push(orElse(() => (only.kind === 'arithmetic' ? node('sub_item', subArith(only)) : selectItem(only, 'sub_item', false)), () => node('sub_item', xAtom(only))));
+  } else if (!select.from) {
+    // Without FROM there is nothing for `*` to mean (PostgreSQL: a syntax error), so a
+    // FROM-less select list has its own rule, over expressions only.
+    if (select.columns.some((c) => c.expr.kind === 'star')) fail('SELECT * without FROM');
+    parts.push(list('free_select_list', select.columns.map((c) => xAny(c.expr))));
   } else {
     parts.push(list('select_list', select.columns.map((c) => selectItem(c.expr))));
   }
-  parts.push(fromClause(select.from));
+  if (select.from) parts.push(fromClause(select.from));
   if (select.where) parts.push(node('where_clause', kw('WHERE'), cond(select.where, 'where')));
   if (select.groupBy.length > 0) {
     parts.push(node('group_clause', kw('GROUP'), kw('BY'), list('group_list', select.groupBy.map(groupItem))));
@@ -120,7 +120,7 @@ function selectCore(select: SelectQuery, qctx: QueryContext): Part[] {
 function selectStmt(select: SelectQuery, qctx: QueryContext): Derivation {
   const parts = selectCore(select, qctx);
   if (select.orderBy.length > 0) parts.push(node('order_clause', kw('ORDER'), kw('BY'), list('order_list', select.orderBy.map(orderItem))));
-  if (select.limit) parts.push(limitClause(select.limit));
+  if (select.limit) parts.push(limitClause(select.limit, select.offset));
   return node(QUERY_NAMES[qctx].stmt, ...parts);
 }
 
@@ -129,15 +129,26 @@ function simpleSelect(select: SelectQuery, qctx: QueryContext): Derivation {
   return node(QUERY_NAMES[qctx].simple, ...selectCore(select, qctx));
 }
 
-/** `name -> item | item "," name`: a right-recursive list of at least one item. */
-function list(name: string, items: readonly Part[], separator: string | null = ','): Derivation {
-  const [first, ...rest] = items;
-  if (first === undefined) return fail(`an empty ${name}`);
-  if (rest.length === 0) return node(name, first);
-  return separator === null ? node(name, first, list(name, rest, separator)) : node(name, first, kw(separator), list(name, rest, separator));
+/**
+ * The clause rule's own form when it has one, else `generic()`, the expression rules'.
+ * When both fail, the clause rule's reason is the one reported (it names the construct).
+ */
+function orElse(specific: () => Derivation, generic: () => Derivation): Derivation {
+  try {
+    return specific();
+  } catch (error) {
+    if (!(error instanceof GrammarError)) throw error;
+    try {
+      return generic();
+    } catch (second) {
+      if (!(second instanceof GrammarError)) throw second;
+      throw error;
+    }
+  }
 }
 
-function selectItem(expr: Expr, lhs = 'select_item'): Derivation {
+function selectItem(expr: Expr, lhs = 'select_item', generic = true): Derivation {
+  if (generic) return orElse(() => selectItem(expr, lhs, false), () => node(lhs, xAny(expr)));
   switch (expr.kind) {
     case 'star':
       return node(lhs, kw('*'));
@@ -191,14 +202,20 @@ function subArith(expr: Expr): Derivation {
     lead.kind === 'column'
       ? node('lead_term', ph('column', 'numeric'))
       : lead.kind === 'aggregate'
-        ? node('lead_term', aggCall(lead))
+        ? orElse(() => node('lead_term', aggCall(lead)), () => node('lead_term', xAtom(lead)))
         : lead.kind === 'number'
           ? node('lead_term', ph('value', 'number'))
-          : fail('a subquery value starting with a parenthesis', expr);
+          : lead.kind !== 'subquery' && !COMPOUND_KINDS.has(lead.kind)
+            ? node('lead_term', xAtom(lead))
+            : fail('a subquery value starting with a parenthesis', expr);
   return node('sub_arith', leadNode, node('arith_op', kw(expr.op)), term(expr.right));
 }
 
 function term(expr: Expr): Derivation {
+  return orElse(() => clauseTerm(expr), () => node('term', xNumOp(expr)));
+}
+
+function clauseTerm(expr: Expr): Derivation {
   switch (expr.kind) {
     case 'column':
       return node('term', ph('column', 'numeric'));
@@ -265,6 +282,10 @@ function flatten(expr: Expr, op: 'and' | 'or'): Expr[] {
 }
 
 function onCond(expr: Expr): Derivation {
+  return orElse(() => onEqualities(expr), () => node('on_cond', whereCondition(expr)));
+}
+
+function onEqualities(expr: Expr): Derivation {
   const equalities = flatten(expr, 'and').map((e) => {
     if (e.kind !== 'comparison' || e.op !== '=' || e.left.kind !== 'column' || e.right.kind !== 'column') {
       return fail('a join condition other than column equalities', expr);
@@ -306,7 +327,16 @@ function orChain(items: readonly Expr[]): Expr {
   return items.slice(1).reduce<Expr>((acc, e) => ({ kind: 'logical', op: 'or', left: acc, right: e }), items[0] as Expr);
 }
 
+/** The derivation of a WHERE condition (the expression rules use it for CASE WHEN, FILTER, AND/OR). */
+export function whereCondition(expr: Expr): Derivation {
+  return cond(expr, 'where');
+}
+
 function pred(expr: Expr, ctx: Context): Derivation {
+  return orElse(() => clausePred(expr, ctx), () => node(COND_NAMES[ctx].pred, xAny(expr)));
+}
+
+function clausePred(expr: Expr, ctx: Context): Derivation {
   const p = (...parts: Part[]): Derivation => node(COND_NAMES[ctx].pred, ...parts);
   const not = (negated: boolean): Part[] => (negated ? [kw('NOT')] : []);
   switch (expr.kind) {
@@ -346,7 +376,7 @@ function pred(expr: Expr, ctx: Context): Derivation {
     case 'not': {
       // `NOT x LIKE y` and `x NOT LIKE y` are one construct; the grammar knows the second form.
       const inner = expr.operand;
-      if (inner.kind === 'like' || inner.kind === 'in-list' || inner.kind === 'in-subquery' || inner.kind === 'between' || inner.kind === 'exists') {
+      if (inner.kind === 'like' || inner.kind === 'in-list' || inner.kind === 'in-subquery' || inner.kind === 'between' || inner.kind === 'exists' || inner.kind === 'is-null') {
         return pred({ ...inner, negated: !inner.negated }, ctx);
       }
       return fail('NOT over this condition', expr);
@@ -402,13 +432,16 @@ function operand(expr: Expr): Derivation {
   return derivation('operand', inner.rhs, inner.children);
 }
 
-function groupItem(expr: Expr): GrammarSymbol {
-  if (expr.kind !== 'column') return fail('GROUP BY item', expr);
-  return ph('column');
+function groupItem(expr: Expr): Part {
+  return expr.kind === 'column' ? ph('column') : xAny(expr);
 }
 
 function orderItem(item: OrderItem): Derivation {
-  if (item.nulls !== null) fail('NULLS FIRST/LAST');
+  if (item.nulls !== null) return node('order_item', xOrderItem(item));
+  return orElse(() => clauseOrderItem(item), () => node('order_item', xOrderItem(item)));
+}
+
+function clauseOrderItem(item: OrderItem): Derivation {
   const key = sortKey(item.expr);
   if (item.direction === null) return node('order_item', key);
   return node('order_item', key, kw(item.direction.toUpperCase()));
@@ -427,7 +460,9 @@ function sortKey(expr: Expr): Derivation {
   }
 }
 
-function limitClause(expr: Expr): Derivation {
+function limitClause(expr: Expr, offset: Expr | null = null): Derivation {
   if (expr.kind !== 'number') return fail('non-numeric LIMIT', expr);
-  return expr.text === '1' ? node('limit_clause', kw('LIMIT'), kw('1')) : node('limit_clause', kw('LIMIT'), ph('value', 'number'));
+  if (offset && offset.kind !== 'number') return fail('non-numeric OFFSET', offset);
+  const tail = offset ? [kw('OFFSET'), ph('value', 'number')] : [];
+  return expr.text === '1' ? node('limit_clause', kw('LIMIT'), kw('1'), ...tail) : node('limit_clause', kw('LIMIT'), ph('value', 'number'), ...tail);
 }

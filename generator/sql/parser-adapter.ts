@@ -33,6 +33,8 @@ import type {
   WindowFrame,
   FrameBound,
   FunctionCall,
+  Filtered,
+  ClockValue,
 } from './sql-ast.ts';
 
 export type { Dialect } from './sql-ast.ts';
@@ -188,7 +190,9 @@ const EXPRESSION_KEYS: Record<string, readonly string[]> = {
   boolean: ['value'],
   binary_expr: ['operator', 'left', 'right'],
   unary_expr: ['operator', 'expr'],
-  aggr_func: ['name', 'args', 'over'],
+  aggr_func: ['name', 'args', 'over', 'filter'],
+  extract: ['args'],
+  interval: ['expr', 'unit'],
   function: ['name', 'args', 'args_parentheses', 'over'],
   window_func: ['name', 'args', 'over'],
   case: ['expr', 'args'],
@@ -225,6 +229,7 @@ function ident(value: unknown): string | null {
 const COMPARISONS: Record<string, ComparisonOperator> = { '=': '=', '==': '=', '!=': '!=', '<>': '!=', '<': '<', '>': '>', '<=': '<=', '>=': '>=' };
 const ARITHMETIC: Record<string, ArithmeticOperator> = { '+': '+', '-': '-', '*': '*', '/': '/', '%': '%', '||': '||' };
 const AGGREGATES = new Set<AggregateName>(['count', 'sum', 'avg', 'min', 'max']);
+const CLOCK_VALUES: ReadonlySet<string> = new Set(['CURRENT_DATE', 'CURRENT_TIMESTAMP', 'CURRENT_TIME', 'LOCALTIMESTAMP', 'LOCALTIME']);
 const OTHER_OPERATOR = /^[-+*/<>=~!@#%^&|`?]+$/u;
 const JOINS: Record<string, JoinKind> = {
   JOIN: 'inner',
@@ -650,7 +655,19 @@ class Converter {
       case 'unary_expr':
         return this.unary(raw);
       case 'aggr_func':
-        return this.windowed(raw, this.aggregate(raw));
+        return this.windowed(raw, this.filtered(raw, this.aggregate(raw)));
+      case 'extract': {
+        const args = raw['args'];
+        if (!isRaw(args) || typeof args['field'] !== 'string') throw this.unsupported('EXTRACT');
+        this.only(args, 'EXTRACT', ['field', 'source']);
+        return { kind: 'extract', field: args['field'].toUpperCase(), source: this.expr(args['source']) };
+      }
+      case 'interval': {
+        const value = raw['expr'];
+        if (!isRaw(value) || (value['type'] !== 'single_quote_string' && value['type'] !== 'string')) throw this.unsupported('INTERVAL other than a quoted string');
+        const unit = typeof raw['unit'] === 'string' && raw['unit'] !== '' ? raw['unit'].toUpperCase() : null;
+        return { kind: 'interval', value: String(value['value']).replaceAll("''", "'"), unit };
+      }
       case 'function':
       case 'window_func':
         return this.windowed(raw, this.call(raw));
@@ -787,13 +804,22 @@ class Converter {
     return { kind: 'cast', operand: this.expr(raw['expr']), type: `${target['dataType'].toUpperCase()}${size}` };
   }
 
+  /** `call FILTER (WHERE …)` when the parser node has a filter, else `call` itself. */
+  private filtered(raw: Raw, call: Expr): Expr {
+    const filter = raw['filter'];
+    if (isEmpty(filter)) return call;
+    if ((call.kind !== 'aggregate' && call.kind !== 'function') || !isRaw(filter)) throw this.unsupported('FILTER');
+    this.only(filter, 'FILTER', ['keyword', 'parentheses', 'where']);
+    return { kind: 'filtered', call, where: this.expr(filter['where']) };
+  }
+
   /** `call OVER (…)` when the parser node has a window, else `call` itself. */
   private windowed(raw: Raw, call: Expr): Expr {
     const over = raw['over'];
     if (isEmpty(over)) return call;
-    if (call.kind !== 'aggregate' && call.kind !== 'function') throw this.unsupported('OVER after an expression that is not a call');
+    if (call.kind !== 'aggregate' && call.kind !== 'function' && call.kind !== 'filtered') throw this.unsupported('OVER after an expression that is not a call');
     // PostgreSQL: "DISTINCT is not implemented for window functions".
-    if (call.distinct) throw this.refuse('DISTINCT in a window function', /\bDISTINCT\b/iu);
+    if ((call.kind === 'filtered' ? call.call : call).distinct) throw this.refuse('DISTINCT in a window function', /\bDISTINCT\b/iu);
     if (!isRaw(over) || over['type'] !== 'window') throw this.unsupported('OVER clause');
     this.only(over, 'OVER', ['as_window_specification']);
     const spec = over['as_window_specification'];
@@ -813,7 +839,7 @@ class Converter {
     });
     const orderBy = this.orderItems(Array.isArray(window['orderby']) ? (window['orderby'] as unknown[]) : []);
     const frame = isEmpty(window['window_frame_clause']) ? null : this.frame(window['window_frame_clause']);
-    const node: WindowCall = { kind: 'window', call: call as Aggregate | FunctionCall, partitionBy, orderBy, frame };
+    const node: WindowCall = { kind: 'window', call: call as Aggregate | FunctionCall | Filtered, partitionBy, orderBy, frame };
     return node;
   }
 
@@ -881,6 +907,9 @@ class Converter {
   private call(raw: Raw): Expr {
     const nameParts = isRaw(raw['name']) && Array.isArray(raw['name']['name']) ? (raw['name']['name'] as unknown[]) : [raw['name']];
     const name = nameParts.map((part) => ident(part) ?? '').join('.').toLowerCase();
+    // CURRENT_DATE and its kin come back as calls of a keyword with no argument list.
+    const clock = name.toUpperCase();
+    if (!('args' in raw) && nameParts.length === 1 && CLOCK_VALUES.has(clock)) return { kind: 'clock', name: clock as ClockValue['name'] };
     const argsRaw = raw['args'];
     if (isRaw(argsRaw)) this.only(argsRaw, 'function arguments', ['value']);
     const argList = isRaw(argsRaw) && Array.isArray(argsRaw['value']) ? (argsRaw['value'] as unknown[]) : [];

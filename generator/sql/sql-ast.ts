@@ -147,7 +147,11 @@ export type Expr =
   | Operator
   | ArraySubquery
   | ArrayLiteral
-  | WindowCall;
+  | WindowCall
+  | Filtered
+  | Extract
+  | IntervalLiteral
+  | ClockValue;
 
 export interface ColumnRef {
   readonly kind: 'column';
@@ -327,10 +331,43 @@ export interface ArraySubquery {
  */
 export interface WindowCall {
   readonly kind: 'window';
-  readonly call: Aggregate | FunctionCall;
+  readonly call: Aggregate | FunctionCall | Filtered;
   readonly partitionBy: readonly Expr[];
   readonly orderBy: readonly OrderItem[];
   readonly frame: WindowFrame | null;
+}
+
+/** An aggregate with `FILTER (WHERE …)`: `COUNT(*) FILTER (WHERE o.paid)`. */
+export interface Filtered {
+  readonly kind: 'filtered';
+  readonly call: Aggregate | FunctionCall;
+  readonly where: Expr;
+}
+
+/** `EXTRACT(YEAR FROM d)`; the field upper-case as SQL writes it. */
+export interface Extract {
+  readonly kind: 'extract';
+  readonly field: string;
+  readonly source: Expr;
+}
+
+/** `INTERVAL '1 day'` or `INTERVAL '2' DAY`. */
+export interface IntervalLiteral {
+  readonly kind: 'interval';
+  /** The quoted text. */
+  readonly value: string;
+  /** The unit after the string (upper-case), or `null` when the string holds it. */
+  readonly unit: string | null;
+}
+
+/**
+ * SQL's clock values written without parentheses: `CURRENT_DATE`, `CURRENT_TIMESTAMP`,
+ * `CURRENT_TIME`, `LOCALTIMESTAMP`, `LOCALTIME`. The parser reads them; the guard refuses
+ * them like `now()`, since an answer that changes between runs cannot be verified.
+ */
+export interface ClockValue {
+  readonly kind: 'clock';
+  readonly name: 'CURRENT_DATE' | 'CURRENT_TIMESTAMP' | 'CURRENT_TIME' | 'LOCALTIMESTAMP' | 'LOCALTIME';
 }
 
 /** `ROWS|RANGE <start>` or `ROWS|RANGE BETWEEN <start> AND <end>`. */

@@ -219,6 +219,14 @@ class Printer {
         return `ARRAY(${this.query(expr.query)})`;
       case 'window':
         return `${this.expr(expr.call)} OVER (${this.window(expr)})`;
+      case 'filtered':
+        return `${this.expr(expr.call)} FILTER (WHERE ${this.expr(expr.where)})`;
+      case 'extract':
+        return `EXTRACT(${expr.field} FROM ${this.expr(expr.source)})`;
+      case 'interval':
+        return `INTERVAL '${expr.value.replaceAll("'", "''")}'${expr.unit ? ` ${expr.unit}` : ''}`;
+      case 'clock':
+        return expr.name;
     }
   }
 

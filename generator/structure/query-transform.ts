@@ -91,6 +91,8 @@ export function transformExpr(expr: Expr, t: Transform): Expr {
   switch (expr.kind) {
     case 'column':
     case 'star':
+    case 'interval':
+    case 'clock':
     case 'number':
     case 'string':
     case 'null':
@@ -142,12 +144,20 @@ export function transformExpr(expr: Expr, t: Transform): Expr {
     case 'array':
       out = { ...expr, items: expr.items.map(e) };
       break;
+    case 'filtered': {
+      const call = e(expr.call);
+      out = { ...expr, call: call.kind === 'aggregate' || call.kind === 'function' ? call : expr.call, where: e(expr.where) };
+      break;
+    }
+    case 'extract':
+      out = { ...expr, source: e(expr.source) };
+      break;
     case 'window': {
       const call = e(expr.call);
       out = {
         ...expr,
         // A callback that turns the call into something else leaves the call as it was.
-        call: call.kind === 'aggregate' || call.kind === 'function' ? call : expr.call,
+        call: call.kind === 'aggregate' || call.kind === 'function' || call.kind === 'filtered' ? call : expr.call,
         partitionBy: expr.partitionBy.map(e),
         orderBy: expr.orderBy.map((o) => ({ ...o, expr: e(o.expr) })),
       };

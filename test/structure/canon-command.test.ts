@@ -20,8 +20,8 @@ describe('equisql canon', () => {
   });
 
   it('gives a null skeleton for SQL the grammar does not cover, but still a structure', async () => {
-    const [r] = await canon('SELECT lower(name) FROM singer\n');
-    expect(r).toMatchObject({ skeleton: null, canonical: 'select lower(name) from singer' });
+    const [r] = await canon('SELECT name FROM singer OFFSET 3\n');
+    expect(r).toMatchObject({ skeleton: null, canonical: 'select name from singer offset 3' });
   });
 
   it('honours --dialect and --no-fallback', async () => {
