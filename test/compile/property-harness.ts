@@ -33,11 +33,19 @@ export function constructsOf(query: Query): Set<string> {
     else if (kind === 'elements') found.add(`elements:${n['type']}`);
     else if (kind === 'like') found.add(n['caseInsensitive'] ? 'ilike' : 'like');
     else if (kind === 'exists') found.add(n['negated'] ? 'not exists' : 'exists');
-    else if (kind === 'aggregate') found.add(`aggregate:${n['fn']}${n['distinct'] ? ' distinct' : ''}${n['arg'] ? '' : ' *'}`);
+    else if (kind === 'aggregate') {
+      found.add(`aggregate:${n['fn']}${n['distinct'] ? ' distinct' : ''}${n['arg'] ? '' : ' *'}`);
+      if (n['filter']) found.add('aggregate filter');
+      if (n['fn'] === 'sum' && (n['arg'] as { kind?: string } | undefined)?.kind === 'case') found.add('sum of case');
+    } else if (kind === 'cast') found.add(`cast:${n['to']}`);
+    else if (kind === 'textFunction') found.add(`textFunction:${n['fn']}`);
+    else if (kind === 'ratio') found.add(n['percent'] ? 'percentage' : 'ratio');
+    else if (kind === 'arithmetic' && n['op'] === '||') found.add('concat');
     else if (kind === 'set') found.add(`set:${n['op']}`);
     else if (kind === 'select') {
       const q = n as unknown as { distinct?: boolean; groupBy?: unknown[]; having?: unknown; orderBy?: unknown[]; limit?: number; joins?: { kind: string; relationship?: string }[] };
       if (q.distinct) found.add('distinct');
+      for (const o of (q.orderBy ?? []) as { nulls?: string }[]) if (o.nulls) found.add(`nulls ${o.nulls}`);
       if ((q.groupBy?.length ?? 0) > 0) found.add('group by');
       if (q.having) found.add('having');
       if ((q.orderBy?.length ?? 0) > 0 && q.limit !== undefined) found.add('order by + limit');
@@ -59,6 +67,11 @@ export const REQUIRED_CONSTRUCTS = [
   'exists', 'not exists', 'inQuery', 'not in query', 'scalarSubquery', 'aggregate:count *', 'aggregate:count', 'aggregate:count distinct',
   'aggregate:sum', 'aggregate:avg', 'aggregate:min', 'aggregate:max', 'group by', 'having', 'order by + limit', 'distinct',
   'set:union', 'set:union all', 'set:intersect', 'set:except', 'setArray', 'setSize', 'classOf', 'round', 'element', 'arithmetic',
+  // Scalar analytics.
+  'case', 'simpleCase', 'cast:numeric', 'cast:real', 'cast:integer', 'cast:text', 'cast:date', 'nullif', 'coalesce',
+  'aggregate filter', 'sum of case', 'percentage', 'ratio', 'extract', 'dateTrunc', 'dateShift', 'ageYears',
+  'textFunction:lower', 'textFunction:upper', 'textFunction:length', 'substring', 'position', 'concat', 'nulls first', 'nulls last',
+  'aggregate:sum distinct', 'aggregate:avg distinct', 'aggregate:min distinct', 'aggregate:max distinct',
 ];
 
 interface Built {
