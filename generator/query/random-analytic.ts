@@ -102,11 +102,7 @@ export function drawAnalyticValue(d: AnalyticDrawer, a: Alias): Expr | undefined
       return { kind: 'arithmetic', op: '||', left: { kind: 'arithmetic', op: '||', left: attr(a, x.name), right: lit(' ') }, right: attr(a, y.name) };
     },
   ];
-  for (const i of r.shuffle(options.map((_, i) => i))) {
-    const e = (options[i] as () => Expr | undefined)();
-    if (e) return e;
-  }
-  return undefined;
+  return firstDrawn(r, options, [1, 1, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
 }
 
 /**
@@ -140,18 +136,15 @@ export function drawAnalyticAggregate(d: AnalyticDrawer, a: Alias): Expr | undef
     },
     () => {
       if (k.number.length === 0) return undefined;
-      const fn = r.pick(['sum', 'avg', 'min', 'max', 'count'] as const);
+      // count(DISTINCT …) the plain draws make already.
+      const fn = r.pick(['sum', 'avg', 'min', 'max'] as const);
       const agg: Expr = { kind: 'aggregate', fn, arg: attr(a, r.pick(k.number).name), distinct: true };
       return fn === 'avg' ? { kind: 'round', arg: agg, digits: r.int(0, 2) } : agg;
     },
     () => (k.number.length > 0 ? { kind: 'coalesce', args: [{ kind: 'aggregate', fn: 'sum', arg: attr(a, r.pick(k.number).name) }, lit(0)] } : undefined),
     () => (k.temporal.length > 0 ? { kind: 'aggregate', fn: r.pick(['min', 'max'] as const), arg: { kind: 'extract', field: 'year', arg: attr(a, r.pick(k.temporal).name) } } : undefined),
   ];
-  for (const i of r.shuffle(options.map((_, i) => i))) {
-    const e = (options[i] as () => Expr | undefined)();
-    if (e) return e;
-  }
-  return undefined;
+  return firstDrawn(r, options, [1, 1, 1, 1, 4, 1, 1]);
 }
 
 const SHIFT_UNITS: readonly DateUnit[] = ['day', 'week', 'month', 'quarter', 'year'];
@@ -202,9 +195,20 @@ export function drawAnalyticPredicate(d: AnalyticDrawer, a: Alias): Predicate | 
       return v === undefined ? undefined : { kind: 'compare', op: r.pick(['>', '<='] as const), left: { kind: 'coalesce', args: [attr(a, x.name), lit(0)] }, right: lit(v) };
     },
   ];
-  for (const i of r.shuffle(options.map((_, i) => i))) {
-    const p = (options[i] as () => Predicate | undefined)();
-    if (p) return p;
+  return firstDrawn(r, options, options.map(() => 1));
+}
+
+/**
+ * Tries the options in a random order drawn by weight (without replacement) and returns
+ * the first that gives something: an alias without dates still gets a text function.
+ */
+function firstDrawn<T>(r: Rng, options: readonly (() => T | undefined)[], weights: readonly number[]): T | undefined {
+  const left = options.map((_, i) => i);
+  while (left.length > 0) {
+    const k = r.weighted(left.map((i) => weights[i] ?? 1));
+    const [i] = left.splice(k, 1) as [number];
+    const value = (options[i] as () => T | undefined)();
+    if (value !== undefined) return value;
   }
   return undefined;
 }

@@ -279,7 +279,7 @@ class QueryDrawer {
 
   private outputExpr(a: EntityAlias, elementAliases: ElementAlias[]): Expr {
     const r = this.rng;
-    if (r.chance(0.15)) {
+    if (r.chance(0.2)) {
       const e = drawAnalyticValue(this.analytic, a);
       if (e) return e;
     }
@@ -337,7 +337,7 @@ class QueryDrawer {
   private aggregateExpr(entityAliases: EntityAlias[], elementAliases: ElementAlias[], countOnly = false): Expr {
     const r = this.rng;
     const a = r.pick(entityAliases);
-    if (r.chance(countOnly ? 0.1 : 0.25)) {
+    if (r.chance(countOnly ? 0.1 : 0.3)) {
       const e = drawAnalyticAggregate(this.analytic, a);
       if (e) return e;
     }
