@@ -18,6 +18,8 @@ import { snakeCase } from '../er-model/er-index.ts';
 import type { ConceptualInstance, EntityObject, Scalar } from '../instance/conceptual-instance.ts';
 import type { Expr, Join, OrderItem, OutputColumn, Predicate, Query, ScalarLiteral, SelectQuery, SetQuery } from '../query/conceptual-query.ts';
 import { reject } from './group-record.ts';
+import { hasAggregate } from '../query/query-scope.ts';
+import { analyticColumn, conditionalAggregate, dateWindow, distinctAggregate, yearCategory } from './analytic-filler.ts';
 import type { AttributeSlot, RelationshipEdge, SchemaGraph, SlotKind } from './schema-graph.ts';
 import type { AggregateSlot, ColumnSlot, ComparisonOp, ConditionShape, ItemSlot, PredicateSlot, QueryShape, SelectShape, SetShape } from './skeleton-shape.ts';
 
@@ -299,7 +301,9 @@ class Filler {
           const picked = r.sample(distinct, r.int(2, 3)).map((v) => this.literal(t.kind, v));
           return { kind: 'in', expr: t.expr, values: picked, ...(slot.op === '<>' ? { negated: true } : {}) };
         }
-        return { kind: 'compare', op: slot.op, left: t.expr, right: { kind: 'literal', value: this.literal(t.kind, value) } };
+        // A date threshold as a window before the latest date in the data: "in the 5 months before 2025-12-30".
+        const window = t.kind === 'temporal' && (slot.op === '>' || slot.op === '>=') && r.chance(0.4) ? dateWindow(values, value) : undefined;
+        return { kind: 'compare', op: slot.op, left: t.expr, right: window ?? { kind: 'literal', value: this.literal(t.kind, value) } };
       }
       case 'compareColumn': {
         const ordered = slot.op !== '=' && slot.op !== '<>';
@@ -488,6 +492,10 @@ class Filler {
     }
     // An aggregate of a column the WHERE clause pins to one value says nothing new.
     const pinned = new Set(fixed.map((e) => JSON.stringify(e)));
+    if (r.chance(0.2)) {
+      const analytic = this.analyticAggregate(entities, elements, pinned, countTarget);
+      if (analytic) return analytic;
+    }
     const numeric = this.candidates(entities, elements, 'numeric').filter((c) => (c.expr.kind !== 'attribute' || c.label !== 'id') && !pinned.has(JSON.stringify(c.expr)));
     const temporal = this.candidates(entities, elements, 'any').filter((c) => c.kind === 'temporal');
     if (numeric.length > 0 && (temporal.length === 0 || r.chance(0.85))) {
@@ -503,6 +511,22 @@ class Filler {
       return { expr: { kind: 'aggregate', fn, arg: t.expr }, kind: 'temporal', label: `${fn === 'max' ? 'latest' : 'earliest'}_${t.label}` };
     }
     return reject('no-fitting-slot', 'no numeric or date column to aggregate');
+  }
+
+  /** Conditional aggregation over a category of the data, or an aggregate of distinct numbers. */
+  private analyticAggregate(entities: readonly EntityAlias[], elements: readonly ElementAlias[], pinned: ReadonlySet<string>, countTarget?: CountTarget): Typed | undefined {
+    const r = this.rng;
+    const categories = this.candidates(entities, elements, 'any').filter((c) => (c.kind === 'text' || c.kind === 'boolean') && !pinned.has(JSON.stringify(c.expr)));
+    const small = categories.filter((c) => {
+      const n = new Set(this.valuesOf(c, entities, elements)).size;
+      return n >= 2 && n <= 12;
+    });
+    if (small.length > 0 && r.chance(0.7)) {
+      const c = r.pick(small);
+      return conditionalAggregate(c, this.valuesOf(c, entities, elements), countTarget?.expr, r);
+    }
+    const numeric = this.candidates(entities, elements, 'numeric').filter((c) => c.label !== 'id' && !pinned.has(JSON.stringify(c.expr)));
+    return numeric.length > 0 ? distinctAggregate(r.pick(numeric), r) : undefined;
   }
 
   // ---- SELECT --------------------------------------------------------------------------
@@ -556,7 +580,10 @@ class Filler {
           const avoid = [...fixed, ...this.outputs.map((o) => o.expr)];
           const there = open.length > 0 ? this.candidates(entities, elements, item.type).filter((c) => open.includes((c.expr as { alias: string }).alias) && !avoid.some((x) => JSON.stringify(x) === JSON.stringify(c.expr))) : [];
           const derived = there.length === 0 && item.type === 'any' && this.rng.chance(0.15) ? this.derivedOutput(entities) : undefined;
-          this.addOutput(derived ?? (there.length > 0 ? this.rng.pick(there) : this.pickColumn(entities, elements, item.type, avoid)));
+          const chosen = derived ?? (there.length > 0 ? this.rng.pick(there) : this.pickColumn(entities, elements, item.type, avoid));
+          // Now and then the column's year, length, case, band…: an analytic output.
+          const analytic = !derived && this.rng.chance(0.15) ? analyticColumn(chosen, this.valuesOf(chosen, entities, elements), item.type, this.isPlainText(chosen, entities), this.rng) : undefined;
+          this.addOutput(analytic ?? chosen);
         }
       }
       const left = unused();
@@ -571,6 +598,13 @@ class Filler {
       const n = new Set(this.valuesOf(c, entities, elements)).size;
       return n >= 2 && n <= 12;
     });
+    // The year of a date is a category too, when the data spans a few years.
+    if (r.chance(0.25)) {
+      for (const t of this.candidates(entities, [], 'any').filter((c) => c.kind === 'temporal')) {
+        const year = yearCategory(t, this.valuesOf(t, entities, elements));
+        if (year) lowCardinality.push(year);
+      }
+    }
     const keys: Expr[] = [];
     const plainItems = shape.items.filter((i) => i.kind === 'column');
     let countTarget: CountTarget | undefined;
@@ -611,7 +645,7 @@ class Filler {
     for (const item of shape.items) {
       if (item.kind === 'aggregate') this.addOutput(this.aggregate(item, aggScope, elements, countTarget));
     }
-    if (!this.outputs.some((o) => o.expr.kind === 'aggregate' || o.expr.kind === 'round')) this.addOutput(this.aggregate({ kind: 'aggregate', mode: 'star' }, aggScope, elements, countTarget));
+    if (!this.outputs.some((o) => hasAggregate(o.expr))) this.addOutput(this.aggregate({ kind: 'aggregate', mode: 'star' }, aggScope, elements, countTarget));
     let having: Predicate | undefined;
     const base0: SelectQuery = { kind: 'select', select: [...this.outputs], from: { entity: base.entity, alias: base.alias }, ...(joins.length > 0 ? { joins } : {}), ...(where ? { where } : {}), groupBy: keys };
     if (shape.having) having = await this.having(shape.having, base0, aggScope, elements, countTarget);
@@ -682,7 +716,7 @@ class Filler {
 
   private orderKey(key: ItemSlot, q: SelectQuery, grouped: boolean, shape: SelectShape, taken: Set<string>): { name: string } {
     const outs = this.outputs.filter((o) => !taken.has(o.name));
-    const isAgg = (e: Expr): boolean => e.kind === 'aggregate' || e.kind === 'round';
+    const isAgg = (e: Expr): boolean => hasAggregate(e);
     if (key.kind === 'aggregate') {
       const existing = outs.filter((o) => isAgg(o.expr));
       if (existing.length > 0) return this.rng.pick(existing);
