@@ -31,7 +31,6 @@ import { groupId } from './canonical-query.ts';
 import { appendLine, countRejections, groupsPath, readGroupsState, rejectionsPath } from './groups-file.ts';
 import type { QueryRunner } from './query-runner.ts';
 import type { SuiteEntry } from './suite-file.ts';
-import { usesAnalytic } from '../query/analytic-expr.ts';
 import { extractSkeleton } from '../grammar/skeleton-extractor.ts';
 
 export interface GenerateOptions {
@@ -180,8 +179,7 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
             query,
             ordered: isOrdered(query),
             variants: verified.answers,
-            // The filler may write an analytic construct into a plain slot: the skeleton is then the SQL's own.
-            skeleton: entry || usesAnalytic(query) ? skeletonOfSql(verified.answers[labels.reference]?.sql ?? '') : sample.skeleton,
+            skeleton: entry ? skeletonOfSql(verified.answers[labels.reference]?.sql ?? '') : sample.skeleton,
             long_tail: sample.tail,
             reference_variant: labels.reference,
             structure_hash: labels.structureHash,

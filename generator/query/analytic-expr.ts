@@ -131,17 +131,3 @@ export function valueKind(e: Expr, typeOf: (e: Expr) => AttributeType | undefine
       return undefined;
   }
 }
-
-/**
- * Whether a query uses an analytic construct anywhere: an analytic expression, a filtered
- * aggregate, DISTINCT in sum/avg/min/max, or a NULLS position in an ORDER BY.
- */
-export function usesAnalytic(query: unknown): boolean {
-  if (Array.isArray(query)) return query.some(usesAnalytic);
-  if (!query || typeof query !== 'object') return false;
-  const n = query as Record<string, unknown>;
-  if (typeof n['kind'] === 'string' && ANALYTIC_KINDS.has(n['kind'])) return true;
-  if (n['kind'] === 'aggregate' && (n['filter'] !== undefined || (n['distinct'] === true && n['fn'] !== 'count'))) return true;
-  if (n['nulls'] !== undefined && n['direction'] !== undefined) return true;
-  return Object.values(n).some(usesAnalytic);
-}
