@@ -34,8 +34,19 @@ function sortedNumbers(values: readonly Scalar[]): number[] {
  * a text in lower case or its length or first letters, a number bucketed by a CASE at its
  * median or cast to a whole number. Undefined when the column offers nothing fitting.
  */
-export function analyticColumn(t: FilledValue, values: readonly Scalar[], wanted: 'numeric' | 'text' | 'any', plainText: boolean, rng: Rng): FilledValue | undefined {
+export function analyticColumn(t: FilledValue, values: readonly Scalar[], wanted: 'numeric' | 'text' | 'any', plainText: boolean, optional: boolean, rng: Rng): FilledValue | undefined {
   const options: FilledValue[] = [];
+  const distinct = [...new Set(values)];
+  // A missing value shown as a stated default.
+  if (optional && wanted !== 'numeric' && t.kind === 'text') options.push({ expr: { kind: 'coalesce', args: [t.expr, lit('none')] }, kind: 'text', label: `${t.label}_or_none` });
+  if (optional && wanted !== 'text' && t.kind === 'numeric') options.push({ expr: { kind: 'coalesce', args: [t.expr, lit(0)] }, kind: 'numeric', label: `${t.label}_or_zero` });
+  // A category named by a simple CASE: one value of the data against the rest.
+  if (t.kind === 'text' && wanted !== 'numeric' && distinct.length >= 2 && distinct.length <= 12) {
+    const value = rng.pick(distinct);
+    options.push({ expr: { kind: 'simpleCase', operand: t.expr, whens: [{ value, then: lit('yes') }], else: lit('no') }, kind: 'text', label: `is_${t.label}` });
+  }
+  // Zero as "no value", as before a division.
+  if (t.kind === 'numeric' && t.label !== 'id' && wanted !== 'text' && values.some((v) => Number(v) === 0)) options.push({ expr: { kind: 'nullif', arg: t.expr, value: lit(0) }, kind: 'numeric', label: `${t.label}_nonzero` });
   if (t.kind === 'temporal') {
     const days = values.map(dayOf).filter((d): d is string => d !== undefined).sort();
     const latest = days[days.length - 1];

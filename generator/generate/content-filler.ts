@@ -415,6 +415,14 @@ class Filler {
     return undefined;
   }
 
+  /** Whether an attribute expression may be NULL (an optional attribute). */
+  private isOptional(t: Typed, entities: readonly EntityAlias[]): boolean {
+    const e = t.expr;
+    if (e.kind !== 'attribute' || e.attribute === 'id') return false;
+    const a = entities.find((x) => x.alias === e.alias);
+    return this.graph.attribute(a?.entity ?? '', e.attribute)?.attribute.optional === true;
+  }
+
   /** Text that LIKE can search: plain text, not an enum (PostgreSQL has no LIKE on enums). */
   private isPlainText(t: Typed, entities: readonly EntityAlias[]): boolean {
     const e = t.expr;
@@ -582,7 +590,7 @@ class Filler {
           const derived = there.length === 0 && item.type === 'any' && this.rng.chance(0.15) ? this.derivedOutput(entities) : undefined;
           const chosen = derived ?? (there.length > 0 ? this.rng.pick(there) : this.pickColumn(entities, elements, item.type, avoid));
           // Now and then the column's year, length, case, band…: an analytic output.
-          const analytic = !derived && this.rng.chance(0.15) ? analyticColumn(chosen, this.valuesOf(chosen, entities, elements), item.type, this.isPlainText(chosen, entities), this.rng) : undefined;
+          const analytic = !derived && this.rng.chance(0.15) ? analyticColumn(chosen, this.valuesOf(chosen, entities, elements), item.type, this.isPlainText(chosen, entities), this.isOptional(chosen, entities), this.rng) : undefined;
           this.addOutput(analytic ?? chosen);
         }
       }
@@ -708,7 +716,9 @@ class Filler {
     for (const o of order) {
       const key = this.orderKey(o.key, q, grouped, shape, taken);
       taken.add(key.name);
-      items.push({ expr: { kind: 'output', name: key.name }, direction: o.direction });
+      // Now and then NULLs go to the other end than PostgreSQL's default, said explicitly.
+      const nulls = this.rng.chance(0.08) ? { nulls: o.direction === 'desc' ? ('last' as const) : ('first' as const) } : {};
+      items.push({ expr: { kind: 'output', name: key.name }, direction: o.direction, ...nulls });
     }
     const ordered: SelectQuery = { ...q, select: this.outputs.length > q.select.length ? [...this.outputs] : q.select, orderBy: items };
     return this.placeLimit(ordered, limit);
