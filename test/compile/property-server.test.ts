@@ -26,5 +26,5 @@ describeServer('random conceptual queries on the server', (serverUrl) => {
   it.each(['retail', 'social_media'])('%s: agree on all ten variants over three instances, every construct drawn', async (domainName) => {
     const covered = await checkRandomQueries(db, domainName, QUERIES, tmp.dir);
     expect(REQUIRED_CONSTRUCTS.filter((c) => !covered.has(c))).toEqual([]);
-  }, 900_000);
+  }, 1_800_000);
 });
