@@ -123,6 +123,7 @@ export function describeAnalytic<C>(e: AnalyticExpr, ctx: C, ph: AnalyticPhrasin
     case 'substring':
       ph.mention('substring', ['character']);
       if (e.length === undefined) return `${x(e.arg)} from character ${e.start} on`;
+      if (e.start === 1) return e.length === 1 ? `the first character of ${x(e.arg)}` : `the first ${e.length} characters (or fewer) of ${x(e.arg)}`;
       return `the ${e.length === 1 ? 'character' : `${e.length} characters (or fewer)`} of ${x(e.arg)} starting at character ${e.start}`;
     case 'position':
       ph.mention('position', ['0 when']);
