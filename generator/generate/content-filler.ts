@@ -86,8 +86,15 @@ class Filler {
   private readonly rng: Rng;
   private readonly graph: SchemaGraph;
 
+  /**
+   * The analytic choices draw from a stream of their own, so the draws of everything else
+   * (entities, joins, columns, values) are what they were before those constructs existed.
+   */
+  private readonly analyticRng: Rng;
+
   constructor(private readonly ctx: FillContext) {
     this.rng = ctx.rng;
+    this.analyticRng = ctx.rng.fork('analytic');
     this.graph = ctx.graph;
   }
 
@@ -302,7 +309,7 @@ class Filler {
           return { kind: 'in', expr: t.expr, values: picked, ...(slot.op === '<>' ? { negated: true } : {}) };
         }
         // A date threshold as a window before the latest date in the data: "in the 5 months before 2025-12-30".
-        const window = t.kind === 'temporal' && (slot.op === '>' || slot.op === '>=') && r.chance(0.4) ? dateWindow(values, value) : undefined;
+        const window = t.kind === 'temporal' && (slot.op === '>' || slot.op === '>=') && this.analyticRng.chance(0.4) ? dateWindow(values, value) : undefined;
         return { kind: 'compare', op: slot.op, left: t.expr, right: window ?? { kind: 'literal', value: this.literal(t.kind, value) } };
       }
       case 'compareColumn': {
@@ -486,6 +493,15 @@ class Filler {
   // ---- aggregates ----------------------------------------------------------------------
 
   private aggregate(slot: AggregateSlot, entities: readonly EntityAlias[], elements: readonly ElementAlias[], countTarget?: CountTarget, fixed: readonly Expr[] = []): Typed {
+    const plain = this.plainAggregate(slot, entities, elements, countTarget, fixed);
+    // Now and then a column aggregate becomes conditional aggregation, a percentage or an
+    // aggregate of distinct values (drawn after the plain one, so other draws stay as they were).
+    if (slot.mode === 'star' || slot.mode === 'distinct' || !this.analyticRng.chance(0.2)) return plain;
+    const pinned = new Set(fixed.map((e) => JSON.stringify(e)));
+    return this.analyticAggregate(entities, elements, pinned, countTarget) ?? plain;
+  }
+
+  private plainAggregate(slot: AggregateSlot, entities: readonly EntityAlias[], elements: readonly ElementAlias[], countTarget?: CountTarget, fixed: readonly Expr[] = []): Typed {
     const r = this.rng;
     if (slot.mode === 'star') {
       if (countTarget) return { expr: { kind: 'aggregate', fn: 'count', arg: countTarget.expr }, kind: 'numeric', label: countTarget.label };
@@ -500,10 +516,6 @@ class Filler {
     }
     // An aggregate of a column the WHERE clause pins to one value says nothing new.
     const pinned = new Set(fixed.map((e) => JSON.stringify(e)));
-    if (r.chance(0.2)) {
-      const analytic = this.analyticAggregate(entities, elements, pinned, countTarget);
-      if (analytic) return analytic;
-    }
     const numeric = this.candidates(entities, elements, 'numeric').filter((c) => (c.expr.kind !== 'attribute' || c.label !== 'id') && !pinned.has(JSON.stringify(c.expr)));
     const temporal = this.candidates(entities, elements, 'any').filter((c) => c.kind === 'temporal');
     if (numeric.length > 0 && (temporal.length === 0 || r.chance(0.85))) {
@@ -523,7 +535,7 @@ class Filler {
 
   /** Conditional aggregation over a category of the data, or an aggregate of distinct numbers. */
   private analyticAggregate(entities: readonly EntityAlias[], elements: readonly ElementAlias[], pinned: ReadonlySet<string>, countTarget?: CountTarget): Typed | undefined {
-    const r = this.rng;
+    const r = this.analyticRng;
     const categories = this.candidates(entities, elements, 'any').filter((c) => (c.kind === 'text' || c.kind === 'boolean') && !pinned.has(JSON.stringify(c.expr)));
     const small = categories.filter((c) => {
       const n = new Set(this.valuesOf(c, entities, elements)).size;
@@ -590,7 +602,7 @@ class Filler {
           const derived = there.length === 0 && item.type === 'any' && this.rng.chance(0.15) ? this.derivedOutput(entities) : undefined;
           const chosen = derived ?? (there.length > 0 ? this.rng.pick(there) : this.pickColumn(entities, elements, item.type, avoid));
           // Now and then the column's year, length, case, band…: an analytic output.
-          const analytic = !derived && this.rng.chance(0.15) ? analyticColumn(chosen, this.valuesOf(chosen, entities, elements), item.type, this.isPlainText(chosen, entities), this.isOptional(chosen, entities), this.rng) : undefined;
+          const analytic = !derived && this.analyticRng.chance(0.15) ? analyticColumn(chosen, this.valuesOf(chosen, entities, elements), item.type, this.isPlainText(chosen, entities), this.isOptional(chosen, entities), this.analyticRng) : undefined;
           this.addOutput(analytic ?? chosen);
         }
       }
@@ -607,7 +619,7 @@ class Filler {
       return n >= 2 && n <= 12;
     });
     // The year of a date is a category too, when the data spans a few years.
-    if (r.chance(0.25)) {
+    if (this.analyticRng.chance(0.25)) {
       for (const t of this.candidates(entities, [], 'any').filter((c) => c.kind === 'temporal')) {
         const year = yearCategory(t, this.valuesOf(t, entities, elements));
         if (year) lowCardinality.push(year);
@@ -717,7 +729,7 @@ class Filler {
       const key = this.orderKey(o.key, q, grouped, shape, taken);
       taken.add(key.name);
       // Now and then NULLs go to the other end than PostgreSQL's default, said explicitly.
-      const nulls = this.rng.chance(0.08) ? { nulls: o.direction === 'desc' ? ('last' as const) : ('first' as const) } : {};
+      const nulls = this.analyticRng.chance(0.08) ? { nulls: o.direction === 'desc' ? ('last' as const) : ('first' as const) } : {};
       items.push({ expr: { kind: 'output', name: key.name }, direction: o.direction, ...nulls });
     }
     const ordered: SelectQuery = { ...q, select: this.outputs.length > q.select.length ? [...this.outputs] : q.select, orderBy: items };
