@@ -11,6 +11,8 @@ import { qualifiedSelect, windowSql } from './compile-window.ts';
 import { sharedValues, valueKey } from './compile-shared-value.ts';
 import { uniqueAlias } from './alias-names.ts';
 import { aggregates, builtFrom, conditionBuiltFrom, conjunctsOf, expressionKey, sharedOutputs } from './shared-expressions.ts';
+import { isAnalytic, valueKind } from '../query/analytic-expr.ts';
+import { compileAggregate, compileAnalyticExpr, type ExpressionCompiler } from './compile-expression.ts';
 import { inlineSubquery, printSql, type FromItem, type SqlJoin, type SqlQuery, type SqlSelect } from './sql-layout.ts';
 
 const col = (alias: string, name: string): string => `${quoteIdent(alias)}.${quoteIdent(name)}`;
@@ -322,7 +324,7 @@ class QueryCompiler {
       having: q.having ? this.conjuncts(q.having) : [],
       orderBy: (q.orderBy ?? []).map((o) => {
         const target = o.expr.kind === 'output' ? quoteIdent(o.expr.name) : this.orderExpr(o.expr, q, outputs);
-        return `${target}${o.direction === 'desc' ? ' DESC' : ''}`;
+        return `${target}${o.direction === 'desc' ? ' DESC' : ''}${o.nulls ? ` NULLS ${o.nulls.toUpperCase()}` : ''}`;
       }),
       limit: q.limit,
       ...(ctes.length > 0 ? { with: ctes } : {}),
@@ -653,8 +655,7 @@ class QueryCompiler {
       case 'literal':
         return literalSql(e.value);
       case 'aggregate':
-        if (!e.arg) return 'count(*)';
-        return `${e.fn}(${e.distinct ? 'DISTINCT ' : ''}${this.expr(e.arg)})`;
+        return compileAggregate(e, this.expressionCompiler, (p) => this.conjuncts(p));
       case 'setSize': {
         const { encoding, nested, owner } = this.setAccess(e.alias, e.attribute);
         // An absent partner's set is empty: 0, as the child-table count gives.
@@ -700,7 +701,21 @@ class QueryCompiler {
         return this.lifted.get(valueKey(e)) ?? inlineSubquery(unnamed(this.select(e.query)));
       case 'window':
         return windowSql(e, (x) => this.expr(x));
+      default:
+        if (isAnalytic(e)) return compileAnalyticExpr(e, this.expressionCompiler);
+        throw new CompileError(`unknown expression kind ${JSON.stringify((e as { kind?: unknown }).kind)}`);
     }
+  }
+
+  private readonly expressionCompiler: ExpressionCompiler = { expr: (x) => this.expr(x), predicate: (p) => this.predicate(p), literal: literalSql, kindOf: (x) => this.kindOf(x) };
+
+  /** The kind of value an expression gives, from the attribute types it reads. */
+  private kindOf(e: Expr) {
+    return valueKind(e, (x) => {
+      if (x.kind === 'attribute') return x.attribute === 'id' ? { kind: 'integer' } : this.scope.attributeOwner(x.alias, x.attribute).attribute.type;
+      const info = x.kind === 'element' ? this.scope.aliases.get(x.alias) : undefined;
+      return info?.kind === 'elements' ? info.attribute.type : undefined;
+    });
   }
 
   private setAccess(alias: string, attribute: string): { encoding: 'array' | 'jsonb' | 'table'; nested: string; owner: string; type: AttributeType } {

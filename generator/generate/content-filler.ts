@@ -19,6 +19,8 @@ import type { ConceptualInstance, EntityObject, Scalar } from '../instance/conce
 import type { Expr, Join, OrderItem, OutputColumn, Predicate, Query, ScalarLiteral, SelectQuery, SetQuery } from '../query/conceptual-query.ts';
 import { reject } from './group-record.ts';
 import { TOP_PER_GROUP_SHARE, topPerGroup, WINDOW_OUTPUT_SHARE, windowOutput } from './fill-window.ts';
+import { hasAggregate } from '../query/query-scope.ts';
+import { analyticColumn, conditionalAggregate, dateWindow, distinctAggregate, yearCategory } from './analytic-filler.ts';
 import type { AttributeSlot, RelationshipEdge, SchemaGraph, SlotKind } from './schema-graph.ts';
 import type { AggregateSlot, ColumnSlot, ComparisonOp, ConditionShape, ItemSlot, PredicateSlot, QueryShape, SelectShape, SetShape } from './skeleton-shape.ts';
 
@@ -85,8 +87,15 @@ class Filler {
   private readonly rng: Rng;
   private readonly graph: SchemaGraph;
 
+  /**
+   * The analytic choices draw from a stream of their own, so the draws of everything else
+   * (entities, joins, columns, values) are what they were before those constructs existed.
+   */
+  private readonly analyticRng: Rng;
+
   constructor(private readonly ctx: FillContext) {
     this.rng = ctx.rng;
+    this.analyticRng = ctx.rng.fork('analytic');
     this.graph = ctx.graph;
   }
 
@@ -300,7 +309,9 @@ class Filler {
           const picked = r.sample(distinct, r.int(2, 3)).map((v) => this.literal(t.kind, v));
           return { kind: 'in', expr: t.expr, values: picked, ...(slot.op === '<>' ? { negated: true } : {}) };
         }
-        return { kind: 'compare', op: slot.op, left: t.expr, right: { kind: 'literal', value: this.literal(t.kind, value) } };
+        // A date threshold as a window before the latest date in the data: "in the 5 months before 2025-12-30".
+        const window = t.kind === 'temporal' && (slot.op === '>' || slot.op === '>=') && this.analyticRng.chance(0.4) ? dateWindow(values, value) : undefined;
+        return { kind: 'compare', op: slot.op, left: t.expr, right: window ?? { kind: 'literal', value: this.literal(t.kind, value) } };
       }
       case 'compareColumn': {
         const ordered = slot.op !== '=' && slot.op !== '<>';
@@ -412,6 +423,14 @@ class Filler {
     return undefined;
   }
 
+  /** Whether an attribute expression may be NULL (an optional attribute). */
+  private isOptional(t: Typed, entities: readonly EntityAlias[]): boolean {
+    const e = t.expr;
+    if (e.kind !== 'attribute' || e.attribute === 'id') return false;
+    const a = entities.find((x) => x.alias === e.alias);
+    return this.graph.attribute(a?.entity ?? '', e.attribute)?.attribute.optional === true;
+  }
+
   /** Text that LIKE can search: plain text, not an enum (PostgreSQL has no LIKE on enums). */
   private isPlainText(t: Typed, entities: readonly EntityAlias[]): boolean {
     const e = t.expr;
@@ -475,6 +494,15 @@ class Filler {
   // ---- aggregates ----------------------------------------------------------------------
 
   private aggregate(slot: AggregateSlot, entities: readonly EntityAlias[], elements: readonly ElementAlias[], countTarget?: CountTarget, fixed: readonly Expr[] = []): Typed {
+    const plain = this.plainAggregate(slot, entities, elements, countTarget, fixed);
+    // Now and then a column aggregate becomes conditional aggregation, a percentage or an
+    // aggregate of distinct values (drawn after the plain one, so other draws stay as they were).
+    if (slot.mode === 'star' || slot.mode === 'distinct' || !this.analyticRng.chance(0.2)) return plain;
+    const pinned = new Set(fixed.map((e) => JSON.stringify(e)));
+    return this.analyticAggregate(entities, elements, pinned, countTarget) ?? plain;
+  }
+
+  private plainAggregate(slot: AggregateSlot, entities: readonly EntityAlias[], elements: readonly ElementAlias[], countTarget?: CountTarget, fixed: readonly Expr[] = []): Typed {
     const r = this.rng;
     if (slot.mode === 'star') {
       if (countTarget) return { expr: { kind: 'aggregate', fn: 'count', arg: countTarget.expr }, kind: 'numeric', label: countTarget.label };
@@ -504,6 +532,22 @@ class Filler {
       return { expr: { kind: 'aggregate', fn, arg: t.expr }, kind: 'temporal', label: `${fn === 'max' ? 'latest' : 'earliest'}_${t.label}` };
     }
     return reject('no-fitting-slot', 'no numeric or date column to aggregate');
+  }
+
+  /** Conditional aggregation over a category of the data, or an aggregate of distinct numbers. */
+  private analyticAggregate(entities: readonly EntityAlias[], elements: readonly ElementAlias[], pinned: ReadonlySet<string>, countTarget?: CountTarget): Typed | undefined {
+    const r = this.analyticRng;
+    const categories = this.candidates(entities, elements, 'any').filter((c) => (c.kind === 'text' || c.kind === 'boolean') && !pinned.has(JSON.stringify(c.expr)));
+    const small = categories.filter((c) => {
+      const n = new Set(this.valuesOf(c, entities, elements)).size;
+      return n >= 2 && n <= 12;
+    });
+    if (small.length > 0 && r.chance(0.7)) {
+      const c = r.pick(small);
+      return conditionalAggregate(c, this.valuesOf(c, entities, elements), countTarget?.expr, r);
+    }
+    const numeric = this.candidates(entities, elements, 'numeric').filter((c) => c.label !== 'id' && !pinned.has(JSON.stringify(c.expr)));
+    return numeric.length > 0 ? distinctAggregate(r.pick(numeric), r) : undefined;
   }
 
   // ---- SELECT --------------------------------------------------------------------------
@@ -564,7 +608,10 @@ class Filler {
           const avoid = [...fixed, ...this.outputs.map((o) => o.expr)];
           const there = open.length > 0 ? this.candidates(entities, elements, item.type).filter((c) => open.includes((c.expr as { alias: string }).alias) && !avoid.some((x) => JSON.stringify(x) === JSON.stringify(c.expr))) : [];
           const derived = there.length === 0 && item.type === 'any' && this.rng.chance(0.15) ? this.derivedOutput(entities) : undefined;
-          this.addOutput(derived ?? (there.length > 0 ? this.rng.pick(there) : this.pickColumn(entities, elements, item.type, avoid)));
+          const chosen = derived ?? (there.length > 0 ? this.rng.pick(there) : this.pickColumn(entities, elements, item.type, avoid));
+          // Now and then the column's year, length, case, band…: an analytic output.
+          const analytic = !derived && this.analyticRng.chance(0.15) ? analyticColumn(chosen, this.valuesOf(chosen, entities, elements), item.type, this.isPlainText(chosen, entities), this.isOptional(chosen, entities), this.analyticRng) : undefined;
+          this.addOutput(analytic ?? chosen);
         }
       }
       const left = unused();
@@ -579,6 +626,13 @@ class Filler {
       const n = new Set(this.valuesOf(c, entities, elements)).size;
       return n >= 2 && n <= 12;
     });
+    // The year of a date is a category too, when the data spans a few years.
+    if (this.analyticRng.chance(0.25)) {
+      for (const t of this.candidates(entities, [], 'any').filter((c) => c.kind === 'temporal')) {
+        const year = yearCategory(t, this.valuesOf(t, entities, elements));
+        if (year) lowCardinality.push(year);
+      }
+    }
     const keys: Expr[] = [];
     const plainItems = shape.items.filter((i) => i.kind === 'column');
     let countTarget: CountTarget | undefined;
@@ -619,7 +673,7 @@ class Filler {
     for (const item of shape.items) {
       if (item.kind === 'aggregate') this.addOutput(this.aggregate(item, aggScope, elements, countTarget));
     }
-    if (!this.outputs.some((o) => o.expr.kind === 'aggregate' || o.expr.kind === 'round')) this.addOutput(this.aggregate({ kind: 'aggregate', mode: 'star' }, aggScope, elements, countTarget));
+    if (!this.outputs.some((o) => hasAggregate(o.expr))) this.addOutput(this.aggregate({ kind: 'aggregate', mode: 'star' }, aggScope, elements, countTarget));
     let having: Predicate | undefined;
     const base0: SelectQuery = { kind: 'select', select: [...this.outputs], from: { entity: base.entity, alias: base.alias }, ...(joins.length > 0 ? { joins } : {}), ...(where ? { where } : {}), groupBy: keys };
     if (shape.having) having = await this.having(shape.having, base0, aggScope, elements, countTarget);
@@ -682,7 +736,9 @@ class Filler {
     for (const o of order) {
       const key = this.orderKey(o.key, q, grouped, shape, taken);
       taken.add(key.name);
-      items.push({ expr: { kind: 'output', name: key.name }, direction: o.direction });
+      // Now and then NULLs go to the other end than PostgreSQL's default, said explicitly.
+      const nulls = this.analyticRng.chance(0.08) ? { nulls: o.direction === 'desc' ? ('last' as const) : ('first' as const) } : {};
+      items.push({ expr: { kind: 'output', name: key.name }, direction: o.direction, ...nulls });
     }
     const ordered: SelectQuery = { ...q, select: this.outputs.length > q.select.length ? [...this.outputs] : q.select, orderBy: items };
     return this.placeLimit(ordered, limit);
@@ -690,7 +746,7 @@ class Filler {
 
   private orderKey(key: ItemSlot, q: SelectQuery, grouped: boolean, shape: SelectShape, taken: Set<string>): { name: string } {
     const outs = this.outputs.filter((o) => !taken.has(o.name));
-    const isAgg = (e: Expr): boolean => e.kind === 'aggregate' || e.kind === 'round';
+    const isAgg = (e: Expr): boolean => hasAggregate(e);
     if (key.kind === 'aggregate') {
       const existing = outs.filter((o) => isAgg(o.expr));
       if (existing.length > 0) return this.rng.pick(existing);

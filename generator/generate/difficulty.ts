@@ -8,6 +8,7 @@
  * aggregate, more than one select column, more than one WHERE condition, more than one
  * GROUP BY key.
  */
+import { analyticParts, isAnalytic } from '../query/analytic-expr.ts';
 import type * as Sql from '../sql/sql-ast.ts';
 import type { Expr, Join, Predicate, Query, SelectQuery } from '../query/conceptual-query.ts';
 import type { ConstructCounts, Difficulty } from './group-record.ts';
@@ -140,6 +141,7 @@ export function constructCounts(q: Query): ConstructCounts {
       case 'aggregate':
         c.aggregates += 1;
         expr(e.arg);
+        pred(e.filter);
         return;
       case 'arithmetic':
         expr(e.left);
@@ -153,6 +155,11 @@ export function constructCounts(q: Query): ConstructCounts {
         query(e.query);
         return;
       default:
+        // CASE, ratios, COALESCE… hold aggregates and conditions of their own.
+        if (isAnalytic(e)) {
+          analyticParts(e).exprs.forEach(expr);
+          analyticParts(e).predicates.forEach(pred);
+        }
         return;
     }
   };

@@ -4,6 +4,7 @@
  * benchmark reports the constructs no group uses.
  */
 import type { Expr, Predicate, Query, SelectQuery } from '../query/conceptual-query.ts';
+import { analyticParts, isAnalytic } from '../query/analytic-expr.ts';
 
 export const IR_CONSTRUCTS = [
   'expr:attribute', 'expr:element', 'expr:linkAttribute', 'expr:literal', 'expr:aggregate', 'expr:setSize', 'expr:setArray', 'expr:classOf', 'expr:arithmetic', 'expr:round', 'expr:scalarSubquery',
@@ -13,6 +14,9 @@ export const IR_CONSTRUCTS = [
   'select:distinct', 'select:where', 'select:groupBy', 'select:having', 'select:orderBy', 'select:limit',
   'set:union', 'set:union all', 'set:intersect', 'set:except',
   'expr:window', 'win:row_number', 'win:rank', 'win:dense_rank', 'win:lag', 'win:lead', 'win:sum', 'win:avg', 'win:count', 'select:qualify',
+  // Scalar analytics.
+  'expr:case', 'expr:simpleCase', 'expr:cast', 'expr:nullif', 'expr:coalesce', 'expr:ratio', 'expr:extract', 'expr:dateTrunc', 'expr:dateShift', 'expr:ageYears',
+  'expr:textFunction', 'expr:substring', 'expr:position', 'agg:filter', 'agg:distinct', 'order:nulls',
 ] as const;
 
 export type IrConstruct = (typeof IR_CONSTRUCTS)[number];
@@ -25,7 +29,14 @@ export function irConstructs(query: Query, declaredEnd?: (relationship: string, 
     out.add(`expr:${e.kind}` as IrConstruct);
     if (e.kind === 'aggregate') {
       out.add(e.fn === 'count' && e.distinct ? 'agg:count-distinct' : (`agg:${e.fn}` as IrConstruct));
+      if (e.distinct && e.fn !== 'count') out.add('agg:distinct');
+      if (e.filter) out.add('agg:filter');
       expr(e.arg);
+      pred(e.filter);
+    } else if (isAnalytic(e)) {
+      const parts = analyticParts(e);
+      parts.exprs.forEach(expr);
+      parts.predicates.forEach(pred);
     } else if (e.kind === 'arithmetic') {
       expr(e.left);
       expr(e.right);
@@ -87,12 +98,14 @@ export function irConstructs(query: Query, declaredEnd?: (relationship: string, 
     if (s.groupBy?.length) out.add('select:groupBy');
     if (s.having) out.add('select:having');
     if (s.orderBy?.length) out.add('select:orderBy');
+    if (s.orderBy?.some((o) => o.nulls !== undefined)) out.add('order:nulls');
     if (s.limit !== undefined) out.add('select:limit');
     if (s.qualify) {
       out.add('select:qualify');
       expr(s.qualify.window);
     }
     s.select.forEach((o) => expr(o.expr));
+    s.orderBy?.forEach((o) => (o.expr.kind === 'output' ? undefined : expr(o.expr)));
     pred(s.where);
     s.groupBy?.forEach(expr);
     pred(s.having);

@@ -24,8 +24,11 @@ export type Expr =
   /** An attribute of the relationship link through which `alias` was joined. */
   | { readonly kind: 'linkAttribute'; readonly alias: string; readonly attribute: string }
   | { readonly kind: 'literal'; readonly value: ScalarLiteral | null }
-  /** COUNT(*) when `arg` is absent; `distinct` only with count. */
-  | { readonly kind: 'aggregate'; readonly fn: AggregateFunction; readonly arg?: Expr; readonly distinct?: boolean }
+  /**
+   * COUNT(*) when `arg` is absent. `distinct` aggregates the distinct values of `arg`;
+   * `filter` aggregates only the rows meeting it (`count(*) FILTER (WHERE …)`).
+   */
+  | { readonly kind: 'aggregate'; readonly fn: AggregateFunction; readonly arg?: Expr; readonly distinct?: boolean; readonly filter?: Predicate }
   /** The number of elements of a multi-valued attribute (0 for an empty set). */
   | { readonly kind: 'setSize'; readonly alias: string; readonly attribute: string }
   /** A multi-valued attribute as an array: a set, its elements in no particular order. */
@@ -39,7 +42,8 @@ export type Expr =
   /** A subquery returning one column and at most one row. */
   | { readonly kind: 'scalarSubquery'; readonly query: SelectQuery }
   /** A window function over the rows of its query (its groups, when grouped): see WindowExpr. */
-  | WindowExpr;
+  | WindowExpr
+  | AnalyticExpr;
 
 /**
  * Window functions. `row_number`, `rank` and `dense_rank` number the rows of a partition in
@@ -70,6 +74,43 @@ export interface WindowOrderItem {
   readonly expr: Expr;
   readonly direction: 'asc' | 'desc';
 }
+/**
+ * Scalar analytics: conditionals, conversions, dates and text. Every one is deterministic:
+ * dates are compared with fixed date literals, never with the clock.
+ */
+export type AnalyticExpr =
+  /** Searched CASE: the `then` of the first `when` that holds, else `else` (NULL when absent). */
+  | { readonly kind: 'case'; readonly whens: readonly { readonly when: Predicate; readonly then: Expr }[]; readonly else?: Expr }
+  /** Simple CASE: the `then` of the first `value` equal to `operand`, else `else` (NULL when absent). */
+  | { readonly kind: 'simpleCase'; readonly operand: Expr; readonly whens: readonly { readonly value: ScalarLiteral; readonly then: Expr }[]; readonly else?: Expr }
+  | { readonly kind: 'cast'; readonly arg: Expr; readonly to: CastType }
+  /** NULL when `arg` equals `value`, else `arg`. */
+  | { readonly kind: 'nullif'; readonly arg: Expr; readonly value: Expr }
+  /** The first of `args` that is not NULL. */
+  | { readonly kind: 'coalesce'; readonly args: readonly Expr[] }
+  /**
+   * numerator / denominator as a numeric rounded to `digits` places, times 100 when
+   * `percent`; NULL when the denominator is 0.
+   */
+  | { readonly kind: 'ratio'; readonly numerator: Expr; readonly denominator: Expr; readonly percent: boolean; readonly digits: number }
+  /** A field of a date or time (in UTC): EXTRACT(YEAR FROM …). */
+  | { readonly kind: 'extract'; readonly field: DateField; readonly arg: Expr }
+  /** The date a date or time falls in, truncated to the start of its `unit` (in UTC). */
+  | { readonly kind: 'dateTrunc'; readonly unit: DateUnit; readonly arg: Expr }
+  /** A date or time moved by `amount` units (negative: earlier); a string `arg` is a date literal. */
+  | { readonly kind: 'dateShift'; readonly arg: Expr; readonly amount: number; readonly unit: DateUnit }
+  /** Whole years from `from` to `to` (an age); a string literal on either side is a date. */
+  | { readonly kind: 'ageYears'; readonly from: Expr; readonly to: Expr }
+  | { readonly kind: 'textFunction'; readonly fn: TextFunction; readonly arg: Expr }
+  /** `length` characters of text from position `start` (1-based); to the end when `length` is absent. */
+  | { readonly kind: 'substring'; readonly arg: Expr; readonly start: number; readonly length?: number }
+  /** The 1-based position of `search` in the text, 0 when it does not occur. */
+  | { readonly kind: 'position'; readonly search: string; readonly arg: Expr };
+
+export type CastType = 'numeric' | 'real' | 'integer' | 'text' | 'date';
+export type DateField = 'year' | 'quarter' | 'month' | 'day' | 'dow' | 'hour';
+export type DateUnit = 'year' | 'quarter' | 'month' | 'week' | 'day';
+export type TextFunction = 'lower' | 'upper' | 'length';
 
 export type AggregateFunction = 'count' | 'sum' | 'avg' | 'min' | 'max';
 
@@ -124,6 +165,8 @@ export interface OrderItem {
   /** An expression, or the name of an output column. */
   readonly expr: Expr | { readonly kind: 'output'; readonly name: string };
   readonly direction: 'asc' | 'desc';
+  /** Where NULLs go; PostgreSQL's default (last ascending, first descending) when absent. */
+  readonly nulls?: 'first' | 'last';
 }
 
 export interface SelectQuery {

@@ -4,6 +4,8 @@ import { ConfigError } from '../common/errors.ts';
 import { identNeedsQuotes } from '../common/sql-text.ts';
 import type { Expr, Join, Predicate, Query, ScalarLiteral, SelectQuery } from './conceptual-query.ts';
 import { WINDOW_FUNCTIONS, windowIn, windowOrderGap, windowsOf, windowShape } from './window-scope.ts';
+import { analyticParts, isAnalytic } from './analytic-expr.ts';
+import { checkAnalyticExpr } from './analytic-scope.ts';
 
 /** What an alias of a conceptual query stands for. */
 export type AliasInfo =
@@ -154,10 +156,12 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
         return literal(e.value, `${path}.value`);
       case 'aggregate':
         oneOf(e.fn, AGGREGATES, `${path}.fn`);
-        // DISTINCT is for COUNT: MIN and MAX ignore it, and SUM/AVG of distinct values is
-        // rarely what a question means (nor does our SQL parser read it).
         if (e.distinct !== undefined && typeof e.distinct !== 'boolean') fail(`${path}.distinct`, 'expected true or false');
-        if (e.distinct && e.fn !== 'count') fail(path, `DISTINCT applies to count only, not ${e.fn}`);
+        if (e.distinct && e.arg === undefined) fail(`${path}.distinct`, 'count(*) counts rows: DISTINCT needs an argument');
+        if (e.filter !== undefined) {
+          checkPredicate(e.filter, `${path}.filter`);
+          noAggregate(e.filter, `${path}.filter`);
+        }
         if (e.arg !== undefined) {
           checkExpr(e.arg, `${path}.arg`);
           const inner = aggregateIn(e.arg);
@@ -223,6 +227,7 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
         return;
       }
       default:
+        if (isAnalytic(e)) return checkAnalyticExpr(e, path, { checkExpr, checkPredicate, fail, oneOf, literal, literalFits: (t, v, p) => literalFits(t, v, p), typeOf, show });
         fail(`${path}.kind`, `unknown expression kind ${show((e as { kind?: unknown }).kind)}`);
     }
   };
@@ -372,6 +377,7 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
     (q.orderBy ?? []).forEach((o, i) => {
       if (!isRecord(o) || !isRecord(o.expr)) return void fail(`${path}.orderBy[${i}]`, 'expected {expr, direction}');
       oneOf(o.direction, ['asc', 'desc'], `${path}.orderBy[${i}].direction`);
+      if (o.nulls !== undefined) oneOf(o.nulls, ['first', 'last'], `${path}.orderBy[${i}].nulls`);
       if (o.expr.kind === 'output') {
         if (!names.has(String(o.expr.name))) fail(`${path}.orderBy[${i}]`, `no output column ${show(o.expr.name)}`);
       } else {
@@ -455,6 +461,12 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
           (e.orderBy ?? []).forEach((o, i) => expr(o.expr, `${where}.orderBy[${i}].expr`));
           return;
         default:
+          if (isAnalytic(e)) {
+            const parts = analyticParts(e);
+            parts.exprs.forEach((x, i) => expr(x, `${where}.parts[${i}]`));
+            parts.predicates.forEach((p, i) => predicate(p, `${where}.conditions[${i}]`));
+            return;
+          }
           within(e, where);
       }
     };
@@ -603,7 +615,8 @@ export function hasAggregate(e: Expr): boolean {
     case 'window':
       return [e.arg, ...(e.partitionBy ?? []), ...(e.orderBy ?? []).map((o) => o.expr)].some((x) => x !== undefined && hasAggregate(x));
     default:
-      return false;
+      // A CASE may test an aggregate in a condition: look at every part of this level.
+      return isAnalytic(e) && aggregateIn(e) !== undefined;
   }
 }
 

@@ -4,6 +4,7 @@ import type { Rng } from '../common/rng.ts';
 import type { ConceptualInstance, Scalar } from '../instance/conceptual-instance.ts';
 import type { Expr, Join, OrderItem, Predicate, Query, ScalarLiteral, SelectQuery } from './conceptual-query.ts';
 import { randomGroupWindow, randomQualify, randomRowWindow, type WindowContext } from './random-window.ts';
+import { drawAnalyticAggregate, drawAnalyticPredicate, drawAnalyticValue, type AnalyticDrawer } from './random-analytic.ts';
 
 /**
  * Seeded random conceptual queries over a domain, with literals drawn from an instance so
@@ -40,7 +41,17 @@ class QueryDrawer {
     private readonly index: ErIndex,
     private readonly instance: ConceptualInstance,
     private readonly rng: Rng,
-  ) {}
+  ) {
+    this.analytic = {
+      rng,
+      attributes: (entity) => this.singleAttributes(entity),
+      sample: (entity, attribute) => this.sampleValue(entity, attribute),
+      predicate: (a) => this.simplePredicate(a, true),
+    };
+  }
+
+  /** The drawer's helpers, lent to the analytic draws (CASE, CAST, dates, text). */
+  private readonly analytic: AnalyticDrawer;
 
   /** Short names that end one another ("c", "cc", "xc"), then numbered ones. */
   private readonly aliasPool = ['c', 'cc', 'xc', 'a', 'ca', 'p', 'pp'];
@@ -123,8 +134,12 @@ class QueryDrawer {
   }
 
   /** A predicate over one entity alias's own attributes. */
-  private simplePredicate(a: EntityAlias): Predicate | undefined {
+  private simplePredicate(a: EntityAlias, plain = false): Predicate | undefined {
     const r = this.rng;
+    if (!plain && r.chance(0.12)) {
+      const p = drawAnalyticPredicate(this.analytic, a);
+      if (p) return p;
+    }
     const roll = r.next();
     const multi = this.multiAttributes(a.entity);
     if (roll < 0.12 && multi.length > 0) {
@@ -302,6 +317,10 @@ class QueryDrawer {
 
   private outputExpr(a: EntityAlias, elementAliases: ElementAlias[]): Expr {
     const r = this.rng;
+    if (r.chance(0.2)) {
+      const e = drawAnalyticValue(this.analytic, a);
+      if (e) return e;
+    }
     const roll = r.next();
     if (roll < 0.1 && elementAliases.length > 0) return { kind: 'element', alias: r.pick(elementAliases).alias };
     const multi = this.multiAttributes(a.entity);
@@ -357,6 +376,10 @@ class QueryDrawer {
   private aggregateExpr(entityAliases: EntityAlias[], elementAliases: ElementAlias[], countOnly = false): Expr {
     const r = this.rng;
     const a = r.pick(entityAliases);
+    if (r.chance(countOnly ? 0.1 : 0.3)) {
+      const e = drawAnalyticAggregate(this.analytic, a);
+      if (e) return e;
+    }
     if (countOnly || r.chance(0.45)) {
       const roll = r.next();
       if (roll < 0.3) return { kind: 'aggregate', fn: 'count' };
@@ -383,7 +406,7 @@ class QueryDrawer {
     // By output name, or by the output's expression (the same order either way).
     const orderBy: OrderItem[] = r
       .shuffle(outputs)
-      .map((o) => ({ expr: r.chance(0.3) ? o.expr : { kind: 'output', name: o.name }, direction: r.chance(0.5) ? 'asc' : 'desc' }));
+      .map((o) => ({ expr: r.chance(0.3) ? o.expr : { kind: 'output', name: o.name }, direction: r.chance(0.5) ? 'asc' : 'desc', ...(r.chance(0.15) ? { nulls: r.chance(0.5) ? 'first' : 'last' } : {}) }));
     return { ...q, orderBy, ...(r.chance(0.7) ? { limit: r.int(1, 20) } : {}) };
   }
 

@@ -8,6 +8,8 @@ import { describeQualify, describeWindow, type WindowWords } from './describe-wi
 const WINDOW_NOUN: Readonly<Record<WindowExpr['fn'], string>> = {
   row_number: 'position', rank: 'rank', dense_rank: 'rank', lag: 'previous value', lead: 'next value', sum: 'running total', avg: 'running average', count: 'running count',
 };
+import { analyticParts, isAnalytic } from '../query/analytic-expr.ts';
+import { analyticNullable, describeAnalytic, type AnalyticPhrasing } from './describe-analytic.ts';
 
 /**
  * The meaning of a conceptual query in English parts (a "frame"), built compositionally from
@@ -216,7 +218,14 @@ class Describer {
   }
 
   private collectExpr(e: Expr): void {
-    if (e.kind === 'scalarSubquery') this.collect(e.query, false);
+    if (isAnalytic(e)) {
+      const parts = analyticParts(e);
+      parts.exprs.forEach((x) => this.collectExpr(x));
+      parts.predicates.forEach((p) => this.collectPredicate(p));
+    } else if (e.kind === 'aggregate' && e.filter) {
+      this.collectPredicate(e.filter);
+      if (e.arg) this.collectExpr(e.arg);
+    } else if (e.kind === 'scalarSubquery') this.collect(e.query, false);
     else if (e.kind === 'aggregate' && e.arg) this.collectExpr(e.arg);
     else if (e.kind === 'round') this.collectExpr(e.arg);
     else if (e.kind === 'arithmetic') {
@@ -411,6 +420,8 @@ class Describer {
         return e.value === null;
       case 'window':
         return e.fn === 'lag' || e.fn === 'lead' || ((e.fn === 'sum' || e.fn === 'avg') && this.nullable(e.arg as Expr));
+      default:
+        return analyticNullable(e, (x) => this.nullable(x));
     }
   }
 
@@ -423,6 +434,18 @@ class Describer {
     mention: (construct, ...anyOf) => this.mention(construct, ...anyOf),
     unit: () => this.windowUnit,
   };
+
+  /** The describer's helpers, lent to the analytic phrasings (CASE, CAST, dates, text). */
+  private readonly phrasing: AnalyticPhrasing<Ctx> = {
+    expr: (e, ctx) => this.expr(e, ctx),
+    predicate: (p, ctx) => this.predicate(p, ctx),
+    nullable: (e) => this.nullable(e),
+    isTime: (e) => this.isTime(e),
+    mention: (construct, ...anyOf) => this.mention(construct, ...anyOf),
+    cover: (construct) => this.covered.add(construct),
+  };
+
+  private analytic = <K extends Expr['kind']>(_kind: K) => (e: Extract<Expr, { kind: K }>, ctx: Ctx): string => describeAnalytic(e as never, ctx, this.phrasing);
 
   private readonly exprHandlers: Handlers<Expr, Ctx, string> = {
     attribute: (e) => `the ${this.attributeNoun(e.alias, e.attribute)} of ${this.ref(e.alias)}`,
@@ -462,6 +485,19 @@ class Describer {
     round: (e, ctx) => `${this.expr(e.arg, ctx)} rounded to ${e.digits} decimal place${e.digits === 1 ? '' : 's'}`,
     scalarSubquery: (e) => this.subqueryValue(e.query),
     window: (e) => describeWindow(e, this.windowWords),
+    case: this.analytic('case'),
+    simpleCase: this.analytic('simpleCase'),
+    cast: this.analytic('cast'),
+    nullif: this.analytic('nullif'),
+    coalesce: this.analytic('coalesce'),
+    ratio: this.analytic('ratio'),
+    extract: this.analytic('extract'),
+    dateTrunc: this.analytic('dateTrunc'),
+    dateShift: this.analytic('dateShift'),
+    ageYears: this.analytic('ageYears'),
+    textFunction: this.analytic('textFunction'),
+    substring: this.analytic('substring'),
+    position: this.analytic('position'),
   };
 
   expr(e: Expr, ctx: Ctx = { grouped: false }): string {
@@ -469,7 +505,15 @@ class Describer {
     return handler(e, ctx);
   }
 
+  /** An aggregate; a filter narrows the rows it reads (conditional aggregation). */
   private aggregate(e: Extract<Expr, { kind: 'aggregate' }>, ctx: Ctx): string {
+    if (!e.filter) return this.aggregateOf(e, ctx);
+    const { filter, ...plain } = e;
+    this.mention('aggregate-filter', ['only the rows where']);
+    return `${this.aggregateOf(plain, ctx)}, ${e.fn === 'count' ? 'counting' : 'taking'} only the rows where ${this.predicate(filter, ctx)}`;
+  }
+
+  private aggregateOf(e: Extract<Expr, { kind: 'aggregate' }>, ctx: Ctx): string {
     // "for each creator" or "as a single row" already says what an aggregate ranges over.
     const scope = '';
     if (e.fn === 'count') {
@@ -499,7 +543,9 @@ class Describer {
         counted = `known values of ${this.expr(arg, ctx)}`;
         this.mention('null-handling', ['known']);
       }
-      const optional = alias !== undefined && this.info(alias).optional;
+      // Known values of a partner's attribute are none, so 0, when the partner is missing.
+      const owner = alias ?? (arg.kind === 'attribute' ? arg.alias : undefined);
+      const optional = owner !== undefined && this.info(owner).optional;
       let scope2 = scope;
       if (e.distinct) {
         this.mention('distinct-count', ['distinct']);
@@ -521,7 +567,12 @@ class Describer {
       return `the number of ${counted}${scope2}`;
     }
     const arg = e.arg as Expr;
-    const what = this.expr(arg, ctx);
+    let what = this.expr(arg, ctx);
+    if (e.distinct) {
+      // Each value counts once: "the total of the distinct values of …".
+      this.mention('distinct-aggregate', ['distinct values']);
+      what = `the distinct values of ${what}`;
+    }
     const fn = { sum: 'the total of', avg: 'the average of', min: 'the smallest value of', max: 'the largest value of' }[e.fn];
     this.covered.add(`aggregate:${e.fn}`);
     if (this.nullable(arg)) {
@@ -548,7 +599,15 @@ class Describer {
     return this.expr(e);
   }
 
+  /** Whether an expression reads a time of day (a timestamptz attribute or element). */
+  private isTime(e: Expr): boolean {
+    if (e.kind === 'attribute' && e.attribute !== 'id') return this.attribute(e.alias, e.attribute)?.type.kind === 'timestamptz';
+    if (e.kind === 'element') return this.info(e.alias).element?.attribute.type.kind === 'timestamptz';
+    return false;
+  }
+
   private isTemporal(e: Expr): boolean {
+    if (e.kind === 'dateShift' || e.kind === 'dateTrunc' || (e.kind === 'cast' && e.to === 'date')) return true;
     if (e.kind === 'attribute' && e.attribute !== 'id') {
       const k = this.attribute(e.alias, e.attribute)?.type.kind;
       return k === 'date' || k === 'timestamptz';
@@ -898,9 +957,12 @@ class Describer {
     const keys = items.map((item) => {
       const k = this.orderKey(item);
       const dir = item.direction === 'desc' ? 'in descending order' : 'in ascending order';
-      // PostgreSQL sorts NULLs as larger than every value.
-      const nulls = k.nullable ? (item.direction === 'desc' ? ', missing values first' : ', missing values last') : '';
-      if (k.nullable) this.mention('order-nulls', item.direction === 'desc' ? ['missing values first'] : ['missing values last'], item.direction === 'desc' ? ['missing first'] : ['missing last']);
+      // PostgreSQL sorts NULLs as larger than every value, unless NULLS FIRST/LAST says otherwise.
+      const explicit = 'nulls' in item ? item.nulls : undefined;
+      const first = explicit ? explicit === 'first' : item.direction === 'desc';
+      const said = first ? 'missing values first' : 'missing values last';
+      const nulls = k.nullable || explicit ? `, ${said}` : '';
+      if (k.nullable || explicit) this.mention('order-nulls', [said], [said.replace(' values', '')]);
       return `${k.text} ${dir}${nulls}`;
     });
     this.mention('order', ['sorted by'], ['sort them by']);

@@ -7,8 +7,10 @@ import { buildDataset, type BuildManifest } from '../../generator/assemble/build
 import { buildRelationalSchema } from '../../generator/variants/build-schema.ts';
 import { compileQuery } from '../../generator/compile/compile-query.ts';
 import { compareResults, normalizeResult, runReadOnly, type NormalizedResult } from '../../generator/execute/run-query.ts';
-import { sharedValues } from '../../generator/compile/compile-shared-value.ts';
-import { isOrdered, type Query, type SelectQuery } from '../../generator/query/conceptual-query.ts';
+import { isOrdered } from '../../generator/query/conceptual-query.ts';
+import { constructsOf } from './construct-coverage.ts';
+
+export { constructsOf, REQUIRED_CONSTRUCTS } from './construct-coverage.ts';
 import { randomQuery } from '../../generator/query/random-query.ts';
 import { parseSql } from '../../generator/sql/parser-adapter.ts';
 import { generateInstance } from '../../generator/instance/generate-instance.ts';
@@ -18,59 +20,6 @@ import type { Domain } from '../../generator/er-model/er-model.ts';
 
 /** Queries per CI run, split evenly over the two reference domains. */
 export const PROPERTY_QUERIES = Number(process.env['EQUISQL_PROPERTY_QUERIES'] ?? 1000);
-
-/** The constructs a query uses, by name, for the coverage check. */
-export function constructsOf(query: Query): Set<string> {
-  const found = new Set<string>();
-  const walk = (node: unknown, parent?: string): void => {
-    if (Array.isArray(node)) {
-      node.forEach((n) => walk(n, parent));
-      return;
-    }
-    if (!node || typeof node !== 'object') return;
-    const n = node as Record<string, unknown>;
-    const kind = n['kind'] as string | undefined;
-    if (kind === 'relationship') found.add(`join:${n['type']}:${n['direction']}`);
-    else if (kind === 'elements') found.add(`elements:${n['type']}`);
-    else if (kind === 'like') found.add(n['caseInsensitive'] ? 'ilike' : 'like');
-    else if (kind === 'exists') found.add(n['negated'] ? 'not exists' : 'exists');
-    else if (kind === 'aggregate') found.add(`aggregate:${n['fn']}${n['distinct'] ? ' distinct' : ''}${n['arg'] ? '' : ' *'}`);
-    else if (kind === 'set') found.add(`set:${n['op']}`);
-    else if (kind === 'window') {
-      found.add(`window:${n['fn']}`);
-      if (Array.isArray(n['partitionBy'])) found.add('window partition');
-      if (Array.isArray(n['partitionBy']) && (n['partitionBy'] as { kind: string }[]).some((k) => k.kind === 'classOf')) found.add('window partition by kind');
-      if (['sum', 'avg', 'count'].includes(n['fn'] as string) && Array.isArray(n['orderBy'])) found.add('window running');
-    }
-    else if (kind === 'select') {
-      const q = n as unknown as { distinct?: boolean; groupBy?: unknown[]; having?: unknown; orderBy?: unknown[]; limit?: number; joins?: { kind: string; relationship?: string }[] };
-      if (q.distinct) found.add('distinct');
-      if ((q as { qualify?: unknown }).qualify) found.add('qualify (top-N per group)');
-      if (sharedValues(q as unknown as SelectQuery).length > 0) found.add('value computed once (WITH)');
-      if ((q.groupBy?.length ?? 0) > 0) found.add('group by');
-      if (q.having) found.add('having');
-      if ((q.orderBy?.length ?? 0) > 0 && q.limit !== undefined) found.add('order by + limit');
-      const rels = (q.joins ?? []).filter((j) => j.kind === 'relationship').map((j) => j.relationship);
-      if (new Set(rels).size < rels.length) found.add('relationship joined twice');
-    } else if (kind !== undefined && kind !== 'attribute' && kind !== 'literal' && kind !== 'output') found.add(kind);
-    if (n['negated'] === true && kind === 'inQuery') found.add('not in query');
-    if (kind === 'relationship' && n['on']) found.add('join on');
-    for (const [k, v] of Object.entries(n)) if (k !== 'kind') walk(v, kind);
-  };
-  walk(query);
-  return found;
-}
-
-/** Every construct of the IR the property test must exercise. */
-export const REQUIRED_CONSTRUCTS = [
-  'join:inner:forward', 'join:inner:reverse', 'join:left:forward', 'join:left:reverse', 'join on', 'relationship joined twice',
-  'elements:inner', 'elements:left', 'compare', 'in', 'like', 'ilike', 'between', 'isNull', 'contains', 'isA', 'and', 'or', 'not',
-  'exists', 'not exists', 'inQuery', 'not in query', 'scalarSubquery', 'aggregate:count *', 'aggregate:count', 'aggregate:count distinct',
-  'aggregate:sum', 'aggregate:avg', 'aggregate:min', 'aggregate:max', 'group by', 'having', 'order by + limit', 'distinct',
-  'set:union', 'set:union all', 'set:intersect', 'set:except', 'setArray', 'setSize', 'classOf', 'round', 'element', 'arithmetic',
-  'window:row_number', 'window:rank', 'window:dense_rank', 'window:lag', 'window:lead', 'window:sum', 'window:avg', 'window:count',
-  'window partition', 'window partition by kind', 'window running', 'qualify (top-N per group)', 'value computed once (WITH)',
-];
 
 interface Built {
   readonly manifest: BuildManifest;

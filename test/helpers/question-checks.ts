@@ -86,6 +86,60 @@ export function expectedFacts(index: ErIndex, query: Query): { construct: string
     }
   };
   visit(query, true);
+  facts.push(...analyticFacts(query));
+  return facts;
+}
+
+/**
+ * Facts of the analytic constructs, wherever they sit in the query: a CASE's fallback, a
+ * ratio's scale and its division by zero, a filter's rows, distinct values, an explicit
+ * NULLS position, a cast's rounding, a position's 0, an interval's length.
+ */
+function analyticFacts(query: Query): { construct: string; test: (text: string) => boolean }[] {
+  const facts: { construct: string; test: (text: string) => boolean }[] = [];
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (!node || typeof node !== 'object') return;
+    const n = node as Record<string, unknown>;
+    switch (n['kind']) {
+      case 'case':
+      case 'simpleCase':
+        facts.push(n['else'] === undefined ? { construct: 'case without else is empty', test: (t) => t.includes('empty otherwise') } : { construct: 'case fallback', test: (t) => t.includes('otherwise') });
+        break;
+      case 'ratio': {
+        const digits = n['digits'] as number;
+        facts.push({ construct: 'ratio scale', test: (t) => t.includes(`rounded to ${digits} decimal place`) });
+        facts.push({ construct: 'ratio by zero', test: (t) => /empty when .* is 0/u.test(t) });
+        if (n['percent']) facts.push({ construct: 'percentage', test: (t) => t.includes('percent') });
+        break;
+      }
+      case 'aggregate':
+        if (n['filter']) facts.push({ construct: 'aggregate filter', test: (t) => t.includes('only the rows where') });
+        if (n['distinct'] && n['fn'] !== 'count') facts.push({ construct: 'distinct aggregate', test: (t) => t.includes('distinct values') });
+        break;
+      case 'cast':
+        if (n['to'] === 'integer') facts.push({ construct: 'cast to integer rounds', test: (t) => t.includes('nearest whole number') });
+        break;
+      case 'position':
+        facts.push({ construct: 'position is 0 when absent', test: (t) => t.includes('0 when it does not occur') });
+        break;
+      case 'dateShift': {
+        const amount = Math.abs(n['amount'] as number);
+        facts.push({ construct: 'interval length', test: (t) => t.includes(`${amount} ${n['unit']}`) });
+        break;
+      }
+      case 'ageYears':
+        facts.push({ construct: 'age in whole years', test: (t) => t.includes('whole years') });
+        break;
+      default:
+        break;
+    }
+    if (Array.isArray(n['orderBy'])) {
+      for (const o of n['orderBy'] as { nulls?: string }[]) if (o.nulls) facts.push({ construct: 'nulls position', test: (t) => t.includes(`missing values ${o.nulls}`) });
+    }
+    for (const [k, v] of Object.entries(n)) if (k !== 'kind') walk(v);
+  };
+  walk(query);
   return facts;
 }
 
