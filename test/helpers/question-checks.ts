@@ -108,7 +108,7 @@ function analyticFacts(query: Query): { construct: string; test: (text: string) 
         break;
       case 'ratio': {
         const digits = n['digits'] as number;
-        facts.push({ construct: 'ratio scale', test: (t) => t.includes(`rounded to ${digits} decimal place`) });
+        facts.push({ construct: 'ratio scale', test: (t) => t.includes(`rounded to ${digits} decimal place`) || t.includes(`rounded to ${digits} decimals`) });
         facts.push({ construct: 'ratio by zero', test: (t) => /empty when .* is 0/u.test(t) });
         if (n['percent']) facts.push({ construct: 'percentage', test: (t) => t.includes('percent') });
         break;
@@ -135,7 +135,7 @@ function analyticFacts(query: Query): { construct: string; test: (text: string) 
         break;
     }
     if (Array.isArray(n['orderBy'])) {
-      for (const o of n['orderBy'] as { nulls?: string }[]) if (o.nulls) facts.push({ construct: 'nulls position', test: (t) => t.includes(`missing values ${o.nulls}`) });
+      for (const o of n['orderBy'] as { nulls?: string }[]) if (o.nulls) facts.push({ construct: 'nulls position', test: (t) => t.includes(`missing values ${o.nulls}`) || t.includes(`missing ${o.nulls}`) });
     }
     for (const [k, v] of Object.entries(n)) if (k !== 'kind') walk(v);
   };
