@@ -128,34 +128,7 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
   const quotas = options.difficultyMix ? difficultyQuotas(options.difficultyMix, options.groups) : undefined;
   const perDifficulty = Object.fromEntries(DIFFICULTIES.map((d) => [d, 0])) as Record<Difficulty, number>;
   for (const g of state.groups) perDifficulty[g.difficulty] += 1;
-  const reference = referenceVariant(options.variants.map((v) => v.name));
-  const refVariant = options.variants.find((v) => v.name === reference) as CheckVariant;
-  const graph = buildSchemaGraph(options.index, options.variants.map((v) => v.schema));
-  const ctx = { index: options.index, variants: options.variants, reference, runner: options.runner, ...(options.maxCost !== undefined ? { maxCost: options.maxCost } : {}) };
-  const probe: Probe = async (q) => {
-    let sql: string;
-    try {
-      sql = compileQuery(options.index, refVariant.schema, q);
-    } catch (error) {
-      return reject('compile-error', `probe: ${oneLine(error)}`);
-    }
-    const cost = await options.runner.cost(refVariant.pgSchemas.main, sql);
-    if (cost > (options.maxCost ?? 5e6)) reject('too-costly', `probe: planner cost ${Math.round(cost)}`);
-    return (await options.runner.run(refVariant.pgSchemas.main, sql)).rows;
-  };
-  const batches = new Map<number, readonly Sample[]>();
-  const skeletonAt = (i: number): Sample => {
-    const b = Math.floor(i / SKELETON_BATCH);
-    let batch = batches.get(b);
-    if (!batch) {
-      batches.clear();
-      batch = sampleSkeletons(options.grammar, { n: SKELETON_BATCH, seed: `${options.seed}/skeletons/${b}`, tail: options.tail ?? 0.1 }).samples;
-      batches.set(b, batch);
-    }
-    return batch[i % batch.length] as Sample;
-  };
-  const maxCandidates = options.suite ? options.suite.length : (options.maxCandidates ?? 30 * options.groups);
-  const attempts = options.attempts ?? 4;
+  const { reference, refVariant, graph, ctx, probe, skeletonAt, maxCandidates, attempts } = candidateSources(options);
   let candidate = state.nextCandidate;
   for (; accepted < options.groups && candidate < maxCandidates; candidate++) {
     const entry = options.suite?.[candidate];
@@ -285,6 +258,44 @@ export function labelGroup(answers: Readonly<Record<string, { sql: string }>>, r
     }
   }
   return reject('compile-error', 'no variant SQL the adapter can read for labels');
+}
+
+/**
+ * What every candidate of a run draws on, the same for a whole run and for each of its
+ * shards: the reference variant, the schema graph, the checks' context, the filler's probe
+ * (run on the reference variant, under the cost guard), the seeded skeleton stream by
+ * candidate index, and the bounds on candidates and attempts.
+ */
+export function candidateSources(options: GenerateOptions) {
+  const reference = referenceVariant(options.variants.map((v) => v.name));
+  const refVariant = options.variants.find((v) => v.name === reference) as CheckVariant;
+  const graph = buildSchemaGraph(options.index, options.variants.map((v) => v.schema));
+  const ctx = { index: options.index, variants: options.variants, reference, runner: options.runner, ...(options.maxCost !== undefined ? { maxCost: options.maxCost } : {}) };
+  const probe: Probe = async (q) => {
+    let sql: string;
+    try {
+      sql = compileQuery(options.index, refVariant.schema, q);
+    } catch (error) {
+      return reject('compile-error', `probe: ${oneLine(error)}`);
+    }
+    const cost = await options.runner.cost(refVariant.pgSchemas.main, sql);
+    if (cost > (options.maxCost ?? 5e6)) reject('too-costly', `probe: planner cost ${Math.round(cost)}`);
+    return (await options.runner.run(refVariant.pgSchemas.main, sql)).rows;
+  };
+  const batches = new Map<number, readonly Sample[]>();
+  const skeletonAt = (i: number): Sample => {
+    const b = Math.floor(i / SKELETON_BATCH);
+    let batch = batches.get(b);
+    if (!batch) {
+      batches.clear();
+      batch = sampleSkeletons(options.grammar, { n: SKELETON_BATCH, seed: `${options.seed}/skeletons/${b}`, tail: options.tail ?? 0.1 }).samples;
+      batches.set(b, batch);
+    }
+    return batch[i % batch.length] as Sample;
+  };
+  const maxCandidates = options.suite ? options.suite.length : (options.maxCandidates ?? 30 * options.groups);
+  const attempts = options.attempts ?? 4;
+  return { reference, refVariant, graph, ctx, probe, skeletonAt, maxCandidates, attempts };
 }
 
 /** The groups stage's `manifest.json` (a merge of shards writes it from the same fields). */

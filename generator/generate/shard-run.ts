@@ -22,21 +22,19 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRng } from '../common/rng.ts';
-import { ConfigError, oneLine } from '../common/errors.ts';
+import { ConfigError } from '../common/errors.ts';
 import { stableStringify } from '../common/hash.ts';
 import { writeFileAtomic } from '../common/atomic-write.ts';
-import { sampleSkeletons, type Sample } from '../grammar/pcfg-sampler.ts';
-import { compileQuery } from '../compile/compile-query.ts';
+import type { Sample } from '../grammar/pcfg-sampler.ts';
 import { isOrdered } from '../query/conceptual-query.ts';
-import { CandidateRejected, DIFFICULTIES, reject, serializeGroup, type Difficulty, type GroupRecord, type RejectionReason } from './group-record.ts';
-import { buildSchemaGraph } from './schema-graph.ts';
+import { CandidateRejected, DIFFICULTIES, serializeGroup, type Difficulty, type GroupRecord, type RejectionReason } from './group-record.ts';
 import { readSkeleton } from './skeleton-shape.ts';
-import { fillQuery, type Probe } from './content-filler.ts';
-import { verifyGroup, type CheckVariant } from './group-checks.ts';
+import { fillQuery } from './content-filler.ts';
+import { verifyGroup } from './group-checks.ts';
 import { constructCounts } from './difficulty.ts';
 import { groupId } from './canonical-query.ts';
 import { appendLine, readJsonLines } from './groups-file.ts';
-import { compileOrReject, difficultyQuotas, FINAL, labelGroup, referenceVariant, skeletonOfSql, SKELETON_BATCH, structureKey, type GenerateOptions } from './generate-groups.ts';
+import { candidateSources, compileOrReject, difficultyQuotas, FINAL, labelGroup, skeletonOfSql, structureKey, type GenerateOptions } from './generate-groups.ts';
 
 /** Which shard: `index` counts from 1 (`--shard 1/4` … `--shard 4/4`). */
 export interface ShardSpec {
@@ -185,34 +183,7 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
     for (const a of c.attempts) if (count(a)) break;
     decide(c.candidate);
   }
-  const reference = referenceVariant(options.variants.map((v) => v.name));
-  const refVariant = options.variants.find((v) => v.name === reference) as CheckVariant;
-  const graph = buildSchemaGraph(options.index, options.variants.map((v) => v.schema));
-  const ctx = { index: options.index, variants: options.variants, reference, runner: options.runner, ...(options.maxCost !== undefined ? { maxCost: options.maxCost } : {}) };
-  const probe: Probe = async (q) => {
-    let sql: string;
-    try {
-      sql = compileQuery(options.index, refVariant.schema, q);
-    } catch (error) {
-      return reject('compile-error', `probe: ${oneLine(error)}`);
-    }
-    const cost = await options.runner.cost(refVariant.pgSchemas.main, sql);
-    if (cost > (options.maxCost ?? 5e6)) reject('too-costly', `probe: planner cost ${Math.round(cost)}`);
-    return (await options.runner.run(refVariant.pgSchemas.main, sql)).rows;
-  };
-  const batches = new Map<number, readonly Sample[]>();
-  const skeletonAt = (i: number): Sample => {
-    const b = Math.floor(i / SKELETON_BATCH);
-    let batch = batches.get(b);
-    if (!batch) {
-      batches.clear();
-      batch = sampleSkeletons(options.grammar, { n: SKELETON_BATCH, seed: `${options.seed}/skeletons/${b}`, tail: options.tail ?? 0.1 }).samples;
-      batches.set(b, batch);
-    }
-    return batch[i % batch.length] as Sample;
-  };
-  const maxCandidates = options.suite ? options.suite.length : (options.maxCandidates ?? 30 * options.groups);
-  const attempts = options.attempts ?? 4;
+  const { reference, refVariant, graph, ctx, probe, skeletonAt, maxCandidates, attempts } = candidateSources(options);
   const state = (complete: boolean, candidates: number): ShardState => ({
     stage: 'groups-shard',
     dataset: options.dataset,
