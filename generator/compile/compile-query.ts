@@ -10,6 +10,7 @@ import { entityView, indexVariant, needKey, type EntityView, type Need, type Var
 import { qualifiedSelect, windowSql } from './compile-window.ts';
 import { sharedValues, valueKey } from './compile-shared-value.ts';
 import { uniqueAlias } from './alias-names.ts';
+import { rememberCompiled } from './compiled-texts.ts';
 import { aggregates, builtFrom, conditionBuiltFrom, conjunctsOf, expressionKey, sharedOutputs } from './shared-expressions.ts';
 import { isAnalytic, valueKind } from '../query/analytic-expr.ts';
 import { compileAggregate, compileAnalyticExpr, type ExpressionCompiler } from './compile-expression.ts';
@@ -59,7 +60,7 @@ export function compileQuery(index: ErIndex, schema: RelationalSchema, query: Qu
   const scope = scopeQuery(index, query);
   const v = indexVariant(index, schema);
   const compiler = new QueryCompiler(v, scope, query);
-  return printSql(compiler.query(query));
+  return rememberCompiled(printSql(compiler.query(query)));
 }
 
 class QueryCompiler {

@@ -10,11 +10,15 @@
  * unfinished string, so text it takes for a literal or a comment could be code to
  * PostgreSQL, and what the server runs is the text, not the AST.
  *
+ * A text `compileQuery` printed in this process skips the parse (`compiled-texts.ts` says
+ * why); the lexer reads every text.
+ *
  * The reader role (`reader-role.ts`) is the layer under this one: a query that got past both
  * readings still runs as a role that can only read the variant's tables.
  */
 import { ExecutionError, SqlParseError } from '../common/errors.ts';
 import { parseSql } from '../sql/parser-adapter.ts';
+import { wasCompiled } from '../compile/compiled-texts.ts';
 
 /**
  * Functions a query may call: the ones the compiler emits (`unnest`, `round`, `coalesce`,
@@ -318,6 +322,8 @@ export function guardQuery(sql: string, pgSchema: string): void {
     const call = callName(tokens, i);
     if (call && !cteNames.has(i)) checkCall(pgSchema, call.schema, call.name, ` at character ${token.at}`);
   }
+  // Our compiler's own text: its shape and tables are the compiler's (`compiled-texts.ts`).
+  if (wasCompiled(sql)) return;
   let tree: unknown;
   try {
     tree = parseSql(sql, { dialect: 'postgresql' });
