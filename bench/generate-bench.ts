@@ -46,15 +46,18 @@ async function run(label: string, connections: Database[]): Promise<void> {
   try {
     const builds = await prepareBuilds({ dataset, domain: domain!, variants: 'all', scale, seed: 1, db: connections[0] as Database, out });
     const runner = createQueryRunner(connections, 30_000);
+    const cpuAtStart = process.cpuUsage();
     const report = await generateGroups({
       dataset, out, index, instance: builds.instance,
       instanceHashes: { main: builds.main.instance_hash, ...(builds.edge ? { edge: builds.edge.instance_hash } : {}) },
       variants: builds.variants, runner, grammar, seed: 1, groups, settings: { bench: true },
     });
+    const cpu = process.cpuUsage(cpuAtStart);
     const hours = report.seconds.total / 3600;
     const records = report.accepted * builds.variants.length;
     const rejected = Object.values(report.rejected).reduce((a, b) => a + b, 0);
     say(`\n${label}: ${report.accepted} groups in ${report.seconds.total.toFixed(1)} s = ${Math.round(report.accepted / hours)} groups/hour, ${Math.round(records / hours)} (group × variant) records/hour; ${(100 * report.seconds.database / report.seconds.total).toFixed(0)}% of wall time in the database`);
+    say(`  our own CPU: ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (${((cpu.user + cpu.system) / 1e3 / Math.max(1, report.accepted)).toFixed(1)} ms per accepted group); decided ahead ${runner.lookahead} candidates, ${report.redecided} decided again at their turn, ${report.unused} decided but not needed`);
     say(`  ${report.roundTrips} database round trips (queries and cost estimates): ${(report.roundTrips / Math.max(1, report.accepted)).toFixed(1)} per accepted group, ${(1000 * report.seconds.database / Math.max(1, report.roundTrips)).toFixed(2)} ms of database wall time each`);
     say(`  candidates ${report.candidates}, accepted ${(100 * report.accepted / report.candidates).toFixed(0)}%; rejected ${rejected}: ${Object.entries(report.rejected).filter(([, n]) => n > 0).map(([r, n]) => `${r} ${n}`).join(', ')}`);
     const lines = readJsonLines<GroupRecord>(groupsPath(out, dataset), false);

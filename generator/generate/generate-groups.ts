@@ -19,11 +19,12 @@ import { sampleSkeletons, type Sample } from '../grammar/pcfg-sampler.ts';
 import { compileQuery } from '../compile/compile-query.ts';
 import { isOrdered, type Query } from '../query/conceptual-query.ts';
 import { parseSql } from '../sql/parser-adapter.ts';
+import type { Query as SqlQuery } from '../sql/sql-ast.ts';
 import { canonicalStructure } from '../structure/canonical-structure.ts';
 import { writeFileAtomic } from '../common/atomic-write.ts';
 import { CandidateRejected, DIFFICULTIES, reject, serializeGroup, type Difficulty, type GroupRecord, type Rejection, type RejectionReason } from './group-record.ts';
 import { buildSchemaGraph } from './schema-graph.ts';
-import { readSkeleton } from './skeleton-shape.ts';
+import { readSkeleton, type QueryShape } from './skeleton-shape.ts';
 import { fillQuery, type Probe } from './content-filler.ts';
 import { verifyGroup, type CheckVariant } from './group-checks.ts';
 import { constructCounts, spiderHardness } from './difficulty.ts';
@@ -62,6 +63,12 @@ export interface GenerateOptions {
   readonly suite?: readonly SuiteEntry[];
   /** Planner cost above which a query is rejected unrun (default 5e6). */
   readonly maxCost?: number;
+  /**
+   * Candidates decided ahead of the one being committed, so our own work on them overlaps
+   * the database's on earlier ones (default: the runner's `lookahead`). The files do not
+   * depend on it.
+   */
+  readonly lookahead?: number;
   /** Settings recorded as they are in the manifest. */
   readonly settings: Readonly<Record<string, unknown>>;
   readonly progress?: (message: string) => void;
@@ -76,6 +83,10 @@ export interface GenerateReport {
   readonly seconds: { readonly total: number; readonly database: number; readonly own: number };
   /** Round trips this run made to the database (`QueryRunner.roundTrips`). */
   readonly roundTrips: number;
+  /** Candidates decided ahead whose view of the run had changed by their turn, so decided again. */
+  readonly redecided: number;
+  /** Candidates decided ahead but not needed when the run reached its target. */
+  readonly unused: number;
   /** Share of groups whose SQL differs between at least three variants. */
   readonly differs3: number;
   /** Share of accepted groups drawn as long-tail skeletons (the request is `tail`). */
@@ -128,72 +139,46 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
   const quotas = options.difficultyMix ? difficultyQuotas(options.difficultyMix, options.groups) : undefined;
   const perDifficulty = Object.fromEntries(DIFFICULTIES.map((d) => [d, 0])) as Record<Difficulty, number>;
   for (const g of state.groups) perDifficulty[g.difficulty] += 1;
-  const { reference, refVariant, graph, ctx, probe, skeletonAt, maxCandidates, attempts } = candidateSources(options);
+  const sources = candidateSources(options);
+  const live: RunState = { ids, literals, perDifficulty, ...(quotas ? { quotas } : {}) };
+  // Candidates are decided ahead while earlier ones wait on the database, and committed in
+  // order; one whose answers from the run's state changed meanwhile is decided again.
+  const ahead = options.lookahead ?? options.runner.lookahead;
+  const pending = new Map<number, Promise<Decision>>();
+  const decide = (i: number): Promise<Decision> => {
+    const decision = decideCandidate(options, sources, i, new SeenState(live));
+    decision.catch(() => {});
+    return decision;
+  };
   let candidate = state.nextCandidate;
-  for (; accepted < options.groups && candidate < maxCandidates; candidate++) {
-    const entry = options.suite?.[candidate];
-    const sample: Pick<Sample, 'skeleton' | 'tokens' | 'tail'> = entry ? { skeleton: '', tokens: [], tail: false } : skeletonAt(candidate);
-    let last: CandidateRejected | undefined;
-    let record: GroupRecord | undefined;
-    try {
-      const shape = entry ? undefined : readSkeleton(sample.tokens);
-      for (let attempt = 0; attempt < (entry ? 1 : attempts) && !record; attempt++) {
-        try {
-          const rng = createRng(options.seed).fork(`candidate/${candidate}/${attempt}`);
-          const query = entry ? entry.query : await fillQuery(shape as NonNullable<typeof shape>, { graph, instance: options.instance, rng, probe });
-          const id = groupId(query);
-          if (ids.has(id)) reject('duplicate', 'same canonical conceptual query as an earlier group');
-          if (quotas) {
-            // Compiling and parsing is cheap next to running: decide the quota before the database.
-            const d = labelGroup({ [reference]: { sql: compileOrReject(options, refVariant, query) } }, reference, [reference]).difficulty;
-            if (perDifficulty[d] >= quotas[d]) reject('difficulty-quota', `${d}: ${quotas[d]} of ${options.groups} already`);
-          }
-          const verified = await verifyGroup(query, ctx);
-          const labels = labelGroup(verified.answers, reference, options.variants.map((v) => v.name));
-          const key = structureKey(verified.answers[labels.reference]?.sql ?? '');
-          if (literals.has(key)) reject('duplicate', 'same structure and literals as an earlier group');
-          record = {
-            group_id: id,
-            dataset: options.dataset,
-            candidate,
-            query,
-            ordered: isOrdered(query),
-            variants: verified.answers,
-            skeleton: entry ? skeletonOfSql(verified.answers[labels.reference]?.sql ?? '') : sample.skeleton,
-            long_tail: sample.tail,
-            reference_variant: labels.reference,
-            structure_hash: labels.structureHash,
-            difficulty: labels.difficulty,
-            counts: constructCounts(query),
-            distinct_sql: verified.distinctSql,
-            verified_on: [
-              { profile: 'default', instance_hash: options.instanceHashes.main, ...verified.main },
-              ...(verified.edge && options.instanceHashes.edge ? [{ profile: 'edge' as const, instance_hash: options.instanceHashes.edge, ...verified.edge }] : []),
-            ],
-            ...(entry ? { source: { suite_id: entry.id, ...(entry.question !== undefined ? { question: entry.question } : {}) } } : {}),
-          };
-          ids.add(id);
-          literals.add(key);
-          perDifficulty[record.difficulty] += 1;
-        } catch (error) {
-          if (!(error instanceof CandidateRejected)) throw error;
-          last = error;
-          if (FINAL.has(error.reason)) break;
-        }
+  let next = candidate;
+  let redecided = 0;
+  try {
+    for (; accepted < options.groups && candidate < sources.maxCandidates; candidate++) {
+      for (next = Math.max(next, candidate); next <= candidate + ahead && next < sources.maxCandidates; next++) pending.set(next, decide(next));
+      let decision = await (pending.get(candidate) as Promise<Decision>);
+      pending.delete(candidate);
+      if (!decision.seen.stillHolds()) {
+        redecided += 1;
+        decision = await decide(candidate);
       }
-    } catch (error) {
-      if (!(error instanceof CandidateRejected)) throw error;
-      last = error;
+      const { record, last, sample, entry } = decision;
+      options.tick?.({ stage: 'groups', done: accepted + (record ? 1 : 0), total: options.groups, unit: 'groups' });
+      if (record) {
+        ids.add(record.group_id);
+        literals.add(decision.key as string);
+        perDifficulty[record.difficulty] += 1;
+        appendLine(groupsPath(options.out, options.dataset), serializeGroup(record));
+        accepted += 1;
+        if (accepted % 25 === 0 || accepted === options.groups) progress(`${accepted}/${options.groups} groups after ${candidate + 1} candidates`);
+      } else {
+        const rejection: Rejection = { candidate, reason: last?.reason ?? 'no-fitting-slot', detail: `${entry ? `${entry.id}: ` : ''}${last?.detail ?? 'no filling'}`, skeleton: sample.skeleton };
+        appendLine(rejectionsPath(options.out), `${JSON.stringify(rejection)}\n`);
+      }
     }
-    options.tick?.({ stage: 'groups', done: accepted + (record ? 1 : 0), total: options.groups, unit: 'groups' });
-    if (record) {
-      appendLine(groupsPath(options.out, options.dataset), serializeGroup(record));
-      accepted += 1;
-      if (accepted % 25 === 0 || accepted === options.groups) progress(`${accepted}/${options.groups} groups after ${candidate + 1} candidates`);
-    } else {
-      const rejection: Rejection = { candidate, reason: last?.reason ?? 'no-fitting-slot', detail: `${entry ? `${entry.id}: ` : ''}${last?.detail ?? 'no filling'}`, skeleton: sample.skeleton };
-      appendLine(rejectionsPath(options.out), `${JSON.stringify(rejection)}\n`);
-    }
+  } finally {
+    // Nothing decided ahead is left running behind the run.
+    await Promise.allSettled(pending.values());
   }
   const final = readGroupsState(options.out, options.dataset, false);
   const total = (performance.now() - started) / 1000;
@@ -206,6 +191,8 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
     rejected: countRejections(final.rejections),
     seconds: { total, database, own: total - database },
     roundTrips: options.runner.roundTrips() - tripsAtStart,
+    redecided,
+    unused: pending.size,
     differs3: final.groups.length === 0 ? 0 : final.groups.filter((g) => g.distinct_sql >= 3).length / final.groups.length,
     longTail: final.groups.length === 0 ? 0 : final.groups.filter((g) => g.long_tail).length / final.groups.length,
     difficulty,
@@ -213,6 +200,126 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
   writeManifest(options, report);
   if (accepted < options.groups) progress(`stopped after ${candidate} candidates with ${accepted} of ${options.groups} groups`);
   return report;
+}
+
+/** What a run has accepted so far, as candidates consult it: ids, structure keys, groups per difficulty. */
+interface RunState {
+  readonly ids: ReadonlySet<string>;
+  readonly literals: ReadonlySet<string>;
+  readonly perDifficulty: Readonly<Record<Difficulty, number>>;
+  readonly quotas?: Readonly<Record<Difficulty, number>>;
+}
+
+/**
+ * The run's state as one candidate's decision saw it: each question asked and its answer,
+ * so that when the candidate is committed the answers can be checked against the state
+ * then. The state only grows, so a decision whose answers all still hold is the one the
+ * candidate would get decided there and then.
+ */
+class SeenState {
+  private readonly questions: (() => boolean)[] = [];
+  private readonly answers: boolean[] = [];
+
+  constructor(private readonly state: RunState) {}
+
+  private ask(question: () => boolean): boolean {
+    const answer = question();
+    this.questions.push(question);
+    this.answers.push(answer);
+    return answer;
+  }
+
+  hasId(id: string): boolean {
+    return this.ask(() => this.state.ids.has(id));
+  }
+
+  hasKey(key: string): boolean {
+    return this.ask(() => this.state.literals.has(key));
+  }
+
+  quotaFull(d: Difficulty): boolean {
+    return this.ask(() => this.state.quotas !== undefined && this.state.perDifficulty[d] >= this.state.quotas[d]);
+  }
+
+  /** The run's quota of a difficulty (fixed for the run, so not a question). */
+  quota(d: Difficulty): number | undefined {
+    return this.state.quotas?.[d];
+  }
+
+  stillHolds(): boolean {
+    return this.questions.every((q, i) => q() === this.answers[i]);
+  }
+}
+
+/** One candidate decided: its group (and structure key) or the last rejection, and what it saw of the run. */
+interface Decision {
+  readonly sample: Pick<Sample, 'skeleton' | 'tokens' | 'tail'>;
+  readonly entry: SuiteEntry | undefined;
+  readonly record?: GroupRecord;
+  readonly key?: string;
+  readonly last?: CandidateRejected;
+  readonly seen: SeenState;
+}
+
+/**
+ * Decides candidate i — fills, verifies and labels its attempts until one is a new group or
+ * the attempts run out — consulting the run's state only through `seen` and changing
+ * nothing: the caller commits the decision.
+ */
+async function decideCandidate(options: GenerateOptions, sources: CandidateSources, candidate: number, seen: SeenState): Promise<Decision> {
+  const { reference, refVariant, graph, ctx, probe, skeletonAt, shapeOf, attempts } = sources;
+  const entry = options.suite?.[candidate];
+  const sample: Pick<Sample, 'skeleton' | 'tokens' | 'tail'> = entry ? { skeleton: '', tokens: [], tail: false } : skeletonAt(candidate);
+  let last: CandidateRejected | undefined;
+  try {
+    const shape = entry ? undefined : shapeOf(sample.tokens);
+    for (let attempt = 0; attempt < (entry ? 1 : attempts); attempt++) {
+      try {
+        const rng = createRng(options.seed).fork(`candidate/${candidate}/${attempt}`);
+        const query = entry ? entry.query : await fillQuery(shape as NonNullable<typeof shape>, { graph, instance: options.instance, rng, probe });
+        const id = groupId(query);
+        if (seen.hasId(id)) reject('duplicate', 'same canonical conceptual query as an earlier group');
+        if (options.difficultyMix) {
+          // Compiling and parsing is cheap next to running: decide the quota before the database.
+          const d = labelGroup({ [reference]: { sql: compileOrReject(options, refVariant, query) } }, reference, [reference]).difficulty;
+          if (seen.quotaFull(d)) reject('difficulty-quota', `${d}: ${seen.quota(d)} of ${options.groups} already`);
+        }
+        const verified = await verifyGroup(query, ctx);
+        const labels = labelGroup(verified.answers, reference, options.variants.map((v) => v.name));
+        const key = structureKey(verified.answers[labels.reference]?.sql ?? '');
+        if (seen.hasKey(key)) reject('duplicate', 'same structure and literals as an earlier group');
+        const record: GroupRecord = {
+          group_id: id,
+          dataset: options.dataset,
+          candidate,
+          query,
+          ordered: isOrdered(query),
+          variants: verified.answers,
+          skeleton: entry ? skeletonOfSql(verified.answers[labels.reference]?.sql ?? '') : sample.skeleton,
+          long_tail: sample.tail,
+          reference_variant: labels.reference,
+          structure_hash: labels.structureHash,
+          difficulty: labels.difficulty,
+          counts: constructCounts(query),
+          distinct_sql: verified.distinctSql,
+          verified_on: [
+            { profile: 'default', instance_hash: options.instanceHashes.main, ...verified.main },
+            ...(verified.edge && options.instanceHashes.edge ? [{ profile: 'edge' as const, instance_hash: options.instanceHashes.edge, ...verified.edge }] : []),
+          ],
+          ...(entry ? { source: { suite_id: entry.id, ...(entry.question !== undefined ? { question: entry.question } : {}) } } : {}),
+        };
+        return { sample, entry, record, key, seen };
+      } catch (error) {
+        if (!(error instanceof CandidateRejected)) throw error;
+        last = error;
+        if (FINAL.has(error.reason)) break;
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof CandidateRejected)) throw error;
+    last = error;
+  }
+  return { sample, entry, ...(last ? { last } : {}), seen };
 }
 
 /** The variant's SQL of a query, or a compile-error rejection. */
@@ -224,10 +331,25 @@ export function compileOrReject(options: Pick<GenerateOptions, 'index'>, variant
   }
 }
 
+/**
+ * A reference SQL text parsed, remembered for the few texts read last: a candidate's
+ * reference SQL is read for its difficulty before it runs, then for its labels and its
+ * structure key after (trees are never mutated, so sharing one is safe).
+ */
+const recentlyParsed = new Map<string, SqlQuery>();
+function parseReference(sql: string): SqlQuery {
+  const hit = recentlyParsed.get(sql);
+  if (hit) return hit;
+  const ast = parseSql(sql, { dialect: 'postgresql' });
+  if (recentlyParsed.size >= 64) recentlyParsed.delete(recentlyParsed.keys().next().value as string);
+  recentlyParsed.set(sql, ast);
+  return ast;
+}
+
 /** The grammar skeleton of SQL (for hand-written queries, which have no sampled one). */
 export function skeletonOfSql(sql: string): string {
   try {
-    return extractSkeleton(parseSql(sql, { dialect: 'postgresql' })).text;
+    return extractSkeleton(parseReference(sql)).text;
   } catch {
     return '';
   }
@@ -236,7 +358,7 @@ export function skeletonOfSql(sql: string): string {
 /** Hash of an SQL text's structure with its literals: two groups with the same key are duplicates. */
 export function structureKey(sql: string): string {
   try {
-    return sha256(canonicalStructure(parseSql(sql, { dialect: 'postgresql' })).canonical);
+    return sha256(canonicalStructure(parseReference(sql)).canonical);
   } catch {
     return sha256(sql.replace(/\s+/gu, ' ').trim().toLowerCase());
   }
@@ -251,7 +373,7 @@ export function labelGroup(answers: Readonly<Record<string, { sql: string }>>, r
     const sql = answers[name]?.sql;
     if (!sql) continue;
     try {
-      const ast = parseSql(sql, { dialect: 'postgresql' });
+      const ast = parseReference(sql);
       return { reference: name, structureHash: canonicalStructure(ast).structureHash, difficulty: spiderHardness(ast) };
     } catch {
       continue;
@@ -295,11 +417,30 @@ export function candidateSources(options: GenerateOptions) {
   };
   const maxCandidates = options.suite ? options.suite.length : (options.maxCandidates ?? 30 * options.groups);
   const attempts = options.attempts ?? 4;
-  return { reference, refVariant, graph, ctx, probe, skeletonAt, maxCandidates, attempts };
+  // A skeleton is read once per run: the grammar draws the common ones again and again.
+  const shapes = new Map<string, QueryShape | CandidateRejected>();
+  const shapeOf = (tokens: readonly string[]): QueryShape => {
+    const key = tokens.join(' ');
+    let shape = shapes.get(key);
+    if (shape === undefined) {
+      try {
+        shape = readSkeleton(tokens);
+      } catch (error) {
+        if (!(error instanceof CandidateRejected)) throw error;
+        shape = error;
+      }
+      shapes.set(key, shape);
+    }
+    if (shape instanceof CandidateRejected) throw shape;
+    return shape;
+  };
+  return { reference, refVariant, graph, ctx, probe, skeletonAt, shapeOf, maxCandidates, attempts };
 }
 
+type CandidateSources = ReturnType<typeof candidateSources>;
+
 /** The groups stage's `manifest.json` (a merge of shards writes it from the same fields). */
-export function writeManifest(options: Pick<GenerateOptions, 'dataset' | 'out' | 'settings' | 'instanceHashes' | 'suite' | 'tail'> & { readonly variants: readonly { readonly name: string }[] }, report: Omit<GenerateReport, 'roundTrips'>): void {
+export function writeManifest(options: Pick<GenerateOptions, 'dataset' | 'out' | 'settings' | 'instanceHashes' | 'suite' | 'tail'> & { readonly variants: readonly { readonly name: string }[] }, report: Omit<GenerateReport, 'roundTrips' | 'redecided' | 'unused'>): void {
   const manifest = {
     stage: 'groups',
     dataset: options.dataset,

@@ -6,7 +6,7 @@
  */
 import type { Database, TextResult } from '../database/database.ts';
 import { ExecutionError, oneLine } from '../common/errors.ts';
-import { explainCost, runReadOnly, runReadOnlyMany, type GuardedQuery } from '../execute/run-query.ts';
+import { explainCost, guardAhead, runReadOnly, runReadOnlyMany, type GuardedQuery } from '../execute/run-query.ts';
 import { reject } from './group-record.ts';
 
 export interface QueryRunner {
@@ -33,7 +33,16 @@ export interface QueryRunner {
    * the timing.
    */
   all<T>(tasks: readonly (() => Promise<T>)[]): Promise<T[]>;
-  /** Seconds of wall time during which at least one query was running. */
+  /**
+   * How many candidates generation should decide ahead of the one it commits: on a server,
+   * whose queries run beside our code, enough to keep every connection busy; none on PGlite,
+   * which runs on our own thread and gains nothing from overlap.
+   */
+  readonly lookahead: number;
+  /**
+   * Seconds of wall time during which at least one query was running. The guard reads each
+   * text before its query is timed: reading SQL is our own work, not the database's.
+   */
   dbSeconds(): number;
   /**
    * Round trips to the database so far: one per query and cost estimate, one per share of
@@ -87,6 +96,7 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
     else free.push(db);
   };
   const run = async (pgSchema: string, sql: string): Promise<TextResult> => {
+    guardAhead([{ pgSchema, sql }]);
     const db = await acquire();
     if (active++ === 0) since = performance.now();
     trips += 1;
@@ -100,6 +110,7 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
     }
   };
   const runShare = async (share: readonly GuardedQuery[]) => {
+    guardAhead(share);
     const db = await acquire();
     if (active++ === 0) since = performance.now();
     try {
@@ -127,6 +138,7 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
     return { results, ...(failure ? { failure } : {}) };
   };
   const cost = async (pgSchema: string, sql: string): Promise<number> => {
+    guardAhead([{ pgSchema, sql }]);
     const db = await acquire();
     if (active++ === 0) since = performance.now();
     trips += 1;
@@ -146,6 +158,7 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
     runMany,
     cost,
     all: (tasks) => runInOrder(tasks, connections.length),
+    lookahead: connections[0]?.kind === 'pglite' ? 0 : connections.length,
     dbSeconds: () => total / 1000,
     roundTrips: () => trips,
   };

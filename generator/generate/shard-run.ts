@@ -28,7 +28,6 @@ import { writeFileAtomic } from '../common/atomic-write.ts';
 import type { Sample } from '../grammar/pcfg-sampler.ts';
 import { isOrdered } from '../query/conceptual-query.ts';
 import { CandidateRejected, DIFFICULTIES, serializeGroup, type Difficulty, type GroupRecord, type RejectionReason } from './group-record.ts';
-import { readSkeleton } from './skeleton-shape.ts';
 import { fillQuery } from './content-filler.ts';
 import { verifyGroup } from './group-checks.ts';
 import { constructCounts } from './difficulty.ts';
@@ -183,7 +182,7 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
     for (const a of c.attempts) if (count(a)) break;
     decide(c.candidate);
   }
-  const { reference, refVariant, graph, ctx, probe, skeletonAt, maxCandidates, attempts } = candidateSources(options);
+  const { reference, refVariant, graph, ctx, probe, skeletonAt, shapeOf, maxCandidates, attempts } = candidateSources(options);
   const state = (complete: boolean, candidates: number): ShardState => ({
     stage: 'groups-shard',
     dataset: options.dataset,
@@ -206,7 +205,7 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
     const outcomes: AttemptOutcome[] = [];
     let early: CandidateRejected | undefined;
     try {
-      const shape = entry ? undefined : readSkeleton(sample.tokens);
+      const shape = entry ? undefined : shapeOf(sample.tokens);
       // The candidate ends at a group new to this shard, as the unsharded run's ends at a new
       // group — after one more verified filling (a spare), because another shard may hold
       // the same group, and then the merged run goes on to the next filling.

@@ -167,6 +167,22 @@ describe('difficulty mix', () => {
   }, 300_000);
 });
 
+describe('deciding candidates ahead', () => {
+  it('changes no byte of the files, also when quotas and duplicates make early decisions stale', async () => {
+    const mix = { easy: 0.25, medium: 0.25, hard: 0.25, extra: 0.25 };
+    const outStep = join(tmp.dir, 'one-at-a-time');
+    const outAhead = join(tmp.dir, 'ahead');
+    const one = await generate(db, builds, outStep, { groups: 12, difficultyMix: mix, lookahead: 0 });
+    const ahead = await generate(db, builds, outAhead, { groups: 12, difficultyMix: mix, lookahead: 8 });
+    expect(one.redecided).toBe(0);
+    // Quotas filled while later candidates were already decided: those were decided again.
+    expect(ahead.redecided).toBeGreaterThan(0);
+    expect(ahead.unused).toBeGreaterThan(0);
+    expect(readFileSync(groupsPath(outAhead, DATASET), 'utf8')).toBe(readFileSync(groupsPath(outStep, DATASET), 'utf8'));
+    expect(readFileSync(rejectionsPath(outAhead), 'utf8')).toBe(readFileSync(rejectionsPath(outStep), 'utf8'));
+  }, 300_000);
+});
+
 describeServer('generateGroups on a PostgreSQL server', (serverUrl) => {
   it('writes the same groups bytes as on PGlite for the same seed', async () => {
     const server = await createDatabase(serverUrl, 'generate');
