@@ -232,6 +232,9 @@ export interface NormalizedResult {
   readonly ordered: boolean;
 }
 
+/** Whether a value could be an array's text form (`{…}`): the only values normalization changes. */
+const isArrayText = (v: string | null): boolean => v !== null && v.charCodeAt(0) === 123;
+
 function compareRows(a: readonly (string | null)[], b: readonly (string | null)[]): number {
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
     const x = a[i] ?? null;
@@ -252,7 +255,8 @@ function compareRows(a: readonly (string | null)[], b: readonly (string | null)[
  * of any answer.
  */
 export function normalizeResult(result: TextResult, ordered: boolean): NormalizedResult {
-  const sets = result.rows.map((row) => row.map((v) => (v === null ? v : sortedArrayText(v))));
+  // Most rows hold no array: they are kept as they are, without a copy.
+  const sets = result.rows.map((row) => (row.some(isArrayText) ? row.map((v) => (v === null ? v : sortedArrayText(v))) : row));
   const rows = ordered ? sets : sets.sort(compareRows);
   return { rows, hash: sha256(JSON.stringify(rows)), ordered };
 }

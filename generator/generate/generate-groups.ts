@@ -4,9 +4,12 @@
  * accepted groups to `groups/<dataset>.jsonl` and rejections to `rejections.jsonl`.
  *
  * Candidate i always draws the same skeleton and the same random streams (forks of the
- * seed named by i and the repair attempt), and candidates are decided one after another,
- * so the files are a function of the settings and the seed, whatever the backend, the
- * concurrency or how many times the run was interrupted and resumed.
+ * seed named by i and the repair attempt), and candidates are committed one after another
+ * in order, so the files are a function of the settings and the seed, whatever the backend,
+ * the concurrency or how many times the run was interrupted and resumed. On a server the
+ * next few candidates are decided while earlier ones wait on the database; a decision looks
+ * at what the run has accepted only through questions it records (`SeenState`), and one
+ * whose answers have changed by its turn is made again.
  */
 import { join } from 'node:path';
 import { createRng } from '../common/rng.ts';
