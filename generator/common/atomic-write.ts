@@ -1,5 +1,6 @@
 import { closeSync, fsyncSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { createHash } from 'node:crypto';
 import { ConfigError } from './errors.ts';
 
 /**
@@ -52,4 +53,42 @@ export function writeFileAtomic(path: string, text: string): void {
     rmSync(temp, { force: true });
     throw new ConfigError(`cannot write ${path}: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/**
+ * `writeFileAtomic` for text given in pieces (lines of a large export), written a chunk at a
+ * time so no string holds the whole file; returns the SHA-256 (hex) of the bytes written.
+ *
+ * @example
+ * const sha = writeLinesAtomic('data/train.jsonl', records.map(serializeRecord));
+ */
+export function writeLinesAtomic(path: string, pieces: Iterable<string>): string {
+  const final = target(path);
+  const temp = join(dirname(final), `.${basename(final)}.${process.pid}.tmp`);
+  const hash = createHash('sha256');
+  try {
+    const fd = openSync(temp, 'w');
+    try {
+      let chunk = '';
+      const flush = (): void => {
+        const bytes = Buffer.from(chunk, 'utf8');
+        hash.update(bytes);
+        writeSync(fd, bytes);
+        chunk = '';
+      };
+      for (const piece of pieces) {
+        chunk += piece;
+        if (chunk.length >= 1 << 20) flush();
+      }
+      flush();
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, final);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw new ConfigError(`cannot write ${path}: ${(error as Error).message}`, { cause: error });
+  }
+  return hash.digest('hex');
 }

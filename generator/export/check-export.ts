@@ -5,7 +5,8 @@
  * Reads the JSON Lines files (the Parquet files hold the same rows; the tests check that).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
@@ -66,17 +67,13 @@ export function checkExport(dir: string): CheckReport {
       find('file', `${rel}: listed in the manifest, missing`);
       continue;
     }
-    const bytes = readFileSync(path);
-    if (createHash('sha256').update(bytes).digest('hex') !== entry.sha256) find('file', `${rel}: sha256 differs from the manifest's`);
-    if (!rel.endsWith('.jsonl')) continue;
-    const text = bytes.toString('utf8');
-    const lines = text.split('\n');
-    if (lines.at(-1) === '') lines.pop();
-    else if (lines.length > 0) find('parse', `${rel}: last line unfinished (no newline)`);
-    if (lines.length !== entry.rows) find('row-count', `${rel}: ${lines.length} lines, the manifest says ${entry.rows}`);
-    if (!rel.startsWith('data/')) continue;
-    lines.forEach((line, i) => {
-      const where = `${rel}:${i + 1}`;
+    const jsonl = rel.endsWith('.jsonl');
+    const data = jsonl && rel.startsWith('data/');
+    let count = 0;
+    const { sha256: digest, unfinished } = readLines(path, jsonl, (line) => {
+      count++;
+      if (!data) return;
+      const where = `${rel}:${count}`;
       let row: Record<string, unknown>;
       try {
         row = JSON.parse(line) as Record<string, unknown>;
@@ -93,8 +90,42 @@ export function checkExport(dir: string): CheckReport {
       note(seen.question, String(row['question']).trim().toLowerCase(), split, where, 'question-leak', 'the same question');
       note(seen.sql, String(row['sql']).replace(/\s+/gu, ' ').trim(), split, where, 'sql-leak', 'the same SQL');
     });
+    if (digest !== entry.sha256) find('file', `${rel}: sha256 differs from the manifest's`);
+    if (!jsonl) continue;
+    if (unfinished) find('parse', `${rel}: last line unfinished (no newline)`);
+    if (count !== entry.rows) find('row-count', `${rel}: ${count} lines, the manifest says ${entry.rows}`);
   }
   // Nothing to leak is not a dataset: an export without rows is reported, not passed.
   if (rows === 0) find('empty', 'the export has no data rows (no questions for its groups?)');
   return { rows, files: Object.keys(files).length, findings };
+}
+
+/**
+ * Reads a file a chunk at a time (an export's file can be larger than one string may be):
+ * its SHA-256, and, when `lines` is set, each line (an unfinished last one included) to
+ * `onLine`. `unfinished` is true when a non-empty file does not end with a newline.
+ */
+export function readLines(path: string, lines: boolean, onLine: (line: string) => void): { sha256: string; unfinished: boolean } {
+  const hash = createHash('sha256');
+  const decoder = new StringDecoder('utf8');
+  const buffer = Buffer.alloc(1 << 22);
+  const fd = openSync(path, 'r');
+  let rest = '';
+  try {
+    for (;;) {
+      const n = readSync(fd, buffer, 0, buffer.length, null);
+      if (n === 0) break;
+      const chunk = buffer.subarray(0, n);
+      hash.update(chunk);
+      if (!lines) continue;
+      const parts = (rest + decoder.write(chunk)).split('\n');
+      rest = parts.pop() as string;
+      for (const line of parts) onLine(line);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  rest += decoder.end();
+  if (lines && rest !== '') onLine(rest);
+  return { sha256: hash.digest('hex'), unfinished: rest !== '' };
 }

@@ -9,7 +9,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from
 import { join } from 'node:path';
 import { ConfigError } from '../common/errors.ts';
 import { sha256, stableStringify } from '../common/hash.ts';
-import { writeFileAtomic } from '../common/atomic-write.ts';
+import { writeFileAtomic, writeLinesAtomic } from '../common/atomic-write.ts';
 import { groupsPath, readJsonLines } from '../generate/groups-file.ts';
 import type { GroupRecord } from '../generate/group-record.ts';
 import type { QuestionRecord } from '../questions/question-record.ts';
@@ -175,9 +175,9 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   mkdirSync(join(dir, 'data'), { recursive: true });
   mkdirSync(join(dir, 'finetune'), { recursive: true });
   const files: Record<string, ExportFileEntry> = {};
-  const put = (rel: string, text: string, count: number): void => {
-    writeFileAtomic(join(dir, rel), text);
-    files[rel] = { rows: count, sha256: sha256(text) };
+  // Lines are written a chunk at a time: a large export's file does not fit in one string.
+  const put = (rel: string, lines: Iterable<string>, count: number): void => {
+    files[rel] = { rows: count, sha256: writeLinesAtomic(join(dir, rel), lines) };
   };
   const seconds = { jsonl: 0, parquet: 0 };
   const splits: Partial<Record<SplitName, { rows: number; groups: number }>> = {};
@@ -190,7 +190,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
     splits[split] = { rows: list.length, groups: new Set(list.map((r) => r.group_id)).size };
     if (options.formats.includes('jsonl')) {
       const t = performance.now();
-      put(dataFile(split, 'jsonl'), list.map(serializeRecord).join(''), list.length);
+      put(dataFile(split, 'jsonl'), mapLines(list, serializeRecord), list.length);
       seconds.jsonl += (performance.now() - t) / 1000;
     }
     if (options.formats.includes('parquet')) {
@@ -200,8 +200,8 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
       files[rel] = { rows: list.length, sha256: createHash('sha256').update(readFileSync(join(dir, rel))).digest('hex') };
       seconds.parquet += (performance.now() - t) / 1000;
     }
-    if (options.formats.includes('chat')) put(`finetune/${split}.chat.jsonl`, list.map((r) => chatLine(ddl.get(r.schema_id) as string, r)).join(''), list.length);
-    if (options.formats.includes('prompt')) put(`finetune/${split}.prompt.jsonl`, list.map((r) => promptLine(ddl.get(r.schema_id) as string, r)).join(''), list.length);
+    if (options.formats.includes('chat')) put(`finetune/${split}.chat.jsonl`, mapLines(list, (r) => chatLine(ddl.get(r.schema_id) as string, r)), list.length);
+    if (options.formats.includes('prompt')) put(`finetune/${split}.prompt.jsonl`, mapLines(list, (r) => promptLine(ddl.get(r.schema_id) as string, r)), list.length);
     options.progress?.(`export: ${split}: ${list.length} rows of ${splits[split]?.groups} groups`);
     rowsDone += list.length;
     options.tick?.({ stage: 'export', done: rowsDone, total: totalRows, unit: 'rows' });
@@ -239,4 +239,9 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   );
   options.progress?.(`export: ${all.length} rows of ${groups.length} groups (${options.split} split) into ${dir}`);
   return { rows: all.length, groups: groups.length, splits, files, seconds: { ...seconds, total: (performance.now() - started) / 1000 } };
+}
+
+/** The lines of `items`, made one at a time as they are written. */
+function* mapLines<T>(items: readonly T[], line: (item: T) => string): Generator<string> {
+  for (const item of items) yield line(item);
 }
