@@ -5,7 +5,7 @@
  * reasons, distinct skeletons and structure hashes, the share whose SQL differs between at
  * least three variants, the difficulty mix, and IR constructs no group uses.
  *
- *   npm run bench:generate [-- --dataset social_media --groups 200 --scale small --concurrency 2 --db postgres://…]
+ *   npm run bench:generate [-- --dataset social_media --groups 200 --scale small --concurrency 2 --db postgres://… --mix --lookahead K]
  */
 import { cpus, tmpdir } from 'node:os';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -28,12 +28,15 @@ import { runReadOnly, runReadOnlyMany } from '../generator/execute/run-query.ts'
 import { quoteIdent } from '../generator/common/sql-text.ts';
 import { READER_ROLE } from '../generator/database/reader-role.ts';
 
-const { values } = parseArgs({ options: { dataset: { type: 'string' }, groups: { type: 'string' }, scale: { type: 'string' }, concurrency: { type: 'string' }, db: { type: 'string' }, 'skip-pglite': { type: 'boolean' } } });
+const { values } = parseArgs({ options: { dataset: { type: 'string' }, groups: { type: 'string' }, scale: { type: 'string' }, concurrency: { type: 'string' }, db: { type: 'string' }, 'skip-pglite': { type: 'boolean' }, mix: { type: 'boolean' }, lookahead: { type: 'string' } } });
 const dataset = values.dataset ?? 'social_media';
 const groups = Number(values.groups ?? 200);
 const scale = (values.scale ?? 'small') as ScalePreset;
 const concurrency = Number(values.concurrency ?? 2);
 const serverUrl = values.db ?? process.env['DATABASE_URL'];
+// `--mix`: the built-in datasets' difficulty mix, as `equisql generate` uses by default.
+const difficultyMix = values.mix ? { easy: 0.2, medium: 0.35, hard: 0.25, extra: 0.2 } : undefined;
+const lookahead = values.lookahead === undefined ? undefined : Number(values.lookahead);
 const domain = BUILT_IN_DOMAINS[dataset];
 if (!domain) throw new Error(`unknown dataset ${dataset}`);
 const index = indexDomain(domain);
@@ -51,13 +54,14 @@ async function run(label: string, connections: Database[]): Promise<void> {
       dataset, out, index, instance: builds.instance,
       instanceHashes: { main: builds.main.instance_hash, ...(builds.edge ? { edge: builds.edge.instance_hash } : {}) },
       variants: builds.variants, runner, grammar, seed: 1, groups, settings: { bench: true },
+      ...(difficultyMix ? { difficultyMix } : {}), ...(lookahead !== undefined ? { lookahead } : {}),
     });
     const cpu = process.cpuUsage(cpuAtStart);
     const hours = report.seconds.total / 3600;
     const records = report.accepted * builds.variants.length;
     const rejected = Object.values(report.rejected).reduce((a, b) => a + b, 0);
     say(`\n${label}: ${report.accepted} groups in ${report.seconds.total.toFixed(1)} s = ${Math.round(report.accepted / hours)} groups/hour, ${Math.round(records / hours)} (group × variant) records/hour; ${(100 * report.seconds.database / report.seconds.total).toFixed(0)}% of wall time in the database`);
-    say(`  our own CPU: ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (${((cpu.user + cpu.system) / 1e3 / Math.max(1, report.accepted)).toFixed(1)} ms per accepted group); decided ahead ${runner.lookahead} candidates, ${report.redecided} decided again at their turn, ${report.unused} decided but not needed`);
+    say(`  our own CPU: ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (${((cpu.user + cpu.system) / 1e3 / Math.max(1, report.accepted)).toFixed(1)} ms per accepted group); decided ahead ${lookahead ?? runner.lookahead} candidates, ${report.redecided} decided again at their turn, ${report.unused} decided but not needed`);
     say(`  ${report.roundTrips} database round trips (queries and cost estimates): ${(report.roundTrips / Math.max(1, report.accepted)).toFixed(1)} per accepted group, ${(1000 * report.seconds.database / Math.max(1, report.roundTrips)).toFixed(2)} ms of database wall time each`);
     say(`  candidates ${report.candidates}, accepted ${(100 * report.accepted / report.candidates).toFixed(0)}%; rejected ${rejected}: ${Object.entries(report.rejected).filter(([, n]) => n > 0).map(([r, n]) => `${r} ${n}`).join(', ')}`);
     const lines = readJsonLines<GroupRecord>(groupsPath(out, dataset), false);

@@ -35,8 +35,9 @@ export interface QueryRunner {
   all<T>(tasks: readonly (() => Promise<T>)[]): Promise<T[]>;
   /**
    * How many candidates generation should decide ahead of the one it commits: on a server,
-   * whose queries run beside our code, enough to keep every connection busy; none on PGlite,
-   * which runs on our own thread and gains nothing from overlap.
+   * whose queries run beside our code, two per connection (candidates a difficulty quota
+   * turns away cost no query, so one per connection leaves the pool idle while they are
+   * decided); none on PGlite, which runs on our own thread and gains nothing from overlap.
    */
   readonly lookahead: number;
   /**
@@ -158,7 +159,7 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
     runMany,
     cost,
     all: (tasks) => runInOrder(tasks, connections.length),
-    lookahead: connections[0]?.kind === 'pglite' ? 0 : connections.length,
+    lookahead: connections[0]?.kind === 'pglite' ? 0 : 2 * connections.length,
     dbSeconds: () => total / 1000,
     roundTrips: () => trips,
   };
