@@ -984,7 +984,10 @@ class Describer {
       return `${label} ${this.sideText(s)}`;
     };
     const first = q.left.kind === 'select' ? q.left : undefined;
-    const values = first ? this.outputsOfSide(first) : 'values';
+    // Columns of a row are matched by position across the lists: their order is part of the answer.
+    const wide = (first?.select.length ?? 0) > 1;
+    if (wide) this.mention('outputs', ['in this order']);
+    const values = first ? `${this.outputsOfSide(first)}${wide ? ' (in this order)' : ''}` : 'values';
     const ops: Record<SetQuery['op'], string> = {
       union: `the distinct ${values} found in either list`,
       'union all': `the ${values} of both lists, repeats kept`,
