@@ -754,6 +754,9 @@ class Filler {
     }
     // Prefer ordered kinds (numbers, dates) over text, whose order depends on the collation.
     const plain = outs.filter((o) => !isAgg(o.expr) || key.kind !== 'column');
+    // An id orders rows by nothing a reader knows: only when there is nothing else.
+    const known = plain.filter((o) => !(o.expr.kind === 'attribute' && o.expr.attribute === 'id'));
+    if (known.length > 0) return this.rng.pick(known);
     if (plain.length > 0) return this.rng.pick(plain);
     if (shape.distinct || grouped) reject('no-fitting-slot', 'no output left to order by');
     return reject('no-fitting-slot', 'no output to order by');
@@ -770,7 +773,9 @@ class Filler {
       // Tied rows that differ would leave their order to the database: break ties by every output.
       const tiedDiffer = rows.some((row, i) => i > 0 && keyOf(row) === keyOf(rows[i - 1] as typeof row) && JSON.stringify(row) !== JSON.stringify(rows[i - 1]));
       if (!tiedDiffer) return q;
-      const rest = names.filter((n) => !keys.includes(n)).map((name) => ({ expr: { kind: 'output' as const, name }, direction: 'asc' as const }));
+      // Over one entity, its id alone (when shown) breaks every tie.
+      const id = q.kind === 'select' && (q.joins ?? []).length === 0 ? q.select.find((o) => o.expr.kind === 'attribute' && o.expr.alias === q.from.alias && o.expr.attribute === 'id' && !keys.includes(o.name)) : undefined;
+      const rest = (id ? [id.name] : names.filter((n) => !keys.includes(n))).map((name) => ({ expr: { kind: 'output' as const, name }, direction: 'asc' as const }));
       if (q.kind === 'set') return { ...q, orderBy: [...(q.orderBy ?? []), ...rest.map((x) => ({ name: x.expr.name, direction: x.direction }))] };
       return { ...q, orderBy: [...(q.orderBy ?? []), ...rest] };
     }
