@@ -22,7 +22,7 @@ import { TOP_PER_GROUP_SHARE, topPerGroup, WINDOW_OUTPUT_SHARE, windowOutput } f
 import { hasAggregate } from '../query/query-scope.ts';
 import { analyticColumn, conditionalAggregate, dateWindow, distinctAggregate, yearCategory } from './analytic-filler.ts';
 import type { AttributeSlot, RelationshipEdge, SchemaGraph, SlotKind } from './schema-graph.ts';
-import type { AggregateSlot, ColumnSlot, ComparisonOp, ConditionShape, ItemSlot, PredicateSlot, QueryShape, SelectShape, SetShape } from './skeleton-shape.ts';
+import { isAggregateItem, type AggregateArithmeticSlot, type AggregateSlot, type ColumnSlot, type ComparisonOp, type ConditionShape, type ItemSlot, type PredicateSlot, type QueryShape, type SelectShape, type SetShape } from './skeleton-shape.ts';
 
 /** Runs a conceptual query on the reference variant of the main instance; rows as text. */
 export type Probe = (query: Query) => Promise<readonly (readonly (string | null)[])[]>;
@@ -446,7 +446,8 @@ class Filler {
    */
   private async linkedSubquery(slot: Extract<PredicateSlot, { kind: 'inSubquery' | 'exists' }>, entities: EntityAlias[]): Promise<Predicate> {
     const sub = slot.query;
-    if (slot.kind === 'inSubquery' && sub.items.some((i) => i.kind === 'aggregate')) reject('meaningless-skeleton', 'x IN (SELECT aggregate …)');
+    if (slot.kind === 'inSubquery' && sub.items.some(isAggregateItem)) reject('meaningless-skeleton', 'x IN (SELECT aggregate …)');
+    if (slot.kind === 'inSubquery' && sub.items.some((i) => i.kind === 'star')) reject('meaningless-skeleton', 'x IN (SELECT * …) compares one value with whole rows');
     if (sub.items.length !== 1 && slot.kind === 'inSubquery') reject('meaningless-skeleton', 'IN over a subquery of several columns');
     if (sub.groupBy.length > 0 || sub.limit !== null) reject('unsupported-skeleton', 'grouped or limited IN/EXISTS subquery');
     const outer = this.rng.pick(entities);
@@ -602,7 +603,9 @@ class Filler {
       };
       for (const item of shape.items) {
         if (item.kind === 'aggregate') this.addOutput(this.aggregate(item, entities, elements, undefined, fixed));
+        else if (item.kind === 'aggregateArithmetic') this.addOutput(this.aggregateArithmetic(item, entities, elements, undefined, fixed));
         else if (item.kind === 'arithmetic') this.addOutput(this.arithmetic(item.op, entities, elements));
+        else if (item.kind === 'star') this.everyAttribute(base).forEach((t) => this.addOutput(t));
         else {
           const open = unused();
           const avoid = [...fixed, ...this.outputs.map((o) => o.expr)];
@@ -616,7 +619,9 @@ class Filler {
       }
       const left = unused();
       if (left.length > 0 && !this.outputs.some((o) => o.expr.kind === 'aggregate')) reject('no-fitting-slot', `a join the answer does not use (${left.join(', ')})`);
-      const q: SelectQuery = { kind: 'select', ...(shape.distinct ? { distinct: true } : {}), select: this.outputs, from: { entity: base.entity, alias: base.alias }, ...(joins.length > 0 ? { joins } : {}), ...(where ? { where } : {}) };
+      // With every attribute, id included, the rows are distinct already.
+      const distinct = shape.distinct && !shape.items.some((i) => i.kind === 'star');
+      const q: SelectQuery = { kind: 'select', ...(distinct ? { distinct: true } : {}), select: this.outputs, from: { entity: base.entity, alias: base.alias }, ...(joins.length > 0 ? { joins } : {}), ...(where ? { where } : {}) };
       return q;
     }
     // Grouped: by the objects of one alias (id, with label attributes) or by a category.
@@ -672,6 +677,7 @@ class Filler {
     const aggScope = byObject && others.length > 0 ? others : entities;
     for (const item of shape.items) {
       if (item.kind === 'aggregate') this.addOutput(this.aggregate(item, aggScope, elements, countTarget));
+      else if (item.kind === 'aggregateArithmetic') this.addOutput(this.aggregateArithmetic(item, aggScope, elements, countTarget));
     }
     if (!this.outputs.some((o) => hasAggregate(o.expr))) this.addOutput(this.aggregate({ kind: 'aggregate', mode: 'star' }, aggScope, elements, countTarget));
     let having: Predicate | undefined;
@@ -692,6 +698,58 @@ class Filler {
     const k = this.rng.pick([2, 10, 100]);
     const word = op === '+' ? 'plus' : op === '-' ? 'minus' : op === '*' ? 'times' : 'per';
     return { expr: { kind: 'arithmetic', op, left: left.expr, right: { kind: 'literal', value: k } }, kind: 'numeric', label: `${left.label}_${word}_${k}` };
+  }
+
+  /**
+   * `SELECT *` as the conceptual query states it: the id and every single-valued attribute
+   * of the entity (inherited ones first), each named by its attribute. The compiler lists
+   * them, so every variant gives the same columns whatever its tables hold besides.
+   */
+  private everyAttribute(a: EntityAlias): Typed[] {
+    const attrs = this.graph.entities.get(a.entity)?.attributes ?? [];
+    return [
+      { expr: { kind: 'attribute', alias: a.alias, attribute: 'id' }, kind: 'id', label: 'id' },
+      ...attrs.map((s): Typed => ({ expr: { kind: 'attribute', alias: a.alias, attribute: s.name }, kind: s.kind, label: s.name })),
+    ];
+  }
+
+  /**
+   * Arithmetic on aggregates, read as what people compute so: with two aggregates, the range
+   * of a number (MAX − MIN), the sum or difference of two totals, or one total per another
+   * (a ratio, NULL where the second is 0); with a number, an aggregate shifted or scaled by it
+   * (divided as a rounded ratio, so an integer total is not cut to an integer).
+   */
+  private aggregateArithmetic(slot: AggregateArithmeticSlot, entities: readonly EntityAlias[], elements: readonly ElementAlias[], countTarget?: CountTarget, fixed: readonly Expr[] = []): Typed {
+    const r = this.rng;
+    const key = (e: Expr): string => JSON.stringify(e);
+    const pinned = new Set(fixed.map(key));
+    if (slot.left.kind !== 'number' && slot.right.kind !== 'number') {
+      if (slot.op === '*') reject('meaningless-skeleton', 'a product of two aggregates');
+      const numeric = this.candidates(entities, elements, 'numeric').filter((c) => (c.expr.kind !== 'attribute' || c.label !== 'id') && !pinned.has(key(c.expr)));
+      if (numeric.length === 0) reject('no-fitting-slot', 'no numeric column for arithmetic on aggregates');
+      const t = r.pick(numeric);
+      const aliasOf = (c: Typed): string => (c.expr as { alias: string }).alias;
+      const others = numeric.filter((c) => c !== t && aliasOf(c) === aliasOf(t));
+      const agg = (fn: 'sum' | 'max' | 'min', c: Typed): Expr => ({ kind: 'aggregate', fn, arg: c.expr });
+      if (slot.op === '-' && (others.length === 0 || r.chance(0.6))) {
+        return { expr: { kind: 'arithmetic', op: '-', left: agg('max', t), right: agg('min', t) }, kind: 'numeric', label: `${t.label}_range` };
+      }
+      if (others.length === 0) reject('no-fitting-slot', `no second numeric column beside ${t.label} for ${slot.op} of two aggregates`);
+      const u = r.pick(others);
+      if (slot.op === '/') return { expr: { kind: 'ratio', numerator: agg('sum', t), denominator: agg('sum', u), percent: false, digits: 2 }, kind: 'numeric', label: `${t.label}_per_${u.label}` };
+      const word = slot.op === '+' ? 'plus' : 'minus';
+      return { expr: { kind: 'arithmetic', op: slot.op, left: agg('sum', t), right: agg('sum', u) }, kind: 'numeric', label: `total_${t.label}_${word}_total_${u.label}` };
+    }
+    const side = (slot.left.kind === 'number' ? slot.right : slot.left) as AggregateSlot | { kind: 'number' };
+    if (side.kind === 'number') return reject('meaningless-skeleton', 'arithmetic of two numbers');
+    const a = this.plainAggregate(side, entities, elements, countTarget, fixed);
+    if (a.kind !== 'numeric') reject('no-fitting-slot', 'arithmetic on a date aggregate');
+    const k = r.pick(slot.op === '*' || slot.op === '/' ? [2, 10, 100] : [1, 10, 100]);
+    // The ratio rounds: an average goes in unrounded, so it is rounded once.
+    const numerator = a.expr.kind === 'round' ? a.expr.arg : a.expr;
+    if (slot.op === '/') return { expr: { kind: 'ratio', numerator, denominator: { kind: 'literal', value: k }, percent: false, digits: 2 }, kind: 'numeric', label: `${a.label}_per_${k}` };
+    const word = { '+': 'plus', '-': 'minus', '*': 'times' }[slot.op];
+    return { expr: { kind: 'arithmetic', op: slot.op, left: a.expr, right: { kind: 'literal', value: k } }, kind: 'numeric', label: `${a.label}_${word}_${k}` };
   }
 
   /** HAVING thresholds from the distribution of the group aggregates, read by a probe. */
@@ -747,7 +805,7 @@ class Filler {
   private orderKey(key: ItemSlot, q: SelectQuery, grouped: boolean, shape: SelectShape, taken: Set<string>): { name: string } {
     const outs = this.outputs.filter((o) => !taken.has(o.name));
     const isAgg = (e: Expr): boolean => hasAggregate(e);
-    if (key.kind === 'aggregate') {
+    if (isAggregateItem(key)) {
       const existing = outs.filter((o) => isAgg(o.expr));
       if (existing.length > 0) return this.rng.pick(existing);
       if (!grouped) reject('meaningless-skeleton', 'ORDER BY an aggregate in an ungrouped query');
@@ -807,9 +865,12 @@ class Filler {
     }
     arms.unshift(s);
     const width = arms[0]?.items.length ?? 0;
+    // Arms that each select * compare whole objects of one hierarchy: every attribute of its root.
+    const stars = arms.every((a) => a.items.length === 1 && a.items[0]?.kind === 'star');
     for (const a of arms) {
       if (a.items.length !== width) reject('meaningless-skeleton', 'set operation arms of different widths');
-      if (a.items.some((i) => i.kind !== 'column')) reject('meaningless-skeleton', 'a set operation over aggregates');
+      if (!stars && a.items.some((i) => i.kind === 'star')) reject('meaningless-skeleton', 'SELECT * beside other columns in a set operation');
+      if (!stars && a.items.some((i) => i.kind !== 'column')) reject('meaningless-skeleton', 'a set operation over aggregates');
       if (a.groupBy.length > 0 && a.having === null) reject('unsupported-skeleton', 'a grouped arm without HAVING');
       if (a.orderBy.length > 0 || a.limit !== null) reject('unsupported-skeleton', 'an ordered arm inside a set operation');
     }
@@ -818,7 +879,7 @@ class Filler {
     const firstBase = this.pickEntity(family);
     const attrs = (this.graph.entities.get(root)?.attributes ?? []).filter((x) => x.kind !== 'boolean');
     const chosen = [this.labelOf({ alias: '', entity: root }).label, ...this.rng.shuffle(attrs.map((x) => x.name))].filter((v, i, all) => all.indexOf(v) === i && v !== `${snakeCase(root)}_id`);
-    const columns = chosen.slice(0, width);
+    const columns = stars ? this.everyAttribute({ alias: '', entity: root }).map((t) => t.label) : chosen.slice(0, width);
     if (columns.length < width) reject('no-fitting-slot', 'not enough shared attributes for the arms');
     const arm = async (a: SelectShape, entity: string): Promise<SelectQuery> => {
       const base: EntityAlias = { alias: this.alias(entity), entity };

@@ -32,7 +32,31 @@ export interface ArithmeticSlot {
   readonly op: '+' | '-' | '*' | '/';
 }
 
-export type ItemSlot = ColumnSlot | AggregateSlot | ArithmeticSlot;
+/**
+ * `SELECT *`: every attribute of the query's one entity, id first. Over a join it would list
+ * the columns of every table, which differ between variants, so it is read only without one.
+ */
+export interface StarSlot {
+  readonly kind: 'star';
+}
+
+/**
+ * Arithmetic on aggregates (`MAX(x) - MIN(x)`, `SUM(a) + SUM(b)`, `AVG(x) * 2`): each side an
+ * aggregate or a number, at least one an aggregate.
+ */
+export interface AggregateArithmeticSlot {
+  readonly kind: 'aggregateArithmetic';
+  readonly op: '+' | '-' | '*' | '/';
+  readonly left: AggregateSlot | { readonly kind: 'number' };
+  readonly right: AggregateSlot | { readonly kind: 'number' };
+}
+
+export type ItemSlot = ColumnSlot | AggregateSlot | ArithmeticSlot | StarSlot | AggregateArithmeticSlot;
+
+/** Whether an item is computed over the rows of a group (an aggregate, or arithmetic on some). */
+export function isAggregateItem(item: ItemSlot): item is AggregateSlot | AggregateArithmeticSlot {
+  return item.kind === 'aggregate' || item.kind === 'aggregateArithmetic';
+}
 
 export type ComparisonOp = '=' | '<>' | '<' | '<=' | '>' | '>=';
 
@@ -94,9 +118,10 @@ export function readSkeleton(tokens: readonly string[]): QueryShape {
   return readQuery(ast);
 }
 
-function readQuery(q: Sql.Query): QueryShape {
+/** `existsBody`: the select list of an EXISTS subquery, which says nothing, so `*` is read anywhere in it. */
+function readQuery(q: Sql.Query, existsBody = false): QueryShape {
   if (q.kind === 'with') reject('unsupported-skeleton', 'WITH (common table expressions) is not filled');
-  if (q.kind === 'select') return readSelect(q);
+  if (q.kind === 'select') return readSelect(q, existsBody);
   let shape: QueryShape = readSelect(q.head);
   for (const arm of q.tail) {
     shape = { kind: 'set', op: arm.op, left: shape, right: readSelect(arm.query), orderBy: [], limit: null };
@@ -130,13 +155,21 @@ function readItem(e: Sql.Expr): ItemSlot {
       if (e.arg.kind === 'star') return { kind: 'aggregate', mode: 'star' };
       if (e.arg.kind !== 'column') reject('unsupported-skeleton', 'aggregate of an expression');
       return { kind: 'aggregate', mode: e.distinct ? 'distinct' : 'free', arg: columnSlot(e.arg) };
-    case 'arithmetic':
+    case 'arithmetic': {
       if (e.op === '%' || e.op === '||') reject('unsupported-skeleton', `operator ${e.op}`);
       if (e.left.kind === 'arithmetic' || e.right.kind === 'arithmetic') reject('unsupported-skeleton', 'nested arithmetic');
-      if (e.left.kind === 'aggregate' || e.right.kind === 'aggregate') reject('unsupported-skeleton', 'arithmetic on aggregates');
+      if (e.left.kind === 'aggregate' || e.right.kind === 'aggregate') {
+        const side = (x: Sql.Expr): AggregateArithmeticSlot['left'] => {
+          if (x.kind === 'number') return { kind: 'number' };
+          if (x.kind === 'aggregate') return readItem(x) as AggregateSlot;
+          return reject('unsupported-skeleton', `arithmetic of an aggregate and a ${x.kind}`);
+        };
+        return { kind: 'aggregateArithmetic', op: e.op, left: side(e.left), right: side(e.right) };
+      }
       return { kind: 'arithmetic', op: e.op };
+    }
     case 'star':
-      reject('unsupported-skeleton', 'SELECT * names no column a question can state');
+      return { kind: 'star' };
     default:
       reject('unsupported-skeleton', `select item ${e.kind}`);
   }
@@ -178,7 +211,7 @@ function readPredicate(e: Sql.Expr, inHaving: boolean): PredicateSlot {
       return { kind: 'inSubquery', negated: e.negated, column: columnSlot(e.operand), query: sub };
     }
     case 'exists': {
-      const sub = readQuery(e.query);
+      const sub = readQuery(e.query, true);
       if (sub.kind !== 'select') reject('unsupported-skeleton', 'EXISTS over a set operation');
       return { kind: 'exists', negated: e.negated, query: sub };
     }
@@ -215,7 +248,7 @@ function readCondition(e: Sql.Expr | null, inHaving: boolean): ConditionShape | 
   });
 }
 
-function readSelect(q: Sql.SelectQuery): SelectShape {
+function readSelect(q: Sql.SelectQuery, existsBody = false): SelectShape {
   if (q.from === null) reject('unsupported-skeleton', 'SELECT without FROM');
   if (q.from.first.kind !== 'table') reject('unsupported-skeleton', 'a derived table in FROM');
   for (const j of q.from.joins) {
@@ -226,14 +259,20 @@ function readSelect(q: Sql.SelectQuery): SelectShape {
   if (q.offset !== null) reject('unsupported-skeleton', 'OFFSET');
   const items = q.columns.map((c) => readItem(c.expr));
   const groupBy = q.groupBy.map(columnSlot);
-  const hasAggregate = items.some((i) => i.kind === 'aggregate');
-  const hasPlain = items.some((i) => i.kind !== 'aggregate');
+  const hasAggregate = items.some(isAggregateItem);
+  const hasPlain = items.some((i) => !isAggregateItem(i));
+  const stars = items.filter((i) => i.kind === 'star').length;
+  if (stars > 0 && !existsBody) {
+    if (q.from.joins.length > 0) reject('meaningless-skeleton', "SELECT * over a join lists every table's columns, which differ between variants");
+    if (stars > 1) reject('meaningless-skeleton', 'SELECT * twice lists every attribute twice');
+    if (groupBy.length > 0) reject('meaningless-skeleton', 'SELECT * in a grouped query over one table: one group per object, nothing to aggregate');
+  }
   if (groupBy.length === 0 && hasAggregate && hasPlain) reject('meaningless-skeleton', 'columns beside aggregates without GROUP BY');
   if (q.distinct && groupBy.length > 0 && !hasPlain) reject('meaningless-skeleton', 'SELECT DISTINCT of aggregates over groups');
   if (q.distinct && groupBy.length === 0 && hasAggregate) reject('meaningless-skeleton', 'SELECT DISTINCT of a single aggregate row');
   if (q.having !== null && groupBy.length === 0) reject('meaningless-skeleton', 'HAVING without GROUP BY');
   const orderBy = q.orderBy.map((o) => ({ key: readOrderKey(o), direction: o.direction ?? 'asc' }) as const);
-  if (groupBy.length === 0 && !hasAggregate && orderBy.some((o) => o.key.kind === 'aggregate')) reject('meaningless-skeleton', 'ORDER BY an aggregate without GROUP BY');
+  if (groupBy.length === 0 && !hasAggregate && orderBy.some((o) => isAggregateItem(o.key))) reject('meaningless-skeleton', 'ORDER BY an aggregate without GROUP BY');
   if (groupBy.length === 0 && hasAggregate && (orderBy.length > 0 || q.limit !== null)) reject('meaningless-skeleton', 'ORDER BY or LIMIT on a single aggregate row');
   return {
     kind: 'select',

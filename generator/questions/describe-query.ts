@@ -923,7 +923,11 @@ class Describer {
           run.push(next.attribute);
         }
         if (run.length > 1) {
-          parts.push(`the ${listing(run.map((a) => this.attributeNoun(e.alias, a)))} of ${this.ref(e.alias)}`);
+          const nouns = listing(run.map((a) => this.attributeNoun(e.alias, a)));
+          // The id and every attribute, in the model's order: what `SELECT *` of the entity means.
+          const entity = this.info(e.alias).entity;
+          const every = entity ? ['id', ...this.index.allAttributes(entity).filter((x) => !x.attribute.multiValued).map((x) => x.attribute.name)] : [];
+          parts.push(run.join() === every.join() ? `all the details of ${this.ref(e.alias)}, namely its ${nouns}` : `the ${nouns} of ${this.ref(e.alias)}`);
           i += run.length - 1;
           continue;
         }
