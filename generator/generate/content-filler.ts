@@ -498,7 +498,7 @@ class Filler {
     const plain = this.plainAggregate(slot, entities, elements, countTarget, fixed);
     // Now and then a column aggregate becomes conditional aggregation, a percentage or an
     // aggregate of distinct values (drawn after the plain one, so other draws stay as they were).
-    if (slot.mode === 'star' || slot.mode === 'distinct' || !this.analyticRng.chance(0.2)) return plain;
+    if (slot.mode === 'star' || slot.mode === 'distinct' || slot.argOp || !this.analyticRng.chance(0.2)) return plain;
     const pinned = new Set(fixed.map((e) => JSON.stringify(e)));
     return this.analyticAggregate(entities, elements, pinned, countTarget) ?? plain;
   }
@@ -520,6 +520,7 @@ class Filler {
     const pinned = new Set(fixed.map((e) => JSON.stringify(e)));
     const numeric = this.candidates(entities, elements, 'numeric').filter((c) => (c.expr.kind !== 'attribute' || c.label !== 'id') && !pinned.has(JSON.stringify(c.expr)));
     const temporal = this.candidates(entities, elements, 'any').filter((c) => c.kind === 'temporal');
+    if (slot.argOp) return this.aggregateOfArithmetic(slot.argOp, numeric);
     if (numeric.length > 0 && (temporal.length === 0 || r.chance(0.85))) {
       const t = r.pick(numeric);
       const fn = r.pick(['sum', 'avg', 'max', 'min'] as const);
@@ -533,6 +534,36 @@ class Filler {
       return { expr: { kind: 'aggregate', fn, arg: t.expr }, kind: 'temporal', label: `${fn === 'max' ? 'latest' : 'earliest'}_${t.label}` };
     }
     return reject('no-fitting-slot', 'no numeric or date column to aggregate');
+  }
+
+  /**
+   * An aggregate of arithmetic computed on each row: `SUM(a - b)` over two numbers of one
+   * object, or `AVG(x * 2)` with a number. A quotient is refused: on integers PostgreSQL
+   * divides to an integer, which "divided by" does not say.
+   */
+  private aggregateOfArithmetic(op: '+' | '-' | '*' | '/', numeric: readonly Typed[]): Typed {
+    const r = this.rng;
+    if (op === '/') reject('no-fitting-slot', 'an aggregate of a quotient');
+    const attrs = numeric.filter((c) => c.expr.kind === 'attribute');
+    if (attrs.length === 0) reject('no-fitting-slot', 'no numeric attribute for an aggregate of arithmetic');
+    const left = r.pick(attrs);
+    const same = attrs.filter((c) => c !== left && (c.expr as { alias: string }).alias === (left.expr as { alias: string }).alias);
+    const word = { '+': 'plus', '-': 'minus', '*': 'times' }[op];
+    const fn = r.pick(['sum', 'avg', 'max', 'min'] as const);
+    const name = fn === 'sum' ? 'total' : fn;
+    let arg: Expr;
+    let label: string;
+    if (same.length > 0 && op !== '*' && r.chance(0.7)) {
+      const right = r.pick(same);
+      arg = { kind: 'arithmetic', op, left: left.expr, right: right.expr };
+      label = `${name}_${left.label}_${word}_${right.label}`;
+    } else {
+      const k = r.pick(op === '*' ? [2, 10, 100] : [1, 10, 100]);
+      arg = { kind: 'arithmetic', op, left: left.expr, right: { kind: 'literal', value: k } };
+      label = `${name}_${left.label}_${word}_${k}`;
+    }
+    const agg: Expr = { kind: 'aggregate', fn, arg };
+    return { expr: fn === 'avg' ? { kind: 'round', arg: agg, digits: 2 } : agg, kind: 'numeric', label };
   }
 
   /** Conditional aggregation over a category of the data, or an aggregate of distinct numbers. */

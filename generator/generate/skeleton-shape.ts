@@ -24,6 +24,8 @@ export interface AggregateSlot {
   /** `star`: COUNT(*); `distinct`: COUNT(DISTINCT col); `free`: any aggregate of a column. */
   readonly mode: 'star' | 'distinct' | 'free';
   readonly arg?: ColumnSlot;
+  /** A free aggregate of arithmetic on numbers (`SUM(a - b)`, `AVG(x * 2)`): its operator. */
+  readonly argOp?: '+' | '-' | '*' | '/';
 }
 
 /** Arithmetic on numeric columns (`a - b`, `a + 7`). */
@@ -153,6 +155,13 @@ function readItem(e: Sql.Expr): ItemSlot {
       return columnSlot(e);
     case 'aggregate':
       if (e.arg.kind === 'star') return { kind: 'aggregate', mode: 'star' };
+      if (e.arg.kind === 'arithmetic') {
+        const { op, left, right } = e.arg;
+        const plain = (x: Sql.Expr): boolean => x.kind === 'column' || x.kind === 'number';
+        if (op === '%' || op === '||' || !plain(left) || !plain(right) || (left.kind === 'number' && right.kind === 'number')) reject('unsupported-skeleton', 'aggregate of an expression other than arithmetic on columns');
+        if (e.distinct) reject('unsupported-skeleton', 'an aggregate of distinct values of arithmetic');
+        return { kind: 'aggregate', mode: 'free', arg: { kind: 'column', type: 'numeric' }, argOp: op };
+      }
       if (e.arg.kind !== 'column') reject('unsupported-skeleton', 'aggregate of an expression');
       return { kind: 'aggregate', mode: e.distinct ? 'distinct' : 'free', arg: columnSlot(e.arg) };
     case 'arithmetic': {

@@ -575,6 +575,14 @@ class Describer {
     }
     const fn = { sum: 'the total of', avg: 'the average of', min: 'the smallest value of', max: 'the largest value of' }[e.fn];
     this.covered.add(`aggregate:${e.fn}`);
+    if (arg.kind === 'arithmetic') {
+      // "the total of a minus b" could be the total of a, less b: the arithmetic comes first, row by row.
+      // In brackets, as below: in a list of outputs a comma would start another column.
+      this.mention('aggregate-of-arithmetic', ['for each row']);
+      const nulls = this.nullable(arg) ? ', ignoring rows where it is missing' : '';
+      if (nulls) this.mention('null-handling', ['ignoring rows where it is missing']);
+      return `${fn} ${what}${scope} (worked out for each row${nulls})`;
+    }
     if (this.nullable(arg)) {
       this.mention('null-handling', ['missing values are ignored'], ['ignoring missing']);
       // In brackets: in a list of outputs, ", ignoring missing values," would read as a column.

@@ -124,12 +124,15 @@ describe.each(DOMAINS)('long-tail skeletons on %s', (name, domain) => {
     ['an aggregate times a number, per group', 'SELECT <column> , <agg> ( <column> ) * <value:number> FROM <table> GROUP BY <column>'],
     ['an aggregate divided by a number, per group', 'SELECT <column> , <agg> ( <column> ) / <value:number> FROM <table> GROUP BY <column>'],
     ['a sum or difference of totals, ordered by it', 'SELECT <column> , <agg> ( <column> ) + <agg> ( <column> ) FROM <table> JOIN <table> ON <column> = <column> GROUP BY <column> ORDER BY <agg> ( <column> ) + <agg> ( <column> ) DESC'],
-  ])('fills arithmetic on aggregates: %s', async (_label, skeleton) => {
+    ['an aggregate of a difference worked out on each row', 'SELECT <agg> ( <column:numeric> - <column:numeric> ) FROM <table> WHERE <column:text> = <value:text>'],
+    ['an aggregate of a product, per group', 'SELECT <column> , <agg> ( <column:numeric> * <value:number> ) FROM <table> GROUP BY <column>'],
+  ])('fills arithmetic on or of aggregates: %s', async (_label, skeleton) => {
     const groups = await verified(skeleton, 2);
     expect(groups.length).toBeGreaterThanOrEqual(1);
+    const of = (e: Expr): boolean => (e.kind === 'round' ? of(e.arg) : e.kind === 'aggregate' && e.arg?.kind === 'arithmetic');
     for (const { query, group, seed } of groups) {
       const q = query as SelectQuery;
-      const computed = q.select.filter((o) => (o.expr.kind === 'arithmetic' || o.expr.kind === 'ratio') && hasAggregate(o.expr));
+      const computed = q.select.filter((o) => ((o.expr.kind === 'arithmetic' || o.expr.kind === 'ratio') && hasAggregate(o.expr)) || of(o.expr));
       expect(computed.length, JSON.stringify(q.select)).toBeGreaterThanOrEqual(1);
       expectAgreement(group);
       // A number other than 0 as a denominator needs no nullif guard.
@@ -164,9 +167,11 @@ describe('long-tail skeletons the reader refuses', () => {
     expect(reasonOf('SELECT <column> FROM <table> WHERE EXISTS ( SELECT * FROM <table> JOIN <table> ON <column> = <column> WHERE <column:numeric> > <value:number> )')).toBe('read');
   });
 
-  it('reads arithmetic of aggregates and numbers, and refuses an aggregate with a plain column', () => {
+  it('reads arithmetic on aggregates and numbers and aggregates of arithmetic on columns, and refuses an aggregate with a plain column', () => {
     expect(readSkeleton(tokens('SELECT <agg> ( <column> ) - <agg> ( <column> ) FROM <table>'))).toMatchObject({ items: [{ kind: 'aggregateArithmetic', op: '-', left: { kind: 'aggregate' }, right: { kind: 'aggregate' } }] });
     expect(readSkeleton(tokens('SELECT <value:number> * COUNT ( * ) FROM <table>'))).toMatchObject({ items: [{ kind: 'aggregateArithmetic', op: '*', left: { kind: 'number' }, right: { kind: 'aggregate', mode: 'star' } }] });
     expect(reasonOf('SELECT <agg> ( DISTINCT <column> ) + <column:numeric> , COUNT ( * ) FROM <table> GROUP BY <column>')).toMatchObject({ reason: 'unsupported-skeleton' });
+    expect(readSkeleton(tokens('SELECT <agg> ( <column:numeric> + <column:numeric> ) FROM <table>'))).toMatchObject({ items: [{ kind: 'aggregate', mode: 'free', argOp: '+' }] });
+    expect(reasonOf('SELECT <agg> ( <column:numeric> / <agg> ( <column> ) ) FROM <table>')).toMatchObject({ reason: 'unsupported-skeleton' });
   });
 });
