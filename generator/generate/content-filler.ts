@@ -446,6 +446,7 @@ class Filler {
    */
   private async linkedSubquery(slot: Extract<PredicateSlot, { kind: 'inSubquery' | 'exists' }>, entities: EntityAlias[]): Promise<Predicate> {
     const sub = slot.query;
+    if (sub.leftJoins.length > 0) reject('unsupported-skeleton', 'a LEFT JOIN inside a subquery');
     if (slot.kind === 'inSubquery' && sub.items.some(isAggregateItem)) reject('meaningless-skeleton', 'x IN (SELECT aggregate …)');
     if (slot.kind === 'inSubquery' && sub.items.some((i) => i.kind === 'star')) reject('meaningless-skeleton', 'x IN (SELECT * …) compares one value with whole rows');
     if (sub.items.length !== 1 && slot.kind === 'inSubquery') reject('meaningless-skeleton', 'IN over a subquery of several columns');
@@ -477,6 +478,7 @@ class Filler {
     const item = sub.items[0];
     if (sub.items.length !== 1 || item?.kind !== 'aggregate') reject('meaningless-skeleton', 'a scalar subquery without an aggregate may return many rows');
     if (sub.groupBy.length > 0) reject('meaningless-skeleton', 'a grouped scalar subquery may return many rows');
+    if (sub.leftJoins.length > 0) reject('unsupported-skeleton', 'a LEFT JOIN inside a subquery');
     const options = this.candidates(entities, [], 'numeric').filter((c) => c.expr.kind === 'attribute');
     if (options.length === 0) reject('no-fitting-slot', 'no numeric attribute for a scalar subquery');
     const t = this.rng.pick(options);
@@ -623,6 +625,7 @@ class Filler {
     const { entities, elements, joins } = this.drawJoins(base, shape.joins);
     const where = shape.where ? await this.condition(shape.where, entities, elements) : undefined;
     const grouped = shape.groupBy.length > 0;
+    if (!grouped && shape.leftJoins.length > 0) this.leftJoin(joins, shape.leftJoins, where);
     if (!grouped) {
       // A column the WHERE clause fixes to one value would be the same in every row.
       const fixed = equalityTargets(where);
@@ -697,13 +700,17 @@ class Filler {
       // A WHERE on the grouped objects alone keeps the LEFT join's meaning (objects with no
       // partner still count zero); one on the partners would undo it.
       const partnerFree = !where || !referencedAliases([where]).has((partner ?? element)?.alias ?? '');
-      if ((partner || element) && joins.length === 1 && partnerFree && r.chance(0.5)) {
+      // A LEFT JOIN the skeleton asks for is taken where it has this meaning, refused elsewhere.
+      const wantsLeft = shape.leftJoins.length > 0;
+      if (wantsLeft && !((partner || element) && joins.length === 1 && partnerFree)) reject('no-fitting-slot', 'a LEFT JOIN in a grouped query other than counting the partners of each object');
+      if ((partner || element) && joins.length === 1 && partnerFree && (wantsLeft || r.chance(0.5))) {
         joins[0] = { ...(joins[0] as Join), type: 'left' };
         countTarget = partner
           ? { expr: { kind: 'attribute', alias: partner.alias, attribute: 'id' }, label: `${snakeCase(partner.entity)}_count` }
           : { expr: { kind: 'element', alias: (element as ElementAlias).alias }, label: `${(element as ElementAlias).slot.name}_count` };
       }
     }
+    if (shape.leftJoins.length > 0 && !joins.some((j) => j.type === 'left')) reject('no-fitting-slot', 'a LEFT JOIN in a grouped query other than counting the partners of each object');
     const others = entities.filter((a) => a !== groupAlias);
     const aggScope = byObject && others.length > 0 ? others : entities;
     for (const item of shape.items) {
@@ -781,6 +788,21 @@ class Filler {
     if (slot.op === '/') return { expr: { kind: 'ratio', numerator, denominator: { kind: 'literal', value: k }, percent: false, digits: 2 }, kind: 'numeric', label: `${a.label}_per_${k}` };
     const word = { '+': 'plus', '-': 'minus', '*': 'times' }[slot.op];
     return { expr: { kind: 'arithmetic', op: slot.op, left: a.expr, right: { kind: 'literal', value: k } }, kind: 'numeric', label: `${a.label}_${word}_${k}` };
+  }
+
+  /**
+   * Makes the skeleton's LEFT joins LEFT: each object of the alias joined from is kept once
+   * with empty partner columns when it has no partner. Refused where that meaning would not
+   * hold: a WHERE on the partner drops those rows again, and so does a join on from it.
+   */
+  private leftJoin(joins: Join[], indices: readonly number[], where: Predicate | undefined): void {
+    const inWhere = referencedAliases([where]);
+    for (const i of indices) {
+      const j = joins[i] as Join;
+      if (inWhere.has(j.alias)) reject('no-fitting-slot', `a WHERE on ${j.alias}, LEFT-joined, would drop the rows without one`);
+      if (joins.some((k) => (k.kind === 'relationship' ? k.from : k.of) === j.alias)) reject('no-fitting-slot', `a join from ${j.alias}, LEFT-joined, would drop the rows without one`);
+      joins[i] = { ...j, type: 'left' };
+    }
   }
 
   /** HAVING thresholds from the distribution of the group aggregates, read by a probe. */
@@ -904,6 +926,7 @@ class Filler {
       if (!stars && a.items.some((i) => i.kind !== 'column')) reject('meaningless-skeleton', 'a set operation over aggregates');
       if (a.groupBy.length > 0 && a.having === null) reject('unsupported-skeleton', 'a grouped arm without HAVING');
       if (a.orderBy.length > 0 || a.limit !== null) reject('unsupported-skeleton', 'an ordered arm inside a set operation');
+      if (a.leftJoins.length > 0) reject('unsupported-skeleton', 'a LEFT JOIN inside a set operation');
     }
     const root = this.pickEntity(this.graph.index.roots.map((r) => r.name).filter((n) => this.graph.index.subtree(n).length > 1 || this.rng.chance(0.3)));
     const family = this.graph.index.subtree(root).map((e) => e.name);

@@ -82,6 +82,8 @@ export interface SelectShape {
   readonly distinct: boolean;
   readonly items: readonly ItemSlot[];
   readonly joins: number;
+  /** Which of the joins (0-based) are LEFT joins. */
+  readonly leftJoins: readonly number[];
   readonly where: ConditionShape | null;
   readonly groupBy: readonly ColumnSlot[];
   readonly having: ConditionShape | null;
@@ -260,10 +262,12 @@ function readCondition(e: Sql.Expr | null, inHaving: boolean): ConditionShape | 
 function readSelect(q: Sql.SelectQuery, existsBody = false): SelectShape {
   if (q.from === null) reject('unsupported-skeleton', 'SELECT without FROM');
   if (q.from.first.kind !== 'table') reject('unsupported-skeleton', 'a derived table in FROM');
-  for (const j of q.from.joins) {
+  const leftJoins: number[] = [];
+  for (const [i, j] of q.from.joins.entries()) {
     if (j.source.kind !== 'table') reject('unsupported-skeleton', 'a derived table in a JOIN');
     if (j.kind === 'cross' || j.kind === 'comma') reject('meaningless-skeleton', 'a CROSS JOIN pairs every row with every row');
-    if (j.kind !== 'inner') reject('unsupported-skeleton', `${j.kind} join`);
+    if (j.kind === 'left') leftJoins.push(i);
+    else if (j.kind !== 'inner') reject('unsupported-skeleton', `${j.kind} join`);
   }
   if (q.offset !== null) reject('unsupported-skeleton', 'OFFSET');
   const items = q.columns.map((c) => readItem(c.expr));
@@ -288,6 +292,7 @@ function readSelect(q: Sql.SelectQuery, existsBody = false): SelectShape {
     distinct: q.distinct,
     items,
     joins: q.from.joins.length,
+    leftJoins,
     where: readCondition(q.where, false),
     groupBy,
     having: readCondition(q.having, true),

@@ -18,7 +18,7 @@ import { DOMAINS, tempDir } from '../helpers/build-fixtures.ts';
 import { englishFaults, expectedFacts } from '../helpers/question-checks.ts';
 
 // Long-tail constructs the filler now takes (issue 8): SELECT * as every attribute of one
-// entity, and arithmetic on aggregates. Each must fill, compile and agree on all ten
+// entity, arithmetic on and of aggregates, and LEFT joins. Each must fill, compile and agree on all ten
 // variants of both built-in domains (main and edge-case instances), and its template
 // questions must state what it asks.
 const tokens = (s: string): string[] => s.split(' ');
@@ -140,6 +140,20 @@ describe.each(DOMAINS)('long-tail skeletons on %s', (name, domain) => {
       checkQuestions(index, query, String(seed));
     }
   }, 240_000);
+
+  it.each([
+    ['columns of objects and their partners', 'SELECT DISTINCT <column> , <column> FROM <table> LEFT JOIN <table> ON <column> = <column> WHERE <column:text> = <value:text>'],
+    ['partners counted per object', 'SELECT <column> , COUNT ( * ) FROM <table> LEFT JOIN <table> ON <column> = <column> GROUP BY <column>'],
+  ])('fills a LEFT JOIN as objects kept without a partner: %s', async (_label, skeleton) => {
+    const groups = await verified(skeleton, 2);
+    expect(groups.length).toBeGreaterThanOrEqual(1);
+    for (const { query, group, seed } of groups) {
+      const q = query as SelectQuery;
+      expect((q.joins ?? []).filter((j) => j.type === 'left')).toHaveLength(1);
+      expectAgreement(group);
+      checkQuestions(index, query, String(seed));
+    }
+  }, 240_000);
 });
 
 describe('long-tail skeletons the reader refuses', () => {
@@ -161,6 +175,12 @@ describe('long-tail skeletons the reader refuses', () => {
     expect(reasonOf('SELECT * , * FROM <table>')).toMatchObject({ reason: 'meaningless-skeleton' });
     expect(reasonOf('SELECT * FROM <table> GROUP BY <column> HAVING COUNT ( * ) > <value:number>')).toMatchObject({ reason: 'meaningless-skeleton' });
     expect(reasonOf('SELECT * , COUNT ( * ) FROM <table>')).toMatchObject({ reason: 'meaningless-skeleton', detail: 'columns beside aggregates without GROUP BY' });
+  });
+
+  it('reads LEFT joins by position, and refuses RIGHT and FULL joins', () => {
+    expect(readSkeleton(tokens('SELECT <column> FROM <table> JOIN <table> ON <column> = <column> LEFT JOIN <table> ON <column> = <column>'))).toMatchObject({ joins: 2, leftJoins: [1] });
+    expect(reasonOf('SELECT <column> FROM <table> FULL JOIN <table> ON <column> = <column>')).toMatchObject({ reason: 'unsupported-skeleton', detail: 'full join' });
+    expect(reasonOf('SELECT <column> FROM <table> RIGHT JOIN <table> ON <column> = <column>')).toMatchObject({ reason: 'unsupported-skeleton', detail: 'right join' });
   });
 
   it('reads * in an EXISTS subquery, joined or not: its select list says nothing', () => {
