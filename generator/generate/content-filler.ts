@@ -539,8 +539,8 @@ class Filler {
   }
 
   /**
-   * An aggregate of arithmetic computed on each row: `SUM(a - b)` over two numbers of one
-   * object, or `AVG(x * 2)` with a number. A quotient is refused: on integers PostgreSQL
+   * An aggregate of arithmetic computed on each row: `SUM(a * b)`, `SUM(a - b)` over two
+   * numbers of one object, or `AVG(x * 2)` with a number. A quotient is refused: on integers PostgreSQL
    * divides to an integer, which "divided by" does not say.
    */
   private aggregateOfArithmetic(op: '+' | '-' | '*' | '/', numeric: readonly Typed[]): Typed {
@@ -555,7 +555,8 @@ class Filler {
     const name = fn === 'sum' ? 'total' : fn;
     let arg: Expr;
     let label: string;
-    if (same.length > 0 && op !== '*' && r.chance(0.7)) {
+    // Two numbers of one object (SUM(price * quantity) is a revenue), or one and a number.
+    if (same.length > 0 && r.chance(0.7)) {
       const right = r.pick(same);
       arg = { kind: 'arithmetic', op, left: left.expr, right: right.expr };
       label = `${name}_${left.label}_${word}_${right.label}`;
