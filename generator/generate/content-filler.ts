@@ -588,12 +588,15 @@ class Filler {
   // ---- SELECT --------------------------------------------------------------------------
 
   private outputs: OutputColumn[] = [];
+  /** What each output of `select` is, by name (numbers and dates order without ties to break). */
+  private outputKinds = new Map<string, Typed['kind']>();
 
   private addOutput(t: Typed): { name: string; expr: Expr } {
     let name = t.label;
     for (let i = 2; this.outputs.some((o) => o.name === name); i++) name = `${t.label}_${i}`;
     const out = { name, expr: t.expr };
     this.outputs.push(out);
+    this.outputKinds.set(name, t.kind);
     return out;
   }
 
@@ -620,6 +623,7 @@ class Filler {
 
   private async select(shape: SelectShape, baseEntity?: string): Promise<SelectQuery> {
     this.outputs = [];
+    this.outputKinds = new Map();
     const r = this.rng;
     const baseName = baseEntity ?? this.pickEntity();
     const base: EntityAlias = { alias: this.alias(baseName), entity: baseName };
@@ -852,6 +856,8 @@ class Filler {
       const nulls = this.analyticRng.chance(0.08) ? { nulls: o.direction === 'desc' ? ('last' as const) : ('first' as const) } : {};
       items.push({ expr: { kind: 'output', name: key.name }, direction: o.direction, ...nulls });
     }
+    // SELECT * shows the id: it ends the order, so ties on either instance have a known order.
+    if (shape.items.some((i) => i.kind === 'star') && !taken.has('id') && (q.joins ?? []).length === 0) items.push({ expr: { kind: 'output', name: 'id' }, direction: 'asc' });
     const ordered: SelectQuery = { ...q, select: this.outputs.length > q.select.length ? [...this.outputs] : q.select, orderBy: items };
     return this.placeLimit(ordered, limit);
   }
@@ -868,6 +874,10 @@ class Filler {
     const plain = outs.filter((o) => !isAgg(o.expr) || key.kind !== 'column');
     // An id orders rows by nothing a reader knows: only when there is nothing else.
     const known = plain.filter((o) => !(o.expr.kind === 'attribute' && o.expr.attribute === 'id'));
+    // Among every attribute of SELECT *, a number or a date: text orders by collation, and
+    // flags and categories tie, so a LIMIT seldom finds a cut.
+    const ordered = shape.items.some((i) => i.kind === 'star') ? known.filter((o) => ['numeric', 'temporal'].includes(this.outputKinds.get(o.name) ?? '')) : [];
+    if (ordered.length > 0) return this.rng.pick(ordered);
     if (known.length > 0) return this.rng.pick(known);
     if (plain.length > 0) return this.rng.pick(plain);
     if (shape.distinct || grouped) reject('no-fitting-slot', 'no output left to order by');
