@@ -50,7 +50,9 @@ export function compileAnalyticExpr(e: AnalyticExpr, c: ExpressionCompiler): str
       // and round() fixes the scale, so every variant prints the same digits. A float part
       // (a cast to real) is brought back to numeric, which round(…, n) needs.
       const scale = e.percent ? '100.0' : '1.0';
-      const quotient = `${scale} * ${c.expr(e.numerator)} / nullif(${c.expr(e.denominator)}, 0)`;
+      // A number other than 0 as the denominator needs no guard.
+      const constant = e.denominator.kind === 'literal' && typeof e.denominator.value === 'number' && e.denominator.value !== 0;
+      const quotient = `${scale} * ${c.expr(e.numerator)} / ${constant ? c.expr(e.denominator) : `nullif(${c.expr(e.denominator)}, 0)`}`;
       const float = [e.numerator, e.denominator].some((x) => x.kind === 'cast' && x.to === 'real');
       return `round(${float ? `CAST(${quotient} AS numeric)` : quotient}, ${e.digits})`;
     }

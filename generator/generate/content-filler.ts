@@ -22,7 +22,7 @@ import { TOP_PER_GROUP_SHARE, topPerGroup, WINDOW_OUTPUT_SHARE, windowOutput } f
 import { hasAggregate } from '../query/query-scope.ts';
 import { analyticColumn, conditionalAggregate, dateWindow, distinctAggregate, yearCategory } from './analytic-filler.ts';
 import type { AttributeSlot, RelationshipEdge, SchemaGraph, SlotKind } from './schema-graph.ts';
-import type { AggregateSlot, ColumnSlot, ComparisonOp, ConditionShape, ItemSlot, PredicateSlot, QueryShape, SelectShape, SetShape } from './skeleton-shape.ts';
+import { isAggregateItem, type AggregateArithmeticSlot, type AggregateSlot, type ColumnSlot, type ComparisonOp, type ConditionShape, type ItemSlot, type PredicateSlot, type QueryShape, type SelectShape, type SetShape } from './skeleton-shape.ts';
 
 /** Runs a conceptual query on the reference variant of the main instance; rows as text. */
 export type Probe = (query: Query) => Promise<readonly (readonly (string | null)[])[]>;
@@ -446,7 +446,9 @@ class Filler {
    */
   private async linkedSubquery(slot: Extract<PredicateSlot, { kind: 'inSubquery' | 'exists' }>, entities: EntityAlias[]): Promise<Predicate> {
     const sub = slot.query;
-    if (slot.kind === 'inSubquery' && sub.items.some((i) => i.kind === 'aggregate')) reject('meaningless-skeleton', 'x IN (SELECT aggregate …)');
+    if (sub.leftJoins.length > 0) reject('unsupported-skeleton', 'a LEFT JOIN inside a subquery');
+    if (slot.kind === 'inSubquery' && sub.items.some(isAggregateItem)) reject('meaningless-skeleton', 'x IN (SELECT aggregate …)');
+    if (slot.kind === 'inSubquery' && sub.items.some((i) => i.kind === 'star')) reject('meaningless-skeleton', 'x IN (SELECT * …) compares one value with whole rows');
     if (sub.items.length !== 1 && slot.kind === 'inSubquery') reject('meaningless-skeleton', 'IN over a subquery of several columns');
     if (sub.groupBy.length > 0 || sub.limit !== null) reject('unsupported-skeleton', 'grouped or limited IN/EXISTS subquery');
     const outer = this.rng.pick(entities);
@@ -476,6 +478,7 @@ class Filler {
     const item = sub.items[0];
     if (sub.items.length !== 1 || item?.kind !== 'aggregate') reject('meaningless-skeleton', 'a scalar subquery without an aggregate may return many rows');
     if (sub.groupBy.length > 0) reject('meaningless-skeleton', 'a grouped scalar subquery may return many rows');
+    if (sub.leftJoins.length > 0) reject('unsupported-skeleton', 'a LEFT JOIN inside a subquery');
     const options = this.candidates(entities, [], 'numeric').filter((c) => c.expr.kind === 'attribute');
     if (options.length === 0) reject('no-fitting-slot', 'no numeric attribute for a scalar subquery');
     const t = this.rng.pick(options);
@@ -497,7 +500,7 @@ class Filler {
     const plain = this.plainAggregate(slot, entities, elements, countTarget, fixed);
     // Now and then a column aggregate becomes conditional aggregation, a percentage or an
     // aggregate of distinct values (drawn after the plain one, so other draws stay as they were).
-    if (slot.mode === 'star' || slot.mode === 'distinct' || !this.analyticRng.chance(0.2)) return plain;
+    if (slot.mode === 'star' || slot.mode === 'distinct' || slot.argOp || !this.analyticRng.chance(0.2)) return plain;
     const pinned = new Set(fixed.map((e) => JSON.stringify(e)));
     return this.analyticAggregate(entities, elements, pinned, countTarget) ?? plain;
   }
@@ -519,6 +522,7 @@ class Filler {
     const pinned = new Set(fixed.map((e) => JSON.stringify(e)));
     const numeric = this.candidates(entities, elements, 'numeric').filter((c) => (c.expr.kind !== 'attribute' || c.label !== 'id') && !pinned.has(JSON.stringify(c.expr)));
     const temporal = this.candidates(entities, elements, 'any').filter((c) => c.kind === 'temporal');
+    if (slot.argOp) return this.aggregateOfArithmetic(slot.argOp, numeric);
     if (numeric.length > 0 && (temporal.length === 0 || r.chance(0.85))) {
       const t = r.pick(numeric);
       const fn = r.pick(['sum', 'avg', 'max', 'min'] as const);
@@ -532,6 +536,37 @@ class Filler {
       return { expr: { kind: 'aggregate', fn, arg: t.expr }, kind: 'temporal', label: `${fn === 'max' ? 'latest' : 'earliest'}_${t.label}` };
     }
     return reject('no-fitting-slot', 'no numeric or date column to aggregate');
+  }
+
+  /**
+   * An aggregate of arithmetic computed on each row: `SUM(a * b)`, `SUM(a - b)` over two
+   * numbers of one object, or `AVG(x * 2)` with a number. A quotient is refused: on integers PostgreSQL
+   * divides to an integer, which "divided by" does not say.
+   */
+  private aggregateOfArithmetic(op: '+' | '-' | '*' | '/', numeric: readonly Typed[]): Typed {
+    const r = this.rng;
+    if (op === '/') reject('no-fitting-slot', 'an aggregate of a quotient');
+    const attrs = numeric.filter((c) => c.expr.kind === 'attribute');
+    if (attrs.length === 0) reject('no-fitting-slot', 'no numeric attribute for an aggregate of arithmetic');
+    const left = r.pick(attrs);
+    const same = attrs.filter((c) => c !== left && (c.expr as { alias: string }).alias === (left.expr as { alias: string }).alias);
+    const word = { '+': 'plus', '-': 'minus', '*': 'times' }[op];
+    const fn = r.pick(['sum', 'avg', 'max', 'min'] as const);
+    const name = fn === 'sum' ? 'total' : fn;
+    let arg: Expr;
+    let label: string;
+    // Two numbers of one object (SUM(price * quantity) is a revenue), or one and a number.
+    if (same.length > 0 && r.chance(0.7)) {
+      const right = r.pick(same);
+      arg = { kind: 'arithmetic', op, left: left.expr, right: right.expr };
+      label = `${name}_${left.label}_${word}_${right.label}`;
+    } else {
+      const k = r.pick(op === '*' ? [2, 10, 100] : [1, 10, 100]);
+      arg = { kind: 'arithmetic', op, left: left.expr, right: { kind: 'literal', value: k } };
+      label = `${name}_${left.label}_${word}_${k}`;
+    }
+    const agg: Expr = { kind: 'aggregate', fn, arg };
+    return { expr: fn === 'avg' ? { kind: 'round', arg: agg, digits: 2 } : agg, kind: 'numeric', label };
   }
 
   /** Conditional aggregation over a category of the data, or an aggregate of distinct numbers. */
@@ -553,12 +588,15 @@ class Filler {
   // ---- SELECT --------------------------------------------------------------------------
 
   private outputs: OutputColumn[] = [];
+  /** What each output of `select` is, by name (numbers and dates order without ties to break). */
+  private outputKinds = new Map<string, Typed['kind']>();
 
   private addOutput(t: Typed): { name: string; expr: Expr } {
     let name = t.label;
     for (let i = 2; this.outputs.some((o) => o.name === name); i++) name = `${t.label}_${i}`;
     const out = { name, expr: t.expr };
     this.outputs.push(out);
+    this.outputKinds.set(name, t.kind);
     return out;
   }
 
@@ -585,12 +623,14 @@ class Filler {
 
   private async select(shape: SelectShape, baseEntity?: string): Promise<SelectQuery> {
     this.outputs = [];
+    this.outputKinds = new Map();
     const r = this.rng;
     const baseName = baseEntity ?? this.pickEntity();
     const base: EntityAlias = { alias: this.alias(baseName), entity: baseName };
     const { entities, elements, joins } = this.drawJoins(base, shape.joins);
     const where = shape.where ? await this.condition(shape.where, entities, elements) : undefined;
     const grouped = shape.groupBy.length > 0;
+    if (!grouped && shape.leftJoins.length > 0) this.leftJoin(joins, shape.leftJoins, where);
     if (!grouped) {
       // A column the WHERE clause fixes to one value would be the same in every row.
       const fixed = equalityTargets(where);
@@ -602,7 +642,9 @@ class Filler {
       };
       for (const item of shape.items) {
         if (item.kind === 'aggregate') this.addOutput(this.aggregate(item, entities, elements, undefined, fixed));
+        else if (item.kind === 'aggregateArithmetic') this.addOutput(this.aggregateArithmetic(item, entities, elements, undefined, fixed));
         else if (item.kind === 'arithmetic') this.addOutput(this.arithmetic(item.op, entities, elements));
+        else if (item.kind === 'star') this.everyAttribute(base).forEach((t) => this.addOutput(t));
         else {
           const open = unused();
           const avoid = [...fixed, ...this.outputs.map((o) => o.expr)];
@@ -616,7 +658,9 @@ class Filler {
       }
       const left = unused();
       if (left.length > 0 && !this.outputs.some((o) => o.expr.kind === 'aggregate')) reject('no-fitting-slot', `a join the answer does not use (${left.join(', ')})`);
-      const q: SelectQuery = { kind: 'select', ...(shape.distinct ? { distinct: true } : {}), select: this.outputs, from: { entity: base.entity, alias: base.alias }, ...(joins.length > 0 ? { joins } : {}), ...(where ? { where } : {}) };
+      // With every attribute, id included, the rows are distinct already.
+      const distinct = shape.distinct && !shape.items.some((i) => i.kind === 'star');
+      const q: SelectQuery = { kind: 'select', ...(distinct ? { distinct: true } : {}), select: this.outputs, from: { entity: base.entity, alias: base.alias }, ...(joins.length > 0 ? { joins } : {}), ...(where ? { where } : {}) };
       return q;
     }
     // Grouped: by the objects of one alias (id, with label attributes) or by a category.
@@ -661,17 +705,22 @@ class Filler {
       // A WHERE on the grouped objects alone keeps the LEFT join's meaning (objects with no
       // partner still count zero); one on the partners would undo it.
       const partnerFree = !where || !referencedAliases([where]).has((partner ?? element)?.alias ?? '');
-      if ((partner || element) && joins.length === 1 && partnerFree && r.chance(0.5)) {
+      // A LEFT JOIN the skeleton asks for is taken where it has this meaning, refused elsewhere.
+      const wantsLeft = shape.leftJoins.length > 0;
+      if (wantsLeft && !((partner || element) && joins.length === 1 && partnerFree)) reject('no-fitting-slot', 'a LEFT JOIN in a grouped query other than counting the partners of each object');
+      if ((partner || element) && joins.length === 1 && partnerFree && (wantsLeft || r.chance(0.5))) {
         joins[0] = { ...(joins[0] as Join), type: 'left' };
         countTarget = partner
           ? { expr: { kind: 'attribute', alias: partner.alias, attribute: 'id' }, label: `${snakeCase(partner.entity)}_count` }
           : { expr: { kind: 'element', alias: (element as ElementAlias).alias }, label: `${(element as ElementAlias).slot.name}_count` };
       }
     }
+    if (shape.leftJoins.length > 0 && !joins.some((j) => j.type === 'left')) reject('no-fitting-slot', 'a LEFT JOIN in a grouped query other than counting the partners of each object');
     const others = entities.filter((a) => a !== groupAlias);
     const aggScope = byObject && others.length > 0 ? others : entities;
     for (const item of shape.items) {
       if (item.kind === 'aggregate') this.addOutput(this.aggregate(item, aggScope, elements, countTarget));
+      else if (item.kind === 'aggregateArithmetic') this.addOutput(this.aggregateArithmetic(item, aggScope, elements, countTarget));
     }
     if (!this.outputs.some((o) => hasAggregate(o.expr))) this.addOutput(this.aggregate({ kind: 'aggregate', mode: 'star' }, aggScope, elements, countTarget));
     let having: Predicate | undefined;
@@ -692,6 +741,73 @@ class Filler {
     const k = this.rng.pick([2, 10, 100]);
     const word = op === '+' ? 'plus' : op === '-' ? 'minus' : op === '*' ? 'times' : 'per';
     return { expr: { kind: 'arithmetic', op, left: left.expr, right: { kind: 'literal', value: k } }, kind: 'numeric', label: `${left.label}_${word}_${k}` };
+  }
+
+  /**
+   * `SELECT *` as the conceptual query states it: the id and every single-valued attribute
+   * of the entity (inherited ones first), each named by its attribute. The compiler lists
+   * them, so every variant gives the same columns whatever its tables hold besides.
+   */
+  private everyAttribute(a: EntityAlias): Typed[] {
+    const attrs = this.graph.entities.get(a.entity)?.attributes ?? [];
+    return [
+      { expr: { kind: 'attribute', alias: a.alias, attribute: 'id' }, kind: 'id', label: 'id' },
+      ...attrs.map((s): Typed => ({ expr: { kind: 'attribute', alias: a.alias, attribute: s.name }, kind: s.kind, label: s.name })),
+    ];
+  }
+
+  /**
+   * Arithmetic on aggregates, read as what people compute so: with two aggregates, the range
+   * of a number (MAX − MIN), the sum or difference of two totals, or one total per another
+   * (a ratio, NULL where the second is 0); with a number, an aggregate shifted or scaled by it
+   * (divided as a rounded ratio, so an integer total is not cut to an integer).
+   */
+  private aggregateArithmetic(slot: AggregateArithmeticSlot, entities: readonly EntityAlias[], elements: readonly ElementAlias[], countTarget?: CountTarget, fixed: readonly Expr[] = []): Typed {
+    const r = this.rng;
+    const key = (e: Expr): string => JSON.stringify(e);
+    const pinned = new Set(fixed.map(key));
+    if (slot.left.kind !== 'number' && slot.right.kind !== 'number') {
+      if (slot.op === '*') reject('meaningless-skeleton', 'a product of two aggregates');
+      const numeric = this.candidates(entities, elements, 'numeric').filter((c) => (c.expr.kind !== 'attribute' || c.label !== 'id') && !pinned.has(key(c.expr)));
+      if (numeric.length === 0) reject('no-fitting-slot', 'no numeric column for arithmetic on aggregates');
+      const t = r.pick(numeric);
+      const aliasOf = (c: Typed): string => (c.expr as { alias: string }).alias;
+      const others = numeric.filter((c) => c !== t && aliasOf(c) === aliasOf(t));
+      const agg = (fn: 'sum' | 'max' | 'min', c: Typed): Expr => ({ kind: 'aggregate', fn, arg: c.expr });
+      if (slot.op === '-' && (others.length === 0 || r.chance(0.6))) {
+        return { expr: { kind: 'arithmetic', op: '-', left: agg('max', t), right: agg('min', t) }, kind: 'numeric', label: `${t.label}_range` };
+      }
+      if (others.length === 0) reject('no-fitting-slot', `no second numeric column beside ${t.label} for ${slot.op} of two aggregates`);
+      const u = r.pick(others);
+      if (slot.op === '/') return { expr: { kind: 'ratio', numerator: agg('sum', t), denominator: agg('sum', u), percent: false, digits: 2 }, kind: 'numeric', label: `${t.label}_per_${u.label}` };
+      const word = slot.op === '+' ? 'plus' : 'minus';
+      return { expr: { kind: 'arithmetic', op: slot.op, left: agg('sum', t), right: agg('sum', u) }, kind: 'numeric', label: `total_${t.label}_${word}_total_${u.label}` };
+    }
+    const side = (slot.left.kind === 'number' ? slot.right : slot.left) as AggregateSlot | { kind: 'number' };
+    if (side.kind === 'number') return reject('meaningless-skeleton', 'arithmetic of two numbers');
+    const a = this.plainAggregate(side, entities, elements, countTarget, fixed);
+    if (a.kind !== 'numeric') reject('no-fitting-slot', 'arithmetic on a date aggregate');
+    const k = r.pick(slot.op === '*' || slot.op === '/' ? [2, 10, 100] : [1, 10, 100]);
+    // The ratio rounds: an average goes in unrounded, so it is rounded once.
+    const numerator = a.expr.kind === 'round' ? a.expr.arg : a.expr;
+    if (slot.op === '/') return { expr: { kind: 'ratio', numerator, denominator: { kind: 'literal', value: k }, percent: false, digits: 2 }, kind: 'numeric', label: `${a.label}_per_${k}` };
+    const word = { '+': 'plus', '-': 'minus', '*': 'times' }[slot.op];
+    return { expr: { kind: 'arithmetic', op: slot.op, left: a.expr, right: { kind: 'literal', value: k } }, kind: 'numeric', label: `${a.label}_${word}_${k}` };
+  }
+
+  /**
+   * Makes the skeleton's LEFT joins LEFT: each object of the alias joined from is kept once
+   * with empty partner columns when it has no partner. Refused where that meaning would not
+   * hold: a WHERE on the partner drops those rows again, and so does a join on from it.
+   */
+  private leftJoin(joins: Join[], indices: readonly number[], where: Predicate | undefined): void {
+    const inWhere = referencedAliases([where]);
+    for (const i of indices) {
+      const j = joins[i] as Join;
+      if (inWhere.has(j.alias)) reject('no-fitting-slot', `a WHERE on ${j.alias}, LEFT-joined, would drop the rows without one`);
+      if (joins.some((k) => (k.kind === 'relationship' ? k.from : k.of) === j.alias)) reject('no-fitting-slot', `a join from ${j.alias}, LEFT-joined, would drop the rows without one`);
+      joins[i] = { ...j, type: 'left' };
+    }
   }
 
   /** HAVING thresholds from the distribution of the group aggregates, read by a probe. */
@@ -740,6 +856,8 @@ class Filler {
       const nulls = this.analyticRng.chance(0.08) ? { nulls: o.direction === 'desc' ? ('last' as const) : ('first' as const) } : {};
       items.push({ expr: { kind: 'output', name: key.name }, direction: o.direction, ...nulls });
     }
+    // SELECT * shows the id: it ends the order, so ties on either instance have a known order.
+    if (shape.items.some((i) => i.kind === 'star') && !taken.has('id') && (q.joins ?? []).length === 0) items.push({ expr: { kind: 'output', name: 'id' }, direction: 'asc' });
     const ordered: SelectQuery = { ...q, select: this.outputs.length > q.select.length ? [...this.outputs] : q.select, orderBy: items };
     return this.placeLimit(ordered, limit);
   }
@@ -747,13 +865,20 @@ class Filler {
   private orderKey(key: ItemSlot, q: SelectQuery, grouped: boolean, shape: SelectShape, taken: Set<string>): { name: string } {
     const outs = this.outputs.filter((o) => !taken.has(o.name));
     const isAgg = (e: Expr): boolean => hasAggregate(e);
-    if (key.kind === 'aggregate') {
+    if (isAggregateItem(key)) {
       const existing = outs.filter((o) => isAgg(o.expr));
       if (existing.length > 0) return this.rng.pick(existing);
       if (!grouped) reject('meaningless-skeleton', 'ORDER BY an aggregate in an ungrouped query');
     }
     // Prefer ordered kinds (numbers, dates) over text, whose order depends on the collation.
     const plain = outs.filter((o) => !isAgg(o.expr) || key.kind !== 'column');
+    // An id orders rows by nothing a reader knows: only when there is nothing else.
+    const known = plain.filter((o) => !(o.expr.kind === 'attribute' && o.expr.attribute === 'id'));
+    // Among every attribute of SELECT *, a number or a date: text orders by collation, and
+    // flags and categories tie, so a LIMIT seldom finds a cut.
+    const ordered = shape.items.some((i) => i.kind === 'star') ? known.filter((o) => ['numeric', 'temporal'].includes(this.outputKinds.get(o.name) ?? '')) : [];
+    if (ordered.length > 0) return this.rng.pick(ordered);
+    if (known.length > 0) return this.rng.pick(known);
     if (plain.length > 0) return this.rng.pick(plain);
     if (shape.distinct || grouped) reject('no-fitting-slot', 'no output left to order by');
     return reject('no-fitting-slot', 'no output to order by');
@@ -770,7 +895,9 @@ class Filler {
       // Tied rows that differ would leave their order to the database: break ties by every output.
       const tiedDiffer = rows.some((row, i) => i > 0 && keyOf(row) === keyOf(rows[i - 1] as typeof row) && JSON.stringify(row) !== JSON.stringify(rows[i - 1]));
       if (!tiedDiffer) return q;
-      const rest = names.filter((n) => !keys.includes(n)).map((name) => ({ expr: { kind: 'output' as const, name }, direction: 'asc' as const }));
+      // Over one entity, its id alone (when shown) breaks every tie.
+      const id = q.kind === 'select' && (q.joins ?? []).length === 0 ? q.select.find((o) => o.expr.kind === 'attribute' && o.expr.alias === q.from.alias && o.expr.attribute === 'id' && !keys.includes(o.name)) : undefined;
+      const rest = (id ? [id.name] : names.filter((n) => !keys.includes(n))).map((name) => ({ expr: { kind: 'output' as const, name }, direction: 'asc' as const }));
       if (q.kind === 'set') return { ...q, orderBy: [...(q.orderBy ?? []), ...rest.map((x) => ({ name: x.expr.name, direction: x.direction }))] };
       return { ...q, orderBy: [...(q.orderBy ?? []), ...rest] };
     }
@@ -802,18 +929,22 @@ class Filler {
     }
     arms.unshift(s);
     const width = arms[0]?.items.length ?? 0;
+    // Arms that each select * compare whole objects of one hierarchy: every attribute of its root.
+    const stars = arms.every((a) => a.items.length === 1 && a.items[0]?.kind === 'star');
     for (const a of arms) {
       if (a.items.length !== width) reject('meaningless-skeleton', 'set operation arms of different widths');
-      if (a.items.some((i) => i.kind !== 'column')) reject('meaningless-skeleton', 'a set operation over aggregates');
+      if (!stars && a.items.some((i) => i.kind === 'star')) reject('meaningless-skeleton', 'SELECT * beside other columns in a set operation');
+      if (!stars && a.items.some((i) => i.kind !== 'column')) reject('meaningless-skeleton', 'a set operation over aggregates');
       if (a.groupBy.length > 0 && a.having === null) reject('unsupported-skeleton', 'a grouped arm without HAVING');
       if (a.orderBy.length > 0 || a.limit !== null) reject('unsupported-skeleton', 'an ordered arm inside a set operation');
+      if (a.leftJoins.length > 0) reject('unsupported-skeleton', 'a LEFT JOIN inside a set operation');
     }
     const root = this.pickEntity(this.graph.index.roots.map((r) => r.name).filter((n) => this.graph.index.subtree(n).length > 1 || this.rng.chance(0.3)));
     const family = this.graph.index.subtree(root).map((e) => e.name);
     const firstBase = this.pickEntity(family);
     const attrs = (this.graph.entities.get(root)?.attributes ?? []).filter((x) => x.kind !== 'boolean');
     const chosen = [this.labelOf({ alias: '', entity: root }).label, ...this.rng.shuffle(attrs.map((x) => x.name))].filter((v, i, all) => all.indexOf(v) === i && v !== `${snakeCase(root)}_id`);
-    const columns = chosen.slice(0, width);
+    const columns = stars ? this.everyAttribute({ alias: '', entity: root }).map((t) => t.label) : chosen.slice(0, width);
     if (columns.length < width) reject('no-fitting-slot', 'not enough shared attributes for the arms');
     const arm = async (a: SelectShape, entity: string): Promise<SelectQuery> => {
       const base: EntityAlias = { alias: this.alias(entity), entity };

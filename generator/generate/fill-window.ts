@@ -2,6 +2,7 @@ import type { Rng } from '../common/rng.ts';
 import type { ErIndex } from '../er-model/er-index.ts';
 import type { Expr, Qualify, SelectQuery, WindowExpr, WindowFunction, WindowOrderItem } from '../query/conceptual-query.ts';
 import { ORDER_SENSITIVE } from '../query/window-scope.ts';
+import { hasAggregate } from '../query/query-scope.ts';
 
 /**
  * Windows for the content filler: a filled plain query becomes "the N first rows of each
@@ -64,7 +65,8 @@ export function windowOutput(index: ErIndex, rng: Rng, q: SelectQuery): SelectQu
  */
 function windowFrame(index: ErIndex, rng: Rng, q: SelectQuery, fns: readonly WindowFunction[]): { window: WindowExpr } | undefined {
   if ((q.groupBy ?? []).length > 0 || q.having || q.distinct || q.qualify) return undefined;
-  if (q.select.some((c) => c.expr.kind === 'aggregate' || c.expr.kind === 'window')) return undefined;
+  // Any aggregate makes the query one row of aggregates: round(avg(…)), max(…) - min(…) too.
+  if (q.select.some((c) => hasAggregate(c.expr) || c.expr.kind === 'window')) return undefined;
   const joins = q.joins ?? [];
   if (joins.some((j) => j.kind === 'elements')) return undefined;
   const base = q.from;

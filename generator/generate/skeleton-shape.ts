@@ -24,6 +24,8 @@ export interface AggregateSlot {
   /** `star`: COUNT(*); `distinct`: COUNT(DISTINCT col); `free`: any aggregate of a column. */
   readonly mode: 'star' | 'distinct' | 'free';
   readonly arg?: ColumnSlot;
+  /** A free aggregate of arithmetic on numbers (`SUM(a - b)`, `AVG(x * 2)`): its operator. */
+  readonly argOp?: '+' | '-' | '*' | '/';
 }
 
 /** Arithmetic on numeric columns (`a - b`, `a + 7`). */
@@ -32,7 +34,31 @@ export interface ArithmeticSlot {
   readonly op: '+' | '-' | '*' | '/';
 }
 
-export type ItemSlot = ColumnSlot | AggregateSlot | ArithmeticSlot;
+/**
+ * `SELECT *`: every attribute of the query's one entity, id first. Over a join it would list
+ * the columns of every table, which differ between variants, so it is read only without one.
+ */
+export interface StarSlot {
+  readonly kind: 'star';
+}
+
+/**
+ * Arithmetic on aggregates (`MAX(x) - MIN(x)`, `SUM(a) + SUM(b)`, `AVG(x) * 2`): each side an
+ * aggregate or a number, at least one an aggregate.
+ */
+export interface AggregateArithmeticSlot {
+  readonly kind: 'aggregateArithmetic';
+  readonly op: '+' | '-' | '*' | '/';
+  readonly left: AggregateSlot | { readonly kind: 'number' };
+  readonly right: AggregateSlot | { readonly kind: 'number' };
+}
+
+export type ItemSlot = ColumnSlot | AggregateSlot | ArithmeticSlot | StarSlot | AggregateArithmeticSlot;
+
+/** Whether an item is computed over the rows of a group (an aggregate, or arithmetic on some). */
+export function isAggregateItem(item: ItemSlot): item is AggregateSlot | AggregateArithmeticSlot {
+  return item.kind === 'aggregate' || item.kind === 'aggregateArithmetic';
+}
 
 export type ComparisonOp = '=' | '<>' | '<' | '<=' | '>' | '>=';
 
@@ -56,6 +82,8 @@ export interface SelectShape {
   readonly distinct: boolean;
   readonly items: readonly ItemSlot[];
   readonly joins: number;
+  /** Which of the joins (0-based) are LEFT joins. */
+  readonly leftJoins: readonly number[];
   readonly where: ConditionShape | null;
   readonly groupBy: readonly ColumnSlot[];
   readonly having: ConditionShape | null;
@@ -94,9 +122,10 @@ export function readSkeleton(tokens: readonly string[]): QueryShape {
   return readQuery(ast);
 }
 
-function readQuery(q: Sql.Query): QueryShape {
+/** `existsBody`: the select list of an EXISTS subquery, which says nothing, so `*` is read anywhere in it. */
+function readQuery(q: Sql.Query, existsBody = false): QueryShape {
   if (q.kind === 'with') reject('unsupported-skeleton', 'WITH (common table expressions) is not filled');
-  if (q.kind === 'select') return readSelect(q);
+  if (q.kind === 'select') return readSelect(q, existsBody);
   let shape: QueryShape = readSelect(q.head);
   for (const arm of q.tail) {
     shape = { kind: 'set', op: arm.op, left: shape, right: readSelect(arm.query), orderBy: [], limit: null };
@@ -128,15 +157,30 @@ function readItem(e: Sql.Expr): ItemSlot {
       return columnSlot(e);
     case 'aggregate':
       if (e.arg.kind === 'star') return { kind: 'aggregate', mode: 'star' };
+      if (e.arg.kind === 'arithmetic') {
+        const { op, left, right } = e.arg;
+        const plain = (x: Sql.Expr): boolean => x.kind === 'column' || x.kind === 'number';
+        if (op === '%' || op === '||' || !plain(left) || !plain(right) || (left.kind === 'number' && right.kind === 'number')) reject('unsupported-skeleton', 'aggregate of an expression other than arithmetic on columns');
+        if (e.distinct) reject('unsupported-skeleton', 'an aggregate of distinct values of arithmetic');
+        return { kind: 'aggregate', mode: 'free', arg: { kind: 'column', type: 'numeric' }, argOp: op };
+      }
       if (e.arg.kind !== 'column') reject('unsupported-skeleton', 'aggregate of an expression');
       return { kind: 'aggregate', mode: e.distinct ? 'distinct' : 'free', arg: columnSlot(e.arg) };
-    case 'arithmetic':
+    case 'arithmetic': {
       if (e.op === '%' || e.op === '||') reject('unsupported-skeleton', `operator ${e.op}`);
       if (e.left.kind === 'arithmetic' || e.right.kind === 'arithmetic') reject('unsupported-skeleton', 'nested arithmetic');
-      if (e.left.kind === 'aggregate' || e.right.kind === 'aggregate') reject('unsupported-skeleton', 'arithmetic on aggregates');
+      if (e.left.kind === 'aggregate' || e.right.kind === 'aggregate') {
+        const side = (x: Sql.Expr): AggregateArithmeticSlot['left'] => {
+          if (x.kind === 'number') return { kind: 'number' };
+          if (x.kind === 'aggregate') return readItem(x) as AggregateSlot;
+          return reject('unsupported-skeleton', `arithmetic of an aggregate and a ${x.kind}`);
+        };
+        return { kind: 'aggregateArithmetic', op: e.op, left: side(e.left), right: side(e.right) };
+      }
       return { kind: 'arithmetic', op: e.op };
+    }
     case 'star':
-      reject('unsupported-skeleton', 'SELECT * names no column a question can state');
+      return { kind: 'star' };
     default:
       reject('unsupported-skeleton', `select item ${e.kind}`);
   }
@@ -178,7 +222,7 @@ function readPredicate(e: Sql.Expr, inHaving: boolean): PredicateSlot {
       return { kind: 'inSubquery', negated: e.negated, column: columnSlot(e.operand), query: sub };
     }
     case 'exists': {
-      const sub = readQuery(e.query);
+      const sub = readQuery(e.query, true);
       if (sub.kind !== 'select') reject('unsupported-skeleton', 'EXISTS over a set operation');
       return { kind: 'exists', negated: e.negated, query: sub };
     }
@@ -215,31 +259,40 @@ function readCondition(e: Sql.Expr | null, inHaving: boolean): ConditionShape | 
   });
 }
 
-function readSelect(q: Sql.SelectQuery): SelectShape {
+function readSelect(q: Sql.SelectQuery, existsBody = false): SelectShape {
   if (q.from === null) reject('unsupported-skeleton', 'SELECT without FROM');
   if (q.from.first.kind !== 'table') reject('unsupported-skeleton', 'a derived table in FROM');
-  for (const j of q.from.joins) {
+  const leftJoins: number[] = [];
+  for (const [i, j] of q.from.joins.entries()) {
     if (j.source.kind !== 'table') reject('unsupported-skeleton', 'a derived table in a JOIN');
     if (j.kind === 'cross' || j.kind === 'comma') reject('meaningless-skeleton', 'a CROSS JOIN pairs every row with every row');
-    if (j.kind !== 'inner') reject('unsupported-skeleton', `${j.kind} join`);
+    if (j.kind === 'left') leftJoins.push(i);
+    else if (j.kind !== 'inner') reject('unsupported-skeleton', `${j.kind} join`);
   }
   if (q.offset !== null) reject('unsupported-skeleton', 'OFFSET');
   const items = q.columns.map((c) => readItem(c.expr));
   const groupBy = q.groupBy.map(columnSlot);
-  const hasAggregate = items.some((i) => i.kind === 'aggregate');
-  const hasPlain = items.some((i) => i.kind !== 'aggregate');
+  const hasAggregate = items.some(isAggregateItem);
+  const hasPlain = items.some((i) => !isAggregateItem(i));
+  const stars = items.filter((i) => i.kind === 'star').length;
+  if (stars > 0 && !existsBody) {
+    if (q.from.joins.length > 0) reject('meaningless-skeleton', "SELECT * over a join lists every table's columns, which differ between variants");
+    if (stars > 1) reject('meaningless-skeleton', 'SELECT * twice lists every attribute twice');
+    if (groupBy.length > 0) reject('meaningless-skeleton', 'SELECT * in a grouped query over one table: one group per object, nothing to aggregate');
+  }
   if (groupBy.length === 0 && hasAggregate && hasPlain) reject('meaningless-skeleton', 'columns beside aggregates without GROUP BY');
   if (q.distinct && groupBy.length > 0 && !hasPlain) reject('meaningless-skeleton', 'SELECT DISTINCT of aggregates over groups');
   if (q.distinct && groupBy.length === 0 && hasAggregate) reject('meaningless-skeleton', 'SELECT DISTINCT of a single aggregate row');
   if (q.having !== null && groupBy.length === 0) reject('meaningless-skeleton', 'HAVING without GROUP BY');
   const orderBy = q.orderBy.map((o) => ({ key: readOrderKey(o), direction: o.direction ?? 'asc' }) as const);
-  if (groupBy.length === 0 && !hasAggregate && orderBy.some((o) => o.key.kind === 'aggregate')) reject('meaningless-skeleton', 'ORDER BY an aggregate without GROUP BY');
+  if (groupBy.length === 0 && !hasAggregate && orderBy.some((o) => isAggregateItem(o.key))) reject('meaningless-skeleton', 'ORDER BY an aggregate without GROUP BY');
   if (groupBy.length === 0 && hasAggregate && (orderBy.length > 0 || q.limit !== null)) reject('meaningless-skeleton', 'ORDER BY or LIMIT on a single aggregate row');
   return {
     kind: 'select',
     distinct: q.distinct,
     items,
     joins: q.from.joins.length,
+    leftJoins,
     where: readCondition(q.where, false),
     groupBy,
     having: readCondition(q.having, true),

@@ -90,13 +90,17 @@ export function describeAnalytic<C>(e: AnalyticExpr, ctx: C, ph: AnalyticPhrasin
     }
     case 'ratio': {
       const places = `${e.digits} decimal place${e.digits === 1 ? '' : 's'}`;
-      ph.mention('ratio', [`${e.digits} decimal place`], ['empty when']);
+      // A number other than 0 as the denominator is never 0: nothing to say about it.
+      const constant = e.denominator.kind === 'literal' && typeof e.denominator.value === 'number' && e.denominator.value !== 0;
+      // The concise style says "rounded to 2 decimals".
+      ph.mention('ratio', [`${e.digits} decimal place`], [`${e.digits} decimals`], ...(constant ? [] : [['empty when']]));
       const den = x(e.denominator);
+      const zero = constant ? '' : ` (empty when ${den.replace(/ \(0 when there are none\)$/u, '')} is 0)`;
       if (e.percent) {
         ph.mention('percentage', ['percent']);
-        return `${x(e.numerator)} as a percent of ${den}, rounded to ${places} (empty when ${den.replace(/ \(0 when there are none\)$/u, '')} is 0)`;
+        return `${x(e.numerator)} as a percent of ${den}, rounded to ${places}${zero}`;
       }
-      return `${x(e.numerator)} divided by ${den}, rounded to ${places} (empty when ${den.replace(/ \(0 when there are none\)$/u, '')} is 0)`;
+      return `${x(e.numerator)} divided by ${den}, rounded to ${places}${zero}`;
     }
     case 'extract':
       timeNote(e.arg);

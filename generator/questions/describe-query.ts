@@ -575,6 +575,14 @@ class Describer {
     }
     const fn = { sum: 'the total of', avg: 'the average of', min: 'the smallest value of', max: 'the largest value of' }[e.fn];
     this.covered.add(`aggregate:${e.fn}`);
+    if (arg.kind === 'arithmetic') {
+      // "the total of a minus b" could be the total of a, less b: the arithmetic comes first, row by row.
+      // In brackets, as below: in a list of outputs a comma would start another column.
+      this.mention('aggregate-of-arithmetic', ['for each row']);
+      const nulls = this.nullable(arg) ? ', ignoring rows where it is missing' : '';
+      if (nulls) this.mention('null-handling', ['ignoring rows where it is missing']);
+      return `${fn} ${what}${scope} (worked out for each row${nulls})`;
+    }
     if (this.nullable(arg)) {
       this.mention('null-handling', ['missing values are ignored'], ['ignoring missing']);
       // In brackets: in a list of outputs, ", ignoring missing values," would read as a column.
@@ -923,7 +931,11 @@ class Describer {
           run.push(next.attribute);
         }
         if (run.length > 1) {
-          parts.push(`the ${listing(run.map((a) => this.attributeNoun(e.alias, a)))} of ${this.ref(e.alias)}`);
+          const nouns = listing(run.map((a) => this.attributeNoun(e.alias, a)));
+          // The id and every attribute, in the model's order: what `SELECT *` of the entity means.
+          const entity = this.info(e.alias).entity;
+          const every = entity ? ['id', ...this.index.allAttributes(entity).filter((x) => !x.attribute.multiValued).map((x) => x.attribute.name)] : [];
+          parts.push(run.join() === every.join() ? `all the details of ${this.ref(e.alias)}, namely its ${nouns}` : `the ${nouns} of ${this.ref(e.alias)}`);
           i += run.length - 1;
           continue;
         }
@@ -984,7 +996,10 @@ class Describer {
       return `${label} ${this.sideText(s)}`;
     };
     const first = q.left.kind === 'select' ? q.left : undefined;
-    const values = first ? this.outputsOfSide(first) : 'values';
+    // Columns of a row are matched by position across the lists: their order is part of the answer.
+    const wide = (first?.select.length ?? 0) > 1;
+    if (wide) this.mention('outputs', ['in this order']);
+    const values = first ? `${this.outputsOfSide(first)}${wide ? ' (in this order)' : ''}` : 'values';
     const ops: Record<SetQuery['op'], string> = {
       union: `the distinct ${values} found in either list`,
       'union all': `the ${values} of both lists, repeats kept`,

@@ -109,7 +109,10 @@ function analyticFacts(query: Query): { construct: string; test: (text: string) 
       case 'ratio': {
         const digits = n['digits'] as number;
         facts.push({ construct: 'ratio scale', test: (t) => t.includes(`rounded to ${digits} decimal place`) || t.includes(`rounded to ${digits} decimals`) });
-        facts.push({ construct: 'ratio by zero', test: (t) => /empty when .* is 0/u.test(t) });
+        // A number other than 0 as the denominator is never 0.
+        const denominator = n['denominator'] as { kind?: string; value?: unknown } | undefined;
+        const constant = denominator?.kind === 'literal' && typeof denominator.value === 'number' && denominator.value !== 0;
+        if (!constant) facts.push({ construct: 'ratio by zero', test: (t) => /empty when .* is 0/u.test(t) });
         if (n['percent']) facts.push({ construct: 'percentage', test: (t) => t.includes('percent') });
         break;
       }

@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../generator/database/database.ts';
+import { indexDomain } from '../../generator/er-model/er-index.ts';
+import { createRng } from '../../generator/common/rng.ts';
+import { compileQuery } from '../../generator/compile/compile-query.ts';
+import { prepareBuilds, type PreparedBuilds } from '../../generator/generate/prepare-builds.ts';
+import { createQueryRunner } from '../../generator/generate/query-runner.ts';
+import { buildSchemaGraph, type SchemaGraph } from '../../generator/generate/schema-graph.ts';
+import { readSkeleton } from '../../generator/generate/skeleton-shape.ts';
+import { fillQuery, type Probe } from '../../generator/generate/content-filler.ts';
+import { verifyGroup, type CheckContext, type VerifiedGroup } from '../../generator/generate/group-checks.ts';
+import { CandidateRejected } from '../../generator/generate/group-record.ts';
+import { hasAggregate } from '../../generator/query/query-scope.ts';
+import type { Expr, Query, SelectQuery } from '../../generator/query/conceptual-query.ts';
+import { requiredMentions, writeTemplateQuestion } from '../../generator/questions/template-writer.ts';
+import { TEMPLATE_STYLES } from '../../generator/questions/question-record.ts';
+import { DOMAINS, tempDir } from '../helpers/build-fixtures.ts';
+import { englishFaults, expectedFacts } from '../helpers/question-checks.ts';
+
+// Long-tail constructs the filler now takes (issue 8): SELECT * as every attribute of one
+// entity, arithmetic on and of aggregates, and LEFT joins. Each must fill, compile and agree on all ten
+// variants of both built-in domains (main and edge-case instances), and its template
+// questions must state what it asks.
+const tokens = (s: string): string[] => s.split(' ');
+
+/** Every variant's SQL lists its columns: no `*` in a select list. */
+const STAR_IN_SELECT = /\bSELECT\s+(DISTINCT\s+)?\*|\w\.\*/u;
+
+function checkQuestions(index: ReturnType<typeof indexDomain>, query: Query, seed: string): string {
+  const facts = expectedFacts(index, query);
+  const mentions = requiredMentions(index, query);
+  let precise = '';
+  for (const style of TEMPLATE_STYLES) {
+    const w = writeTemplateQuestion(index, query, style, 0, seed);
+    const text = `${w.question} ${w.evidence}`;
+    const where = `${style}: ${text}\n${JSON.stringify(query)}`;
+    expect(englishFaults(w.question), where).toEqual([]);
+    if (w.evidence) expect(englishFaults(w.evidence), where).toEqual([]);
+    for (const f of facts) expect(f.test(text), `${f.construct} not stated — ${where}`).toBe(true);
+    for (const m of mentions) expect(m.anyOf.some((all) => all.every((s) => text.toLowerCase().includes(s.toLowerCase()))), `${m.construct} not stated — ${where}`).toBe(true);
+    if (style === 'precise') precise = w.question;
+  }
+  return precise;
+}
+
+describe.each(DOMAINS)('long-tail skeletons on %s', (name, domain) => {
+  const index = indexDomain(domain);
+  const tmp = tempDir(`long-tail-${name}`);
+  let db: Database;
+  let builds: PreparedBuilds;
+  let ctx: CheckContext;
+  let graph: SchemaGraph;
+  let probe: Probe;
+
+  beforeAll(async () => {
+    db = await openDatabase({ kind: 'pglite' });
+    builds = await prepareBuilds({ dataset: name, domain, variants: 'all', scale: 'tiny', seed: 1, db, out: tmp.dir });
+    const runner = createQueryRunner([db], 20_000);
+    ctx = { index, variants: builds.variants, reference: 'full_normalized', runner };
+    graph = buildSchemaGraph(index, builds.variants.map((v) => v.schema));
+    const ref = builds.variants.find((v) => v.name === 'full_normalized');
+    if (!ref) throw new Error('no full_normalized variant');
+    probe = async (q) => (await runner.run(ref.pgSchemas.main, compileQuery(index, ref.schema, q))).rows;
+  }, 180_000);
+
+  afterAll(async () => {
+    await db?.close();
+    tmp.remove();
+  });
+
+  /** Fills a skeleton from successive seeds until `wanted` candidates pass every check. */
+  async function verified(skeleton: string, wanted: number): Promise<{ query: Query; group: VerifiedGroup; seed: number }[]> {
+    const shape = readSkeleton(tokens(skeleton));
+    const out: { query: Query; group: VerifiedGroup; seed: number }[] = [];
+    for (let seed = 0; seed < 60 && out.length < wanted; seed++) {
+      try {
+        const query = await fillQuery(shape, { graph, instance: builds.instance, rng: createRng(`long-tail/${seed}`), probe });
+        out.push({ query, group: await verifyGroup(query, ctx), seed });
+      } catch (error) {
+        if (!(error instanceof CandidateRejected)) throw error;
+      }
+    }
+    return out;
+  }
+
+  function expectAgreement(group: VerifiedGroup): void {
+    expect(Object.keys(group.answers)).toHaveLength(10);
+    expect(new Set(Object.values(group.answers).map((a) => a.result_hash)).size).toBe(1);
+    expect(group.main.row_count).toBeGreaterThan(0);
+    expect(group.edge).toBeDefined();
+  }
+
+  it('fills SELECT * as the id and every attribute of one entity, listed on every variant, all ten agreeing', async () => {
+    const groups = [...(await verified('SELECT * FROM <table> WHERE <column:numeric> > <value:number>', 3)), ...(await verified('SELECT * FROM <table> ORDER BY <column:numeric> - <column:numeric> DESC LIMIT <value:number>', 1))];
+    expect(groups.length).toBeGreaterThanOrEqual(3);
+    for (const { query, group, seed } of groups) {
+      const q = query as SelectQuery;
+      expect(q.joins ?? []).toEqual([]);
+      const every = ['id', ...index.allAttributes(q.from.entity).filter((a) => !a.attribute.multiValued).map((a) => a.attribute.name)];
+      // A window output may follow the attributes; the attributes come first, in the model's order.
+      const attrs = q.select.filter((o) => o.expr.kind === 'attribute');
+      expect(attrs.map((o) => (o.expr as Extract<Expr, { kind: 'attribute' }>).attribute)).toEqual(every);
+      expect(attrs.map((o) => o.name)).toEqual(every);
+      expect(q.distinct).toBeUndefined();
+      expectAgreement(group);
+      for (const [variant, a] of Object.entries(group.answers)) expect(a.sql, variant).not.toMatch(STAR_IN_SELECT);
+      expect(checkQuestions(index, query, String(seed))).toMatch(/all the details of the [^,]+, namely its id, /u);
+    }
+  }, 240_000);
+
+  it('fills SELECT * arms of a set operation as whole objects of one hierarchy', async () => {
+    const groups = await verified('SELECT * FROM <table> WHERE <column:numeric> > <value:number> EXCEPT SELECT * FROM <table> WHERE <column:text> LIKE <value:pattern>', 1);
+    expect(groups.length).toBe(1);
+    const { query, group, seed } = groups[0] as (typeof groups)[number];
+    if (query.kind !== 'set' || query.left.kind !== 'select') throw new Error('expected a set of selects');
+    expect(query.left.select[0]?.name).toBe('id');
+    expectAgreement(group);
+    for (const a of Object.values(group.answers)) expect(a.sql).not.toMatch(STAR_IN_SELECT);
+    checkQuestions(index, query, String(seed));
+  }, 240_000);
+
+  it.each([
+    ['a range, MAX − MIN, over the rows', 'SELECT <agg> ( <column> ) - <agg> ( <column> ) FROM <table>'],
+    ['an aggregate times a number, per group', 'SELECT <column> , <agg> ( <column> ) * <value:number> FROM <table> GROUP BY <column>'],
+    ['an aggregate divided by a number, per group', 'SELECT <column> , <agg> ( <column> ) / <value:number> FROM <table> GROUP BY <column>'],
+    ['a sum or difference of totals, ordered by it', 'SELECT <column> , <agg> ( <column> ) + <agg> ( <column> ) FROM <table> JOIN <table> ON <column> = <column> GROUP BY <column> ORDER BY <agg> ( <column> ) + <agg> ( <column> ) DESC'],
+    ['an aggregate of a difference worked out on each row', 'SELECT <agg> ( <column:numeric> - <column:numeric> ) FROM <table> WHERE <column:text> = <value:text>'],
+    ['an aggregate of a product, per group', 'SELECT <column> , <agg> ( <column:numeric> * <value:number> ) FROM <table> GROUP BY <column>'],
+  ])('fills arithmetic on or of aggregates: %s', async (_label, skeleton) => {
+    const groups = await verified(skeleton, 2);
+    expect(groups.length).toBeGreaterThanOrEqual(1);
+    const of = (e: Expr): boolean => (e.kind === 'round' ? of(e.arg) : e.kind === 'aggregate' && e.arg?.kind === 'arithmetic');
+    for (const { query, group, seed } of groups) {
+      const q = query as SelectQuery;
+      const computed = q.select.filter((o) => ((o.expr.kind === 'arithmetic' || o.expr.kind === 'ratio') && hasAggregate(o.expr)) || of(o.expr));
+      expect(computed.length, JSON.stringify(q.select)).toBeGreaterThanOrEqual(1);
+      expectAgreement(group);
+      // A number other than 0 as a denominator needs no nullif guard.
+      for (const a of Object.values(group.answers)) expect(a.sql).not.toMatch(/nullif\(\d+, 0\)/u);
+      checkQuestions(index, query, String(seed));
+    }
+  }, 240_000);
+
+  it.each([
+    ['columns of objects and their partners', 'SELECT DISTINCT <column> , <column> FROM <table> LEFT JOIN <table> ON <column> = <column> WHERE <column:text> = <value:text>'],
+    ['partners counted per object', 'SELECT <column> , COUNT ( * ) FROM <table> LEFT JOIN <table> ON <column> = <column> GROUP BY <column>'],
+  ])('fills a LEFT JOIN as objects kept without a partner: %s', async (_label, skeleton) => {
+    const groups = await verified(skeleton, 2);
+    expect(groups.length).toBeGreaterThanOrEqual(1);
+    for (const { query, group, seed } of groups) {
+      const q = query as SelectQuery;
+      expect((q.joins ?? []).filter((j) => j.type === 'left')).toHaveLength(1);
+      expectAgreement(group);
+      checkQuestions(index, query, String(seed));
+    }
+  }, 240_000);
+});
+
+describe('long-tail skeletons the reader refuses', () => {
+  function reasonOf(skeleton: string): { reason: string; detail: string } | 'read' {
+    try {
+      readSkeleton(tokens(skeleton));
+      return 'read';
+    } catch (error) {
+      if (error instanceof CandidateRejected) return { reason: error.reason, detail: error.detail };
+      throw error;
+    }
+  }
+
+  it('rejects SELECT * over a join, whose columns are each variant\'s tables', () => {
+    expect(reasonOf('SELECT * FROM <table> JOIN <table> ON <column> = <column> WHERE <column:numeric> > <value:number>')).toEqual({ reason: 'meaningless-skeleton', detail: "SELECT * over a join lists every table's columns, which differ between variants" });
+  });
+
+  it('rejects SELECT * twice, of groups, or beside aggregates', () => {
+    expect(reasonOf('SELECT * , * FROM <table>')).toMatchObject({ reason: 'meaningless-skeleton' });
+    expect(reasonOf('SELECT * FROM <table> GROUP BY <column> HAVING COUNT ( * ) > <value:number>')).toMatchObject({ reason: 'meaningless-skeleton' });
+    expect(reasonOf('SELECT * , COUNT ( * ) FROM <table>')).toMatchObject({ reason: 'meaningless-skeleton', detail: 'columns beside aggregates without GROUP BY' });
+  });
+
+  it('reads LEFT joins by position, and refuses RIGHT and FULL joins', () => {
+    expect(readSkeleton(tokens('SELECT <column> FROM <table> JOIN <table> ON <column> = <column> LEFT JOIN <table> ON <column> = <column>'))).toMatchObject({ joins: 2, leftJoins: [1] });
+    expect(reasonOf('SELECT <column> FROM <table> FULL JOIN <table> ON <column> = <column>')).toMatchObject({ reason: 'unsupported-skeleton', detail: 'full join' });
+    expect(reasonOf('SELECT <column> FROM <table> RIGHT JOIN <table> ON <column> = <column>')).toMatchObject({ reason: 'unsupported-skeleton', detail: 'right join' });
+  });
+
+  it('reads * in an EXISTS subquery, joined or not: its select list says nothing', () => {
+    expect(reasonOf('SELECT <column> FROM <table> WHERE EXISTS ( SELECT * FROM <table> JOIN <table> ON <column> = <column> WHERE <column:numeric> > <value:number> )')).toBe('read');
+  });
+
+  it('reads arithmetic on aggregates and numbers and aggregates of arithmetic on columns, and refuses an aggregate with a plain column', () => {
+    expect(readSkeleton(tokens('SELECT <agg> ( <column> ) - <agg> ( <column> ) FROM <table>'))).toMatchObject({ items: [{ kind: 'aggregateArithmetic', op: '-', left: { kind: 'aggregate' }, right: { kind: 'aggregate' } }] });
+    expect(readSkeleton(tokens('SELECT <value:number> * COUNT ( * ) FROM <table>'))).toMatchObject({ items: [{ kind: 'aggregateArithmetic', op: '*', left: { kind: 'number' }, right: { kind: 'aggregate', mode: 'star' } }] });
+    expect(reasonOf('SELECT <agg> ( DISTINCT <column> ) + <column:numeric> , COUNT ( * ) FROM <table> GROUP BY <column>')).toMatchObject({ reason: 'unsupported-skeleton' });
+    expect(readSkeleton(tokens('SELECT <agg> ( <column:numeric> + <column:numeric> ) FROM <table>'))).toMatchObject({ items: [{ kind: 'aggregate', mode: 'free', argOp: '+' }] });
+    expect(reasonOf('SELECT <agg> ( <column:numeric> / <agg> ( <column> ) ) FROM <table>')).toMatchObject({ reason: 'unsupported-skeleton' });
+  });
+});
