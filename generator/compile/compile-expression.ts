@@ -90,7 +90,8 @@ export function compileAnalyticExpr(e: AnalyticExpr, c: ExpressionCompiler): str
 export function compileAggregate(e: Extract<Expr, { kind: 'aggregate' }>, c: ExpressionCompiler, conditions: (p: Predicate) => string[]): string {
   const filter = e.filter ? conditions(e.filter) : [];
   if (STANDARD_SPELLINGS || filter.length === 0) {
-    const arg = e.arg ? c.expr(e.arg) : '*';
+    // Arithmetic compiles in brackets of its own, which a call's parentheses make needless: sum(a - b).
+    const arg = !e.arg ? '*' : e.arg.kind === 'arithmetic' && !e.distinct ? withoutOuterBrackets(c.expr(e.arg)) : c.expr(e.arg);
     const call = e.distinct ? `${e.fn}(DISTINCT ${e.fn === 'count' || /^\(.*\)$/su.test(arg) ? arg : `(${arg})`})` : `${e.fn}(${arg})`;
     return filter.length > 0 ? `${call} FILTER (WHERE ${filter.join(' AND ')})` : call;
   }
@@ -98,4 +99,24 @@ export function compileAggregate(e: Extract<Expr, { kind: 'aggregate' }>, c: Exp
   const when = filter.length === 1 ? (filter[0] as string) : filter.join(' AND ');
   const inner = `CASE WHEN ${when} THEN ${e.arg ? c.expr(e.arg) : '1'} END`;
   return `${e.fn}(${e.distinct ? 'DISTINCT ' : ''}${inner})`;
+}
+
+/** `(a - b)` as `a - b`; any text not wholly inside one pair of brackets is returned as it is. */
+function withoutOuterBrackets(sql: string): string {
+  if (!sql.startsWith('(') || !sql.endsWith(')')) return sql;
+  let depth = 0;
+  let quote: string | null = null;
+  for (let i = 0; i < sql.length; i++) {
+    const ch = sql[i] as string;
+    if (quote) {
+      if (ch === quote) quote = null;
+    } else if (ch === "'" || ch === '"') {
+      quote = ch;
+    } else if (ch === '(') {
+      depth++;
+    } else if (ch === ')' && --depth === 0 && i < sql.length - 1) {
+      return sql;
+    }
+  }
+  return sql.slice(1, -1);
 }
