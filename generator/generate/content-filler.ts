@@ -929,6 +929,7 @@ class Filler {
     }
     arms.unshift(s);
     const width = arms[0]?.items.length ?? 0;
+    if (arms.every((a) => a.items.length === 1 && a.items[0]?.kind === 'aggregate' && a.groupBy.length === 0)) return this.numbersList(arms, ops, shape);
     // Arms that each select * compare whole objects of one hierarchy: every attribute of its root.
     const stars = arms.every((a) => a.items.length === 1 && a.items[0]?.kind === 'star');
     for (const a of arms) {
@@ -971,6 +972,41 @@ class Filler {
     }
     const orderBy = shape.orderBy.slice(0, columns.length).map((o, i) => ({ name: columns[i] as string, direction: o.direction }));
     return this.placeLimit({ ...set, orderBy }, shape.limit);
+  }
+
+  /**
+   * Arms that each give one aggregate, over one hierarchy: a list of those numbers, one row
+   * an arm (`SELECT count(*) … WHERE a UNION ALL SELECT count(*) … WHERE b`). The operator is
+   * UNION ALL whatever the skeleton said: a UNION would list two equal numbers once, which no
+   * one asking for both means; and two numbers have no telling intersection or difference.
+   */
+  private async numbersList(arms: readonly SelectShape[], ops: readonly SetShape['op'][], shape: SetShape): Promise<Query> {
+    if (ops.some((op) => op !== 'union' && op !== 'union all')) reject('meaningless-skeleton', 'an intersection or difference of single aggregates');
+    if (shape.orderBy.length > 0 || shape.limit !== null) reject('unsupported-skeleton', 'an ordered list of single aggregates');
+    for (const a of arms) {
+      if (a.orderBy.length > 0 || a.limit !== null || a.having !== null) reject('unsupported-skeleton', 'an ordered or filtered aggregate arm of a set operation');
+      if (a.leftJoins.length > 0) reject('unsupported-skeleton', 'a LEFT JOIN inside a set operation');
+    }
+    const root = this.pickEntity(this.graph.index.roots.map((r) => r.name));
+    const family = this.graph.index.subtree(root).map((e) => e.name);
+    // One aggregate for every arm, so the numbers are of one kind: a count, or one function of
+    // one number every object of the hierarchy has.
+    const numbers = (this.graph.entities.get(root)?.attributes ?? []).filter((x) => x.kind === 'numeric');
+    const slot = arms[0]?.items[0] as AggregateSlot;
+    const counted = slot.mode !== 'free' || numbers.length === 0;
+    const attribute = counted ? undefined : this.rng.pick(numbers).name;
+    const fn = counted ? 'count' : this.rng.pick(['sum', 'max', 'min'] as const);
+    const name = counted ? 'count' : `${fn === 'sum' ? 'total' : fn}_${attribute}`;
+    const arm = async (a: SelectShape, entity: string): Promise<SelectQuery> => {
+      const base: EntityAlias = { alias: this.alias(entity), entity };
+      const { entities, elements, joins } = this.drawJoins(base, a.joins);
+      const where = a.where ? await this.condition(a.where, entities, elements) : undefined;
+      const expr: Expr = attribute ? { kind: 'aggregate', fn, arg: { kind: 'attribute', alias: base.alias, attribute } } : { kind: 'aggregate', fn: 'count' };
+      return { kind: 'select', select: [{ name, expr }], from: { entity, alias: base.alias }, ...(joins.length > 0 ? { joins } : {}), ...(where ? { where } : {}) };
+    };
+    let q: Query = await arm(arms[0] as SelectShape, this.pickEntity(family));
+    for (let i = 1; i < arms.length; i++) q = { kind: 'set', op: 'union all', left: q, right: await arm(arms[i] as SelectShape, this.pickEntity(family)) };
+    return q;
   }
 }
 

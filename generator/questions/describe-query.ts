@@ -1006,6 +1006,10 @@ class Describer {
       intersect: `the distinct ${values} found in both lists`,
       except: `the distinct ${values} of the first list that are not in the second`,
     };
+    // Arms of one aggregate each give one number a list: the answer is those numbers.
+    if (q.op === 'union all' && first && first.select.length === 1 && hasAggregate(first.select[0]?.expr as Expr)) {
+      ops['union all'] = 'a number for each list, one row each, repeats kept (equal numbers are both listed)';
+    }
     this.mention(`set:${q.op}`, [q.op === 'union all' ? 'repeats kept' : 'distinct']);
     for (const o of first?.select ?? []) this.outputsByName.set(o.name, o.expr);
     const order = this.order(q.orderBy ?? []);

@@ -142,6 +142,29 @@ describe.each(DOMAINS)('long-tail skeletons on %s', (name, domain) => {
   }, 240_000);
 
   it.each([
+    ['two counts', 'SELECT COUNT ( * ) FROM <table> WHERE <column:text> = <value:text> UNION SELECT COUNT ( * ) FROM <table> WHERE <column:numeric> > <value:number>'],
+    ['two aggregates of one number', 'SELECT <agg> ( <column> ) FROM <table> WHERE <column:numeric> < <value:number> UNION SELECT <agg> ( <column> ) FROM <table> WHERE <column:text> LIKE <value:pattern>'],
+  ])('fills a UNION of single aggregates as a list of numbers, one row an arm, equal ones kept (UNION ALL): %s', async (_label, skeleton) => {
+    const groups = await verified(skeleton, 2);
+    expect(groups.length).toBeGreaterThanOrEqual(1);
+    for (const { query, group, seed } of groups) {
+      if (query.kind !== 'set' || query.left.kind !== 'select') throw new Error('expected a set of selects');
+      expect(query.op).toBe('union all');
+      expect(query.left.select).toHaveLength(1);
+      expect(query.left.select[0]?.expr.kind).toBe('aggregate');
+      expectAgreement(group);
+      expect(group.main.row_count).toBe(2);
+      for (const a of Object.values(group.answers)) expect(a.sql).toMatch(/\nUNION ALL\n/u);
+      expect(checkQuestions(index, query, String(seed))).toMatch(/a number for each list, one row each, repeats kept/u);
+    }
+  }, 240_000);
+
+  it('refuses an intersection or difference of single aggregates', () => {
+    const shape = readSkeleton(tokens('SELECT COUNT ( * ) FROM <table> INTERSECT SELECT COUNT ( * ) FROM <table>'));
+    return expect(fillQuery(shape, { graph, instance: builds.instance, rng: createRng('x'), probe })).rejects.toMatchObject({ reason: 'meaningless-skeleton', detail: 'an intersection or difference of single aggregates' });
+  });
+
+  it.each([
     ['columns of objects and their partners', 'SELECT DISTINCT <column> , <column> FROM <table> LEFT JOIN <table> ON <column> = <column> WHERE <column:text> = <value:text>'],
     ['partners counted per object', 'SELECT <column> , COUNT ( * ) FROM <table> LEFT JOIN <table> ON <column> = <column> GROUP BY <column>'],
   ])('fills a LEFT JOIN as objects kept without a partner: %s', async (_label, skeleton) => {
