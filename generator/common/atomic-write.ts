@@ -38,21 +38,7 @@ function target(path: string): string {
  * writeFileAtomic('grammars/mine.pcfg', formatGrammar(grammar));
  */
 export function writeFileAtomic(path: string, text: string): void {
-  const final = target(path);
-  const temp = join(dirname(final), `.${basename(final)}.${process.pid}.tmp`);
-  try {
-    const fd = openSync(temp, 'w');
-    try {
-      writeSync(fd, text);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, final);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw new ConfigError(`cannot write ${path}: ${(error as Error).message}`, { cause: error });
-  }
+  writeAtomic(path, (fd) => writeSync(fd, text));
 }
 
 /**
@@ -63,24 +49,32 @@ export function writeFileAtomic(path: string, text: string): void {
  * const sha = writeLinesAtomic('data/train.jsonl', records.map(serializeRecord));
  */
 export function writeLinesAtomic(path: string, pieces: Iterable<string>): string {
+  const hash = createHash('sha256');
+  writeAtomic(path, (fd) => {
+    let chunk = '';
+    const flush = (): void => {
+      const bytes = Buffer.from(chunk, 'utf8');
+      hash.update(bytes);
+      writeSync(fd, bytes);
+      chunk = '';
+    };
+    for (const piece of pieces) {
+      chunk += piece;
+      if (chunk.length >= 1 << 20) flush();
+    }
+    flush();
+  });
+  return hash.digest('hex');
+}
+
+/** Runs `write` on a temporary file beside `path`, flushes it and renames it over `path`. */
+function writeAtomic(path: string, write: (fd: number) => void): void {
   const final = target(path);
   const temp = join(dirname(final), `.${basename(final)}.${process.pid}.tmp`);
-  const hash = createHash('sha256');
   try {
     const fd = openSync(temp, 'w');
     try {
-      let chunk = '';
-      const flush = (): void => {
-        const bytes = Buffer.from(chunk, 'utf8');
-        hash.update(bytes);
-        writeSync(fd, bytes);
-        chunk = '';
-      };
-      for (const piece of pieces) {
-        chunk += piece;
-        if (chunk.length >= 1 << 20) flush();
-      }
-      flush();
+      write(fd);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
@@ -90,5 +84,4 @@ export function writeLinesAtomic(path: string, pieces: Iterable<string>): string
     rmSync(temp, { force: true });
     throw new ConfigError(`cannot write ${path}: ${(error as Error).message}`, { cause: error });
   }
-  return hash.digest('hex');
 }

@@ -29,7 +29,7 @@ import { CandidateRejected, DIFFICULTIES, reject, serializeGroup, type Difficult
 import { buildSchemaGraph } from './schema-graph.ts';
 import { readSkeleton, type QueryShape } from './skeleton-shape.ts';
 import { fillQuery, type Probe } from './content-filler.ts';
-import { verifyGroup, type CheckVariant } from './group-checks.ts';
+import { verifyGroup, type CheckVariant, type VerifiedGroup } from './group-checks.ts';
 import { constructCounts, spiderHardness } from './difficulty.ts';
 import { groupId } from './canonical-query.ts';
 import { appendLine, countRejections, groupsPath, readGroupsState, rejectionsPath } from './groups-file.ts';
@@ -291,26 +291,7 @@ async function decideCandidate(options: GenerateOptions, sources: CandidateSourc
         const labels = labelGroup(verified.answers, reference, options.variants.map((v) => v.name));
         const key = structureKey(verified.answers[labels.reference]?.sql ?? '');
         if (seen.hasKey(key)) reject('duplicate', 'same structure and literals as an earlier group');
-        const record: GroupRecord = {
-          group_id: id,
-          dataset: options.dataset,
-          candidate,
-          query,
-          ordered: isOrdered(query),
-          variants: verified.answers,
-          skeleton: entry ? skeletonOfSql(verified.answers[labels.reference]?.sql ?? '') : sample.skeleton,
-          long_tail: sample.tail,
-          reference_variant: labels.reference,
-          structure_hash: labels.structureHash,
-          difficulty: labels.difficulty,
-          counts: constructCounts(query),
-          distinct_sql: verified.distinctSql,
-          verified_on: [
-            { profile: 'default', instance_hash: options.instanceHashes.main, ...verified.main },
-            ...(verified.edge && options.instanceHashes.edge ? [{ profile: 'edge' as const, instance_hash: options.instanceHashes.edge, ...verified.edge }] : []),
-          ],
-          ...(entry ? { source: { suite_id: entry.id, ...(entry.question !== undefined ? { question: entry.question } : {}) } } : {}),
-        };
+        const record = groupRecord(options, { candidate, sample, entry, query, id, verified, labels });
         return { sample, entry, record, key, seen };
       } catch (error) {
         if (!(error instanceof CandidateRejected)) throw error;
@@ -323,6 +304,34 @@ async function decideCandidate(options: GenerateOptions, sources: CandidateSourc
     last = error;
   }
   return { sample, entry, ...(last ? { last } : {}), seen };
+}
+
+/** A verified candidate as the line the groups file holds (a run and its shards write the same). */
+export function groupRecord(
+  options: Pick<GenerateOptions, 'dataset' | 'instanceHashes'>,
+  c: { candidate: number; sample: Pick<Sample, 'skeleton' | 'tail'>; entry: SuiteEntry | undefined; query: Query; id: string; verified: VerifiedGroup; labels: ReturnType<typeof labelGroup> },
+): GroupRecord {
+  const { candidate, sample, entry, query, id, verified, labels } = c;
+  return {
+    group_id: id,
+    dataset: options.dataset,
+    candidate,
+    query,
+    ordered: isOrdered(query),
+    variants: verified.answers,
+    skeleton: entry ? skeletonOfSql(verified.answers[labels.reference]?.sql ?? '') : sample.skeleton,
+    long_tail: sample.tail,
+    reference_variant: labels.reference,
+    structure_hash: labels.structureHash,
+    difficulty: labels.difficulty,
+    counts: constructCounts(query),
+    distinct_sql: verified.distinctSql,
+    verified_on: [
+      { profile: 'default', instance_hash: options.instanceHashes.main, ...verified.main },
+      ...(verified.edge && options.instanceHashes.edge ? [{ profile: 'edge' as const, instance_hash: options.instanceHashes.edge, ...verified.edge }] : []),
+    ],
+    ...(entry ? { source: { suite_id: entry.id, ...(entry.question !== undefined ? { question: entry.question } : {}) } } : {}),
+  };
 }
 
 /** The variant's SQL of a query, or a compile-error rejection. */

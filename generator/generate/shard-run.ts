@@ -26,14 +26,12 @@ import { ConfigError } from '../common/errors.ts';
 import { stableStringify } from '../common/hash.ts';
 import { writeFileAtomic } from '../common/atomic-write.ts';
 import type { Sample } from '../grammar/pcfg-sampler.ts';
-import { isOrdered } from '../query/conceptual-query.ts';
-import { CandidateRejected, DIFFICULTIES, serializeGroup, type Difficulty, type GroupRecord, type RejectionReason } from './group-record.ts';
+import { CandidateRejected, DIFFICULTIES, serializeGroup, type Difficulty, type RejectionReason } from './group-record.ts';
 import { fillQuery } from './content-filler.ts';
 import { verifyGroup } from './group-checks.ts';
-import { constructCounts } from './difficulty.ts';
 import { groupId } from './canonical-query.ts';
 import { appendLine, readJsonLines } from './groups-file.ts';
-import { candidateSources, compileOrReject, difficultyQuotas, FINAL, labelGroup, skeletonOfSql, structureKey, type GenerateOptions } from './generate-groups.ts';
+import { candidateSources, compileOrReject, difficultyQuotas, FINAL, groupRecord, labelGroup, structureKey, type GenerateOptions } from './generate-groups.ts';
 
 /** Which shard: `index` counts from 1 (`--shard 1/4` … `--shard 4/4`). */
 export interface ShardSpec {
@@ -225,26 +223,7 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
           // the merge's decision, over the groups of every shard.
           const checked = await verifyGroup(query, ctx);
           const labels = labelGroup(checked.answers, reference, options.variants.map((v) => v.name));
-          const record: GroupRecord = {
-            group_id: id,
-            dataset: options.dataset,
-            candidate,
-            query,
-            ordered: isOrdered(query),
-            variants: checked.answers,
-            skeleton: entry ? skeletonOfSql(checked.answers[labels.reference]?.sql ?? '') : sample.skeleton,
-            long_tail: sample.tail,
-            reference_variant: labels.reference,
-            structure_hash: labels.structureHash,
-            difficulty: labels.difficulty,
-            counts: constructCounts(query),
-            distinct_sql: checked.distinctSql,
-            verified_on: [
-              { profile: 'default', instance_hash: options.instanceHashes.main, ...checked.main },
-              ...(checked.edge && options.instanceHashes.edge ? [{ profile: 'edge' as const, instance_hash: options.instanceHashes.edge, ...checked.edge }] : []),
-            ],
-            ...(entry ? { source: { suite_id: entry.id, ...(entry.question !== undefined ? { question: entry.question } : {}) } } : {}),
-          };
+          const record = groupRecord(options, { candidate, sample, entry, query, id, verified: checked, labels });
           const outcome: AttemptOutcome = { id, ...(difficulty ? { difficulty } : {}), group: { line: serializeGroup(record), key: structureKey(checked.answers[labels.reference]?.sql ?? ''), difficulty: record.difficulty } };
           outcomes.push(outcome);
           if (own) spare = true;
