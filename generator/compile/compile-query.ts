@@ -5,12 +5,14 @@ import { scalarSqlType } from '../variants/build-schema.ts';
 import type { RelationalSchema, Table } from '../variants/relational-schema.ts';
 import type { Expr, Join, Predicate, Query, ScalarLiteral, SelectQuery } from '../query/conceptual-query.ts';
 import { scopeQuery, type AliasInfo, type QueryScope } from '../query/query-scope.ts';
+import { sameNode, walk } from '../query/walk.ts';
 import { entityView, indexVariant, needKey, type EntityView, type Need, type VariantIndex } from './entity-view.ts';
 import { qualifiedSelect, windowSql } from './compile-window.ts';
 import { sharedValues, valueKey } from './compile-shared-value.ts';
 import { uniqueAlias } from './alias-names.ts';
 import { rememberCompiled } from './compiled-texts.ts';
 import { printLiteral, printSql, printExpr } from './print-sql.ts';
+import { COMPILE_RULES, type CompileRule } from './rules/index.ts';
 import { readsAlias, rewriteExpr } from './sql-tree-walk.ts';
 import { binary, call, column, emptySelect, FALSE, isBoolean, isNull, literal, not, paren, STAR, table as tableItem, TRUE, type SqlColumn, type SqlExpr, type SqlFromItem, type SqlJoin, type SqlOrderItem, type SqlQuery, type SqlSelect, type SqlSelectColumn, type SqlSetOperator } from './sql-tree.ts';
 import { aggregates, builtFrom, conditionBuiltFrom, conjunctsOf, expressionKey, sharedOutputs } from './shared-expressions.ts';
@@ -55,10 +57,21 @@ interface Bound {
  * // full_cti:  SELECT l.id, count(c.id) AS clips FROM live_stream AS l LEFT JOIN clip AS c ON c.source_stream_id = l.id GROUP BY l.id
  */
 export function compileQuery(index: ErIndex, schema: RelationalSchema, query: Query): string {
+  return rememberCompiled(printSql(compileTree(index, schema, query)));
+}
+
+/**
+ * The SQL tree of a conceptual query for one variant: the query rules, lowering, then the
+ * tree rules (`rules` chooses which; all of COMPILE_RULES by default, in their order).
+ */
+export function compileTree(index: ErIndex, schema: RelationalSchema, query: Query, rules: readonly CompileRule[] = COMPILE_RULES): SqlQuery {
   const scope = scopeQuery(index, query);
-  const v = indexVariant(index, schema);
-  const compiler = new QueryCompiler(v, scope, query);
-  return rememberCompiled(printSql(compiler.query(query)));
+  let conceptual = query;
+  for (const rule of rules) if (rule.stage === 'query') conceptual = rule.apply(conceptual, index);
+  const compiler = new QueryCompiler(indexVariant(index, schema), scope, conceptual);
+  let tree = compiler.query(conceptual);
+  for (const rule of rules) if (rule.stage === 'tree') tree = rule.apply(tree);
+  return tree;
 }
 
 class QueryCompiler {
@@ -69,8 +82,6 @@ class QueryCompiler {
   private readonly nullable = new Set<string>();
   /** Subclasses each alias is tested against (isA, classOf). */
   private readonly isATargets = new Map<string, Set<string>>();
-  /** `col IS NOT NULL` conditions that stand for an inner join elided to a reference column. */
-  private readonly elidedNotNull = new Set<SqlExpr>();
   /** Expressions (by key) that read as an output column of a derived table, while its outer query compiles. */
   private readonly substitutions = new Map<string, SqlExpr>();
 
@@ -113,63 +124,50 @@ class QueryCompiler {
     map.set(needKey(need), need);
   }
 
-  private collectNeeds(node: unknown): void {
-    if (Array.isArray(node)) {
-      node.forEach((n) => this.collectNeeds(n));
-      return;
-    }
-    if (!node || typeof node !== 'object') return;
-    const n = node as Record<string, unknown> & { kind?: string };
-    switch (n.kind) {
-      case 'attribute': {
-        const e = n as unknown as Extract<Expr, { kind: 'attribute' }>;
-        if (e.attribute !== 'id') {
-          const owner = this.scope.attributeOwner(e.alias, e.attribute);
-          this.need(e.alias, { kind: 'attribute', entity: owner.entity, attribute: e.attribute });
+  private collectNeeds(query: Query): void {
+    walk(query, (n) => {
+      switch (n.kind) {
+        case 'attribute':
+          if (n.attribute !== 'id') {
+            const owner = this.scope.attributeOwner(n.alias, n.attribute);
+            this.need(n.alias, { kind: 'attribute', entity: owner.entity, attribute: n.attribute });
+          }
+          break;
+        case 'setSize':
+        case 'setArray':
+        case 'contains': {
+          const owner = this.scope.attributeOwner(n.alias, n.attribute);
+          if (this.encodingOf(owner.entity, n.attribute) !== 'table') this.need(n.alias, { kind: 'nested', entity: owner.entity, attribute: n.attribute });
+          break;
         }
-        break;
-      }
-      case 'setSize':
-      case 'setArray':
-      case 'contains': {
-        const e = n as unknown as { alias: string; attribute: string };
-        const owner = this.scope.attributeOwner(e.alias, e.attribute);
-        if (this.encodingOf(owner.entity, e.attribute) !== 'table') this.need(e.alias, { kind: 'nested', entity: owner.entity, attribute: e.attribute });
-        break;
-      }
-      case 'elements': {
-        const j = n as unknown as Extract<Join, { kind: 'elements' }>;
-        const owner = this.scope.attributeOwner(j.of, j.attribute);
-        if (this.encodingOf(owner.entity, j.attribute) !== 'table') this.need(j.of, { kind: 'nested', entity: owner.entity, attribute: j.attribute });
-        break;
-      }
-      case 'isA':
-      case 'classOf': {
-        const alias = (n as unknown as { alias: string }).alias;
-        this.need(alias, { kind: 'type' });
-        const targets = this.isATargets.get(alias) ?? new Set<string>();
-        for (const c of n.kind === 'isA' ? [(n as unknown as { entity: string }).entity] : (n as unknown as { among: string[] }).among) targets.add(c);
-        this.isATargets.set(alias, targets);
-        break;
-      }
-      case 'relationship': {
-        const j = n as unknown as Extract<Join, { kind: 'relationship' }>;
-        if (!this.relationshipInTable(j.relationship)) this.need(j.direction === 'forward' ? j.from : j.alias, { kind: 'reference', relationship: j.relationship });
-        break;
-      }
-      case 'linkAttribute': {
-        const e = n as unknown as Extract<Expr, { kind: 'linkAttribute' }>;
-        const info = this.info(e.alias);
-        if (info.kind === 'entity' && info.via && !this.relationshipInTable(info.via.relationship)) {
-          const fromSide = info.via.direction === 'forward' ? info.via.from : e.alias;
-          this.need(fromSide, { kind: 'relationshipAttribute', relationship: info.via.relationship, attribute: e.attribute });
+        case 'elements': {
+          const owner = this.scope.attributeOwner(n.of, n.attribute);
+          if (this.encodingOf(owner.entity, n.attribute) !== 'table') this.need(n.of, { kind: 'nested', entity: owner.entity, attribute: n.attribute });
+          break;
         }
-        break;
+        case 'isA':
+        case 'classOf': {
+          this.need(n.alias, { kind: 'type' });
+          const targets = this.isATargets.get(n.alias) ?? new Set<string>();
+          for (const c of n.kind === 'isA' ? [n.entity] : n.among) targets.add(c);
+          this.isATargets.set(n.alias, targets);
+          break;
+        }
+        case 'relationship':
+          if (!this.relationshipInTable(n.relationship)) this.need(n.direction === 'forward' ? n.from : n.alias, { kind: 'reference', relationship: n.relationship });
+          break;
+        case 'linkAttribute': {
+          const info = this.info(n.alias);
+          if (info.kind === 'entity' && info.via && !this.relationshipInTable(info.via.relationship)) {
+            const fromSide = info.via.direction === 'forward' ? info.via.from : n.alias;
+            this.need(fromSide, { kind: 'relationshipAttribute', relationship: info.via.relationship, attribute: n.attribute });
+          }
+          break;
+        }
+        default:
+          break;
       }
-      default:
-        break;
-    }
-    for (const [key, value] of Object.entries(n)) if (key !== 'kind') this.collectNeeds(value);
+    });
   }
 
   private view(alias: string, entity: string): EntityView {
@@ -290,16 +288,9 @@ class QueryCompiler {
     if (lead) this.bound.set(q.from.alias, { columns: new Map([['id', lead.id]]), isA: () => undefined });
     (q.joins ?? []).forEach((j, i) => this.join(j, joins, where, i === 0 ? lead?.alias : undefined));
     const ctes = outermost ? this.liftShared(q, joins) : [];
-    if (q.where) {
-      // A partner elided to its reference column is there when that column is not NULL;
-      // a condition of the query that compares the column says so already.
-      const strict = this.strictColumns(q.where);
-      for (let i = where.length - 1; i >= 0; i--) {
-        const w = where[i] as SqlExpr;
-        if (w.kind === 'isNull' && this.elidedNotNull.has(w) && strict.has(printExpr(w.arg))) where.splice(i, 1);
-      }
-      where.push(...this.conjuncts(q.where));
-    }
+    // A partner elided to its reference column is there when that column is not NULL (the
+    // rule drop-implied-predicates takes the test off where a condition compares the column).
+    if (q.where) where.push(...this.conjuncts(q.where));
     const outputs = new Set(q.select.map((c) => c.name));
     return {
       kind: 'select',
@@ -369,31 +360,6 @@ class QueryCompiler {
       const bound = this.bound_(e.alias);
       for (const [key, sql] of bound.columns) if (key !== 'id') add(sql);
       for (const sql of bound.groupExtras ?? []) add(sql);
-    }
-    return out;
-  }
-
-  /**
-   * Columns that a top-level conjunct of `p` reads strictly: the conjunct is not true when
-   * the column is NULL (a comparison, IN, LIKE or BETWEEN on a plain attribute).
-   */
-  private strictColumns(p: Predicate): Set<string> {
-    const out = new Set<string>();
-    const sides = (c: Predicate): Expr[] => {
-      switch (c.kind) {
-        case 'compare':
-          return [c.left, c.right];
-        case 'in':
-        case 'like':
-          return [c.expr];
-        case 'between':
-          return [c.expr, c.low, c.high];
-        default:
-          return [];
-      }
-    };
-    for (const c of p.kind === 'and' ? p.args : [p]) {
-      for (const e of sides(c)) if (e.kind === 'attribute') out.add(printExpr(this.expr(e)));
     }
     return out;
   }
@@ -476,11 +442,7 @@ class QueryCompiler {
         const reference = this.column(j.from, needKey({ kind: 'reference', relationship: j.relationship }));
         if (needsOnlyId && this.mayElide(j.alias)) {
           this.bound.set(j.alias, { columns: new Map([['id', reference]]), isA: () => undefined });
-          if (!left) {
-            const present = isNull(reference, true);
-            where.push(present);
-            this.elidedNotNull.add(present);
-          }
+          if (!left) where.push(isNull(reference, true));
           return;
         }
         this.attach(j.alias, target, [binary('=', this.column(j.alias, 'id'), reference)], stated, left, joins);
@@ -815,7 +777,7 @@ function castText(sql: SqlExpr, type: AttributeType): SqlExpr {
   return type.kind === 'text' || type.kind === 'enum' ? sql : { kind: 'cast', arg: sql, type: scalarSqlType(type), colons: true };
 }
 
-/** Structural equality of two expressions (they are plain JSON data). */
+/** Structural equality of two expressions, whatever the order of their keys. */
 function sameExpr(a: Expr, b: Expr): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+  return sameNode(a, b);
 }

@@ -1,5 +1,6 @@
 import type { Expr, SelectQuery } from '../query/conceptual-query.ts';
-import { aliasesIn, canonical, isGrouped } from '../query/query-scope.ts';
+import { isGrouped } from '../query/query-scope.ts';
+import { aliasesIn, declaredAliases, keyUpToAliases, walk, type IrNode } from '../query/walk.ts';
 
 /**
  * Values a query computes once and compares against: an uncorrelated subquery of one
@@ -33,32 +34,8 @@ export interface SharedValue {
  * declares renamed by order of appearance. Aliases are unique across a query, so the same
  * value written twice differs only in them.
  */
-export function valueKey(e: unknown): string {
-  const declared = [...declaredAliases(e)];
-  const renamed = new Map(declared.map((a, i) => [a, `$${i}`]));
-  const rename = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(rename);
-    if (typeof node !== 'object' || node === null) return node;
-    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, (k === 'alias' || k === 'from' || k === 'of') && typeof v === 'string' ? (renamed.get(v) ?? v) : rename(v)]));
-  };
-  return canonical(rename(e));
-}
-
-/** The aliases a query declares, its subqueries' included, in order of appearance. */
-function declaredAliases(node: unknown, out = new Set<string>()): Set<string> {
-  if (Array.isArray(node)) {
-    node.forEach((n) => declaredAliases(n, out));
-    return out;
-  }
-  if (typeof node !== 'object' || node === null) return out;
-  const record = node as Record<string, unknown>;
-  if (record['kind'] === 'select') {
-    const q = record as unknown as SelectQuery;
-    out.add(q.from.alias);
-    for (const j of q.joins ?? []) out.add(j.alias);
-  }
-  for (const value of Object.values(record)) declaredAliases(value, out);
-  return out;
+export function valueKey(e: Expr): string {
+  return keyUpToAliases(e);
 }
 
 /** Whether a subquery returns one row whatever the data, and names no alias of the query around it. */
@@ -66,7 +43,7 @@ function isStandaloneAggregate(q: SelectQuery): boolean {
   const only = q.select.length === 1 ? (q.select[0] as { expr: Expr }).expr : undefined;
   if (!only || (q.groupBy ?? []).length > 0 || q.having !== undefined || q.limit !== undefined || q.qualify !== undefined) return false;
   if (!isGrouped(q)) return false;
-  const declared = declaredAliases(q);
+  const declared = new Set(declaredAliases(q));
   for (const used of aliasesIn(only)) if (!declared.has(used)) return false;
   if (q.where) for (const used of aliasesIn(q.where)) if (!declared.has(used)) return false;
   for (const j of q.joins ?? []) if (j.kind === 'relationship' && j.on) for (const used of aliasesIn(j.on)) if (!declared.has(used)) return false;
@@ -81,29 +58,22 @@ function isStandaloneAggregate(q: SelectQuery): boolean {
 export function sharedValues(q: SelectQuery): SharedValue[] {
   if (isGrouped(q) || q.qualify !== undefined) return [];
   const seen = new Map<string, { query: SelectQuery; count: number }>();
-  const walk = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(walk);
-    if (typeof node !== 'object' || node === null) return;
-    const record = node as Record<string, unknown>;
-    if (record['kind'] === 'scalarSubquery') {
-      const sub = (record as unknown as Extract<Expr, { kind: 'scalarSubquery' }>).query;
-      if (isStandaloneAggregate(sub)) {
-        const key = valueKey(record);
-        const entry = seen.get(key) ?? { query: sub, count: 0 };
+  const count = (node: IrNode): boolean => {
+    if (node.kind === 'scalarSubquery') {
+      if (isStandaloneAggregate(node.query)) {
+        const key = valueKey(node);
+        const entry = seen.get(key) ?? { query: node.query, count: 0 };
         entry.count += 1;
         seen.set(key, entry);
       }
-      return;
+      return false;
     }
     // Subqueries of EXISTS and IN are levels of their own: their reads are not the outer query's.
-    if (record['kind'] === 'exists' || record['kind'] === 'inQuery') {
-      if (record['kind'] === 'inQuery') walk(record['expr']);
-      return;
-    }
-    for (const value of Object.values(record)) walk(value);
+    if (node.kind === 'inQuery') walk(node.expr, count);
+    return node.kind !== 'exists' && node.kind !== 'inQuery';
   };
-  walk(q.select);
-  walk(q.where);
-  walk(q.orderBy);
+  for (const c of q.select) walk(c.expr, count);
+  if (q.where) walk(q.where, count);
+  for (const o of q.orderBy ?? []) if (o.expr.kind !== 'output') walk(o.expr, count);
   return [...seen].filter(([, v]) => v.count >= 2).map(([key, v]) => ({ key, query: v.query }));
 }

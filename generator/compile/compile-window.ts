@@ -1,5 +1,5 @@
 import type { Expr, OrderItem, Qualify, SelectQuery, WindowExpr, WindowFunction } from '../query/conceptual-query.ts';
-import { canonical } from '../query/query-scope.ts';
+import { canonicalKey as canonical } from '../query/walk.ts';
 import { binary, call, column, literal, STAR, table, type SqlCall, type SqlExpr, type SqlOrderItem, type SqlSelect } from './sql-tree.ts';
 
 /**

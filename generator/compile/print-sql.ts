@@ -79,8 +79,9 @@ function orderItem(o: SqlOrderItem): string {
   return `${printExpr(o.expr)}${o.desc ? ' DESC' : ''}${o.nulls ? ` NULLS ${o.nulls.toUpperCase()}` : ''}`;
 }
 
-/** Conditions joined by AND, each bracketed if it is an OR. */
+/** Conditions joined by AND, each bracketed if it is an OR (a lone condition needs none). */
 function conjunction(list: readonly SqlExpr[], separator: string): string {
+  if (list.length === 1) return printExpr(list[0] as SqlExpr);
   return list.map((c) => operand(c, 2)).join(separator);
 }
 

@@ -1,4 +1,5 @@
 import type { Expr, Predicate, SelectQuery } from '../query/conceptual-query.ts';
+import { keyUpToAliases } from '../query/walk.ts';
 
 /**
  * An expression's identity up to the names of the aliases it declares itself: two copies of
@@ -11,20 +12,7 @@ import type { Expr, Predicate, SelectQuery } from '../query/conceptual-query.ts'
  * // the same key as the copy with alias 'o2'
  */
 export function expressionKey(e: Expr): string {
-  const declared = new Map<string, string>();
-  const collect = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(collect);
-    if (!node || typeof node !== 'object') return;
-    const n = node as Record<string, unknown>;
-    if (n['kind'] === 'select') {
-      const from = n['from'] as { alias: string } | undefined;
-      if (from && !declared.has(from.alias)) declared.set(from.alias, `#${declared.size}`);
-      for (const j of (n['joins'] as { alias: string }[] | undefined) ?? []) if (!declared.has(j.alias)) declared.set(j.alias, `#${declared.size}`);
-    }
-    Object.values(n).forEach(collect);
-  };
-  collect(e);
-  return JSON.stringify(e, (key, value: unknown) => (typeof value === 'string' && (key === 'alias' || key === 'from' || key === 'of') ? (declared.get(value) ?? value) : value));
+  return keyUpToAliases(e);
 }
 
 /** Whether an expression aggregates the rows of its own query (not those of a subquery). */

@@ -6,6 +6,7 @@ import type { Expr, Join, Predicate, Query, ScalarLiteral, SelectQuery } from '.
 import { WINDOW_FUNCTIONS, windowIn, windowOrderGap, windowsOf, windowShape } from './window-scope.ts';
 import { analyticParts, isAnalytic } from './analytic-expr.ts';
 import { checkAnalyticExpr } from './analytic-scope.ts';
+import { aliasesIn, canonicalKey } from './walk.ts';
 
 /** What an alias of a conceptual query stands for. */
 export type AliasInfo =
@@ -548,21 +549,6 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
   return { aliases, attributeOwner: (alias, attribute) => ownerOf(alias, attribute, 'query') };
 }
 
-/** Every alias a predicate mentions, subqueries included. */
-export function aliasesIn(p: Predicate | Expr): Set<string> {
-  const out = new Set<string>();
-  const walk = (node: unknown): void => {
-    if (Array.isArray(node)) node.forEach(walk);
-    else if (node && typeof node === 'object') {
-      const o = node as Record<string, unknown>;
-      if (typeof o['alias'] === 'string' && 'kind' in o) out.add(o['alias'] as string);
-      for (const [k, v] of Object.entries(o)) if (k !== 'alias') walk(v);
-    }
-  };
-  walk(p);
-  return out;
-}
-
 /** Nesting a query this deep is no question anyone asks; deeper would overflow the stack. */
 export const MAX_QUERY_DEPTH = 100;
 
@@ -620,15 +606,8 @@ export function hasAggregate(e: Expr): boolean {
   }
 }
 
-/** A key for comparing expressions that ignores the order keys were written in. */
-export function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'undefined';
-}
+/** A key for comparing expressions that ignores the order keys were written in (walk.ts's canonicalKey). */
+export const canonical: (value: unknown) => string = canonicalKey;
 
 /**
  * The relative path of the first aggregate of this query level inside an expression or

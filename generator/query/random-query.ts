@@ -5,6 +5,7 @@ import type { ConceptualInstance, Scalar } from '../instance/conceptual-instance
 import type { Expr, Join, OrderItem, Predicate, Query, ScalarLiteral, SelectQuery } from './conceptual-query.ts';
 import { randomGroupWindow, randomQualify, randomRowWindow, type WindowContext } from './random-window.ts';
 import { drawAnalyticAggregate, drawAnalyticPredicate, drawAnalyticValue, type AnalyticDrawer } from './random-analytic.ts';
+import { sameNode } from './walk.ts';
 
 /**
  * Seeded random conceptual queries over a domain, with literals drawn from an instance so
@@ -357,11 +358,11 @@ class QueryDrawer {
       const throughId = key.kind === 'setSize' || key.kind === 'setArray' || (key.kind === 'attribute' && key.attribute !== 'id' && r.chance(0.3));
       if (throughId) {
         const idKey: Expr = { kind: 'attribute', alias: (key as { alias: string }).alias, attribute: 'id' };
-        if (!keys.some((k) => JSON.stringify(k) === JSON.stringify(idKey))) keys.push(idKey);
+        if (!keys.some((k) => sameNode(k, idKey))) keys.push(idKey);
         outputs.push({ name: this.outputName(`k${outputs.length + 1}`, used), expr: key });
         continue;
       }
-      if (keys.some((k) => JSON.stringify(k) === JSON.stringify(key))) continue;
+      if (keys.some((k) => sameNode(k, key))) continue;
       keys.push(key);
       outputs.push({ name: this.outputName(`k${outputs.length + 1}`, used), expr: key });
     }

@@ -2,6 +2,7 @@ import type { Attribute } from '../er-model/er-model.ts';
 import type { Rng } from '../common/rng.ts';
 import type { Expr, Qualify, WindowExpr, WindowFunction, WindowOrderItem } from './conceptual-query.ts';
 import { ORDER_SENSITIVE, RANKING, WINDOW_FUNCTIONS } from './window-scope.ts';
+import { sameNode } from './walk.ts';
 
 /**
  * Seeded random window functions for the property tests (random-query.ts draws the rest of
@@ -38,7 +39,7 @@ function rowValue(ctx: WindowContext, numeric = false): Expr | undefined {
   return { kind: 'attribute', alias: e.alias, attribute: r.pick(pool).name };
 }
 
-const same = (a: Expr, b: Expr): boolean => JSON.stringify(a) === JSON.stringify(b);
+const same = (a: Expr, b: Expr): boolean => sameNode(a, b);
 
 /** Order items: the value keys, then (when the function needs it) every tie-break key not yet a key. */
 function withTieBreak(fn: WindowFunction, values: WindowOrderItem[], partition: readonly Expr[], ties: readonly Expr[]): WindowOrderItem[] {

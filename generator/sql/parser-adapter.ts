@@ -11,6 +11,7 @@
 import nodeSqlParser from 'node-sql-parser';
 import { isStackOverflow, SqlParseError } from '../common/errors.ts';
 import { restoreMasked, scanSql, type ScannedSql } from './sql-scanner.ts';
+import { compatibleText } from './parser-compat.ts';
 import type {
   Aggregate,
   AggregateName,
@@ -114,7 +115,7 @@ export function parseSqlWithDialect(text: string, options: ParseOptions = {}): P
 function parseIn(body: string, scanned: ScannedSql, dialect: Dialect, source: Dialect): Query {
   let raw: unknown;
   try {
-    raw = parser().astify(scanned.text, { database: PARSER_DATABASE[dialect], parseOptions: { includeLocations: true } });
+    raw = parser().astify(compatibleText(scanned.text), { database: PARSER_DATABASE[dialect], parseOptions: { includeLocations: true } });
   } catch (error) {
     throw fromParserError(error, dialect);
   }
@@ -831,11 +832,13 @@ class Converter {
     this.only(window, 'window specification', ['name', 'partitionby', 'orderby', 'window_frame_clause']);
     const partitionRaw = Array.isArray(window['partitionby']) ? (window['partitionby'] as unknown[]) : [];
     const partitionBy = partitionRaw.map((item) => {
+      let key: Expr;
       if (isRaw(item) && item['type'] === 'expr' && 'expr' in item) {
         this.only(item, 'PARTITION BY item', ['expr']);
-        return this.expr(item['expr']);
-      }
-      return this.expr(item);
+        key = this.expr(item['expr']);
+      } else key = this.expr(item);
+      // The wrapper parser-compat.ts put around a key this grammar cannot read bare.
+      return key.kind === 'function' && key.name === 'coalesce' && key.args.length === 1 ? (key.args[0] as Expr) : key;
     });
     const orderBy = this.orderItems(Array.isArray(window['orderby']) ? (window['orderby'] as unknown[]) : []);
     const frame = isEmpty(window['window_frame_clause']) ? null : this.frame(window['window_frame_clause']);
