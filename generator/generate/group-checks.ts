@@ -15,6 +15,7 @@ import type { RelationalSchema } from '../variants/relational-schema.ts';
 import type { Expr, OrderItem, Predicate, Query, SelectQuery } from '../query/conceptual-query.ts';
 import { isOrdered } from '../query/conceptual-query.ts';
 import { compileQuery } from '../compile/compile-query.ts';
+import { firstUnreadable } from '../compile/readability.ts';
 import { compareResults, normalizeResult, type GroupComparison, type GuardedQuery, type NormalizedResult } from '../execute/run-query.ts';
 import type { TextResult } from '../database/database.ts';
 import { oneLine } from '../common/errors.ts';
@@ -61,11 +62,16 @@ export interface VerifiedGroup {
  */
 export async function verifyGroup(query: Query, ctx: CheckContext): Promise<VerifiedGroup> {
   const compiled = ctx.variants.map((v) => {
+    let sql: string;
     try {
-      return { variant: v, sql: compileQuery(ctx.index, v.schema, query) };
+      sql = compileQuery(ctx.index, v.schema, query);
     } catch (error) {
       return reject('compile-error', `${v.name}: ${oneLine(error)}`);
     }
+    // Gold SQL reads as an engineer's, or it is not emitted (the compile rules see to it).
+    const unreadable = firstUnreadable(sql);
+    if (unreadable) reject(`unreadable-sql:${unreadable.check}`, `${v.name}: ${unreadable.excerpt}`);
+    return { variant: v, sql };
   });
   const reference = ctx.variants.find((v) => v.name === ctx.reference) ?? (ctx.variants[0] as CheckVariant);
   const referenceSql = compiled.find((c) => c.variant === reference)?.sql as string;

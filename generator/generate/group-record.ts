@@ -7,6 +7,7 @@
  * `serializeGroup`), so the same group always prints as the same bytes.
  */
 import type { Query } from '../query/conceptual-query.ts';
+import { READABILITY_CHECKS } from '../compile/readability.ts';
 
 export type Difficulty = 'easy' | 'medium' | 'hard' | 'extra';
 export const DIFFICULTIES: readonly Difficulty[] = ['easy', 'medium', 'hard', 'extra'];
@@ -100,6 +101,11 @@ export const REJECTION_REASONS = [
   'duplicate',
   /** Its difficulty's share of the requested mix is already full. */
   'difficulty-quota',
+  /**
+   * Compiled SQL that fails a readability check (compile/readability.ts), named after the
+   * check. The compile rules exist so that this never happens: a count here is a bug.
+   */
+  ...READABILITY_CHECKS.map((c) => `unreadable-sql:${c}` as const),
 ] as const;
 
 export type RejectionReason = (typeof REJECTION_REASONS)[number];

@@ -7,6 +7,7 @@ import { allPresets } from '../../generator/variants/variant-presets.ts';
 import { buildRelationalSchema } from '../../generator/variants/build-schema.ts';
 import { SUITES } from '../../generator/suites/index.ts';
 import { REPO_ROOT } from '../helpers/run-cli.ts';
+import { readabilityFindings } from '../../generator/compile/readability.ts';
 import { findImpliedNotNull, findLongAliases, findNeedlessJoins, findRepeatedExpressions } from './gold-readability.ts';
 
 /**
@@ -66,6 +67,9 @@ describe.each(cases)('the committed compiled SQL of $label', ({ queries, linkTab
   });
   it('computes each subquery and aggregate once', () => {
     for (const q of queries) expect(findRepeatedExpressions(q.sql), `${q.name}\n${q.sql}`).toEqual([]);
+  });
+  it('passes every readability check of compile/readability.ts', () => {
+    for (const q of queries) expect(readabilityFindings(q.sql), `${q.name}\n${q.sql}`).toEqual([]);
   });
   it('joins no table that only leads to a link table', () => {
     for (const q of queries) expect(findNeedlessJoins(q.sql, linkTables), `${q.name}\n${q.sql}`).toEqual([]);

@@ -7,6 +7,7 @@ import { allPresets } from '../../generator/variants/variant-presets.ts';
 import { buildRelationalSchema } from '../../generator/variants/build-schema.ts';
 import { compileQuery } from '../../generator/compile/compile-query.ts';
 import { parseSql } from '../../generator/sql/parser-adapter.ts';
+import { loadPgParser, parsePostgres, statementKinds } from '../../generator/sql/pg-parser.ts';
 import { SUITES } from '../../generator/suites/index.ts';
 import { openDatabase, type Database } from '../../generator/database/database.ts';
 import { buildDataset } from '../../generator/assemble/build-dataset.ts';
@@ -43,6 +44,17 @@ describe.each(DOMAIN_NAMES)('the paper suite for %s compiles', (domainName) => {
   it.each(allPresets(index).map((v) => [v.name, v] as const))('to the committed SQL for %s', (_name, variant) => {
     const schema = buildRelationalSchema(index, variant);
     for (const q of questions) matchFixture(join(FIXTURES, domainName, variant.name, `${q.id}.sql`), `${compileQuery(index, schema, q.query)};\n`);
+  });
+
+  it("to SQL that PostgreSQL's own parser reads back as one SELECT, for every variant", async () => {
+    await loadPgParser();
+    for (const variant of allPresets(index)) {
+      const schema = buildRelationalSchema(index, variant);
+      for (const q of questions) {
+        const sql = compileQuery(index, schema, q.query);
+        expect(statementKinds(parsePostgres(sql)), `${variant.name} ${q.id}\n${sql}`).toEqual(['SelectStmt']);
+      }
+    }
   });
 
   it('to SQL that our node-sql-parser adapter reads back, for every variant', () => {

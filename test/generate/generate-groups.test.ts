@@ -11,6 +11,7 @@ import { prepareBuilds, type PreparedBuilds } from '../../generator/generate/pre
 import { createQueryRunner } from '../../generator/generate/query-runner.ts';
 import { difficultyQuotas, generateGroups, type GenerateReport } from '../../generator/generate/generate-groups.ts';
 import { groupId } from '../../generator/generate/canonical-query.ts';
+import { readabilityFindings } from '../../generator/compile/readability.ts';
 import { REJECTION_REASONS, type GroupRecord, type Rejection } from '../../generator/generate/group-record.ts';
 import { groupsPath, readJsonLines, rejectionsPath } from '../../generator/generate/groups-file.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
@@ -78,6 +79,13 @@ describe('generateGroups on PGlite', () => {
     // The long-tail share is the accepted groups' own, whatever was asked for.
     expect(manifest.long_tail.requested).toBe(0.1);
     expect(manifest.long_tail.accepted_share).toBeCloseTo(groups.filter((g) => g.long_tail).length / groups.length, 4);
+  });
+
+  it('the SQL of every group, on every variant, reads as an engineer writes it: no readability check fires, and none rejected a candidate', () => {
+    const groups = readJsonLines<GroupRecord>(groupsPath(outA, DATASET), false);
+    for (const g of groups) for (const [variant, { sql }] of Object.entries(g.variants)) expect(readabilityFindings(sql), `${variant}\n${sql}`).toEqual([]);
+    const rejections = readJsonLines<Rejection>(rejectionsPath(outA), false);
+    expect(rejections.filter((r) => r.reason.startsWith('unreadable-sql:'))).toEqual([]);
   });
 
   it('every group agrees across all variants when re-compiled and re-executed independently', async () => {

@@ -1,3 +1,4 @@
+import { readabilityFindings } from '../../generator/compile/readability.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -53,6 +54,8 @@ async function coverage(name: string, domain: Domain, variants: string, groups: 
     const lines = readJsonLines<GroupRecord>(groupsPath(out, name), false);
     expect(lines).toHaveLength(groups);
     for (const g of lines) for (const c of irConstructs(g.query, declared)) seen.set(c, (seen.get(c) ?? 0) + 1);
+    // Every group's SQL reads as an engineer's on every variant.
+    for (const g of lines) for (const [variant, { sql }] of Object.entries(g.variants)) expect(readabilityFindings(sql), `${variant}\n${sql}`).toEqual([]);
     return seen;
   } finally {
     await db.close();
