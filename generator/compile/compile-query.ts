@@ -5,14 +5,14 @@ import { scalarSqlType } from '../variants/build-schema.ts';
 import type { RelationalSchema, Table } from '../variants/relational-schema.ts';
 import type { Expr, Join, Predicate, Query, ScalarLiteral, SelectQuery } from '../query/conceptual-query.ts';
 import { scopeQuery, type AliasInfo, type QueryScope } from '../query/query-scope.ts';
-import { sameNode, walk } from '../query/walk.ts';
+import { inCanonicalOrder, walk } from '../query/walk.ts';
 import { entityView, indexVariant, needKey, type EntityView, type Need, type VariantIndex } from './entity-view.ts';
 import { qualifiedSelect, windowSql } from './compile-window.ts';
 import { sharedValues, valueKey } from './compile-shared-value.ts';
 import { uniqueAlias } from './alias-names.ts';
 import { rememberCompiled } from './compiled-texts.ts';
 import { printLiteral, printSql, printExpr } from './print-sql.ts';
-import { COMPILE_RULES, type CompileRule } from './rules/index.ts';
+import { applyTreeRules, COMPILE_RULES, type CompileRule } from './rules/index.ts';
 import { readsAlias, rewriteExpr } from './sql-tree-walk.ts';
 import { binary, call, column, emptySelect, FALSE, isBoolean, isNull, literal, not, paren, STAR, table as tableItem, TRUE, type SqlColumn, type SqlExpr, type SqlFromItem, type SqlJoin, type SqlOrderItem, type SqlQuery, type SqlSelect, type SqlSelectColumn, type SqlSetOperator } from './sql-tree.ts';
 import { aggregates, builtFrom, conditionBuiltFrom, conjunctsOf, expressionKey, sharedOutputs } from './shared-expressions.ts';
@@ -61,17 +61,40 @@ export function compileQuery(index: ErIndex, schema: RelationalSchema, query: Qu
 }
 
 /**
+ * Queries in canonical order, by the query as given: one query is compiled for every
+ * variant, and queries are immutable values, so its canonical copy is made once.
+ */
+const canonicalCopies = new WeakMap<Query, Query>();
+
+/** The query rules' result, by query: the same for every variant of one domain. */
+const ruledCopies = new WeakMap<Query, { readonly index: ErIndex; readonly rules: readonly CompileRule[]; readonly query: Query }>();
+
+function queryRulesApplied(query: Query, index: ErIndex, rules: readonly CompileRule[]): Query {
+  const cached = ruledCopies.get(query);
+  if (cached && cached.index === index && cached.rules === rules) return cached.query;
+  let out = query;
+  for (const rule of rules) if (rule.stage === 'query') out = rule.apply(out, index);
+  ruledCopies.set(query, { index, rules, query: out });
+  return out;
+}
+
+function canonicalQuery(query: Query): Query {
+  let copy = canonicalCopies.get(query);
+  if (!copy) canonicalCopies.set(query, (copy = inCanonicalOrder(query)));
+  return copy;
+}
+
+/**
  * The SQL tree of a conceptual query for one variant: the query rules, lowering, then the
  * tree rules (`rules` chooses which; all of COMPILE_RULES by default, in their order).
  */
 export function compileTree(index: ErIndex, schema: RelationalSchema, query: Query, rules: readonly CompileRule[] = COMPILE_RULES): SqlQuery {
   const scope = scopeQuery(index, query);
-  let conceptual = query;
-  for (const rule of rules) if (rule.stage === 'query') conceptual = rule.apply(conceptual, index);
+  // Keys in one order from here on: the SQL cannot depend on how the JSON was written, and
+  // parts compare by their plain JSON.
+  const conceptual = queryRulesApplied(canonicalQuery(query), index, rules);
   const compiler = new QueryCompiler(indexVariant(index, schema), scope, conceptual);
-  let tree = compiler.query(conceptual);
-  for (const rule of rules) if (rule.stage === 'tree') tree = rule.apply(tree);
-  return tree;
+  return applyTreeRules(compiler.query(conceptual), rules);
 }
 
 class QueryCompiler {
@@ -777,7 +800,7 @@ function castText(sql: SqlExpr, type: AttributeType): SqlExpr {
   return type.kind === 'text' || type.kind === 'enum' ? sql : { kind: 'cast', arg: sql, type: scalarSqlType(type), colons: true };
 }
 
-/** Structural equality of two expressions, whatever the order of their keys. */
+/** Structural equality of two expressions of the query (in canonical order, so their JSON). */
 function sameExpr(a: Expr, b: Expr): boolean {
-  return sameNode(a, b);
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
 }

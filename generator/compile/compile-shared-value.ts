@@ -35,7 +35,8 @@ export interface SharedValue {
  * value written twice differs only in them.
  */
 export function valueKey(e: Expr): string {
-  return keyUpToAliases(e);
+  // The compiler puts the query in canonical order before anything asks for a key.
+  return keyUpToAliases(e, { canonical: true });
 }
 
 /** Whether a subquery returns one row whatever the data, and names no alias of the query around it. */

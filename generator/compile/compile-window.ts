@@ -1,5 +1,6 @@
 import type { Expr, OrderItem, Qualify, SelectQuery, WindowExpr, WindowFunction } from '../query/conceptual-query.ts';
-import { canonicalKey as canonical } from '../query/walk.ts';
+/** The query is in canonical order (compileTree sees to it): its parts compare by their JSON. */
+const canonical = (value: unknown): string => JSON.stringify(value);
 import { binary, call, column, literal, STAR, table, type SqlCall, type SqlExpr, type SqlOrderItem, type SqlSelect } from './sql-tree.ts';
 
 /**

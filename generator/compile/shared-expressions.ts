@@ -12,8 +12,14 @@ import { keyUpToAliases } from '../query/walk.ts';
  * // the same key as the copy with alias 'o2'
  */
 export function expressionKey(e: Expr): string {
-  return keyUpToAliases(e);
+  let key = keys.get(e);
+  // The compiler puts the query in canonical order before anything asks for a key.
+  if (key === undefined) keys.set(e, (key = keyUpToAliases(e, { canonical: true })));
+  return key;
 }
+
+/** Keys already worked out: parts are immutable, and one query is compiled for every variant. */
+const keys = new WeakMap<Expr, string>();
 
 /** Whether an expression aggregates the rows of its own query (not those of a subquery). */
 export function aggregates(e: Expr): boolean {

@@ -79,8 +79,15 @@ export interface TreeRewrite {
   select?(q: SqlSelect): SqlSelect;
 }
 
-function same<T>(a: readonly T[], b: readonly T[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
+/** `list` with `f` applied to each item: the same array when no item changed (nothing allocated). */
+function mapSame<T>(list: readonly T[], f: (item: T) => T): readonly T[] {
+  let out: T[] | undefined;
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i] as T;
+    const x = f(item);
+    if (x !== item) (out ??= list.slice())[i] = x;
+  }
+  return out ?? list;
 }
 
 /** Rewrites every expression and every SELECT of a query, nested ones first. */
@@ -95,16 +102,14 @@ export function rewriteQuery(q: SqlQuery, r: TreeRewrite): SqlQuery {
 }
 
 function rewriteOrder(items: readonly SqlOrderItem[], r: TreeRewrite): readonly SqlOrderItem[] {
-  const out = items.map((o) => {
+  return mapSame(items, (o) => {
     const expr = rewriteExpr(o.expr, r);
     return expr === o.expr ? o : { ...o, expr };
   });
-  return same(out, items) ? items : out;
 }
 
 function rewriteList(list: readonly SqlExpr[], r: TreeRewrite): readonly SqlExpr[] {
-  const out = list.map((e) => rewriteExpr(e, r));
-  return same(out, list) ? list : out;
+  return mapSame(list, (e) => rewriteExpr(e, r));
 }
 
 function rewriteItem(item: SqlFromItem, r: TreeRewrite): SqlFromItem {
@@ -121,16 +126,18 @@ function rewriteItem(item: SqlFromItem, r: TreeRewrite): SqlFromItem {
 
 /** Rewrites one SELECT: its nested queries and expressions, then the SELECT itself. */
 export function rewriteSelect(q: SqlSelect, r: TreeRewrite): SqlSelect {
-  const withs = q.with?.map((c) => {
-    const query = rewriteQuery(c.query, r);
-    return query === c.query ? c : { ...c, query };
-  });
-  const columns = q.columns.map((c) => {
+  const withs = q.with
+    ? mapSame(q.with, (c) => {
+        const query = rewriteQuery(c.query, r);
+        return query === c.query ? c : { ...c, query };
+      })
+    : undefined;
+  const columns = mapSame(q.columns, (c) => {
     const expr = rewriteExpr(c.expr, r);
     return expr === c.expr ? c : { ...c, expr };
   });
   const from = rewriteItem(q.from, r);
-  const joins = q.joins.map((j): SqlJoin => {
+  const joins = mapSame(q.joins, (j): SqlJoin => {
     const item = rewriteItem(j.item, r);
     const on = rewriteList(j.on, r);
     return item === j.item && on === j.on ? j : { ...j, item, on };
@@ -139,15 +146,7 @@ export function rewriteSelect(q: SqlSelect, r: TreeRewrite): SqlSelect {
   const groupBy = rewriteList(q.groupBy, r);
   const having = rewriteList(q.having, r);
   const orderBy = rewriteOrder(q.orderBy, r);
-  const changed =
-    (withs !== undefined && !same(withs, q.with ?? [])) ||
-    !same(columns, q.columns) ||
-    from !== q.from ||
-    !same(joins, q.joins) ||
-    where !== q.where ||
-    groupBy !== q.groupBy ||
-    having !== q.having ||
-    orderBy !== q.orderBy;
+  const changed = withs !== q.with || columns !== q.columns || from !== q.from || joins !== q.joins || where !== q.where || groupBy !== q.groupBy || having !== q.having || orderBy !== q.orderBy;
   const rebuilt: SqlSelect = changed ? { ...q, ...(withs ? { with: withs } : {}), columns, from, joins, where, groupBy, having, orderBy } : q;
   return r.select ? r.select(rebuilt) : rebuilt;
 }
@@ -159,7 +158,6 @@ export function rewriteExpr(e: SqlExpr, r: TreeRewrite): SqlExpr {
 }
 
 function rewriteChildren(e: SqlExpr, r: TreeRewrite): SqlExpr {
-  const x = (c: SqlExpr): SqlExpr => rewriteExpr(c, r);
   switch (e.kind) {
     case 'column':
     case 'literal':
@@ -179,8 +177,8 @@ function rewriteChildren(e: SqlExpr, r: TreeRewrite): SqlExpr {
       return { ...e, args, ...(filter ? { filter } : {}), ...(e.over ? { over: { partitionBy: partitionBy!, orderBy: orderBy! } } : {}) };
     }
     case 'binary': {
-      const left = x(e.left);
-      const right = x(e.right);
+      const left = rewriteExpr(e.left, r);
+      const right = rewriteExpr(e.right, r);
       return left === e.left && right === e.right ? e : { ...e, left, right };
     }
     case 'logic': {
@@ -193,39 +191,39 @@ function rewriteChildren(e: SqlExpr, r: TreeRewrite): SqlExpr {
     case 'cast':
     case 'extract':
     case 'paren': {
-      const arg = x(e.arg);
+      const arg = rewriteExpr(e.arg, r);
       return arg === e.arg ? e : ({ ...e, arg } as SqlExpr);
     }
     case 'in': {
-      const arg = x(e.arg);
-      const values = Array.isArray(e.values) ? rewriteList(e.values as readonly SqlExpr[], r) : x(e.values as SqlSubquery);
+      const arg = rewriteExpr(e.arg, r);
+      const values = Array.isArray(e.values) ? rewriteList(e.values as readonly SqlExpr[], r) : rewriteExpr(e.values as SqlSubquery, r);
       return arg === e.arg && values === e.values ? e : ({ ...e, arg, values } as SqlExpr);
     }
     case 'like': {
-      const arg = x(e.arg);
-      const pattern = x(e.pattern);
+      const arg = rewriteExpr(e.arg, r);
+      const pattern = rewriteExpr(e.pattern, r);
       return arg === e.arg && pattern === e.pattern ? e : { ...e, arg, pattern };
     }
     case 'between': {
-      const arg = x(e.arg);
-      const low = x(e.low);
-      const high = x(e.high);
+      const arg = rewriteExpr(e.arg, r);
+      const low = rewriteExpr(e.low, r);
+      const high = rewriteExpr(e.high, r);
       return arg === e.arg && low === e.low && high === e.high ? e : { ...e, arg, low, high };
     }
     case 'exists':
     case 'array': {
-      const query = x(e.query);
+      const query = rewriteExpr(e.query, r);
       return query === e.query || query.kind !== 'subquery' ? e : { ...e, query };
     }
     case 'case': {
-      const operand = e.operand ? x(e.operand) : undefined;
-      const whens = e.whens.map((w) => {
-        const when = x(w.when);
-        const then = x(w.then);
+      const operand = e.operand ? rewriteExpr(e.operand, r) : undefined;
+      const whens = mapSame(e.whens, (w) => {
+        const when = rewriteExpr(w.when, r);
+        const then = rewriteExpr(w.then, r);
         return when === w.when && then === w.then ? w : { when, then };
       });
-      const els = e.else ? x(e.else) : undefined;
-      if (operand === e.operand && same(whens, e.whens) && els === e.else) return e;
+      const els = e.else ? rewriteExpr(e.else, r) : undefined;
+      if (operand === e.operand && whens === e.whens && els === e.else) return e;
       return { kind: 'case', ...(operand ? { operand } : {}), whens, ...(els ? { else: els } : {}) };
     }
   }
@@ -250,4 +248,89 @@ export function sameSqlExpr(a: SqlExpr, b: SqlExpr): boolean {
   if (a === b) return true;
   if (a.kind === 'column' && b.kind === 'column') return a.table === b.table && a.name === b.name;
   return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** What a tree holds that some rule rewrites: the runner skips a rule whose features are absent. */
+export interface TreeFeatures {
+  /** A searched CASE with an arm whose condition is TRUE or FALSE. */
+  constantCase: boolean;
+  /** A LEFT JOIN marked unique. */
+  uniqueLeftJoin: boolean;
+  /** A SELECT from a derived table with a WHERE. */
+  filteredDerived: boolean;
+  not: boolean;
+  /** A coalesce of one argument. */
+  singleCoalesce: boolean;
+  /** A bracket node, or an AND/OR. */
+  brackets: boolean;
+  /** A clause (WHERE, HAVING, ON, FILTER) of two conditions or more. */
+  conditionList: boolean;
+  /** A column aliased to its own name. */
+  selfAlias: boolean;
+}
+
+export type TreeFeature = keyof TreeFeatures;
+
+/** One pass over a tree, noting its features. */
+export function treeFeatures(q: SqlQuery): TreeFeatures {
+  const f: TreeFeatures = { constantCase: false, uniqueLeftJoin: false, filteredDerived: false, not: false, singleCoalesce: false, brackets: false, conditionList: false, selfAlias: false };
+  scanQuery(q, f);
+  return f;
+}
+
+function scanQuery(q: SqlQuery, f: TreeFeatures): void {
+  if (q.kind === 'set') {
+    scanQuery(q.left, f);
+    scanQuery(q.right, f);
+    for (const o of q.orderBy) scanExpr(o.expr, f);
+    return;
+  }
+  for (const c of q.with ?? []) scanQuery(c.query, f);
+  for (const c of q.columns) {
+    if (c.alias !== undefined && c.expr.kind === 'column' && c.expr.name === c.alias) f.selfAlias = true;
+    scanExpr(c.expr, f);
+  }
+  scanItem(q.from, f);
+  if (q.from.kind === 'derived' && q.where.length > 0) f.filteredDerived = true;
+  for (const j of q.joins) {
+    if (j.type === 'LEFT JOIN' && j.unique === true) f.uniqueLeftJoin = true;
+    if (j.on.length > 1) f.conditionList = true;
+    scanItem(j.item, f);
+    for (const e of j.on) scanExpr(e, f);
+  }
+  if (q.where.length > 1 || q.having.length > 1) f.conditionList = true;
+  for (const e of q.where) scanExpr(e, f);
+  for (const e of q.groupBy) scanExpr(e, f);
+  for (const e of q.having) scanExpr(e, f);
+  for (const o of q.orderBy) scanExpr(o.expr, f);
+}
+
+function scanItem(item: SqlFromItem, f: TreeFeatures): void {
+  if (item.kind === 'derived') scanQuery(item.query, f);
+  else if (item.kind === 'function') scanExpr(item.call, f);
+}
+
+function scanExpr(e: SqlExpr, f: TreeFeatures): void {
+  switch (e.kind) {
+    case 'subquery':
+      scanQuery(e.query, f);
+      return;
+    case 'case':
+      if (e.operand === undefined && e.whens.some((w) => w.when.kind === 'literal' && typeof w.when.value === 'boolean')) f.constantCase = true;
+      break;
+    case 'not':
+      f.not = true;
+      break;
+    case 'paren':
+    case 'logic':
+      f.brackets = true;
+      break;
+    case 'call':
+      if (e.name === 'coalesce' && e.args.length === 1) f.singleCoalesce = true;
+      if ((e.filter?.length ?? 0) > 1) f.conditionList = true;
+      break;
+    default:
+      break;
+  }
+  for (const c of exprChildren(e)) scanExpr(c, f);
 }

@@ -140,18 +140,31 @@ export function declaredAliases(node: IrNode): string[] {
 }
 
 /**
+ * The same value with every object's keys in sorted order (and keys whose value is
+ * undefined left out): the canonical form. Its JSON is `canonicalKey`; a part of a value in
+ * canonical form is in canonical form too, so code that canonicalizes a query once (the
+ * compiler does) may key its parts with plain `JSON.stringify`.
+ */
+export function inCanonicalOrder<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(inCanonicalOrder) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  const keys = Object.keys(value).sort();
+  const out: Record<string, unknown> = {};
+  for (const k of keys) {
+    const v = (value as Record<string, unknown>)[k];
+    if (v !== undefined) out[k] = inCanonicalOrder(v);
+  }
+  return out as T;
+}
+
+/**
  * A key for a value that ignores the order its object keys were written in (and keys whose
  * value is undefined): equal keys, equal values.
  *
  * @example canonicalKey({ kind: 'literal', value: 1 }) === canonicalKey({ value: 1, kind: 'literal' }) // true
  */
 export function canonicalKey(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalKey).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalKey(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'undefined';
+  return JSON.stringify(inCanonicalOrder(value)) ?? 'undefined';
 }
 
 /** Whether two parts are the same, however their keys are ordered. */
@@ -166,18 +179,15 @@ const ALIAS_FIELDS = new Set(['alias', 'from', 'of']);
  * A part's key up to the names of the aliases it declares itself: two copies of one
  * correlated count, written over `o1` and over `o2`, have the same key. Aliases from outside
  * (the row a subquery correlates with) keep their names, so counts correlated with
- * different rows differ.
+ * different rows differ. `canonical` says the part is in canonical order already (see
+ * inCanonicalOrder), which saves putting it there.
  */
-export function keyUpToAliases(node: IrNode): string {
-  const declared = declaredAliases(node);
-  if (declared.length === 0) return canonicalKey(node);
+export function keyUpToAliases(node: IrNode, { canonical = false } = {}): string {
+  const ordered = canonical ? node : inCanonicalOrder(node);
+  const declared = declaredAliases(ordered);
+  if (declared.length === 0) return JSON.stringify(ordered);
   const renamed = new Map(declared.map((a, i) => [a, `#${i}`]));
-  const rename = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(rename);
-    if (typeof value !== 'object' || value === null) return value;
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, ALIAS_FIELDS.has(k) && typeof v === 'string' ? (renamed.get(v) ?? v) : rename(v)]));
-  };
-  return canonicalKey(rename(node));
+  return JSON.stringify(ordered, (key, value: unknown) => (typeof value === 'string' && ALIAS_FIELDS.has(key) ? (renamed.get(value) ?? value) : value));
 }
 
 /**
@@ -185,20 +195,25 @@ export function keyUpToAliases(node: IrNode): string {
  * part `f` returns unchanged is kept as it was, so an unchanged query is the same object).
  */
 export function mapParts<T extends IrNode>(node: T, f: (n: IrNode) => IrNode): T {
-  const rebuild = (value: unknown): unknown => {
-    if (Array.isArray(value)) {
-      const out = value.map(rebuild);
-      return out.every((x, i) => x === value[i]) ? value : out;
+  return rebuildParts(node, f) as T;
+}
+
+function rebuildParts(value: unknown, f: (n: IrNode) => IrNode): unknown {
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const x = rebuildParts(value[i], f);
+      if (x !== value[i]) (out ??= value.slice())[i] = x;
     }
-    if (typeof value !== 'object' || value === null) return value;
-    let changed = false;
-    const entries = Object.entries(value).map(([k, v]) => {
-      const x = rebuild(v);
-      if (x !== v) changed = true;
-      return [k, x] as const;
-    });
-    const copy = changed ? Object.fromEntries(entries) : value;
-    return typeof (copy as { kind?: unknown }).kind === 'string' ? f(copy as IrNode) : copy;
-  };
-  return rebuild(node) as T;
+    return out ?? value;
+  }
+  if (typeof value !== 'object' || value === null) return value;
+  let copy: Record<string, unknown> | undefined;
+  for (const k in value) {
+    const v = (value as Record<string, unknown>)[k];
+    const x = rebuildParts(v, f);
+    if (x !== v) (copy ??= { ...(value as Record<string, unknown>) })[k] = x;
+  }
+  const result = copy ?? value;
+  return typeof (result as { kind?: unknown }).kind === 'string' ? f(result as IrNode) : result;
 }

@@ -36,6 +36,11 @@ export function dropImpliedPredicates(tree: SqlQuery): SqlQuery {
   });
 }
 
+/** A key for an expression: a column's name, or the expression's text. */
+function keyOf(e: SqlExpr): string {
+  return e.kind === 'column' ? `${e.table ?? ''}.${e.name}` : printExpr(e);
+}
+
 const STRICT_COMPARISONS = new Set<SqlBinaryOperator>(['=', '<>', '<', '<=', '>', '>=']);
 
 /** The expressions a condition is not true without (NULL in any of them: not true). */
@@ -67,9 +72,9 @@ function boundOf(c: SqlExpr, index: number): Bound | undefined {
   if (c.kind !== 'binary' || !(c.op in FLIP)) return undefined;
   const number = (e: SqlExpr): number | undefined => (e.kind === 'literal' && typeof e.value === 'number' ? e.value : undefined);
   const right = number(c.right);
-  if (right !== undefined && number(c.left) === undefined) return { index, key: printExpr(c.left), op: c.op as Bound['op'], value: right };
+  if (right !== undefined && number(c.left) === undefined) return { index, key: keyOf(c.left), op: c.op as Bound['op'], value: right };
   const left = number(c.left);
-  if (left !== undefined && number(c.right) === undefined) return { index, key: printExpr(c.right), op: FLIP[c.op] as Bound['op'], value: left };
+  if (left !== undefined && number(c.right) === undefined) return { index, key: keyOf(c.right), op: FLIP[c.op] as Bound['op'], value: left };
   return undefined;
 }
 
@@ -88,9 +93,9 @@ function implies(a: Bound, b: Bound): boolean {
 function simplify(list: readonly SqlExpr[]): readonly SqlExpr[] {
   if (list.length < 2) return list;
   const drop = new Set<number>();
-  const strict = new Set(list.flatMap(strictOperands).map(printExpr));
+  const strict = new Set(list.flatMap(strictOperands).map(keyOf));
   list.forEach((c, i) => {
-    if (c.kind === 'isNull' && c.negated && strict.has(printExpr(c.arg))) drop.add(i);
+    if (c.kind === 'isNull' && c.negated && strict.has(keyOf(c.arg))) drop.add(i);
   });
   const bounds = list.map(boundOf).filter((b): b is Bound => b !== undefined);
   for (const b of bounds) {

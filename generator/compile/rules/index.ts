@@ -9,6 +9,7 @@
 import type { ErIndex } from '../../er-model/er-index.ts';
 import type { Query } from '../../query/conceptual-query.ts';
 import type { SqlQuery } from '../sql-tree.ts';
+import { treeFeatures, type TreeFeature } from '../sql-tree-walk.ts';
 import { dropImpliedPredicates } from './drop-implied-predicates.ts';
 import { dropUnusedLeftJoins } from './drop-unused-left-joins.ts';
 import { foldConstantCase } from './fold-constant-case.ts';
@@ -22,22 +23,45 @@ import { unwrapCoalesce } from './unwrap-coalesce.ts';
 
 export type CompileRule =
   | { readonly name: string; readonly stage: 'query'; readonly apply: (query: Query, index: ErIndex) => Query }
-  | { readonly name: string; readonly stage: 'tree'; readonly apply: (tree: SqlQuery) => SqlQuery };
+  | {
+      readonly name: string;
+      readonly stage: 'tree';
+      readonly apply: (tree: SqlQuery) => SqlQuery;
+      /** What the rule rewrites: a tree with none of these features is left to the next rule. */
+      readonly acts: readonly TreeFeature[];
+    };
 
 export const COMPILE_RULES: readonly CompileRule[] = [
   { name: 'name-computed-columns', stage: 'query', apply: nameComputedColumns },
   { name: 'prune-class-arms', stage: 'query', apply: pruneClassArms },
   // Constants first: the arms they drop may be all that read a join.
-  { name: 'fold-constant-case', stage: 'tree', apply: foldConstantCase },
-  { name: 'drop-unused-left-joins', stage: 'tree', apply: dropUnusedLeftJoins },
-  { name: 'keep-having', stage: 'tree', apply: keepHaving },
-  { name: 'negate-comparisons', stage: 'tree', apply: negateComparisons },
-  { name: 'unwrap-coalesce', stage: 'tree', apply: unwrapCoalesce },
+  { name: 'fold-constant-case', stage: 'tree', apply: foldConstantCase, acts: ['constantCase'] },
+  { name: 'drop-unused-left-joins', stage: 'tree', apply: dropUnusedLeftJoins, acts: ['uniqueLeftJoin'] },
+  { name: 'keep-having', stage: 'tree', apply: keepHaving, acts: ['filteredDerived'] },
+  { name: 'negate-comparisons', stage: 'tree', apply: negateComparisons, acts: ['not'] },
+  { name: 'unwrap-coalesce', stage: 'tree', apply: unwrapCoalesce, acts: ['singleCoalesce'] },
   // Flattened, a clause's conditions are all in view for the implications.
-  { name: 'tidy-brackets', stage: 'tree', apply: tidyBrackets },
-  { name: 'drop-implied-predicates', stage: 'tree', apply: dropImpliedPredicates },
-  { name: 'tidy-aliases', stage: 'tree', apply: tidyAliases },
+  { name: 'tidy-brackets', stage: 'tree', apply: tidyBrackets, acts: ['brackets'] },
+  { name: 'drop-implied-predicates', stage: 'tree', apply: dropImpliedPredicates, acts: ['conditionList'] },
+  { name: 'tidy-aliases', stage: 'tree', apply: tidyAliases, acts: ['selfAlias'] },
 ];
+
+/**
+ * Runs the tree rules of `rules` in order. A rule runs only on a tree with a feature it acts
+ * on; the features are read again after a rule that changed the tree.
+ */
+export function applyTreeRules(tree: SqlQuery, rules: readonly CompileRule[]): SqlQuery {
+  let features = treeFeatures(tree);
+  for (const rule of rules) {
+    if (rule.stage !== 'tree' || !rule.acts.some((f) => features[f])) continue;
+    const next = rule.apply(tree);
+    if (next !== tree) {
+      tree = next;
+      features = treeFeatures(tree);
+    }
+  }
+  return tree;
+}
 
 /** The rules up to and including `name` (all of them for undefined); a typo is an error. */
 export function rulesThrough(name: string | undefined, { inclusive = true } = {}): readonly CompileRule[] {
