@@ -1,4 +1,4 @@
-import { type ErIndex, snakeCase } from '../er-model/er-index.ts';
+import type { ErIndex } from '../er-model/er-index.ts';
 import { CompileError } from '../common/errors.ts';
 import type { Column, ColumnRole, RelationalSchema, Table } from '../variants/relational-schema.ts';
 import { binary, column, emptySelect, FALSE, isBoolean, isNull, literal, table as tableItem, type SqlColumn, type SqlExpr, type SqlFromItem, type SqlJoin, type SqlQuery, type SqlSelect } from './sql-tree.ts';

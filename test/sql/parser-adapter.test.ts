@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { SqlParseError } from '../../generator/common/errors.ts';
 import { createRng } from '../../generator/common/rng.ts';
 import { parseSql, parseSqlWithDialect } from '../../generator/sql/parser-adapter.ts';
+import { compatibleText } from '../../generator/sql/parser-compat.ts';
 import type { Expr, SelectQuery } from '../../generator/sql/sql-ast.ts';
 import { printExpr, printSql } from '../../generator/sql/sql-printer.ts';
 import { fixture, repoRoot, spiderQueries } from './corpus-path.ts';
@@ -230,6 +231,25 @@ describe('parseSql and printSql', () => {
       }
     }
     expect(failures.slice(0, 5)).toEqual([]);
+  });
+});
+
+describe('PostgreSQL the adapter rewrites for node-sql-parser', () => {
+  it('wraps an expression after PARTITION BY, and only that, and converts it without the wrapper', () => {
+    expect(compatibleText('SELECT rank() OVER (PARTITION BY p.c, f(p.x), p.a + 1 ORDER BY p.b) AS r FROM p')).toBe('SELECT rank() OVER (PARTITION BY p.c, f(p.x), coalesce(p.a + 1) ORDER BY p.b) AS r FROM p');
+    const sql = "SELECT rank() OVER (PARTITION BY CASE WHEN p.type = 'a' THEN 'A' END ORDER BY p.price DESC) AS r FROM products AS p";
+    expect(compatibleText(sql)).toBe("SELECT rank() OVER (PARTITION BY coalesce(CASE WHEN p.type = 'a' THEN 'A' END) ORDER BY p.price DESC) AS r FROM products AS p");
+    const read = printSql(parseSql(sql));
+    expect(read).not.toContain('coalesce');
+    expect(read).toContain("PARTITION BY CASE WHEN p.type = 'a' THEN 'A' END");
+  });
+  it('brackets the argument of an aggregate after DISTINCT, which leaves no trace in the tree', () => {
+    expect(compatibleText('SELECT avg(DISTINCT p.price), count(DISTINCT p.id), sum(DISTINCT (p.a)) FROM p')).toBe('SELECT avg(DISTINCT (p.price)), count(DISTINCT p.id), sum(DISTINCT (p.a)) FROM p');
+    expect(printSql(parseSql('SELECT round(avg(DISTINCT p.price), 2) AS a FROM products AS p'))).toBe(printSql(parseSql('SELECT round(avg(DISTINCT (p.price)), 2) AS a FROM products AS p')));
+  });
+  it('leaves text in quotes and comments alone', () => {
+    const sql = "SELECT 'PARTITION BY a + 1' AS t, \"avg(DISTINCT x)\" FROM p -- PARTITION BY b + 1\n";
+    expect(compatibleText(sql)).toBe(sql);
   });
 });
 

@@ -38,7 +38,6 @@ function unnest(outer: SqlSelect): SqlSelect {
   if (outerNames.some((n) => n === undefined) || outerNames.some((n, i) => n !== nameOf(inner.columns[i]))) return outer;
   const shown = new Set(outerNames as string[]);
   const outerColumn = (e: SqlExpr): e is SqlColumn => e.kind === 'column' && (e.table === undefined || e.table === alias);
-  const isOutput = (e: SqlExpr): boolean => outerColumn(e) && outputs.has(e.name);
   let unknown = false;
   const inline = (e: SqlExpr): SqlExpr =>
     rewriteExpr(e, {
