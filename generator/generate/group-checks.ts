@@ -22,6 +22,7 @@ import { oneLine } from '../common/errors.ts';
 import { reject, type VariantAnswer } from './group-record.ts';
 import type { QueryRunner } from './query-runner.ts';
 import { outputNames } from './fill/fill-query.ts';
+import { canonicalKey } from '../query/walk.ts';
 
 export interface CheckVariant {
   readonly name: string;
@@ -157,12 +158,12 @@ export function checkAnswer(query: Query, result: NormalizedResult): void {
     const asked = new Set<string>();
     const collect = (p: Predicate | undefined): void => {
       if (!p) return;
-      if (p.kind === 'compare' && p.op === '=') asked.add(JSON.stringify(p.left));
+      if (p.kind === 'compare' && p.op === '=') asked.add(canonicalKey(p.left));
       if (p.kind === 'and' || p.kind === 'or') p.args.forEach(collect);
     };
     collect(query.having);
     query.select.forEach((o, i) => {
-      if (!isAggregate(o.expr) || asked.has(JSON.stringify(o.expr))) return;
+      if (!isAggregate(o.expr) || asked.has(canonicalKey(o.expr))) return;
       const first = (rows[0] as readonly (string | null)[])[i];
       if (rows.every((row) => row[i] === first)) reject('constant-aggregate', `${o.name} is ${first} in every group`);
     });

@@ -13,6 +13,7 @@ import { candidates } from './column-slots.ts';
 import type { CountTarget, ElementAlias, EntityAlias, Fill, Typed } from './fill-context.ts';
 import { FILL_RATES } from './fill-rates.ts';
 import { valuesOf } from './instance-values.ts';
+import { canonicalKey } from '../../query/walk.ts';
 
 /** The aggregate of a select item or HAVING slot; `fixed`: expressions WHERE pins to one value. */
 export function aggregate(f: Fill, slot: AggregateSlot, entities: readonly EntityAlias[], elements: readonly ElementAlias[], countTarget?: CountTarget, fixed: readonly Expr[] = []): Typed {
@@ -20,7 +21,7 @@ export function aggregate(f: Fill, slot: AggregateSlot, entities: readonly Entit
   // Now and then a column aggregate becomes conditional aggregation, a percentage or an
   // aggregate of distinct values (drawn after the plain one, so other draws stay as they were).
   if (slot.mode === 'star' || slot.mode === 'distinct' || slot.argOp || !f.analyticRng.chance(FILL_RATES.analyticAggregate)) return plain;
-  const pinned = new Set(fixed.map((e) => JSON.stringify(e)));
+  const pinned = new Set(fixed.map(canonicalKey));
   return analyticAggregate(f, entities, elements, pinned, countTarget) ?? plain;
 }
 
@@ -38,8 +39,8 @@ function plainAggregate(f: Fill, slot: AggregateSlot, entities: readonly EntityA
     return { expr: { kind: 'aggregate', fn: 'count', arg: t.expr, distinct: true }, kind: 'numeric', label: `distinct_${t.label}s`.replace(/ss$/u, 's') };
   }
   // An aggregate of a column the WHERE clause pins to one value says nothing new.
-  const pinned = new Set(fixed.map((e) => JSON.stringify(e)));
-  const numeric = candidates(f, entities, elements, 'numeric').filter((c) => (c.expr.kind !== 'attribute' || c.label !== 'id') && !pinned.has(JSON.stringify(c.expr)));
+  const pinned = new Set(fixed.map(canonicalKey));
+  const numeric = candidates(f, entities, elements, 'numeric').filter((c) => (c.expr.kind !== 'attribute' || c.label !== 'id') && !pinned.has(canonicalKey(c.expr)));
   const temporal = candidates(f, entities, elements, 'any').filter((c) => c.kind === 'temporal');
   if (slot.argOp) return aggregateOfArithmetic(f, slot.argOp, numeric);
   if (numeric.length > 0 && (temporal.length === 0 || r.chance(FILL_RATES.numericOverTemporal))) {
@@ -91,7 +92,7 @@ function aggregateOfArithmetic(f: Fill, op: '+' | '-' | '*' | '/', numeric: read
 /** Conditional aggregation over a category of the data, or an aggregate of distinct numbers. */
 function analyticAggregate(f: Fill, entities: readonly EntityAlias[], elements: readonly ElementAlias[], pinned: ReadonlySet<string>, countTarget?: CountTarget): Typed | undefined {
   const r = f.analyticRng;
-  const categories = candidates(f, entities, elements, 'any').filter((c) => (c.kind === 'text' || c.kind === 'boolean') && !pinned.has(JSON.stringify(c.expr)));
+  const categories = candidates(f, entities, elements, 'any').filter((c) => (c.kind === 'text' || c.kind === 'boolean') && !pinned.has(canonicalKey(c.expr)));
   const small = categories.filter((c) => {
     const n = new Set(valuesOf(f, c, entities, elements)).size;
     return n >= 2 && n <= 12;
@@ -100,7 +101,7 @@ function analyticAggregate(f: Fill, entities: readonly EntityAlias[], elements: 
     const c = r.pick(small);
     return conditionalAggregate(c, valuesOf(f, c, entities, elements), countTarget?.expr, r);
   }
-  const numeric = candidates(f, entities, elements, 'numeric').filter((c) => c.label !== 'id' && !pinned.has(JSON.stringify(c.expr)));
+  const numeric = candidates(f, entities, elements, 'numeric').filter((c) => c.label !== 'id' && !pinned.has(canonicalKey(c.expr)));
   return numeric.length > 0 ? distinctAggregate(r.pick(numeric), r) : undefined;
 }
 
@@ -112,7 +113,7 @@ function analyticAggregate(f: Fill, entities: readonly EntityAlias[], elements: 
  */
 export function aggregateArithmetic(f: Fill, slot: AggregateArithmeticSlot, entities: readonly EntityAlias[], elements: readonly ElementAlias[], countTarget?: CountTarget, fixed: readonly Expr[] = []): Typed {
   const r = f.rng;
-  const key = (e: Expr): string => JSON.stringify(e);
+  const key = (e: Expr): string => canonicalKey(e);
   const pinned = new Set(fixed.map(key));
   if (slot.left.kind !== 'number' && slot.right.kind !== 'number') {
     if (slot.op === '*') reject('meaningless-skeleton', 'a product of two aggregates');

@@ -9,6 +9,7 @@ import { reject } from '../group-record.ts';
 import type { SlotKind } from '../schema-graph.ts';
 import type { ColumnSlot } from '../skeleton-shape.ts';
 import type { ElementAlias, EntityAlias, Fill, Typed } from './fill-context.ts';
+import { canonicalKey } from '../../query/walk.ts';
 
 function fits(kind: SlotKind, type: ColumnSlot['type']): boolean {
   if (type === 'numeric') return kind === 'numeric';
@@ -35,7 +36,7 @@ export function candidates(f: Fill, entities: readonly EntityAlias[], elements: 
 
 /** One expression that fits the slot, other than those in `avoid`. */
 export function pickColumn(f: Fill, entities: readonly EntityAlias[], elements: readonly ElementAlias[], type: ColumnSlot['type'], avoid: readonly Expr[] = []): Typed {
-  const key = (e: Expr): string => JSON.stringify(e);
+  const key = (e: Expr): string => canonicalKey(e);
   const avoided = new Set(avoid.map(key));
   const all = candidates(f, entities, elements, type).filter((c) => !avoided.has(key(c.expr)));
   if (all.length === 0) reject('no-fitting-slot', `no ${type} column on ${entities.map((e) => e.entity).join(', ')}`);

@@ -5,6 +5,7 @@
  */
 import type { Expr, OutputColumn, Predicate, Query } from '../../query/conceptual-query.ts';
 import type { Typed } from './fill-context.ts';
+import { aliasesIn } from '../../query/walk.ts';
 
 export class OutputList {
   readonly columns: OutputColumn[] = [];
@@ -21,16 +22,9 @@ export class OutputList {
 }
 
 /** Aliases an expression or predicate refers to (subqueries included). */
-export function referencedAliases(nodes: readonly unknown[]): Set<string> {
+export function referencedAliases(nodes: readonly (Expr | Predicate | undefined)[]): Set<string> {
   const out = new Set<string>();
-  const walk = (n: unknown): void => {
-    if (Array.isArray(n)) return n.forEach(walk);
-    if (n === null || typeof n !== 'object') return;
-    const o = n as Record<string, unknown>;
-    if (typeof o['alias'] === 'string' && o['kind'] !== undefined) out.add(o['alias']);
-    for (const k of Object.keys(o)) walk(o[k]);
-  };
-  walk(nodes);
+  for (const n of nodes) if (n !== undefined) for (const a of aliasesIn(n)) out.add(a);
   return out;
 }
 

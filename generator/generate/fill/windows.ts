@@ -4,6 +4,7 @@ import type { Expr, Qualify, SelectQuery, WindowExpr, WindowFunction, WindowOrde
 import { ORDER_SENSITIVE } from '../../query/window-scope.ts';
 import { hasAggregate } from '../../query/query-scope.ts';
 import { FILL_RATES } from './fill-rates.ts';
+import { sameNode } from '../../query/walk.ts';
 
 /**
  * Windows for the content filler: a filled plain query becomes "the N first rows of each
@@ -90,7 +91,7 @@ function windowFrame(index: ErIndex, rng: Rng, q: SelectQuery, fns: readonly Win
   if (ORDER_SENSITIVE.has(fn)) {
     // Every alias's id: a row's position or neighbour must not depend on how ties were stored.
     const ids: Expr[] = [base.alias, ...joins.map((j) => j.alias)].map((alias) => ({ kind: 'attribute', alias, attribute: 'id' }));
-    for (const id of ids) if (JSON.stringify(id) !== JSON.stringify(partition)) orderBy.push({ expr: id, direction: 'asc' });
+    for (const id of ids) if (!sameNode(id, partition)) orderBy.push({ expr: id, direction: 'asc' });
   }
   const arg = fn === 'lag' || fn === 'lead' || fn === 'sum' || fn === 'avg' ? value : undefined;
   return { window: { kind: 'window', fn, ...(arg ? { arg } : {}), partitionBy: [partition], orderBy } };

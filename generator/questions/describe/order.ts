@@ -3,6 +3,7 @@ import { hasAggregate } from '../../query/query-scope.ts';
 import { mention, type DescribeContext } from './context.ts';
 import { listing, words } from './english.ts';
 import { expr, nullable } from './expressions.ts';
+import { sameNode } from '../../query/walk.ts';
 
 /** How an ORDER BY names a window the outputs already show. */
 const WINDOW_NOUN: Readonly<Record<WindowExpr['fn'], string>> = {
@@ -20,7 +21,7 @@ function orderKey(d: DescribeContext, item: SortItem): { text: string; nullable:
   const grouped = hasAggregate(e);
   // A window the answer already shows is named by what it gives; its whole wording (partition,
   // order, tie-break) was said once with the outputs.
-  if (e.kind === 'window' && [...d.outputsByName.values()].some((o) => o === e || JSON.stringify(o) === JSON.stringify(e))) {
+  if (e.kind === 'window' && [...d.outputsByName.values()].some((o) => sameNode(o, e))) {
     return { text: `that ${WINDOW_NOUN[e.fn]}`, nullable: nullable(d, e) };
   }
   return { text: expr(d, e, { grouped }), nullable: nullable(d, e) };

@@ -9,6 +9,7 @@ import { attributeNoun, canonical, info, noun, ref, related, scoped } from './no
 import { limit, order } from './order.ts';
 import { predicate } from './predicates.ts';
 import { describeQualify } from './window.ts';
+import { aliasesIn, type IrNode } from '../../query/walk.ts';
 
 /** The frame of a select: its outputs, rows, grouping, filters, order and limit, and the notes. */
 export function selectFrame(d: DescribeContext, q: SelectQuery): QueryFrame {
@@ -91,7 +92,7 @@ export function collapsible(d: DescribeContext, q: SelectQuery): Extract<Join, {
   const keys = q.groupBy ?? [];
   if (!keys.some((k) => k.kind === 'attribute' && k.attribute === 'id')) return undefined;
   if (!keys.every((k) => k.kind === 'attribute' && canonical(d, k.alias) === base)) return undefined;
-  const mentionsJoin = (x: unknown) => JSON.stringify(x ?? null).includes(`"alias":${JSON.stringify(j.alias)}`);
+  const mentionsJoin = (x: IrNode | undefined): boolean => x !== undefined && aliasesIn(x).has(j.alias);
   // Aggregates count the join's objects; everything else speaks of the base object only.
   const ok = (e: Expr): boolean => {
     if (e.kind === 'aggregate') return e.fn === 'count' && e.arg?.kind === 'attribute' && e.arg.alias === j.alias && e.arg.attribute === 'id';
