@@ -6,7 +6,7 @@ import type { Expr, Join, Predicate, Query, ScalarLiteral, SelectQuery } from '.
 import { WINDOW_FUNCTIONS, windowIn, windowOrderGap, windowsOf, windowShape } from './window-scope.ts';
 import { analyticParts, isAnalytic } from './analytic-expr.ts';
 import { checkAnalyticExpr } from './analytic-scope.ts';
-import { aliasesIn, canonicalKey } from './walk.ts';
+import { aliasesIn, aliasOf, canonicalKey, walk, type IrNode } from './walk.ts';
 
 /** What an alias of a conceptual query stands for. */
 export type AliasInfo =
@@ -431,15 +431,13 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
     const ungrouped = (where: string, node: { alias: string; attribute?: unknown; kind: string }): never =>
       fail(where, `${name(node)} is neither grouped nor inside an aggregate: add it to groupBy${node.kind === 'element' || node.kind === 'linkAttribute' ? '' : `, or group by ${node.alias}.id`}`);
     /** Any mention of a local alias deep inside a subquery or condition. */
-    const within = (node: unknown, where: string): void => {
-      if (Array.isArray(node)) return node.forEach((n) => within(n, where));
-      if (!isRecord(node)) return;
-      const alias = node['alias'];
-      if (typeof alias === 'string' && typeof node['kind'] === 'string' && local.has(alias) && !keys.has(canonical(node as Expr)) && (!byId.has(alias) || node['kind'] === 'element' || node['kind'] === 'linkAttribute')) {
-        ungrouped(where, node as { alias: string; kind: string });
-      }
-      for (const [k, v] of Object.entries(node)) if (k !== 'alias') within(v, where);
-    };
+    const within = (node: IrNode, where: string): void =>
+      walk(node, (n) => {
+        const alias = aliasOf(n);
+        if (alias !== undefined && local.has(alias) && !keys.has(canonical(n)) && (!byId.has(alias) || n.kind === 'element' || n.kind === 'linkAttribute')) {
+          ungrouped(where, n as { alias: string; kind: string });
+        }
+      });
     const expr = (e: Expr, where: string): void => {
       if (keys.has(canonical(e))) return;
       switch (e.kind) {
