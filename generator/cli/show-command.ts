@@ -8,15 +8,17 @@ import type { QuestionRecord } from '../questions/question-record.ts';
 import { EXIT, type Command } from './command.ts';
 import { parseFlags, required } from './flags.ts';
 
-const USAGE = `usage: equisql show --dir DIR [-n N] [--seed S]
+const USAGE = `usage: equisql show --dir DIR [-n N] [--seed S] [--style STYLE|all]
 
 Prints N questions of DIR/questions/*.jsonl drawn at random (seeded; default 5, seed 1),
-each with its style and evidence, then the SQL of one variant of its group.`;
+each with its style and evidence, then the SQL of one variant of its group. --style picks
+the questions of one style (default natural, the question a user types; all: every style).`;
 
 const FLAGS = {
   dir: { type: 'string' },
   n: { type: 'string', short: 'n' },
   seed: { type: 'string' },
+  style: { type: 'string' },
 } as const;
 
 export const command: Command = {
@@ -39,8 +41,11 @@ export const command: Command = {
       for (const g of readJsonLines<GroupRecord>(join(dir, 'groups', file), false)) groups.set(g.group_id, g);
     }
     if (questions.length === 0) throw new ConfigError(`show: ${qdir} holds no question`);
+    const style = flags.style ?? 'natural';
+    const shown = style === 'all' ? questions : questions.filter((q) => q.style === style);
+    if (shown.length === 0) throw new ConfigError(`show: --style: ${qdir} holds no ${style} question (styles there: ${[...new Set(questions.map((q) => q.style))].join(', ')}; --style all shows every one)`);
     const rng = createRng(`show/${seed}`);
-    const picked = rng.sample(questions, Math.min(n, questions.length));
+    const picked = rng.sample(shown, Math.min(n, shown.length));
     const blocks = picked.map((q) => {
       const g = groups.get(q.group_id);
       if (!g) throw new ConfigError(`show: question ${q.question_id} names group ${q.group_id}, which no groups file holds`);
