@@ -151,7 +151,7 @@ describe('equisql questions', () => {
     expect(precise.stdout.trim().split('\n\n').every((b) => b.startsWith('[social_media precise#0 '))).toBe(true);
     const none = runCli(['show', '--dir', dir, '--style', 'concise']);
     expect(none.status).toBe(2);
-    expect(none.stderr).toMatch(/no concise question.*natural, precise/u);
+    expect(none.stderr).toMatch(/no concise question \(styles there: .*natural/u);
     expect(runCli(['show', '--dir', dir, '-n', '4', '--seed', '7']).stdout).toBe(a.stdout);
     expect(runCli(['show', '--dir', dir, '-n', '4', '--seed', '8']).stdout).not.toBe(a.stdout);
     expect(runCli(['show', '--dir', dir, '-n', 'many']).status).toBe(2);

@@ -51,7 +51,8 @@ const joinHandlers: Handlers<Join, JoinCtx, void> = {
       ctx.parts.push(`paired with each of the ${lex.plural} of ${ref(d, j.of)}, or with none when it has none (kept once, with no ${lex.singular})`);
       mention(d, 'left-elements', ['kept once']);
     } else {
-      ctx.parts.push(`paired with each of the ${lex.plural} of ${ref(d, j.of)} (one row per ${lex.singular})`);
+      // Inside a subquery the rows are not listed, so nothing is "paired": the set is read element by element.
+      ctx.parts.push(`${ctx.sub ? 'taking each' : 'paired with each'} of the ${lex.plural} of ${ref(d, j.of)} (one row per ${lex.singular})`);
       mention(d, 'elements', ['one row per']);
     }
   },

@@ -4,7 +4,7 @@ import { article, capitalize, listing } from '../describe/english.ts';
 import { expr, nullable } from '../describe/expressions.ts';
 import { canonical, linkVerb, measureOf, nounOf, state, type NaturalContext } from './natural-context.ts';
 import { linkedSubquery, timeNote } from './restrictions.ts';
-import { info } from './natural-context.ts';
+import { info, pluralOf } from './natural-context.ts';
 
 /**
  * Output columns, aggregates and sort keys as nouns a person uses: "title", "average
@@ -18,6 +18,8 @@ export type FigureKind = 'number' | 'count' | 'time' | 'text' | 'other';
 export interface Figure {
   /** Without article: "average duration". */
   readonly text: string;
+  /** An attribute's plural, for a list of many rows ("titles"). */
+  readonly plural?: string;
   readonly kind: FigureKind;
 }
 
@@ -25,6 +27,8 @@ export interface Figure {
 export interface Reach {
   /** COUNT(*) of the subject is "number" alone: the rows are said right after ("the number and average price of products"). */
   readonly bareCount?: boolean;
+  /** What COUNT(*) counts, when not the subject's objects ("channels owned by them"). */
+  readonly star?: string;
   /** "channels they own", "clips derived from them" (plural, after "number of"). */
   readonly partnerPhrase?: (alias: string) => string | undefined;
 }
@@ -32,8 +36,9 @@ export interface Reach {
 function attributeFigure(n: NaturalContext, alias: string, name: string, subject: string | undefined): Figure {
   const m = measureOf(n, alias, name);
   const kind: FigureKind = m.kind === 'time' ? 'time' : m.kind === 'text' || m.kind === 'flag' ? 'text' : 'number';
-  if (subject !== undefined && canonical(n.d, alias) === canonical(n.d, subject)) return { text: m.noun, kind };
-  return { text: compound(nounOf(n, alias), m.noun), kind };
+  if (subject !== undefined && canonical(n.d, alias) === canonical(n.d, subject)) return { text: m.noun, plural: m.kind === 'id' ? 'ids' : m.unit ? pluralOf(m.noun) : m.plural, kind };
+  const text = compound(nounOf(n, alias), m.noun);
+  return { text, plural: pluralOf(text), kind };
 }
 
 /** "electronics product" + "product name" → "electronics product name"; "customer" + "first name" → "customer first name". */
@@ -76,7 +81,7 @@ export function figure(n: NaturalContext, e: Expr, subject: string | undefined, 
     const j = e.query.joins?.[0];
     if (linked && j?.kind === 'relationship') return { text: `number of ${partnerNoun(n, j, false, `${linked.plural}${linked.restrictions}`)}`, kind: 'count' };
   }
-  if (e.kind === 'element') return { text: nounOf(n, e.alias), kind: info(n.d, e.alias).element?.attribute.type.kind === 'text' ? 'text' : 'other' };
+  if (e.kind === 'element') return { text: nounOf(n, e.alias), plural: nounOf(n, e.alias, true), kind: info(n.d, e.alias).element?.attribute.type.kind === 'text' ? 'text' : 'other' };
   if (e.kind === 'setArray') {
     const m = measureOf(n, e.alias, e.attribute);
     state(n, `A list of ${m.plural} may hold them in any order.`, 'set-array');
@@ -104,7 +109,7 @@ export function figure(n: NaturalContext, e: Expr, subject: string | undefined, 
   }
   if (e.kind === 'aggregate' && !e.filter) {
     if (e.fn === 'count') {
-      if (!e.arg) return { text: reach.bareCount ? 'number' : `number of ${subject ? nounOf(n, subject, true) : 'rows'}`, kind: 'count' };
+      if (!e.arg) return { text: reach.star ? `number of ${reach.star}` : reach.bareCount ? 'number' : `number of ${subject ? nounOf(n, subject, true) : 'rows'}`, kind: 'count' };
       if ((e.arg.kind === 'attribute' && e.arg.attribute === 'id') || e.arg.kind === 'element') {
         const alias = e.arg.alias;
         const phrase = subject !== undefined && canonical(n.d, alias) !== canonical(n.d, subject) ? reach.partnerPhrase?.(alias) : undefined;
@@ -130,7 +135,8 @@ export function figure(n: NaturalContext, e: Expr, subject: string | undefined, 
       const fn = words[e.fn];
       if (e.distinct) state(n, `The ${fn} counts each distinct ${m.noun} once.`, 'distinct-aggregate');
       if (m.kind === 'time') timeNote(n, alias, e.arg.attribute);
-      const head = e.fn === 'avg' && m.noun.startsWith('average ') ? `average of the ${m.plural}` : `${fn} ${m.noun}`;
+      const doubled = fn.split(' ').pop() === m.noun.split(' ')[0];
+      const head = e.fn === 'avg' && m.noun.startsWith('average ') ? `average of the ${m.plural}` : doubled ? `${m.noun} that sorts ${fn.split(' ').pop()}` : `${fn} ${m.noun}`;
       return { text: `${head}${of}`, kind: m.kind === 'time' ? 'time' : m.kind === 'text' ? 'text' : 'number' };
     }
   }
@@ -151,8 +157,13 @@ export function sortExpr(q: SelectQuery, item: OrderItem | { name: string }): Ex
 export function superlativeKey(f: Figure, desc: boolean): string {
   const s = superlative(f, desc);
   if (f.kind === 'count') return `${s.before} ${f.text.replace(/^number of (different )?/u, '')}`;
-  if (s.after) return `alphabetically ${s.after.split(' ')[0]} ${f.text}`;
-  return `${s.before} ${f.text}`;
+  if (s.after) {
+    const word = s.after.split(' ')[0] as string;
+    // "the alphabetically first first name" says one word twice: "the first name that sorts first".
+    return f.text.startsWith(`${word} `) ? `${f.text} that sorts ${word}` : `alphabetically ${word} ${f.text}`;
+  }
+  // "the highest highest duration" says one word twice: the highest of the highest durations is the highest duration.
+  return f.text.startsWith(`${s.before} `) ? f.text : `${s.before} ${f.text}`;
 }
 
 /** "most", "highest", "latest", "last alphabetically": the superlative of a sort key. */
@@ -211,7 +222,8 @@ export function orderEvidence(n: NaturalContext, q: SelectQuery, items: readonly
  */
 export function partnerNoun(n: NaturalContext, j: Extract<Join, { kind: 'relationship' }>, partnerIsJoined: boolean, noun: string): string {
   const toBase = linkVerb(n, j, !partnerIsJoined, true);
-  if (/^\w+ by$/u.test(toBase)) return `${noun} ${toBase} them`;
+  // "clips derived from them", "tags used on them"; not "creators subscribed to by them".
+  if (!toBase.startsWith('that ') && !/ (to|on|with|in|at|for|from|into|about) by$/u.test(toBase)) return `${noun} ${toBase} them`;
   const fromBase = linkVerb(n, j, partnerIsJoined, true);
   if (fromBase.startsWith('that ')) return `${noun} they ${fromBase.slice('that '.length)}`;
   return `${noun} ${toBase} them`;

@@ -8,6 +8,12 @@ import { describeQualify } from '../describe/window.ts';
 import { canonical, nounOf, pluralOf, state, type NaturalContext } from './natural-context.ts';
 import { figure, orderEvidence, partnerPhrase, sortExpr, sortedBy, superlativeKey, type Figure, type Reach } from './figures.ts';
 import { restrictionsOf, rowsAround, rowSubject, type Rows } from './rows.ts';
+import { restriction } from './restrictions.ts';
+import type { Predicate } from '../../query/conceptual-query.ts';
+
+function conjunctsOfPredicate(p: Predicate): Predicate[] {
+  return p.kind === 'and' ? p.args.flatMap(conjunctsOfPredicate) : [p];
+}
 import { numberText } from './values.ts';
 
 type Plan =
@@ -94,11 +100,16 @@ function distinctWord(q: SelectQuery): string {
 // ---- lookups -------------------------------------------------------------------------
 
 function lookup(n: NaturalContext, q: SelectQuery): string {
-  const subject = outputAlias(n, q) ?? canonical(n.d, q.from.alias);
-  const rows = rowsAround(n, q, subject);
+  // A LEFT join keeps base rows without a partner: the list is of the base, whatever it shows.
+  const keepsUnmatched = (q.joins ?? []).some((j) => j.type === 'left');
+  const subject = (keepsUnmatched ? undefined : outputAlias(n, q)) ?? canonical(n.d, q.from.alias);
+  const named = new Set(q.select.flatMap((o) => (o.expr.kind === 'element' ? [o.expr.alias] : [])));
+  const rows = rowsAround(n, q, subject, undefined, named);
   multiplicity(n, q, rows, subject);
   const outs = q.select.map((o) => figure(n, o.expr, subject));
-  const outputs = `${distinctWord(q)}${nouns(outs)}`;
+  // Many rows: "the titles and durations of clips"; one row: "the title".
+  const outputs = `${distinctWord(q)}${listing(outs.map((f) => f.plural ?? f.text))}`;
+  const output = `${distinctWord(q)}${nouns(outs)}`;
   const order = q.orderBy ?? [];
   if (order.length > 0) orderEvidence(n, q, order, subject, {}, rows.noun);
   const first = order[0];
@@ -107,20 +118,20 @@ function lookup(n: NaturalContext, q: SelectQuery): string {
     const f = e ? figure(n, e, subject) : undefined;
     if (f && f.kind !== 'other') {
       const sup = superlativeKey(f, first.direction === 'desc');
-      if (q.limit === 1) return fill(n, 'lookupTop1', { outputs, row: rows.singular, sup });
-      return fill(n, 'lookupTop', { outputs, rows: rows.plural, n: numberText(q.limit), sup, be: be(outs) });
+      if (q.limit === 1) return fill(n, 'lookupTop1', { outputs: output, row: rows.singular, sup });
+      return fill(n, 'lookupTop', { outputs, rows: rows.plural, n: numberText(q.limit), sup, be: 'are' });
     }
   }
   const orderText = first ? `, ${sortedByItem(n, q, first, subject)}` : '';
   if (q.limit !== undefined) {
     if (!first) state(n, 'Any of the matching rows will do; they are all alike in what is listed.', 'limit-unordered');
-    if (q.limit === 1) return fill(n, 'lookupOne', { outputs, row: rows.singular, order: orderText, be: 'is' });
-    return fill(n, 'lookupLimit', { outputs, rows: rows.plural, n: numberText(q.limit), order: orderText, be: be(outs) });
+    if (q.limit === 1) return fill(n, 'lookupOne', { outputs: output, row: rows.singular, order: orderText, be: 'is' });
+    return fill(n, 'lookupLimit', { outputs, rows: rows.plural, n: numberText(q.limit), order: orderText, be: 'are' });
   }
-  return fill(n, 'lookup', { outputs, rows: `${rows.plural}${topPerGroup(n, q, subject)}`, order: orderText, be: be(outs) });
+  return fill(n, 'lookup', { outputs, rows: `${rows.plural}${topPerGroup(n, q, subject)}`, order: orderText, be: 'are' });
 }
 
-function sortedByItem(n: NaturalContext, q: SelectQuery, item: NonNullable<SelectQuery['orderBy']>[number], subject: string | undefined, reach: Reach = {}): string {
+function sortedByItem(n: NaturalContext, q: SelectQuery, item: NonNullable<SelectQuery['orderBy']>[number] | { name: string; direction: 'asc' | 'desc' }, subject: string | undefined, reach: Reach = {}): string {
   const e = sortExpr(q, item);
   const f = e ? figure(n, e, subject, reach) : { text: 'that', kind: 'other' as const };
   return sortedBy(f, item.direction === 'desc');
@@ -148,13 +159,23 @@ function aggregate(n: NaturalContext, q: SelectQuery): string {
   const rows = rowsAround(n, q, subject);
   countNotes(n, q, rows, subject);
   const figs = q.select.map((o) => figure(n, o.expr, subject, { bareCount: true }));
+  const tail = singleRowTail(n, q, subject, rows);
   const onlyCount = q.select.length === 1 && isCountOf(q.select[0]?.expr as Expr, subject, n);
-  if (onlyCount) return fill(n, 'count', { rows: rows.plural });
+  if (onlyCount) return `${fill(n, 'count', { rows: rows.plural })}${tail}`;
   if (isCountOf(q.select[0]?.expr as Expr, subject, n) && q.select.length > 1) {
     const rest = figs.slice(1);
-    return fill(n, 'countAndAggregate', { rows: rows.plural, figures: nouns(rest), be: be(rest) });
+    return `${fill(n, 'countAndAggregate', { rows: rows.plural, figures: nouns(rest), be: be(rest) })}${tail}`;
   }
-  return fill(n, 'aggregate', { rows: rows.plural, figures: nouns(figs), be: be(figs) });
+  return `${fill(n, 'aggregate', { rows: rows.plural, figures: nouns(figs), be: be(figs) })}${tail}`;
+}
+
+/** An order or limit on a one-row answer changes nothing, but is said, so the question says all the query does. */
+function singleRowTail(n: NaturalContext, q: SelectQuery, subject: string, rows: Rows): string {
+  if (q.having) state(n, `The row is given only when the ${havingText(n, q, subject, {})}.`, 'having');
+  const order = q.orderBy ?? [];
+  if (order.length > 0) orderEvidence(n, q, order, subject, {}, rows.noun);
+  if (q.limit !== undefined) state(n, `At most ${q.limit === 1 ? 'one row is' : `${numberText(q.limit)} rows are`} listed.`, 'limit');
+  return order[0] ? ` Order the result ${sortedByItem(n, q, order[0], subject).replace(/^ordered /u, '')}.` : '';
 }
 
 /** COUNT(*) or COUNT(subject.id): the number of the subject's objects. */
@@ -189,22 +210,42 @@ function perObjectQuestion(n: NaturalContext, q: SelectQuery): string {
   const partnerRestrictions = [...restrictions].filter(([alias]) => alias !== base && alias !== undefined && partners.has(alias));
   const rows = rowsAroundBaseOnly(n, q, base, baseOnly);
   void partnerRestrictions;
-  const figs = q.select.map((o) => figure(n, o.expr, base, reach));
+  // COUNT(*) per object counts its rows: with one join, its partners.
+  const only = (q.joins ?? []).filter((j) => !n.d.aliases.get(j.alias)?.sameAs);
+  const starReach: Reach = only.length === 1 && only[0] ? { ...reach, star: reach.partnerPhrase?.(only[0].alias) ?? nounOf(n, only[0].alias, true) } : { ...reach, star: 'rows' };
+  const figs = q.select.map((o) => figure(n, o.expr, base, starReach));
+  if (only.some((j) => j.type === 'left') && JSON.stringify(q.select).includes('"fn":"count"}')) {
+    state(n, `${capitalize(article(nounOf(n, base)))} with no ${only.length === 1 && only[0] ? nounOf(n, only[0].alias) : 'match'} still counts one row.`, 'count-star-left');
+  }
   const inner = (q.joins ?? []).filter((j) => j.type === 'inner' && !n.d.aliases.get(j.alias)?.sameAs);
-  for (const j of inner) state(n, `Only ${nounOf(n, base, true)} with at least one ${nounOf(n, j.alias)} are included.`, 'inner-join');
+  // A partner's own conditions (its ON and the WHERE conditions on it) say which partners count.
+  const conditionsOf = (alias: string): string => {
+    const j = (q.joins ?? []).find((x) => x.alias === alias);
+    const on = j?.kind === 'relationship' && j.on ? conjunctsOfPredicate(j.on).map((c) => restriction(n, c).text) : [];
+    const where = (restrictions.get(alias) ?? []).map((r) => r.text);
+    const all = [...on, ...where];
+    return all.length > 0 ? ` ${listing(all)}` : '';
+  };
+  for (const j of inner) state(n, `Only ${nounOf(n, base, true)} with at least one ${nounOf(n, j.alias)}${conditionsOf(j.alias)} are included.`, 'inner-join');
+  for (const j of q.joins ?? []) {
+    if (j.type !== 'left') continue;
+    const c = conditionsOf(j.alias);
+    if (c) state(n, `Only ${nounOf(n, j.alias, true)}${c} count.`, 'partner-filter');
+  }
   if ((q.joins ?? []).some((j) => j.type === 'left')) n.covered.add('left-join');
   const order = q.orderBy ?? [];
   if (order.length > 0) orderEvidence(n, q, order, base, reach, rows.noun);
   if (q.having) state(n, `Only ${nounOf(n, base, true)} whose ${havingText(n, q, base, reach)} are included.`, 'having');
   const first = order[0];
   const outputs = nouns(figs);
+  const outputsPlural = listing(figs.map((f) => f.plural ?? f.text));
   if (first && q.limit !== undefined) {
     const e = sortExpr(q, first);
     const f = e ? figure(n, e, base, reach) : undefined;
     if (f && f.kind !== 'other') {
       const sup = superlativeKey(f, first.direction === 'desc');
       if (q.limit === 1) return fill(n, 'perObjectTop1', { outputs, row: rows.singular, sup });
-      return fill(n, 'perObjectTop', { outputs, rows: rows.plural, n: numberText(q.limit), sup });
+      return fill(n, 'perObjectTop', { outputs: outputsPlural, rows: rows.plural, n: numberText(q.limit), sup });
     }
   }
   if (q.limit !== undefined) state(n, `Only the first ${numberText(q.limit)} ${nounOf(n, base, true)} in that order are listed.`, 'limit');
@@ -249,7 +290,11 @@ function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
   for (const k of keys) {
     if (k.kind === 'attribute' && n.d.aliases.get(k.alias) && isNullableKey(n, k)) state(n, `${capitalize(nounOf(n, subject, true))} with no ${figure(n, k, subject).text} form a group of their own.`, 'null-group');
   }
-  const having = q.having ? ` with ${havingFor(n, q, subject)}` : '';
+  const base = canonical(n.d, q.from.alias);
+  if (keys.some((k) => k.kind === 'attribute' && k.attribute === 'id' && canonical(n.d, k.alias) === base)) {
+    for (const j of q.joins ?? []) if (j.type === 'inner' && j.kind === 'relationship' && canonical(n.d, j.from) === base && !n.d.aliases.get(j.alias)?.sameAs) state(n, `Only ${nounOf(n, base, true)} with at least one ${nounOf(n, j.alias)} are included.`, 'inner-join');
+  }
+  const having = q.having ? ` ${havingFor(n, q, subject)}` : '';
   const order = q.orderBy ?? [];
   if (order.length > 0) orderEvidence(n, q, order, subject, {}, 'groups');
   const first = order[0];
@@ -291,9 +336,9 @@ function havingFor(n: NaturalContext, q: SelectQuery, subject: string): string {
   const h = q.having;
   if (h?.kind === 'compare' && h.left.kind === 'aggregate' && h.left.fn === 'count' && !h.left.arg && h.right.kind === 'literal' && typeof h.right.value === 'number') {
     const words = { '=': 'exactly', '<>': 'other than', '<': 'fewer than', '<=': 'at most', '>': 'more than', '>=': 'at least' }[h.op];
-    return `${words} ${numberText(h.right.value)} ${nounOf(n, subject, true)}`;
+    return `with ${words} ${numberText(h.right.value)} ${nounOf(n, subject, true)}`;
   }
-  return `a ${havingText(n, q, subject, {})}`;
+  return `whose ${havingText(n, q, subject, {})}`;
 }
 
 function keyPlural(key: string): string {
@@ -316,13 +361,15 @@ function setQuestion(n: NaturalContext, q: SetQuery): string {
   const outputs = listing(outs.map((f) => pluralOf(f.text)));
   n.covered.add(`set:${q.op}`);
   if (q.orderBy && q.left.kind === 'select') orderEvidence(n, q.left, q.orderBy, undefined, {}, 'values');
-  if (q.limit !== undefined) state(n, `Only the first ${numberText(q.limit)} values in that order are listed.`, 'limit');
+  const firstKey = q.orderBy?.[0];
+  const setOrder = firstKey && q.left.kind === 'select' ? ` Order them ${sortedByItem(n, q.left, firstKey, undefined).replace(/^ordered /u, '')}.` : '';
+  if (q.limit !== undefined) state(n, q.limit === 1 ? 'Only the first value in that order is listed.' : `Only the first ${numberText(q.limit)} values in that order are listed.`, 'limit');
   const single = left.select && left.select.select.length === 1 && hasAggregate(left.select.select[0]?.expr as Expr);
   if (q.op === 'union all' && single) {
     state(n, 'Each list gives one row, even when the two numbers are equal.', 'set:union all');
-    return fill(n, 'numbersOfLists', { figure: nouns(outs), left: left.rows, right: right.rows });
+    return `${fill(n, 'numbersOfLists', { figure: nouns(outs), left: left.rows, right: right.rows })}${setOrder}`;
   }
   if (q.op === 'union all') state(n, 'Values in both lists appear twice.', 'set:union all');
   const plan = ({ union: 'union', 'union all': 'unionAll', intersect: 'intersect', except: 'except' } as const)[q.op];
-  return fill(n, plan, { outputs, left: left.rows, right: right.rows });
+  return `${fill(n, plan, { outputs, left: left.rows, right: right.rows })}${setOrder}`;
 }

@@ -15,6 +15,8 @@ export interface Restriction {
   /** The alias the phrase follows; undefined: a clause on the whole row. */
   readonly alias: string | undefined;
   readonly text: string;
+  /** False for a condition a missing partner meets ("with no bio"): it keeps a LEFT join's unmatched rows. */
+  readonly rejectsMissing?: boolean;
 }
 
 const NUMBER_OPS: Record<ComparisonOperator, string> = { '=': 'of', '<>': 'other than', '<': 'under', '<=': 'of at most', '>': 'over', '>=': 'of at least' };
@@ -137,7 +139,7 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
       const a = attributeOf(p.expr);
       if (!a) return generic();
       const m = measureOf(n, a.alias, a.name);
-      return { alias: canonical(n.d, a.alias), text: p.negated ? `with ${article(m.noun)}` : `with no ${m.noun}` };
+      return { alias: canonical(n.d, a.alias), text: p.negated ? `with ${article(m.noun)}` : `with no ${m.noun}`, rejectsMissing: p.negated === true };
     }
     case 'contains': {
       const m = measureOf(n, p.alias, p.attribute);
@@ -156,18 +158,20 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
     case 'and': {
       const parts = p.args.map((a) => restriction(n, a));
       const alias = parts[0]?.alias;
-      if (alias !== undefined && parts.every((r) => r.alias === alias)) return { alias, text: listing(parts.map((r) => r.text)) };
+      if (alias !== undefined && parts.every((r) => r.alias === alias)) return { alias, text: listing(parts.map((r) => r.text)), rejectsMissing: parts.some((r) => r.rejectsMissing !== false) };
       return generic();
     }
     case 'or': {
       const parts = p.args.map((a) => restriction(n, a));
       const alias = parts[0]?.alias;
-      if (alias !== undefined && parts.every((r) => r.alias === alias)) return { alias, text: `either ${listing(parts.map((r) => r.text), 'or')}` };
+      if (alias !== undefined && parts.every((r) => r.alias === alias)) return { alias, text: `either ${listing(parts.map((r) => r.text), 'or')}`, rejectsMissing: parts.every((r) => r.rejectsMissing !== false) };
       return generic();
     }
     case 'not': {
       const inner = restriction(n, p.arg);
-      if (inner.alias !== undefined) return { alias: inner.alias, text: `other than those ${inner.text}` };
+      // NOT of a comparison on a missing partner is still unknown (rejects it); NOT IS NULL is IS NOT NULL.
+      const rejectsMissing = p.arg.kind === 'isNull' ? inner.rejectsMissing === false : inner.rejectsMissing !== false;
+      if (inner.alias !== undefined) return { alias: inner.alias, text: `other than those ${inner.text}`, rejectsMissing };
       return generic();
     }
     default:

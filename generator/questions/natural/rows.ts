@@ -48,7 +48,7 @@ export function restrictionsOf(n: NaturalContext, q: SelectQuery): Map<string | 
 }
 
 /** The rows of `q` around `subject`. */
-export function rowsAround(n: NaturalContext, q: SelectQuery, subject: string, restrictions = restrictionsOf(n, q)): Rows {
+export function rowsAround(n: NaturalContext, q: SelectQuery, subject: string, restrictions = restrictionsOf(n, q), named: ReadonlySet<string> = new Set()): Rows {
   const joins = (q.joins ?? []).filter((j) => !n.d.aliases.get(j.alias)?.sameAs);
   const edges = (alias: string): Edge[] =>
     joins.flatMap((j): Edge[] => {
@@ -59,20 +59,26 @@ export function rowsAround(n: NaturalContext, q: SelectQuery, subject: string, r
     });
   let onePerSubject = true;
   const seen = new Set<string>([subject]);
+  // A join's own conditions (ON) narrow the partners it finds, LEFT or not.
+  const onOf = new Map<string, Restriction[]>();
+  for (const j of joins) if (j.kind === 'relationship' && j.on) onOf.set(j.alias, conjunctsOf(j.on).map((c) => restriction(n, c)));
   const said = (alias: string): string => {
-    const rs = restrictions.get(alias) ?? [];
+    const rs = [...(onOf.get(alias) ?? []), ...(restrictions.get(alias) ?? [])];
     return rs.length > 0 ? ` ${listing(rs.map((r) => r.text))}` : '';
   };
+  // A WHERE condition on a LEFT-joined partner drops the rows without one again: the join is as good as inner.
+  const required = (alias: string) => (restrictions.get(alias) ?? []).some((r) => r.rejectsMissing !== false);
   const walk = (alias: string, plural: boolean): string => {
     const parts: string[] = [];
     for (const e of edges(alias)) {
       if (seen.has(e.other)) continue;
       seen.add(e.other);
       if (!toOne(n, e.join, e.fromSide)) onePerSubject = false;
-      const optional = e.join.type === 'left' && e.fromSide;
+      const optional = e.join.type === 'left' && e.fromSide && !required(e.other);
       if (e.join.kind === 'elements') {
         const lex = elementLexicon(info(n.d, e.other));
-        parts.push(`with their ${lex.plural}${said(e.other)}`);
+        // "the tags of products": an element the outputs name needs no "with their tags".
+        if (!named.has(e.other) || said(e.other)) parts.push(`with their ${lex.plural}${said(e.other)}`);
         if (optional) state(n, `${capitalize(nounOf(n, alias, true))} with no ${lex.plural} are listed once, with the ${lex.singular} left empty.`, 'left-elements');
         else state(n, `Each ${lex.singular} is listed on a row of its own.`, 'elements');
         continue;
