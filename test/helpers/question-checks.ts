@@ -160,7 +160,7 @@ export function expectedNaturalFacts(index: ErIndex, query: Query): { construct:
   if (query.limit !== undefined) {
     const n = query.limit;
     const spelled = n >= 10000 ? n.toLocaleString('en-US') : String(n);
-    facts.push({ construct: 'limit', test: (t) => (n === 1 ? /\b(one|single|has the|is the|with the)\b|first (group|value|row)/u.test(t) : new RegExp(`\\b${spelled}\\b`, 'u').test(t)) });
+    facts.push({ construct: 'limit', test: (t) => (n === 1 ? /\b(one|single|has the|is the|with the)\b|first (group|value|row)|\bthe (most \w+|\w+est)\b/u.test(t) : new RegExp(`\\b${spelled}\\b`, 'u').test(t)) });
   }
   const order = query.orderBy ?? [];
   if (order.length > 1) facts.push({ construct: 'tie-break', test: (t) => /Ties are broken by /u.test(t) });
@@ -198,6 +198,7 @@ export function expectedNaturalFacts(index: ErIndex, query: Query): { construct:
     if (!node || typeof node !== 'object') return;
     const n = node as Record<string, unknown>;
     if (n['kind'] === 'window') windows.push(n as unknown as WindowExpr);
+    if (n['kind'] === 'aggregate' && n['distinct'] && (n['fn'] === 'sum' || n['fn'] === 'avg')) facts.push({ construct: 'distinct aggregate', test: (t) => /\bdistinct\b/u.test(t) });
     for (const [k, v] of Object.entries(n)) if (k !== 'kind') walk(v);
   };
   walk(query);
@@ -212,7 +213,7 @@ export function expectedNaturalFacts(index: ErIndex, query: Query): { construct:
   // The natural evidence says where missing values sort ("… with no x come first") and what a distinct aggregate counts in its own words.
   for (const f of analyticFacts(query)) {
     if (f.construct === 'nulls position') facts.push({ construct: f.construct, test: (t) => f.test(t) || /come (first|last)/u.test(t) });
-    else if (f.construct === 'distinct aggregate') facts.push({ construct: f.construct, test: (t) => f.test(t) || /\bdistinct\b/u.test(t) });
+    else if (f.construct === 'distinct aggregate') continue; // below: only a total or an average of distinct values differs
     else facts.push(f);
   }
   return facts;

@@ -133,7 +133,9 @@ export function figure(n: NaturalContext, e: Expr, subject: string | undefined, 
             ? { sum: 'total', avg: 'average', min: 'alphabetically first', max: 'alphabetically last' }
             : { sum: 'total', avg: 'average', min: 'lowest', max: 'highest' };
       const fn = words[e.fn];
-      if (e.distinct) state(n, `The ${fn} counts each distinct ${m.noun} once.`, 'distinct-aggregate');
+      // The lowest or highest of the distinct values is the lowest or highest: only a total or an average changes.
+      if (e.distinct && (e.fn === 'sum' || e.fn === 'avg')) state(n, `The ${fn} counts each distinct ${m.noun} once.`, 'distinct-aggregate');
+      else if (e.distinct) n.covered.add('distinct-aggregate');
       if (m.kind === 'time') timeNote(n, alias, e.arg.attribute);
       const doubled = fn.split(' ').pop() === m.noun.split(' ')[0];
       const head = e.fn === 'avg' && m.noun.startsWith('average ') ? `average of the ${m.plural}` : doubled ? `${m.noun} that sorts ${fn.split(' ').pop()}` : `${fn} ${m.noun}`;

@@ -54,21 +54,62 @@ export interface Measure {
   readonly plural: string;
   readonly unit?: string;
   readonly kind: 'number' | 'time' | 'text' | 'flag' | 'id';
+  /** What a high and a low value make an object ("long", "short"), and what a flag makes it ("verified"). */
+  readonly high?: string;
+  readonly low?: string;
+  readonly adjective?: string;
+  /** Whether no other attribute of the object shares `high`/`low` (so "the longest clip" names one attribute). */
+  readonly ownsAdjectives: boolean;
 }
 
 export function measureOf(n: NaturalContext, alias: string, name: string): Measure {
-  if (name === 'id') return { noun: 'id', plural: 'ids', kind: 'id' };
+  if (name === 'id') return { noun: 'id', plural: 'ids', kind: 'id', ownsAdjectives: false };
   const a: Attribute | undefined = attribute(n.d, alias, name);
   const singular = attributeNoun(n.d, alias, name);
   const plural = attributeNoun(n.d, alias, name, true);
+  // The attribute's role decides the kind of value; its type where the model gives none.
+  const role = a?.role?.kind;
   const kind = a?.type.kind;
-  const k: Measure['kind'] = kind === 'date' || kind === 'timestamptz' ? 'time' : kind === 'boolean' ? 'flag' : kind === 'text' || kind === 'enum' ? 'text' : 'number';
-  const unit = /^(.+) in (seconds|minutes|hours|days|years|MB|GB|KB|cm|mm|kg|g|km|m)$/u.exec(singular);
-  if (unit && k === 'number') return { noun: unit[1] as string, plural: pluralize(unit[1] as string), unit: unit[2] as string, kind: k };
-  return { noun: singular, plural, kind: k };
+  const k: Measure['kind'] =
+    role === 'date' || role === 'time' || kind === 'date' || kind === 'timestamptz' ? 'time'
+      : role === 'flag' || kind === 'boolean' ? 'flag'
+        : role === 'measure' || role === 'count' || role === 'score' || kind === 'integer' || kind === 'bigint' || kind === 'numeric' ? 'number'
+          : 'text';
+  const lex = a?.lexicon;
+  const words = { ...(lex?.high ? { high: lex.high } : {}), ...(lex?.low ? { low: lex.low } : {}), ...(lex?.adjective ? { adjective: lex.adjective } : {}) };
+  const entity = info(n.d, alias).entity;
+  const shared = entity ? n.index.allAttributes(entity).filter((x) => x.attribute.name !== name && (x.attribute.lexicon?.high === lex?.high || x.attribute.lexicon?.low === lex?.low) && (lex?.high !== undefined || lex?.low !== undefined)) : [];
+  const ownsAdjectives = shared.length === 0;
+  const unitWord = lex?.unit ?? /^.+ in (seconds|minutes|hours|days|years|MB|GB|KB)$/u.exec(singular)?.[1];
+  // "duration in seconds" is a duration, counted in seconds.
+  const bare = unitWord ? singular.replace(new RegExp(` in ${unitWord}$`, 'u'), '') : singular;
+  if (unitWord && k === 'number' && bare !== singular) return { noun: bare, plural: pluralize(bare), unit: unitWord, kind: k, ...words, ownsAdjectives };
+  return { noun: singular, plural, kind: k, ...(unitWord && k === 'number' ? { unit: unitWord } : {}), ...words, ownsAdjectives };
 }
 
 /** The noun of an alias (singular or plural), ordinals included when two aliases share one. */
+/** "long" → "longer", "early" → "earlier", "expensive" → "more expensive", "good" → "better". */
+export function comparative(adjective: string): string {
+  return inflect(adjective, 'er', 'more', { good: 'better', bad: 'worse' });
+}
+
+/** "long" → "longest", "late" → "latest", "recent" → "most recent", "good" → "best". */
+export function superlativeOf(adjective: string): string {
+  return inflect(adjective, 'est', 'most', { good: 'best', bad: 'worst' });
+}
+
+// English forms the comparative with -er on short adjectives and with more/most on longer ones.
+function inflect(adjective: string, suffix: 'er' | 'est', word: string, irregular: Readonly<Record<string, string>>): string {
+  const irr = irregular[adjective];
+  if (irr) return irr;
+  const syllables = (adjective.replace(/e$/u, '').match(/[aeiou]+|y(?![aeiou])/gu) ?? []).length;
+  if (adjective.includes('-') || (syllables > 1 && !/y$/u.test(adjective)) || syllables > 2) return `${word} ${adjective}`;
+  if (/y$/u.test(adjective)) return `${adjective.slice(0, -1)}i${suffix}`;
+  if (/e$/u.test(adjective)) return `${adjective}${suffix.slice(1)}`;
+  if (/^[^aeiou]*[aeiou][bcdfgklmnprstvz]$/u.test(adjective)) return `${adjective}${adjective.slice(-1)}${suffix}`;
+  return `${adjective}${suffix}`;
+}
+
 export function nounOf(n: NaturalContext, alias: string, plural = false): string {
   // Ordinals tell apart two aliases of one noun in the same rows; a subquery's alias needs none.
   const canon = canonical(n.d, alias);

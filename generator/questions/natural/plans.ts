@@ -5,7 +5,7 @@ import { hasAggregate } from '../../query/query-scope.ts';
 import { article, capitalize, listing } from '../describe/english.ts';
 import { windowWords } from '../describe/expressions.ts';
 import { describeQualify } from '../describe/window.ts';
-import { canonical, nounOf, pluralOf, state, type NaturalContext } from './natural-context.ts';
+import { canonical, measureOf, nounOf, pluralOf, state, superlativeOf, type NaturalContext } from './natural-context.ts';
 import { figure, orderEvidence, partnerPhrase, sortExpr, sortedBy, superlativeKey, type Figure, type Reach } from './figures.ts';
 import { restrictionsOf, rowsAround, rowSubject, type Rows } from './rows.ts';
 import { restriction } from './restrictions.ts';
@@ -17,7 +17,7 @@ function conjunctsOfPredicate(p: Predicate): Predicate[] {
 import { numberText } from './values.ts';
 
 type Plan =
-  | 'lookup' | 'lookupTop' | 'lookupTop1' | 'lookupLimit' | 'lookupOne' | 'groupedTop1' | 'count' | 'aggregate' | 'countAndAggregate'
+  | 'lookup' | 'lookupTop' | 'lookupTop1' | 'lookupTopAdj' | 'lookupTop1Adj' | 'lookupLimit' | 'lookupOne' | 'groupedTop1' | 'count' | 'aggregate' | 'countAndAggregate'
   | 'grouped' | 'groupedCount' | 'groupedTop' | 'perObject' | 'perObjectTop' | 'perObjectTop1'
   | 'union' | 'unionAll' | 'intersect' | 'except' | 'numbersOfLists';
 
@@ -116,6 +116,11 @@ function lookup(n: NaturalContext, q: SelectQuery): string {
   if (first && q.limit !== undefined && !isWindowy(q)) {
     const e = sortExpr(q, first);
     const f = e ? figure(n, e, subject) : undefined;
+    const adj = e ? superlativeAdjective(n, e, subject, first.direction === 'desc') : undefined;
+    if (adj) {
+      if (q.limit === 1) return fill(n, 'lookupTop1Adj', { outputs: output, row: rows.singular, adj });
+      return fill(n, 'lookupTopAdj', { outputs, rows: rows.plural, n: numberText(q.limit), adj, be: 'are' });
+    }
     if (f && f.kind !== 'other') {
       const sup = superlativeKey(f, first.direction === 'desc');
       if (q.limit === 1) return fill(n, 'lookupTop1', { outputs: output, row: rows.singular, sup });
@@ -129,6 +134,22 @@ function lookup(n: NaturalContext, q: SelectQuery): string {
     return fill(n, 'lookupLimit', { outputs, rows: rows.plural, n: numberText(q.limit), order: orderText, be: 'are' });
   }
   return fill(n, 'lookup', { outputs, rows: `${rows.plural}${topPerGroup(n, q, subject)}`, order: orderText, be: 'are' });
+}
+
+/**
+ * "longest", "most expensive": the superlative of the subject's own attribute the rows are
+ * sorted by, when the model gives it an adjective no other attribute of the object shares;
+ * the evidence says what it refers to ("Longest refers to the highest duration.").
+ */
+function superlativeAdjective(n: NaturalContext, e: Expr, subject: string, desc: boolean): string | undefined {
+  if (e.kind !== 'attribute' || canonical(n.d, e.alias) !== canonical(n.d, subject)) return undefined;
+  const m = measureOf(n, e.alias, e.attribute);
+  const adjective = desc ? m.high : m.low;
+  if (!adjective || !m.ownsAdjectives || (m.kind !== 'number' && m.kind !== 'time')) return undefined;
+  const adj = superlativeOf(adjective);
+  const extreme = m.kind === 'time' ? (desc ? 'latest' : 'earliest') : desc ? 'highest' : 'lowest';
+  state(n, `${capitalize(adj)} refers to the ${extreme} ${m.noun}.`, 'superlative');
+  return adj;
 }
 
 function sortedByItem(n: NaturalContext, q: SelectQuery, item: NonNullable<SelectQuery['orderBy']>[number] | { name: string; direction: 'asc' | 'desc' }, subject: string | undefined, reach: Reach = {}): string {
@@ -242,6 +263,11 @@ function perObjectQuestion(n: NaturalContext, q: SelectQuery): string {
   if (first && q.limit !== undefined) {
     const e = sortExpr(q, first);
     const f = e ? figure(n, e, base, reach) : undefined;
+    const adj = e ? superlativeAdjective(n, e, base, first.direction === 'desc') : undefined;
+    if (adj) {
+      if (q.limit === 1) return fill(n, 'lookupTop1Adj', { outputs, row: rows.singular, adj });
+      return fill(n, 'lookupTopAdj', { outputs: outputsPlural, rows: rows.plural, n: numberText(q.limit), adj });
+    }
     if (f && f.kind !== 'other') {
       const sup = superlativeKey(f, first.direction === 'desc');
       if (q.limit === 1) return fill(n, 'perObjectTop1', { outputs, row: rows.singular, sup });

@@ -2,7 +2,7 @@ import type { ComparisonOperator, Expr, Predicate, ScalarLiteral, SelectQuery } 
 import { article, listing } from '../describe/english.ts';
 import { predicate } from '../describe/predicates.ts';
 import { isCorrelation } from '../describe/subqueries.ts';
-import { canonical, linkVerb, measureOf, nounOf, state, type Measure, type NaturalContext } from './natural-context.ts';
+import { canonical, comparative, linkVerb, measureOf, nounOf, state, type Measure, type NaturalContext } from './natural-context.ts';
 import { momentText, numberText, valueText } from './values.ts';
 
 /**
@@ -22,10 +22,15 @@ export interface Restriction {
 const NUMBER_OPS: Record<ComparisonOperator, string> = { '=': 'of', '<>': 'other than', '<': 'under', '<=': 'of at most', '>': 'over', '>=': 'of at least' };
 const TIME_OPS: Record<ComparisonOperator, string> = { '=': 'of', '<>': 'other than', '<': 'before', '<=': 'on or before', '>': 'after', '>=': 'on or after' };
 
-/** The value of a flag, said: "that are verified" once the model names its adjective; today its noun and value. */
+/** The value of a flag, said: "that are verified", "that are not live"; without an adjective, its noun and value. */
 export function flagPhrase(m: Measure, value: boolean, negated: boolean): string {
-  return `whose ${m.noun} is ${value !== negated ? 'true' : 'false'}`;
+  const holds = value !== negated;
+  if (m.adjective) return `that are ${holds ? '' : 'not '}${m.adjective}`;
+  return `whose ${m.noun} is ${holds ? 'true' : 'false'}`;
 }
+
+/** Adjectives that read with a number in the attribute's unit: "longer than 60 seconds", "older than 40". */
+const QUANTITY_ADJECTIVES = new Set(['long', 'short', 'old', 'young', 'expensive', 'cheap', 'large', 'small', 'big', 'heavy', 'light']);
 
 function literalOf(e: Expr): ScalarLiteral | null | undefined {
   return e.kind === 'literal' ? e.value : undefined;
@@ -42,6 +47,9 @@ function attributeCompare(n: NaturalContext, alias: string, name: string, op: Co
   }
   if (m.kind === 'number' || m.kind === 'id') {
     const v = value === null ? 'NULL' : numberText(value as number);
+    // "clips longer than 3,600 seconds", "consumers younger than 30 years".
+    const adjective = op === '>' ? m.high : op === '<' ? m.low : undefined;
+    if (adjective && QUANTITY_ADJECTIVES.has(adjective) && value !== null) return `${comparative(adjective)} than ${v}${m.unit ? ` ${m.unit}` : ''}`;
     return `with ${m.kind === 'id' ? 'an id' : article(m.noun)} ${NUMBER_OPS[op]} ${v}${m.unit ? ` ${m.unit}` : ''}`;
   }
   if (op === '=') return `whose ${m.noun} is ${valueText(value)}`;
