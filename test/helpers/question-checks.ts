@@ -28,6 +28,13 @@ export function englishFaults(text: string): string[] {
   return faults;
 }
 
+/** The entity an alias of a select (its base or a join) ranges over. */
+function entityOfAlias(q: SelectQuery, alias: string): string | undefined {
+  if (q.from.alias === alias) return q.from.entity;
+  const j = (q.joins ?? []).find((x) => x.alias === alias);
+  return j?.kind === 'relationship' ? j.entity : undefined;
+}
+
 function conjunctsOf(p: Predicate | undefined): Predicate[] {
   if (!p) return [];
   return p.kind === 'and' ? p.args.flatMap(conjunctsOf) : [p];
@@ -66,7 +73,29 @@ export function expectedFacts(index: ErIndex, query: Query): { construct: string
     const exprs: Expr[] = q.select.map((o) => o.expr);
     const countsLeft = exprs.some((e) => e.kind === 'aggregate' && e.fn === 'count' && e.arg?.kind === 'attribute' && left.has(e.arg.alias));
     if (countsLeft && top) facts.push({ construct: 'zero counts', test: (t) => /0 when there are none|\(0 if none\)/u.test(t) });
-    if (q.select.length > 1) facts.push({ construct: 'output columns in order', test: (t) => t.includes('(in this order)') });
+    // The columns are named in their order: each attribute's noun after the one before.
+    if (q.select.length > 1 && top) {
+      const nounsInOrder = q.select.flatMap((o) => {
+        if (o.expr.kind !== 'attribute' || o.expr.attribute === 'id') return [];
+        const alias = o.expr.alias;
+        const entity = entityOfAlias(q, alias);
+        const a = entity ? index.allAttributes(entity).find((x) => x.attribute.name === (o.expr as { attribute: string }).attribute)?.attribute : undefined;
+        return a?.lexicon ? [a.lexicon.singular.toLowerCase()] : [];
+      });
+      facts.push({
+        construct: 'output columns in order',
+        test: (t) => {
+          const lower = t.toLowerCase();
+          let at = 0;
+          for (const noun of nounsInOrder) {
+            const i = lower.indexOf(noun, at);
+            if (i < 0) return false;
+            at = i + 1;
+          }
+          return true;
+        },
+      });
+    }
     for (const c of conjunctsOf(q.where)) {
       if (c.kind === 'exists' || c.kind === 'inQuery') visit(c.query, false);
     }

@@ -71,7 +71,7 @@ describe('template writer', () => {
     const q01 = PAPER_SOCIAL_MEDIA.find((q) => q.id === 'q01')!;
     const w = writeTemplateQuestion(index, q01.query, 'precise', 0, 'q01');
     expect(w.question).toMatch(/streamers included/u);
-    expect(w.question).toMatch(/every creator of any kind \(streamers included\), including those without any channel/u);
+    expect(w.question).toMatch(/every creator \(streamers included\), including those without any channel/u);
     expect(w.question).toMatch(/number of channels owned by the creator \(0 when there are none\) in descending order, ties broken by the id of the creator in ascending order/u);
     expect(w.question).not.toMatch(/in the group|rows in/u);
     const short = writeTemplateQuestion(index, q01.query, 'concise', 0, 'q01').question;
