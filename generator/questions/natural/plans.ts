@@ -233,7 +233,9 @@ function perObjectQuestion(n: NaturalContext, q: SelectQuery): string {
   void partnerRestrictions;
   // COUNT(*) per object counts its rows: with one join, its partners.
   const only = (q.joins ?? []).filter((j) => !n.d.aliases.get(j.alias)?.sameAs);
-  const starReach: Reach = only.length === 1 && only[0] ? { ...reach, star: reach.partnerPhrase?.(only[0].alias) ?? nounOf(n, only[0].alias, true) } : { ...reach, star: 'rows' };
+  // With several joins it counts the combinations of their partners.
+  const star = only.length === 0 ? undefined : only.length === 1 && only[0] ? (reach.partnerPhrase?.(only[0].alias) ?? nounOf(n, only[0].alias, true)) : `combinations of ${listing(only.map((j) => nounOf(n, j.alias, true)))}`;
+  const starReach: Reach = star ? { ...reach, star } : reach;
   const figs = q.select.map((o) => figure(n, o.expr, base, starReach));
   if (only.some((j) => j.type === 'left') && JSON.stringify(q.select).includes('"fn":"count"}')) {
     state(n, `${capitalize(article(nounOf(n, base)))} with no ${only.length === 1 && only[0] ? nounOf(n, only[0].alias) : 'match'} still counts one row.`, 'count-star-left');
@@ -256,7 +258,7 @@ function perObjectQuestion(n: NaturalContext, q: SelectQuery): string {
   if ((q.joins ?? []).some((j) => j.type === 'left')) n.covered.add('left-join');
   const order = q.orderBy ?? [];
   if (order.length > 0) orderEvidence(n, q, order, base, reach, rows.noun);
-  if (q.having) state(n, `Only ${nounOf(n, base, true)} whose ${havingText(n, q, base, reach)} are included.`, 'having');
+  if (q.having) state(n, `Only ${nounOf(n, base, true)} whose ${havingText(n, q, base, starReach)} are included.`, 'having');
   const first = order[0];
   const outputs = nouns(figs);
   const outputsPlural = listing(figs.map((f) => f.plural ?? f.text));

@@ -1,5 +1,5 @@
 import type { ComparisonOperator, Expr, Predicate, ScalarLiteral, SelectQuery } from '../../query/conceptual-query.ts';
-import { article, listing } from '../describe/english.ts';
+import { article, capitalize, listing } from '../describe/english.ts';
 import { predicate } from '../describe/predicates.ts';
 import { isCorrelation } from '../describe/subqueries.ts';
 import { canonical, comparative, linkVerb, measureOf, nounOf, state, type Measure, type NaturalContext } from './natural-context.ts';
@@ -43,7 +43,7 @@ function attributeCompare(n: NaturalContext, alias: string, name: string, op: Co
   if (m.kind === 'time' && typeof value === 'string') {
     const boundary = op === '<' || op === '>=';
     timeNote(n, alias, name);
-    return `with ${article(m.noun)} ${TIME_OPS[op]} ${momentText(value, boundary)}`;
+    return `with ${article(m.noun)} ${TIME_OPS[op]} ${momentText(value, boundary)}${midnight(n, alias, name, value, op)}`;
   }
   if (m.kind === 'number' || m.kind === 'id') {
     const v = value === null ? 'NULL' : numberText(value as number);
@@ -55,6 +55,36 @@ function attributeCompare(n: NaturalContext, alias: string, name: string, op: Co
   if (op === '=') return `whose ${m.noun} is ${valueText(value)}`;
   if (op === '<>') return `whose ${m.noun} is not ${valueText(value)}`;
   return `whose ${m.noun} is ${{ '<': 'before', '<=': 'at or before', '>': 'after', '>=': 'at or after' }[op]} ${valueText(value)} alphabetically`;
+}
+
+/** A calendar date moved as PostgreSQL moves it (a month from January 31 ends on February's last day); undefined for a non-date. */
+export function shiftDate(text: string, amount: number, unit: string): string | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/u.exec(text);
+  if (!m) return undefined;
+  let y = Number(m[1]);
+  let mo = Number(m[2]) - 1;
+  let d = Number(m[3]);
+  if (unit === 'day' || unit === 'week') {
+    const t = new Date(Date.UTC(y, mo, d + amount * (unit === 'week' ? 7 : 1)));
+    return t.toISOString().slice(0, 10);
+  }
+  const months = amount * (unit === 'year' ? 12 : unit === 'quarter' ? 3 : 1);
+  const total = y * 12 + mo + months;
+  y = Math.floor(total / 12);
+  mo = total - y * 12;
+  const last = new Date(Date.UTC(y, mo + 1, 0)).getUTCDate();
+  d = Math.min(d, last);
+  return `${String(y).padStart(4, '0')}-${String(mo + 1).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+}
+
+/**
+ * A time of day compared with a date is compared with its midnight: "after March 5, 2022"
+ * would read as from March 6, so after or up to a day's start the clock is said.
+ */
+function midnight(n: NaturalContext, alias: string, name: string, value: string, op: ComparisonOperator): string {
+  const a = n.index.allAttributes(aliasEntity(n, alias) ?? '').find((x) => x.attribute.name === name)?.attribute;
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/u.test(value) || /^\d{4}-\d{2}-\d{2}[ T]00:00(:00)?(\+00(:00)?|Z)?$/u.test(value);
+  return a?.type.kind === 'timestamptz' && dateOnly && (op === '>' || op === '<=' || op === '=' || op === '<>') ? ' at 00:00 UTC' : '';
 }
 
 /** Times of day are compared and split in UTC: said once in the evidence. */
@@ -85,8 +115,16 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
       if (left && p.right.kind === 'dateShift' && p.right.arg.kind === 'literal' && typeof p.right.arg.value === 'string') {
         const m = measureOf(n, left.alias, left.name);
         const amount = Math.abs(p.right.amount);
-        const when = `${numberText(amount)} ${p.right.unit}${amount === 1 ? '' : 's'} ${p.right.amount < 0 ? 'before' : 'after'} ${momentText(p.right.arg.value, false)}`;
+        const span = `${numberText(amount)} ${p.right.unit}${amount === 1 ? '' : 's'}`;
+        const when = `${span} ${p.right.amount < 0 ? 'before' : 'after'} ${momentText(p.right.arg.value, false)}`;
         timeNote(n, left.alias, left.name);
+        const boundary = shiftDate(p.right.arg.value, p.right.amount, p.right.unit);
+        // "in the 20 months before December 29, 2025", its first day stated exactly in the evidence.
+        if (boundary && p.right.amount < 0 && (p.op === '>' || p.op === '>=')) {
+          state(n, `In the ${span} before ${momentText(p.right.arg.value, false)} means ${p.op === '>' ? 'after' : 'on or after'} ${momentText(boundary, false)}${midnight(n, left.alias, left.name, boundary, p.op)}.`, 'date-window');
+          return { alias: canonical(n.d, left.alias), text: `with ${article(m.noun)} in the ${when}` };
+        }
+        if (boundary) state(n, `${capitalize(when)} is ${momentText(boundary, false)}${midnight(n, left.alias, left.name, boundary, p.op)}.`, 'date-shift');
         return { alias: canonical(n.d, left.alias), text: `with ${article(m.noun)} ${TIME_OPS[p.op]} ${when}` };
       }
       if (p.left.kind === 'scalarSubquery' && typeof value === 'number') {
@@ -112,7 +150,9 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
       const a = attributeOf(p.expr);
       if (!a) return generic();
       const m = measureOf(n, a.alias, a.name);
-      const values = listing(p.values.map(valueText), 'or');
+      // One spelling for a list: thousands separators on all its numbers, or on none.
+      const wide = p.values.some((v) => typeof v === 'number' && Math.abs(v) >= 10000);
+      const values = listing(p.values.map((v) => (typeof v === 'number' && wide ? v.toLocaleString('en-US') : valueText(v))), 'or');
       return { alias: canonical(n.d, a.alias), text: `whose ${m.noun} is ${p.negated ? (p.values.length === 1 ? 'not ' : 'none of ') : p.values.length > 1 ? 'one of ' : ''}${values}` };
     }
     case 'like': {
