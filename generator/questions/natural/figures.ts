@@ -3,7 +3,7 @@ import { hasAggregate } from '../../query/query-scope.ts';
 import { article, capitalize, listing } from '../describe/english.ts';
 import { expr, nullable } from '../describe/expressions.ts';
 import { canonical, linkVerb, measureOf, nounOf, state, type NaturalContext } from './natural-context.ts';
-import { linkedSubquery, timeNote } from './restrictions.ts';
+import { linkedSubquery, restriction, timeNote } from './restrictions.ts';
 import { info, pluralOf } from './natural-context.ts';
 
 /**
@@ -142,7 +142,120 @@ export function figure(n: NaturalContext, e: Expr, subject: string | undefined, 
       return { text: `${head}${of}`, kind: m.kind === 'time' ? 'time' : m.kind === 'text' ? 'text' : 'number' };
     }
   }
+  const label = labelOf(n, e, subject, reach);
+  if (label) {
+    // BIRD's way with a derived value: a short name in the question, its definition in the evidence.
+    state(n, `${capitalize(label.text)} is ${expr(n.d, e, { grouped: hasAggregate(e) })}.`, `label:${e.kind}`);
+    return label;
+  }
   return { text: expr(n.d, e, { grouped: hasAggregate(e) }).replace(/^the /u, ''), kind: 'other' };
+}
+
+/** The first attribute an expression reads, for naming it ("duration category"). */
+function firstAttribute(x: unknown): { alias: string; attribute: string } | undefined {
+  if (Array.isArray(x)) {
+    for (const v of x) {
+      const f = firstAttribute(v);
+      if (f) return f;
+    }
+    return undefined;
+  }
+  if (!x || typeof x !== 'object') return undefined;
+  const o = x as Record<string, unknown>;
+  if (o['kind'] === 'attribute' && o['attribute'] !== 'id' && typeof o['alias'] === 'string') return { alias: o['alias'], attribute: o['attribute'] as string };
+  for (const [k, v] of Object.entries(o)) {
+    if (k === 'kind') continue;
+    const f = firstAttribute(v);
+    if (f) return f;
+  }
+  return undefined;
+}
+
+/**
+ * A short name for a derived value whose full wording is long: a CASE ("duration
+ * category"), a window ("rank by price within each product type"), a ratio, a position,
+ * a rounding to a whole number, an age in years, a conditional count. Undefined: no name.
+ */
+function labelOf(n: NaturalContext, e: Expr, subject: string | undefined, reach: Reach): Figure | undefined {
+  const named = (x: Expr | undefined): string | undefined => {
+    if (!x) return undefined;
+    const f = figure(n, x, subject, reach);
+    return f.kind === 'other' ? undefined : f.text;
+  };
+  const about = (): string | undefined => {
+    const a = firstAttribute(e);
+    return a ? attributeFigure(n, a.alias, a.attribute, subject).text : undefined;
+  };
+  switch (e.kind) {
+    case 'case':
+    case 'simpleCase': {
+      const a = about();
+      return a ? { text: `${a} ${/(category|group)$/u.test(a) ? 'label' : 'category'}`, kind: 'text' } : undefined;
+    }
+    case 'window': {
+      const by = e.orderBy?.[0] ? named(e.orderBy[0].expr) : undefined;
+      const within = (e.partitionBy ?? []).map((k) => named(k));
+      if (within.some((w) => w === undefined)) return undefined;
+      const per = within.length > 0 ? ` within each ${listing(within as string[])}` : '';
+      const head = { row_number: 'position', rank: 'rank', dense_rank: 'rank', lag: `previous ${named(e.arg) ?? 'value'}`, lead: `next ${named(e.arg) ?? 'value'}`, sum: `running total of ${named(e.arg) ?? 'the value'}`, avg: `running average of ${named(e.arg) ?? 'the value'}`, count: 'running count' }[e.fn];
+      if (!by && (e.fn === 'row_number' || e.fn === 'rank' || e.fn === 'dense_rank')) return undefined;
+      return { text: `${head}${by ? ` by ${by}` : ''}${per}`, kind: 'number' };
+    }
+    case 'ratio': {
+      const num = e.numerator;
+      if (num.kind === 'aggregate' && num.fn === 'count' && num.filter && subject) {
+        const r = restriction(n, num.filter);
+        return { text: `${e.percent ? 'percentage' : 'share'} of ${nounOf(n, subject, true)} ${r.text}`, kind: 'number' };
+      }
+      const a = about();
+      return a ? { text: `${e.percent ? 'percentage' : 'ratio'} of ${a}`, kind: 'number' } : undefined;
+    }
+    case 'arithmetic': {
+      const l = named(e.left);
+      const r = e.right.kind === 'literal' ? (typeof e.right.value === 'string' ? `"${e.right.value}"` : String(e.right.value)) : named(e.right);
+      if (!l || !r) return undefined;
+      const op = { '+': 'plus', '-': 'minus', '*': 'times', '/': 'divided by', '||': 'followed by' }[e.op];
+      // Arithmetic on two attributes reads as it is: "price minus quantity in stock"; no definition needed but the one below.
+      return { text: `${l} ${op} ${r}`, kind: e.op === '||' ? 'text' : 'number' };
+    }
+    case 'aggregate': {
+      // SUM(CASE WHEN p THEN 1 ELSE 0 END) counts the rows where p holds.
+      const arg = e.arg;
+      if (e.fn === 'sum' && !e.filter && subject && arg?.kind === 'case' && arg.whens.length === 1 && arg.whens[0]?.then.kind === 'literal' && arg.whens[0].then.value === 1 && arg.else?.kind === 'literal' && arg.else.value === 0) {
+        const r = restriction(n, arg.whens[0].when);
+        if (r.alias === undefined || r.alias === canonical(n.d, subject)) return { text: `number of ${nounOf(n, subject, true)} ${r.text.replace(/^where /u, 'for which ')}`, kind: 'count' };
+      }
+      if (e.fn === 'count' && e.filter && subject && (!e.arg || (e.arg.kind === 'attribute' && e.arg.attribute === 'id'))) {
+        const r = restriction(n, e.filter);
+        if (r.alias === undefined || r.alias === canonical(n.d, subject)) return { text: `number of ${nounOf(n, subject, true)} ${r.text.replace(/^where /u, 'for which ')}`, kind: 'count' };
+      }
+      return undefined;
+    }
+    case 'position': {
+      const inner = named(e.arg);
+      return inner ? { text: `position of "${e.search}" in the ${inner}`, kind: 'number' } : undefined;
+    }
+    case 'cast': {
+      const inner = named(e.arg);
+      if (!inner) return undefined;
+      if (e.to === 'integer') return { text: `${inner} rounded to a whole number`, kind: 'number' };
+      if (e.to === 'date') return { text: `${inner} date`.replace(/ (time|date) date$/u, ' date'), kind: 'time' };
+      return { text: inner, kind: 'number' };
+    }
+    case 'ageYears': {
+      const from = named(e.from);
+      return from ? { text: `whole years since the ${from}`, kind: 'number' } : undefined;
+    }
+    case 'coalesce':
+    case 'nullif':
+    case 'dateTrunc': {
+      const a = about();
+      if (!a) return undefined;
+      return { text: e.kind === 'dateTrunc' ? `${a} ${e.unit}` : a, kind: e.kind === 'dateTrunc' ? 'time' : 'other' };
+    }
+    default:
+      return undefined;
+  }
 }
 
 /** An ORDER BY item's expression, output names resolved. */

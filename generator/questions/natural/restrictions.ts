@@ -127,6 +127,19 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
         if (boundary) state(n, `${capitalize(when)} is ${momentText(boundary, false)}${midnight(n, left.alias, left.name, boundary, p.op)}.`, 'date-shift');
         return { alias: canonical(n.d, left.alias), text: `with ${article(m.noun)} ${TIME_OPS[p.op]} ${when}` };
       }
+      // "with a price above the average price of all products": a comparison with an aggregate of every object.
+      if (left && p.right.kind === 'scalarSubquery') {
+        const sq = p.right.query;
+        const out = sq.select[0]?.expr;
+        if (!sq.joins?.length && !sq.where && !sq.groupBy && out?.kind === 'aggregate' && out.fn !== 'count' && !out.filter && !out.distinct && out.arg?.kind === 'attribute') {
+          const m = measureOf(n, left.alias, left.name);
+          const other = measureOf(n, out.arg.alias, out.arg.attribute);
+          const fn = { avg: 'average', min: 'lowest', max: 'highest', sum: 'total' }[out.fn];
+          const ops: Record<ComparisonOperator, string> = { '=': 'equal to', '<>': 'other than', '<': 'below', '<=': 'at most', '>': 'above', '>=': 'at least' };
+          const all = n.index.entity(sq.from.entity).lexicon.plural;
+          return { alias: canonical(n.d, left.alias), text: `with ${article(m.noun)} ${ops[p.op]} the ${fn} ${other.noun} of all ${all}` };
+        }
+      }
       if (p.left.kind === 'scalarSubquery' && typeof value === 'number') {
         const out = p.left.query.select[0]?.expr;
         const linked = out?.kind === 'aggregate' && out.fn === 'count' && !out.distinct && !out.filter ? linkedSubquery(n, p.left.query) : undefined;
