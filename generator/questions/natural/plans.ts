@@ -257,14 +257,14 @@ function perObjectQuestion(n: NaturalContext, q: SelectQuery): string {
   }
   if ((q.joins ?? []).some((j) => j.type === 'left')) n.covered.add('left-join');
   const order = q.orderBy ?? [];
-  if (order.length > 0) orderEvidence(n, q, order, base, reach, rows.noun);
+  if (order.length > 0) orderEvidence(n, q, order, base, starReach, rows.noun);
   if (q.having) state(n, `Only ${nounOf(n, base, true)} whose ${havingText(n, q, base, starReach)} are included.`, 'having');
   const first = order[0];
   const outputs = nouns(figs);
   const outputsPlural = listing(figs.map((f) => f.plural ?? f.text));
   if (first && q.limit !== undefined) {
     const e = sortExpr(q, first);
-    const f = e ? figure(n, e, base, reach) : undefined;
+    const f = e ? figure(n, e, base, starReach) : undefined;
     const adj = e ? superlativeAdjective(n, e, base, first.direction === 'desc') : undefined;
     if (adj) {
       if (q.limit === 1) return fill(n, 'lookupTop1Adj', { outputs, row: rows.singular, adj });
@@ -277,7 +277,7 @@ function perObjectQuestion(n: NaturalContext, q: SelectQuery): string {
     }
   }
   if (q.limit !== undefined) state(n, `Only the first ${numberText(q.limit)} ${nounOf(n, base, true)} in that order are listed.`, 'limit');
-  const orderText = first ? `, ${sortedByItem(n, q, first, base, reach)}` : '';
+  const orderText = first ? `, ${sortedByItem(n, q, first, base, starReach)}` : '';
   return fill(n, 'perObject', { outputs, row: rows.singular, be: be(figs), order: orderText });
 }
 
