@@ -90,7 +90,7 @@ function outputAlias(n: NaturalContext, q: SelectQuery): string | undefined {
 }
 
 function multiplicity(n: NaturalContext, q: SelectQuery, rows: Rows, subject: string): void {
-  if (!q.distinct && !rows.onePerSubject) state(n, `${capitalize(article(nounOf(n, subject)))} is listed once for each match of its joins.`, 'duplicates-kept');
+  if (!q.distinct && !rows.onePerSubject) state(n, `${capitalize(article(nounOf(n, subject)))} is listed once for each ${listing(rows.repeatedBy, 'and')} it matches.`, 'duplicates-kept');
 }
 
 function distinctWord(q: SelectQuery): string {
@@ -213,7 +213,8 @@ function countNotes(n: NaturalContext, q: SelectQuery, rows: Rows, subject: stri
     if (c.distinct) continue;
     if (!rows.onePerSubject && (!c.arg || (c.arg.kind === 'attribute' && c.arg.attribute === 'id'))) {
       const what = c.arg?.kind === 'attribute' ? nounOf(n, c.arg.alias) : nounOf(n, subject);
-      state(n, `${capitalize(article(what))} counts once for each match of the joins, not once in all.`, 'count-repeats');
+      const by = rows.repeatedBy.filter((x) => x !== what);
+      state(n, `${capitalize(article(what))} counts once for each ${by.length > 0 ? `${listing(by, 'and')} it matches` : 'time the joins repeat it'}, not once in all.`, 'count-repeats');
     }
     if (!c.arg && (q.joins ?? []).some((j) => j.type === 'left')) state(n, `${capitalize(article(nounOf(n, subject)))} with no match in the optional join still counts as one.`, 'count-star-left');
   }

@@ -20,6 +20,8 @@ export interface Rows {
   readonly noun: string;
   /** Whether every row is one subject (no join reaches more than one partner). */
   readonly onePerSubject: boolean;
+  /** The partners a subject can have several of, singular ("channel", "tag"): what repeats it. */
+  readonly repeatedBy: readonly string[];
   /** Whole-row clauses that attach to no alias ("where …"). */
   readonly clauses: string;
 }
@@ -58,6 +60,7 @@ export function rowsAround(n: NaturalContext, q: SelectQuery, subject: string, r
       return [];
     });
   let onePerSubject = true;
+  const repeatedBy: string[] = [];
   const seen = new Set<string>([subject]);
   // A join's own conditions (ON) narrow the partners it finds, LEFT or not.
   const onOf = new Map<string, Restriction[]>();
@@ -73,7 +76,10 @@ export function rowsAround(n: NaturalContext, q: SelectQuery, subject: string, r
     for (const e of edges(alias)) {
       if (seen.has(e.other)) continue;
       seen.add(e.other);
-      if (!toOne(n, e.join, e.fromSide)) onePerSubject = false;
+      if (!toOne(n, e.join, e.fromSide)) {
+        onePerSubject = false;
+        repeatedBy.push(e.join.kind === 'elements' ? elementLexicon(info(n.d, e.other)).singular : nounOf(n, e.other));
+      }
       const optional = e.join.type === 'left' && e.fromSide && !required(e.other);
       if (e.join.kind === 'elements') {
         const lex = elementLexicon(info(n.d, e.other));
@@ -108,6 +114,7 @@ export function rowsAround(n: NaturalContext, q: SelectQuery, subject: string, r
     singular: `${nounOf(n, subject)}${own}${links.replace(/\bthat (\w+)/gu, 'that $1')}${tail}`,
     noun: nounOf(n, subject, true),
     onePerSubject,
+    repeatedBy,
     clauses: tail,
   };
 }
