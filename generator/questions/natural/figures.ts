@@ -85,7 +85,7 @@ export function figure(n: NaturalContext, e: Expr, subject: string | undefined, 
   if (e.kind === 'setArray') {
     const m = measureOf(n, e.alias, e.attribute);
     state(n, `A list of ${m.plural} may hold them in any order.`, 'set-array');
-    return { text: `list of ${m.plural}`, kind: 'other' };
+    return { text: `list of ${m.plural}`, plural: `lists of ${m.plural}`, kind: 'other' };
   }
   if (e.kind === 'setSize') return { text: `number of ${measureOf(n, e.alias, e.attribute).plural}${subject !== undefined && canonical(n.d, e.alias) === canonical(n.d, subject) ? '' : ` of the ${nounOf(n, e.alias)}`}`, kind: 'count' };
   if (e.kind === 'textFunction') {
@@ -251,7 +251,9 @@ function labelOf(n: NaturalContext, e: Expr, subject: string | undefined, reach:
     case 'dateTrunc': {
       const a = about();
       if (!a) return undefined;
-      return { text: e.kind === 'dateTrunc' ? `${a} ${e.unit}` : a, kind: e.kind === 'dateTrunc' ? 'time' : 'other' };
+      // "creation month" for the month of the creation time (its first day, defined in the evidence).
+      const truncated = / (time|date)$/u.test(a) ? a.replace(/ (time|date)$/u, ` ${e.kind === 'dateTrunc' ? e.unit : ''}`).trim() : `${a} ${e.kind === 'dateTrunc' ? e.unit : ''}`.trim();
+      return { text: e.kind === 'dateTrunc' ? truncated : a, kind: e.kind === 'dateTrunc' ? 'time' : 'other' };
     }
     default:
       return undefined;
