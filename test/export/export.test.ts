@@ -44,7 +44,7 @@ beforeAll(() => {
   // The paper's social_media questions, as a suite file: groups with questions a person wrote.
   const suite = join(tmp.dir, 'suite.jsonl');
   writeFileSync(suite, PAPER_SOCIAL_MEDIA.map((q) => JSON.stringify({ id: q.id, query: q.query, question: q.question })).join('\n') + '\n');
-  const run = runCli(['generate', '--dataset', 'social_media', '--variants', VARIANTS, '--scale', 'tiny', '--from-suite', suite, '--difficulty', 'easy=1,medium=1,hard=1,extra=1', '--out', base], { env: noServer });
+  const run = runCli(['generate', '--dataset', 'social_media', '--variants', VARIANTS, '--scale', 'tiny', '--from-suite', suite, '--difficulty', 'easy=1,medium=1,hard=1,extra=1', '--variants-per-question', 'all', '--keep-duplicates', '--out', base], { env: noServer });
   expect(run.stderr).toMatch(/export: \d+ rows of \d+ groups/);
 }, 300_000);
 

@@ -1,0 +1,122 @@
+/**
+ * How many rows a group becomes. Every question on every variant repeats each question as
+ * many times as there are variants and each answer as many times as there are questions;
+ * for training, each question is asked on a few variants (drawn from the seed, so that the
+ * group's variants are all still used across its questions), paraphrases may be capped, a
+ * (question, SQL) pair already in the split is dropped, and a row budget may cut the rest
+ * evenly over the groups. The test split is never sampled: a benchmark needs every variant.
+ */
+import { createRng } from '../common/rng.ts';
+import type { QuestionRecord } from '../questions/question-record.ts';
+import type { ExportRecord } from './export-record.ts';
+
+export interface RowControls {
+  /** Variants each train or validation question is asked on; `all` keeps every one. */
+  readonly variantsPerQuestion: number | 'all';
+  /** Paraphrases kept of each style in train and validation; `all` keeps every one. */
+  readonly paraphrasesPerStyle: number | 'all';
+  /** At most this many rows in train and validation together, cut evenly over groups. */
+  readonly maxRows?: number;
+  /** Drop a train or validation row whose question and SQL are already in its split. */
+  readonly dedupe: boolean;
+}
+
+/**
+ * The defaults: each question on two variants (it is seen on more than one schema, which
+ * is what teaches a model to read the schema, and 14 questions × 10 variants no longer
+ * repeat each question ten times an epoch), every paraphrase (each is new text), duplicates
+ * dropped, no budget.
+ */
+export const DEFAULT_ROW_CONTROLS: RowControls = { variantsPerQuestion: 2, paraphrasesPerStyle: 'all', dedupe: true };
+
+/**
+ * The variants each question of a group is asked on: `k` of them per question, taken in turn
+ * from a seeded order of the group's variants, so that each variant is used once before any
+ * is used twice (every variant is covered when questions × k ≥ variants). A question skips a
+ * variant whose SQL it already has, where another is left, so its k rows differ in SQL.
+ *
+ * @example
+ * questionVariants('g1', ['q1', 'q2'], { a: 'SELECT 1', b: 'SELECT 2', c: 'SELECT 3' }, 2, 7);
+ * // Map { 'q1' => ['c', 'a'], 'q2' => ['b', 'c'] } (the order depends on the seed)
+ */
+export function questionVariants(
+  groupId: string,
+  questionIds: readonly string[],
+  sqlByVariant: Readonly<Record<string, string>>,
+  k: number,
+  seed: string | number,
+): Map<string, string[]> {
+  const variants = Object.keys(sqlByVariant);
+  const queue = createRng(`${seed}`).fork(`rows/${groupId}`).shuffle([...variants]);
+  const out = new Map<string, string[]>();
+  const take = Math.min(k, variants.length);
+  for (const q of questionIds) {
+    const picks: string[] = [];
+    const sqls = new Set<string>();
+    // First the variants whose SQL is new to this question, in queue order; then, only if
+    // the group has fewer distinct SQL texts than k, the others.
+    for (const distinctOnly of [true, false]) {
+      for (let i = 0; i < queue.length && picks.length < take; ) {
+        const v = queue[i] as string;
+        const sql = sqlByVariant[v] as string;
+        if (picks.includes(v) || (distinctOnly && sqls.has(sql))) {
+          i++;
+          continue;
+        }
+        picks.push(v);
+        sqls.add(sql);
+        queue.splice(i, 1);
+        queue.push(v);
+      }
+    }
+    out.set(q, picks);
+  }
+  return out;
+}
+
+/** The questions kept of a group: paraphrases beyond the cap dropped, file order kept. */
+export function cappedParaphrases(questions: readonly QuestionRecord[], cap: number | 'all'): QuestionRecord[] {
+  return cap === 'all' ? [...questions] : questions.filter((q) => q.paraphrase < cap);
+}
+
+/** The rows of a split without a (question, SQL) pair seen before in it, and how many went. */
+export function dropDuplicatePairs(rows: readonly ExportRecord[]): { rows: ExportRecord[]; dropped: number } {
+  const seen = new Set<string>();
+  const kept = rows.filter((r) => {
+    const key = `${r.question.trim().toLowerCase()}\u0000${r.sql.replace(/\s+/gu, ' ').trim()}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  return { rows: kept, dropped: rows.length - kept.length };
+}
+
+/**
+ * At most `budget` of `rows`, taken evenly over the groups (each group's first row, then
+ * each one's second, …), returned in their order.
+ */
+export function budgetRows(rows: readonly ExportRecord[], budget: number): ExportRecord[] {
+  if (rows.length <= budget) return [...rows];
+  const byGroup = new Map<string, number[]>();
+  rows.forEach((r, i) => byGroup.set(r.group_id, [...(byGroup.get(r.group_id) ?? []), i]));
+  const lists = [...byGroup.values()];
+  const keep = new Set<number>();
+  for (let round = 0; keep.size < budget; round++) {
+    for (const list of lists) {
+      const i = list[round];
+      if (i !== undefined && keep.size < budget) keep.add(i);
+    }
+  }
+  return rows.filter((_, i) => keep.has(i));
+}
+
+/**
+ * The budget of each training split: `maxRows` shared in proportion to their rows, so
+ * validation keeps the share of train it had.
+ */
+export function splitBudgets(trainRows: number, validationRows: number, maxRows: number): { train: number; validation: number } {
+  const total = trainRows + validationRows;
+  if (total <= maxRows) return { train: trainRows, validation: validationRows };
+  const validation = Math.min(validationRows, Math.round((maxRows * validationRows) / total));
+  return { train: Math.min(trainRows, maxRows - validation), validation };
+}
