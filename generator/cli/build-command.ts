@@ -10,6 +10,7 @@ import { resolveTarget } from '../database/database.ts';
 import { buildDataset } from '../assemble/build-dataset.ts';
 import { seedFromText } from '../assemble/build-manifest.ts';
 import { MODEL_LIMITS } from '../er-model/validate-domain.ts';
+import { attributeRoles, describeRole } from '../er-model/attribute-roles.ts';
 
 const FLAGS = {
   dataset: { type: 'string', value: 'NAME', required: true, help: 'a dataset of datasets.config.ts, or an E/R model as a .json file' },
@@ -55,6 +56,12 @@ export const command: Command = {
       const n = Number(m[2]);
       if (n > MODEL_LIMITS.countPerEntity) throw new ConfigError(`build: --count ${m[1] as string}: at most ${MODEL_LIMITS.countPerEntity} objects per entity, got ${m[2] as string}`);
       counts[m[1] as string] = n;
+    }
+    // Roles decide what the filler asks; one read off a type may not be what the model means.
+    const inferred = attributeRoles(dataset.domain).filter((r) => r.inferred);
+    if (inferred.length > 0) {
+      io.err(`roles inferred for ${inferred.length} attributes of ${dataset.name} (declare a "role" on an attribute to change one):`);
+      for (const r of inferred) io.err(`  ${r.owner}.${r.attribute}: ${describeRole(r.role)}, from ${r.because}`);
     }
     const target = resolveTarget(flags.db ?? io.env['DATABASE_URL'], join(out, 'pglite'));
     const started = performance.now();
