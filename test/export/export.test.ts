@@ -96,7 +96,8 @@ describe('export formats', () => {
         expect(chat.messages[1].content).toContain(r.question);
         const firstTable = /CREATE TABLE [^\n]+/u.exec(readFileSync(join(base, 'schemas', `${r.variant}.sql`), 'utf8'))?.[0];
         expect(chat.messages[1].content).toContain(firstTable);
-        expect(prompts[i].completion.trim()).toBe(r.sql);
+        expect(prompts[i].completion).toEqual([{ role: 'assistant', content: r.sql }]);
+        expect(prompts[i].prompt).toEqual(chat.messages.slice(0, 2));
       });
     }
   });
@@ -105,10 +106,10 @@ describe('export formats', () => {
     const card = readFileSync(join(base, 'README.md'), 'utf8');
     const m = manifestOf(base);
     for (const [split, n] of Object.entries(m.export.splits as Record<string, { rows: number }>)) {
-      expect(card).toContain(`  - split: ${split}\n    path: "data/${split}-*.parquet"`);
+      expect(card).toContain(`  - split: ${split}\n    path: data/${split}-00000-of-00001.jsonl`);
       expect(card).toContain(`  - name: ${split}\n    num_examples: ${n.rows}`);
     }
-    for (const key of ['license: mit', 'task_categories:', 'pretty_name:', 'size_categories:', '## Guarantees', '| full_cti |']) expect(card).toContain(key);
+    for (const key of ['license: unknown', 'task_categories:', 'pretty_name:', 'size_categories:', '## Guarantees', '| full_cti |']) expect(card).toContain(key);
   });
 });
 
