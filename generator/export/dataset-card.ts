@@ -11,7 +11,7 @@ import { RECORD_COLUMNS } from './export-record.ts';
 import { PARQUET_TYPES } from './parquet-sink.ts';
 import { SPLIT_NAMES, type SplitKind, type SplitName } from './split-assign.ts';
 import { dataFile, type ExportFileEntry } from './export-dataset.ts';
-import { AXOLOTL_FILE, finetuneFile, LLAMA_FACTORY_FILE, llamaFactoryName, type FinetuneTokens } from './finetune-files.ts';
+import { AXOLOTL_FILE, finetuneFile, finetuneParquetFile, LLAMA_FACTORY_FILE, llamaFactoryName, type FinetuneTokens } from './finetune-files.ts';
 import type { PromptSchema } from './prompt-schema.ts';
 import type { RowControls } from './row-selection.ts';
 
@@ -88,13 +88,16 @@ const MESSAGE_LIST = (name: string): string[] => [`  - name: ${name}`, '    list
  * `datasets` reads every subset of a folder with the one builder it picks for the default
  * subset's files, so all subsets name files of one format: JSON Lines when the fine-tuning
  * files are written (Parquet `data` files would make it read the chat files as Parquet),
- * else Parquet when there is Parquet data.
+ * Parquet when every subset has Parquet files (`--formats …,chat-parquet,prompt-parquet`).
  */
 export function cardSubsets(present: readonly SplitName[], files: Readonly<Record<string, ExportFileEntry>>): Subset[] {
   const out: Subset[] = [];
-  const tuned = present.some((s) => files[finetuneFile(s, 'chat')] || files[finetuneFile(s, 'prompt')]);
+  const kinds = (['chat', 'prompt'] as const).filter((k) => present.some((s) => files[finetuneFile(s, k)] || files[finetuneParquetFile(s, k)]));
   const has = (ext: 'jsonl' | 'parquet'): boolean => present.some((s) => files[dataFile(s, ext)]);
-  const ext = tuned ? (has('jsonl') ? 'jsonl' : undefined) : has('parquet') ? 'parquet' : has('jsonl') ? 'jsonl' : undefined;
+  // Parquet throughout when every subset has its Parquet files, else JSON Lines.
+  const allParquet = has('parquet') && kinds.every((k) => present.some((s) => files[finetuneParquetFile(s, k)]));
+  const ext = allParquet ? 'parquet' : kinds.length > 0 ? (has('jsonl') ? 'jsonl' : undefined) : has('jsonl') ? 'jsonl' : undefined;
+  const tunedFile = (s: SplitName, k: 'chat' | 'prompt'): string => (allParquet ? finetuneParquetFile(s, k) : finetuneFile(s, k));
   if (ext) {
     out.push({
       name: 'data',
@@ -102,10 +105,10 @@ export function cardSubsets(present: readonly SplitName[], files: Readonly<Recor
       features: RECORD_COLUMNS.flatMap((c) => [`  - name: ${c}`, `    dtype: ${HF_DTYPE[PARQUET_TYPES[c].type]}`]),
     });
   }
-  const chat = present.filter((s) => files[finetuneFile(s, 'chat')]);
-  if (chat.length > 0) out.push({ name: 'chat', paths: chat.map((s) => ({ split: s, path: finetuneFile(s, 'chat') })), features: MESSAGE_LIST('messages') });
-  const prompt = present.filter((s) => files[finetuneFile(s, 'prompt')]);
-  if (prompt.length > 0) out.push({ name: 'prompt', paths: prompt.map((s) => ({ split: s, path: finetuneFile(s, 'prompt') })), features: [...MESSAGE_LIST('prompt'), ...MESSAGE_LIST('completion')] });
+  const chat = present.filter((s) => files[tunedFile(s, 'chat')]);
+  if (chat.length > 0) out.push({ name: 'chat', paths: chat.map((s) => ({ split: s, path: tunedFile(s, 'chat') })), features: MESSAGE_LIST('messages') });
+  const prompt = present.filter((s) => files[tunedFile(s, 'prompt')]);
+  if (prompt.length > 0) out.push({ name: 'prompt', paths: prompt.map((s) => ({ split: s, path: tunedFile(s, 'prompt') })), features: [...MESSAGE_LIST('prompt'), ...MESSAGE_LIST('completion')] });
   return out;
 }
 
@@ -230,7 +233,7 @@ function filesSection(input: CardInput, subsets: readonly Subset[]): string[] {
     '',
     `The user turn holds the row's schema — ${schemaText} (\`--prompt-schema ${schema}\`) — then the question and its evidence; the assistant turn is exactly the row's \`sql\`.`,
     '',
-    ...(Object.keys(input.files).some((f) => f.startsWith('data/') && f.endsWith('.parquet')) ? ['- `data/<split>-00000-of-00001.parquet`: the same records as typed Parquet, for DuckDB, pandas and Spark (the subsets above name one format, as `datasets` reads all of a folder\'s subsets with one builder).'] : []),
+    ...(Object.keys(input.files).some((f) => f.startsWith('data/') && f.endsWith('.parquet')) ? ['- `data/<split>-00000-of-00001.parquet`: the same records as typed Parquet, for DuckDB, pandas and Spark (the subsets name one format, as `datasets` reads all of a folder\'s subsets with one builder: Parquet when the fine-tuning lines are in Parquet too, `--formats …,chat-parquet,prompt-parquet`).'] : []),
     '- `schemas/<variant>.sql` (DDL) and `dumps/<variant>.sql` (DDL and data, `psql -v ON_ERROR_STOP=1 -f`): a row\'s `schema_id` is `<dataset>/<variant>`.',
     `- \`${LLAMA_FACTORY_FILE}\` and \`${AXOLOTL_FILE}\`: LLaMA-Factory's and Axolotl's settings for the chat files.`,
     '- `record.schema.json`: the JSON Schema of a record; `manifest.json`: settings, counts, token lengths and every file\'s row count and sha256; `hub-files.txt`: what to upload.',

@@ -16,10 +16,10 @@ import type { QuestionRecord } from '../questions/question-record.ts';
 import { suiteQuestions } from '../questions/suite-questions.ts';
 import { groupRows, serializeRecord, type ExportRecord } from './export-record.ts';
 import { planSplits, SPLIT_NAMES, type SplitKind, type SplitName, type SplitRatios } from './split-assign.ts';
-import { writeParquet } from './parquet-sink.ts';
+import { writeMessagesParquet, writeParquet } from './parquet-sink.ts';
 import { fullDdl as promptDdl, type PromptSchema } from './prompt-schema.ts';
 import { promptSchemaTexts } from './prompt-schema-source.ts';
-import { finetuneSplit, finetuneTokens, llamaFactoryInfo, axolotlSnippet, LLAMA_FACTORY_FILE, AXOLOTL_FILE, type FinetuneFormat } from './finetune-files.ts';
+import { finetuneParquetFile, finetuneSplit, finetuneTokens, llamaFactoryInfo, axolotlSnippet, LLAMA_FACTORY_FILE, AXOLOTL_FILE, type FinetuneFormat } from './finetune-files.ts';
 import type { RowTokens } from './token-lengths.ts';
 import { budgetRows, cappedParaphrases, DEFAULT_ROW_CONTROLS, dropDuplicatePairs, questionVariants, splitBudgets, type RowControls } from './row-selection.ts';
 import { RECORD_SCHEMA_PATH } from './check-export.ts';
@@ -28,8 +28,10 @@ import type { CardMetadata } from '../config/define-config.ts';
 import { datasetCard } from './dataset-card.ts';
 import type { ProgressTick } from '../common/progress-tick.ts';
 
-export const EXPORT_FORMATS = ['jsonl', 'parquet', 'chat', 'prompt'] as const;
+export const EXPORT_FORMATS = ['jsonl', 'parquet', 'chat', 'prompt', 'chat-parquet', 'prompt-parquet'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+/** What an export writes unless `--formats` says otherwise; the fine-tuning files as Parquet are asked for. */
+export const DEFAULT_FORMATS: readonly ExportFormat[] = ['jsonl', 'parquet', 'chat', 'prompt'];
 
 export interface ExportOptions {
   /** A directory `equisql generate` wrote (groups, schemas, manifest). */
@@ -138,7 +140,7 @@ function sharedTexts(groups: readonly GroupRecord[], questions: readonly Questio
  * every file written; files of an earlier export that this one does not write are removed.
  *
  * @example
- * await exportDataset({ dir: 'output/social_media', split: 'random', ratios: DEFAULT_RATIOS, formats: EXPORT_FORMATS });
+ * await exportDataset({ dir: 'output/social_media', split: 'random', ratios: DEFAULT_RATIOS, formats: DEFAULT_FORMATS });
  */
 export async function exportDataset(options: ExportOptions): Promise<ExportReport> {
   const started = performance.now();
@@ -214,6 +216,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
     files[rel] = { rows: count, sha256: writeLinesAtomic(join(dir, rel), lines) };
   };
   const seconds = { jsonl: 0, parquet: 0 };
+  // Token lengths and the trainers' settings follow the fine-tuning text, in JSON Lines or Parquet.
   const finetuneFormats = (['chat', 'prompt'] as const).filter((f) => options.formats.includes(f)) as FinetuneFormat[];
   const rowTokens = new Map<SplitName, readonly RowTokens[]>();
   const splits: Partial<Record<SplitName, { rows: number; groups: number }>> = {};
@@ -238,6 +241,12 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
     }
     const tuned = finetuneSplit(split, list, finetuneFormats, (r) => ddl.get(r.schema_id) as string);
     for (const f of tuned.files) put(f.rel, f.lines, f.count);
+    for (const kind of ['chat', 'prompt'] as const) {
+      if (!options.formats.includes(`${kind}-parquet`)) continue;
+      const rel = finetuneParquetFile(split, kind);
+      await writeMessagesParquet(join(dir, rel), kind, list, (r) => ddl.get(r.schema_id) as string);
+      files[rel] = { rows: list.length, sha256: createHash('sha256').update(readFileSync(join(dir, rel))).digest('hex') };
+    }
     if (finetuneFormats.length > 0) rowTokens.set(split, tuned.tokens);
     options.progress?.(`export: ${split}: ${list.length} rows of ${splits[split]?.groups} groups`);
     rowsDone += list.length;

@@ -2,7 +2,7 @@
  * The export's flags, parsed the same way for `equisql export` and `equisql generate`.
  */
 import { ConfigError } from '../common/errors.ts';
-import { EXPORT_FORMATS, type ExportFormat } from './export-dataset.ts';
+import { DEFAULT_FORMATS, EXPORT_FORMATS, type ExportFormat } from './export-dataset.ts';
 import { DEFAULT_RATIOS, parseRatios, SPLIT_KINDS, type SplitKind, type SplitRatios } from './split-assign.ts';
 import { PROMPT_SCHEMAS, type PromptSchema } from './prompt-schema.ts';
 import { DEFAULT_ROW_CONTROLS, type RowControls } from './row-selection.ts';
@@ -46,7 +46,7 @@ export function exportSettings(command: string, flags: ExportFlagValues): Export
   const split = (flags.split ?? 'random') as SplitKind;
   if (!SPLIT_KINDS.includes(split)) throw new ConfigError(`${command}: --split must be one of ${SPLIT_KINDS.join(', ')}, got "${flags.split}"`);
   const ratios = flags.ratios === undefined ? DEFAULT_RATIOS : parseRatios(flags.ratios, `${command}: --ratios`);
-  const formats = flags.formats === undefined ? EXPORT_FORMATS : flags.formats.split(',').map((f) => f.trim());
+  const formats: readonly string[] = flags.formats === undefined ? DEFAULT_FORMATS : flags.formats.split(',').map((f) => f.trim());
   for (const f of formats) if (!(EXPORT_FORMATS as readonly string[]).includes(f)) throw new ConfigError(`${command}: --formats: unknown format "${f}" (known: ${EXPORT_FORMATS.join(', ')})`);
   const promptSchema = (flags['prompt-schema'] ?? 'compact') as PromptSchema;
   if (!PROMPT_SCHEMAS.includes(promptSchema)) throw new ConfigError(`${command}: --prompt-schema must be one of ${PROMPT_SCHEMAS.join(', ')}, got "${flags['prompt-schema']}"`);

@@ -16,6 +16,11 @@ export function finetuneFile(split: SplitName, format: FinetuneFormat): string {
   return `finetune/${split}.${format}.jsonl`;
 }
 
+/** `finetune/<split>.chat.parquet`, `finetune/<split>.prompt.parquet`: the same lines as Parquet. */
+export function finetuneParquetFile(split: SplitName, format: FinetuneFormat): string {
+  return `finetune/${split}.${format}.parquet`;
+}
+
 export const LLAMA_FACTORY_FILE = 'finetune/dataset_info.json';
 export const AXOLOTL_FILE = 'finetune/axolotl.yaml';
 

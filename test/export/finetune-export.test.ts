@@ -178,6 +178,23 @@ describe('the card as the Hub and datasets read it', () => {
     expect(fm.annotations_creators).toEqual(['machine-generated']);
   });
 
+  it('--formats …,chat-parquet,prompt-parquet: the fine-tuning lines as Parquet, the same turns, and every subset of the card in Parquet', async () => {
+    const dir = exported('parquet-tuned', ['--formats', 'jsonl,parquet,chat,prompt,chat-parquet,prompt-parquet']);
+    const fm = frontMatter(dir);
+    const paths = (fm.configs as { data_files: { path: string }[] }[]).flatMap((c) => c.data_files.map((f) => f.path));
+    expect(paths.every((p) => p.endsWith('.parquet'))).toBe(true);
+    expect(paths).toContain('finetune/train.prompt.parquet');
+    const db = await DuckDBInstance.create(':memory:');
+    const c = await db.connect();
+    for (const split of ['train', 'validation', 'test'].filter((s) => manifestOf(dir).export.splits[s])) {
+      for (const kind of ['chat', 'prompt']) {
+        const fromParquet = (await c.runAndReadAll(`SELECT * FROM read_parquet('${join(dir, `finetune/${split}.${kind}.parquet`)}')`)).getRowObjectsJson();
+        expect(fromParquet, `${split} ${kind}`).toEqual(json(join(dir, `finetune/${split}.${kind}.jsonl`)));
+      }
+    }
+    expect(runCli(['check', '--dir', dir]).status).toBe(0);
+  });
+
   it('every nullable column has one type in every split, when one split has LLM chains of thought and another none', async () => {
     const dir = exported('mixed', ['--include', llm, '--split', 'domain', '--ratios', 'train=0.5,validation=0,test=0.5']);
     const m = manifestOf(dir);
