@@ -14,14 +14,14 @@ import { groupsPath, readJsonLines } from '../generate/groups-file.ts';
 import type { GroupRecord } from '../generate/group-record.ts';
 import type { QuestionRecord } from '../questions/question-record.ts';
 import { suiteQuestions } from '../questions/suite-questions.ts';
-import { groupRows, serializeRecord, type ExportRecord } from './export-record.ts';
+import { serializeRecord, type ExportRecord } from './export-record.ts';
 import { planSplits, SPLIT_NAMES, type SplitKind, type SplitName, type SplitRatios } from './split-assign.ts';
 import { writeMessagesParquet, writeParquet } from './parquet-sink.ts';
 import { fullDdl as promptDdl, type PromptSchema } from './prompt-schema.ts';
 import { promptSchemaTexts } from './prompt-schema-source.ts';
 import { finetuneParquetFile, finetuneSplit, finetuneTokens, llamaFactoryInfo, axolotlSnippet, LLAMA_FACTORY_FILE, AXOLOTL_FILE, type FinetuneFormat } from './finetune-files.ts';
 import type { RowTokens } from './token-lengths.ts';
-import { budgetRows, cappedParaphrases, DEFAULT_ROW_CONTROLS, dropDuplicatePairs, questionVariants, splitBudgets, type RowControls } from './row-selection.ts';
+import { DEFAULT_ROW_CONTROLS, splitRows, type RowControls } from './row-selection.ts';
 import { RECORD_SCHEMA_PATH } from './check-export.ts';
 import { HUB_LIST_FILE, hubFiles, GITATTRIBUTES } from './hub-folder.ts';
 import type { CardMetadata } from '../config/define-config.ts';
@@ -167,35 +167,16 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   const domainOf = new Map(sources.flatMap((src) => src.groups.map((g) => [g.group_id, src.domain] as const)));
 
   const plan = planSplits(groups.map((g) => ({ group_id: g.group_id, skeleton: g.skeleton, domain: domainOf.get(g.group_id) as string })), variantNames, options.split, options.ratios, seed, sharedTexts(groups, questions));
-  const rows: Record<SplitName, ExportRecord[]> = { train: [], validation: [], test: [] };
   const controls = options.rows ?? DEFAULT_ROW_CONTROLS;
   let crossed = 0;
-  for (const g of groups) {
+  const units = groups.map((g) => {
     const split = plan.groups.get(g.group_id) as SplitName;
-    const all = byGroup.get(g.group_id) ?? [];
+    const qs = byGroup.get(g.group_id) ?? [];
     const variants = plan.variants ? Object.keys(g.variants).filter((v) => plan.variants?.get(v) === split) : Object.keys(g.variants);
-    if (plan.variants) crossed += all.length * (Object.keys(g.variants).length - variants.length);
-    // The test split is a benchmark: every question on every variant. Training splits are sampled.
-    const sampled = split !== 'test';
-    const qs = sampled ? cappedParaphrases(all, controls.paraphrasesPerStyle) : all;
-    const perQuestion =
-      sampled && controls.variantsPerQuestion !== 'all'
-        ? questionVariants(g.group_id, qs.map((q) => q.question_id), Object.fromEntries(variants.map((v) => [v, (g.variants[v] as { sql: string }).sql])), controls.variantsPerQuestion, seed)
-        : undefined;
-    rows[split].push(...groupRows(g, qs, { domain: domainOf.get(g.group_id) as string, split, variants, ...(perQuestion ? { perQuestion } : {}) }));
-  }
-  const duplicates: Partial<Record<SplitName, number>> = {};
-  for (const split of ['train', 'validation'] as const) {
-    if (!controls.dedupe) break;
-    const kept = dropDuplicatePairs(rows[split]);
-    rows[split] = kept.rows;
-    duplicates[split] = kept.dropped;
-  }
-  if (controls.maxRows !== undefined) {
-    const budget = splitBudgets(rows.train.length, rows.validation.length, controls.maxRows);
-    rows.train = budgetRows(rows.train, budget.train);
-    rows.validation = budgetRows(rows.validation, budget.validation);
-  }
+    if (plan.variants) crossed += qs.length * (Object.keys(g.variants).length - variants.length);
+    return { group: g, split, questions: qs, variants, domain: domainOf.get(g.group_id) as string };
+  });
+  const { rows, duplicates } = splitRows(units, controls, seed);
   const promptSchema = options.promptSchema ?? 'compact';
   const ddl = new Map<string, string>(sources.flatMap((src) => [...(promptSchema === 'full' ? src.ddl : promptSchemaTexts(src.dir, promptSchema))].map(([v, text]) => [`${src.dataset}/${v}`, text] as const)));
   const schemas: Record<string, { ddl: string; dump: string }> = {};

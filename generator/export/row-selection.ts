@@ -7,8 +7,10 @@
  * evenly over the groups. The test split is never sampled: a benchmark needs every variant.
  */
 import { createRng } from '../common/rng.ts';
+import type { GroupRecord } from '../generate/group-record.ts';
 import type { QuestionRecord } from '../questions/question-record.ts';
-import type { ExportRecord } from './export-record.ts';
+import { groupRows, type ExportRecord } from './export-record.ts';
+import type { SplitName } from './split-assign.ts';
 
 export interface RowControls {
   /** Variants each train or validation question is asked on; `all` keeps every one. */
@@ -119,4 +121,46 @@ export function splitBudgets(trainRows: number, validationRows: number, maxRows:
   if (total <= maxRows) return { train: trainRows, validation: validationRows };
   const validation = Math.min(validationRows, Math.round((maxRows * validationRows) / total));
   return { train: Math.min(trainRows, maxRows - validation), validation };
+}
+
+/** A group as the split plan placed it: its split, its questions, the variants it may be asked on there. */
+export interface PlacedGroup {
+  readonly group: GroupRecord;
+  readonly split: SplitName;
+  readonly questions: readonly QuestionRecord[];
+  readonly variants: readonly string[];
+  readonly domain: string;
+}
+
+/**
+ * The rows of each split: the test split's groups give every question on every variant;
+ * train and validation groups give what `controls` keep, then lose their duplicate pairs and
+ * what the budget leaves out. Also how many duplicates each training split dropped.
+ *
+ * @example
+ * splitRows(placed, DEFAULT_ROW_CONTROLS, 1).rows.train.length; // ≈ train questions × 2
+ */
+export function splitRows(placed: readonly PlacedGroup[], controls: RowControls, seed: string | number): { rows: Record<SplitName, ExportRecord[]>; duplicates: Partial<Record<SplitName, number>> } {
+  const rows: Record<SplitName, ExportRecord[]> = { train: [], validation: [], test: [] };
+  for (const p of placed) {
+    const sampled = p.split !== 'test';
+    const qs = sampled ? cappedParaphrases(p.questions, controls.paraphrasesPerStyle) : [...p.questions];
+    const sql = Object.fromEntries(p.variants.map((v) => [v, (p.group.variants[v] as { sql: string }).sql]));
+    const perQuestion = sampled && controls.variantsPerQuestion !== 'all' ? questionVariants(p.group.group_id, qs.map((q) => q.question_id), sql, controls.variantsPerQuestion, seed) : undefined;
+    rows[p.split].push(...groupRows(p.group, qs, { domain: p.domain, split: p.split, variants: p.variants, ...(perQuestion ? { perQuestion } : {}) }));
+  }
+  const duplicates: Partial<Record<SplitName, number>> = {};
+  if (controls.dedupe) {
+    for (const split of ['train', 'validation'] as const) {
+      const kept = dropDuplicatePairs(rows[split]);
+      rows[split] = kept.rows;
+      duplicates[split] = kept.dropped;
+    }
+  }
+  if (controls.maxRows !== undefined) {
+    const budget = splitBudgets(rows.train.length, rows.validation.length, controls.maxRows);
+    rows.train = budgetRows(rows.train, budget.train);
+    rows.validation = budgetRows(rows.validation, budget.validation);
+  }
+  return { rows, duplicates };
 }
