@@ -32,10 +32,11 @@ export interface RowControls {
 export const DEFAULT_ROW_CONTROLS: RowControls = { variantsPerQuestion: 2, paraphrasesPerStyle: 'all', dedupe: true };
 
 /**
- * The variants each question of a group is asked on: `k` of them per question, taken in turn
- * from a seeded order of the group's variants, so that each variant is used once before any
- * is used twice (every variant is covered when questions × k ≥ variants). A question skips a
- * variant whose SQL it already has, where another is left, so its k rows differ in SQL.
+ * The variants each question of a group is asked on: `k` distinct ones per question, the
+ * least used so far first (ties in a seeded order of the group's variants), preferring a
+ * variant whose SQL the question does not have yet, so its rows differ in SQL. Every
+ * variant is covered when questions × k ≥ variants: once the unused variants would need all
+ * the picks left, only unused ones are taken.
  *
  * @example
  * questionVariants('g1', ['q1', 'q2'], { a: 'SELECT 1', b: 'SELECT 2', c: 'SELECT 3' }, 2, 7);
@@ -48,31 +49,32 @@ export function questionVariants(
   k: number,
   seed: string | number,
 ): Map<string, string[]> {
-  const variants = Object.keys(sqlByVariant);
-  const queue = createRng(`${seed}`).fork(`rows/${groupId}`).shuffle([...variants]);
+  const order = createRng(`${seed}`).fork(`rows/${groupId}`).shuffle(Object.keys(sqlByVariant));
+  const uses = new Map(order.map((v) => [v, 0]));
+  const take = Math.min(k, order.length);
   const out = new Map<string, string[]>();
-  const take = Math.min(k, variants.length);
-  for (const q of questionIds) {
+  questionIds.forEach((q, i) => {
     const picks: string[] = [];
     const sqls = new Set<string>();
-    // First the variants whose SQL is new to this question, in queue order; then, only if
-    // the group has fewer distinct SQL texts than k, the others.
-    for (const distinctOnly of [true, false]) {
-      for (let i = 0; i < queue.length && picks.length < take; ) {
-        const v = queue[i] as string;
-        const sql = sqlByVariant[v] as string;
-        if (picks.includes(v) || (distinctOnly && sqls.has(sql))) {
-          i++;
-          continue;
-        }
-        picks.push(v);
-        sqls.add(sql);
-        queue.splice(i, 1);
-        queue.push(v);
-      }
+    while (picks.length < take) {
+      const slotsAfter = take - picks.length - 1 + (questionIds.length - i - 1) * take;
+      const free = order.filter((v) => !picks.includes(v)).sort((a, b) => (uses.get(a) as number) - (uses.get(b) as number));
+      const unused = free.filter((v) => uses.get(v) === 0);
+      const pool = unused.length > slotsAfter ? unused : free;
+      // Among the least used (with SQL new to the question, when there are such), the one whose
+      // SQL text has the most unused variants left: taking those early keeps a later question
+      // from a pile of one text.
+      const fresh = pool.filter((v) => !sqls.has(sqlByVariant[v] as string));
+      const from = fresh.length > 0 ? fresh : pool;
+      const least = from.filter((v) => uses.get(v) === uses.get(from[0] as string));
+      const left = (v: string): number => unused.filter((u) => sqlByVariant[u] === sqlByVariant[v]).length;
+      const pick = least.reduce((best, v) => (left(v) > left(best) ? v : best));
+      picks.push(pick);
+      sqls.add(sqlByVariant[pick] as string);
+      uses.set(pick, (uses.get(pick) as number) + 1);
     }
     out.set(q, picks);
-  }
+  });
   return out;
 }
 
