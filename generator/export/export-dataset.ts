@@ -199,6 +199,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   const seconds = { jsonl: 0, parquet: 0 };
   // Token lengths and the trainers' settings follow the fine-tuning text, in JSON Lines or Parquet.
   const finetuneFormats = (['chat', 'prompt'] as const).filter((f) => options.formats.includes(f)) as FinetuneFormat[];
+  const tunedFiles = (['chat', 'prompt'] as const).flatMap((f) => [...(options.formats.includes(f) ? [[f, 'jsonl'] as const] : []), ...(options.formats.includes(`${f}-parquet`) ? [[f, 'parquet'] as const] : [])]);
   const rowTokens = new Map<SplitName, readonly RowTokens[]>();
   const splits: Partial<Record<SplitName, { rows: number; groups: number }>> = {};
   const totalRows = SPLIT_NAMES.reduce((a, s) => a + rows[s].length, 0);
@@ -220,7 +221,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
       files[rel] = { rows: list.length, sha256: createHash('sha256').update(readFileSync(join(dir, rel))).digest('hex') };
       seconds.parquet += (performance.now() - t) / 1000;
     }
-    const tuned = finetuneSplit(split, list, finetuneFormats, (r) => ddl.get(r.schema_id) as string);
+    const tuned = finetuneSplit(split, list, finetuneFormats, (r) => ddl.get(r.schema_id) as string, tunedFiles.length > 0);
     for (const f of tuned.files) put(f.rel, f.lines, f.count);
     for (const kind of ['chat', 'prompt'] as const) {
       if (!options.formats.includes(`${kind}-parquet`)) continue;
@@ -228,12 +229,12 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
       await writeMessagesParquet(join(dir, rel), kind, list, (r) => ddl.get(r.schema_id) as string);
       files[rel] = { rows: list.length, sha256: createHash('sha256').update(readFileSync(join(dir, rel))).digest('hex') };
     }
-    if (finetuneFormats.length > 0) rowTokens.set(split, tuned.tokens);
+    if (tunedFiles.length > 0) rowTokens.set(split, tuned.tokens);
     options.progress?.(`export: ${split}: ${list.length} rows of ${splits[split]?.groups} groups`);
     rowsDone += list.length;
     options.tick?.({ stage: 'export', done: rowsDone, total: totalRows, unit: 'rows' });
   }
-  const tokens = finetuneTokens(rowTokens, finetuneFormats);
+  const tokens = finetuneTokens(rowTokens, tunedFiles);
   const tunedSplits = [...rowTokens.keys()];
   if (finetuneFormats.includes('chat') && tunedSplits.length > 0) {
     put(LLAMA_FACTORY_FILE, [llamaFactoryInfo(dataset, tunedSplits)], 1);
@@ -265,7 +266,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
       ...(plan.variants ? { rows_left_out_crossing_variant_split: crossed } : {}),
       duplicates_dropped: duplicates,
     },
-    ...(finetuneFormats.length > 0 ? { tokens } : {}),
+    ...(tunedFiles.length > 0 ? { tokens } : {}),
     splits,
     ...(plan.variants ? { variant_splits: Object.fromEntries([...plan.variants].sort(([a], [b]) => (a < b ? -1 : 1))) } : {}),
     schemas,

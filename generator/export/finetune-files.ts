@@ -54,12 +54,11 @@ export interface FinetuneSplit {
 }
 
 /**
- * One split's fine-tuning files in `formats`, with each row's tokens (counted once; the chat
- * and prompt files hold the same text). `ddlOf` gives a row's prompt schema.
+ * One split's fine-tuning JSON Lines files in `formats`, and each row's tokens when `counted`
+ * (once a row: every fine-tuning file holds the same text). `ddlOf` gives a row's prompt schema.
  */
-export function finetuneSplit(split: SplitName, rows: readonly ExportRecord[], formats: readonly FinetuneFormat[], ddlOf: (r: ExportRecord) => string, count = createTokenCounter()): FinetuneSplit {
-  if (formats.length === 0) return { files: [], tokens: [] };
-  const tokens = rows.map((r) => count(SYSTEM_PROMPT, schemaPart(ddlOf(r)), questionPart(r), r.sql));
+export function finetuneSplit(split: SplitName, rows: readonly ExportRecord[], formats: readonly FinetuneFormat[], ddlOf: (r: ExportRecord) => string, counted = formats.length > 0, count = createTokenCounter()): FinetuneSplit {
+  const tokens = counted ? rows.map((r) => count(SYSTEM_PROMPT, schemaPart(ddlOf(r)), questionPart(r), r.sql)) : [];
   const lines = (line: (ddl: string, r: ExportRecord) => string): Iterable<string> => ({
     *[Symbol.iterator]() {
       for (const r of rows) yield line(ddlOf(r), r);
@@ -71,15 +70,15 @@ export function finetuneSplit(split: SplitName, rows: readonly ExportRecord[], f
   };
 }
 
-/** Token lengths of every fine-tuning file written, from each split's row tokens. */
-export function finetuneTokens(splits: ReadonlyMap<SplitName, readonly RowTokens[]>, formats: readonly FinetuneFormat[]): FinetuneTokens {
+/** Token lengths of every fine-tuning file written (`formats`: each kind and its file types), from each split's row tokens. */
+export function finetuneTokens(splits: ReadonlyMap<SplitName, readonly RowTokens[]>, formats: readonly (readonly [FinetuneFormat, 'jsonl' | 'parquet'])[]): FinetuneTokens {
   const files: Record<string, FileTokens> = {};
   const all: number[] = [];
   for (const [split, rows] of splits) {
     const sequence = lengthStats(rows.map((t) => t.sequence));
     all.push(...rows.map((t) => t.sequence));
-    for (const f of formats) {
-      files[finetuneFile(split, f)] =
+    for (const [f, ext] of formats) {
+      files[ext === 'jsonl' ? finetuneFile(split, f) : finetuneParquetFile(split, f)] =
         f === 'chat'
           ? { rows: rows.length, sequence }
           : { rows: rows.length, sequence, prompt: lengthStats(rows.map((t) => t.prompt)), completion: lengthStats(rows.map((t) => t.completion)) };
