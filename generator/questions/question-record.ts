@@ -26,15 +26,21 @@ export const TEMPLATE_STYLES: readonly QuestionStyle[] = ['natural', 'precise', 
  */
 export const DEFAULT_QUESTION_PLAN: Readonly<Partial<Record<QuestionStyle, number>>> = { natural: 3, precise: 1 };
 
-/** The dataset card's paragraph on which styles the data holds and why (for the card writer). */
+/**
+ * The dataset card's paragraph on which styles the data holds and why: `plan` is how many
+ * questions of each style a group has (as `DEFAULT_QUESTION_PLAN` gives them, or as counted
+ * in an export), and only what the data holds is described.
+ */
 export function stylesCardSection(plan: Readonly<Partial<Record<QuestionStyle, number>>> = DEFAULT_QUESTION_PLAN): string {
-  const parts = Object.entries(plan).map(([style, k]) => `${style} ×${k}`);
-  return [
-    `Questions per group: ${parts.join(', ')}.`,
-    'The natural questions are what a user types, in the register of Spider and BIRD (a median length near BIRD\'s); their evidence states what the question leaves to convention and the query decides otherwise (tie-breaks, subtype scope, partners required, repeats, rounding, column order), and the register\'s defaults are documented, so question and evidence together admit one answer.',
-    'The precise question says every choice in one sentence, so each group also carries a full statement of its meaning.',
-    'Other styles (conversational, imperative, concise, implicit) can be written with `equisql questions --styles`.',
-  ].join(' ');
+  const styles = Object.keys(plan) as QuestionStyle[];
+  const parts = styles.map((style) => `${style} ×${plan[style]}`);
+  const why: string[] = [];
+  if (styles.includes('natural')) why.push("The natural questions are what a user types, in the register of Spider and BIRD (a median length near BIRD's); their evidence states what the question leaves to convention and the query decides otherwise (tie-breaks, subtype scope, partners required, repeats, rounding, column order), and the register's defaults are documented, so question and evidence together admit one answer.");
+  if (styles.includes('precise')) why.push('The precise question says every choice in one sentence, so each group also carries a full statement of its meaning.');
+  if (styles.some((s) => s.startsWith('llm:'))) why.push('The llm: styles were written by a language model from the conceptual query and kept only where a back-translation of the question alone returned the group\'s answer.');
+  const others = TEMPLATE_STYLES.filter((s) => !styles.includes(s));
+  if (others.length > 0) why.push(`Other styles (${others.join(', ')}) can be written with \`equisql questions --styles\`.`);
+  return [`Questions per group: ${parts.join(', ')}.`, ...why].join(' ');
 }
 
 /**
