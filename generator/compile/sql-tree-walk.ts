@@ -229,25 +229,9 @@ function rewriteChildren(e: SqlExpr, r: TreeRewrite): SqlExpr {
   }
 }
 
-/** The table aliases an expression reads (`alias.column`), subqueries included. */
-export function aliasesRead(e: SqlExpr, out = new Set<string>()): Set<string> {
-  someExpr(e, (x) => {
-    if (x.kind === 'column' && x.table !== undefined) out.add(x.table);
-    return false;
-  });
-  return out;
-}
-
 /** Whether an expression reads a column of `alias`. */
 export function readsAlias(e: SqlExpr, alias: string): boolean {
   return someExpr(e, (x) => x.kind === 'column' && x.table === alias);
-}
-
-/** Whether two expressions are the same tree. */
-export function sameSqlExpr(a: SqlExpr, b: SqlExpr): boolean {
-  if (a === b) return true;
-  if (a.kind === 'column' && b.kind === 'column') return a.table === b.table && a.name === b.name;
-  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** What a tree holds that some rule rewrites: the runner skips a rule whose features are absent. */

@@ -295,7 +295,3 @@ export function isBoolean(e: SqlExpr | undefined, value: boolean): boolean {
   return e !== undefined && e.kind === 'literal' && e.value === value;
 }
 
-/** The alias a FROM item is read under. */
-export function itemAlias(item: SqlFromItem): string {
-  return item.alias;
-}
