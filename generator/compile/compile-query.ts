@@ -1,7 +1,7 @@
 import type { ErIndex } from '../er-model/er-index.ts';
 import type { RelationalSchema } from '../variants/relational-schema.ts';
 import type { Query, ScalarLiteral } from '../query/conceptual-query.ts';
-import { scopeQuery } from '../query/query-scope.ts';
+import { scopeQuery, type QueryScope } from '../query/query-scope.ts';
 import { inCanonicalOrder } from '../query/walk.ts';
 import { indexVariant } from './entity-view.ts';
 import { rememberCompiled } from './compiled-texts.ts';
@@ -53,6 +53,18 @@ function queryRulesApplied(query: Query, index: ErIndex, rules: readonly Compile
   return out;
 }
 
+/** A query's scope, by query: it depends on the domain alone, not on the variant. */
+const scopes = new WeakMap<Query, { readonly index: ErIndex; readonly scope: QueryScope }>();
+
+function scopeOf(index: ErIndex, query: Query): QueryScope {
+  const cached = scopes.get(query);
+  if (cached && cached.index === index) return cached.scope;
+  // A query that does not check throws here, every time it is compiled.
+  const scope = scopeQuery(index, query);
+  scopes.set(query, { index, scope });
+  return scope;
+}
+
 function canonicalQuery(query: Query): Query {
   let copy = canonicalCopies.get(query);
   if (!copy) canonicalCopies.set(query, (copy = inCanonicalOrder(query)));
@@ -64,7 +76,7 @@ function canonicalQuery(query: Query): Query {
  * tree rules (`rules` chooses which; all of COMPILE_RULES by default, in their order).
  */
 export function compileTree(index: ErIndex, schema: RelationalSchema, query: Query, rules: readonly CompileRule[] = COMPILE_RULES): SqlQuery {
-  const scope = scopeQuery(index, query);
+  const scope = scopeOf(index, query);
   // Keys in one order from here on: the SQL cannot depend on how the JSON was written, and
   // parts compare by their plain JSON.
   const conceptual = queryRulesApplied(canonicalQuery(query), index, rules);
