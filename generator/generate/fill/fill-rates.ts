@@ -27,7 +27,8 @@
  * | analyticColumn | outputs | a plain output becomes its year, length, case, band, … |
  * | columnArithmetic | outputs | row arithmetic combines two attributes rather than one and a number |
  * | groupByBase | grouping | the grouped objects are the FROM entity's rather than a joined one's |
- * | yearCategory | grouping | a date's year is offered as a category to group by |
+ * | yearCategory | grouping | a date's year is offered as a category to group by (always when there is no other) |
+ * | kindCategory | grouping | an object's subclass is offered as a category to group by |
  * | groupByObject | grouping | groups are objects rather than categories, when both are possible |
  * | countPartnersLeft | grouping | counting partners per object keeps those with none (a LEFT join) |
  * | nullsOtherEnd | ordering | an ORDER BY key puts NULLs at the end opposite PostgreSQL's default |
@@ -63,6 +64,7 @@ export const FILL_RATES = {
   columnArithmetic: 0.6,
   groupByBase: 0.7,
   yearCategory: 0.25,
+  kindCategory: 0.5,
   groupByObject: 0.6,
   countPartnersLeft: 0.5,
   nullsOtherEnd: 0.08,

@@ -19,6 +19,9 @@ import { valuesOf } from './instance-values.ts';
 import { drawJoins, pickEntity } from './join-paths.ts';
 import { equalityTargets, OutputList, referencedAliases } from './outputs.ts';
 import { condition } from './predicates.ts';
+import { groupable, naming } from './rules/role-uses.ts';
+import { groupsAggregate } from './rules/single-object.ts';
+import { combinable, conversionFactors, unitOfRole } from './rules/unit-arithmetic.ts';
 
 /** A filled SELECT and its select list (which ORDER BY reads). */
 export async function fillSelect(f: Fill, shape: SelectShape, baseEntity?: string): Promise<{ query: SelectQuery; outputs: OutputList }> {
@@ -39,6 +42,11 @@ export async function fillSelect(f: Fill, shape: SelectShape, baseEntity?: strin
       const feeding = new Set(joins.flatMap((j) => (j.kind === 'relationship' ? [j.from] : [j.of])));
       return [...entities.slice(1).map((a) => a.alias), ...elements.map((e) => e.alias)].filter((a) => !referenced.has(a) && !feeding.has(a));
     };
+    // A listed row shows what it is about (shown-by-name): unless the rows are aggregates, one
+    // value (LIMIT 1) or every attribute, the first column that can be text is a name.
+    const listed = !shape.items.some((i) => i.kind === 'aggregate' || i.kind === 'aggregateArithmetic' || i.kind === 'star') && shape.limit !== 'one';
+    const named = (): boolean => outputs.columns.some((o) => naming(slotOf(o.expr)?.role)) || namedByWhere(f, where, entities);
+    const slotOf = (e: Expr) => (e.kind === 'attribute' ? f.graph.attribute(entities.find((a) => a.alias === e.alias)?.entity ?? '', e.attribute) : undefined);
     for (const item of shape.items) {
       if (item.kind === 'aggregate') outputs.add(aggregate(f, item, entities, elements, undefined, fixed));
       else if (item.kind === 'aggregateArithmetic') outputs.add(aggregateArithmetic(f, item, entities, elements, undefined, fixed));
@@ -47,43 +55,56 @@ export async function fillSelect(f: Fill, shape: SelectShape, baseEntity?: strin
       else {
         const open = unused();
         const avoid = [...fixed, ...outputs.columns.map((o) => o.expr)];
-        const there = open.length > 0 ? candidates(f, entities, elements, item.type).filter((c) => open.includes((c.expr as { alias: string }).alias) && !avoid.some((x) => JSON.stringify(x) === JSON.stringify(c.expr))) : [];
-        const derived = there.length === 0 && item.type === 'any' && r.chance(FILL_RATES.derivedOutput) ? derivedOutput(f, entities) : undefined;
-        const chosen = derived ?? (there.length > 0 ? r.pick(there) : pickColumn(f, entities, elements, item.type, avoid));
-        // Now and then the column's year, length, case, band…: an analytic output.
-        const analytic = !derived && f.analyticRng.chance(FILL_RATES.analyticColumn) ? analyticColumn(chosen, valuesOf(f, chosen, entities, elements), item.type, isPlainText(f, chosen, entities), isOptional(f, chosen, entities), f.analyticRng) : undefined;
+        const wantsName = listed && item.type !== 'numeric' && !named();
+        const fitting = (c: Typed): boolean => !avoid.some((x) => JSON.stringify(x) === JSON.stringify(c.expr)) && (!wantsName || naming(c.slot?.role));
+        const names = wantsName ? candidates(f, entities, elements, item.type).filter(fitting) : [];
+        const there = open.length > 0 ? candidates(f, entities, elements, item.type).filter((c) => open.includes((c.expr as { alias: string }).alias) && fitting(c)) : [];
+        const derived = !wantsName && there.length === 0 && item.type === 'any' && r.chance(FILL_RATES.derivedOutput) ? derivedOutput(f, entities) : undefined;
+        const chosen = derived ?? (there.length > 0 ? r.pick(there) : names.length > 0 ? r.pick(names) : pickColumn(f, entities, elements, item.type, avoid));
+        // Now and then the column's year, length, case, band…: an analytic output (never in place of the name).
+        const analytic = !derived && !wantsName && f.analyticRng.chance(FILL_RATES.analyticColumn) ? analyticColumn(chosen, valuesOf(f, chosen, entities, elements), item.type, isPlainText(f, chosen, entities), isOptional(f, chosen, entities), f.analyticRng) : undefined;
         outputs.add(analytic ?? chosen);
       }
     }
     const left = unused();
     if (left.length > 0 && !outputs.columns.some((o) => o.expr.kind === 'aggregate')) reject('no-fitting-slot', `a join the answer does not use (${left.join(', ')})`);
+    if (listed && !named() && !(shape.distinct && outputs.columns.every((o) => groupable(slotOf(o.expr)?.role) || naming(slotOf(o.expr)?.role)))) reject('no-meaningful-slot:shown-by-name', `rows of ${outputs.columns.map((o) => o.name).join(', ')} with nothing naming them`);
     // With every attribute, id included, the rows are distinct already.
     const distinct = shape.distinct && !shape.items.some((i) => i.kind === 'star');
     const query: SelectQuery = { kind: 'select', ...(distinct ? { distinct: true } : {}), select: outputs.columns, from: { entity: base.entity, alias: base.alias }, ...(joins.length > 0 ? { joins } : {}), ...(where ? { where } : {}) };
     return { query, outputs };
   }
   // Grouped: by the objects of one alias (id, with label attributes) or by a category.
-  const groupAlias = r.chance(FILL_RATES.groupByBase) ? base : r.pick(entities);
-  const categories = candidates(f, entities, [], 'any').filter((c) => c.kind === 'text' || c.kind === 'boolean');
+  // Grouped by objects only where a group holds more than one row (single-object-groups).
+  const aggregating = entities.filter((a) => groupsAggregate(f.graph.index, a.alias, base.alias, joins));
+  const groupAlias = aggregating.includes(base) && r.chance(FILL_RATES.groupByBase) ? base : aggregating.length > 0 ? r.pick(aggregating) : base;
+  // Groups are kinds (group-key): categories and flags the WHERE clause does not fix.
+  const pinned = new Set(equalityTargets(where).map((e) => JSON.stringify(e)));
+  const categories = candidates(f, entities, [], 'any').filter((c) => groupable(c.slot?.role) && !pinned.has(JSON.stringify(c.expr)));
   const lowCardinality = categories.filter((c) => {
     const n = new Set(valuesOf(f, c, entities, elements)).size;
     return n >= 2 && n <= 12;
   });
-  // The year of a date is a category too, when the data spans a few years.
-  if (f.analyticRng.chance(FILL_RATES.yearCategory)) {
+  // The year of a date is a category too, when the data spans a few years; so is the kind of
+  // an object in a hierarchy.
+  if (f.analyticRng.chance(FILL_RATES.yearCategory) || lowCardinality.length === 0) {
     for (const t of candidates(f, entities, [], 'any').filter((c) => c.kind === 'temporal')) {
       const year = yearCategory(t, valuesOf(f, t, entities, elements));
       if (year) lowCardinality.push(year);
     }
+  }
+  for (const a of entities) {
+    const kinds = kindsOf(f, a);
+    if (kinds && f.analyticRng.chance(FILL_RATES.kindCategory)) lowCardinality.push({ expr: { kind: 'classOf', alias: a.alias, among: kinds }, kind: 'text', label: `${snakeCase(a.entity)}_kind` });
   }
   const keys: Expr[] = [];
   const plainItems = shape.items.filter((i) => i.kind === 'column');
   let countTarget: CountTarget | undefined;
   // Per object of one alias only when another alias supplies what is aggregated; an
   // aggregate over an object's own single row says nothing.
-  const byObject = entities.length + elements.length > 1 && (lowCardinality.length === 0 || r.chance(FILL_RATES.groupByObject));
+  const byObject = aggregating.length > 0 && (lowCardinality.length === 0 || r.chance(FILL_RATES.groupByObject));
   if (!byObject) {
-    if (lowCardinality.length === 0) reject('no-fitting-slot', 'no category to group by and nothing joined to aggregate per object');
+    if (lowCardinality.length === 0) reject(aggregating.length === 0 && entities.length + elements.length > 1 ? 'no-meaningful-slot:single-object-groups' : 'no-fitting-slot', 'no category to group by and nothing joined to aggregate per object');
     const pool = r.shuffle(lowCardinality);
     const wanted = Math.max(1, Math.min(shape.groupBy.length, plainItems.length || 1, pool.length));
     for (const c of pool.slice(0, wanted)) {
@@ -127,19 +148,32 @@ export async function fillSelect(f: Fill, shape: SelectShape, baseEntity?: strin
   return { query: { ...base0, ...(kept ? { having: kept } : {}) }, outputs };
 }
 
-/** Arithmetic on each row: two numbers of one object, or one and a number. */
+/**
+ * Arithmetic on each row, where a person would compute it (unit-arithmetic): two numbers of
+ * one object in one unit (`end_offset - start_offset`), a measure times a count the model
+ * declares, a total per a count; or one number converted by a factor (`duration / 60`).
+ */
 function rowArithmetic(f: Fill, op: '+' | '-' | '*' | '/', entities: readonly EntityAlias[], elements: readonly ElementAlias[]): Typed {
-  const numeric = candidates(f, entities, elements, 'numeric').filter((c) => c.expr.kind === 'attribute' && c.label !== 'id');
+  const numeric = candidates(f, entities, elements, 'numeric').filter((c) => c.expr.kind === 'attribute' && c.label !== 'id' && unitOfRole(c.label, c.slot?.role) !== undefined);
   if (numeric.length === 0) reject('no-fitting-slot', 'no numeric attribute for arithmetic');
-  const left = f.rng.pick(numeric);
-  const same = numeric.filter((c) => c !== left && (c.expr as { alias: string }).alias === (left.expr as { alias: string }).alias);
-  if (same.length > 0 && op !== '/' && f.rng.chance(FILL_RATES.columnArithmetic)) {
+  const named = (c: Typed) => ({ name: c.label, role: c.slot?.role });
+  const partners = (c: Typed): Typed[] => numeric.filter((d) => d !== c && (d.expr as { alias: string }).alias === (c.expr as { alias: string }).alias && combinable(op, named(c), named(d)));
+  const lefts = op === '+' || op === '-' ? numeric.filter((c) => partners(c).length > 0) : numeric;
+  if (lefts.length === 0) reject('no-meaningful-slot:unit-arithmetic', `no two numbers of one unit to ${op === '+' ? 'add' : 'subtract'}`);
+  const left = f.rng.pick(lefts);
+  const same = partners(left);
+  if (same.length > 0 && (op === '+' || op === '-' || f.rng.chance(FILL_RATES.columnArithmetic))) {
     const right = f.rng.pick(same);
-    return { expr: { kind: 'arithmetic', op, left: left.expr, right: right.expr }, kind: 'numeric', label: `${left.label}_${op === '+' ? 'plus' : op === '-' ? 'minus' : 'times'}_${right.label}` };
+    return { expr: { kind: 'arithmetic', op, left: left.expr, right: right.expr }, kind: 'numeric', label: `${left.label}_${op === '+' ? 'plus' : op === '-' ? 'minus' : op === '*' ? 'times' : 'per'}_${right.label}` };
   }
-  const k = f.rng.pick([2, 10, 100]);
-  const word = op === '+' ? 'plus' : op === '-' ? 'minus' : op === '*' ? 'times' : 'per';
+  const k = f.rng.pick(conversionFactors(unitOfRole(left.label, left.slot?.role)));
+  const word = op === '*' ? 'times' : 'per';
   return { expr: { kind: 'arithmetic', op, left: left.expr, right: { kind: 'literal', value: k } }, kind: 'numeric', label: `${left.label}_${word}_${k}` };
+}
+
+/** Whether the WHERE clause picks rows out by a name, an identifier or a contact (`title = '…'`). */
+function namedByWhere(f: Fill, where: Predicate | undefined, entities: readonly EntityAlias[]): boolean {
+  return equalityTargets(where).some((e) => e.kind === 'attribute' && naming(f.graph.attribute(entities.find((a) => a.alias === e.alias)?.entity ?? '', e.attribute)?.role));
 }
 
 /** Outputs only a conceptual query can ask for simply: a set's size, the set itself, the object's class. */
@@ -147,18 +181,21 @@ function derivedOutput(f: Fill, entities: readonly EntityAlias[]): Typed | undef
   const r = f.rng;
   const a = r.pick(entities);
   const sets = f.graph.entities.get(a.entity)?.sets ?? [];
-  const subs = f.graph.index.subtree(a.entity).map((e) => e.name);
-  const roll = r.next();
-  if (roll < FILL_RATES.setSize && sets.length > 0) {
-    const slot = r.pick(sets);
-    return { expr: { kind: 'setSize', alias: a.alias, attribute: slot.name }, kind: 'numeric', label: `${slot.name}_count` };
-  }
-  if (roll < FILL_RATES.setArray && sets.length > 0) {
-    const slot = r.pick(sets);
-    return { expr: { kind: 'setArray', alias: a.alias, attribute: slot.name }, kind: 'text', label: slot.name };
-  }
+  const subs = kindsOf(f, a) ?? [];
   if (subs.length > 1) return { expr: { kind: 'classOf', alias: a.alias, among: subs }, kind: 'text', label: `${snakeCase(a.entity)}_kind` };
   return undefined;
+}
+
+/**
+ * The classes an object of `a` can be, most specific first and the entity itself last (where
+ * it can have objects of its own), or undefined without subclasses. Listed first, the entity
+ * would be every object's class (constant-output).
+ */
+function kindsOf(f: Fill, a: EntityAlias): string[] | undefined {
+  const depth = (name: string): number => f.graph.index.chain(name).length;
+  const below = f.graph.index.subtree(a.entity).slice(1).map((e) => e.name).sort((x, y) => depth(y) - depth(x));
+  const kinds = [...below, ...(f.graph.index.canBeDirect(a.entity) ? [a.entity] : [])];
+  return below.length > 0 && kinds.length > 1 ? kinds : undefined;
 }
 
 /**

@@ -1,0 +1,64 @@
+/**
+ * No output that is the same in every row or only restates a value: a literal, a value the
+ * WHERE clause pins (`platform` where `platform = 'kick'`), the class of an object among a
+ * list that names its own type before its subclasses (`CASE WHEN TRUE THEN
+ * 'PhysicalProduct' …`), a default for a value that is never missing, a whole number cast
+ * to a whole number, zero turned into NULL with no division after.
+ */
+import type { Expr, SelectQuery } from '../../query/conceptual-query.ts';
+import type { MeaningCheck } from '../meaning-check.ts';
+import { conjuncts, exprKey, refOf, type QueryMeaning } from '../query-meaning.ts';
+import { listedSelects } from './shown-by-name.ts';
+
+function fault(m: QueryMeaning, q: SelectQuery, e: Expr, pinned: ReadonlySet<string>): string | undefined {
+  if (pinned.has(exprKey(e))) return 'a value the WHERE clause fixes';
+  switch (e.kind) {
+    case 'literal':
+      return 'a literal';
+    case 'classOf': {
+      const info = m.scope.aliases.get(e.alias);
+      if (info?.kind !== 'entity') return undefined;
+      const own = m.index.chain(info.entity).map((x) => x.name);
+      const at = e.among.findIndex((c) => own.includes(c));
+      return at >= 0 && at < e.among.length - 1 ? `the class of ${e.alias} among a list naming ${e.among[at]} before its subclasses` : undefined;
+    }
+    case 'coalesce': {
+      const ref = e.args[0] ? refOf(m, e.args[0]) : undefined;
+      return ref && ref.attribute && ref.attribute.optional !== true && !isOuter(q, ref.alias) ? `a default for ${ref.name}, which is never missing` : undefined;
+    }
+    case 'cast': {
+      const ref = refOf(m, e.arg);
+      const whole = ['integer', 'bigint'];
+      return ref && e.to === 'integer' && (ref.name === 'id' || (ref.attribute && whole.includes(ref.attribute.type.kind))) ? `${ref.name} cast to what it is` : undefined;
+    }
+    case 'nullif':
+      return 'zero turned into NULL with no division after';
+    case 'case':
+    case 'simpleCase': {
+      const thens = [...e.whens.map((w) => exprKey(w.then)), ...(e.else ? [exprKey(e.else)] : [])];
+      return new Set(thens).size <= 1 ? 'a CASE with one outcome' : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Whether an alias comes from a LEFT join, where a default can stand for the missing partner. */
+function isOuter(q: SelectQuery, alias: string): boolean {
+  return (q.joins ?? []).some((j) => j.alias === alias && j.type === 'left');
+}
+
+export const constantOutput: MeaningCheck = {
+  rule: 'constant-output',
+  query: (m) => {
+    const out: string[] = [];
+    for (const q of listedSelects(m.query)) {
+      const pinned = new Set(conjuncts(q.where).flatMap((p) => (p.kind === 'compare' && p.op === '=' && p.right.kind === 'literal' ? [exprKey(p.left)] : [])));
+      for (const o of q.select) {
+        const x = fault(m, q, o.expr, pinned);
+        if (x) out.push(`${o.name}: ${x}`);
+      }
+    }
+    return out;
+  },
+};
