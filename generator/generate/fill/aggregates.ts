@@ -13,7 +13,9 @@ import { candidates } from './column-slots.ts';
 import type { CountTarget, ElementAlias, EntityAlias, Fill, Typed } from './fill-context.ts';
 import { FILL_RATES } from './fill-rates.ts';
 import { valuesOf } from './instance-values.ts';
-import { averageable, distinctCountable, groupable, summable } from './rules/role-uses.ts';
+import { summable } from './rules/additive-sum.ts';
+import { averageable, distinctCountable } from './rules/aggregate-argument.ts';
+import { groupable } from './rules/group-key.ts';
 import { additiveResult, combinable, conversionFactors, unitOfRole } from './rules/unit-arithmetic.ts';
 
 const aliasOf = (c: Typed): string => (c.expr as { alias: string }).alias;

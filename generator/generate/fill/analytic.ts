@@ -9,7 +9,7 @@ import type { Rng } from '../../common/rng.ts';
 import type { Scalar } from '../../instance/conceptual-instance.ts';
 import type { Expr, Predicate } from '../../query/conceptual-query.ts';
 import type { AttributeSlot, SlotKind } from '../schema-graph.ts';
-import { roundThreshold } from './rules/typed-values.ts';
+import { roundThreshold } from './rules/typed-value.ts';
 import { FILL_RATES } from './fill-rates.ts';
 
 /** A value expression with what the filler knows of it (as the content filler types it). */

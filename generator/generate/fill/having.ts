@@ -9,7 +9,7 @@ import type { ComparisonOp, ConditionShape } from '../skeleton-shape.ts';
 import { aggregate } from './aggregates.ts';
 import type { CountTarget, ElementAlias, EntityAlias, Fill } from './fill-context.ts';
 import { HAVING_QUANTILES } from './fill-rates.ts';
-import { roundThreshold } from './rules/typed-values.ts';
+import { roundThreshold } from './rules/typed-value.ts';
 
 /** Whether `v op t` holds. */
 function holds(v: number, op: ComparisonOp, t: number): boolean {

@@ -10,7 +10,7 @@ import { isAggregateItem, type ItemSlot, type SelectShape } from '../skeleton-sh
 import type { Fill } from './fill-context.ts';
 import { FILL_RATES } from './fill-rates.ts';
 import { type OutputList, outputNames } from './outputs.ts';
-import { ROUND_LIMITS } from './rules/typed-values.ts';
+import { ROUND_LIMITS } from './rules/typed-value.ts';
 
 /**
  * Orders by the skeleton's keys and places the LIMIT where the order is strict: the rows
@@ -55,8 +55,11 @@ function orderKey(f: Fill, key: ItemSlot, outputs: OutputList, grouped: boolean,
   // of something, rather than the alphabetically first group.
   const plain = outs.filter((o) => !isAgg(o.expr) || key.kind !== 'column');
   const usable = plain.length > 0 || !cut ? plain : outs;
-  // An id orders rows by nothing a reader knows: only when there is nothing else.
-  const known = usable.filter((o) => !(o.expr.kind === 'attribute' && o.expr.attribute === 'id'));
+  // An id orders rows by nothing a reader knows: only when there is nothing else. Numbers and
+  // dates come before text, whose order is the collation's.
+  const unnamed = usable.filter((o) => !(o.expr.kind === 'attribute' && o.expr.attribute === 'id'));
+  const untexted = unnamed.filter((o) => outputs.kinds.get(o.name) !== 'text');
+  const known = untexted.length > 0 ? untexted : unnamed;
   // Among every attribute of SELECT *, a number or a date: text orders by collation, and
   // flags and categories tie, so a LIMIT seldom finds a cut.
   const ordered = shape.items.some((i) => i.kind === 'star') ? known.filter((o) => ['numeric', 'temporal'].includes(outputs.kinds.get(o.name) ?? '')) : [];

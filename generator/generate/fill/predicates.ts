@@ -14,9 +14,11 @@ import type { ElementAlias, EntityAlias, Fill } from './fill-context.ts';
 import { FILL_RATES } from './fill-rates.ts';
 import { literal, members, ODD_TEXT, quantile, valuesOf } from './instance-values.ts';
 import { linkedSubquery, scalarComparison } from './subqueries.ts';
-import { comparable } from './rules/comparable.ts';
-import { matchable, rangeable, searchable } from './rules/role-uses.ts';
-import { isTyped, monthStart, roundThreshold } from './rules/typed-values.ts';
+import { comparable } from './rules/comparable-columns.ts';
+import { matchable } from './rules/exact-match.ts';
+import { searchable } from './rules/like-on-text.ts';
+import { rangeable } from './rules/range-on-quantity.ts';
+import { isTyped, monthStart, roundThreshold } from './rules/typed-value.ts';
 import type { Typed } from './fill-context.ts';
 
 /** An OR of ANDs of predicate slots, filled. */

@@ -19,8 +19,9 @@ import { valuesOf } from './instance-values.ts';
 import { drawJoins, pickEntity } from './join-paths.ts';
 import { equalityTargets, OutputList, referencedAliases } from './outputs.ts';
 import { condition } from './predicates.ts';
-import { groupable, naming } from './rules/role-uses.ts';
-import { groupsAggregate } from './rules/single-object.ts';
+import { groupable } from './rules/group-key.ts';
+import { naming } from './rules/shown-by-name.ts';
+import { groupsAggregate } from './rules/single-object-groups.ts';
 import { combinable, conversionFactors, unitOfRole } from './rules/unit-arithmetic.ts';
 
 /** A filled SELECT and its select list (which ORDER BY reads). */
@@ -45,7 +46,7 @@ export async function fillSelect(f: Fill, shape: SelectShape, baseEntity?: strin
     // A listed row shows what it is about (shown-by-name): unless the rows are aggregates, one
     // value (LIMIT 1) or every attribute, the first column that can be text is a name.
     const listed = !shape.items.some((i) => i.kind === 'aggregate' || i.kind === 'aggregateArithmetic' || i.kind === 'star') && shape.limit !== 'one';
-    const named = (): boolean => outputs.columns.some((o) => naming(slotOf(o.expr)?.role)) || namedByWhere(f, where, entities);
+    const named = (): boolean => outputs.columns.some((o) => naming(slotOf(o.expr)?.role) || (o.expr.kind === 'attribute' && o.expr.attribute === 'id')) || namedByWhere(f, where, entities);
     const slotOf = (e: Expr) => (e.kind === 'attribute' ? f.graph.attribute(entities.find((a) => a.alias === e.alias)?.entity ?? '', e.attribute) : undefined);
     for (const item of shape.items) {
       if (item.kind === 'aggregate') outputs.add(aggregate(f, item, entities, elements, undefined, fixed));
@@ -56,9 +57,14 @@ export async function fillSelect(f: Fill, shape: SelectShape, baseEntity?: strin
         const open = unused();
         const avoid = [...fixed, ...outputs.columns.map((o) => o.expr)];
         const wantsName = listed && item.type !== 'numeric' && !named();
-        const fitting = (c: Typed): boolean => !avoid.some((x) => JSON.stringify(x) === JSON.stringify(c.expr)) && (!wantsName || naming(c.slot?.role));
-        const names = wantsName ? candidates(f, entities, elements, item.type).filter(fitting) : [];
-        const there = open.length > 0 ? candidates(f, entities, elements, item.type).filter((c) => open.includes((c.expr as { alias: string }).alias) && fitting(c)) : [];
+        const fresh = (c: Typed): boolean => !avoid.some((x) => JSON.stringify(x) === JSON.stringify(c.expr));
+        // What names a row: a name, identifier or contact, or the id of an object that has none.
+        const names = wantsName ? [...candidates(f, entities, elements, item.type).filter((c) => fresh(c) && naming(c.slot?.role)), ...(item.type === 'any' ? entities.filter((a) => !hasNaming(f, a)).map((a): Typed => ({ expr: { kind: 'attribute', alias: a.alias, attribute: 'id' }, kind: 'id', label: `${snakeCase(a.entity)}_id` })).filter(fresh) : [])] : [];
+        const thereAll = open.length > 0 ? candidates(f, entities, elements, item.type).filter((c) => open.includes((c.expr as { alias: string }).alias) && fresh(c)) : [];
+        const thereNamed = thereAll.filter((c) => naming(c.slot?.role));
+        // A join not yet used comes first; the name may wait for a later column when there is one.
+        const later = shape.items.slice(shape.items.indexOf(item) + 1).some((i) => i.kind === 'column' && i.type !== 'numeric');
+        const there = !wantsName ? thereAll : thereNamed.length > 0 ? thereNamed : later ? thereAll : [];
         const derived = !wantsName && there.length === 0 && item.type === 'any' && r.chance(FILL_RATES.derivedOutput) ? derivedOutput(f, entities) : undefined;
         const chosen = derived ?? (there.length > 0 ? r.pick(there) : names.length > 0 ? r.pick(names) : pickColumn(f, entities, elements, item.type, avoid));
         // Now and then the column's year, length, case, band…: an analytic output (never in place of the name).
@@ -169,6 +175,11 @@ function rowArithmetic(f: Fill, op: '+' | '-' | '*' | '/', entities: readonly En
   const k = f.rng.pick(conversionFactors(unitOfRole(left.label, left.slot?.role)));
   const word = op === '*' ? 'times' : 'per';
   return { expr: { kind: 'arithmetic', op, left: left.expr, right: { kind: 'literal', value: k } }, kind: 'numeric', label: `${left.label}_${word}_${k}` };
+}
+
+/** Whether an entity has an attribute that names its objects. */
+function hasNaming(f: Fill, a: EntityAlias): boolean {
+  return (f.graph.entities.get(a.entity)?.attributes ?? []).some((s) => naming(s.role));
 }
 
 /** Whether the WHERE clause picks rows out by a name, an identifier or a contact (`title = '…'`). */

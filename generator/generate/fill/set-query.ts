@@ -14,8 +14,9 @@ import { having } from './having.ts';
 import { drawJoins, pickEntity } from './join-paths.ts';
 import { placeLimit } from './order-limit.ts';
 import { condition } from './predicates.ts';
-import { averageable, summable } from './rules/role-uses.ts';
-import { groupsAggregate } from './rules/single-object.ts';
+import { summable } from './rules/additive-sum.ts';
+import { averageable } from './rules/aggregate-argument.ts';
+import { groupsAggregate } from './rules/single-object-groups.ts';
 
 /**
  * Both arms over one hierarchy, projecting the same attributes of the arms' common

@@ -13,7 +13,7 @@ import { type ElementAlias, type EntityAlias, type Fill, newAlias, weight } from
 import { FILL_RATES } from './fill-rates.ts';
 import { drawJoins } from './join-paths.ts';
 import { condition } from './predicates.ts';
-import { averageable } from './rules/role-uses.ts';
+import { averageable } from './rules/aggregate-argument.ts';
 
 /**
  * `A.id [NOT] IN (SELECT b.id FROM Partner s JOIN … b …)` or `[NOT] EXISTS (…)`: the outer

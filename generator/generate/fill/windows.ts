@@ -5,7 +5,10 @@ import { ORDER_SENSITIVE } from '../../query/window-scope.ts';
 import { hasAggregate } from '../../query/query-scope.ts';
 import { FILL_RATES } from './fill-rates.ts';
 import { roleOf } from '../../er-model/attribute-roles.ts';
-import { averageable, groupable, rangeable, summable } from './rules/role-uses.ts';
+import { summable } from './rules/additive-sum.ts';
+import { averageable } from './rules/aggregate-argument.ts';
+import { groupable } from './rules/group-key.ts';
+import { rangeable } from './rules/range-on-quantity.ts';
 
 /**
  * Windows for the content filler: a filled plain query becomes "the N first rows of each
