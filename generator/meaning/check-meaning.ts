@@ -17,10 +17,12 @@ import { comparableColumns } from './rules/comparable-columns.ts';
 import { constantOutput } from './rules/constant-output.ts';
 import { distinctAggregate } from './rules/distinct-aggregate.ts';
 import { exactMatch } from './rules/exact-match.ts';
+import { fanOut } from './rules/fan-out.ts';
 import { groupKey } from './rules/group-key.ts';
 import { impliedBound } from './rules/implied-bound.ts';
 import { likeOnText } from './rules/like-on-text.ts';
 import { rangeOnQuantity } from './rules/range-on-quantity.ts';
+import { repeatedRows } from './rules/repeated-rows.ts';
 import { roundLimit } from './rules/round-limit.ts';
 import { selfPairing } from './rules/self-pairing.ts';
 import { shownByName } from './rules/shown-by-name.ts';
@@ -46,6 +48,8 @@ export const MEANING_CHECKS: readonly MeaningCheck[] = [
   impliedBound,
   constantOutput,
   singleObjectGroups,
+  fanOut,
+  repeatedRows,
   typedValue,
   roundLimit,
   alphabeticalCut,

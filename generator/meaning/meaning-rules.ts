@@ -35,6 +35,10 @@ export const MEANING_RULES = [
   'constant-output',
   /** No grouping whose every group is one object, when the query aggregates over it. */
   'single-object-groups',
+  /** No SUM or AVG over rows a join multiplies for nothing: a total counted once per unrelated partner. */
+  'fan-out',
+  /** No list whose rows repeat once per object of a FROM entity it neither shows nor filters on. */
+  'repeated-rows',
   /** Numbers a person types (one or two significant digits, or a whole number below 100) and dates on a calendar day. */
   'typed-value',
   /** LIMIT from 1, 3, 5, 10, 20, 50, 100. */

@@ -79,6 +79,14 @@ const CASES: Record<MeaningRule, { bad: Query; good: Query; index?: typeof retai
     bad: select({ from: entity('Review', 'r'), joins: [inner('about', 'r', 'forward', 'p', 'Product')], select: [out('review_id', id('r')), out('n', count())], groupBy: [id('r')] }),
     good: select({ from: product, joins: [inner('about', 'p', 'reverse', 'r', 'Review')], select: [name, out('n', count())], groupBy: [id('p')] }),
   },
+  'fan-out': {
+    bad: select({ from: product, joins: [elements('inner', 'p', 'tags', 't')], select: [out('total_price', agg('sum', attr('p', 'price')))] }),
+    good: select({ from: product, joins: [elements('inner', 'p', 'tags', 't')], select: [out('tag', element('t')), out('total_price', agg('sum', attr('p', 'price')))], groupBy: [element('t')] }),
+  },
+  'repeated-rows': {
+    bad: select({ from: entity('PhysicalProduct', 'pp'), joins: [inner('recommends', 'pp', 'reverse', 'e', 'Employee')], select: [out('last_name', attr('e', 'last_name'))] }),
+    good: select({ distinct: true, from: entity('PhysicalProduct', 'pp'), joins: [inner('recommends', 'pp', 'reverse', 'e', 'Employee')], select: [out('last_name', attr('e', 'last_name'))] }),
+  },
   'typed-value': {
     bad: products([], { where: cmp(attr('p', 'price'), '>', lit(9512.32)) }),
     good: products([], { where: cmp(attr('p', 'price'), '>', lit(9500)) }),

@@ -60,7 +60,7 @@ export function analyticColumn(t: FilledValue, values: readonly Scalar[], wanted
     }
     if (wanted === 'any') options.push({ expr: { kind: 'dateTrunc', unit: rng.pick(['month', 'year'] as const), arg: t.expr }, kind: 'temporal', label: `${t.label}_period` });
   } else if (t.kind === 'text' && plainText) {
-    if (wanted !== 'numeric' && (role === 'name' || role === 'category')) options.push({ expr: { kind: 'textFunction', fn: rng.pick(['lower', 'upper'] as const), arg: t.expr }, kind: 'text', label: `${t.label}_case` });
+    if (wanted !== 'numeric' && role === 'name') options.push({ expr: { kind: 'textFunction', fn: rng.pick(['lower', 'upper'] as const), arg: t.expr }, kind: 'text', label: `${t.label}_case` });
     if (wanted !== 'numeric' && role === 'name') options.push({ expr: { kind: 'substring', arg: t.expr, start: 1, length: rng.int(1, 3) }, kind: 'text', label: `${t.label}_start` });
     if (wanted !== 'text' && role === 'description') options.push({ expr: { kind: 'textFunction', fn: 'length', arg: t.expr }, kind: 'numeric', label: `${t.label}_length` });
   } else if (t.kind === 'numeric' && t.label !== 'id' && (role === 'measure' || role === 'count' || role === 'score')) {

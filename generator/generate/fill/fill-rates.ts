@@ -5,6 +5,7 @@
  *
  * | rate | step | the chance that… |
  * |---|---|---|
+ * | ownNameBase | joins | a list's FROM entity is drawn among those that hold their own name |
  * | subtypeJoin | joins | a join reaches a subclass of the entity at the other end rather than the entity |
  * | elementEdgeWeight | joins | (a weight, not a chance) an element join counts this much of a relationship join of the same variation |
  * | notOverNegated | predicates | `x NOT LIKE p` (NOT IN, NOT BETWEEN, IS NOT NULL) is written `NOT (x LIKE p)` |
@@ -38,6 +39,7 @@
  * | windowDescending | windows | a window orders its rows descending |
  */
 export const FILL_RATES = {
+  ownNameBase: 0.6,
   subtypeJoin: 0.25,
   elementEdgeWeight: 0.5,
   notOverNegated: 0.35,

@@ -22,13 +22,19 @@ import { condition } from './predicates.ts';
 import { groupable } from './rules/group-key.ts';
 import { naming } from './rules/shown-by-name.ts';
 import { groupsAggregate } from './rules/single-object-groups.ts';
+import { idleAliases, totals } from './rules/fan-out.ts';
+import { repeatsBase } from './rules/repeated-rows.ts';
 import { combinable, conversionFactors, unitOfRole } from './rules/unit-arithmetic.ts';
 
 /** A filled SELECT and its select list (which ORDER BY reads). */
 export async function fillSelect(f: Fill, shape: SelectShape, baseEntity?: string): Promise<{ query: SelectQuery; outputs: OutputList }> {
   const outputs = new OutputList();
   const r = f.rng;
-  const baseName = baseEntity ?? pickEntity(f);
+  // A list of objects names them (shown-by-name): now and then its entity is one that holds
+  // its own name, which the list can show without joining the name in from a superclass.
+  const listing = shape.groupBy.length === 0 && !shape.items.some((i) => i.kind === 'aggregate' || i.kind === 'aggregateArithmetic' || i.kind === 'star');
+  const ownNamed = listing && f.rng.chance(FILL_RATES.ownNameBase) ? [...f.graph.entities.values()].filter((e) => e.attributes.some((a) => a.owner === e.name && naming(a.role))).map((e) => e.name) : undefined;
+  const baseName = baseEntity ?? pickEntity(f, ownNamed !== undefined && ownNamed.length > 0 ? ownNamed : undefined);
   const base: EntityAlias = { alias: newAlias(f, baseName), entity: baseName };
   const { entities, elements, joins } = drawJoins(f, base, shape.joins);
   const where = shape.where ? await condition(f, shape.where, entities, elements) : undefined;
@@ -47,6 +53,7 @@ export async function fillSelect(f: Fill, shape: SelectShape, baseEntity?: strin
     // value (LIMIT 1) or every attribute, the first column that can be text is a name.
     const listed = !shape.items.some((i) => i.kind === 'aggregate' || i.kind === 'aggregateArithmetic' || i.kind === 'star') && shape.limit !== 'one';
     const named = (): boolean => outputs.columns.some((o) => naming(slotOf(o.expr)?.role) || (o.expr.kind === 'attribute' && o.expr.attribute === 'id')) || namedByWhere(f, where, entities);
+    const readsBase = (): boolean => referencedAliases([where, ...outputs.columns.map((o) => o.expr)]).has(base.alias);
     const slotOf = (e: Expr) => (e.kind === 'attribute' ? f.graph.attribute(entities.find((a) => a.alias === e.alias)?.entity ?? '', e.attribute) : undefined);
     for (const item of shape.items) {
       if (item.kind === 'aggregate') outputs.add(aggregate(f, item, entities, elements, undefined, fixed));
@@ -66,7 +73,9 @@ export async function fillSelect(f: Fill, shape: SelectShape, baseEntity?: strin
         const later = shape.items.slice(shape.items.indexOf(item) + 1).some((i) => i.kind === 'column' && i.type !== 'numeric');
         const there = !wantsName ? thereAll : thereNamed.length > 0 ? thereNamed : later ? thereAll : [];
         const derived = !wantsName && there.length === 0 && item.type === 'any' && r.chance(FILL_RATES.derivedOutput) ? derivedOutput(f, entities) : undefined;
-        const chosen = derived ?? (there.length > 0 ? r.pick(there) : names.length > 0 ? r.pick(names) : pickColumn(f, entities, elements, item.type, avoid));
+        // Past the joins and the name, a column of the FROM entity, so its rows are not repeated for nothing (repeated-rows).
+        const onBase = there.length === 0 && names.length === 0 && joins.length > 0 && !readsBase() ? candidates(f, entities, elements, item.type).filter((c) => fresh(c) && (c.expr as { alias?: string }).alias === base.alias) : [];
+        const chosen = derived ?? (there.length > 0 ? r.pick(there) : names.length > 0 ? r.pick(names) : onBase.length > 0 ? r.pick(onBase) : pickColumn(f, entities, elements, item.type, avoid));
         // Now and then the column's year, length, case, band…: an analytic output (never in place of the name).
         const analytic = !derived && !wantsName && f.analyticRng.chance(FILL_RATES.analyticColumn) ? analyticColumn(chosen, valuesOf(f, chosen, entities, elements), item.type, isPlainText(f, chosen, entities), isOptional(f, chosen, entities), f.analyticRng) : undefined;
         outputs.add(analytic ?? chosen);
@@ -74,6 +83,11 @@ export async function fillSelect(f: Fill, shape: SelectShape, baseEntity?: strin
     }
     const left = unused();
     if (left.length > 0 && !outputs.columns.some((o) => o.expr.kind === 'aggregate')) reject('no-fitting-slot', `a join the answer does not use (${left.join(', ')})`);
+    // A total over rows a join repeats for nothing counts them again (fan-out).
+    if (left.length > 0 && outputs.columns.some((o) => totals(o.expr))) reject('no-meaningful-slot:fan-out', `a total over rows ${left.join(', ')} repeats`);
+    if (!shape.distinct && joins.length > 0 && !outputs.columns.some((o) => hasAggregate(o.expr)) && !readsBase() && repeatsBase(f.graph.index, base.alias, joins)) reject('no-meaningful-slot:repeated-rows', `rows repeat per ${base.entity}, neither shown nor filtered`);
+    // The same value twice says it once (constant-output).
+    if (new Set(outputs.columns.map((o) => JSON.stringify(o.expr))).size < outputs.columns.length) reject('no-meaningful-slot:constant-output', 'one output twice');
     if (listed && !named() && !(shape.distinct && outputs.columns.every((o) => groupable(slotOf(o.expr)?.role) || naming(slotOf(o.expr)?.role)))) reject('no-meaningful-slot:shown-by-name', `rows of ${outputs.columns.map((o) => o.name).join(', ')} with nothing naming them`);
     // With every attribute, id included, the rows are distinct already.
     const distinct = shape.distinct && !shape.items.some((i) => i.kind === 'star');
@@ -144,11 +158,17 @@ export async function fillSelect(f: Fill, shape: SelectShape, baseEntity?: strin
   if (shape.leftJoins.length > 0 && !joins.some((j) => j.type === 'left')) reject('no-fitting-slot', 'a LEFT JOIN in a grouped query other than counting the partners of each object');
   const others = entities.filter((a) => a !== groupAlias);
   const aggScope = byObject && others.length > 0 ? others : entities;
+  // Within a group its keys are fixed: no aggregate of them or filtered on them (constant-output).
   for (const item of shape.items) {
-    if (item.kind === 'aggregate') outputs.add(aggregate(f, item, aggScope, elements, countTarget));
-    else if (item.kind === 'aggregateArithmetic') outputs.add(aggregateArithmetic(f, item, aggScope, elements, countTarget));
+    if (item.kind === 'aggregate') outputs.add(aggregate(f, item, aggScope, elements, countTarget, keys));
+    else if (item.kind === 'aggregateArithmetic') outputs.add(aggregateArithmetic(f, item, aggScope, elements, countTarget, keys));
   }
   if (!outputs.columns.some((o) => hasAggregate(o.expr))) outputs.add(aggregate(f, { kind: 'aggregate', mode: 'star' }, aggScope, elements, countTarget));
+  if (new Set(outputs.columns.map((o) => JSON.stringify(o.expr))).size < outputs.columns.length) reject('no-meaningful-slot:constant-output', 'one output twice');
+  if (outputs.columns.some((o) => totals(o.expr))) {
+    const idle = idleAliases(joins, referencedAliases([outputs.columns.map((o) => o.expr), where, keys]));
+    if (idle.length > 0) reject('no-meaningful-slot:fan-out', `a total over rows ${idle.join(', ')} repeats`);
+  }
   const base0: SelectQuery = { kind: 'select', select: [...outputs.columns], from: { entity: base.entity, alias: base.alias }, ...(joins.length > 0 ? { joins } : {}), ...(where ? { where } : {}), groupBy: keys };
   const kept = shape.having ? await having(f, shape.having, base0, aggScope, elements, countTarget) : undefined;
   return { query: { ...base0, ...(kept ? { having: kept } : {}) }, outputs };

@@ -3,11 +3,11 @@
  * WHERE clause pins (`platform` where `platform = 'kick'`), the class of an object among a
  * list that names its own type before its subclasses (`CASE WHEN TRUE THEN
  * 'PhysicalProduct' …`), a default for a value that is never missing, a whole number cast
- * to a whole number, zero turned into NULL with no division after.
+ * to a whole number, zero turned into NULL with no division after, an output twice.
  */
-import type { Expr, SelectQuery } from '../../query/conceptual-query.ts';
+import type { Expr, Predicate, SelectQuery } from '../../query/conceptual-query.ts';
 import type { MeaningCheck } from '../meaning-check.ts';
-import { conjuncts, exprKey, refOf, type QueryMeaning } from '../query-meaning.ts';
+import { conjuncts, exprKey, refOf, visit, type QueryMeaning } from '../query-meaning.ts';
 import { listedSelects } from './shown-by-name.ts';
 
 function fault(m: QueryMeaning, q: SelectQuery, e: Expr, pinned: ReadonlySet<string>): string | undefined {
@@ -48,14 +48,31 @@ function isOuter(q: SelectQuery, alias: string): boolean {
   return (q.joins ?? []).some((j) => j.alias === alias && j.type === 'left');
 }
 
+/** Conditions inside aggregates (FILTER, CASE) that test only a group key: the same in every row of a group. */
+function keyConditions(q: SelectQuery): string[] {
+  const keys = new Set((q.groupBy ?? []).map(exprKey));
+  if (keys.size === 0) return [];
+  const out: string[] = [];
+  const onKey = (p: Predicate): boolean => p.kind === 'compare' && keys.has(exprKey(p.left)) && p.right.kind === 'literal';
+  visit([q.select, q.having], (n) => {
+    const e = n as unknown as Expr;
+    if (e.kind === 'aggregate' && e.filter && onKey(e.filter)) out.push('an aggregate filtered on its own group key');
+    if (e.kind === 'aggregate' && e.arg?.kind === 'case' && e.arg.whens.every((w) => onKey(w.when))) out.push('an aggregate of a CASE on its own group key');
+  });
+  return out;
+}
+
 export const constantOutput: MeaningCheck = {
   rule: 'constant-output',
+  select: (_m, q) => keyConditions(q),
   query: (m) => {
     const out: string[] = [];
     for (const q of listedSelects(m.query)) {
       const pinned = new Set(conjuncts(q.where).flatMap((p) => (p.kind === 'compare' && p.op === '=' && p.right.kind === 'literal' ? [exprKey(p.left)] : [])));
+      const seen = new Set<string>();
       for (const o of q.select) {
-        const x = fault(m, q, o.expr, pinned);
+        const x = seen.has(exprKey(o.expr)) ? 'the same as an earlier output' : fault(m, q, o.expr, pinned);
+        seen.add(exprKey(o.expr));
         if (x) out.push(`${o.name}: ${x}`);
       }
     }

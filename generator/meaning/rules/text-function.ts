@@ -22,7 +22,7 @@ export const textFunction: MeaningCheck = {
       else if (e.kind === 'textFunction') {
         const role = roleName(m, e.arg);
         if (e.fn === 'length' && role !== 'description') out.push(`the length of a ${role}`);
-        if (e.fn !== 'length' && role !== 'name' && role !== 'category') out.push(`${e.fn}() of a ${role}`);
+        if (e.fn !== 'length' && role !== 'name') out.push(`${e.fn}() of a ${role}`);
       }
     });
     return out;
