@@ -1,35 +1,34 @@
 import { resolve } from 'node:path';
 import type { Command } from './command.ts';
-import { parseCommandLine, required } from './flags.ts';
+import { required } from './flags.ts';
+import { parseTable, type FlagTable } from './flag-table.ts';
 import { openBuiltDir } from './built-dir.ts';
 import { ConfigError, EquisqlError } from '../common/errors.ts';
 import { targetOf } from '../assemble/verify-dataset.ts';
 import { openDatabase, type TextResult } from '../database/database.ts';
 import { runReadOnly } from '../execute/run-query.ts';
 
-const USAGE = `usage: equisql run --dir DIR --variant V [--db URL] [--timeout S] [--format table|csv|json] [QUERY]
+const FLAGS = {
+  dir: { type: 'string', value: 'DIR', required: true, help: 'a directory equisql build wrote' },
+  variant: { type: 'string', value: 'V', required: true, help: 'the variant to run on' },
+  db: { type: 'string', value: 'URL', help: 'postgres://… or pglite:DIR (default DATABASE_URL, else the PGlite that build.json names)' },
+  timeout: { type: 'string', value: 'S', help: 'seconds before the query is stopped (default 30)' },
+  format: { type: 'string', value: 'table|csv|json', help: 'table (default; aligned columns, NULL as an empty cell), csv (RFC 4180) or json (JSON Lines, one object per row)' },
+} as const satisfies FlagTable;
 
-Runs one read-only query on one variant built in DIR and prints its result. The query is
+const DETAILS = `Runs one read-only query on one variant built in DIR and prints its result. The query is
 the argument, or standard input when there is none. It goes through the guarded executor:
 one SELECT, calling only read-only functions, as a role that can only read the variant's
-tables, stopped after --timeout seconds (default 30). A refused, failing or timed-out query
-exits 2 with one line saying why.
+tables, stopped after --timeout seconds. A refused, failing or timed-out query exits 2 with
+one line saying why.
 
-Formats: table (default; aligned columns, NULL as an empty cell, control characters as \\n
-\\t \\r), csv (RFC 4180: a header line, CRLF line ends, NULL as an empty field and an empty
-string as ""), json (JSON Lines: one object per row, column name to value as PostgreSQL
-prints it or null; a repeated column name gets _2, _3, …).`;
+Formats: table (aligned columns, NULL as an empty cell, control characters as \\n \\t \\r),
+csv (RFC 4180: a header line, CRLF line ends, NULL as an empty field and an empty string as
+""), json (JSON Lines: one object per row, column name to value as PostgreSQL prints it or
+null; a repeated column name gets _2, _3, …).`;
 
 const FORMATS = ['table', 'csv', 'json'] as const;
 type Format = (typeof FORMATS)[number];
-
-const FLAGS = {
-  dir: { type: 'string' },
-  variant: { type: 'string' },
-  db: { type: 'string' },
-  timeout: { type: 'string' },
-  format: { type: 'string' },
-} as const;
 
 function tableCell(value: string | null): string {
   return value === null ? '' : value.replace(/[\n\t\r]/gu, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : '\\r'));
@@ -70,9 +69,11 @@ export function formatJson(result: TextResult): string {
 export const command: Command = {
   name: 'run',
   summary: 'run one read-only query on a built variant and print the result',
-  usage: USAGE,
+  flags: FLAGS,
+  operands: '[QUERY]',
+  details: DETAILS,
   async run(args, io) {
-    const { values: flags, positionals } = parseCommandLine('run', args, FLAGS, { positionals: true });
+    const { values: flags, positionals } = parseTable('run', args, FLAGS, { positionals: true });
     if (positionals.length > 1) throw new ConfigError(`run: expected one query argument, got ${positionals.length} (quote the query)`);
     const dir = resolve(process.cwd(), required('run', 'dir', flags.dir));
     // Flags first: a mistyped flag is named before the directory is read.
