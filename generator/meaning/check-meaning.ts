@@ -15,6 +15,7 @@ import { aggregateArgument } from './rules/aggregate-argument.ts';
 import { alphabeticalCut } from './rules/alphabetical-cut.ts';
 import { comparableColumns } from './rules/comparable-columns.ts';
 import { constantOutput } from './rules/constant-output.ts';
+import { crossProduct } from './rules/cross-product.ts';
 import { distinctAggregate } from './rules/distinct-aggregate.ts';
 import { exactMatch } from './rules/exact-match.ts';
 import { fanOut } from './rules/fan-out.ts';
@@ -49,6 +50,7 @@ export const MEANING_CHECKS: readonly MeaningCheck[] = [
   constantOutput,
   singleObjectGroups,
   fanOut,
+  crossProduct,
   repeatedRows,
   typedValue,
   roundLimit,

@@ -37,6 +37,8 @@ export const MEANING_RULES = [
   'single-object-groups',
   /** No SUM or AVG over rows a join multiplies for nothing: a total counted once per unrelated partner. */
   'fan-out',
+  /** No count or total over two unrelated lists at once (tags × quality options). */
+  'cross-product',
   /** No list whose rows repeat once per object of a FROM entity it neither shows nor filters on. */
   'repeated-rows',
   /** Numbers a person types (one or two significant digits, or a whole number below 100) and dates on a calendar day. */

@@ -83,6 +83,10 @@ const CASES: Record<MeaningRule, { bad: Query; good: Query; index?: typeof retai
     bad: select({ from: product, joins: [elements('inner', 'p', 'tags', 't')], select: [out('total_price', agg('sum', attr('p', 'price')))] }),
     good: select({ from: product, joins: [elements('inner', 'p', 'tags', 't')], select: [out('tag', element('t')), out('total_price', agg('sum', attr('p', 'price')))], groupBy: [element('t')] }),
   },
+  'cross-product': {
+    bad: select({ from: product, joins: [elements('inner', 'p', 'tags', 't'), inner('about', 'p', 'reverse', 'r', 'Review')], select: [name, out('n', count())], groupBy: [id('p')] }),
+    good: select({ from: product, joins: [inner('about', 'p', 'reverse', 'r', 'Review')], select: [name, out('n', count())], groupBy: [id('p')] }),
+  },
   'repeated-rows': {
     bad: select({ from: entity('PhysicalProduct', 'pp'), joins: [inner('recommends', 'pp', 'reverse', 'e', 'Employee')], select: [out('last_name', attr('e', 'last_name'))] }),
     good: select({ distinct: true, from: entity('PhysicalProduct', 'pp'), joins: [inner('recommends', 'pp', 'reverse', 'e', 'Employee')], select: [out('last_name', attr('e', 'last_name'))] }),

@@ -5,7 +5,7 @@
  *
  * | rate | step | the chance that… |
  * |---|---|---|
- * | ownNameBase | joins | a list's FROM entity is drawn among those that hold their own name |
+ * | ownNameBase | joins | a list's or a grouping's FROM entity is drawn among those that hold their own name |
  * | subtypeJoin | joins | a join reaches a subclass of the entity at the other end rather than the entity |
  * | elementEdgeWeight | joins | (a weight, not a chance) an element join counts this much of a relationship join of the same variation |
  * | notOverNegated | predicates | `x NOT LIKE p` (NOT IN, NOT BETWEEN, IS NOT NULL) is written `NOT (x LIKE p)` |
@@ -66,7 +66,7 @@ export const FILL_RATES = {
   columnArithmetic: 0.6,
   groupByBase: 0.7,
   yearCategory: 0.25,
-  kindCategory: 0.5,
+  kindCategory: 0.15,
   groupByObject: 0.6,
   countPartnersLeft: 0.5,
   nullsOtherEnd: 0.08,

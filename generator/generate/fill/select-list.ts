@@ -24,15 +24,16 @@ import { naming } from './rules/shown-by-name.ts';
 import { groupsAggregate } from './rules/single-object-groups.ts';
 import { idleAliases, totals } from './rules/fan-out.ts';
 import { repeatsBase } from './rules/repeated-rows.ts';
+import { multiplies } from './rules/cross-product.ts';
 import { combinable, conversionFactors, unitOfRole } from './rules/unit-arithmetic.ts';
 
 /** A filled SELECT and its select list (which ORDER BY reads). */
 export async function fillSelect(f: Fill, shape: SelectShape, baseEntity?: string): Promise<{ query: SelectQuery; outputs: OutputList }> {
   const outputs = new OutputList();
   const r = f.rng;
-  // A list of objects names them (shown-by-name): now and then its entity is one that holds
-  // its own name, which the list can show without joining the name in from a superclass.
-  const listing = shape.groupBy.length === 0 && !shape.items.some((i) => i.kind === 'aggregate' || i.kind === 'aggregateArithmetic' || i.kind === 'star');
+  // A list of objects names them (shown-by-name), and so do groups of objects: now and then
+  // the FROM entity is one that holds its own name, shown without joining it in from a superclass.
+  const listing = shape.groupBy.length > 0 || !shape.items.some((i) => i.kind === 'aggregate' || i.kind === 'aggregateArithmetic' || i.kind === 'star');
   const ownNamed = listing && f.rng.chance(FILL_RATES.ownNameBase) ? [...f.graph.entities.values()].filter((e) => e.attributes.some((a) => a.owner === e.name && naming(a.role))).map((e) => e.name) : undefined;
   const baseName = baseEntity ?? pickEntity(f, ownNamed !== undefined && ownNamed.length > 0 ? ownNamed : undefined);
   const base: EntityAlias = { alias: newAlias(f, baseName), entity: baseName };
@@ -83,6 +84,7 @@ export async function fillSelect(f: Fill, shape: SelectShape, baseEntity?: strin
     }
     const left = unused();
     if (left.length > 0 && !outputs.columns.some((o) => o.expr.kind === 'aggregate')) reject('no-fitting-slot', `a join the answer does not use (${left.join(', ')})`);
+    if (outputs.columns.some((o) => hasAggregate(o.expr)) && multiplies(f.graph.index, joins, base.alias)) reject('no-meaningful-slot:cross-product', 'two joined lists would multiply');
     // A total over rows a join repeats for nothing counts them again (fan-out).
     if (left.length > 0 && outputs.columns.some((o) => totals(o.expr))) reject('no-meaningful-slot:fan-out', `a total over rows ${left.join(', ')} repeats`);
     if (!shape.distinct && joins.length > 0 && !outputs.columns.some((o) => hasAggregate(o.expr)) && !readsBase() && repeatsBase(f.graph.index, base.alias, joins)) reject('no-meaningful-slot:repeated-rows', `rows repeat per ${base.entity}, neither shown nor filtered`);
@@ -158,10 +160,15 @@ export async function fillSelect(f: Fill, shape: SelectShape, baseEntity?: strin
   if (shape.leftJoins.length > 0 && !joins.some((j) => j.type === 'left')) reject('no-fitting-slot', 'a LEFT JOIN in a grouped query other than counting the partners of each object');
   const others = entities.filter((a) => a !== groupAlias);
   const aggScope = byObject && others.length > 0 ? others : entities;
-  // Within a group its keys are fixed: no aggregate of them or filtered on them (constant-output).
+  // Counts and totals over two lists at once count their product (cross-product).
+  if (multiplies(f.graph.index, joins, byObject ? groupAlias.alias : base.alias)) reject('no-meaningful-slot:cross-product', 'two joined lists would multiply');
+  // Within a group its keys are fixed, and so is the grouped object's every value: no
+  // aggregate of them or filtered on them (constant-output).
+  const own: Expr[] = byObject ? (f.graph.entities.get(groupAlias.entity)?.attributes ?? []).map((s) => ({ kind: 'attribute', alias: groupAlias.alias, attribute: s.name })) : [];
+  const fixedInGroup = [...keys, ...own];
   for (const item of shape.items) {
-    if (item.kind === 'aggregate') outputs.add(aggregate(f, item, aggScope, elements, countTarget, keys));
-    else if (item.kind === 'aggregateArithmetic') outputs.add(aggregateArithmetic(f, item, aggScope, elements, countTarget, keys));
+    if (item.kind === 'aggregate') outputs.add(aggregate(f, item, aggScope, elements, countTarget, fixedInGroup));
+    else if (item.kind === 'aggregateArithmetic') outputs.add(aggregateArithmetic(f, item, aggScope, elements, countTarget, fixedInGroup));
   }
   if (!outputs.columns.some((o) => hasAggregate(o.expr))) outputs.add(aggregate(f, { kind: 'aggregate', mode: 'star' }, aggScope, elements, countTarget));
   if (new Set(outputs.columns.map((o) => JSON.stringify(o.expr))).size < outputs.columns.length) reject('no-meaningful-slot:constant-output', 'one output twice');

@@ -62,9 +62,21 @@ function keyConditions(q: SelectQuery): string[] {
   return out;
 }
 
+/** Aggregates (but counts) of a grouped object's own attribute: one value in its group. */
+function ownAggregates(m: QueryMeaning, q: SelectQuery): string[] {
+  const grouped = new Set((q.groupBy ?? []).map((k) => refOf(m, k)).filter((r) => r?.name === 'id').map((r) => r?.alias as string));
+  if (grouped.size === 0) return [];
+  const out: string[] = [];
+  visit([q.select, q.having], (n) => {
+    const e = n as unknown as Expr;
+    if (e.kind === 'aggregate' && e.fn !== 'count' && e.arg?.kind === 'attribute' && grouped.has(e.arg.alias)) out.push(`${e.fn} of ${e.arg.attribute}, one value per group of ${e.arg.alias}`);
+  });
+  return out;
+}
+
 export const constantOutput: MeaningCheck = {
   rule: 'constant-output',
-  select: (_m, q) => keyConditions(q),
+  select: (m, q) => [...keyConditions(q), ...ownAggregates(m, q)],
   query: (m) => {
     const out: string[] = [];
     for (const q of listedSelects(m.query)) {
