@@ -204,6 +204,12 @@ function rowArithmetic(f: Fill, op: '+' | '-' | '*' | '/', entities: readonly En
   return { expr: { kind: 'arithmetic', op, left: left.expr, right: { kind: 'literal', value: k } }, kind: 'numeric', label: `${left.label}_${word}_${k}` };
 }
 
+/** Whether `e` is listed by an IN of the conjunction (rows named among several, not by one). */
+function conjunctionHasIn(where: Predicate | undefined, e: Expr): boolean {
+  const parts = where?.kind === 'and' ? where.args : where ? [where] : [];
+  return parts.some((p) => p.kind === 'in' && JSON.stringify(p.expr) === JSON.stringify(e));
+}
+
 /** Whether an entity has an attribute that names its objects. */
 function hasNaming(f: Fill, a: EntityAlias): boolean {
   return (f.graph.entities.get(a.entity)?.attributes ?? []).some((s) => naming(s.role));
@@ -211,7 +217,8 @@ function hasNaming(f: Fill, a: EntityAlias): boolean {
 
 /** Whether the WHERE clause picks rows out by a name, an identifier or a contact (`title = '…'`). */
 function namedByWhere(f: Fill, where: Predicate | undefined, entities: readonly EntityAlias[]): boolean {
-  return equalityTargets(where).some((e) => e.kind === 'attribute' && naming(f.graph.attribute(entities.find((a) => a.alias === e.alias)?.entity ?? '', e.attribute)?.role));
+  const equal = equalityTargets(where).filter((e) => !conjunctionHasIn(where, e));
+  return equal.some((e) => e.kind === 'attribute' && naming(f.graph.attribute(entities.find((a) => a.alias === e.alias)?.entity ?? '', e.attribute)?.role));
 }
 
 /** Outputs only a conceptual query can ask for simply: a set's size, the set itself, the object's class. */

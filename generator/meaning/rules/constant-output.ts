@@ -11,7 +11,7 @@ import { conjuncts, exprKey, refOf, visit, type QueryMeaning } from '../query-me
 import { listedSelects } from './shown-by-name.ts';
 
 function fault(m: QueryMeaning, q: SelectQuery, e: Expr, pinned: ReadonlySet<string>): string | undefined {
-  if (pinned.has(exprKey(e))) return 'a value the WHERE clause fixes';
+  if (pinned.has(exprKey(e))) return 'a value the WHERE clause fixes or lists';
   switch (e.kind) {
     case 'literal':
       return 'a literal';
@@ -80,7 +80,7 @@ export const constantOutput: MeaningCheck = {
   query: (m) => {
     const out: string[] = [];
     for (const q of listedSelects(m.query)) {
-      const pinned = new Set(conjuncts(q.where).flatMap((p) => (p.kind === 'compare' && p.op === '=' && p.right.kind === 'literal' ? [exprKey(p.left)] : [])));
+      const pinned = new Set(conjuncts(q.where).flatMap((p) => (p.kind === 'compare' && p.op === '=' && p.right.kind === 'literal' ? [exprKey(p.left)] : p.kind === 'in' && !p.negated ? [exprKey(p.expr)] : [])));
       const seen = new Set<string>();
       for (const o of q.select) {
         const x = seen.has(exprKey(o.expr)) ? 'the same as an earlier output' : fault(m, q, o.expr, pinned);
