@@ -7,8 +7,12 @@
 import { roleOf } from '../er-model/attribute-roles.ts';
 import type { ErIndex } from '../er-model/er-index.ts';
 import type { Attribute, AttributeRole } from '../er-model/er-model.ts';
-import type { Expr, Predicate, Query, SelectQuery } from '../query/conceptual-query.ts';
-import { scopeQuery, type QueryScope } from '../query/query-scope.ts';
+import type { Expr, Join, Predicate, Query, SelectQuery } from '../query/conceptual-query.ts';
+
+/** What an alias stands for: an entity (joined through a relationship, or not), or a set's elements. */
+export type AliasMeaning =
+  | { readonly kind: 'entity'; readonly entity: string; readonly via?: Extract<Join, { kind: 'relationship' }> }
+  | { readonly kind: 'elements'; readonly owner: string; readonly attribute: Attribute };
 
 /** An attribute (of an entity, a relationship link, or a set's elements) read by an expression. */
 export interface AttributeRef {
@@ -22,18 +26,32 @@ export interface AttributeRef {
 
 export interface QueryMeaning {
   readonly index: ErIndex;
-  readonly scope: QueryScope;
+  /** Every alias of the query (aliases are unique across a query, subqueries included). */
+  readonly aliases: ReadonlyMap<string, AliasMeaning>;
   readonly query: Query;
   /** Every SELECT of the query, outermost first. */
   readonly selects: readonly SelectQuery[];
 }
 
+/** A query read for its meaning; the query is one the filler built or a suite checked, so it is valid. */
 export function readQuery(index: ErIndex, query: Query): QueryMeaning {
   const selects: SelectQuery[] = [];
   visit(query, (n) => {
     if (n.kind === 'select') selects.push(n as unknown as SelectQuery);
   });
-  return { index, scope: scopeQuery(index, query), query, selects };
+  const aliases = new Map<string, AliasMeaning>();
+  for (const q of selects) {
+    aliases.set(q.from.alias, { kind: 'entity', entity: q.from.entity });
+    for (const j of q.joins ?? []) {
+      if (j.kind === 'relationship') aliases.set(j.alias, { kind: 'entity', entity: j.entity, via: j });
+      else {
+        const of = aliases.get(j.of);
+        const found = of?.kind === 'entity' ? index.allAttributes(of.entity).find((a) => a.attribute.name === j.attribute) : undefined;
+        if (found) aliases.set(j.alias, { kind: 'elements', owner: found.owner.name, attribute: found.attribute });
+      }
+    }
+  }
+  return { index, aliases, query, selects };
 }
 
 type Node = { readonly kind: string } & Record<string, unknown>;
@@ -63,7 +81,7 @@ const REF_KINDS = new Set(['attribute', 'element', 'linkAttribute']);
 /** The attribute a plain reference reads, with its role; `id` is an identifier. */
 export function refOf(m: QueryMeaning, e: Expr): AttributeRef | undefined {
   if (!REF_KINDS.has(e.kind)) return undefined;
-  const info = m.scope.aliases.get((e as { alias: string }).alias);
+  const info = m.aliases.get((e as { alias: string }).alias);
   if (!info) return undefined;
   if (e.kind === 'element') {
     if (info.kind !== 'elements') return undefined;

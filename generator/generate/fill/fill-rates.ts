@@ -59,7 +59,7 @@ export const FILL_RATES = {
   filterClause: 0.6,
   conditionalCount: 0.5,
   maxMinusMin: 0.6,
-  derivedOutput: 0.15,
+  derivedOutput: 0.25,
   setSize: 0.4,
   setArray: 0.6,
   analyticColumn: 0.15,
@@ -77,7 +77,11 @@ export const FILL_RATES = {
   windowDescending: 0.7,
 } as const;
 
-/** Where a threshold or bound falls in the sorted values of a column, away from both ends. */
-export const VALUE_QUANTILES: readonly number[] = [0.25, 0.4, 0.5, 0.6, 0.75];
+/**
+ * Where a threshold or bound falls in the sorted values of a column, away from both ends.
+ * Thresholds are rounded as typed, so the quantiles are many: few would give few thresholds
+ * per column, and groups that differ in nothing else.
+ */
+export const VALUE_QUANTILES: readonly number[] = [0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8];
 /** Where a HAVING threshold falls among the distinct values of the group aggregate. */
-export const HAVING_QUANTILES: readonly number[] = [0.3, 0.5, 0.7];
+export const HAVING_QUANTILES: readonly number[] = [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8];

@@ -37,7 +37,7 @@ export async function orderAndLimit(f: Fill, q: SelectQuery, outputs: OutputList
   // SELECT * shows the id: it ends the order, so ties on either instance have a known order.
   if (shape.items.some((i) => i.kind === 'star') && !taken.has('id') && (q.joins ?? []).length === 0) items.push({ expr: { kind: 'output', name: 'id' }, direction: 'asc' });
   const ordered: SelectQuery = { ...q, select: outputs.columns.length > q.select.length ? [...outputs.columns] : q.select, orderBy: items };
-  return placeLimit(f, ordered, limit);
+  return placeLimit(f, ordered, limit, outputs);
 }
 
 function orderKey(f: Fill, key: ItemSlot, outputs: OutputList, grouped: boolean, shape: SelectShape, taken: Set<string>, cut: boolean): { name: string } {
@@ -70,8 +70,8 @@ function orderKey(f: Fill, key: ItemSlot, outputs: OutputList, grouped: boolean,
   return reject('no-fitting-slot', 'no output to order by');
 }
 
-export async function placeLimit(f: Fill, q: Query, limit: SelectShape['limit']): Promise<Query & SelectQuery>;
-export async function placeLimit(f: Fill, q: Query, limit: SelectShape['limit']): Promise<Query> {
+export async function placeLimit(f: Fill, q: Query, limit: SelectShape['limit'], outputs?: OutputList): Promise<Query & SelectQuery>;
+export async function placeLimit(f: Fill, q: Query, limit: SelectShape['limit'], outputs?: OutputList): Promise<Query> {
   const keys = (q.orderBy ?? []).map((o) => ('name' in o ? o.name : (o.expr as { name: string }).name));
   const names = outputNames(q);
   const idx = keys.map((k) => names.indexOf(k));
@@ -83,7 +83,9 @@ export async function placeLimit(f: Fill, q: Query, limit: SelectShape['limit'])
     if (!tiedDiffer) return q;
     // Over one entity, its id alone (when shown) breaks every tie.
     const id = q.kind === 'select' && (q.joins ?? []).length === 0 ? q.select.find((o) => o.expr.kind === 'attribute' && o.expr.alias === q.from.alias && o.expr.attribute === 'id' && !keys.includes(o.name)) : undefined;
-    const rest = (id ? [id.name] : names.filter((n) => !keys.includes(n))).map((name) => ({ expr: { kind: 'output' as const, name }, direction: 'asc' as const }));
+    // Numbers and dates break ties before text, so the collation decides as little as it can.
+    const textLast = (ns: string[]): string[] => [...ns.filter((n) => outputs?.kinds.get(n) !== 'text'), ...ns.filter((n) => outputs?.kinds.get(n) === 'text')];
+    const rest = (id ? [id.name] : textLast(names.filter((n) => !keys.includes(n)))).map((name) => ({ expr: { kind: 'output' as const, name }, direction: 'asc' as const }));
     if (q.kind === 'set') return { ...q, orderBy: [...(q.orderBy ?? []), ...rest.map((x) => ({ name: x.expr.name, direction: x.direction }))] };
     return { ...q, orderBy: [...(q.orderBy ?? []), ...rest] };
   }

@@ -49,8 +49,14 @@ function constrained(p: Predicate): Expr | undefined {
 /** The values of a column a person would type after `=` or in IN: data values, numbers among them only when typed as they are. */
 function matchValues(f: Fill, t: Typed, entities: readonly EntityAlias[], elements: readonly ElementAlias[]): Scalar[] {
   const values = valuesOf(f, t, entities, elements);
-  return t.kind === 'numeric' ? values.filter((v) => isTyped(Number(v))) : values;
+  if (t.kind !== 'numeric') return values;
+  let typed = TYPED.get(values);
+  if (!typed) TYPED.set(values, (typed = values.filter((v) => isTyped(Number(v)))));
+  return typed;
 }
+
+/** The typed values among a column's values (the value lists are cached per instance, so this is too). */
+const TYPED = new WeakMap<readonly Scalar[], Scalar[]>();
 
 /** A threshold rounded as typed: two significant digits, or the first day of a month. */
 function typedBound(t: Typed, v: Scalar): Scalar {

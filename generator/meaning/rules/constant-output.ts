@@ -16,7 +16,7 @@ function fault(m: QueryMeaning, q: SelectQuery, e: Expr, pinned: ReadonlySet<str
     case 'literal':
       return 'a literal';
     case 'classOf': {
-      const info = m.scope.aliases.get(e.alias);
+      const info = m.aliases.get(e.alias);
       if (info?.kind !== 'entity') return undefined;
       const own = m.index.chain(info.entity).map((x) => x.name);
       const at = e.among.findIndex((c) => own.includes(c));
