@@ -15,7 +15,7 @@ import { candidates, everyAttribute, isOptional, isPlainText, labelOf, pickColum
 import { type CountTarget, type ElementAlias, type EntityAlias, type Fill, newAlias, type Typed } from './fill-context.ts';
 import { FILL_RATES } from './fill-rates.ts';
 import { having } from './having.ts';
-import { valuesOf } from './instance-values.ts';
+import { orderSafe, valuesOf } from './instance-values.ts';
 import { drawJoins, pickEntity } from './join-paths.ts';
 import { equalityTargets, OutputList, referencedAliases } from './outputs.ts';
 import { condition } from './predicates.ts';
@@ -67,9 +67,14 @@ export async function fillSelect(f: Fill, shape: SelectShape, baseEntity?: strin
         const wantsName = listed && item.type !== 'numeric' && !named();
         const fresh = (c: Typed): boolean => !avoid.some((x) => JSON.stringify(x) === JSON.stringify(c.expr));
         // What names a row: a name, identifier or contact, or the id of an object that has none.
-        const names = wantsName ? [...candidates(f, entities, elements, item.type).filter((c) => fresh(c) && naming(c.slot?.role)), ...(item.type === 'any' ? entities.filter((a) => !hasNaming(f, a)).map((a): Typed => ({ expr: { kind: 'attribute', alias: a.alias, attribute: 'id' }, kind: 'id', label: `${snakeCase(a.entity)}_id` })).filter(fresh) : [])] : [];
+        // An ordered list is ordered by its name, most likely: one whose order every collation agrees on.
+        const orderable = (c: Typed): boolean => shape.orderBy.length === 0 || c.kind !== 'text' || orderSafe(valuesOf(f, c, entities, elements));
+        const namesAll = wantsName ? candidates(f, entities, elements, item.type).filter((c) => fresh(c) && naming(c.slot?.role)) : [];
+        const namesSafe = namesAll.filter(orderable);
+        const names = wantsName ? [...(namesSafe.length > 0 ? namesSafe : namesAll), ...(item.type === 'any' ? entities.filter((a) => !hasNaming(f, a)).map((a): Typed => ({ expr: { kind: 'attribute', alias: a.alias, attribute: 'id' }, kind: 'id', label: `${snakeCase(a.entity)}_id` })).filter(fresh) : [])] : [];
         const thereAll = open.length > 0 ? candidates(f, entities, elements, item.type).filter((c) => open.includes((c.expr as { alias: string }).alias) && fresh(c)) : [];
-        const thereNamed = thereAll.filter((c) => naming(c.slot?.role));
+        const thereNames = thereAll.filter((c) => naming(c.slot?.role));
+        const thereNamed = thereNames.some(orderable) ? thereNames.filter(orderable) : thereNames;
         // A join not yet used comes first; the name may wait for a later column when there is one.
         const later = shape.items.slice(shape.items.indexOf(item) + 1).some((i) => i.kind === 'column' && i.type !== 'numeric');
         const there = !wantsName ? thereAll : thereNamed.length > 0 ? thereNamed : later ? thereAll : [];
@@ -227,6 +232,15 @@ function derivedOutput(f: Fill, entities: readonly EntityAlias[]): Typed | undef
   const a = r.pick(entities);
   const sets = f.graph.entities.get(a.entity)?.sets ?? [];
   const subs = kindsOf(f, a) ?? [];
+  const roll = r.next();
+  if (roll < FILL_RATES.setSize && sets.length > 0) {
+    const slot = r.pick(sets);
+    return { expr: { kind: 'setSize', alias: a.alias, attribute: slot.name }, kind: 'numeric', label: `${slot.name}_count` };
+  }
+  if (roll < FILL_RATES.setArray && sets.length > 0) {
+    const slot = r.pick(sets);
+    return { expr: { kind: 'setArray', alias: a.alias, attribute: slot.name }, kind: 'text', label: slot.name };
+  }
   if (subs.length > 1) return { expr: { kind: 'classOf', alias: a.alias, among: subs }, kind: 'text', label: `${snakeCase(a.entity)}_kind` };
   return undefined;
 }
