@@ -70,8 +70,11 @@ describe('the filler rules of meaning', () => {
     expect(groupable(role('social', 'Content', 'duration'))).toBe(false);
     const age = slot('social', 'ConsumerAccount', 'age');
     const price = slot('retail', 'Product', 'price');
-    expect(matchable(age.role, age.attribute.type)).toBe(true);
-    expect(matchable(price.role, price.attribute.type)).toBe(false);
+    const quantity = slot('retail', 'Product', 'quantity');
+    expect(matchable(age.role, age.attribute)).toBe(true);
+    expect(matchable(price.role, price.attribute)).toBe(false);
+    expect(matchable(quantity.role, quantity.attribute)).toBe(false);
+    expect(matchable(role('retail', 'Review', 'rating'))).toBe(true);
     expect(matchable(role('retail', 'DigitalProduct', 'description'))).toBe(false);
     expect(matchable(role('social', 'Account', 'created_at'))).toBe(false);
     expect(matchable(role('retail', 'Product', 'tags'))).toBe(true);

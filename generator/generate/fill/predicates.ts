@@ -104,7 +104,7 @@ async function predicate(f: Fill, slot: PredicateSlot, entities: EntityAlias[], 
       if (slot.valueType === 'number' && !wantsOrder) options = options.filter((c) => c.kind !== 'temporal');
       options = wantsOrder
         ? allowed(options, (c) => rangeable(c.slot?.role), 'range-on-quantity', `no quantity for ${slot.op}`)
-        : allowed(options, (c) => matchable(c.slot?.role, c.slot?.attribute.type), 'exact-match', `nothing to match with ${slot.op}`);
+        : allowed(options, (c) => matchable(c.slot?.role, c.slot?.attribute), 'exact-match', `nothing to match with ${slot.op}`);
       options = options.filter((c) => (wantsOrder ? valuesOf(f, c, entities, elements) : matchValues(f, c, entities, elements)).length > 0);
       if (options.length === 0) reject('no-fitting-slot', `no column for ${slot.op} ${slot.valueType}`);
       const t = r.pick(options);
@@ -123,7 +123,7 @@ async function predicate(f: Fill, slot: PredicateSlot, entities: EntityAlias[], 
     }
     case 'compareColumn': {
       const ordered = slot.op !== '=' && slot.op !== '<>';
-      const options = candidates(f, entities, elements, 'any').filter((c) => free(c) && (ordered ? rangeable(c.slot?.role) : matchable(c.slot?.role, c.slot?.attribute.type)));
+      const options = candidates(f, entities, elements, 'any').filter((c) => free(c) && (ordered ? rangeable(c.slot?.role) : matchable(c.slot?.role, c.slot?.attribute)));
       for (const left of r.shuffle(options)) {
         const leftAlias = (left.expr as { alias: string }).alias;
         const partners = options.filter((c) => c.kind === left.kind && (c.expr as { alias: string }).alias !== leftAlias && comparable(left.slot, c.slot));
@@ -165,7 +165,7 @@ async function predicate(f: Fill, slot: PredicateSlot, entities: EntityAlias[], 
     }
     case 'inList': {
       const listable = candidates(f, entities, elements, slot.column.type).filter((c) => free(c) && c.kind !== 'temporal');
-      const options = allowed(listable, (c) => matchable(c.slot?.role, c.slot?.attribute.type), 'exact-match', 'nothing to list values of').filter((c) => new Set(matchValues(f, c, entities, elements)).size > 2);
+      const options = allowed(listable, (c) => matchable(c.slot?.role, c.slot?.attribute), 'exact-match', 'nothing to list values of').filter((c) => new Set(matchValues(f, c, entities, elements)).size > 2);
       if (options.length === 0) reject('no-fitting-slot', 'no column with values for IN');
       const t = r.pick(options);
       const distinct = [...new Set(matchValues(f, t, entities, elements))];
@@ -190,7 +190,7 @@ function membershipOrClass(f: Fill, entities: readonly EntityAlias[], negated: b
   const r = f.rng;
   const roll = r.next();
   if (roll < FILL_RATES.membership) {
-    const options = entities.flatMap((a) => (f.graph.entities.get(a.entity)?.sets ?? []).filter((slot) => matchable(slot.role, slot.attribute.type)).map((slot) => ({ a, slot })));
+    const options = entities.flatMap((a) => (f.graph.entities.get(a.entity)?.sets ?? []).filter((slot) => matchable(slot.role, slot.attribute)).map((slot) => ({ a, slot })));
     if (options.length === 0) return undefined;
     const { a, slot } = r.pick(options);
     const values = members(f, a.entity).flatMap((o) => (o.values[slot.name] as readonly Scalar[] | null) ?? []).filter((v) => !(typeof v === 'string' && ODD_TEXT.test(v)));

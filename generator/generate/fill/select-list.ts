@@ -63,7 +63,7 @@ export async function fillSelect(f: Fill, shape: SelectShape, baseEntity?: strin
       else if (item.kind === 'star') everyAttribute(f, base).forEach((t) => outputs.add(t));
       else {
         const open = unused();
-        const avoid = [...fixed, ...outputs.columns.map((o) => o.expr)];
+        const avoid = [...fixed, ...outputs.columns.map((o) => o.expr), ...outputs.columns.flatMap((o) => shownAttribute(o.expr) ?? [])];
         const wantsName = listed && item.type !== 'numeric' && !named();
         const fresh = (c: Typed): boolean => !avoid.some((x) => JSON.stringify(x) === JSON.stringify(c.expr));
         // What names a row: a name, identifier or contact, or the id of an object that has none.
@@ -93,8 +93,9 @@ export async function fillSelect(f: Fill, shape: SelectShape, baseEntity?: strin
     // A total over rows a join repeats for nothing counts them again (fan-out).
     if (left.length > 0 && outputs.columns.some((o) => totals(o.expr))) reject('no-meaningful-slot:fan-out', `a total over rows ${left.join(', ')} repeats`);
     if (!shape.distinct && joins.length > 0 && !outputs.columns.some((o) => hasAggregate(o.expr)) && !readsBase() && repeatsBase(f.graph.index, base.alias, joins)) reject('no-meaningful-slot:repeated-rows', `rows repeat per ${base.entity}, neither shown nor filtered`);
-    // The same value twice says it once (constant-output).
-    if (new Set(outputs.columns.map((o) => JSON.stringify(o.expr))).size < outputs.columns.length) reject('no-meaningful-slot:constant-output', 'one output twice');
+    // The same value twice says it once, and so does one attribute shown plain and reworded (constant-output).
+    const shown = outputs.columns.map((o) => JSON.stringify(shownAttribute(o.expr) ?? o.expr));
+    if (new Set(shown).size < shown.length) reject('no-meaningful-slot:constant-output', 'one output twice');
     if (listed && !named() && !(shape.distinct && outputs.columns.every((o) => groupable(slotOf(o.expr)?.role) || naming(slotOf(o.expr)?.role)))) reject('no-meaningful-slot:shown-by-name', `rows of ${outputs.columns.map((o) => o.name).join(', ')} with nothing naming them`);
     // With every attribute, id included, the rows are distinct already.
     const distinct = shape.distinct && !shape.items.some((i) => i.kind === 'star');
@@ -207,6 +208,17 @@ function rowArithmetic(f: Fill, op: '+' | '-' | '*' | '/', entities: readonly En
   const k = f.rng.pick(conversionFactors(unitOfRole(left.label, left.slot?.role)));
   const word = op === '*' ? 'times' : 'per';
   return { expr: { kind: 'arithmetic', op, left: left.expr, right: { kind: 'literal', value: k } }, kind: 'numeric', label: `${left.label}_${word}_${k}` };
+}
+
+/** The attribute an analytic output rewords (a cast, a case change, a band), for finding one shown twice. */
+function shownAttribute(e: Expr): Expr | undefined {
+  if (e.kind === 'attribute' || e.kind === 'element' || e.kind === 'linkAttribute') return e;
+  if (e.kind === 'cast' || e.kind === 'round' || e.kind === 'substring') return shownAttribute(e.arg);
+  if (e.kind === 'textFunction') return e.fn === 'length' ? undefined : shownAttribute(e.arg);
+  if (e.kind === 'coalesce') return e.args[0] ? shownAttribute(e.args[0]) : undefined;
+  if (e.kind === 'simpleCase') return shownAttribute(e.operand);
+  if (e.kind === 'case' && e.whens.length === 1 && e.whens[0]?.when.kind === 'compare') return shownAttribute(e.whens[0].when.left);
+  return undefined;
 }
 
 /** Whether `e` is listed by an IN of the conjunction (rows named among several, not by one). */

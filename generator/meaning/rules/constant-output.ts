@@ -3,7 +3,8 @@
  * WHERE clause pins (`platform` where `platform = 'kick'`), the class of an object among a
  * list that names its own type before its subclasses (`CASE WHEN TRUE THEN
  * 'PhysicalProduct' …`), a default for a value that is never missing, a whole number cast
- * to a whole number, zero turned into NULL with no division after, an output twice.
+ * to a whole number, zero turned into NULL with no division after, an output twice, or one
+ * attribute shown twice (a price and the price cast to whole units).
  */
 import type { Expr, Predicate, SelectQuery } from '../../query/conceptual-query.ts';
 import type { MeaningCheck } from '../meaning-check.ts';
@@ -38,6 +39,29 @@ function fault(m: QueryMeaning, q: SelectQuery, e: Expr, pinned: ReadonlySet<str
       const thens = [...e.whens.map((w) => exprKey(w.then)), ...(e.else ? [exprKey(e.else)] : [])];
       return new Set(thens).size <= 1 ? 'a CASE with one outcome' : undefined;
     }
+    default:
+      return undefined;
+  }
+}
+
+/** The attribute an output shows, through a cast, a rounding, a default, a case change or a band. */
+function wrapped(e: Expr): Expr | undefined {
+  switch (e.kind) {
+    case 'attribute':
+    case 'element':
+    case 'linkAttribute':
+      return e;
+    case 'cast':
+    case 'round':
+    case 'textFunction':
+    case 'substring':
+      return e.kind === 'textFunction' && e.fn === 'length' ? undefined : wrapped(e.arg);
+    case 'coalesce':
+      return e.args[0] ? wrapped(e.args[0]) : undefined;
+    case 'simpleCase':
+      return wrapped(e.operand);
+    case 'case':
+      return e.whens.length === 1 && e.whens[0]?.when.kind === 'compare' ? wrapped(e.whens[0].when.left) : undefined;
     default:
       return undefined;
   }
@@ -82,9 +106,13 @@ export const constantOutput: MeaningCheck = {
     for (const q of listedSelects(m.query)) {
       const pinned = new Set(conjuncts(q.where).flatMap((p) => (p.kind === 'compare' && p.op === '=' && p.right.kind === 'literal' ? [exprKey(p.left)] : p.kind === 'in' && !p.negated ? [exprKey(p.expr)] : [])));
       const seen = new Set<string>();
+      const shown = new Set<string>();
       for (const o of q.select) {
-        const x = seen.has(exprKey(o.expr)) ? 'the same as an earlier output' : fault(m, q, o.expr, pinned);
+        const base = wrapped(o.expr);
+        const again = seen.has(exprKey(o.expr)) ? 'the same as an earlier output' : base && shown.has(exprKey(base)) ? 'an attribute shown again, reworded' : undefined;
+        const x = again ?? fault(m, q, o.expr, pinned);
         seen.add(exprKey(o.expr));
+        if (base) shown.add(exprKey(base));
         if (x) out.push(`${o.name}: ${x}`);
       }
     }

@@ -1,20 +1,24 @@
 /**
  * Equality and IN on what takes few or identifying values: categories, flags, names,
- * identifiers, contacts, days, counts and scores, and a measure in whole units (an age of
- * 30). Never on free text (`description = '…'`), a measure in fractions (`price = 795.36`) or
- * an instant.
+ * identifiers, contacts, days and scores, and a measure or count of a small whole-number range
+ * (an age of 30). Never on free text (`description = '…'`), a price (`price = 795.36`), a
+ * stock level asked to the unit (`quantity = 47`) or an instant.
  */
 import type { Expr, Predicate } from '../../query/conceptual-query.ts';
 import type { MeaningCheck } from '../meaning-check.ts';
 import { ownNodes, refOf, type QueryMeaning } from '../query-meaning.ts';
 
-const NEVER = ['description', 'measure', 'time'];
+const NEVER = ['description', 'measure', 'count', 'time'];
+/** Above this a whole number is asked for as a range, not to the unit (a price, a stock level). */
+const SMALL_RANGE = 150;
 
 function fault(m: QueryMeaning, e: Expr, how: string): string | undefined {
   const ref = refOf(m, e);
   if (!ref || !NEVER.includes(ref.role.kind)) return undefined;
   const whole = ref.attribute?.type.kind === 'integer' || ref.attribute?.type.kind === 'bigint';
-  return ref.role.kind === 'measure' && whole ? undefined : `${how} on ${ref.name}, a ${ref.role.kind}`;
+  const max = ref.attribute?.hints?.max;
+  const small = whole && typeof max === 'number' && max <= SMALL_RANGE;
+  return (ref.role.kind === 'measure' || ref.role.kind === 'count') && small ? undefined : `${how} on ${ref.name}, a ${ref.role.kind}${ref.role.kind === 'measure' || ref.role.kind === 'count' ? ' of a wide range' : ''}`;
 }
 
 export const exactMatch: MeaningCheck = {
