@@ -22,16 +22,17 @@ export class OutputList {
 }
 
 /** Aliases an expression or predicate refers to (subqueries included). */
-export function referencedAliases(nodes: readonly (Expr | Predicate | undefined)[]): Set<string> {
+export function referencedAliases(nodes: readonly (Expr | Predicate | undefined | readonly Expr[])[]): Set<string> {
   const out = new Set<string>();
-  for (const n of nodes) if (n !== undefined) for (const a of aliasesIn(n)) out.add(a);
+  for (const n of nodes.flat()) if (n !== undefined) for (const a of aliasesIn(n)) out.add(a);
   return out;
 }
 
-/** Expressions a predicate pins to one value (`x = literal` in a conjunction). */
+/** Expressions a predicate pins to one value or a few named ones (`x = literal`, `x IN (…)` in a conjunction). */
 export function equalityTargets(p: Predicate | undefined): Expr[] {
   if (!p) return [];
   if (p.kind === 'compare' && p.op === '=' && p.right.kind === 'literal') return [p.left];
+  if (p.kind === 'in' && !p.negated) return [p.expr];
   if (p.kind === 'and') return p.args.flatMap(equalityTargets);
   return [];
 }
