@@ -2,18 +2,22 @@ import { resolve } from 'node:path';
 import type { Command } from './command.ts';
 import { parseCommandLine, required } from './flags.ts';
 import { openBuiltDir } from './built-dir.ts';
-import { ConfigError, EquisqlError } from '../common/errors.ts';
+import { ConfigError } from '../common/errors.ts';
 import { targetOf } from '../assemble/verify-dataset.ts';
 import { openDatabase, type TextResult } from '../database/database.ts';
-import { runReadOnly } from '../execute/run-query.ts';
+import { DEFAULT_CAPS, streamUntrusted } from '../execute/untrusted-query.ts';
 
-const USAGE = `usage: equisql run --dir DIR --variant V [--db URL] [--timeout S] [--format table|csv|json] [QUERY]
+const USAGE = `usage: equisql run --dir DIR --variant V [--db URL] [--timeout S] [--max-rows N] [--max-bytes N] [--format table|csv|json] [QUERY]
 
 Runs one read-only query on one variant built in DIR and prints its result. The query is
-the argument, or standard input when there is none. It goes through the guarded executor:
-one SELECT, calling only read-only functions, as a role that can only read the variant's
-tables, stopped after --timeout seconds (default 30). A refused, failing or timed-out query
-exits 2 with one line saying why.
+the argument, or standard input when there is none. It is untrusted text and goes through
+the guarded executor (see docs/running-queries.md): one SELECT, calling only read-only
+functions, over the variant's own tables, sent alone by the extended protocol, as a role
+that can only read the variant's tables, stopped after --timeout seconds (default 30). Its
+rows are read in pages; a result of more than --max-rows rows (default ${DEFAULT_CAPS.maxRows.toLocaleString('en-US')}) or
+--max-bytes bytes (default ${DEFAULT_CAPS.maxBytes.toLocaleString('en-US')}) is refused. A refused, failing, timed-out or
+over-cap query exits 2 with one line saying why (csv and json print rows as they come, so
+the rows before a cap are printed; table prints nothing then).
 
 Formats: table (default; aligned columns, NULL as an empty cell, control characters as \\n
 \\t \\r), csv (RFC 4180: a header line, CRLF line ends, NULL as an empty field and an empty
@@ -28,6 +32,8 @@ const FLAGS = {
   variant: { type: 'string' },
   db: { type: 'string' },
   timeout: { type: 'string' },
+  'max-rows': { type: 'string' },
+  'max-bytes': { type: 'string' },
   format: { type: 'string' },
 } as const;
 
@@ -35,15 +41,39 @@ function tableCell(value: string | null): string {
   return value === null ? '' : value.replace(/[\n\t\r]/gu, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : '\\r'));
 }
 
-/** Aligned text columns under a header and a rule, then the row count, as psql prints. */
-export function formatTable(result: TextResult): string {
+/** The width of a cell as the table counts it: code points, not UTF-16 units. */
+function cellWidth(cell: string): number {
+  let n = 0;
+  for (const _ of cell) n++;
+  return n;
+}
+
+/**
+ * Aligned text columns under a header and a rule, then the row count, as psql prints; one
+ * line at a time to `write`. Widths are measured by a loop over the rows (never by spreading
+ * them into a call's arguments, which overflows the stack past ~100k rows).
+ */
+export function writeTable(result: TextResult, write: (line: string) => void): void {
   const header = result.columns.map((c) => tableCell(c));
-  const rows = result.rows.map((row) => row.map(tableCell));
-  const widths = header.map((h, i) => Math.max([...h].length, ...rows.map((r) => [...(r[i] ?? '')].length)));
-  const line = (cells: readonly string[]): string => cells.map((c, i) => c + ' '.repeat((widths[i] ?? 0) - [...c].length)).join(' | ').trimEnd();
-  const rule = widths.map((w) => '-'.repeat(w)).join('-+-');
-  const count = `(${rows.length} ${rows.length === 1 ? 'row' : 'rows'})`;
-  return [line(header), rule, ...rows.map(line), count].join('\n');
+  const widths = header.map(cellWidth);
+  for (const row of result.rows) {
+    for (let i = 0; i < widths.length; i++) {
+      const w = cellWidth(tableCell(row[i] ?? null));
+      if (w > (widths[i] as number)) widths[i] = w;
+    }
+  }
+  const line = (cells: readonly string[]): string => cells.map((c, i) => c + ' '.repeat(Math.max(0, (widths[i] ?? 0) - cellWidth(c)))).join(' | ').trimEnd();
+  write(line(header));
+  write(widths.map((w) => '-'.repeat(w)).join('-+-'));
+  for (const row of result.rows) write(line(header.map((_, i) => tableCell(row[i] ?? null))));
+  write(`(${result.rows.length} ${result.rows.length === 1 ? 'row' : 'rows'})`);
+}
+
+/** `writeTable` as one text. */
+export function formatTable(result: TextResult): string {
+  const lines: string[] = [];
+  writeTable(result, (l) => lines.push(l));
+  return lines.join('\n');
 }
 
 function csvField(value: string | null): string {
@@ -51,20 +81,38 @@ function csvField(value: string | null): string {
   return value === '' || /[",\r\n]/u.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
+/** One CSV record (RFC 4180), CRLF-ended; NULL empty, an empty string "". */
+const csvRecord = (row: readonly (string | null)[]): string => `${row.map(csvField).join(',')}\r\n`;
+
 /** RFC 4180: a header record, CRLF after every record; NULL empty, an empty string "". */
 export function formatCsv(result: TextResult): string {
-  return [result.columns, ...result.rows].map((row) => `${row.map(csvField).join(',')}\r\n`).join('');
+  return [result.columns, ...result.rows].map(csvRecord).join('');
 }
 
-/** JSON Lines, one object per row; a repeated column name gets a suffix so no value is lost. */
-export function formatJson(result: TextResult): string {
+/** The keys of JSON Lines objects: a repeated column name gets a suffix so no value is lost. */
+function jsonKeys(columns: readonly string[]): string[] {
   const seen = new Map<string, number>();
-  const keys = result.columns.map((c) => {
+  return columns.map((c) => {
     const n = (seen.get(c) ?? 0) + 1;
     seen.set(c, n);
     return n === 1 ? c : `${c}_${n}`;
   });
-  return result.rows.map((row) => JSON.stringify(Object.fromEntries(keys.map((k, i) => [k, row[i] ?? null])))).join('\n');
+}
+
+const jsonLine = (keys: readonly string[], row: readonly (string | null)[]): string => JSON.stringify(Object.fromEntries(keys.map((k, i) => [k, row[i] ?? null])));
+
+/** JSON Lines, one object per row; a repeated column name gets a suffix so no value is lost. */
+export function formatJson(result: TextResult): string {
+  const keys = jsonKeys(result.columns);
+  return result.rows.map((row) => jsonLine(keys, row)).join('\n');
+}
+
+/** A positive whole number of a flag, or the default. */
+function count(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^[0-9]+$/u.test(value) || !Number.isSafeInteger(n) || n < 1) throw new ConfigError(`--${flag}: expected a whole number above 0, got "${value}"`);
+  return n;
 }
 
 export const command: Command = {
@@ -80,6 +128,8 @@ export const command: Command = {
     if (!FORMATS.includes(format)) throw new ConfigError(`--format: expected ${FORMATS.join(', ')}, got "${flags.format}"`);
     const seconds = flags.timeout === undefined ? 30 : Number(flags.timeout);
     if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400) throw new ConfigError(`--timeout: expected seconds above 0 and at most 86400, got "${flags.timeout}"`);
+    const maxRows = count('max-rows', flags['max-rows'], DEFAULT_CAPS.maxRows);
+    const maxBytes = count('max-bytes', flags['max-bytes'], DEFAULT_CAPS.maxBytes);
     const { manifest } = openBuiltDir(dir);
     const name = required('run', 'variant', flags.variant);
     const built = manifest.variants.find((v) => v.name === name);
@@ -88,16 +138,35 @@ export const command: Command = {
     if (sql.trim() === '') throw new ConfigError('run: no query (give it as an argument or on standard input)');
     const db = await openDatabase(targetOf(dir, manifest, flags.db ?? (manifest.database.kind === 'postgres' ? io.env['DATABASE_URL'] : undefined)));
     try {
-      let result: TextResult;
-      try {
-        result = await runReadOnly(db, built.pg_schema, sql, { timeoutMs: Math.ceil(seconds * 1000) });
-      } catch (error) {
-        // A query is the user's input: refused, failing or too slow, it is bad input.
-        if (error instanceof EquisqlError && error.code === 'execution') throw new ConfigError(error.message, { cause: error });
-        throw error;
-      }
-      const text = format === 'csv' ? formatCsv(result) : format === 'json' ? formatJson(result) : formatTable(result);
-      if (text !== '') io.out(text);
+      const options = { timeoutMs: Math.ceil(seconds * 1000), maxRows, maxBytes };
+      // Rows go out page by page; a page waits for stdout to take the one before, so a slow
+      // reader slows the query instead of filling memory. The table, whose widths depend on
+      // every row, keeps the rows (within the caps) and prints them at the end.
+      const kept: (readonly (string | null)[])[] = [];
+      let columns: readonly string[] = [];
+      let keys: string[] | undefined;
+      let written = false;
+      const onPage = async (page: TextResult): Promise<void> => {
+        columns = page.columns;
+        if (format === 'table') {
+          for (const row of page.rows) kept.push(row);
+          return;
+        }
+        const lines: string[] = [];
+        if (!written && format === 'csv') lines.push(csvRecord(page.columns));
+        keys ??= jsonKeys(page.columns);
+        for (const row of page.rows) lines.push(format === 'csv' ? csvRecord(row) : `${jsonLine(keys, row)}\n`);
+        written = true;
+        if (lines.length > 0) {
+          const text = lines.join('');
+          io.out(text);
+          await io.drain?.();
+        }
+      };
+      const outcome = await streamUntrusted(db, built.pg_schema, sql, onPage, options);
+      // A query is the user's input: refused, failing, too slow or too big, it is bad input.
+      if (outcome.kind !== 'rows') throw new ConfigError(outcome.kind === 'over-cap' ? `${outcome.message.replace('(the cap; raise it to read more)', `(--max-${outcome.cap} ${outcome.limit})`)}` : outcome.message);
+      if (format === 'table') writeTable({ columns, rows: kept }, (l) => io.out(l));
       return 0;
     } finally {
       await db.close();

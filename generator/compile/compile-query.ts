@@ -10,7 +10,7 @@ import { entityView, indexVariant, needKey, type EntityView, type Need, type Var
 import { qualifiedSelect, windowSql } from './compile-window.ts';
 import { sharedValues, valueKey } from './compile-shared-value.ts';
 import { uniqueAlias } from './alias-names.ts';
-import { rememberCompiled } from './compiled-texts.ts';
+import { mintCompiledSql, type CompiledSql } from './compiled-sql.ts';
 import { aggregates, builtFrom, conditionBuiltFrom, conjunctsOf, expressionKey, sharedOutputs } from './shared-expressions.ts';
 import { isAnalytic, valueKind } from '../query/analytic-expr.ts';
 import { compileAggregate, compileAnalyticExpr, type ExpressionCompiler } from './compile-expression.ts';
@@ -60,7 +60,20 @@ export function compileQuery(index: ErIndex, schema: RelationalSchema, query: Qu
   const scope = scopeQuery(index, query);
   const v = indexVariant(index, schema);
   const compiler = new QueryCompiler(v, scope, query);
-  return rememberCompiled(printSql(compiler.query(query)));
+  return printSql(compiler.query(query));
+}
+
+/**
+ * `compileQuery` as a `CompiledSql`: the form the executor runs on its fast path (several
+ * statements in one message), which it takes from no string.
+ *
+ * @example
+ * const sql = compileSql(index, schema, query);
+ * await runReadOnly(db, 'retail__full_cti', sql);   // the compiler's own SQL, batched
+ * sql.text;                                          // what the groups file stores
+ */
+export function compileSql(index: ErIndex, schema: RelationalSchema, query: Query): CompiledSql {
+  return mintCompiledSql(compileQuery(index, schema, query));
 }
 
 class QueryCompiler {

@@ -14,7 +14,8 @@ import type { ErIndex } from '../er-model/er-index.ts';
 import type { RelationalSchema } from '../variants/relational-schema.ts';
 import type { Expr, OrderItem, Predicate, Query, SelectQuery } from '../query/conceptual-query.ts';
 import { isOrdered } from '../query/conceptual-query.ts';
-import { compileQuery } from '../compile/compile-query.ts';
+import { compileSql } from '../compile/compile-query.ts';
+import type { CompiledSql } from '../compile/compiled-sql.ts';
 import { compareResults, normalizeResult, type GroupComparison, type GuardedQuery, type NormalizedResult } from '../execute/run-query.ts';
 import type { TextResult } from '../database/database.ts';
 import { oneLine } from '../common/errors.ts';
@@ -62,13 +63,13 @@ export interface VerifiedGroup {
 export async function verifyGroup(query: Query, ctx: CheckContext): Promise<VerifiedGroup> {
   const compiled = ctx.variants.map((v) => {
     try {
-      return { variant: v, sql: compileQuery(ctx.index, v.schema, query) };
+      return { variant: v, sql: compileSql(ctx.index, v.schema, query) };
     } catch (error) {
       return reject('compile-error', `${v.name}: ${oneLine(error)}`);
     }
   });
   const reference = ctx.variants.find((v) => v.name === ctx.reference) ?? (ctx.variants[0] as CheckVariant);
-  const referenceSql = compiled.find((c) => c.variant === reference)?.sql as string;
+  const referenceSql = compiled.find((c) => c.variant === reference)?.sql as CompiledSql;
   // A cheap guard first: obvious cartesian explosions are rejected by the planner's estimate
   // on the reference variant (the most normalized, so the most joins); a plan that explodes
   // only on another variant still meets the statement timeout there.
@@ -117,9 +118,9 @@ export async function verifyGroup(query: Query, ctx: CheckContext): Promise<Veri
   const answers: Record<string, VariantAnswer> = {};
   for (const { variant, sql } of compiled) {
     const r = main.get(variant.name) as NormalizedResult;
-    answers[variant.name] = { sql, row_count: r.rows.length, result_hash: r.hash };
+    answers[variant.name] = { sql: sql.text, row_count: r.rows.length, result_hash: r.hash };
   }
-  return { answers, main: { result_hash: mainComparison.hash, row_count: mainComparison.rowCount }, edge, distinctSql: new Set(compiled.map((c) => c.sql)).size };
+  return { answers, main: { result_hash: mainComparison.hash, row_count: mainComparison.rowCount }, edge, distinctSql: new Set(compiled.map((c) => c.sql.text)).size };
 }
 
 /**
@@ -192,7 +193,7 @@ function filterCheck(query: Query, result: NormalizedResult, reference: CheckVar
   if (query.kind !== 'select' || query.where === undefined) return undefined;
   const { where: _where, ...rest } = query;
   return [{
-    query: { pgSchema: reference.pgSchemas.main, sql: compileQuery(ctx.index, reference.schema, rest) },
+    query: { pgSchema: reference.pgSchemas.main, sql: compileSql(ctx.index, reference.schema, rest) },
     judge: (r) => {
       if (normalizeResult(r as TextResult, isOrdered(query)).hash === result.hash) reject('filter-keeps-everything', 'the answer is the same without the WHERE clause');
     },
@@ -282,7 +283,7 @@ function determinedCheck(query: Query, reference: CheckVariant, instance: 'main'
     const { limit: _l, ...rest } = query;
     probe = { ...rest, select: [...query.select, ...extra] };
   }
-  const sql = compileQuery(ctx.index, reference.schema, probe);
+  const sql = compileSql(ctx.index, reference.schema, probe);
   return [{ query: { pgSchema: reference.pgSchemas[instance] as string, sql }, judge: (r) => judgeOrder(query, ctx, instance, (r as TextResult).rows, names.length, keyIdx, keyExprs) }];
 }
 
