@@ -50,10 +50,10 @@ function cellWidth(cell: string): number {
 
 /**
  * Aligned text columns under a header and a rule, then the row count, as psql prints; one
- * line at a time to `write`. Widths are measured by a loop over the rows (never by spreading
- * them into a call's arguments, which overflows the stack past ~100k rows).
+ * line at a time. Widths are measured by a loop over the rows (never by spreading them into
+ * a call's arguments, which overflows the stack past ~100k rows).
  */
-export function writeTable(result: TextResult, write: (line: string) => void): void {
+export function* tableLines(result: TextResult): Generator<string> {
   const header = result.columns.map((c) => tableCell(c));
   const widths = header.map(cellWidth);
   for (const row of result.rows) {
@@ -63,17 +63,15 @@ export function writeTable(result: TextResult, write: (line: string) => void): v
     }
   }
   const line = (cells: readonly string[]): string => cells.map((c, i) => c + ' '.repeat(Math.max(0, (widths[i] ?? 0) - cellWidth(c)))).join(' | ').trimEnd();
-  write(line(header));
-  write(widths.map((w) => '-'.repeat(w)).join('-+-'));
-  for (const row of result.rows) write(line(header.map((_, i) => tableCell(row[i] ?? null))));
-  write(`(${result.rows.length} ${result.rows.length === 1 ? 'row' : 'rows'})`);
+  yield line(header);
+  yield widths.map((w) => '-'.repeat(w)).join('-+-');
+  for (const row of result.rows) yield line(header.map((_, i) => tableCell(row[i] ?? null)));
+  yield `(${result.rows.length} ${result.rows.length === 1 ? 'row' : 'rows'})`;
 }
 
-/** `writeTable` as one text. */
+/** `tableLines` as one text. */
 export function formatTable(result: TextResult): string {
-  const lines: string[] = [];
-  writeTable(result, (l) => lines.push(l));
-  return lines.join('\n');
+  return [...tableLines(result)].join('\n');
 }
 
 function csvField(value: string | null): string {
@@ -166,7 +164,18 @@ export const command: Command = {
       const outcome = await streamUntrusted(db, built.pg_schema, sql, onPage, options);
       // A query is the user's input: refused, failing, too slow or too big, it is bad input.
       if (outcome.kind !== 'rows') throw new ConfigError(outcome.kind === 'over-cap' ? `${outcome.message.replace('(the cap; raise it to read more)', `(--max-${outcome.cap} ${outcome.limit})`)}` : outcome.message);
-      if (format === 'table') writeTable({ columns, rows: kept }, (l) => io.out(l));
+      if (format === 'table') {
+        // In chunks, each waiting for stdout to take the one before: the lines are not all queued at once.
+        let chunk: string[] = [];
+        for (const l of tableLines({ columns, rows: kept })) {
+          chunk.push(l);
+          if (chunk.length < 2000) continue;
+          io.out(chunk.join('\n'));
+          chunk = [];
+          await io.drain?.();
+        }
+        if (chunk.length > 0) io.out(chunk.join('\n'));
+      }
       return 0;
     } finally {
       await db.close();

@@ -40,7 +40,8 @@ const SYSTEM_COLUMNS: ReadonlySet<string> = new Set(['ctid', 'xmin', 'xmax', 'cm
 export const ATTRIBUTE_CALLS: ReadonlySet<string> = new Set([
   'any_out', 'anycompatible_out', 'anycompatiblenonarray_out', 'anyelement_out', 'anynonarray_out', 'hash_record',
   'num_nonnulls', 'num_nulls', 'pg_collation_for', 'pg_column_compression', 'pg_column_size', 'pg_typeof',
-  'quote_literal', 'quote_nullable', 'record_out', 'record_send',
+  'quote_literal', 'quote_nullable', 'record_out', 'record_send', 'pg_column_toast_chunk_id',
+  'pg_restore_attribute_stats', 'pg_restore_relation_stats',
 ]);
 
 type Fields = Readonly<Record<string, unknown>>;

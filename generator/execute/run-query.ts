@@ -127,7 +127,7 @@ async function runGuarded(db: Database, queries: readonly GuardedQuery[], after:
  */
 export async function runReadOnly(db: Database, pgSchema: string, sql: CompiledSql | string, options: RunOptions = {}): Promise<TextResult> {
   const timeout = Math.max(1, Math.floor(options.timeoutMs ?? 30_000));
-  if (!isCompiledSql(sql)) return queryUntrusted(db, pgSchema, String(sql), { timeoutMs: timeout });
+  if (typeof sql === 'string') return queryUntrusted(db, pgSchema, sql, { timeoutMs: timeout });
   guard(sql, pgSchema);
   await readerFor(db, pgSchema);
   return (await runGuarded(db, [{ pgSchema, sql }], 'COMMIT', timeout, pgSchema))[0] as TextResult;

@@ -78,7 +78,7 @@ export function variantTables(db: Database, pgSchema: string): Promise<ReadonlyS
   let tables = schemas.get(pgSchema);
   if (!tables) {
     tables = (async () => {
-      if (!(await readerCanRead(db, pgSchema))) await grantReader(db, pgSchema);
+      if (!(await readerCanRead(db, pgSchema))) await grantOnce(db, pgSchema);
       const rows = await db.query(
         "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')",
         [pgSchema],
@@ -89,6 +89,26 @@ export function variantTables(db: Database, pgSchema: string): Promise<ReadonlyS
     tables.catch(() => schemas.delete(pgSchema));
   }
   return tables;
+}
+
+/** Grants in progress, per schema: connections of one pool that find a schema ungranted at once grant it one after another. */
+const granting = new Map<string, Promise<void>>();
+
+/**
+ * `grantReader`, one at a time per schema in this process (GRANTs of one object from two
+ * connections at once fail with "tuple concurrently updated"), and checked again before
+ * granting, since the one before may have done it.
+ */
+function grantOnce(db: Database, pgSchema: string): Promise<void> {
+  const previous = granting.get(pgSchema) ?? Promise.resolve();
+  const next = previous.catch(() => {}).then(async () => {
+    if (!(await readerCanRead(db, pgSchema))) await grantReader(db, pgSchema);
+  });
+  granting.set(pgSchema, next);
+  void next.finally(() => {
+    if (granting.get(pgSchema) === next) granting.delete(pgSchema);
+  }).catch(() => {});
+  return next;
 }
 
 /** Verdicts of the guard per table set (one per database and schema): text → refusal, or null when it passed. */
