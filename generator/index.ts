@@ -9,8 +9,12 @@ export { defineConfig, type DatasetDefinition, type EquisqlConfig } from './conf
 export { defineDomain, attr, noun, type AttributeOptions } from './er-model/define-domain.ts';
 export { validateDomain } from './er-model/validate-domain.ts';
 export { parseDomainJson, domainToJson } from './er-model/domain-json.ts';
+export { attributeRoles, inferRole, type AttributeRoleEntry } from './er-model/attribute-roles.ts';
 export type {
   Attribute,
+  AttributeLexicon,
+  AttributeRole,
+  AttributeRoleKind,
   AttributeType,
   AttributeTypeKind,
   Cardinality,

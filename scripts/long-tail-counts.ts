@@ -21,7 +21,7 @@ import { prepareBuilds } from '../generator/generate/prepare-builds.ts';
 import { createQueryRunner } from '../generator/generate/query-runner.ts';
 import { candidateSources, type GenerateOptions } from '../generator/generate/generate-groups.ts';
 import { readSkeleton } from '../generator/generate/skeleton-shape.ts';
-import { fillQuery } from '../generator/generate/content-filler.ts';
+import { fillQuery } from '../generator/generate/fill/fill-query.ts';
 import { verifyGroup } from '../generator/generate/group-checks.ts';
 import { CandidateRejected } from '../generator/generate/group-record.ts';
 

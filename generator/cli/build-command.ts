@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import type { Command } from './command.ts';
-import { parseFlags, required } from './flags.ts';
+import { required } from './flags.ts';
+import { parseTable, type FlagTable } from './flag-table.ts';
 import { ConfigError } from '../common/errors.ts';
 import { DEFAULTS } from '../config/define-config.ts';
 import { loadConfig, resolveDataset } from '../config/load-config.ts';
@@ -9,33 +10,32 @@ import { resolveTarget } from '../database/database.ts';
 import { buildDataset } from '../assemble/build-dataset.ts';
 import { seedFromText } from '../assemble/build-manifest.ts';
 import { MODEL_LIMITS } from '../er-model/validate-domain.ts';
+import { attributeRoles, describeRole } from '../er-model/attribute-roles.ts';
 
-const USAGE = `usage: equisql build --dataset NAME [--variants all|a,b,…|random:K] [--scale S] [--seed N]
-                     [--profile default|edge] [--count Entity=N …] [--db URL] [--config FILE] --out DIR
+const FLAGS = {
+  dataset: { type: 'string', value: 'NAME', required: true, help: 'a dataset of datasets.config.ts, or an E/R model as a .json file' },
+  variants: { type: 'string', value: 'all|a,b,…|random:K', help: 'the schema variants to build: all presets (default), a list of names, or K drawn at random from the seed' },
+  scale: { type: 'string', value: 'S', help: `instance size, one of ${SCALE_PRESETS.join(', ')} (default: the dataset's, else small)` },
+  seed: { type: 'string', value: 'N', help: 'seed of the instance (default: the dataset\'s, else 1)' },
+  profile: { type: 'string', value: 'default|edge', help: 'an ordinary instance, or one rich in edge cases (NULLs, ties, empty sets)' },
+  count: { type: 'string', value: 'Entity=N', multiple: true, help: 'exact number of objects of an entity, over the scale\'s' },
+  db: { type: 'string', value: 'URL', help: 'postgres://… or pglite:DIR (default DATABASE_URL, else PGlite stored in DIR/pglite)' },
+  config: { type: 'string', value: 'FILE', help: 'the configuration file (default datasets.config.ts in the working directory)' },
+  out: { type: 'string', value: 'DIR', required: true, help: 'where the build goes' },
+  'schema-prefix': { type: 'string', value: 'P', help: 'prefix of the database schemas, one per variant (default <dataset>__)' },
+} as const satisfies FlagTable;
 
-Generates the dataset's conceptual instance, shreds it into every selected variant, and writes
+const DETAILS = `Generates the dataset's conceptual instance, shreds it into every selected variant, and writes
   DIR/er.json, DIR/schemas/<variant>.sql, DIR/dumps/<variant>.sql, DIR/build.json
-then loads each variant into its own schema (<dataset>__<variant>) of the database:
---db postgres://… or pglite:DIR, else DATABASE_URL, else PGlite stored in DIR/pglite.
-Scales: ${SCALE_PRESETS.join(', ')}. NAME is a dataset of datasets.config.ts or a .json model.`;
+then loads each variant into its own schema (<dataset>__<variant>) of the database.`;
 
 export const command: Command = {
   name: 'build',
   summary: 'generate, shred and load a dataset into every variant',
-  usage: USAGE,
+  flags: FLAGS,
+  details: DETAILS,
   async run(args, io) {
-    const flags = parseFlags('build', args, {
-      dataset: { type: 'string' },
-      variants: { type: 'string' },
-      scale: { type: 'string' },
-      seed: { type: 'string' },
-      profile: { type: 'string' },
-      count: { type: 'string', multiple: true },
-      db: { type: 'string' },
-      config: { type: 'string' },
-      out: { type: 'string' },
-      'schema-prefix': { type: 'string' },
-    });
+    const flags = parseTable('build', args, FLAGS).values;
     const cwd = process.cwd();
     const out = resolve(cwd, required('build', 'out', flags.out));
     const { config, path } = await loadConfig(flags.config, cwd);
@@ -56,6 +56,12 @@ export const command: Command = {
       const n = Number(m[2]);
       if (n > MODEL_LIMITS.countPerEntity) throw new ConfigError(`build: --count ${m[1] as string}: at most ${MODEL_LIMITS.countPerEntity} objects per entity, got ${m[2] as string}`);
       counts[m[1] as string] = n;
+    }
+    // Roles decide what the filler asks; one read off a type may not be what the model means.
+    const inferred = attributeRoles(dataset.domain).filter((r) => r.inferred);
+    if (inferred.length > 0) {
+      io.err(`roles inferred for ${inferred.length} attributes of ${dataset.name} (declare a "role" on an attribute to change one):`);
+      for (const r of inferred) io.err(`  ${r.owner}.${r.attribute}: ${describeRole(r.role)}, from ${r.because}`);
     }
     const target = resolveTarget(flags.db ?? io.env['DATABASE_URL'], join(out, 'pglite'));
     const started = performance.now();

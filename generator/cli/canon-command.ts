@@ -4,20 +4,22 @@ import { parseSql } from '../sql/parser-adapter.ts';
 import type { Dialect } from '../sql/sql-ast.ts';
 import { canonicalStructure } from '../structure/canonical-structure.ts';
 import type { CliIo, Command } from './command.ts';
-import { parseFlags } from './flags.ts';
+import { parseTable, type FlagTable } from './flag-table.ts';
 
 const DIALECTS: readonly Dialect[] = ['postgresql', 'sqlite', 'mysql'];
 
-const USAGE = `usage: equisql canon [--dialect D] [--no-fallback] < queries.sql
+const FLAGS = {
+  dialect: { type: 'string', value: 'D', default: 'sqlite', help: 'the SQL dialect tried first: postgresql, sqlite (default) or mysql' },
+  'no-fallback': { type: 'boolean', default: false, help: 'do not try the other dialects when the first does not parse a query' },
+} as const satisfies FlagTable;
 
-Reads one SQL query per line on stdin and prints one JSON line per query:
+const DETAILS = `Reads one SQL query per line on stdin and prints one JSON line per query:
   {"canonical": …, "structure_hash": …, "skeleton": …}
 or {"error": …} for a query that does not parse. The canonical string follows SQLStructEval
 (table aliases renamed by first appearance, AND-conjuncts flattened and sorted, column
 aliases dropped, lower case, no trailing semicolon), and also drops an explicit ASC and
 folds NOT into LIKE/IN/BETWEEN/EXISTS/IS NULL; "structure_hash" is its SHA-256. "skeleton"
-is null when the grammar has no rule for the query. --dialect (default sqlite) is tried
-first, then the other dialects unless --no-fallback. A line over 100,000 characters, 10,000
+is null when the grammar has no rule for the query. A line over 100,000 characters, 10,000
 tokens or 100 nested parentheses gets {"error": …} and the next lines are read.`;
 
 /** One query's canonical record, as `equisql canon` prints it. */
@@ -43,9 +45,11 @@ export function canonRecord(sql: string, dialect: Dialect, fallback: boolean): R
 export const command: Command = {
   name: 'canon',
   summary: 'canonical structure, structure hash and skeleton of SQL queries on stdin',
-  usage: USAGE,
+  flags: FLAGS,
+  operands: '< queries.sql',
+  details: DETAILS,
   async run(args: readonly string[], io: CliIo): Promise<number> {
-    const values = parseFlags('canon', args, { dialect: { type: 'string', default: 'sqlite' }, 'no-fallback': { type: 'boolean', default: false } });
+    const values = parseTable('canon', args, FLAGS).values;
     const dialect = values.dialect as Dialect;
     if (!DIALECTS.includes(dialect)) throw new ConfigError(`--dialect must be one of ${DIALECTS.join(', ')}, got "${dialect}"`);
     const input = await io.readStdin();

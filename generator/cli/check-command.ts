@@ -1,20 +1,24 @@
 import { resolve } from 'node:path';
 import { EXIT, type Command } from './command.ts';
-import { parseFlags, required } from './flags.ts';
+import { required } from './flags.ts';
+import { parseTable, type FlagTable } from './flag-table.ts';
 import { checkExport } from '../export/check-export.ts';
 
-const USAGE = `usage: equisql check --dir DIR
+const FLAGS = {
+  dir: { type: 'string', value: 'DIR', required: true, help: 'an exported directory (one with a manifest.json holding an "export" section)' },
+} as const satisfies FlagTable;
 
-Proves an export clean: some rows, no group, question text or SQL text in two splits, every row valid
+const DETAILS = `Proves an export clean: some rows, no group, question text or SQL text in two splits, every row valid
 against output/record.schema.json, every file's row count and sha256 as DIR/manifest.json
 says. Prints each problem on stdout; exit 1 when there is one.`;
 
 export const command: Command = {
   name: 'check',
   summary: 'check an export for leaks across splits, schema violations and count mismatches',
-  usage: USAGE,
+  flags: FLAGS,
+  details: DETAILS,
   async run(args, io) {
-    const flags = parseFlags('check', args, { dir: { type: 'string' } });
+    const flags = parseTable('check', args, FLAGS).values;
     const dir = resolve(process.cwd(), required('check', 'dir', flags.dir));
     const report = checkExport(dir);
     for (const f of report.findings) io.out(`${f.kind}: ${f.detail}`);

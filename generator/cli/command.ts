@@ -1,3 +1,5 @@
+import type { CommandHelp } from './flag-table.ts';
+
 /** What a CLI command sees of the process: its streams, and nothing else. */
 export interface CliIo {
   /** Machine-readable output (results, JSON lines). */
@@ -21,11 +23,14 @@ export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 
-/** One `equisql` subcommand. `run` returns the exit status and never calls `process.exit`. */
-export interface Command {
-  readonly name: string;
-  readonly summary: string;
-  readonly usage: string;
+/**
+ * One `equisql` subcommand. `run` returns the exit status and never calls `process.exit`.
+ * Its flags are declared in `flags` (the table `--help` and docs/cli.md are printed from),
+ * and `run` parses its arguments against that same table (`parseTable`).
+ */
+export interface Command extends CommandHelp {
+  /** Subcommands (`grammar sample`), each with its own flags; `--help` shows them all. */
+  readonly subcommands?: readonly CommandHelp[];
   run(args: readonly string[], io: CliIo): Promise<number>;
 }
 

@@ -1,23 +1,29 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from './command.ts';
-import { parseFlags, required } from './flags.ts';
+import { required } from './flags.ts';
+import { parseTable, type FlagTable } from './flag-table.ts';
 import { openBuiltDir } from './built-dir.ts';
 import { ConfigError } from '../common/errors.ts';
 import { buildRelationalSchema } from '../variants/build-schema.ts';
 import { compileQuery } from '../compile/compile-query.ts';
 import { queryOfDocument, type Query, type QueryDocument } from '../query/conceptual-query.ts';
 
-const USAGE = `usage: equisql compile --dir DIR --variant V --query FILE.json
+const FLAGS = {
+  dir: { type: 'string', value: 'DIR', required: true, help: 'a directory equisql build wrote' },
+  variant: { type: 'string', value: 'V', required: true, help: 'the variant to compile for' },
+  query: { type: 'string', value: 'FILE.json', required: true, help: 'a conceptual query as JSON (format: docs/conceptual-query.md)' },
+} as const satisfies FlagTable;
 
-Prints the SQL of a conceptual query (JSON) for one variant built in DIR.`;
+const DETAILS = `Prints the SQL of a conceptual query for one variant built in DIR.`;
 
 export const command: Command = {
   name: 'compile',
   summary: 'print the SQL of a conceptual query for one variant',
-  usage: USAGE,
+  flags: FLAGS,
+  details: DETAILS,
   async run(args, io) {
-    const flags = parseFlags('compile', args, { dir: { type: 'string' }, variant: { type: 'string' }, query: { type: 'string' } });
+    const flags = parseTable('compile', args, FLAGS).values;
     const dir = resolve(process.cwd(), required('compile', 'dir', flags.dir));
     const { manifest, index } = openBuiltDir(dir);
     const name = required('compile', 'variant', flags.variant);

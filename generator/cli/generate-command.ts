@@ -2,7 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXIT, type Command } from './command.ts';
-import { parseFlags, required } from './flags.ts';
+import { required } from './flags.ts';
+import { parseTable, type FlagTable } from './flag-table.ts';
+import { EXPORT_FLAGS } from './export-flags.ts';
 import { ConfigError } from '../common/errors.ts';
 import { DEFAULTS } from '../config/define-config.ts';
 import { loadConfig, resolveDataset } from '../config/load-config.ts';
@@ -44,60 +46,45 @@ function checkMix(mix: Readonly<Partial<Record<Difficulty, number>>>, where: str
 
 const GRAMMARS = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'grammars');
 
-const USAGE = `usage: equisql generate --dataset NAME [--variants all|a,b,…] [--scale S] [--seed N] [--grammar G] [--mix G:W …]
-                        [--groups N] [--tail F] [--difficulty easy=S,medium=S,hard=S,extra=S] [--db URL] [--concurrency K] [--timeout-ms T]
-                        [--from-suite FILE.jsonl] [--config FILE] [--split K] [--ratios R] [--formats F]
-                        [--resume] [--shard i/N [--shard-margin M]] --out DIR
+const FLAGS = {
+  dataset: { type: 'string', value: 'NAME', required: true, help: 'a dataset of datasets.config.ts, or an E/R model as a .json file' },
+  variants: { type: 'string', value: 'all|a,b,…|random:K', help: 'the schema variants (default: the dataset\'s, else all presets)' },
+  scale: { type: 'string', value: 'S', help: 'instance size (default: the dataset\'s, else small)' },
+  seed: { type: 'string', value: 'N', help: 'the one seed all randomness flows from (default: the dataset\'s, else 1)' },
+  grammar: { type: 'string', value: 'G', help: 'the skeleton grammar: a .pcfg file or a name under grammars/ (default spider)' },
+  groups: { type: 'string', value: 'N', help: 'verified equivalence groups to generate (default 100)' },
+  tail: { type: 'string', value: 'F', help: 'share of long-tail skeletons, 0 to 1 (default: the dataset\'s, else 0.1)' },
+  difficulty: { type: 'string', value: 'easy=S,medium=S,hard=S,extra=S', help: 'target shares of Spider difficulties (default: the dataset\'s difficulty, else none)' },
+  'from-suite': { type: 'string', value: 'FILE.jsonl', help: 'one conceptual query a line ({"id", "query", "question"?}) instead of sampled skeletons, each checked the same way; give it its own --out' },
+  mix: { type: 'string', value: 'G:W', multiple: true, help: 'mix another grammar in by weight (default:0.2); the main grammar keeps the rest' },
+  db: { type: 'string', value: 'URL', help: 'postgres://… or pglite:DIR (default DATABASE_URL, else PGlite stored in DIR/pglite)' },
+  concurrency: { type: 'string', value: 'K', help: 'server connections candidates are checked on (default 4; PGlite: always one)' },
+  'timeout-ms': { type: 'string', value: 'T', help: 'milliseconds a candidate query may run (default 10000)' },
+  config: { type: 'string', value: 'FILE', help: 'the configuration file (default datasets.config.ts in the working directory)' },
+  out: { type: 'string', value: 'DIR', required: true, help: 'where the run goes' },
+  ...EXPORT_FLAGS,
+  resume: { type: 'boolean', help: 'continue a run cut short where its files end, to the bytes of an uninterrupted run (refused for a DIR generated with other settings)' },
+  shard: { type: 'string', value: 'i/N', help: 'run shard i of N (candidates c with c mod N = i−1) into its own DIR, stopping before the questions; equisql merge joins the shards' },
+  'shard-margin': { type: 'string', value: 'M', help: 'extra share of groups a shard collects so the merge finds every candidate it needs (default 0.25; with --shard)' },
+} as const satisfies FlagTable;
 
-Builds the dataset into DIR (main instance) and DIR/edge (edge-case instance), or reuses
+const DETAILS = `Builds the dataset into DIR (main instance) and DIR/edge (edge-case instance), or reuses
 builds there made with the same settings, then generates N verified equivalence groups:
-  DIR/groups/<dataset>.jsonl   one group a line (format: README.md, "Group records")
+  DIR/groups/<dataset>.jsonl     one group a line (format: docs/records.md)
   DIR/questions/<dataset>.jsonl  questions for the groups, as equisql questions writes them
-  DIR/rejections.jsonl         one rejected candidate a line, with its reason
-  DIR/manifest.json            settings, counts accepted and rejected by reason, timings
-then exports them (as \`equisql export\`, whose --split, --ratios and --formats it takes):
+  DIR/rejections.jsonl           one rejected candidate a line, with its reason
+  DIR/manifest.json              settings, counts accepted and rejected by reason, timings
+then exports them (as equisql export, whose flags it takes):
   DIR/data/, DIR/finetune/, DIR/README.md (dataset card)
-A DIR that holds a run (whole or cut short) is refused unless --resume is given; --resume
-continues it where its files end, to the bytes of an uninterrupted run, and refuses a DIR
-generated with other settings. --shard i/N runs shard i of N (candidates c with c mod N =
-i−1) into its own DIR and stops before the questions; \`equisql merge\` joins the N shard
-directories into what one unsharded run writes. --shard-margin (default 0.25) is the extra
-share of groups a shard collects so the merge finds every candidate it needs. --grammar is a .pcfg file
-or a name under grammars/ (default spider); --mix default:0.2 mixes in another grammar by weight. --concurrency opens K server connections
-(PGlite: always one). --difficulty (or the dataset's \`difficulty\` in datasets.config.ts)
-sets target shares of Spider difficulties. --from-suite takes one conceptual query a line
-({"id", "query", "question"?}) instead of sampled skeletons and checks each the same way;
-give it its own --out DIR. Database: --db postgres://… or pglite:DIR, else DATABASE_URL, else
-PGlite stored in DIR/pglite.`;
+A DIR that holds a run (whole or cut short) is refused unless --resume is given.`;
 
 export const command: Command = {
   name: 'generate',
   summary: 'generate verified equivalence groups (conceptual query + SQL on every variant)',
-  usage: USAGE,
+  flags: FLAGS,
+  details: DETAILS,
   async run(args, io) {
-    const flags = parseFlags('generate', args, {
-      dataset: { type: 'string' },
-      variants: { type: 'string' },
-      scale: { type: 'string' },
-      seed: { type: 'string' },
-      grammar: { type: 'string' },
-      groups: { type: 'string' },
-      tail: { type: 'string' },
-      difficulty: { type: 'string' },
-      'from-suite': { type: 'string' },
-      mix: { type: 'string', multiple: true },
-      db: { type: 'string' },
-      concurrency: { type: 'string' },
-      'timeout-ms': { type: 'string' },
-      config: { type: 'string' },
-      out: { type: 'string' },
-      split: { type: 'string' },
-      ratios: { type: 'string' },
-      formats: { type: 'string' },
-      resume: { type: 'boolean' },
-      shard: { type: 'string' },
-      'shard-margin': { type: 'string' },
-    });
+    const flags = parseTable('generate', args, FLAGS).values;
     const cwd = process.cwd();
     const out = resolve(cwd, required('generate', 'out', flags.out));
     const { config, path } = await loadConfig(flags.config, cwd);

@@ -11,31 +11,54 @@ import { MAX_DEDUPED_SAMPLES, streamSkeletons } from '../grammar/pcfg-sampler.ts
 import { formatGrammar, parseGrammar, type Grammar } from '../grammar/pcfg.ts';
 import type { Dialect } from '../sql/sql-ast.ts';
 import { EXIT, type CliIo, type Command } from './command.ts';
-import { flagName, parseCommandLine } from './flags.ts';
+import { flagName } from './flags.ts';
+import { parseTable, type CommandHelp } from './flag-table.ts';
 
 const DEFAULT_GRAMMAR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'grammars', 'default.pcfg');
 const DIALECTS: readonly Dialect[] = ['postgresql', 'sqlite', 'mysql'];
 
-const USAGE = `usage:
-  equisql grammar estimate --corpus FILE --out G [--dialect D] [--mix G:W …] [--smoothing K]
-                           [--base G|none] [--source TEXT] [--licence TEXT] [--json]
-  equisql grammar sample --grammar G -n N [--seed S] [--tail R] [--max-depth D] [--max-tokens T]
-                         [--no-dedupe] [--json]
-  equisql grammar check G
+const ESTIMATE = {
+  name: 'grammar estimate',
+  summary: 'estimate a grammar\'s rule probabilities from a corpus of SQL queries',
+  flags: {
+    corpus: { type: 'string', value: 'FILE', required: true, help: 'one SQL query per line' },
+    out: { type: 'string', value: 'G', required: true, help: 'the grammar file to write (replaced whole, temp + rename; may not be the corpus)' },
+    dialect: { type: 'string', value: 'D', default: 'sqlite', help: 'the SQL dialect tried first: postgresql, sqlite (default) or mysql; the others are tried after it' },
+    mix: { type: 'string', value: 'G:W', multiple: true, help: 'mix in another grammar by weight (other.pcfg:0.3)' },
+    smoothing: { type: 'string', value: 'K', help: 'add-k smoothing over the rules of --base (default 0.1)' },
+    base: { type: 'string', value: 'G|none', help: 'the grammar whose rules are smoothed over (default grammars/default.pcfg)' },
+    source: { type: 'string', value: 'TEXT', help: 'where the corpus comes from, recorded in the grammar\'s header' },
+    licence: { type: 'string', value: 'TEXT', help: 'the corpus\'s licence, recorded in the grammar\'s header' },
+    json: { type: 'boolean', default: false, help: 'unparsed queries as JSON lines on stdout, then {"total", "parsed", "rules"}' },
+  },
+  details: `Derives each corpus query's grammar rules, counts them, smooths them and writes the grammar.
+Unparsed queries are listed with their reasons. Lines over 100,000 characters, 10,000 tokens
+or 100 nested parentheses are skipped.`,
+} as const satisfies CommandHelp;
 
-estimate  derives each corpus query's grammar rules (one SQL query per line), counts them,
-          smooths with add-k over the rules of --base (default grammars/default.pcfg;
-          --smoothing, default 0.1), mixes in other grammars by weight (--mix other.pcfg:0.3)
-          and writes the grammar to --out. Unparsed queries are listed with their reasons
-          (stderr, or JSON lines with --json); with --json the last line is
-          {"total":…,"parsed":…,"rules":…}. --dialect (default sqlite) is tried first, then
-          the others. --out may not be the corpus; it is replaced whole (temp + rename).
-          Lines over 100,000 characters, 10,000 tokens or 100 nested parentheses are skipped.
-sample    draws N distinct skeletons (seed 0 by default), written as they are drawn (N above
-          1,000,000 needs --no-dedupe); --tail R makes a share R of them long-tail skeletons. With --json, one line per sample:
-          {"skeleton","logprob","tail","derivation"}. Exits with 1 when fewer than N distinct
-          skeletons turn up within the bounds (--max-depth 40, --max-tokens 120).
-check     loads a grammar and reports its size, or the first error with its line.`;
+const SAMPLE = {
+  name: 'grammar sample',
+  summary: 'draw distinct skeletons from a grammar',
+  flags: {
+    grammar: { type: 'string', value: 'G', required: true, help: 'the grammar file' },
+    n: { type: 'string', value: 'N', short: 'n', required: true, help: 'how many distinct skeletons (above 1,000,000 needs --no-dedupe)' },
+    seed: { type: 'string', value: 'S', default: '0', help: 'seed of the draw (default 0)' },
+    tail: { type: 'string', value: 'R', help: 'share of long-tail skeletons (default 0)' },
+    'max-depth': { type: 'string', value: 'D', help: 'deepest derivation (default 40)' },
+    'max-tokens': { type: 'string', value: 'T', help: 'longest skeleton in tokens (default 120)' },
+    'no-dedupe': { type: 'boolean', default: false, help: 'keep duplicates (no memory kept of the skeletons drawn)' },
+    json: { type: 'boolean', default: false, help: 'one line per sample: {"skeleton", "logprob", "tail", "derivation"}' },
+  },
+  details: `Skeletons are written as they are drawn. Exits with 1 when fewer than N distinct skeletons
+turn up within the bounds.`,
+} as const satisfies CommandHelp;
+
+const CHECK = {
+  name: 'grammar check',
+  summary: 'load a grammar and report its size, or the first error with its line',
+  flags: {},
+  operands: 'G',
+} as const satisfies CommandHelp;
 
 
 /**
@@ -79,17 +102,7 @@ function integer(flag: string, text: string | undefined, fallback: number, min: 
 }
 
 async function estimate(args: readonly string[], io: CliIo): Promise<number> {
-  const { values } = parseCommandLine('estimate', args, {
-    corpus: { type: 'string' },
-    out: { type: 'string' },
-    dialect: { type: 'string', default: 'sqlite' },
-    mix: { type: 'string', multiple: true },
-    smoothing: { type: 'string' },
-    base: { type: 'string' },
-    source: { type: 'string' },
-    licence: { type: 'string' },
-    json: { type: 'boolean', default: false },
-  });
+  const { values } = parseTable('estimate', args, ESTIMATE.flags);
   const corpusPath = values.corpus as string | undefined;
   const outPath = values.out as string | undefined;
   if (!corpusPath) throw new ConfigError('estimate: --corpus is required');
@@ -150,16 +163,7 @@ async function estimate(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 async function sample(args: readonly string[], io: CliIo): Promise<number> {
-  const { values } = parseCommandLine('sample', args, {
-    grammar: { type: 'string' },
-    n: { type: 'string', short: 'n' },
-    seed: { type: 'string', default: '0' },
-    tail: { type: 'string' },
-    'max-depth': { type: 'string' },
-    'max-tokens': { type: 'string' },
-    'no-dedupe': { type: 'boolean', default: false },
-    json: { type: 'boolean', default: false },
-  });
+  const { values } = parseTable('sample', args, SAMPLE.flags);
   const path = values.grammar as string | undefined;
   if (!path) throw new ConfigError('sample: --grammar is required');
   if (values.n === undefined) throw new ConfigError('sample: -n is required');
@@ -194,7 +198,7 @@ async function sample(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 async function check(args: readonly string[], io: CliIo): Promise<number> {
-  const { positionals } = parseCommandLine('check', args, {}, { positionals: true });
+  const { positionals } = parseTable('check', args, CHECK.flags, { positionals: true });
   const [path] = positionals;
   if (!path || positionals.length > 1) throw new ConfigError('check: give one grammar file');
   const grammar = loadGrammarFile(path);
@@ -205,7 +209,9 @@ async function check(args: readonly string[], io: CliIo): Promise<number> {
 export const command: Command = {
   name: 'grammar',
   summary: 'estimate, sample and check grammars of SQL skeletons',
-  usage: USAGE,
+  flags: {},
+  operands: 'estimate|sample|check …',
+  subcommands: [ESTIMATE, SAMPLE, CHECK],
   async run(args, io) {
     const [sub, ...rest] = args;
     switch (sub) {

@@ -1,12 +1,13 @@
 import { EXIT, type CliIo, type Command } from './command.ts';
 import { EquisqlError, oneLine } from '../common/errors.ts';
 import { escapeControl, ownValue } from '../common/user-text.ts';
+import { helpText } from './flag-table.ts';
 
 /**
  * Every subcommand, loaded on demand so `equisql canon` does not pay for PGlite and
  * `equisql build` does not pay for the SQL parser.
  */
-const COMMANDS: Readonly<Record<string, () => Promise<{ command: Command }>>> = {
+export const COMMANDS: Readonly<Record<string, () => Promise<{ command: Command }>>> = {
   build: () => import('./build-command.ts'),
   verify: () => import('./verify-command.ts'),
   variants: () => import('./variants-command.ts'),
@@ -83,7 +84,7 @@ export async function main(argv: readonly string[], io?: CliIo): Promise<number>
   try {
     const { command } = await load();
     if (rest.includes('--help') || rest.includes('-h')) {
-      streams.out(command.usage);
+      streams.out(helpText(command, command.subcommands));
       return 0;
     }
     return await command.run(rest.filter((arg) => arg !== '--quiet'), streams);
@@ -93,4 +94,9 @@ export async function main(argv: readonly string[], io?: CliIo): Promise<number>
     process.stderr.write(`${errorLine(name, error)}\n`);
     return error instanceof EquisqlError ? EXIT.badInput : EXIT.internal;
   }
+}
+
+/** Every command, loaded, in the order `equisql --help` lists them (for the CLI reference). */
+export async function loadCommands(): Promise<Command[]> {
+  return Promise.all(Object.values(COMMANDS).map(async (load) => (await load()).command));
 }

@@ -1,28 +1,34 @@
 import { resolve } from 'node:path';
 import { EXIT, type Command } from './command.ts';
-import { parseCommandLine, required } from './flags.ts';
+import { required } from './flags.ts';
+import { parseTable, type FlagTable } from './flag-table.ts';
+import { EXPORT_FLAGS } from './export-flags.ts';
 import { lockDir } from '../assemble/dir-lock.ts';
 import { exportSettings } from '../export/export-settings.ts';
 import { mergeShards } from '../export/merge-shards.ts';
 import { displayFor } from './progress-bar.ts';
 
-const USAGE = `usage: equisql merge --out DIR [--split K] [--ratios R] [--formats F] DIR_1 … DIR_N
+const FLAGS = {
+  out: { type: 'string', value: 'DIR', required: true, help: 'where the merged run goes; must not exist yet or be empty' },
+  ...EXPORT_FLAGS,
+} as const satisfies FlagTable;
 
-Joins the directories of N shard runs (equisql generate … --shard i/N --out DIR_i, the same
+const DETAILS = `Joins the directories of N shard runs (equisql generate … --shard i/N --out DIR_i, the same
 settings and seed, every i from 1 to N once) into DIR: the build, groups/, rejections.jsonl,
 questions/, data/, finetune/, README.md and manifest.json one unsharded generate with those
 settings writes, byte for byte; only the manifest's "timings" differ (they add up the shards'
-groups stages). --split, --ratios and --formats are the export's, as in generate. DIR must
-not exist yet or be empty. Refused with one line: shards of other settings or seeds, a
-missing or twice-given shard, an unfinished shard, a shard that stopped before a candidate
-the merged run needs (continue it with --resume and a larger --shard-margin).`;
+groups stages). Refused with one line: shards of other settings or seeds, a missing or
+twice-given shard, an unfinished shard, a shard that stopped before a candidate the merged
+run needs (continue it with --resume and a larger --shard-margin).`;
 
 export const command: Command = {
   name: 'merge',
   summary: 'join shard runs (generate --shard i/N) into the output of one unsharded run',
-  usage: USAGE,
+  flags: FLAGS,
+  operands: 'DIR_1 … DIR_N',
+  details: DETAILS,
   async run(args, io) {
-    const { values: flags, positionals } = parseCommandLine('merge', args, { out: { type: 'string' }, split: { type: 'string' }, ratios: { type: 'string' }, formats: { type: 'string' } }, { positionals: true });
+    const { values: flags, positionals } = parseTable('merge', args, FLAGS, { positionals: true });
     const cwd = process.cwd();
     const out = resolve(cwd, required('merge', 'out', flags.out));
     const settings = exportSettings('merge', flags);

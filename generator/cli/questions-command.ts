@@ -8,45 +8,32 @@ import { resolveLlmEndpoint } from '../config/llm-config.ts';
 import { ownValue } from '../common/user-text.ts';
 import { checkQuestionSettings, writeQuestions } from '../questions/questions-stage.ts';
 import { EXIT, type Command } from './command.ts';
-import { parseFlags, required } from './flags.ts';
-
-const USAGE = `usage: equisql questions --dir DIR [--writer template|llm] [--styles S,S,…] [--paraphrases K] [--concurrency K] [--resume]
-                         [--llm-model M] [--llm-budget TOKENS] [--db URL] [--config FILE]
-
-Reads DIR/groups/*.jsonl and writes DIR/questions/<dataset>.jsonl: one question per
-(group, style, paraphrase), written from the group's conceptual query and DIR/er.json.
-  --styles       ${TEMPLATE_STYLES.join(',')} (default: all)
-  --paraphrases  paraphrases per style, 1–20 (default 3; a style gives at most as many as it has templates)
-  --resume       keep the complete lines an earlier run wrote and continue after them
-  --concurrency  groups written at once by the LLM writer (default 4)
-  --writer llm   TACO's three phases through an OpenAI-compatible endpoint (the config's
-                 llm.baseURL, else OPENAI_BASE_URL; OPENAI_API_KEY) and model (--llm-model,
-                 else the config's llm.model); a question is kept only if its back-translation,
-                 run on the reference variant (the build's database: --db, DATABASE_URL or
-                 DIR/pglite), gives the group's answer; others go to DIR/questions-rejections.jsonl
-  --llm-budget   tokens after which no further group is started (the run stops cleanly; --resume continues)
-  --config       the datasets.config.ts whose llm section (model, baseURL, prices) applies; tokens
-                 and the cost estimated from llm.prices go to DIR/manifest.json ("questions")`;
+import { required } from './flags.ts';
+import { parseTable, type FlagTable } from './flag-table.ts';
 
 const FLAGS = {
-  dir: { type: 'string' },
-  writer: { type: 'string' },
-  styles: { type: 'string' },
-  paraphrases: { type: 'string' },
-  concurrency: { type: 'string' },
-  resume: { type: 'boolean' },
-  'llm-model': { type: 'string' },
-  'llm-budget': { type: 'string' },
-  db: { type: 'string' },
-  config: { type: 'string' },
-} as const;
+  dir: { type: 'string', value: 'DIR', required: true, help: 'a directory equisql generate wrote (its groups/)' },
+  writer: { type: 'string', value: 'template|llm', help: 'template (default, offline) or llm: TACO\'s three phases through an OpenAI-compatible endpoint (the config\'s llm.baseURL, else OPENAI_BASE_URL; OPENAI_API_KEY); a question is kept only if its back-translation, run on the reference variant, gives the group\'s answer; others go to DIR/questions-rejections.jsonl' },
+  styles: { type: 'string', value: 'S,S,…', help: `question styles, of ${TEMPLATE_STYLES.join(', ')} (default all)` },
+  paraphrases: { type: 'string', value: 'K', help: 'paraphrases per style, 1 to 20 (default 3; a style gives at most as many as it has templates)' },
+  concurrency: { type: 'string', value: 'K', help: 'groups written at once by the LLM writer (default 4)' },
+  resume: { type: 'boolean', help: 'keep the complete lines an earlier run wrote and continue after them' },
+  'llm-model': { type: 'string', value: 'M', help: 'the LLM writer\'s model (default: the config\'s llm.model)' },
+  'llm-budget': { type: 'string', value: 'TOKENS', help: 'tokens after which no further group is started (the run stops cleanly; --resume continues)' },
+  db: { type: 'string', value: 'URL', help: 'the build\'s database, where back-translations run (default DATABASE_URL, else DIR/pglite)' },
+  config: { type: 'string', value: 'FILE', help: 'the datasets.config.ts whose llm section (model, baseURL, prices) applies; tokens and the cost estimated from llm.prices go to DIR/manifest.json ("questions")' },
+} as const satisfies FlagTable;
+
+const DETAILS = `Reads DIR/groups/*.jsonl and writes DIR/questions/<dataset>.jsonl: one question per
+(group, style, paraphrase), written from the group's conceptual query and DIR/er.json.`;
 
 export const command: Command = {
   name: 'questions',
   summary: 'write questions for the verified groups of a directory',
-  usage: USAGE,
+  flags: FLAGS,
+  details: DETAILS,
   async run(args, io) {
-    const flags = parseFlags('questions', args, FLAGS);
+    const flags = parseTable('questions', args, FLAGS).values;
     const dir = resolve(process.cwd(), required('questions', 'dir', flags.dir));
     const writer = flags.writer ?? 'template';
     if (writer !== 'template' && writer !== 'llm') throw new ConfigError(`questions: --writer must be template or llm, got "${writer}"`);

@@ -1,41 +1,39 @@
 import { resolve } from 'node:path';
 import type { Command } from './command.ts';
-import { parseCommandLine, required } from './flags.ts';
+import { required } from './flags.ts';
+import { parseTable, type FlagTable } from './flag-table.ts';
 import { openBuiltDir } from './built-dir.ts';
 import { ConfigError } from '../common/errors.ts';
 import { targetOf } from '../assemble/verify-dataset.ts';
 import { openDatabase, type TextResult } from '../database/database.ts';
 import { DEFAULT_CAPS, streamUntrusted } from '../execute/untrusted-query.ts';
 
-const USAGE = `usage: equisql run --dir DIR --variant V [--db URL] [--timeout S] [--max-rows N] [--max-bytes N] [--format table|csv|json] [QUERY]
+const FLAGS = {
+  dir: { type: 'string', value: 'DIR', required: true, help: 'a directory equisql build wrote' },
+  variant: { type: 'string', value: 'V', required: true, help: 'the variant to run on' },
+  db: { type: 'string', value: 'URL', help: 'postgres://… or pglite:DIR (default DATABASE_URL, else the PGlite that build.json names)' },
+  timeout: { type: 'string', value: 'S', help: 'seconds before the query is stopped (default 30)' },
+  'max-rows': { type: 'string', value: 'N', help: `refuse a result of more than N rows (default ${DEFAULT_CAPS.maxRows.toLocaleString('en-US')})` },
+  'max-bytes': { type: 'string', value: 'N', help: `refuse a result of more than N bytes of rows, as the database sends them (default ${DEFAULT_CAPS.maxBytes.toLocaleString('en-US')})` },
+  format: { type: 'string', value: 'table|csv|json', help: 'table (default; aligned columns, NULL as an empty cell), csv (RFC 4180) or json (JSON Lines, one object per row)' },
+} as const satisfies FlagTable;
 
-Runs one read-only query on one variant built in DIR and prints its result. The query is
+const DETAILS = `Runs one read-only query on one variant built in DIR and prints its result. The query is
 the argument, or standard input when there is none. It is untrusted text and goes through
-the guarded executor (see docs/running-queries.md): one SELECT, calling only read-only
+the guarded executor (docs/running-queries.md): one SELECT, calling only read-only
 functions, over the variant's own tables, sent alone by the extended protocol, as a role
-that can only read the variant's tables, stopped after --timeout seconds (default 30). Its
-rows are read in pages; a result of more than --max-rows rows (default ${DEFAULT_CAPS.maxRows.toLocaleString('en-US')}) or
---max-bytes bytes (default ${DEFAULT_CAPS.maxBytes.toLocaleString('en-US')}) is refused. A refused, failing, timed-out or
-over-cap query exits 2 with one line saying why (csv and json print rows as they come, so
-the rows before a cap are printed; table prints nothing then).
+that can only read the variant's tables, stopped after --timeout seconds. Its rows are read
+in pages; a result past --max-rows or --max-bytes is refused. A refused, failing, timed-out
+or too large query exits 2 with one line saying why (csv and json print rows as they come,
+so the rows before a cap are printed; the table prints nothing then).
 
-Formats: table (default; aligned columns, NULL as an empty cell, control characters as \\n
-\\t \\r), csv (RFC 4180: a header line, CRLF line ends, NULL as an empty field and an empty
-string as ""), json (JSON Lines: one object per row, column name to value as PostgreSQL
-prints it or null; a repeated column name gets _2, _3, …).`;
+Formats: table (aligned columns, NULL as an empty cell, control characters as \\n \\t \\r),
+csv (RFC 4180: a header line, CRLF line ends, NULL as an empty field and an empty string as
+""), json (JSON Lines: one object per row, column name to value as PostgreSQL prints it or
+null; a repeated column name gets _2, _3, …).`;
 
 const FORMATS = ['table', 'csv', 'json'] as const;
 type Format = (typeof FORMATS)[number];
-
-const FLAGS = {
-  dir: { type: 'string' },
-  variant: { type: 'string' },
-  db: { type: 'string' },
-  timeout: { type: 'string' },
-  'max-rows': { type: 'string' },
-  'max-bytes': { type: 'string' },
-  format: { type: 'string' },
-} as const;
 
 function tableCell(value: string | null): string {
   return value === null ? '' : value.replace(/[\n\t\r]/gu, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : '\\r'));
@@ -116,9 +114,11 @@ function count(flag: string, value: string | undefined, fallback: number): numbe
 export const command: Command = {
   name: 'run',
   summary: 'run one read-only query on a built variant and print the result',
-  usage: USAGE,
+  flags: FLAGS,
+  operands: '[QUERY]',
+  details: DETAILS,
   async run(args, io) {
-    const { values: flags, positionals } = parseCommandLine('run', args, FLAGS, { positionals: true });
+    const { values: flags, positionals } = parseTable('run', args, FLAGS, { positionals: true });
     if (positionals.length > 1) throw new ConfigError(`run: expected one query argument, got ${positionals.length} (quote the query)`);
     const dir = resolve(process.cwd(), required('run', 'dir', flags.dir));
     // Flags first: a mistyped flag is named before the directory is read.

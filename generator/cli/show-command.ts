@@ -6,25 +6,25 @@ import { readJsonLines } from '../generate/groups-file.ts';
 import type { GroupRecord } from '../generate/group-record.ts';
 import type { QuestionRecord } from '../questions/question-record.ts';
 import { EXIT, type Command } from './command.ts';
-import { parseFlags, required } from './flags.ts';
-
-const USAGE = `usage: equisql show --dir DIR [-n N] [--seed S]
-
-Prints N questions of DIR/questions/*.jsonl drawn at random (seeded; default 5, seed 1),
-each with its style and evidence, then the SQL of one variant of its group.`;
+import { required } from './flags.ts';
+import { parseTable, type FlagTable } from './flag-table.ts';
 
 const FLAGS = {
-  dir: { type: 'string' },
-  n: { type: 'string', short: 'n' },
-  seed: { type: 'string' },
-} as const;
+  dir: { type: 'string', value: 'DIR', required: true, help: 'a directory with questions/ (equisql generate or questions wrote it)' },
+  n: { type: 'string', value: 'N', short: 'n', help: 'how many questions, 1 to 10000 (default 5)' },
+  seed: { type: 'string', value: 'S', help: 'seed of the draw (default 1)' },
+} as const satisfies FlagTable;
+
+const DETAILS = `Prints N questions of DIR/questions/*.jsonl drawn at random, each with its style and
+evidence, then the SQL of one variant of its group.`;
 
 export const command: Command = {
   name: 'show',
   summary: 'print random questions with the SQL of one variant, for a person to read',
-  usage: USAGE,
+  flags: FLAGS,
+  details: DETAILS,
   async run(args, io) {
-    const flags = parseFlags('show', args, FLAGS);
+    const flags = parseTable('show', args, FLAGS).values;
     const dir = resolve(process.cwd(), required('show', 'dir', flags.dir));
     const n = flags.n === undefined ? 5 : /^\d+$/u.test(flags.n) ? Number(flags.n) : NaN;
     if (!(n >= 1 && n <= 10_000)) throw new ConfigError(`show: -n must be a whole number from 1 to 10000, got "${flags.n}"`);

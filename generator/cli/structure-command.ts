@@ -5,23 +5,24 @@ import type { Dialect } from '../sql/sql-ast.ts';
 import { canonicalStructure } from '../structure/canonical-structure.ts';
 import { computeStructureMetrics, type GenerationRow } from '../structure/structure-metrics.ts';
 import type { CliIo, Command } from './command.ts';
-import { parseFlags } from './flags.ts';
+import { parseTable, type FlagTable } from './flag-table.ts';
 
 const DIALECTS: readonly Dialect[] = ['postgresql', 'sqlite', 'mysql'];
 
-const USAGE = `usage: equisql structure --input FILE.jsonl [--gold FILE.jsonl] [--dialect D] [--details]
+const FLAGS = {
+  input: { type: 'string', value: 'FILE.jsonl', required: true, help: 'generated SQL, one {"input_id", "perturbation_id", "sql"} a line (perturbation_id defaults to "0", the original input)' },
+  gold: { type: 'string', value: 'FILE.jsonl', help: 'gold SQL, one {"input_id", "sql"} a line, for gold alignment' },
+  dialect: { type: 'string', value: 'D', default: 'sqlite', help: 'the SQL dialect tried first: postgresql, sqlite (default) or mysql' },
+  details: { type: 'boolean', default: false, help: 'first print one JSON line per group and per input id' },
+} as const satisfies FlagTable;
 
-Structural measures of SQLStructEval over generated SQL. Each input line is
-  {"input_id": …, "perturbation_id": …, "sql": …}
-(perturbation_id defaults to "0", the original input). --gold lines are
-  {"input_id": …, "sql": …}.
-Prints one JSON object: distinct structures, majority ratio, entropy (bits), gold alignment
-(means over input × perturbation groups), cross-perturbation agreement and sensitivity
-(means over input ids with perturbations), the sensitive fraction (share of input ids whose
-sensitivity is above zero) and changed_perturbation_share (share of all perturbations whose
-majority structure left the original's). An input id with no perturbation "0" or
-"original" has no sensitivity; their count is printed and they are named on stderr.
---details first prints one JSON line per group and per input id.`;
+const DETAILS = `Structural measures of SQLStructEval over generated SQL. Prints one JSON object: distinct
+structures, majority ratio, entropy (bits), gold alignment (means over input × perturbation
+groups), cross-perturbation agreement and sensitivity (means over input ids with
+perturbations), the sensitive fraction (share of input ids whose sensitivity is above zero)
+and changed_perturbation_share (share of all perturbations whose majority structure left
+the original's). An input id with no perturbation "0" or "original" has no sensitivity;
+their count is printed and they are named on stderr.`;
 
 function readJsonl(path: string, what: string): { line: number; value: Record<string, unknown> }[] {
   if (!existsSync(path)) throw new ConfigError(`${what} ${path} does not exist`);
@@ -55,14 +56,10 @@ function field(row: { line: number; value: Record<string, unknown> }, path: stri
 export const command: Command = {
   name: 'structure',
   summary: 'SQLStructEval structural consistency, diversity and robustness measures',
-  usage: USAGE,
+  flags: FLAGS,
+  details: DETAILS,
   async run(args: readonly string[], io: CliIo): Promise<number> {
-    const values = parseFlags('structure', args, {
-      input: { type: 'string' },
-      gold: { type: 'string' },
-      dialect: { type: 'string', default: 'sqlite' },
-      details: { type: 'boolean', default: false },
-    });
+    const values = parseTable('structure', args, FLAGS).values;
     const inputPath = values.input;
     if (!inputPath) throw new ConfigError('--input is required');
     const dialect = values.dialect as Dialect;

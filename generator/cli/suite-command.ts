@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { EXIT, type Command } from './command.ts';
-import { parseFlags, required } from './flags.ts';
+import { required } from './flags.ts';
+import { parseTable, type FlagTable } from './flag-table.ts';
 import { openBuiltDir } from './built-dir.ts';
 import { ConfigError, oneLine } from '../common/errors.ts';
 import { escapeControl, ownValue } from '../common/user-text.ts';
@@ -16,12 +17,15 @@ import { compileQuery } from '../compile/compile-query.ts';
 import { buildRelationalSchema } from '../variants/build-schema.ts';
 
 
-const USAGE = `usage: equisql suite --dir DIR --suite NAME|FILE.jsonl [--db URL] [--json]
+const FLAGS = {
+  dir: { type: 'string', value: 'DIR', required: true, help: 'a directory equisql build wrote' },
+  suite: { type: 'string', value: 'NAME|FILE.jsonl', required: true, help: `a built-in suite (${Object.keys(SUITES).join(', ')}), or a file of your own, one {"id", "query", "question"?} a line (the conceptual query as JSON)` },
+  db: { type: 'string', value: 'URL', help: 'postgres://… or pglite:DIR (default DATABASE_URL, else the PGlite that build.json names)' },
+  json: { type: 'boolean', help: 'one line per (question, variant): {"question", "variant", "sql", "row_count", "result_hash"}' },
+} as const satisfies FlagTable;
 
-Runs a suite's questions on every variant built in DIR: a built-in suite by name, or a
-file of your own, one {"id", "query", "question"?} a line (the conceptual query as JSON). With --json, one line per
-(question, variant): {"question", "variant", "sql", "row_count", "result_hash"}. Exit status
-1 if any question's variants disagree or any answer is empty. Suites: ${Object.keys(SUITES).join(', ')}.`;
+const DETAILS = `Runs a suite's questions on every variant built in DIR. Exit status 1 if any question's
+variants disagree or any answer is empty.`;
 
 /**
  * A user's suite file as questions, each compiled for every variant first: a query that
@@ -45,9 +49,10 @@ function fileQuestions(file: string, entries: readonly SuiteEntry[], index: ErIn
 export const command: Command = {
   name: 'suite',
   summary: 'run a suite of questions on every variant and compare the answers',
-  usage: USAGE,
+  flags: FLAGS,
+  details: DETAILS,
   async run(args, io) {
-    const flags = parseFlags('suite', args, { dir: { type: 'string' }, suite: { type: 'string' }, db: { type: 'string' }, json: { type: 'boolean' } });
+    const flags = parseTable('suite', args, FLAGS).values;
     const dir = resolve(process.cwd(), required('suite', 'dir', flags.dir));
     // The flags are checked before the directory is read: a bad name fails fast and alone.
     const suiteName = required('suite', 'suite', flags.suite);

@@ -1,27 +1,28 @@
 import type { Command } from './command.ts';
-import { parseFlags, required } from './flags.ts';
+import { required } from './flags.ts';
+import { parseTable, type FlagTable } from './flag-table.ts';
 import { loadConfig, resolveDataset } from '../config/load-config.ts';
 import { indexDomain } from '../er-model/er-index.ts';
 import { selectVariantsReport } from '../variants/select-variants.ts';
 import { buildRelationalSchema } from '../variants/build-schema.ts';
 
-const USAGE = `usage: equisql variants --dataset NAME [--variants all|a,b,…|random:K] [--seed N] [--json]
+const FLAGS = {
+  dataset: { type: 'string', value: 'NAME', required: true, help: 'a dataset of datasets.config.ts, or an E/R model as a .json file' },
+  variants: { type: 'string', value: 'all|a,b,…|random:K', help: 'which variants to list (default all)' },
+  seed: { type: 'string', value: 'N', help: 'seed of random:K (default: the dataset\'s, else 1)' },
+  config: { type: 'string', value: 'FILE', help: 'the configuration file (default datasets.config.ts in the working directory)' },
+  json: { type: 'boolean', help: 'one JSON line per variant, with its choices and its tables' },
+} as const satisfies FlagTable;
 
-Lists the variants and their shredding choices; with --json, one JSON line per variant with
-its choices and its tables.`;
+const DETAILS = `Lists the variants and their shredding choices.`;
 
 export const command: Command = {
   name: 'variants',
   summary: 'list the variants of a dataset and their choices',
-  usage: USAGE,
+  flags: FLAGS,
+  details: DETAILS,
   async run(args, io) {
-    const flags = parseFlags('variants', args, {
-      dataset: { type: 'string' },
-      variants: { type: 'string' },
-      seed: { type: 'string' },
-      config: { type: 'string' },
-      json: { type: 'boolean' },
-    });
+    const flags = parseTable('variants', args, FLAGS).values;
     const cwd = process.cwd();
     const { config, path } = await loadConfig(flags.config, cwd);
     const dataset = resolveDataset(required('variants', 'dataset', flags.dataset), config, path, cwd);

@@ -1,21 +1,26 @@
 import { resolve } from 'node:path';
 import type { Command } from './command.ts';
-import { parseFlags, required } from './flags.ts';
+import { required } from './flags.ts';
+import { parseTable, type FlagTable } from './flag-table.ts';
 import { readManifest, targetOf, verifyDataset } from '../assemble/verify-dataset.ts';
 import { refuseIfLocked } from '../assemble/dir-lock.ts';
 
-const USAGE = `usage: equisql verify --dir DIR [--db URL] [--json]
+const FLAGS = {
+  dir: { type: 'string', value: 'DIR', required: true, help: 'a directory equisql build wrote' },
+  db: { type: 'string', value: 'URL', help: 'postgres://… or pglite:DIR (default DATABASE_URL, else the PGlite that build.json names)' },
+  json: { type: 'boolean', help: 'one JSON line per variant: {"variant", "instance_hash", "ok"}' },
+} as const satisfies FlagTable;
 
-Reads every variant built in DIR back from its database and compares it with the conceptual
-instance regenerated from DIR/er.json and the recorded seed. With --json, one line per
-variant: {"variant": …, "instance_hash": …, "ok": true|false}. Exit status 0 only if all match.`;
+const DETAILS = `Reads every variant built in DIR back from its database and compares it with the conceptual
+instance regenerated from DIR/er.json and the recorded seed. Exit status 0 only if all match.`;
 
 export const command: Command = {
   name: 'verify',
   summary: 'read every variant back and compare it with the conceptual instance',
-  usage: USAGE,
+  flags: FLAGS,
+  details: DETAILS,
   async run(args, io) {
-    const flags = parseFlags('verify', args, { dir: { type: 'string' }, db: { type: 'string' }, json: { type: 'boolean' } });
+    const flags = parseTable('verify', args, FLAGS).values;
     const dir = resolve(process.cwd(), required('verify', 'dir', flags.dir));
     // A directory a build is swapping is busy, not damaged: say so before reading it.
     refuseIfLocked(dir);

@@ -1,7 +1,6 @@
 import { snakeCase, type ErIndex } from '../er-model/er-index.ts';
 import type { AttributeType } from '../er-model/er-model.ts';
 import { CompileError } from '../common/errors.ts';
-import { quoteIdent, quoteLiteral } from '../common/sql-text.ts';
 import { scalarSqlType } from '../variants/build-schema.ts';
 import type { RelationalSchema, Table } from '../variants/relational-schema.ts';
 import type { Expr, Join, Predicate, Query, ScalarLiteral, SelectQuery } from '../query/conceptual-query.ts';
@@ -11,33 +10,32 @@ import { qualifiedSelect, windowSql } from './compile-window.ts';
 import { sharedValues, valueKey } from './compile-shared-value.ts';
 import { uniqueAlias } from './alias-names.ts';
 import { mintCompiledSql, type CompiledSql } from './compiled-sql.ts';
+import { printLiteral, printSql, printExpr } from './print-sql.ts';
+import { readsAlias, rewriteExpr } from './sql-tree-walk.ts';
+import { binary, call, column, emptySelect, FALSE, isBoolean, isNull, literal, not, paren, STAR, table as tableItem, TRUE, type SqlColumn, type SqlExpr, type SqlFromItem, type SqlJoin, type SqlOrderItem, type SqlQuery, type SqlSelect, type SqlSelectColumn, type SqlSetOperator } from './sql-tree.ts';
 import { aggregates, builtFrom, conditionBuiltFrom, conjunctsOf, expressionKey, sharedOutputs } from './shared-expressions.ts';
 import { isAnalytic, valueKind } from '../query/analytic-expr.ts';
 import { compileAggregate, compileAnalyticExpr, type ExpressionCompiler } from './compile-expression.ts';
-import { inlineSubquery, printSql, type FromItem, type SqlJoin, type SqlQuery, type SqlSelect } from './sql-layout.ts';
 
-const col = (alias: string, name: string): string => `${quoteIdent(alias)}.${quoteIdent(name)}`;
+const col = (alias: string, name: string): SqlColumn => column(alias, name);
 
 /** The SQL of a literal; strings are always quoted and escaped. */
 export function literalSql(value: ScalarLiteral | null): string {
-  if (value === null) return 'NULL';
-  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
-  if (typeof value === 'number') return Number.isInteger(value) ? String(value) : String(value);
-  return quoteLiteral(value);
+  return printLiteral(value);
 }
 
 /** How a compiled alias reads: its columns, and for entities its subclass tests. */
 interface Bound {
-  readonly columns: ReadonlyMap<string, string>;
-  readonly isA?: (entity: string) => string | undefined;
+  readonly columns: ReadonlyMap<string, SqlExpr>;
+  readonly isA?: (entity: string) => SqlExpr | undefined;
   /** Elements aliases: the element's SQL. */
-  readonly element?: string;
+  readonly element?: SqlExpr;
   /** Aliases joined through a relationship table: columns of the link row. */
-  readonly link?: ReadonlyMap<string, string>;
+  readonly link?: ReadonlyMap<string, SqlExpr>;
   /** Further columns to group by with the alias's id (its discriminator, say). */
-  readonly groupExtras?: readonly string[];
+  readonly groupExtras?: readonly SqlExpr[];
   /** A column naming each row's most specific class (a UNION of concrete tables). */
-  readonly classColumn?: { readonly sql: string; readonly classes: readonly string[] };
+  readonly classColumn?: { readonly sql: SqlExpr; readonly classes: readonly string[] };
 }
 
 /**
@@ -85,9 +83,9 @@ class QueryCompiler {
   /** Subclasses each alias is tested against (isA, classOf). */
   private readonly isATargets = new Map<string, Set<string>>();
   /** `col IS NOT NULL` conditions that stand for an inner join elided to a reference column. */
-  private readonly elidedNotNull = new Set<string>();
+  private readonly elidedNotNull = new Set<SqlExpr>();
   /** Expressions (by key) that read as an output column of a derived table, while its outer query compiles. */
-  private readonly substitutions = new Map<string, string>();
+  private readonly substitutions = new Map<string, SqlExpr>();
 
   constructor(
     private readonly v: VariantIndex,
@@ -198,10 +196,10 @@ class QueryCompiler {
       this.outermost = false;
       return {
         kind: 'set',
-        op: q.op.toUpperCase(),
+        op: q.op.toUpperCase() as SqlSetOperator,
         left: this.query(q.left),
         right: this.query(q.right),
-        orderBy: (q.orderBy ?? []).map((o) => `${quoteIdent(o.name)}${o.direction === 'desc' ? ' DESC' : ''}`),
+        orderBy: (q.orderBy ?? []).map((o) => ({ expr: column(undefined, o.name), ...(o.direction === 'desc' ? { desc: true } : {}) })),
         limit: q.limit,
       };
     }
@@ -211,7 +209,7 @@ class QueryCompiler {
   /** Whether the next SELECT compiled is the outermost one (a WITH goes only there). */
   private outermost = true;
   /** Subqueries computed once in a CTE: their key, and the column that holds the value. */
-  private readonly lifted = new Map<string, string>();
+  private readonly lifted = new Map<string, SqlExpr>();
 
   private select(q: SelectQuery): SqlSelect {
     const outermost = this.outermost;
@@ -252,7 +250,7 @@ class QueryCompiler {
     const order: (string | { expr: Expr })[] = [];
     for (const o of q.orderBy ?? []) {
       const same = o.expr.kind === 'output' ? o.expr.name : q.select.find((c) => sameExpr(c.expr, o.expr as Expr))?.name;
-      if (same !== undefined) order.push(quoteIdent(same));
+      if (same !== undefined) order.push(same);
       else if (builtFrom(o.expr as Expr, shared)) order.push({ expr: o.expr as Expr });
       else {
         // Sorted by something the answer does not show: carried out of the derived table.
@@ -262,7 +260,7 @@ class QueryCompiler {
         for (let i = 2; names.has(name); i++) name = `${base}_${i}`;
         names.add(name);
         hidden.push({ name, expr: e });
-        order.push(quoteIdent(name));
+        order.push(name);
       }
     }
     const and = (ps: Predicate[]): Predicate | undefined => (ps.length === 0 ? undefined : ps.length === 1 ? ps[0] : { kind: 'and', args: ps });
@@ -277,20 +275,16 @@ class QueryCompiler {
       ...(q.groupBy ? { groupBy: q.groupBy } : {}),
       ...(innerHavingP ? { having: innerHavingP } : {}),
     });
-    for (const [key, name] of shared) this.substitutions.set(key, quoteIdent(name));
+    for (const [key, name] of shared) this.substitutions.set(key, column(undefined, name));
     try {
       return {
-        kind: 'select',
+        ...emptySelect({ kind: 'derived', query: inner, alias: this.fresh('t') }),
         distinct: q.distinct === true,
-        columns: q.select.map((c) => ({ expr: quoteIdent(c.name) })),
-        from: { kind: 'derived', query: inner, alias: quoteIdent(this.fresh('t')) },
-        joins: [],
+        columns: q.select.map((c) => ({ expr: column(undefined, c.name) })),
         where: outer.flatMap((p) => this.conjuncts(p)),
-        groupBy: [],
-        having: [],
-        orderBy: (q.orderBy ?? []).map((o, i) => {
+        orderBy: (q.orderBy ?? []).map((o, i): SqlOrderItem => {
           const item = order[i] as string | { expr: Expr };
-          return `${typeof item === 'string' ? item : this.expr(item.expr)}${o.direction === 'desc' ? ' DESC' : ''}`;
+          return { expr: typeof item === 'string' ? column(undefined, item) : this.expr(item.expr), ...(o.direction === 'desc' ? { desc: true } : {}) };
         }),
         limit: q.limit,
       };
@@ -303,7 +297,7 @@ class QueryCompiler {
     const base = this.view(q.from.alias, q.from.entity);
     this.bind(q.from.alias, base);
     const joins: SqlJoin[] = [...base.joins];
-    const where: string[] = [...base.filters];
+    const where: SqlExpr[] = [...base.filters];
     // A link table that alone answers (the entity only names the link rows' end) leads.
     const lead = this.leadingLink(q, base);
     if (lead) this.bound.set(q.from.alias, { columns: new Map([['id', lead.id]]), isA: () => undefined });
@@ -314,8 +308,8 @@ class QueryCompiler {
       // a condition of the query that compares the column says so already.
       const strict = this.strictColumns(q.where);
       for (let i = where.length - 1; i >= 0; i--) {
-        const notNull = /^(.+) IS NOT NULL$/.exec(where[i] as string);
-        if (notNull && this.elidedNotNull.has(where[i] as string) && strict.has(notNull[1] as string)) where.splice(i, 1);
+        const w = where[i] as SqlExpr;
+        if (w.kind === 'isNull' && this.elidedNotNull.has(w) && strict.has(printExpr(w.arg))) where.splice(i, 1);
       }
       where.push(...this.conjuncts(q.where));
     }
@@ -323,11 +317,11 @@ class QueryCompiler {
     return {
       kind: 'select',
       distinct: q.distinct === true,
-      columns: q.select.map((c) => {
+      columns: q.select.map((c): SqlSelectColumn => {
         const expr = this.expr(c.expr);
         // A column read under its own name needs no `AS`, whichever table it comes from.
-        const plain = c.expr.kind === 'attribute' && expr.endsWith(`.${quoteIdent(c.name)}`) && /^[\w"]+\.[\w"]+$/.test(expr);
-        return plain ? { expr } : { expr, alias: quoteIdent(c.name) };
+        const plain = c.expr.kind === 'attribute' && expr.kind === 'column' && expr.table !== undefined && expr.name === c.name;
+        return plain ? { expr } : { expr, alias: c.name };
       }),
       from: lead?.item ?? base.from,
       joins,
@@ -336,9 +330,9 @@ class QueryCompiler {
       // name: PostgreSQL then accepts subqueries in it (a class test, say) as grouped.
       groupBy: this.groupBy(q),
       having: q.having ? this.conjuncts(q.having) : [],
-      orderBy: (q.orderBy ?? []).map((o) => {
-        const target = o.expr.kind === 'output' ? quoteIdent(o.expr.name) : this.orderExpr(o.expr, q, outputs);
-        return `${target}${o.direction === 'desc' ? ' DESC' : ''}${o.nulls ? ` NULLS ${o.nulls.toUpperCase()}` : ''}`;
+      orderBy: (q.orderBy ?? []).map((o): SqlOrderItem => {
+        const target = o.expr.kind === 'output' ? column(undefined, o.expr.name) : this.orderExpr(o.expr, q, outputs);
+        return { expr: target, ...(o.direction === 'desc' ? { desc: true } : {}), ...(o.nulls ? { nulls: o.nulls } : {}) };
       }),
       limit: q.limit,
       ...(ctes.length > 0 ? { with: ctes } : {}),
@@ -352,13 +346,13 @@ class QueryCompiler {
   private liftShared(q: SelectQuery, joins: SqlJoin[]): { name: string; query: SqlQuery }[] {
     const tables = new Set(this.v.schema.tables.map((t) => t.name));
     return sharedValues(q).map((shared) => {
-      const column = (shared.query.select[0] as { name: string }).name;
-      let name = this.fresh(column);
-      while (tables.has(name)) name = this.fresh(column);
+      const value = (shared.query.select[0] as { name: string }).name;
+      let name = this.fresh(value);
+      while (tables.has(name)) name = this.fresh(value);
       const query = this.select(shared.query);
-      joins.push({ type: 'CROSS JOIN', item: { kind: 'table', name: quoteIdent(name), alias: quoteIdent(name) }, on: [] });
-      this.lifted.set(shared.key, col(name, column));
-      return { name: quoteIdent(name), query };
+      joins.push({ type: 'CROSS JOIN', item: tableItem(name, name), on: [] });
+      this.lifted.set(shared.key, col(name, value));
+      return { name, query };
     });
   }
 
@@ -371,16 +365,23 @@ class QueryCompiler {
    * PostgreSQL only sees that through a primary key, which a derived table or a joined
    * ancestor table does not offer.
    */
-  private groupBy(q: SelectQuery): string[] {
+  private groupBy(q: SelectQuery): SqlExpr[] {
     const out = (q.groupBy ?? []).map((e) => {
       const position = e.kind === 'attribute' ? -1 : q.select.findIndex((c) => sameExpr(c.expr, e));
-      return position >= 0 ? String(position + 1) : this.expr(e);
+      return position >= 0 ? literal(position + 1) : this.expr(e);
     });
+    const keys = new Set(out.map(printExpr));
+    const add = (sql: SqlExpr): void => {
+      const key = printExpr(sql);
+      if (keys.has(key)) return;
+      keys.add(key);
+      out.push(sql);
+    };
     for (const e of q.groupBy ?? []) {
       if (e.kind !== 'attribute' || e.attribute !== 'id') continue;
       const bound = this.bound_(e.alias);
-      for (const [key, sql] of bound.columns) if (key !== 'id' && !out.includes(sql)) out.push(sql);
-      for (const sql of bound.groupExtras ?? []) if (!out.includes(sql)) out.push(sql);
+      for (const [key, sql] of bound.columns) if (key !== 'id') add(sql);
+      for (const sql of bound.groupExtras ?? []) add(sql);
     }
     return out;
   }
@@ -405,19 +406,19 @@ class QueryCompiler {
       }
     };
     for (const c of p.kind === 'and' ? p.args : [p]) {
-      for (const e of sides(c)) if (e.kind === 'attribute') out.add(this.expr(e));
+      for (const e of sides(c)) if (e.kind === 'attribute') out.add(printExpr(this.expr(e)));
     }
     return out;
   }
 
   /** ORDER BY an expression that is also an output column: refer to the output by name. */
-  private orderExpr(e: Expr, q: SelectQuery, outputs: Set<string>): string {
+  private orderExpr(e: Expr, q: SelectQuery, outputs: Set<string>): SqlExpr {
     const same = q.select.find((c) => sameExpr(c.expr, e));
-    if (same && outputs.has(same.name) && e.kind !== 'attribute') return quoteIdent(same.name);
+    if (same && outputs.has(same.name) && e.kind !== 'attribute') return column(undefined, same.name);
     return this.expr(e);
   }
 
-  private bind(alias: string, view: EntityView, link?: ReadonlyMap<string, string>): void {
+  private bind(alias: string, view: EntityView, link?: ReadonlyMap<string, SqlExpr>): void {
     this.bound.set(alias, { columns: view.columns, isA: view.isA, link, ...(view.groupExtras ? { groupExtras: view.groupExtras } : {}), ...(view.classColumn ? { classColumn: view.classColumn } : {}) });
   }
 
@@ -427,7 +428,7 @@ class QueryCompiler {
     return b;
   }
 
-  private column(alias: string, key: string): string {
+  private column(alias: string, key: string): SqlExpr {
     const sql = this.bound_(alias).columns.get(key);
     if (sql === undefined) throw new CompileError(`alias "${alias}" has no column ${key}`);
     return sql;
@@ -448,7 +449,7 @@ class QueryCompiler {
    * link row meets one entity row and the entity's table adds nothing. Returns the link
    * table as a FROM item and the column that stands for the entity's id.
    */
-  private leadingLink(q: SelectQuery, base: EntityView): { item: FromItem; alias: string; id: string } | undefined {
+  private leadingLink(q: SelectQuery, base: EntityView): { item: SqlFromItem; alias: string; id: SqlExpr } | undefined {
     const j = q.joins?.[0];
     if (!j || j.kind !== 'relationship' || j.type !== 'inner' || j.from !== q.from.alias || !this.relationshipInTable(j.relationship)) return undefined;
     const rel = this.v.index.relationship(j.relationship);
@@ -457,10 +458,10 @@ class QueryCompiler {
     if ((this.needs.get(q.from.alias)?.size ?? 0) > 0 || this.isATargets.has(q.from.alias)) return undefined;
     const { table, fromColumn } = this.linkEnds(j);
     const alias = this.fresh(table.name);
-    return { item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(alias) }, alias, id: col(alias, fromColumn) };
+    return { item: tableItem(table.name, alias), alias, id: col(alias, fromColumn) };
   }
 
-  private join(j: Join, joins: SqlJoin[], where: string[], leadLink?: string): void {
+  private join(j: Join, joins: SqlJoin[], where: SqlExpr[], leadLink?: string): void {
     if (j.kind === 'elements') {
       this.elementsJoin(j, joins);
       return;
@@ -489,26 +490,27 @@ class QueryCompiler {
         if (needsOnlyId && this.mayElide(j.alias)) {
           this.bound.set(j.alias, { columns: new Map([['id', reference]]), isA: () => undefined });
           if (!left) {
-            where.push(`${reference} IS NOT NULL`);
-            this.elidedNotNull.add(`${reference} IS NOT NULL`);
+            const present = isNull(reference, true);
+            where.push(present);
+            this.elidedNotNull.add(present);
           }
           return;
         }
-        this.attach(j.alias, target, [`${this.column(j.alias, 'id')} = ${reference}`], stated, left, joins);
+        this.attach(j.alias, target, [binary('=', this.column(j.alias, 'id'), reference)], stated, left, joins);
       } else {
         const reference = this.column(j.alias, needKey({ kind: 'reference', relationship: j.relationship }));
-        this.attach(j.alias, target, [`${reference} = ${this.column(j.from, 'id')}`], stated, left, joins);
+        this.attach(j.alias, target, [binary('=', reference, this.column(j.from, 'id'))], stated, left, joins);
       }
       return;
     }
 
     // A relationship table: link rows between the two ends.
     const { table, fromColumn, toColumn } = this.linkEnds(j);
-    const linkColumns = (linkAlias: string): Map<string, string> =>
+    const linkColumns = (linkAlias: string): Map<string, SqlExpr> =>
       new Map(table.columns.filter((c) => c.role.kind === 'relationshipAttribute').map((c) => [(c.role as { attribute: string }).attribute, col(linkAlias, c.name)]));
     if (needsOnlyId) {
       const link = leadLink ?? this.fresh(table.name);
-      if (!leadLink) joins.push({ type: left ? 'LEFT JOIN' : 'JOIN', item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(link) }, on: [`${col(link, fromColumn)} = ${this.column(j.from, 'id')}`] });
+      if (!leadLink) joins.push({ type: left ? 'LEFT JOIN' : 'JOIN', item: tableItem(table.name, link), on: [binary('=', col(link, fromColumn), this.column(j.from, 'id'))] });
       this.bound.set(j.alias, { columns: new Map([['id', col(link, toColumn)]]), isA: () => undefined, link: linkColumns(link) });
       return;
     }
@@ -518,8 +520,8 @@ class QueryCompiler {
     if (!left || simpleTarget) {
       const link = leadLink ?? this.fresh(table.name);
       const type = left ? 'LEFT JOIN' : 'JOIN';
-      if (!leadLink) joins.push({ type, item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(link) }, on: [`${col(link, fromColumn)} = ${this.column(j.from, 'id')}`] });
-      joins.push({ type, item: target.from, on: [`${this.column(j.alias, 'id')} = ${col(link, toColumn)}`, ...stated] });
+      if (!leadLink) joins.push({ type, item: tableItem(table.name, link), on: [binary('=', col(link, fromColumn), this.column(j.from, 'id'))] });
+      joins.push({ type, item: target.from, on: [binary('=', this.column(j.alias, 'id'), col(link, toColumn)), ...stated] });
       joins.push(...target.joins);
       this.bind(j.alias, target, linkColumns(link));
       return;
@@ -528,22 +530,17 @@ class QueryCompiler {
     // the partner first, inside a derived table, so an object without a matching partner
     // keeps exactly one row.
     const link = this.fresh(table.name);
-    const exposed = this.expose(j.alias, target, [['link_from', col(link, fromColumn)], ...[...linkColumns(link)].map(([k, s]) => [`link_${k}`, s] as [string, string])]);
+    const exposed = this.expose(j.alias, target, [['link_from', col(link, fromColumn)], ...[...linkColumns(link)].map(([k, s]) => [`link_${k}`, s] as [string, SqlExpr])]);
     const inner: SqlSelect = {
-      kind: 'select',
-      distinct: false,
+      ...emptySelect(tableItem(table.name, link)),
       columns: exposed.columns,
-      from: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(link) },
-      joins: [{ type: 'JOIN', item: target.from, on: [`${target.columns.get('id')} = ${col(link, toColumn)}`] }, ...target.joins],
+      joins: [{ type: 'JOIN', item: target.from, on: [binary('=', target.columns.get('id') as SqlExpr, col(link, toColumn))] }, ...target.joins],
       where: stated,
-      groupBy: [],
-      having: [],
-      orderBy: [],
     };
     const outer = exposed.bound.columns;
-    joins.push({ type: 'LEFT JOIN', item: { kind: 'derived', query: inner, alias: quoteIdent(j.alias) }, on: [`${outer.get('link_from')} = ${this.column(j.from, 'id')}`] });
+    joins.push({ type: 'LEFT JOIN', item: { kind: 'derived', query: inner, alias: j.alias }, on: [binary('=', outer.get('link_from') as SqlExpr, this.column(j.from, 'id'))] });
     const entityColumns = new Map([...outer].filter(([k]) => !k.startsWith('link_')));
-    this.bound.set(j.alias, { ...exposed.bound, columns: entityColumns, link: new Map([...linkColumns(link)].map(([k]) => [k, outer.get(`link_${k}`) as string])) });
+    this.bound.set(j.alias, { ...exposed.bound, columns: entityColumns, link: new Map([...linkColumns(link)].map(([k]) => [k, outer.get(`link_${k}`) as SqlExpr])) });
   }
 
   /** Whether an alias's only use is its id (so a reference column can stand in for it). */
@@ -555,18 +552,18 @@ class QueryCompiler {
    * Joins an entity view. Inner joins, and LEFT joins to a single FROM item, go in as they
    * are; a LEFT join to a view that joins several tables is wrapped in a derived table first.
    */
-  private attach(alias: string, target: EntityView, on: string[], conditions: string[], left: boolean, joins: SqlJoin[]): void {
+  private attach(alias: string, target: EntityView, on: SqlExpr[], conditions: readonly SqlExpr[], left: boolean, joins: SqlJoin[]): void {
     if (!left || target.joins.length === 0) {
       // When the link reads a column of a joined ancestor table, that table comes first
       // (joins of a view all meet on the id, so any of its tables can lead).
-      const items = [{ type: 'JOIN' as SqlJoin['type'], item: target.from, on: [] as string[] }, ...target.joins.map((j) => ({ type: j.type, item: j.item, on: [...j.on] }))];
-      const lead = items.findIndex((x) => on.some((c) => refersTo(c, x.item.alias)));
+      const items: SqlJoin[] = [{ type: 'JOIN', item: target.from, on: [] }, ...target.joins];
+      const lead = items.findIndex((x) => on.some((c) => readsAlias(c, x.item.alias)));
       if (lead > 0) {
         const first = items[lead] as (typeof items)[number];
         const base = items[0] as (typeof items)[number];
         joins.push({ type: 'JOIN', item: first.item, on: [...on] });
-        joins.push({ type: 'JOIN', item: base.item, on: [`${base.item.alias}.id = ${first.item.alias}.id`, ...conditions] });
-        for (const x of items.slice(1)) if (x !== first) joins.push({ type: x.type, item: x.item, on: x.on });
+        joins.push({ type: 'JOIN', item: base.item, on: [binary('=', col(base.item.alias, 'id'), col(first.item.alias, 'id')), ...conditions] });
+        for (const x of items.slice(1)) if (x !== first) joins.push(x);
         return;
       }
       joins.push({ type: left ? 'LEFT JOIN' : 'JOIN', item: target.from, on: [...on, ...conditions] });
@@ -575,13 +572,10 @@ class QueryCompiler {
     }
     // The ON clause refers to the view's columns; re-express it over the derived table.
     const exposed = this.expose(alias, target, []);
-    const inner: SqlSelect = { kind: 'select', distinct: false, columns: exposed.columns, from: target.from, joins: target.joins, where: conditions, groupBy: [], having: [], orderBy: [] };
-    const rewrite = (text: string): string => {
-      let out = text;
-      for (const [key, sql] of target.columns) out = replaceReference(out, sql, exposed.bound.columns.get(key) as string);
-      return out;
-    };
-    joins.push({ type: 'LEFT JOIN', item: { kind: 'derived', query: inner, alias: quoteIdent(alias) }, on: on.map(rewrite) });
+    const inner: SqlSelect = { ...emptySelect(target.from), columns: exposed.columns, joins: target.joins, where: conditions };
+    const replacements = new Map([...target.columns].map(([key, sql]) => [printExpr(sql), exposed.bound.columns.get(key) as SqlExpr]));
+    const rewrite = (condition: SqlExpr): SqlExpr => rewriteExpr(condition, { expr: (x) => (x.kind === 'column' ? (replacements.get(printExpr(x)) ?? x) : x) });
+    joins.push({ type: 'LEFT JOIN', item: { kind: 'derived', query: inner, alias }, on: on.map(rewrite) });
     this.bound.set(alias, exposed.bound);
   }
 
@@ -589,25 +583,25 @@ class QueryCompiler {
    * The columns of an entity view as the select list of a derived table named after its
    * alias, with a boolean column for each subclass test the query makes on it.
    */
-  private expose(alias: string, view: EntityView, extra: [string, string][]): { columns: { expr: string; alias?: string }[]; bound: Bound } {
-    const columns: { expr: string; alias?: string }[] = [];
-    const outer = new Map<string, string>();
+  private expose(alias: string, view: EntityView, extra: [string, SqlExpr][]): { columns: SqlSelectColumn[]; bound: Bound } {
+    const columns: SqlSelectColumn[] = [];
+    const outer = new Map<string, SqlExpr>();
     const names = new Set<string>();
-    const add = (sql: string, preferred: string): string => {
+    const add = (sql: SqlExpr, preferred: string): SqlExpr => {
       let name = preferred.replace(/[^a-z0-9_]/g, '_');
       for (let i = 2; names.has(name); i++) name = `${preferred}_${i}`;
       names.add(name);
-      columns.push(sql === col(alias, name) ? { expr: sql } : { expr: sql, alias: quoteIdent(name) });
+      columns.push(sql.kind === 'column' && sql.table === alias && sql.name === name ? { expr: sql } : { expr: sql, alias: name });
       return col(alias, name);
     };
-    for (const [key, sql] of view.columns) outer.set(key, add(sql, key === 'id' ? 'id' : (sql.split('.').pop() ?? key).replaceAll('"', '')));
+    for (const [key, sql] of view.columns) outer.set(key, add(sql, key === 'id' ? 'id' : sql.name));
     for (const [key, sql] of extra) outer.set(key, add(sql, key));
-    const tests = new Map<string, string | undefined>();
+    const tests = new Map<string, SqlExpr | undefined>();
     for (const cls of this.isATargets.get(alias) ?? []) {
       const test = view.isA(cls);
       tests.set(cls, test === undefined ? undefined : add(test, `is_${snakeCase(cls)}`));
     }
-    const groupExtras = [...tests.values()].filter((t): t is string => t !== undefined);
+    const groupExtras = [...tests.values()].filter((t): t is SqlExpr => t !== undefined);
     return { columns, bound: { columns: outer, isA: (cls) => tests.get(cls), groupExtras } };
   }
 
@@ -619,14 +613,13 @@ class QueryCompiler {
     if (encoding === 'table') {
       const table = this.childTable(owner.entity, j.attribute);
       const [ownerColumn, elementColumn] = table.columns.map((c) => c.name) as [string, string];
-      joins.push({ type: left ? 'LEFT JOIN' : 'JOIN', item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(j.alias) }, on: [`${col(j.alias, ownerColumn)} = ${this.column(j.of, 'id')}`] });
+      joins.push({ type: left ? 'LEFT JOIN' : 'JOIN', item: tableItem(table.name, j.alias), on: [binary('=', col(j.alias, ownerColumn), this.column(j.of, 'id'))] });
       this.bound.set(j.alias, { columns: new Map(), element: col(j.alias, elementColumn) });
       return;
     }
     const nested = this.column(j.of, needKey({ kind: 'nested', entity: owner.entity, attribute: j.attribute }));
-    const call = encoding === 'array' ? `unnest(${nested})` : `jsonb_array_elements_text(${nested})`;
-    const item: FromItem = { kind: 'function', call, alias: quoteIdent(j.alias), column: 'value' };
-    joins.push(left ? { type: 'LEFT JOIN', item, on: ['TRUE'] } : { type: 'CROSS JOIN', item, on: [] });
+    const item: SqlFromItem = { kind: 'function', call: call(encoding === 'array' ? 'unnest' : 'jsonb_array_elements_text', nested), alias: j.alias, column: 'value' };
+    joins.push(left ? { type: 'LEFT JOIN', item, on: [TRUE] } : { type: 'CROSS JOIN', item, on: [] });
     const element = col(j.alias, 'value');
     this.bound.set(j.alias, { columns: new Map(), element: encoding === 'jsonb' ? castText(element, type) : element });
   }
@@ -639,7 +632,7 @@ class QueryCompiler {
 
   // ---- expressions and predicates ----
 
-  expr(e: Expr): string {
+  expr(e: Expr): SqlExpr {
     if (this.substitutions.size > 0) {
       const name = this.substitutions.get(expressionKey(e));
       if (name !== undefined) return name;
@@ -664,36 +657,38 @@ class QueryCompiler {
         const fromSide = info.via.direction === 'forward' ? info.via.from : e.alias;
         const sql = this.column(fromSide, needKey({ kind: 'relationshipAttribute', relationship: info.via.relationship, attribute: e.attribute }));
         // Stored on the `from` row, the value outlives a LEFT join that found no partner.
-        return this.nullable.has(e.alias) && fromSide !== e.alias ? `CASE WHEN ${this.column(e.alias, 'id')} IS NOT NULL THEN ${sql} END` : sql;
+        return this.nullable.has(e.alias) && fromSide !== e.alias ? { kind: 'case', whens: [{ when: isNull(this.column(e.alias, 'id'), true), then: sql }] } : sql;
       }
       case 'literal':
-        return literalSql(e.value);
+        return literal(e.value);
       case 'aggregate':
         return compileAggregate(e, this.expressionCompiler, (p) => this.conjuncts(p));
       case 'setSize': {
         const { encoding, nested, owner } = this.setAccess(e.alias, e.attribute);
         // An absent partner's set is empty: 0, as the child-table count gives.
-        const orZero = (sql: string): string => (this.nullable.has(e.alias) ? `coalesce(${sql}, 0)` : sql);
-        if (encoding === 'array') return orZero(`cardinality(${nested})`);
-        if (encoding === 'jsonb') return orZero(`jsonb_array_length(${nested})`);
+        const orZero = (sql: SqlExpr): SqlExpr => (this.nullable.has(e.alias) ? call('coalesce', sql, literal(0)) : sql);
+        if (encoding === 'array') return orZero(call('cardinality', nested));
+        if (encoding === 'jsonb') return orZero(call('jsonb_array_length', nested));
         const table = this.childTable(owner, e.attribute);
         const s = this.fresh(table.name);
-        return `(SELECT count(*) FROM ${quoteIdent(table.name)} AS ${quoteIdent(s)} WHERE ${col(s, table.columns[0]?.name as string)} = ${this.column(e.alias, 'id')})`;
+        const count: SqlSelect = { ...emptySelect(tableItem(table.name, s)), columns: [{ expr: call('count', STAR) }], where: [binary('=', col(s, table.columns[0]?.name as string), this.column(e.alias, 'id'))] };
+        return { kind: 'subquery', layout: 'line', query: count };
       }
       case 'setArray': {
         // A set has no order: the stored array is the answer as it is, and the comparison
         // of answers sorts array elements (normalizeResult). An absent partner's set is
         // empty, as the child-table form gives.
         const { encoding, nested, owner, type } = this.setAccess(e.alias, e.attribute);
-        if (encoding === 'array') return this.nullable.has(e.alias) ? `coalesce(${nested}, '{}')` : nested;
+        if (encoding === 'array') return this.nullable.has(e.alias) ? call('coalesce', nested, literal('{}')) : nested;
         const s = this.fresh(encoding === 'table' ? this.childTable(owner, e.attribute).name : e.attribute);
         if (encoding === 'jsonb') {
-          const element = castText(col(s, 'value'), type);
-          return `ARRAY(SELECT ${element} FROM jsonb_array_elements_text(${nested}) AS ${quoteIdent(s)}(value))`;
+          const elements: SqlSelect = { ...emptySelect({ kind: 'function', call: call('jsonb_array_elements_text', nested), alias: s, column: 'value' }), columns: [{ expr: castText(col(s, 'value'), type) }] };
+          return { kind: 'array', query: { kind: 'subquery', layout: 'line', query: elements } };
         }
         const table = this.childTable(owner, e.attribute);
         const [ownerColumn, elementColumn] = table.columns.map((c) => c.name) as [string, string];
-        return `ARRAY(SELECT ${col(s, elementColumn)} FROM ${quoteIdent(table.name)} AS ${quoteIdent(s)} WHERE ${col(s, ownerColumn)} = ${this.column(e.alias, 'id')})`;
+        const elements: SqlSelect = { ...emptySelect(tableItem(table.name, s)), columns: [{ expr: col(s, elementColumn) }], where: [binary('=', col(s, ownerColumn), this.column(e.alias, 'id'))] };
+        return { kind: 'array', query: { kind: 'subquery', layout: 'line', query: elements } };
       }
       case 'classOf': {
         const bound = this.bound_(e.alias);
@@ -703,16 +698,15 @@ class QueryCompiler {
         const first = (cls: string): string | undefined => e.among.find((c) => this.v.index.isAncestorOrSelf(c, cls));
         if (own && !this.nullable.has(e.alias) && own.classes.every((c) => first(c) === c)) return own.sql;
         // An absent partner is of no class, so "always" means "when the partner is there".
-        const always = this.nullable.has(e.alias) ? `${this.column(e.alias, 'id')} IS NOT NULL` : 'TRUE';
-        const cases = e.among.map((c) => `WHEN ${bound.isA?.(c) ?? always} THEN ${quoteLiteral(c)}`);
-        return `CASE ${cases.join(' ')} END`;
+        const always = this.nullable.has(e.alias) ? isNull(this.column(e.alias, 'id'), true) : TRUE;
+        return { kind: 'case', whens: e.among.map((c) => ({ when: bound.isA?.(c) ?? always, then: literal(c) })) };
       }
       case 'arithmetic':
-        return `(${this.expr(e.left)} ${e.op} ${this.expr(e.right)})`;
+        return paren(binary(e.op, this.expr(e.left), this.expr(e.right)));
       case 'round':
-        return `round(${this.expr(e.arg)}, ${e.digits})`;
+        return call('round', this.expr(e.arg), literal(e.digits));
       case 'scalarSubquery':
-        return this.lifted.get(valueKey(e)) ?? inlineSubquery(unnamed(this.select(e.query)));
+        return this.lifted.get(valueKey(e)) ?? { kind: 'subquery', layout: 'block', query: unnamed(this.select(e.query)) };
       case 'window':
         return windowSql(e, (x) => this.expr(x));
       default:
@@ -721,7 +715,7 @@ class QueryCompiler {
     }
   }
 
-  private readonly expressionCompiler: ExpressionCompiler = { expr: (x) => this.expr(x), predicate: (p) => this.predicate(p), literal: literalSql, kindOf: (x) => this.kindOf(x) };
+  private readonly expressionCompiler: ExpressionCompiler = { expr: (x) => this.expr(x), predicate: (p) => this.predicate(p), literal, kindOf: (x) => this.kindOf(x) };
 
   /** The kind of value an expression gives, from the attribute types it reads. */
   private kindOf(e: Expr) {
@@ -732,70 +726,81 @@ class QueryCompiler {
     });
   }
 
-  private setAccess(alias: string, attribute: string): { encoding: 'array' | 'jsonb' | 'table'; nested: string; owner: string; type: AttributeType } {
+  private setAccess(alias: string, attribute: string): { encoding: 'array' | 'jsonb' | 'table'; nested: SqlExpr; owner: string; type: AttributeType } {
     const owner = this.scope.attributeOwner(alias, attribute);
     const encoding = this.encodingOf(owner.entity, attribute);
-    const nested = encoding === 'table' ? '' : this.column(alias, needKey({ kind: 'nested', entity: owner.entity, attribute }));
+    const nested = encoding === 'table' ? literal(null) : this.column(alias, needKey({ kind: 'nested', entity: owner.entity, attribute }));
     return { encoding, nested, owner: owner.entity, type: owner.attribute.type };
   }
 
-  private conjuncts(p: Predicate): string[] {
+  private conjuncts(p: Predicate): SqlExpr[] {
     if (p.kind === 'and') return p.args.flatMap((a) => this.conjuncts(a));
     return [this.predicate(p)];
   }
 
-  predicate(p: Predicate): string {
+  predicate(p: Predicate): SqlExpr {
     switch (p.kind) {
       case 'compare':
-        return `${this.expr(p.left)} ${p.op} ${this.expr(p.right)}`;
+        return binary(p.op, this.expr(p.left), this.expr(p.right));
       case 'in':
-        return `${this.expr(p.expr)} ${p.negated ? 'NOT IN' : 'IN'} (${p.values.map(literalSql).join(', ')})`;
+        return { kind: 'in', arg: this.expr(p.expr), values: p.values.map(literal), negated: p.negated === true };
       case 'like':
-        return `${this.expr(p.expr)} ${p.negated ? 'NOT ' : ''}${p.caseInsensitive ? 'ILIKE' : 'LIKE'} ${quoteLiteral(p.pattern)}`;
+        return { kind: 'like', arg: this.expr(p.expr), pattern: literal(p.pattern), caseInsensitive: p.caseInsensitive === true, negated: p.negated === true };
       case 'between':
-        return `${this.expr(p.expr)} ${p.negated ? 'NOT BETWEEN' : 'BETWEEN'} ${this.expr(p.low)} AND ${this.expr(p.high)}`;
+        return { kind: 'between', arg: this.expr(p.expr), low: this.expr(p.low), high: this.expr(p.high), negated: p.negated === true };
       case 'isNull':
-        return `${this.expr(p.expr)} IS ${p.negated ? 'NOT ' : ''}NULL`;
+        return isNull(this.expr(p.expr), p.negated === true);
       case 'contains': {
         const { encoding, nested, owner, type } = this.setAccess(p.alias, p.attribute);
-        const value = literalSql(p.value);
-        let sql: string;
-        if (encoding === 'array') sql = `${value} = ANY (${nested})`;
+        const value = literal(p.value);
+        let sql: SqlExpr;
+        if (encoding === 'array') sql = binary('=', value, { kind: 'any', arg: nested });
         else if (encoding === 'jsonb') {
           // Containment compares JSON values: exact for the text and integers stored there.
           if (type.kind === 'text' || type.kind === 'enum' || type.kind === 'integer' || type.kind === 'bigint') {
-            sql = `${nested} @> ${quoteLiteral(JSON.stringify([p.value]))}::jsonb`;
+            sql = binary('@>', nested, { kind: 'cast', arg: literal(JSON.stringify([p.value])), type: 'jsonb', colons: true });
           } else {
             const s = this.fresh(p.attribute);
-            sql = `EXISTS (SELECT 1 FROM jsonb_array_elements_text(${nested}) AS ${quoteIdent(s)}(value) WHERE ${castText(col(s, 'value'), type)} = ${value})`;
+            const probe: SqlSelect = {
+              ...emptySelect({ kind: 'function', call: call('jsonb_array_elements_text', nested), alias: s, column: 'value' }),
+              columns: [{ expr: literal(1) }],
+              where: [binary('=', castText(col(s, 'value'), type), value)],
+            };
+            sql = { kind: 'exists', negated: false, query: { kind: 'subquery', layout: 'line', query: probe } };
           }
         } else {
           const table = this.childTable(owner, p.attribute);
           const [ownerColumn, elementColumn] = table.columns.map((c) => c.name) as [string, string];
           const s = this.fresh(table.name);
-          sql = `EXISTS (SELECT 1 FROM ${quoteIdent(table.name)} AS ${quoteIdent(s)} WHERE ${col(s, ownerColumn)} = ${this.column(p.alias, 'id')} AND ${col(s, elementColumn)} = ${value})`;
+          const probe: SqlSelect = {
+            ...emptySelect(tableItem(table.name, s)),
+            columns: [{ expr: literal(1) }],
+            where: [binary('=', col(s, ownerColumn), this.column(p.alias, 'id')), binary('=', col(s, elementColumn), value)],
+          };
+          sql = { kind: 'exists', negated: false, query: { kind: 'subquery', layout: 'line', query: probe } };
         }
         // An absent partner's set contains nothing: false, as the EXISTS forms give.
-        if (this.nullable.has(p.alias) && !sql.startsWith('EXISTS')) sql = `coalesce(${sql}, FALSE)`;
-        return p.negated ? `NOT ${sql}` : sql;
+        if (this.nullable.has(p.alias) && sql.kind !== 'exists') sql = call('coalesce', sql, FALSE);
+        return p.negated ? not(sql) : sql;
       }
       case 'isA': {
-        let test = this.bound_(p.alias).isA?.(p.entity) ?? 'TRUE';
+        let test = this.bound_(p.alias).isA?.(p.entity) ?? TRUE;
         // An absent partner is of no class: false, as the EXISTS forms give.
-        if (this.nullable.has(p.alias) && !test.startsWith('EXISTS') && test !== 'TRUE' && test !== 'FALSE') test = `coalesce(${test}, FALSE)`;
-        else if (this.nullable.has(p.alias) && test === 'TRUE') test = `${this.column(p.alias, 'id')} IS NOT NULL`;
-        return p.negated ? `NOT (${test})` : test;
+        const constant = isBoolean(test, true) || isBoolean(test, false);
+        if (this.nullable.has(p.alias) && test.kind !== 'exists' && !constant) test = call('coalesce', test, FALSE);
+        else if (this.nullable.has(p.alias) && isBoolean(test, true)) test = isNull(this.column(p.alias, 'id'), true);
+        return p.negated ? not(paren(test)) : test;
       }
       case 'and':
-        return `(${p.args.map((a) => this.predicate(a)).join(' AND ')})`;
+        return paren({ kind: 'logic', op: 'AND', args: p.args.map((a) => this.predicate(a)) });
       case 'or':
-        return `(${p.args.map((a) => this.predicate(a)).join(' OR ')})`;
+        return paren({ kind: 'logic', op: 'OR', args: p.args.map((a) => this.predicate(a)) });
       case 'not':
-        return `NOT (${this.predicate(p.arg)})`;
+        return not(paren(this.predicate(p.arg)));
       case 'exists':
-        return `${p.negated ? 'NOT ' : ''}EXISTS ${inlineSubquery(existence(this.select(p.query)))}`;
+        return { kind: 'exists', negated: p.negated === true, query: { kind: 'subquery', layout: 'block', query: existence(this.select(p.query)) } };
       case 'inQuery':
-        return `${this.expr(p.expr)} ${p.negated ? 'NOT IN' : 'IN'} ${inlineSubquery(unnamed(this.select(p.query)))}`;
+        return { kind: 'in', arg: this.expr(p.expr), values: { kind: 'subquery', layout: 'block', query: unnamed(this.select(p.query)) }, negated: p.negated === true };
     }
   }
 }
@@ -814,30 +819,16 @@ function unnamed(q: SqlSelect): SqlSelect {
  * unless its GROUP BY names a column by position.
  */
 function existence(q: SqlSelect): SqlSelect {
-  if (q.distinct || q.orderBy.length > 0 || q.groupBy.some((g) => /^\d+$/.test(g))) return unnamed(q);
-  return { ...q, columns: [{ expr: '1' }] };
+  if (q.distinct || q.orderBy.length > 0 || q.groupBy.some((g) => g.kind === 'literal' && typeof g.value === 'number')) return unnamed(q);
+  return { ...q, columns: [{ expr: literal(1) }] };
 }
 
 /** A JSONB element read as text, cast back to its attribute's type. */
-function castText(sql: string, type: AttributeType): string {
-  return type.kind === 'text' || type.kind === 'enum' ? sql : `${sql}::${scalarSqlType(type)}`;
+function castText(sql: SqlExpr, type: AttributeType): SqlExpr {
+  return type.kind === 'text' || type.kind === 'enum' ? sql : { kind: 'cast', arg: sql, type: scalarSqlType(type), colons: true };
 }
 
 /** Structural equality of two expressions (they are plain JSON data). */
 function sameExpr(a: Expr, b: Expr): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/** Whether SQL text reads a column of `alias` (`alias.x`, not `xalias.x`). */
-function refersTo(sql: string, alias: string): boolean {
-  return new RegExp(`(?<![\\w".])${escapeRegExp(alias)}\\.`).test(sql);
-}
-
-/** Replaces a column reference (`a.b`) where it stands whole, not inside a longer name. */
-function replaceReference(sql: string, from: string, to: string): string {
-  return sql.replace(new RegExp(`(?<![\\w".])${escapeRegExp(from)}(?![\\w"])`, 'g'), to);
 }

@@ -1,7 +1,6 @@
-import { quoteIdent } from '../common/sql-text.ts';
 import type { Expr, OrderItem, Qualify, SelectQuery, WindowExpr, WindowFunction } from '../query/conceptual-query.ts';
 import { canonical } from '../query/query-scope.ts';
-import type { SqlSelect } from './sql-layout.ts';
+import { binary, call, column, literal, STAR, table, type SqlCall, type SqlExpr, type SqlOrderItem, type SqlSelect } from './sql-tree.ts';
 
 /**
  * Window functions and top-N per group in SQL. A window prints as PostgreSQL writes it; a
@@ -26,22 +25,28 @@ import type { SqlSelect } from './sql-layout.ts';
  * @example windowSql({ kind: 'window', fn: 'lag', arg: price, partitionBy: [cat], orderBy: [{ expr: id, direction: 'asc' }] }, render)
  * // lag(p.price) OVER (PARTITION BY p.category_id ORDER BY p.id)
  */
-export function windowSql(w: WindowExpr, sql: (e: Expr) => string): string {
-  const args = w.arg === undefined ? (w.fn === 'count' ? '*' : '') : sql(w.arg);
-  const offset = w.offset !== undefined && w.offset !== 1 ? `, ${w.offset}` : '';
-  const over: string[] = [];
-  if ((w.partitionBy ?? []).length > 0) over.push(`PARTITION BY ${(w.partitionBy ?? []).map((k) => partitionKey(sql(k))).join(', ')}`);
-  if ((w.orderBy ?? []).length > 0) over.push(`ORDER BY ${(w.orderBy ?? []).map((o) => `${sql(o.expr)}${o.direction === 'desc' ? ' DESC' : ''}`).join(', ')}`);
-  return `${w.fn}(${args}${offset}) OVER (${over.join(' ')})`;
+export function windowSql(w: WindowExpr, sql: (e: Expr) => SqlExpr): SqlCall {
+  const args = w.arg === undefined ? (w.fn === 'count' ? [STAR] : []) : [sql(w.arg)];
+  const offset = w.offset !== undefined && w.offset !== 1 ? [literal(w.offset)] : [];
+  return {
+    kind: 'call',
+    name: w.fn,
+    args: [...args, ...offset],
+    over: {
+      partitionBy: (w.partitionBy ?? []).map((k) => partitionKey(sql(k))),
+      orderBy: (w.orderBy ?? []).map((o) => ({ expr: sql(o.expr), ...(o.direction === 'desc' ? { desc: true } : {}) })),
+    },
+  };
 }
 
 /**
- * A partition key as our SQL adapter reads it: node-sql-parser takes only column references
- * and function calls after PARTITION BY, so any other expression (a CASE naming a subtype,
- * arithmetic) goes inside a one-argument coalesce, which PostgreSQL returns unchanged.
+ * A partition key as node-sql-parser once read it: only column references and function
+ * calls after PARTITION BY, so any other expression (a CASE naming a subtype, arithmetic)
+ * went inside a one-argument coalesce, which PostgreSQL returns unchanged. The rule
+ * `unwrap-coalesce` takes the wrapper off again.
  */
-function partitionKey(text: string): string {
-  return /^[\w"]+\.[\w"]+$/u.test(text) ? text : `coalesce(${text})`;
+function partitionKey(e: SqlExpr): SqlExpr {
+  return e.kind === 'column' && e.table !== undefined ? e : call('coalesce', e);
 }
 
 /** The column name a window's value takes inside the CTE, as an engineer would call it. */
@@ -60,7 +65,7 @@ const WINDOW_COLUMN: Record<WindowFunction, string> = {
  * Wraps a compiled SELECT that has a `qualify` into `WITH ranked AS (…) SELECT outputs FROM
  * ranked WHERE window op value`, with the query's DISTINCT, ORDER BY (by output name) and
  * LIMIT on the outer query. `inner` is the SELECT compiled without ORDER BY and LIMIT;
- * `windowText` is the qualify window's SQL; `taken` are names the CTE may not take (the
+ * `window` is the qualify window's SQL; `taken` are names the CTE may not take (the
  * variant's tables).
  *
  * @example
@@ -68,7 +73,7 @@ const WINDOW_COLUMN: Record<WindowFunction, string> = {
  * // WITH ranked AS (SELECT …, rank() OVER (PARTITION BY … ORDER BY … DESC) AS rnk FROM …)
  * // SELECT title FROM ranked WHERE rnk <= 3 ORDER BY title
  */
-export function qualifiedSelect(q: SelectQuery & { readonly qualify: Qualify }, inner: SqlSelect, windowText: string, taken: ReadonlySet<string>): SqlSelect {
+export function qualifiedSelect(q: SelectQuery & { readonly qualify: Qualify }, inner: SqlSelect, window: SqlExpr, taken: ReadonlySet<string>): SqlSelect {
   const outputs = q.select.map((c) => c.name);
   // The window may already be an output; else it is computed under a name of its own.
   const shown = q.select.find((c) => canonical(c.expr) === canonical(q.qualify.window));
@@ -79,22 +84,22 @@ export function qualifiedSelect(q: SelectQuery & { readonly qualify: Qualify }, 
     const base = WINDOW_COLUMN[q.qualify.window.fn];
     windowColumn = base;
     for (let i = 2; outputs.includes(windowColumn); i++) windowColumn = `${base}_${i}`;
-    columns.push({ expr: windowText, alias: quoteIdent(windowColumn) });
+    columns.push({ expr: window, alias: windowColumn });
   }
   let cte = 'ranked';
   for (let i = 2; taken.has(cte); i++) cte = `ranked_${i}`;
-  const order = (o: OrderItem): string => {
+  const order = (o: OrderItem): SqlOrderItem => {
     const name = o.expr.kind === 'output' ? o.expr.name : (q.select.find((c) => canonical(c.expr) === canonical(o.expr))?.name as string);
-    return `${quoteIdent(name)}${o.direction === 'desc' ? ' DESC' : ''}`;
+    return { expr: column(undefined, name), ...(o.direction === 'desc' ? { desc: true } : {}) };
   };
   return {
     kind: 'select',
-    with: [{ name: quoteIdent(cte), query: { ...inner, distinct: false, columns, orderBy: [], limit: undefined } }],
+    with: [{ name: cte, query: { ...inner, distinct: false, columns, orderBy: [], limit: undefined } }],
     distinct: q.distinct === true,
-    columns: outputs.map((name) => ({ expr: quoteIdent(name) })),
-    from: { kind: 'table', name: quoteIdent(cte), alias: quoteIdent(cte) },
+    columns: outputs.map((name) => ({ expr: column(undefined, name) })),
+    from: table(cte, cte),
     joins: [],
-    where: [`${quoteIdent(windowColumn)} ${q.qualify.op} ${q.qualify.value}`],
+    where: [binary(q.qualify.op, column(undefined, windowColumn), literal(q.qualify.value))],
     groupBy: [],
     having: [],
     orderBy: (q.orderBy ?? []).map(order),

@@ -1,8 +1,7 @@
 import { type ErIndex, snakeCase } from '../er-model/er-index.ts';
 import { CompileError } from '../common/errors.ts';
-import { quoteIdent, quoteLiteral } from '../common/sql-text.ts';
 import type { Column, ColumnRole, RelationalSchema, Table } from '../variants/relational-schema.ts';
-import type { FromItem, SqlJoin, SqlSelect } from './sql-layout.ts';
+import { binary, column, emptySelect, FALSE, isBoolean, isNull, literal, table as tableItem, type SqlColumn, type SqlExpr, type SqlFromItem, type SqlJoin, type SqlQuery, type SqlSelect } from './sql-tree.ts';
 
 /** A column an entity alias must provide, beyond its id. */
 export type Need =
@@ -28,11 +27,11 @@ export function needKey(need: Need): string {
 
 /** The SQL form of one relation: a FROM item, inner joins, and row filters. */
 export interface Relation {
-  readonly from: FromItem;
+  readonly from: SqlFromItem;
   readonly joins: readonly SqlJoin[];
-  readonly filters: readonly string[];
-  /** Need key (or `id`) → SQL expression valid over this relation. */
-  readonly columns: ReadonlyMap<string, string>;
+  readonly filters: readonly SqlExpr[];
+  /** Need key (or `id`) → the column that holds it over this relation. */
+  readonly columns: ReadonlyMap<string, SqlColumn>;
 }
 
 /** How an entity alias reads in one variant, and how to test its subclasses. */
@@ -40,11 +39,11 @@ export interface EntityView extends Relation {
   readonly entity: string;
   readonly alias: string;
   /** A predicate true when the aliased object is an instance of `entity`; undefined for always. */
-  isA(entity: string): string | undefined;
+  isA(entity: string): SqlExpr | undefined;
   /** A column holding the name of each row's most specific class, and the classes it can hold. */
-  readonly classColumn?: { readonly sql: string; readonly classes: readonly string[] };
+  readonly classColumn?: { readonly sql: SqlColumn; readonly classes: readonly string[] };
   /** Columns of tables joined only to test subclasses: grouped with the alias's id. */
-  readonly groupExtras?: readonly string[];
+  readonly groupExtras?: readonly SqlColumn[];
 }
 
 /** Lookups over a variant's tables by the meaning of their columns. */
@@ -119,14 +118,14 @@ function ownerOf(v: VariantIndex, need: Need): string | undefined {
   }
 }
 
-const col = (alias: string, name: string): string => `${quoteIdent(alias)}.${quoteIdent(name)}`;
+const col = (alias: string, name: string): SqlColumn => column(alias, name);
 
 /** Rows of `table` that are instances of `entity`: a predicate, or undefined for all rows. */
-export function instanceFilter(v: VariantIndex, table: Table, alias: string, entity: string): string | undefined {
+export function instanceFilter(v: VariantIndex, table: Table, alias: string, entity: string): SqlExpr | undefined {
   const role = table.role;
   if (role.kind === 'entity' && role.mode === 'nested') {
     if (entity === role.classes[0] || !role.classes.includes(entity)) {
-      return role.classes.includes(entity) || v.index.isAncestorOrSelf(entity, role.classes[0] as string) ? undefined : 'FALSE';
+      return role.classes.includes(entity) || v.index.isAncestorOrSelf(entity, role.classes[0] as string) ? undefined : FALSE;
     }
     const flag = v.column(table, (r) => r.kind === 'flag' && r.entity === entity);
     if (flag) return col(alias, flag.name);
@@ -134,11 +133,16 @@ export function instanceFilter(v: VariantIndex, table: Table, alias: string, ent
   const typed = v.typedClasses(table);
   const inside = typed.filter((c) => v.index.isAncestorOrSelf(entity, c));
   if (inside.length === typed.length) return undefined;
-  if (inside.length === 0) return 'FALSE';
+  if (inside.length === 0) return FALSE;
   const typeColumn = v.column(table, (r) => r.kind === 'type');
   if (!typeColumn) throw new CompileError(`variant ${v.schema.variant.name}: table ${table.name} holds several classes but has no type column`);
-  const values = inside.map((c) => quoteLiteral(typeValue(table, c)));
-  return values.length === 1 ? `${col(alias, typeColumn.name)} = ${values[0]}` : `${col(alias, typeColumn.name)} IN (${values.join(', ')})`;
+  const values = inside.map((c) => literal(typeValue(table, c)));
+  return oneOf(col(alias, typeColumn.name), values);
+}
+
+/** `c = v`, or `c IN (v1, v2, …)` for several values. */
+function oneOf(c: SqlColumn, values: readonly SqlExpr[]): SqlExpr {
+  return values.length === 1 ? binary('=', c, values[0] as SqlExpr) : { kind: 'in', arg: c, values, negated: false };
 }
 
 function typeValue(table: Table, entity: string): string {
@@ -157,7 +161,7 @@ function typeValue(table: Table, entity: string): string {
 export function entityView(v: VariantIndex, alias: string, entity: string, needs: readonly Need[], fresh: (base: string) => string, tested: readonly string[] = []): EntityView {
   const root = v.index.root(entity).name;
   const subclasses = new Set(v.index.subtree(entity).map((e) => e.name));
-  const columns = new Map<string, string>();
+  const columns = new Map<string, SqlColumn>();
   const wantsType = needs.some((n) => n.kind === 'type');
 
   if (v.mode(root) === 'nested') {
@@ -178,7 +182,7 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
       if (!tableAlias) {
         tableAlias = fresh(table.name);
         joined.set(table.name, tableAlias);
-        joins.push({ type: 'JOIN', item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(tableAlias) }, on: [`${col(tableAlias, 'id')} = ${col(alias, 'id')}`] });
+        joins.push({ type: 'JOIN', item: { kind: 'table', name: table.name, alias: tableAlias }, on: [binary('=', col(tableAlias, 'id'), col(alias, 'id'))] });
       }
       const column = needColumn(v, table, need);
       columns.set(needKey(need), col(tableAlias, column.name));
@@ -187,23 +191,23 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
     // A subclass held in a table of its own is tested by a LEFT JOIN to that table on the
     // id (with its discriminator, where the table holds several classes): the joined row is
     // there exactly for the subclass's instances, and one join serves every row.
-    const probes = new Map<string, string>();
-    const groupExtras: string[] = [];
+    const probes = new Map<string, SqlExpr>();
+    const groupExtras: SqlColumn[] = [];
     for (const cls of tested) {
       if (v.index.isAncestorOrSelf(cls, entity) || probes.has(cls)) continue;
       const table = groupOf(cls);
       if (table === base) continue;
       const probe = fresh(table.name);
       const condition = instanceFilter(v, table, probe, cls);
-      if (condition === 'FALSE') continue;
-      joins.push({ type: 'LEFT JOIN', item: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(probe) }, on: [`${col(probe, 'id')} = ${col(alias, 'id')}`, ...(condition ? [condition] : [])] });
-      probes.set(cls, `${col(probe, 'id')} IS NOT NULL`);
+      if (isBoolean(condition, false)) continue;
+      joins.push({ type: 'LEFT JOIN', item: tableItem(table.name, probe), on: [binary('=', col(probe, 'id'), col(alias, 'id')), ...(condition ? [condition] : [])], unique: true });
+      probes.set(cls, isNull(col(probe, 'id'), true));
       groupExtras.push(col(probe, 'id'));
     }
     return {
       entity,
       alias,
-      from: { kind: 'table', name: quoteIdent(base.name), alias: quoteIdent(alias) },
+      from: tableItem(base.name, alias),
       joins,
       filters: filter ? [filter] : [],
       columns,
@@ -216,7 +220,8 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
         if (table === base) return instanceFilter(v, base, alias, cls);
         const inner = fresh(table.name);
         const condition = instanceFilter(v, table, inner, cls);
-        return `EXISTS (SELECT 1 FROM ${quoteIdent(table.name)} AS ${quoteIdent(inner)} WHERE ${col(inner, 'id')} = ${col(alias, 'id')}${condition ? ` AND ${condition}` : ''})`;
+        const test: SqlSelect = { ...emptySelect(tableItem(table.name, inner)), columns: [{ expr: literal(1) }], where: [binary('=', col(inner, 'id'), col(alias, 'id')), ...(condition ? [condition] : [])] };
+        return { kind: 'exists', negated: false, query: { kind: 'subquery', layout: 'line', query: test } };
       },
     };
   }
@@ -237,7 +242,7 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
     return {
       entity,
       alias,
-      from: { kind: 'table', name: quoteIdent(single.name), alias: quoteIdent(alias) },
+      from: tableItem(single.name, alias),
       joins: [],
       filters: filter ? [filter] : [],
       columns,
@@ -261,44 +266,43 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
   for (let i = 2; used.has(typeName); i++) typeName = `type_${i}`;
   const branches: SqlSelect[] = tables.map((table) => {
     const t = fresh(table.name);
-    const cols: { expr: string; alias?: string }[] = [{ expr: col(t, 'id') }];
+    const cols: { expr: SqlExpr; alias?: string }[] = [{ expr: col(t, 'id') }];
     for (const need of needs) {
       if (need.kind === 'type') continue;
       const column = needColumn(v, table, need);
       const name = names.get(needKey(need)) as string;
-      cols.push(column.name === name ? { expr: col(t, column.name) } : { expr: col(t, column.name), alias: quoteIdent(name) });
+      cols.push(column.name === name ? { expr: col(t, column.name) } : { expr: col(t, column.name), alias: name });
     }
     if (wantsType) {
       // Each row carries the name of its class itself, so naming the class needs no CASE
       // outside; only a table that holds several classes maps its stored values.
       const typed = v.typedClasses(table);
       const typeColumn = v.column(table, (r) => r.kind === 'type');
-      const expr =
+      const expr: SqlExpr =
         typeColumn && typed.length > 1
-          ? `CASE ${col(t, typeColumn.name)} ${typed.map((c) => `WHEN ${quoteLiteral(typeValue(table, c))} THEN ${quoteLiteral(c)}`).join(' ')} END`
-          : quoteLiteral(typed[0] as string);
-      cols.push({ expr, alias: quoteIdent(typeName) });
+          ? { kind: 'case', operand: col(t, typeColumn.name), whens: typed.map((c) => ({ when: literal(typeValue(table, c)), then: literal(c) })) }
+          : literal(typed[0] as string);
+      cols.push({ expr, alias: typeName });
     }
     const filter = instanceFilter(v, table, t, entity);
-    return { kind: 'select', distinct: false, columns: cols, from: { kind: 'table', name: quoteIdent(table.name), alias: quoteIdent(t) }, joins: [], where: filter ? [filter] : [], groupBy: [], having: [], orderBy: [] };
+    return { ...emptySelect(tableItem(table.name, t)), columns: cols, where: filter ? [filter] : [] };
   });
-  const union = branches.slice(1).reduce<SqlSelect | import('./sql-layout.ts').SqlSet>((acc, b) => ({ kind: 'set', op: 'UNION ALL', left: acc, right: b, orderBy: [] }), branches[0] as SqlSelect);
+  const union = branches.slice(1).reduce<SqlQuery>((acc, b) => ({ kind: 'set', op: 'UNION ALL', left: acc, right: b, orderBy: [] }), branches[0] as SqlSelect);
   columns.set('id', col(alias, 'id'));
   for (const [key, name] of names) columns.set(key, col(alias, name));
   if (wantsType) columns.set('type', col(alias, typeName));
   return {
     entity,
     alias,
-    from: { kind: 'derived', query: union, alias: quoteIdent(alias) },
+    from: { kind: 'derived', query: union, alias },
     joins: [],
     filters: [],
     columns,
     isA: (cls) => {
       if (v.index.isAncestorOrSelf(cls, entity)) return undefined;
       const inside = v.index.subtree(cls).map((e) => e.name).filter((c) => v.index.canBeDirect(c));
-      if (inside.length === 0) return 'FALSE';
-      const values = inside.map((c) => quoteLiteral(c));
-      return values.length === 1 ? `${col(alias, typeName)} = ${values[0]}` : `${col(alias, typeName)} IN (${values.join(', ')})`;
+      if (inside.length === 0) return FALSE;
+      return oneOf(col(alias, typeName), inside.map((c) => literal(c)));
     },
     ...(wantsType ? { classColumn: { sql: col(alias, typeName), classes: [...new Set(tables.flatMap((t) => v.typedClasses(t)))].filter((c) => subclasses.has(c)) } } : {}),
   };

@@ -17,12 +17,13 @@ export const retail = defineDomain({
       lexicon: noun('product'),
       counts: { tiny: 80, small: 1600, paper: 8000, large: 80000 },
       attributes: [
-        attr.text('name', { lexicon: noun('product name'), hints: { faker: 'commerce.productName' } }),
-        attr.numeric('price', 10, 2, { lexicon: noun('price'), hints: { min: 1, max: 2000 } }),
-        attr.integer('quantity', { lexicon: noun('quantity in stock', 'quantities in stock'), hints: { min: 0, max: 500 } }),
+        attr.text('name', { role: { kind: 'name' }, lexicon: noun('product name'), hints: { faker: 'commerce.productName' } }),
+        attr.numeric('price', 10, 2, { role: { kind: 'measure', unit: 'USD', additive: true, multipliedBy: ['quantity'] }, lexicon: { ...noun('price'), high: 'expensive', low: 'cheap', unit: 'dollars' }, hints: { min: 1, max: 2000 } }),
+        attr.integer('quantity', { role: { kind: 'count' }, lexicon: { ...noun('quantity in stock', 'quantities in stock'), high: 'well-stocked', low: 'scarce' }, hints: { min: 0, max: 500 } }),
         attr.text('tags', {
           optional: true,
           multiValued: true,
+          role: { kind: 'category' },
           lexicon: noun('tag'),
           hints: { pool: ['new', 'sale', 'bestseller', 'eco', 'gift', 'limited', "editor's pick", 'café'], setSize: [0, 4] },
         }),
@@ -35,8 +36,9 @@ export const retail = defineDomain({
       lexicon: noun('physical product'),
       fraction: 0.6,
       attributes: [
-        attr.text('material', { lexicon: noun('material'), hints: { faker: 'commerce.productMaterial' } }),
+        attr.text('material', { role: { kind: 'category' }, lexicon: noun('material'), hints: { faker: 'commerce.productMaterial' } }),
         attr.text('dimensions', {
+          role: { kind: 'category' },
           lexicon: noun('dimensions', 'dimensions'),
           hints: { pool: ['10x10x5 cm', '20x15x10 cm', '30x20x10 cm', '40x30x20 cm', '60x40x30 cm', '5x5x2 cm'] },
         }),
@@ -49,11 +51,13 @@ export const retail = defineDomain({
       fraction: 0.45,
       attributes: [
         attr.text('category', {
+          role: { kind: 'category' },
           lexicon: noun('apparel category', 'apparel categories'),
           hints: { pool: ['shirts', 'pants', 'dresses', 'jackets', 'shoes', 'activewear', 'knitwear'] },
         }),
         attr.enum('avail_sizes', ['XS', 'S', 'M', 'L', 'XL', 'XXL'], {
           multiValued: true,
+          role: { kind: 'category' },
           lexicon: noun('available size'),
           hints: { setSize: [1, 6] },
         }),
@@ -66,10 +70,12 @@ export const retail = defineDomain({
       fraction: 0.34,
       attributes: [
         attr.text('category', {
+          role: { kind: 'category' },
           lexicon: noun('accessory category', 'accessory categories'),
           hints: { pool: ['bags', 'belts', 'hats', 'jewelry', 'watches', 'scarves', 'cases'] },
         }),
         attr.text('material_type', {
+          role: { kind: 'category' },
           lexicon: noun('material type'),
           hints: { pool: ['leather', 'metal', 'fabric', 'plastic', 'wood', 'silicone'] },
         }),
@@ -81,10 +87,11 @@ export const retail = defineDomain({
       lexicon: noun('electronics product'),
       fraction: 0.21,
       attributes: [
-        attr.text('model_no', { lexicon: noun('model number'), hints: { faker: 'vehicle.vrm', unique: true } }),
+        attr.text('model_no', { role: { kind: 'identifier' }, lexicon: noun('model number'), hints: { faker: 'vehicle.vrm', unique: true } }),
         attr.text('standards', {
           optional: true,
           multiValued: true,
+          role: { kind: 'category' },
           lexicon: noun('supported standard'),
           hints: { pool: ['USB-C', 'Bluetooth 5.0', 'Wi-Fi 6', 'HDMI 2.1', 'Qi', 'NFC', 'DisplayPort 1.4'], setSize: [0, 4] },
         }),
@@ -98,11 +105,13 @@ export const retail = defineDomain({
       fraction: 0.4,
       attributes: [
         attr.text('format', {
+          role: { kind: 'category' },
           lexicon: noun('file format'),
           hints: { pool: ['mp3', 'flac', 'mp4', 'mkv', 'epub', 'pdf', 'zip', 'exe', 'dmg', 'apk'] },
         }),
         attr.text('description', {
           optional: true,
+          role: { kind: 'description' },
           lexicon: noun('description'),
           hints: { faker: 'commerce.productDescription', nullRate: 0.2 },
         }),
@@ -114,7 +123,7 @@ export const retail = defineDomain({
       lexicon: noun('media product'),
       fraction: 0.5,
       attributes: [
-        attr.integer('duration', { lexicon: noun('duration in seconds', 'durations in seconds'), hints: { min: 30, max: 10800 } }),
+        attr.integer('duration', { role: { kind: 'measure', unit: 'second', additive: true }, lexicon: { ...noun('duration in seconds', 'durations in seconds'), high: 'long', low: 'short', unit: 'seconds' }, hints: { min: 30, max: 10800 } }),
       ],
     },
     {
@@ -123,9 +132,10 @@ export const retail = defineDomain({
       lexicon: noun('software product'),
       fraction: 0.5,
       attributes: [
-        attr.text('version', { lexicon: noun('version'), hints: { faker: 'system.semver' } }),
+        attr.text('version', { role: { kind: 'identifier' }, lexicon: noun('version'), hints: { faker: 'system.semver' } }),
         attr.text('platforms', {
           multiValued: true,
+          role: { kind: 'category' },
           lexicon: noun('supported platform'),
           hints: { pool: ['Windows', 'macOS', 'Linux', 'iOS', 'Android'], setSize: [1, 5] },
         }),
@@ -137,12 +147,13 @@ export const retail = defineDomain({
       lexicon: noun('user'),
       counts: { tiny: 60, small: 1000, paper: 10000, large: 100000 },
       attributes: [
-        attr.text('first_name', { lexicon: noun('first name'), hints: { faker: 'person.firstName' } }),
-        attr.text('last_name', { lexicon: noun('last name'), hints: { faker: 'person.lastName' } }),
-        attr.text('email', { lexicon: noun('email address', 'email addresses'), hints: { faker: 'internet.email', unique: true } }),
+        attr.text('first_name', { role: { kind: 'name' }, lexicon: noun('first name'), hints: { faker: 'person.firstName' } }),
+        attr.text('last_name', { role: { kind: 'name' }, lexicon: noun('last name'), hints: { faker: 'person.lastName' } }),
+        attr.text('email', { role: { kind: 'contact' }, lexicon: noun('email address', 'email addresses'), hints: { faker: 'internet.email', unique: true } }),
         attr.text('phone_no', {
           optional: true,
           multiValued: true,
+          role: { kind: 'contact' },
           lexicon: noun('phone number'),
           hints: { faker: 'phone.number', setSize: [0, 3] },
         }),
@@ -153,7 +164,7 @@ export const retail = defineDomain({
       parent: 'User',
       lexicon: noun('customer'),
       fraction: 0.9,
-      attributes: [attr.integer('loyalty_points', { lexicon: noun('loyalty point balance'), hints: { min: 0, max: 10000 } })],
+      attributes: [attr.integer('loyalty_points', { role: { kind: 'count' }, lexicon: { ...noun('loyalty point balance'), high: 'loyal', low: 'new' }, hints: { min: 0, max: 10000 } })],
     },
     {
       name: 'Employee',
@@ -162,14 +173,16 @@ export const retail = defineDomain({
       fraction: 0.1,
       attributes: [
         attr.text('department', {
+          role: { kind: 'category' },
           lexicon: noun('department'),
           hints: { pool: ['sales', 'support', 'warehouse', 'marketing', 'finance', 'logistics'] },
         }),
         attr.text('role', {
+          role: { kind: 'category' },
           lexicon: noun('job role'),
           hints: { pool: ['associate', 'specialist', 'team lead', 'manager', 'director', 'intern'] },
         }),
-        attr.date('hire_date', { lexicon: noun('hire date'), hints: { min: '2010-01-01', max: '2025-12-31' } }),
+        attr.date('hire_date', { role: { kind: 'date' }, lexicon: { ...noun('hire date'), high: 'recent', low: 'early' }, hints: { min: '2010-01-01', max: '2025-12-31' } }),
       ],
     },
     {
@@ -177,7 +190,7 @@ export const retail = defineDomain({
       lexicon: noun('order'),
       counts: { tiny: 60, small: 2000, paper: 20000, large: 200000 },
       attributes: [
-        attr.timestamptz('placed_at', { lexicon: noun('order time'), hints: { min: '2021-01-01', max: '2025-12-31' } }),
+        attr.timestamptz('placed_at', { role: { kind: 'time' }, lexicon: { ...noun('order time'), high: 'recent', low: 'early' }, hints: { min: '2021-01-01', max: '2025-12-31' } }),
       ],
     },
     {
@@ -185,8 +198,8 @@ export const retail = defineDomain({
       lexicon: noun('review'),
       counts: { tiny: 60, small: 1500, paper: 15000, large: 150000 },
       attributes: [
-        attr.integer('rating', { lexicon: noun('rating'), hints: { min: 1, max: 5 } }),
-        attr.text('body', { optional: true, lexicon: noun('review text'), hints: { faker: 'lorem.sentence', nullRate: 0.3 } }),
+        attr.integer('rating', { role: { kind: 'score' }, lexicon: { ...noun('rating'), high: 'good', low: 'bad' }, hints: { min: 1, max: 5 } }),
+        attr.text('body', { optional: true, role: { kind: 'description' }, lexicon: noun('review text'), hints: { faker: 'lorem.sentence', nullRate: 0.3 } }),
       ],
     },
   ],

@@ -45,6 +45,72 @@ export interface ValueHints {
   readonly unique?: boolean;
 }
 
+/**
+ * What an attribute is, as an analyst reads it: what may be summed, compared, grouped by or
+ * matched exactly. The filler proposes and the meaning check accepts only what fits the
+ * role (a sum of additive measures, equality on categories and names, ranges on measures
+ * and dates). Where a model gives none, one is inferred (`attributeRoles`).
+ */
+export type AttributeRole =
+  /** Picks out one object: a model number, an ISBN, a badge number. Matched exactly, never aggregated. */
+  | { readonly kind: 'identifier' }
+  /** How people refer to an object: a name, a title, a username. Shown beside measures, matched exactly or by LIKE. */
+  | { readonly kind: 'name' }
+  /** One of few values: a platform, a department, a tier. Grouped by, matched by = and IN. */
+  | { readonly kind: 'category' }
+  /**
+   * A quantity in a unit: a price, a duration, a file size, an age. Arithmetic only with
+   * measures of the same `unit`; summed only when `additive` (prices add up across orders,
+   * ages do not).
+   */
+  | {
+      readonly kind: 'measure';
+      /** What the number counts in ("USD", "second", "MB", "year"): only equal units add or subtract. */
+      readonly unit: string;
+      readonly additive: boolean;
+      /**
+       * Count attributes of the same object (by name) whose product with this measure means
+       * something: price × quantity is a stock value.
+       */
+      readonly multipliedBy?: readonly string[];
+    }
+  /** How many of something an object has: a quantity in stock, loyalty points. Additive. */
+  | { readonly kind: 'count' }
+  /** A rating on a fixed scale: averaged and compared, never summed. */
+  | { readonly kind: 'score' }
+  /** A calendar day. */
+  | { readonly kind: 'date' }
+  /** An instant (a timestamp). */
+  | { readonly kind: 'time' }
+  /** An email address, a phone number, a URL: shown and matched exactly, never computed on. */
+  | { readonly kind: 'contact' }
+  /** Free text (a bio, a review, a description): shown or searched with LIKE, never matched exactly. */
+  | { readonly kind: 'description' }
+  /** A yes/no. */
+  | { readonly kind: 'flag' };
+
+export type AttributeRoleKind = AttributeRole['kind'];
+
+/** Every role kind, in the order the docs list them. */
+export const ATTRIBUTE_ROLE_KINDS: readonly AttributeRoleKind[] = ['identifier', 'name', 'category', 'measure', 'count', 'score', 'date', 'time', 'contact', 'description', 'flag'];
+
+/**
+ * An attribute's words: its noun, and for the question writer the adjectives a comparison
+ * or a flag is said with and the word of its unit.
+ */
+export interface AttributeLexicon extends NounLexicon {
+  /**
+   * Of a measure, count, score, date or time: what a high and a low value make an object
+   * ("expensive"/"cheap", "old"/"young", "recent"/"early", "long"/"short"), in the base form.
+   */
+  readonly high?: string;
+  readonly low?: string;
+  /** Of a flag: what an object is when it holds ("verified", "live"). */
+  readonly adjective?: string;
+  /** Of a measure: its unit as a word in a question ("seconds", "MB", "dollars"). */
+  readonly unit?: string;
+}
+
 export interface Attribute {
   readonly name: string;
   readonly type: AttributeType;
@@ -52,7 +118,9 @@ export interface Attribute {
   readonly optional?: boolean;
   /** A set of values rather than one value. Default false. */
   readonly multiValued?: boolean;
-  readonly lexicon?: NounLexicon;
+  /** What the attribute is; inferred from its type and hints when absent. */
+  readonly role?: AttributeRole;
+  readonly lexicon?: AttributeLexicon;
   readonly hints?: ValueHints;
 }
 

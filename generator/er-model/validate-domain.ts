@@ -1,7 +1,12 @@
 import { ConfigError } from '../common/errors.ts';
 import { snakeCase } from './er-index.ts';
+import { inferRole } from './attribute-roles.ts';
+import { ATTRIBUTE_ROLE_KINDS } from './er-model.ts';
 import type {
   Attribute,
+  AttributeLexicon,
+  AttributeRole,
+  AttributeRoleKind,
   AttributeTypeKind,
   DegreeHints,
   Domain,
@@ -82,9 +87,41 @@ const ATTRIBUTE_KEYS = keysOf<Attribute>({
   type: true,
   optional: true,
   multiValued: true,
+  role: true,
   lexicon: true,
   hints: true,
 });
+const ATTRIBUTE_LEXICON_KEYS = keysOf<AttributeLexicon>({ singular: true, plural: true, high: true, low: true, adjective: true, unit: true });
+/** Keys of each role kind besides `kind`. */
+const ROLE_KEYS: Record<AttributeRoleKind, readonly string[]> = {
+  identifier: ['kind'],
+  name: ['kind'],
+  category: ['kind'],
+  measure: keysOf<Extract<AttributeRole, { kind: 'measure' }>>({ kind: true, unit: true, additive: true, multipliedBy: true }),
+  count: ['kind'],
+  score: ['kind'],
+  date: ['kind'],
+  time: ['kind'],
+  contact: ['kind'],
+  description: ['kind'],
+  flag: ['kind'],
+};
+/** The attribute types each role fits. */
+const ROLE_TYPES: Record<AttributeRoleKind, readonly AttributeTypeKind[]> = {
+  identifier: ['integer', 'bigint', 'numeric', 'text'],
+  name: ['text'],
+  category: ['text', 'enum', 'integer', 'bigint'],
+  measure: ['integer', 'bigint', 'numeric'],
+  count: ['integer', 'bigint'],
+  score: ['integer', 'bigint', 'numeric'],
+  date: ['date', 'timestamptz'],
+  time: ['timestamptz'],
+  contact: ['text'],
+  description: ['text'],
+  flag: ['boolean'],
+};
+/** Roles whose values are ordered, so a comparison of them has a high and a low end. */
+const ORDERED_ROLES: readonly AttributeRoleKind[] = ['measure', 'count', 'score', 'date', 'time'];
 const HINT_KEYS = keysOf<ValueHints>({
   faker: true,
   min: true,
@@ -144,12 +181,18 @@ export const CANONICAL_KEY_ORDER: readonly string[] = [
     'to',
     'cardinality',
     'participation',
-    'role',
     'type',
     'optional',
     'multiValued',
+    'role',
     'lexicon',
     ...NOUN_KEYS,
+    'high',
+    'low',
+    'adjective',
+    'unit',
+    'additive',
+    'multipliedBy',
     ...VERB_KEYS,
     'counts',
     ...COUNT_KEYS,
@@ -647,12 +690,66 @@ class DomainChecker {
         this.report(`${path}.multiValued`, 'a relationship attribute cannot be multi-valued');
         multiValued = false;
       }
-      if (raw.lexicon !== undefined) this.nounLexicon(raw.lexicon, `${path}.lexicon`);
       if (raw.hints !== undefined) {
         const type = isRecord(raw.type) ? raw.type : {};
         this.hints(raw.hints, `${path}.hints`, { kind, type, optional, multiValued });
       }
+      const role = raw.role === undefined ? undefined : this.role(raw.role, `${path}.role`, kind);
+      if (raw.lexicon !== undefined) {
+        // The adjectives and the unit's word must fit the role, declared or as inferred.
+        const resolved = role ?? (kind !== undefined && raw.role === undefined ? inferRole(raw as unknown as Attribute).role.kind : undefined);
+        this.attributeLexicon(raw.lexicon, `${path}.lexicon`, resolved);
+      }
     });
+    // A measure's `multipliedBy` names counts of the same object.
+    list.forEach((raw, index) => {
+      if (!isRecord(raw) || !isRecord(raw.role) || !Array.isArray(raw.role.multipliedBy)) return;
+      const path = `${elementPath(listPath, raw, index)}.role.multipliedBy`;
+      raw.role.multipliedBy.forEach((name: unknown, i: number) => {
+        if (!this.string(name, `${path}[${i}]`)) return;
+        const key = snakeCase(name);
+        if (key === snakeCase(String(raw.name))) this.report(`${path}[${i}]`, 'a measure multiplied by itself');
+        else if (!own.has(key) && !inherited.has(key)) this.report(`${path}[${i}]`, `unknown attribute ${describe(name)} (expected a count of the same object)`);
+      });
+    });
+  }
+
+  /** Checks a role against the attribute's type; returns its kind when usable. */
+  private role(value: unknown, path: string, type: AttributeTypeKind | undefined): AttributeRoleKind | undefined {
+    if (!this.record(value, path, 'an object {kind, …}')) return undefined;
+    const kind = value.kind;
+    if (!ATTRIBUTE_ROLE_KINDS.includes(kind as AttributeRoleKind)) {
+      this.report(`${path}.kind`, `unknown role ${describe(kind)} (expected one of ${ATTRIBUTE_ROLE_KINDS.join(', ')})`);
+      return undefined;
+    }
+    const roleKind = kind as AttributeRoleKind;
+    this.keys(value, ROLE_KEYS[roleKind], path);
+    if (type !== undefined && !ROLE_TYPES[roleKind].includes(type)) {
+      this.report(`${path}.kind`, `a ${roleKind} cannot be of type ${type} (expected ${ROLE_TYPES[roleKind].join(', ')})`);
+    }
+    if (roleKind === 'measure') {
+      if (value.unit === undefined) this.report(`${path}.unit`, 'required: what the measure counts in ("USD", "second", "MB")');
+      else this.nonEmptyString(value.unit, `${path}.unit`);
+      if (value.additive === undefined) this.report(`${path}.additive`, 'required: whether the measure adds up across objects (a price does, an age does not)');
+      else this.boolean(value.additive, `${path}.additive`);
+      if (value.multipliedBy !== undefined && !Array.isArray(value.multipliedBy)) this.report(`${path}.multipliedBy`, `must be a list of attribute names, got ${describe(value.multipliedBy)}`);
+    }
+    return roleKind;
+  }
+
+  /** An attribute's lexicon: a noun, and the adjectives and unit word its role allows. */
+  private attributeLexicon(value: unknown, path: string, role: AttributeRoleKind | undefined): void {
+    if (!this.record(value, path, 'a lexicon {singular, plural}')) return;
+    this.keys(value, ATTRIBUTE_LEXICON_KEYS, path);
+    this.nonEmptyString(value.singular, `${path}.singular`);
+    this.nonEmptyString(value.plural, `${path}.plural`);
+    for (const key of ['high', 'low', 'adjective', 'unit'] as const) {
+      if (value[key] === undefined || !this.nonEmptyString(value[key], `${path}.${key}`) || role === undefined) continue;
+      if ((key === 'high' || key === 'low') && !ORDERED_ROLES.includes(role)) this.report(`${path}.${key}`, `only a ${ORDERED_ROLES.join(', ')} has a high and a low end, not a ${role}`);
+      if (key === 'adjective' && role !== 'flag') this.report(`${path}.${key}`, `only a flag has an adjective, not a ${role}`);
+      if (key === 'unit' && role !== 'measure') this.report(`${path}.${key}`, `only a measure has a unit, not a ${role}`);
+    }
+    if ((value.high === undefined) !== (value.low === undefined)) this.report(`${path}.${value.high === undefined ? 'high' : 'low'}`, 'required beside its opposite: a comparison is said both ways');
   }
 
   /** Checks an attribute type and returns its kind when the type is usable. */

@@ -29,7 +29,7 @@ import { writeFileAtomic } from '../common/atomic-write.ts';
 import { CandidateRejected, DIFFICULTIES, reject, serializeGroup, type Difficulty, type GroupRecord, type Rejection, type RejectionReason } from './group-record.ts';
 import { buildSchemaGraph } from './schema-graph.ts';
 import { readSkeleton, type QueryShape } from './skeleton-shape.ts';
-import { fillQuery, type Probe } from './content-filler.ts';
+import { fillQuery, type Probe } from './fill/fill-query.ts';
 import { verifyGroup, type CheckVariant, type VerifiedGroup } from './group-checks.ts';
 import { constructCounts, spiderHardness } from './difficulty.ts';
 import { groupId } from './canonical-query.ts';

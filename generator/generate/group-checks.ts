@@ -21,7 +21,7 @@ import type { TextResult } from '../database/database.ts';
 import { oneLine } from '../common/errors.ts';
 import { reject, type VariantAnswer } from './group-record.ts';
 import type { QueryRunner } from './query-runner.ts';
-import { outputNames } from './content-filler.ts';
+import { outputNames } from './fill/fill-query.ts';
 
 export interface CheckVariant {
   readonly name: string;

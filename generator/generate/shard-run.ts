@@ -27,7 +27,7 @@ import { stableStringify } from '../common/hash.ts';
 import { writeFileAtomic } from '../common/atomic-write.ts';
 import type { Sample } from '../grammar/pcfg-sampler.ts';
 import { CandidateRejected, DIFFICULTIES, serializeGroup, type Difficulty, type RejectionReason } from './group-record.ts';
-import { fillQuery } from './content-filler.ts';
+import { fillQuery } from './fill/fill-query.ts';
 import { verifyGroup } from './group-checks.ts';
 import { groupId } from './canonical-query.ts';
 import { appendLine, readJsonLines } from './groups-file.ts';

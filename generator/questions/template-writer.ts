@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { ErIndex } from '../er-model/er-index.ts';
 import type { Query } from '../query/conceptual-query.ts';
 import { sha256 } from '../common/hash.ts';
-import { describeQuery, type QueryFrame, type RequiredMention } from './describe-query.ts';
+import { describeQuery, type QueryFrame, type RequiredMention } from './describe/describe-query.ts';
 import type { QuestionStyle } from './question-record.ts';
 
 /** The fragments file: sentence templates per style, and the implicit style's terms. */
@@ -154,7 +154,7 @@ function limitCommand(limit: string): string {
   return ` Return ${limit.replace(/^, /u, '')}.`;
 }
 
-/** How describe-query.ts joins the first sort key to the tie-break. */
+/** How describe/order.ts joins the first sort key to the tie-break. */
 const TIE_BREAK = ', ties broken by ';
 
 function capitalize(s: string): string {

@@ -7,7 +7,7 @@ import { prepareBuilds, type PreparedBuilds } from '../../generator/generate/pre
 import { createQueryRunner } from '../../generator/generate/query-runner.ts';
 import { buildSchemaGraph, type SchemaGraph } from '../../generator/generate/schema-graph.ts';
 import { readSkeleton } from '../../generator/generate/skeleton-shape.ts';
-import { fillQuery, type Probe } from '../../generator/generate/content-filler.ts';
+import { fillQuery, type Probe } from '../../generator/generate/fill/fill-query.ts';
 import { verifyGroup, type CheckContext, type VerifiedGroup } from '../../generator/generate/group-checks.ts';
 import { CandidateRejected } from '../../generator/generate/group-record.ts';
 import { hasAggregate } from '../../generator/query/query-scope.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseSql } from '../../generator/sql/parser-adapter.ts';
 import { spiderHardness, constructCounts } from '../../generator/generate/difficulty.ts';
 import { readSkeleton } from '../../generator/generate/skeleton-shape.ts';
-import { fillQuery } from '../../generator/generate/content-filler.ts';
+import { fillQuery } from '../../generator/generate/fill/fill-query.ts';
 import { buildSchemaGraph } from '../../generator/generate/schema-graph.ts';
 import { canonicalQueryText, groupId } from '../../generator/generate/canonical-query.ts';
 import { CandidateRejected, type RejectionReason } from '../../generator/generate/group-record.ts';

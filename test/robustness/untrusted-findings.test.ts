@@ -165,6 +165,20 @@ function findings(open: () => Promise<Database>) {
     for (const name of names) expect(READ_ONLY_FUNCTIONS.has(name) || ATTRIBUTE_CALLS.has(name), name).toBe(true);
   });
 
+  it('sends the text alone by the extended protocol: under the guard, the server itself refuses a second statement', async () => {
+    // The layer under both readers, given what they would refuse: nothing of it runs.
+    const read = (query: string) => db.readPaged({ setup: ['BEGIN READ ONLY'], query, pageRows: 100, maxRows: 100, maxBytes: 1e6, timeoutMs: 10_000 });
+    for (const query of [
+      "SELECT 1; COMMIT; UPDATE v1.t SET name = 'pwned'",
+      "SELECT --\r'a\\' AS x; COMMIT; UPDATE v1.t SET name = $$pwned$$; --' AS z",
+    ]) {
+      await expect(read(query), query).rejects.toThrow(/cannot insert multiple commands into a prepared statement/u);
+    }
+    expect((await runReadOnly(db, 'v1', 'SELECT name FROM t ORDER BY id')).rows).toEqual([['one'], ['Now and Then']]);
+    const [state] = await db.query("SELECT current_setting('transaction_read_only') AS ro");
+    expect(state?.['ro']).toMatch(/^(off|false)$/u);
+  });
+
   it('still runs the neighbours of what it refuses', async () => {
     for (const [sql, rows] of ALLOWED) expect((await runReadOnly(db, 'v1', sql)).rows, sql).toEqual(rows);
   });

@@ -1,5 +1,5 @@
-import type { AnalyticExpr, DateField, DateUnit, Expr, Predicate } from '../query/conceptual-query.ts';
-import { analyticParts } from '../query/analytic-expr.ts';
+import type { AnalyticExpr, DateField, DateUnit, Expr, Predicate } from '../../query/conceptual-query.ts';
+import { analyticParts } from '../../query/analytic-expr.ts';
 
 /** What the query describer lends the analytic phrasings. */
 export interface AnalyticPhrasing<C> {

@@ -1,8 +1,9 @@
-import type { Rng } from '../common/rng.ts';
-import type { ErIndex } from '../er-model/er-index.ts';
-import type { Expr, Qualify, SelectQuery, WindowExpr, WindowFunction, WindowOrderItem } from '../query/conceptual-query.ts';
-import { ORDER_SENSITIVE } from '../query/window-scope.ts';
-import { hasAggregate } from '../query/query-scope.ts';
+import type { Rng } from '../../common/rng.ts';
+import type { ErIndex } from '../../er-model/er-index.ts';
+import type { Expr, Qualify, SelectQuery, WindowExpr, WindowFunction, WindowOrderItem } from '../../query/conceptual-query.ts';
+import { ORDER_SENSITIVE } from '../../query/window-scope.ts';
+import { hasAggregate } from '../../query/query-scope.ts';
+import { FILL_RATES } from './fill-rates.ts';
 
 /**
  * Windows for the content filler: a filled plain query becomes "the N first rows of each
@@ -15,7 +16,7 @@ import { hasAggregate } from '../query/query-scope.ts';
  */
 
 /** The share of plain filled queries that become top-N per group. */
-export const TOP_PER_GROUP_SHARE = 0.12;
+export const TOP_PER_GROUP_SHARE = FILL_RATES.topPerGroup;
 
 const ORDERED = ['integer', 'bigint', 'numeric', 'date', 'timestamptz'];
 
@@ -37,7 +38,7 @@ export function topPerGroup(index: ErIndex, rng: Rng, q: SelectQuery): SelectQue
 }
 
 /** The share of plain filled queries that get a window output (a previous value, a running total, a position). */
-export const WINDOW_OUTPUT_SHARE = 0.08;
+export const WINDOW_OUTPUT_SHARE = FILL_RATES.windowOutput;
 
 const OUTPUT_NAME: Record<WindowFunction, string> = {
   row_number: 'position', rank: 'rank_in_group', dense_rank: 'dense_rank_in_group', lag: 'previous_value', lead: 'next_value', sum: 'running_total', avg: 'running_average', count: 'running_count',
@@ -85,7 +86,7 @@ function windowFrame(index: ErIndex, rng: Rng, q: SelectQuery, fns: readonly Win
   let fn = rng.pick(fns);
   const numeric = ['integer', 'bigint', 'numeric'].includes(picked.type.kind);
   if ((fn === 'sum' || fn === 'avg') && !numeric) fn = 'count';
-  const orderBy: WindowOrderItem[] = [{ expr: value, direction: rng.chance(0.7) ? 'desc' : 'asc' }];
+  const orderBy: WindowOrderItem[] = [{ expr: value, direction: rng.chance(FILL_RATES.windowDescending) ? 'desc' : 'asc' }];
   if (ORDER_SENSITIVE.has(fn)) {
     // Every alias's id: a row's position or neighbour must not depend on how ties were stored.
     const ids: Expr[] = [base.alias, ...joins.map((j) => j.alias)].map((alias) => ({ kind: 'attribute', alias, attribute: 'id' }));

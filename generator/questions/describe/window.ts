@@ -1,7 +1,7 @@
-import type { Expr, Qualify, WindowExpr } from '../query/conceptual-query.ts';
+import type { Expr, Qualify, WindowExpr } from '../../query/conceptual-query.ts';
 
 /**
- * Window functions and top-N per group in English, for describe-query.ts. Each phrase states
+ * Window functions and top-N per group in English, for the query describer. Each phrase states
  * what decides the value: which rows it looks at (the partition), in what order with every
  * tie-break, what tied rows get (rank: shared with gaps, dense rank: shared without gaps),
  * what the first or last row of lag/lead gets, and that a running total includes the rows
@@ -14,7 +14,7 @@ export interface WindowWords {
   expr(e: Expr): string;
   /** Whether an expression may be missing (NULL). */
   nullable(e: Expr): boolean;
-  /** Records a fact the question must state, as describe-query's mentions. */
+  /** Records a fact the question must state, as the describer's mentions. */
   mention(construct: string, ...anyOf: (readonly string[])[]): void;
   /** "row", or "group" when the query is grouped. */
   unit(): string;

@@ -5,10 +5,11 @@
  * the latest date in the data, conditional aggregation or a percentage. Values and date
  * ranges come from the data, so the answers are not empty.
  */
-import type { Rng } from '../common/rng.ts';
-import type { Scalar } from '../instance/conceptual-instance.ts';
-import type { Expr, Predicate } from '../query/conceptual-query.ts';
-import type { SlotKind } from './schema-graph.ts';
+import type { Rng } from '../../common/rng.ts';
+import type { Scalar } from '../../instance/conceptual-instance.ts';
+import type { Expr, Predicate } from '../../query/conceptual-query.ts';
+import type { SlotKind } from '../schema-graph.ts';
+import { FILL_RATES } from './fill-rates.ts';
 
 /** A value expression with what the filler knows of it (as the content filler types it). */
 export interface FilledValue {
@@ -109,8 +110,8 @@ export function conditionalAggregate(category: FilledValue, values: readonly Sca
   const value = rng.pick(distinct);
   const when: Predicate = { kind: 'compare', op: '=', left: category.expr, right: { kind: 'literal', value } };
   const count: Expr = { kind: 'aggregate', fn: 'count', ...(counted ? { arg: counted } : {}) };
-  const matching: Expr = rng.chance(0.6) ? { ...count, filter: when } as Expr : { kind: 'aggregate', fn: 'sum', arg: { kind: 'case', whens: [{ when, then: lit(1) }], else: lit(0) } };
-  if (rng.chance(0.5)) return { expr: matching, kind: 'numeric', label: `count_by_${category.label}` };
+  const matching: Expr = rng.chance(FILL_RATES.filterClause) ? { ...count, filter: when } as Expr : { kind: 'aggregate', fn: 'sum', arg: { kind: 'case', whens: [{ when, then: lit(1) }], else: lit(0) } };
+  if (rng.chance(FILL_RATES.conditionalCount)) return { expr: matching, kind: 'numeric', label: `count_by_${category.label}` };
   return { expr: { kind: 'ratio', numerator: matching, denominator: count, percent: true, digits: rng.int(1, 2) }, kind: 'numeric', label: `percent_by_${category.label}` };
 }
 

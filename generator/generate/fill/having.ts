@@ -1,0 +1,35 @@
+/**
+ * HAVING: each slot an aggregate compared with a threshold read off the distribution of the
+ * group aggregates (a probe query), strictly inside it, so some groups are kept and others
+ * dropped.
+ */
+import type { Predicate, SelectQuery } from '../../query/conceptual-query.ts';
+import { reject } from '../group-record.ts';
+import type { ComparisonOp, ConditionShape } from '../skeleton-shape.ts';
+import { aggregate } from './aggregates.ts';
+import type { CountTarget, ElementAlias, EntityAlias, Fill } from './fill-context.ts';
+import { HAVING_QUANTILES } from './fill-rates.ts';
+
+/** HAVING thresholds from the distribution of the group aggregates, read by a probe. */
+export async function having(f: Fill, shape: ConditionShape, q: SelectQuery, scope: readonly EntityAlias[], elements: readonly ElementAlias[], countTarget?: CountTarget): Promise<Predicate> {
+  const disjuncts: Predicate[] = [];
+  for (const conj of shape) {
+    const parts: Predicate[] = [];
+    for (const slot of conj) {
+      if (slot.kind !== 'compareAggregate') return reject('meaningless-skeleton', 'HAVING without an aggregate');
+      const t = aggregate(f, slot.aggregate, scope, elements, countTarget);
+      if (t.kind !== 'numeric') reject('no-fitting-slot', 'HAVING on a date aggregate');
+      const rows = await f.ctx.probe({ ...q, select: [{ name: 'h', expr: t.expr }], orderBy: undefined, limit: undefined });
+      const values = [...new Set(rows.map((row) => row[0]).filter((v): v is string => v !== null).map(Number))].sort((a, b) => a - b);
+      if (values.length < 2) reject('no-fitting-value', 'the group aggregate takes fewer than two values');
+      const op: ComparisonOp = slot.op === '<>' ? '>' : slot.op;
+      // A threshold strictly inside the distribution keeps some groups and drops others.
+      const inner = op === '=' ? values : op.startsWith('>') ? values.slice(0, -1) : values.slice(1);
+      const pick = inner[Math.floor(f.rng.pick(HAVING_QUANTILES) * (inner.length - 1))] as number;
+      const threshold = op === '>=' ? (values[values.indexOf(pick) + 1] ?? pick) : op === '<=' ? (values[values.indexOf(pick) - 1] ?? pick) : pick;
+      parts.push({ kind: 'compare', op, left: t.expr, right: { kind: 'literal', value: threshold } });
+    }
+    disjuncts.push(parts.length === 1 ? (parts[0] as Predicate) : { kind: 'and', args: parts });
+  }
+  return disjuncts.length === 1 ? (disjuncts[0] as Predicate) : { kind: 'or', args: disjuncts };
+}

@@ -1,0 +1,89 @@
+/**
+ * ORDER BY and LIMIT: the skeleton's keys as output columns, and a LIMIT placed where the
+ * order is strict (read by a probe): the rows up to the cut are strictly ordered and the cut
+ * does not fall inside a tie. Without a LIMIT, tied rows that differ get tie-breakers.
+ */
+import type { Expr, OrderItem, Query, SelectQuery } from '../../query/conceptual-query.ts';
+import { hasAggregate } from '../../query/query-scope.ts';
+import { reject } from '../group-record.ts';
+import { isAggregateItem, type ItemSlot, type SelectShape } from '../skeleton-shape.ts';
+import type { Fill } from './fill-context.ts';
+import { FILL_RATES } from './fill-rates.ts';
+import { type OutputList, outputNames } from './outputs.ts';
+
+/**
+ * Orders by the skeleton's keys and places the LIMIT where the order is strict: the rows
+ * up to the cut are strictly ordered and the cut does not fall inside a tie. Without a
+ * LIMIT, remaining outputs are added as tie-breakers when tied rows differ.
+ */
+export async function orderAndLimit(f: Fill, q: SelectQuery, outputs: OutputList, shape: SelectShape): Promise<SelectQuery> {
+  const { orderBy: order, limit } = shape;
+  if (order.length === 0) {
+    if (limit !== null) reject('meaningless-skeleton', 'LIMIT without ORDER BY leaves the rows to the database');
+    return q;
+  }
+  const grouped = (q.groupBy?.length ?? 0) > 0;
+  const items: OrderItem[] = [];
+  const taken = new Set<string>();
+  for (const o of order) {
+    const key = orderKey(f, o.key, outputs, grouped, shape, taken);
+    taken.add(key.name);
+    // Now and then NULLs go to the other end than PostgreSQL's default, said explicitly.
+    const nulls = f.analyticRng.chance(FILL_RATES.nullsOtherEnd) ? { nulls: o.direction === 'desc' ? ('last' as const) : ('first' as const) } : {};
+    items.push({ expr: { kind: 'output', name: key.name }, direction: o.direction, ...nulls });
+  }
+  // SELECT * shows the id: it ends the order, so ties on either instance have a known order.
+  if (shape.items.some((i) => i.kind === 'star') && !taken.has('id') && (q.joins ?? []).length === 0) items.push({ expr: { kind: 'output', name: 'id' }, direction: 'asc' });
+  const ordered: SelectQuery = { ...q, select: outputs.columns.length > q.select.length ? [...outputs.columns] : q.select, orderBy: items };
+  return placeLimit(f, ordered, limit);
+}
+
+function orderKey(f: Fill, key: ItemSlot, outputs: OutputList, grouped: boolean, shape: SelectShape, taken: Set<string>): { name: string } {
+  const outs = outputs.columns.filter((o) => !taken.has(o.name));
+  const isAgg = (e: Expr): boolean => hasAggregate(e);
+  if (isAggregateItem(key)) {
+    const existing = outs.filter((o) => isAgg(o.expr));
+    if (existing.length > 0) return f.rng.pick(existing);
+    if (!grouped) reject('meaningless-skeleton', 'ORDER BY an aggregate in an ungrouped query');
+  }
+  // Prefer ordered kinds (numbers, dates) over text, whose order depends on the collation.
+  const plain = outs.filter((o) => !isAgg(o.expr) || key.kind !== 'column');
+  // An id orders rows by nothing a reader knows: only when there is nothing else.
+  const known = plain.filter((o) => !(o.expr.kind === 'attribute' && o.expr.attribute === 'id'));
+  // Among every attribute of SELECT *, a number or a date: text orders by collation, and
+  // flags and categories tie, so a LIMIT seldom finds a cut.
+  const ordered = shape.items.some((i) => i.kind === 'star') ? known.filter((o) => ['numeric', 'temporal'].includes(outputs.kinds.get(o.name) ?? '')) : [];
+  if (ordered.length > 0) return f.rng.pick(ordered);
+  if (known.length > 0) return f.rng.pick(known);
+  if (plain.length > 0) return f.rng.pick(plain);
+  if (shape.distinct || grouped) reject('no-fitting-slot', 'no output left to order by');
+  return reject('no-fitting-slot', 'no output to order by');
+}
+
+export async function placeLimit(f: Fill, q: Query, limit: SelectShape['limit']): Promise<Query & SelectQuery>;
+export async function placeLimit(f: Fill, q: Query, limit: SelectShape['limit']): Promise<Query> {
+  const keys = (q.orderBy ?? []).map((o) => ('name' in o ? o.name : (o.expr as { name: string }).name));
+  const names = outputNames(q);
+  const idx = keys.map((k) => names.indexOf(k));
+  const rows = await f.ctx.probe(q);
+  const keyOf = (row: readonly (string | null)[]): string => JSON.stringify(idx.map((i) => row[i] ?? null));
+  if (limit === null) {
+    // Tied rows that differ would leave their order to the database: break ties by every output.
+    const tiedDiffer = rows.some((row, i) => i > 0 && keyOf(row) === keyOf(rows[i - 1] as typeof row) && JSON.stringify(row) !== JSON.stringify(rows[i - 1]));
+    if (!tiedDiffer) return q;
+    // Over one entity, its id alone (when shown) breaks every tie.
+    const id = q.kind === 'select' && (q.joins ?? []).length === 0 ? q.select.find((o) => o.expr.kind === 'attribute' && o.expr.alias === q.from.alias && o.expr.attribute === 'id' && !keys.includes(o.name)) : undefined;
+    const rest = (id ? [id.name] : names.filter((n) => !keys.includes(n))).map((name) => ({ expr: { kind: 'output' as const, name }, direction: 'asc' as const }));
+    if (q.kind === 'set') return { ...q, orderBy: [...(q.orderBy ?? []), ...rest.map((x) => ({ name: x.expr.name, direction: x.direction }))] };
+    return { ...q, orderBy: [...(q.orderBy ?? []), ...rest] };
+  }
+  // Positions k where rows 1..k are strictly ordered and row k+1 is below row k.
+  const fits: number[] = [];
+  for (let k = 1; k < rows.length && k <= 10; k++) {
+    if (keyOf(rows[k] as (string | null)[]) === keyOf(rows[k - 1] as (string | null)[])) break;
+    fits.push(k);
+  }
+  const wanted = limit === 'one' ? fits.filter((k) => k === 1) : fits.filter((k) => k >= 2);
+  if (wanted.length === 0) reject('no-fitting-value', limit === 'one' ? 'the first two rows tie on the ORDER BY keys' : 'no strict cut between 2 and 10 rows');
+  return { ...q, limit: f.rng.pick(wanted) };
+}

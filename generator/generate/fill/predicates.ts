@@ -1,0 +1,162 @@
+/**
+ * WHERE conditions: each predicate slot of the skeleton filled with an attribute of a fitting
+ * kind and a value from the data (equality and IN values that exist, LIKE patterns cut from
+ * real words, thresholds and BETWEEN bounds at quantiles), now and then as set membership, a
+ * subtype test or IS NULL; subqueries are in subqueries.ts.
+ */
+import type { Scalar } from '../../instance/conceptual-instance.ts';
+import type { Expr, Predicate } from '../../query/conceptual-query.ts';
+import { reject } from '../group-record.ts';
+import type { ConditionShape, PredicateSlot } from '../skeleton-shape.ts';
+import { dateWindow } from './analytic.ts';
+import { candidates, isPlainText } from './column-slots.ts';
+import type { ElementAlias, EntityAlias, Fill } from './fill-context.ts';
+import { FILL_RATES } from './fill-rates.ts';
+import { literal, members, ODD_TEXT, quantile, valuesOf } from './instance-values.ts';
+import { linkedSubquery, scalarComparison } from './subqueries.ts';
+
+/** An OR of ANDs of predicate slots, filled. */
+export async function condition(f: Fill, shape: ConditionShape, entities: EntityAlias[], elements: ElementAlias[]): Promise<Predicate> {
+  const disjuncts: Predicate[] = [];
+  for (const conj of shape) {
+    const parts: Predicate[] = [];
+    for (const slot of conj) parts.push(spellNegation(f, await predicate(f, slot, entities, elements)));
+    disjuncts.push(parts.length === 1 ? (parts[0] as Predicate) : { kind: 'and', args: parts });
+  }
+  return disjuncts.length === 1 ? (disjuncts[0] as Predicate) : { kind: 'or', args: disjuncts };
+}
+
+/**
+ * Now and then a negation is written as NOT over the positive condition: `NOT (x LIKE p)`
+ * for `x NOT LIKE p`, `NOT (x = v)` for `x <> v`. SQL defines the negated forms as exactly
+ * that (a NULL operand leaves both unknown), so the answer is the same and only the way the
+ * query says it differs.
+ */
+function spellNegation(f: Fill, p: Predicate): Predicate {
+  if ((p.kind === 'like' || p.kind === 'in' || p.kind === 'between' || p.kind === 'isNull') && p.negated && f.rng.chance(FILL_RATES.notOverNegated)) {
+    const { negated: _negated, ...positive } = p;
+    return { kind: 'not', arg: positive };
+  }
+  if (p.kind === 'compare' && p.op === '<>' && f.rng.chance(FILL_RATES.notOverUnequal)) return { kind: 'not', arg: { ...p, op: '=' } };
+  return p;
+}
+
+async function predicate(f: Fill, slot: PredicateSlot, entities: EntityAlias[], elements: ElementAlias[]): Promise<Predicate> {
+  const r = f.rng;
+  switch (slot.kind) {
+    case 'compareValue': {
+      // Text is compared for equality only: an order on text depends on the collation.
+      const wantsOrder = slot.op !== '=' && slot.op !== '<>';
+      if (!wantsOrder) {
+        // Equality on what schemas store differently: set membership and subtype tests.
+        const special = membershipOrClass(f, entities, slot.op === '<>');
+        if (special) return special;
+      }
+      const type = slot.column.type === 'text' && wantsOrder ? 'any' : slot.column.type;
+      let options = candidates(f, entities, elements, type).filter((c) => (wantsOrder ? c.kind === 'numeric' || c.kind === 'temporal' : true));
+      if (slot.valueType === 'number' && !wantsOrder) options = options.filter((c) => c.kind !== 'temporal');
+      options = options.filter((c) => valuesOf(f, c, entities, elements).length > 0);
+      if (options.length === 0) reject('no-fitting-slot', `no column for ${slot.op} ${slot.valueType}`);
+      const t = r.pick(options);
+      const values = valuesOf(f, t, entities, elements);
+      const value = wantsOrder ? quantile(f, values, t.kind) : r.pick(values);
+      const distinct = [...new Set(values)];
+      if (!wantsOrder && t.kind !== 'temporal' && distinct.length > 3 && r.chance(FILL_RATES.inListForEquality)) {
+        // `x IN ('a', 'b')`: one of a few values that exist.
+        const picked = r.sample(distinct, r.int(2, 3)).map((v) => literal(t.kind, v));
+        return { kind: 'in', expr: t.expr, values: picked, ...(slot.op === '<>' ? { negated: true } : {}) };
+      }
+      // A date threshold as a window before the latest date in the data: "in the 5 months before 2025-12-30".
+      const window = t.kind === 'temporal' && (slot.op === '>' || slot.op === '>=') && f.analyticRng.chance(FILL_RATES.dateWindow) ? dateWindow(values, value) : undefined;
+      return { kind: 'compare', op: slot.op, left: t.expr, right: window ?? { kind: 'literal', value: literal(t.kind, value) } };
+    }
+    case 'compareColumn': {
+      const ordered = slot.op !== '=' && slot.op !== '<>';
+      const options = candidates(f, entities, elements, 'any').filter((c) => (ordered ? c.kind === 'numeric' || c.kind === 'temporal' : c.kind !== 'text' || !ordered));
+      for (const left of r.shuffle(options)) {
+        const leftAlias = (left.expr as { alias: string }).alias;
+        const partners = options.filter((c) => c.kind === left.kind && (c.expr as { alias: string }).alias !== leftAlias && (c.label === left.label || left.kind !== 'text'));
+        if (partners.length > 0) return { kind: 'compare', op: slot.op, left: left.expr, right: r.pick(partners).expr };
+      }
+      return reject('no-fitting-slot', 'no two comparable columns on different aliases');
+    }
+    case 'like': {
+      const options = candidates(f, entities, elements, 'text').filter((c) => isPlainText(f, c, entities) && valuesOf(f, c, entities, elements).length > 0);
+      if (options.length === 0) reject('no-fitting-slot', 'no text column for LIKE');
+      const t = r.pick(options);
+      const words = [...new Set(valuesOf(f, t, entities, elements).flatMap((v) => String(v).split(/[^\p{L}\p{N}]+/u)).filter((w) => w.length >= 3))];
+      if (words.length === 0) reject('no-fitting-value', 'no word to cut a LIKE pattern from');
+      const word = r.pick(words);
+      const cut = word.length > 5 && r.chance(FILL_RATES.likePrefixCut) ? word.slice(0, 4) : word;
+      const pattern = r.chance(FILL_RATES.likePrefixOnly) ? `${cut}%` : `%${cut}%`;
+      return { kind: 'like', expr: t.expr, pattern, ...(slot.negated ? { negated: true } : {}) };
+    }
+    case 'between': {
+      const options = candidates(f, entities, elements, 'any').filter((c) => (c.kind === 'numeric' || c.kind === 'temporal') && valuesOf(f, c, entities, elements).length > 1);
+      if (options.length === 0) reject('no-fitting-slot', 'no ordered column for BETWEEN');
+      const t = r.pick(options);
+      const values = valuesOf(f, t, entities, elements);
+      let low = quantile(f, values, t.kind);
+      let high = quantile(f, values, t.kind);
+      const cmp = t.kind === 'numeric' ? Number(low) - Number(high) : String(low) < String(high) ? -1 : String(low) > String(high) ? 1 : 0;
+      if (cmp === 0) reject('no-fitting-value', 'BETWEEN bounds fell on one value');
+      if (cmp > 0) [low, high] = [high, low];
+      return { kind: 'between', expr: t.expr, low: { kind: 'literal', value: literal(t.kind, low) }, high: { kind: 'literal', value: literal(t.kind, high) } };
+    }
+    case 'isNull': {
+      const options = entities.flatMap((a) =>
+        (f.graph.entities.get(a.entity)?.attributes ?? []).filter((s) => s.attribute.optional === true).map((s): Expr => ({ kind: 'attribute', alias: a.alias, attribute: s.name })),
+      );
+      if (options.length === 0) reject('no-fitting-slot', 'no optional attribute for IS NULL');
+      return { kind: 'isNull', expr: r.pick(options), ...(slot.negated ? { negated: true } : {}) };
+    }
+    case 'inList': {
+      const options = candidates(f, entities, elements, slot.column.type).filter((c) => c.kind !== 'temporal' && new Set(valuesOf(f, c, entities, elements)).size > 2);
+      if (options.length === 0) reject('no-fitting-slot', 'no column with values for IN');
+      const t = r.pick(options);
+      const distinct = [...new Set(valuesOf(f, t, entities, elements))];
+      const values = r.sample(distinct, Math.max(2, Math.min(slot.size, 4, distinct.length - 1))).map((v) => literal(t.kind, v));
+      return { kind: 'in', expr: t.expr, values, ...(slot.negated ? { negated: true } : {}) };
+    }
+    case 'compareAggregate':
+      return reject('meaningless-skeleton', 'an aggregate outside HAVING');
+    case 'inSubquery':
+    case 'exists':
+      return linkedSubquery(f, slot, entities);
+    case 'compareSubquery':
+      return scalarComparison(f, slot, entities, elements);
+  }
+}
+
+/**
+ * Now and then an equality slot becomes `'v' = ANY(set)` (a multi-valued attribute
+ * contains a value that occurs in the data), an is-a test on a subtype, or IS NULL.
+ */
+function membershipOrClass(f: Fill, entities: readonly EntityAlias[], negated: boolean): Predicate | undefined {
+  const r = f.rng;
+  const roll = r.next();
+  if (roll < FILL_RATES.membership) {
+    const options = entities.flatMap((a) => (f.graph.entities.get(a.entity)?.sets ?? []).map((slot) => ({ a, slot })));
+    if (options.length === 0) return undefined;
+    const { a, slot } = r.pick(options);
+    const values = members(f, a.entity).flatMap((o) => (o.values[slot.name] as readonly Scalar[] | null) ?? []).filter((v) => !(typeof v === 'string' && ODD_TEXT.test(v)));
+    if (values.length === 0) return undefined;
+    return { kind: 'contains', alias: a.alias, attribute: slot.name, value: r.pick(values), ...(negated ? { negated: true } : {}) };
+  }
+  if (roll < FILL_RATES.isA) {
+    const options = entities.flatMap((a) => f.graph.index.subtree(a.entity).slice(1).filter((e) => members(f, e.name).length > 0).map((e) => ({ a, sub: e.name })));
+    if (options.length === 0) return undefined;
+    const { a, sub } = r.pick(options);
+    return { kind: 'isA', alias: a.alias, entity: sub, ...(negated ? { negated: true } : {}) };
+  }
+  if (roll < FILL_RATES.isNull) {
+    // Or an unknown value: an optional attribute is NULL (or, for `<>`, known). Spider's
+    // skeletons almost never say IS NULL, yet which values are missing is a question
+    // real data raises and schemas answer alike only if their NULLs line up.
+    const options = entities.flatMap((a) => (f.graph.entities.get(a.entity)?.attributes ?? []).filter((s) => s.attribute.optional === true).map((s) => ({ a, s })));
+    if (options.length === 0) return undefined;
+    const { a, s } = r.pick(options);
+    return { kind: 'isNull', expr: { kind: 'attribute', alias: a.alias, attribute: s.name }, ...(negated ? { negated: true } : {}) };
+  }
+  return undefined;
+}
