@@ -31,6 +31,11 @@ interface Token {
   readonly at: number;
 }
 
+/** The longest text guarded: the longest query of Spider has 577 characters, of BIRD 1,006. */
+export const MAX_GUARDED_LENGTH = 100_000;
+/** The deepest nesting of parentheses: the parser's tree, and every walk of it, recurse. */
+export const MAX_GUARDED_DEPTH = 200;
+
 /**
  * PostgreSQL's whitespace (scan.l's `space`: space, tab, line feed, carriage return, form
  * feed, and since PostgreSQL 16 vertical tab). Nothing else: a no-break space or a line
@@ -49,6 +54,11 @@ function lex(sql: string, pgSchema: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
   const n = sql.length;
+  if (n > MAX_GUARDED_LENGTH) throw refuse(pgSchema, `query too long: ${n} characters (at most ${MAX_GUARDED_LENGTH})`);
+  // The protocol ends a query's text at a NUL; PostgreSQL's text never holds one.
+  const nul = sql.indexOf('\u0000');
+  if (nul >= 0) throw refuse(pgSchema, `a NUL character at character ${nul + 1}`);
+  let depth = 0;
   while (i < n) {
     const c = sql[i] as string;
     const next = sql[i + 1] ?? '';
@@ -107,6 +117,8 @@ function lex(sql: string, pgSchema: string): Token[] {
       tokens.push({ kind: 'symbol', text: '::', at: i + 1 });
       i += 2;
     } else {
+      if (c === '(' && ++depth > MAX_GUARDED_DEPTH) throw refuse(pgSchema, `query nested too deeply: more than ${MAX_GUARDED_DEPTH} parentheses at character ${i + 1}`);
+      if (c === ')') depth = Math.max(0, depth - 1);
       tokens.push({ kind: 'symbol', text: c, at: i + 1 });
       i++;
     }

@@ -26,8 +26,12 @@ export interface GuardScope {
   readonly tables: ReadonlySet<string>;
 }
 
-/** Casts to these read the catalog (`'pg_authid'::regclass` answers whether a table exists). */
-const CATALOG_TYPES = /^reg/u;
+/**
+ * Types a query may not name: the reg* types, whose input reads the catalog
+ * (`'pg_authid'::regclass` answers whether a table exists), and xml, whose parser reads
+ * documents (PostgreSQL loads no external entity, and no answer needs one).
+ */
+const REFUSED_TYPES = /^(reg.*|xml)$/u;
 
 /** Columns every table has that tell about storage and transactions, not data: answers that change between runs. */
 const SYSTEM_COLUMNS: ReadonlySet<string> = new Set(['ctid', 'xmin', 'xmax', 'cmin', 'cmax', 'tableoid']);
@@ -195,7 +199,7 @@ function checkType(f: Fields, w: Walk): void {
   if (names.length > 1 && names[0] !== 'pg_catalog' && !(names.length === 2 && names[0] === w.scope.pgSchema)) {
     throw refuse(w.scope.pgSchema, `type ${dotted(names)}: only built-in types and the variant's own may be named`);
   }
-  if (CATALOG_TYPES.test(name)) throw refuse(w.scope.pgSchema, `a cast to ${name} reads the system catalogs`);
+  if (REFUSED_TYPES.test(name)) throw refuse(w.scope.pgSchema, name === 'xml' ? 'the type xml is not allowed in a query' : `a cast to ${name} reads the system catalogs`);
 }
 
 function checkColumn(f: Fields, w: Walk): void {

@@ -16,6 +16,7 @@
  * comment ends, what `ONLY` means), has no part here; it reads the corpora.
  */
 import { pgParserReady } from '../sql/pg-parser.ts';
+import { isStackOverflow } from '../common/errors.ts';
 import { refuse, READ_ONLY_FUNCTIONS } from './allowed-sql.ts';
 import { readByLexer } from './guard-lexer.ts';
 import { readByPostgres, type GuardScope } from './guard-tree.ts';
@@ -41,7 +42,14 @@ export function guardQuery(sql: string, scope: GuardScope): void {
   if (!pgParserReady()) throw new Error('guardQuery called before loadPgParser() finished');
   const lexer = readByLexer(sql, scope.pgSchema);
   if (lexer.statements !== 1) throw refuse(scope.pgSchema, `several statements (a ";" at character ${lexer.separatorAt ?? '?'}); only one SELECT is run`);
-  const tree = readByPostgres(sql, scope);
+  let tree;
+  try {
+    tree = readByPostgres(sql, scope);
+  } catch (error) {
+    // A tree too deep for the walk, within the lexer's bound on parentheses (keywords nest too).
+    if (isStackOverflow(error)) throw refuse(scope.pgSchema, 'query nested too deeply for the guard to read');
+    throw error;
+  }
   if (tree.statements !== lexer.statements) {
     throw refuse(scope.pgSchema, `PostgreSQL's parser reads ${tree.statements} statements where the lexer reads ${lexer.statements}; only one SELECT is run`);
   }

@@ -116,6 +116,13 @@ const OTHERS = [
   'SELECT collation for (name) FROM t',
   'EXPLAIN SELECT 1',
   'SELECT 1 UNION SELECT * FROM ONLY pg_authid',
+  // The protocol ends a text at a NUL; our readers must not read past one either.
+  'SELECT 1 \u0000 FROM t',
+  "SELECT '<!DOCTYPE a [<!ENTITY e SYSTEM \"file:///etc/passwd\">]><a>&e;</a>'::xml",
+  // Deep or long enough to exhaust a reader's stack: refused, not a crash.
+  `SELECT ${'(SELECT '.repeat(300)}1${')'.repeat(300)}`,
+  `SELECT ${Array.from({ length: 20_000 }, () => '1').join(' + ')}`,
+  `SELECT ${'x'.repeat(200_000)}`,
 ];
 
 /** Neighbours that must still run, with their rows. */
