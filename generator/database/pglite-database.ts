@@ -179,7 +179,9 @@ type WireMessage =
   | { readonly name: 'dataRow'; readonly length: number; readonly fields: (string | null)[] }
   | { readonly name: 'rowDescription'; readonly columns: string[] }
   | { readonly name: 'error'; readonly message: string; readonly code?: string }
-  | { readonly name: 'commandComplete' | 'portalSuspended' | 'readyForQuery' | 'parseComplete' | 'bindComplete' | 'noData' | 'emptyQuery' | 'notice' };
+  | { readonly name: 'commandComplete' | 'portalSuspended' | 'readyForQuery' | 'parseComplete' | 'bindComplete' | 'noData' | 'emptyQuery' | 'notice' }
+  /** The worker rolled the read back already (its rows ended, or it failed). */
+  | { readonly name: 'ended' };
 
 /**
  * `Database.readPaged` on PGlite: the worker sends each round's messages through PGlite's
@@ -194,6 +196,7 @@ async function pgliteReadPaged(worker: PgliteWorker, read: PagedRead): Promise<P
   let setupLeft = read.setup.length;
   let failure: { message: string; code?: string } | undefined;
   let state = 'complete' as 'suspended' | 'complete';
+  let ended = false;
   const take = (messages: readonly WireMessage[]): void => {
     state = 'complete';
     for (const m of messages) {
@@ -203,6 +206,7 @@ async function pgliteReadPaged(worker: PgliteWorker, read: PagedRead): Promise<P
       else if (m.name === 'commandComplete' && setupLeft > 0) setupLeft -= 1;
       else if (m.name === 'error') failure ??= m;
       else if (m.name === 'emptyQuery') failure ??= { message: 'empty query' };
+      else if (m.name === 'ended') ended = true;
     }
   };
   try {
@@ -215,10 +219,10 @@ async function pgliteReadPaged(worker: PgliteWorker, read: PagedRead): Promise<P
     if (!failure && !counter.over) await counter.flush();
   } catch (error) {
     // A worker ended for overrunning took its transaction with it; otherwise roll back.
-    if (!(error instanceof ExecutionError && /^timed out/u.test(error.message))) await worker.send({ op: 'pageEnd' }).catch(() => {});
+    if (!ended && !(error instanceof ExecutionError && /^timed out/u.test(error.message))) await worker.send({ op: 'pageEnd' }).catch(() => {});
     throw error;
   }
-  await worker.send({ op: 'pageEnd' });
+  if (!ended) await worker.send({ op: 'pageEnd' });
   if (failure) throw new PgliteError(failure.message, failure.code);
   return counter.end();
 }

@@ -66,6 +66,17 @@ async function wire(parts) {
   });
 }
 
+/**
+ * A read whose rows ended (or that failed) is rolled back here and then, saving the caller a
+ * round trip for it; one whose page ended with more rows to come stays open for the next.
+ * @param {{ name: string }[]} messages
+ */
+async function endUnlessSuspended(messages) {
+  if (messages.some((msg) => msg.name === 'portalSuspended') && !messages.some((msg) => msg.name === 'error')) return messages;
+  await wire([...statement('ROLLBACK'), protocol.serialize.sync()]);
+  return [...messages, { name: 'ended' }];
+}
+
 /** @param {string} text */
 const statement = (text) => [protocol.serialize.parse({ text }), protocol.serialize.bind({}), protocol.serialize.execute({})];
 
@@ -88,16 +99,18 @@ async function run(m) {
     }
     case 'pageStart':
       // Our setup statements, then the query: Parse, Bind, Describe, the first page.
-      return wire([
-        ...(m.setup ?? []).flatMap(statement),
-        protocol.serialize.parse({ text: m.sql }),
-        protocol.serialize.bind({}),
-        protocol.serialize.describe({ type: 'P' }),
-        protocol.serialize.execute({ rows: m.rows }),
-        protocol.serialize.sync(),
-      ]);
+      return endUnlessSuspended(
+        await wire([
+          ...(m.setup ?? []).flatMap(statement),
+          protocol.serialize.parse({ text: m.sql }),
+          protocol.serialize.bind({}),
+          protocol.serialize.describe({ type: 'P' }),
+          protocol.serialize.execute({ rows: m.rows }),
+          protocol.serialize.sync(),
+        ]),
+      );
     case 'pageNext':
-      return wire([protocol.serialize.execute({ rows: m.rows }), protocol.serialize.sync()]);
+      return endUnlessSuspended(await wire([protocol.serialize.execute({ rows: m.rows }), protocol.serialize.sync()]));
     case 'pageEnd':
       return wire([...statement('ROLLBACK'), protocol.serialize.sync()]);
     case 'copyIn': {

@@ -111,15 +111,22 @@ function grantOnce(db: Database, pgSchema: string): Promise<void> {
   return next;
 }
 
-/** Verdicts of the guard per table set (one per database and schema): text → refusal, or null when it passed. */
-const verdicts = new WeakMap<ReadonlySet<string>, Map<string, string | null>>();
+/**
+ * Verdicts of the guard per scope (a schema and its tables, the same for every connection of
+ * a pool): text → refusal, or null when it passed. Bounded: a scope's map is emptied when
+ * full (a verdict forgotten is computed again, nothing worse).
+ */
+const verdicts = new Map<string, Map<string, string | null>>();
+const scopeKeys = new WeakMap<ReadonlySet<string>, string>();
 const VERDICTS_LIMIT = 20_000;
 
 /** The guard's verdict on a text for a schema, computed once: the refusal's message, or null. */
 function verdict(text: string, pgSchema: string, tables: ReadonlySet<string>): string | null {
-  let known = verdicts.get(tables);
-  if (!known) verdicts.set(tables, (known = new Map()));
-  const key = `${pgSchema}\u0000${text}`;
+  let scope = scopeKeys.get(tables);
+  if (scope === undefined) scopeKeys.set(tables, (scope = JSON.stringify([pgSchema, [...tables].sort()])));
+  let known = verdicts.get(scope);
+  if (!known) verdicts.set(scope, (known = new Map()));
+  const key = text;
   const seen = known.get(key);
   if (seen !== undefined) return seen;
   let result: string | null = null;
@@ -150,8 +157,11 @@ function setupStatements(pgSchema: string, timeoutMs: number): string[] {
   ];
 }
 
-/** SQLSTATE classes that say the connection or server failed, not the query: faults of the run. */
-const FAULT_CLASSES = /^(08|57P|53|58|XX)/u;
+/**
+ * SQLSTATE classes that say the connection or server failed, not the query: faults of the run
+ * (a query that runs out of memory, 53200, is the query's).
+ */
+const FAULT_CLASSES = /^(08|57P|53[13]|58|XX)/u;
 
 /** The outcome a thrown error means, or undefined when it is a fault of the run (rethrown). */
 function outcomeOf(error: unknown, pgSchema: string, timeoutMs: number): UntrustedOutcome | undefined {
