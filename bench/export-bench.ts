@@ -53,10 +53,17 @@ try {
   );
   mkdirSync(join(out, 'questions'), { recursive: true });
   writeFileSync(join(out, 'questions', 'social_media.jsonl'), questions.map(serializeQuestion).join(''));
+  // Every question on every variant, duplicates kept: the rows of the figures before row controls.
+  const rows = { variantsPerQuestion: 'all', paraphrasesPerStyle: 'all', dedupe: false } as const;
   for (const format of ['jsonl', 'parquet'] as const) {
-    const report = await exportDataset({ dir: out, split: 'random', ratios: DEFAULT_RATIOS, formats: [format] });
+    const report = await exportDataset({ dir: out, split: 'random', ratios: DEFAULT_RATIOS, formats: [format], rows });
     const s = report.seconds[format];
     say(`${format}: ${report.rows} rows in ${s.toFixed(2)} s = ${Math.round(report.rows / s)} rows/s (whole export incl. reading, records, card: ${report.seconds.total.toFixed(2)} s)`);
+  }
+  // The fine-tuning files with their token counts, for each prompt schema.
+  for (const promptSchema of ['full', 'compact', 'compact+values'] as const) {
+    const report = await exportDataset({ dir: out, split: 'random', ratios: DEFAULT_RATIOS, formats: ['chat', 'prompt'], rows, promptSchema });
+    say(`chat+prompt (${promptSchema}): ${report.rows} rows, whole export ${report.seconds.total.toFixed(2)} s = ${Math.round(report.rows / report.seconds.total)} rows/s`);
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,9 @@
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { CardMetadata } from '../config/define-config.ts';
+import { loadConfig } from '../config/load-config.ts';
+import { validateDataset } from '../config/validate-config.ts';
+import { HUB_LIST_FILE, layOutHub } from '../export/hub-folder.ts';
 import { ConfigError } from '../common/errors.ts';
 import { EXIT, type Command } from './command.ts';
 import { required } from './flags.ts';
@@ -14,6 +18,8 @@ const FLAGS = {
   dir: { type: 'string', value: 'DIR', required: true, help: 'a directory equisql generate wrote (reads DIR/groups/ and DIR/questions/, or the suite\'s own questions when there is no questions file)' },
   ...EXPORT_FLAGS,
   include: { type: 'string', value: 'OTHER_DIR', multiple: true, help: 'add the groups of another generated directory (its schemas and dumps are copied under DIR/datasets/<dataset>/)' },
+  'hub-dir': { type: 'string', value: 'OUT', help: 'also copy what belongs on the Hugging Face Hub (the files hub-files.txt lists: no databases, no stage inputs) into OUT, a new or empty directory' },
+  config: { type: 'string', value: 'FILE', help: 'the configuration whose datasets.<dataset>.card gives the card\'s licence and metadata (default datasets.config.ts in the working directory)' },
 } as const satisfies FlagTable;
 
 const DETAILS = `Re-exports a generated directory without regenerating, into:
@@ -22,6 +28,16 @@ const DETAILS = `Re-exports a generated directory without regenerating, into:
   DIR/README.md                                      dataset card (Hugging Face front matter)
   DIR/manifest.json                                  its "export" section: splits, files, row counts
 Splits are drawn from the dataset's seed and never cut a group.`;
+
+/** The card metadata the config gives the exported dataset (`datasets.<dataset>.card`), if any. */
+async function configuredCard(dir: string, configFile: string | undefined): Promise<CardMetadata | undefined> {
+  const buildPath = join(dir, 'build.json');
+  if (!existsSync(buildPath)) return undefined;
+  const dataset = (JSON.parse(readFileSync(buildPath, 'utf8')) as { dataset?: unknown }).dataset;
+  const { config, path } = await loadConfig(configFile, process.cwd());
+  if (typeof dataset !== 'string' || !Object.hasOwn(config.datasets, dataset)) return undefined;
+  return validateDataset(config.datasets[dataset], `${path}: datasets.${dataset}`).card;
+}
 
 export const command: Command = {
   name: 'export',
@@ -38,9 +54,15 @@ export const command: Command = {
       const include = (flags.include ?? []).map((d) => resolve(process.cwd(), d));
       for (const d of include) if (!existsSync(d)) throw new ConfigError(`export: --include ${d}: no such directory`);
       const shown = displayFor(io);
-      const report = await exportDataset({ dir, ...settings, include, progress: shown.message, tick: shown.tick });
+      const card = await configuredCard(dir, flags.config);
+      const report = await exportDataset({ dir, ...settings, include, progress: shown.message, tick: shown.tick, ...(card ? { card } : {}) });
       shown.end();
       io.err(`${report.rows} rows in ${report.seconds.total.toFixed(1)} s`);
+      if (flags['hub-dir'] !== undefined) {
+        const out = resolve(process.cwd(), flags['hub-dir']);
+        const list = readFileSync(join(dir, HUB_LIST_FILE), 'utf8').split('\n').filter((l) => l !== '');
+        io.err(`export: ${layOutHub(dir, out, list)} files for the Hub in ${out}`);
+      }
       return EXIT.ok;
     } finally {
       unlock();

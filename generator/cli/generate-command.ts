@@ -180,7 +180,7 @@ export const command: Command = {
           `SQL differs between ≥3 variants in ${(100 * report.differs3).toFixed(0)}% of groups`,
       );
       // Export stage: the groups (and questions) just written become data/, finetune/, the card.
-      if (report.accepted > 0) await exportDataset({ dir: out, ...exporting, progress: shown.message, tick: shown.tick });
+      if (report.accepted > 0) await exportDataset({ dir: out, ...exporting, progress: shown.message, tick: shown.tick, ...(def.card ? { card: def.card } : {}) });
       return report.accepted >= groups ? EXIT.ok : EXIT.checkFailed;
     } finally {
       shown.end();

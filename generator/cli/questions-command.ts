@@ -24,8 +24,17 @@ const FLAGS = {
   config: { type: 'string', value: 'FILE', help: 'the datasets.config.ts whose llm section (model, baseURL, prices) applies; tokens and the cost estimated from llm.prices go to DIR/manifest.json ("questions")' },
 } as const satisfies FlagTable;
 
-const DETAILS = `Reads DIR/groups/*.jsonl and writes DIR/questions/<dataset>.jsonl: one question per
-(group, style, paraphrase), written from the group's conceptual query and DIR/er.json.`;
+const DETAILS = `Reads DIR/groups/*.jsonl and DIR/er.json and writes DIR/questions/<dataset>.jsonl: one
+question per (group, style, paraphrase), written from the group's conceptual query (format:
+docs/records.md). --resume keeps the complete lines an earlier (killed) run wrote and
+continues, giving the bytes of an uninterrupted run; generate runs this stage after the
+groups with the defaults.
+
+The LLM writer (prompts in templates/llm/) caches replies in DIR/questions/.llm-cache/, so a
+rerun sends nothing; tokens and requests go to DIR/manifest.json ("questions": usage,
+tokens_in, tokens_out, price_per_million_tokens, estimated_cost_usd — this run's, so a rerun
+from the cache costs 0; "unknown" for a model without a price). Progress lines give the
+rate and an ETA.`;
 
 export const command: Command = {
   name: 'questions',

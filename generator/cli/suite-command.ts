@@ -24,8 +24,10 @@ const FLAGS = {
   json: { type: 'boolean', help: 'one line per (question, variant): {"question", "variant", "sql", "row_count", "result_hash"}' },
 } as const satisfies FlagTable;
 
-const DETAILS = `Runs a suite's questions on every variant built in DIR. Exit status 1 if any question's
-variants disagree or any answer is empty.`;
+const DETAILS = `Runs a suite's questions on every variant built in DIR: the built-in suite, or a file of your
+own. A line that is not such an object, or a query that does not compile for some variant,
+is refused with exit 2 naming the file, line or id, before anything runs. Exit status 1 if
+any question's variants disagree or any answer is empty.`;
 
 /**
  * A user's suite file as questions, each compiled for every variant first: a query that

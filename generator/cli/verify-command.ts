@@ -11,8 +11,10 @@ const FLAGS = {
   json: { type: 'boolean', help: 'one JSON line per variant: {"variant", "instance_hash", "ok"}' },
 } as const satisfies FlagTable;
 
-const DETAILS = `Reads every variant built in DIR back from its database and compares it with the conceptual
-instance regenerated from DIR/er.json and the recorded seed. Exit status 0 only if all match.`;
+const DETAILS = `Checks DIR/er.json and every schema and dump file against the SHA-256 that DIR/build.json
+records (nothing missing, nothing extra), then reads every variant back from its database
+and compares it with the conceptual instance regenerated from er.json and the recorded
+seed. Exit status 0 only if all match.`;
 
 export const command: Command = {
   name: 'verify',

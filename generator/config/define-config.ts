@@ -18,7 +18,37 @@ export interface DatasetDefinition {
   readonly difficulty?: Readonly<Partial<Record<'easy' | 'medium' | 'hard' | 'extra', number>>>;
   /** `equisql generate`: share of long-tail skeletons (default 0.1). */
   readonly tail?: number;
+  /** The dataset card's metadata (Hugging Face front matter); see `CARD_DEFAULTS`. */
+  readonly card?: CardMetadata;
 }
+
+/**
+ * What the dataset card says of the data's terms and kind. The data is yours: equisql does
+ * not choose its licence, so the default is `unknown` until you set one (an identifier of
+ * https://hf.co/docs/hub/repositories-licenses, or `other` with `license_name`).
+ */
+export interface CardMetadata {
+  readonly license?: string;
+  /** With `license: other`: the licence's id, and a link to its text (a URL or a file of the folder). */
+  readonly license_name?: string;
+  readonly license_link?: string;
+  readonly pretty_name?: string;
+  readonly annotations_creators?: readonly string[];
+  readonly language?: readonly string[];
+  readonly task_categories?: readonly string[];
+  readonly source_datasets?: readonly string[];
+  readonly tags?: readonly string[];
+}
+
+/** The card's metadata when the config does not set it. */
+export const CARD_DEFAULTS = {
+  license: 'unknown',
+  annotations_creators: ['machine-generated'],
+  language: ['en'],
+  task_categories: ['table-question-answering', 'text-generation'],
+  source_datasets: ['original'],
+  tags: ['text-to-sql', 'sql', 'postgresql', 'synthetic'],
+} as const satisfies CardMetadata;
 
 export interface EquisqlConfig {
   readonly datasets: Readonly<Record<string, DatasetDefinition>>;

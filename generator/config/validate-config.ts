@@ -4,7 +4,7 @@ import { SCALE_PRESETS } from '../instance/conceptual-instance.ts';
 import type { DatasetDefinition } from './define-config.ts';
 
 // A record, not a list, so a key added to DatasetDefinition is a compile error until it is checked here.
-const KNOWN: Record<keyof DatasetDefinition, true> = { domain: true, description: true, scale: true, seed: true, profile: true, counts: true, variants: true, difficulty: true, tail: true };
+const KNOWN: Record<keyof DatasetDefinition, true> = { domain: true, description: true, scale: true, seed: true, profile: true, counts: true, variants: true, difficulty: true, tail: true, card: true };
 const DATASET_KEYS = Object.keys(KNOWN) as (keyof DatasetDefinition)[];
 const DIFFICULTY_LEVELS = ['easy', 'medium', 'hard', 'extra'];
 const PROFILES = ['default', 'edge'];
@@ -88,5 +88,23 @@ export function validateDataset(definition: unknown, where: string): DatasetDefi
     if (total <= 0) fail('.difficulty', 'the shares must not all be 0');
   }
   if (tail !== undefined && !(typeof tail === 'number' && Number.isFinite(tail) && tail >= 0 && tail <= 1)) fail('.tail', `must be a share between 0 and 1, got ${show(tail)}`);
+  if (definition['card'] !== undefined) validateCard(definition['card'], (path, message) => fail(`.card${path}`, message));
   return definition as unknown as DatasetDefinition;
+}
+
+const CARD_TEXT = ['license', 'license_name', 'license_link', 'pretty_name'] as const;
+const CARD_LISTS = ['annotations_creators', 'language', 'task_categories', 'source_datasets', 'tags'] as const;
+
+/** A dataset's `card`: known keys only, texts as strings, lists as lists of non-empty strings. */
+function validateCard(card: unknown, fail: (path: string, message: string) => never): void {
+  if (!isRecord(card)) fail('', `must be an object {license, pretty_name, …}, got ${show(card)}`);
+  const keys: readonly string[] = [...CARD_TEXT, ...CARD_LISTS];
+  for (const [key, value] of Object.entries(card as Record<string, unknown>)) {
+    if (!keys.includes(key)) {
+      const near = nearest(key, keys);
+      fail(`[${show(key)}]`, `unknown key (${near === undefined ? `expected one of ${keys.join(', ')}` : `did you mean "${near}"?`})`);
+    }
+    if ((CARD_TEXT as readonly string[]).includes(key) && !(typeof value === 'string' && value.trim() !== '' && !/[\r\n]/u.test(value))) fail(`.${key}`, `must be one line of text, got ${show(value)}`);
+    if ((CARD_LISTS as readonly string[]).includes(key) && !(Array.isArray(value) && value.every((v) => typeof v === 'string' && v.trim() !== '' && !/[\r\n]/u.test(v)))) fail(`.${key}`, `must be a list of one-line texts, got ${show(value)}`);
+  }
 }

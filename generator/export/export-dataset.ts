@@ -14,15 +14,24 @@ import { groupsPath, readJsonLines } from '../generate/groups-file.ts';
 import type { GroupRecord } from '../generate/group-record.ts';
 import type { QuestionRecord } from '../questions/question-record.ts';
 import { suiteQuestions } from '../questions/suite-questions.ts';
-import { groupRows, serializeRecord, type ExportRecord } from './export-record.ts';
+import { serializeRecord, type ExportRecord } from './export-record.ts';
 import { planSplits, SPLIT_NAMES, type SplitKind, type SplitName, type SplitRatios } from './split-assign.ts';
-import { writeParquet } from './parquet-sink.ts';
-import { chatLine, promptDdl, promptLine } from './finetune-format.ts';
+import { writeMessagesParquet, writeParquet } from './parquet-sink.ts';
+import { fullDdl as promptDdl, type PromptSchema } from './prompt-schema.ts';
+import { promptSchemaTexts } from './prompt-schema-source.ts';
+import { finetuneParquetFile, finetuneSplit, finetuneTokens, llamaFactoryInfo, axolotlSnippet, LLAMA_FACTORY_FILE, AXOLOTL_FILE, type FinetuneFormat } from './finetune-files.ts';
+import type { RowTokens } from './token-lengths.ts';
+import { DEFAULT_ROW_CONTROLS, splitRows, type RowControls } from './row-selection.ts';
+import { RECORD_SCHEMA_PATH } from './check-export.ts';
+import { HUB_LIST_FILE, hubFiles, GITATTRIBUTES } from './hub-folder.ts';
+import type { CardMetadata } from '../config/define-config.ts';
 import { datasetCard } from './dataset-card.ts';
 import type { ProgressTick } from '../common/progress-tick.ts';
 
-export const EXPORT_FORMATS = ['jsonl', 'parquet', 'chat', 'prompt'] as const;
+export const EXPORT_FORMATS = ['jsonl', 'parquet', 'chat', 'prompt', 'chat-parquet', 'prompt-parquet'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+/** What an export writes unless `--formats` says otherwise; the fine-tuning files as Parquet are asked for. */
+export const DEFAULT_FORMATS: readonly ExportFormat[] = ['jsonl', 'parquet', 'chat', 'prompt'];
 
 export interface ExportOptions {
   /** A directory `equisql generate` wrote (groups, schemas, manifest). */
@@ -32,6 +41,12 @@ export interface ExportOptions {
   readonly formats: readonly ExportFormat[];
   /** Other generated directories whose groups join this export (`--include`; the domain split needs them). */
   readonly include?: readonly string[];
+  /** The schema the fine-tuning prompts show (default `compact`). */
+  readonly promptSchema?: PromptSchema;
+  /** How many rows a group becomes in train and validation (default `DEFAULT_ROW_CONTROLS`). */
+  readonly rows?: RowControls;
+  /** The dataset card's metadata, from the config. */
+  readonly card?: CardMetadata;
   /** Progress lines (the CLI prints them on stderr). */
   readonly progress?: (line: string) => void;
   /** Rows written out of all, after each split (the CLI draws a bar or prints lines). */
@@ -125,7 +140,7 @@ function sharedTexts(groups: readonly GroupRecord[], questions: readonly Questio
  * every file written; files of an earlier export that this one does not write are removed.
  *
  * @example
- * await exportDataset({ dir: 'output/social_media', split: 'random', ratios: DEFAULT_RATIOS, formats: EXPORT_FORMATS });
+ * await exportDataset({ dir: 'output/social_media', split: 'random', ratios: DEFAULT_RATIOS, formats: DEFAULT_FORMATS });
  */
 export async function exportDataset(options: ExportOptions): Promise<ExportReport> {
   const started = performance.now();
@@ -152,16 +167,18 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   const domainOf = new Map(sources.flatMap((src) => src.groups.map((g) => [g.group_id, src.domain] as const)));
 
   const plan = planSplits(groups.map((g) => ({ group_id: g.group_id, skeleton: g.skeleton, domain: domainOf.get(g.group_id) as string })), variantNames, options.split, options.ratios, seed, sharedTexts(groups, questions));
-  const rows: Record<SplitName, ExportRecord[]> = { train: [], validation: [], test: [] };
+  const controls = options.rows ?? DEFAULT_ROW_CONTROLS;
   let crossed = 0;
-  for (const g of groups) {
+  const units = groups.map((g) => {
     const split = plan.groups.get(g.group_id) as SplitName;
     const qs = byGroup.get(g.group_id) ?? [];
-    const variants = plan.variants ? Object.keys(g.variants).filter((v) => plan.variants?.get(v) === split) : undefined;
-    if (variants) crossed += qs.length * (Object.keys(g.variants).length - variants.length);
-    rows[split].push(...groupRows(g, qs, { domain: domainOf.get(g.group_id) as string, split, ...(variants ? { variants } : {}) }));
-  }
-  const ddl = new Map<string, string>(sources.flatMap((src) => [...src.ddl].map(([v, text]) => [`${src.dataset}/${v}`, text] as const)));
+    const variants = plan.variants ? Object.keys(g.variants).filter((v) => plan.variants?.get(v) === split) : Object.keys(g.variants);
+    if (plan.variants) crossed += qs.length * (Object.keys(g.variants).length - variants.length);
+    return { group: g, split, questions: qs, variants, domain: domainOf.get(g.group_id) as string };
+  });
+  const { rows, duplicates } = splitRows(units, controls, seed);
+  const promptSchema = options.promptSchema ?? 'compact';
+  const ddl = new Map<string, string>(sources.flatMap((src) => [...(promptSchema === 'full' ? src.ddl : promptSchemaTexts(src.dir, promptSchema))].map(([v, text]) => [`${src.dataset}/${v}`, text] as const)));
   const schemas: Record<string, { ddl: string; dump: string }> = {};
   rmSync(join(dir, 'datasets'), { recursive: true, force: true });
   for (const src of sources) {
@@ -180,6 +197,10 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
     files[rel] = { rows: count, sha256: writeLinesAtomic(join(dir, rel), lines) };
   };
   const seconds = { jsonl: 0, parquet: 0 };
+  // Token lengths and the trainers' settings follow the fine-tuning text, in JSON Lines or Parquet.
+  const finetuneFormats = (['chat', 'prompt'] as const).filter((f) => options.formats.includes(f)) as FinetuneFormat[];
+  const tunedFiles = (['chat', 'prompt'] as const).flatMap((f) => [...(options.formats.includes(f) ? [[f, 'jsonl'] as const] : []), ...(options.formats.includes(`${f}-parquet`) ? [[f, 'parquet'] as const] : [])]);
+  const rowTokens = new Map<SplitName, readonly RowTokens[]>();
   const splits: Partial<Record<SplitName, { rows: number; groups: number }>> = {};
   const totalRows = SPLIT_NAMES.reduce((a, s) => a + rows[s].length, 0);
   let rowsDone = 0;
@@ -200,12 +221,28 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
       files[rel] = { rows: list.length, sha256: createHash('sha256').update(readFileSync(join(dir, rel))).digest('hex') };
       seconds.parquet += (performance.now() - t) / 1000;
     }
-    if (options.formats.includes('chat')) put(`finetune/${split}.chat.jsonl`, mapLines(list, (r) => chatLine(ddl.get(r.schema_id) as string, r)), list.length);
-    if (options.formats.includes('prompt')) put(`finetune/${split}.prompt.jsonl`, mapLines(list, (r) => promptLine(ddl.get(r.schema_id) as string, r)), list.length);
+    const tuned = finetuneSplit(split, list, finetuneFormats, (r) => ddl.get(r.schema_id) as string, tunedFiles.length > 0);
+    for (const f of tuned.files) put(f.rel, f.lines, f.count);
+    for (const kind of ['chat', 'prompt'] as const) {
+      if (!options.formats.includes(`${kind}-parquet`)) continue;
+      const rel = finetuneParquetFile(split, kind);
+      await writeMessagesParquet(join(dir, rel), kind, list, (r) => ddl.get(r.schema_id) as string);
+      files[rel] = { rows: list.length, sha256: createHash('sha256').update(readFileSync(join(dir, rel))).digest('hex') };
+    }
+    if (tunedFiles.length > 0) rowTokens.set(split, tuned.tokens);
     options.progress?.(`export: ${split}: ${list.length} rows of ${splits[split]?.groups} groups`);
     rowsDone += list.length;
     options.tick?.({ stage: 'export', done: rowsDone, total: totalRows, unit: 'rows' });
   }
+  const tokens = finetuneTokens(rowTokens, tunedFiles);
+  const tunedSplits = [...rowTokens.keys()];
+  if (finetuneFormats.includes('chat') && tunedSplits.length > 0) {
+    put(LLAMA_FACTORY_FILE, [llamaFactoryInfo(dataset, tunedSplits)], 1);
+    put(AXOLOTL_FILE, [axolotlSnippet(dataset, tunedSplits, tokens.suggested)], 1);
+  }
+  // The rows' JSON Schema travels with them, so the folder checks and documents itself.
+  put('record.schema.json', [readFileSync(RECORD_SCHEMA_PATH, 'utf8')], 1);
+  put('.gitattributes', [GITATTRIBUTES], 1);
   // An earlier export's files that this one did not write would mix two exports.
   for (const sub of ['data', 'finetune']) {
     for (const name of readdirSync(join(dir, sub))) if (!name.startsWith('.') && !files[`${sub}/${name}`]) rmSync(join(dir, sub, name), { force: true });
@@ -217,6 +254,8 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
     ratios: options.ratios,
     seed,
     formats: [...options.formats],
+    prompt_schema: promptSchema,
+    row_controls: { variants_per_question: controls.variantsPerQuestion, paraphrases_per_style: controls.paraphrasesPerStyle, dedupe: controls.dedupe, ...(controls.maxRows !== undefined ? { max_rows: controls.maxRows } : {}) },
     questions: source,
     counts: {
       ...(sources.length > 1 ? { datasets: sources.map((src) => src.dataset) } : {}),
@@ -225,17 +264,23 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
       questions: questions.length,
       rows: all.length,
       ...(plan.variants ? { rows_left_out_crossing_variant_split: crossed } : {}),
+      duplicates_dropped: duplicates,
     },
+    ...(tunedFiles.length > 0 ? { tokens } : {}),
     splits,
     ...(plan.variants ? { variant_splits: Object.fromEntries([...plan.variants].sort(([a], [b]) => (a < b ? -1 : 1))) } : {}),
     schemas,
     files,
   };
+  const cardExtras = { promptSchema, controls, duplicates, tokens, fields: recordFieldDescriptions(), ...(options.card ? { metadata: options.card } : {}) };
+  // What belongs on the Hub: the card, the manifest, the export's files, schemas and dumps.
+  const hubList = hubFiles(dir, Object.keys(files));
+  writeFileAtomic(join(dir, HUB_LIST_FILE), hubList.map((f) => `${f}\n`).join(''));
   const merged = { ...manifest, export: exportSection };
   writeFileAtomic(manifestPath, `${JSON.stringify(JSON.parse(stableStringify(merged)), null, 2)}\n`);
   writeFileAtomic(
     join(dir, 'README.md'),
-    datasetCard({ dataset, domain, description: String((readJson(join(dir, 'er.json'), 'er.json')['description'] as string | undefined) ?? ''), split: options.split, rows: all, splits, files, variants: variantNames, seed, questionSource: source }),
+    datasetCard({ dataset, domain, description: String((readJson(join(dir, 'er.json'), 'er.json')['description'] as string | undefined) ?? ''), split: options.split, rows: all, splits, files, variants: variantNames, seed, questionSource: source, ...cardExtras }),
   );
   options.progress?.(`export: ${all.length} rows of ${groups.length} groups (${options.split} split) into ${dir}`);
   return { rows: all.length, groups: groups.length, splits, files, seconds: { ...seconds, total: (performance.now() - started) / 1000 } };
@@ -244,4 +289,10 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
 /** The lines of `items`, made one at a time as they are written. */
 function* mapLines<T>(items: readonly T[], line: (item: T) => string): Generator<string> {
   for (const item of items) yield line(item);
+}
+
+/** Each record field's description, as record.schema.json gives it. */
+function recordFieldDescriptions(): Record<string, string> {
+  const schema = JSON.parse(readFileSync(RECORD_SCHEMA_PATH, 'utf8')) as { properties: Record<string, { description?: string }> };
+  return Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k, v.description ?? '']));
 }

@@ -57,7 +57,7 @@ function writerName(q: QuestionRecord): string {
 /**
  * The rows of one group: each of its questions on each of its variants, questions in file
  * order, variants in the group's (the build's) order. `variants` limits which variants are
- * exported (all when absent).
+ * exported (all when absent), `perQuestion` which of them each question is asked on.
  *
  * @example
  * groupRows(group, questions, { domain: 'social_media', split: 'train' }).length; // questions × variants
@@ -65,7 +65,13 @@ function writerName(q: QuestionRecord): string {
 export function groupRows(
   group: GroupRecord,
   questions: readonly QuestionRecord[],
-  options: { readonly domain: string; readonly split: string; readonly variants?: readonly string[] },
+  options: {
+    readonly domain: string;
+    readonly split: string;
+    readonly variants?: readonly string[];
+    /** Per question id, the variants it is asked on (of `variants`); every one when absent. */
+    readonly perQuestion?: ReadonlyMap<string, readonly string[]>;
+  },
 ): ExportRecord[] {
   const names = Object.keys(group.variants).filter((v) => !options.variants || options.variants.includes(v));
   const canon = new Map<string, { canonical: string | null; hash: string }>();
@@ -80,7 +86,7 @@ export function groupRows(
   }
   const query = JSON.stringify(group.query);
   return questions.flatMap((q) =>
-    names.map((v): ExportRecord => {
+    names.filter((v) => options.perQuestion?.get(q.question_id)?.includes(v) ?? true).map((v): ExportRecord => {
       const answer = group.variants[v] as { sql: string; row_count: number; result_hash: string };
       const c = canon.get(v) as { canonical: string | null; hash: string };
       return {

@@ -1,36 +1,35 @@
 /**
- * Fine-tuning lines. The chat form (`{"messages": [system, user, assistant]}`) is read as-is
- * by OpenAI's fine-tuning API, TRL's conversational format and Axolotl's `chat_template`;
- * the `{"prompt", "completion"}` form is TRL's prompt–completion format. The prompt carries
- * the variant's DDL, so the model learns to answer for the schema in front of it.
+ * Fine-tuning lines, in the two shapes trainers read as they come:
+ * - chat, `{"messages": [system, user, assistant]}`: OpenAI's fine-tuning API, TRL's
+ *   conversational language-modeling format, LLaMA-Factory's OpenAI format, Axolotl's
+ *   `chat_template` type;
+ * - prompt, `{"prompt": [system, user], "completion": [assistant]}`: TRL's conversational
+ *   prompt–completion format, on which SFTTrainer's default puts the loss on the completion
+ *   alone, so the model learns the SQL and not the schema it was shown.
+ * The user turn carries the variant's schema, so the model learns to answer for the schema
+ * in front of it.
  */
 import type { ExportRecord } from './export-record.ts';
 
 export const SYSTEM_PROMPT = 'You translate questions into PostgreSQL. Answer with one SQL query and nothing else.';
 
-/**
- * The DDL a prompt shows: the schema file without its header comment and session settings,
- * which describe how the file was made, not the schema.
- *
- * @example
- * promptDdl('-- equisql schema …\nSET client_encoding = \'UTF8\';\n\nCREATE TABLE t (id integer);\n'); // 'CREATE TABLE t (id integer);'
- */
-export function promptDdl(schemaFile: string): string {
-  return schemaFile
-    .split('\n')
-    .filter((line) => !line.startsWith('--') && !/^SET\s/u.test(line))
-    .join('\n')
-    .replace(/\n{3,}/gu, '\n\n')
-    .trim();
+/** The user turn's first part: the schema, ending in a blank line. */
+export function schemaPart(ddl: string): string {
+  return `Database schema:\n\n${ddl}\n\n`;
 }
 
-/** The user turn: schema, question, and the evidence when the question leaves something unsaid. */
-export function userPrompt(ddl: string, r: Pick<ExportRecord, 'question' | 'evidence'>): string {
+/** The user turn's second part: the question, and the evidence when the question leaves something unsaid. */
+export function questionPart(r: Pick<ExportRecord, 'question' | 'evidence'>): string {
   const evidence = r.evidence.trim() === '' ? '' : `\n\nEvidence: ${r.evidence}`;
-  return `Database schema:\n\n${ddl}\n\nQuestion: ${r.question}${evidence}`;
+  return `Question: ${r.question}${evidence}`;
 }
 
-/** One chat line: system, user, assistant — roles alternate after the system turn. */
+/** The user turn: schema, question, evidence. */
+export function userPrompt(ddl: string, r: Pick<ExportRecord, 'question' | 'evidence'>): string {
+  return schemaPart(ddl) + questionPart(r);
+}
+
+/** One chat line: system, user, assistant. */
 export function chatLine(ddl: string, r: ExportRecord): string {
   return `${JSON.stringify({
     messages: [
@@ -41,7 +40,13 @@ export function chatLine(ddl: string, r: ExportRecord): string {
   })}\n`;
 }
 
-/** One prompt–completion line; the system text opens the prompt. */
+/** One conversational prompt–completion line: the completion is exactly the SQL. */
 export function promptLine(ddl: string, r: ExportRecord): string {
-  return `${JSON.stringify({ prompt: `${SYSTEM_PROMPT}\n\n${userPrompt(ddl, r)}\n\nSQL:`, completion: ` ${r.sql}` })}\n`;
+  return `${JSON.stringify({
+    prompt: [
+      { role: 'system', content: SYSTEM_PROMPT },
+      { role: 'user', content: userPrompt(ddl, r) },
+    ],
+    completion: [{ role: 'assistant', content: r.sql }],
+  })}\n`;
 }

@@ -151,7 +151,7 @@ export async function mergeShards(options: MergeOptions): Promise<MergeReport> {
   );
   options.progress?.(`merge: ${groups.length} groups from ${replay.candidates} candidates of ${shards.length} shards`);
   await writeQuestionsAfterGroups(staging, options.progress, options.tick);
-  const exported = groups.length > 0 ? await exportDataset({ dir: staging, split: options.split, ratios: options.ratios, formats: options.formats, ...(options.progress ? { progress: options.progress } : {}), ...(options.tick ? { tick: options.tick } : {}) }) : undefined;
+  const exported = groups.length > 0 ? await exportDataset({ dir: staging, split: options.split, ratios: options.ratios, formats: options.formats, promptSchema: options.promptSchema, rows: options.rows, ...(options.progress ? { progress: options.progress } : {}), ...(options.tick ? { tick: options.tick } : {}) }) : undefined;
   if (existsSync(out)) rmSync(out, { recursive: true });
   renameSync(staging, out);
   return { groups: groups.length, candidates: replay.candidates, target: settings.groups, rows: exported?.rows ?? 0 };

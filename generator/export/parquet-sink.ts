@@ -7,6 +7,7 @@ import { renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import parquet from 'parquetjs-lite';
 import { RECORD_COLUMNS, type ExportRecord } from './export-record.ts';
+import { SYSTEM_PROMPT, userPrompt } from './finetune-format.ts';
 
 /** Parquet physical/logical type of each column; the JSON Schema and the card say the same. */
 export const PARQUET_TYPES: Readonly<Record<(typeof RECORD_COLUMNS)[number], { readonly type: 'UTF8' | 'INT32' | 'INT64' | 'BOOLEAN'; readonly optional?: boolean }>> = {
@@ -48,18 +49,45 @@ export async function writeParquet(path: string, rows: readonly ExportRecord[]):
   const schema = new parquet.ParquetSchema(
     Object.fromEntries(RECORD_COLUMNS.map((c) => [c, { type: PARQUET_TYPES[c].type, optional: PARQUET_TYPES[c].optional ?? false, compression: 'GZIP' }])),
   );
+  await writeRows(path, schema, rows, (r) => {
+    const row: Record<string, unknown> = {};
+    // parquetjs-lite writes a null for an absent key of an optional column.
+    for (const c of RECORD_COLUMNS) if (r[c] !== null) row[c] = r[c];
+    return row;
+  });
+}
+
+/** Writes one Parquet row per item, whole or not at all (a temporary file renamed over `path`). */
+async function writeRows<T>(path: string, schema: InstanceType<typeof parquet.ParquetSchema>, items: readonly T[], row: (item: T) => Record<string, unknown>): Promise<void> {
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
   try {
     const writer = await parquet.ParquetWriter.openFile(schema, temp, { rowGroupSize: ROW_GROUP_SIZE });
-    for (const r of rows) {
-      const row: Record<string, unknown> = {};
-      // parquetjs-lite writes a null for an absent key of an optional column.
-      for (const c of RECORD_COLUMNS) if (r[c] !== null) row[c] = r[c];
-      await writer.appendRow(row);
-    }
+    for (const item of items) await writer.appendRow(row(item));
     await writer.close();
     renameSync(temp, path);
   } finally {
     rmSync(temp, { force: true });
   }
+}
+
+/** A list of chat messages as Parquet: a repeated group of (role, content), read as list<struct>. */
+const MESSAGES = { repeated: true, fields: { role: { type: 'UTF8', compression: 'GZIP' }, content: { type: 'UTF8', compression: 'GZIP' } } } as const;
+
+/**
+ * The chat or prompt–completion lines of `rows` as Parquet (the same turns as the JSON Lines
+ * files): `messages`, or `prompt` and `completion`, each a list of {role, content}.
+ *
+ * @example
+ * await writeMessagesParquet('out/finetune/train.prompt.parquet', 'prompt', rows, (r) => ddl.get(r.schema_id));
+ */
+export async function writeMessagesParquet(path: string, kind: 'chat' | 'prompt', rows: readonly ExportRecord[], ddlOf: (r: ExportRecord) => string): Promise<void> {
+  const schema = new parquet.ParquetSchema(kind === 'chat' ? { messages: MESSAGES } : { prompt: MESSAGES, completion: MESSAGES });
+  await writeRows(path, schema, rows, (r) => {
+    const prompt = [
+      { role: 'system', content: SYSTEM_PROMPT },
+      { role: 'user', content: userPrompt(ddlOf(r), r) },
+    ];
+    const completion = [{ role: 'assistant', content: r.sql }];
+    return kind === 'chat' ? { messages: [...prompt, ...completion] } : { prompt, completion };
+  });
 }

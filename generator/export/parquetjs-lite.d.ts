@@ -5,8 +5,13 @@ declare module 'parquetjs-lite' {
     readonly optional?: boolean;
     readonly compression?: string;
   }
+  /** A repeated group of fields: a list of structs. */
+  export interface GroupDefinition {
+    readonly repeated: true;
+    readonly fields: Readonly<Record<string, FieldDefinition>>;
+  }
   export class ParquetSchema {
-    constructor(fields: Readonly<Record<string, FieldDefinition>>);
+    constructor(fields: Readonly<Record<string, FieldDefinition | GroupDefinition>>);
   }
   export class ParquetWriter {
     static openFile(schema: ParquetSchema, path: string, options?: { rowGroupSize?: number }): Promise<ParquetWriter>;

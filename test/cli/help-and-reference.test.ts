@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS, loadCommands, main } from '../../generator/cli/main.ts';
 import { cliReference } from '../../generator/cli/cli-reference.ts';
@@ -69,5 +69,14 @@ describe('--help and the CLI reference', () => {
     const committed = readFileSync(join(REPO_ROOT, 'docs', 'cli.md'), 'utf8');
     expect(committed).toBe(cliReference(await loadCommands()));
     for (const name of Object.keys(COMMANDS)) expect(committed).toContain(`## \`equisql ${name}\``);
+  });
+
+  it('the README is a front page of at most 10 KB whose links reach pages that exist', () => {
+    const readme = join(REPO_ROOT, 'README.md');
+    expect(statSync(readme).size).toBeLessThanOrEqual(10 * 1024);
+    const text = readFileSync(readme, 'utf8');
+    const links = [...text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/gu)].map((m) => m[1] as string).filter((l) => !/^https?:/u.test(l));
+    expect(links).toEqual(expect.arrayContaining(['docs/cli.md', 'docs/records.md', 'docs/testing.md']));
+    for (const link of links) expect(existsSync(join(dirname(readme), link)), link).toBe(true);
   });
 });

@@ -44,7 +44,7 @@ beforeAll(() => {
   // The paper's social_media questions, as a suite file: groups with questions a person wrote.
   const suite = join(tmp.dir, 'suite.jsonl');
   writeFileSync(suite, PAPER_SOCIAL_MEDIA.map((q) => JSON.stringify({ id: q.id, query: q.query, question: q.question })).join('\n') + '\n');
-  const run = runCli(['generate', '--dataset', 'social_media', '--variants', VARIANTS, '--scale', 'tiny', '--from-suite', suite, '--difficulty', 'easy=1,medium=1,hard=1,extra=1', '--out', base], { env: noServer });
+  const run = runCli(['generate', '--dataset', 'social_media', '--variants', VARIANTS, '--scale', 'tiny', '--from-suite', suite, '--difficulty', 'easy=1,medium=1,hard=1,extra=1', '--variants-per-question', 'all', '--keep-duplicates', '--out', base], { env: noServer });
   expect(run.stderr).toMatch(/export: \d+ rows of \d+ groups/);
 }, 300_000);
 
@@ -96,7 +96,8 @@ describe('export formats', () => {
         expect(chat.messages[1].content).toContain(r.question);
         const firstTable = /CREATE TABLE [^\n]+/u.exec(readFileSync(join(base, 'schemas', `${r.variant}.sql`), 'utf8'))?.[0];
         expect(chat.messages[1].content).toContain(firstTable);
-        expect(prompts[i].completion.trim()).toBe(r.sql);
+        expect(prompts[i].completion).toEqual([{ role: 'assistant', content: r.sql }]);
+        expect(prompts[i].prompt).toEqual(chat.messages.slice(0, 2));
       });
     }
   });
@@ -105,10 +106,10 @@ describe('export formats', () => {
     const card = readFileSync(join(base, 'README.md'), 'utf8');
     const m = manifestOf(base);
     for (const [split, n] of Object.entries(m.export.splits as Record<string, { rows: number }>)) {
-      expect(card).toContain(`  - split: ${split}\n    path: "data/${split}-*.parquet"`);
+      expect(card).toContain(`  - split: ${split}\n    path: data/${split}-00000-of-00001.jsonl`);
       expect(card).toContain(`  - name: ${split}\n    num_examples: ${n.rows}`);
     }
-    for (const key of ['license: mit', 'task_categories:', 'pretty_name:', 'size_categories:', '## Guarantees', '| full_cti |']) expect(card).toContain(key);
+    for (const key of ['license: unknown', 'task_categories:', 'pretty_name:', 'size_categories:', '## Guarantees', '| full_cti |']) expect(card).toContain(key);
   });
 });
 

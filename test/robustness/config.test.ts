@@ -92,9 +92,9 @@ describe("the public API ('equisql')", () => {
   it('exports the user-facing functions and error classes by the package name', async () => {
     const api = await import('equisql');
     expect(Object.keys(api).sort()).toEqual([
-      'CompileError', 'ConfigError', 'EquisqlError', 'LoadError', 'MAX_RANDOM_VARIANTS', 'ShredError', 'attr', 'buildDataset',
+      'CompileError', 'ConfigError', 'EquisqlError', 'LoadError', 'MAX_RANDOM_VARIANTS', 'ShredError', 'attr', 'attributeRoles', 'buildDataset',
       'buildRelationalSchema', 'compileQuery', 'defineConfig', 'defineDomain', 'domainToJson', 'generateInstance',
-      'generateInstanceReport', 'indexDomain', 'noun', 'parseDomainJson', 'selectVariants', 'selectVariantsReport', 'validateDomain',
+      'generateInstanceReport', 'indexDomain', 'inferRole', 'noun', 'parseDomainJson', 'selectVariants', 'selectVariantsReport', 'validateDomain',
       'verifyDataset',
     ]);
     const config = api.defineConfig({ datasets: { x: { domain: 'retail', scale: 'tiny' } } });

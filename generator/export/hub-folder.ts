@@ -1,0 +1,63 @@
+/**
+ * What of an export belongs on the Hugging Face Hub: the card, the manifest, the record
+ * schema, the data and fine-tuning files, the model, the schemas and dumps, the groups.
+ * Not the databases (`pglite/`, the edge build in `edge/`), the questions stage's input or
+ * the rejections: `hub-files.txt` lists what to upload, and `equisql export --hub-dir OUT`
+ * copies exactly that into a folder of its own.
+ */
+import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { ConfigError } from '../common/errors.ts';
+
+/** The upload allow-list, one path a line, relative to the export's directory. */
+export const HUB_LIST_FILE = 'hub-files.txt';
+
+/** Large files go through Git LFS on the Hub, as its own repositories are set up. */
+export const GITATTRIBUTES = ['*.parquet filter=lfs diff=lfs merge=lfs -text', '*.jsonl filter=lfs diff=lfs merge=lfs -text', 'dumps/*.sql filter=lfs diff=lfs merge=lfs -text', 'datasets/*/dumps/*.sql filter=lfs diff=lfs merge=lfs -text', ''].join('\n');
+
+/** Files the export writes at the top of the folder, and those of the build it keeps. */
+const EXPORT_TOP_FILES = ['README.md', 'manifest.json', 'record.schema.json', '.gitattributes', HUB_LIST_FILE];
+const BUILD_TOP_FILES = ['er.json', 'build.json'];
+/** Folders whose files go up whole. */
+const FOLDERS = ['schemas', 'dumps', 'groups', 'datasets'];
+
+function filesUnder(dir: string, sub: string): string[] {
+  const root = join(dir, sub);
+  if (!existsSync(root)) return [];
+  const out: string[] = [];
+  for (const name of readdirSync(root).sort()) {
+    if (name.startsWith('.')) continue;
+    const rel = `${sub}/${name}`;
+    if (statSync(join(dir, rel)).isDirectory()) out.push(...filesUnder(dir, rel));
+    else out.push(rel);
+  }
+  return out;
+}
+
+/**
+ * The files of `dir` to upload: the top files, `exported` (the export's data and
+ * fine-tuning files) and the folders above, sorted.
+ *
+ * @example
+ * hubFiles('output/social_media', ['data/train-00000-of-00001.parquet']); // ['.gitattributes', 'README.md', …]
+ */
+export function hubFiles(dir: string, exported: readonly string[]): string[] {
+  const list = new Set<string>([...EXPORT_TOP_FILES, ...BUILD_TOP_FILES.filter((f) => existsSync(join(dir, f))), ...exported, ...FOLDERS.flatMap((f) => filesUnder(dir, f))]);
+  return [...list].sort();
+}
+
+/**
+ * Copies the files `hub-files.txt` lists into `out`, a new or empty directory outside `dir`,
+ * and returns how many. A ConfigError names what is wrong with `out`.
+ */
+export function layOutHub(dir: string, out: string, list: readonly string[]): number {
+  const from = resolve(dir);
+  const to = resolve(out);
+  if (to === from || !relative(from, to).startsWith('..')) throw new ConfigError(`export: --hub-dir ${out}: must be outside the exported directory ${dir}`);
+  if (existsSync(to) && (!statSync(to).isDirectory() || readdirSync(to).length > 0)) throw new ConfigError(`export: --hub-dir ${out}: exists and is not an empty directory`);
+  for (const rel of list) {
+    mkdirSync(dirname(join(to, rel)), { recursive: true });
+    copyFileSync(join(from, rel), join(to, rel));
+  }
+  return list.length;
+}

@@ -1,0 +1,34 @@
+/**
+ * The prompt schemas of a generated directory: each variant's compact DDL, built from the
+ * E/R model and the variant specs the build recorded, with example values from the main
+ * instance (regenerated from the recorded seed, as `verify` does) for `compact+values`.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readManifest } from '../assemble/build-manifest.ts';
+import { parseDomainJson } from '../er-model/domain-json.ts';
+import { indexDomain } from '../er-model/er-index.ts';
+import { generateInstance } from '../instance/generate-instance.ts';
+import { buildRelationalSchema } from '../variants/build-schema.ts';
+import { columnExamples, compactDdl, type PromptSchema } from './prompt-schema.ts';
+
+/**
+ * Per variant of the build in `dir`, the schema text a prompt shows in the `compact` or
+ * `compact+values` form.
+ *
+ * @example
+ * promptSchemaTexts('output/social_media', 'compact').get('full_sti'); // 'CREATE TABLE account (…'
+ */
+export function promptSchemaTexts(dir: string, kind: Exclude<PromptSchema, 'full'>): Map<string, string> {
+  const build = readManifest(dir);
+  const erPath = join(dir, 'er.json');
+  const domain = parseDomainJson(readFileSync(erPath, 'utf8'), erPath);
+  const index = indexDomain(domain);
+  const instance = kind === 'compact+values' ? generateInstance(domain, { seed: build.seed, scale: build.scale, profile: build.profile, counts: build.counts }) : undefined;
+  const out = new Map<string, string>();
+  for (const v of build.variants) {
+    const schema = buildRelationalSchema(index, v.spec);
+    out.set(v.name, compactDdl(schema, instance ? columnExamples(index, instance, schema) : undefined));
+  }
+  return out;
+}
