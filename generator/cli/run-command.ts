@@ -47,24 +47,47 @@ function cellWidth(cell: string): number {
 }
 
 /**
- * Aligned text columns under a header and a rule, then the row count, as psql prints; one
- * line at a time. Widths are measured by a loop over the rows (never by spreading them into
- * a call's arguments, which overflows the stack past ~100k rows).
+ * A table being read: each row kept as one string (its cells escaped, joined by NUL, which
+ * PostgreSQL's text never holds: a row costs one string, not an array of them), the widths
+ * measured as rows come in, by a loop (never by spreading the rows into a call's arguments,
+ * which overflows the stack past ~100k rows).
  */
-export function* tableLines(result: TextResult): Generator<string> {
-  const header = result.columns.map((c) => tableCell(c));
-  const widths = header.map(cellWidth);
-  for (const row of result.rows) {
-    for (let i = 0; i < widths.length; i++) {
-      const w = cellWidth(tableCell(row[i] ?? null));
-      if (w > (widths[i] as number)) widths[i] = w;
-    }
+export class TableBuffer {
+  private header: string[] = [];
+  private widths: number[] = [];
+  private readonly rows: string[] = [];
+
+  setColumns(columns: readonly string[]): void {
+    if (this.header.length > 0 || columns.length === 0) return;
+    this.header = columns.map((c) => tableCell(c));
+    this.widths = this.header.map(cellWidth);
   }
-  const line = (cells: readonly string[]): string => cells.map((c, i) => c + ' '.repeat(Math.max(0, (widths[i] ?? 0) - cellWidth(c)))).join(' | ').trimEnd();
-  yield line(header);
-  yield widths.map((w) => '-'.repeat(w)).join('-+-');
-  for (const row of result.rows) yield line(header.map((_, i) => tableCell(row[i] ?? null)));
-  yield `(${result.rows.length} ${result.rows.length === 1 ? 'row' : 'rows'})`;
+
+  add(row: readonly (string | null)[]): void {
+    const cells = this.header.map((_, i) => tableCell(row[i] ?? null));
+    cells.forEach((c, i) => {
+      const w = cellWidth(c);
+      if (w > (this.widths[i] as number)) this.widths[i] = w;
+    });
+    this.rows.push(cells.join('\u0000'));
+  }
+
+  /** Aligned text columns under a header and a rule, then the row count, as psql prints; one line at a time. */
+  *lines(): Generator<string> {
+    const line = (cells: readonly string[]): string => cells.map((c, i) => c + ' '.repeat(Math.max(0, (this.widths[i] ?? 0) - cellWidth(c)))).join(' | ').trimEnd();
+    yield line(this.header);
+    yield this.widths.map((w) => '-'.repeat(w)).join('-+-');
+    for (const row of this.rows) yield line(this.header.length === 1 ? [row] : row.split('\u0000'));
+    yield `(${this.rows.length} ${this.rows.length === 1 ? 'row' : 'rows'})`;
+  }
+}
+
+/** A whole result's table, line by line (`TableBuffer`). */
+export function* tableLines(result: TextResult): Generator<string> {
+  const table = new TableBuffer();
+  table.setColumns(result.columns);
+  for (const row of result.rows) table.add(row);
+  yield* table.lines();
 }
 
 /** `tableLines` as one text. */
@@ -140,14 +163,15 @@ export const command: Command = {
       // Rows go out page by page; a page waits for stdout to take the one before, so a slow
       // reader slows the query instead of filling memory. The table, whose widths depend on
       // every row, keeps the rows (within the caps) and prints them at the end.
-      const kept: (readonly (string | null)[])[] = [];
+      const table = new TableBuffer();
       let columns: readonly string[] = [];
       let keys: string[] | undefined;
       let written = false;
       const onPage = async (page: TextResult): Promise<void> => {
         columns = page.columns;
         if (format === 'table') {
-          for (const row of page.rows) kept.push(row);
+          table.setColumns(page.columns);
+          for (const row of page.rows) table.add(row);
           return;
         }
         const lines: string[] = [];
@@ -167,7 +191,8 @@ export const command: Command = {
       if (format === 'table') {
         // In chunks, each waiting for stdout to take the one before: the lines are not all queued at once.
         let chunk: string[] = [];
-        for (const l of tableLines({ columns, rows: kept })) {
+        table.setColumns(columns);
+        for (const l of table.lines()) {
           chunk.push(l);
           if (chunk.length < 2000) continue;
           io.out(chunk.join('\n'));
