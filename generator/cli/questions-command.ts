@@ -14,7 +14,7 @@ import { parseTable, type FlagTable } from './flag-table.ts';
 const FLAGS = {
   dir: { type: 'string', value: 'DIR', required: true, help: 'a directory equisql generate wrote (its groups/)' },
   writer: { type: 'string', value: 'template|llm', help: 'template (default, offline) or llm: TACO\'s three phases through an OpenAI-compatible endpoint (the config\'s llm.baseURL, else OPENAI_BASE_URL; OPENAI_API_KEY); a question is kept only if its back-translation, run on the reference variant, gives the group\'s answer; others go to DIR/questions-rejections.jsonl' },
-  styles: { type: 'string', value: 'S,S,…', help: `question styles, of ${TEMPLATE_STYLES.join(', ')} (default all)` },
+  styles: { type: 'string', value: 'S,S,…', help: `question styles, of ${TEMPLATE_STYLES.join(', ')} (default: natural ×3 and precise ×1; with --styles or --paraphrases, each style asked gets K paraphrases)` },
   paraphrases: { type: 'string', value: 'K', help: 'paraphrases per style, 1 to 20 (default 3; a style gives at most as many as it has templates)' },
   concurrency: { type: 'string', value: 'K', help: 'groups written at once by the LLM writer (default 4)' },
   resume: { type: 'boolean', help: 'keep the complete lines an earlier run wrote and continue after them' },
@@ -47,9 +47,11 @@ export const command: Command = {
     const writer = flags.writer ?? 'template';
     if (writer !== 'template' && writer !== 'llm') throw new ConfigError(`questions: --writer must be template or llm, got "${writer}"`);
     const paraphrases = flags.paraphrases === undefined ? 3 : /^\d+$/u.test(flags.paraphrases) ? Number(flags.paraphrases) : NaN;
+    // The template writer without --styles or --paraphrases writes the default plan (natural ×3, precise ×1).
+    const planned = writer === 'template' && flags.styles === undefined && flags.paraphrases === undefined;
     if (Number.isNaN(paraphrases)) throw new ConfigError(`questions: --paraphrases must be a whole number from 1 to 20, got "${flags.paraphrases}"`);
     if (flags.concurrency !== undefined && !/^[1-9]\d{0,2}$/u.test(flags.concurrency)) throw new ConfigError(`questions: --concurrency must be a whole number from 1 to 999, got "${flags.concurrency}"`);
-    const styles = checkQuestionSettings(flags.styles === undefined ? TEMPLATE_STYLES : flags.styles.split(',').map((s) => s.trim()), paraphrases);
+    const styles = checkQuestionSettings(flags.styles === undefined ? TEMPLATE_STYLES.filter((s) => writer === 'template' || s !== 'natural') : flags.styles.split(',').map((s) => s.trim()), paraphrases);
     if (flags['llm-budget'] !== undefined && !/^[1-9]\d*$/u.test(flags['llm-budget'])) throw new ConfigError(`questions: --llm-budget must be a whole number of tokens, got "${flags['llm-budget']}"`);
     const budget = flags['llm-budget'] === undefined ? undefined : Number(flags['llm-budget']);
     if (flags['llm-model'] !== undefined && !/^\S{1,200}$/u.test(flags['llm-model'])) throw new ConfigError(`questions: --llm-model must be a model name without spaces, got "${flags['llm-model'].slice(0, 40)}"`);
@@ -63,7 +65,7 @@ export const command: Command = {
     const db = writer === 'llm' ? await openDatabase(resolveTarget(flags.db ?? io.env['DATABASE_URL'], join(dir, 'pglite'))) : undefined;
     try {
       const llm = db && baseURL && model ? { baseURL, apiKey: io.env['OPENAI_API_KEY'] ?? 'unused', model, db, concurrency: flags.concurrency ? Number(flags.concurrency) : 4, ...(budget ? { budget } : {}), ...(price ? { price } : {}) } : undefined;
-      await writeQuestions({ dir, writer, styles, paraphrases, resume: flags.resume ?? false, progress: io.err, ...(llm ? { llm } : {}) });
+      await writeQuestions({ dir, writer, ...(planned ? {} : { styles, paraphrases }), resume: flags.resume ?? false, progress: io.err, ...(llm ? { llm } : {}) });
     } finally {
       await db?.close();
       release();

@@ -13,6 +13,7 @@ const FLAGS = {
   dir: { type: 'string', value: 'DIR', required: true, help: 'a directory with questions/ (equisql generate or questions wrote it)' },
   n: { type: 'string', value: 'N', short: 'n', help: 'how many questions, 1 to 10000 (default 5)' },
   seed: { type: 'string', value: 'S', help: 'seed of the draw (default 1)' },
+  style: { type: 'string', value: 'STYLE|all', help: 'the style shown (default natural, the question a user types; all: every style)' },
 } as const satisfies FlagTable;
 
 const DETAILS = `Prints N questions of DIR/questions/*.jsonl drawn at random, each with its style and
@@ -39,8 +40,11 @@ export const command: Command = {
       for (const g of readJsonLines<GroupRecord>(join(dir, 'groups', file), false)) groups.set(g.group_id, g);
     }
     if (questions.length === 0) throw new ConfigError(`show: ${qdir} holds no question`);
+    const style = flags.style ?? 'natural';
+    const shown = style === 'all' ? questions : questions.filter((q) => q.style === style);
+    if (shown.length === 0) throw new ConfigError(`show: --style: ${qdir} holds no ${style} question (styles there: ${[...new Set(questions.map((q) => q.style))].join(', ')}; --style all shows every one)`);
     const rng = createRng(`show/${seed}`);
-    const picked = rng.sample(questions, Math.min(n, questions.length));
+    const picked = rng.sample(shown, Math.min(n, shown.length));
     const blocks = picked.map((q) => {
       const g = groups.get(q.group_id);
       if (!g) throw new ConfigError(`show: question ${q.question_id} names group ${q.group_id}, which no groups file holds`);

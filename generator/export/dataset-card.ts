@@ -14,6 +14,7 @@ import { dataFile, type ExportFileEntry } from './export-dataset.ts';
 import { AXOLOTL_FILE, finetuneFile, finetuneParquetFile, LLAMA_FACTORY_FILE, llamaFactoryName, type FinetuneTokens } from './finetune-files.ts';
 import type { PromptSchema } from './prompt-schema.ts';
 import type { RowControls } from './row-selection.ts';
+import { stylesCardSection, type QuestionStyle } from '../questions/question-record.ts';
 
 export interface CardInput {
   readonly dataset: string;
@@ -201,6 +202,8 @@ export function datasetCard(input: CardInput): string {
     '',
     table('style', input.rows, (r) => r.style),
     '',
+    stylesCardSection(stylePlan(input.rows)),
+    '',
     ...loadingSection(input, subsets),
     '## Guarantees',
     '',
@@ -210,6 +213,23 @@ export function datasetCard(input: CardInput): string {
     '',
   ];
   return `${fm.join('\n')}\n\n${body.join('\n')}`;
+}
+
+/** How many questions of each style a group holds (the most any group has), in the order the styles first appear. */
+function stylePlan(rows: readonly ExportRecord[]): Partial<Record<QuestionStyle, number>> {
+  const perGroup = new Map<string, Set<string>>();
+  for (const r of rows) {
+    const key = `${r.style}\u0000${r.group_id}`;
+    const seen = perGroup.get(key) ?? new Set<string>();
+    seen.add(String(r.paraphrase));
+    perGroup.set(key, seen);
+  }
+  const plan: Partial<Record<QuestionStyle, number>> = {};
+  for (const [key, seen] of perGroup) {
+    const style = key.slice(0, key.indexOf('\u0000')) as QuestionStyle;
+    plan[style] = Math.max(plan[style] ?? 0, seen.size);
+  }
+  return plan;
 }
 
 function licenceSection(meta: CardMetadata & { license: string }): string[] {

@@ -11,8 +11,37 @@
 import { sha256 } from '../common/hash.ts';
 
 /** How a question is phrased. The LLM writer may add styles of its own (`llm:<name>`). */
-export type QuestionStyle = 'precise' | 'conversational' | 'imperative' | 'concise' | 'implicit' | `llm:${string}`;
-export const TEMPLATE_STYLES: readonly QuestionStyle[] = ['precise', 'conversational', 'imperative', 'concise', 'implicit'];
+export type QuestionStyle = 'natural' | 'precise' | 'conversational' | 'imperative' | 'concise' | 'implicit' | `llm:${string}`;
+/** Every template style; `natural` (a user's question with BIRD-style evidence) first. */
+export const TEMPLATE_STYLES: readonly QuestionStyle[] = ['natural', 'precise', 'conversational', 'imperative', 'concise', 'implicit'];
+
+/**
+ * What `generate` writes for each group when no style is asked for: three natural
+ * questions (what users type, each a different sentence plan; their evidence carries the
+ * conventions), and one precise question (every choice said in the sentence itself). The
+ * natural questions teach the register a model meets in use; the precise one ties each group
+ * to a statement of its whole meaning, for training a model to follow an exact request and
+ * for reading the group by eye. The other styles (conversational, imperative, concise,
+ * implicit) stay available with --styles.
+ */
+export const DEFAULT_QUESTION_PLAN: Readonly<Partial<Record<QuestionStyle, number>>> = { natural: 3, precise: 1 };
+
+/**
+ * The dataset card's paragraph on which styles the data holds and why: `plan` is how many
+ * questions of each style a group has (as `DEFAULT_QUESTION_PLAN` gives them, or as counted
+ * in an export), and only what the data holds is described.
+ */
+export function stylesCardSection(plan: Readonly<Partial<Record<QuestionStyle, number>>> = DEFAULT_QUESTION_PLAN): string {
+  const styles = Object.keys(plan) as QuestionStyle[];
+  const parts = styles.map((style) => `${style} ×${plan[style]}`);
+  const why: string[] = [];
+  if (styles.includes('natural')) why.push("The natural questions are what a user types, in the register of Spider and BIRD (a median length near BIRD's); their evidence states what the question leaves to convention and the query decides otherwise (tie-breaks, subtype scope, partners required, repeats, rounding, column order), and the register's defaults are documented, so question and evidence together admit one answer.");
+  if (styles.includes('precise')) why.push('The precise question says every choice in one sentence, so each group also carries a full statement of its meaning.');
+  if (styles.some((s) => s.startsWith('llm:'))) why.push('The llm: styles were written by a language model from the conceptual query and kept only where a back-translation of the question alone returned the group\'s answer.');
+  const others = TEMPLATE_STYLES.filter((s) => !styles.includes(s));
+  if (others.length > 0) why.push(`Other styles (${others.join(', ')}) can be written with \`equisql questions --styles\`.`);
+  return [`Questions per group: ${parts.join(', ')}.`, ...why].join(' ');
+}
 
 /**
  * Who wrote the question: the offline template writer, an LLM through an OpenAI-compatible

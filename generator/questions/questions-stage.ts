@@ -21,7 +21,7 @@ import { indexDomain, type ErIndex } from '../er-model/er-index.ts';
 import { parseDomainJson } from '../er-model/domain-json.ts';
 import { appendLine, readJsonLines } from '../generate/groups-file.ts';
 import type { GroupRecord } from '../generate/group-record.ts';
-import { questionId, serializeQuestion, TEMPLATE_STYLES, type QuestionRecord, type QuestionStyle } from './question-record.ts';
+import { DEFAULT_QUESTION_PLAN, questionId, serializeQuestion, TEMPLATE_STYLES, type QuestionRecord, type QuestionStyle } from './question-record.ts';
 import { paraphraseCount, writeTemplateQuestions } from './template-writer.ts';
 import { suiteQuestion } from './suite-questions.ts';
 import { estimateCost, type ModelPrice } from '../config/llm-config.ts';
@@ -80,13 +80,14 @@ export function checkQuestionSettings(styles: readonly string[], paraphrases: nu
   return styles as QuestionStyle[];
 }
 
-/** The records of one group, in file order. */
-export function questionsOfGroup(index: ErIndex, group: GroupRecord, styles: readonly QuestionStyle[], paraphrases: number): QuestionRecord[] {
+/** The records of one group, in file order; `paraphrases` is one count for every style, or a count per style. */
+export function questionsOfGroup(index: ErIndex, group: GroupRecord, styles: readonly QuestionStyle[], paraphrases: number | Readonly<Partial<Record<QuestionStyle, number>>>): QuestionRecord[] {
   const records: QuestionRecord[] = [];
   const person = suiteQuestion(group);
   if (person) records.push(person);
   // A style has as many distinct paraphrases as templates; asking more gives those.
-  const wanted = styles.flatMap((style) => Array.from({ length: Math.min(paraphrases, paraphraseCount(style)) }, (_, p) => ({ style, paraphrase: p })));
+  const count = (style: QuestionStyle) => (typeof paraphrases === 'number' ? paraphrases : (paraphrases[style] ?? 1));
+  const wanted = styles.flatMap((style) => Array.from({ length: Math.min(count(style), paraphraseCount(style)) }, (_, p) => ({ style, paraphrase: p })));
   const written = writeTemplateQuestions(index, group.query, wanted, group.group_id);
   for (const [i, { style, paraphrase: p }] of wanted.entries()) {
     {
@@ -119,8 +120,11 @@ function readModel(dir: string): ErIndex {
  * kill leaves whole groups plus at most one cut line, which a resume cuts off and redoes.
  */
 export async function writeQuestions(options: QuestionsOptions): Promise<QuestionsReport> {
-  const styles = checkQuestionSettings(options.styles ?? TEMPLATE_STYLES, options.paraphrases ?? 3);
+  // Without styles or a count, the default plan (natural ×3, precise ×1: see DEFAULT_QUESTION_PLAN).
+  const planned = options.styles === undefined && options.paraphrases === undefined && options.writer !== 'llm';
+  const styles = checkQuestionSettings(options.styles ?? (planned ? (Object.keys(DEFAULT_QUESTION_PLAN) as QuestionStyle[]) : TEMPLATE_STYLES), options.paraphrases ?? 3);
   const paraphrases = options.paraphrases ?? 3;
+  const perStyle = planned ? DEFAULT_QUESTION_PLAN : paraphrases;
   const groupsDir = join(options.dir, 'groups');
   if (!existsSync(groupsDir)) throw new ConfigError(`questions: --dir: ${options.dir} has no groups/ (run equisql generate first)`);
   const files = readdirSync(groupsDir).filter((f) => f.endsWith('.jsonl')).sort();
@@ -130,7 +134,7 @@ export async function writeQuestions(options: QuestionsOptions): Promise<Questio
   const llm = options.writer === 'llm' ? openLlm(options, index) : undefined;
   const budget = options.llm?.budget;
   const recordsOf = async (group: GroupRecord): Promise<{ records: QuestionRecord[]; rejections: string[] }> => {
-    if (!llm) return { records: questionsOfGroup(index, group, styles, paraphrases), rejections: [] };
+    if (!llm) return { records: questionsOfGroup(index, group, styles, perStyle), rejections: [] };
     if (budget !== undefined && llm.client.usage.prompt_tokens + llm.client.usage.completion_tokens >= budget) throw new BudgetSpent();
     return llm.recordsOf(group, styles, paraphrases);
   };

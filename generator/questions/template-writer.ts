@@ -5,6 +5,8 @@ import type { Query } from '../query/conceptual-query.ts';
 import { sha256 } from '../common/hash.ts';
 import { describeQuery, type QueryFrame, type RequiredMention } from './describe/describe-query.ts';
 import type { QuestionStyle } from './question-record.ts';
+import { writeNaturalQuestion } from './natural/natural-writer.ts';
+import { naturalParaphrases } from './natural/plans.ts';
 
 /** The fragments file: sentence templates per style, and the implicit style's terms. */
 interface Fragments {
@@ -78,7 +80,7 @@ export function writeTemplateQuestions(index: ErIndex, query: Query, wanted: rea
     if (!frame) frames.set(mode, (frame = describeQuery(index, query, mode).frame));
     return frame;
   };
-  return wanted.map((w) => realize(frameOf(w.style === 'implicit' ? 'evidence' : 'inline'), w.style, w.paraphrase, seed));
+  return wanted.map((w) => (w.style === 'natural' ? writeNaturalQuestion(index, query, w.paraphrase, seed) : realize(frameOf(w.style === 'implicit' ? 'evidence' : 'inline'), w.style, w.paraphrase, seed)));
 }
 
 /** The facts a question for `query` must mention, by construct (for tests and checks). */
@@ -88,6 +90,7 @@ export function requiredMentions(index: ErIndex, query: Query): readonly Require
 
 /** How many distinct paraphrases a style has. */
 export function paraphraseCount(style: QuestionStyle): number {
+  if (style === 'natural') return naturalParaphrases();
   const f = loadFragments();
   return (TEMPLATE_STYLE_NAMES as readonly string[]).includes(style) ? f[style as TemplateStyle].length : 0;
 }

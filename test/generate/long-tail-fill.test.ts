@@ -15,7 +15,7 @@ import type { Expr, Query, SelectQuery } from '../../generator/query/conceptual-
 import { requiredMentions, writeTemplateQuestion } from '../../generator/questions/template-writer.ts';
 import { TEMPLATE_STYLES } from '../../generator/questions/question-record.ts';
 import { DOMAINS, tempDir } from '../helpers/build-fixtures.ts';
-import { englishFaults, expectedFacts } from '../helpers/question-checks.ts';
+import { englishFaults, expectedFacts, expectedNaturalFacts, machinePhrases } from '../helpers/question-checks.ts';
 
 // Long-tail constructs the filler now takes (issue 8): SELECT * as every attribute of one
 // entity, arithmetic on and of aggregates, and LEFT joins. Each must fill, compile and agree on all ten
@@ -28,6 +28,7 @@ const STAR_IN_SELECT = /\bSELECT\s+(DISTINCT\s+)?\*|\w\.\*/u;
 
 function checkQuestions(index: ReturnType<typeof indexDomain>, query: Query, seed: string): string {
   const facts = expectedFacts(index, query);
+  const natural = expectedNaturalFacts(index, query);
   const mentions = requiredMentions(index, query);
   let precise = '';
   for (const style of TEMPLATE_STYLES) {
@@ -36,6 +37,12 @@ function checkQuestions(index: ReturnType<typeof indexDomain>, query: Query, see
     const where = `${style}: ${text}\n${JSON.stringify(query)}`;
     expect(englishFaults(w.question), where).toEqual([]);
     if (w.evidence) expect(englishFaults(w.evidence), where).toEqual([]);
+    if (style === 'natural') {
+      // The natural style states what the register's defaults leave open (templates/README.md).
+      for (const f of natural) expect(f.test(text), `${f.construct} not stated — ${where}`).toBe(true);
+      expect(machinePhrases(w.question), where).toEqual([]);
+      continue;
+    }
     for (const f of facts) expect(f.test(text), `${f.construct} not stated — ${where}`).toBe(true);
     for (const m of mentions) expect(m.anyOf.some((all) => all.every((s) => text.toLowerCase().includes(s.toLowerCase()))), `${m.construct} not stated — ${where}`).toBe(true);
     if (style === 'precise') precise = w.question;

@@ -28,6 +28,13 @@ export function englishFaults(text: string): string[] {
   return faults;
 }
 
+/** The entity an alias of a select (its base or a join) ranges over. */
+function entityOfAlias(q: SelectQuery, alias: string): string | undefined {
+  if (q.from.alias === alias) return q.from.entity;
+  const j = (q.joins ?? []).find((x) => x.alias === alias);
+  return j?.kind === 'relationship' ? j.entity : undefined;
+}
+
 function conjunctsOf(p: Predicate | undefined): Predicate[] {
   if (!p) return [];
   return p.kind === 'and' ? p.args.flatMap(conjunctsOf) : [p];
@@ -66,7 +73,29 @@ export function expectedFacts(index: ErIndex, query: Query): { construct: string
     const exprs: Expr[] = q.select.map((o) => o.expr);
     const countsLeft = exprs.some((e) => e.kind === 'aggregate' && e.fn === 'count' && e.arg?.kind === 'attribute' && left.has(e.arg.alias));
     if (countsLeft && top) facts.push({ construct: 'zero counts', test: (t) => /0 when there are none|\(0 if none\)/u.test(t) });
-    if (q.select.length > 1) facts.push({ construct: 'output columns in order', test: (t) => t.includes('(in this order)') });
+    // The columns are named in their order: each attribute's noun after the one before.
+    if (q.select.length > 1 && top) {
+      const nounsInOrder = q.select.flatMap((o) => {
+        if (o.expr.kind !== 'attribute' || o.expr.attribute === 'id') return [];
+        const alias = o.expr.alias;
+        const entity = entityOfAlias(q, alias);
+        const a = entity ? index.allAttributes(entity).find((x) => x.attribute.name === (o.expr as { attribute: string }).attribute)?.attribute : undefined;
+        return a?.lexicon ? [a.lexicon.singular.toLowerCase()] : [];
+      });
+      facts.push({
+        construct: 'output columns in order',
+        test: (t) => {
+          const lower = t.toLowerCase();
+          let at = 0;
+          for (const noun of nounsInOrder) {
+            const i = lower.indexOf(noun, at);
+            if (i < 0) return false;
+            at = i + 1;
+          }
+          return true;
+        },
+      });
+    }
     for (const c of conjunctsOf(q.where)) {
       if (c.kind === 'exists' || c.kind === 'inQuery') visit(c.query, false);
     }
@@ -146,3 +175,75 @@ function analyticFacts(query: Query): { construct: string; test: (text: string) 
   return facts;
 }
 
+
+export { MACHINE_PHRASES, machinePhrases } from '../../generator/questions/natural/machine-phrases.ts';
+
+/**
+ * What a natural question and its evidence must state, worked out from the query (not from
+ * the writer): each answer-deciding choice the query makes that the register's defaults
+ * (templates/README.md, "The natural register") do not already give.
+ */
+export function expectedNaturalFacts(index: ErIndex, query: Query): { construct: string; test: (text: string) => boolean }[] {
+  const facts: { construct: string; test: (text: string) => boolean }[] = [];
+  const grouping = (q: SelectQuery) => (q.groupBy?.length ?? 0) > 0 || q.select.some((o) => JSON.stringify(o.expr).includes('"kind":"aggregate"'));
+  if (query.limit !== undefined) {
+    const n = query.limit;
+    const spelled = n >= 10000 ? n.toLocaleString('en-US') : String(n);
+    facts.push({ construct: 'limit', test: (t) => (n === 1 ? /\b(one|single|has the|is the|with the)\b|first (group|value|row)|\bthe (most \w+|\w+est)\b/u.test(t) : new RegExp(`\\b${spelled}\\b`, 'u').test(t)) });
+  }
+  const order = query.orderBy ?? [];
+  if (order.length > 1) facts.push({ construct: 'tie-break', test: (t) => /Ties are broken by /u.test(t) });
+  if (order[0]) {
+    const desc = order[0].direction === 'desc';
+    facts.push({ construct: 'order direction', test: (t) => (desc ? /\b(most|highest|latest|descending|reverse|last)\b/u : /\b(fewest|lowest|earliest|ordered by|order them by|order the result by|alphabetical|ascending|first)\b/iu).test(t) });
+  }
+  if (query.kind === 'set') {
+    if (query.op === 'union all') facts.push({ construct: 'union all keeps repeats', test: (t) => /twice|even when the two numbers are equal/u.test(t) });
+  } else {
+    const q = query;
+    for (const s of index.subtree(q.from.entity).slice(1)) facts.push({ construct: `subtype scope of ${q.from.entity}`, test: (t) => t.includes(s.lexicon.plural) });
+    if (q.distinct) facts.push({ construct: 'distinct', test: (t) => /\b(distinct|different)\b/u.test(t) });
+    // A WHERE conjunct on the partner (other than IS NULL) drops the unmatched rows again.
+    const reads = (p: Predicate, alias: string) => JSON.stringify(p).includes(`"alias":${JSON.stringify(alias)}`);
+    const rejects = (c: Predicate, alias: string): boolean => {
+      if (c.kind === 'or') return c.args.every((a) => rejects(a, alias));
+      if (c.kind === 'isNull') return c.negated === true && reads(c, alias);
+      // NOT of a comparison on a missing value is still unknown; NOT IS NULL is IS NOT NULL.
+      if (c.kind === 'not') return c.arg.kind === 'isNull' ? c.arg.negated !== true && reads(c, alias) : rejects(c.arg, alias);
+      return reads(c, alias);
+    };
+    const rejected = (alias: string) => conjunctsOf(q.where).some((c) => rejects(c, alias));
+    const left = (q.joins ?? []).filter((j) => j.type === 'left' && !rejected(j.alias));
+    if (left.length > 0 && !grouping(q)) facts.push({ construct: 'left join keeps the unmatched', test: (t) => /listed too|listed once|\band any\b|still counts as one/u.test(t) });
+    const perBase = (q.groupBy ?? []).some((k) => k.kind === 'attribute' && k.attribute === 'id' && k.alias === q.from.alias);
+    if (perBase && (q.joins ?? []).some((j) => j.type === 'inner' && j.kind === 'relationship' && j.from === q.from.alias)) {
+      facts.push({ construct: 'partners required', test: (t) => /at least one|\bOnly\b/u.test(t) });
+    }
+  }
+  // Windows and analytic constructs keep the precise wording (their whole definition) or state it in the evidence.
+  const windows: WindowExpr[] = [];
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (!node || typeof node !== 'object') return;
+    const n = node as Record<string, unknown>;
+    if (n['kind'] === 'window') windows.push(n as unknown as WindowExpr);
+    if (n['kind'] === 'aggregate' && n['distinct'] && (n['fn'] === 'sum' || n['fn'] === 'avg')) facts.push({ construct: 'distinct aggregate', test: (t) => /\bdistinct\b/u.test(t) });
+    for (const [k, v] of Object.entries(n)) if (k !== 'kind') walk(v);
+  };
+  walk(query);
+  for (const w of windows) {
+    if (w.fn === 'rank' || w.fn === 'dense_rank') facts.push({ construct: 'rank ties', test: (t) => t.includes(w.fn === 'rank' ? 'share a rank and the next rank skips' : 'share a rank, with no gaps') });
+    if (w.fn === 'lag' || w.fn === 'lead') facts.push({ construct: 'lag/lead edge', test: (t) => t.includes(`empty for the ${w.fn === 'lag' ? 'first' : 'last'}`) });
+  }
+  if (query.kind === 'select' && query.qualify) {
+    const v = query.qualify.value;
+    facts.push({ construct: 'qualify threshold', test: (t) => new RegExp(`\\b${v}\\b`, 'u').test(t) });
+  }
+  // The natural evidence says where missing values sort ("… with no x come first") and what a distinct aggregate counts in its own words.
+  for (const f of analyticFacts(query)) {
+    if (f.construct === 'nulls position') facts.push({ construct: f.construct, test: (t) => f.test(t) || /come (first|last)/u.test(t) });
+    else if (f.construct === 'distinct aggregate') continue; // below: only a total or an average of distinct values differs
+    else facts.push(f);
+  }
+  return facts;
+}

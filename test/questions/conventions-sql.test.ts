@@ -65,7 +65,7 @@ describe('conventions the questions state hold in PostgreSQL', () => {
       select: [{ name: 'id', expr: streamer }, { name: 'n', expr: { kind: 'aggregate', fn: 'count' } }],
       groupBy: [streamer],
     };
-    for (const text of ask(q)) expect(text).toMatch(/the (number|count) of streamer–live stream pairs \(a streamer with no live stream still counts as one\)/u);
+    for (const text of ask(q)) expect(text).toMatch(/the (number|count) of pairings of a streamer with a live stream \(a streamer with no live stream still counts as one\)/u);
     expect(await rows('SELECT count(*) FROM a LEFT JOIN b ON b.a_id = a.id WHERE a.id = 2')).toEqual([[1]]);
   });
 

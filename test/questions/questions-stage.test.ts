@@ -70,13 +70,14 @@ describe('equisql questions', () => {
     expect(first.status).toBe(0);
     full = readFileSync(out(), 'utf8');
     const records = full.trim().split('\n').map((l) => JSON.parse(l) as QuestionRecord);
-    // Five styles with three paraphrases each (concise has two templates), plus the three suite questions.
-    expect(records).toHaveLength((GROUPS + 3) * 14 + 3);
+    // The default plan: three natural questions and one precise a group, plus the three suite questions.
+    expect(records).toHaveLength((GROUPS + 3) * 4 + 3);
+    expect(records.filter((r) => r.style === 'natural')).toHaveLength((GROUPS + 3) * 3);
     const suite = records.filter((r) => r.writer.kind === 'suite');
     expect(suite.map((r) => r.question)).toEqual(PAPER_SOCIAL_MEDIA.slice(0, 3).map((q) => q.question));
     expect(suite.every((r) => r.check.kind === 'as-written')).toBe(true);
     expect(new Set(records.map((r) => r.question_id)).size).toBe(records.length);
-    expect(records.filter((r) => r.style === 'implicit' && r.evidence !== '').length).toBeGreaterThan(GROUPS / 2);
+    expect(records.filter((r) => r.style === 'natural' && r.evidence !== '').length).toBeGreaterThan(GROUPS / 2);
     const again = runCli(['questions', '--dir', dir, '--quiet']);
     expect(again.status).toBe(0);
     expect(again.stderr).toBe('');
@@ -144,7 +145,13 @@ describe('equisql questions', () => {
     expect(a.status).toBe(0);
     const blocks = a.stdout.trim().split('\n\n');
     expect(blocks).toHaveLength(4);
-    for (const b of blocks) expect(b).toMatch(/^\[social_media \w+#\d \w+\] .+\n(evidence: .+\n)?-- (full_cti|fk_only)\nSELECT \d+ AS [nm]$/u);
+    // Natural questions by default: what a user types.
+    for (const b of blocks) expect(b).toMatch(/^\[social_media natural#\d template\] .+\n(evidence: .+\n)?-- (full_cti|fk_only)\nSELECT \d+ AS [nm]$/u);
+    const precise = runCli(['show', '--dir', dir, '-n', '4', '--style', 'precise']);
+    expect(precise.stdout.trim().split('\n\n').every((b) => b.startsWith('[social_media precise#0 '))).toBe(true);
+    const none = runCli(['show', '--dir', dir, '--style', 'concise']);
+    expect(none.status).toBe(2);
+    expect(none.stderr).toMatch(/no concise question \(styles there: .*natural/u);
     expect(runCli(['show', '--dir', dir, '-n', '4', '--seed', '7']).stdout).toBe(a.stdout);
     expect(runCli(['show', '--dir', dir, '-n', '4', '--seed', '8']).stdout).not.toBe(a.stdout);
     expect(runCli(['show', '--dir', dir, '-n', 'many']).status).toBe(2);

@@ -16,7 +16,7 @@ export function aggregate(d: DescribeContext, e: Aggregate, g: Grouping): string
 }
 
 function aggregateOf(d: DescribeContext, e: Aggregate, g: Grouping): string {
-  // "for each creator" or "as a single row" already says what an aggregate ranges over.
+  // "for each creator", or an aggregate of every row, already says what an aggregate ranges over.
   const scope = '';
   if (e.fn === 'count') {
     if (!e.arg) {

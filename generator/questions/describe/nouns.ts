@@ -45,7 +45,7 @@ export function attributeNoun(d: DescribeContext, alias: string, name: string, p
 
 // ---- subtype scope -------------------------------------------------------------------
 
-/** "every creator (of any kind, streamers included)" */
+/** "every creator (streamers included)" */
 export function scoped(d: DescribeContext, entity: string, determiner: string, aliasForNoun?: string): string {
   const n = aliasForNoun ? noun(d, aliasForNoun) : d.index.entity(entity).lexicon.singular;
   const subs = d.index.subtree(entity).slice(1).map((e) => e.lexicon.plural);
@@ -55,7 +55,7 @@ export function scoped(d: DescribeContext, entity: string, determiner: string, a
     note(d, `Every ${d.index.entity(entity).lexicon.singular} counts, including ${listing(subs)}.`, 'subtype-scope');
     return determiner === 'a' ? article(n) : `${determiner} ${n}`;
   }
-  return `${determiner === 'a' ? article(n) : `${determiner} ${n}`} of any kind (${listing(subs)} included)`;
+  return `${determiner === 'a' ? article(n) : `${determiner} ${n}`} (${listing(subs)} included)`;
 }
 
 // ---- relationships -------------------------------------------------------------------
@@ -88,5 +88,5 @@ function scopedNoun(d: DescribeContext, join: Extract<Join, { kind: 'relationshi
     note(d, `Every ${d.index.entity(entity).lexicon.singular} counts, including ${listing(subs)}.`, 'subtype-scope');
     return `${det}${n}`;
   }
-  return `${det}${n} of any kind (${listing(subs)} included)`;
+  return `${det}${n} (${listing(subs)} included)`;
 }

@@ -37,7 +37,7 @@ export function selectFrame(d: DescribeContext, q: SelectQuery): QueryFrame {
     const byId = new Set((q.groupBy ?? []).filter((k) => k.kind === 'attribute' && k.attribute === 'id').map((k) => canonical(d, (k as { alias: string }).alias)));
     const significant = (q.groupBy ?? []).filter((k) => !(k.kind === 'attribute' && k.attribute !== 'id' && byId.has(canonical(d, k.alias))));
     const keys = significant.map((k) => groupKey(d, k));
-    group = keys.length === 1 ? `, one row for each ${keys[0]}` : `, one row for each combination of ${listing(keys.map((k) => `the ${k}`))}`;
+    group = keys.length === 1 ? `, for each ${keys[0]}` : `, for each combination of ${listing(keys.map((k) => `the ${k}`))}`;
     mention(d, 'group-by', ['for each']);
     for (const k of significant) {
       if (nullable(d, k)) {
@@ -46,8 +46,8 @@ export function selectFrame(d: DescribeContext, q: SelectQuery): QueryFrame {
       }
     }
   } else if (grouped) {
-    group = ', as a single row';
-    mention(d, 'aggregate-only', ['single row']);
+    // An aggregate over every row gives one row: "the number of subscribers" says so.
+    d.covered.add('aggregate-only');
   }
   const condition = q.where ? predicate(d, q.where) : '';
   const filter = condition ? `, where ${condition}` : '';
@@ -60,7 +60,7 @@ export function selectFrame(d: DescribeContext, q: SelectQuery): QueryFrame {
     note(d, 'Each distinct row appears once: duplicates are removed.', 'distinct');
     mention(d, 'distinct', ['distinct'], ['duplicate']);
   } else if (!grouped && joins.length > 0) {
-    note(d, 'A row appears as many times as the pairing produces it (duplicates are kept).', 'duplicates-kept');
+    note(d, 'Duplicate rows are kept: a row appears once for each pairing that gives it.', 'duplicates-kept');
   }
   return {
     outputs: outs,
@@ -80,7 +80,7 @@ export function selectFrame(d: DescribeContext, q: SelectQuery): QueryFrame {
 /**
  * The one join of a query that groups by its base object and only counts the partners of
  * that join: "every creator, with the number of channels owned by the creator", not "every
- * creator paired with each channel …, one row for each creator, the number of channels".
+ * creator with each channel …, for each creator, the number of channels".
  * Undefined when the query is any other shape (then the pairing is described as it is).
  */
 export function collapsible(d: DescribeContext, q: SelectQuery): Extract<Join, { kind: 'relationship' }> | undefined {
@@ -122,7 +122,7 @@ function collapsedRows(d: DescribeContext, q: SelectQuery, j: Extract<Join, { ki
 function rowNoun(d: DescribeContext, q: SelectQuery): string {
   const joined = (q.joins ?? []).filter((j) => !d.aliases.get(j.alias)?.sameAs).map((j) => noun(d, j.alias));
   if (joined.length === 0) return noun(d, q.from.alias, true);
-  if (joined.length === 1) return `${noun(d, q.from.alias)}–${joined[0]} pairs`;
+  if (joined.length === 1) return `pairings of ${article(noun(d, q.from.alias))} with ${article(joined[0] as string)}`;
   return `combinations of ${listing([noun(d, q.from.alias), ...joined].map((n) => article(n)))}`;
 }
 
@@ -130,7 +130,7 @@ function rowNoun(d: DescribeContext, q: SelectQuery): string {
 export function groupKey(d: DescribeContext, k: Expr): string {
   if (k.kind === 'attribute' && k.attribute === 'id') return noun(d, k.alias);
   if (k.kind === 'element') return noun(d, k.alias);
-  return `value of ${expr(d, k)}`;
+  return expr(d, k).replace(/^the /u, '');
 }
 
 function outputs(d: DescribeContext, q: SelectQuery, grouped: boolean): string {
@@ -161,9 +161,10 @@ function outputs(d: DescribeContext, q: SelectQuery, grouped: boolean): string {
     }
     parts.push(expr(d, e, { grouped: grouped && hasAggregate(e) }));
   }
-  mention(d, 'outputs', ...(q.select.length > 1 ? [['in this order']] : [[]]));
+  // The columns are named in their order; "A, B and C" says it.
+  d.covered.add('outputs');
   for (const o of q.select) {
     if (!hasAggregate(o.expr) && nullable(d, o.expr) && o.expr.kind !== 'classOf') note(d, `Where ${expr(d, o.expr)} is missing, that column is left empty.`, 'null-output');
   }
-  return q.select.length > 1 ? `${listing(parts)} (in this order)` : (parts[0] ?? '');
+  return listing(parts);
 }

@@ -18,8 +18,8 @@ export function setFrame(d: DescribeContext, q: SetQuery): QueryFrame {
   const first = q.left.kind === 'select' ? q.left : undefined;
   // Columns of a row are matched by position across the lists: their order is part of the answer.
   const wide = (first?.select.length ?? 0) > 1;
-  if (wide) mention(d, 'outputs', ['in this order']);
-  const values = first ? `${outputsOfSide(d, first)}${wide ? ' (in this order)' : ''}` : 'values';
+  if (wide) d.covered.add('outputs');
+  const values = first ? outputsOfSide(d, first) : 'values';
   const ops: Record<SetQuery['op'], string> = {
     union: `the distinct ${values} found in either list`,
     'union all': `the ${values} of both lists, repeats kept`,

@@ -1,0 +1,161 @@
+import pluralize from 'pluralize';
+import type { ErIndex } from '../../er-model/er-index.ts';
+import type { Attribute } from '../../er-model/er-model.ts';
+import type { Join, Query, SelectQuery } from '../../query/conceptual-query.ts';
+import { createContext, type DescribeContext } from '../describe/context.ts';
+import { attribute, attributeNoun, canonical, info, noun } from '../describe/nouns.ts';
+import { isPostmodifier, listing, pluralVerb } from '../describe/english.ts';
+import { sha256 } from '../../common/hash.ts';
+
+/**
+ * What the natural writer hands down while it plans one question: the describer's context
+ * (for nouns, NULL-ability and the rare construct it words as the precise style does, its
+ * conventions going to the notes), the evidence sentences gathered so far, and the choice of
+ * wording for this paraphrase.
+ */
+export interface NaturalContext {
+  readonly d: DescribeContext;
+  readonly index: ErIndex;
+  /** Evidence sentences, in the order first said, each once. */
+  readonly evidence: string[];
+  readonly covered: Set<string>;
+  /** The aliases of the select being planned (not of its subqueries). */
+  outer: Set<string>;
+  /** The paraphrase's pick among `n` wordings of `label` (stable for a seed and paraphrase). */
+  choose(label: string, n: number): number;
+}
+
+export function createNaturalContext(index: ErIndex, query: Query, seed: string, paraphrase: number): NaturalContext {
+  const d = createContext(index, query, 'evidence');
+  return {
+    d,
+    index,
+    evidence: [],
+    covered: new Set(),
+    outer: new Set(),
+    choose: (label, n) => (parseInt(sha256(`${seed}/natural/${label}`).slice(0, 8), 16) + paraphrase) % n,
+  };
+}
+
+/** Adds an evidence sentence once. */
+export function state(n: NaturalContext, sentence: string, construct: string): void {
+  n.covered.add(construct);
+  if (!n.evidence.includes(sentence)) n.evidence.push(sentence);
+}
+
+/**
+ * What kind of value an attribute holds, as the question words it: its noun without a unit
+ * ("duration"), its unit ("seconds"), and whether it is a date or time, text, a number or a
+ * flag. Today it reads the type and the lexicon ("duration in seconds"); attribute roles
+ * from the model can take over here without the plans changing.
+ */
+export interface Measure {
+  readonly noun: string;
+  readonly plural: string;
+  readonly unit?: string;
+  readonly kind: 'number' | 'time' | 'text' | 'flag' | 'id';
+  /** What a high and a low value make an object ("long", "short"), and what a flag makes it ("verified"). */
+  readonly high?: string;
+  readonly low?: string;
+  readonly adjective?: string;
+  /** Whether no other attribute of the object shares `high`/`low` (so "the longest clip" names one attribute). */
+  readonly ownsAdjectives: boolean;
+}
+
+export function measureOf(n: NaturalContext, alias: string, name: string): Measure {
+  if (name === 'id') return { noun: 'id', plural: 'ids', kind: 'id', ownsAdjectives: false };
+  const a: Attribute | undefined = attribute(n.d, alias, name);
+  const singular = attributeNoun(n.d, alias, name);
+  const plural = attributeNoun(n.d, alias, name, true);
+  // The attribute's role decides the kind of value; its type where the model gives none.
+  const role = a?.role?.kind;
+  const kind = a?.type.kind;
+  const k: Measure['kind'] =
+    role === 'date' || role === 'time' || kind === 'date' || kind === 'timestamptz' ? 'time'
+      : role === 'flag' || kind === 'boolean' ? 'flag'
+        : role === 'measure' || role === 'count' || role === 'score' || kind === 'integer' || kind === 'bigint' || kind === 'numeric' ? 'number'
+          : 'text';
+  const lex = a?.lexicon;
+  const words = { ...(lex?.high ? { high: lex.high } : {}), ...(lex?.low ? { low: lex.low } : {}), ...(lex?.adjective ? { adjective: lex.adjective } : {}) };
+  const entity = info(n.d, alias).entity;
+  const shared = entity ? n.index.allAttributes(entity).filter((x) => x.attribute.name !== name && (x.attribute.lexicon?.high === lex?.high || x.attribute.lexicon?.low === lex?.low) && (lex?.high !== undefined || lex?.low !== undefined)) : [];
+  const ownsAdjectives = shared.length === 0;
+  const unitWord = lex?.unit ?? /^.+ in (seconds|minutes|hours|days|years|MB|GB|KB)$/u.exec(singular)?.[1];
+  // "duration in seconds" is a duration, counted in seconds.
+  const bare = unitWord ? singular.replace(new RegExp(` in ${unitWord}$`, 'u'), '') : singular;
+  if (unitWord && k === 'number' && bare !== singular) return { noun: bare, plural: pluralize(bare), unit: unitWord, kind: k, ...words, ownsAdjectives };
+  return { noun: singular, plural, kind: k, ...(unitWord && k === 'number' ? { unit: unitWord } : {}), ...words, ownsAdjectives };
+}
+
+/** The noun of an alias (singular or plural), ordinals included when two aliases share one. */
+/** "long" → "longer", "early" → "earlier", "expensive" → "more expensive", "good" → "better". */
+export function comparative(adjective: string): string {
+  return inflect(adjective, 'er', 'more', { good: 'better', bad: 'worse' });
+}
+
+/** "long" → "longest", "late" → "latest", "recent" → "most recent", "good" → "best". */
+export function superlativeOf(adjective: string): string {
+  return inflect(adjective, 'est', 'most', { good: 'best', bad: 'worst' });
+}
+
+// English forms the comparative with -er on short adjectives and with more/most on longer ones.
+function inflect(adjective: string, suffix: 'er' | 'est', word: string, irregular: Readonly<Record<string, string>>): string {
+  const irr = irregular[adjective];
+  if (irr) return irr;
+  const syllables = (adjective.replace(/e$/u, '').match(/[aeiou]+|y(?![aeiou])/gu) ?? []).length;
+  if (adjective.includes('-') || (syllables > 1 && !/y$/u.test(adjective)) || syllables > 2) return `${word} ${adjective}`;
+  if (/y$/u.test(adjective)) return `${adjective.slice(0, -1)}i${suffix}`;
+  if (/e$/u.test(adjective)) return `${adjective}${suffix.slice(1)}`;
+  if (/^[^aeiou]*[aeiou][bcdfgklmnprstvz]$/u.test(adjective)) return `${adjective}${adjective.slice(-1)}${suffix}`;
+  return `${adjective}${suffix}`;
+}
+
+export function nounOf(n: NaturalContext, alias: string, plural = false): string {
+  // Ordinals tell apart two aliases of one noun in the same rows; a subquery's alias needs none.
+  const canon = canonical(n.d, alias);
+  if (n.outer.size > 0 && !n.outer.has(canon)) {
+    const i = info(n.d, canon);
+    if (i.entity) return plural ? n.index.entity(i.entity).lexicon.plural : n.index.entity(i.entity).lexicon.singular;
+  }
+  return noun(n.d, alias, plural);
+}
+
+/** A plural for a phrase the lexicon does not give (a group key, a compound). */
+export function pluralOf(phrase: string): string {
+  const words = phrase.split(' ');
+  return [...words.slice(0, -1), pluralize(words[words.length - 1] as string)].join(' ');
+}
+
+/** Whether following `join` from its `from` alias reaches at most one partner. */
+export function toOne(n: NaturalContext, join: Join, fromSide: boolean): boolean {
+  if (join.kind === 'elements') return !fromSide;
+  const rel = n.index.relationship(join.relationship);
+  if (rel.cardinality === 'one-to-one') return true;
+  if (rel.cardinality === 'many-to-many') return false;
+  // many-to-one: from → to reaches one.
+  const forward = join.direction === 'forward';
+  return fromSide ? forward : !forward;
+}
+
+/**
+ * The relationship phrase of `join` read from one end: "derived from", "that own",
+ * "owned by". `fromSide` reads it from the join's `from` alias towards the joined one.
+ */
+export function linkVerb(n: NaturalContext, join: Extract<Join, { kind: 'relationship' }>, fromSide: boolean, plural: boolean): string {
+  const rel = n.index.relationship(join.relationship);
+  const forward = join.direction === 'forward' === fromSide;
+  const phrase = forward ? rel.lexicon.forward : rel.lexicon.reverse;
+  if (isPostmodifier(phrase)) return phrase;
+  return `that ${plural ? pluralVerb(phrase) : phrase}`;
+}
+
+/** The subtype scope of an entity as evidence: "Creators include streamers." */
+export function scopeNote(n: NaturalContext, entity: string): void {
+  const subs = n.index.subtree(entity).slice(1).map((e) => e.lexicon.plural);
+  if (subs.length === 0) return;
+  const plural = n.index.entity(entity).lexicon.plural;
+  state(n, `${plural.charAt(0).toUpperCase()}${plural.slice(1)} include ${listing(subs)}.`, 'subtype-scope');
+}
+
+export { canonical, info };
+export type { SelectQuery };

@@ -1,0 +1,404 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Expr, Query, SelectQuery, SetQuery } from '../../query/conceptual-query.ts';
+import { hasAggregate } from '../../query/query-scope.ts';
+import { article, capitalize, listing } from '../describe/english.ts';
+import { windowWords } from '../describe/expressions.ts';
+import { describeQualify } from '../describe/window.ts';
+import { canonical, measureOf, nounOf, pluralOf, state, superlativeOf, type NaturalContext } from './natural-context.ts';
+import { figure, orderEvidence, partnerPhrase, sortExpr, sortedBy, superlativeKey, type Figure, type Reach } from './figures.ts';
+import { restrictionsOf, rowsAround, rowSubject, type Rows } from './rows.ts';
+import { restriction } from './restrictions.ts';
+import type { Predicate } from '../../query/conceptual-query.ts';
+
+function conjunctsOfPredicate(p: Predicate): Predicate[] {
+  return p.kind === 'and' ? p.args.flatMap(conjunctsOfPredicate) : [p];
+}
+import { numberText } from './values.ts';
+
+type Plan =
+  | 'lookup' | 'lookupTop' | 'lookupTop1' | 'lookupTopAdj' | 'lookupTop1Adj' | 'lookupLimit' | 'lookupOne' | 'groupedTop1' | 'count' | 'aggregate' | 'countAndAggregate'
+  | 'grouped' | 'groupedCount' | 'groupedTop' | 'perObject' | 'perObjectTop' | 'perObjectTop1'
+  | 'union' | 'unionAll' | 'intersect' | 'except' | 'numbersOfLists';
+
+const PLANS_PATH = fileURLToPath(new URL('../../../templates/natural.json', import.meta.url));
+let plans: Readonly<Record<Plan, readonly string[]>> | undefined;
+
+/** The sentence plans, read once (data, kept in `templates/natural.json`). */
+export function loadPlans(): Readonly<Record<Plan, readonly string[]>> {
+  plans ??= JSON.parse(readFileSync(PLANS_PATH, 'utf8')) as Record<Plan, readonly string[]>;
+  return plans;
+}
+
+/** The fewest paraphrases any plan has: how many natural questions of one group surely differ. */
+export function naturalParaphrases(): number {
+  return Math.min(...Object.entries(loadPlans()).filter(([k]) => !k.startsWith('$')).map(([, v]) => v.length));
+}
+
+function fill(n: NaturalContext, plan: Plan, slots: Readonly<Record<string, string>>): string {
+  const templates = loadPlans()[plan];
+  n.covered.add(`plan:${plan}`);
+  const t = templates[n.choose(plan, templates.length)] as string;
+  return t.replace(/\{(\w+)\}/gu, (_, name: string) => {
+    const v = slots[name];
+    if (v === undefined) throw new Error(`natural plan ${plan}: slot {${name}} has no value`);
+    return v;
+  });
+}
+
+function be(items: readonly unknown[]): string {
+  return items.length > 1 ? 'are' : 'is';
+}
+
+/** Output nouns in order, said once each: "title, duration and number of tags". */
+function nouns(fs: readonly Figure[]): string {
+  return listing(fs.map((f) => f.text));
+}
+
+/** The question of a query; its evidence goes to `n.evidence`. */
+export function naturalQuestion(n: NaturalContext, q: Query): string {
+  return q.kind === 'set' ? setQuestion(n, q) : selectQuestion(n, q);
+}
+
+function isWindowy(q: SelectQuery): boolean {
+  return q.qualify !== undefined || JSON.stringify(q.select).includes('"kind":"window"');
+}
+
+function selectQuestion(n: NaturalContext, q: SelectQuery): string {
+  const grouped = (q.groupBy?.length ?? 0) > 0;
+  const aggregated = q.select.some((o) => hasAggregate(o.expr));
+  if (q.distinct) n.covered.add('distinct');
+  if (q.qualify) {
+    const words = windowWords(n.d);
+    n.d.windowUnit = grouped || aggregated ? 'group' : 'row';
+    const clause = describeQualify(q.qualify, words).replace(/^, keeping only /u, '');
+    state(n, `Only ${clause} are kept.`, 'qualify');
+  }
+  if (!grouped && !aggregated) return lookup(n, q);
+  if (!grouped) return aggregate(n, q);
+  const base = canonical(n.d, q.from.alias);
+  const perObject = (q.groupBy ?? []).some((k) => k.kind === 'attribute' && k.attribute === 'id' && canonical(n.d, k.alias) === base)
+    && (q.groupBy ?? []).every((k) => k.kind === 'attribute' && canonical(n.d, k.alias) === base);
+  return perObject ? perObjectQuestion(n, q) : groupedQuestion(n, q);
+}
+
+/** The alias all attribute outputs read, when there is one. */
+function outputAlias(n: NaturalContext, q: SelectQuery): string | undefined {
+  const aliases = new Set(q.select.map((o) => (o.expr.kind === 'attribute' ? canonical(n.d, o.expr.alias) : '*')));
+  if (aliases.size !== 1 || aliases.has('*')) return undefined;
+  return [...aliases][0];
+}
+
+function multiplicity(n: NaturalContext, q: SelectQuery, rows: Rows, subject: string): void {
+  if (!q.distinct && !rows.onePerSubject) state(n, `${capitalize(article(nounOf(n, subject)))} is listed once for each ${listing(rows.repeatedBy, 'and')} it matches.`, 'duplicates-kept');
+}
+
+function distinctWord(q: SelectQuery): string {
+  return q.distinct ? 'distinct ' : '';
+}
+
+// ---- lookups -------------------------------------------------------------------------
+
+function lookup(n: NaturalContext, q: SelectQuery): string {
+  // A LEFT join keeps base rows without a partner: the list is of the base, whatever it shows.
+  const keepsUnmatched = (q.joins ?? []).some((j) => j.type === 'left');
+  const subject = (keepsUnmatched ? undefined : outputAlias(n, q)) ?? canonical(n.d, q.from.alias);
+  const named = new Set(q.select.flatMap((o) => (o.expr.kind === 'element' ? [o.expr.alias] : [])));
+  const rows = rowsAround(n, q, subject, undefined, named);
+  multiplicity(n, q, rows, subject);
+  const outs = q.select.map((o) => figure(n, o.expr, subject));
+  // Many rows: "the titles and durations of clips"; one row: "the title".
+  const outputs = `${distinctWord(q)}${listing(outs.map((f) => f.plural ?? f.text))}`;
+  const output = `${distinctWord(q)}${nouns(outs)}`;
+  const order = q.orderBy ?? [];
+  if (order.length > 0) orderEvidence(n, q, order, subject, {}, rows.noun);
+  const first = order[0];
+  if (first && q.limit !== undefined && !isWindowy(q)) {
+    const e = sortExpr(q, first);
+    const f = e ? figure(n, e, subject) : undefined;
+    const adj = e ? superlativeAdjective(n, e, subject, first.direction === 'desc') : undefined;
+    if (adj) {
+      if (q.limit === 1) return fill(n, 'lookupTop1Adj', { outputs: output, row: rows.singular, adj });
+      return fill(n, 'lookupTopAdj', { outputs, rows: rows.plural, n: numberText(q.limit), adj, be: 'are' });
+    }
+    if (f && f.kind !== 'other') {
+      const sup = superlativeKey(f, first.direction === 'desc');
+      if (q.limit === 1) return fill(n, 'lookupTop1', { outputs: output, row: rows.singular, sup });
+      return fill(n, 'lookupTop', { outputs, rows: rows.plural, n: numberText(q.limit), sup, be: 'are' });
+    }
+  }
+  const orderText = first ? `, ${sortedByItem(n, q, first, subject)}` : '';
+  if (q.limit !== undefined) {
+    if (!first) state(n, 'Any of the matching rows will do; they are all alike in what is listed.', 'limit-unordered');
+    if (q.limit === 1) return fill(n, 'lookupOne', { outputs: output, row: rows.singular, order: orderText, be: 'is' });
+    return fill(n, 'lookupLimit', { outputs, rows: rows.plural, n: numberText(q.limit), order: orderText, be: 'are' });
+  }
+  return fill(n, 'lookup', { outputs, rows: `${rows.plural}${topPerGroup(n, q, subject)}`, order: orderText, be: 'are' });
+}
+
+/**
+ * "longest", "most expensive": the superlative of the subject's own attribute the rows are
+ * sorted by, when the model gives it an adjective no other attribute of the object shares;
+ * the evidence says what it refers to ("Longest refers to the highest duration.").
+ */
+function superlativeAdjective(n: NaturalContext, e: Expr, subject: string, desc: boolean): string | undefined {
+  if (e.kind !== 'attribute' || canonical(n.d, e.alias) !== canonical(n.d, subject)) return undefined;
+  const m = measureOf(n, e.alias, e.attribute);
+  const adjective = desc ? m.high : m.low;
+  if (!adjective || !m.ownsAdjectives || (m.kind !== 'number' && m.kind !== 'time')) return undefined;
+  const adj = superlativeOf(adjective);
+  const extreme = m.kind === 'time' ? (desc ? 'latest' : 'earliest') : desc ? 'highest' : 'lowest';
+  state(n, `${capitalize(adj)} refers to the ${extreme} ${m.noun}.`, 'superlative');
+  return adj;
+}
+
+function sortedByItem(n: NaturalContext, q: SelectQuery, item: NonNullable<SelectQuery['orderBy']>[number] | { name: string; direction: 'asc' | 'desc' }, subject: string | undefined, reach: Reach = {}): string {
+  const e = sortExpr(q, item);
+  const f = e ? figure(n, e, subject, reach) : { text: 'that', kind: 'other' as const };
+  return sortedBy(f, item.direction === 'desc');
+}
+
+/** ", keeping for each resolution the 3 with the highest file size": a top-N per group, hinted (its evidence is exact). */
+function topPerGroup(n: NaturalContext, q: SelectQuery, subject: string): string {
+  const qu = q.qualify;
+  if (!qu || !['row_number', 'rank', 'dense_rank'].includes(qu.window.fn) || !(qu.op === '<=' || qu.op === '<')) return '';
+  const keys = qu.window.partitionBy ?? [];
+  const first = qu.window.orderBy?.[0];
+  if (keys.length === 0 || !first) return '';
+  const top = qu.op === '<=' ? qu.value : qu.value - 1;
+  const by = figure(n, first.expr, subject);
+  if (by.kind === 'other' || top < 1) return '';
+  const per = listing(keys.map((k) => figure(n, k, subject).text));
+  return `, keeping for each ${per} the ${top === 1 ? 'one' : numberText(top)} with the ${superlativeKey(by, first.direction === 'desc')}`;
+}
+
+// ---- one row of aggregates -----------------------------------------------------------
+
+function aggregate(n: NaturalContext, q: SelectQuery): string {
+  const counted = q.select.map((o) => o.expr).find((e) => e.kind === 'aggregate' && e.fn === 'count' && e.arg?.kind === 'attribute' && e.arg.attribute === 'id');
+  const subject = (counted?.kind === 'aggregate' && counted.arg?.kind === 'attribute' ? canonical(n.d, counted.arg.alias) : undefined) ?? rowSubject(n, q) ?? canonical(n.d, q.from.alias);
+  const rows = rowsAround(n, q, subject);
+  countNotes(n, q, rows, subject);
+  const figs = q.select.map((o) => figure(n, o.expr, subject, { bareCount: true }));
+  const tail = singleRowTail(n, q, subject, rows);
+  const onlyCount = q.select.length === 1 && isCountOf(q.select[0]?.expr as Expr, subject, n);
+  if (onlyCount) return `${fill(n, 'count', { rows: rows.plural })}${tail}`;
+  if (isCountOf(q.select[0]?.expr as Expr, subject, n) && q.select.length > 1) {
+    const rest = figs.slice(1);
+    return `${fill(n, 'countAndAggregate', { rows: rows.plural, figures: nouns(rest), be: be(rest) })}${tail}`;
+  }
+  return `${fill(n, 'aggregate', { rows: rows.plural, figures: nouns(figs), be: be(figs) })}${tail}`;
+}
+
+/** An order or limit on a one-row answer changes nothing, but is said, so the question says all the query does. */
+function singleRowTail(n: NaturalContext, q: SelectQuery, subject: string, rows: Rows): string {
+  if (q.having) state(n, `The row is given only when the ${havingText(n, q, subject, {})}.`, 'having');
+  const order = q.orderBy ?? [];
+  if (order.length > 0) orderEvidence(n, q, order, subject, {}, rows.noun);
+  if (q.limit !== undefined) state(n, `At most ${q.limit === 1 ? 'one row is' : `${numberText(q.limit)} rows are`} listed.`, 'limit');
+  return order[0] ? ` Order the result ${sortedByItem(n, q, order[0], subject).replace(/^ordered /u, '')}.` : '';
+}
+
+/** COUNT(*) or COUNT(subject.id): the number of the subject's objects. */
+function isCountOf(e: Expr, subject: string, n: NaturalContext): boolean {
+  if (e.kind !== 'aggregate' || e.fn !== 'count' || e.filter) return false;
+  if (!e.arg) return true;
+  return e.arg.kind === 'attribute' && e.arg.attribute === 'id' && canonical(n.d, e.arg.alias) === subject;
+}
+
+/** What a count counts when the joins repeat its objects, or keep one without partners. */
+function countNotes(n: NaturalContext, q: SelectQuery, rows: Rows, subject: string): void {
+  const counts = q.select.map((o) => o.expr).filter((e): e is Extract<Expr, { kind: 'aggregate' }> => e.kind === 'aggregate' && e.fn === 'count');
+  for (const c of counts) {
+    if (c.distinct) continue;
+    if (!rows.onePerSubject && (!c.arg || (c.arg.kind === 'attribute' && c.arg.attribute === 'id'))) {
+      const what = c.arg?.kind === 'attribute' ? nounOf(n, c.arg.alias) : nounOf(n, subject);
+      const by = rows.repeatedBy.filter((x) => x !== what);
+      state(n, `${capitalize(article(what))} counts once for each ${by.length > 0 ? `${listing(by, 'and')} it matches` : 'time the joins repeat it'}, not once in all.`, 'count-repeats');
+    }
+    if (!c.arg && (q.joins ?? []).some((j) => j.type === 'left')) state(n, `${capitalize(article(nounOf(n, subject)))} with no match in the optional join still counts as one.`, 'count-star-left');
+  }
+}
+
+// ---- one row per object of the base -------------------------------------------------
+
+function perObjectQuestion(n: NaturalContext, q: SelectQuery): string {
+  const base = canonical(n.d, q.from.alias);
+  const restrictions = restrictionsOf(n, q);
+  const reach: Reach = { partnerPhrase: partnerPhrase(n, q, base, restrictions) };
+  // The partners the figures count are said in the figures; the rows are the base objects.
+  const partners = new Set((q.joins ?? []).map((j) => j.alias));
+  const baseOnly = new Map([...restrictions].filter(([alias]) => alias === base || alias === undefined));
+  const partnerRestrictions = [...restrictions].filter(([alias]) => alias !== base && alias !== undefined && partners.has(alias));
+  const rows = rowsAroundBaseOnly(n, q, base, baseOnly);
+  void partnerRestrictions;
+  // COUNT(*) per object counts its rows: with one join, its partners.
+  const only = (q.joins ?? []).filter((j) => !n.d.aliases.get(j.alias)?.sameAs);
+  // With several joins it counts the combinations of their partners.
+  const star = only.length === 0 ? undefined : only.length === 1 && only[0] ? (reach.partnerPhrase?.(only[0].alias) ?? nounOf(n, only[0].alias, true)) : `combinations of ${listing(only.map((j) => nounOf(n, j.alias, true)))}`;
+  const starReach: Reach = star ? { ...reach, star } : reach;
+  const figs = q.select.map((o) => figure(n, o.expr, base, starReach));
+  if (only.some((j) => j.type === 'left') && JSON.stringify(q.select).includes('"fn":"count"}')) {
+    state(n, `${capitalize(article(nounOf(n, base)))} with no ${only.length === 1 && only[0] ? nounOf(n, only[0].alias) : 'match'} still counts one row.`, 'count-star-left');
+  }
+  const inner = (q.joins ?? []).filter((j) => j.type === 'inner' && !n.d.aliases.get(j.alias)?.sameAs);
+  // A partner's own conditions (its ON and the WHERE conditions on it) say which partners count.
+  const conditionsOf = (alias: string): string => {
+    const j = (q.joins ?? []).find((x) => x.alias === alias);
+    const on = j?.kind === 'relationship' && j.on ? conjunctsOfPredicate(j.on).map((c) => restriction(n, c).text) : [];
+    const where = (restrictions.get(alias) ?? []).map((r) => r.text);
+    const all = [...on, ...where];
+    return all.length > 0 ? ` ${listing(all)}` : '';
+  };
+  for (const j of inner) state(n, `Only ${nounOf(n, base, true)} with at least one ${nounOf(n, j.alias)}${conditionsOf(j.alias)} are included.`, 'inner-join');
+  for (const j of q.joins ?? []) {
+    if (j.type !== 'left') continue;
+    const c = conditionsOf(j.alias);
+    if (c) state(n, `Only ${nounOf(n, j.alias, true)}${c} count.`, 'partner-filter');
+  }
+  if ((q.joins ?? []).some((j) => j.type === 'left')) n.covered.add('left-join');
+  const order = q.orderBy ?? [];
+  if (order.length > 0) orderEvidence(n, q, order, base, starReach, rows.noun);
+  if (q.having) state(n, `Only ${nounOf(n, base, true)} whose ${havingText(n, q, base, starReach)} are included.`, 'having');
+  const first = order[0];
+  const outputs = nouns(figs);
+  const outputsPlural = listing(figs.map((f) => f.plural ?? f.text));
+  if (first && q.limit !== undefined) {
+    const e = sortExpr(q, first);
+    const f = e ? figure(n, e, base, starReach) : undefined;
+    const adj = e ? superlativeAdjective(n, e, base, first.direction === 'desc') : undefined;
+    if (adj) {
+      if (q.limit === 1) return fill(n, 'lookupTop1Adj', { outputs, row: rows.singular, adj });
+      return fill(n, 'lookupTopAdj', { outputs: outputsPlural, rows: rows.plural, n: numberText(q.limit), adj });
+    }
+    if (f && f.kind !== 'other') {
+      const sup = superlativeKey(f, first.direction === 'desc');
+      if (q.limit === 1) return fill(n, 'perObjectTop1', { outputs, row: rows.singular, sup });
+      return fill(n, 'perObjectTop', { outputs: outputsPlural, rows: rows.plural, n: numberText(q.limit), sup });
+    }
+  }
+  if (q.limit !== undefined) state(n, `Only the first ${numberText(q.limit)} ${nounOf(n, base, true)} in that order are listed.`, 'limit');
+  const orderText = first ? `, ${sortedByItem(n, q, first, base, starReach)}` : '';
+  return fill(n, 'perObject', { outputs, row: rows.singular, be: be(figs), order: orderText });
+}
+
+function rowsAroundBaseOnly(n: NaturalContext, q: SelectQuery, base: string, restrictions: Map<string | undefined, import('./restrictions.ts').Restriction[]>): Rows {
+  // The base objects alone: their joins are what the figures count.
+  const { joins: _joins, ...alone } = q;
+  return rowsAround(n, alone, base, restrictions);
+}
+
+function havingText(n: NaturalContext, q: SelectQuery, subject: string, reach: Reach): string {
+  const h = q.having;
+  if (h?.kind === 'compare') {
+    const f = figure(n, h.left, subject, reach);
+    const v = h.right.kind === 'literal' && h.right.value !== null ? numberText(h.right.value as number) : figure(n, h.right, subject, reach).text;
+    const op = { '=': 'is', '<>': 'is not', '<': 'is under', '<=': 'is at most', '>': 'is over', '>=': 'is at least' }[h.op];
+    return `${f.text} ${op} ${v}`;
+  }
+  return 'groups meet the condition given';
+}
+
+// ---- grouped by values ---------------------------------------------------------------
+
+function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
+  const subject = rowSubject(n, q) ?? canonical(n.d, q.from.alias);
+  const rows = rowsAround(n, q, subject);
+  countNotes(n, q, rows, subject);
+  const keys = q.groupBy ?? [];
+  const keyFigs = keys.map((k) => figure(n, k, subject));
+  const key = listing(keyFigs.map((f) => f.text));
+  const keyInSelect = (e: Expr) => keys.some((k) => JSON.stringify(k) === JSON.stringify(e));
+  const asked = q.select.filter((o) => !keyInSelect(o.expr));
+  const figs = asked.map((o) => figure(n, o.expr, subject, { bareCount: true }));
+  // The register lists the keys first, then what is asked, in the order asked.
+  const said = [...q.select.filter((o) => keyInSelect(o.expr)), ...asked];
+  if (said.some((o, i) => o !== q.select[i]) || keys.some((k) => !q.select.some((o) => JSON.stringify(o.expr) === JSON.stringify(k)))) {
+    state(n, `Columns, in order: ${listing(q.select.map((o) => figure(n, o.expr, subject).text))}.`, 'outputs');
+  }
+  for (const k of keys) {
+    if (k.kind === 'attribute' && n.d.aliases.get(k.alias) && isNullableKey(n, k)) state(n, `${capitalize(nounOf(n, subject, true))} with no ${figure(n, k, subject).text} form a group of their own.`, 'null-group');
+  }
+  const base = canonical(n.d, q.from.alias);
+  if (keys.some((k) => k.kind === 'attribute' && k.attribute === 'id' && canonical(n.d, k.alias) === base)) {
+    for (const j of q.joins ?? []) if (j.type === 'inner' && j.kind === 'relationship' && canonical(n.d, j.from) === base && !n.d.aliases.get(j.alias)?.sameAs) state(n, `Only ${nounOf(n, base, true)} with at least one ${nounOf(n, j.alias)} are included.`, 'inner-join');
+  }
+  const having = q.having ? ` ${havingFor(n, q, subject)}` : '';
+  const order = q.orderBy ?? [];
+  if (order.length > 0) orderEvidence(n, q, order, subject, {}, 'groups');
+  const first = order[0];
+  if (first && q.limit !== undefined) {
+    const e = sortExpr(q, first);
+    const f = e ? figure(n, e, subject) : undefined;
+    if (f && f.kind !== 'other') {
+      const sup = superlativeKey(f, first.direction === 'desc');
+      const sup2 = f.kind === 'count' && e?.kind === 'aggregate' && !e.arg ? `${first.direction === 'desc' ? 'most' : 'fewest'} ${rows.plural}` : sup;
+      if (having) state(n, `Only ${keyPlural(key)}${having} are considered.`, 'having');
+      const sortIsKey = e !== undefined && keys.some((k) => JSON.stringify(k) === JSON.stringify(e));
+      if (sortIsKey) {
+        state(n, `Only the first ${q.limit === 1 ? 'group' : `${numberText(q.limit)} groups`} in that order ${q.limit === 1 ? 'is' : 'are'} listed.`, 'limit');
+        const onlyCount = figs.length === 1 && asked[0] !== undefined && isCountOf(asked[0].expr, subject, n);
+        const orderText = ` Order them ${sortedByItem(n, q, first, subject).replace(/^ordered /u, '')}.`;
+        return `${onlyCount ? fill(n, 'groupedCount', { key, having, rows: rows.plural }) : fill(n, 'grouped', { key, having, figures: nouns(figs), be: be(figs), rows: rows.plural })}${orderText}`;
+      }
+      if (q.limit === 1) return fill(n, 'groupedTop1', { key, sup: sup2, outputs: `the ${nouns(q.select.map((o) => figure(n, o.expr, subject)))}` });
+      return fill(n, 'groupedTop', { n: numberText(q.limit), keys: keyPlural(key), sup: sup2, outputs: `the ${nouns(q.select.map((o) => figure(n, o.expr, subject)))}` });
+    }
+  }
+  if (q.limit !== undefined) state(n, `Only the first ${q.limit === 1 ? 'group' : `${numberText(q.limit)} groups`} in that order ${q.limit === 1 ? 'is' : 'are'} listed.`, 'limit');
+  const orderText = first ? ` Order them ${sortedByItem(n, q, first, subject).replace(/^ordered /u, '')}.` : '';
+  const onlyCount = figs.length === 1 && asked[0] !== undefined && isCountOf(asked[0].expr, subject, n);
+  const text = onlyCount ? fill(n, 'groupedCount', { key, having, rows: rows.plural }) : fill(n, 'grouped', { key, having, figures: nouns(figs), be: be(figs), rows: rows.plural });
+  return `${text}${orderText}`;
+}
+
+function isNullableKey(n: NaturalContext, k: Extract<Expr, { kind: 'attribute' }>): boolean {
+  const info = n.d.aliases.get(k.alias);
+  if (info?.optional) return true;
+  let i = info;
+  while (i?.sameAs) i = n.d.aliases.get(i.sameAs);
+  const a = n.index.allAttributes(i?.entity ?? '').find((x) => x.attribute.name === k.attribute)?.attribute;
+  return a?.optional === true;
+}
+
+function havingFor(n: NaturalContext, q: SelectQuery, subject: string): string {
+  const h = q.having;
+  if (h?.kind === 'compare' && h.left.kind === 'aggregate' && h.left.fn === 'count' && !h.left.arg && h.right.kind === 'literal' && typeof h.right.value === 'number') {
+    const words = { '=': 'exactly', '<>': 'other than', '<': 'fewer than', '<=': 'at most', '>': 'more than', '>=': 'at least' }[h.op];
+    return `with ${words} ${numberText(h.right.value)} ${nounOf(n, subject, true)}`;
+  }
+  return `whose ${havingText(n, q, subject, {})}`;
+}
+
+function keyPlural(key: string): string {
+  return key.includes(' and ') ? `combinations of ${key}` : key.replace(/(\w+)$/u, (w) => (w.endsWith('s') ? w : w.endsWith('y') && !/[aeiou]y$/u.test(w) ? `${w.slice(0, -1)}ies` : `${w}s`));
+}
+
+// ---- set operations ------------------------------------------------------------------
+
+function setQuestion(n: NaturalContext, q: SetQuery): string {
+  const arm = (s: Query): { rows: string; outs: Figure[]; select?: SelectQuery } => {
+    if (s.kind === 'set') return { rows: `the results of ${setQuestion(n, s).replace(/[?.]$/u, '').replace(/^\w/u, (c) => c.toLowerCase())}`, outs: [] };
+    const subject = outputAlias(n, s) ?? canonical(n.d, s.from.alias);
+    const rows = rowsAround(n, s, subject);
+    if (s.orderBy || s.limit !== undefined) state(n, `The ${rows.noun} of a list are its first ${s.limit ?? 'rows'} by their order.`, 'arm-limit');
+    return { rows: rows.plural, outs: s.select.map((o) => figure(n, o.expr, subject)), select: s };
+  };
+  const left = arm(q.left);
+  const right = arm(q.right);
+  const outs = left.outs.length > 0 ? left.outs : right.outs;
+  const outputs = listing(outs.map((f) => pluralOf(f.text)));
+  n.covered.add(`set:${q.op}`);
+  if (q.orderBy && q.left.kind === 'select') orderEvidence(n, q.left, q.orderBy, undefined, {}, 'values');
+  const firstKey = q.orderBy?.[0];
+  const setOrder = firstKey && q.left.kind === 'select' ? ` Order them ${sortedByItem(n, q.left, firstKey, undefined).replace(/^ordered /u, '')}.` : '';
+  if (q.limit !== undefined) state(n, q.limit === 1 ? 'Only the first value in that order is listed.' : `Only the first ${numberText(q.limit)} values in that order are listed.`, 'limit');
+  const single = left.select && left.select.select.length === 1 && hasAggregate(left.select.select[0]?.expr as Expr);
+  if (q.op === 'union all' && single) {
+    state(n, 'Each list gives one row, even when the two numbers are equal.', 'set:union all');
+    return `${fill(n, 'numbersOfLists', { figure: nouns(outs), left: left.rows, right: right.rows })}${setOrder}`;
+  }
+  if (q.op === 'union all') state(n, 'Values in both lists appear twice.', 'set:union all');
+  const plan = ({ union: 'union', 'union all': 'unionAll', intersect: 'intersect', except: 'except' } as const)[q.op];
+  return `${fill(n, plan, { outputs, left: left.rows, right: right.rows })}${setOrder}`;
+}

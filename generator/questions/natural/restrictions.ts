@@ -1,0 +1,289 @@
+import type { ComparisonOperator, Expr, Predicate, ScalarLiteral, SelectQuery } from '../../query/conceptual-query.ts';
+import { article, capitalize, listing } from '../describe/english.ts';
+import { predicate } from '../describe/predicates.ts';
+import { isCorrelation } from '../describe/subqueries.ts';
+import { canonical, comparative, linkVerb, measureOf, nounOf, state, type Measure, type NaturalContext } from './natural-context.ts';
+import { momentText, numberText, valueText } from './values.ts';
+
+/**
+ * A WHERE condition as people attach it to a noun: "with a duration over 3,600 seconds",
+ * "whose platform is "twitch"", "with no bio", "that are streamers", "that produced at least
+ * one clip". Each phrase speaks of one alias; a condition across aliases, or one this file
+ * has no wording for, is said as the precise style says it after "where".
+ */
+export interface Restriction {
+  /** The alias the phrase follows; undefined: a clause on the whole row. */
+  readonly alias: string | undefined;
+  readonly text: string;
+  /** False for a condition a missing partner meets ("with no bio"): it keeps a LEFT join's unmatched rows. */
+  readonly rejectsMissing?: boolean;
+}
+
+const NUMBER_OPS: Record<ComparisonOperator, string> = { '=': 'of', '<>': 'other than', '<': 'under', '<=': 'of at most', '>': 'over', '>=': 'of at least' };
+const TIME_OPS: Record<ComparisonOperator, string> = { '=': 'of', '<>': 'other than', '<': 'before', '<=': 'on or before', '>': 'after', '>=': 'on or after' };
+
+/** The value of a flag, said: "that are verified", "that are not live"; without an adjective, its noun and value. */
+export function flagPhrase(m: Measure, value: boolean, negated: boolean): string {
+  const holds = value !== negated;
+  if (m.adjective) return `that are ${holds ? '' : 'not '}${m.adjective}`;
+  return `whose ${m.noun} is ${holds ? 'true' : 'false'}`;
+}
+
+/** Adjectives that read with a number in the attribute's unit: "longer than 60 seconds", "older than 40". */
+const QUANTITY_ADJECTIVES = new Set(['long', 'short', 'old', 'young', 'expensive', 'cheap', 'large', 'small', 'big', 'heavy', 'light']);
+
+function literalOf(e: Expr): ScalarLiteral | null | undefined {
+  return e.kind === 'literal' ? e.value : undefined;
+}
+
+/** "with a duration over 3,600 seconds", "with a sign-up time before June 2022", "whose title is "x"". */
+function attributeCompare(n: NaturalContext, alias: string, name: string, op: ComparisonOperator, value: ScalarLiteral | null): string {
+  const m = measureOf(n, alias, name);
+  if (m.kind === 'flag' && typeof value === 'boolean' && (op === '=' || op === '<>')) return flagPhrase(m, value, op === '<>');
+  if (m.kind === 'time' && typeof value === 'string') {
+    const boundary = op === '<' || op === '>=';
+    timeNote(n, alias, name);
+    return `with ${article(m.noun)} ${TIME_OPS[op]} ${momentText(value, boundary)}${midnight(n, alias, name, value, op)}`;
+  }
+  if (m.kind === 'number' || m.kind === 'id') {
+    const v = value === null ? 'NULL' : numberText(value as number);
+    // "clips longer than 3,600 seconds", "consumers younger than 30 years".
+    const adjective = op === '>' ? m.high : op === '<' ? m.low : undefined;
+    if (adjective && QUANTITY_ADJECTIVES.has(adjective) && value !== null) return `${comparative(adjective)} than ${v}${m.unit ? ` ${m.unit}` : ''}`;
+    return `with ${m.kind === 'id' ? 'an id' : article(m.noun)} ${NUMBER_OPS[op]} ${v}${m.unit ? ` ${m.unit}` : ''}`;
+  }
+  if (op === '=') return `whose ${m.noun} is ${valueText(value)}`;
+  if (op === '<>') return `whose ${m.noun} is not ${valueText(value)}`;
+  return `whose ${m.noun} is ${{ '<': 'before', '<=': 'at or before', '>': 'after', '>=': 'at or after' }[op]} ${valueText(value)} alphabetically`;
+}
+
+/** A calendar date moved as PostgreSQL moves it (a month from January 31 ends on February's last day); undefined for a non-date. */
+export function shiftDate(text: string, amount: number, unit: string): string | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/u.exec(text);
+  if (!m) return undefined;
+  let y = Number(m[1]);
+  let mo = Number(m[2]) - 1;
+  let d = Number(m[3]);
+  if (unit === 'day' || unit === 'week') {
+    const t = new Date(Date.UTC(y, mo, d + amount * (unit === 'week' ? 7 : 1)));
+    return t.toISOString().slice(0, 10);
+  }
+  const months = amount * (unit === 'year' ? 12 : unit === 'quarter' ? 3 : 1);
+  const total = y * 12 + mo + months;
+  y = Math.floor(total / 12);
+  mo = total - y * 12;
+  const last = new Date(Date.UTC(y, mo + 1, 0)).getUTCDate();
+  d = Math.min(d, last);
+  return `${String(y).padStart(4, '0')}-${String(mo + 1).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+}
+
+/**
+ * A time of day compared with a date is compared with its midnight: "after March 5, 2022"
+ * would read as from March 6, so after or up to a day's start the clock is said.
+ */
+function midnight(n: NaturalContext, alias: string, name: string, value: string, op: ComparisonOperator): string {
+  const a = n.index.allAttributes(aliasEntity(n, alias) ?? '').find((x) => x.attribute.name === name)?.attribute;
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/u.test(value) || /^\d{4}-\d{2}-\d{2}[ T]00:00(:00)?(\+00(:00)?|Z)?$/u.test(value);
+  return a?.type.kind === 'timestamptz' && dateOnly && (op === '>' || op === '<=' || op === '=' || op === '<>') ? ' at 00:00 UTC' : '';
+}
+
+/** Times of day are compared and split in UTC: said once in the evidence. */
+export function timeNote(n: NaturalContext, alias: string, name: string): void {
+  const a = n.index.allAttributes(aliasEntity(n, alias) ?? '').find((x) => x.attribute.name === name)?.attribute;
+  if (a?.type.kind === 'timestamptz') state(n, 'Times are in UTC.', 'utc');
+}
+
+function aliasEntity(n: NaturalContext, alias: string): string | undefined {
+  let info = n.d.aliases.get(alias);
+  while (info?.sameAs) info = n.d.aliases.get(info.sameAs);
+  return info?.entity;
+}
+
+/** The alias an attribute-like expression reads, when it reads one directly. */
+function attributeOf(e: Expr): { alias: string; name: string } | undefined {
+  return e.kind === 'attribute' ? { alias: e.alias, name: e.attribute } : undefined;
+}
+
+/** The restriction of one condition. */
+export function restriction(n: NaturalContext, p: Predicate): Restriction {
+  const generic = (): Restriction => ({ alias: soleAlias(n, p), text: `where ${predicate(n.d, p)}` });
+  switch (p.kind) {
+    case 'compare': {
+      const left = attributeOf(p.left);
+      const value = literalOf(p.right);
+      if (left && value !== undefined) return { alias: canonical(n.d, left.alias), text: attributeCompare(n, left.alias, left.name, p.op, value) };
+      if (left && p.right.kind === 'dateShift' && p.right.arg.kind === 'literal' && typeof p.right.arg.value === 'string') {
+        const m = measureOf(n, left.alias, left.name);
+        const amount = Math.abs(p.right.amount);
+        const span = `${numberText(amount)} ${p.right.unit}${amount === 1 ? '' : 's'}`;
+        const when = `${span} ${p.right.amount < 0 ? 'before' : 'after'} ${momentText(p.right.arg.value, false)}`;
+        timeNote(n, left.alias, left.name);
+        const boundary = shiftDate(p.right.arg.value, p.right.amount, p.right.unit);
+        // "in the 20 months before December 29, 2025", its first day stated exactly in the evidence.
+        if (boundary && p.right.amount < 0 && (p.op === '>' || p.op === '>=')) {
+          state(n, `In the ${span} before ${momentText(p.right.arg.value, false)} means ${p.op === '>' ? 'after' : 'on or after'} ${momentText(boundary, false)}${midnight(n, left.alias, left.name, boundary, p.op)}.`, 'date-window');
+          return { alias: canonical(n.d, left.alias), text: `with ${article(m.noun)} in the ${when}` };
+        }
+        if (boundary) state(n, `${capitalize(when)} is ${momentText(boundary, false)}${midnight(n, left.alias, left.name, boundary, p.op)}.`, 'date-shift');
+        return { alias: canonical(n.d, left.alias), text: `with ${article(m.noun)} ${TIME_OPS[p.op]} ${when}` };
+      }
+      // "with a price above the average price of all products": a comparison with an aggregate of every object.
+      if (left && p.right.kind === 'scalarSubquery') {
+        const sq = p.right.query;
+        const out = sq.select[0]?.expr;
+        if (!sq.joins?.length && !sq.where && !sq.groupBy && out?.kind === 'aggregate' && out.fn !== 'count' && !out.filter && !out.distinct && out.arg?.kind === 'attribute') {
+          const m = measureOf(n, left.alias, left.name);
+          const other = measureOf(n, out.arg.alias, out.arg.attribute);
+          const fn = { avg: 'average', min: 'lowest', max: 'highest', sum: 'total' }[out.fn];
+          const ops: Record<ComparisonOperator, string> = { '=': 'equal to', '<>': 'other than', '<': 'below', '<=': 'at most', '>': 'above', '>=': 'at least' };
+          const all = n.index.entity(sq.from.entity).lexicon.plural;
+          return { alias: canonical(n.d, left.alias), text: `with ${article(m.noun)} ${ops[p.op]} the ${fn} ${other.noun} of all ${all}` };
+        }
+      }
+      if (p.left.kind === 'scalarSubquery' && typeof value === 'number') {
+        const out = p.left.query.select[0]?.expr;
+        const linked = out?.kind === 'aggregate' && out.fn === 'count' && !out.distinct && !out.filter ? linkedSubquery(n, p.left.query) : undefined;
+        if (linked) {
+          const words = { '=': 'exactly', '<>': 'other than', '<': 'fewer than', '<=': 'at most', '>': 'more than', '>=': 'at least' }[p.op];
+          return { alias: linked.outer, text: `with ${words} ${numberText(value)} ${linked.plural}${linked.restrictions}` };
+        }
+      }
+      if (p.left.kind === 'extract' && p.left.field === 'year' && typeof value === 'number') {
+        const inner = attributeOf(p.left.arg);
+        if (inner) {
+          const m = measureOf(n, inner.alias, inner.name);
+          timeNote(n, inner.alias, inner.name);
+          const ops: Record<ComparisonOperator, string> = { '=': 'in', '<>': 'outside', '<': 'before', '<=': 'in or before', '>': 'after', '>=': 'in or after' };
+          return { alias: canonical(n.d, inner.alias), text: `with ${article(m.noun)} ${ops[p.op]} ${value}` };
+        }
+      }
+      return generic();
+    }
+    case 'in': {
+      const a = attributeOf(p.expr);
+      if (!a) return generic();
+      const m = measureOf(n, a.alias, a.name);
+      // One spelling for a list: thousands separators on all its numbers, or on none.
+      const wide = p.values.some((v) => typeof v === 'number' && Math.abs(v) >= 10000);
+      const values = listing(p.values.map((v) => (typeof v === 'number' && wide ? v.toLocaleString('en-US') : valueText(v))), 'or');
+      return { alias: canonical(n.d, a.alias), text: `whose ${m.noun} is ${p.negated ? (p.values.length === 1 ? 'not ' : 'none of ') : p.values.length > 1 ? 'one of ' : ''}${values}` };
+    }
+    case 'like': {
+      const a = attributeOf(p.expr);
+      if (!a) return generic();
+      const m = measureOf(n, a.alias, a.name);
+      const pat = p.pattern;
+      const plain = (s: string) => !/[%_\\]/u.test(s);
+      const neg = p.negated === true;
+      let body: string;
+      if (pat.endsWith('%') && !pat.startsWith('%') && plain(pat.slice(0, -1))) body = `${neg ? 'does not start' : 'starts'} with ${valueText(pat.slice(0, -1))}`;
+      else if (pat.startsWith('%') && pat.endsWith('%') && pat.length > 2 && plain(pat.slice(1, -1))) body = `${neg ? 'does not contain' : 'contains'} ${valueText(pat.slice(1, -1))}`;
+      else if (plain(pat)) body = `${neg ? 'is not' : 'is'} ${valueText(pat)}`;
+      else {
+        body = `${neg ? 'does not match' : 'matches'} ${valueText(pat)}`;
+        state(n, 'Patterns are SQL LIKE patterns (% any text, _ one character).', 'like-pattern');
+      }
+      if (p.caseInsensitive) state(n, 'Text matching ignores case.', 'like-case');
+      return { alias: canonical(n.d, a.alias), text: `whose ${m.noun} ${body}` };
+    }
+    case 'between': {
+      const a = attributeOf(p.expr);
+      const lo = literalOf(p.low);
+      const hi = literalOf(p.high);
+      if (!a || lo === undefined || hi === undefined) return generic();
+      const m = measureOf(n, a.alias, a.name);
+      if (m.kind === 'time') timeNote(n, a.alias, a.name);
+      const say = (v: ScalarLiteral | null) => (m.kind === 'time' && typeof v === 'string' ? momentText(v, false) : valueText(v));
+      return { alias: canonical(n.d, a.alias), text: `with ${article(m.noun)} ${p.negated ? 'outside' : 'between'} ${say(lo)} and ${say(hi)}${m.unit ? ` ${m.unit}` : ''}` };
+    }
+    case 'isNull': {
+      const a = attributeOf(p.expr);
+      if (!a) return generic();
+      const m = measureOf(n, a.alias, a.name);
+      return { alias: canonical(n.d, a.alias), text: p.negated ? `with ${article(m.noun)}` : `with no ${m.noun}`, rejectsMissing: p.negated === true };
+    }
+    case 'contains': {
+      const m = measureOf(n, p.alias, p.attribute);
+      return { alias: canonical(n.d, p.alias), text: `whose ${m.plural} ${p.negated ? 'do not include' : 'include'} ${valueText(p.value)}` };
+    }
+    case 'isA': {
+      const sub = n.index.entity(p.entity).lexicon.plural;
+      return { alias: canonical(n.d, p.alias), text: `that are ${p.negated ? 'not ' : ''}${sub}` };
+    }
+    case 'exists': {
+      const linked = linkedSubquery(n, p.query);
+      if (!linked) return generic();
+      const amount = p.negated ? 'no' : 'at least one';
+      return { alias: linked.outer, text: `${linked.verb(true)} ${amount} ${linked.noun}${linked.restrictions}` };
+    }
+    case 'and': {
+      const parts = p.args.map((a) => restriction(n, a));
+      const alias = parts[0]?.alias;
+      if (alias !== undefined && parts.every((r) => r.alias === alias)) return { alias, text: listing(parts.map((r) => r.text)), rejectsMissing: parts.some((r) => r.rejectsMissing !== false) };
+      return generic();
+    }
+    case 'or': {
+      const parts = p.args.map((a) => restriction(n, a));
+      const alias = parts[0]?.alias;
+      if (alias !== undefined && parts.every((r) => r.alias === alias)) return { alias, text: `either ${listing(parts.map((r) => r.text), 'or')}`, rejectsMissing: parts.every((r) => r.rejectsMissing !== false) };
+      return generic();
+    }
+    case 'not': {
+      const inner = restriction(n, p.arg);
+      // NOT of a comparison on a missing partner is still unknown (rejects it); NOT IS NULL is IS NOT NULL.
+      const rejectsMissing = p.arg.kind === 'isNull' ? inner.rejectsMissing === false : inner.rejectsMissing !== false;
+      if (inner.alias !== undefined) return { alias: inner.alias, text: `other than those ${inner.text}`, rejectsMissing };
+      return generic();
+    }
+    default:
+      return generic();
+  }
+}
+
+/**
+ * A subquery that follows one relationship back to an outer alias (`EXISTS (SELECT … FROM
+ * content c JOIN produced_by … = outer)`): its noun, its verb from the outer side, and its
+ * own restrictions. Undefined for any other subquery.
+ */
+export function linkedSubquery(n: NaturalContext, q: SelectQuery): { outer: string; noun: string; plural: string; /** "that produced", "owned by": after the outer noun. */ verb: (plural: boolean) => string; restrictions: string } | undefined {
+  const joins = q.joins ?? [];
+  if (joins.length !== 1 || q.groupBy || q.having) return undefined;
+  const j = joins[0];
+  if (j?.kind !== 'relationship' || j.from !== q.from.alias) return undefined;
+  const back = n.d.aliases.get(j.alias)?.sameAs;
+  if (!back) return undefined;
+  const rest = conjunctsOf(q.where).filter((c) => !isCorrelation(n.d, c));
+  const parts = rest.map((c) => restriction(n, c));
+  if (parts.some((r) => r.alias !== canonical(n.d, q.from.alias))) return undefined;
+  const restrictions = parts.length > 0 ? ` ${listing(parts.map((r) => r.text))}` : '';
+  return {
+    outer: canonical(n.d, back),
+    noun: nounOf(n, q.from.alias),
+    plural: nounOf(n, q.from.alias, true),
+    // From the outer object towards the subquery's: the joined alias is the outer one.
+    verb: (plural) => linkVerb(n, j, false, plural),
+    restrictions,
+  };
+}
+
+/** The one alias of the current query a condition reads (through any subquery's back link), if one. */
+function soleAlias(n: NaturalContext, p: Predicate): string | undefined {
+  const found = new Set<string>();
+  const walk = (x: unknown): void => {
+    if (Array.isArray(x)) return x.forEach(walk);
+    if (!x || typeof x !== 'object') return;
+    for (const [k, v] of Object.entries(x as Record<string, unknown>)) {
+      if (k === 'alias' && typeof v === 'string' && n.d.aliases.has(v)) found.add(canonical(n.d, v));
+      else walk(v);
+    }
+  };
+  walk(p);
+  // Aliases of subqueries stand for themselves; only an alias the outer rows have counts.
+  const outer = [...found].filter((a) => !n.d.aliases.get(a)?.sameAs && n.outer.has(a));
+  return outer.length === 1 ? outer[0] : undefined;
+}
+
+function conjunctsOf(p: Predicate | undefined): Predicate[] {
+  if (!p) return [];
+  return p.kind === 'and' ? p.args.flatMap(conjunctsOf) : [p];
+}

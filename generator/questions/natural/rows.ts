@@ -1,0 +1,151 @@
+import type { Join, Predicate, SelectQuery } from '../../query/conceptual-query.ts';
+import { article, capitalize, listing } from '../describe/english.ts';
+import { elementLexicon } from '../describe/context.ts';
+import { canonical, info, linkVerb, nounOf, scopeNote, state, toOne, type NaturalContext } from './natural-context.ts';
+import { restriction, type Restriction } from './restrictions.ts';
+
+/**
+ * The rows of a select as a noun phrase around one subject alias: the subject's noun, its
+ * restrictions, and every joined alias reached through the relationship that joins it
+ * ("clips derived from live streams with a peak viewer count over 180,675"). The phrase
+ * reads the joins from the subject, whichever end the query started from, so a list of clip
+ * titles speaks of clips. What the phrase leaves to the register's defaults (one row per
+ * subject, partners required) is checked here and, where the query departs, stated.
+ */
+export interface Rows {
+  /** "clips derived from live streams with …" (plural) or the singular. */
+  readonly plural: string;
+  readonly singular: string;
+  /** The subject's bare noun, plural ("clips"). */
+  readonly noun: string;
+  /** Whether every row is one subject (no join reaches more than one partner). */
+  readonly onePerSubject: boolean;
+  /** The partners a subject can have several of, singular ("channel", "tag"): what repeats it. */
+  readonly repeatedBy: readonly string[];
+  /** Whole-row clauses that attach to no alias ("where …"). */
+  readonly clauses: string;
+}
+
+interface Edge {
+  readonly join: Join;
+  readonly other: string;
+  /** Whether the walk leaves from the join's `from` (or `of`) side. */
+  readonly fromSide: boolean;
+}
+
+function conjunctsOf(p: Predicate | undefined): Predicate[] {
+  if (!p) return [];
+  return p.kind === 'and' ? p.args.flatMap(conjunctsOf) : [p];
+}
+
+/** The restrictions of a select's WHERE, by the alias they follow. */
+export function restrictionsOf(n: NaturalContext, q: SelectQuery): Map<string | undefined, Restriction[]> {
+  n.outer = new Set([q.from.alias, ...(q.joins ?? []).map((j) => j.alias)].map((a) => canonical(n.d, a)));
+  const out = new Map<string | undefined, Restriction[]>();
+  for (const c of conjunctsOf(q.where)) {
+    const r = restriction(n, c);
+    out.set(r.alias, [...(out.get(r.alias) ?? []), r]);
+  }
+  return out;
+}
+
+/** The rows of `q` around `subject`. */
+export function rowsAround(n: NaturalContext, q: SelectQuery, subject: string, restrictions = restrictionsOf(n, q), named: ReadonlySet<string> = new Set()): Rows {
+  const joins = (q.joins ?? []).filter((j) => !n.d.aliases.get(j.alias)?.sameAs);
+  const edges = (alias: string): Edge[] =>
+    joins.flatMap((j): Edge[] => {
+      const from = j.kind === 'relationship' ? j.from : j.of;
+      if (canonical(n.d, from) === alias) return [{ join: j, other: j.alias, fromSide: true }];
+      if (j.alias === alias) return [{ join: j, other: canonical(n.d, from), fromSide: false }];
+      return [];
+    });
+  let onePerSubject = true;
+  const repeatedBy: string[] = [];
+  const seen = new Set<string>([subject]);
+  // A join's own conditions (ON) narrow the partners it finds, LEFT or not.
+  const onOf = new Map<string, Restriction[]>();
+  for (const j of joins) if (j.kind === 'relationship' && j.on) onOf.set(j.alias, conjunctsOf(j.on).map((c) => restriction(n, c)));
+  const said = (alias: string): string => {
+    const rs = [...(onOf.get(alias) ?? []), ...(restrictions.get(alias) ?? [])];
+    return rs.length > 0 ? ` ${listing(rs.map((r) => r.text))}` : '';
+  };
+  // A WHERE condition on a LEFT-joined partner drops the rows without one again: the join is as good as inner.
+  const required = (alias: string) => (restrictions.get(alias) ?? []).some((r) => r.rejectsMissing !== false);
+  const walk = (alias: string, plural: boolean): string => {
+    const parts: string[] = [];
+    for (const e of edges(alias)) {
+      if (seen.has(e.other)) continue;
+      seen.add(e.other);
+      if (!toOne(n, e.join, e.fromSide)) {
+        onePerSubject = false;
+        repeatedBy.push(e.join.kind === 'elements' ? elementLexicon(info(n.d, e.other)).singular : nounOf(n, e.other));
+      }
+      const optional = e.join.type === 'left' && e.fromSide && !required(e.other);
+      if (e.join.kind === 'elements') {
+        const lex = elementLexicon(info(n.d, e.other));
+        // "the tags of products": an element the outputs name needs no "with their tags".
+        if (!named.has(e.other) || said(e.other)) parts.push(`with their ${lex.plural}${said(e.other)}`);
+        if (optional) state(n, `${capitalize(nounOf(n, alias, true))} with no ${lex.plural} are listed once, with the ${lex.singular} left empty.`, 'left-elements');
+        else state(n, `Each ${lex.singular} is listed on a row of its own.`, 'elements');
+        continue;
+      }
+      const entity = info(n.d, e.other).entity as string;
+      scopeNote(n, entity);
+      const verb = linkVerb(n, e.join, e.fromSide, plural);
+      const inner = `${nounOf(n, e.other, true)}${said(e.other)}${walk(e.other, true)}`;
+      if (optional) {
+        // "employees and any products recommended by them": the partner is optional.
+        const back = linkVerb(n, e.join, !e.fromSide, true);
+        parts.push(`and any ${inner} ${back} them`);
+        state(n, `${capitalize(nounOf(n, alias, true))} without ${article(nounOf(n, e.other))} are listed too, once, with the ${nounOf(n, e.other)} columns empty.`, 'left-join');
+      } else parts.push(`${parts.length > 0 ? 'and ' : ''}${verb} ${inner}`);
+    }
+    return parts.length > 0 ? ` ${parts.join(' ')}` : '';
+  };
+  const entity = info(n.d, subject).entity;
+  if (entity) scopeNote(n, entity);
+  const links = walk(subject, true);
+  // Aliases the walk never reached (a join from an alias the subject does not lead to) are few; they are named plainly.
+  const clauses = (restrictions.get(undefined) ?? []).map((r) => r.text);
+  const tail = clauses.length > 0 ? `, ${listing(clauses)}` : '';
+  const own = said(subject);
+  return {
+    plural: `${nounOf(n, subject, true)}${own}${links}${tail}`,
+    singular: `${nounOf(n, subject)}${own}${links.replace(/\bthat (\w+)/gu, 'that $1')}${tail}`,
+    noun: nounOf(n, subject, true),
+    onePerSubject,
+    repeatedBy,
+    clauses: tail,
+  };
+}
+
+/** The alias from which every join reaches at most one partner (so rows are that alias's objects), if any. */
+export function rowSubject(n: NaturalContext, q: SelectQuery): string | undefined {
+  const aliases = [q.from.alias, ...(q.joins ?? []).filter((j) => j.kind === 'relationship' && !n.d.aliases.get(j.alias)?.sameAs).map((j) => j.alias)];
+  if ((q.joins ?? []).some((j) => j.kind === 'elements')) return undefined;
+  for (const a of aliases) {
+    const probe = rowsProbe(n, q, a);
+    if (probe) return a;
+  }
+  return undefined;
+}
+
+function rowsProbe(n: NaturalContext, q: SelectQuery, subject: string): boolean {
+  const joins = (q.joins ?? []).filter((j) => !n.d.aliases.get(j.alias)?.sameAs);
+  const seen = new Set([subject]);
+  const stack = [subject];
+  let ok = true;
+  while (stack.length > 0) {
+    const a = stack.pop() as string;
+    for (const j of joins) {
+      const from = j.kind === 'relationship' ? j.from : j.of;
+      const fromSide = canonical(n.d, from) === a;
+      const other = fromSide ? j.alias : j.alias === a ? canonical(n.d, from) : undefined;
+      if (other === undefined || seen.has(other)) continue;
+      seen.add(other);
+      if (!toOne(n, j, fromSide) || j.type === 'left') ok = false;
+      stack.push(other);
+    }
+  }
+  return ok;
+}
