@@ -29,6 +29,7 @@ import { writeFileAtomic } from '../common/atomic-write.ts';
 import { CandidateRejected, DIFFICULTIES, reject, serializeGroup, type Difficulty, type GroupRecord, type Rejection, type RejectionReason } from './group-record.ts';
 import { buildSchemaGraph } from './schema-graph.ts';
 import { readSkeleton, type QueryShape } from './skeleton-shape.ts';
+import { rejectMeaningless } from './meaning-gate.ts';
 import { fillQuery, type Probe } from './fill/fill-query.ts';
 import { verifyGroup, type CheckVariant, type VerifiedGroup } from './group-checks.ts';
 import { constructCounts, spiderHardness } from './difficulty.ts';
@@ -281,6 +282,7 @@ async function decideCandidate(options: GenerateOptions, sources: CandidateSourc
       try {
         const rng = createRng(options.seed).fork(`candidate/${candidate}/${attempt}`);
         const query = entry ? entry.query : await fillQuery(shape as NonNullable<typeof shape>, { graph, instance: options.instance, rng, probe });
+        if (!entry) rejectMeaningless(options.index, query);
         const id = groupId(query);
         if (seen.hasId(id)) reject('duplicate', 'same canonical conceptual query as an earlier group');
         if (options.difficultyMix) {

@@ -7,6 +7,7 @@
  * `serializeGroup`), so the same group always prints as the same bytes.
  */
 import type { Query } from '../query/conceptual-query.ts';
+import { MEANING_RULES, type MeaningRule } from '../meaning/meaning-rules.ts';
 
 export type Difficulty = 'easy' | 'medium' | 'hard' | 'extra';
 export const DIFFICULTIES: readonly Difficulty[] = ['easy', 'medium', 'hard', 'extra'];
@@ -100,9 +101,13 @@ export const REJECTION_REASONS = [
   'duplicate',
   /** Its difficulty's share of the requested mix is already full. */
   'difficulty-quota',
+  /** The meaning check found the filled query breaks a rule no analyst would (meaning/meaning-rules.ts). */
+  ...MEANING_RULES.map((r) => `not-meaningful:${r}` as const),
+  /** The filler's own form of a rule of meaning left nothing to fill a slot with. */
+  ...MEANING_RULES.map((r) => `no-meaningful-slot:${r}` as const),
 ] as const;
 
-export type RejectionReason = (typeof REJECTION_REASONS)[number];
+export type RejectionReason = (typeof REJECTION_REASONS)[number] | `not-meaningful:${MeaningRule}` | `no-meaningful-slot:${MeaningRule}`;
 
 /** A rejected candidate: its reason and a one-line detail. Recorded in `rejections.jsonl`. */
 export interface Rejection {

@@ -8,7 +8,8 @@
  * its simplest use to. The filler prefers high-variation paths, because a group whose SQL
  * is the same on every schema teaches nothing about schema variation.
  */
-import type { Attribute, AttributeType } from '../er-model/er-model.ts';
+import type { Attribute, AttributeRole, AttributeType } from '../er-model/er-model.ts';
+import { roleOf } from '../er-model/attribute-roles.ts';
 import type { ErIndex } from '../er-model/er-index.ts';
 import type { RelationalSchema } from '../variants/relational-schema.ts';
 import type { Query } from '../query/conceptual-query.ts';
@@ -38,8 +39,10 @@ export interface AttributeSlot {
   readonly name: string;
   readonly kind: SlotKind;
   readonly attribute: Attribute;
-  /** The class that declares it. */
+  /** The class (or relationship) that declares it. */
   readonly owner: string;
+  /** What the attribute is (declared or inferred): what the filler may do with it. */
+  readonly role: AttributeRole;
 }
 
 export interface EntityNode {
@@ -86,8 +89,8 @@ export interface SchemaGraph {
   attribute(entity: string, name: string): AttributeSlot | undefined;
 }
 
-function slots(list: readonly { owner: { name: string }; attribute: Attribute }[]): AttributeSlot[] {
-  return list.map(({ owner, attribute }) => ({ name: attribute.name, kind: slotKind(attribute.type), attribute, owner: owner.name }));
+function slots(index: ErIndex, list: readonly { owner: { name: string }; attribute: Attribute }[]): AttributeSlot[] {
+  return list.map(({ owner, attribute }) => ({ name: attribute.name, kind: slotKind(attribute.type), attribute, owner: owner.name, role: roleOf(index.domain, owner.name, attribute.name) as AttributeRole }));
 }
 
 /**
@@ -114,7 +117,7 @@ export function buildSchemaGraph(index: ErIndex, schemas: readonly RelationalSch
   };
   const entities = new Map<string, EntityNode>();
   for (const e of index.domain.entities) {
-    const all = slots(index.allAttributes(e.name));
+    const all = slots(index, index.allAttributes(e.name));
     entities.set(e.name, {
       name: e.name,
       attributes: all.filter((a) => !a.attribute.multiValued),
@@ -126,7 +129,7 @@ export function buildSchemaGraph(index: ErIndex, schemas: readonly RelationalSch
   }
   const relationships: RelationshipEdge[] = [];
   for (const r of index.domain.relationships) {
-    const attrs = (r.attributes ?? []).map((attribute) => ({ name: attribute.name, kind: slotKind(attribute.type), attribute, owner: r.name }));
+    const attrs = slots(index, (r.attributes ?? []).map((attribute) => ({ owner: r, attribute })));
     for (const direction of ['forward', 'reverse'] as const) {
       const from = direction === 'forward' ? r.from : r.to;
       const to = direction === 'forward' ? r.to : r.from;

@@ -27,6 +27,7 @@ import { stableStringify } from '../common/hash.ts';
 import { writeFileAtomic } from '../common/atomic-write.ts';
 import type { Sample } from '../grammar/pcfg-sampler.ts';
 import { CandidateRejected, DIFFICULTIES, serializeGroup, type Difficulty, type RejectionReason } from './group-record.ts';
+import { rejectMeaningless } from './meaning-gate.ts';
 import { fillQuery } from './fill/fill-query.ts';
 import { verifyGroup } from './group-checks.ts';
 import { groupId } from './canonical-query.ts';
@@ -215,6 +216,7 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
         try {
           const rng = createRng(options.seed).fork(`candidate/${candidate}/${attempt}`);
           const query = entry ? entry.query : await fillQuery(shape as NonNullable<typeof shape>, { graph, instance: options.instance, rng, probe });
+          if (!entry) rejectMeaningless(options.index, query);
           id = groupId(query);
           if (options.difficultyMix) {
             difficulty = labelGroup({ [reference]: { sql: compileOrReject(options, refVariant, query) } }, reference, [reference]).difficulty;

@@ -130,8 +130,6 @@ describe.each(DOMAINS)('long-tail skeletons on %s', (name, domain) => {
     ['a range, MAX − MIN, over the rows', 'SELECT <agg> ( <column> ) - <agg> ( <column> ) FROM <table>'],
     ['an aggregate times a number, per group', 'SELECT <column> , <agg> ( <column> ) * <value:number> FROM <table> GROUP BY <column>'],
     ['an aggregate divided by a number, per group', 'SELECT <column> , <agg> ( <column> ) / <value:number> FROM <table> GROUP BY <column>'],
-    ['a sum or difference of totals, ordered by it', 'SELECT <column> , <agg> ( <column> ) + <agg> ( <column> ) FROM <table> JOIN <table> ON <column> = <column> GROUP BY <column> ORDER BY <agg> ( <column> ) + <agg> ( <column> ) DESC'],
-    ['an aggregate of a difference worked out on each row', 'SELECT <agg> ( <column:numeric> - <column:numeric> ) FROM <table> WHERE <column:text> = <value:text>'],
     ['an aggregate of a product, per group', 'SELECT <column> , <agg> ( <column:numeric> * <value:number> ) FROM <table> GROUP BY <column>'],
   ])('fills arithmetic on or of aggregates: %s', async (_label, skeleton) => {
     const groups = await verified(skeleton, 2);
@@ -145,6 +143,36 @@ describe.each(DOMAINS)('long-tail skeletons on %s', (name, domain) => {
       // A number other than 0 as a denominator needs no nullif guard.
       for (const a of Object.values(group.answers)) expect(a.sql).not.toMatch(/nullif\(\d+, 0\)/u);
       checkQuestions(index, query, String(seed));
+    }
+  }, 240_000);
+
+  // Adding totals, or subtracting one number from another on each row, means something only
+  // within one unit: where the domain has two such numbers these fill, and where it has none
+  // (retail: a price and a quantity; social media: one additive duration) they are refused
+  // as not meaningful rather than filled with price + quantity.
+  it.each([
+    ['a sum or difference of totals, ordered by it', 'SELECT <column> , <agg> ( <column> ) + <agg> ( <column> ) FROM <table> JOIN <table> ON <column> = <column> GROUP BY <column> ORDER BY <agg> ( <column> ) + <agg> ( <column> ) DESC', { social_media: 'refused', retail: 'refused' }],
+    ['an aggregate of a difference worked out on each row', 'SELECT <agg> ( <column:numeric> - <column:numeric> ) FROM <table> WHERE <column:text> = <value:text>', { social_media: 'filled', retail: 'refused' }],
+  ] as const)('fills arithmetic within one unit, or refuses it as not meaningful: %s', async (_label, skeleton, expected) => {
+    const shape = readSkeleton(tokens(skeleton));
+    const reasons = new Set<string>();
+    const groups: { query: Query; group: VerifiedGroup }[] = [];
+    for (let seed = 0; seed < 60 && groups.length < 1; seed++) {
+      try {
+        const query = await fillQuery(shape, { graph, instance: builds.instance, rng: createRng(`long-tail/${seed}`), probe });
+        groups.push({ query, group: await verifyGroup(query, ctx) });
+      } catch (error) {
+        if (!(error instanceof CandidateRejected)) throw error;
+        reasons.add(error.reason);
+      }
+    }
+    if (expected[name as keyof typeof expected] === 'refused') {
+      expect(groups).toEqual([]);
+      expect([...reasons]).toContain('no-meaningful-slot:unit-arithmetic');
+    } else {
+      expect(groups.length).toBe(1);
+      for (const { group } of groups) expectAgreement(group);
+      expect(JSON.stringify(groups[0]?.query)).toMatch(/"op":"-"/u);
     }
   }, 240_000);
 

@@ -8,7 +8,8 @@
 import type { Rng } from '../../common/rng.ts';
 import type { Scalar } from '../../instance/conceptual-instance.ts';
 import type { Expr, Predicate } from '../../query/conceptual-query.ts';
-import type { SlotKind } from '../schema-graph.ts';
+import type { AttributeSlot, SlotKind } from '../schema-graph.ts';
+import { roundThreshold } from './rules/typed-value.ts';
 import { FILL_RATES } from './fill-rates.ts';
 
 /** A value expression with what the filler knows of it (as the content filler types it). */
@@ -16,6 +17,7 @@ export interface FilledValue {
   readonly expr: Expr;
   readonly kind: SlotKind | 'id';
   readonly label: string;
+  readonly slot?: AttributeSlot;
 }
 
 const lit = (value: string | number): Expr => ({ kind: 'literal', value });
@@ -30,24 +32,25 @@ function sortedNumbers(values: readonly Scalar[]): number[] {
 }
 
 /**
- * A plain column turned into an analytic value of the kind the slot wants: a year, month
- * or first day of month of a date, an age in whole years up to the latest date in the data,
- * a text in lower case or its length or first letters, a number bucketed by a CASE at its
- * median or cast to a whole number. Undefined when the column offers nothing fitting.
+ * A plain column turned into an analytic value of the kind the slot wants, as far as its role
+ * allows (text-function, constant-output): a year, month or first day of month of a date, an
+ * age in whole years up to the latest date in the data; a name's case or first letters, a
+ * text's length; a category as yes/no for one of its values, a missing category or count
+ * shown as a stated default; a quantity banded by a CASE at its (rounded) median, a price
+ * cast to whole units. Undefined when the column offers nothing fitting.
  */
 export function analyticColumn(t: FilledValue, values: readonly Scalar[], wanted: 'numeric' | 'text' | 'any', plainText: boolean, optional: boolean, rng: Rng): FilledValue | undefined {
   const options: FilledValue[] = [];
   const distinct = [...new Set(values)];
+  const role = t.slot?.role.kind;
   // A missing value shown as a stated default.
-  if (optional && wanted !== 'numeric' && t.kind === 'text') options.push({ expr: { kind: 'coalesce', args: [t.expr, lit('none')] }, kind: 'text', label: `${t.label}_or_none` });
-  if (optional && wanted !== 'text' && t.kind === 'numeric') options.push({ expr: { kind: 'coalesce', args: [t.expr, lit(0)] }, kind: 'numeric', label: `${t.label}_or_zero` });
+  if (optional && wanted !== 'numeric' && t.kind === 'text' && (role === 'category' || role === 'name')) options.push({ expr: { kind: 'coalesce', args: [t.expr, lit('none')] }, kind: 'text', label: `${t.label}_or_none` });
+  if (optional && wanted !== 'text' && t.kind === 'numeric' && role === 'count') options.push({ expr: { kind: 'coalesce', args: [t.expr, lit(0)] }, kind: 'numeric', label: `${t.label}_or_zero` });
   // A category named by a simple CASE: one value of the data against the rest.
-  if (t.kind === 'text' && wanted !== 'numeric' && distinct.length >= 2 && distinct.length <= 12) {
+  if (t.kind === 'text' && role === 'category' && wanted !== 'numeric' && distinct.length >= 2 && distinct.length <= 12) {
     const value = rng.pick(distinct);
     options.push({ expr: { kind: 'simpleCase', operand: t.expr, whens: [{ value, then: lit('yes') }], else: lit('no') }, kind: 'text', label: `is_${t.label}` });
   }
-  // Zero as "no value", as before a division.
-  if (t.kind === 'numeric' && t.label !== 'id' && wanted !== 'text' && values.some((v) => Number(v) === 0)) options.push({ expr: { kind: 'nullif', arg: t.expr, value: lit(0) }, kind: 'numeric', label: `${t.label}_nonzero` });
   if (t.kind === 'temporal') {
     const days = values.map(dayOf).filter((d): d is string => d !== undefined).sort();
     const latest = days[days.length - 1];
@@ -57,26 +60,21 @@ export function analyticColumn(t: FilledValue, values: readonly Scalar[], wanted
     }
     if (wanted === 'any') options.push({ expr: { kind: 'dateTrunc', unit: rng.pick(['month', 'year'] as const), arg: t.expr }, kind: 'temporal', label: `${t.label}_period` });
   } else if (t.kind === 'text' && plainText) {
-    if (wanted !== 'numeric') {
-      options.push({ expr: { kind: 'textFunction', fn: rng.pick(['lower', 'upper'] as const), arg: t.expr }, kind: 'text', label: `${t.label}_case` });
-      options.push({ expr: { kind: 'substring', arg: t.expr, start: 1, length: rng.int(1, 3) }, kind: 'text', label: `${t.label}_start` });
-    }
-    if (wanted !== 'text') {
-      options.push({ expr: { kind: 'textFunction', fn: 'length', arg: t.expr }, kind: 'numeric', label: `${t.label}_length` });
-      const letters = values.flatMap((v) => [...String(v).toLowerCase()].filter((c) => /\p{Ll}/u.test(c)));
-      if (letters.length > 0) options.push({ expr: { kind: 'position', search: rng.pick(letters), arg: t.expr }, kind: 'numeric', label: `${t.label}_position` });
-    }
-  } else if (t.kind === 'numeric' && t.label !== 'id') {
+    if (wanted !== 'numeric' && role === 'name') options.push({ expr: { kind: 'textFunction', fn: rng.pick(['lower', 'upper'] as const), arg: t.expr }, kind: 'text', label: `${t.label}_case` });
+    if (wanted !== 'numeric' && role === 'name') options.push({ expr: { kind: 'substring', arg: t.expr, start: 1, length: rng.int(1, 3) }, kind: 'text', label: `${t.label}_start` });
+    if (wanted !== 'text' && role === 'description') options.push({ expr: { kind: 'textFunction', fn: 'length', arg: t.expr }, kind: 'numeric', label: `${t.label}_length` });
+  } else if (t.kind === 'numeric' && t.label !== 'id' && (role === 'measure' || role === 'count' || role === 'score')) {
     const numbers = sortedNumbers(values);
     const median = numbers[Math.floor(numbers.length / 2)];
     if (median !== undefined && wanted !== 'numeric') {
       options.push({
-        expr: { kind: 'case', whens: [{ when: { kind: 'compare', op: '>=', left: t.expr, right: lit(median) }, then: lit('high') }], else: lit('low') },
+        expr: { kind: 'case', whens: [{ when: { kind: 'compare', op: '>=', left: t.expr, right: lit(roundThreshold(median)) }, then: lit('high') }], else: lit('low') },
         kind: 'text',
         label: `${t.label}_band`,
       });
     }
-    if (wanted !== 'text') options.push({ expr: { kind: 'cast', arg: t.expr, to: 'integer' }, kind: 'numeric', label: `${t.label}_whole` });
+    const type = t.slot?.attribute.type;
+    if (wanted !== 'text' && type?.kind === 'numeric' && type.scale > 0) options.push({ expr: { kind: 'cast', arg: t.expr, to: 'integer' }, kind: 'numeric', label: `${t.label}_whole` });
   }
   return options.length > 0 ? rng.pick(options) : undefined;
 }
@@ -115,11 +113,9 @@ export function conditionalAggregate(category: FilledValue, values: readonly Sca
   return { expr: { kind: 'ratio', numerator: matching, denominator: count, percent: true, digits: rng.int(1, 2) }, kind: 'numeric', label: `percent_by_${category.label}` };
 }
 
-/** An aggregate of the distinct values of a number: total, average (rounded), or extremes. */
-export function distinctAggregate(t: FilledValue, rng: Rng): FilledValue {
-  const fn = rng.pick(['sum', 'avg', 'min', 'max'] as const);
-  const agg: Expr = { kind: 'aggregate', fn, arg: t.expr, distinct: true };
-  return { expr: fn === 'avg' ? { kind: 'round', arg: agg, digits: 2 } : agg, kind: 'numeric', label: `distinct_${fn}_${t.label}` };
+/** How many distinct values a name or category takes: the number of different platforms. */
+export function distinctAggregate(t: FilledValue): FilledValue {
+  return { expr: { kind: 'aggregate', fn: 'count', arg: t.expr, distinct: true }, kind: 'numeric', label: `distinct_${t.label}s`.replace(/ss$/u, 's') };
 }
 
 /** A date's year as a category to group by, when the data spans 2 to 12 years. */

@@ -21,14 +21,14 @@ export function candidates(f: Fill, entities: readonly EntityAlias[], elements: 
   const out: Typed[] = [];
   for (const a of entities) {
     for (const slot of f.graph.entities.get(a.entity)?.attributes ?? []) {
-      if (fits(slot.kind, type)) out.push({ expr: { kind: 'attribute', alias: a.alias, attribute: slot.name }, kind: slot.kind, label: slot.name });
+      if (fits(slot.kind, type)) out.push({ expr: { kind: 'attribute', alias: a.alias, attribute: slot.name }, kind: slot.kind, label: slot.name, slot });
     }
     for (const slot of a.via?.attributes ?? []) {
-      if (fits(slot.kind, type)) out.push({ expr: { kind: 'linkAttribute', alias: a.alias, attribute: slot.name }, kind: slot.kind, label: slot.name });
+      if (fits(slot.kind, type)) out.push({ expr: { kind: 'linkAttribute', alias: a.alias, attribute: slot.name }, kind: slot.kind, label: slot.name, slot });
     }
   }
   for (const e of elements) {
-    if (fits(e.slot.kind, type)) out.push({ expr: { kind: 'element', alias: e.alias }, kind: e.slot.kind, label: e.slot.name.replace(/s$/u, '') });
+    if (fits(e.slot.kind, type)) out.push({ expr: { kind: 'element', alias: e.alias }, kind: e.slot.kind, label: e.slot.name.replace(/s$/u, ''), slot: e.slot });
   }
   return out;
 }
@@ -58,13 +58,15 @@ export function isPlainText(f: Fill, t: Typed, entities: readonly EntityAlias[])
   return f.graph.attribute(a?.entity ?? '', e.attribute)?.attribute.type.kind === 'text';
 }
 
-/** A label attribute of an entity: a text attribute, preferring name-like ones. */
+/**
+ * What names an object of an entity: its first required name, else an identifier or a
+ * contact (shown-by-name), else its id.
+ */
 export function labelOf(f: Fill, a: EntityAlias): Typed {
-  const texts = (f.graph.entities.get(a.entity)?.attributes ?? []).filter((s) => s.kind === 'text' && s.attribute.type.kind === 'text' && !s.attribute.optional);
-  const named = texts.filter((s) => /name|title|handle|email/u.test(s.name));
-  const slot = named[0] ?? texts[0];
+  const required = (f.graph.entities.get(a.entity)?.attributes ?? []).filter((s) => !s.attribute.optional);
+  const slot = ['name', 'identifier', 'contact'].map((kind) => required.find((s) => s.role.kind === kind)).find((s) => s !== undefined);
   if (!slot) return { expr: { kind: 'attribute', alias: a.alias, attribute: 'id' }, kind: 'id', label: `${snakeCase(a.entity)}_id` };
-  return { expr: { kind: 'attribute', alias: a.alias, attribute: slot.name }, kind: 'text', label: slot.name };
+  return { expr: { kind: 'attribute', alias: a.alias, attribute: slot.name }, kind: slot.kind, label: slot.name, slot };
 }
 
 /**
@@ -76,6 +78,6 @@ export function everyAttribute(f: Fill, a: EntityAlias): Typed[] {
   const attrs = f.graph.entities.get(a.entity)?.attributes ?? [];
   return [
     { expr: { kind: 'attribute', alias: a.alias, attribute: 'id' }, kind: 'id', label: 'id' },
-    ...attrs.map((s): Typed => ({ expr: { kind: 'attribute', alias: a.alias, attribute: s.name }, kind: s.kind, label: s.name })),
+    ...attrs.map((s): Typed => ({ expr: { kind: 'attribute', alias: a.alias, attribute: s.name }, kind: s.kind, label: s.name, slot: s })),
   ];
 }

@@ -61,6 +61,8 @@ export interface Typed {
   readonly kind: SlotKind | 'id';
   /** A name for an output column. */
   readonly label: string;
+  /** The attribute a plain reference reads (none for an id or a computed value). */
+  readonly slot?: AttributeSlot;
 }
 
 /** Short words an alias made of initials could spell that SQL reserves. */

@@ -5,6 +5,7 @@
  *
  * | rate | step | the chance that… |
  * |---|---|---|
+ * | ownNameBase | joins | a list's or a grouping's FROM entity is drawn among those that hold their own name |
  * | subtypeJoin | joins | a join reaches a subclass of the entity at the other end rather than the entity |
  * | elementEdgeWeight | joins | (a weight, not a chance) an element join counts this much of a relationship join of the same variation |
  * | notOverNegated | predicates | `x NOT LIKE p` (NOT IN, NOT BETWEEN, IS NOT NULL) is written `NOT (x LIKE p)` |
@@ -27,7 +28,8 @@
  * | analyticColumn | outputs | a plain output becomes its year, length, case, band, … |
  * | columnArithmetic | outputs | row arithmetic combines two attributes rather than one and a number |
  * | groupByBase | grouping | the grouped objects are the FROM entity's rather than a joined one's |
- * | yearCategory | grouping | a date's year is offered as a category to group by |
+ * | yearCategory | grouping | a date's year is offered as a category to group by (always when there is no other) |
+ * | kindCategory | grouping | an object's subclass is offered as a category to group by |
  * | groupByObject | grouping | groups are objects rather than categories, when both are possible |
  * | countPartnersLeft | grouping | counting partners per object keeps those with none (a LEFT join) |
  * | nullsOtherEnd | ordering | an ORDER BY key puts NULLs at the end opposite PostgreSQL's default |
@@ -37,6 +39,7 @@
  * | windowDescending | windows | a window orders its rows descending |
  */
 export const FILL_RATES = {
+  ownNameBase: 0.6,
   subtypeJoin: 0.25,
   elementEdgeWeight: 0.5,
   notOverNegated: 0.35,
@@ -56,13 +59,14 @@ export const FILL_RATES = {
   filterClause: 0.6,
   conditionalCount: 0.5,
   maxMinusMin: 0.6,
-  derivedOutput: 0.15,
+  derivedOutput: 0.25,
   setSize: 0.4,
   setArray: 0.6,
   analyticColumn: 0.15,
   columnArithmetic: 0.6,
   groupByBase: 0.7,
   yearCategory: 0.25,
+  kindCategory: 0.15,
   groupByObject: 0.6,
   countPartnersLeft: 0.5,
   nullsOtherEnd: 0.08,
@@ -73,7 +77,11 @@ export const FILL_RATES = {
   windowDescending: 0.7,
 } as const;
 
-/** Where a threshold or bound falls in the sorted values of a column, away from both ends. */
-export const VALUE_QUANTILES: readonly number[] = [0.25, 0.4, 0.5, 0.6, 0.75];
+/**
+ * Where a threshold or bound falls in the sorted values of a column, away from both ends.
+ * Thresholds are rounded as typed, so the quantiles are many: few would give few thresholds
+ * per column, and groups that differ in nothing else.
+ */
+export const VALUE_QUANTILES: readonly number[] = [0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8];
 /** Where a HAVING threshold falls among the distinct values of the group aggregate. */
-export const HAVING_QUANTILES: readonly number[] = [0.3, 0.5, 0.7];
+export const HAVING_QUANTILES: readonly number[] = [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8];

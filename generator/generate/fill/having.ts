@@ -9,6 +9,12 @@ import type { ComparisonOp, ConditionShape } from '../skeleton-shape.ts';
 import { aggregate } from './aggregates.ts';
 import type { CountTarget, ElementAlias, EntityAlias, Fill } from './fill-context.ts';
 import { HAVING_QUANTILES } from './fill-rates.ts';
+import { roundThreshold } from './rules/typed-value.ts';
+
+/** Whether `v op t` holds. */
+function holds(v: number, op: ComparisonOp, t: number): boolean {
+  return op === '=' ? v === t : op === '<>' ? v !== t : op === '<' ? v < t : op === '<=' ? v <= t : op === '>' ? v > t : v >= t;
+}
 
 /** HAVING thresholds from the distribution of the group aggregates, read by a probe. */
 export async function having(f: Fill, shape: ConditionShape, q: SelectQuery, scope: readonly EntityAlias[], elements: readonly ElementAlias[], countTarget?: CountTarget): Promise<Predicate> {
@@ -26,7 +32,10 @@ export async function having(f: Fill, shape: ConditionShape, q: SelectQuery, sco
       // A threshold strictly inside the distribution keeps some groups and drops others.
       const inner = op === '=' ? values : op.startsWith('>') ? values.slice(0, -1) : values.slice(1);
       const pick = inner[Math.floor(f.rng.pick(HAVING_QUANTILES) * (inner.length - 1))] as number;
-      const threshold = op === '>=' ? (values[values.indexOf(pick) + 1] ?? pick) : op === '<=' ? (values[values.indexOf(pick) - 1] ?? pick) : pick;
+      const exact = op === '>=' ? (values[values.indexOf(pick) + 1] ?? pick) : op === '<=' ? (values[values.indexOf(pick) - 1] ?? pick) : pick;
+      // A threshold a person types (typed-value), still keeping some groups and dropping others.
+      const threshold = roundThreshold(exact);
+      if (!values.some((v) => holds(v, op, threshold)) || values.every((v) => holds(v, op, threshold))) reject('no-meaningful-slot:typed-value', `no round threshold inside the values of ${t.label}`);
       parts.push({ kind: 'compare', op, left: t.expr, right: { kind: 'literal', value: threshold } });
     }
     disjuncts.push(parts.length === 1 ? (parts[0] as Predicate) : { kind: 'and', args: parts });

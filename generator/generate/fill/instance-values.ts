@@ -72,3 +72,23 @@ export function quantile(f: Fill, values: Scalar[], kind: Typed['kind']): Scalar
   const q = f.rng.pick(VALUE_QUANTILES);
   return sorted[Math.floor(q * (sorted.length - 1))] as Scalar;
 }
+
+const SAFE = new WeakMap<readonly Scalar[], boolean>();
+const ICU_LIKE = new Intl.Collator('en');
+
+/**
+ * Whether text values sort the same by code point (PostgreSQL's C collation) and by English
+ * rules (ICU): an order by them is then the same on every server, and the check that refuses
+ * orders the collation decides will not refuse it.
+ */
+export function orderSafe(values: readonly Scalar[]): boolean {
+  let safe = SAFE.get(values);
+  if (safe === undefined) {
+    const texts = [...new Set(values.map(String))];
+    const byCode = [...texts].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const byRules = [...texts].sort((a, b) => ICU_LIKE.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0));
+    safe = byCode.every((v, i) => v === byRules[i]);
+    SAFE.set(values, safe);
+  }
+  return safe;
+}

@@ -18,10 +18,14 @@ export function pickEntity(f: Fill, candidates?: readonly string[]): string {
 }
 
 /** Joins `count` edges onto the aliases, each from an alias already there. */
-export function drawJoins(f: Fill, base: EntityAlias, count: number): { entities: EntityAlias[]; elements: ElementAlias[]; joins: Join[] } {
+export function drawJoins(f: Fill, base: EntityAlias, count: number, before: readonly Join[] = []): { entities: EntityAlias[]; elements: ElementAlias[]; joins: Join[] } {
   const entities: EntityAlias[] = [base];
   const elements: ElementAlias[] = [];
   const joins: Join[] = [];
+  // A relationship walked a second time the same way pairs an object with itself (self-pairing),
+  // unless the walk goes on from where the first one ended (a prequel's prequel).
+  const pairsWithItself = (from: EntityAlias, relationship: string, direction: string): boolean =>
+    [...before, ...joins].some((j) => j.kind === 'relationship' && j.relationship === relationship && j.direction === direction && j.alias !== from.alias);
   for (let i = 0; i < count; i++) {
     type Option = { weight: number; make: () => void };
     const options: Option[] = [];
@@ -29,6 +33,7 @@ export function drawJoins(f: Fill, base: EntityAlias, count: number): { entities
       for (const edge of f.graph.walksFrom(from.entity)) {
         // Walking straight back over the edge just taken repeats the same objects.
         if (from.via && from.via.relationship === edge.relationship && from.via.direction !== edge.direction) continue;
+        if (pairsWithItself(from, edge.relationship, edge.direction)) continue;
         options.push({
           weight: weight(edge.variation),
           make: () => {

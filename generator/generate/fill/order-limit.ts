@@ -10,6 +10,7 @@ import { isAggregateItem, type ItemSlot, type SelectShape } from '../skeleton-sh
 import type { Fill } from './fill-context.ts';
 import { FILL_RATES } from './fill-rates.ts';
 import { type OutputList, outputNames } from './outputs.ts';
+import { ROUND_LIMITS } from './rules/typed-value.ts';
 
 /**
  * Orders by the skeleton's keys and places the LIMIT where the order is strict: the rows
@@ -25,8 +26,9 @@ export async function orderAndLimit(f: Fill, q: SelectQuery, outputs: OutputList
   const grouped = (q.groupBy?.length ?? 0) > 0;
   const items: OrderItem[] = [];
   const taken = new Set<string>();
-  for (const o of order) {
-    const key = orderKey(f, o.key, outputs, grouped, shape, taken);
+  for (const [i, o] of order.entries()) {
+    // An order cut by a LIMIT starts with a number or a date, not text (alphabetical-cut).
+    const key = orderKey(f, o.key, outputs, grouped, shape, taken, i === 0 && limit !== null);
     taken.add(key.name);
     // Now and then NULLs go to the other end than PostgreSQL's default, said explicitly.
     const nulls = f.analyticRng.chance(FILL_RATES.nullsOtherEnd) ? { nulls: o.direction === 'desc' ? ('last' as const) : ('first' as const) } : {};
@@ -35,11 +37,13 @@ export async function orderAndLimit(f: Fill, q: SelectQuery, outputs: OutputList
   // SELECT * shows the id: it ends the order, so ties on either instance have a known order.
   if (shape.items.some((i) => i.kind === 'star') && !taken.has('id') && (q.joins ?? []).length === 0) items.push({ expr: { kind: 'output', name: 'id' }, direction: 'asc' });
   const ordered: SelectQuery = { ...q, select: outputs.columns.length > q.select.length ? [...outputs.columns] : q.select, orderBy: items };
-  return placeLimit(f, ordered, limit);
+  return placeLimit(f, ordered, limit, outputs);
 }
 
-function orderKey(f: Fill, key: ItemSlot, outputs: OutputList, grouped: boolean, shape: SelectShape, taken: Set<string>): { name: string } {
-  const outs = outputs.columns.filter((o) => !taken.has(o.name));
+function orderKey(f: Fill, key: ItemSlot, outputs: OutputList, grouped: boolean, shape: SelectShape, taken: Set<string>, cut: boolean): { name: string } {
+  const all = outputs.columns.filter((o) => !taken.has(o.name));
+  const outs = cut ? all.filter((o) => outputs.kinds.get(o.name) !== 'text') : all;
+  if (outs.length === 0 && all.length > 0) reject('no-meaningful-slot:alphabetical-cut', 'only text to order by before a LIMIT');
   const isAgg = (e: Expr): boolean => hasAggregate(e);
   if (isAggregateItem(key)) {
     const existing = outs.filter((o) => isAgg(o.expr));
@@ -47,21 +51,27 @@ function orderKey(f: Fill, key: ItemSlot, outputs: OutputList, grouped: boolean,
     if (!grouped) reject('meaningless-skeleton', 'ORDER BY an aggregate in an ungrouped query');
   }
   // Prefer ordered kinds (numbers, dates) over text, whose order depends on the collation.
+  // Before a LIMIT an aggregate may stand for the column asked for: the group with the most
+  // of something, rather than the alphabetically first group.
   const plain = outs.filter((o) => !isAgg(o.expr) || key.kind !== 'column');
-  // An id orders rows by nothing a reader knows: only when there is nothing else.
-  const known = plain.filter((o) => !(o.expr.kind === 'attribute' && o.expr.attribute === 'id'));
+  const usable = plain.length > 0 || !cut ? plain : outs;
+  // An id orders rows by nothing a reader knows: only when there is nothing else. Numbers and
+  // dates come before text, whose order is the collation's.
+  const unnamed = usable.filter((o) => !(o.expr.kind === 'attribute' && o.expr.attribute === 'id'));
+  const untexted = unnamed.filter((o) => outputs.kinds.get(o.name) !== 'text');
+  const known = untexted.length > 0 ? untexted : unnamed;
   // Among every attribute of SELECT *, a number or a date: text orders by collation, and
   // flags and categories tie, so a LIMIT seldom finds a cut.
   const ordered = shape.items.some((i) => i.kind === 'star') ? known.filter((o) => ['numeric', 'temporal'].includes(outputs.kinds.get(o.name) ?? '')) : [];
   if (ordered.length > 0) return f.rng.pick(ordered);
   if (known.length > 0) return f.rng.pick(known);
-  if (plain.length > 0) return f.rng.pick(plain);
+  if (usable.length > 0) return f.rng.pick(usable);
   if (shape.distinct || grouped) reject('no-fitting-slot', 'no output left to order by');
   return reject('no-fitting-slot', 'no output to order by');
 }
 
-export async function placeLimit(f: Fill, q: Query, limit: SelectShape['limit']): Promise<Query & SelectQuery>;
-export async function placeLimit(f: Fill, q: Query, limit: SelectShape['limit']): Promise<Query> {
+export async function placeLimit(f: Fill, q: Query, limit: SelectShape['limit'], outputs?: OutputList): Promise<Query & SelectQuery>;
+export async function placeLimit(f: Fill, q: Query, limit: SelectShape['limit'], outputs?: OutputList): Promise<Query> {
   const keys = (q.orderBy ?? []).map((o) => ('name' in o ? o.name : (o.expr as { name: string }).name));
   const names = outputNames(q);
   const idx = keys.map((k) => names.indexOf(k));
@@ -73,7 +83,9 @@ export async function placeLimit(f: Fill, q: Query, limit: SelectShape['limit'])
     if (!tiedDiffer) return q;
     // Over one entity, its id alone (when shown) breaks every tie.
     const id = q.kind === 'select' && (q.joins ?? []).length === 0 ? q.select.find((o) => o.expr.kind === 'attribute' && o.expr.alias === q.from.alias && o.expr.attribute === 'id' && !keys.includes(o.name)) : undefined;
-    const rest = (id ? [id.name] : names.filter((n) => !keys.includes(n))).map((name) => ({ expr: { kind: 'output' as const, name }, direction: 'asc' as const }));
+    // Numbers and dates break ties before text, so the collation decides as little as it can.
+    const textLast = (ns: string[]): string[] => [...ns.filter((n) => outputs?.kinds.get(n) !== 'text'), ...ns.filter((n) => outputs?.kinds.get(n) === 'text')];
+    const rest = (id ? [id.name] : textLast(names.filter((n) => !keys.includes(n)))).map((name) => ({ expr: { kind: 'output' as const, name }, direction: 'asc' as const }));
     if (q.kind === 'set') return { ...q, orderBy: [...(q.orderBy ?? []), ...rest.map((x) => ({ name: x.expr.name, direction: x.direction }))] };
     return { ...q, orderBy: [...(q.orderBy ?? []), ...rest] };
   }
@@ -83,7 +95,8 @@ export async function placeLimit(f: Fill, q: Query, limit: SelectShape['limit'])
     if (keyOf(rows[k] as (string | null)[]) === keyOf(rows[k - 1] as (string | null)[])) break;
     fits.push(k);
   }
-  const wanted = limit === 'one' ? fits.filter((k) => k === 1) : fits.filter((k) => k >= 2);
+  // LIMITs a person asks for (round-limit): the top 3, 5 or 10.
+  const wanted = limit === 'one' ? fits.filter((k) => k === 1) : fits.filter((k) => k >= 2 && ROUND_LIMITS.includes(k));
   if (wanted.length === 0) reject('no-fitting-value', limit === 'one' ? 'the first two rows tie on the ORDER BY keys' : 'no strict cut between 2 and 10 rows');
   return { ...q, limit: f.rng.pick(wanted) };
 }

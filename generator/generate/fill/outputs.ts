@@ -34,10 +34,11 @@ export function referencedAliases(nodes: readonly unknown[]): Set<string> {
   return out;
 }
 
-/** Expressions a predicate pins to one value (`x = literal` in a conjunction). */
+/** Expressions a predicate pins to one value or a few named ones (`x = literal`, `x IN (…)` in a conjunction). */
 export function equalityTargets(p: Predicate | undefined): Expr[] {
   if (!p) return [];
   if (p.kind === 'compare' && p.op === '=' && p.right.kind === 'literal') return [p.left];
+  if (p.kind === 'in' && !p.negated) return [p.expr];
   if (p.kind === 'and') return p.args.flatMap(equalityTargets);
   return [];
 }

@@ -14,16 +14,62 @@ import type { ElementAlias, EntityAlias, Fill } from './fill-context.ts';
 import { FILL_RATES } from './fill-rates.ts';
 import { literal, members, ODD_TEXT, quantile, valuesOf } from './instance-values.ts';
 import { linkedSubquery, scalarComparison } from './subqueries.ts';
+import { comparable } from './rules/comparable-columns.ts';
+import { matchable } from './rules/exact-match.ts';
+import { searchable } from './rules/like-on-text.ts';
+import { rangeable } from './rules/range-on-quantity.ts';
+import { isTyped, monthStart, roundThreshold } from './rules/typed-value.ts';
+import type { Typed } from './fill-context.ts';
 
 /** An OR of ANDs of predicate slots, filled. */
 export async function condition(f: Fill, shape: ConditionShape, entities: EntityAlias[], elements: ElementAlias[]): Promise<Predicate> {
   const disjuncts: Predicate[] = [];
+  // One value constrained once (implied-bound): a second bound on it says nothing or nothing new.
+  const taken = new Set<string>();
   for (const conj of shape) {
     const parts: Predicate[] = [];
-    for (const slot of conj) parts.push(spellNegation(f, await predicate(f, slot, entities, elements)));
+    for (const slot of conj) {
+      const p = await predicate(f, slot, entities, elements, taken);
+      const target = constrained(p);
+      if (target) taken.add(JSON.stringify(target));
+      parts.push(spellNegation(f, p));
+    }
     disjuncts.push(parts.length === 1 ? (parts[0] as Predicate) : { kind: 'and', args: parts });
   }
   return disjuncts.length === 1 ? (disjuncts[0] as Predicate) : { kind: 'or', args: disjuncts };
+}
+
+/** The value a predicate constrains, when it constrains one. */
+function constrained(p: Predicate): Expr | undefined {
+  if (p.kind === 'compare') return p.left;
+  if (p.kind === 'in' || p.kind === 'like' || p.kind === 'between' || p.kind === 'isNull') return p.expr;
+  return undefined;
+}
+
+/** The values of a column a person would type after `=` or in IN: data values, numbers among them only when typed as they are. */
+function matchValues(f: Fill, t: Typed, entities: readonly EntityAlias[], elements: readonly ElementAlias[]): Scalar[] {
+  const values = valuesOf(f, t, entities, elements);
+  if (t.kind !== 'numeric') return values;
+  let typed = TYPED.get(values);
+  if (!typed) TYPED.set(values, (typed = values.filter((v) => isTyped(Number(v)))));
+  return typed;
+}
+
+/** The typed values among a column's values (the value lists are cached per instance, so this is too). */
+const TYPED = new WeakMap<readonly Scalar[], Scalar[]>();
+
+/** A threshold rounded as typed: two significant digits, or the first day of a month. */
+function typedBound(t: Typed, v: Scalar): Scalar {
+  if (t.kind === 'numeric') return roundThreshold(Number(v));
+  if (t.kind === 'temporal') return monthStart(String(v)) ?? v;
+  return v;
+}
+
+/** Options a rule of meaning allows, or a rejection naming the rule when it allows none of some. */
+function allowed(options: Typed[], keep: (t: Typed) => boolean, rule: 'exact-match' | 'range-on-quantity' | 'like-on-text' | 'comparable-columns', what: string): Typed[] {
+  const kept = options.filter(keep);
+  if (kept.length === 0 && options.length > 0) reject(`no-meaningful-slot:${rule}`, what);
+  return kept;
 }
 
 /**
@@ -41,8 +87,9 @@ function spellNegation(f: Fill, p: Predicate): Predicate {
   return p;
 }
 
-async function predicate(f: Fill, slot: PredicateSlot, entities: EntityAlias[], elements: ElementAlias[]): Promise<Predicate> {
+async function predicate(f: Fill, slot: PredicateSlot, entities: EntityAlias[], elements: ElementAlias[], taken: ReadonlySet<string>): Promise<Predicate> {
   const r = f.rng;
+  const free = (c: Typed): boolean => !taken.has(JSON.stringify(c.expr));
   switch (slot.kind) {
     case 'compareValue': {
       // Text is compared for equality only: an order on text depends on the collation.
@@ -53,13 +100,17 @@ async function predicate(f: Fill, slot: PredicateSlot, entities: EntityAlias[], 
         if (special) return special;
       }
       const type = slot.column.type === 'text' && wantsOrder ? 'any' : slot.column.type;
-      let options = candidates(f, entities, elements, type).filter((c) => (wantsOrder ? c.kind === 'numeric' || c.kind === 'temporal' : true));
+      let options = candidates(f, entities, elements, type).filter((c) => free(c) && (wantsOrder ? c.kind === 'numeric' || c.kind === 'temporal' : true));
       if (slot.valueType === 'number' && !wantsOrder) options = options.filter((c) => c.kind !== 'temporal');
-      options = options.filter((c) => valuesOf(f, c, entities, elements).length > 0);
+      options = wantsOrder
+        ? allowed(options, (c) => rangeable(c.slot?.role), 'range-on-quantity', `no quantity for ${slot.op}`)
+        : allowed(options, (c) => matchable(c.slot?.role, c.slot?.attribute), 'exact-match', `nothing to match with ${slot.op}`);
+      options = options.filter((c) => (wantsOrder ? valuesOf(f, c, entities, elements) : matchValues(f, c, entities, elements)).length > 0);
       if (options.length === 0) reject('no-fitting-slot', `no column for ${slot.op} ${slot.valueType}`);
       const t = r.pick(options);
-      const values = valuesOf(f, t, entities, elements);
-      const value = wantsOrder ? quantile(f, values, t.kind) : r.pick(values);
+      const values = wantsOrder ? valuesOf(f, t, entities, elements) : matchValues(f, t, entities, elements);
+      const raw = wantsOrder ? quantile(f, values, t.kind) : r.pick(values);
+      const value = wantsOrder ? typedBound(t, raw) : raw;
       const distinct = [...new Set(values)];
       if (!wantsOrder && t.kind !== 'temporal' && distinct.length > 3 && r.chance(FILL_RATES.inListForEquality)) {
         // `x IN ('a', 'b')`: one of a few values that exist.
@@ -67,21 +118,22 @@ async function predicate(f: Fill, slot: PredicateSlot, entities: EntityAlias[], 
         return { kind: 'in', expr: t.expr, values: picked, ...(slot.op === '<>' ? { negated: true } : {}) };
       }
       // A date threshold as a window before the latest date in the data: "in the 5 months before 2025-12-30".
-      const window = t.kind === 'temporal' && (slot.op === '>' || slot.op === '>=') && f.analyticRng.chance(FILL_RATES.dateWindow) ? dateWindow(values, value) : undefined;
+      const window = t.kind === 'temporal' && (slot.op === '>' || slot.op === '>=') && f.analyticRng.chance(FILL_RATES.dateWindow) ? dateWindow(values, raw) : undefined;
       return { kind: 'compare', op: slot.op, left: t.expr, right: window ?? { kind: 'literal', value: literal(t.kind, value) } };
     }
     case 'compareColumn': {
       const ordered = slot.op !== '=' && slot.op !== '<>';
-      const options = candidates(f, entities, elements, 'any').filter((c) => (ordered ? c.kind === 'numeric' || c.kind === 'temporal' : c.kind !== 'text' || !ordered));
+      const options = candidates(f, entities, elements, 'any').filter((c) => free(c) && (ordered ? rangeable(c.slot?.role) : matchable(c.slot?.role, c.slot?.attribute)));
       for (const left of r.shuffle(options)) {
         const leftAlias = (left.expr as { alias: string }).alias;
-        const partners = options.filter((c) => c.kind === left.kind && (c.expr as { alias: string }).alias !== leftAlias && (c.label === left.label || left.kind !== 'text'));
+        const partners = options.filter((c) => c.kind === left.kind && (c.expr as { alias: string }).alias !== leftAlias && comparable(left.slot, c.slot));
         if (partners.length > 0) return { kind: 'compare', op: slot.op, left: left.expr, right: r.pick(partners).expr };
       }
       return reject('no-fitting-slot', 'no two comparable columns on different aliases');
     }
     case 'like': {
-      const options = candidates(f, entities, elements, 'text').filter((c) => isPlainText(f, c, entities) && valuesOf(f, c, entities, elements).length > 0);
+      const texts = candidates(f, entities, elements, 'text').filter((c) => free(c) && isPlainText(f, c, entities) && valuesOf(f, c, entities, elements).length > 0);
+      const options = allowed(texts, (c) => searchable(c.slot?.role), 'like-on-text', 'no name or text to search');
       if (options.length === 0) reject('no-fitting-slot', 'no text column for LIKE');
       const t = r.pick(options);
       const words = [...new Set(valuesOf(f, t, entities, elements).flatMap((v) => String(v).split(/[^\p{L}\p{N}]+/u)).filter((w) => w.length >= 3))];
@@ -92,12 +144,13 @@ async function predicate(f: Fill, slot: PredicateSlot, entities: EntityAlias[], 
       return { kind: 'like', expr: t.expr, pattern, ...(slot.negated ? { negated: true } : {}) };
     }
     case 'between': {
-      const options = candidates(f, entities, elements, 'any').filter((c) => (c.kind === 'numeric' || c.kind === 'temporal') && valuesOf(f, c, entities, elements).length > 1);
+      const ordered = candidates(f, entities, elements, 'any').filter((c) => free(c) && (c.kind === 'numeric' || c.kind === 'temporal') && valuesOf(f, c, entities, elements).length > 1);
+      const options = allowed(ordered, (c) => rangeable(c.slot?.role), 'range-on-quantity', 'no quantity for BETWEEN');
       if (options.length === 0) reject('no-fitting-slot', 'no ordered column for BETWEEN');
       const t = r.pick(options);
       const values = valuesOf(f, t, entities, elements);
-      let low = quantile(f, values, t.kind);
-      let high = quantile(f, values, t.kind);
+      let low = typedBound(t, quantile(f, values, t.kind));
+      let high = typedBound(t, quantile(f, values, t.kind));
       const cmp = t.kind === 'numeric' ? Number(low) - Number(high) : String(low) < String(high) ? -1 : String(low) > String(high) ? 1 : 0;
       if (cmp === 0) reject('no-fitting-value', 'BETWEEN bounds fell on one value');
       if (cmp > 0) [low, high] = [high, low];
@@ -111,10 +164,11 @@ async function predicate(f: Fill, slot: PredicateSlot, entities: EntityAlias[], 
       return { kind: 'isNull', expr: r.pick(options), ...(slot.negated ? { negated: true } : {}) };
     }
     case 'inList': {
-      const options = candidates(f, entities, elements, slot.column.type).filter((c) => c.kind !== 'temporal' && new Set(valuesOf(f, c, entities, elements)).size > 2);
+      const listable = candidates(f, entities, elements, slot.column.type).filter((c) => free(c) && c.kind !== 'temporal');
+      const options = allowed(listable, (c) => matchable(c.slot?.role, c.slot?.attribute), 'exact-match', 'nothing to list values of').filter((c) => new Set(matchValues(f, c, entities, elements)).size > 2);
       if (options.length === 0) reject('no-fitting-slot', 'no column with values for IN');
       const t = r.pick(options);
-      const distinct = [...new Set(valuesOf(f, t, entities, elements))];
+      const distinct = [...new Set(matchValues(f, t, entities, elements))];
       const values = r.sample(distinct, Math.max(2, Math.min(slot.size, 4, distinct.length - 1))).map((v) => literal(t.kind, v));
       return { kind: 'in', expr: t.expr, values, ...(slot.negated ? { negated: true } : {}) };
     }
@@ -136,7 +190,7 @@ function membershipOrClass(f: Fill, entities: readonly EntityAlias[], negated: b
   const r = f.rng;
   const roll = r.next();
   if (roll < FILL_RATES.membership) {
-    const options = entities.flatMap((a) => (f.graph.entities.get(a.entity)?.sets ?? []).map((slot) => ({ a, slot })));
+    const options = entities.flatMap((a) => (f.graph.entities.get(a.entity)?.sets ?? []).filter((slot) => matchable(slot.role, slot.attribute)).map((slot) => ({ a, slot })));
     if (options.length === 0) return undefined;
     const { a, slot } = r.pick(options);
     const values = members(f, a.entity).flatMap((o) => (o.values[slot.name] as readonly Scalar[] | null) ?? []).filter((v) => !(typeof v === 'string' && ODD_TEXT.test(v)));

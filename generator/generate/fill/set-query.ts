@@ -14,6 +14,9 @@ import { having } from './having.ts';
 import { drawJoins, pickEntity } from './join-paths.ts';
 import { placeLimit } from './order-limit.ts';
 import { condition } from './predicates.ts';
+import { summable } from './rules/additive-sum.ts';
+import { averageable } from './rules/aggregate-argument.ts';
+import { groupsAggregate } from './rules/single-object-groups.ts';
 
 /**
  * Both arms over one hierarchy, projecting the same attributes of the arms' common
@@ -54,6 +57,7 @@ export async function fillSetQuery(f: Fill, shape: SetShape): Promise<Query> {
     const where = a.where ? await condition(f, a.where, entities, elements) : undefined;
     const select = columns.map((c) => ({ name: c, expr: { kind: 'attribute', alias: base.alias, attribute: c } as Expr }));
     if (a.groupBy.length > 0) {
+      if (!groupsAggregate(f.graph.index, base.alias, base.alias, joins)) reject('no-meaningful-slot:single-object-groups', `every group of ${entity} is one object`);
       const kept = await having(f, a.having ?? [], { kind: 'select', select, from: { entity, alias: base.alias }, ...(joins.length > 0 ? { joins } : {}), ...(where ? { where } : {}), groupBy: [{ kind: 'attribute', alias: base.alias, attribute: 'id' }] }, entities.slice(1).length > 0 ? entities.slice(1) : entities, elements);
       return { kind: 'select', select, from: { entity, alias: base.alias }, ...(joins.length > 0 ? { joins } : {}), ...(where ? { where } : {}), groupBy: [{ kind: 'attribute', alias: base.alias, attribute: 'id' }], having: kept };
     }
@@ -72,6 +76,8 @@ export async function fillSetQuery(f: Fill, shape: SetShape): Promise<Query> {
     return set;
   }
   const orderBy = shape.orderBy.slice(0, columns.length).map((o, i) => ({ name: columns[i] as string, direction: o.direction }));
+  const first = f.graph.attribute(root, orderBy[0]?.name ?? '');
+  if (shape.limit !== null && (first === undefined || first.kind === 'text')) reject('no-meaningful-slot:alphabetical-cut', 'a set operation ordered by text before a LIMIT');
   return placeLimit(f, { ...set, orderBy }, shape.limit);
 }
 
@@ -92,11 +98,12 @@ async function numbersList(f: Fill, arms: readonly SelectShape[], ops: readonly 
   const family = f.graph.index.subtree(root).map((e) => e.name);
   // One aggregate for every arm, so the numbers are of one kind: a count, or one function of
   // one number every object of the hierarchy has.
-  const numbers = (f.graph.entities.get(root)?.attributes ?? []).filter((x) => x.kind === 'numeric');
+  const numbers = (f.graph.entities.get(root)?.attributes ?? []).filter((x) => x.kind === 'numeric' && averageable(x.role));
   const slot = arms[0]?.items[0] as AggregateSlot;
   const counted = slot.mode !== 'free' || numbers.length === 0;
   const attribute = counted ? undefined : f.rng.pick(numbers).name;
-  const fn = counted ? 'count' : f.rng.pick(['sum', 'max', 'min'] as const);
+  const picked = counted ? undefined : numbers.find((x) => x.name === attribute);
+  const fn = counted ? 'count' : f.rng.pick(summable(picked?.role) ? (['sum', 'max', 'min'] as const) : (['max', 'min'] as const));
   const name = counted ? 'count' : `${fn === 'sum' ? 'total' : fn}_${attribute}`;
   const arm = async (a: SelectShape, entity: string): Promise<SelectQuery> => {
     const base: EntityAlias = { alias: newAlias(f, entity), entity };

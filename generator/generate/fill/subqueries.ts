@@ -13,6 +13,7 @@ import { type ElementAlias, type EntityAlias, type Fill, newAlias, weight } from
 import { FILL_RATES } from './fill-rates.ts';
 import { drawJoins } from './join-paths.ts';
 import { condition } from './predicates.ts';
+import { averageable } from './rules/aggregate-argument.ts';
 
 /**
  * `A.id [NOT] IN (SELECT b.id FROM Partner s JOIN … b …)` or `[NOT] EXISTS (…)`: the outer
@@ -33,7 +34,7 @@ export async function linkedSubquery(f: Fill, slot: Extract<PredicateSlot, { kin
   const partner: EntityAlias = { alias: newAlias(f, edge.to), entity: edge.to };
   const back: EntityAlias = { alias: newAlias(f, outer.entity), entity: outer.entity };
   const backJoin: Join = { kind: 'relationship', type: 'inner', relationship: edge.relationship, from: partner.alias, direction: edge.direction === 'forward' ? 'reverse' : 'forward', alias: back.alias, entity: outer.entity };
-  const more = drawJoins(f, partner, sub.joins);
+  const more = drawJoins(f, partner, sub.joins, [backJoin]);
   const where = sub.where ? await condition(f, sub.where, more.entities, more.elements) : undefined;
   if (!where) reject('meaningless-skeleton', 'an IN/EXISTS subquery without a condition is a plain join');
   const joins = [backJoin, ...more.joins];
@@ -54,7 +55,8 @@ export async function scalarComparison(f: Fill, slot: Extract<PredicateSlot, { k
   if (sub.items.length !== 1 || item?.kind !== 'aggregate') reject('meaningless-skeleton', 'a scalar subquery without an aggregate may return many rows');
   if (sub.groupBy.length > 0) reject('meaningless-skeleton', 'a grouped scalar subquery may return many rows');
   if (sub.leftJoins.length > 0) reject('unsupported-skeleton', 'a LEFT JOIN inside a subquery');
-  const options = candidates(f, entities, [], 'numeric').filter((c) => c.expr.kind === 'attribute');
+  // An attribute against its own average or extreme: a quantity (aggregate-argument).
+  const options = candidates(f, entities, [], 'numeric').filter((c) => c.expr.kind === 'attribute' && averageable(c.slot?.role));
   if (options.length === 0) reject('no-fitting-slot', 'no numeric attribute for a scalar subquery');
   const t = f.rng.pick(options);
   const outer = entities.find((a) => a.alias === (t.expr as { alias: string }).alias) as EntityAlias;

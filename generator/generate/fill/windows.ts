@@ -4,6 +4,11 @@ import type { Expr, Qualify, SelectQuery, WindowExpr, WindowFunction, WindowOrde
 import { ORDER_SENSITIVE } from '../../query/window-scope.ts';
 import { hasAggregate } from '../../query/query-scope.ts';
 import { FILL_RATES } from './fill-rates.ts';
+import { roleOf } from '../../er-model/attribute-roles.ts';
+import { summable } from './rules/additive-sum.ts';
+import { averageable } from './rules/aggregate-argument.ts';
+import { groupable } from './rules/group-key.ts';
+import { rangeable } from './rules/range-on-quantity.ts';
 
 /**
  * Windows for the content filler: a filled plain query becomes "the N first rows of each
@@ -71,21 +76,25 @@ function windowFrame(index: ErIndex, rng: Rng, q: SelectQuery, fns: readonly Win
   const joins = q.joins ?? [];
   if (joins.some((j) => j.kind === 'elements')) return undefined;
   const base = q.from;
-  const ordered = index.allAttributes(base.entity).filter((a) => !a.attribute.multiValued && ORDERED.includes(a.attribute.type.kind));
+  const role = (a: { owner: { name: string }; attribute: { name: string } }) => roleOf(index.domain, a.owner.name, a.attribute.name);
+  // Ordered by a quantity or a date (range-on-quantity), partitioned by a kind (group-key).
+  const ordered = index.allAttributes(base.entity).filter((a) => !a.attribute.multiValued && ORDERED.includes(a.attribute.type.kind) && rangeable(role(a)));
   if (ordered.length === 0) return undefined;
-  const picked = rng.pick(ordered).attribute;
+  const pickedSlot = rng.pick(ordered);
+  const picked = pickedSlot.attribute;
   const value: Expr = { kind: 'attribute', alias: base.alias, attribute: picked.name };
 
   const groups: Expr[] = joins.filter((j) => j.kind === 'relationship' && j.type === 'inner').map((j) => ({ kind: 'attribute', alias: j.alias, attribute: 'id' }));
   const subclasses = index.subtree(base.entity).slice(1).map((e) => e.name);
   if (subclasses.length > 1) groups.push({ kind: 'classOf', alias: base.alias, among: subclasses });
-  for (const a of index.allAttributes(base.entity)) if (!a.attribute.multiValued && (a.attribute.type.kind === 'enum' || a.attribute.type.kind === 'boolean')) groups.push({ kind: 'attribute', alias: base.alias, attribute: a.attribute.name });
+  for (const a of index.allAttributes(base.entity)) if (!a.attribute.multiValued && groupable(role(a))) groups.push({ kind: 'attribute', alias: base.alias, attribute: a.attribute.name });
   if (groups.length === 0) return undefined;
   const partition = rng.pick(groups);
 
   let fn = rng.pick(fns);
   const numeric = ['integer', 'bigint', 'numeric'].includes(picked.type.kind);
-  if ((fn === 'sum' || fn === 'avg') && !numeric) fn = 'count';
+  // A running total only of what adds up (additive-sum), an average only of a quantity.
+  if ((fn === 'sum' && !summable(role(pickedSlot))) || (fn === 'avg' && !averageable(role(pickedSlot))) || ((fn === 'sum' || fn === 'avg') && !numeric)) fn = 'count';
   const orderBy: WindowOrderItem[] = [{ expr: value, direction: rng.chance(FILL_RATES.windowDescending) ? 'desc' : 'asc' }];
   if (ORDER_SENSITIVE.has(fn)) {
     // Every alias's id: a row's position or neighbour must not depend on how ties were stored.

@@ -1,0 +1,14 @@
+/**
+ * aggregate-argument, as the filler proposes it: AVG, MIN and MAX of quantities (MIN and MAX
+ * of dates too, where the filler takes dates), COUNT(DISTINCT …) of what names or sorts
+ * objects.
+ */
+import type { AttributeRole } from '../../../er-model/er-model.ts';
+
+export function averageable(role: AttributeRole | undefined): boolean {
+  return role?.kind === 'measure' || role?.kind === 'count' || role?.kind === 'score';
+}
+
+export function distinctCountable(role: AttributeRole | undefined): boolean {
+  return role !== undefined && ['identifier', 'name', 'category', 'contact'].includes(role.kind);
+}
