@@ -23,10 +23,11 @@ import { generateGroups } from '../generator/generate/generate-groups.ts';
 import { groupsPath, readJsonLines } from '../generator/generate/groups-file.ts';
 import type { GroupRecord } from '../generator/generate/group-record.ts';
 import { IR_CONSTRUCTS, irConstructs } from '../generator/generate/ir-coverage.ts';
-import { guardQuery } from '../generator/execute/query-guard.ts';
 import { runReadOnly, runReadOnlyMany } from '../generator/execute/run-query.ts';
-import { quoteIdent } from '../generator/common/sql-text.ts';
-import { READER_ROLE } from '../generator/database/reader-role.ts';
+import { runUntrusted } from '../generator/execute/untrusted-query.ts';
+import { compileSql } from '../generator/compile/compile-query.ts';
+import type { CompiledSql } from '../generator/compile/compiled-sql.ts';
+import type { RelationalSchema } from '../generator/variants/relational-schema.ts';
 
 const { values } = parseArgs({ options: { dataset: { type: 'string' }, groups: { type: 'string' }, scale: { type: 'string' }, concurrency: { type: 'string' }, db: { type: 'string' }, 'skip-pglite': { type: 'boolean' }, mix: { type: 'boolean' }, lookahead: { type: 'string' } } });
 const dataset = values.dataset ?? 'social_media';
@@ -78,29 +79,30 @@ async function run(label: string, connections: Database[]): Promise<void> {
 }
 
 /**
- * The executor's round trips alone, on one connection: the main-instance queries of up to 60
+ * The executor's paths alone, on one connection: the main-instance queries of up to 60
  * accepted groups, replayed three ways, interleaved group by group (the order rotating) so
- * that the load of a shared machine weighs on each way alike: as the executor ran them
- * before (settings, query and COMMIT as three round trips), one round trip a query
- * (`runReadOnly`), and one round trip a group (`runReadOnlyMany`, a server only).
+ * that the load of a shared machine weighs on each way alike: as untrusted text (the text
+ * read back from the groups file: both readers of the guard, the extended protocol, pages
+ * and caps; `runUntrusted`), as the compiler's own SQL one round trip a query
+ * (`runReadOnly` of a `CompiledSql`), and one round trip a group (`runReadOnlyMany`, a
+ * server only). The untrusted way's guard verdicts are computed on its first pass only.
  */
-async function replay(db: Database, lines: readonly GroupRecord[], variants: readonly { name: string; pgSchemas: { main: string } }[]): Promise<void> {
-  const separate = async (pgSchema: string, sql: string): Promise<void> => {
-    guardQuery(sql, pgSchema);
-    await db.exec(`BEGIN; SET TRANSACTION READ ONLY; SET LOCAL ROLE ${quoteIdent(READER_ROLE)}; SET LOCAL statement_timeout = 30000; SET LOCAL search_path TO ${quoteIdent(pgSchema)}; SET LOCAL standard_conforming_strings = on; SET LOCAL TimeZone = 'UTC'; SET LOCAL DateStyle = 'ISO, YMD'`);
-    await db.queryText(sql, { timeoutMs: 30_000 });
-    await db.exec('COMMIT');
-  };
-  const ways: [string, (qs: { pgSchema: string; sql: string }[]) => Promise<void>][] = [
-    ['three round trips a query (before)', async (qs) => { for (const q of qs) await separate(q.pgSchema, q.sql); }],
-    ['one round trip a query', async (qs) => { for (const q of qs) await runReadOnly(db, q.pgSchema, q.sql); }],
-    ['one round trip a group', async (qs) => { const o = await runReadOnlyMany(db, qs); if (o.failure) throw o.failure.error; }],
+async function replay(db: Database, lines: readonly GroupRecord[], variants: readonly { name: string; schema: RelationalSchema; pgSchemas: { main: string } }[]): Promise<void> {
+  const ways: [string, (qs: { pgSchema: string; text: string; sql: CompiledSql }[]) => Promise<void>][] = [
+    ['untrusted text', async (qs) => {
+      for (const q of qs) {
+        const o = await runUntrusted(db, q.pgSchema, q.text);
+        if (o.kind !== 'rows') throw new Error(o.message);
+      }
+    }],
+    ['compiled, one round trip a query', async (qs) => { for (const q of qs) await runReadOnly(db, q.pgSchema, q.sql); }],
+    ['compiled, one round trip a group', async (qs) => { const o = await runReadOnlyMany(db, qs); if (o.failure) throw o.failure.error; }],
   ];
   const spent = ways.map(() => 0);
   let queries = 0;
   const groups = lines.slice(0, 60);
   for (const [k, g] of groups.entries()) {
-    const qs = variants.map((v) => ({ pgSchema: v.pgSchemas.main, sql: g.variants[v.name]?.sql as string }));
+    const qs = variants.map((v) => ({ pgSchema: v.pgSchemas.main, text: g.variants[v.name]?.sql as string, sql: compileSql(index, v.schema, g.query) }));
     queries += qs.length;
     for (let j = 0; j < ways.length; j++) {
       const w = (j + k) % ways.length;

@@ -59,5 +59,17 @@ export type { RelationalSchema } from './variants/relational-schema.ts';
 export { buildDataset, type BuildOptions, type BuildManifest, type BuildResult } from './assemble/build-dataset.ts';
 export { verifyDataset, type VariantCheck } from './assemble/verify-dataset.ts';
 
+// Running untrusted SQL on a built variant (docs/running-queries.md).
+export { openDatabase, type Database, type DatabaseTarget } from './database/database.ts';
+export {
+  runUntrusted,
+  streamUntrusted,
+  createUntrustedExecutor,
+  DEFAULT_CAPS,
+  type UntrustedOptions,
+  type UntrustedOutcome,
+  type UntrustedExecutor,
+} from './execute/untrusted-query.ts';
+
 // Errors a caller may catch by class.
 export { EquisqlError, ConfigError, ShredError, LoadError, CompileError } from './common/errors.ts';

@@ -48,3 +48,19 @@ export function quoteIdent(name: string): string {
 export function quoteLiteral(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
 }
+
+/**
+ * The index of the character that ends a `--` comment starting at `from`, or -1 when it runs
+ * to the end of the text. PostgreSQL's scanner ends it at a line feed or a carriage return
+ * (scan.l: `comment ("--"{non_newline}*)`, `non_newline [^\n\r]`); a reader that waits for
+ * the line feed alone takes `--\r'…' …` for one comment where the server reads code.
+ *
+ * @example lineCommentEnd('SELECT 1 --x\r, 2', 9) // 12
+ */
+export function lineCommentEnd(text: string, from: number): number {
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10 || c === 13) return i;
+  }
+  return -1;
+}

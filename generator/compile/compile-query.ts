@@ -4,9 +4,9 @@ import type { Query, ScalarLiteral } from '../query/conceptual-query.ts';
 import { scopeQuery, type QueryScope } from '../query/query-scope.ts';
 import { inCanonicalOrder } from '../query/walk.ts';
 import { indexVariant } from './entity-view.ts';
-import { rememberCompiled } from './compiled-texts.ts';
+import type { CompiledSql } from './compiled-sql.ts';
 import { lowerQuery } from './lower-query.ts';
-import { printLiteral, printSql } from './print-sql.ts';
+import { printCompiledSql, printLiteral, printSql } from './print-sql.ts';
 import { applyTreeRules, COMPILE_RULES, type CompileRule } from './rules/index.ts';
 import type { SqlQuery } from './sql-tree.ts';
 
@@ -32,7 +32,21 @@ export function literalSql(value: ScalarLiteral | null): string {
  * // full_cti:  SELECT l.id, count(c.id) AS clips FROM live_stream AS l LEFT JOIN clip AS c ON c.source_stream_id = l.id GROUP BY l.id
  */
 export function compileQuery(index: ErIndex, schema: RelationalSchema, query: Query): string {
-  return rememberCompiled(printSql(compileTree(index, schema, query)));
+  return printSql(compileTree(index, schema, query));
+}
+
+/**
+ * `compileQuery` as a `CompiledSql`: the form the executor runs on its fast path (several
+ * statements in one message), which it takes from no string. The printer makes it, from the
+ * tree, so no text from elsewhere can become one.
+ *
+ * @example
+ * const sql = compileSql(index, schema, query);
+ * await runReadOnly(db, 'retail__full_cti', sql);   // the compiler's own SQL, batched
+ * sql.text;                                          // what the groups file stores
+ */
+export function compileSql(index: ErIndex, schema: RelationalSchema, query: Query): CompiledSql {
+  return printCompiledSql(compileTree(index, schema, query));
 }
 
 /**

@@ -11,6 +11,7 @@
  * // WHERE p.price > 10
  */
 import { quoteIdent, quoteLiteral } from '../common/sql-text.ts';
+import { mintCompiledSql, type CompiledSql } from './compiled-sql.ts';
 import type { SqlExpr, SqlFromItem, SqlLiteralValue, SqlOrderItem, SqlQuery, SqlSelect, SqlSubquery } from './sql-tree.ts';
 
 const INDENT = '  ';
@@ -211,4 +212,12 @@ export function printSql(query: SqlQuery): string {
   if (query.orderBy.length > 0) lines.push(`ORDER BY ${query.orderBy.map(orderItem).join(', ')}`);
   if (query.limit !== undefined) lines.push(`LIMIT ${query.limit}`);
   return lines.join('\n');
+}
+
+/**
+ * Prints a tree as the executor's trusted value: only a tree the compiler built reaches this,
+ * so the text is one statement the compiler laid out (see compiled-sql.ts).
+ */
+export function printCompiledSql(query: SqlQuery): CompiledSql {
+  return mintCompiledSql(printSql(query));
 }

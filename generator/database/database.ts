@@ -32,6 +32,17 @@ export interface Database {
    * `batchText`.
    */
   queryTextBatch(batch: TextBatch, options?: QueryOptions): Promise<TextResult[]>;
+  /**
+   * Runs one untrusted statement by the extended protocol and reads its rows in pages
+   * (`PagedRead`): each of our own statements before it (the transaction's start and its
+   * settings) is its own Parse/Bind/Execute, and so is the query — a Parse of its text alone,
+   * which the server refuses to hold more than one statement — all sent together with one
+   * Sync; the rows come `pageRows` at a time from the query's portal until they end or a cap
+   * is passed. The transaction is rolled back at the end, whatever happened (the query only
+   * read). A database error is thrown as the driver gives it (with its SQLSTATE `code`);
+   * running past `timeoutMs` throws an ExecutionError "timed out after N ms".
+   */
+  readPaged(read: PagedRead): Promise<PagedEnd>;
   /** Bulk-loads COPY text into a table: `copy` is the `COPY … FROM STDIN` statement. */
   copyIn(copy: string, data: string): Promise<void>;
   close(): Promise<void>;
@@ -75,6 +86,98 @@ export function pickResults<R>(all: readonly R[], batch: TextBatch): R[] {
     if (r === undefined) throw new Error(`a batch of ${batch.statements.length} statements gave ${all.length} results, none at ${i}`);
     return r;
   });
+}
+
+/** One untrusted statement read in pages (`Database.readPaged`). */
+export interface PagedRead {
+  /** Our own statements before the query, each one statement: `BEGIN READ ONLY`, `SET LOCAL …`. */
+  readonly setup: readonly string[];
+  /** The untrusted text, parsed alone. */
+  readonly query: string;
+  /** Rows per page (one Execute with this row count). */
+  readonly pageRows: number;
+  /** More rows than this end the read as `over-cap` (the rows past it are never fetched). */
+  readonly maxRows: number;
+  /** More bytes of rows than this (as the server sends them) end the read as `over-cap`. */
+  readonly maxBytes: number;
+  /** The whole read's bound in milliseconds, over all its pages. */
+  readonly timeoutMs: number;
+  /**
+   * Called with each page as it comes (the caller may write it out and wait for the output
+   * to drain); without it, the rows are collected into `PagedEnd.rows`. No page past a cap
+   * is given.
+   */
+  readonly onPage?: (page: TextResult) => void | Promise<void>;
+}
+
+/** How a `PagedRead` ended, when it was not an error. */
+export interface PagedEnd {
+  /** `complete`: every row was read; `over-cap`: a cap was passed, and the read stopped there. */
+  readonly kind: 'complete' | 'over-cap';
+  /** With `over-cap`: which cap. */
+  readonly cap?: 'rows' | 'bytes';
+  readonly columns: readonly string[];
+  /** The rows read, when no `onPage` was given and the read completed; otherwise empty. */
+  readonly rows: readonly (readonly (string | null)[])[];
+  /** Rows read (within the caps). */
+  readonly rowCount: number;
+  /** Bytes of the rows read, as the server sent them (its DataRow messages). */
+  readonly bytes: number;
+}
+
+/**
+ * Keeps the count of a `PagedRead`'s rows and bytes against its caps, and its rows when they
+ * are collected: one implementation of the caps for both backends.
+ */
+export class PageCounter {
+  columns: readonly string[] = [];
+  rowCount = 0;
+  bytes = 0;
+  over: 'rows' | 'bytes' | undefined;
+  /** The page being read. */
+  page: (readonly (string | null)[])[] = [];
+  /** Every row, when collected. */
+  readonly all: (readonly (string | null)[])[] = [];
+
+  constructor(private readonly read: PagedRead) {}
+
+  /** A row as it arrives (`size`: its DataRow message's length). Rows past a cap are dropped. */
+  add(row: readonly (string | null)[], size: number): void {
+    if (this.over) return;
+    if (this.rowCount + 1 > this.read.maxRows) {
+      this.over = 'rows';
+      return;
+    }
+    if (this.bytes + size > this.read.maxBytes) {
+      this.over = 'bytes';
+      return;
+    }
+    this.rowCount += 1;
+    this.bytes += size;
+    this.page.push(row);
+  }
+
+  /** How many rows the next Execute should ask for: a page, and never more than one past the row cap. */
+  nextPageRows(): number {
+    return Math.max(1, Math.min(this.read.pageRows, this.read.maxRows + 1 - this.rowCount));
+  }
+
+  /** Hands the page read so far to `onPage` (or keeps it), and starts the next. */
+  async flush(): Promise<void> {
+    const rows = this.page;
+    this.page = [];
+    if (this.read.onPage) {
+      if (rows.length > 0 || this.rowCount === 0) await this.read.onPage({ columns: this.columns, rows });
+    } else {
+      for (const row of rows) this.all.push(row);
+    }
+  }
+
+  end(): PagedEnd {
+    const base = { columns: this.columns, rowCount: this.rowCount, bytes: this.bytes };
+    if (this.over) return { kind: 'over-cap', cap: this.over, rows: [], ...base };
+    return { kind: 'complete', rows: this.all, ...base };
+  }
 }
 
 export interface TextResult {

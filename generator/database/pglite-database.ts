@@ -3,9 +3,16 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExecutionError, LoadError } from '../common/errors.ts';
-import { batchText, pickResults, PGLITE_ESSENTIALS, type Database, type QueryOptions, type Row, type TextResult } from './database.ts';
+import { batchText, PageCounter, pickResults, PGLITE_ESSENTIALS, type Database, type PagedEnd, type PagedRead, type QueryOptions, type Row, type TextResult } from './database.ts';
 
-type Request = { readonly op: 'exec' | 'query' | 'queryText' | 'queryTextBatch' | 'copyIn' | 'close'; readonly sql?: string; readonly params?: readonly unknown[]; readonly data?: string };
+type Request = {
+  readonly op: 'exec' | 'query' | 'queryText' | 'queryTextBatch' | 'pageStart' | 'pageNext' | 'pageEnd' | 'copyIn' | 'close';
+  readonly sql?: string;
+  readonly params?: readonly unknown[];
+  readonly data?: string;
+  readonly setup?: readonly string[];
+  readonly rows?: number;
+};
 type ReplyError = { readonly message: string; readonly code?: string; readonly errno?: number };
 type Reply = { readonly id: number; readonly ok: boolean; readonly value?: unknown; readonly error?: ReplyError };
 
@@ -167,6 +174,59 @@ class PgliteWorker {
   }
 }
 
+/** A backend message as the worker hands it over (`pglite-worker.js`, `wire`). */
+type WireMessage =
+  | { readonly name: 'dataRow'; readonly length: number; readonly fields: (string | null)[] }
+  | { readonly name: 'rowDescription'; readonly columns: string[] }
+  | { readonly name: 'error'; readonly message: string; readonly code?: string }
+  | { readonly name: 'commandComplete' | 'portalSuspended' | 'readyForQuery' | 'parseComplete' | 'bindComplete' | 'noData' | 'emptyQuery' | 'notice' }
+  /** The worker rolled the read back already (its rows ended, or it failed). */
+  | { readonly name: 'ended' };
+
+/**
+ * `Database.readPaged` on PGlite: the worker sends each round's messages through PGlite's
+ * extended protocol (`execProtocol`, never `exec`) and hands back what came; this side counts
+ * the rows against the caps and asks for the next page. Each round is bounded by what is
+ * left of the timeout (an overrun ends the worker, as for any query).
+ */
+async function pgliteReadPaged(worker: PgliteWorker, read: PagedRead): Promise<PagedEnd> {
+  const counter = new PageCounter(read);
+  const started = performance.now();
+  const left = (): number => Math.max(1, read.timeoutMs - (performance.now() - started));
+  let setupLeft = read.setup.length;
+  let failure: { message: string; code?: string } | undefined;
+  let state = 'complete' as 'suspended' | 'complete';
+  let ended = false;
+  const take = (messages: readonly WireMessage[]): void => {
+    state = 'complete';
+    for (const m of messages) {
+      if (m.name === 'rowDescription') counter.columns = m.columns;
+      else if (m.name === 'dataRow') counter.add(m.fields, m.length);
+      else if (m.name === 'portalSuspended') state = 'suspended';
+      else if (m.name === 'commandComplete' && setupLeft > 0) setupLeft -= 1;
+      else if (m.name === 'error') failure ??= m;
+      else if (m.name === 'emptyQuery') failure ??= { message: 'empty query' };
+      else if (m.name === 'ended') ended = true;
+    }
+  };
+  try {
+    take((await worker.send({ op: 'pageStart', setup: read.setup, sql: read.query, rows: counter.nextPageRows() }, left())) as WireMessage[]);
+    while (!failure && !counter.over && state === 'suspended') {
+      await counter.flush();
+      if (performance.now() - started > read.timeoutMs) throw new ExecutionError(`timed out after ${read.timeoutMs} ms`);
+      take((await worker.send({ op: 'pageNext', rows: counter.nextPageRows() }, left())) as WireMessage[]);
+    }
+    if (!failure && !counter.over) await counter.flush();
+  } catch (error) {
+    // A worker ended for overrunning took its transaction with it; otherwise roll back.
+    if (!ended && !(error instanceof ExecutionError && /^timed out/u.test(error.message))) await worker.send({ op: 'pageEnd' }).catch(() => {});
+    throw error;
+  }
+  if (!ended) await worker.send({ op: 'pageEnd' });
+  if (failure) throw new PgliteError(failure.message, failure.code);
+  return counter.end();
+}
+
 /**
  * PGlite persisted in a directory, or in a temporary directory removed on close when no
  * directory is given (a worker that is ended and reopened must find the data again).
@@ -222,6 +282,7 @@ export async function openPglite(dir?: string, options: { readonly mustExist?: b
       const all = (await worker.send({ op: 'queryTextBatch', sql: batchText(batch) }, options?.timeoutMs)) as TextResult[];
       return pickResults(all, batch);
     },
+    readPaged: (read) => pgliteReadPaged(worker, read),
     // Loading is never subject to a timeout: ending the worker mid-write is a crash the
     // data directory would have to recover from.
     copyIn: async (copy, data) => {

@@ -2,11 +2,11 @@
 // on purpose: Node starts it directly, with no TypeScript loader to register, whether the
 // parent runs under tsx (the CLI) or vitest.
 //
-// Messages in:  { id, op: 'exec' | 'query' | 'queryText' | 'queryTextBatch' | 'copyIn' | 'close', sql, params, data }
+// Messages in:  { id, op: 'exec' | 'query' | 'queryText' | 'queryTextBatch' | 'pageStart' | 'pageNext' | 'pageEnd' | 'copyIn' | 'close', sql, params, data, setup, rows }
 // Messages out: { id, ok: true, value } or { id, ok: false, error: { message, code } };
 // id 0 answers the opening of the database.
 import { parentPort, workerData } from 'node:worker_threads';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, protocol } from '@electric-sql/pglite';
 
 /** @param {unknown} error */
 function describe(error) {
@@ -37,7 +37,50 @@ try {
 const identity = (value) => value;
 const rawParsers = Object.fromEntries(Object.keys(/** @type {any} */ (db).parsers).map((oid) => [oid, identity]));
 
-/** @param {{ op: string, sql: string, params?: unknown[], data?: string }} m */
+/**
+ * Sends extended-protocol messages and answers with what came back, as plain objects: the
+ * pages of an untrusted read (pglite-database.ts drives them; each statement is its own
+ * Parse, so PostgreSQL refuses a text holding two). Nothing is synced to the file system: a
+ * read writes nothing.
+ * @param {Uint8Array[]} parts
+ */
+async function wire(parts) {
+  const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    bytes.set(p, at);
+    at += p.length;
+  }
+  const { messages } = await db.execProtocol(bytes, { throwOnError: false, syncToFs: false });
+  return messages.map((/** @type {any} */ msg) => {
+    switch (msg.name) {
+      case 'dataRow':
+        return { name: msg.name, length: msg.length, fields: msg.fields };
+      case 'rowDescription':
+        return { name: msg.name, columns: msg.fields.map((/** @type {{ name: string }} */ f) => f.name) };
+      case 'error':
+        return { name: msg.name, message: msg.message, code: msg.code };
+      default:
+        return { name: msg.name };
+    }
+  });
+}
+
+/**
+ * A read whose rows ended (or that failed) is rolled back here and then, saving the caller a
+ * round trip for it; one whose page ended with more rows to come stays open for the next.
+ * @param {{ name: string }[]} messages
+ */
+async function endUnlessSuspended(messages) {
+  if (messages.some((msg) => msg.name === 'portalSuspended') && !messages.some((msg) => msg.name === 'error')) return messages;
+  await wire([...statement('ROLLBACK'), protocol.serialize.sync()]);
+  return [...messages, { name: 'ended' }];
+}
+
+/** @param {string} text */
+const statement = (text) => [protocol.serialize.parse({ text }), protocol.serialize.bind({}), protocol.serialize.execute({})];
+
+/** @param {{ op: string, sql: string, params?: unknown[], data?: string, setup?: string[], rows?: number }} m */
 async function run(m) {
   switch (m.op) {
     case 'exec':
@@ -54,6 +97,22 @@ async function run(m) {
       const results = await db.exec(m.sql, { rowMode: 'array', parsers: rawParsers });
       return results.map((r) => ({ columns: r.fields.map((f) => f.name), rows: r.rows }));
     }
+    case 'pageStart':
+      // Our setup statements, then the query: Parse, Bind, Describe, the first page.
+      return endUnlessSuspended(
+        await wire([
+          ...(m.setup ?? []).flatMap(statement),
+          protocol.serialize.parse({ text: m.sql }),
+          protocol.serialize.bind({}),
+          protocol.serialize.describe({ type: 'P' }),
+          protocol.serialize.execute({ rows: m.rows }),
+          protocol.serialize.sync(),
+        ]),
+      );
+    case 'pageNext':
+      return endUnlessSuspended(await wire([protocol.serialize.execute({ rows: m.rows }), protocol.serialize.sync()]));
+    case 'pageEnd':
+      return wire([...statement('ROLLBACK'), protocol.serialize.sync()]);
     case 'copyIn': {
       // PGlite reads COPY input from a virtual file the blob option provides.
       const statement = m.sql.replace(/FROM\s+STDIN\s*$/i, "FROM '/dev/blob'");

@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { LoadError } from '../common/errors.ts';
 import { batchText, pickResults, redactUrl, type Database, type Row } from './database.ts';
+import { readPaged } from './postgres-paged-read.ts';
 
 // Read every value as PostgreSQL prints it; callers cast in SQL where they want text.
 const types = {
@@ -45,6 +46,7 @@ export async function openPostgres(url: string): Promise<Database> {
       const all = (Array.isArray(reply) ? reply : [reply]) as pg.QueryArrayResult<(string | null)[]>[];
       return pickResults(all, batch).map((r) => ({ columns: r.fields.map((f) => f.name), rows: r.rows }));
     },
+    readPaged: (read) => readPaged(client, read),
     copyIn: async (copy, data) => {
       const stream = client.query(copyFrom(copy));
       await pipeline(Readable.from([data]), stream);

@@ -2,8 +2,10 @@ import { ExecutionError, oneLine } from '../common/errors.ts';
 import { quoteIdent } from '../common/sql-text.ts';
 import { sha256 } from '../common/hash.ts';
 import type { Database, TextResult } from '../database/database.ts';
-import { grantReader, READER_ROLE, readerCanRead } from '../database/reader-role.ts';
-import { guardQuery } from './query-guard.ts';
+import { READER_ROLE } from '../database/reader-role.ts';
+import { isCompiledSql, type CompiledSql } from '../compile/compiled-sql.ts';
+import { guardCompiled } from './query-guard.ts';
+import { queryUntrusted, variantTables } from './untrusted-query.ts';
 import { sortedArrayText } from './array-text.ts';
 
 export interface RunOptions {
@@ -11,46 +13,28 @@ export interface RunOptions {
   readonly timeoutMs?: number;
 }
 
-/** Schemas whose reader grants were checked, per open database: the check is a catalog query. */
-const readable = new WeakMap<Database, Set<string>>();
-
-async function ensureReader(db: Database, pgSchema: string): Promise<void> {
-  const seen = readable.get(db) ?? new Set<string>();
-  readable.set(db, seen);
-  if (seen.has(pgSchema)) return;
-  // A build made before the role existed has no grants: give them rather than refuse to run.
-  if (!(await readerCanRead(db, pgSchema))) await grantReader(db, pgSchema);
-  seen.add(pgSchema);
-}
-
 /**
  * Fails the batch unless the session reads strings as the guard's lexer does. The server
  * splits a simple-protocol message into statements before running any of them, so a
  * `SET standard_conforming_strings` in the same message comes too late to matter; with the
  * setting off, a backslash before a quote (`'a\' …`) ends a string later than the lexer
- * thinks, and a guarded query's text could hold a second statement. This statement runs
- * first, and its error skips every statement after it. (Both backends turn the setting on
- * when they connect; this is the proof per query, and it costs no round trip.)
+ * thinks. This statement runs first, and its error skips every statement after it. (Both
+ * backends turn the setting on when they connect; this is the proof per batch, and it costs
+ * no round trip.)
  */
 const STRINGS_AS_GUARDED = "SELECT CASE WHEN current_setting('standard_conforming_strings') = 'on' THEN 0 ELSE ('standard_conforming_strings is ' || current_setting('standard_conforming_strings') || ', so the query is not run')::int END";
 
-/** Texts the guard passed, with the schema it passed them for (bounded; see `guard`). */
-const passed = new Map<string, string>();
+/** Compiled texts the lexer passed (bounded): generation runs each on several schemas. */
+const passed = new Set<string>();
 const PASSED_LIMIT = 20_000;
 
-/**
- * `guardQuery`, without parsing a text again that it already passed. Parsing is the guard's
- * dearest part, and generation runs each compiled query on both instances' schemas. The
- * verdict depends on the schema only through the tables a query names with a schema: a text
- * that passed for schema A names none but A's, so when A's name appears nowhere in it (in
- * any case), it names no schema at all and passes for every schema alike.
- */
-function guard(sql: string, pgSchema: string): void {
-  const before = passed.get(sql);
-  if (before === pgSchema || (before !== undefined && !sql.toLowerCase().includes(before.toLowerCase()))) return;
-  guardQuery(sql, pgSchema);
+/** The lexer's check of a compiled text (`guardCompiled`), once per text. */
+function guard(sql: CompiledSql, pgSchema: string): void {
+  if (!isCompiledSql(sql)) throw new ExecutionError(`schema ${pgSchema}: refused: the batched path runs only the compiler's own SQL`);
+  if (passed.has(sql.text)) return;
+  guardCompiled(sql.text, pgSchema);
   if (passed.size >= PASSED_LIMIT) passed.clear();
-  passed.set(sql, pgSchema);
+  passed.add(sql.text);
 }
 
 /**
@@ -69,7 +53,7 @@ export function guardAhead(queries: readonly GuardedQuery[]): void {
   }
 }
 
-/** The statements that open a guarded query's transaction (see `runReadOnly`); the search_path follows per query. */
+/** The statements that open a compiled query's transaction (see `runGuarded`); the search_path follows per query. */
 function transactionStart(timeout: number): string[] {
   return [
     'BEGIN READ ONLY',
@@ -83,26 +67,28 @@ function transactionStart(timeout: number): string[] {
 
 async function readerFor(db: Database, pgSchema: string): Promise<void> {
   try {
-    await ensureReader(db, pgSchema);
+    await variantTables(db, pgSchema);
   } catch (error) {
     throw new ExecutionError(`schema ${pgSchema}: ${oneLine(error)}`, { cause: error });
   }
 }
 
 /**
- * Runs guarded statements inside one read-only transaction, as one round trip: the
+ * Runs compiled statements inside one read-only transaction, as one round trip: the
  * transaction's start, each query after its `SET LOCAL search_path`, and the end go as one
- * message (`Database.queryTextBatch`). That is safe only because `guardQuery` proved every
- * query one SELECT before: the lexer saw every string, quoted name and comment end and no
- * `;` but trailing ones, and `batchText` puts each statement on its own line, so no text of
- * a query can reach past it. `schemaOfError` names the schema in a message.
+ * simple-protocol message (`Database.queryTextBatch`). That is safe only for the compiler's
+ * own SQL (`CompiledSql`): it printed each text as one statement, and the lexer checked
+ * that (`guardCompiled`); `batchText` puts each statement on its own line. No string reaches
+ * this function: untrusted text goes by the extended protocol (`untrusted-query.ts`).
+ * `schemaOfError` names the schema in a message.
  */
-async function runGuarded(db: Database, queries: readonly GuardedQuery[], after: string, timeout: number, schemaOfError: string): Promise<TextResult[]> {
+async function runGuarded(db: Database, queries: readonly GuardedQuery[], after: string, timeout: number, schemaOfError: string, explain = false): Promise<TextResult[]> {
   const statements = transactionStart(timeout);
   const results: number[] = [];
   for (const q of queries) {
+    if (!isCompiledSql(q.sql)) throw new ExecutionError(`schema ${q.pgSchema}: refused: the batched path runs only the compiler's own SQL`);
     statements.push(`SET LOCAL search_path TO ${quoteIdent(q.pgSchema)}`);
-    results.push(statements.push(q.sql) - 1);
+    results.push(statements.push(explain ? `EXPLAIN (FORMAT JSON) ${q.sql.text}` : q.sql.text) - 1);
   }
   statements.push(after);
   try {
@@ -119,31 +105,38 @@ async function runGuarded(db: Database, queries: readonly GuardedQuery[], after:
 }
 
 /**
- * Runs one query read-only in a variant's schema. The text must be one SELECT that calls
- * only read-only functions (`guardQuery`); it runs in its own READ ONLY transaction as the
+ * Runs one query read-only in a variant's schema, in its own READ ONLY transaction as the
  * reader role (which can only read the variant schemas), with a statement timeout, the
  * variant's search_path, and UTC/ISO settings so values print the same on every backend.
- * Every setting is `SET LOCAL`, so nothing outlives the transaction. The transaction's
- * start, the query and the COMMIT are one round trip to the database. A refusal or failure
- * is an ExecutionError naming the schema; a timeout says "timed out after N ms"; after
- * either the connection holds no open transaction.
+ * Every setting is `SET LOCAL`, so nothing outlives the transaction.
+ *
+ * Which path depends on what `sql` is. The compiler's own SQL (`CompiledSql`, from
+ * `compileSql`) is checked by the lexer and sent with its transaction's start and end as one
+ * message: one round trip. A string is untrusted, whoever passes it: it goes through the full
+ * guard (PostgreSQL's parser and the lexer) and is sent alone by the extended protocol, its
+ * rows read in pages under the default caps (`untrusted-query.ts`; use `runUntrusted` there
+ * for typed outcomes and caps of your own).
+ *
+ * A refusal or failure is an ExecutionError naming the schema; a timeout says "timed out
+ * after N ms"; after either the connection holds no open transaction.
  *
  * @example
- * await runReadOnly(db, 'retail__full_sti', 'SELECT count(*) FROM users');  // { columns: ['count'], rows: [['42']] }
+ * await runReadOnly(db, 'retail__full_sti', compileSql(index, schema, query));  // { columns: ['count'], rows: [['42']] }
  * await runReadOnly(db, 'retail__full_sti', "COPY users TO '/tmp/x'");
  * // ExecutionError: schema retail__full_sti: refused: only one SELECT is run, not COPY
  */
-export async function runReadOnly(db: Database, pgSchema: string, sql: string, options: RunOptions = {}): Promise<TextResult> {
+export async function runReadOnly(db: Database, pgSchema: string, sql: CompiledSql | string, options: RunOptions = {}): Promise<TextResult> {
   const timeout = Math.max(1, Math.floor(options.timeoutMs ?? 30_000));
+  if (typeof sql === 'string') return queryUntrusted(db, pgSchema, sql, { timeoutMs: timeout });
   guard(sql, pgSchema);
   await readerFor(db, pgSchema);
   return (await runGuarded(db, [{ pgSchema, sql }], 'COMMIT', timeout, pgSchema))[0] as TextResult;
 }
 
-/** One query of `runReadOnlyMany`: its text and the variant schema it runs in. */
+/** One query of `runReadOnlyMany`: the compiler's SQL and the variant schema it runs in. */
 export interface GuardedQuery {
   readonly pgSchema: string;
-  readonly sql: string;
+  readonly sql: CompiledSql;
 }
 
 /** What `runReadOnlyMany` got: the results before the first failure, and that failure. */
@@ -154,16 +147,16 @@ export interface ManyOutcome {
 }
 
 /**
- * Runs several queries as `runReadOnly` would, one after another, and stops at the first
- * that is refused or fails. On a server they share one read-only transaction and one round
- * trip (each under its own statement timeout and search_path); when that batch fails, they
- * are run again one at a time to find which failed and with what message, so the outcome is
- * the same as one `runReadOnly` each. On PGlite they are run one at a time anyway: its
- * timeout is a whole message's, and a message there costs no network round trip.
+ * Runs several compiled queries as `runReadOnly` would, one after another, and stops at the
+ * first that is refused or fails. On a server they share one read-only transaction and one
+ * round trip (each under its own statement timeout and search_path); when that batch fails,
+ * they are run again one at a time to find which failed and with what message, so the
+ * outcome is the same as one `runReadOnly` each. On PGlite they are run one at a time
+ * anyway: its timeout is a whole message's, and a message there costs no network round trip.
  *
  * @example
- * await runReadOnlyMany(db, [{ pgSchema: 'retail__full_sti', sql: 'SELECT 1' }, { pgSchema: 'retail__full_cti', sql: 'DELETE FROM users' }]);
- * // { results: [{ columns: ['?column?'], rows: [['1']] }], failure: { index: 1, error: ExecutionError(… refused …) } }
+ * await runReadOnlyMany(db, [{ pgSchema: 'retail__full_sti', sql: compileSql(…) }, { pgSchema: 'retail__full_cti', sql: compileSql(…) }]);
+ * // { results: [{ columns: ['n'], rows: [['1']] }, …] }
  */
 export async function runReadOnlyMany(db: Database, queries: readonly GuardedQuery[], options: RunOptions = {}): Promise<ManyOutcome> {
   const timeout = Math.max(1, Math.floor(options.timeoutMs ?? 30_000));
@@ -182,7 +175,7 @@ export async function runReadOnlyMany(db: Database, queries: readonly GuardedQue
     const results: TextResult[] = [];
     for (const [index, q] of runnable.entries()) {
       try {
-        // Guarded above already: parsing is the guard's dearest part.
+        // Guarded above already.
         await readerFor(db, q.pgSchema);
         results.push((await runGuarded(db, [q], 'COMMIT', timeout, q.pgSchema))[0] as TextResult);
       } catch (error) {
@@ -204,18 +197,18 @@ export async function runReadOnlyMany(db: Database, queries: readonly GuardedQue
 }
 
 /**
- * The planner's total cost estimate of a query (`EXPLAIN (FORMAT JSON)`, without ANALYZE:
- * planned, never run), under the same guard, role, settings and single round trip as
- * `runReadOnly`; the transaction is rolled back.
+ * The planner's total cost estimate of a compiled query (`EXPLAIN (FORMAT JSON)`, without
+ * ANALYZE: planned, never run), under the same lexer check, role, settings and single round
+ * trip as `runReadOnly`; the transaction is rolled back.
  *
  * @example
- * await explainCost(db, 'retail__full_sti', 'SELECT * FROM users a, users b');  // 2412.5
+ * await explainCost(db, 'retail__full_sti', compileSql(index, schema, query));  // 2412.5
  */
-export async function explainCost(db: Database, pgSchema: string, sql: string, options: RunOptions = {}): Promise<number> {
+export async function explainCost(db: Database, pgSchema: string, sql: CompiledSql, options: RunOptions = {}): Promise<number> {
   const timeout = Math.max(1, Math.floor(options.timeoutMs ?? 30_000));
   guard(sql, pgSchema);
   await readerFor(db, pgSchema);
-  const result = (await runGuarded(db, [{ pgSchema, sql: `EXPLAIN (FORMAT JSON) ${sql}` }], 'ROLLBACK', timeout, pgSchema))[0] as TextResult;
+  const result = (await runGuarded(db, [{ pgSchema, sql }], 'ROLLBACK', timeout, pgSchema, true))[0] as TextResult;
   let plan: { Plan?: { 'Total Cost'?: number } }[];
   try {
     plan = JSON.parse(result.rows[0]?.[0] ?? '[]') as typeof plan;

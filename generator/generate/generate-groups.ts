@@ -19,7 +19,8 @@ import type { ErIndex } from '../er-model/er-index.ts';
 import type { ConceptualInstance } from '../instance/conceptual-instance.ts';
 import type { Grammar } from '../grammar/pcfg.ts';
 import { sampleSkeletons, type Sample } from '../grammar/pcfg-sampler.ts';
-import { compileQuery } from '../compile/compile-query.ts';
+import { compileQuery, compileSql } from '../compile/compile-query.ts';
+import type { CompiledSql } from '../compile/compiled-sql.ts';
 import { isOrdered, type Query } from '../query/conceptual-query.ts';
 import { parseSql } from '../sql/parser-adapter.ts';
 import type { Query as SqlQuery } from '../sql/sql-ast.ts';
@@ -408,9 +409,9 @@ export function candidateSources(options: GenerateOptions) {
   const graph = buildSchemaGraph(options.index, options.variants.map((v) => v.schema));
   const ctx = { index: options.index, variants: options.variants, reference, runner: options.runner, ...(options.maxCost !== undefined ? { maxCost: options.maxCost } : {}) };
   const probe: Probe = async (q) => {
-    let sql: string;
+    let sql: CompiledSql;
     try {
-      sql = compileQuery(options.index, refVariant.schema, q);
+      sql = compileSql(options.index, refVariant.schema, q);
     } catch (error) {
       return reject('compile-error', `probe: ${oneLine(error)}`);
     }

@@ -14,15 +14,16 @@ import type { ErIndex } from '../er-model/er-index.ts';
 import type { RelationalSchema } from '../variants/relational-schema.ts';
 import type { Expr, OrderItem, Predicate, Query, SelectQuery } from '../query/conceptual-query.ts';
 import { isOrdered } from '../query/conceptual-query.ts';
-import { compileQuery } from '../compile/compile-query.ts';
+import { compileSql } from '../compile/compile-query.ts';
+import type { CompiledSql } from '../compile/compiled-sql.ts';
 import { firstUnreadable } from '../compile/readability.ts';
+import { canonicalKey } from '../query/walk.ts';
 import { compareResults, normalizeResult, type GroupComparison, type GuardedQuery, type NormalizedResult } from '../execute/run-query.ts';
 import type { TextResult } from '../database/database.ts';
 import { oneLine } from '../common/errors.ts';
 import { reject, type VariantAnswer } from './group-record.ts';
 import type { QueryRunner } from './query-runner.ts';
 import { outputNames } from './fill/fill-query.ts';
-import { canonicalKey } from '../query/walk.ts';
 
 export interface CheckVariant {
   readonly name: string;
@@ -63,19 +64,19 @@ export interface VerifiedGroup {
  */
 export async function verifyGroup(query: Query, ctx: CheckContext): Promise<VerifiedGroup> {
   const compiled = ctx.variants.map((v) => {
-    let sql: string;
+    let sql: CompiledSql;
     try {
-      sql = compileQuery(ctx.index, v.schema, query);
+      sql = compileSql(ctx.index, v.schema, query);
     } catch (error) {
       return reject('compile-error', `${v.name}: ${oneLine(error)}`);
     }
     // Gold SQL reads as an engineer's, or it is not emitted (the compile rules see to it).
-    const unreadable = firstUnreadable(sql);
+    const unreadable = firstUnreadable(sql.text);
     if (unreadable) reject(`unreadable-sql:${unreadable.check}`, `${v.name}: ${unreadable.excerpt}`);
     return { variant: v, sql };
   });
   const reference = ctx.variants.find((v) => v.name === ctx.reference) ?? (ctx.variants[0] as CheckVariant);
-  const referenceSql = compiled.find((c) => c.variant === reference)?.sql as string;
+  const referenceSql = compiled.find((c) => c.variant === reference)?.sql as CompiledSql;
   // A cheap guard first: obvious cartesian explosions are rejected by the planner's estimate
   // on the reference variant (the most normalized, so the most joins); a plan that explodes
   // only on another variant still meets the statement timeout there.
@@ -124,9 +125,9 @@ export async function verifyGroup(query: Query, ctx: CheckContext): Promise<Veri
   const answers: Record<string, VariantAnswer> = {};
   for (const { variant, sql } of compiled) {
     const r = main.get(variant.name) as NormalizedResult;
-    answers[variant.name] = { sql, row_count: r.rows.length, result_hash: r.hash };
+    answers[variant.name] = { sql: sql.text, row_count: r.rows.length, result_hash: r.hash };
   }
-  return { answers, main: { result_hash: mainComparison.hash, row_count: mainComparison.rowCount }, edge, distinctSql: new Set(compiled.map((c) => c.sql)).size };
+  return { answers, main: { result_hash: mainComparison.hash, row_count: mainComparison.rowCount }, edge, distinctSql: new Set(compiled.map((c) => c.sql.text)).size };
 }
 
 /**
@@ -199,7 +200,7 @@ function filterCheck(query: Query, result: NormalizedResult, reference: CheckVar
   if (query.kind !== 'select' || query.where === undefined) return undefined;
   const { where: _where, ...rest } = query;
   return [{
-    query: { pgSchema: reference.pgSchemas.main, sql: compileQuery(ctx.index, reference.schema, rest) },
+    query: { pgSchema: reference.pgSchemas.main, sql: compileSql(ctx.index, reference.schema, rest) },
     judge: (r) => {
       if (normalizeResult(r as TextResult, isOrdered(query)).hash === result.hash) reject('filter-keeps-everything', 'the answer is the same without the WHERE clause');
     },
@@ -289,7 +290,7 @@ function determinedCheck(query: Query, reference: CheckVariant, instance: 'main'
     const { limit: _l, ...rest } = query;
     probe = { ...rest, select: [...query.select, ...extra] };
   }
-  const sql = compileQuery(ctx.index, reference.schema, probe);
+  const sql = compileSql(ctx.index, reference.schema, probe);
   return [{ query: { pgSchema: reference.pgSchemas[instance] as string, sql }, judge: (r) => judgeOrder(query, ctx, instance, (r as TextResult).rows, names.length, keyIdx, keyExprs) }];
 }
 

@@ -1,5 +1,5 @@
 /**
- * Runs generated SQL through the guarded executor over a small pool of connections: one
+ * Runs generated SQL (the compiler's `CompiledSql`, on the executor's batched path) over a small pool of connections: one
  * PGlite connection, or K server connections so a group's queries run concurrently. It
  * measures the wall time spent waiting on the database, so the manifest can report how
  * much of a run is the database and how much is our own code.
@@ -7,16 +7,17 @@
 import type { Database, TextResult } from '../database/database.ts';
 import { ExecutionError, oneLine } from '../common/errors.ts';
 import { explainCost, guardAhead, runReadOnly, runReadOnlyMany, type GuardedQuery } from '../execute/run-query.ts';
+import type { CompiledSql } from '../compile/compiled-sql.ts';
 import { reject } from './group-record.ts';
 
 export interface QueryRunner {
   /** Runs one read-only query in a schema; a failure becomes a `timeout` or `execution-error` rejection. */
-  run(pgSchema: string, sql: string): Promise<TextResult>;
+  run(pgSchema: string, sql: CompiledSql): Promise<TextResult>;
   /**
    * The planner's total cost estimate of a query in a schema (EXPLAIN without ANALYZE: the
    * query is planned, never run), through the guarded executor (`explainCost`).
    */
-  cost(pgSchema: string, sql: string): Promise<number>;
+  cost(pgSchema: string, sql: CompiledSql): Promise<number>;
   /**
    * Runs queries split into one contiguous share per connection, each share as one
    * `runReadOnlyMany` (one round trip on a server). Gives every result when all ran;
@@ -96,7 +97,7 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
     if (next) next(db);
     else free.push(db);
   };
-  const run = async (pgSchema: string, sql: string): Promise<TextResult> => {
+  const run = async (pgSchema: string, sql: CompiledSql): Promise<TextResult> => {
     guardAhead([{ pgSchema, sql }]);
     const db = await acquire();
     if (active++ === 0) since = performance.now();
@@ -138,7 +139,7 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
     });
     return { results, ...(failure ? { failure } : {}) };
   };
-  const cost = async (pgSchema: string, sql: string): Promise<number> => {
+  const cost = async (pgSchema: string, sql: CompiledSql): Promise<number> => {
     guardAhead([{ pgSchema, sql }]);
     const db = await acquire();
     if (active++ === 0) since = performance.now();

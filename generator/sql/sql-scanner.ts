@@ -11,6 +11,7 @@
  * written text back (`restoreMasked`).
  */
 import { SqlParseError } from '../common/errors.ts';
+import { lineCommentEnd } from '../common/sql-text.ts';
 import type { Dialect } from './sql-ast.ts';
 
 /** The most characters one query may have; Spider's longest has 577, BIRD's 1,006. */
@@ -79,6 +80,7 @@ export function scanSql(sql: string, source: Dialect): ScannedSql {
   let copied = 0;
   let tokens = 0;
   let depth = 0;
+  let rewritten = false;
   const mask = (start: number, end: number, literal: MaskedLiteral): void => {
     const length = end - start - 2;
     if (length < 1) return;
@@ -97,7 +99,14 @@ export function scanSql(sql: string, source: Dialect): ScannedSql {
       continue;
     }
     if (c === '-' && next === '-') {
-      const end = sql.indexOf('\n', i);
+      // A carriage return ends the comment too, as in PostgreSQL's scanner; the parser, which
+      // waits for a line feed, is handed one in its place (same length, positions stay right).
+      const end = lineCommentEnd(sql, i);
+      if (end >= 0 && sql[end] === '\r') {
+        parts.push(sql.slice(copied, end), '\n');
+        copied = end + 1;
+        rewritten = true;
+      }
       i = end < 0 ? sql.length : end;
       continue;
     }
@@ -138,7 +147,7 @@ export function scanSql(sql: string, source: Dialect): ScannedSql {
     WORD.lastIndex = i;
     i = WORD.test(sql) ? WORD.lastIndex : i + 1;
   }
-  if (masked.length === 0) return { text: sql, masked };
+  if (masked.length === 0 && !rewritten) return { text: sql, masked };
   parts.push(sql.slice(copied));
   return { text: parts.join(''), masked };
 }

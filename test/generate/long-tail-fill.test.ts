@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../generator/database/database.ts';
 import { indexDomain } from '../../generator/er-model/er-index.ts';
 import { createRng } from '../../generator/common/rng.ts';
-import { compileQuery } from '../../generator/compile/compile-query.ts';
+import { compileSql } from '../../generator/compile/compile-query.ts';
 import { prepareBuilds, type PreparedBuilds } from '../../generator/generate/prepare-builds.ts';
 import { createQueryRunner } from '../../generator/generate/query-runner.ts';
 import { buildSchemaGraph, type SchemaGraph } from '../../generator/generate/schema-graph.ts';
@@ -67,7 +67,7 @@ describe.each(DOMAINS)('long-tail skeletons on %s', (name, domain) => {
     graph = buildSchemaGraph(index, builds.variants.map((v) => v.schema));
     const ref = builds.variants.find((v) => v.name === 'full_normalized');
     if (!ref) throw new Error('no full_normalized variant');
-    probe = async (q) => (await runner.run(ref.pgSchemas.main, compileQuery(index, ref.schema, q))).rows;
+    probe = async (q) => (await runner.run(ref.pgSchemas.main, compileSql(index, ref.schema, q))).rows;
   }, 180_000);
 
   afterAll(async () => {

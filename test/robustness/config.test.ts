@@ -92,10 +92,10 @@ describe("the public API ('equisql')", () => {
   it('exports the user-facing functions and error classes by the package name', async () => {
     const api = await import('equisql');
     expect(Object.keys(api).sort()).toEqual([
-      'CompileError', 'ConfigError', 'EquisqlError', 'LoadError', 'MAX_RANDOM_VARIANTS', 'ShredError', 'attr', 'attributeRoles', 'buildDataset',
-      'buildRelationalSchema', 'compileQuery', 'defineConfig', 'defineDomain', 'domainToJson', 'generateInstance',
-      'generateInstanceReport', 'indexDomain', 'inferRole', 'noun', 'parseDomainJson', 'selectVariants', 'selectVariantsReport', 'validateDomain',
-      'verifyDataset',
+      'CompileError', 'ConfigError', 'DEFAULT_CAPS', 'EquisqlError', 'LoadError', 'MAX_RANDOM_VARIANTS', 'ShredError', 'attr', 'attributeRoles', 'buildDataset',
+      'buildRelationalSchema', 'compileQuery', 'createUntrustedExecutor', 'defineConfig', 'defineDomain', 'domainToJson', 'generateInstance',
+      'generateInstanceReport', 'indexDomain', 'inferRole', 'noun', 'openDatabase', 'parseDomainJson', 'runUntrusted', 'selectVariants', 'selectVariantsReport',
+      'streamUntrusted', 'validateDomain', 'verifyDataset',
     ]);
     const config = api.defineConfig({ datasets: { x: { domain: 'retail', scale: 'tiny' } } });
     expect(config.datasets['x']?.domain).toBe('retail');

@@ -85,6 +85,13 @@ describe('finding 14: quotes read as the engines read them', () => {
     expect(() => parseSql(String.raw`SELECT a FROM t WHERE a <> E'it\'s' OR 1=1`, { dialect: 'postgresql' })).toThrow(/unsupported expression "default"/u);
   });
 
+  it('ends a -- comment where PostgreSQL does, at a line feed or a carriage return: what follows is code', () => {
+    for (const end of ['\n', '\r']) {
+      const q = parseSql(`SELECT --${end}'a\\' AS x FROM t`, { dialect: 'postgresql' });
+      expect(q.kind === 'select' ? q.columns[0] : undefined, JSON.stringify(end)).toEqual({ expr: { kind: 'string', value: 'a\\' }, alias: 'x' });
+    }
+  });
+
   it('reads "a""b" as the identifier a"b in PostgreSQL', async () => {
     const rows = (await db.query<Record<string, number>>('SELECT "a""b" FROM t ORDER BY 1')).rows;
     expect(Object.keys(rows[0] ?? {})).toEqual(['a"b']);
