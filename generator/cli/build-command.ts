@@ -57,12 +57,6 @@ export const command: Command = {
       if (n > MODEL_LIMITS.countPerEntity) throw new ConfigError(`build: --count ${m[1] as string}: at most ${MODEL_LIMITS.countPerEntity} objects per entity, got ${m[2] as string}`);
       counts[m[1] as string] = n;
     }
-    // Roles decide what the filler asks; one read off a type may not be what the model means.
-    const inferred = attributeRoles(dataset.domain).filter((r) => r.inferred);
-    if (inferred.length > 0) {
-      io.err(`roles inferred for ${inferred.length} attributes of ${dataset.name} (declare a "role" on an attribute to change one):`);
-      for (const r of inferred) io.err(`  ${r.owner}.${r.attribute}: ${describeRole(r.role)}, from ${r.because}`);
-    }
     const target = resolveTarget(flags.db ?? io.env['DATABASE_URL'], join(out, 'pglite'));
     const started = performance.now();
     const result = await buildDataset({
@@ -79,6 +73,13 @@ export const command: Command = {
       progress: io.err,
     });
     for (const warning of result.warnings) io.err(`warning: ${warning}`);
+    // Roles decide what the filler asks; one read off a type may not be what the model means.
+    // They are said once the build stands, so bad input still answers in one line.
+    const inferred = attributeRoles(dataset.domain).filter((r) => r.inferred);
+    if (inferred.length > 0) {
+      io.err(`roles inferred for ${inferred.length} attributes of ${dataset.name} (declare a "role" on an attribute to change one):`);
+      for (const r of inferred) io.err(`  ${r.owner}.${r.attribute}: ${describeRole(r.role)}, from ${r.because}`);
+    }
     const seconds = (performance.now() - started) / 1000;
     io.err(`built ${result.manifest.variants.length} variants of ${dataset.name} (${result.rows} rows) in ${seconds.toFixed(1)} s into ${out}`);
     return 0;
