@@ -6,7 +6,8 @@
  */
 import { ConfigError } from '../../common/errors.ts';
 import { agreementColour, labelColour } from './agreement-colour.ts';
-import { escapeMarkup, formatNumber } from './markup-text.ts';
+import { escapeMarkup } from './markup-text.ts';
+import { formatNumber } from './report-numbers.ts';
 
 export interface HeatmapInput {
   /** Shown above the grid, e.g. `gpt-4o on social_media: pairwise agreement`. */

@@ -23,26 +23,41 @@ export function escapeMarkup(text: string): string {
     .replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/**
- * A number as the report prints it: integers as they are, other values with `digits`
- * decimals, so the same summary always prints the same bytes.
- *
- * @example
- * formatNumber(12);        // '12'
- * formatNumber(0.8333, 3); // '0.833'
- */
-export function formatNumber(value: number, digits = 1): string {
-  if (!Number.isFinite(value)) return '–';
-  return Number.isInteger(value) ? String(value) : value.toFixed(digits);
+/** Markup that is already safe: built by `html` or by a renderer of this folder. */
+export interface Markup {
+  readonly kind: 'markup';
+  readonly html: string;
+}
+
+type Interpolated = string | number | Markup | readonly Markup[] | null | undefined;
+
+function piece(value: Interpolated): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'number') return escapeMarkup(String(value));
+  if (typeof value === 'string') return escapeMarkup(value);
+  if (Array.isArray(value)) return value.map((m: Markup) => m.html).join('');
+  return (value as Markup).html;
 }
 
 /**
- * A share in [0, 1] as a percentage with one decimal.
+ * A template literal tag that escapes every interpolated string or number and passes
+ * `Markup` through, so text from a summary or a model cannot end up unescaped by accident.
  *
  * @example
- * formatPercent(0.8333); // '83.3%'
+ * html`<td>${'<b>'}</td>`.html; // '<td>&lt;b&gt;</td>'
  */
-export function formatPercent(share: number): string {
-  if (!Number.isFinite(share)) return '–';
-  return `${(share * 100).toFixed(1)}%`;
+export function html(strings: TemplateStringsArray, ...values: readonly Interpolated[]): Markup {
+  let out = strings[0] as string;
+  values.forEach((value, i) => {
+    out += piece(value) + (strings[i + 1] as string);
+  });
+  return { kind: 'markup', html: out };
+}
+
+/**
+ * Markup produced by this folder's own renderers (an SVG from `renderHeatmapSvg`), marked as
+ * safe. Never call it on text that came from a file or a model.
+ */
+export function trustedMarkup(text: string): Markup {
+  return { kind: 'markup', html: text };
 }
