@@ -219,9 +219,12 @@ export interface EvalRun {
   readonly dir: string;
   readonly split: string;
   readonly context: EvalContext;
+  /** The variants scored, in the build's order. */
+  readonly variants: readonly string[];
   /** Tokens and cost of the endpoint's calls in this run (0 for the others; cache hits cost nothing). */
   readonly tokens: { readonly prompt: number; readonly completion: number };
-  readonly cost_usd: number;
+  /** At the config's `llm.prices` for the model; `unknown` without a price. */
+  readonly cost_usd: number | 'unknown';
   readonly calls: number;
   readonly cache_hits: number;
 }
