@@ -83,7 +83,9 @@ export function compareReportHtml(results: readonly EvalResult[]): string {
     {
       id: 'difficulty-style',
       heading: 'Execution accuracy per difficulty and style',
-      body: html`${across.map((x) => html`${compareKeyedTable(x, 'difficulty')}${compareKeyedTable(x, 'style')}`)}`,
+      body: html`${across.map((x) => html`<div class="tables">
+${compareKeyedTable(x, 'difficulty')}${compareKeyedTable(x, 'style')}</div>
+`)}`,
     },
     { id: 'errors', heading: 'Invalid predictions', body: html`${across.map(compareErrorTable)}` },
     {

@@ -63,7 +63,9 @@ export function evalReportFiles(result: EvalResult, gold: GoldSql): Map<string, 
     {
       id: 'difficulty-style',
       heading: 'Execution accuracy per difficulty and style',
-      body: html`${each.map((d) => html`${keyedTable(d, 'difficulty')}${keyedTable(d, 'style')}`)}`,
+      body: html`${each.map((d) => html`<div class="tables">
+${keyedTable(d, 'difficulty')}${keyedTable(d, 'style')}</div>
+`)}`,
     },
     { id: 'errors', heading: 'Invalid predictions', body: html`${each.map(errorTable)}` },
     {

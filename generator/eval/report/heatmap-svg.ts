@@ -70,7 +70,7 @@ export function renderHeatmapSvg(input: HeatmapInput): string {
   const grid = n * cell;
   const barTop = top + grid + GAP * 2;
   const barHeight = 14;
-  const width = Math.ceil(Math.max(left + grid + slant + GAP, GAP * 2 + input.title.length * CHAR_WIDTH * 1.1));
+  const width = Math.ceil(Math.max(left + grid + slant + GAP, GAP * 2 + input.title.length * (FONT_SIZE + 2) * 0.68));
   const height = Math.ceil(barTop + barHeight + FONT_SIZE * 2 + GAP);
 
   const out: string[] = [];

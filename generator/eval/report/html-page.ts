@@ -59,6 +59,7 @@ tfoot td { font-weight: 600; background: #fafafc; }
 tbody tr:nth-child(even) td { background: #fafafc; }
 code, pre { font-family: 'DejaVu Sans Mono', Menlo, Consolas, monospace; font-size: 12.5px; }
 pre { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+.tables { display: flex; flex-wrap: wrap; gap: 0 32px; align-items: flex-start; }
 .figures { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; }
 .figures figure { margin: 0; }
 .figures svg { max-width: 100%; height: auto; }

@@ -79,7 +79,7 @@ function questionBlock(q: QuestionEval, predictions: ReadonlyMap<string, Predict
   });
   return html`<div class="question" data-question="${q.question_id}">
 <h3>${q.question}</h3>
-<p class="muted">${q.style} · ${q.difficulty} · question <code>${q.question_id}</code> · group <code>${q.group_id}</code></p>
+<p class="muted">${q.style} · ${q.difficulty} · question <code title="${q.question_id}">${q.question_id.slice(0, 12)}</code> · group <code title="${q.group_id}">${q.group_id.slice(0, 12)}</code></p>
 <p>Right on <b>${right.length}</b> of ${q.variants.length} variants${right.length > 0 ? html` (${right.join(', ')})` : null}. Variant pairs: ${q.qas} agree (QAS), ${q.qds} disagree (QDS), ${q.qms} with an invalid prediction (QMS), of ${q.pairs}.</p>
 ${sideBySide(rows)}</div>
 `;
