@@ -6,9 +6,11 @@
  * variants, writes P paraphrases a group, exports every row to the test split, then scores
  * (1) a predictions file whose every text is distinct (the gold SQL with a comment of its
  * own: each is guarded and run, as a model's predictions are) and (2) the gold itself (the
- * paraphrases share their SQL: each text runs once).
+ * paraphrases share their SQL: each text runs once). Beside them, the executor alone on the
+ * texts of (1), main and edge instance, on the same pool: what the database and the guard
+ * cost without the evaluation around them.
  *
- *   npm run bench:eval [-- --paraphrases 20 --connections 4 --db postgres://… --skip-pglite]
+ *   npm run bench:eval [-- --paraphrases 20 --rows 600 --connections 4 --db postgres://… --skip-pglite]
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -22,12 +24,15 @@ import { openDatabase, type Database } from '../generator/database/database.ts';
 import { readEvalInputs } from '../generator/eval/eval-inputs.ts';
 import { fileSource, goldSource, type PredictionSource } from '../generator/eval/prediction-source.ts';
 import { runEval } from '../generator/eval/run-eval.ts';
+import { createUntrustedExecutor } from '../generator/execute/untrusted-query.ts';
 import { groupsPath, readJsonLines } from '../generator/generate/groups-file.ts';
 import type { GroupRecord } from '../generator/generate/group-record.ts';
 import { serializeQuestion, type QuestionRecord } from '../generator/questions/question-record.ts';
 import { PAPER_SOCIAL_MEDIA } from '../generator/suites/paper-social-media.ts';
 
-const { values } = parseArgs({ options: { paraphrases: { type: 'string' }, connections: { type: 'string' }, db: { type: 'string' }, 'skip-pglite': { type: 'boolean' }, scale: { type: 'string' } } });
+const { values } = parseArgs({ options: { paraphrases: { type: 'string' }, rows: { type: 'string' }, connections: { type: 'string' }, db: { type: 'string' }, 'skip-pglite': { type: 'boolean' }, scale: { type: 'string' } } });
+/** Rows scored of the export (its first ones): the paper scale's queries take a while on a loaded machine. */
+const maxRows = values.rows === undefined ? Infinity : Number(values.rows);
 const paraphrases = Number(values.paraphrases ?? 20);
 const width = Number(values.connections ?? 4);
 const scale = values.scale ?? 'paper';
@@ -62,13 +67,25 @@ async function bench(label: string, db: string | undefined, connections: number)
     mkdirSync(join(out, 'questions'), { recursive: true });
     writeFileSync(join(out, 'questions', 'social_media.jsonl'), questions.map(serializeQuestion).join(''));
     await main(['export', '--dir', out, '--ratios', 'test=1', '--formats', 'jsonl', '--keep-duplicates'], quiet);
-    const inputs = readEvalInputs(out, 'test');
+    const all = readEvalInputs(out, 'test');
+    const inputs = { ...all, rows: all.rows.slice(0, maxRows) };
     const file = join(dir, 'predictions.jsonl');
     writeFileSync(file, inputs.rows.map((r, i) => JSON.stringify({ id: r.id, sql: `${r.sql}\n-- prediction ${i}` })).join('\n') + '\n');
     const target = targetOf(out, inputs.manifest, db);
     const pool: Database[] = [];
     for (let i = 0; i < connections; i++) pool.push(await openDatabase(target));
     try {
+      const executor = createUntrustedExecutor(pool, { timeoutMs: 30_000 });
+      const schemas = new Map(inputs.variants.map((v) => [v.name, v]));
+      t = performance.now();
+      await Promise.all(inputs.rows.map(async (r, i) => {
+        const v = schemas.get(r.variant);
+        const text = `${r.sql}\n-- alone ${i}`;
+        await executor.run(v?.mainSchema as string, text);
+        if (v?.edgeSchema) await executor.run(v.edgeSchema, text);
+      }));
+      const alone = (performance.now() - t) / 1000;
+      say(`${label} (${connections} connection${connections === 1 ? '' : 's'}), the executor alone, main and edge: ${inputs.rows.length} texts in ${alone.toFixed(1)} s = ${(inputs.rows.length / alone).toFixed(0)} texts/s`);
       for (const [what, source] of [['distinct texts (a predictions file)', fileSource(file, 'distinct')], ['the gold (paraphrases share their SQL)', goldSource()]] as [string, PredictionSource][]) {
         t = performance.now();
         const result = await runEval({ inputs, source, connections: pool, context: 'ddl', concurrency: Math.max(4, connections), out: join(dir, `eval-${source.label}`), resume: false });

@@ -263,6 +263,23 @@ describe('equisql eval on a model with known mistakes', () => {
     expect(JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')).source).toEqual({ kind: 'predictions', file });
   }, 300_000);
 
+  it('stops cleanly when the token budget is spent, and --resume completes the same bytes', async () => {
+    const out = join(tmp.dir, 'eval-budget');
+    const args = evalArgs(out, '--model', 'local-model', '--base-url', server.url, '--concurrency', '1');
+    const stopped = await runCliAsync([...args, '--budget', '20000'], { env: noServer });
+    expect(stopped.status, stopped.stderr).toBe(0);
+    const at = /the token budget \(20000\) is spent; stopped after (\d+) of 180 predictions \(rerun with --resume to continue\)/u.exec(stopped.stderr);
+    expect(at, stopped.stderr).not.toBeNull();
+    expect(Number(at?.[1])).toBeGreaterThan(0);
+    expect(Number(at?.[1])).toBeLessThan(rows.length);
+    expect(lines(join(out, 'predictions.jsonl'))).toHaveLength(Number(at?.[1]));
+    expect(existsSync(join(out, 'summary.json'))).toBe(false);
+    const resumed = await runCliAsync([...args, '--resume'], { env: noServer });
+    expect(resumed.status, resumed.stderr).toBe(0);
+    expect(readFileSync(join(out, 'predictions.jsonl'))).toEqual(readFileSync(join(endpointDir, 'predictions.jsonl')));
+    expect(readFileSync(join(out, 'summary.json'))).toEqual(readFileSync(join(endpointDir, 'summary.json')));
+  }, 300_000);
+
   it('continues a run killed with kill -9 under --resume, to the bytes of an uninterrupted run', async () => {
     const slow = await startSqlModelServer(replies(), 15);
     const out = join(tmp.dir, 'eval-killed');
@@ -303,6 +320,33 @@ describe('equisql eval on a model with known mistakes', () => {
     } finally {
       await slow.close();
     }
+  }, 300_000);
+});
+
+describe('equisql eval on bad input', () => {
+  it('refuses each in one line naming what and where (exit 2), and writes nothing', () => {
+    const out = join(tmp.dir, 'eval-bad');
+    const bad = join(tmp.dir, 'bad.jsonl');
+    writeFileSync(bad, `${JSON.stringify({ id: rows[0]?.id, sql: 'SELECT 1' })}\n{"id": 7}\n`);
+    const twice = join(tmp.dir, 'twice.jsonl');
+    writeFileSync(twice, `${JSON.stringify({ id: rows[0]?.id, sql: 'SELECT 1' })}\n${JSON.stringify({ id: rows[0]?.id, sql: 'SELECT 2' })}\n`);
+    const cases: [string[], RegExp][] = [
+      [evalArgs(out), /give exactly one of --model M, --model gold and --predictions/],
+      [evalArgs(out, '--model', 'gold', '--predictions', bad), /give exactly one of/],
+      [evalArgs(out, '--predictions', bad), /bad\.jsonl:2: expected \{"id": "…", "sql": "…"\}/],
+      [evalArgs(out, '--predictions', twice), /twice\.jsonl:2: id [0-9a-f]+ is given twice/],
+      [evalArgs(out, '--model', 'gold', '--variants', 'full_sti,no_such_variant'), /--variants: no variant "no_such_variant" in .* \(built: full_normalized, full_sti, full_cti, full_concrete\)/],
+      [[...evalArgs(out, '--model', 'gold'), '--split', 'train'], /--split: .*data has no train split \(present: test\)/],
+      [[...evalArgs(out, '--model', 'gold'), '--context', 'er'], /--context: expected ddl or ddl\+er/],
+      [evalArgs(out, '--model', 'm'), /--model: needs an endpoint/],
+    ];
+    for (const [args, message] of cases) {
+      const run = runCli(args, { env: { ...noServer, OPENAI_BASE_URL: undefined } });
+      expect(run.status, args.join(' ')).toBe(2);
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      expect(run.stderr).toMatch(message);
+    }
+    expect(existsSync(join(out, 'predictions.jsonl'))).toBe(false);
   }, 300_000);
 });
 
