@@ -13,12 +13,14 @@ import { EVAL_CONTEXTS } from '../eval/eval-prompt.ts';
 import type { EvalContext } from '../eval/eval-summary.ts';
 import { endpointSource, fileSource, goldSource, type PredictionSource } from '../eval/prediction-source.ts';
 import { runEval } from '../eval/run-eval.ts';
+import { writeEvalReport } from '../eval/report/eval-report.ts';
+import { writeCompareReport } from '../eval/report/compare-report.ts';
 import { EXIT, type Command } from './command.ts';
 import { required } from './flags.ts';
 import { parseTable, type FlagTable } from './flag-table.ts';
 
 const FLAGS = {
-  dir: { type: 'string', value: 'DIR', required: true, help: 'a directory equisql generate and export wrote (its data/, schemas/, groups/, build.json and edge/build.json)' },
+  dir: { type: 'string', value: 'DIR', help: 'a directory equisql generate and export wrote (its data/, schemas/, groups/, build.json and edge/build.json); required unless --compare' },
   split: { type: 'string', value: 'S', help: 'the split scored (default test)' },
   variants: { type: 'string', value: 'V,V,…', help: 'the variants scored (default every variant of the build)' },
   model: { type: 'string', value: 'M', help: 'the model asked through an OpenAI-compatible endpoint (--base-url, the config\'s llm.baseURL, else OPENAI_BASE_URL; OPENAI_API_KEY), or gold: the gold SQL itself (scores 100%, a self-check)' },
@@ -31,7 +33,8 @@ const FLAGS = {
   db: { type: 'string', value: 'URL', help: 'postgres://… or pglite:DIR (default DATABASE_URL for a server build, else the PGlite that build.json names)' },
   config: { type: 'string', value: 'FILE', help: 'the datasets.config.ts whose llm section (model, baseURL, prices) applies; the cost goes to EVALDIR/run.json' },
   resume: { type: 'boolean', help: 'keep the complete lines an earlier (killed) run into EVALDIR wrote and continue after them' },
-  out: { type: 'string', value: 'EVALDIR', required: true, help: 'where predictions.jsonl, summary.json and run.json go' },
+  out: { type: 'string', value: 'EVALDIR', required: true, help: 'where predictions.jsonl, summary.json, run.json, the heatmaps and report.html go; with --compare, the page FILE' },
+  compare: { type: 'boolean', help: 'write one page comparing the finished evaluations EVALDIR … (the operands) to --out FILE, and score nothing' },
 } as const satisfies FlagTable;
 
 const DETAILS = `Scores SQL for every (question, variant) row of a split. Each row's prompt is the first
@@ -48,7 +51,11 @@ paper's PSS matrix and QAS/QDS/QMS per question; SQLStructEval's structural cons
 EVALDIR/run.json (the source, tokens, cost). predictions.jsonl and summary.json depend only
 on the SQL scored: a predictions file with a model's SQL gives the bytes the model's run
 gave. Replies are cached in EVALDIR/.llm-cache/, so --resume after a kill asks nothing twice
-and gives the bytes of an uninterrupted run.`;
+and gives the bytes of an uninterrupted run. At the end, EVALDIR/report.html (one page, no
+network) and an SVG heatmap of pairwise agreement per dataset are written from those files.
+
+equisql eval --compare EVALDIR_1 EVALDIR_2 … --out FILE puts several finished evaluations
+(models) on one page.`;
 
 /** A whole number of a flag within bounds, or the default. */
 function whole(flag: string, value: string | undefined, fallback: number, max: number): number {
@@ -62,11 +69,21 @@ export const command: Command = {
   name: 'eval',
   summary: 'score a model (an endpoint, a predictions file, or the gold) on every variant of a split',
   flags: FLAGS,
+  operands: '[EVALDIR …]',
   details: DETAILS,
   async run(args, io) {
-    const flags = parseTable('eval', args, FLAGS).values;
-    const dir = resolve(process.cwd(), required('eval', 'dir', flags.dir));
+    const { values: flags, positionals } = parseTable('eval', args, FLAGS, { positionals: true });
     const out = resolve(process.cwd(), required('eval', 'out', flags.out));
+    if (flags.compare) {
+      if (positionals.length === 0) throw new ConfigError('eval --compare: name the evaluation directories to compare (EVALDIR …)');
+      const other = (['dir', 'model', 'predictions', 'resume'] as const).find((f) => flags[f] !== undefined);
+      if (other) throw new ConfigError(`eval --compare: --${other} does not go with --compare (it scores nothing)`);
+      await writeCompareReport(positionals.map((p) => resolve(process.cwd(), p)), out);
+      io.err(`eval: ${positionals.length} evaluations compared in ${out}`);
+      return EXIT.ok;
+    }
+    if (positionals.length > 0) throw new ConfigError(`eval: unexpected argument "${positionals[0]?.slice(0, 60)}" (directories are operands of --compare only)`);
+    const dir = resolve(process.cwd(), required('eval', 'dir', flags.dir));
     const context = (flags.context ?? 'ddl') as EvalContext;
     if (!EVAL_CONTEXTS.includes(context)) throw new ConfigError(`--context: expected ${EVAL_CONTEXTS.join(' or ')}, got "${flags.context}"`);
     const concurrency = whole('concurrency', flags.concurrency, 4, 256);
@@ -132,6 +149,7 @@ export const command: Command = {
       });
       const s = result.summary;
       if (s) {
+        await writeEvalReport(out);
         const pct = (r: number) => `${(100 * r).toFixed(1)}%`;
         io.err(`eval: ${result.rows} predictions of ${s.robust.total} questions on ${inputs.variants.length} variants: EX ${pct(s.ex.rate)}, robust ${pct(s.robust.rate)}, invalid ${pct(s.errors.invalid_rate)}; ${out}`);
       }

@@ -318,6 +318,15 @@ describe('equisql eval --model gold', () => {
     expect(d.pss.matrix).toEqual(VARIANTS.map(() => VARIANTS.map(() => 45)));
     expect(d.agreement).toEqual({ qas: 270, qds: 0, qms: 0, pairs: 270 });
     expect(d.structure.gold).toBe(1);
+    // The report is drawn from these files at the end (its page is checked in a browser by the report's own test).
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toMatch(/<svg|heatmap/u);
+    expect(existsSync(join(out, 'heatmap-gold-social_media.svg'))).toBe(true);
+    const page = join(tmp.dir, 'compare.html');
+    const compared = runCli(['eval', '--compare', out, join(tmp.dir, 'eval-endpoint'), '--out', page], { env: noServer });
+    expect(compared.status, compared.stderr).toBe(0);
+    const html = readFileSync(page, 'utf8');
+    expect(html).toContain('gold');
+    expect(html).toContain('local-model');
   }, 300_000);
 });
 
