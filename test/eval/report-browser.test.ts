@@ -3,18 +3,17 @@
  * questions) is scored twice by `equisql eval` — once from a predictions file with a model's
  * typical mistakes (inner joins where the class-table and concrete variants need LEFT ones,
  * SQL that smuggles markup, a DROP the guard refuses, a row left out), once as the gold —
- * then `report.html`, the standalone heatmap and the comparison page are opened in headless
- * Chromium. The checks read what the browser drew against summary.json, predictions.jsonl
+ * then the `report.html` and heatmap the command wrote, and the page of `eval --compare`,
+ * are opened in headless Chromium. The checks read what the browser drew against summary.json, predictions.jsonl
  * and the export; the screenshots are kept under test-artifacts/eval-report/.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { agreementColour } from '../../generator/eval/report/agreement-colour.ts';
 import { heatmapFileName } from '../../generator/eval/report/agreement-heatmaps.ts';
-import { writeCompareReport } from '../../generator/eval/report/compare-report.ts';
 import { writeEvalReport } from '../../generator/eval/report/eval-report.ts';
 import { formatPercent } from '../../generator/eval/report/report-numbers.ts';
 import type { EvalSummary, PredictionLine } from '../../generator/eval/eval-summary.ts';
@@ -65,9 +64,9 @@ describeBrowser('eval report in headless Chromium', (chromium) => {
     for (const [source, out] of [[['--predictions', predictionsFile], modelDir], [['--model', 'gold'], goldDir]] as const) {
       const run = runCli(['eval', '--dir', exportDir, '--split', split, ...source, '--out', out], { env: { DATABASE_URL: undefined } });
       expect(run.status, run.stderr).toBe(0);
-      await writeEvalReport(out);
     }
-    await writeCompareReport([modelDir, goldDir], comparePage);
+    const compared = runCli(['eval', '--compare', modelDir, goldDir, '--out', comparePage]);
+    expect(compared.status, compared.stderr).toBe(0);
     mkdirSync(ARTIFACTS, { recursive: true });
     browser = await launchChromium(chromium);
   }, 600_000);
@@ -225,13 +224,37 @@ describeBrowser('eval report in headless Chromium', (chromium) => {
     await page.close();
   });
 
-  it('writes the same bytes when made again', async () => {
+  it('writes the bytes the eval command wrote when made again from its files', async () => {
     const before = readFileSync(join(modelDir, 'report.html'), 'utf8');
     const svgName = heatmapFileName('mistaken-model', 'social_media');
     const svgBefore = readFileSync(join(modelDir, svgName), 'utf8');
     await writeEvalReport(modelDir);
     expect(readFileSync(join(modelDir, 'report.html'), 'utf8')).toBe(before);
     expect(readFileSync(join(modelDir, svgName), 'utf8')).toBe(svgBefore);
+  });
+
+  it('shows the predicted SQL alone, and says why, when the export has moved; refuses a broken summary in one line naming it', async () => {
+    const moved = join(tmp.dir, 'eval-moved');
+    cpSync(modelDir, moved, { recursive: true });
+    const run = JSON.parse(readFileSync(join(moved, 'run.json'), 'utf8')) as { dir: string };
+    writeFileSync(join(moved, 'run.json'), JSON.stringify({ ...run, dir: join(tmp.dir, 'gone') }));
+    await writeEvalReport(moved);
+    const page = readFileSync(join(moved, 'report.html'), 'utf8');
+    expect(page).toContain(`Gold SQL not shown: ${join(tmp.dir, 'gone', `data/${split}-00000-of-00001.jsonl`)} is not there.`);
+    // Each gold SQL block became the note; the predicted SQL blocks stay.
+    const count = (text: string, part: string) => text.split(part).length - 1;
+    const original = readFileSync(join(modelDir, 'report.html'), 'utf8');
+    const notes = count(page, 'export not available');
+    expect(notes).toBeGreaterThan(0);
+    expect(count(original, 'export not available')).toBe(0);
+    expect(count(page, '<pre><code>')).toBe(count(original, '<pre><code>') - notes);
+    writeFileSync(join(moved, 'summary.json'), '{"version": 1, "datasets": [');
+    await expect(writeEvalReport(moved)).rejects.toThrow(new RegExp(`^${join(moved, 'summary.json').replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')}: not JSON: [^\n]+$`, 'u'));
+    const compared = runCli(['eval', '--compare', moved, '--out', join(tmp.dir, 'never.html')]);
+    expect(compared.status).toBe(2);
+    expect(compared.stderr.trim().split('\n')).toHaveLength(1);
+    expect(compared.stderr).toContain(join(moved, 'summary.json'));
+    expect(existsSync(join(tmp.dir, 'never.html'))).toBe(false);
   });
 
   it('opens the heatmap file on its own as an SVG image', async () => {
