@@ -182,6 +182,18 @@ describeBrowser('eval report in headless Chromium', (chromium) => {
     expect(overview?.body[0]?.slice(0, 5)).toEqual(['mistaken-model', 'social_media', String(d.ex.total), `${formatPercent(d.ex.rate)} (${d.ex.correct}/${d.ex.total})`, `${formatPercent(d.robust.rate)} (${d.robust.correct}/${d.robust.total})`]);
     expect(d.ex.rate).toBeLessThan(1);
 
+    // Agreement by question: a row and a bar per question, the bar's parts as wide as QAS, QDS, QMS.
+    const byQuestion = table('social_media: agreement by question');
+    expect(byQuestion?.body.map((r) => r.slice(1, 5))).toEqual(d.questions.map((q) => [`${q.correct.filter(Boolean).length}/${q.variants.length}`, String(q.qas), String(q.qds), String(q.qms)]));
+    const bars = await page.evaluate(() => [...document.querySelectorAll('svg.pair-bar')].map((b) => ['qas', 'qds', 'qms'].map((k) => (b.querySelector(`rect.${k}`) as SVGRectElement).getBoundingClientRect().width)));
+    expect(bars).toHaveLength(d.questions.length);
+    bars.forEach((widths, i) => {
+      const q = d.questions[i] as { qas: number; qds: number; qms: number; pairs: number };
+      expect(q.qas + q.qds + q.qms).toBe(q.pairs);
+      [q.qas, q.qds, q.qms].forEach((n, k) => expect(widths[k]).toBeCloseTo((160 * n) / q.pairs, 0));
+    });
+    expect(bars.some((w) => (w[1] as number) > 0)).toBe(true);
+
     // The worst questions: gold SQL from the export beside the model's, for the wrong variants.
     const predicted = new Map(lines<PredictionLine>(join(modelDir, 'predictions.jsonl')).map((p) => [`${p.question_id}/${p.variant}`, p]));
     const gold = new Map(rows.map((r) => [r.id, r.sql]));

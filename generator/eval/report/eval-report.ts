@@ -12,6 +12,7 @@ import { agreementFigure, agreementHeatmapSvg, heatmapFileName } from './agreeme
 import { readEvalResult, readGoldSql, type EvalResult, type GoldSql } from './eval-result-files.ts';
 import { renderHtmlPage, type PageSection } from './html-page.ts';
 import { html } from './markup-text.ts';
+import { questionAgreementTable } from './question-agreement.ts';
 import { errorTable, keyedTable, overviewTable, variantTable } from './metric-tables.ts';
 import { predictionIndex, worstQuestions, worstQuestionsSection, wrongRowIds } from './worst-questions.ts';
 
@@ -75,6 +76,12 @@ ${keyedTable(d, 'difficulty')}${keyedTable(d, 'style')}</div>
       body: html`<div class="figures">
 ${each.map((d) => agreementFigure(label, d))}</div>
 `,
+    },
+    {
+      id: 'by-question',
+      heading: 'Agreement by question',
+      intro: 'For each question, its pairs of variants: those whose predictions agree (QAS), those where both ran and the answers differ (QDS), and those with an invalid prediction (QMS); QAS + QDS + QMS is the number of pairs.',
+      body: html`${each.map(questionAgreementTable)}`,
     },
     {
       id: 'worst',
