@@ -101,7 +101,7 @@ ${x.evals.flatMap((d, i) => (d ? [agreementFigure(labels[i] as string, d)] : [])
   ];
   return renderHtmlPage({
     title: `equisql eval: ${labels.join(' vs ')}`,
-    facts: results.map(runFacts),
+    facts: results.map((r, i) => runFacts(r, labels[i])),
     sections,
   });
 }

@@ -33,9 +33,9 @@ export function sourceText(source: EvalSource | undefined): string {
 }
 
 /** The facts line under a page's title for one evaluation. */
-export function runFacts(result: EvalResult): string {
+export function runFacts(result: EvalResult, label = result.label): string {
   const s = result.summary;
-  const parts = [`${result.label}: ${sourceText(result.run?.source)}`, `split ${s.split}`, `context ${s.context}`];
+  const parts = [`${label}: ${sourceText(result.run?.source)}`, `split ${s.split}`, `context ${s.context}`];
   if (result.run?.dir) parts.push(`export ${result.run.dir}`);
   return parts.join(' · ');
 }

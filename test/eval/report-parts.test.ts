@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { agreementColour, labelColour } from '../../generator/eval/report/agreement-colour.ts';
 import { renderHeatmapSvg } from '../../generator/eval/report/heatmap-svg.ts';
 import { html } from '../../generator/eval/report/markup-text.ts';
-import { worstQuestions } from '../../generator/eval/report/worst-questions.ts';
-import type { QuestionEval } from '../../generator/eval/eval-summary.ts';
+import { predictionIndex, SQL_SHOWN, worstQuestions, worstQuestionsSection } from '../../generator/eval/report/worst-questions.ts';
+import type { DatasetEval, PredictionLine, QuestionEval } from '../../generator/eval/eval-summary.ts';
 
 /** WCAG relative luminance of `#rrggbb`. */
 function luminance(hex: string): number {
@@ -86,5 +86,35 @@ describe('worstQuestions', () => {
     const questions = [q('right', [true, true, true], 3), q('one', [false, true, true], 1), q('two-agreeing', [false, false, true], 1), q('two-split', [false, false, true], 0), q('one-missing', [false, true, true], 1, 2), q('one-again', [true, false, true], 1)];
     expect(worstQuestions(questions, 10).map((x) => x.question_id)).toEqual(['two-split', 'two-agreeing', 'one-missing', 'one', 'one-again']);
     expect(worstQuestions(questions, 2).map((x) => x.question_id)).toEqual(['two-split', 'two-agreeing']);
+  });
+});
+
+describe('worstQuestionsSection', () => {
+  it('shows gold and predicted SQL of the wrong variants only, escaped, cutting a runaway prediction', () => {
+    const long = `SELECT ${Array.from({ length: 3000 }, (_, i) => `c${i}`).join(', ')} FROM t`;
+    const question: QuestionEval = {
+      question_id: 'q1', group_id: 'g1', question: 'How many <b>clips</b>?', style: 'natural', difficulty: 'easy',
+      variants: ['full_sti', 'full_cti', 'kitchen_sink'], correct: [true, false, false], outcomes: ['rows', 'rows', 'error'], robust: false,
+      qas: 0, qds: 1, qms: 2, pairs: 3, structure: { parsed: 2, distinct: 2, majority: 0.5, entropy: 1, gold: 0.5 },
+    };
+    const line = (id: string, variant: string, sql: string, outcome: PredictionLine['outcome'], correct: boolean): PredictionLine => ({
+      id, dataset: 'd', question_id: 'q1', group_id: 'g1', variant, prompt_hash: 'h', sql, outcome, message: outcome === 'rows' ? null : 'syntax error at or near "FROM" (kitchen_sink)',
+      result_hash: null, edge_result_hash: null, correct_main: correct, correct_edge: correct, correct, structure_hash: null,
+    });
+    const predictions = predictionIndex([
+      line('r1', 'full_sti', 'SELECT count(*) FROM clips', 'rows', true),
+      line('r2', 'full_cti', 'SELECT count(*) FROM clip c JOIN x ON a < b', 'rows', false),
+      line('r3', 'kitchen_sink', long, 'error', false),
+    ]);
+    const gold = { kind: 'found', file: 'data/test.jsonl', sql: new Map([['r1', 'GOLD-STI'], ['r2', 'GOLD-CTI'], ['r3', 'GOLD-KS']]) } as const;
+    const page = worstQuestionsSection({ dataset: 'd', questions: [question] } as unknown as DatasetEval, predictions, gold, 10).html;
+    expect(page).toContain('How many &lt;b&gt;clips&lt;/b&gt;?');
+    expect(page).toContain('<pre><code>GOLD-CTI</code></pre>');
+    expect(page).toContain('<pre><code>SELECT count(*) FROM clip c JOIN x ON a &lt; b</code></pre>');
+    expect(page).toContain('<pre><code>GOLD-KS</code></pre>');
+    expect(page).not.toContain('GOLD-STI');
+    expect(page).toContain('syntax error at or near &quot;FROM&quot; (kitchen_sink)');
+    expect(page).toContain(`<pre><code>${long.slice(0, SQL_SHOWN)}</code></pre><span class="muted">… ${long.length - SQL_SHOWN} more characters not shown</span>`);
+    expect(page).not.toContain(long.slice(0, SQL_SHOWN + 1));
   });
 });
