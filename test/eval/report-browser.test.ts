@@ -14,6 +14,8 @@ import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { agreementColour } from '../../generator/eval/report/agreement-colour.ts';
 import { heatmapFileName } from '../../generator/eval/report/agreement-heatmaps.ts';
+import { renderHeatmapSvg } from '../../generator/eval/report/heatmap-svg.ts';
+import { PRESET_NAMES } from '../../generator/variants/variant-presets.ts';
 import { writeEvalReport } from '../../generator/eval/report/eval-report.ts';
 import { formatPercent } from '../../generator/eval/report/report-numbers.ts';
 import type { EvalSummary, PredictionLine } from '../../generator/eval/eval-summary.ts';
@@ -286,6 +288,42 @@ describeBrowser('eval report in headless Chromium', (chromium) => {
     const stats = await pixelStats(browser, png, fills);
     expect(fills.length).toBeGreaterThanOrEqual(3);
     for (const f of fills) expect(stats.near[f], f).toBeGreaterThan(500);
+    await page.close();
+  });
+
+  it('keeps the ten preset names readable on a heatmap: inside the figure, none over another, none over the grid', async () => {
+    const n = PRESET_NAMES.length;
+    const svg = renderHeatmapSvg({ title: 'ten variants', labels: PRESET_NAMES, matrix: PRESET_NAMES.map((_, i) => PRESET_NAMES.map((_, j) => (i * 7 + j * 3) % 16)), max: 15 });
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 900, deviceScaleFactor: 1 });
+    await page.setContent(`<!DOCTYPE html><html><body style="margin:0">${svg}</body></html>`);
+    const view = await page.evaluate(() => {
+      const root = document.querySelector('svg.heatmap') as SVGSVGElement;
+      const box = (e: Element) => {
+        const r = e.getBoundingClientRect();
+        return { left: r.left, top: r.top, right: r.right, bottom: r.bottom, text: e.textContent ?? '' };
+      };
+      const cells = [...root.querySelectorAll('rect.cell')].map(box);
+      return {
+        frame: box(root),
+        grid: { left: Math.min(...cells.map((c) => c.left)), top: Math.min(...cells.map((c) => c.top)) },
+        rows: [...root.querySelectorAll('text.row-label')].map(box),
+        columns: [...root.querySelectorAll('text.column-label')].map(box),
+      };
+    });
+    expect(view.rows.map((r) => r.text)).toEqual([...PRESET_NAMES]);
+    expect(view.columns).toHaveLength(n);
+    for (const l of [...view.rows, ...view.columns]) {
+      expect(l.left).toBeGreaterThanOrEqual(view.frame.left);
+      expect(l.right).toBeLessThanOrEqual(view.frame.right);
+      expect(l.top).toBeGreaterThanOrEqual(view.frame.top);
+    }
+    for (const r of view.rows) expect(r.right).toBeLessThanOrEqual(view.grid.left);
+    for (const c of view.columns) expect(c.bottom).toBeLessThanOrEqual(view.grid.top);
+    view.rows.slice(1).forEach((r, i) => expect(r.top).toBeGreaterThanOrEqual((view.rows[i] as { bottom: number }).bottom - 1));
+    // Slanted labels overlap as boxes; their starts must still step along the columns.
+    view.columns.slice(1).forEach((c, i) => expect(c.left).toBeGreaterThan((view.columns[i] as { left: number }).left + 20));
+    writeFileSync(join(ARTIFACTS, 'ten-variants.png'), await page.screenshot({ type: 'png' }));
     await page.close();
   });
 
