@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../../common/atomic-write.ts';
 import type { EvalSource } from '../eval-summary.ts';
 import { agreementFigure, agreementHeatmapSvg, heatmapFileName } from './agreement-heatmaps.ts';
-import { readEvalResult, readGoldSql, type EvalResult, type GoldSql } from './eval-result-files.ts';
+import { readFinishedEval, readGoldSql, type FinishedEval, type GoldSql } from './eval-result-files.ts';
 import { renderHtmlPage, type PageSection } from './html-page.ts';
 import { html } from './markup-text.ts';
 import { questionAgreementTable } from './question-agreement.ts';
@@ -33,7 +33,7 @@ export function sourceText(source: EvalSource | undefined): string {
 }
 
 /** The facts line under a page's title for one evaluation. */
-export function runFacts(result: EvalResult, label = result.label): string {
+export function runFacts(result: FinishedEval, label = result.label): string {
   const s = result.summary;
   const parts = [`${label}: ${sourceText(result.run?.source)}`, `split ${s.split}`, `context ${s.context}`];
   if (result.run?.dir) parts.push(`export ${result.run.dir}`);
@@ -45,9 +45,9 @@ export function runFacts(result: EvalResult, label = result.label): string {
  * dataset, then `report.html`. Pure: `gold` is the gold SQL of the rows it shows.
  *
  * @example
- * evalReportFiles(readEvalResult('eval/gold'), gold).get('report.html'); // '<!DOCTYPE html>…'
+ * evalReportFiles(readFinishedEval('eval/gold'), gold).get('report.html'); // '<!DOCTYPE html>…'
  */
-export function evalReportFiles(result: EvalResult, gold: GoldSql): Map<string, string> {
+export function evalReportFiles(result: FinishedEval, gold: GoldSql): Map<string, string> {
   const files = new Map<string, string>();
   const { label, summary } = result;
   for (const d of summary.datasets) files.set(heatmapFileName(label, d.dataset), agreementHeatmapSvg(label, d));
@@ -104,7 +104,7 @@ ${each.map((d) => agreementFigure(label, d))}</div>
  * await writeEvalReport('eval/gpt-4o'); // eval/gpt-4o/report.html, eval/gpt-4o/heatmap-gpt-4o-retail.svg
  */
 export async function writeEvalReport(evalDir: string): Promise<void> {
-  const result = readEvalResult(evalDir);
+  const result = readFinishedEval(evalDir);
   const predictions = predictionIndex(result.predictions);
   const shown = result.summary.datasets.flatMap((d) => worstQuestions(d.questions, WORST_QUESTIONS));
   const gold = readGoldSql(result, wrongRowIds(shown, predictions));
