@@ -6,6 +6,7 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { describe, it } from 'vitest';
 
 /** The chromium binary: `/usr/bin/chromium`, else the first `chromium` on PATH; undefined when none. */
 export function chromiumPath(): string | undefined {
@@ -19,6 +20,28 @@ export function chromiumPath(): string | undefined {
     }
   }
   return undefined;
+}
+
+const IN_CI = Boolean(process.env['CI']);
+
+/**
+ * `describe` for tests that need a browser. Without a chromium binary they are skipped, the
+ * block's name saying why and how to get one; under CI the block fails instead, so a CI run
+ * cannot pass by skipping them.
+ */
+export function describeBrowser(name: string, body: (chromium: string) => void): void {
+  const chromium = chromiumPath();
+  if (chromium) {
+    describe(name, () => body(chromium));
+  } else if (IN_CI) {
+    describe(name, () => {
+      it('has a chromium binary', () => {
+        throw new Error('CI is set but there is no /usr/bin/chromium (nor chromium on PATH): the browser tests cannot run');
+      });
+    });
+  } else {
+    describe.skip(`${name} (skipped: no chromium binary at /usr/bin/chromium or on PATH; apt-get install chromium to run)`, () => body(''));
+  }
 }
 
 /** Starts headless chromium (no sandbox: CI runs as root; no GPU). */

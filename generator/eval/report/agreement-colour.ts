@@ -48,11 +48,13 @@ export function agreementColour(value: number, max: number): string {
 
 /**
  * The text colour that reads on `agreementColour(value, max)`: white on the dark half of the
- * scale, near-black on the light half, chosen by the fill's relative luminance (WCAG).
+ * scale, black on the light half, chosen by the fill's relative luminance (WCAG), so every
+ * cell's number has a contrast of at least 4.5:1, the WCAG AA figure for small text (a
+ * near-black would fall short on the scale's middle teal).
  *
  * @example
  * labelColour(0, 15);  // '#ffffff'
- * labelColour(15, 15); // '#111111'
+ * labelColour(15, 15); // '#000000'
  */
 export function labelColour(value: number, max: number): string {
   const lin = rgbAt(value, max).map((c) => {
@@ -60,6 +62,6 @@ export function labelColour(value: number, max: number): string {
     return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
   }) as [number, number, number];
   const luminance = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2];
-  // Contrast with white is (1.05)/(L+0.05), with #111 about (L+0.05)/0.0556: equal near L = 0.19.
-  return luminance > 0.19 ? '#111111' : '#ffffff';
+  // Contrast with white is 1.05/(L+0.05), with black (L+0.05)/0.05: equal at L ≈ 0.179 (4.58:1).
+  return luminance > 0.179 ? '#000000' : '#ffffff';
 }

@@ -13,20 +13,38 @@ export function heatmapMax(data: DatasetEval): number {
 }
 
 /**
+ * Per pair of variants, how many questions were asked on both (on the diagonal, on the
+ * variant): what each cell of the PSS matrix counts out of.
+ *
+ * @example
+ * askedOnBoth(dataset)[0][1]; // questions asked on the first and the second variant
+ */
+export function askedOnBoth(data: DatasetEval): number[][] {
+  const index = new Map(data.pss.variants.map((v, i) => [v, i]));
+  const counts = data.pss.variants.map(() => data.pss.variants.map(() => 0));
+  for (const q of data.questions) {
+    const at = q.variants.map((v) => index.get(v)).filter((i): i is number => i !== undefined);
+    for (const i of at) for (const j of at) (counts[i] as number[])[j] = ((counts[i] as number[])[j] as number) + 1;
+  }
+  return counts;
+}
+
+/**
  * The mean of the off-diagonal cells as a share of the questions both variants were asked
  * on (the figure the first paper gives under each heatmap); null with fewer than two variants.
  *
  * @example
- * meanOffDiagonal({ variants: ['a', 'b'], matrix: [[4, 3], [3, 4]], n: [4, 4], questions: 4 }); // 0.75
+ * meanOffDiagonal(dataset); // 0.75 for a matrix [[4, 3], [3, 4]] of four questions on both
  */
-export function meanOffDiagonal(pss: DatasetEval['pss']): number | null {
+export function meanOffDiagonal(data: DatasetEval): number | null {
+  const both = askedOnBoth(data);
   let agree = 0;
   let asked = 0;
-  pss.matrix.forEach((row, i) => {
+  data.pss.matrix.forEach((row, i) => {
     row.forEach((value, j) => {
       if (i === j) return;
       agree += value;
-      asked += Math.min(pss.n[i] ?? 0, pss.n[j] ?? 0);
+      asked += both[i]?.[j] ?? 0;
     });
   });
   return asked === 0 ? null : agree / asked;
@@ -61,15 +79,22 @@ export function agreementHeatmapSvg(label: string, data: DatasetEval): string {
     labels: data.pss.variants,
     matrix: data.pss.matrix,
     max: heatmapMax(data),
+    cellMax: askedOnBoth(data),
   });
+}
+
+/** Whether some variant was asked fewer questions than another. */
+function uneven(data: DatasetEval): boolean {
+  return new Set(data.pss.n).size > 1;
 }
 
 /** The heatmap inline, with a caption giving the scale and the mean off-diagonal agreement. */
 export function agreementFigure(label: string, data: DatasetEval): Markup {
-  const mean = meanOffDiagonal(data.pss);
+  const mean = meanOffDiagonal(data);
   const caption =
     `${label} on ${data.dataset}: questions whose predictions on the row's and the column's variant both ran and agree ` +
     `(the diagonal: those valid on the variant), from 0 (purple) to ${formatNumber(heatmapMax(data))} (yellow).` +
+    (uneven(data) ? ' Some variants were asked fewer questions; a cell is coloured by its share of the questions asked on both.' : '') +
     (mean === null ? '' : ` Off the diagonal the mean agreement is ${formatPercent(mean)}.`);
   return html`<figure class="heatmap-figure">
 ${trustedMarkup(agreementHeatmapSvg(label, data))}<figcaption>${caption}</figcaption>

@@ -8,7 +8,7 @@ import { ConfigError } from '../../common/errors.ts';
 import { writeFileAtomic } from '../../common/atomic-write.ts';
 import type { QuestionEval } from '../eval-summary.ts';
 import { agreementFigure } from './agreement-heatmaps.ts';
-import { readEvalResult, type EvalResult } from './eval-result-files.ts';
+import { readFinishedEval, type FinishedEval } from './eval-result-files.ts';
 import { runFacts } from './eval-report.ts';
 import { renderHtmlPage, renderTable, type PageSection, type TableCell } from './html-page.ts';
 import { html, type Markup } from './markup-text.ts';
@@ -19,14 +19,14 @@ import { wrongCount } from './worst-questions.ts';
 export const COMPARED_QUESTIONS = 15;
 
 /** Labels made unique: a repeated one gets its directory in parentheses. */
-function uniqueLabels(results: readonly EvalResult[]): string[] {
+function uniqueLabels(results: readonly FinishedEval[]): string[] {
   const count = new Map<string, number>();
   for (const r of results) count.set(r.label, (count.get(r.label) ?? 0) + 1);
   return results.map((r) => ((count.get(r.label) ?? 0) > 1 ? `${r.label} (${r.dir})` : r.label));
 }
 
 /** The datasets any model scored, sorted, each with every model's evaluation of it. */
-function datasetsAcross(results: readonly EvalResult[], labels: readonly string[]): DatasetAcrossModels[] {
+function datasetsAcross(results: readonly FinishedEval[], labels: readonly string[]): DatasetAcrossModels[] {
   const names = [...new Set(results.flatMap((r) => r.summary.datasets.map((d) => d.dataset)))].sort();
   return names.map((dataset) => ({ dataset, labels, evals: results.map((r) => r.summary.datasets.find((d) => d.dataset === dataset)) }));
 }
@@ -39,8 +39,16 @@ function questionsAcross(x: DatasetAcrossModels): Markup {
   const byId = x.evals.map((d) => new Map((d?.questions ?? []).map((q) => [q.question_id, q])));
   const order: QuestionEval[] = [];
   const seen = new Set<string>();
-  for (const d of x.evals) for (const q of d?.questions ?? []) if (!seen.has(q.question_id)) (seen.add(q.question_id), order.push(q));
-  const wrongSum = (q: QuestionEval): number => byId.reduce((s, m) => s + (m.get(q.question_id) ? wrongCount(m.get(q.question_id) as QuestionEval) : 0), 0);
+  for (const q of x.evals.flatMap((d) => d?.questions ?? [])) {
+    if (seen.has(q.question_id)) continue;
+    seen.add(q.question_id);
+    order.push(q);
+  }
+  const wrongSum = (q: QuestionEval): number =>
+    byId.reduce((sum, m) => {
+      const e = m.get(q.question_id);
+      return sum + (e ? wrongCount(e) : 0);
+    }, 0);
   const ranked = order
     .map((q, i) => ({ q, i, wrong: wrongSum(q) }))
     .filter((e) => e.wrong > 0)
@@ -48,7 +56,7 @@ function questionsAcross(x: DatasetAcrossModels): Markup {
     .slice(0, COMPARED_QUESTIONS);
   if (ranked.length === 0) return html`<p>${x.dataset}: every model is right on every question and variant.</p>\n`;
   const rows: TableCell[][] = ranked.map(({ q }) => [
-    html`${q.question}<br><span class="muted">${q.style} · ${q.difficulty} · <code>${q.question_id}</code></span>`,
+    html`${q.question}<br><span class="muted">${q.style} · ${q.difficulty} · <code title="${q.question_id}">${q.question_id.slice(0, 12)}</code></span>`,
     ...byId.map((m): TableCell => {
       const e = m.get(q.question_id);
       if (!e) return '–';
@@ -67,9 +75,9 @@ function questionsAcross(x: DatasetAcrossModels): Markup {
  * The comparison page of `results`, in the order given. Pure.
  *
  * @example
- * compareReportHtml([readEvalResult('eval/gpt-4o'), readEvalResult('eval/qwen')]); // '<!DOCTYPE html>…'
+ * compareReportHtml([readFinishedEval('eval/gpt-4o'), readFinishedEval('eval/qwen')]); // '<!DOCTYPE html>…'
  */
-export function compareReportHtml(results: readonly EvalResult[]): string {
+export function compareReportHtml(results: readonly FinishedEval[]): string {
   const labels = uniqueLabels(results);
   const across = datasetsAcross(results, labels);
   const sections: PageSection[] = [
@@ -101,7 +109,7 @@ ${x.evals.flatMap((d, i) => (d ? [agreementFigure(labels[i] as string, d)] : [])
   ];
   return renderHtmlPage({
     title: `equisql eval: ${labels.join(' vs ')}`,
-    facts: results.map(runFacts),
+    facts: results.map((r, i) => runFacts(r, labels[i])),
     sections,
   });
 }
@@ -115,6 +123,6 @@ ${x.evals.flatMap((d, i) => (d ? [agreementFigure(labels[i] as string, d)] : [])
  */
 export async function writeCompareReport(evalDirs: readonly string[], outFile: string): Promise<void> {
   if (evalDirs.length === 0) throw new ConfigError('eval --compare: no evaluation directories given');
-  const results = evalDirs.map(readEvalResult);
+  const results = evalDirs.map(readFinishedEval);
   writeFileAtomic(outFile, compareReportHtml(results));
 }

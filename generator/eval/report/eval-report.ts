@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../../common/atomic-write.ts';
 import type { EvalSource } from '../eval-summary.ts';
 import { agreementFigure, agreementHeatmapSvg, heatmapFileName } from './agreement-heatmaps.ts';
-import { readEvalResult, readGoldSql, type EvalResult, type GoldSql } from './eval-result-files.ts';
+import { readFinishedEval, readGoldSql, type FinishedEval, type GoldSql } from './eval-result-files.ts';
 import { renderHtmlPage, type PageSection } from './html-page.ts';
 import { html } from './markup-text.ts';
+import { questionAgreementTable } from './question-agreement.ts';
 import { errorTable, keyedTable, overviewTable, variantTable } from './metric-tables.ts';
 import { predictionIndex, worstQuestions, worstQuestionsSection, wrongRowIds } from './worst-questions.ts';
 
@@ -32,9 +33,9 @@ export function sourceText(source: EvalSource | undefined): string {
 }
 
 /** The facts line under a page's title for one evaluation. */
-export function runFacts(result: EvalResult): string {
+export function runFacts(result: FinishedEval, label = result.label): string {
   const s = result.summary;
-  const parts = [`${result.label}: ${sourceText(result.run?.source)}`, `split ${s.split}`, `context ${s.context}`];
+  const parts = [`${label}: ${sourceText(result.run?.source)}`, `split ${s.split}`, `context ${s.context}`];
   if (result.run?.dir) parts.push(`export ${result.run.dir}`);
   return parts.join(' · ');
 }
@@ -44,9 +45,9 @@ export function runFacts(result: EvalResult): string {
  * dataset, then `report.html`. Pure: `gold` is the gold SQL of the rows it shows.
  *
  * @example
- * evalReportFiles(readEvalResult('eval/gold'), gold).get('report.html'); // '<!DOCTYPE html>…'
+ * evalReportFiles(readFinishedEval('eval/gold'), gold).get('report.html'); // '<!DOCTYPE html>…'
  */
-export function evalReportFiles(result: EvalResult, gold: GoldSql): Map<string, string> {
+export function evalReportFiles(result: FinishedEval, gold: GoldSql): Map<string, string> {
   const files = new Map<string, string>();
   const { label, summary } = result;
   for (const d of summary.datasets) files.set(heatmapFileName(label, d.dataset), agreementHeatmapSvg(label, d));
@@ -77,6 +78,12 @@ ${each.map((d) => agreementFigure(label, d))}</div>
 `,
     },
     {
+      id: 'by-question',
+      heading: 'Agreement by question',
+      intro: 'For each question, its pairs of variants: those whose predictions agree (QAS), those where both ran and the answers differ (QDS), and those with an invalid prediction (QMS); QAS + QDS + QMS is the number of pairs.',
+      body: html`${each.map(questionAgreementTable)}`,
+    },
+    {
       id: 'worst',
       heading: 'Worst questions',
       intro: 'Questions wrong on the most variants, then with the least agreement between variants; for each variant it was wrong on, the gold SQL beside the predicted SQL.',
@@ -97,7 +104,7 @@ ${each.map((d) => agreementFigure(label, d))}</div>
  * await writeEvalReport('eval/gpt-4o'); // eval/gpt-4o/report.html, eval/gpt-4o/heatmap-gpt-4o-retail.svg
  */
 export async function writeEvalReport(evalDir: string): Promise<void> {
-  const result = readEvalResult(evalDir);
+  const result = readFinishedEval(evalDir);
   const predictions = predictionIndex(result.predictions);
   const shown = result.summary.datasets.flatMap((d) => worstQuestions(d.questions, WORST_QUESTIONS));
   const gold = readGoldSql(result, wrongRowIds(shown, predictions));

@@ -12,7 +12,7 @@ import { dataFile } from '../../export/export-dataset.ts';
 import type { SplitName } from '../../export/split-assign.ts';
 import { EVAL_SUMMARY_VERSION, type EvalRun, type EvalSummary, type PredictionLine } from '../eval-summary.ts';
 
-export interface EvalResult {
+export interface FinishedEval {
   /** The evaluation directory, as given. */
   readonly dir: string;
   /** The model's short name: run.json's `label`, else the directory's name. */
@@ -84,10 +84,10 @@ function readPredictions(path: string): PredictionLine[] {
  * Reads an evaluation directory.
  *
  * @example
- * const result = readEvalResult('eval/gpt-4o');
+ * const result = readFinishedEval('eval/gpt-4o');
  * result.summary.datasets[0].pss.matrix; // the heatmap's numbers
  */
-export function readEvalResult(dir: string): EvalResult {
+export function readFinishedEval(dir: string): FinishedEval {
   const summary = checkSummary(readJsonFile(join(dir, 'summary.json')), join(dir, 'summary.json'));
   const predictions = readPredictions(join(dir, 'predictions.jsonl'));
   const runPath = join(dir, 'run.json');
@@ -109,7 +109,7 @@ export type GoldSql =
  * @example
  * readGoldSql(result, new Set(['3f1c…'])); // { kind: 'found', file: 'output/retail/data/test-00000-of-00001.jsonl', sql: Map(1) }
  */
-export function readGoldSql(result: EvalResult, ids: ReadonlySet<string>): GoldSql {
+export function readGoldSql(result: FinishedEval, ids: ReadonlySet<string>): GoldSql {
   if (!result.run || typeof result.run.dir !== 'string') return { kind: 'unavailable', reason: `${join(result.dir, 'run.json')} does not name the export` };
   const file = join(result.run.dir, dataFile(result.summary.split as SplitName, 'jsonl'));
   if (!existsSync(file)) return { kind: 'unavailable', reason: `${file} is not there` };

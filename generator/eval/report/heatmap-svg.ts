@@ -18,6 +18,12 @@ export interface HeatmapInput {
   readonly matrix: readonly (readonly number[])[];
   /** The value drawn yellow: the number of questions N. */
   readonly max: number;
+  /**
+   * Per cell, how many questions were asked on both variants, where that is fewer than `max`
+   * (a variant asked on fewer questions): such a cell is coloured by its share of those, so
+   * that a variant asked less is not drawn as one that disagrees. Absent: `max` everywhere.
+   */
+  readonly cellMax?: readonly (readonly number[])[];
 }
 
 /** Font metrics the layout assumes: a monospace face, so a label's width is its length. */
@@ -41,12 +47,15 @@ function checkInput(input: HeatmapInput): void {
     if (row.length !== n) throw new ConfigError(`heatmap "${input.title}": row ${i} (${input.labels[i]}) has ${row.length} values, expected ${n}`);
   });
   if (!(input.max >= 0) || !Number.isFinite(input.max)) throw new ConfigError(`heatmap "${input.title}": max must be a number ≥ 0, got ${input.max}`);
+  if (input.cellMax && (input.cellMax.length !== n || input.cellMax.some((row) => row.length !== n))) {
+    throw new ConfigError(`heatmap "${input.title}": cellMax is not ${n} × ${n}`);
+  }
 }
 
 /**
  * The heatmap as a standalone SVG document (it also works inline in HTML). Row labels stand
  * left of the grid, column labels above it at 45°, a colour bar from 0 to `max` below it.
- * Each cell is a `rect` with a `title` tooltip (`row × column: v of max`) and its value in
+ * Each cell is a `rect` with a `title` tooltip (`row × column: v of m`) and its value in
  * text that stays readable on the cell's colour.
  *
  * @example
@@ -96,12 +105,15 @@ export function renderHeatmapSvg(input: HeatmapInput): string {
       const x = left + j * cell;
       const y = top + i * cell;
       const shown = formatNumber(value);
-      const tip = `${labels[i]} × ${labels[j]}: ${shown} of ${formatNumber(max)}`;
+      const of = input.cellMax?.[i]?.[j] ?? max;
+      // On the scale from 0 to max: the cell's share of the questions asked on both.
+      const scaled = of === max ? value : of > 0 ? (value / of) * max : 0;
+      const tip = `${labels[i]} × ${labels[j]}: ${shown} of ${formatNumber(of)}${of === max ? '' : ' asked on both'}`;
       out.push(
-        `<rect class="cell" data-row="${i}" data-column="${j}" x="${px(x)}" y="${px(y)}" width="${cell}" height="${cell}" fill="${agreementColour(value, max)}" stroke="#ffffff" stroke-width="1"><title>${escapeMarkup(tip)}</title></rect>`,
+        `<rect class="cell" data-row="${i}" data-column="${j}" x="${px(x)}" y="${px(y)}" width="${cell}" height="${cell}" fill="${agreementColour(scaled, max)}" stroke="#ffffff" stroke-width="1"><title>${escapeMarkup(tip)}</title></rect>`,
       );
       out.push(
-        `<text class="cell-value" x="${px(x + cell / 2)}" y="${px(y + cell / 2)}" text-anchor="middle" dominant-baseline="central" fill="${labelColour(value, max)}">${shown}</text>`,
+        `<text class="cell-value" x="${px(x + cell / 2)}" y="${px(y + cell / 2)}" text-anchor="middle" dominant-baseline="central" fill="${labelColour(scaled, max)}">${shown}</text>`,
       );
     });
   });

@@ -63,6 +63,7 @@ pre { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
 .figures { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; }
 .figures figure { margin: 0; }
 .figures svg { max-width: 100%; height: auto; }
+svg.pair-bar { display: block; margin-top: 3px; }
 figcaption { color: #4a4a55; font-size: 13px; max-width: 60em; }
 .question { margin: 20px 0 28px; padding: 12px 16px; border: 1px solid #d6d6de; border-radius: 6px; }
 .question p { margin: 4px 0; }
@@ -111,7 +112,7 @@ export function renderHtmlPage(input: PageInput): string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${input.title}</title>
 <style>${{ kind: 'markup', html: CSS }}</style>

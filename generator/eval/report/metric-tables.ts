@@ -55,8 +55,8 @@ export function overviewTable(models: readonly LabelledSummary[]): Markup {
     columns: [
       { label: 'model' }, { label: 'dataset' }, { label: 'predictions', numeric: true }, { label: 'EX', numeric: true },
       { label: 'robust', numeric: true }, { label: 'invalid', numeric: true }, { label: 'QAS', numeric: true },
-      { label: 'QDS', numeric: true }, { label: 'QMS', numeric: true }, { label: 'structures', numeric: true },
-      { label: 'majority', numeric: true }, { label: 'gold structure', numeric: true },
+      { label: 'QDS', numeric: true }, { label: 'QMS', numeric: true }, { label: 'distinct structures', numeric: true },
+      { label: 'majority structure', numeric: true }, { label: 'gold structure', numeric: true },
     ],
     rows,
     footer,

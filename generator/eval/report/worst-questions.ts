@@ -61,8 +61,13 @@ function verdict(p: PredictionLine | undefined): Markup {
   return html`<span class="bad">wrong on the edge instance</span><br><span class="muted">right on the main one</span>`;
 }
 
+/** Beyond this many characters SQL is cut on the page: a model can answer a megabyte of text (predictions.jsonl keeps it whole). */
+export const SQL_SHOWN = 8000;
+
 function sqlBlock(sql: string | null | undefined, missing: string): Markup {
-  return sql === null || sql === undefined ? html`<span class="muted">${missing}</span>` : html`<pre><code>${sql}</code></pre>`;
+  if (sql === null || sql === undefined) return html`<span class="muted">${missing}</span>`;
+  if (sql.length <= SQL_SHOWN) return html`<pre><code>${sql}</code></pre>`;
+  return html`<pre><code>${sql.slice(0, SQL_SHOWN)}</code></pre><span class="muted">… ${sql.length - SQL_SHOWN} more characters not shown</span>`;
 }
 
 function questionBlock(q: QuestionEval, predictions: ReadonlyMap<string, PredictionLine>, gold: GoldSql): Markup {
