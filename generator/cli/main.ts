@@ -23,6 +23,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<{ command: Command 
   export: () => import('./export-command.ts'),
   check: () => import('./check-command.ts'),
   merge: () => import('./merge-command.ts'),
+  eval: () => import('./eval-command.ts'),
 };
 
 function processIo(quiet: boolean): CliIo {

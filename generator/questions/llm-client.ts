@@ -59,6 +59,11 @@ interface CachedReply {
 export interface LlmClient {
   /** One call: the validated JSON reply, or an LlmError after the last attempt. */
   complete<T>(messages: readonly ChatMessage[], check: ReplyCheck<T>): Promise<T>;
+  /**
+   * One call whose reply is plain text (no JSON mode: a model asked for "only the SQL"),
+   * checked by `check` on the text; cached, retried and counted as `complete` is.
+   */
+  completeText<T>(messages: readonly ChatMessage[], check: ReplyCheck<T>): Promise<T>;
   readonly usage: LlmUsage;
 }
 
@@ -98,7 +103,11 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
     renameSync(temp, cachePath(key));
   }
 
-  function parse<T>(content: string, check: ReplyCheck<T>): { ok: true; value: T } | { ok: false; kind: 'malformed' | 'wrong-shape'; reason: string } {
+  function parse<T>(content: string, check: ReplyCheck<T>, json: boolean): { ok: true; value: T } | { ok: false; kind: 'malformed' | 'wrong-shape'; reason: string } {
+    if (!json) {
+      const checked = check(content);
+      return checked.ok ? checked : { ok: false, kind: 'wrong-shape', reason: checked.reason };
+    }
     let value: unknown;
     try {
       value = JSON.parse(content);
@@ -111,12 +120,13 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
 
   const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
-  async function complete<T>(messages: readonly ChatMessage[], check: ReplyCheck<T>): Promise<T> {
-    const parameters = { temperature, response_format: { type: 'json_object' } };
+  async function call<T>(messages: readonly ChatMessage[], check: ReplyCheck<T>, json: boolean): Promise<T> {
+    // The JSON calls' key is the one earlier caches hold; a text call's has no response format.
+    const parameters = json ? { temperature, response_format: { type: 'json_object' } } : { temperature };
     const key = sha256(stableStringify({ model: options.model, messages, parameters }));
     const cached = readCache(key);
     if (cached) {
-      const parsed = parse(cached.content, check);
+      const parsed = parse(cached.content, check, json);
       if (parsed.ok) {
         usage.cache_hits++;
         return parsed.value;
@@ -131,7 +141,7 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
           model: options.model,
           messages: messages.map((m) => ({ role: m.role, content: m.content })),
           temperature,
-          response_format: { type: 'json_object' },
+          ...(json ? { response_format: { type: 'json_object' as const } } : {}),
         });
         const content = reply.choices[0]?.message?.content ?? '';
         // Tokens of every delivered reply are spent, a rejected one's too.
@@ -139,7 +149,7 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         const completion = reply.usage?.completion_tokens ?? 0;
         usage.prompt_tokens += prompt;
         usage.completion_tokens += completion;
-        const parsed = parse(content, check);
+        const parsed = parse(content, check, json);
         if (parsed.ok) {
           writeCache(key, { content, prompt_tokens: prompt, completion_tokens: completion });
           return parsed.value;
@@ -178,5 +188,9 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
     throw new LlmError(`${options.baseURL}: no usable reply after ${maxAttempts} attempts (last: ${last})`);
   }
 
-  return { complete, usage };
+  return {
+    complete: (messages, check) => call(messages, check, true),
+    completeText: (messages, check) => call(messages, check, false),
+    usage,
+  };
 }
