@@ -7,12 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, REPO_ROOT } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
 import { describeServer } from '../helpers/postgres.ts';
-import { oneLineSql } from '../../generator/export/formats/one-line-sql.ts';
 import { DEFOG_COLUMNS, defogFiles, defogMisreads } from '../../generator/export/formats/defog-files.ts';
 import { birdFiles } from '../../generator/export/formats/bird-files.ts';
 import type { ExportRecord } from '../../generator/export/export-record.ts';
 import { loadPgParser, parsePostgres } from '../../generator/sql/pg-parser.ts';
-import { openPglite } from '../../generator/database/pglite-database.ts';
 import { openPostgres } from '../../generator/database/postgres-database.ts';
 import { runUntrusted } from '../../generator/execute/untrusted-query.ts';
 import { normalizeResult } from '../../generator/execute/run-query.ts';
@@ -187,32 +185,27 @@ describe('hostile text in the evaluator files', () => {
     const bird = birdFiles('train', rows);
     expect(JSON.parse([...(bird[0] as { lines: Iterable<string> }).lines].join('')).map((i: { question: string }) => i.question)).toEqual(rows.map((r) => r.question));
   });
+});
 
-  it('puts SQL on one line without changing what PostgreSQL reads or returns: strings, identifiers, comments and dollar quoting across lines', async () => {
-    const db = await openPglite();
-    try {
-      await db.exec('CREATE TABLE "odd\nname" ("two\tparts" text, n integer); INSERT INTO "odd\nname" VALUES (E\'line\\none\', 1), (\'tab\there\', 2), (\'back\\\\slash\', 3);');
-      const cases = [
-        'SELECT n,\n  "two\tparts"\nFROM "odd\nname"\nORDER BY n',
-        "SELECT n FROM \"odd\nname\" -- the rest of the line goes\nWHERE \"two\tparts\" = 'line\none' /* nested /* comment */ still */ ORDER BY n",
-        "SELECT n FROM \"odd\nname\" WHERE \"two\tparts\" = E'line\\none' OR \"two\tparts\" = E'tab\\\there' ORDER BY n",
-        "SELECT n FROM \"odd\nname\" WHERE \"two\tparts\" IN ($$line\none$$, $q$back\\\\slash$q$, 'it''s') ORDER BY n",
-        "SELECT\tn\r\nFROM \"odd\nname\"\r\nWHERE \"two\tparts\" LIKE 'tab\t%'\n",
-        "SELECT E'a\\\nb' AS escaped_break, 'x' || '\u2028' AS sep, n - -1 AS m FROM \"odd\nname\" ORDER BY n",
-      ];
-      for (const sql of cases) {
-        const one = oneLineSql(sql);
-        expect(one, sql).not.toMatch(/[\t\n\r\u2028]/u);
-        expect(meaning(one), sql).toEqual(meaning(sql));
-        expect(await db.queryText(one), sql).toEqual(await db.queryText(sql));
-      }
-      expect(oneLineSql("SELECT 'a\nb' AS x")).toBe("SELECT E'a\\nb' AS x");
-      // Two literals joined across a line break are one string only on several lines.
-      expect(() => oneLineSql("SELECT 'a'\n'b'")).toThrow(/continued on the next line at character 12/);
-      expect(() => oneLineSql("SELECT 'open")).toThrow(/unterminated string at character 8/);
-    } finally {
-      await db.close();
-    }
+describe('the dump loader refuses bad input in one line, exit 2, before it connects', () => {
+  // A server nobody listens on: every refusal must come before any connection.
+  const loader = (args: string[], env: Record<string, string | undefined>) => {
+    const merged: Record<string, string | undefined> = { ...process.env, ...env };
+    for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
+    return spawnSync(process.execPath, [join(REPO_ROOT, 'bin/run-ts.js'), 'scripts/load-dumps.ts', ...args], { cwd: REPO_ROOT, encoding: 'utf8', env: merged as NodeJS.ProcessEnv });
+  };
+  const nowhere = { DATABASE_URL: 'postgres://nobody@127.0.0.1:9/none' };
+  it.each([
+    ['a name PostgreSQL would cut', () => ['--dir', evaluated, '--prefix', 'p'.repeat(50)], nowhere, /^load-dumps: database name "p{50}retail\/\w+" is longer than 63 bytes \(PostgreSQL would cut it\); use a shorter --prefix\n$/u],
+    ['no directory', () => [], nowhere, /^load-dumps: --dir DIR is required \(an export or a build directory\)\n$/u],
+    ['a directory that is no export', () => ['--dir', tmp.dir], nowhere, /^load-dumps: .+: neither an export \(manifest.json with an export section\) nor a build \(build.json\)\n$/u],
+    ['no server', () => ['--dir', evaluated], { DATABASE_URL: undefined }, /^load-dumps: no server: give --url postgres:\/\/… or set DATABASE_URL\n$/u],
+    ['an unknown flag', () => ['--dir', evaluated, '--prefx', 'x'], nowhere, /^load-dumps: Unknown option '--prefx'/u],
+  ])('%s', (_what, args, env, message) => {
+    const run = loader(args(), env);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(run.stdout).toBe('');
   });
 });
 
