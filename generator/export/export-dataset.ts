@@ -27,8 +27,7 @@ import { HUB_LIST_FILE, hubFiles, GITATTRIBUTES } from './hub-folder.ts';
 import type { CardMetadata } from '../config/define-config.ts';
 import { datasetCard } from './dataset-card.ts';
 import type { ProgressTick } from '../common/progress-tick.ts';
-import { EVALUATOR_FORMATS, evaluatorFiles, type EvaluatorFormat } from './formats/evaluator-formats.ts';
-import { EVALUATOR_DIR } from './formats/evaluator-file.ts';
+import { EVALUATOR_FORMATS, evaluatorFiles, leftOutNote, prepareEvaluatorDirs, removeStaleEvaluatorFiles, type EvaluatorFormat } from './formats/evaluator-formats.ts';
 
 export const EXPORT_FORMATS = ['jsonl', 'parquet', 'chat', 'prompt', 'chat-parquet', 'prompt-parquet', ...EVALUATOR_FORMATS] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -206,7 +205,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   // The files standard evaluators read (evaluators/<format>/), and the records a format cannot hold.
   const evaluatorFormats = EVALUATOR_FORMATS.filter((f) => options.formats.includes(f));
   const leftOut: Partial<Record<EvaluatorFormat, number>> = {};
-  for (const f of evaluatorFormats) mkdirSync(join(dir, EVALUATOR_DIR, f), { recursive: true });
+  prepareEvaluatorDirs(dir, evaluatorFormats);
   const splits: Partial<Record<SplitName, { rows: number; groups: number }>> = {};
   const totalRows = SPLIT_NAMES.reduce((a, s) => a + rows[s].length, 0);
   let rowsDone = 0;
@@ -256,15 +255,8 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   for (const sub of ['data', 'finetune']) {
     for (const name of readdirSync(join(dir, sub))) if (!name.startsWith('.') && !files[`${sub}/${name}`]) rmSync(join(dir, sub, name), { force: true });
   }
-  if (existsSync(join(dir, EVALUATOR_DIR))) {
-    for (const f of readdirSync(join(dir, EVALUATOR_DIR))) {
-      const sub = join(dir, EVALUATOR_DIR, f);
-      if (!(evaluatorFormats as readonly string[]).includes(f)) rmSync(sub, { recursive: true, force: true });
-      else for (const name of readdirSync(sub)) if (!name.startsWith('.') && !files[`${EVALUATOR_DIR}/${f}/${name}`]) rmSync(join(sub, name), { force: true });
-    }
-    if (evaluatorFormats.length === 0) rmSync(join(dir, EVALUATOR_DIR), { recursive: true, force: true });
-  }
-  for (const [f, n] of Object.entries(leftOut)) if (n > 0) options.progress?.(`export: ${f}: ${n} records left out (their SQL holds a ";" or a "{…}", which sql-eval reads as other queries)`);
+  removeStaleEvaluatorFiles(dir, evaluatorFormats, files);
+  for (const [f, n] of Object.entries(leftOut) as [EvaluatorFormat, number][]) if (n > 0) options.progress?.(`export: ${leftOutNote(f, n)}`);
 
   const all = SPLIT_NAMES.flatMap((s) => rows[s]);
   const exportSection = {

@@ -86,6 +86,8 @@ describe('evaluator formats read back', () => {
       expect(createHash('sha256').update(readFileSync(join(evaluated, rel))).digest('hex'), rel).toBe(entry.sha256);
     }
     expect(readdirSync(join(evaluated, 'data'))).toEqual([]);
+    const all = SPLITS.flatMap((split) => rowsOf(split));
+    expect(m.export.evaluators).toEqual({ formats: ['bird', 'defog', 'spider'], left_out: { defog: all.filter((r) => r.sql.includes(';') || /\{[\s\S]*\}/u.test(r.sql)).length } });
     // Both exports drew the same rows.
     expect(m.export.splits).toEqual(manifestOf(plain).export.splits);
   });
