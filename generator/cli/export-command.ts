@@ -26,6 +26,9 @@ const DETAILS = `Re-exports a generated directory without regenerating, into:
   DIR/data/<split>-00000-of-00001.{jsonl,parquet}   one row per (question, variant)
   DIR/finetune/<split>.chat.jsonl, <split>.prompt.jsonl
   DIR/README.md                                      dataset card (Hugging Face front matter)
+  DIR/evaluators/bird/<split>.json, <split>_gold.sql  with --formats …,bird (BIRD's questions and gold file)
+  DIR/evaluators/defog/<split>.csv                   with --formats …,defog (sql-eval's questions file)
+  DIR/evaluators/spider/<split>_gold.sql             with --formats …,spider (Spider's gold file)
   DIR/manifest.json                                  its "export" section: splits, files, row counts
 Splits are drawn from the dataset's seed and never cut a group.`;
 

@@ -27,8 +27,9 @@ import { HUB_LIST_FILE, hubFiles, GITATTRIBUTES } from './hub-folder.ts';
 import type { CardMetadata } from '../config/define-config.ts';
 import { datasetCard } from './dataset-card.ts';
 import type { ProgressTick } from '../common/progress-tick.ts';
+import { EVALUATOR_FORMATS, evaluatorFiles, leftOutNote, prepareEvaluatorDirs, removeStaleEvaluatorFiles, type EvaluatorFormat } from './formats/evaluator-formats.ts';
 
-export const EXPORT_FORMATS = ['jsonl', 'parquet', 'chat', 'prompt', 'chat-parquet', 'prompt-parquet'] as const;
+export const EXPORT_FORMATS = ['jsonl', 'parquet', 'chat', 'prompt', 'chat-parquet', 'prompt-parquet', ...EVALUATOR_FORMATS] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 /** What an export writes unless `--formats` says otherwise; the fine-tuning files as Parquet are asked for. */
 export const DEFAULT_FORMATS: readonly ExportFormat[] = ['jsonl', 'parquet', 'chat', 'prompt'];
@@ -201,6 +202,10 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   const finetuneFormats = (['chat', 'prompt'] as const).filter((f) => options.formats.includes(f)) as FinetuneFormat[];
   const tunedFiles = (['chat', 'prompt'] as const).flatMap((f) => [...(options.formats.includes(f) ? [[f, 'jsonl'] as const] : []), ...(options.formats.includes(`${f}-parquet`) ? [[f, 'parquet'] as const] : [])]);
   const rowTokens = new Map<SplitName, readonly RowTokens[]>();
+  // The files standard evaluators read (evaluators/<format>/), and the records a format cannot hold.
+  const evaluatorFormats = EVALUATOR_FORMATS.filter((f) => options.formats.includes(f));
+  const leftOut: Partial<Record<EvaluatorFormat, number>> = {};
+  prepareEvaluatorDirs(dir, evaluatorFormats);
   const splits: Partial<Record<SplitName, { rows: number; groups: number }>> = {};
   const totalRows = SPLIT_NAMES.reduce((a, s) => a + rows[s].length, 0);
   let rowsDone = 0;
@@ -230,6 +235,9 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
       files[rel] = { rows: list.length, sha256: createHash('sha256').update(readFileSync(join(dir, rel))).digest('hex') };
     }
     if (tunedFiles.length > 0) rowTokens.set(split, tuned.tokens);
+    const evaluated = evaluatorFiles(split, list, evaluatorFormats);
+    for (const f of evaluated.files) put(f.rel, f.lines, f.count);
+    for (const [f, n] of Object.entries(evaluated.leftOut) as [EvaluatorFormat, number][]) leftOut[f] = (leftOut[f] ?? 0) + n;
     options.progress?.(`export: ${split}: ${list.length} rows of ${splits[split]?.groups} groups`);
     rowsDone += list.length;
     options.tick?.({ stage: 'export', done: rowsDone, total: totalRows, unit: 'rows' });
@@ -247,6 +255,8 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   for (const sub of ['data', 'finetune']) {
     for (const name of readdirSync(join(dir, sub))) if (!name.startsWith('.') && !files[`${sub}/${name}`]) rmSync(join(dir, sub, name), { force: true });
   }
+  removeStaleEvaluatorFiles(dir, evaluatorFormats, files);
+  for (const [f, n] of Object.entries(leftOut) as [EvaluatorFormat, number][]) if (n > 0) options.progress?.(`export: ${leftOutNote(f, n)}`);
 
   const all = SPLIT_NAMES.flatMap((s) => rows[s]);
   const exportSection = {
@@ -267,6 +277,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
       duplicates_dropped: duplicates,
     },
     ...(tunedFiles.length > 0 ? { tokens } : {}),
+    ...(evaluatorFormats.length > 0 ? { evaluators: { formats: evaluatorFormats, left_out: leftOut } } : {}),
     splits,
     ...(plan.variants ? { variant_splits: Object.fromEntries([...plan.variants].sort(([a], [b]) => (a < b ? -1 : 1))) } : {}),
     schemas,

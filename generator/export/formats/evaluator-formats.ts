@@ -1,0 +1,61 @@
+/**
+ * The files that standard text-to-SQL evaluators read, per split: BIRD's questions and gold
+ * file, defog sql-eval's questions CSV, Spider's gold file. Each format is its own module.
+ */
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ExportRecord } from '../export-record.ts';
+import type { SplitName } from '../split-assign.ts';
+import { birdFiles } from './bird-files.ts';
+import { defogFiles } from './defog-files.ts';
+import { EVALUATOR_DIR, type EvaluatorFile } from './evaluator-file.ts';
+import { spiderFiles } from './spider-files.ts';
+
+export const EVALUATOR_FORMATS = ['bird', 'defog', 'spider'] as const;
+export type EvaluatorFormat = (typeof EVALUATOR_FORMATS)[number];
+
+/** The files of `formats` for one split's rows, and the records a format had to leave out. */
+export function evaluatorFiles(split: SplitName, rows: readonly ExportRecord[], formats: readonly EvaluatorFormat[]): { files: EvaluatorFile[]; leftOut: Partial<Record<EvaluatorFormat, number>> } {
+  const files: EvaluatorFile[] = [];
+  const leftOut: Partial<Record<EvaluatorFormat, number>> = {};
+  for (const f of formats) {
+    if (f === 'bird') files.push(...birdFiles(split, rows));
+    else if (f === 'spider') files.push(...spiderFiles(split, rows));
+    else {
+      const d = defogFiles(split, rows);
+      files.push(...d.files);
+      leftOut.defog = d.leftOut;
+    }
+  }
+  return { files, leftOut };
+}
+
+/** Makes `evaluators/<format>/` for each format to be written. */
+export function prepareEvaluatorDirs(dir: string, formats: readonly EvaluatorFormat[]): void {
+  for (const f of formats) mkdirSync(join(dir, EVALUATOR_DIR, f), { recursive: true });
+}
+
+/**
+ * Removes what an earlier export left under `evaluators/` and this one did not write
+ * (`written`: the export's files by relative path): the folder of a format not asked for,
+ * a split's file no longer there, the whole folder when no evaluator format was asked for.
+ */
+export function removeStaleEvaluatorFiles(dir: string, formats: readonly EvaluatorFormat[], written: Readonly<Record<string, unknown>>): void {
+  const root = join(dir, EVALUATOR_DIR);
+  if (!existsSync(root)) return;
+  if (formats.length === 0) {
+    rmSync(root, { recursive: true, force: true });
+    return;
+  }
+  for (const f of readdirSync(root)) {
+    const sub = join(root, f);
+    if (!(formats as readonly string[]).includes(f)) rmSync(sub, { recursive: true, force: true });
+    else for (const name of readdirSync(sub)) if (!name.startsWith('.') && !Object.hasOwn(written, `${EVALUATOR_DIR}/${f}/${name}`)) rmSync(join(sub, name), { force: true });
+  }
+}
+
+/** The progress line for the records a format had to leave out. */
+export function leftOutNote(format: EvaluatorFormat, count: number): string {
+  const why = format === 'defog' ? 'their SQL holds a ";" or a "{…}", which sql-eval reads as other queries' : 'the format cannot hold them';
+  return `${format}: ${count} records left out (${why})`;
+}
