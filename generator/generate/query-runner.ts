@@ -2,7 +2,9 @@
  * Runs generated SQL (the compiler's `CompiledSql`, on the executor's batched path) over a small pool of connections: one
  * PGlite connection, or K server connections so a group's queries run concurrently. It
  * measures the wall time spent waiting on the database, so the manifest can report how
- * much of a run is the database and how much is our own code.
+ * much of a run is the database and how much is our own code. A query or cost estimate asked
+ * again in the same schema is answered from what the database said the first time
+ * (`result-memo.ts`): a run reads fixed data.
  */
 import type { Database, TextResult } from '../database/database.ts';
 import { ExecutionError, oneLine } from '../common/errors.ts';
