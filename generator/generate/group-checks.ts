@@ -87,21 +87,36 @@ export async function verifyGroup(query: Query, ctx: CheckContext): Promise<Veri
   // The checks that need one answer run on the reference variant's main answer before any
   // other variant runs: most rejected candidates fail one of them, and then cost one query
   // instead of one per variant and instance.
-  const refResult = normalizeResult(await ctx.runner.run(reference.pgSchemas.main, referenceSql), ordered);
+  const refRaw = await ctx.runner.run(reference.pgSchemas.main, referenceSql);
+  const refResult = normalizeResult(refRaw, ordered);
   checkAnswer(query, refResult);
-  // Then the filter and order checks on the reference variant, every other variant on the
-  // main instance, and every variant on the edge-case one with its order check, as one
-  // batch: one round trip per connection on a server, the pool full instead of draining
-  // between them. The steps are judged in this order, each up to the earliest query that
-  // failed, so a candidate is rejected for the same reason whatever the timing.
+  // The order check on the main instance next. Its query is most often one whose answer is
+  // already here: the reference query itself (no LIMIT: the same text), or the filler's
+  // probe of the query without its LIMIT (kept by the runner). Then it is judged before
+  // anything else is sent, and a candidate whose order is not determined costs no batch;
+  // otherwise its query leads the batch. Either way it is judged first of the steps below.
+  let mainOrder = determinedCheck(query, reference, 'main', ctx)?.[0];
+  if (mainOrder) {
+    const q = mainOrder.query;
+    const known = q === undefined ? undefined : q.pgSchema === reference.pgSchemas.main && q.sql.text === referenceSql.text ? refRaw : ctx.runner.kept(q.pgSchema, q.sql);
+    if (q === undefined || known !== undefined) {
+      mainOrder.judge(known);
+      mainOrder = undefined;
+    }
+  }
+  // Then the filter check on the reference variant, every other variant on the main
+  // instance, and every variant on the edge-case one with its order check, as one batch:
+  // one round trip per connection on a server, the pool full instead of draining between
+  // them. The steps are judged in this order, each up to the earliest query that failed,
+  // so a candidate is rejected for the same reason whatever the timing.
   const hasEdge = ctx.variants.every((v) => v.pgSchemas.edge !== undefined);
   const others = compiled.filter(({ variant }) => variant !== reference);
   const main = new Map<string, NormalizedResult>([[reference.name, refResult]]);
   const edgeResults = new Map<string, NormalizedResult>();
   const collect = (into: Map<string, NormalizedResult>, name: string) => (r: TextResult | undefined) => void into.set(name, normalizeResult(r as TextResult, ordered));
   const steps: Step[] = [
+    ...(mainOrder ? [mainOrder] : []),
     ...(filterCheck(query, refResult, reference, ctx) ?? []),
-    ...(determinedCheck(query, reference, 'main', ctx) ?? []),
     ...others.map(({ variant, sql }) => ({ query: { pgSchema: variant.pgSchemas.main, sql }, judge: collect(main, variant.name) })),
     // The edge-case order check has nothing to check without an ORDER BY (a LIMIT alone was
     // refused on the main instance).
@@ -182,11 +197,19 @@ interface Step {
 
 /**
  * Runs the steps' queries in one `runMany`, then judges the steps in order; a step whose
- * query failed throws that failure, and no later step is judged.
+ * query failed throws that failure, and no later step is judged. A query two steps ask (the
+ * edge-case order check without a LIMIT is the reference variant's edge query) is sent once.
  */
 async function runSteps(steps: readonly Step[], ctx: CheckContext): Promise<void> {
   const queries: GuardedQuery[] = [];
-  const at = steps.map((s) => (s.query ? queries.push(s.query) - 1 : -1));
+  const sent = new Map<string, number>();
+  const at = steps.map((s) => {
+    if (!s.query) return -1;
+    const key = `${s.query.pgSchema}\u0000${s.query.sql.text}`;
+    const i = sent.get(key) ?? queries.push(s.query) - 1;
+    sent.set(key, i);
+    return i;
+  });
   const { results, failure } = queries.length > 0 ? await ctx.runner.runMany(queries) : { results: [], failure: undefined };
   steps.forEach((step, k) => {
     const i = at[k] as number;

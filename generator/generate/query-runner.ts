@@ -2,13 +2,16 @@
  * Runs generated SQL (the compiler's `CompiledSql`, on the executor's batched path) over a small pool of connections: one
  * PGlite connection, or K server connections so a group's queries run concurrently. It
  * measures the wall time spent waiting on the database, so the manifest can report how
- * much of a run is the database and how much is our own code.
+ * much of a run is the database and how much is our own code. A query or cost estimate asked
+ * again in the same schema is answered from what the database said the first time
+ * (`result-memo.ts`): a run reads fixed data.
  */
 import type { Database, TextResult } from '../database/database.ts';
 import { ExecutionError, oneLine } from '../common/errors.ts';
 import { explainCost, guardAhead, runReadOnly, runReadOnlyMany, type GuardedQuery } from '../execute/run-query.ts';
-import type { CompiledSql } from '../compile/compiled-sql.ts';
+import { isCompiledSql, type CompiledSql } from '../compile/compiled-sql.ts';
 import { reject } from './group-record.ts';
+import { queryKey, ResultMemo, resultValues } from './result-memo.ts';
 
 export interface QueryRunner {
   /** Runs one read-only query in a schema; a failure becomes a `timeout` or `execution-error` rejection. */
@@ -51,6 +54,16 @@ export interface QueryRunner {
    * `runMany` on a server (the one-at-a-time rerun of a failed share not counted).
    */
   roundTrips(): number;
+  /**
+   * The answer `run` got for this query in this schema, when it is still kept (`result-memo.ts`);
+   * never asks the database.
+   */
+  kept(pgSchema: string, sql: CompiledSql): TextResult | undefined;
+  /**
+   * Queries and cost estimates answered without the database so far: asked before in the
+   * same schema, their answer was kept, or was still coming.
+   */
+  remembered(): number;
 }
 
 /** What `QueryRunner.runMany` got. */
@@ -97,7 +110,35 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
     if (next) next(db);
     else free.push(db);
   };
-  const run = async (pgSchema: string, sql: CompiledSql): Promise<TextResult> => {
+  // What the database answered, asked again: the run reads fixed data (`result-memo.ts`).
+  const results = new ResultMemo<TextResult>(resultValues);
+  const costs = new ResultMemo<number>(() => 1);
+  const coming = new Map<string, Promise<TextResult | number>>();
+  let remembered = 0;
+  /** The kept or coming answer of a compiled query, else `ask`'s, kept once it comes. */
+  const once = <T extends TextResult | number>(memo: ResultMemo<T>, kind: string, pgSchema: string, sql: CompiledSql, ask: () => Promise<T>): Promise<T> => {
+    // Only the compiler's own values are answered from memory: anything else goes to `ask`, whose guard refuses it.
+    if (!isCompiledSql(sql)) return ask();
+    const key = queryKey(pgSchema, sql.text);
+    const kept = memo.get(key);
+    if (kept !== undefined) {
+      remembered += 1;
+      return Promise.resolve(kept);
+    }
+    const pending = coming.get(kind + key) as Promise<T> | undefined;
+    if (pending) {
+      remembered += 1;
+      return pending;
+    }
+    const asked = ask().then((value) => {
+      memo.set(key, value);
+      return value;
+    }).finally(() => coming.delete(kind + key));
+    coming.set(kind + key, asked);
+    return asked;
+  };
+  const run = (pgSchema: string, sql: CompiledSql): Promise<TextResult> => once(results, 'run ', pgSchema, sql, () => runOnce(pgSchema, sql));
+  const runOnce = async (pgSchema: string, sql: CompiledSql): Promise<TextResult> => {
     guardAhead([{ pgSchema, sql }]);
     const db = await acquire();
     if (active++ === 0) since = performance.now();
@@ -139,7 +180,8 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
     });
     return { results, ...(failure ? { failure } : {}) };
   };
-  const cost = async (pgSchema: string, sql: CompiledSql): Promise<number> => {
+  const cost = (pgSchema: string, sql: CompiledSql): Promise<number> => once(costs, 'cost ', pgSchema, sql, () => costOnce(pgSchema, sql));
+  const costOnce = async (pgSchema: string, sql: CompiledSql): Promise<number> => {
     guardAhead([{ pgSchema, sql }]);
     const db = await acquire();
     if (active++ === 0) since = performance.now();
@@ -163,6 +205,12 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
     lookahead: connections[0]?.kind === 'pglite' ? 0 : 2 * connections.length,
     dbSeconds: () => total / 1000,
     roundTrips: () => trips,
+    kept: (pgSchema, sql) => {
+      const answer = isCompiledSql(sql) ? results.get(queryKey(pgSchema, sql.text)) : undefined;
+      if (answer !== undefined) remembered += 1;
+      return answer;
+    },
+    remembered: () => remembered,
   };
 }
 

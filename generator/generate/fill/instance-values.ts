@@ -66,9 +66,18 @@ export function literal(kind: Typed['kind'], v: Scalar): ScalarLiteral {
   return kind === 'numeric' && typeof v === 'string' ? Number(v) : v;
 }
 
+/** Columns sorted for `quantile`, per values list (the lists are cached per instance) and kind. */
+const SORTED = new WeakMap<readonly Scalar[], Map<Typed['kind'], readonly Scalar[]>>();
+
 /** A value at a quantile of the column (sorted), away from both ends. */
 export function quantile(f: Fill, values: Scalar[], kind: Typed['kind']): Scalar {
-  const sorted = [...values].sort((a, b) => (kind === 'numeric' ? Number(a) - Number(b) : String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0));
+  let byKind = SORTED.get(values);
+  if (!byKind) SORTED.set(values, (byKind = new Map()));
+  let sorted = byKind.get(kind);
+  if (!sorted) {
+    sorted = [...values].sort((a, b) => (kind === 'numeric' ? Number(a) - Number(b) : String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0));
+    byKind.set(kind, sorted);
+  }
   const q = f.rng.pick(VALUE_QUANTILES);
   return sorted[Math.floor(q * (sorted.length - 1))] as Scalar;
 }

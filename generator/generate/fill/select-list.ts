@@ -65,7 +65,8 @@ export async function fillSelect(f: Fill, shape: SelectShape, baseEntity?: strin
         const open = unused();
         const avoid = [...fixed, ...outputs.columns.map((o) => o.expr), ...outputs.columns.flatMap((o) => shownAttribute(o.expr) ?? [])];
         const wantsName = listed && item.type !== 'numeric' && !named();
-        const fresh = (c: Typed): boolean => !avoid.some((x) => JSON.stringify(x) === JSON.stringify(c.expr));
+        const avoided = new Set(avoid.map((x) => JSON.stringify(x)));
+        const fresh = (c: Typed): boolean => !avoided.has(JSON.stringify(c.expr));
         // What names a row: a name, identifier or contact, or the id of an object that has none.
         // An ordered list is ordered by its name, most likely: one whose order every collation agrees on.
         const orderable = (c: Typed): boolean => shape.orderBy.length === 0 || c.kind !== 'text' || orderSafe(valuesOf(f, c, entities, elements));
