@@ -25,6 +25,7 @@ import { exportSettings } from '../export/export-settings.ts';
 import { generateShard, parseShard } from '../generate/shard-run.ts';
 import { checkResume, writeRunSettings } from '../generate/run-settings.ts';
 import { displayFor } from './progress-bar.ts';
+import { removeStaleTemps } from '../common/file-seal.ts';
 
 /** `easy=0.25,medium=0.4,…` → shares; a ConfigError naming the flag otherwise. */
 function parseMix(text: string): Record<Difficulty, number> {
@@ -143,6 +144,8 @@ export const command: Command = {
       const builds = await prepareBuilds({ dataset: dataset.name, domain: dataset.domain, variants, scale, seed, counts: def.counts ?? {}, db: connections[0] as Database, out, progress: shown.message });
       // Held while groups are written, so no build swaps the checked databases meanwhile.
       release = lockDir(out, 'generate');
+      // Temporary files a killed run of ours left beside the files it was writing.
+      removeStaleTemps(out, ['', 'groups', 'questions', 'shard', 'data', 'finetune']);
       if (target.kind === 'postgres') while (connections.length < concurrency) connections.push(await openDatabase(target));
       const runner = createQueryRunner(connections, timeoutMs);
       writeRunSettings(out, settings, shardText);
