@@ -15,14 +15,14 @@ import { parseGrammar } from '../grammar/pcfg.ts';
 import { mixGrammars } from '../grammar/pcfg-estimator.ts';
 import { prepareBuilds } from '../generate/prepare-builds.ts';
 import { createQueryRunner } from '../generate/query-runner.ts';
-import { generateGroups } from '../generate/generate-groups.ts';
+import { checkGroupsFiles, generateGroups } from '../generate/generate-groups.ts';
 import { writeQuestionsAfterGroups } from '../questions/questions-stage.ts';
 import { lockDir, refuseIfLocked } from '../assemble/dir-lock.ts';
 import { DIFFICULTIES, type Difficulty } from '../generate/group-record.ts';
 import { readSuiteFile } from '../generate/suite-file.ts';
 import { exportDataset } from '../export/export-dataset.ts';
 import { exportSettings } from '../export/export-settings.ts';
-import { generateShard, parseShard } from '../generate/shard-run.ts';
+import { checkShardFiles, generateShard, parseShard } from '../generate/shard-run.ts';
 import { checkResume, writeRunSettings } from '../generate/run-settings.ts';
 import { displayFor } from './progress-bar.ts';
 import { removeStaleTemps } from '../common/file-seal.ts';
@@ -137,6 +137,9 @@ export const command: Command = {
     // one: refuse before opening anything there.
     refuseIfLocked(out);
     checkResume(out, dataset.name, settings, flags.resume === true, shardText);
+    // The files a resume continues are checked before anything is opened or built.
+    if (shard) checkShardFiles(out, dataset.name, shard);
+    else checkGroupsFiles(out, dataset.name);
     const connections: Database[] = [await openDatabase(target)];
     let release: (() => void) | undefined;
     const shown = displayFor(io);

@@ -129,7 +129,7 @@ export function sealFiles(dir: string, rels: readonly string[]): Record<string, 
   return Object.fromEntries(rels.map((rel) => [rel, sealFile(join(dir, rel))]));
 }
 
-const shortSeal = (s: FileSeal): string => `${s.lines} lines, sha256 ${s.sha256.slice(0, 12)}…`;
+const shortSeal = (s: FileSeal): string => `${s.lines} ${s.lines === 1 ? 'line' : 'lines'}, sha256 ${s.sha256.slice(0, 12)}…`;
 
 /**
  * Refuses `DIR/rel` unless it is what its seal says. `exact` (the next stage, `check`): the
@@ -139,19 +139,28 @@ const shortSeal = (s: FileSeal): string => `${s.lines} lines, sha256 ${s.sha256.
  * (a directory written by hand or before seals), nothing is checked.
  *
  * @example
- * checkSeal('output/retail', 'groups/retail.jsonl', readSeals('output/retail'), 'exact', 'export');
+ * checkSeal('output/retail', 'groups/retail.jsonl', readSeals('output/retail'), 'exact', 'export', 'rerun equisql generate --resume');
  * // throws "export: output/retail/groups/retail.jsonl differs from its seal in …"
  */
-export function checkSeal(dir: string, rel: string, seals: Seals | undefined, how: 'exact' | 'prefix', who: string, rerun: string): void {
+export function checkSeal(
+  dir: string,
+  rel: string,
+  seals: Seals | undefined,
+  how: 'exact' | 'prefix',
+  who: string,
+  rerun: string,
+  options: { readonly sealsFile?: string; readonly changed?: string } = {},
+): void {
+  const sealsFile = options.sealsFile ?? 'manifest.json';
   if (!seals) return;
   const path = join(dir, rel);
   const seal = seals[rel];
   if (!seal) {
-    if (how === 'exact' && existsSync(path)) throw new ConfigError(`${who}: ${path} is not sealed in ${join(dir, 'manifest.json')}: the run writing it did not finish (${rerun})`);
+    if (how === 'exact' && existsSync(path)) throw new ConfigError(`${who}: ${path} is not sealed in ${join(dir, sealsFile)}: the run writing it did not finish (${rerun})`);
     return;
   }
   const problem = sealMismatch(path, seal, how);
-  if (problem !== undefined) throw new ConfigError(`${who}: ${path} differs from its seal in ${join(dir, 'manifest.json')} (${problem}): it was changed after its stage wrote it (${rerun})`);
+  if (problem !== undefined) throw new ConfigError(`${who}: ${path} differs from its seal in ${join(dir, sealsFile)} (${problem}): it was changed after its stage wrote it (${options.changed ?? rerun})`);
 }
 
 /** How the file at `path` differs from `seal` (all of it, or its first sealed lines), or undefined when it does not. */
@@ -159,7 +168,7 @@ export function sealMismatch(path: string, seal: FileSeal, how: 'exact' | 'prefi
   const found = sealPrefix(path, how === 'exact' ? Infinity : seal.lines);
   const same = found.whole && found.seal.sha256 === seal.sha256 && (how === 'prefix' || found.seal.lines === seal.lines);
   if (same) return undefined;
-  return `${how === 'prefix' && !found.whole ? `fewer than ${seal.lines} lines` : shortSeal(found.seal)}; sealed: ${shortSeal(seal)}`;
+  return `${how === 'prefix' && !found.whole ? `fewer than ${seal.lines} ${seal.lines === 1 ? 'line' : 'lines'}` : shortSeal(found.seal)}; sealed: ${shortSeal(seal)}`;
 }
 
 /** The seal of text about to be written (a file written whole). */

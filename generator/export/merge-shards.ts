@@ -124,7 +124,7 @@ export async function mergeShards(options: MergeOptions): Promise<MergeReport> {
   const replay = replayShards({
     shards: shards.map(({ dir, state }) => {
       // The candidates as the shard closed them, each line an outcome, in the shard's order.
-      checkSeal(dir, candidatesFile(dataset), state.seals, 'exact', 'merge', `run shard ${state.shard.index}/${state.shard.count} again into a new --out`);
+      checkSeal(dir, candidatesFile(dataset), state.seals, 'exact', 'merge', `run shard ${state.shard.index}/${state.shard.count} again into a new --out`, { sealsFile: 'shard.json' });
       const outcomes = readCandidates(candidatesPath(dir, dataset), state.shard, false, 'merge');
       return { dir, index: state.shard.index, outcomes: new Map(outcomes.map((o) => [o.candidate, o])), last: outcomes.length > 0 ? (outcomes[outcomes.length - 1] as CandidateOutcome).candidate : -1 };
     }),

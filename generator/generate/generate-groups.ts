@@ -138,9 +138,7 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
   const dbAtStart = options.runner.dbSeconds();
   const tripsAtStart = options.runner.roundTrips();
   const progress = options.progress ?? (() => {});
-  // What an earlier run sealed must be there unchanged; lines after the seal are a later run's, cut short.
-  const seals = readSeals(options.out);
-  for (const rel of stageFiles(options.dataset)) checkSeal(options.out, rel, seals, 'prefix', 'generate: --resume', 'choose another --out or start the run anew');
+  checkGroupsFiles(options.out, options.dataset);
   const state = readGroupsState(options.out, options.dataset, true);
   const ids = new Set(state.groups.map((g) => g.group_id));
   const literals = new Set(state.groups.map((g) => structureKey(g.variants[g.reference_variant]?.sql ?? '')));
@@ -209,6 +207,17 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
   writeManifest(options, report);
   if (accepted < options.groups) progress(`stopped after ${candidate} candidates with ${accepted} of ${options.groups} groups`);
   return report;
+}
+
+/**
+ * What a resume continues must be what the earlier run wrote: the lines it sealed unchanged
+ * (lines after them are a later run's, cut short), every line a record of its type, every
+ * candidate once. Read-only, so it can run before anything is opened.
+ */
+export function checkGroupsFiles(out: string, dataset: string): void {
+  const seals = readSeals(out);
+  for (const rel of stageFiles(dataset)) checkSeal(out, rel, seals, 'prefix', 'generate: --resume', 'choose another --out or start the run anew');
+  readGroupsState(out, dataset, false);
 }
 
 /** What a run has accepted so far, as candidates consult it: ids, structure keys, groups per difficulty. */

@@ -182,6 +182,12 @@ export interface ShardOptions extends GenerateOptions {
   readonly margin?: number;
 }
 
+/** What an earlier run of this shard sealed must be there unchanged, and its lines in the shard's order, before it is continued. */
+export function checkShardFiles(out: string, dataset: string, shard: ShardSpec): void {
+  checkSeal(out, candidatesFile(dataset), readShardState(out)?.seals, 'prefix', 'generate: --resume', 'run the shard again into a new --out', { sealsFile: 'shard.json' });
+  readCandidates(candidatesPath(out, dataset), shard, false, 'generate: --resume');
+}
+
 export interface ShardReport {
   readonly candidates: number;
   readonly verified: number;
@@ -201,9 +207,8 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
   const dbAtStart = options.runner.dbSeconds();
   const { shard } = options;
   const path = candidatesPath(options.out, options.dataset);
-  // What an earlier run of this shard sealed must be there unchanged before it is continued.
   const earlier = readShardState(options.out);
-  checkSeal(options.out, candidatesFile(options.dataset), earlier?.seals, 'prefix', 'generate: --resume', 'run the shard again into a new --out');
+  checkShardFiles(options.out, options.dataset, shard);
   const done = readCandidates(path, shard, true, 'generate: --resume');
   const ids = new Set<string>();
   const literals = new Set<string>();

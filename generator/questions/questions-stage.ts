@@ -144,7 +144,7 @@ export async function writeQuestions(options: QuestionsOptions): Promise<Questio
   const seals = readSeals(options.dir);
   for (const file of files) {
     const dataset = file.slice(0, -'.jsonl'.length);
-    checkSeal(options.dir, `groups/${file}`, seals, 'exact', 'questions', 'rerun equisql generate --resume for it');
+    checkSeal(options.dir, `groups/${file}`, seals, 'exact', 'questions', 'rerun equisql generate --resume for it', { changed: 'restore it, or generate the groups again into a new --out' });
     const groups = readGroups(join(groupsDir, file));
     const out = questionsPath(options.dir, dataset);
     const rel = `questions/${dataset}.jsonl`;

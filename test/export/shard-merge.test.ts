@@ -157,7 +157,7 @@ describe('equisql merge', () => {
     writeFileSync(join(other, 'shard.json'), JSON.stringify(state));
     const path = join(other, 'shard', 'social_media.candidates.jsonl');
     writeFileSync(path, `${readFileSync(path, 'utf8').split('\n')[0]}\n`);
-    await refused([s1, other], /candidates\.jsonl differs from its seal .*: run shard 2\/2 again into a new --out\)$/u);
+    await refused([s1, other], /candidates\.jsonl differs from its seal in .*shard\.json \(1 line, .*\(run shard 2\/2 again into a new --out\)$/u);
     // A shard that stopped before a candidate the merged run needs (its file as it closed it).
     writeFileSync(join(other, 'shard.json'), JSON.stringify({ ...state, seals: { 'shard/social_media.candidates.jsonl': sealFile(path) } }));
     await refused([s1, other], /the run needs candidate 3, but shard 2\/2 .* stopped after candidate 1: continue shard 2 with its generate command plus --resume and a larger --shard-margin/u);
