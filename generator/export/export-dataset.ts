@@ -176,6 +176,11 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   for (const sub of ['data', 'finetune', 'datasets']) {
     const stat = statSync(join(dir, sub), { throwIfNoEntry: false });
     if (stat && !stat.isDirectory()) throw new ConfigError(`export: ${join(dir, sub)}: a file where the export's folder should be`);
+    // The export's folders hold files only: a folder in them is refused before anything is written.
+    if (stat && sub !== 'datasets') {
+      const folder = readdirSync(join(dir, sub)).find((name) => statSync(join(dir, sub, name)).isDirectory());
+      if (folder !== undefined) throw new ConfigError(`export: ${join(dir, sub, folder)}: a directory where the export writes its files`);
+    }
   }
   const main = loadSource(dir, options.progress);
   // Other generated directories whose rows join this export (for the domain split): their

@@ -166,7 +166,7 @@ describe('finding 9: file-system surprises get one line, exit 2', () => {
     cpSync(join(reference, 'finetune'), join(dir, 'finetune'), { recursive: true });
     rmSync(join(dir, `${TRAIN}.jsonl`));
     mkdirSync(join(dir, `${TRAIN}.jsonl`));
-    expectRefused(runCli(['export', '--dir', dir], { env: NO_SERVER }), new RegExp(`^equisql export: cannot write .*${TRAIN}\\.jsonl: `, 'u'));
+    expectRefused(runCli(['export', '--dir', dir], { env: NO_SERVER }), new RegExp(`^equisql export: .*${TRAIN}\\.jsonl: a directory where the export writes its files$`, 'u'));
     expect(snapshot(dir)['manifest.json']).toBe(refFiles['manifest.json']);
   }, 120_000);
 });
