@@ -69,10 +69,16 @@ export function checkMergeDirs(out: string, shards: readonly string[]): void {
     if (!stat) throw new ConfigError(`merge: ${dir}: no such directory`);
     if (!stat.isDirectory()) throw new ConfigError(`merge: ${dir}: a file, not a shard directory (name the directories generate --shard i/N wrote)`);
   }
-  const stat = statSync(out, { throwIfNoEntry: false });
-  if (stat && !stat.isDirectory()) throw new ConfigError(`merge: --out ${out}: a file, not a directory (merge writes a new directory)`);
   const parent = statSync(dirname(out), { throwIfNoEntry: false });
   if (parent && !parent.isDirectory()) throw new ConfigError(`merge: --out ${out}: ${dirname(out)} is a file, not a directory`);
+  let stat: ReturnType<typeof statSync> | undefined;
+  try {
+    stat = statSync(out, { throwIfNoEntry: false });
+  } catch (error) {
+    // A file further up the path.
+    throw new ConfigError(`merge: --out ${out}: ${(error as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'a file on the way, not a directory' : (error as Error).message}`);
+  }
+  if (stat && !stat.isDirectory()) throw new ConfigError(`merge: --out ${out}: a file, not a directory (merge writes a new directory)`);
 }
 
 /** The shard states, checked to be one complete run of the same settings split N ways. */
