@@ -134,8 +134,8 @@ const shortSeal = (s: FileSeal): string => `${s.lines} ${s.lines === 1 ? 'line' 
 /**
  * Refuses `DIR/rel` unless it is what its seal says. `exact` (the next stage, `check`): the
  * whole file; `prefix` (`--resume`, which may find lines appended after the seal by a run
- * cut short): its first sealed lines. With seals recorded but none for a file that exists,
- * the stage that writes it did not finish: refused too (`exact` only). Without any seals
+ * cut short): its first sealed lines. With `mustBeSealed`, seals recorded but none for a
+ * file that exists means the stage writing it did not finish: refused too (`exact` only). Without any seals
  * (a directory written by hand or before seals), nothing is checked.
  *
  * @example
@@ -149,14 +149,14 @@ export function checkSeal(
   how: 'exact' | 'prefix',
   who: string,
   rerun: string,
-  options: { readonly sealsFile?: string; readonly changed?: string } = {},
+  options: { readonly sealsFile?: string; readonly changed?: string; readonly mustBeSealed?: boolean } = {},
 ): void {
   const sealsFile = options.sealsFile ?? 'manifest.json';
   if (!seals) return;
   const path = join(dir, rel);
   const seal = seals[rel];
   if (!seal) {
-    if (how === 'exact' && existsSync(path)) throw new ConfigError(`${who}: ${path} is not sealed in ${join(dir, sealsFile)}: the run writing it did not finish (${rerun})`);
+    if (how === 'exact' && options.mustBeSealed === true && existsSync(path)) throw new ConfigError(`${who}: ${path} is not sealed in ${join(dir, sealsFile)}: the run writing it did not finish (${rerun})`);
     return;
   }
   const problem = sealMismatch(path, seal, how);

@@ -113,7 +113,7 @@ function loadSource(dir: string, progress: ((line: string) => void) | undefined)
   const manifest = readManifestObject(dir);
   const seals = manifest ? manifestSeals(manifest, join(dir, 'manifest.json')) : undefined;
   for (const rel of stageFiles(dataset)) checkSeal(dir, rel, seals, 'exact', 'export', `rerun equisql generate --out ${dir} --resume`, { changed: 'restore it, or generate the groups again into a new --out' });
-  checkSeal(dir, `questions/${dataset}.jsonl`, seals, 'exact', 'export', `rerun equisql questions --dir ${dir} --resume`, { changed: `write them again: equisql questions --dir ${dir}` });
+  checkSeal(dir, `questions/${dataset}.jsonl`, seals, 'exact', 'export', `rerun equisql questions --dir ${dir} --resume`, { changed: `write them again: equisql questions --dir ${dir}`, mustBeSealed: true });
   if (manifest && seals) checkSameBuild(dir, manifest, build);
   const groups = readGroups(gpath);
   if (seals) checkCandidates(gpath, groups, readRecords<Rejection>(rejectionsPath(dir), false, 'a rejection', REJECTION_SHAPE, 'candidate'));
