@@ -1,10 +1,10 @@
-import { cpSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Domain } from '../er-model/er-model.ts';
 import { indexDomain } from '../er-model/er-index.ts';
 import { domainToJson } from '../er-model/domain-json.ts';
 import { sha256 } from '../common/hash.ts';
-import { LoadError, oneLine } from '../common/errors.ts';
+import { ConfigError, LoadError, oneLine } from '../common/errors.ts';
 import { quoteIdent } from '../common/sql-text.ts';
 import type { InstanceProfile, ScalePreset } from '../instance/conceptual-instance.ts';
 import { generateInstanceReport } from '../instance/generate-instance.ts';
@@ -121,6 +121,31 @@ async function renameSchemas(db: Database, pairs: readonly (readonly [string, st
   }
 }
 
+/** Files of the stages after the build: groups, their rejections, a shard's candidates, questions. */
+const LATER_STAGES = ['groups', 'rejections.jsonl', 'shard.json', 'questions'];
+
+/**
+ * Refuses to replace a build that later stages' files were checked against by one with
+ * another instance or other variants: the groups would stand over databases they were never
+ * verified on, and verify and check would pass. The same build again (same seed, scale,
+ * counts and variants) is allowed: it gives the same bytes.
+ */
+function refuseUnderGroups(out: string, hash: string, variants: readonly string[]): void {
+  const held = LATER_STAGES.filter((name) => existsSync(join(out, name)));
+  const buildPath = join(out, 'build.json');
+  if (held.length === 0 || !existsSync(buildPath)) return;
+  let old: { instance_hash?: unknown; variants?: { name?: unknown }[]; seed?: unknown } = {};
+  try {
+    old = JSON.parse(readFileSync(buildPath, 'utf8')) as typeof old;
+  } catch {
+    // An unreadable build.json checks nothing: the groups over it are refused by every later stage.
+    return;
+  }
+  const oldVariants = Array.isArray(old.variants) ? old.variants.map((v) => v?.name) : [];
+  if (old.instance_hash === hash && JSON.stringify(oldVariants) === JSON.stringify(variants)) return;
+  throw new ConfigError(`build: ${out} holds ${held.join(', ')} checked against its build (seed ${String(old.seed)}, variants ${oldVariants.join(',')}); another build there would leave them unchecked: choose another --out, or remove them first`);
+}
+
 /**
  * Generates the instance, shreds it into every selected variant, and writes `er.json`,
  * `schemas/<v>.sql`, `dumps/<v>.sql`, `build.json` and (by default) the PGlite database
@@ -153,6 +178,7 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
   warnings.push(...instanceWarnings);
   const hash = instanceHash(instance);
   const generate = (performance.now() - t) / 1000;
+  refuseUnderGroups(out, hash, schemas.map((s) => s.variant.name));
 
   const requested = options.target;
   const given = isDatabase(requested) ? requested : undefined;

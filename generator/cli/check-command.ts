@@ -8,9 +8,13 @@ const FLAGS = {
   dir: { type: 'string', value: 'DIR', required: true, help: 'an exported directory (one with a manifest.json holding an "export" section)' },
 } as const satisfies FlagTable;
 
-const DETAILS = `Proves an export clean: some rows, no group, question text or SQL text in two splits, every row valid
-against output/record.schema.json, every file's row count and sha256 as DIR/manifest.json
-says. Prints each problem on stdout; exit 1 when there is one.`;
+const DETAILS = `Proves an export clean: some rows, no group, question text or SQL text in two splits, no row id
+twice, every row valid against output/record.schema.json, every file's row count and sha256
+as DIR/manifest.json says, every file in data/ and finetune/ one the manifest records, every
+sealed stage file (groups, rejections, questions, the card) as its stage closed it, and the
+build the one the groups were verified on. Prints each problem on stdout; exit 1 when there
+is one. A directory where the manifest names a file, or a manifest field of the wrong type:
+one line, exit 2.`;
 
 export const command: Command = {
   name: 'check',

@@ -15,16 +15,17 @@ import { parseGrammar } from '../grammar/pcfg.ts';
 import { mixGrammars } from '../grammar/pcfg-estimator.ts';
 import { prepareBuilds } from '../generate/prepare-builds.ts';
 import { createQueryRunner } from '../generate/query-runner.ts';
-import { generateGroups } from '../generate/generate-groups.ts';
+import { checkGroupsFiles, generateGroups } from '../generate/generate-groups.ts';
 import { writeQuestionsAfterGroups } from '../questions/questions-stage.ts';
 import { lockDir, refuseIfLocked } from '../assemble/dir-lock.ts';
 import { DIFFICULTIES, type Difficulty } from '../generate/group-record.ts';
 import { readSuiteFile } from '../generate/suite-file.ts';
 import { exportDataset } from '../export/export-dataset.ts';
 import { exportSettings } from '../export/export-settings.ts';
-import { generateShard, parseShard } from '../generate/shard-run.ts';
+import { checkShardFiles, generateShard, parseShard } from '../generate/shard-run.ts';
 import { checkResume, writeRunSettings } from '../generate/run-settings.ts';
 import { displayFor } from './progress-bar.ts';
+import { removeStaleTemps } from '../common/file-seal.ts';
 
 /** `easy=0.25,medium=0.4,…` → shares; a ConfigError naming the flag otherwise. */
 function parseMix(text: string): Record<Difficulty, number> {
@@ -136,6 +137,9 @@ export const command: Command = {
     // one: refuse before opening anything there.
     refuseIfLocked(out);
     checkResume(out, dataset.name, settings, flags.resume === true, shardText);
+    // The files a resume continues are checked before anything is opened or built.
+    if (shard) checkShardFiles(out, dataset.name, shard);
+    else checkGroupsFiles(out, dataset.name);
     const connections: Database[] = [await openDatabase(target)];
     let release: (() => void) | undefined;
     const shown = displayFor(io);
@@ -143,6 +147,8 @@ export const command: Command = {
       const builds = await prepareBuilds({ dataset: dataset.name, domain: dataset.domain, variants, scale, seed, counts: def.counts ?? {}, db: connections[0] as Database, out, progress: shown.message });
       // Held while groups are written, so no build swaps the checked databases meanwhile.
       release = lockDir(out, 'generate');
+      // Temporary files a killed run of ours left beside the files it was writing.
+      removeStaleTemps(out, ['', 'groups', 'questions', 'shard', 'data', 'finetune']);
       if (target.kind === 'postgres') while (connections.length < concurrency) connections.push(await openDatabase(target));
       const runner = createQueryRunner(connections, timeoutMs);
       writeRunSettings(out, settings, shardText);

@@ -5,7 +5,7 @@ import { parseTable, type FlagTable } from './flag-table.ts';
 import { EXPORT_FLAGS } from './export-flags.ts';
 import { lockDir } from '../assemble/dir-lock.ts';
 import { exportSettings } from '../export/export-settings.ts';
-import { mergeShards } from '../export/merge-shards.ts';
+import { checkMergeDirs, mergeShards } from '../export/merge-shards.ts';
 import { displayFor } from './progress-bar.ts';
 
 const FLAGS = {
@@ -33,6 +33,7 @@ export const command: Command = {
     const out = resolve(cwd, required('merge', 'out', flags.out));
     const settings = exportSettings('merge', flags);
     const shards = positionals.map((d) => resolve(cwd, d));
+    checkMergeDirs(out, shards);
     // Each shard is read while no generate may be writing it.
     const locks: (() => void)[] = [];
     try {

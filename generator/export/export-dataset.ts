@@ -5,14 +5,15 @@
  * the database, so a re-export with another split or other formats is cheap.
  */
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../common/errors.ts';
 import { sha256, stableStringify } from '../common/hash.ts';
 import { writeFileAtomic, writeLinesAtomic } from '../common/atomic-write.ts';
-import { groupsPath, readJsonLines } from '../generate/groups-file.ts';
-import type { GroupRecord } from '../generate/group-record.ts';
-import type { QuestionRecord } from '../questions/question-record.ts';
+import { checkCandidates, groupsPath, readGroups, readRecords, rejectionsPath, stageFiles } from '../generate/groups-file.ts';
+import { REJECTION_SHAPE, type GroupRecord, type Rejection } from '../generate/group-record.ts';
+import { questionShape, type QuestionRecord } from '../questions/question-record.ts';
+import { checkSeal, manifestSeals, readManifestObject, refuseNonFile, removeStaleTemps, sealText } from '../common/file-seal.ts';
 import { suiteQuestions } from '../questions/suite-questions.ts';
 import { serializeRecord, type ExportRecord } from './export-record.ts';
 import { planSplits, SPLIT_NAMES, type SplitKind, type SplitName, type SplitRatios } from './split-assign.ts';
@@ -84,7 +85,7 @@ function readJson(path: string, what: string): Record<string, unknown> {
 /** The questions of a generated directory: the questions stage's file, else the suite's own questions. */
 export function loadQuestions(dir: string, dataset: string, groups: readonly GroupRecord[]): { questions: QuestionRecord[]; source: string } {
   const path = join(dir, 'questions', `${dataset}.jsonl`);
-  if (existsSync(path)) return { questions: readJsonLines<QuestionRecord>(path, false), source: `questions/${dataset}.jsonl` };
+  if (existsSync(path)) return { questions: readRecords<QuestionRecord>(path, false, 'a question', questionShape, 'question_id'), source: `questions/${dataset}.jsonl` };
   return { questions: suiteQuestions(groups), source: 'suite' };
 }
 
@@ -108,7 +109,15 @@ function loadSource(dir: string, progress: ((line: string) => void) | undefined)
   const variants = (build['variants'] as { name: string }[]).map((v) => v.name);
   const gpath = groupsPath(dir, dataset);
   if (!existsSync(gpath)) throw new ConfigError(`export: ${gpath}: no groups file (run equisql generate --out ${dir} first)`);
-  const groups = readJsonLines<GroupRecord>(gpath, false);
+  // Only what the stages before sealed is exported: a line changed, repeated or deleted
+  // since, or a questions file a crashed run left half-written, is refused by name.
+  const manifest = readManifestObject(dir);
+  const seals = manifest ? manifestSeals(manifest, join(dir, 'manifest.json')) : undefined;
+  for (const rel of stageFiles(dataset)) checkSeal(dir, rel, seals, 'exact', 'export', `rerun equisql generate --out ${dir} --resume`, { changed: 'restore it, or generate the groups again into a new --out' });
+  checkSeal(dir, `questions/${dataset}.jsonl`, seals, 'exact', 'export', `rerun equisql questions --dir ${dir} --resume`, { changed: `write them again: equisql questions --dir ${dir}`, mustBeSealed: true });
+  if (manifest && seals) checkSameBuild(dir, manifest, build);
+  const groups = readGroups(gpath);
+  if (seals) checkCandidates(gpath, groups, readRecords<Rejection>(rejectionsPath(dir), false, 'a rejection', REJECTION_SHAPE, 'candidate'));
   const { questions, source } = loadQuestions(dir, dataset, groups);
   if (questions.length === 0) progress?.(`export: no questions for the ${groups.length} groups of ${dir} (no questions/${dataset}.jsonl and no suite questions): they give no rows`);
   const known = new Set(groups.map((g) => g.group_id));
@@ -120,6 +129,22 @@ function loadSource(dir: string, progress: ((line: string) => void) | undefined)
     ddl.set(v, promptDdl(readFileSync(path, 'utf8')));
   }
   return { dir, dataset, domain: String(build['domain']), seed: build['seed'] as string | number, variants, groups, questions, questionSource: source, ddl };
+}
+
+/**
+ * The groups stage recorded the instance and variants its groups were verified on; a build
+ * swapped in since (another seed, other variants) leaves them unverified.
+ */
+function checkSameBuild(dir: string, manifest: Readonly<Record<string, unknown>>, build: Readonly<Record<string, unknown>>): void {
+  const instances = manifest['instances'] as { main?: unknown } | undefined;
+  const names = (build['variants'] as { name: string }[]).map((v) => v.name);
+  const checked = manifest['variants'];
+  if (instances?.main !== undefined && instances.main !== build['instance_hash']) {
+    throw new ConfigError(`export: ${join(dir, 'build.json')}: another build than the one the groups were verified on (instance ${String(build['instance_hash']).slice(0, 12)}…, the groups' ${String(instances.main).slice(0, 12)}…): generate the groups again for it`);
+  }
+  if (Array.isArray(checked) && JSON.stringify(checked) !== JSON.stringify(names)) {
+    throw new ConfigError(`export: ${join(dir, 'build.json')}: variants ${names.join(',')}, but the groups were verified on ${checked.join(',')}: generate the groups again for them`);
+  }
 }
 
 /**
@@ -147,7 +172,17 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   const started = performance.now();
   const { dir } = options;
   const manifestPath = join(dir, 'manifest.json');
+  refuseNonFile(manifestPath);
   const manifest = readJson(manifestPath, 'manifest.json');
+  for (const sub of ['data', 'finetune', 'datasets']) {
+    const stat = statSync(join(dir, sub), { throwIfNoEntry: false });
+    if (stat && !stat.isDirectory()) throw new ConfigError(`export: ${join(dir, sub)}: a file where the export's folder should be`);
+    // The export's folders hold files only: a folder in them is refused before anything is written.
+    if (stat && sub !== 'datasets') {
+      const folder = readdirSync(join(dir, sub)).find((name) => statSync(join(dir, sub, name)).isDirectory());
+      if (folder !== undefined) throw new ConfigError(`export: ${join(dir, sub, folder)}: a directory where the export writes its files`);
+    }
+  }
   const main = loadSource(dir, options.progress);
   // Other generated directories whose rows join this export (for the domain split): their
   // schemas and dumps are copied under datasets/<dataset>/ so the export stands alone.
@@ -192,6 +227,8 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
 
   mkdirSync(join(dir, 'data'), { recursive: true });
   mkdirSync(join(dir, 'finetune'), { recursive: true });
+  // What a killed export left: temporary files beside the ones it was writing.
+  removeStaleTemps(dir, ['', 'data', 'finetune']);
   const files: Record<string, ExportFileEntry> = {};
   // Lines are written a chunk at a time: a large export's file does not fit in one string.
   const put = (rel: string, lines: Iterable<string>, count: number): void => {
@@ -253,7 +290,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   put('.gitattributes', [GITATTRIBUTES], 1);
   // An earlier export's files that this one did not write would mix two exports.
   for (const sub of ['data', 'finetune']) {
-    for (const name of readdirSync(join(dir, sub))) if (!name.startsWith('.') && !files[`${sub}/${name}`]) rmSync(join(dir, sub, name), { force: true });
+    for (const name of readdirSync(join(dir, sub))) if (!name.startsWith('.') && !files[`${sub}/${name}`]) rmSync(join(dir, sub, name), { force: true, recursive: true });
   }
   removeStaleEvaluatorFiles(dir, evaluatorFormats, files);
   for (const [f, n] of Object.entries(leftOut) as [EvaluatorFormat, number][]) if (n > 0) options.progress?.(`export: ${leftOutNote(f, n)}`);
@@ -285,14 +322,15 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   };
   const cardExtras = { promptSchema, controls, duplicates, tokens, fields: recordFieldDescriptions(), ...(options.card ? { metadata: options.card } : {}) };
   // What belongs on the Hub: the card, the manifest, the export's files, schemas and dumps.
-  const hubList = hubFiles(dir, Object.keys(files));
-  writeFileAtomic(join(dir, HUB_LIST_FILE), hubList.map((f) => `${f}\n`).join(''));
-  const merged = { ...manifest, export: exportSection };
+  const hubText = hubFiles(dir, Object.keys(files)).map((f) => `${f}\n`).join('');
+  const card = datasetCard({ dataset, domain, description: String((readJson(join(dir, 'er.json'), 'er.json')['description'] as string | undefined) ?? ''), split: options.split, rows: all, splits, files, variants: variantNames, seed, questionSource: source, ...cardExtras });
+  // The card and the list first, the manifest (which seals them) last: a kill between them
+  // leaves a manifest whose seals the new card does not match, which check reports.
+  writeFileAtomic(join(dir, HUB_LIST_FILE), hubText);
+  writeFileAtomic(join(dir, 'README.md'), card);
+  const seals = { ...(manifestSeals(manifest, manifestPath) ?? {}), [HUB_LIST_FILE]: sealText(hubText), 'README.md': sealText(card) };
+  const merged = { ...manifest, export: exportSection, seals };
   writeFileAtomic(manifestPath, `${JSON.stringify(JSON.parse(stableStringify(merged)), null, 2)}\n`);
-  writeFileAtomic(
-    join(dir, 'README.md'),
-    datasetCard({ dataset, domain, description: String((readJson(join(dir, 'er.json'), 'er.json')['description'] as string | undefined) ?? ''), split: options.split, rows: all, splits, files, variants: variantNames, seed, questionSource: source, ...cardExtras }),
-  );
   options.progress?.(`export: ${all.length} rows of ${groups.length} groups (${options.split} split) into ${dir}`);
   return { rows: all.length, groups: groups.length, splits, files, seconds: { ...seconds, total: (performance.now() - started) / 1000 } };
 }

@@ -10,15 +10,16 @@
  * The merged directory is written beside `out` and renamed into place at the end, so a
  * crashed merge leaves no half directory and a rerun starts clean.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ConfigError } from '../common/errors.ts';
 import { stableStringify } from '../common/hash.ts';
 import { writeFileAtomic } from '../common/atomic-write.ts';
 import { DIFFICULTIES, type Difficulty, type GroupRecord } from '../generate/group-record.ts';
-import { countRejections, groupsPath, readJsonLines, rejectionsPath } from '../generate/groups-file.ts';
+import { countRejections, groupsPath, rejectionsPath } from '../generate/groups-file.ts';
+import { checkSeal } from '../common/file-seal.ts';
 import { writeManifest } from '../generate/generate-groups.ts';
-import { candidatesPath, readShardState, type CandidateOutcome, type ShardState } from '../generate/shard-run.ts';
+import { candidatesFile, candidatesPath, readCandidates, readShardState, type CandidateOutcome, type ShardState } from '../generate/shard-run.ts';
 import { replayShards } from '../generate/shard-replay.ts';
 import { writeRunSettings } from '../generate/run-settings.ts';
 import { writeQuestionsAfterGroups } from '../questions/questions-stage.ts';
@@ -56,6 +57,28 @@ function firstDifference(a: Readonly<Record<string, unknown>>, b: Readonly<Recor
     if (stableStringify(a[key] ?? null) !== stableStringify(b[key] ?? null)) return key;
   }
   return undefined;
+}
+
+/**
+ * The directories a merge names, checked before anything is locked or read: every shard a
+ * directory, `--out` a directory or nothing yet. One line each, naming the path.
+ */
+export function checkMergeDirs(out: string, shards: readonly string[]): void {
+  for (const dir of shards) {
+    const stat = statSync(dir, { throwIfNoEntry: false });
+    if (!stat) throw new ConfigError(`merge: ${dir}: no such directory`);
+    if (!stat.isDirectory()) throw new ConfigError(`merge: ${dir}: a file, not a shard directory (name the directories generate --shard i/N wrote)`);
+  }
+  const parent = statSync(dirname(out), { throwIfNoEntry: false });
+  if (parent && !parent.isDirectory()) throw new ConfigError(`merge: --out ${out}: ${dirname(out)} is a file, not a directory`);
+  let stat: ReturnType<typeof statSync> | undefined;
+  try {
+    stat = statSync(out, { throwIfNoEntry: false });
+  } catch (error) {
+    // A file further up the path.
+    throw new ConfigError(`merge: --out ${out}: ${(error as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'a file on the way, not a directory' : (error as Error).message}`);
+  }
+  if (stat && !stat.isDirectory()) throw new ConfigError(`merge: --out ${out}: a file, not a directory (merge writes a new directory)`);
 }
 
 /** The shard states, checked to be one complete run of the same settings split N ways. */
@@ -97,6 +120,7 @@ function checkShards(dirs: readonly string[]): { dir: string; state: ShardState 
  */
 export async function mergeShards(options: MergeOptions): Promise<MergeReport> {
   const { out } = options;
+  checkMergeDirs(out, options.shards);
   if (existsSync(out) && readdirSync(out).length > 0) throw new ConfigError(`merge: --out ${out} is not empty (merge writes a new directory)`);
   const shards = checkShards(options.shards);
   const first = (shards[0] as (typeof shards)[number]).state;
@@ -105,7 +129,9 @@ export async function mergeShards(options: MergeOptions): Promise<MergeReport> {
   const hint = (index: number): string => `continue shard ${index} with its generate command plus --resume and a larger --shard-margin (default 0.25)`;
   const replay = replayShards({
     shards: shards.map(({ dir, state }) => {
-      const outcomes = readJsonLines<CandidateOutcome>(candidatesPath(dir, dataset), false);
+      // The candidates as the shard closed them, each line an outcome, in the shard's order.
+      checkSeal(dir, candidatesFile(dataset), state.seals, 'exact', 'merge', `run shard ${state.shard.index}/${state.shard.count} again into a new --out`, { sealsFile: 'shard.json' });
+      const outcomes = readCandidates(candidatesPath(dir, dataset), state.shard, false, 'merge');
       return { dir, index: state.shard.index, outcomes: new Map(outcomes.map((o) => [o.candidate, o])), last: outcomes.length > 0 ? (outcomes[outcomes.length - 1] as CandidateOutcome).candidate : -1 };
     }),
     groups: settings.groups,

@@ -26,6 +26,7 @@ import { parseSql } from '../sql/parser-adapter.ts';
 import type { Query as SqlQuery } from '../sql/sql-ast.ts';
 import { canonicalStructure } from '../structure/canonical-structure.ts';
 import { writeFileAtomic } from '../common/atomic-write.ts';
+import { checkSeal, readSeals, sealFiles } from '../common/file-seal.ts';
 import { CandidateRejected, DIFFICULTIES, reject, serializeGroup, type Difficulty, type GroupRecord, type Rejection, type RejectionReason } from './group-record.ts';
 import { buildSchemaGraph } from './schema-graph.ts';
 import { readSkeleton, type QueryShape } from './skeleton-shape.ts';
@@ -34,7 +35,7 @@ import { fillQuery, type Probe } from './fill/fill-query.ts';
 import { verifyGroup, type CheckVariant, type VerifiedGroup } from './group-checks.ts';
 import { constructCounts, spiderHardness } from './difficulty.ts';
 import { groupId } from './canonical-query.ts';
-import { appendLine, countRejections, groupsPath, readGroupsState, rejectionsPath } from './groups-file.ts';
+import { appendLine, countRejections, groupsPath, readGroupsState, rejectionsPath, stageFiles } from './groups-file.ts';
 import type { QueryRunner } from './query-runner.ts';
 import type { SuiteEntry } from './suite-file.ts';
 import { extractSkeleton } from '../grammar/skeleton-extractor.ts';
@@ -137,6 +138,7 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
   const dbAtStart = options.runner.dbSeconds();
   const tripsAtStart = options.runner.roundTrips();
   const progress = options.progress ?? (() => {});
+  checkGroupsFiles(options.out, options.dataset);
   const state = readGroupsState(options.out, options.dataset, true);
   const ids = new Set(state.groups.map((g) => g.group_id));
   const literals = new Set(state.groups.map((g) => structureKey(g.variants[g.reference_variant]?.sql ?? '')));
@@ -205,6 +207,17 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
   writeManifest(options, report);
   if (accepted < options.groups) progress(`stopped after ${candidate} candidates with ${accepted} of ${options.groups} groups`);
   return report;
+}
+
+/**
+ * What a resume continues must be what the earlier run wrote: the lines it sealed unchanged
+ * (lines after them are a later run's, cut short), every line a record of its type, every
+ * candidate once. Read-only, so it can run before anything is opened.
+ */
+export function checkGroupsFiles(out: string, dataset: string): void {
+  const seals = readSeals(out);
+  for (const rel of stageFiles(dataset)) checkSeal(out, rel, seals, 'prefix', 'generate: --resume', 'choose another --out or start the run anew');
+  readGroupsState(out, dataset, false);
 }
 
 /** What a run has accepted so far, as candidates consult it: ids, structure keys, groups per difficulty. */
@@ -477,6 +490,8 @@ export function writeManifest(options: Pick<GenerateOptions, 'dataset' | 'out' |
       database_share: report.seconds.total > 0 ? Number((report.seconds.database / report.seconds.total).toFixed(3)) : 0,
     },
     files: { groups: `groups/${options.dataset}.jsonl`, rejections: 'rejections.jsonl' },
+    // The files this stage closed, as it closed them: the next stage refuses them changed.
+    seals: sealFiles(options.out, stageFiles(options.dataset)),
   };
   writeFileAtomic(join(options.out, 'manifest.json'), `${JSON.stringify(JSON.parse(stableStringify(manifest)), null, 2)}\n`);
 }

@@ -6,6 +6,7 @@
  * Every field is plain JSON. Lines are written with keys in a fixed order (see
  * `serializeGroup`), so the same group always prints as the same bytes.
  */
+import { ConfigError } from '../common/errors.ts';
 import type { Query } from '../query/conceptual-query.ts';
 import { READABILITY_CHECKS, type ReadabilityCheck } from '../compile/readability.ts';
 import { MEANING_RULES, type MeaningRule } from '../meaning/meaning-rules.ts';
@@ -158,3 +159,45 @@ export function serializeGroup(g: GroupRecord): string {
   };
   return `${JSON.stringify(ordered)}\n`;
 }
+
+/** Why a line is not a record of its type, or undefined when it is one (its shape, not its meaning). */
+type ShapeCheck = (value: Record<string, unknown>) => string | undefined;
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isCount = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= 0;
+
+/**
+ * Checks a parsed line against a record type's shape; a one-line ConfigError naming the file
+ * and line otherwise. Stage files are read back through this, so a line that is a number, an
+ * array or a record with a field of the wrong type is refused where it is, not deep inside a
+ * later stage.
+ */
+export function checkShape<T>(value: unknown, where: string, what: string, check: ShapeCheck): T {
+  const problem = isObject(value) ? check(value) : `not a JSON object`;
+  if (problem !== undefined) throw new ConfigError(`${where}: not ${what}: ${problem}`);
+  return value as T;
+}
+
+const field = (ok: boolean, name: string, want: string): string | undefined => (ok ? undefined : `"${name}" must be ${want}`);
+
+/** The shape of a `groups/<dataset>.jsonl` line. */
+export const GROUP_SHAPE: ShapeCheck = (g) =>
+  field(typeof g['group_id'] === 'string' && g['group_id'] !== '', 'group_id', 'a non-empty string') ??
+  field(typeof g['dataset'] === 'string', 'dataset', 'a string') ??
+  field(isCount(g['candidate']), 'candidate', 'a whole number') ??
+  field(isObject(g['query']), 'query', 'an object') ??
+  field(typeof g['ordered'] === 'boolean', 'ordered', 'true or false') ??
+  field(isObject(g['variants']) && Object.keys(g['variants']).length > 0 && Object.values(g['variants']).every((v) => isObject(v) && typeof v['sql'] === 'string' && isCount(v['row_count']) && typeof v['result_hash'] === 'string'), 'variants', 'an object of {sql, row_count, result_hash} by variant') ??
+  field(typeof g['skeleton'] === 'string', 'skeleton', 'a string') ??
+  field(typeof g['reference_variant'] === 'string' && isObject(g['variants']) && Object.hasOwn(g['variants'], g['reference_variant'] as string), 'reference_variant', 'one of its variants') ??
+  field(typeof g['structure_hash'] === 'string', 'structure_hash', 'a string') ??
+  field((DIFFICULTIES as readonly unknown[]).includes(g['difficulty']), 'difficulty', DIFFICULTIES.join(', ')) ??
+  field(isCount(g['distinct_sql']), 'distinct_sql', 'a whole number') ??
+  field(Array.isArray(g['verified_on']), 'verified_on', 'a list');
+
+/** The shape of a `rejections.jsonl` line. */
+export const REJECTION_SHAPE: ShapeCheck = (r) =>
+  field(isCount(r['candidate']), 'candidate', 'a whole number') ??
+  field(typeof r['reason'] === 'string' && (REJECTION_REASONS as readonly string[]).includes(r['reason']), 'reason', 'a rejection reason') ??
+  field(typeof r['detail'] === 'string', 'detail', 'a string') ??
+  field(typeof r['skeleton'] === 'string', 'skeleton', 'a string');

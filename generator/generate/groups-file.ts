@@ -6,7 +6,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, truncateSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ConfigError } from '../common/errors.ts';
-import { REJECTION_REASONS, type GroupRecord, type Rejection, type RejectionReason } from './group-record.ts';
+import { checkShape, GROUP_SHAPE, REJECTION_REASONS, REJECTION_SHAPE, type GroupRecord, type Rejection, type RejectionReason } from './group-record.ts';
 
 export function groupsPath(out: string, dataset: string): string {
   return join(out, 'groups', `${dataset}.jsonl`);
@@ -14,6 +14,11 @@ export function groupsPath(out: string, dataset: string): string {
 
 export function rejectionsPath(out: string): string {
   return join(out, 'rejections.jsonl');
+}
+
+/** The files the groups stage writes (and seals), relative to its directory. */
+export function stageFiles(dataset: string): string[] {
+  return [`groups/${dataset}.jsonl`, 'rejections.jsonl'];
 }
 
 /** Appends one line (which must end in a newline), creating the folder. */
@@ -44,6 +49,29 @@ export function readJsonLines<T>(path: string, repair: boolean): T[] {
     });
 }
 
+/**
+ * Reads a stage file's records, each checked against its type's shape (`checkShape`) and,
+ * with `key`, unique by that field: a line repeated is refused, naming both lines.
+ */
+export function readRecords<T>(path: string, repair: boolean, what: string, shape: Parameters<typeof checkShape>[3], key?: keyof T & string): T[] {
+  const records = readJsonLines<unknown>(path, repair).map((value, i) => checkShape<T>(value, `${path}:${i + 1}`, what, shape));
+  if (key) {
+    const first = new Map<unknown, number>();
+    for (const [i, r] of records.entries()) {
+      const id = r[key];
+      const earlier = first.get(id);
+      if (earlier !== undefined) throw new ConfigError(`${path}:${i + 1}: ${key} ${String(id).slice(0, 16)} repeats line ${earlier + 1} (a line written twice?)`);
+      first.set(id, i);
+    }
+  }
+  return records;
+}
+
+/** The groups of a groups file, each line checked to be a group and no group_id twice. */
+export function readGroups(path: string, repair = false): GroupRecord[] {
+  return readRecords<GroupRecord>(path, repair, 'a group', GROUP_SHAPE, 'group_id');
+}
+
 export interface GroupsState {
   readonly groups: readonly GroupRecord[];
   readonly rejections: readonly Rejection[];
@@ -53,12 +81,34 @@ export interface GroupsState {
 
 /** What an earlier run left in `out` (nothing for a fresh directory). */
 export function readGroupsState(out: string, dataset: string, repair: boolean): GroupsState {
-  const groups = readJsonLines<GroupRecord>(groupsPath(out, dataset), repair);
-  const rejections = readJsonLines<Rejection>(rejectionsPath(out), repair);
-  let last = -1;
-  for (const g of groups) last = Math.max(last, g.candidate);
-  for (const r of rejections) last = Math.max(last, r.candidate);
-  return { groups, rejections, nextCandidate: last + 1 };
+  const groups = readGroups(groupsPath(out, dataset), repair);
+  const rejections = readRecords<Rejection>(rejectionsPath(out), repair, 'a rejection', REJECTION_SHAPE, 'candidate');
+  const nextCandidate = checkCandidates(groupsPath(out, dataset), groups, rejections);
+  return { groups, rejections, nextCandidate };
+}
+
+/**
+ * Every candidate of a run is in exactly one of its two files, in order: candidates 0…n−1
+ * are decided one after another and each is appended as a group or as a rejection. A gap
+ * (a line deleted) or a candidate in both files (a line copied) means the files were changed
+ * after the run wrote them; a resume over them would continue into another dataset. Returns n.
+ */
+export function checkCandidates(groupsFile: string, groups: readonly GroupRecord[], rejections: readonly Rejection[]): number {
+  const rejectionsFile = join(dirname(dirname(groupsFile)), 'rejections.jsonl');
+  const where = new Map<number, string>();
+  const note = (candidate: number, file: string, line: number, previous: number): void => {
+    if (candidate <= previous) throw new ConfigError(`${file}:${line}: candidate ${candidate} after candidate ${previous} (the run writes them in order; a line moved or copied?)`);
+    const other = where.get(candidate);
+    if (other !== undefined) throw new ConfigError(`${file}:${line}: candidate ${candidate} is also ${other} (a line copied?)`);
+    where.set(candidate, `${file}:${line}`);
+  };
+  groups.forEach((g, i) => note(g.candidate, groupsFile, i + 1, i === 0 ? -1 : (groups[i - 1] as GroupRecord).candidate));
+  rejections.forEach((r, i) => note(r.candidate, rejectionsFile, i + 1, i === 0 ? -1 : (rejections[i - 1] as Rejection).candidate));
+  const n = where.size;
+  for (let c = 0; c < n; c++) {
+    if (!where.has(c)) throw new ConfigError(`${groupsFile}: candidate ${c} is in neither it nor ${rejectionsFile}, though later ones are (a line deleted?); choose another --out or start the run anew`);
+  }
+  return n;
 }
 
 /** Rejections counted by reason, every reason present (zero when unused), in the closed order. */

@@ -26,12 +26,13 @@ import { ConfigError } from '../common/errors.ts';
 import { stableStringify } from '../common/hash.ts';
 import { writeFileAtomic } from '../common/atomic-write.ts';
 import type { Sample } from '../grammar/pcfg-sampler.ts';
-import { CandidateRejected, DIFFICULTIES, serializeGroup, type Difficulty, type RejectionReason } from './group-record.ts';
+import { CandidateRejected, checkShape, DIFFICULTIES, GROUP_SHAPE, serializeGroup, type Difficulty, type RejectionReason } from './group-record.ts';
 import { rejectMeaningless } from './meaning-gate.ts';
 import { fillQuery } from './fill/fill-query.ts';
 import { verifyGroup } from './group-checks.ts';
 import { groupId } from './canonical-query.ts';
-import { appendLine, readJsonLines } from './groups-file.ts';
+import { appendLine, readRecords } from './groups-file.ts';
+import { checkSeal, refuseNonFile, sealFile, type Seals } from '../common/file-seal.ts';
 import { candidateSources, compileOrReject, difficultyQuotas, FINAL, groupRecord, labelGroup, structureKey, type GenerateOptions } from './generate-groups.ts';
 
 /** Which shard: `index` counts from 1 (`--shard 1/4` … `--shard 4/4`). */
@@ -92,6 +93,54 @@ export interface ShardState {
   /** Candidates this shard decided, and groups it holds before the merge's deduplication. */
   readonly counts: { readonly candidates: number; readonly verified: number };
   readonly timings: { readonly total_seconds: number; readonly database_seconds: number };
+  /** When complete: the candidates file as the shard closed it (`merge` refuses it changed). */
+  readonly seals?: Seals;
+}
+
+/** The shape of a candidates line (for `checkShape`). */
+export const CANDIDATE_SHAPE = (c: Record<string, unknown>): string | undefined => {
+  if (!Number.isSafeInteger(c['candidate']) || (c['candidate'] as number) < 0) return '"candidate" must be a whole number';
+  if (typeof c['skeleton'] !== 'string') return '"skeleton" must be a string';
+  if (!Array.isArray(c['attempts'])) return '"attempts" must be a list';
+  for (const a of c['attempts'] as unknown[]) {
+    if (a === null || typeof a !== 'object' || Array.isArray(a)) return '"attempts" must be a list of objects';
+    const group = (a as { group?: unknown }).group as { line?: unknown; key?: unknown } | undefined;
+    if (group !== undefined && (group === null || typeof group.line !== 'string' || typeof group.key !== 'string')) return 'an attempt\'s "group" must be {line, key, difficulty}';
+  }
+  return undefined;
+};
+
+/**
+ * A shard's candidates file read back: each line a candidate outcome, and the lines exactly
+ * the shard's candidates in order (index − 1, then every N-th), so a line deleted, moved or
+ * copied is refused where it is instead of being taken for where the shard stopped.
+ */
+export function readCandidates(path: string, shard: ShardSpec, repair: boolean, who: string): CandidateOutcome[] {
+  const outcomes = readRecords<CandidateOutcome>(path, repair, 'a candidate outcome', CANDIDATE_SHAPE);
+  for (const [k, o] of outcomes.entries()) {
+    const expected = shard.index - 1 + k * shard.count;
+    if (o.candidate !== expected) {
+      throw new ConfigError(`${who}: ${path}:${k + 1}: candidate ${o.candidate} where shard ${shard.index}/${shard.count}'s candidate ${expected} belongs (a line deleted, moved or copied after the shard wrote it): run the shard again into a new --out`);
+    }
+  }
+  for (const [k, o] of outcomes.entries()) {
+    for (const [j, a] of o.attempts.entries()) {
+      if (a.group === undefined) continue;
+      let group: unknown;
+      try {
+        group = JSON.parse(a.group.line);
+      } catch {
+        group = undefined;
+      }
+      checkShape(group, `${path}:${k + 1}: attempt ${j + 1}`, 'a group', GROUP_SHAPE);
+    }
+  }
+  return outcomes;
+}
+
+/** `DIR/shard/<dataset>.candidates.jsonl` relative to DIR, as shard.json seals it. */
+export function candidatesFile(dataset: string): string {
+  return `shard/${dataset}.candidates.jsonl`;
 }
 
 /** `DIR/shard/<dataset>.candidates.jsonl` */
@@ -108,6 +157,7 @@ export function shardStatePath(out: string): string {
 export function readShardState(out: string): ShardState | undefined {
   const path = shardStatePath(out);
   if (!existsSync(path)) return undefined;
+  refuseNonFile(path);
   try {
     return JSON.parse(readFileSync(path, 'utf8')) as ShardState;
   } catch (error) {
@@ -132,6 +182,12 @@ export interface ShardOptions extends GenerateOptions {
   readonly margin?: number;
 }
 
+/** What an earlier run of this shard sealed must be there unchanged, and its lines in the shard's order, before it is continued. */
+export function checkShardFiles(out: string, dataset: string, shard: ShardSpec): void {
+  checkSeal(out, candidatesFile(dataset), readShardState(out)?.seals, 'prefix', 'generate: --resume', 'run the shard again into a new --out', { sealsFile: 'shard.json' });
+  readCandidates(candidatesPath(out, dataset), shard, false, 'generate: --resume');
+}
+
 export interface ShardReport {
   readonly candidates: number;
   readonly verified: number;
@@ -151,7 +207,9 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
   const dbAtStart = options.runner.dbSeconds();
   const { shard } = options;
   const path = candidatesPath(options.out, options.dataset);
-  const done = readJsonLines<CandidateOutcome>(path, true);
+  const earlier = readShardState(options.out);
+  checkShardFiles(options.out, options.dataset, shard);
+  const done = readCandidates(path, shard, true, 'generate: --resume');
   const ids = new Set<string>();
   const literals = new Set<string>();
   let verified = 0;
@@ -183,6 +241,8 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
   }
   const { reference, refVariant, graph, ctx, probe, skeletonAt, shapeOf, maxCandidates, attempts } = candidateSources(options);
   const state = (complete: boolean, candidates: number): ShardState => ({
+    // Complete: the file as closed; until then, what an earlier run closed (lines after it are this run's).
+    ...(complete ? { seals: { [candidatesFile(options.dataset)]: sealFile(path) } } : earlier?.seals ? { seals: earlier.seals } : {}),
     stage: 'groups-shard',
     dataset: options.dataset,
     shard,

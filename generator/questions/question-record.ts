@@ -109,3 +109,19 @@ export function serializeQuestion(q: QuestionRecord): string {
   };
   return `${JSON.stringify(ordered)}\n`;
 }
+
+/** The shape of a `questions/<dataset>.jsonl` line (for `checkShape`). */
+export function questionShape(q: Record<string, unknown>): string | undefined {
+  const obj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (typeof q['question_id'] !== 'string' || q['question_id'] === '') return '"question_id" must be a non-empty string';
+  if (typeof q['group_id'] !== 'string') return '"group_id" must be a string';
+  if (typeof q['dataset'] !== 'string') return '"dataset" must be a string';
+  if (typeof q['style'] !== 'string') return '"style" must be a string';
+  if (!Number.isSafeInteger(q['paraphrase']) || (q['paraphrase'] as number) < 0) return '"paraphrase" must be a whole number';
+  if (typeof q['question'] !== 'string') return '"question" must be a string';
+  if (typeof q['evidence'] !== 'string') return '"evidence" must be a string';
+  if (!obj(q['writer']) || typeof q['writer']['kind'] !== 'string') return '"writer" must be {"kind": …}';
+  if (!obj(q['check']) || typeof q['check']['kind'] !== 'string') return '"check" must be {"kind": …}';
+  if (q['cot'] !== undefined && !obj(q['cot'])) return '"cot" must be an object';
+  return undefined;
+}

@@ -6,7 +6,7 @@
  * always gives the same bytes, and a resumed run — which keeps the complete lines already
  * written and continues after them — gives the bytes of an uninterrupted one.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
 import { ConfigError, LlmError } from '../common/errors.ts';
@@ -19,9 +19,10 @@ import { createLlmClient, type LlmUsage } from './llm-client.ts';
 import { writeLlmQuestion, type LlmWriterContext } from './llm-writer.ts';
 import { indexDomain, type ErIndex } from '../er-model/er-index.ts';
 import { parseDomainJson } from '../er-model/domain-json.ts';
-import { appendLine, readJsonLines } from '../generate/groups-file.ts';
+import { appendLine, readGroups, readRecords } from '../generate/groups-file.ts';
+import { checkSeal, readSeals, refuseNonFile, sealFile, updateSeals } from '../common/file-seal.ts';
 import type { GroupRecord } from '../generate/group-record.ts';
-import { DEFAULT_QUESTION_PLAN, questionId, serializeQuestion, TEMPLATE_STYLES, type QuestionRecord, type QuestionStyle } from './question-record.ts';
+import { DEFAULT_QUESTION_PLAN, questionId, questionShape, serializeQuestion, TEMPLATE_STYLES, type QuestionRecord, type QuestionStyle } from './question-record.ts';
 import { paraphraseCount, writeTemplateQuestions } from './template-writer.ts';
 import { suiteQuestion } from './suite-questions.ts';
 import { estimateCost, type ModelPrice } from '../config/llm-config.ts';
@@ -140,77 +141,105 @@ export async function writeQuestions(options: QuestionsOptions): Promise<Questio
   };
   let stopped = false;
   const limit = pLimit(llm ? (options.llm?.concurrency ?? 4) : 1);
+  const seals = readSeals(options.dir);
   for (const file of files) {
     const dataset = file.slice(0, -'.jsonl'.length);
-    const groups = readJsonLines<GroupRecord>(join(groupsDir, file), false);
+    checkSeal(options.dir, `groups/${file}`, seals, 'exact', 'questions', 'rerun equisql generate --resume for it', { changed: 'restore it, or generate the groups again into a new --out' });
+    const groups = readGroups(join(groupsDir, file));
     const out = questionsPath(options.dir, dataset);
+    const rel = `questions/${dataset}.jsonl`;
     mkdirSync(join(options.dir, 'questions'), { recursive: true });
-    let done = options.resume ? readJsonLines<QuestionRecord>(out, true) : [];
-    if (!options.resume) writeFileSync(out, '');
-    let position = 0;
-    let written = 0;
-    const started = Date.now();
-    // Groups are written concurrently (an LLM's latency) but appended in file order.
-    // (The template writer is computed group by group: a refused resume stops at once.)
-    const pending = llm ? groups.map((group) => limit(() => recordsOf(group))) : undefined;
-    for (const p of pending ?? []) p.catch(() => undefined);
-    for (const [g, group] of groups.entries()) {
-      options.tick?.({ stage: 'questions', done: g, total: groups.length, unit: 'groups' });
-      let records: QuestionRecord[];
-      let rejections: string[];
-      try {
-        ({ records, rejections } = await (pending ? (pending[g] as Promise<{ records: QuestionRecord[]; rejections: string[] }>) : recordsOf(group)));
-      } catch (error) {
-        limit.clearQueue();
-        if (error instanceof BudgetSpent) {
-          // Groups before this one are written whole; a rerun with --resume continues here.
-          options.progress?.(`questions: ${dataset}: the token budget (${budget}) is spent; stopped before group ${g + 1} of ${groups.length} (rerun with --resume to continue)`);
-          stopped = true;
-          break;
+    refuseNonFile(out);
+    let done = options.resume ? readRecords<QuestionRecord>(out, true, 'a question', questionShape, 'question_id') : [];
+    // The lines as written, compared whole with this run's: a changed line is not kept.
+    const doneLines = options.resume ? writtenLines(out) : [];
+    // A resume appends to the file, which is then no longer what its seal says until closed
+    // again; a new run writes beside it and swaps its file in at the end, so a run that fails
+    // leaves the earlier file as it was.
+    if (options.resume) updateSeals(options.dir, { [rel]: null });
+    const target = options.resume ? out : join(options.dir, 'questions', `.${dataset}.jsonl.${process.pid}.tmp`);
+    if (!options.resume) writeFileSync(target, '');
+    try {
+      let position = 0;
+      let written = 0;
+      const started = Date.now();
+      // Groups are written concurrently (an LLM's latency) but appended in file order.
+      // (The template writer is computed group by group: a refused resume stops at once.)
+      const pending = llm ? groups.map((group) => limit(() => recordsOf(group))) : undefined;
+      for (const p of pending ?? []) p.catch(() => undefined);
+      for (const [g, group] of groups.entries()) {
+        options.tick?.({ stage: 'questions', done: g, total: groups.length, unit: 'groups' });
+        let records: QuestionRecord[];
+        let rejections: string[];
+        try {
+          ({ records, rejections } = await (pending ? (pending[g] as Promise<{ records: QuestionRecord[]; rejections: string[] }>) : recordsOf(group)));
+        } catch (error) {
+          limit.clearQueue();
+          if (error instanceof BudgetSpent) {
+            // Groups before this one are written whole; a rerun with --resume continues here.
+            options.progress?.(`questions: ${dataset}: the token budget (${budget}) is spent; stopped before group ${g + 1} of ${groups.length} (rerun with --resume to continue)`);
+            stopped = true;
+            break;
+          }
+          if (error instanceof LlmError) throw error;
+          throw new ConfigError(`questions: ${join(groupsDir, file)}:${g + 1}: cannot write a question for this query: ${(error as Error).message}`);
         }
-        if (error instanceof LlmError) throw error;
-        throw new ConfigError(`questions: ${join(groupsDir, file)}:${g + 1}: cannot write a question for this query: ${(error as Error).message}`);
-      }
-      // Lines already on disk must be this run's lines: same group, style and paraphrase.
-      let fresh = 0;
-      while (fresh < records.length && position < done.length) {
-        if (done[position]?.question_id !== records[fresh]?.question_id) {
-          throw new ConfigError(`questions: ${out}:${position + 1}: written with other settings or groups than this run's (start anew without --resume)`);
+        // Lines already on disk must be this run's lines: same group, style and paraphrase.
+        let fresh = 0;
+        while (fresh < records.length && position < done.length) {
+          if (done[position]?.question_id !== records[fresh]?.question_id) {
+            throw new ConfigError(`questions: ${out}:${position + 1}: written with other settings or groups than this run's (start anew without --resume)`);
+          }
+          if (doneLines[position] !== serializeQuestion(records[fresh] as QuestionRecord)) {
+            throw new ConfigError(`questions: ${out}:${position + 1}: differs from the line this run writes for its question (changed after it was written?; start anew without --resume)`);
+          }
+          position++;
+          fresh++;
         }
-        position++;
-        fresh++;
+        if (fresh > 0 && fresh < records.length) {
+          // A group cut part-way: drop its lines and write the group whole.
+          position -= fresh;
+          done = done.slice(0, position);
+          writeFileSync(out, done.map(serializeQuestion).join(''));
+          fresh = 0;
+        }
+        if (fresh === records.length && records.length > 0) continue;
+        if (rejections.length > 0) appendLine(join(options.dir, 'questions-rejections.jsonl'), rejections.join(''));
+        if (records.length === 0) continue;
+        appendLine(target, records.map(serializeQuestion).join(''));
+        written += records.length;
+        if ((g + 1) % (llm ? 10 : 500) === 0) {
+          // Rate and ETA for the person watching; wall time never reaches the output files.
+          const seconds = (Date.now() - started) / 1000;
+          const rate = (g + 1) / Math.max(seconds, 1e-3);
+          options.progress?.(`questions: ${dataset}: ${g + 1}/${groups.length} groups, ${rate.toFixed(1)} groups/s, about ${Math.ceil((groups.length - g - 1) / rate)} s left`);
+        }
       }
-      if (fresh > 0 && fresh < records.length) {
-        // A group cut part-way: drop its lines and write the group whole.
-        position -= fresh;
-        done = done.slice(0, position);
-        writeFileSync(out, done.map(serializeQuestion).join(''));
-        fresh = 0;
+      if (!stopped && position < done.length) throw new ConfigError(`questions: ${out} has more lines than ${join(groupsDir, file)} gives (start anew without --resume)`);
+      // Closed (whole, or stopped cleanly at the budget): swapped in and sealed.
+      if (target !== out) renameSync(target, out);
+      updateSeals(options.dir, { [rel]: sealFile(out) });
+      if (stopped) {
+        report.push({ dataset, records: position + written, written });
+        break;
       }
-      if (fresh === records.length && records.length > 0) continue;
-      if (rejections.length > 0) appendLine(join(options.dir, 'questions-rejections.jsonl'), rejections.join(''));
-      if (records.length === 0) continue;
-      appendLine(out, records.map(serializeQuestion).join(''));
-      written += records.length;
-      if ((g + 1) % (llm ? 10 : 500) === 0) {
-        // Rate and ETA for the person watching; wall time never reaches the output files.
-        const seconds = (Date.now() - started) / 1000;
-        const rate = (g + 1) / Math.max(seconds, 1e-3);
-        options.progress?.(`questions: ${dataset}: ${g + 1}/${groups.length} groups, ${rate.toFixed(1)} groups/s, about ${Math.ceil((groups.length - g - 1) / rate)} s left`);
-      }
+      options.tick?.({ stage: 'questions', done: groups.length, total: groups.length, unit: 'groups' });
+      const records = position + written;
+      options.progress?.(`questions: ${dataset}: ${records} questions for ${groups.length} groups (${written} written now) in ${out}`);
+      report.push({ dataset, records, written });
+    } finally {
+      if (target !== out) rmSync(target, { force: true });
     }
-    if (stopped) {
-      report.push({ dataset, records: position + written, written });
-      break;
-    }
-    if (position < done.length) throw new ConfigError(`questions: ${out} has more lines than ${join(groupsDir, file)} gives (start anew without --resume)`);
-    options.tick?.({ stage: 'questions', done: groups.length, total: groups.length, unit: 'groups' });
-    const records = position + written;
-    options.progress?.(`questions: ${dataset}: ${records} questions for ${groups.length} groups (${written} written now) in ${out}`);
-    report.push({ dataset, records, written });
   }
   if (llm) recordUsage(options.dir, options.llm as LlmSettings, llm.client.usage);
   return { datasets: report };
+}
+
+/** A file's complete lines, each with its newline. */
+function writtenLines(path: string): string[] {
+  if (!existsSync(path)) return [];
+  const text = readFileSync(path, 'utf8');
+  return text.slice(0, text.lastIndexOf('\n') + 1).split(/(?<=\n)/u).filter((l) => l !== '');
 }
 
 /** The LLM writer for a directory: client with its cache under `DIR/questions/.llm-cache`, reference-variant DDL, guarded execution. */

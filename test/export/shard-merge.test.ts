@@ -1,6 +1,7 @@
 import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sealFile } from '../../generator/common/file-seal.ts';
 import { runCli } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
 import { PAPER_SOCIAL_MEDIA } from '../../generator/suites/paper-social-media.ts';
@@ -152,10 +153,13 @@ describe('equisql merge', () => {
     await refused([s1, other], /other-seed was generated with seed 2, but .* with 1/u);
     writeFileSync(join(other, 'shard.json'), JSON.stringify({ ...state, complete: false }));
     await refused([s1, other], /shard 2\/2 in .* is unfinished: rerun its generate command with --resume/u);
-    // A shard that stopped before a candidate the merged run needs.
+    // Lines cut off a shard's sealed candidates file: changed after the shard closed it.
     writeFileSync(join(other, 'shard.json'), JSON.stringify(state));
     const path = join(other, 'shard', 'social_media.candidates.jsonl');
     writeFileSync(path, `${readFileSync(path, 'utf8').split('\n')[0]}\n`);
+    await refused([s1, other], /candidates\.jsonl differs from its seal in .*shard\.json \(1 line, .*\(run shard 2\/2 again into a new --out\)$/u);
+    // A shard that stopped before a candidate the merged run needs (its file as it closed it).
+    writeFileSync(join(other, 'shard.json'), JSON.stringify({ ...state, seals: { 'shard/social_media.candidates.jsonl': sealFile(path) } }));
     await refused([s1, other], /the run needs candidate 3, but shard 2\/2 .* stopped after candidate 1: continue shard 2 with its generate command plus --resume and a larger --shard-margin/u);
     // Through the CLI: exit status 2 and one line, and the directory it would merge into untouched.
     const cli = runCli(['merge', '--out', unsharded, s1, s2], { env });
@@ -170,8 +174,11 @@ describe('equisql merge', () => {
     const path = join(copy, 'shard', 'social_media.candidates.jsonl');
     const whole = readFileSync(path, 'utf8');
     const lines = whole.split('\n');
-    // Half the lines and an unfinished one, as a kill leaves them.
+    // Half the lines and an unfinished one, as a kill leaves them (the shard unfinished, nothing sealed yet).
     writeFileSync(path, `${lines.slice(0, Math.floor(lines.length / 2)).join('\n')}\n{"candidate":`);
+    const state = JSON.parse(readFileSync(join(copy, 'shard.json'), 'utf8'));
+    delete state.seals;
+    writeFileSync(join(copy, 'shard.json'), JSON.stringify({ ...state, complete: false }));
     await expect(run(['generate', ...SAMPLED, '--shard', '1/2', '--out', copy])).rejects.toThrow(/holds a run already; pass --resume to continue it/u);
     const r = await run(['generate', ...SAMPLED, '--shard', '1/2', '--resume', '--out', copy]);
     expect(r.status, r.stderr).toBe(0);

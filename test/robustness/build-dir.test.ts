@@ -110,13 +110,18 @@ describe('finding 3: a rebuild leaves nothing of the build before', () => {
     expect(await verifyError(out)).toBe(`--dir: ${out}: dumps/ holds "full_sti.sql", which build.json does not list; rebuild with equisql build --out ${out}`);
   });
 
-  it('files of later stages in the directory survive a rebuild', async () => {
+  it('files of later stages in the directory survive the same rebuild; another build under them is refused', async () => {
     const out = join(tmp.dir, 'later-stages');
     await buildDataset(options(out));
     const { mkdirSync } = await import('node:fs');
     mkdirSync(join(out, 'groups'));
     writeFileSync(join(out, 'groups', 'g.jsonl'), '{"group":1}\n');
-    await buildDataset(options(out, { seed: 10 }));
+    await buildDataset(options(out));
+    expect(readFileSync(join(out, 'groups', 'g.jsonl'), 'utf8')).toBe('{"group":1}\n');
+    const before = readFileSync(join(out, 'build.json'), 'utf8');
+    // The groups were checked against this build: one with another seed would leave them unchecked.
+    await expect(buildDataset(options(out, { seed: 10 }))).rejects.toThrow(/^build: .* holds groups checked against its build .*choose another --out, or remove them first$/u);
+    expect(readFileSync(join(out, 'build.json'), 'utf8')).toBe(before);
     expect(readFileSync(join(out, 'groups', 'g.jsonl'), 'utf8')).toBe('{"group":1}\n');
   });
 });
