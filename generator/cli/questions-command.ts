@@ -7,6 +7,7 @@ import { loadConfig } from '../config/load-config.ts';
 import { resolveLlmEndpoint } from '../config/llm-config.ts';
 import { ownValue } from '../common/user-text.ts';
 import { checkQuestionSettings, writeQuestions } from '../questions/questions-stage.ts';
+import { checkBaseUrl } from '../questions/llm-client.ts';
 import { EXIT, type Command } from './command.ts';
 import { required } from './flags.ts';
 import { parseTable, type FlagTable } from './flag-table.ts';
@@ -59,12 +60,17 @@ export const command: Command = {
     const llmConfig = writer === 'llm' || flags.config !== undefined ? (await loadConfig(flags.config, process.cwd())).config.llm : undefined;
     const { model, baseURL } = resolveLlmEndpoint(llmConfig, flags['llm-model'], io.env['OPENAI_BASE_URL']);
     if (writer === 'llm' && !baseURL) throw new ConfigError('questions: --writer llm needs an endpoint: OPENAI_BASE_URL or llm.baseURL in the config');
+    // The config's baseURL was checked with the config; the environment's is checked here, before anything is sent.
+    if (writer === 'llm' && baseURL && llmConfig?.baseURL === undefined) checkBaseUrl(baseURL, 'questions: OPENAI_BASE_URL');
     if (writer === 'llm' && !model) throw new ConfigError('questions: --writer llm needs a model: --llm-model or llm.model in the config');
     const price = model && llmConfig?.prices ? ownValue(llmConfig.prices, model) : undefined;
     const release = lockDir(dir, 'questions');
-    const db = writer === 'llm' ? await openDatabase(resolveTarget(flags.db ?? io.env['DATABASE_URL'], join(dir, 'pglite'))) : undefined;
+    const target = resolveTarget(flags.db ?? io.env['DATABASE_URL'], join(dir, 'pglite'));
+    const db = writer === 'llm' ? await openDatabase(target) : undefined;
     try {
-      const llm = db && baseURL && model ? { baseURL, apiKey: io.env['OPENAI_API_KEY'] ?? 'unused', model, db, concurrency: flags.concurrency ? Number(flags.concurrency) : 4, ...(budget ? { budget } : {}), ...(price ? { price } : {}) } : undefined;
+      // A lost connection is reopened (a bounded number of times) and the back-translation run again.
+      const reopen = () => openDatabase(target);
+      const llm = db && baseURL && model ? { baseURL, apiKey: io.env['OPENAI_API_KEY'] ?? 'unused', model, db, reopen, concurrency: flags.concurrency ? Number(flags.concurrency) : 4, ...(budget ? { budget } : {}), ...(price ? { price } : {}) } : undefined;
       await writeQuestions({ dir, writer, ...(planned ? {} : { styles, paraphrases }), resume: flags.resume ?? false, progress: io.err, ...(llm ? { llm } : {}) });
     } finally {
       await db?.close();

@@ -5,17 +5,25 @@
  * paraphrases 0…K−1), each a pure function of the group and the settings, so the same input
  * always gives the same bytes, and a resumed run — which keeps the complete lines already
  * written and continues after them — gives the bytes of an uninterrupted one.
+ *
+ * A file is written as `questions/.<dataset>.jsonl.partial` and renamed over
+ * `questions/<dataset>.jsonl` only when its dataset is done (or the token budget stopped the
+ * run cleanly), so a run that fails — an endpoint that refuses the model, a database that
+ * cannot be reopened — leaves what an earlier run wrote as it was; a resume continues the
+ * partial file. The LLM writer's rejections are rebuilt the same way, per dataset, so a
+ * rerun keeps no rejection that its own questions contradict.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
-import { ConfigError, LlmError } from '../common/errors.ts';
+import { ConfigError, ExecutionError, LlmError, LoadError, oneLine } from '../common/errors.ts';
 import { createRng } from '../common/rng.ts';
 import { writeFileAtomic } from '../common/atomic-write.ts';
 import type { Database } from '../database/database.ts';
 import { readManifest } from '../assemble/verify-dataset.ts';
-import { normalizeResult, runReadOnly } from '../execute/run-query.ts';
-import { createLlmClient, type LlmUsage } from './llm-client.ts';
+import { normalizeResult } from '../execute/run-query.ts';
+import { runUntrusted } from '../execute/untrusted-query.ts';
+import { checkBaseUrl, createLlmClient, LlmBudgetSpent, type LlmUsage } from './llm-client.ts';
 import { writeLlmQuestion, type LlmWriterContext } from './llm-writer.ts';
 import { indexDomain, type ErIndex } from '../er-model/er-index.ts';
 import { parseDomainJson } from '../er-model/domain-json.ts';
@@ -34,17 +42,28 @@ export interface LlmSettings {
   readonly model: string;
   /** The database the directory's variants were built into. */
   readonly db: Database;
+  /**
+   * Opens the same database again, after a fault of the connection (the backend terminated,
+   * the server restarted): the back-translation is retried on the new connection, up to
+   * `REOPEN_ATTEMPTS` times, before the run stops. Without it, the first fault stops the run.
+   * Connections it opens are closed by the stage; `db` stays the caller's to close.
+   */
+  readonly reopen?: () => Promise<Database>;
   readonly concurrency?: number;
   readonly timeoutMs?: number;
   readonly baseDelayMs?: number;
-  /** Tokens (prompt and completion) after which no further group is started; the run stops cleanly, resumable. */
+  /**
+   * Tokens (prompt and completion) after which no further request is sent: each request
+   * reserves its estimate first, so concurrent groups overrun the budget by at most one
+   * request each; the run stops cleanly after the groups done, resumable.
+   */
   readonly budget?: number;
   /** The model's price (the config's `llm.prices`), for the cost in the manifest; none: "unknown". */
   readonly price?: ModelPrice;
 }
 
-/** Thrown at the start of a group once the token budget is spent. */
-class BudgetSpent extends Error {}
+/** Reopenings of a lost database connection per back-translation before the run stops. */
+const REOPEN_ATTEMPTS = 3;
 
 export interface QuestionsOptions {
   readonly dir: string;
@@ -68,6 +87,30 @@ export interface QuestionsReport {
 /** `DIR/questions/<dataset>.jsonl` */
 export function questionsPath(dir: string, dataset: string): string {
   return join(dir, 'questions', `${dataset}.jsonl`);
+}
+
+/** Where a dataset's questions are written until its run is done: `DIR/questions/.<dataset>.jsonl.partial`. */
+export function partialQuestionsPath(dir: string, dataset: string): string {
+  return join(dir, 'questions', `.${dataset}.jsonl.partial`);
+}
+
+/** `DIR/questions-rejections.jsonl`: the LLM writer's questions not kept, one a line, with the reason. */
+export function questionRejectionsPath(dir: string): string {
+  return join(dir, 'questions-rejections.jsonl');
+}
+
+/**
+ * Rewrites the rejections file with `lines` as the rejections of `groupIds`' groups: lines of
+ * other groups (other datasets') stay, every earlier line of these groups goes.
+ */
+function replaceRejections(dir: string, groupIds: ReadonlySet<string>, lines: readonly string[]): void {
+  const path = questionRejectionsPath(dir);
+  const kept = readJsonLines<{ group_id?: unknown }>(path, false)
+    .filter((r) => !(typeof r.group_id === 'string' && groupIds.has(r.group_id)))
+    .map((r) => `${JSON.stringify(r)}\n`);
+  const all = [...kept, ...lines];
+  if (all.length === 0 && !existsSync(path)) return;
+  writeFileAtomic(path, all.join(''));
 }
 
 /** Checks the styles and paraphrase count a caller asked for; one-line errors. */
@@ -130,12 +173,34 @@ export async function writeQuestions(options: QuestionsOptions): Promise<Questio
   const files = readdirSync(groupsDir).filter((f) => f.endsWith('.jsonl')).sort();
   if (files.length === 0) throw new ConfigError(`questions: --dir: ${groupsDir} has no .jsonl file`);
   const index = readModel(options.dir);
-  const report: { dataset: string; records: number; written: number }[] = [];
   const llm = options.writer === 'llm' ? openLlm(options, index) : undefined;
+  try {
+    return await writeFiles(options, files, index, styles, perStyle, paraphrases, llm);
+  } finally {
+    if (llm) {
+      // Every request sent is recorded, a failed run's too: its tokens were spent.
+      recordUsage(options.dir, options.llm as LlmSettings, llm.client.usage);
+      await llm.close();
+    }
+  }
+}
+
+type OpenLlm = ReturnType<typeof openLlm>;
+
+async function writeFiles(
+  options: QuestionsOptions,
+  files: readonly string[],
+  index: ErIndex,
+  styles: readonly QuestionStyle[],
+  perStyle: number | Readonly<Partial<Record<QuestionStyle, number>>>,
+  paraphrases: number,
+  llm: OpenLlm | undefined,
+): Promise<QuestionsReport> {
+  const groupsDir = join(options.dir, 'groups');
+  const report: { dataset: string; records: number; written: number }[] = [];
   const budget = options.llm?.budget;
   const recordsOf = async (group: GroupRecord): Promise<{ records: QuestionRecord[]; rejections: string[] }> => {
     if (!llm) return { records: questionsOfGroup(index, group, styles, perStyle), rejections: [] };
-    if (budget !== undefined && llm.client.usage.prompt_tokens + llm.client.usage.completion_tokens >= budget) throw new BudgetSpent();
     return llm.recordsOf(group, styles, paraphrases);
   };
   let stopped = false;
@@ -143,10 +208,17 @@ export async function writeQuestions(options: QuestionsOptions): Promise<Questio
   for (const file of files) {
     const dataset = file.slice(0, -'.jsonl'.length);
     const groups = readJsonLines<GroupRecord>(join(groupsDir, file), false);
-    const out = questionsPath(options.dir, dataset);
+    const final = questionsPath(options.dir, dataset);
+    // Lines go to the partial file; the final one is replaced only when this dataset is done.
+    const out = partialQuestionsPath(options.dir, dataset);
     mkdirSync(join(options.dir, 'questions'), { recursive: true });
-    let done = options.resume ? readJsonLines<QuestionRecord>(out, true) : [];
     if (!options.resume) writeFileSync(out, '');
+    else if (!existsSync(out)) {
+      if (existsSync(final)) copyFileSync(final, out);
+      else writeFileSync(out, '');
+    }
+    let done = options.resume ? readJsonLines<QuestionRecord>(out, true) : [];
+    const rejectionLines: string[] = [];
     let position = 0;
     let written = 0;
     const started = Date.now();
@@ -162,13 +234,14 @@ export async function writeQuestions(options: QuestionsOptions): Promise<Questio
         ({ records, rejections } = await (pending ? (pending[g] as Promise<{ records: QuestionRecord[]; rejections: string[] }>) : recordsOf(group)));
       } catch (error) {
         limit.clearQueue();
-        if (error instanceof BudgetSpent) {
+        if (error instanceof LlmBudgetSpent) {
           // Groups before this one are written whole; a rerun with --resume continues here.
           options.progress?.(`questions: ${dataset}: the token budget (${budget}) is spent; stopped before group ${g + 1} of ${groups.length} (rerun with --resume to continue)`);
           stopped = true;
           break;
         }
-        if (error instanceof LlmError) throw error;
+        // The endpoint or the database failed the run: no verdict on this query.
+        if (error instanceof LlmError || error instanceof LoadError) throw error;
         throw new ConfigError(`questions: ${join(groupsDir, file)}:${g + 1}: cannot write a question for this query: ${(error as Error).message}`);
       }
       // Lines already on disk must be this run's lines: same group, style and paraphrase.
@@ -187,8 +260,9 @@ export async function writeQuestions(options: QuestionsOptions): Promise<Questio
         writeFileSync(out, done.map(serializeQuestion).join(''));
         fresh = 0;
       }
+      // Every group's rejections, a kept group's too (its replies come from the cache): the file is rebuilt.
+      rejectionLines.push(...rejections);
       if (fresh === records.length && records.length > 0) continue;
-      if (rejections.length > 0) appendLine(join(options.dir, 'questions-rejections.jsonl'), rejections.join(''));
       if (records.length === 0) continue;
       appendLine(out, records.map(serializeQuestion).join(''));
       written += records.length;
@@ -200,16 +274,20 @@ export async function writeQuestions(options: QuestionsOptions): Promise<Questio
       }
     }
     if (stopped) {
+      // A clean stop: the groups written so far are the file; --resume continues from it.
+      renameSync(out, final);
+      if (llm) replaceRejections(options.dir, new Set(groups.map((g) => g.group_id)), rejectionLines);
       report.push({ dataset, records: position + written, written });
       break;
     }
     if (position < done.length) throw new ConfigError(`questions: ${out} has more lines than ${join(groupsDir, file)} gives (start anew without --resume)`);
+    renameSync(out, final);
+    if (llm) replaceRejections(options.dir, new Set(groups.map((g) => g.group_id)), rejectionLines);
     options.tick?.({ stage: 'questions', done: groups.length, total: groups.length, unit: 'groups' });
     const records = position + written;
-    options.progress?.(`questions: ${dataset}: ${records} questions for ${groups.length} groups (${written} written now) in ${out}`);
+    options.progress?.(`questions: ${dataset}: ${records} questions for ${groups.length} groups (${written} written now) in ${final}`);
     report.push({ dataset, records, written });
   }
-  if (llm) recordUsage(options.dir, options.llm as LlmSettings, llm.client.usage);
   return { datasets: report };
 }
 
@@ -217,6 +295,7 @@ export async function writeQuestions(options: QuestionsOptions): Promise<Questio
 function openLlm(options: QuestionsOptions, index: ErIndex) {
   const settings = options.llm;
   if (!settings) throw new ConfigError('questions: --writer llm needs an endpoint (OPENAI_BASE_URL) and a model (--llm-model)');
+  checkBaseUrl(settings.baseURL, 'questions: the LLM endpoint');
   const manifest = readManifest(options.dir);
   const client = createLlmClient({
     baseURL: settings.baseURL,
@@ -226,9 +305,42 @@ function openLlm(options: QuestionsOptions, index: ErIndex) {
     rng: createRng(`llm/${settings.model}`),
     ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),
     ...(settings.baseDelayMs ? { baseDelayMs: settings.baseDelayMs } : {}),
+    ...(settings.budget !== undefined ? { budget: settings.budget } : {}),
   });
   // One connection runs one transaction at a time: back-translations from concurrent groups take turns.
   const dbTurn = pLimit(1);
+  let db = settings.db;
+  const reopened: Database[] = [];
+  /**
+   * A back-translation's SQL through the guarded executor: its answer's hash, an
+   * ExecutionError for what the text did (the model's fault), and for a fault of the run
+   * (thrown by the executor) the connection reopened and the query run again, a bounded
+   * number of times, then a LoadError that stops the run.
+   */
+  const execute = (pgSchema: string, sql: string, ordered: boolean): Promise<string> =>
+    dbTurn(async () => {
+      for (let attempt = 0; ; attempt++) {
+        let outcome: Awaited<ReturnType<typeof runUntrusted>>;
+        try {
+          outcome = await runUntrusted(db, pgSchema, sql, { timeoutMs: 10_000 });
+        } catch (error) {
+          if (!settings.reopen || attempt >= REOPEN_ATTEMPTS) {
+            throw new LoadError(`questions: the database ${db.label} failed under a back-translation${settings.reopen ? ` and again after ${REOPEN_ATTEMPTS} reopenings` : ''}: ${oneLine(error)}`, { cause: error });
+          }
+          await db.close().catch(() => undefined);
+          await new Promise((done) => setTimeout(done, 200 * 2 ** attempt));
+          try {
+            db = await settings.reopen();
+            reopened.push(db);
+          } catch {
+            // Not reachable yet: the next attempt fails on the closed connection and tries again.
+          }
+          continue;
+        }
+        if (outcome.kind !== 'rows') throw new ExecutionError(outcome.message);
+        return normalizeResult({ columns: outcome.columns, rows: outcome.rows }, ordered).hash;
+      }
+    });
   const recordsOf = async (group: GroupRecord, styles: readonly QuestionStyle[], paraphrases: number) => {
     const variant = manifest.variants.find((v) => v.name === group.reference_variant);
     if (!variant) throw new ConfigError(`questions: group ${group.group_id}: its reference variant ${group.reference_variant} is not built in ${options.dir}`);
@@ -237,7 +349,7 @@ function openLlm(options: QuestionsOptions, index: ErIndex) {
       model: settings.model,
       index,
       ddl: readFileSync(join(options.dir, 'schemas', `${variant.name}.sql`), 'utf8'),
-      execute: (sql, ordered) => dbTurn(async () => normalizeResult(await runReadOnly(settings.db, variant.pg_schema, sql, { timeoutMs: 10_000 }), ordered).hash),
+      execute: (sql, ordered) => execute(variant.pg_schema, sql, ordered),
     };
     // A person's question first, as with the template writer.
     const records: QuestionRecord[] = questionsOfGroup(index, group, [], 1);
@@ -246,7 +358,7 @@ function openLlm(options: QuestionsOptions, index: ErIndex) {
       for (let p = 0; p < paraphrases; p++) {
         const q = await writeLlmQuestion(ctx, group, style, p);
         if (q.rejection) {
-          rejections.push(`${JSON.stringify({ group_id: group.group_id, style, paraphrase: p, question: q.question, reason: q.rejection, sql: q.check.sql })}\n`);
+          rejections.push(`${JSON.stringify({ group_id: group.group_id, dataset: group.dataset, style, paraphrase: p, question: q.question, reason: q.rejection, sql: q.check.sql })}\n`);
           continue;
         }
         records.push({
@@ -265,7 +377,10 @@ function openLlm(options: QuestionsOptions, index: ErIndex) {
     }
     return { records, rejections };
   };
-  return { client, recordsOf };
+  const close = async (): Promise<void> => {
+    for (const c of reopened) await c.close().catch(() => undefined);
+  };
+  return { client, recordsOf, close };
 }
 
 /**
