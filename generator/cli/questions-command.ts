@@ -20,7 +20,7 @@ const FLAGS = {
   concurrency: { type: 'string', value: 'K', help: 'groups written at once by the LLM writer (default 4)' },
   resume: { type: 'boolean', help: 'keep the complete lines an earlier run wrote and continue after them' },
   'llm-model': { type: 'string', value: 'M', help: 'the LLM writer\'s model (default: the config\'s llm.model)' },
-  'llm-budget': { type: 'string', value: 'TOKENS', help: 'tokens after which no further group is started (the run stops cleanly; --resume continues)' },
+  'llm-budget': { type: 'string', value: 'TOKENS', help: 'tokens after which no further request is sent (reserved before each request, so --concurrency K overruns it by at most K requests; the run stops cleanly; --resume continues)' },
   db: { type: 'string', value: 'URL', help: 'the build\'s database, where back-translations run (default DATABASE_URL, else DIR/pglite)' },
   config: { type: 'string', value: 'FILE', help: 'the datasets.config.ts whose llm section (model, baseURL, prices) applies; tokens and the cost estimated from llm.prices go to DIR/manifest.json ("questions")' },
 } as const satisfies FlagTable;
@@ -35,7 +35,10 @@ The LLM writer (prompts in templates/llm/) caches replies in DIR/questions/.llm-
 rerun sends nothing; tokens and requests go to DIR/manifest.json ("questions": usage,
 tokens_in, tokens_out, price_per_million_tokens, estimated_cost_usd — this run's, so a rerun
 from the cache costs 0; "unknown" for a model without a price). Progress lines give the
-rate and an ETA.`;
+rate and an ETA. A reply is untrusted: cut bodies are retried, replies over 256 KiB or with
+usage that is not counts are refused, and text with control characters or lone surrogates
+is rejected (docs/configuration.md). Lines go to questions/.<dataset>.jsonl.partial, renamed
+over the file at the end, so a failed run leaves the earlier file as it was.`;
 
 export const command: Command = {
   name: 'questions',

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, truncateSync, copyFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, truncateSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { BUILT_IN_DOMAINS } from '../../generator/domains/index.ts';
@@ -60,6 +60,8 @@ beforeAll(() => {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const out = () => join(dir, 'questions', 'social_media.jsonl');
+/** Where a run writes until it is done (renamed over `out()` at the end). */
+const partial = () => join(dir, 'questions', '.social_media.jsonl.partial');
 
 describe('equisql questions', () => {
   let full = '';
@@ -95,7 +97,7 @@ describe('equisql questions', () => {
       const timer = setInterval(() => {
         let size = 0;
         try {
-          size = statSync(out()).size;
+          size = statSync(partial()).size;
         } catch {
           /* not yet */
         }
@@ -112,14 +114,17 @@ describe('equisql questions', () => {
       });
     });
     await exited;
-    const cut = readFileSync(out(), 'utf8');
+    // The killed run's lines are in the partial file; the questions file is still the earlier run's (here: empty).
+    expect(readFileSync(out(), 'utf8')).toBe('');
+    const cut = readFileSync(partial(), 'utf8');
     expect(cut.length).toBeLessThan(full.length);
     expect(full.startsWith(cut.slice(0, cut.lastIndexOf('\n') + 1))).toBe(true);
     // Cut the last line in two as well, as a kill in the middle of a write would.
-    truncateSync(out(), Math.max(0, cut.length - 40));
+    truncateSync(partial(), Math.max(0, cut.length - 40));
     const resumed = runCli(['questions', '--dir', dir, '--resume']);
     expect(resumed.status).toBe(0);
     expect(readFileSync(out(), 'utf8')).toBe(full);
+    expect(existsSync(partial())).toBe(false);
   }, 300_000);
 
   it('refuses a file written with other settings on --resume, and bad flags, in one line with exit 2', () => {
