@@ -12,7 +12,7 @@
  * integers, or the reply is malformed. A token budget is reserved before each request is
  * sent, so calls running at once overrun it by at most one request each.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { ConfigError, LlmError } from '../common/errors.ts';
@@ -195,6 +195,8 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
   function readCache(key: string): CachedReply | undefined {
     if (!options.cacheDir || !existsSync(cachePath(key))) return undefined;
     try {
+      // An entry no reply could have made (the cap bounds what was cached) is asked again.
+      if (statSync(cachePath(key)).size > 2 * maxReplyBytes) return undefined;
       return JSON.parse(readFileSync(cachePath(key), 'utf8')) as CachedReply;
     } catch {
       return undefined; // a damaged entry is asked again

@@ -13,18 +13,14 @@
  * partial file. The LLM writer's rejections are rebuilt the same way, per dataset, so a
  * rerun keeps no rejection that its own questions contradict.
  */
+export type { LlmSettings } from './llm-questions.ts';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
-import { ConfigError, ExecutionError, LlmError, LoadError, oneLine } from '../common/errors.ts';
-import { createRng } from '../common/rng.ts';
+import { ConfigError, LlmError, LoadError } from '../common/errors.ts';
 import { writeFileAtomic } from '../common/atomic-write.ts';
-import type { Database } from '../database/database.ts';
-import { readManifest } from '../assemble/verify-dataset.ts';
-import { normalizeResult } from '../execute/run-query.ts';
-import { runUntrusted } from '../execute/untrusted-query.ts';
-import { checkBaseUrl, createLlmClient, LlmBudgetSpent, type LlmUsage } from './llm-client.ts';
-import { writeLlmQuestion, type LlmWriterContext } from './llm-writer.ts';
+import { LlmBudgetSpent } from './llm-client.ts';
+import { openLlmWriter, recordLlmUsage, type LlmSettings, type LlmWriterRun } from './llm-questions.ts';
 import { indexDomain, type ErIndex } from '../er-model/er-index.ts';
 import { parseDomainJson } from '../er-model/domain-json.ts';
 import { appendLine, readJsonLines } from '../generate/groups-file.ts';
@@ -32,38 +28,7 @@ import type { GroupRecord } from '../generate/group-record.ts';
 import { DEFAULT_QUESTION_PLAN, questionId, serializeQuestion, TEMPLATE_STYLES, type QuestionRecord, type QuestionStyle } from './question-record.ts';
 import { paraphraseCount, writeTemplateQuestions } from './template-writer.ts';
 import { suiteQuestion } from './suite-questions.ts';
-import { estimateCost, type ModelPrice } from '../config/llm-config.ts';
 import type { ProgressTick } from '../common/progress-tick.ts';
-
-/** The LLM writer's settings (`--writer llm`). */
-export interface LlmSettings {
-  readonly baseURL: string;
-  readonly apiKey: string;
-  readonly model: string;
-  /** The database the directory's variants were built into. */
-  readonly db: Database;
-  /**
-   * Opens the same database again, after a fault of the connection (the backend terminated,
-   * the server restarted): the back-translation is retried on the new connection, up to
-   * `REOPEN_ATTEMPTS` times, before the run stops. Without it, the first fault stops the run.
-   * Connections it opens are closed by the stage; `db` stays the caller's to close.
-   */
-  readonly reopen?: () => Promise<Database>;
-  readonly concurrency?: number;
-  readonly timeoutMs?: number;
-  readonly baseDelayMs?: number;
-  /**
-   * Tokens (prompt and completion) after which no further request is sent: each request
-   * reserves its estimate first, so concurrent groups overrun the budget by at most one
-   * request each; the run stops cleanly after the groups done, resumable.
-   */
-  readonly budget?: number;
-  /** The model's price (the config's `llm.prices`), for the cost in the manifest; none: "unknown". */
-  readonly price?: ModelPrice;
-}
-
-/** Reopenings of a lost database connection per back-translation before the run stops. */
-const REOPEN_ATTEMPTS = 3;
 
 export interface QuestionsOptions {
   readonly dir: string;
@@ -173,19 +138,28 @@ export async function writeQuestions(options: QuestionsOptions): Promise<Questio
   const files = readdirSync(groupsDir).filter((f) => f.endsWith('.jsonl')).sort();
   if (files.length === 0) throw new ConfigError(`questions: --dir: ${groupsDir} has no .jsonl file`);
   const index = readModel(options.dir);
-  const llm = options.writer === 'llm' ? openLlm(options, index) : undefined;
+  if (options.writer === 'llm' && !options.llm) throw new ConfigError('questions: --writer llm needs an endpoint (OPENAI_BASE_URL) and a model (--llm-model)');
+  const llm = options.writer === 'llm' && options.llm ? openLlmWriter(options.dir, options.llm, index) : undefined;
+  let failed = false;
   try {
     return await writeFiles(options, files, index, styles, perStyle, paraphrases, llm);
+  } catch (error) {
+    failed = true;
+    throw error;
   } finally {
     if (llm) {
-      // Every request sent is recorded, a failed run's too: its tokens were spent.
-      recordUsage(options.dir, options.llm as LlmSettings, llm.client.usage);
       await llm.close();
+      try {
+        // Every request sent is recorded, a failed run's too: its tokens were spent.
+        recordLlmUsage(options.dir, options.llm as LlmSettings, llm.client.usage);
+      } catch (error) {
+        // A failed run reports why it failed, not a manifest it could not update after it.
+        if (!failed) throw error;
+      }
     }
   }
 }
 
-type OpenLlm = ReturnType<typeof openLlm>;
 
 async function writeFiles(
   options: QuestionsOptions,
@@ -194,7 +168,7 @@ async function writeFiles(
   styles: readonly QuestionStyle[],
   perStyle: number | Readonly<Partial<Record<QuestionStyle, number>>>,
   paraphrases: number,
-  llm: OpenLlm | undefined,
+  llm: LlmWriterRun | undefined,
 ): Promise<QuestionsReport> {
   const groupsDir = join(options.dir, 'groups');
   const report: { dataset: string; records: number; written: number }[] = [];
@@ -289,118 +263,6 @@ async function writeFiles(
     report.push({ dataset, records, written });
   }
   return { datasets: report };
-}
-
-/** The LLM writer for a directory: client with its cache under `DIR/questions/.llm-cache`, reference-variant DDL, guarded execution. */
-function openLlm(options: QuestionsOptions, index: ErIndex) {
-  const settings = options.llm;
-  if (!settings) throw new ConfigError('questions: --writer llm needs an endpoint (OPENAI_BASE_URL) and a model (--llm-model)');
-  checkBaseUrl(settings.baseURL, 'questions: the LLM endpoint');
-  const manifest = readManifest(options.dir);
-  const client = createLlmClient({
-    baseURL: settings.baseURL,
-    apiKey: settings.apiKey,
-    model: settings.model,
-    cacheDir: join(options.dir, 'questions', '.llm-cache'),
-    rng: createRng(`llm/${settings.model}`),
-    ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),
-    ...(settings.baseDelayMs ? { baseDelayMs: settings.baseDelayMs } : {}),
-    ...(settings.budget !== undefined ? { budget: settings.budget } : {}),
-  });
-  // One connection runs one transaction at a time: back-translations from concurrent groups take turns.
-  const dbTurn = pLimit(1);
-  let db = settings.db;
-  const reopened: Database[] = [];
-  /**
-   * A back-translation's SQL through the guarded executor: its answer's hash, an
-   * ExecutionError for what the text did (the model's fault), and for a fault of the run
-   * (thrown by the executor) the connection reopened and the query run again, a bounded
-   * number of times, then a LoadError that stops the run.
-   */
-  const execute = (pgSchema: string, sql: string, ordered: boolean): Promise<string> =>
-    dbTurn(async () => {
-      for (let attempt = 0; ; attempt++) {
-        let outcome: Awaited<ReturnType<typeof runUntrusted>>;
-        try {
-          outcome = await runUntrusted(db, pgSchema, sql, { timeoutMs: 10_000 });
-        } catch (error) {
-          if (!settings.reopen || attempt >= REOPEN_ATTEMPTS) {
-            throw new LoadError(`questions: the database ${db.label} failed under a back-translation${settings.reopen ? ` and again after ${REOPEN_ATTEMPTS} reopenings` : ''}: ${oneLine(error)}`, { cause: error });
-          }
-          await db.close().catch(() => undefined);
-          await new Promise((done) => setTimeout(done, 200 * 2 ** attempt));
-          try {
-            db = await settings.reopen();
-            reopened.push(db);
-          } catch {
-            // Not reachable yet: the next attempt fails on the closed connection and tries again.
-          }
-          continue;
-        }
-        if (outcome.kind !== 'rows') throw new ExecutionError(outcome.message);
-        return normalizeResult({ columns: outcome.columns, rows: outcome.rows }, ordered).hash;
-      }
-    });
-  const recordsOf = async (group: GroupRecord, styles: readonly QuestionStyle[], paraphrases: number) => {
-    const variant = manifest.variants.find((v) => v.name === group.reference_variant);
-    if (!variant) throw new ConfigError(`questions: group ${group.group_id}: its reference variant ${group.reference_variant} is not built in ${options.dir}`);
-    const ctx: LlmWriterContext = {
-      client,
-      model: settings.model,
-      index,
-      ddl: readFileSync(join(options.dir, 'schemas', `${variant.name}.sql`), 'utf8'),
-      execute: (sql, ordered) => execute(variant.pg_schema, sql, ordered),
-    };
-    // A person's question first, as with the template writer.
-    const records: QuestionRecord[] = questionsOfGroup(index, group, [], 1);
-    const rejections: string[] = [];
-    for (const style of styles) {
-      for (let p = 0; p < paraphrases; p++) {
-        const q = await writeLlmQuestion(ctx, group, style, p);
-        if (q.rejection) {
-          rejections.push(`${JSON.stringify({ group_id: group.group_id, dataset: group.dataset, style, paraphrase: p, question: q.question, reason: q.rejection, sql: q.check.sql })}\n`);
-          continue;
-        }
-        records.push({
-          question_id: questionId(group.group_id, style, p, 'llm'),
-          group_id: group.group_id,
-          dataset: group.dataset,
-          style,
-          paraphrase: p,
-          question: q.question,
-          evidence: q.evidence,
-          writer: { kind: 'llm', model: settings.model },
-          cot: q.cot,
-          check: q.check,
-        });
-      }
-    }
-    return { records, rejections };
-  };
-  const close = async (): Promise<void> => {
-    for (const c of reopened) await c.close().catch(() => undefined);
-  };
-  return { client, recordsOf, close };
-}
-
-/**
- * Tokens, requests and the estimated cost of this run into `DIR/manifest.json`'s `questions`
- * section (the file is rewritten whole). Replies from the cache cost nothing, so a rerun
- * records what it spent, not what the questions once cost.
- */
-function recordUsage(dir: string, settings: LlmSettings, usage: LlmUsage): void {
-  const path = join(dir, 'manifest.json');
-  const manifest = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>) : {};
-  manifest['questions'] = {
-    writer: 'llm',
-    model: settings.model,
-    usage,
-    tokens_in: usage.prompt_tokens,
-    tokens_out: usage.completion_tokens,
-    price_per_million_tokens: settings.price ?? 'unknown',
-    estimated_cost_usd: estimateCost(settings.price, usage.prompt_tokens, usage.completion_tokens),
-  };
-  writeFileAtomic(path, `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
 /**

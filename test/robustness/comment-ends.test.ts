@@ -155,14 +155,14 @@ function doors(label: string, setup: (tmp: string) => Promise<{ dir: string; tar
     // A CR LF pair too, as a model's reply written on Windows ends its lines.
     for (const c of [...COMMENT_ENDS, '\r\n', '\u2028']) {
       const f = file('llm', c);
-      const seen = rejectionLines().length;
       server.backTranslation = hostile(c, f);
       const r = await runCliAsync(['questions', '--dir', dir, '--writer', 'llm', '--styles', 'precise', '--paraphrases', '1', '--config', config, '--quiet'], {
         env: { ...env, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'local-key' },
       });
       expect([0, 1], `${name(c)}: ${r.stderr}`).toContain(r.status);
       expect(existsSync(f), name(c)).toBe(false);
-      const rejections = rejectionLines().slice(seen).map((l) => JSON.parse(l) as { reason: string });
+      // The file is rebuilt by each run: it holds this run's rejections.
+      const rejections = rejectionLines().map((l) => JSON.parse(l) as { reason: string });
       expect(rejections.length, name(c)).toBeGreaterThan(0);
       // Refused by the guard where PostgreSQL ends the comment; a bare SELECT (not the answer) where it does not.
       for (const rej of rejections) expect(rej.reason, name(c)).toMatch(c !== '\u2028' ? /refused: /u : /back-translation|answer|differ|disagree/iu);
