@@ -317,4 +317,35 @@ describeServer('finding 12: the database connection lost under the writer', (ser
     expect(readLines<QuestionRecord>(questionsFile(serverDir)).filter((q) => q.writer.kind === 'llm').length).toBe(3);
     expect(readLines(rejectionsFile(serverDir))).toEqual([]);
   }, 300_000);
+
+  it('stops the run in one line when the connection cannot be reopened, filing nothing against the model', async () => {
+    const name = new URL(fresh.url).pathname.slice(1);
+    const serverDb = await openDatabase({ kind: 'postgres', url: fresh.url });
+    rmSync(join(serverDir, 'questions', '.llm-cache'), { recursive: true, force: true });
+    rmSync(rejectionsFile(serverDir), { force: true });
+    const before = readFileSync(questionsFile(serverDir), 'utf8');
+    let reopenings = 0;
+    server.intercept = (request, res) => {
+      if (request.phase !== 'back-translation') return false;
+      void (async () => {
+        const admin = new pg.Client({ connectionString: serverUrl });
+        await admin.connect();
+        await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+        await admin.end();
+      })().then(() => sendCompletion(res, JSON.stringify(request.reply), { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }));
+      return true;
+    };
+    try {
+      const refused = writeQuestions({
+        dir: serverDir, writer: 'llm', styles: ['precise'], paraphrases: 1,
+        llm: { ...settings(), db: serverDb, reopen: async () => { reopenings++; throw new Error('the server is down'); } },
+      });
+      await expect(refused).rejects.toThrow(/^questions: the database [^\n]+ failed under a back-translation and again after 3 reopenings: [^\n]+$/u);
+    } finally {
+      await serverDb.close();
+    }
+    expect(reopenings).toBe(3);
+    expect(readLines(rejectionsFile(serverDir))).toEqual([]);
+    expect(readFileSync(questionsFile(serverDir), 'utf8')).toBe(before);
+  }, 300_000);
 });
