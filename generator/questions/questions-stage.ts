@@ -13,7 +13,6 @@
  * partial file. The LLM writer's rejections are rebuilt the same way, per dataset, so a
  * rerun keeps no rejection that its own questions contradict.
  */
-export type { LlmSettings } from './llm-questions.ts';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
@@ -29,6 +28,8 @@ import { DEFAULT_QUESTION_PLAN, questionId, serializeQuestion, TEMPLATE_STYLES, 
 import { paraphraseCount, writeTemplateQuestions } from './template-writer.ts';
 import { suiteQuestion } from './suite-questions.ts';
 import type { ProgressTick } from '../common/progress-tick.ts';
+
+export type { LlmSettings } from './llm-questions.ts';
 
 export interface QuestionsOptions {
   readonly dir: string;
@@ -160,7 +161,7 @@ export async function writeQuestions(options: QuestionsOptions): Promise<Questio
   }
 }
 
-
+/** The questions files of `files` (groups files), in order, each through its partial file; see `writeQuestions`. */
 async function writeFiles(
   options: QuestionsOptions,
   files: readonly string[],
