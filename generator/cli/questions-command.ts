@@ -7,6 +7,7 @@ import { loadConfig } from '../config/load-config.ts';
 import { resolveLlmEndpoint } from '../config/llm-config.ts';
 import { ownValue } from '../common/user-text.ts';
 import { checkQuestionSettings, writeQuestions } from '../questions/questions-stage.ts';
+import { checkBaseUrl } from '../questions/llm-client.ts';
 import { EXIT, type Command } from './command.ts';
 import { required } from './flags.ts';
 import { parseTable, type FlagTable } from './flag-table.ts';
@@ -19,7 +20,7 @@ const FLAGS = {
   concurrency: { type: 'string', value: 'K', help: 'groups written at once by the LLM writer (default 4)' },
   resume: { type: 'boolean', help: 'keep the complete lines an earlier run wrote and continue after them' },
   'llm-model': { type: 'string', value: 'M', help: 'the LLM writer\'s model (default: the config\'s llm.model)' },
-  'llm-budget': { type: 'string', value: 'TOKENS', help: 'tokens after which no further group is started (the run stops cleanly; --resume continues)' },
+  'llm-budget': { type: 'string', value: 'TOKENS', help: 'tokens after which no further request is sent (reserved before each request, so --concurrency K overruns it by at most K requests; the run stops cleanly; --resume continues)' },
   db: { type: 'string', value: 'URL', help: 'the build\'s database, where back-translations run (default DATABASE_URL, else DIR/pglite)' },
   config: { type: 'string', value: 'FILE', help: 'the datasets.config.ts whose llm section (model, baseURL, prices) applies; tokens and the cost estimated from llm.prices go to DIR/manifest.json ("questions")' },
 } as const satisfies FlagTable;
@@ -34,7 +35,10 @@ The LLM writer (prompts in templates/llm/) caches replies in DIR/questions/.llm-
 rerun sends nothing; tokens and requests go to DIR/manifest.json ("questions": usage,
 tokens_in, tokens_out, price_per_million_tokens, estimated_cost_usd — this run's, so a rerun
 from the cache costs 0; "unknown" for a model without a price). Progress lines give the
-rate and an ETA.`;
+rate and an ETA. A reply is untrusted: cut bodies are retried, replies over 256 KiB or with
+usage that is not counts are refused, and text with control characters or lone surrogates
+is rejected (docs/configuration.md). Lines go to questions/.<dataset>.jsonl.partial, renamed
+over the file at the end, so a failed run leaves the earlier file as it was.`;
 
 export const command: Command = {
   name: 'questions',
@@ -59,12 +63,17 @@ export const command: Command = {
     const llmConfig = writer === 'llm' || flags.config !== undefined ? (await loadConfig(flags.config, process.cwd())).config.llm : undefined;
     const { model, baseURL } = resolveLlmEndpoint(llmConfig, flags['llm-model'], io.env['OPENAI_BASE_URL']);
     if (writer === 'llm' && !baseURL) throw new ConfigError('questions: --writer llm needs an endpoint: OPENAI_BASE_URL or llm.baseURL in the config');
+    // The config's baseURL was checked with the config; the environment's is checked here, before anything is sent.
+    if (writer === 'llm' && baseURL && llmConfig?.baseURL === undefined) checkBaseUrl(baseURL, 'questions: OPENAI_BASE_URL');
     if (writer === 'llm' && !model) throw new ConfigError('questions: --writer llm needs a model: --llm-model or llm.model in the config');
     const price = model && llmConfig?.prices ? ownValue(llmConfig.prices, model) : undefined;
     const release = lockDir(dir, 'questions');
-    const db = writer === 'llm' ? await openDatabase(resolveTarget(flags.db ?? io.env['DATABASE_URL'], join(dir, 'pglite'))) : undefined;
+    const target = resolveTarget(flags.db ?? io.env['DATABASE_URL'], join(dir, 'pglite'));
+    const db = writer === 'llm' ? await openDatabase(target) : undefined;
     try {
-      const llm = db && baseURL && model ? { baseURL, apiKey: io.env['OPENAI_API_KEY'] ?? 'unused', model, db, concurrency: flags.concurrency ? Number(flags.concurrency) : 4, ...(budget ? { budget } : {}), ...(price ? { price } : {}) } : undefined;
+      // A lost connection is reopened (a bounded number of times) and the back-translation run again.
+      const reopen = () => openDatabase(target);
+      const llm = db && baseURL && model ? { baseURL, apiKey: io.env['OPENAI_API_KEY'] ?? 'unused', model, db, reopen, concurrency: flags.concurrency ? Number(flags.concurrency) : 4, ...(budget ? { budget } : {}), ...(price ? { price } : {}) } : undefined;
       await writeQuestions({ dir, writer, ...(planned ? {} : { styles, paraphrases }), resume: flags.resume ?? false, progress: io.err, ...(llm ? { llm } : {}) });
     } finally {
       await db?.close();

@@ -2,14 +2,20 @@
  * Chat completions for the LLM question writer, run the way a long batch needs: through the
  * `openai` package against any OpenAI-compatible endpoint; a strict JSON reply checked by
  * the caller's validator (anything else is a failed attempt); retries with exponential
- * backoff and jitter on 429 (honouring Retry-After), 5xx, timeouts, cut connections and
- * malformed replies; a response cache on disk keyed by the hash of (model, messages,
- * parameters), so a rerun sends nothing and gets the same replies; token accounting.
+ * backoff and jitter on 429 (honouring Retry-After), 5xx, timeouts, cut connections (a body
+ * that ends before its Content-Length is one) and malformed replies; a response cache on disk
+ * keyed by the hash of (model, messages, parameters), so a rerun sends nothing and gets the
+ * same replies; token accounting.
+ *
+ * A reply is untrusted input: a body over `maxReplyBytes` is refused before it is parsed (a
+ * failed attempt, never handed to the caller), and `usage` must hold non-negative safe
+ * integers, or the reply is malformed. A token budget is reserved before each request is
+ * sent, so calls running at once overrun it by at most one request each.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { LlmError } from '../common/errors.ts';
+import { ConfigError, LlmError } from '../common/errors.ts';
 import { sha256, stableStringify } from '../common/hash.ts';
 import type { Rng } from '../common/rng.ts';
 
@@ -36,6 +42,101 @@ export interface LlmClientOptions {
   /** Jitter source (seeded: nothing random reaches the output). */
   readonly rng: Rng;
   readonly temperature?: number;
+  /** Bytes of a reply's body past which it is refused (default `DEFAULT_MAX_REPLY_BYTES`). */
+  readonly maxReplyBytes?: number;
+  /**
+   * Tokens (prompt and completion) this client may spend; once what is spent and reserved
+   * reaches it, `complete` throws `LlmBudgetSpent` instead of sending. Each request reserves
+   * an estimate of its tokens before it is sent, so concurrent calls see each other's.
+   */
+  readonly budget?: number;
+}
+
+/** Far above any reply the writer asks for (a few sentences of JSON). */
+export const DEFAULT_MAX_REPLY_BYTES = 256 * 1024;
+
+/** Tokens a reply is assumed to take until its usage is known (the writer's replies are short). */
+const COMPLETION_ESTIMATE = 256;
+
+/** Thrown by `complete` instead of sending a request once the budget is spent or reserved. */
+export class LlmBudgetSpent extends Error {
+  constructor(readonly budget: number) {
+    super(`the token budget (${budget}) is spent`);
+  }
+}
+
+/** A body over the cap: thrown inside the client's fetch, so the bytes past it are never read. */
+class ReplyTooLarge extends Error {}
+
+/**
+ * Checks an endpoint's URL: http or https only (a `file:` URL, or no URL at all, is refused
+ * in one line rather than retried).
+ */
+export function checkBaseUrl(baseURL: string, where: string): void {
+  let protocol = '';
+  try {
+    protocol = new URL(baseURL).protocol;
+  } catch {
+    // Not a URL: refused below.
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') {
+    const shown = JSON.stringify(baseURL.length > 60 ? `${baseURL.slice(0, 57)}...` : baseURL);
+    throw new ConfigError(`${where}: must be an http(s) URL such as "http://127.0.0.1:8000/v1", got ${shown}`);
+  }
+}
+
+/** Estimated tokens of a prompt (about four characters a token), for the budget's reservation. */
+function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/**
+ * The token counts of a reply's `usage` (undefined when the endpoint gives none: the caller
+ * estimates them), or why they are not counts.
+ */
+function readUsage(usage: unknown): { ok: true; prompt?: number; completion?: number } | { ok: false; reason: string } {
+  if (usage === undefined || usage === null) return { ok: true };
+  if (typeof usage !== 'object' || Array.isArray(usage)) return { ok: false, reason: 'the reply\'s usage is not an object' };
+  const record = usage as Record<string, unknown>;
+  const counts: number[] = [];
+  for (const key of ['prompt_tokens', 'completion_tokens'] as const) {
+    const n = record[key];
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) return { ok: false, reason: `the reply's usage.${key} is not a count of tokens (${JSON.stringify(n)?.slice(0, 30) ?? typeof n})` };
+    counts.push(n);
+  }
+  return { ok: true, prompt: counts[0] as number, completion: counts[1] as number };
+}
+
+/**
+ * `fetch` that reads the whole body itself, up to `cap` bytes: past the cap (declared or
+ * read) it stops reading and throws; a body cut short throws as the transport does. Either
+ * way the `openai` client sees a failed connection, not a reply.
+ */
+function cappedFetch(cap: number): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    const declared = Number(response.headers.get('content-length') ?? '');
+    if (Number.isFinite(declared) && declared > cap) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new ReplyTooLarge(`the reply's body is over ${cap} bytes (${declared} declared)`);
+    }
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    if (response.body) {
+      const reader = response.body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        size += value.byteLength;
+        if (size > cap) {
+          await reader.cancel().catch(() => undefined);
+          throw new ReplyTooLarge(`the reply's body is over ${cap} bytes`);
+        }
+        chunks.push(value);
+      }
+    }
+    return new Response(size === 0 ? null : Buffer.concat(chunks), { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
 }
 
 /** Tokens and requests, for the manifest's questions section. */
@@ -46,8 +147,8 @@ export interface LlmUsage {
   requests: number;
   /** Calls answered from the cache, without a request. */
   cache_hits: number;
-  /** Failed attempts by kind. */
-  failures: Record<'rate-limited' | 'server-error' | 'timeout' | 'connection' | 'malformed' | 'wrong-shape', number>;
+  /** Failed attempts by kind (`too-large`: a body over the size cap; `malformed`: not JSON, or `usage` not counts). */
+  failures: Record<'rate-limited' | 'server-error' | 'timeout' | 'connection' | 'too-large' | 'malformed' | 'wrong-shape', number>;
 }
 
 interface CachedReply {
@@ -69,9 +170,17 @@ export interface LlmClient {
 
 let tempCounter = 0;
 
+/** A server's message on one line, cut short (it is the endpoint's text, not ours). */
+function oneLineOf(text: string): string {
+  const line = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/gu, ' ').trim();
+  return line.length > 200 ? `${line.slice(0, 197)}...` : line;
+}
+
 /** Creates a client; nothing is sent until `complete` is called. */
 export function createLlmClient(options: LlmClientOptions): LlmClient {
-  const client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 60_000 });
+  checkBaseUrl(options.baseURL, 'the LLM endpoint');
+  const maxReplyBytes = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
+  const client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 60_000, fetch: cappedFetch(maxReplyBytes) });
   const maxAttempts = options.maxAttempts ?? 8;
   const baseDelay = options.baseDelayMs ?? 500;
   const temperature = options.temperature ?? 0;
@@ -80,8 +189,10 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
     completion_tokens: 0,
     requests: 0,
     cache_hits: 0,
-    failures: { 'rate-limited': 0, 'server-error': 0, timeout: 0, connection: 0, malformed: 0, 'wrong-shape': 0 },
+    failures: { 'rate-limited': 0, 'server-error': 0, timeout: 0, connection: 0, 'too-large': 0, malformed: 0, 'wrong-shape': 0 },
   };
+  /** Tokens reserved by requests under way. */
+  let reserved = 0;
   if (options.cacheDir) mkdirSync(options.cacheDir, { recursive: true });
 
   const cachePath = (key: string) => join(options.cacheDir as string, `${key}.json`);
@@ -89,6 +200,8 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
   function readCache(key: string): CachedReply | undefined {
     if (!options.cacheDir || !existsSync(cachePath(key))) return undefined;
     try {
+      // An entry no reply could have made (the cap bounds what was cached) is asked again.
+      if (statSync(cachePath(key)).size > 2 * maxReplyBytes) return undefined;
       return JSON.parse(readFileSync(cachePath(key), 'utf8')) as CachedReply;
     } catch {
       return undefined; // a damaged entry is asked again
@@ -133,8 +246,12 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
       }
     }
     let last = '';
+    const promptEstimate = estimateTokens(messages.map((m) => m.content).join('\n'));
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       let retryAfterMs: number | undefined;
+      if (options.budget !== undefined && usage.prompt_tokens + usage.completion_tokens + reserved >= options.budget) throw new LlmBudgetSpent(options.budget);
+      const reservation = promptEstimate + COMPLETION_ESTIMATE;
+      reserved += reservation;
       usage.requests++;
       try {
         const reply = await client.chat.completions.create({
@@ -143,24 +260,34 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
           temperature,
           ...(json ? { response_format: { type: 'json_object' as const } } : {}),
         });
-        const content = reply.choices[0]?.message?.content ?? '';
-        // Tokens of every delivered reply are spent, a rejected one's too.
-        const prompt = reply.usage?.prompt_tokens ?? 0;
-        const completion = reply.usage?.completion_tokens ?? 0;
+        const content = reply.choices?.[0]?.message?.content ?? '';
+        const counted = readUsage(reply.usage);
+        // Tokens of every delivered reply are spent, a rejected one's too; without counts to
+        // trust, the estimate stands for them.
+        const prompt = (counted.ok ? counted.prompt : undefined) ?? promptEstimate;
+        const completion = (counted.ok ? counted.completion : undefined) ?? estimateTokens(typeof content === 'string' ? content : '');
         usage.prompt_tokens += prompt;
         usage.completion_tokens += completion;
-        const parsed = parse(content, check, json);
+        const parsed = !counted.ok ? ({ ok: false, kind: 'malformed', reason: counted.reason } as const) : typeof content !== 'string' ? ({ ok: false, kind: 'malformed', reason: 'the reply\'s content is not text' } as const) : parse(content, check, json);
         if (parsed.ok) {
-          writeCache(key, { content, prompt_tokens: prompt, completion_tokens: completion });
+          writeCache(key, { content: content as string, prompt_tokens: prompt, completion_tokens: completion });
           return parsed.value;
         }
         usage.failures[parsed.kind]++;
         last = parsed.reason;
       } catch (error) {
-        if (error instanceof OpenAI.APIConnectionTimeoutError) {
+        const cause = (error as { cause?: unknown } | undefined)?.cause;
+        if (error instanceof OpenAI.APIConnectionError && cause instanceof ReplyTooLarge) {
+          usage.failures['too-large']++;
+          last = cause.message;
+        } else if (error instanceof OpenAI.APIConnectionTimeoutError) {
           usage.failures.timeout++;
           last = 'timed out';
         } else if (error instanceof OpenAI.APIConnectionError) {
+          usage.failures.connection++;
+          last = `connection: ${error.message}${cause instanceof Error ? ` (${cause.message})` : ''}`;
+        } else if (error instanceof TypeError && /terminated|other side closed|socket/iu.test(`${error.message} ${String(cause)}`)) {
+          // A body cut off after the headers, read outside the client's fetch.
           usage.failures.connection++;
           last = `connection: ${error.message}`;
         } else if (error instanceof OpenAI.APIError && error.status === 429) {
@@ -176,10 +303,12 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
           usage.failures.malformed++;
           last = 'the response body is not JSON';
         } else if (error instanceof OpenAI.APIError) {
-          throw new LlmError(`${options.baseURL}: the endpoint refused the request (${error.status ?? 'no status'}): ${error.message}`, { cause: error });
+          throw new LlmError(`${options.baseURL}: the endpoint refused the request (${error.status ?? 'no status'}): ${oneLineOf(error.message)}`, { cause: error });
         } else {
           throw error;
         }
+      } finally {
+        reserved -= reservation;
       }
       if (attempt === maxAttempts) break;
       const backoff = Math.min(30_000, baseDelay * 2 ** (attempt - 1));

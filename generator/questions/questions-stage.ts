@@ -5,47 +5,31 @@
  * paraphrases 0…K−1), each a pure function of the group and the settings, so the same input
  * always gives the same bytes, and a resumed run — which keeps the complete lines already
  * written and continues after them — gives the bytes of an uninterrupted one.
+ *
+ * A new run writes beside the file and swaps its own in when its dataset is done (or the
+ * token budget stopped it cleanly), so a run that fails — an endpoint that refuses the model,
+ * a database that cannot be reopened — leaves what an earlier run wrote as it was; a resume
+ * appends to the file, which is sealed again when closed. The LLM writer's rejections are
+ * rebuilt per dataset, so a rerun keeps no rejection that its own questions contradict.
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
-import { ConfigError, LlmError } from '../common/errors.ts';
-import { createRng } from '../common/rng.ts';
+import { ConfigError, LlmError, LoadError } from '../common/errors.ts';
 import { writeFileAtomic } from '../common/atomic-write.ts';
-import type { Database } from '../database/database.ts';
-import { readManifest } from '../assemble/verify-dataset.ts';
-import { normalizeResult, runReadOnly } from '../execute/run-query.ts';
-import { createLlmClient, type LlmUsage } from './llm-client.ts';
-import { writeLlmQuestion, type LlmWriterContext } from './llm-writer.ts';
+import { LlmBudgetSpent } from './llm-client.ts';
+import { openLlmWriter, recordLlmUsage, type LlmSettings, type LlmWriterRun } from './llm-questions.ts';
 import { indexDomain, type ErIndex } from '../er-model/er-index.ts';
 import { parseDomainJson } from '../er-model/domain-json.ts';
-import { appendLine, readGroups, readRecords } from '../generate/groups-file.ts';
+import { appendLine, readGroups, readJsonLines, readRecords } from '../generate/groups-file.ts';
 import { checkSeal, readSeals, refuseNonFile, sealFile, updateSeals } from '../common/file-seal.ts';
 import type { GroupRecord } from '../generate/group-record.ts';
 import { DEFAULT_QUESTION_PLAN, questionId, questionShape, serializeQuestion, TEMPLATE_STYLES, type QuestionRecord, type QuestionStyle } from './question-record.ts';
 import { paraphraseCount, writeTemplateQuestions } from './template-writer.ts';
 import { suiteQuestion } from './suite-questions.ts';
-import { estimateCost, type ModelPrice } from '../config/llm-config.ts';
 import type { ProgressTick } from '../common/progress-tick.ts';
 
-/** The LLM writer's settings (`--writer llm`). */
-export interface LlmSettings {
-  readonly baseURL: string;
-  readonly apiKey: string;
-  readonly model: string;
-  /** The database the directory's variants were built into. */
-  readonly db: Database;
-  readonly concurrency?: number;
-  readonly timeoutMs?: number;
-  readonly baseDelayMs?: number;
-  /** Tokens (prompt and completion) after which no further group is started; the run stops cleanly, resumable. */
-  readonly budget?: number;
-  /** The model's price (the config's `llm.prices`), for the cost in the manifest; none: "unknown". */
-  readonly price?: ModelPrice;
-}
-
-/** Thrown at the start of a group once the token budget is spent. */
-class BudgetSpent extends Error {}
+export type { LlmSettings } from './llm-questions.ts';
 
 export interface QuestionsOptions {
   readonly dir: string;
@@ -69,6 +53,25 @@ export interface QuestionsReport {
 /** `DIR/questions/<dataset>.jsonl` */
 export function questionsPath(dir: string, dataset: string): string {
   return join(dir, 'questions', `${dataset}.jsonl`);
+}
+
+/** `DIR/questions-rejections.jsonl`: the LLM writer's questions not kept, one a line, with the reason. */
+export function questionRejectionsPath(dir: string): string {
+  return join(dir, 'questions-rejections.jsonl');
+}
+
+/**
+ * Rewrites the rejections file with `lines` as the rejections of `groupIds`' groups: lines of
+ * other groups (other datasets') stay, every earlier line of these groups goes.
+ */
+function replaceRejections(dir: string, groupIds: ReadonlySet<string>, lines: readonly string[]): void {
+  const path = questionRejectionsPath(dir);
+  const kept = readJsonLines<{ group_id?: unknown }>(path, false)
+    .filter((r) => !(typeof r.group_id === 'string' && groupIds.has(r.group_id)))
+    .map((r) => `${JSON.stringify(r)}\n`);
+  const all = [...kept, ...lines];
+  if (all.length === 0 && !existsSync(path)) return;
+  writeFileAtomic(path, all.join(''));
 }
 
 /** Checks the styles and paraphrase count a caller asked for; one-line errors. */
@@ -131,12 +134,43 @@ export async function writeQuestions(options: QuestionsOptions): Promise<Questio
   const files = readdirSync(groupsDir).filter((f) => f.endsWith('.jsonl')).sort();
   if (files.length === 0) throw new ConfigError(`questions: --dir: ${groupsDir} has no .jsonl file`);
   const index = readModel(options.dir);
+  if (options.writer === 'llm' && !options.llm) throw new ConfigError('questions: --writer llm needs an endpoint (OPENAI_BASE_URL) and a model (--llm-model)');
+  const llm = options.writer === 'llm' && options.llm ? openLlmWriter(options.dir, options.llm, index) : undefined;
+  let failed = false;
+  try {
+    return await writeFiles(options, files, index, styles, perStyle, paraphrases, llm);
+  } catch (error) {
+    failed = true;
+    throw error;
+  } finally {
+    if (llm) {
+      await llm.close();
+      try {
+        // Every request sent is recorded, a failed run's too: its tokens were spent.
+        recordLlmUsage(options.dir, options.llm as LlmSettings, llm.client.usage);
+      } catch (error) {
+        // A failed run reports why it failed, not a manifest it could not update after it.
+        if (!failed) throw error;
+      }
+    }
+  }
+}
+
+/** The questions files of `files` (groups files), in order, each through its partial file; see `writeQuestions`. */
+async function writeFiles(
+  options: QuestionsOptions,
+  files: readonly string[],
+  index: ErIndex,
+  styles: readonly QuestionStyle[],
+  perStyle: number | Readonly<Partial<Record<QuestionStyle, number>>>,
+  paraphrases: number,
+  llm: LlmWriterRun | undefined,
+): Promise<QuestionsReport> {
+  const groupsDir = join(options.dir, 'groups');
   const report: { dataset: string; records: number; written: number }[] = [];
-  const llm = options.writer === 'llm' ? openLlm(options, index) : undefined;
   const budget = options.llm?.budget;
   const recordsOf = async (group: GroupRecord): Promise<{ records: QuestionRecord[]; rejections: string[] }> => {
     if (!llm) return { records: questionsOfGroup(index, group, styles, perStyle), rejections: [] };
-    if (budget !== undefined && llm.client.usage.prompt_tokens + llm.client.usage.completion_tokens >= budget) throw new BudgetSpent();
     return llm.recordsOf(group, styles, paraphrases);
   };
   let stopped = false;
@@ -159,6 +193,7 @@ export async function writeQuestions(options: QuestionsOptions): Promise<Questio
     if (options.resume) updateSeals(options.dir, { [rel]: null });
     const target = options.resume ? out : join(options.dir, 'questions', `.${dataset}.jsonl.${process.pid}.tmp`);
     if (!options.resume) writeFileSync(target, '');
+    const rejectionLines: string[] = [];
     try {
       let position = 0;
       let written = 0;
@@ -175,13 +210,14 @@ export async function writeQuestions(options: QuestionsOptions): Promise<Questio
           ({ records, rejections } = await (pending ? (pending[g] as Promise<{ records: QuestionRecord[]; rejections: string[] }>) : recordsOf(group)));
         } catch (error) {
           limit.clearQueue();
-          if (error instanceof BudgetSpent) {
+          if (error instanceof LlmBudgetSpent) {
             // Groups before this one are written whole; a rerun with --resume continues here.
             options.progress?.(`questions: ${dataset}: the token budget (${budget}) is spent; stopped before group ${g + 1} of ${groups.length} (rerun with --resume to continue)`);
             stopped = true;
             break;
           }
-          if (error instanceof LlmError) throw error;
+          // The endpoint or the database failed the run: no verdict on this query.
+          if (error instanceof LlmError || error instanceof LoadError) throw error;
           throw new ConfigError(`questions: ${join(groupsDir, file)}:${g + 1}: cannot write a question for this query: ${(error as Error).message}`);
         }
         // Lines already on disk must be this run's lines: same group, style and paraphrase.
@@ -204,7 +240,8 @@ export async function writeQuestions(options: QuestionsOptions): Promise<Questio
           fresh = 0;
         }
         if (fresh === records.length && records.length > 0) continue;
-        if (rejections.length > 0) appendLine(join(options.dir, 'questions-rejections.jsonl'), rejections.join(''));
+        // Every group's rejections, a kept group's too (its replies come from the cache): the file is rebuilt.
+        rejectionLines.push(...rejections);
         if (records.length === 0) continue;
         appendLine(target, records.map(serializeQuestion).join(''));
         written += records.length;
@@ -219,6 +256,7 @@ export async function writeQuestions(options: QuestionsOptions): Promise<Questio
       // Closed (whole, or stopped cleanly at the budget): swapped in and sealed.
       if (target !== out) renameSync(target, out);
       updateSeals(options.dir, { [rel]: sealFile(out) });
+      if (llm) replaceRejections(options.dir, new Set(groups.map((g) => g.group_id)), rejectionLines);
       if (stopped) {
         report.push({ dataset, records: position + written, written });
         break;
@@ -231,7 +269,6 @@ export async function writeQuestions(options: QuestionsOptions): Promise<Questio
       if (target !== out) rmSync(target, { force: true });
     }
   }
-  if (llm) recordUsage(options.dir, options.llm as LlmSettings, llm.client.usage);
   return { datasets: report };
 }
 
@@ -240,81 +277,6 @@ function writtenLines(path: string): string[] {
   if (!existsSync(path)) return [];
   const text = readFileSync(path, 'utf8');
   return text.slice(0, text.lastIndexOf('\n') + 1).split(/(?<=\n)/u).filter((l) => l !== '');
-}
-
-/** The LLM writer for a directory: client with its cache under `DIR/questions/.llm-cache`, reference-variant DDL, guarded execution. */
-function openLlm(options: QuestionsOptions, index: ErIndex) {
-  const settings = options.llm;
-  if (!settings) throw new ConfigError('questions: --writer llm needs an endpoint (OPENAI_BASE_URL) and a model (--llm-model)');
-  const manifest = readManifest(options.dir);
-  const client = createLlmClient({
-    baseURL: settings.baseURL,
-    apiKey: settings.apiKey,
-    model: settings.model,
-    cacheDir: join(options.dir, 'questions', '.llm-cache'),
-    rng: createRng(`llm/${settings.model}`),
-    ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),
-    ...(settings.baseDelayMs ? { baseDelayMs: settings.baseDelayMs } : {}),
-  });
-  // One connection runs one transaction at a time: back-translations from concurrent groups take turns.
-  const dbTurn = pLimit(1);
-  const recordsOf = async (group: GroupRecord, styles: readonly QuestionStyle[], paraphrases: number) => {
-    const variant = manifest.variants.find((v) => v.name === group.reference_variant);
-    if (!variant) throw new ConfigError(`questions: group ${group.group_id}: its reference variant ${group.reference_variant} is not built in ${options.dir}`);
-    const ctx: LlmWriterContext = {
-      client,
-      model: settings.model,
-      index,
-      ddl: readFileSync(join(options.dir, 'schemas', `${variant.name}.sql`), 'utf8'),
-      execute: (sql, ordered) => dbTurn(async () => normalizeResult(await runReadOnly(settings.db, variant.pg_schema, sql, { timeoutMs: 10_000 }), ordered).hash),
-    };
-    // A person's question first, as with the template writer.
-    const records: QuestionRecord[] = questionsOfGroup(index, group, [], 1);
-    const rejections: string[] = [];
-    for (const style of styles) {
-      for (let p = 0; p < paraphrases; p++) {
-        const q = await writeLlmQuestion(ctx, group, style, p);
-        if (q.rejection) {
-          rejections.push(`${JSON.stringify({ group_id: group.group_id, style, paraphrase: p, question: q.question, reason: q.rejection, sql: q.check.sql })}\n`);
-          continue;
-        }
-        records.push({
-          question_id: questionId(group.group_id, style, p, 'llm'),
-          group_id: group.group_id,
-          dataset: group.dataset,
-          style,
-          paraphrase: p,
-          question: q.question,
-          evidence: q.evidence,
-          writer: { kind: 'llm', model: settings.model },
-          cot: q.cot,
-          check: q.check,
-        });
-      }
-    }
-    return { records, rejections };
-  };
-  return { client, recordsOf };
-}
-
-/**
- * Tokens, requests and the estimated cost of this run into `DIR/manifest.json`'s `questions`
- * section (the file is rewritten whole). Replies from the cache cost nothing, so a rerun
- * records what it spent, not what the questions once cost.
- */
-function recordUsage(dir: string, settings: LlmSettings, usage: LlmUsage): void {
-  const path = join(dir, 'manifest.json');
-  const manifest = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>) : {};
-  manifest['questions'] = {
-    writer: 'llm',
-    model: settings.model,
-    usage,
-    tokens_in: usage.prompt_tokens,
-    tokens_out: usage.completion_tokens,
-    price_per_million_tokens: settings.price ?? 'unknown',
-    estimated_cost_usd: estimateCost(settings.price, usage.prompt_tokens, usage.completion_tokens),
-  };
-  writeFileAtomic(path, `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
 /**

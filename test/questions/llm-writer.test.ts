@@ -178,11 +178,20 @@ describe('LLM writer', () => {
     rmSync(join(dir, 'questions'), { recursive: true, force: true });
     writeFileSync(join(dir, 'groups', 'social_media.jsonl'), serializeGroup(group) + serializeGroup({ ...group, group_id: 'g-q02-again', candidate: 1 }));
     const llm = { baseURL: url, apiKey: 'k', model: 'fake', db, baseDelayMs: 1, concurrency: 1 };
+    // The budget: what the first group's requests cost, so that group is written and the second's first request is not sent.
+    writeFileSync(join(dir, 'groups', 'social_media.jsonl'), serializeGroup(group));
+    await writeQuestions({ dir, writer: 'llm', llm, styles: ['precise'], paraphrases: 1 });
+    const firstGroup = (JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { questions: { tokens_in: number; tokens_out: number } }).questions;
+    rmSync(join(dir, 'questions'), { recursive: true, force: true });
+    // The second group's SQL differs in a trailing space, so its prompts are not the first's (cached, they would cost nothing).
+    const ref = group.reference_variant;
+    const again = { ...group, group_id: 'g-q02-again', candidate: 1, variants: { [ref]: { ...group.variants[ref]!, sql: `${group.variants[ref]!.sql} ` } } };
+    writeFileSync(join(dir, 'groups', 'social_media.jsonl'), serializeGroup(group) + serializeGroup(again));
     const lines: string[] = [];
-    await writeQuestions({ dir, writer: 'llm', llm: { ...llm, budget: 1 }, styles: ['precise'], paraphrases: 1, progress: (l) => lines.push(l) });
+    await writeQuestions({ dir, writer: 'llm', llm: { ...llm, budget: firstGroup.tokens_in + firstGroup.tokens_out }, styles: ['precise'], paraphrases: 1, progress: (l) => lines.push(l) });
     const cut = readFileSync(questionsPath(dir, 'social_media'), 'utf8');
     expect(cut.trim().split('\n').map((l) => (JSON.parse(l) as QuestionRecord).group_id)).toEqual(['g-q02']);
-    expect(lines.join('\n')).toMatch(/budget \(1\) is spent; stopped before group 2 of 2/u);
+    expect(lines.join('\n')).toMatch(/budget \(\d+\) is spent; stopped before group 2 of 2/u);
     await writeQuestions({ dir, writer: 'llm', llm, styles: ['precise'], paraphrases: 1, resume: true });
     const resumed = readFileSync(questionsPath(dir, 'social_media'), 'utf8');
     rmSync(join(dir, 'questions', 'social_media.jsonl'));

@@ -152,19 +152,23 @@ function doors(label: string, setup: (tmp: string) => Promise<{ dir: string; tar
     writeFileSync(config, "export default { datasets: {}, llm: { model: 'local-model', prices: { 'local-model': { input: 1, output: 1 } } } };\n");
     const rejectionsFile = join(dir, 'questions-rejections.jsonl');
     const rejectionLines = (): string[] => (existsSync(rejectionsFile) ? readFileSync(rejectionsFile, 'utf8').split('\n').filter((l) => l !== '') : []);
-    for (const c of [...COMMENT_ENDS, '\u2028']) {
+    // A CR LF pair too, as a model's reply written on Windows ends its lines.
+    for (const c of [...COMMENT_ENDS, '\r\n', '\u2028']) {
       const f = file('llm', c);
-      const seen = rejectionLines().length;
       server.backTranslation = hostile(c, f);
       const r = await runCliAsync(['questions', '--dir', dir, '--writer', 'llm', '--styles', 'precise', '--paraphrases', '1', '--config', config, '--quiet'], {
         env: { ...env, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'local-key' },
       });
       expect([0, 1], `${name(c)}: ${r.stderr}`).toContain(r.status);
       expect(existsSync(f), name(c)).toBe(false);
-      const rejections = rejectionLines().slice(seen).map((l) => JSON.parse(l) as { reason: string });
+      // The file is rebuilt by each run: it holds this run's rejections.
+      const rejections = rejectionLines().map((l) => JSON.parse(l) as { reason: string });
       expect(rejections.length, name(c)).toBeGreaterThan(0);
       // Refused by the guard where PostgreSQL ends the comment; a bare SELECT (not the answer) where it does not.
-      for (const rej of rejections) expect(rej.reason, name(c)).toMatch(COMMENT_ENDS.includes(c as '\n') ? /refused: /u : /back-translation|answer|differ|disagree/iu);
+      for (const rej of rejections) expect(rej.reason, name(c)).toMatch(c !== '\u2028' ? /refused: /u : /back-translation|answer|differ|disagree/iu);
+      // Rejected: no question of the model's is kept on it.
+      const kept = readFileSync(join(dir, 'questions', 'social_media.jsonl'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { writer: { kind: string } });
+      expect(kept.filter((q) => q.writer.kind === 'llm'), name(c)).toEqual([]);
     }
     server.backTranslation = undefined;
     expect(await snapshot(target)).toBe(before);
