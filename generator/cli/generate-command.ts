@@ -17,13 +17,14 @@ import { prepareBuilds } from '../generate/prepare-builds.ts';
 import { createQueryRunner } from '../generate/query-runner.ts';
 import { generateGroups } from '../generate/generate-groups.ts';
 import { writeQuestionsAfterGroups } from '../questions/questions-stage.ts';
-import { lockDir, refuseIfLocked } from '../assemble/dir-lock.ts';
+import { lockDir } from '../assemble/dir-lock.ts';
 import { DIFFICULTIES, type Difficulty } from '../generate/group-record.ts';
 import { readSuiteFile } from '../generate/suite-file.ts';
 import { exportDataset } from '../export/export-dataset.ts';
 import { exportSettings } from '../export/export-settings.ts';
 import { generateShard, parseShard } from '../generate/shard-run.ts';
 import { checkResume, writeRunSettings } from '../generate/run-settings.ts';
+import { seedFromText } from '../assemble/build-manifest.ts';
 import { displayFor } from './progress-bar.ts';
 
 /** `easy=0.25,medium=0.4,…` → shares; a ConfigError naming the flag otherwise. */
@@ -92,8 +93,11 @@ export const command: Command = {
     const def = dataset.definition;
     const scale = (flags.scale ?? def.scale ?? DEFAULTS.scale) as ScalePreset;
     if (!SCALE_PRESETS.includes(scale)) throw new ConfigError(`generate: --scale must be one of ${SCALE_PRESETS.join(', ')}, got "${scale}"`);
-    const seedText = flags.seed ?? String(def.seed ?? DEFAULTS.seed);
-    const seed = /^-?\d+$/.test(seedText) ? Number(seedText) : seedText;
+    // As `build` reads it: a whole number past 2^53-1 stays the exact text the user typed.
+    const seed = flags.seed !== undefined ? seedFromText(flags.seed) : seedFromText(String(def.seed ?? DEFAULTS.seed));
+    if (flags.seed === undefined && typeof def.seed === 'number' && Number.isInteger(def.seed) && !Number.isSafeInteger(def.seed)) {
+      throw new ConfigError(`${path}: datasets.${dataset.name}.seed: ${def.seed} is above 2^53-1 and was already rounded when the config was read; write the seed as a string`);
+    }
     const whole = (flag: string, value: string | undefined, fallback: number): number => {
       if (value === undefined) return fallback;
       if (!/^\d+$/.test(value) || Number(value) < 1) throw new ConfigError(`generate: --${flag} must be a whole positive number, got "${value}"`);
@@ -133,16 +137,15 @@ export const command: Command = {
     if (flags['shard-margin'] !== undefined && !shard) throw new ConfigError('generate: --shard-margin goes with --shard i/N');
     const settings = { dataset: dataset.name, variants, scale, seed, grammar: grammarName, mix: flags.mix ?? [], groups, tail, from_suite: flags['from-suite'] ?? null, difficulty: difficultyMix ?? null, timeout_ms: timeoutMs, database: target.kind, concurrency: target.kind === 'postgres' ? concurrency : 1 };
     // A build or another generate writing `out` would swap the database and files under this
-    // one: refuse before opening anything there.
-    refuseIfLocked(out);
-    checkResume(out, dataset.name, settings, flags.resume === true, shardText);
-    const connections: Database[] = [await openDatabase(target)];
-    let release: (() => void) | undefined;
+    // one: the lock is taken before anything there is read, opened or created (DIR/pglite
+    // above all: two processes opening one PGlite directory corrupt it), and held to the end.
+    const release = lockDir(out, 'generate');
+    const connections: Database[] = [];
     const shown = displayFor(io);
     try {
-      const builds = await prepareBuilds({ dataset: dataset.name, domain: dataset.domain, variants, scale, seed, counts: def.counts ?? {}, db: connections[0] as Database, out, progress: shown.message });
-      // Held while groups are written, so no build swaps the checked databases meanwhile.
-      release = lockDir(out, 'generate');
+      checkResume(out, dataset.name, settings, flags.resume === true, shardText);
+      connections.push(await openDatabase(target));
+      const builds = await prepareBuilds({ dataset: dataset.name, domain: dataset.domain, variants, scale, seed, counts: def.counts ?? {}, db: connections[0] as Database, out, progress: shown.message, lockHeld: true });
       if (target.kind === 'postgres') while (connections.length < concurrency) connections.push(await openDatabase(target));
       const runner = createQueryRunner(connections, timeoutMs);
       writeRunSettings(out, settings, shardText);
@@ -184,7 +187,7 @@ export const command: Command = {
       return report.accepted >= groups ? EXIT.ok : EXIT.checkFailed;
     } finally {
       shown.end();
-      release?.();
+      release();
       for (const c of connections) await c.close();
     }
   },

@@ -42,6 +42,16 @@ export class BusyError extends EquisqlError {
   }
 }
 
+/**
+ * The file system refused (a full disk, a file where a directory must be, a symlink loop):
+ * a fault of the place the user pointed at, not of equisql. Names the path.
+ */
+export class FileSystemError extends EquisqlError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('fs', message, options);
+  }
+}
+
 /** SQL text that does not parse; carries the position when the parser gives one. */
 export class SqlParseError extends EquisqlError {
   readonly line: number | undefined;

@@ -36,11 +36,17 @@ export function readJsonLines<T>(path: string, repair: boolean): T[] {
     .split('\n')
     .filter((line) => line !== '')
     .map((line, i) => {
+      let value: unknown;
       try {
-        return JSON.parse(line) as T;
+        value = JSON.parse(line);
       } catch {
         throw new ConfigError(`${path}:${i + 1}: not a JSON line`);
       }
+      // Every stage file holds one record (an object) a line; `42` or `[]` is not one.
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        throw new ConfigError(`${path}:${i + 1}: not a JSON object (a record a line), got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`}`);
+      }
+      return value as T;
     });
 }
 
