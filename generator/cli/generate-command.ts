@@ -14,7 +14,7 @@ import { indexDomain } from '../er-model/er-index.ts';
 import { parseGrammar } from '../grammar/pcfg.ts';
 import { mixGrammars } from '../grammar/pcfg-estimator.ts';
 import { prepareBuilds } from '../generate/prepare-builds.ts';
-import { createQueryRunner } from '../generate/query-runner.ts';
+import { createQueryRunner, type QueryRunner } from '../generate/query-runner.ts';
 import { generateGroups } from '../generate/generate-groups.ts';
 import { writeQuestionsAfterGroups } from '../questions/questions-stage.ts';
 import { lockDir } from '../assemble/dir-lock.ts';
@@ -141,13 +141,16 @@ export const command: Command = {
     // above all: two processes opening one PGlite directory corrupt it), and held to the end.
     const release = lockDir(out, 'generate');
     const connections: Database[] = [];
+    let runner: QueryRunner | undefined;
     const shown = displayFor(io);
     try {
       checkResume(out, dataset.name, settings, flags.resume === true, shardText);
       connections.push(await openDatabase(target));
       const builds = await prepareBuilds({ dataset: dataset.name, domain: dataset.domain, variants, scale, seed, counts: def.counts ?? {}, db: connections[0] as Database, out, progress: shown.message, lockHeld: true });
       if (target.kind === 'postgres') while (connections.length < concurrency) connections.push(await openDatabase(target));
-      const runner = createQueryRunner(connections, timeoutMs);
+      // A lost server connection is reopened (a few attempts) and the query run again; if the
+      // server stays away, the run stops with nothing recorded for the candidate at hand.
+      runner = createQueryRunner(connections, timeoutMs, target.kind === 'postgres' ? { reopen: () => openDatabase(target) } : {});
       writeRunSettings(out, settings, shardText);
       const common = {
         dataset: dataset.name,
@@ -188,7 +191,8 @@ export const command: Command = {
     } finally {
       shown.end();
       release();
-      for (const c of connections) await c.close();
+      // The runner's connections are the ones open now (a lost one was closed when replaced).
+      for (const c of runner?.connections() ?? connections) await c.close().catch(() => {});
     }
   },
 };

@@ -52,6 +52,17 @@ export class FileSystemError extends EquisqlError {
   }
 }
 
+/**
+ * A fault of the run, not of its input: the database connection was lost or refused and
+ * could not be reopened, a database worker died. A stage that meets one stops without
+ * recording anything for the candidate at hand, so `--resume` continues where it stopped.
+ */
+export class RunFaultError extends EquisqlError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('fault', message, options);
+  }
+}
+
 /** SQL text that does not parse; carries the position when the parser gives one. */
 export class SqlParseError extends EquisqlError {
   readonly line: number | undefined;
