@@ -5,7 +5,8 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, truncateSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ConfigError } from '../common/errors.ts';
+import { ConfigError, FileSystemError } from '../common/errors.ts';
+import { describeFileSystemError, isFileSystemError } from '../common/input-file.ts';
 import { REJECTION_REASONS, type GroupRecord, type Rejection, type RejectionReason } from './group-record.ts';
 
 export function groupsPath(out: string, dataset: string): string {
@@ -16,10 +17,19 @@ export function rejectionsPath(out: string): string {
   return join(out, 'rejections.jsonl');
 }
 
-/** Appends one line (which must end in a newline), creating the folder. */
+/**
+ * Appends one line (which must end in a newline), creating the folder. A file system that
+ * refuses (a full disk) is a one-line FileSystemError naming the file; what it left of the
+ * line has no newline, so a `--resume` cuts it off and writes the line again.
+ */
 export function appendLine(path: string, line: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  appendFileSync(path, line);
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    appendFileSync(path, line);
+  } catch (error) {
+    if (isFileSystemError(error)) throw new FileSystemError(`cannot append to ${describeFileSystemError(error, path)}; free the space and continue with --resume`, { cause: error });
+    throw error;
+  }
 }
 
 /**
