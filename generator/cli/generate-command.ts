@@ -16,6 +16,7 @@ import { mixGrammars } from '../grammar/pcfg-estimator.ts';
 import { prepareBuilds } from '../generate/prepare-builds.ts';
 import { createQueryRunner, type QueryRunner } from '../generate/query-runner.ts';
 import { generateGroups } from '../generate/generate-groups.ts';
+import { readGroupsState, rejectionsPath } from '../generate/groups-file.ts';
 import { writeQuestionsAfterGroups } from '../questions/questions-stage.ts';
 import { lockDir } from '../assemble/dir-lock.ts';
 import { DIFFICULTIES, type Difficulty } from '../generate/group-record.ts';
@@ -177,6 +178,14 @@ export const command: Command = {
         return EXIT.ok;
       }
       const report = await generateGroups(common);
+      if (report.accepted === 0) {
+        // No group: there is nothing for the questions or the export to read. Say why the
+        // candidates were refused (a suite's query turned away by the difficulty quota says so).
+        const reasons = Object.entries(report.rejected).filter(([, n]) => n > 0).map(([reason, n]) => `${reason} ${n}`).join(', ');
+        const first = readGroupsState(out, dataset.name, false).rejections[0];
+        shown.message(`generate: no group from ${report.candidates} candidates (rejected: ${reasons || 'none'})${first ? `; the first: ${first.reason}: ${first.detail}` : ''}; see ${rejectionsPath(out)}`);
+        return EXIT.checkFailed;
+      }
       // The questions stage, on the groups just written (DIR/questions/<dataset>.jsonl).
       await writeQuestionsAfterGroups(out, shown.message, shown.tick);
       const rejected = Object.values(report.rejected).reduce((a, b) => a + b, 0);

@@ -38,6 +38,7 @@ function processIo(quiet: boolean): CliIo {
     drain: () =>
       process.stdout.writableNeedDrain ? new Promise((done) => process.stdout.once('drain', done)) : new Promise((done) => setImmediate(done)),
     ...(quiet ? {} : { progress: { tty: process.stderr.isTTY === true, write: (text: string) => void process.stderr.write(text), ...(process.stderr.columns ? { columns: process.stderr.columns } : {}) } }),
+    terminal: process.stdout.isTTY === true,
     env: process.env,
   };
 }
