@@ -37,6 +37,11 @@ export interface BuildOptions {
   /** Prefix of each variant's PostgreSQL schema; default `<dataset>__`. */
   readonly schemaPrefix?: string;
   readonly progress?: (message: string) => void;
+  /**
+   * The caller already holds `out`'s lock (`generate`, which takes it before it opens
+   * anything in the directory); the build then does not take it again.
+   */
+  readonly lockHeld?: boolean;
 }
 
 export interface BuildResult {
@@ -191,7 +196,7 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
   let release: (() => void) | undefined;
   const staged: [string, string][] = [];
   try {
-    release = lockDir(out, 'build');
+    if (!options.lockHeld) release = lockDir(out, 'build');
     removeLeftovers(out);
     const staging = createStaging(out);
     try {

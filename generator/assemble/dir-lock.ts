@@ -1,6 +1,7 @@
 import { linkSync, mkdirSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BusyError } from '../common/errors.ts';
+import { makeDirectory } from '../common/make-directory.ts';
 
 /** The lock file of a dataset directory, held by whichever command is writing it. */
 export const LOCK_FILE = '.equisql.lock';
@@ -89,7 +90,7 @@ function removeStaleLock(path: string): void {
  * try { … } finally { release(); }
  */
 export function lockDir(dir: string, command: string): () => void {
-  mkdirSync(dir, { recursive: true });
+  makeDirectory(dir);
   const path = join(dir, LOCK_FILE);
   const mine: LockHolder = { pid: process.pid, command, since: new Date().toISOString() };
   const tmp = `${path}.tmp-${process.pid}`;

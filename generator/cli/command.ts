@@ -19,6 +19,8 @@ export interface CliIo {
    * where progress goes to `err` as plain lines.
    */
   readonly progress?: { readonly tty: boolean; readonly write: (text: string) => void; readonly columns?: number };
+  /** Whether `out` is a terminal (text from data is then escaped where a format keeps it raw). */
+  readonly terminal?: boolean;
   /** The process environment, passed in so commands can be run with another. */
   readonly env: Readonly<Record<string, string | undefined>>;
 }

@@ -1,10 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from './command.ts';
 import { required } from './flags.ts';
 import { parseTable, type FlagTable } from './flag-table.ts';
 import { openBuiltDir } from './built-dir.ts';
 import { ConfigError } from '../common/errors.ts';
+import { readInputFile } from '../common/input-file.ts';
 import { buildRelationalSchema } from '../variants/build-schema.ts';
 import { compileQuery } from '../compile/compile-query.ts';
 import { queryOfDocument, type Query, type QueryDocument } from '../query/conceptual-query.ts';
@@ -30,10 +30,11 @@ export const command: Command = {
     const built = manifest.variants.find((v) => v.name === name);
     if (!built) throw new ConfigError(`--variant: no variant "${name}" in ${dir} (built: ${manifest.variants.map((v) => v.name).join(', ')})`);
     const file = required('compile', 'query', flags.query);
-    if (!existsSync(file)) throw new ConfigError(`--query: no such file ${file}`);
+    // A conceptual query is a few kilobytes; the cap keeps `--query /dev/zero` from filling memory.
+    const text = readInputFile(file, '--query', 16 * 1024 * 1024);
     let query: Query;
     try {
-      query = queryOfDocument(JSON.parse(readFileSync(file, 'utf8')) as QueryDocument);
+      query = queryOfDocument(JSON.parse(text) as QueryDocument);
     } catch (error) {
       throw new ConfigError(`${file}: not valid JSON: ${(error as Error).message}`);
     }

@@ -81,10 +81,30 @@ function flagError(command: string, error: unknown, options: Options): ConfigErr
  */
 export function parseCommandLine<O extends Options>(command: string, args: readonly string[], options: O, settings: { positionals?: boolean } = {}) {
   const prepared = attachValues(command, args, options);
+  let parsed;
   try {
-    return parseArgs({ args: prepared, options, strict: true, allowPositionals: settings.positionals ?? false });
+    parsed = parseArgs({ args: prepared, options, strict: true, allowPositionals: settings.positionals ?? false, tokens: true });
   } catch (error) {
     throw flagError(command, error, options);
+  }
+  refuseRepeats(command, parsed.tokens, options);
+  const { tokens: _tokens, ...result } = parsed;
+  return result;
+}
+
+/**
+ * A single-valued flag given twice is refused: taking the last value silently (as
+ * parseArgs does) turns `--ratios train=0.8 … --ratios train=0.1` into a run the user did
+ * not ask for. Flags declared `multiple` may repeat; so may a boolean switch.
+ */
+function refuseRepeats(command: string, tokens: readonly { kind: string; name?: string }[], options: Options): void {
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== 'option' || token.name === undefined) continue;
+    const option = options[token.name];
+    if (option?.type !== 'string' || option.multiple) continue;
+    if (seen.has(token.name)) throw new ConfigError(`${command}: ${flagName(token.name)} is given twice (give it once)`);
+    seen.add(token.name);
   }
 }
 

@@ -14,16 +14,18 @@ import { indexDomain } from '../er-model/er-index.ts';
 import { parseGrammar } from '../grammar/pcfg.ts';
 import { mixGrammars } from '../grammar/pcfg-estimator.ts';
 import { prepareBuilds } from '../generate/prepare-builds.ts';
-import { createQueryRunner } from '../generate/query-runner.ts';
+import { createQueryRunner, type QueryRunner } from '../generate/query-runner.ts';
 import { checkGroupsFiles, generateGroups } from '../generate/generate-groups.ts';
+import { readGroupsState, rejectionsPath } from '../generate/groups-file.ts';
 import { writeQuestionsAfterGroups } from '../questions/questions-stage.ts';
-import { lockDir, refuseIfLocked } from '../assemble/dir-lock.ts';
+import { lockDir } from '../assemble/dir-lock.ts';
 import { DIFFICULTIES, type Difficulty } from '../generate/group-record.ts';
 import { readSuiteFile } from '../generate/suite-file.ts';
 import { exportDataset } from '../export/export-dataset.ts';
 import { exportSettings } from '../export/export-settings.ts';
 import { checkShardFiles, generateShard, parseShard } from '../generate/shard-run.ts';
 import { checkResume, writeRunSettings } from '../generate/run-settings.ts';
+import { seedFromText } from '../assemble/build-manifest.ts';
 import { displayFor } from './progress-bar.ts';
 import { removeStaleTemps } from '../common/file-seal.ts';
 
@@ -93,8 +95,11 @@ export const command: Command = {
     const def = dataset.definition;
     const scale = (flags.scale ?? def.scale ?? DEFAULTS.scale) as ScalePreset;
     if (!SCALE_PRESETS.includes(scale)) throw new ConfigError(`generate: --scale must be one of ${SCALE_PRESETS.join(', ')}, got "${scale}"`);
-    const seedText = flags.seed ?? String(def.seed ?? DEFAULTS.seed);
-    const seed = /^-?\d+$/.test(seedText) ? Number(seedText) : seedText;
+    // As `build` reads it: a whole number past 2^53-1 stays the exact text the user typed.
+    const seed = flags.seed !== undefined ? seedFromText(flags.seed) : seedFromText(String(def.seed ?? DEFAULTS.seed));
+    if (flags.seed === undefined && typeof def.seed === 'number' && Number.isInteger(def.seed) && !Number.isSafeInteger(def.seed)) {
+      throw new ConfigError(`${path}: datasets.${dataset.name}.seed: ${def.seed} is above 2^53-1 and was already rounded when the config was read; write the seed as a string`);
+    }
     const whole = (flag: string, value: string | undefined, fallback: number): number => {
       if (value === undefined) return fallback;
       if (!/^\d+$/.test(value) || Number(value) < 1) throw new ConfigError(`generate: --${flag} must be a whole positive number, got "${value}"`);
@@ -134,23 +139,25 @@ export const command: Command = {
     if (flags['shard-margin'] !== undefined && !shard) throw new ConfigError('generate: --shard-margin goes with --shard i/N');
     const settings = { dataset: dataset.name, variants, scale, seed, grammar: grammarName, mix: flags.mix ?? [], groups, tail, from_suite: flags['from-suite'] ?? null, difficulty: difficultyMix ?? null, timeout_ms: timeoutMs, database: target.kind, concurrency: target.kind === 'postgres' ? concurrency : 1 };
     // A build or another generate writing `out` would swap the database and files under this
-    // one: refuse before opening anything there.
-    refuseIfLocked(out);
-    checkResume(out, dataset.name, settings, flags.resume === true, shardText);
-    // The files a resume continues are checked before anything is opened or built.
-    if (shard) checkShardFiles(out, dataset.name, shard);
-    else checkGroupsFiles(out, dataset.name);
-    const connections: Database[] = [await openDatabase(target)];
-    let release: (() => void) | undefined;
+    // one: the lock is taken before anything there is read, opened or created (DIR/pglite
+    // above all: two processes opening one PGlite directory corrupt it), and held to the end.
+    const release = lockDir(out, 'generate');
+    const connections: Database[] = [];
+    let runner: QueryRunner | undefined;
     const shown = displayFor(io);
     try {
-      const builds = await prepareBuilds({ dataset: dataset.name, domain: dataset.domain, variants, scale, seed, counts: def.counts ?? {}, db: connections[0] as Database, out, progress: shown.message });
-      // Held while groups are written, so no build swaps the checked databases meanwhile.
-      release = lockDir(out, 'generate');
+      checkResume(out, dataset.name, settings, flags.resume === true, shardText);
+      // The files a resume continues are checked before anything is opened or built.
+      if (shard) checkShardFiles(out, dataset.name, shard);
+      else checkGroupsFiles(out, dataset.name);
       // Temporary files a killed run of ours left beside the files it was writing.
       removeStaleTemps(out, ['', 'groups', 'questions', 'shard', 'data', 'finetune']);
+      connections.push(await openDatabase(target));
+      const builds = await prepareBuilds({ dataset: dataset.name, domain: dataset.domain, variants, scale, seed, counts: def.counts ?? {}, db: connections[0] as Database, out, progress: shown.message, lockHeld: true });
       if (target.kind === 'postgres') while (connections.length < concurrency) connections.push(await openDatabase(target));
-      const runner = createQueryRunner(connections, timeoutMs);
+      // A lost server connection is reopened (a few attempts) and the query run again; if the
+      // server stays away, the run stops with nothing recorded for the candidate at hand.
+      runner = createQueryRunner(connections, timeoutMs, target.kind === 'postgres' ? { reopen: () => openDatabase(target) } : {});
       writeRunSettings(out, settings, shardText);
       const common = {
         dataset: dataset.name,
@@ -177,6 +184,14 @@ export const command: Command = {
         return EXIT.ok;
       }
       const report = await generateGroups(common);
+      if (report.accepted === 0) {
+        // No group: there is nothing for the questions or the export to read. Say why the
+        // candidates were refused (a suite's query turned away by the difficulty quota says so).
+        const reasons = Object.entries(report.rejected).filter(([, n]) => n > 0).map(([reason, n]) => `${reason} ${n}`).join(', ');
+        const first = readGroupsState(out, dataset.name, false).rejections[0];
+        shown.message(`generate: no group from ${report.candidates} candidates (rejected: ${reasons || 'none'})${first ? `; the first: ${first.reason}: ${first.detail}` : ''}; see ${rejectionsPath(out)}`);
+        return EXIT.checkFailed;
+      }
       // The questions stage, on the groups just written (DIR/questions/<dataset>.jsonl).
       await writeQuestionsAfterGroups(out, shown.message, shown.tick);
       const rejected = Object.values(report.rejected).reduce((a, b) => a + b, 0);
@@ -190,8 +205,9 @@ export const command: Command = {
       return report.accepted >= groups ? EXIT.ok : EXIT.checkFailed;
     } finally {
       shown.end();
-      release?.();
-      for (const c of connections) await c.close();
+      release();
+      // The runner's connections are the ones open now (a lost one was closed when replaced).
+      for (const c of runner?.connections() ?? connections) await c.close().catch(() => {});
     }
   },
 };

@@ -1,5 +1,6 @@
 import { EXIT, type CliIo, type Command } from './command.ts';
-import { EquisqlError, oneLine } from '../common/errors.ts';
+import { EquisqlError, FileSystemError, oneLine } from '../common/errors.ts';
+import { describeFileSystemError, isFileSystemError } from '../common/input-file.ts';
 import { escapeControl, ownValue } from '../common/user-text.ts';
 import { helpText } from './flag-table.ts';
 
@@ -38,6 +39,7 @@ function processIo(quiet: boolean): CliIo {
     drain: () =>
       process.stdout.writableNeedDrain ? new Promise((done) => process.stdout.once('drain', done)) : new Promise((done) => setImmediate(done)),
     ...(quiet ? {} : { progress: { tty: process.stderr.isTTY === true, write: (text: string) => void process.stderr.write(text), ...(process.stderr.columns ? { columns: process.stderr.columns } : {}) } }),
+    terminal: process.stdout.isTTY === true,
     env: process.env,
   };
 }
@@ -59,6 +61,7 @@ function usage(): string {
  * functions that name their command (`suite: --dir is required`) do not repeat it.
  */
 export function errorLine(name: string, error: unknown): string {
+  if (!(error instanceof EquisqlError) && isFileSystemError(error)) error = new FileSystemError(describeFileSystemError(error), { cause: error });
   let message = escapeControl(oneLine(error));
   if (message.startsWith(`${name}: `)) message = message.slice(name.length + 2);
   return error instanceof EquisqlError ? `equisql ${name}: ${message}` : `equisql ${name}: internal error: ${message}`;
@@ -93,7 +96,8 @@ export async function main(argv: readonly string[], io?: CliIo): Promise<number>
     if (streams.env['EQUISQL_DEBUG'] && error instanceof Error) process.stderr.write(`${error.stack}\n`);
     // Printed past --quiet: a failing command must always say why.
     process.stderr.write(`${errorLine(name, error)}\n`);
-    return error instanceof EquisqlError ? EXIT.badInput : EXIT.internal;
+    // A file system that refuses (ENOSPC, EEXIST, ELOOP, …) is the place's fault, not a bug.
+    return error instanceof EquisqlError || isFileSystemError(error) ? EXIT.badInput : EXIT.internal;
   }
 }
 

@@ -4,6 +4,7 @@ import { required } from './flags.ts';
 import { parseTable, type FlagTable } from './flag-table.ts';
 import { openBuiltDir } from './built-dir.ts';
 import { ConfigError } from '../common/errors.ts';
+import { escapeControl, jsonForTerminal } from '../common/user-text.ts';
 import { targetOf } from '../assemble/verify-dataset.ts';
 import { openDatabase, type TextResult } from '../database/database.ts';
 import { DEFAULT_CAPS, streamUntrusted } from '../execute/untrusted-query.ts';
@@ -35,8 +36,9 @@ null; a repeated column name gets _2, _3, …).`;
 const FORMATS = ['table', 'csv', 'json'] as const;
 type Format = (typeof FORMATS)[number];
 
+/** A value as a table cell: every control character escaped (\n, \t, \u001b, …), so data cannot drive the terminal. */
 function tableCell(value: string | null): string {
-  return value === null ? '' : value.replace(/[\n\t\r]/gu, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : '\\r'));
+  return value === null ? '' : escapeControl(value);
 }
 
 /** The width of a cell as the table counts it: code points, not UTF-16 units. */
@@ -118,7 +120,8 @@ function jsonKeys(columns: readonly string[]): string[] {
   });
 }
 
-const jsonLine = (keys: readonly string[], row: readonly (string | null)[]): string => JSON.stringify(Object.fromEntries(keys.map((k, i) => [k, row[i] ?? null])));
+// C1 controls and bidi overrides, which JSON.stringify leaves raw, are escaped too: the same JSON value, safe on a terminal.
+const jsonLine = (keys: readonly string[], row: readonly (string | null)[]): string => jsonForTerminal(JSON.stringify(Object.fromEntries(keys.map((k, i) => [k, row[i] ?? null]))));
 
 /** JSON Lines, one object per row; a repeated column name gets a suffix so no value is lost. */
 export function formatJson(result: TextResult): string {
@@ -175,9 +178,10 @@ export const command: Command = {
           return;
         }
         const lines: string[] = [];
-        if (!written && format === 'csv') lines.push(csvRecord(page.columns));
+        if (!written && format === 'csv') lines.push(csvRecord(io.terminal ? page.columns.map(escapeControl) : page.columns));
         keys ??= jsonKeys(page.columns);
-        for (const row of page.rows) lines.push(format === 'csv' ? csvRecord(row) : `${jsonLine(keys, row)}\n`);
+        // CSV holds the values as they are, for a file or a pipe; on a terminal, controls are escaped.
+        for (const row of page.rows) lines.push(format === 'csv' ? csvRecord(io.terminal ? row.map((v) => (v === null ? null : escapeControl(v))) : row) : `${jsonLine(keys, row)}\n`);
         written = true;
         if (lines.length > 0) {
           const text = lines.join('');

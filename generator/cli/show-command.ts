@@ -2,6 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../common/errors.ts';
 import { createRng } from '../common/rng.ts';
+import { escapeControl, escapeControlKeepLines } from '../common/user-text.ts';
 import { readJsonLines } from '../generate/groups-file.ts';
 import type { GroupRecord } from '../generate/group-record.ts';
 import type { QuestionRecord } from '../questions/question-record.ts';
@@ -49,9 +50,10 @@ export const command: Command = {
       const g = groups.get(q.group_id);
       if (!g) throw new ConfigError(`show: question ${q.question_id} names group ${q.group_id}, which no groups file holds`);
       const variant = rng.pick(Object.keys(g.variants).sort());
-      const lines = [`[${q.dataset} ${q.style}#${q.paraphrase} ${q.writer.kind}] ${q.question}`];
-      if (q.evidence) lines.push(`evidence: ${q.evidence}`);
-      lines.push(`-- ${variant}`, g.variants[variant]?.sql ?? '');
+      // Text from files is shown, never obeyed: an escape sequence in a question or in SQL prints as \u001b.
+      const lines = [escapeControl(`[${q.dataset} ${q.style}#${q.paraphrase} ${q.writer.kind}] ${q.question}`)];
+      if (q.evidence) lines.push(`evidence: ${escapeControl(q.evidence)}`);
+      lines.push(`-- ${escapeControl(variant)}`, escapeControlKeepLines(g.variants[variant]?.sql ?? ''));
       return lines.join('\n');
     });
     io.out(`${blocks.join('\n\n')}\n`);

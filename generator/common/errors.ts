@@ -42,6 +42,27 @@ export class BusyError extends EquisqlError {
   }
 }
 
+/**
+ * The file system refused (a full disk, a file where a directory must be, a symlink loop):
+ * a fault of the place the user pointed at, not of equisql. Names the path.
+ */
+export class FileSystemError extends EquisqlError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('fs', message, options);
+  }
+}
+
+/**
+ * A fault of the run, not of its input: the database connection was lost or refused and
+ * could not be reopened, a database worker died. A stage that meets one stops without
+ * recording anything for the candidate at hand, so `--resume` continues where it stopped.
+ */
+export class RunFaultError extends EquisqlError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('fault', message, options);
+  }
+}
+
 /** SQL text that does not parse; carries the position when the parser gives one. */
 export class SqlParseError extends EquisqlError {
   readonly line: number | undefined;

@@ -22,6 +22,29 @@ export function escapeControl(text: string): string {
 }
 
 /**
+ * `escapeControl` for text shown in lines of its own (SQL, a block of output): line feeds
+ * stay line feeds, every other control character is escaped.
+ *
+ * @example
+ * escapeControlKeepLines('SELECT 1\n-- \u001b[2J'); // 'SELECT 1\n-- \\u001b[2J'
+ */
+export function escapeControlKeepLines(text: string): string {
+  return text.split('\n').map(escapeControl).join('\n');
+}
+
+/**
+ * JSON text (from `JSON.stringify`) with the characters JSON leaves raw but a terminal obeys
+ * (DEL, C1 controls such as CSI U+009B, line separators, bidi overrides) written as `\uXXXX`:
+ * the same JSON value, safe to print. JSON.stringify already escapes U+0000–U+001F.
+ *
+ * @example
+ * jsonForTerminal(JSON.stringify({ a: '\u009b2J' })); // '{"a":"\\u009b2J"}'
+ */
+export function jsonForTerminal(json: string): string {
+  return json.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
  * `text` shortened to at most `max` characters (with the count of the rest), then escaped:
  * for messages that quote a line of input that may be megabytes long.
  *

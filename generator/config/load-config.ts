@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { register } from 'node:module';
+import { fork } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError, oneLine } from '../common/errors.ts';
@@ -14,27 +14,57 @@ import { mergeLlmConfig, validateLlmConfig } from './llm-config.ts';
 
 const PROJECT_CONFIG = resolve(dirname(fileURLToPath(import.meta.url)), '../../datasets.config.ts');
 
-let hooksRegistered = false;
+/** Time a user's config may take to load, and the memory it may use, before it is refused. */
+export const CONFIG_LIMITS = { seconds: 30, megabytes: 512 } as const;
 
 /**
- * Lets a config anywhere on disk import `equisql` and be read as an ES module; see
- * config-import-hooks.mjs. Registered once per process, only when a user's config is loaded.
+ * A user's config is code: it may loop, exhaust memory or call `process.exit`. It is loaded
+ * in a child process with a time and memory limit, and its default export comes back as
+ * data (structured clone), so none of that can hang this process or end it as a success.
  */
-function registerConfigHooks(): void {
-  if (hooksRegistered) return;
-  hooksRegistered = true;
-  register(new URL('./config-import-hooks.mjs', import.meta.url), {
-    data: { entry: new URL('../index.ts', import.meta.url).href },
+function importInChild(path: string, limits: { readonly seconds: number; readonly megabytes: number } = CONFIG_LIMITS): Promise<unknown> {
+  return new Promise((done, fail) => {
+    const child = fork(fileURLToPath(new URL('./config-child.mjs', import.meta.url)), [path], {
+      execArgv: [`--max-old-space-size=${limits.megabytes}`],
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4000)));
+    let reply: { ok: boolean; value?: unknown; message?: string } | undefined;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, limits.seconds * 1000);
+    child.on('message', (message) => (reply ??= message as unknown as typeof reply));
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      fail(new ConfigError(`${path}: cannot load: ${oneLine(error)}`, { cause: error }));
+    });
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (reply?.ok) return done(reply.value);
+      if (reply) return fail(new ConfigError(`${path}: cannot load: ${reply.message}`));
+      if (timedOut) return fail(new ConfigError(`${path}: cannot load: it did not finish loading within ${limits.seconds} s (a loop?)`));
+      if (/heap out of memory|Allocation failed|invalid array length|Reached heap limit/iu.test(stderr)) {
+        return fail(new ConfigError(`${path}: cannot load: it ran out of memory while loading (limit ${limits.megabytes} MB)`));
+      }
+      fail(new ConfigError(`${path}: cannot load: it ended the process while loading (${signal ? `signal ${signal}` : `exit code ${code}`}) instead of exporting a config`));
+    });
   });
 }
 
 async function importConfig(path: string, shipped: boolean): Promise<EquisqlConfig> {
-  if (!shipped) registerConfigHooks();
   let loaded: unknown;
-  try {
-    loaded = ((await import(pathToFileURL(path).href)) as { default?: unknown }).default;
-  } catch (error) {
-    throw new ConfigError(`${path}: cannot load: ${oneLine(error)}`, { cause: error });
+  if (shipped) {
+    try {
+      loaded = ((await import(pathToFileURL(path).href)) as { default?: unknown }).default;
+    } catch (error) {
+      throw new ConfigError(`${path}: cannot load: ${oneLine(error)}`, { cause: error });
+    }
+  } else {
+    loaded = await importInChild(path);
   }
   const datasets = (loaded as EquisqlConfig | undefined)?.datasets;
   if (typeof datasets !== 'object' || datasets === null || Array.isArray(datasets)) {

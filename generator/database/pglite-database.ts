@@ -42,6 +42,9 @@ class PgliteError extends Error {
 
 const WORKER = new URL('./pglite-worker.js', import.meta.url);
 
+/** How long opening a PGlite directory may take: far more than a whole one ever needs. */
+export const PGLITE_OPEN_TIMEOUT_MS = 120_000;
+
 /**
  * PGlite in its own worker thread. PostgreSQL in single-threaded WebAssembly never sees its
  * statement_timeout fire, so a timeout is kept here instead: a query that overruns ends the
@@ -59,6 +62,7 @@ class PgliteWorker {
   constructor(
     private readonly dir: string,
     private readonly label: string,
+    private readonly openTimeoutMs: number = PGLITE_OPEN_TIMEOUT_MS,
   ) {}
 
   /** Starts a worker on the data directory; resolves once PGlite has opened it. */
@@ -67,7 +71,13 @@ class PgliteWorker {
       const worker = new Worker(WORKER, { workerData: { dir: this.dir } });
       const onError = (error: Error): void => fail(error);
       const onExit = (code: number): void => fail(new Error(`worker exited with code ${code}`));
+      // A damaged catalog can keep PGlite's start-up spinning for good: give up and say so.
+      const timer = setTimeout(
+        () => fail(new Error(`it did not open within ${this.openTimeoutMs / 1000} s (a damaged data directory? rebuild it with equisql build)`)),
+        this.openTimeoutMs,
+      );
       const detach = (): void => {
+        clearTimeout(timer);
         worker.off('error', onError);
         worker.off('exit', onExit);
       };
@@ -238,7 +248,7 @@ async function pgliteReadPaged(worker: PgliteWorker, read: PagedRead): Promise<P
  * await db.queryText('SELECT count(*) FROM generate_series(1, 300000000)', { timeoutMs: 1000 });
  * // ExecutionError: timed out after 1000 ms; db still answers the next query
  */
-export async function openPglite(dir?: string, options: { readonly mustExist?: boolean } = {}): Promise<Database> {
+export async function openPglite(dir?: string, options: { readonly mustExist?: boolean; readonly openTimeoutMs?: number } = {}): Promise<Database> {
   if (dir) {
     // A directory that exists but is not a whole database is refused by name (PGlite itself
     // only says "Aborted()"); with `mustExist`, so is one that does not exist or is empty,
@@ -260,7 +270,7 @@ export async function openPglite(dir?: string, options: { readonly mustExist?: b
   const temporary = dir ? undefined : mkdtempSync(join(tmpdir(), 'equisql-pglite-'));
   const dataDir = dir ?? (temporary as string);
   const label = dir ?? 'memory';
-  const worker = new PgliteWorker(dataDir, label);
+  const worker = new PgliteWorker(dataDir, label, options.openTimeoutMs);
   try {
     await worker.open();
   } catch (error) {

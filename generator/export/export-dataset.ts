@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { escapeControl } from '../common/user-text.ts';
 import { ConfigError } from '../common/errors.ts';
 import { sha256, stableStringify } from '../common/hash.ts';
 import { writeFileAtomic, writeLinesAtomic } from '../common/atomic-write.ts';
@@ -106,6 +107,10 @@ interface Source {
 function loadSource(dir: string, progress: ((line: string) => void) | undefined): Source {
   const build = readJson(join(dir, 'build.json'), 'build.json');
   const dataset = String(build['dataset']);
+  // The name becomes a path (groups/<dataset>.jsonl, datasets/<dataset>/): `../x` or `a/b` would write outside DIR.
+  if (!/^[\p{L}\p{N}_][\p{L}\p{N}_.-]{0,127}$/u.test(dataset) || dataset.includes('..')) {
+    throw new ConfigError(`export: ${join(dir, 'build.json')}: dataset ${JSON.stringify(escapeControl(dataset.slice(0, 80)))} is not a dataset name (letters, digits, _ . -; no path)`);
+  }
   const variants = (build['variants'] as { name: string }[]).map((v) => v.name);
   const gpath = groupsPath(dir, dataset);
   if (!existsSync(gpath)) throw new ConfigError(`export: ${gpath}: no groups file (run equisql generate --out ${dir} first)`);

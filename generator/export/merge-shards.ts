@@ -12,6 +12,7 @@
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { checkOutputDir } from '../common/make-directory.ts';
 import { ConfigError } from '../common/errors.ts';
 import { stableStringify } from '../common/hash.ts';
 import { writeFileAtomic } from '../common/atomic-write.ts';
@@ -120,6 +121,8 @@ function checkShards(dirs: readonly string[]): { dir: string; state: ShardState 
  */
 export async function mergeShards(options: MergeOptions): Promise<MergeReport> {
   const { out } = options;
+  // A symlink loop or a file at --out would fail only at the final rename, after the whole merge.
+  checkOutputDir(out, '--out');
   checkMergeDirs(out, options.shards);
   if (existsSync(out) && readdirSync(out).length > 0) throw new ConfigError(`merge: --out ${out} is not empty (merge writes a new directory)`);
   const shards = checkShards(options.shards);

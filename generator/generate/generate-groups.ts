@@ -27,7 +27,7 @@ import type { Query as SqlQuery } from '../sql/sql-ast.ts';
 import { canonicalStructure } from '../structure/canonical-structure.ts';
 import { writeFileAtomic } from '../common/atomic-write.ts';
 import { checkSeal, readSeals, sealFiles } from '../common/file-seal.ts';
-import { CandidateRejected, DIFFICULTIES, reject, serializeGroup, type Difficulty, type GroupRecord, type Rejection, type RejectionReason } from './group-record.ts';
+import { CandidateRejected, DIFFICULTIES, quotaDetail, reject, serializeGroup, type Difficulty, type GroupRecord, type Rejection, type RejectionReason } from './group-record.ts';
 import { buildSchemaGraph } from './schema-graph.ts';
 import { readSkeleton, type QueryShape } from './skeleton-shape.ts';
 import { rejectMeaningless } from './meaning-gate.ts';
@@ -301,7 +301,7 @@ async function decideCandidate(options: GenerateOptions, sources: CandidateSourc
         if (options.difficultyMix) {
           // Compiling and parsing is cheap next to running: decide the quota before the database.
           const d = labelGroup({ [reference]: { sql: compileOrReject(options, refVariant, query) } }, reference, [reference]).difficulty;
-          if (seen.quotaFull(d)) reject('difficulty-quota', `${d}: ${seen.quota(d)} of ${options.groups} already`);
+          if (seen.quotaFull(d)) reject('difficulty-quota', quotaDetail(d, seen.quota(d), options.groups));
         }
         const verified = await verifyGroup(query, ctx);
         const labels = labelGroup(verified.answers, reference, options.variants.map((v) => v.name));

@@ -116,6 +116,11 @@ export const REJECTION_REASONS = [
 
 export type RejectionReason = (typeof REJECTION_REASONS)[number] | `not-meaningful:${MeaningRule}` | `no-meaningful-slot:${MeaningRule}` | `unreadable-sql:${ReadabilityCheck}`;
 
+/** The detail of a `difficulty-quota` rejection (a run and the merge of its shards write the same). */
+export function quotaDetail(difficulty: Difficulty, quota: number | undefined, groups: number): string {
+  return `refused by the difficulty quota: the query is ${difficulty}, and the ${difficulty} quota (${quota ?? 0} of ${groups} groups) is full`;
+}
+
 /** A rejected candidate: its reason and a one-line detail. Recorded in `rejections.jsonl`. */
 export interface Rejection {
   readonly candidate: number;

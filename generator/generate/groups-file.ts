@@ -5,7 +5,8 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, truncateSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ConfigError } from '../common/errors.ts';
+import { ConfigError, FileSystemError } from '../common/errors.ts';
+import { describeFileSystemError, isFileSystemError } from '../common/input-file.ts';
 import { checkShape, GROUP_SHAPE, REJECTION_REASONS, REJECTION_SHAPE, type GroupRecord, type Rejection, type RejectionReason } from './group-record.ts';
 
 export function groupsPath(out: string, dataset: string): string {
@@ -21,10 +22,19 @@ export function stageFiles(dataset: string): string[] {
   return [`groups/${dataset}.jsonl`, 'rejections.jsonl'];
 }
 
-/** Appends one line (which must end in a newline), creating the folder. */
+/**
+ * Appends one line (which must end in a newline), creating the folder. A file system that
+ * refuses (a full disk) is a one-line FileSystemError naming the file; what it left of the
+ * line has no newline, so a `--resume` cuts it off and writes the line again.
+ */
 export function appendLine(path: string, line: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  appendFileSync(path, line);
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    appendFileSync(path, line);
+  } catch (error) {
+    if (isFileSystemError(error)) throw new FileSystemError(`cannot append to ${describeFileSystemError(error, path)}; free the space and continue with --resume`, { cause: error });
+    throw error;
+  }
 }
 
 /**
@@ -41,11 +51,17 @@ export function readJsonLines<T>(path: string, repair: boolean): T[] {
     .split('\n')
     .filter((line) => line !== '')
     .map((line, i) => {
+      let value: unknown;
       try {
-        return JSON.parse(line) as T;
+        value = JSON.parse(line);
       } catch {
         throw new ConfigError(`${path}:${i + 1}: not a JSON line`);
       }
+      // Every stage file holds one record (an object) a line; `42` or `[]` is not one.
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        throw new ConfigError(`${path}:${i + 1}: not a JSON object (a record a line), got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`}`);
+      }
+      return value as T;
     });
 }
 

@@ -26,6 +26,8 @@ export interface PrepareOptions {
   readonly counts?: Readonly<Record<string, number>>;
   readonly db: Database;
   readonly out: string;
+  /** The caller holds `out`'s lock (not `out/edge`'s, which the edge build takes itself). */
+  readonly lockHeld?: boolean;
   /** Skip the edge-case instance (tests of single checks). */
   readonly edge?: boolean;
   readonly progress?: (message: string) => void;
@@ -63,17 +65,17 @@ export async function prepareBuilds(o: PrepareOptions): Promise<PreparedBuilds> 
   const progress = o.progress ?? (() => {});
   const index = indexDomain(o.domain);
   const names = selectVariants(index, o.variants, o.seed).map((v) => v.name);
-  const build = async (dir: string, profile: InstanceProfile, prefix: string): Promise<BuildManifest> => {
+  const build = async (dir: string, profile: InstanceProfile, prefix: string, lockHeld: boolean): Promise<BuildManifest> => {
     const existing = reusable(dir, o, profile, names);
     if (existing) {
       progress(`reusing the ${profile} build in ${dir}`);
       return existing;
     }
-    const result = await buildDataset({ dataset: o.dataset, domain: o.domain, variants: o.variants, scale: o.scale, seed: o.seed, profile, counts: o.counts ?? {}, target: o.db, out: dir, schemaPrefix: prefix, progress });
+    const result = await buildDataset({ dataset: o.dataset, domain: o.domain, variants: o.variants, scale: o.scale, seed: o.seed, profile, counts: o.counts ?? {}, target: o.db, out: dir, schemaPrefix: prefix, progress, lockHeld });
     return result.manifest;
   };
-  const main = await build(o.out, 'default', `${o.dataset}__`);
-  const edge = o.edge === false ? undefined : await build(join(o.out, 'edge'), 'edge', `${o.dataset}__edge__`);
+  const main = await build(o.out, 'default', `${o.dataset}__`, o.lockHeld === true);
+  const edge = o.edge === false ? undefined : await build(join(o.out, 'edge'), 'edge', `${o.dataset}__edge__`, false);
   const instance = generateInstance(o.domain, { seed: o.seed, scale: o.scale, profile: 'default', counts: o.counts ?? {} });
   const variants: CheckVariant[] = main.variants.map((v) => ({
     name: v.name,

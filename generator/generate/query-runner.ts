@@ -7,7 +7,8 @@
  * (`result-memo.ts`): a run reads fixed data.
  */
 import type { Database, TextResult } from '../database/database.ts';
-import { ExecutionError, oneLine } from '../common/errors.ts';
+import { ExecutionError, RunFaultError, oneLine } from '../common/errors.ts';
+import { isConnectionFault } from '../database/connection-fault.ts';
 import { explainCost, guardAhead, runReadOnly, runReadOnlyMany, type GuardedQuery } from '../execute/run-query.ts';
 import { isCompiledSql, type CompiledSql } from '../compile/compiled-sql.ts';
 import { reject } from './group-record.ts';
@@ -64,7 +65,24 @@ export interface QueryRunner {
    * same schema, their answer was kept, or was still coming.
    */
   remembered(): number;
+  /** The connections in use now: a lost one is replaced by its reopening (close these at the end). */
+  connections(): readonly Database[];
 }
+
+/** How a runner gets over a lost connection. */
+export interface RunnerOptions {
+  /**
+   * Opens a fresh connection in place of a lost one (a server restarted, a backend
+   * terminated). Without it the same connection is tried again, as PGlite's worker reopens
+   * itself after it died.
+   */
+  readonly reopen?: () => Promise<Database>;
+  /** Reopening attempts per lost connection before the run stops (default 5, 0.25 s doubling to 4 s apart). */
+  readonly reconnectAttempts?: number;
+}
+
+/** Times one operation is retried on a reopened connection before the run stops. */
+const RETRIES_PER_OPERATION = 3;
 
 /** What `QueryRunner.runMany` got. */
 export interface ManyRun {
@@ -93,9 +111,63 @@ function rejectionOf(error: unknown): unknown {
  * const runner = createQueryRunner([db1, db2], 20_000);
  * await runner.runMany([{ pgSchema: 'retail__full_sti', sql: 'SELECT 1' }, …]);  // two round trips, one per connection
  */
-export function createQueryRunner(connections: readonly Database[], timeoutMs: number): QueryRunner {
+export function createQueryRunner(connections: readonly Database[], timeoutMs: number, options: RunnerOptions = {}): QueryRunner {
   if (connections.length === 0) throw new Error('createQueryRunner: no connection');
+  const pool = [...connections];
   const free = [...connections];
+  const attempts = options.reconnectAttempts ?? 5;
+  /** A fresh connection for a lost one (the same one where nothing can reopen it), or a RunFaultError. */
+  const replace = async (lost: Database, fault: unknown): Promise<Database> => {
+    let last: unknown = fault;
+    for (let attempt = 0; attempt < attempts; attempt++) {
+      await new Promise((done) => setTimeout(done, Math.min(4000, 250 * 2 ** attempt)));
+      if (!options.reopen) {
+        // PGlite reopens its worker on the next request: see that it answers.
+        try {
+          await lost.query('SELECT 1');
+          return lost;
+        } catch (error) {
+          last = error;
+          continue;
+        }
+      }
+      try {
+        const fresh = await options.reopen();
+        pool[pool.indexOf(lost)] = fresh;
+        // A client whose socket died may never say it closed: do not wait on it for long.
+        await Promise.race([lost.close().catch(() => {}), new Promise((done) => setTimeout(done, 2000).unref())]);
+        return fresh;
+      } catch (error) {
+        last = error;
+      }
+    }
+    throw new RunFaultError(`lost the connection to ${lost.label} and could not reopen it (${attempts} attempts): ${oneLine(last)}; nothing was recorded for the candidate at hand, so --resume continues once the database is back`, { cause: last });
+  };
+  /**
+   * Runs `fn` on a free connection. A lost connection is a fault of the run, never of the
+   * query: the connection is reopened and `fn` runs again (a read-only query gives the same
+   * answer), a bounded number of times. `faultOf` finds a fault in an outcome that is not thrown.
+   */
+  const withConnection = async <T>(fn: (db: Database) => Promise<T>, faultOf: (value: T) => unknown = () => undefined): Promise<T> => {
+    let db = await acquire();
+    try {
+      for (let tries = 0; ; tries++) {
+        let fault: unknown;
+        try {
+          const value = await fn(db);
+          fault = faultOf(value);
+          if (fault === undefined) return value;
+        } catch (error) {
+          if (!isConnectionFault(error)) throw error;
+          fault = error;
+        }
+        if (tries >= RETRIES_PER_OPERATION) throw new RunFaultError(`the connection to ${db.label} was lost ${tries + 1} times running one query: ${oneLine(fault)}`, { cause: fault });
+        db = await replace(db, fault);
+      }
+    } finally {
+      release(db);
+    }
+  };
   const waiting: ((db: Database) => void)[] = [];
   let active = 0;
   let since = 0;
@@ -140,31 +212,34 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
   const run = (pgSchema: string, sql: CompiledSql): Promise<TextResult> => once(results, 'run ', pgSchema, sql, () => runOnce(pgSchema, sql));
   const runOnce = async (pgSchema: string, sql: CompiledSql): Promise<TextResult> => {
     guardAhead([{ pgSchema, sql }]);
-    const db = await acquire();
-    if (active++ === 0) since = performance.now();
-    trips += 1;
-    try {
-      return await runReadOnly(db, pgSchema, sql, { timeoutMs });
-    } catch (error) {
-      throw rejectionOf(error);
-    } finally {
-      if (--active === 0) total += performance.now() - since;
-      release(db);
-    }
+    return withConnection(async (db) => {
+      if (active++ === 0) since = performance.now();
+      trips += 1;
+      try {
+        return await runReadOnly(db, pgSchema, sql, { timeoutMs });
+      } catch (error) {
+        throw isConnectionFault(error) ? error : rejectionOf(error);
+      } finally {
+        if (--active === 0) total += performance.now() - since;
+      }
+    });
   };
   const runShare = async (share: readonly GuardedQuery[]) => {
     guardAhead(share);
-    const db = await acquire();
-    if (active++ === 0) since = performance.now();
-    try {
-      const outcome = await runReadOnlyMany(db, share, { timeoutMs });
-      // One round trip for the share on a server; one per query run on PGlite.
-      trips += db.kind === 'pglite' ? outcome.results.length + (outcome.failure ? 1 : 0) : 1;
-      return outcome;
-    } finally {
-      if (--active === 0) total += performance.now() - since;
-      release(db);
-    }
+    return withConnection(
+      async (db) => {
+        if (active++ === 0) since = performance.now();
+        try {
+          const outcome = await runReadOnlyMany(db, share, { timeoutMs });
+          // One round trip for the share on a server; one per query run on PGlite.
+          trips += db.kind === 'pglite' ? outcome.results.length + (outcome.failure ? 1 : 0) : 1;
+          return outcome;
+        } finally {
+          if (--active === 0) total += performance.now() - since;
+        }
+      },
+      (outcome) => (outcome.failure && isConnectionFault(outcome.failure.error) ? outcome.failure.error : undefined),
+    );
   };
   const runMany = async (queries: readonly GuardedQuery[]): Promise<ManyRun> => {
     const size = Math.ceil(queries.length / connections.length);
@@ -183,19 +258,20 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
   const cost = (pgSchema: string, sql: CompiledSql): Promise<number> => once(costs, 'cost ', pgSchema, sql, () => costOnce(pgSchema, sql));
   const costOnce = async (pgSchema: string, sql: CompiledSql): Promise<number> => {
     guardAhead([{ pgSchema, sql }]);
-    const db = await acquire();
-    if (active++ === 0) since = performance.now();
-    trips += 1;
-    try {
-      // Our own compiled SQL, yet through the same guard, role and timeout as every query:
-      // one path to the database is one path to trust, and it costs one round trip.
-      return await explainCost(db, pgSchema, sql, { timeoutMs });
-    } catch (error) {
-      return reject('execution-error', `EXPLAIN in ${pgSchema}: ${oneLine(error)}`);
-    } finally {
-      if (--active === 0) total += performance.now() - since;
-      release(db);
-    }
+    return withConnection(async (db) => {
+      if (active++ === 0) since = performance.now();
+      trips += 1;
+      try {
+        // Our own compiled SQL, yet through the same guard, role and timeout as every query:
+        // one path to the database is one path to trust, and it costs one round trip.
+        return await explainCost(db, pgSchema, sql, { timeoutMs });
+      } catch (error) {
+        if (isConnectionFault(error)) throw error;
+        return reject('execution-error', `EXPLAIN in ${pgSchema}: ${oneLine(error)}`);
+      } finally {
+        if (--active === 0) total += performance.now() - since;
+      }
+    });
   };
   return {
     run,
@@ -211,6 +287,7 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
       return answer;
     },
     remembered: () => remembered,
+    connections: () => pool,
   };
 }
 

@@ -8,7 +8,7 @@
  * groups file and the rejections file of the unsharded run, line for line.
  */
 import { ConfigError } from '../common/errors.ts';
-import { DIFFICULTIES, type Difficulty, type Rejection, type RejectionReason } from './group-record.ts';
+import { DIFFICULTIES, quotaDetail, type Difficulty, type Rejection, type RejectionReason } from './group-record.ts';
 import { difficultyQuotas, FINAL } from './generate-groups.ts';
 import type { CandidateOutcome } from './shard-run.ts';
 
@@ -66,7 +66,7 @@ export function replayShards(input: ReplayInput): ReplayResult {
         continue;
       }
       if (quotas && a.difficulty && perDifficulty[a.difficulty] >= quotas[a.difficulty]) {
-        last = { reason: 'difficulty-quota', detail: `${a.difficulty}: ${quotas[a.difficulty]} of ${input.groups} already` };
+        last = { reason: 'difficulty-quota', detail: quotaDetail(a.difficulty, quotas[a.difficulty], input.groups) };
         ended = true;
         break;
       }

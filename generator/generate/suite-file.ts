@@ -5,8 +5,9 @@
  * --from-suite FILE` turns each line into a group through the same checks as generated
  * candidates, so hand-written gold is verified like generated gold.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { ConfigError } from '../common/errors.ts';
+import { readInputFile } from '../common/input-file.ts';
 import type { Query } from '../query/conceptual-query.ts';
 
 export interface SuiteEntry {
@@ -23,7 +24,7 @@ export function readSuiteFile(path: string, flag = '--from-suite'): SuiteEntry[]
   if (!existsSync(path)) throw new ConfigError(`${flag}: no such file ${path}`);
   const entries: SuiteEntry[] = [];
   const ids = new Set<string>();
-  readFileSync(path, 'utf8')
+  readInputFile(path, flag)
     .split('\n')
     .forEach((line, i) => {
       if (line.trim() === '') return;

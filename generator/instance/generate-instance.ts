@@ -15,6 +15,8 @@ import type {
 import { canonicalSet } from './canonical-instance.ts';
 import { ODD_TEXTS, REALISTIC_ODD_TEXTS, ValueGenerator, distinctCapacity, type GenerationRates } from './value-generator.ts';
 
+import { estimateInstanceBytes, memoryBudgetBytes } from './memory-estimate.ts';
+
 const DEFAULT_COUNTS = { tiny: 20, small: 500, paper: 5000, large: 50000 } as const;
 
 const RATES: Record<InstanceProfile, GenerationRates & { noneRate: number }> = {
@@ -152,6 +154,18 @@ export function checkCounts(domain: Domain, options: InstanceOptions): void {
   }
   if (total > MODEL_LIMITS.countTotal) {
     throw new ConfigError(`counts: ${total} objects at scale ${options.scale}, more than the cap of ${MODEL_LIMITS.countTotal}`);
+  }
+  // The caps above hold for a small model; what a rich one can hold is the machine's to say.
+  const counts = Object.fromEntries(domain.entities.filter((e) => e.parent === undefined).map((r) => [r.name, options.counts?.[r.name] ?? (r.counts ?? DEFAULT_COUNTS)[options.scale]]));
+  const needed = estimateInstanceBytes(domain, counts);
+  const budget = memoryBudgetBytes();
+  if (needed > budget) {
+    const biggest = Object.entries(counts).sort((a, b) => b[1] - a[1])[0] as [string, number];
+    const fits = Math.floor((biggest[1] * budget) / needed);
+    const gb = (bytes: number): string => (bytes / 1e9).toFixed(1);
+    throw new ConfigError(
+      `counts: ${total} objects (${biggest[1]} ${biggest[0]}) need about ${gb(needed)} GB of memory, more than the ${gb(budget)} GB this process may use; lower the counts (about ${fits} ${biggest[0]} fit) or give node more memory (NODE_OPTIONS=--max-old-space-size=MB)`,
+    );
   }
 }
 
