@@ -4,7 +4,7 @@ import type { Attribute } from '../../er-model/er-model.ts';
 import type { Join, Query, SelectQuery } from '../../query/conceptual-query.ts';
 import { createContext, type DescribeContext } from '../describe/context.ts';
 import { attribute, attributeNoun, canonical, info, noun } from '../describe/nouns.ts';
-import { isPostmodifier, listing, pluralVerb } from '../describe/english.ts';
+import { isPostmodifier, pluralVerb } from '../describe/english.ts';
 import { sha256 } from '../../common/hash.ts';
 
 /**
@@ -54,6 +54,8 @@ export interface Measure {
   readonly plural: string;
   readonly unit?: string;
   readonly kind: 'number' | 'time' | 'text' | 'flag' | 'id';
+  /** The attribute's role in the model ("category", "name", …), when it has one. */
+  readonly role?: string;
   /** What a high and a low value make an object ("long", "short"), and what a flag makes it ("verified"). */
   readonly high?: string;
   readonly low?: string;
@@ -81,10 +83,14 @@ export function measureOf(n: NaturalContext, alias: string, name: string): Measu
   const shared = entity ? n.index.allAttributes(entity).filter((x) => x.attribute.name !== name && (x.attribute.lexicon?.high === lex?.high || x.attribute.lexicon?.low === lex?.low) && (lex?.high !== undefined || lex?.low !== undefined)) : [];
   const ownsAdjectives = shared.length === 0;
   const unitWord = lex?.unit ?? /^.+ in (seconds|minutes|hours|days|years|MB|GB|KB)$/u.exec(singular)?.[1];
+  const roleWord = role ? { role } : {};
   // "duration in seconds" is a duration, counted in seconds.
   const bare = unitWord ? singular.replace(new RegExp(` in ${unitWord}$`, 'u'), '') : singular;
-  if (unitWord && k === 'number' && bare !== singular) return { noun: bare, plural: pluralize(bare), unit: unitWord, kind: k, ...words, ownsAdjectives };
-  return { noun: singular, plural, kind: k, ...(unitWord && k === 'number' ? { unit: unitWord } : {}), ...words, ownsAdjectives };
+  if (unitWord && k === 'number' && bare !== singular) return { noun: bare, plural: pluralize(bare), unit: unitWord, kind: k, ...roleWord, ...words, ownsAdjectives };
+  // "quantity in stock" is said as people say it: "stock quantity" ("with fewer than 20 in stock" in a condition).
+  const inPlace = /^(quantity|amount) in (\w+)$/u.exec(singular);
+  if (inPlace && k === 'number') return { noun: `${inPlace[2]} ${inPlace[1]}`, plural: pluralize(`${inPlace[2]} ${inPlace[1]}`), kind: k, ...roleWord, ...words, ownsAdjectives };
+  return { noun: singular, plural, kind: k, ...roleWord, ...(unitWord && k === 'number' ? { unit: unitWord } : {}), ...words, ownsAdjectives };
 }
 
 /** The noun of an alias (singular or plural), ordinals included when two aliases share one. */
@@ -149,12 +155,13 @@ export function linkVerb(n: NaturalContext, join: Extract<Join, { kind: 'relatio
   return `that ${plural ? pluralVerb(phrase) : phrase}`;
 }
 
-/** The subtype scope of an entity as evidence: "Creators include streamers." */
+/**
+ * The subtype scope of an entity: the register's first default ("creators" are all
+ * creators, streamers included), so the evidence says nothing. A query that leaves some
+ * subtype out says so in its own condition ("accounts that are not streamers").
+ */
 export function scopeNote(n: NaturalContext, entity: string): void {
-  const subs = n.index.subtree(entity).slice(1).map((e) => e.lexicon.plural);
-  if (subs.length === 0) return;
-  const plural = n.index.entity(entity).lexicon.plural;
-  state(n, `${plural.charAt(0).toUpperCase()}${plural.slice(1)} include ${listing(subs)}.`, 'subtype-scope');
+  if (n.index.subtree(entity).length > 1) n.covered.add('subtype-scope');
 }
 
 export { canonical, info };

@@ -78,7 +78,8 @@ export function rowsAround(n: NaturalContext, q: SelectQuery, subject: string, r
       seen.add(e.other);
       if (!toOne(n, e.join, e.fromSide)) {
         onePerSubject = false;
-        repeatedBy.push(e.join.kind === 'elements' ? elementLexicon(info(n.d, e.other)).singular : nounOf(n, e.other));
+        // A list of tags gives a tag a row: the repeats of a listed element go without saying.
+        if (!(e.join.kind === 'elements' && named.has(e.other))) repeatedBy.push(e.join.kind === 'elements' ? elementLexicon(info(n.d, e.other)).singular : nounOf(n, e.other));
       }
       const optional = e.join.type === 'left' && e.fromSide && !required(e.other);
       if (e.join.kind === 'elements') {
@@ -86,7 +87,7 @@ export function rowsAround(n: NaturalContext, q: SelectQuery, subject: string, r
         // "the tags of products": an element the outputs name needs no "with their tags".
         if (!named.has(e.other) || said(e.other)) parts.push(`with their ${lex.plural}${said(e.other)}`);
         if (optional) state(n, `${capitalize(nounOf(n, alias, true))} with no ${lex.plural} are listed once, with the ${lex.singular} left empty.`, 'left-elements');
-        else state(n, `Each ${lex.singular} is listed on a row of its own.`, 'elements');
+        else n.covered.add('elements');
         continue;
       }
       const entity = info(n.d, e.other).entity as string;
