@@ -203,7 +203,8 @@ export function expectedNaturalFacts(index: ErIndex, query: Query): { construct:
     const q = query;
     // A noun covers its subtypes (the register's first default): the question names the entity the rows range over.
     const lex = index.entity(q.from.entity).lexicon;
-    facts.push({ construct: `the rows' noun ${lex.plural}`, test: (t) => t.toLowerCase().includes(lex.singular.toLowerCase()) || t.toLowerCase().includes(lex.plural.toLowerCase()) });
+    const names = [lex, ...(lex.everyday ? [lex.everyday] : [])].flatMap((l) => [l.singular, l.plural]).map((w) => w.toLowerCase());
+    facts.push({ construct: `the rows' noun ${lex.plural}`, test: (t) => names.some((w) => t.toLowerCase().includes(w)) });
     if (q.distinct) facts.push({ construct: 'distinct', test: (t) => /\b(distinct|different)\b/u.test(t) });
     // A WHERE conjunct on the partner (other than IS NULL) drops the unmatched rows again.
     const reads = (p: Predicate, alias: string) => JSON.stringify(p).includes(`"alias":${JSON.stringify(alias)}`);

@@ -5,7 +5,7 @@ import { expr, nullable } from '../describe/expressions.ts';
 import { canonical, linkVerb, measureOf, nounOf, state, type NaturalContext } from './natural-context.ts';
 import { linkedSubquery, restriction, timeNote } from './restrictions.ts';
 import { momentText, numberText } from './values.ts';
-import { info, pluralOf } from './natural-context.ts';
+import { entityNoun, info, pluralOf } from './natural-context.ts';
 
 /**
  * Output columns, aggregates and sort keys as nouns a person uses: "title", "average
@@ -69,13 +69,13 @@ export function figure(n: NaturalContext, e: Expr, subject: string | undefined, 
   if (e.kind === 'classOf') {
     // The answer holds the subclasses' names as the model spells them ("Electronics", "CreatorAccount"): the evidence gives those.
     const owner = info(n.d, e.alias).entity as string;
-    const ownerNoun = n.index.entity(owner).lexicon.singular;
+    const ownerNoun = entityNoun(n, owner);
     const labels = e.among.map((x) => `"${x}"`);
     const text = `${ownerNoun} type`;
     const one = e.among[0] as string;
     state(n, e.among.length === 1
-      ? `${capitalize(text)} is ${labels[0]} for ${article(n.index.entity(one).lexicon.singular)}, empty otherwise.`
-      : `${capitalize(text)} is ${listing(e.among.map((x) => `${`"${x}"`} for ${n.index.entity(x).lexicon.plural}`), 'or')}, the first that applies in this order, empty otherwise.`, 'class-of');
+      ? `${capitalize(text)} is ${labels[0]} for ${article(entityNoun(n, one))}, empty otherwise.`
+      : `${capitalize(text)} is ${listing(e.among.map((x) => `${`"${x}"`} for ${entityNoun(n, x, true)}`), 'or')}, the first that applies in this order, empty otherwise.`, 'class-of');
     return { text, kind: 'text' };
   }
   if (e.kind === 'scalarSubquery') {

@@ -67,8 +67,13 @@ export interface Measure {
 export function measureOf(n: NaturalContext, alias: string, name: string): Measure {
   if (name === 'id') return { noun: 'id', plural: 'ids', kind: 'id', ownsAdjectives: false };
   const a: Attribute | undefined = attribute(n.d, alias, name);
-  const singular = attributeNoun(n.d, alias, name);
-  const plural = attributeNoun(n.d, alias, name, true);
+  // An object called by its everyday noun drops the model noun's head from its attributes: an app's "product name" is its "name".
+  const entity = info(n.d, alias).entity;
+  const lexicon = entity ? n.index.entity(entity).lexicon : undefined;
+  const head = lexicon?.everyday ? `${lexicon.singular.split(' ').pop() as string} ` : undefined;
+  const trim = (s: string) => (head && s.startsWith(head) && s.length > head.length ? s.slice(head.length) : s);
+  const singular = trim(attributeNoun(n.d, alias, name));
+  const plural = trim(attributeNoun(n.d, alias, name, true));
   // The attribute's role decides the kind of value; its type where the model gives none.
   const role = a?.role?.kind;
   const kind = a?.type.kind;
@@ -79,7 +84,6 @@ export function measureOf(n: NaturalContext, alias: string, name: string): Measu
           : 'text';
   const lex = a?.lexicon;
   const words = { ...(lex?.high ? { high: lex.high } : {}), ...(lex?.low ? { low: lex.low } : {}), ...(lex?.adjective ? { adjective: lex.adjective } : {}) };
-  const entity = info(n.d, alias).entity;
   const shared = entity ? n.index.allAttributes(entity).filter((x) => x.attribute.name !== name && (x.attribute.lexicon?.high === lex?.high || x.attribute.lexicon?.low === lex?.low) && (lex?.high !== undefined || lex?.low !== undefined)) : [];
   const ownsAdjectives = shared.length === 0;
   const unitWord = lex?.unit ?? /^.+ in (seconds|minutes|hours|days|years|MB|GB|KB)$/u.exec(singular)?.[1];
@@ -119,11 +123,21 @@ function inflect(adjective: string, suffix: 'er' | 'est', word: string, irregula
 export function nounOf(n: NaturalContext, alias: string, plural = false): string {
   // Ordinals tell apart two aliases of one noun in the same rows; a subquery's alias needs none.
   const canon = canonical(n.d, alias);
-  if (n.outer.size > 0 && !n.outer.has(canon)) {
-    const i = info(n.d, canon);
-    if (i.entity) return plural ? n.index.entity(i.entity).lexicon.plural : n.index.entity(i.entity).lexicon.singular;
-  }
-  return noun(n.d, alias, plural);
+  const i = info(n.d, canon);
+  if (n.outer.size > 0 && !n.outer.has(canon) && i.entity) return entityNoun(n, i.entity, plural);
+  const said = noun(n.d, alias, plural);
+  if (!i.entity) return said;
+  // "second content item" → "second video": the everyday noun in place of the model's.
+  const lex = n.index.entity(i.entity).lexicon;
+  const model = plural ? lex.plural : lex.singular;
+  return said.endsWith(model) ? `${said.slice(0, said.length - model.length)}${entityNoun(n, i.entity, plural)}` : said;
+}
+
+/** An entity's noun in a natural question: the everyday one where the model gives it ("video" for a content item). */
+export function entityNoun(n: NaturalContext, entity: string, plural = false): string {
+  const lex = n.index.entity(entity).lexicon;
+  const words = lex.everyday ?? lex;
+  return plural ? words.plural : words.singular;
 }
 
 /** A plural for a phrase the lexicon does not give (a group key, a compound). */

@@ -24,8 +24,9 @@ export function writeNaturalQuestion(index: ErIndex, query: Query, paraphrase: n
   // A question read from a partner's side may leave the rows' own objects unnamed: the evidence names them.
   if (query.kind === 'select') {
     const lex = index.entity(query.from.entity).lexicon;
+    const words = lex.everyday ?? lex;
     const said = `${question} ${n.evidence.join(' ')}`.toLowerCase();
-    if (!said.includes(lex.singular.toLowerCase()) && !said.includes(lex.plural.toLowerCase())) state(n, `Each row starts from ${article(lex.singular)}.`, 'base');
+    if (![lex, words].some((l) => said.includes(l.singular.toLowerCase()) || said.includes(l.plural.toLowerCase()))) state(n, `Each row starts from ${article(words.singular)}.`, 'base');
   }
   return { question, evidence: n.evidence.join(' '), covered: [...new Set([...n.covered, ...n.d.covered])].sort() };
 }

@@ -2,7 +2,7 @@ import type { ComparisonOperator, Expr, Predicate, ScalarLiteral, SelectQuery } 
 import { article, capitalize, listing } from '../describe/english.ts';
 import { predicate } from '../describe/predicates.ts';
 import { isCorrelation } from '../describe/subqueries.ts';
-import { canonical, comparative, linkVerb, measureOf, nounOf, pluralOf, state, type Measure, type NaturalContext } from './natural-context.ts';
+import { canonical, comparative, entityNoun, linkVerb, measureOf, nounOf, pluralOf, state, type Measure, type NaturalContext } from './natural-context.ts';
 import { inlineTexts, momentText, numberText, quantityText, valueText } from './values.ts';
 
 /**
@@ -170,7 +170,7 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
           const other = measureOf(n, out.arg.alias, out.arg.attribute);
           const fn = { avg: 'average', min: 'lowest', max: 'highest', sum: 'total' }[out.fn];
           const ops: Record<ComparisonOperator, string> = { '=': 'equal to', '<>': 'other than', '<': 'below', '<=': 'at most', '>': 'above', '>=': 'at least' };
-          const all = n.index.entity(sq.from.entity).lexicon.plural;
+          const all = entityNoun(n, sq.from.entity, true);
           return { alias: canonical(n.d, left.alias), text: `with ${article(m.noun)} ${ops[p.op]} the ${fn} ${other.noun} of all ${all}` };
         }
       }
@@ -249,7 +249,7 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
       return { alias: canonical(n.d, p.alias), text: `${p.negated ? 'without' : 'with'} the ${one} ${v}` };
     }
     case 'isA': {
-      const sub = n.index.entity(p.entity).lexicon.plural;
+      const sub = entityNoun(n, p.entity, true);
       return { alias: canonical(n.d, p.alias), text: `that are ${p.negated ? 'not ' : ''}${sub}` };
     }
     case 'exists': {
