@@ -173,10 +173,21 @@ function labelDefinition(n: NaturalContext, e: Expr, label: Figure, subject: str
       return `${name} is ${listing([...said, rest], 'and')}${parts.length > 1 ? ', the first that applies' : ''}.`;
     }
   }
+  if (label.text === 'full name' && fullName(n, e)) return 'Full name is the first name, a space, then the last name.';
   if (e.kind === 'ageYears' && e.to.kind === 'literal' && typeof e.to.value === 'string') {
     return `${name} counts whole years up to ${momentText(e.to.value, false)}.`;
   }
   return `${name} is ${expr(n.d, e, { grouped: hasAggregate(e) }).replace(/ \(in UTC\)/gu, '')}.`;
+}
+
+/** "full name" (or "customer full name") for first name, a space and last name joined, of one object; undefined otherwise. */
+function fullName(n: NaturalContext, e: Expr): string | undefined {
+  if (e.kind !== 'arithmetic' || e.op !== '||' || e.left.kind !== 'arithmetic' || e.left.op !== '||') return undefined;
+  const [first, space, last] = [e.left.left, e.left.right, e.right];
+  if (first.kind !== 'attribute' || last.kind !== 'attribute' || first.alias !== last.alias || space.kind !== 'literal' || space.value !== ' ') return undefined;
+  const a = measureOf(n, first.alias, first.attribute).noun;
+  const b = measureOf(n, last.alias, last.attribute).noun;
+  return a === 'first name' && b === 'last name' ? 'full name' : undefined;
 }
 
 function literalValue(e: Expr): string {
@@ -244,6 +255,9 @@ function labelOf(n: NaturalContext, e: Expr, subject: string | undefined, reach:
       return a ? { text: `${e.percent ? 'percentage' : 'ratio'} of ${a}`, kind: 'number' } : undefined;
     }
     case 'arithmetic': {
+      // first name || ' ' || last name is what people call a full name.
+      const full = fullName(n, e);
+      if (full) return { text: full, plural: `${full}s`, kind: 'text' };
       const l = named(e.left);
       const r = e.right.kind === 'literal' ? (typeof e.right.value === 'string' ? `"${e.right.value}"` : String(e.right.value)) : named(e.right);
       if (!l || !r) return undefined;

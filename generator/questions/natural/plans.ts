@@ -5,7 +5,7 @@ import { hasAggregate } from '../../query/query-scope.ts';
 import { article, capitalize, listing } from '../describe/english.ts';
 import { nullable, windowWords } from '../describe/expressions.ts';
 import { describeQualify } from '../describe/window.ts';
-import { canonical, measureOf, nounOf, pluralOf, state, superlativeOf, type NaturalContext } from './natural-context.ts';
+import { canonical, linkVerb, measureOf, nounOf, pluralOf, state, superlativeOf, type NaturalContext } from './natural-context.ts';
 import { figure, orderEvidence, partnerPhrase, sortExpr, sortedBy, superlativeKey, type Figure, type Reach } from './figures.ts';
 import { restrictionsOf, rowsAround, rowSubject, type Rows } from './rows.ts';
 import { restriction } from './restrictions.ts';
@@ -18,7 +18,7 @@ import { numberText } from './values.ts';
 
 type Plan =
   | 'lookup' | 'lookupTop' | 'lookupTop1' | 'lookupTopAdj' | 'lookupTop1Adj' | 'lookupLimit' | 'lookupOne' | 'groupedTop1' | 'count' | 'aggregate' | 'aggregateBare' | 'countAndAggregate'
-  | 'grouped' | 'groupedCount' | 'groupedTop' | 'perObject' | 'perObjectTop' | 'perObjectTop1'
+  | 'grouped' | 'groupedCount' | 'groupedTop' | 'perObject' | 'perObjectTop' | 'perObjectTop1' | 'perObjectTopVerb' | 'perObjectTop1Verb'
   | 'union' | 'unionAll' | 'intersect' | 'except' | 'numbersOfLists';
 
 const PLANS_PATH = fileURLToPath(new URL('../../../templates/natural.json', import.meta.url));
@@ -300,6 +300,13 @@ function perObjectQuestion(n: NaturalContext, q: SelectQuery): string {
       if (q.limit === 1) return fill(n, 'lookupTop1Adj', { outputs, row: rows.singular, adj });
       return fill(n, 'lookupTopAdj', { outputs: outputsPlural, rows: rows.plural, n: numberText(q.limit), adj });
     }
+    // "Which 50 creators own the most channels?": a count of partners said with the base's own verb.
+    const active = e ? activeCount(n, q, e, base, restrictions) : undefined;
+    if (active) {
+      const most = first.direction === 'desc' ? 'most' : 'fewest';
+      if (q.limit === 1) return fill(n, 'perObjectTop1Verb', { outputs, row: rows.singular, verb: active.singular, most, partners: active.partners });
+      return fill(n, 'perObjectTopVerb', { outputs: outputsPlural, rows: rows.plural, n: numberText(q.limit), verb: active.plural, most, partners: active.partners });
+    }
     if (f && f.kind !== 'other') {
       const sup = superlativeKey(f, first.direction === 'desc');
       if (q.limit === 1) return fill(n, 'perObjectTop1', { outputs, row: rows.singular, sup });
@@ -309,6 +316,23 @@ function perObjectQuestion(n: NaturalContext, q: SelectQuery): string {
   if (q.limit !== undefined) state(n, `Only the first ${numberText(q.limit)} ${nounOf(n, base, true)} in that order are listed.`, 'limit');
   const orderText = first ? `, ${sortedByItem(n, q, first, base, starReach)}` : '';
   return fill(n, 'perObject', { outputs, row: rows.singular, be: be(figs), order: orderText });
+}
+
+/**
+ * A sort key that counts the partners of the base's one join, with the base's verb for it
+ * ("own", "hosted"): the count's object and verb, else undefined (a passive phrase, a
+ * partner with conditions, a count of something else).
+ */
+function activeCount(n: NaturalContext, q: SelectQuery, e: Expr, base: string, restrictions: ReadonlyMap<string | undefined, readonly unknown[]>): { singular: string; plural: string; partners: string } | undefined {
+  if (e.kind !== 'aggregate' || e.fn !== 'count' || e.filter) return undefined;
+  const joins = (q.joins ?? []).filter((j) => !n.d.aliases.get(j.alias)?.sameAs);
+  const j = joins.length === 1 ? joins[0] : undefined;
+  if (!j || j.kind !== 'relationship' || canonical(n.d, j.from) !== base || j.on || (restrictions.get(j.alias)?.length ?? 0) > 0) return undefined;
+  if (e.arg && !(e.arg.kind === 'attribute' && e.arg.attribute === 'id' && e.arg.alias === j.alias)) return undefined;
+  const plural = linkVerb(n, j, true, true);
+  const singular = linkVerb(n, j, true, false);
+  if (!plural.startsWith('that ') || !singular.startsWith('that ')) return undefined;
+  return { plural: plural.slice('that '.length), singular: singular.slice('that '.length), partners: `${e.distinct ? 'different ' : ''}${nounOf(n, j.alias, true)}` };
 }
 
 function rowsAroundBaseOnly(n: NaturalContext, q: SelectQuery, base: string, restrictions: Map<string | undefined, import('./restrictions.ts').Restriction[]>): Rows {
