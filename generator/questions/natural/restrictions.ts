@@ -2,7 +2,8 @@ import type { ComparisonOperator, Expr, Predicate, ScalarLiteral, SelectQuery } 
 import { article, capitalize, listing } from '../describe/english.ts';
 import { predicate } from '../describe/predicates.ts';
 import { isCorrelation } from '../describe/subqueries.ts';
-import { canonical, comparative, entityNoun, linkVerb, measureOf, nounOf, pluralOf, state, type Measure, type NaturalContext } from './natural-context.ts';
+import { elementLexicon } from '../describe/context.ts';
+import { canonical, comparative, entityNoun, info, linkVerb, measureOf, nounOf, pluralOf, state, type Measure, type NaturalContext } from './natural-context.ts';
 import { inlineTexts, momentText, numberText, quantityText, valueText } from './values.ts';
 
 /**
@@ -146,6 +147,12 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
       const left = attributeOf(p.left);
       const value = literalOf(p.right);
       if (left && value !== undefined) return { alias: canonical(n.d, left.alias), text: attributeCompare(n, left.alias, left.name, p.op, value) };
+      // A multi-valued attribute's value, one a row: "with the supported platform iOS".
+      if (p.left.kind === 'element' && value !== undefined && value !== null && (p.op === '=' || p.op === '<>')) {
+        const lex = elementLexicon(info(n.d, p.left.alias));
+        const v = typeof value === 'string' ? (inlineTexts([value])[0] as string) : valueText(value);
+        return { alias: p.left.alias, text: p.op === '=' ? `with the ${lex.singular} ${v}` : `with ${article(lex.singular)} other than ${v}` };
+      }
       if (left && p.right.kind === 'dateShift' && p.right.arg.kind === 'literal' && typeof p.right.arg.value === 'string') {
         const m = measureOf(n, left.alias, left.name);
         const amount = Math.abs(p.right.amount);

@@ -85,7 +85,10 @@ export function rowsAround(n: NaturalContext, q: SelectQuery, subject: string, r
       if (e.join.kind === 'elements') {
         const lex = elementLexicon(info(n.d, e.other));
         // "the tags of products": an element the outputs name needs no "with their tags".
-        if (!named.has(e.other) || said(e.other)) parts.push(`with their ${lex.plural}${said(e.other)}`);
+        // "apps with the supported platform iOS": a condition on the value says the value.
+        const own = [...(onOf.get(e.other) ?? []), ...(restrictions.get(e.other) ?? [])];
+        if (own.length > 0 && own.every((r) => r.text.startsWith('with '))) parts.push(listing(own.map((r) => r.text)));
+        else if (!named.has(e.other) || said(e.other)) parts.push(`with their ${lex.plural}${said(e.other)}`);
         if (optional) state(n, `${capitalize(nounOf(n, alias, true))} with no ${lex.plural} are listed once, with the ${lex.singular} left empty.`, 'left-elements');
         else n.covered.add('elements');
         continue;
