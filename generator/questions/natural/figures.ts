@@ -57,7 +57,8 @@ function partOfTime(n: NaturalContext, e: Expr, subject: string | undefined): Fi
   if (e.field === 'month') state(n, 'Months are numbered 1 to 12.', 'month-number');
   if (e.field === 'quarter') state(n, 'Quarters are numbered 1 to 4.', 'quarter-number');
   const word = e.field;
-  const text = / (time|date)$/u.test(base) ? base.replace(/ (time|date)$/u, ` ${word}`) : `${word} of the ${base}`;
+  // "sign-up year", "scheduled start year".
+  const text = / (time|date)$/u.test(base) ? base.replace(/ (time|date)$/u, ` ${word}`) : `${base} ${word}`;
   return { text, kind: 'number' };
 }
 

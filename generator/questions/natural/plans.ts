@@ -363,7 +363,9 @@ function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
   const key = listing(keyFigs.map(eachOf));
   const keyInSelect = (e: Expr) => keys.some((k) => JSON.stringify(k) === JSON.stringify(e));
   const asked = q.select.filter((o) => !keyInSelect(o.expr));
-  const figs = asked.map((o) => figure(n, o.expr, subject, { bareCount: true }));
+  const bare = asked.map((o) => figure(n, o.expr, subject, { bareCount: true }));
+  // "the number and average price of products" reads; "the number and number of different emails" does not.
+  const figs = bare.some((f) => f.text.startsWith('number of ')) ? bare.map((f) => (f.text === 'number' ? { ...f, text: `number of ${rows.noun}` } : f)) : bare;
   // The register lists the keys first, then what is asked, in the order asked.
   const said = [...q.select.filter((o) => keyInSelect(o.expr)), ...asked];
   if (said.some((o, i) => o !== q.select[i]) || keys.some((k) => !q.select.some((o) => JSON.stringify(o.expr) === JSON.stringify(k)))) {
