@@ -77,11 +77,11 @@ export function textIs(m: Measure, values: readonly string[], negated: boolean):
   const not = negated ? 'not ' : '';
   const last = m.noun.split(' ').pop() as string;
   if (m.role === 'category' || m.role === undefined) {
-    if (/^(category|department|division|genre|type)$/u.test(last)) return `${not}in the ${v} ${last}`;
+    if (last === 'material' || m.noun === 'material type') return `${not}made of ${v}`;
+    if (/^(category|department|division|genre)$/u.test(last)) return `${not}in the ${v} ${last}`;
     if (last === 'tier' || last === 'plan') return `${not}on the ${v} ${last}`;
     if (last === 'platform') return `${not}on ${v}`;
     if (last === 'format') return `${not}in ${v} format`;
-    if (last === 'material' || m.noun === 'material type') return `${not}made of ${v}`;
     if (last === 'resolution') return `${not}in ${v}`;
   }
   if (m.role === 'name' && last === 'title') return `${not}titled ${v}`;
