@@ -387,7 +387,8 @@ function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
     const f = e ? figure(n, e, subject) : undefined;
     if (f && f.kind !== 'other') {
       const sup = superlativeKey(f, first.direction === 'desc');
-      const sup2 = f.kind === 'count' && e?.kind === 'aggregate' && !e.arg ? `${first.direction === 'desc' ? 'most' : 'fewest'} ${rows.plural}` : sup;
+      // The rows are named once: "the highest total stock quantity of devices".
+      const sup2 = f.kind === 'count' && e?.kind === 'aggregate' && !e.arg ? `${first.direction === 'desc' ? 'most' : 'fewest'} ${rows.plural}` : sup.includes(rows.noun) ? sup : `${sup} of ${rows.plural}`;
       if (having) state(n, `Only ${keyPlural(key)}${having} are considered.`, 'having');
       const sortIsKey = e !== undefined && keys.some((k) => JSON.stringify(k) === JSON.stringify(e));
       if (sortIsKey) {
