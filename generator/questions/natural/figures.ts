@@ -175,6 +175,11 @@ function labelDefinition(n: NaturalContext, e: Expr, label: Figure, subject: str
     }
   }
   if (label.text === 'full name' && fullName(n, e)) return 'Full name is the first name, a space, then the last name.';
+  // SUM(CASE WHEN p THEN 1 ELSE 0 END): "… adds 1 for each employee in the warehouse department, and 0 otherwise."
+  if (e.kind === 'aggregate' && e.fn === 'sum' && subject && e.arg?.kind === 'case' && e.arg.whens.length === 1 && e.arg.whens[0]) {
+    const r = restriction(n, e.arg.whens[0].when);
+    if (!r.text.startsWith('where ')) return `${name} adds 1 for each ${nounOf(n, subject)} ${r.text}, and 0 otherwise.`;
+  }
   if (e.kind === 'ageYears' && e.to.kind === 'literal' && typeof e.to.value === 'string') {
     return `${name} counts whole years up to ${momentText(e.to.value, false)}.`;
   }

@@ -17,7 +17,7 @@ function conjunctsOfPredicate(p: Predicate): Predicate[] {
 import { numberText } from './values.ts';
 
 type Plan =
-  | 'lookup' | 'lookupTop' | 'lookupTop1' | 'lookupTopAdj' | 'lookupTop1Adj' | 'lookupLimit' | 'lookupOne' | 'groupedTop1' | 'count' | 'aggregate' | 'aggregateBare' | 'countAndAggregate'
+  | 'lookup' | 'lookupTop' | 'lookupTop1' | 'lookupTopAdj' | 'lookupTop1Adj' | 'lookupLimit' | 'lookupOne' | 'groupedTop1' | 'count' | 'aggregate' | 'aggregateBare' | 'aggregateAmong' | 'countAndAggregate'
   | 'grouped' | 'groupedCount' | 'groupedTop' | 'perObject' | 'perObjectTop' | 'perObjectTop1' | 'perObjectTopVerb' | 'perObjectTop1Verb'
   | 'union' | 'unionAll' | 'intersect' | 'except' | 'numbersOfLists';
 
@@ -215,7 +215,11 @@ function aggregate(n: NaturalContext, q: SelectQuery): string {
     return `${fill(n, 'countAndAggregate', { rows: rows.plural, figures: nouns(rest), be: be(rest) })}${tail}`;
   }
   // "the number of clips in 1080p" already names its rows: no "of clips" after it.
-  if (rows.plural === rows.noun && figs.every((f) => f.text.includes(` ${rows.noun} `))) return `${fill(n, 'aggregateBare', { figures: nouns(figs), be: be(figs) })}${tail}`;
+  if (figs.every((f) => f.text.includes(` ${rows.noun} `))) {
+    if (rows.plural === rows.noun) return `${fill(n, 'aggregateBare', { figures: nouns(figs), be: be(figs) })}${tail}`;
+    // BIRD's "Among the posts owned by an elder user, …" when the rows have conditions of their own.
+    return `${fill(n, 'aggregateAmong', { rows: rows.plural, figures: nouns(figs), be: be(figs) })}${tail}`;
+  }
   return `${fill(n, 'aggregate', { rows: rows.plural, figures: nouns(figs), be: be(figs) })}${tail}`;
 }
 

@@ -71,6 +71,8 @@ export function rowsAround(n: NaturalContext, q: SelectQuery, subject: string, r
   };
   // A WHERE condition on a LEFT-joined partner drops the rows without one again: the join is as good as inner.
   const required = (alias: string) => (restrictions.get(alias) ?? []).some((r) => r.rejectsMissing !== false);
+  // The subject's own verbs agree with it: "streamers that own channels", "the streamer that owns channels".
+  const topVerbs: { plural: string; singular: string }[] = [];
   const walk = (alias: string, plural: boolean): string => {
     const parts: string[] = [];
     for (const e of edges(alias)) {
@@ -96,6 +98,7 @@ export function rowsAround(n: NaturalContext, q: SelectQuery, subject: string, r
       const entity = info(n.d, e.other).entity as string;
       scopeNote(n, entity);
       const verb = linkVerb(n, e.join, e.fromSide, plural);
+      if (alias === subject) topVerbs.push({ plural: verb, singular: linkVerb(n, e.join, e.fromSide, false) });
       const inner = `${nounOf(n, e.other, true)}${said(e.other)}${walk(e.other, true)}`;
       if (optional) {
         // "employees and any products recommended by them": the partner is optional.
@@ -115,7 +118,7 @@ export function rowsAround(n: NaturalContext, q: SelectQuery, subject: string, r
   const own = said(subject);
   return {
     plural: `${nounOf(n, subject, true)}${own}${links}${tail}`,
-    singular: `${nounOf(n, subject)}${own}${links.replace(/\bthat (\w+)/gu, 'that $1')}${tail}`,
+    singular: `${nounOf(n, subject)}${own}${topVerbs.reduce((t, v) => t.replace(` ${v.plural} `, ` ${v.singular} `), links)}${tail}`,
     noun: nounOf(n, subject, true),
     onePerSubject,
     repeatedBy,
