@@ -180,6 +180,22 @@ function labelDefinition(n: NaturalContext, e: Expr, label: Figure, subject: str
     const r = restriction(n, e.arg.whens[0].when);
     if (!r.text.startsWith('where ')) return `${name} adds 1 for each ${nounOf(n, subject)} ${r.text}, and 0 otherwise.`;
   }
+  // A numbering window: "Position by price within each file format numbers the apps 1, 2, 3, … in each file format, highest price first, ties broken by id."
+  if (e.kind === 'window' && (e.fn === 'row_number' || e.fn === 'rank' || e.fn === 'dense_rank') && (e.orderBy?.length ?? 0) > 0) {
+    const keys = (e.partitionBy ?? []).map((k) => figure(n, k, subject));
+    const order = (e.orderBy ?? []).map((o) => ({ f: figure(n, o.expr, subject), desc: o.direction === 'desc' }));
+    if ([...keys, ...order.map((o) => o.f)].every((f) => f.kind !== 'other')) {
+      const rowsNoun = n.d.windowUnit === 'group' ? 'groups' : subject ? nounOf(n, subject, true) : 'rows';
+      const [head, ...rest] = order as [{ f: Figure; desc: boolean }, ...{ f: Figure; desc: boolean }[]];
+      const within = keys.length > 0 ? ` within each ${listing(keys.map((k) => k.text))}` : '';
+      const ties = rest.length > 0 ? `, ties broken by ${listing(rest.map((o) => `${o.f.text}${o.desc ? ' (descending)' : ''}`), 'then')}` : '';
+      // PostgreSQL puts a missing key first in descending order, last in ascending.
+      const missing = (e.orderBy ?? []).flatMap((o, i) => (mayBeMissing(n, o.expr) ? [`${rowsNoun} with no ${(order[i] as { f: Figure }).f.text} come ${o.direction === 'desc' ? 'first' : 'last'}`] : []));
+      const gaps = missing.length > 0 ? `; ${listing(missing)}` : '';
+      const how = gaps + (e.fn === 'row_number' ? '' : e.fn === 'rank' ? `; tied ${rowsNoun} share a rank and the next rank skips ahead (1, 1, 3)` : `; tied ${rowsNoun} share a rank, with no gaps (1, 1, 2)`);
+      return `${name} numbers the ${rowsNoun} 1, 2, 3, …${within} by ${firstOrder(head.f, head.desc)}${ties}${how}.`;
+    }
+  }
   if (e.kind === 'ageYears' && e.to.kind === 'literal' && typeof e.to.value === 'string') {
     return `${name} counts whole years up to ${momentText(e.to.value, false)}.`;
   }
@@ -194,6 +210,13 @@ function fullName(n: NaturalContext, e: Expr): string | undefined {
   const a = measureOf(n, first.alias, first.attribute).noun;
   const b = measureOf(n, last.alias, last.attribute).noun;
   return a === 'first name' && b === 'last name' ? 'full name' : undefined;
+}
+
+/** "highest price first", "latest sign-up time first", "title in alphabetical order". */
+function firstOrder(f: Figure, desc: boolean): string {
+  if (f.kind === 'text') return `${f.text} in ${desc ? 'reverse ' : ''}alphabetical order`;
+  if (f.kind === 'time') return `${f.text}, ${desc ? 'latest' : 'earliest'} first`;
+  return `${f.text}, ${desc ? 'highest' : 'lowest'} first`;
 }
 
 function literalValue(e: Expr): string {
