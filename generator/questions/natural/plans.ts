@@ -6,7 +6,7 @@ import { article, capitalize, listing } from '../describe/english.ts';
 import { nullable, windowWords } from '../describe/expressions.ts';
 import { describeQualify } from '../describe/window.ts';
 import { canonical, linkVerb, measureOf, nounOf, pluralOf, state, superlativeOf, type NaturalContext } from './natural-context.ts';
-import { figure, orderEvidence, partnerPhrase, sortExpr, sortedBy, superlativeKey, type Figure, type Reach } from './figures.ts';
+import { figure, mayBeMissing, orderEvidence, partnerPhrase, sortExpr, sortedBy, superlativeKey, type Figure, type Reach } from './figures.ts';
 import { restrictionsOf, rowsAround, rowSubject, type Rows } from './rows.ts';
 import { restriction } from './restrictions.ts';
 import type { Predicate } from '../../query/conceptual-query.ts';
@@ -18,7 +18,7 @@ import { numberText } from './values.ts';
 
 type Plan =
   | 'lookup' | 'lookupTop' | 'lookupTop1' | 'lookupTopAdj' | 'lookupTop1Adj' | 'lookupLimit' | 'lookupOne' | 'groupedTop1' | 'count' | 'aggregate' | 'aggregateBare' | 'aggregateAmong' | 'countAndAggregate'
-  | 'grouped' | 'groupedCount' | 'groupedTop' | 'perObject' | 'perObjectTop' | 'perObjectTop1' | 'perObjectTopVerb' | 'perObjectTop1Verb'
+  | 'grouped' | 'groupedCount' | 'groupedFirst' | 'groupedFirstCount' | 'groupedTop' | 'perObject' | 'perObjectTop' | 'perObjectTop1' | 'perObjectTopVerb' | 'perObjectTop1Verb'
   | 'union' | 'unionAll' | 'intersect' | 'except' | 'numbersOfLists';
 
 const PLANS_PATH = fileURLToPath(new URL('../../../templates/natural.json', import.meta.url));
@@ -395,6 +395,15 @@ function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
       const sup2 = f.kind === 'count' && e?.kind === 'aggregate' && !e.arg ? `${first.direction === 'desc' ? 'most' : 'fewest'} ${rows.plural}` : sup.includes(rows.noun) ? sup : `${sup} of ${rows.plural}`;
       if (having) state(n, `Only ${keyPlural(key)}${having} are considered.`, 'having');
       const sortIsKey = e !== undefined && keys.some((k) => JSON.stringify(k) === JSON.stringify(e));
+      // "For the 5 latest creation years, how many videos are there?": the first groups by their own key.
+      if (sortIsKey && keys.length === 1 && e && !mayBeMissing(n, e) && (f.kind === 'time' || f.kind === 'number' || f.kind === 'text')) {
+        const desc = first.direction === 'desc';
+        const adj = f.kind === 'time' || / (year|quarter|month|date)$/u.test(f.text) ? (desc ? 'latest' : 'earliest') : f.kind === 'number' ? (desc ? 'highest' : 'lowest') : `alphabetically ${desc ? 'last' : 'first'}`;
+        const which = q.limit === 1 ? `${adj} ${key}` : `${numberText(q.limit)} ${adj} ${keyPlural(key)}`;
+        const onlyCount = figs.length === 1 && asked[0] !== undefined && isCountOf(asked[0].expr, subject, n);
+        n.covered.add('limit');
+        return onlyCount ? fill(n, 'groupedFirstCount', { which, having, rows: rows.plural }) : fill(n, 'groupedFirst', { which, having, figures: nouns(figs), be: be(figs), rows: rows.plural });
+      }
       if (sortIsKey) {
         state(n, `Only the first ${q.limit === 1 ? 'group' : `${numberText(q.limit)} groups`} in that order ${q.limit === 1 ? 'is' : 'are'} listed.`, 'limit');
         const onlyCount = figs.length === 1 && asked[0] !== undefined && isCountOf(asked[0].expr, subject, n);
