@@ -47,7 +47,7 @@ export const retail = defineDomain({
     {
       name: 'Apparel',
       parent: 'PhysicalProduct',
-      lexicon: noun('apparel item'),
+      lexicon: { ...noun('apparel item'), everyday: noun('clothing item') },
       fraction: 0.45,
       attributes: [
         attr.text('category', {
@@ -84,7 +84,7 @@ export const retail = defineDomain({
     {
       name: 'Electronics',
       parent: 'PhysicalProduct',
-      lexicon: noun('electronics product'),
+      lexicon: { ...noun('electronics product'), everyday: noun('device') },
       fraction: 0.21,
       attributes: [
         attr.text('model_no', { role: { kind: 'identifier' }, lexicon: noun('model number'), hints: { faker: 'vehicle.vrm', unique: true } }),
@@ -120,7 +120,7 @@ export const retail = defineDomain({
     {
       name: 'Media',
       parent: 'DigitalProduct',
-      lexicon: noun('media product'),
+      lexicon: { ...noun('media product'), everyday: noun('media item') },
       fraction: 0.5,
       attributes: [
         attr.integer('duration', { role: { kind: 'measure', unit: 'second', additive: true }, lexicon: { ...noun('duration in seconds', 'durations in seconds'), high: 'long', low: 'short', unit: 'seconds' }, hints: { min: 30, max: 10800 } }),
@@ -129,7 +129,7 @@ export const retail = defineDomain({
     {
       name: 'Software',
       parent: 'DigitalProduct',
-      lexicon: noun('software product'),
+      lexicon: { ...noun('software product'), everyday: noun('app') },
       fraction: 0.5,
       attributes: [
         attr.text('version', { role: { kind: 'identifier' }, lexicon: noun('version'), hints: { faker: 'system.semver' } }),

@@ -50,7 +50,7 @@ export const socialMedia = defineDomain({
       name: 'ConsumerAccount',
       parent: 'Account',
       specialization: { disjoint: true, total: false },
-      lexicon: noun('consumer'),
+      lexicon: { ...noun('consumer'), everyday: noun('viewer') },
       fraction: 0.55,
       attributes: [
         attr.text('preferences', {
@@ -89,7 +89,7 @@ export const socialMedia = defineDomain({
     {
       name: 'Content',
       specialization: { disjoint: true, total: false },
-      lexicon: noun('content item'),
+      lexicon: { ...noun('content item'), everyday: noun('video') },
       counts: { tiny: 80, small: 1200, paper: 12000, large: 120000 },
       attributes: [
         attr.text('title', { role: { kind: 'name' }, lexicon: noun('title'), hints: { faker: 'book.title' } }),
@@ -108,7 +108,7 @@ export const socialMedia = defineDomain({
       name: 'LiveContent',
       parent: 'Content',
       specialization: { disjoint: true, total: false },
-      lexicon: noun('live content item'),
+      lexicon: { ...noun('live content item'), everyday: noun('live video') },
       fraction: 0.3333,
       attributes: [
         attr.timestamptz('scheduled_start', { role: { kind: 'time' }, lexicon: { ...noun('scheduled start'), high: 'late', low: 'early' }, hints: { min: '2019-01-01', max: '2025-12-31' } }),
@@ -129,7 +129,7 @@ export const socialMedia = defineDomain({
       name: 'RecordedContent',
       parent: 'Content',
       specialization: { disjoint: true, total: false },
-      lexicon: noun('recorded content item'),
+      lexicon: { ...noun('recorded content item'), everyday: noun('recorded video') },
       fraction: 0.5,
       attributes: [
         attr.numeric('file_size_mb', 10, 2, { role: { kind: 'measure', unit: 'MB', additive: true }, lexicon: { ...noun('file size in MB', 'file sizes in MB'), high: 'large', low: 'small', unit: 'MB' }, hints: { min: 0.5, max: 20000 } }),

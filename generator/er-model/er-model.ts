@@ -25,6 +25,16 @@ export interface NounLexicon {
   readonly plural: string;
 }
 
+/** An entity's words: its noun, and the one people use in a question when the model's is a class name. */
+export interface EntityLexicon extends NounLexicon {
+  /**
+   * What a user calls the objects when the model's noun is a modeller's ("video" for a
+   * "content item", "viewer" for a "consumer"); the natural question style uses it, the
+   * other styles keep the model's noun. It covers the subclasses as the model's noun does.
+   */
+  readonly everyday?: NounLexicon;
+}
+
 /**
  * Hints for the instance generator. None of these change the model's meaning; they shape
  * the data so questions over it have interesting answers.
@@ -147,7 +157,7 @@ export interface Entity {
   /** Required on an entity that has subclasses. */
   readonly specialization?: Specialization;
   readonly attributes: readonly Attribute[];
-  readonly lexicon: NounLexicon;
+  readonly lexicon: EntityLexicon;
   /** Root entities: instance counts per scale preset. */
   readonly counts?: ScaleCounts;
   /** Subclasses: the share of the parent's instances that belong to this class. */

@@ -12,6 +12,7 @@ import type {
   Domain,
   Entity,
   NounLexicon,
+  EntityLexicon,
   Relationship,
   RelationshipLexicon,
   ScaleCounts,
@@ -134,6 +135,7 @@ const HINT_KEYS = keysOf<ValueHints>({
 const SPECIALIZATION_KEYS = keysOf<Specialization>({ disjoint: true, total: true });
 const COUNT_KEYS = keysOf<ScaleCounts>({ tiny: true, small: true, paper: true, large: true });
 const NOUN_KEYS = keysOf<NounLexicon>({ singular: true, plural: true });
+const ENTITY_LEXICON_KEYS = keysOf<EntityLexicon>({ singular: true, plural: true, everyday: true });
 const VERB_KEYS = keysOf<RelationshipLexicon>({ forward: true, reverse: true });
 const RELATIONSHIP_KEYS = keysOf<Relationship>({
   name: true,
@@ -187,6 +189,7 @@ export const CANONICAL_KEY_ORDER: readonly string[] = [
     'role',
     'lexicon',
     ...NOUN_KEYS,
+    'everyday',
     'high',
     'low',
     'adjective',
@@ -365,6 +368,15 @@ class DomainChecker {
     const listed = known.length <= 12 ? known.join(', ') : `${known.slice(0, 12).join(', ')}, …`;
     const hint = near[0] !== undefined ? `did you mean "${near[0].k}"?` : known.length > 0 ? `known: ${listed}` : 'the domain declares no entity';
     return `unknown entity ${describe(name)} (${hint})`;
+  }
+
+  /** An entity's lexicon: its noun, and optionally the everyday noun of a question. */
+  private entityLexicon(value: unknown, path: string): void {
+    if (!this.record(value, path, 'a lexicon {singular, plural}')) return;
+    this.keys(value, ENTITY_LEXICON_KEYS, path);
+    this.nonEmptyString(value.singular, `${path}.singular`);
+    this.nonEmptyString(value.plural, `${path}.plural`);
+    if (value.everyday !== undefined) this.nounLexicon(value.everyday, `${path}.everyday`);
   }
 
   private nounLexicon(value: unknown, path: string): void {
@@ -554,7 +566,7 @@ class DomainChecker {
     this.specialization(raw, info, path);
 
     if (raw.lexicon === undefined) this.report(`${path}.lexicon`, 'required: {singular, plural} nouns for the question writer');
-    else this.nounLexicon(raw.lexicon, `${path}.lexicon`);
+    else this.entityLexicon(raw.lexicon, `${path}.lexicon`);
 
     if (raw.counts !== undefined) {
       if (isSubclass) {

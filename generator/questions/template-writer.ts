@@ -80,7 +80,24 @@ export function writeTemplateQuestions(index: ErIndex, query: Query, wanted: rea
     if (!frame) frames.set(mode, (frame = describeQuery(index, query, mode).frame));
     return frame;
   };
-  return wanted.map((w) => (w.style === 'natural' ? writeNaturalQuestion(index, query, w.paraphrase, seed) : realize(frameOf(w.style === 'implicit' ? 'evidence' : 'inline'), w.style, w.paraphrase, seed)));
+  const base = index.entity(query.kind === 'set' ? leftmost(query).from.entity : query.from.entity).lexicon;
+  return wanted.map((w) => (w.style === 'natural' ? writeNaturalQuestion(index, query, w.paraphrase, seed) : realize(frameOf(w.style === 'implicit' ? 'evidence' : 'inline'), w.style, w.paraphrase, seed, base)));
+}
+
+function leftmost(q: Query): Extract<Query, { kind: 'select' }> {
+  return q.kind === 'set' ? leftmost(q.left) : q;
+}
+
+/**
+ * "the id of the creator for every creator" says the rows twice: "the id of every creator".
+ * Elsewhere "for every creator (…)" before a bracket, a comma or "with" reads "for all
+ * creators (…)" (and "taken over", "considering" alike). Only whole-noun matches of the query's base change; nothing else moves.
+ */
+function plainRows(text: string, base: { singular: string; plural: string }): string {
+  const noun = base.singular.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
+  return text
+    .replace(new RegExp(` of the ${noun},? (?:for|taken over|considering) every ${noun}\\b`, 'gu'), ` of every ${base.singular}`)
+    .replace(new RegExp(`\\b(for|taken over|considering) every ${noun}(?=[ ]\\(|,|[.?]| with\\b| where\\b|$)`, 'gu'), `$1 all ${base.plural}`);
 }
 
 /** The facts a question for `query` must mention, by construct (for tests and checks). */
@@ -100,7 +117,7 @@ function pick<T>(items: readonly T[], seed: string, label: string, k: number): T
   return items[(offset + k) % items.length] as T;
 }
 
-function realize(frame: QueryFrame, style: QuestionStyle, paraphrase: number, seed: string): TemplateQuestion {
+function realize(frame: QueryFrame, style: QuestionStyle, paraphrase: number, seed: string, base: { singular: string; plural: string }): TemplateQuestion {
   const f = loadFragments();
   if (!(TEMPLATE_STYLE_NAMES as readonly string[]).includes(style)) throw new Error(`the template writer has no style ${style}`);
   const templates = f[style as TemplateStyle];
@@ -115,8 +132,8 @@ function realize(frame: QueryFrame, style: QuestionStyle, paraphrase: number, se
     const parts: string[] = [];
     if (frame.condition) {
       const term = pick(f.implicitTerms, seed, 'term', paraphrase);
-      filter = `, counting only the ${term} ones`;
-      parts.push(`The ${term} ones are those where ${frame.condition}.`);
+      filter = `, only those that ${term}`;
+      parts.push(`Those that ${term} are the ones where ${frame.condition}.`);
     }
     // A user says "sorted by" and leaves the tie-break to the evidence.
     const tie = order.indexOf(TIE_BREAK);
@@ -142,11 +159,11 @@ function realize(frame: QueryFrame, style: QuestionStyle, paraphrase: number, se
     notes: style === 'implicit' ? '' : notes,
     topic: frame.topic,
   };
-  const text = template.replace(/\{(\w+)\}/gu, (_, name: string) => {
+  const text = plainRows(template.replace(/\{(\w+)\}/gu, (_, name: string) => {
     const value = slots[name];
     if (value === undefined) throw new Error(`template slot {${name}} has no value`);
     return value;
-  });
+  }), base);
   return { question: tidy(style === 'concise' ? shorten(text) : text), evidence: tidy(evidence), covered: frame.covered };
 }
 

@@ -346,6 +346,19 @@ describe('checkDomain', () => {
     ]);
   });
 
+  it("checks an entity's everyday noun like its lexicon, and takes a good one", () => {
+    const model = base();
+    model.entities[3].lexicon.everyday = { singular: 'shopper', plural: '' };
+    model.entities[4].lexicon.everyday = { singular: 'purchase', plural: 'purchases', casual: true };
+    expect(checkDomain(model)).toEqual([
+      { path: 'domains.retail.entities.Customer.lexicon.everyday.plural', message: 'must not be empty' },
+      { path: 'domains.retail.entities.CustOrder.lexicon.everyday.casual', message: 'unknown key (expected one of singular, plural)' },
+    ]);
+    model.entities[3].lexicon.everyday = { singular: 'shopper', plural: 'shoppers' };
+    delete model.entities[4].lexicon.everyday.casual;
+    expect(checkDomain(model)).toEqual([]);
+  });
+
   it('uses the given path for the domain and index paths for unnamed elements', () => {
     const model = base();
     delete model.entities[1].attributes[0].name;

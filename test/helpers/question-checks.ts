@@ -201,7 +201,10 @@ export function expectedNaturalFacts(index: ErIndex, query: Query): { construct:
     if (query.op === 'union all') facts.push({ construct: 'union all keeps repeats', test: (t) => /twice|even when the two numbers are equal/u.test(t) });
   } else {
     const q = query;
-    for (const s of index.subtree(q.from.entity).slice(1)) facts.push({ construct: `subtype scope of ${q.from.entity}`, test: (t) => t.includes(s.lexicon.plural) });
+    // A noun covers its subtypes (the register's first default): the question names the entity the rows range over.
+    const lex = index.entity(q.from.entity).lexicon;
+    const names = [lex, ...(lex.everyday ? [lex.everyday] : [])].flatMap((l) => [l.singular, l.plural]).map((w) => w.toLowerCase());
+    facts.push({ construct: `the rows' noun ${lex.plural}`, test: (t) => names.some((w) => t.toLowerCase().includes(w)) });
     if (q.distinct) facts.push({ construct: 'distinct', test: (t) => /\b(distinct|different)\b/u.test(t) });
     // A WHERE conjunct on the partner (other than IS NULL) drops the unmatched rows again.
     const reads = (p: Predicate, alias: string) => JSON.stringify(p).includes(`"alias":${JSON.stringify(alias)}`);
@@ -237,13 +240,44 @@ export function expectedNaturalFacts(index: ErIndex, query: Query): { construct:
   }
   if (query.kind === 'select' && query.qualify) {
     const v = query.qualify.value;
-    facts.push({ construct: 'qualify threshold', test: (t) => new RegExp(`\\b${v}\\b`, 'u').test(t) });
+    facts.push({ construct: 'qualify threshold', test: (t) => new RegExp(`\\b${v}\\b`, 'u').test(t) || (v === 1 && /\bthe one with\b/u.test(t)) });
   }
-  // The natural evidence says where missing values sort ("… with no x come first") and what a distinct aggregate counts in its own words.
+  // The natural evidence says where missing values sort ("… with no x come first"), where a value can be missing at all.
+  const sorts = (q: Query): void => {
+    if (q.kind === 'set') return sorts(q.left);
+    for (const o of q.orderBy ?? []) if (o.nulls && mayBeMissing(index, q, o.expr)) facts.push({ construct: 'nulls position', test: (t) => /come (first|last)/u.test(t) });
+  };
+  sorts(query);
   for (const f of analyticFacts(query)) {
-    if (f.construct === 'nulls position') facts.push({ construct: f.construct, test: (t) => f.test(t) || /come (first|last)/u.test(t) });
-    else if (f.construct === 'distinct aggregate') continue; // below: only a total or an average of distinct values differs
-    else facts.push(f);
+    if (f.construct === 'nulls position' || f.construct === 'distinct aggregate') continue; // above; and only a total or an average of distinct values differs
+    facts.push(f);
   }
   return facts;
+}
+
+/** Whether a sort key of `q` can be missing, worked out from the model: an optional attribute, a LEFT-joined partner's, an aggregate of either; anything else is taken as possibly missing. */
+function mayBeMissing(index: ErIndex, q: SelectQuery, e: Expr | { readonly kind: 'output'; readonly name: string }): boolean {
+  if (e.kind === 'output') {
+    const out = q.select.find((o) => o.name === e.name)?.expr;
+    return out === undefined || mayBeMissing(index, q, out);
+  }
+  if (e.kind === 'attribute') {
+    if ((q.joins ?? []).some((j) => j.alias === e.alias && j.type === 'left')) return true;
+    if (e.attribute === 'id') return false;
+    const entity = entityOfAlias(q, e.alias);
+    const a = entity ? index.allAttributes(entity).find((x) => x.attribute.name === e.attribute)?.attribute : undefined;
+    return a === undefined || a.optional === true;
+  }
+  if (e.kind === 'aggregate') return e.fn !== 'count' && (e.filter !== undefined || e.arg === undefined || mayBeMissing(index, q, e.arg));
+  if (e.kind === 'cast' || e.kind === 'round' || e.kind === 'dateTrunc' || e.kind === 'extract') return mayBeMissing(index, q, e.arg);
+  if (e.kind === 'window') return !['row_number', 'rank', 'dense_rank', 'count'].includes(e.fn) && (e.arg === undefined || mayBeMissing(index, q, e.arg));
+  // A set's size is 0 when it is empty; a coalesce ending in a value always has one.
+  if (e.kind === 'textFunction' || e.kind === 'position' || e.kind === 'substring') return mayBeMissing(index, q, e.arg);
+  if (e.kind === 'setSize' || e.kind === 'setArray') return (q.joins ?? []).some((j) => j.alias === e.alias && j.type === 'left');
+  if (e.kind === 'coalesce') return e.args.every((a) => mayBeMissing(index, q, a));
+  if (e.kind === 'literal') return e.value === null;
+  if (e.kind === 'case' || e.kind === 'simpleCase') return e.else === undefined || mayBeMissing(index, q, e.else) || e.whens.some((w) => mayBeMissing(index, q, w.then));
+  if (e.kind === 'ageYears') return mayBeMissing(index, q, e.from) || mayBeMissing(index, q, e.to);
+  if (e.kind === 'arithmetic') return mayBeMissing(index, q, e.left) || mayBeMissing(index, q, e.right);
+  return true;
 }

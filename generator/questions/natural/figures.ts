@@ -1,10 +1,11 @@
-import type { Expr, Join, OrderItem, SelectQuery } from '../../query/conceptual-query.ts';
+import type { Expr, Join, OrderItem, Predicate, SelectQuery } from '../../query/conceptual-query.ts';
 import { hasAggregate } from '../../query/query-scope.ts';
 import { article, capitalize, listing } from '../describe/english.ts';
 import { expr, nullable } from '../describe/expressions.ts';
 import { canonical, linkVerb, measureOf, nounOf, state, type NaturalContext } from './natural-context.ts';
 import { linkedSubquery, restriction, timeNote } from './restrictions.ts';
-import { info, pluralOf } from './natural-context.ts';
+import { momentText, numberText } from './values.ts';
+import { entityNoun, info, pluralOf } from './natural-context.ts';
 
 /**
  * Output columns, aggregates and sort keys as nouns a person uses: "title", "average
@@ -56,7 +57,8 @@ function partOfTime(n: NaturalContext, e: Expr, subject: string | undefined): Fi
   if (e.field === 'month') state(n, 'Months are numbered 1 to 12.', 'month-number');
   if (e.field === 'quarter') state(n, 'Quarters are numbered 1 to 4.', 'quarter-number');
   const word = e.field;
-  const text = / (time|date)$/u.test(base) ? base.replace(/ (time|date)$/u, ` ${word}`) : `${word} of the ${base}`;
+  // "sign-up year", "scheduled start year".
+  const text = / (time|date)$/u.test(base) ? base.replace(/ (time|date)$/u, ` ${word}`) : `${base} ${word}`;
   return { text, kind: 'number' };
 }
 
@@ -66,13 +68,15 @@ export function figure(n: NaturalContext, e: Expr, subject: string | undefined, 
   const part = partOfTime(n, e, subject);
   if (part) return part;
   if (e.kind === 'classOf') {
+    // The answer holds the subclasses' names as the model spells them ("Electronics", "CreatorAccount"): the evidence gives those.
     const owner = info(n.d, e.alias).entity as string;
-    const ownerNoun = n.index.entity(owner).lexicon.singular;
-    const names = e.among.map((x) => `"${n.index.entity(x).lexicon.singular}"`);
+    const ownerNoun = entityNoun(n, owner);
+    const labels = e.among.map((x) => `"${x}"`);
     const text = `${ownerNoun} type`;
+    const one = e.among[0] as string;
     state(n, e.among.length === 1
-      ? `${capitalize(text)} is ${names[0]} for ${article(n.index.entity(e.among[0] as string).lexicon.singular)}, empty otherwise.`
-      : `${capitalize(text)} is the first of ${listing(names, 'or')} that the ${ownerNoun} is, in this order, empty if none.`, 'class-of');
+      ? `${capitalize(text)} is ${labels[0]} for ${article(entityNoun(n, one))}, empty otherwise.`
+      : `${capitalize(text)} is ${listing(e.among.map((x) => `${`"${x}"`} for ${entityNoun(n, x, true)}`), 'or')}, the first that applies in this order, empty otherwise.`, 'class-of');
     return { text, kind: 'text' };
   }
   if (e.kind === 'scalarSubquery') {
@@ -145,10 +149,79 @@ export function figure(n: NaturalContext, e: Expr, subject: string | undefined, 
   const label = labelOf(n, e, subject, reach);
   if (label) {
     // BIRD's way with a derived value: a short name in the question, its definition in the evidence.
-    state(n, `${capitalize(label.text)} is ${expr(n.d, e, { grouped: hasAggregate(e) })}.`, `label:${e.kind}`);
+    state(n, labelDefinition(n, e, label, subject), `label:${e.kind}`);
     return label;
   }
   return { text: expr(n.d, e, { grouped: hasAggregate(e) }).replace(/^the /u, ''), kind: 'other' };
+}
+
+/**
+ * The evidence sentence that defines a derived value's short name, in BIRD's manner: a CASE
+ * as its values and the rows that get them ("Duration category is "high" for clips with a
+ * duration of at least 2 hours, and "low" otherwise."), an age as whole years to a date;
+ * anything else as the precise style words it. Times are in UTC by the register's default.
+ */
+function labelDefinition(n: NaturalContext, e: Expr, label: Figure, subject: string | undefined): string {
+  const name = capitalize(label.text);
+  const whens: { when: Predicate; then: Expr }[] | undefined =
+    e.kind === 'case' ? [...e.whens] : e.kind === 'simpleCase' ? e.whens.map((w) => ({ when: { kind: 'compare', op: '=', left: e.operand, right: { kind: 'literal', value: w.value } }, then: w.then })) : undefined;
+  if ((e.kind === 'case' || e.kind === 'simpleCase') && whens && whens.every((w) => w.then.kind === 'literal') && (!e.else || e.else.kind === 'literal')) {
+    const parts = whens.map((w) => ({ r: restriction(n, w.when), v: literalValue(w.then) }));
+    if (parts.every((p) => p.r.alias !== undefined && !p.r.text.startsWith('where '))) {
+      const whom = (alias: string) => nounOf(n, alias, true);
+      const said = parts.map((p, i) => `${p.v} for ${i === 0 ? whom(p.r.alias as string) : 'those'} ${p.r.text}`);
+      const rest = e.else ? `${literalValue(e.else)} otherwise` : 'empty otherwise';
+      return `${name} is ${listing([...said, rest], 'and')}${parts.length > 1 ? ', the first that applies' : ''}.`;
+    }
+  }
+  if (label.text === 'full name' && fullName(n, e)) return 'Full name is the first name, a space, then the last name.';
+  // SUM(CASE WHEN p THEN 1 ELSE 0 END): "… adds 1 for each employee in the warehouse department, and 0 otherwise."
+  if (e.kind === 'aggregate' && e.fn === 'sum' && subject && e.arg?.kind === 'case' && e.arg.whens.length === 1 && e.arg.whens[0]) {
+    const r = restriction(n, e.arg.whens[0].when);
+    if (!r.text.startsWith('where ')) return `${name} adds 1 for each ${nounOf(n, subject)} ${r.text}, and 0 otherwise.`;
+  }
+  // A numbering window: "Position by price within each file format numbers the apps 1, 2, 3, … in each file format, highest price first, ties broken by id."
+  if (e.kind === 'window' && (e.fn === 'row_number' || e.fn === 'rank' || e.fn === 'dense_rank') && (e.orderBy?.length ?? 0) > 0) {
+    const keys = (e.partitionBy ?? []).map((k) => figure(n, k, subject));
+    const order = (e.orderBy ?? []).map((o) => ({ f: figure(n, o.expr, subject), desc: o.direction === 'desc' }));
+    if ([...keys, ...order.map((o) => o.f)].every((f) => f.kind !== 'other')) {
+      const rowsNoun = n.d.windowUnit === 'group' ? 'groups' : subject ? nounOf(n, subject, true) : 'rows';
+      const [head, ...rest] = order as [{ f: Figure; desc: boolean }, ...{ f: Figure; desc: boolean }[]];
+      const within = keys.length > 0 ? ` within each ${listing(keys.map((k) => k.text))}` : '';
+      const ties = rest.length > 0 ? `, ties broken by ${listing(rest.map((o) => `${o.f.text}${o.desc ? ' (descending)' : ''}`), 'then')}` : '';
+      // PostgreSQL puts a missing key first in descending order, last in ascending.
+      const missing = (e.orderBy ?? []).flatMap((o, i) => (mayBeMissing(n, o.expr) ? [`${rowsNoun} with no ${(order[i] as { f: Figure }).f.text} come ${o.direction === 'desc' ? 'first' : 'last'}`] : []));
+      const gaps = missing.length > 0 ? `; ${listing(missing)}` : '';
+      const how = gaps + (e.fn === 'row_number' ? '' : e.fn === 'rank' ? `; tied ${rowsNoun} share a rank and the next rank skips ahead (1, 1, 3)` : `; tied ${rowsNoun} share a rank, with no gaps (1, 1, 2)`);
+      return `${name} numbers the ${rowsNoun} 1, 2, 3, …${within} by ${firstOrder(head.f, head.desc)}${ties}${how}.`;
+    }
+  }
+  if (e.kind === 'ageYears' && e.to.kind === 'literal' && typeof e.to.value === 'string') {
+    return `${name} counts whole years up to ${momentText(e.to.value, false)}.`;
+  }
+  return `${name} is ${expr(n.d, e, { grouped: hasAggregate(e) }).replace(/ \(in UTC\)/gu, '')}.`;
+}
+
+/** "full name" (or "customer full name") for first name, a space and last name joined, of one object; undefined otherwise. */
+function fullName(n: NaturalContext, e: Expr): string | undefined {
+  if (e.kind !== 'arithmetic' || e.op !== '||' || e.left.kind !== 'arithmetic' || e.left.op !== '||') return undefined;
+  const [first, space, last] = [e.left.left, e.left.right, e.right];
+  if (first.kind !== 'attribute' || last.kind !== 'attribute' || first.alias !== last.alias || space.kind !== 'literal' || space.value !== ' ') return undefined;
+  const a = measureOf(n, first.alias, first.attribute).noun;
+  const b = measureOf(n, last.alias, last.attribute).noun;
+  return a === 'first name' && b === 'last name' ? 'full name' : undefined;
+}
+
+/** "highest price first", "latest sign-up time first", "title in alphabetical order". */
+function firstOrder(f: Figure, desc: boolean): string {
+  if (f.kind === 'text') return `${f.text} in ${desc ? 'reverse ' : ''}alphabetical order`;
+  if (f.kind === 'time') return `${f.text}, ${desc ? 'latest' : 'earliest'} first`;
+  return `${f.text}, ${desc ? 'highest' : 'lowest'} first`;
+}
+
+function literalValue(e: Expr): string {
+  if (e.kind !== 'literal' || e.value === null) return 'empty';
+  return typeof e.value === 'string' ? `"${e.value}"` : typeof e.value === 'number' ? numberText(e.value) : String(e.value);
 }
 
 /** The first attribute an expression reads, for naming it ("duration category"). */
@@ -211,6 +284,9 @@ function labelOf(n: NaturalContext, e: Expr, subject: string | undefined, reach:
       return a ? { text: `${e.percent ? 'percentage' : 'ratio'} of ${a}`, kind: 'number' } : undefined;
     }
     case 'arithmetic': {
+      // first name || ' ' || last name is what people call a full name.
+      const full = fullName(n, e);
+      if (full) return { text: full, plural: `${full}s`, kind: 'text' };
       const l = named(e.left);
       const r = e.right.kind === 'literal' ? (typeof e.right.value === 'string' ? `"${e.right.value}"` : String(e.right.value)) : named(e.right);
       if (!l || !r) return undefined;
@@ -244,7 +320,7 @@ function labelOf(n: NaturalContext, e: Expr, subject: string | undefined, reach:
     }
     case 'ageYears': {
       const from = named(e.from);
-      return from ? { text: `whole years since the ${from}`, kind: 'number' } : undefined;
+      return from ? { text: `years since the ${from}`, kind: 'number' } : undefined;
     }
     case 'coalesce':
     case 'nullif':
@@ -319,7 +395,8 @@ export function orderEvidence(n: NaturalContext, q: SelectQuery, items: readonly
     const e = sortExpr(q, item);
     const f = e ? figure(n, e, subject, reach) : { text: ('name' in item ? item.name : 'the key').replace(/_/gu, ' '), kind: 'other' as const };
     const explicit = 'nulls' in item ? item.nulls : undefined;
-    if (e && (nullable(n.d, e) || explicit)) {
+    // Where rows without a value go is said only where a value can be missing: a query's NULLS FIRST on a required column changes nothing.
+    if (e && mayBeMissing(n, e)) {
       const first = explicit ? explicit === 'first' : item.direction === 'desc';
       state(n, `${capitalize(rowsNoun)} with no ${f.text} come ${first ? 'first' : 'last'}.`, 'order-nulls');
     }
@@ -329,6 +406,13 @@ export function orderEvidence(n: NaturalContext, q: SelectQuery, items: readonly
     const rest = keys.slice(1).map((k) => `${k.f.text}${k.desc ? ' (descending)' : ''}`);
     state(n, `Ties are broken by ${listing(rest, 'then').replace(/, then /u, ', then ')}.`, 'tie-break');
   }
+}
+
+/** Whether a sort key can be missing in a row: as `nullable`, except that a group's MIN, MAX, SUM or AVG of a value every row has is never missing (a group has rows). */
+export function mayBeMissing(n: NaturalContext, e: Expr): boolean {
+  if (e.kind === 'aggregate') return e.fn !== 'count' && (e.filter !== undefined || e.arg === undefined || nullable(n.d, e.arg));
+  if (e.kind === 'round') return mayBeMissing(n, e.arg);
+  return nullable(n.d, e);
 }
 
 /**

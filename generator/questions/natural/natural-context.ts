@@ -4,7 +4,7 @@ import type { Attribute } from '../../er-model/er-model.ts';
 import type { Join, Query, SelectQuery } from '../../query/conceptual-query.ts';
 import { createContext, type DescribeContext } from '../describe/context.ts';
 import { attribute, attributeNoun, canonical, info, noun } from '../describe/nouns.ts';
-import { isPostmodifier, listing, pluralVerb } from '../describe/english.ts';
+import { isPostmodifier, pluralVerb } from '../describe/english.ts';
 import { sha256 } from '../../common/hash.ts';
 
 /**
@@ -54,6 +54,8 @@ export interface Measure {
   readonly plural: string;
   readonly unit?: string;
   readonly kind: 'number' | 'time' | 'text' | 'flag' | 'id';
+  /** The attribute's role in the model ("category", "name", …), when it has one. */
+  readonly role?: string;
   /** What a high and a low value make an object ("long", "short"), and what a flag makes it ("verified"). */
   readonly high?: string;
   readonly low?: string;
@@ -65,8 +67,13 @@ export interface Measure {
 export function measureOf(n: NaturalContext, alias: string, name: string): Measure {
   if (name === 'id') return { noun: 'id', plural: 'ids', kind: 'id', ownsAdjectives: false };
   const a: Attribute | undefined = attribute(n.d, alias, name);
-  const singular = attributeNoun(n.d, alias, name);
-  const plural = attributeNoun(n.d, alias, name, true);
+  // An object called by its everyday noun drops the model noun's head from its attributes: an app's "product name" is its "name".
+  const entity = info(n.d, alias).entity;
+  const lexicon = entity ? n.index.entity(entity).lexicon : undefined;
+  const head = lexicon?.everyday ? `${lexicon.singular.split(' ').pop() as string} ` : undefined;
+  const trim = (s: string) => (head && s.startsWith(head) && s.length > head.length ? s.slice(head.length) : s);
+  const singular = trim(attributeNoun(n.d, alias, name));
+  const plural = trim(attributeNoun(n.d, alias, name, true));
   // The attribute's role decides the kind of value; its type where the model gives none.
   const role = a?.role?.kind;
   const kind = a?.type.kind;
@@ -77,14 +84,17 @@ export function measureOf(n: NaturalContext, alias: string, name: string): Measu
           : 'text';
   const lex = a?.lexicon;
   const words = { ...(lex?.high ? { high: lex.high } : {}), ...(lex?.low ? { low: lex.low } : {}), ...(lex?.adjective ? { adjective: lex.adjective } : {}) };
-  const entity = info(n.d, alias).entity;
   const shared = entity ? n.index.allAttributes(entity).filter((x) => x.attribute.name !== name && (x.attribute.lexicon?.high === lex?.high || x.attribute.lexicon?.low === lex?.low) && (lex?.high !== undefined || lex?.low !== undefined)) : [];
   const ownsAdjectives = shared.length === 0;
   const unitWord = lex?.unit ?? /^.+ in (seconds|minutes|hours|days|years|MB|GB|KB)$/u.exec(singular)?.[1];
+  const roleWord = role ? { role } : {};
   // "duration in seconds" is a duration, counted in seconds.
   const bare = unitWord ? singular.replace(new RegExp(` in ${unitWord}$`, 'u'), '') : singular;
-  if (unitWord && k === 'number' && bare !== singular) return { noun: bare, plural: pluralize(bare), unit: unitWord, kind: k, ...words, ownsAdjectives };
-  return { noun: singular, plural, kind: k, ...(unitWord && k === 'number' ? { unit: unitWord } : {}), ...words, ownsAdjectives };
+  if (unitWord && k === 'number' && bare !== singular) return { noun: bare, plural: pluralize(bare), unit: unitWord, kind: k, ...roleWord, ...words, ownsAdjectives };
+  // "quantity in stock" is said as people say it: "stock quantity" ("with fewer than 20 in stock" in a condition).
+  const inPlace = /^(quantity|amount) in (\w+)$/u.exec(singular);
+  if (inPlace && k === 'number') return { noun: `${inPlace[2]} ${inPlace[1]}`, plural: pluralize(`${inPlace[2]} ${inPlace[1]}`), kind: k, ...roleWord, ...words, ownsAdjectives };
+  return { noun: singular, plural, kind: k, ...roleWord, ...(unitWord && k === 'number' ? { unit: unitWord } : {}), ...words, ownsAdjectives };
 }
 
 /** The noun of an alias (singular or plural), ordinals included when two aliases share one. */
@@ -113,11 +123,21 @@ function inflect(adjective: string, suffix: 'er' | 'est', word: string, irregula
 export function nounOf(n: NaturalContext, alias: string, plural = false): string {
   // Ordinals tell apart two aliases of one noun in the same rows; a subquery's alias needs none.
   const canon = canonical(n.d, alias);
-  if (n.outer.size > 0 && !n.outer.has(canon)) {
-    const i = info(n.d, canon);
-    if (i.entity) return plural ? n.index.entity(i.entity).lexicon.plural : n.index.entity(i.entity).lexicon.singular;
-  }
-  return noun(n.d, alias, plural);
+  const i = info(n.d, canon);
+  if (n.outer.size > 0 && !n.outer.has(canon) && i.entity) return entityNoun(n, i.entity, plural);
+  const said = noun(n.d, alias, plural);
+  if (!i.entity) return said;
+  // "second content item" → "second video": the everyday noun in place of the model's.
+  const lex = n.index.entity(i.entity).lexicon;
+  const model = plural ? lex.plural : lex.singular;
+  return said.endsWith(model) ? `${said.slice(0, said.length - model.length)}${entityNoun(n, i.entity, plural)}` : said;
+}
+
+/** An entity's noun in a natural question: the everyday one where the model gives it ("video" for a content item). */
+export function entityNoun(n: NaturalContext, entity: string, plural = false): string {
+  const lex = n.index.entity(entity).lexicon;
+  const words = lex.everyday ?? lex;
+  return plural ? words.plural : words.singular;
 }
 
 /** A plural for a phrase the lexicon does not give (a group key, a compound). */
@@ -149,12 +169,13 @@ export function linkVerb(n: NaturalContext, join: Extract<Join, { kind: 'relatio
   return `that ${plural ? pluralVerb(phrase) : phrase}`;
 }
 
-/** The subtype scope of an entity as evidence: "Creators include streamers." */
+/**
+ * The subtype scope of an entity: the register's first default ("creators" are all
+ * creators, streamers included), so the evidence says nothing. A query that leaves some
+ * subtype out says so in its own condition ("accounts that are not streamers").
+ */
 export function scopeNote(n: NaturalContext, entity: string): void {
-  const subs = n.index.subtree(entity).slice(1).map((e) => e.lexicon.plural);
-  if (subs.length === 0) return;
-  const plural = n.index.entity(entity).lexicon.plural;
-  state(n, `${plural.charAt(0).toUpperCase()}${plural.slice(1)} include ${listing(subs)}.`, 'subtype-scope');
+  if (n.index.subtree(entity).length > 1) n.covered.add('subtype-scope');
 }
 
 export { canonical, info };

@@ -2,6 +2,7 @@ import type { ErIndex } from '../../er-model/er-index.ts';
 import type { Query } from '../../query/conceptual-query.ts';
 import { createNaturalContext, state } from './natural-context.ts';
 import { naturalQuestion } from './plans.ts';
+import { article } from '../describe/english.ts';
 
 /**
  * The natural style: the question a user types, in the register of Spider and BIRD, with
@@ -20,6 +21,13 @@ export function writeNaturalQuestion(index: ErIndex, query: Query, paraphrase: n
   // What the precise describer put in its notes while wording a rare construct belongs to the evidence too.
   for (const note of n.d.notes) state(n, note, 'note');
   const question = tidy(text);
+  // A question read from a partner's side may leave the rows' own objects unnamed: the evidence names them.
+  if (query.kind === 'select') {
+    const lex = index.entity(query.from.entity).lexicon;
+    const words = lex.everyday ?? lex;
+    const said = `${question} ${n.evidence.join(' ')}`.toLowerCase();
+    if (![lex, words].some((l) => said.includes(l.singular.toLowerCase()) || said.includes(l.plural.toLowerCase()))) state(n, `Each row starts from ${article(words.singular)}.`, 'base');
+  }
   return { question, evidence: n.evidence.join(' '), covered: [...new Set([...n.covered, ...n.d.covered])].sort() };
 }
 

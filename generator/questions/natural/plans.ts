@@ -3,10 +3,10 @@ import { fileURLToPath } from 'node:url';
 import type { Expr, Query, SelectQuery, SetQuery } from '../../query/conceptual-query.ts';
 import { hasAggregate } from '../../query/query-scope.ts';
 import { article, capitalize, listing } from '../describe/english.ts';
-import { windowWords } from '../describe/expressions.ts';
+import { nullable, windowWords } from '../describe/expressions.ts';
 import { describeQualify } from '../describe/window.ts';
-import { canonical, measureOf, nounOf, pluralOf, state, superlativeOf, type NaturalContext } from './natural-context.ts';
-import { figure, orderEvidence, partnerPhrase, sortExpr, sortedBy, superlativeKey, type Figure, type Reach } from './figures.ts';
+import { canonical, linkVerb, measureOf, nounOf, pluralOf, state, superlativeOf, type NaturalContext } from './natural-context.ts';
+import { figure, mayBeMissing, orderEvidence, partnerPhrase, sortExpr, sortedBy, superlativeKey, type Figure, type Reach } from './figures.ts';
 import { restrictionsOf, rowsAround, rowSubject, type Rows } from './rows.ts';
 import { restriction } from './restrictions.ts';
 import type { Predicate } from '../../query/conceptual-query.ts';
@@ -17,8 +17,8 @@ function conjunctsOfPredicate(p: Predicate): Predicate[] {
 import { numberText } from './values.ts';
 
 type Plan =
-  | 'lookup' | 'lookupTop' | 'lookupTop1' | 'lookupTopAdj' | 'lookupTop1Adj' | 'lookupLimit' | 'lookupOne' | 'groupedTop1' | 'count' | 'aggregate' | 'countAndAggregate'
-  | 'grouped' | 'groupedCount' | 'groupedTop' | 'perObject' | 'perObjectTop' | 'perObjectTop1'
+  | 'lookup' | 'lookupTop' | 'lookupTop1' | 'lookupTopAdj' | 'lookupTop1Adj' | 'lookupLimit' | 'lookupOne' | 'groupedTop1' | 'count' | 'aggregate' | 'aggregateBare' | 'aggregateAmong' | 'countAndAggregate'
+  | 'grouped' | 'groupedCount' | 'groupedFirst' | 'groupedFirstCount' | 'groupedTop' | 'perObject' | 'perObjectTop' | 'perObjectTop1' | 'perObjectTopVerb' | 'perObjectTop1Verb'
   | 'union' | 'unionAll' | 'intersect' | 'except' | 'numbersOfLists';
 
 const PLANS_PATH = fileURLToPath(new URL('../../../templates/natural.json', import.meta.url));
@@ -46,6 +46,11 @@ function fill(n: NaturalContext, plan: Plan, slots: Readonly<Record<string, stri
   });
 }
 
+/** A key after "each": "file format"; a noun with no singular, "set of dimensions". */
+function eachOf(f: Figure): string {
+  return f.plural === f.text || (f.plural === undefined && pluralOf(f.text) === f.text) ? `set of ${f.text}` : f.text;
+}
+
 function be(items: readonly unknown[]): string {
   return items.length > 1 ? 'are' : 'is';
 }
@@ -68,13 +73,17 @@ function selectQuestion(n: NaturalContext, q: SelectQuery): string {
   const grouped = (q.groupBy?.length ?? 0) > 0;
   const aggregated = q.select.some((o) => hasAggregate(o.expr));
   if (q.distinct) n.covered.add('distinct');
+  let qualify: string | undefined;
   if (q.qualify) {
     const words = windowWords(n.d);
     n.d.windowUnit = grouped || aggregated ? 'group' : 'row';
     const clause = describeQualify(q.qualify, words).replace(/^, keeping only /u, '');
-    state(n, `Only ${clause} are kept.`, 'qualify');
+    qualify = `Only ${clause} are kept.`;
+    n.covered.add('qualify');
+    // A top N per group said in the question needs only its ties in the evidence (see topPerGroup).
+    if (grouped || aggregated) state(n, qualify, 'qualify');
   }
-  if (!grouped && !aggregated) return lookup(n, q);
+  if (!grouped && !aggregated) return lookup(n, q, qualify);
   if (!grouped) return aggregate(n, q);
   const base = canonical(n.d, q.from.alias);
   const perObject = (q.groupBy ?? []).some((k) => k.kind === 'attribute' && k.attribute === 'id' && canonical(n.d, k.alias) === base)
@@ -90,7 +99,9 @@ function outputAlias(n: NaturalContext, q: SelectQuery): string | undefined {
 }
 
 function multiplicity(n: NaturalContext, q: SelectQuery, rows: Rows, subject: string): void {
-  if (!q.distinct && !rows.onePerSubject) state(n, `${capitalize(article(nounOf(n, subject)))} is listed once for each ${listing(rows.repeatedBy, 'and')} it matches.`, 'duplicates-kept');
+  if (q.distinct || rows.onePerSubject) return;
+  if (rows.repeatedBy.length === 0) n.covered.add('duplicates-kept');
+  else state(n, `${capitalize(article(nounOf(n, subject)))} appears once for each ${listing(rows.repeatedBy, 'and')}.`, 'duplicates-kept');
 }
 
 function distinctWord(q: SelectQuery): string {
@@ -99,13 +110,16 @@ function distinctWord(q: SelectQuery): string {
 
 // ---- lookups -------------------------------------------------------------------------
 
-function lookup(n: NaturalContext, q: SelectQuery): string {
+function lookup(n: NaturalContext, q: SelectQuery, qualify?: string): string {
   // A LEFT join keeps base rows without a partner: the list is of the base, whatever it shows.
   const keepsUnmatched = (q.joins ?? []).some((j) => j.type === 'left');
   const subject = (keepsUnmatched ? undefined : outputAlias(n, q)) ?? canonical(n.d, q.from.alias);
   const named = new Set(q.select.flatMap((o) => (o.expr.kind === 'element' ? [o.expr.alias] : [])));
   const rows = rowsAround(n, q, subject, undefined, named);
   multiplicity(n, q, rows, subject);
+  // Said in the question only where no limit takes the sentence (see the plans below).
+  const perGroup = q.limit === undefined ? topPerGroup(n, q, subject, rows.noun) : '';
+  if (qualify && !perGroup) state(n, qualify, 'qualify');
   const outs = q.select.map((o) => figure(n, o.expr, subject));
   // Many rows: "the titles and durations of clips"; one row: "the title".
   const outputs = `${distinctWord(q)}${listing(outs.map((f) => f.plural ?? f.text))}`;
@@ -133,7 +147,7 @@ function lookup(n: NaturalContext, q: SelectQuery): string {
     if (q.limit === 1) return fill(n, 'lookupOne', { outputs: output, row: rows.singular, order: orderText, be: 'is' });
     return fill(n, 'lookupLimit', { outputs, rows: rows.plural, n: numberText(q.limit), order: orderText, be: 'are' });
   }
-  return fill(n, 'lookup', { outputs, rows: `${rows.plural}${topPerGroup(n, q, subject)}`, order: orderText, be: 'are' });
+  return fill(n, 'lookup', { outputs, rows: `${rows.plural}${perGroup}`, order: orderText, be: 'are' });
 }
 
 /**
@@ -158,17 +172,30 @@ function sortedByItem(n: NaturalContext, q: SelectQuery, item: NonNullable<Selec
   return sortedBy(f, item.direction === 'desc');
 }
 
-/** ", keeping for each resolution the 3 with the highest file size": a top-N per group, hinted (its evidence is exact). */
-function topPerGroup(n: NaturalContext, q: SelectQuery, subject: string): string {
+/**
+ * ", keeping for each resolution the 3 with the highest file size": a top N per group, said
+ * in the question; the evidence gives only what the words leave open: how ties rank
+ * ("Clips tied on file size share a rank, …") and the window's tie-break keys.
+ */
+function topPerGroup(n: NaturalContext, q: SelectQuery, subject: string, rowsNoun: string): string {
   const qu = q.qualify;
-  if (!qu || !['row_number', 'rank', 'dense_rank'].includes(qu.window.fn) || !(qu.op === '<=' || qu.op === '<')) return '';
+  if (!qu || !['row_number', 'rank', 'dense_rank'].includes(qu.window.fn) || qu.op !== '<=') return '';
   const keys = qu.window.partitionBy ?? [];
-  const first = qu.window.orderBy?.[0];
-  if (keys.length === 0 || !first) return '';
-  const top = qu.op === '<=' ? qu.value : qu.value - 1;
+  const order = qu.window.orderBy ?? [];
+  const first = order[0];
+  if (keys.length === 0 || !first || nullable(n.d, first.expr)) return '';
+  const top = qu.value;
   const by = figure(n, first.expr, subject);
-  if (by.kind === 'other' || top < 1) return '';
-  const per = listing(keys.map((k) => figure(n, k, subject).text));
+  const keyFigs = keys.map((k) => figure(n, k, subject));
+  if (by.kind === 'other' || top < 1 || keyFigs.some((f) => f.kind === 'other')) return '';
+  const per = listing(keyFigs.map(eachOf));
+  const more = `so more than ${top === 1 ? 'one' : numberText(top)} may be kept`;
+  if (qu.window.fn === 'rank') state(n, `${capitalize(rowsNoun)} tied on ${by.text} share a rank and the next rank skips ahead (1, 1, 3), ${more}.`, 'rank-ties');
+  if (qu.window.fn === 'dense_rank') state(n, `${capitalize(rowsNoun)} tied on ${by.text} share a rank, with no gaps (1, 1, 2), ${more}.`, 'rank-ties');
+  if (order.length > 1) {
+    const rest = order.slice(1).map((o) => `${figure(n, o.expr, subject).text}${o.direction === 'desc' ? ' (descending)' : ''}`);
+    state(n, `Within each ${per}, ties are broken by ${listing(rest, 'then')}.`, 'window-tie-break');
+  }
   return `, keeping for each ${per} the ${top === 1 ? 'one' : numberText(top)} with the ${superlativeKey(by, first.direction === 'desc')}`;
 }
 
@@ -186,6 +213,12 @@ function aggregate(n: NaturalContext, q: SelectQuery): string {
   if (isCountOf(q.select[0]?.expr as Expr, subject, n) && q.select.length > 1) {
     const rest = figs.slice(1);
     return `${fill(n, 'countAndAggregate', { rows: rows.plural, figures: nouns(rest), be: be(rest) })}${tail}`;
+  }
+  // "the number of clips in 1080p" already names its rows: no "of clips" after it.
+  if (figs.every((f) => f.text.includes(` ${rows.noun} `))) {
+    if (rows.plural === rows.noun) return `${fill(n, 'aggregateBare', { figures: nouns(figs), be: be(figs) })}${tail}`;
+    // BIRD's "Among the posts owned by an elder user, …" when the rows have conditions of their own.
+    return `${fill(n, 'aggregateAmong', { rows: rows.plural, figures: nouns(figs), be: be(figs) })}${tail}`;
   }
   return `${fill(n, 'aggregate', { rows: rows.plural, figures: nouns(figs), be: be(figs) })}${tail}`;
 }
@@ -214,7 +247,7 @@ function countNotes(n: NaturalContext, q: SelectQuery, rows: Rows, subject: stri
     if (!rows.onePerSubject && (!c.arg || (c.arg.kind === 'attribute' && c.arg.attribute === 'id'))) {
       const what = c.arg?.kind === 'attribute' ? nounOf(n, c.arg.alias) : nounOf(n, subject);
       const by = rows.repeatedBy.filter((x) => x !== what);
-      state(n, `${capitalize(article(what))} counts once for each ${by.length > 0 ? `${listing(by, 'and')} it matches` : 'time the joins repeat it'}, not once in all.`, 'count-repeats');
+      state(n, `${capitalize(article(what))} is counted once for each ${by.length > 0 ? listing(by, 'and') : 'time the joins repeat it'}.`, 'count-repeats');
     }
     if (!c.arg && (q.joins ?? []).some((j) => j.type === 'left')) state(n, `${capitalize(article(nounOf(n, subject)))} with no match in the optional join still counts as one.`, 'count-star-left');
   }
@@ -271,6 +304,13 @@ function perObjectQuestion(n: NaturalContext, q: SelectQuery): string {
       if (q.limit === 1) return fill(n, 'lookupTop1Adj', { outputs, row: rows.singular, adj });
       return fill(n, 'lookupTopAdj', { outputs: outputsPlural, rows: rows.plural, n: numberText(q.limit), adj });
     }
+    // "Which 50 creators own the most channels?": a count of partners said with the base's own verb.
+    const active = e ? activeCount(n, q, e, base, restrictions) : undefined;
+    if (active) {
+      const most = first.direction === 'desc' ? 'most' : 'fewest';
+      if (q.limit === 1) return fill(n, 'perObjectTop1Verb', { outputs, row: rows.singular, verb: active.singular, most, partners: active.partners });
+      return fill(n, 'perObjectTopVerb', { outputs: outputsPlural, rows: rows.plural, n: numberText(q.limit), verb: active.plural, most, partners: active.partners });
+    }
     if (f && f.kind !== 'other') {
       const sup = superlativeKey(f, first.direction === 'desc');
       if (q.limit === 1) return fill(n, 'perObjectTop1', { outputs, row: rows.singular, sup });
@@ -280,6 +320,23 @@ function perObjectQuestion(n: NaturalContext, q: SelectQuery): string {
   if (q.limit !== undefined) state(n, `Only the first ${numberText(q.limit)} ${nounOf(n, base, true)} in that order are listed.`, 'limit');
   const orderText = first ? `, ${sortedByItem(n, q, first, base, starReach)}` : '';
   return fill(n, 'perObject', { outputs, row: rows.singular, be: be(figs), order: orderText });
+}
+
+/**
+ * A sort key that counts the partners of the base's one join, with the base's verb for it
+ * ("own", "hosted"): the count's object and verb, else undefined (a passive phrase, a
+ * partner with conditions, a count of something else).
+ */
+function activeCount(n: NaturalContext, q: SelectQuery, e: Expr, base: string, restrictions: ReadonlyMap<string | undefined, readonly unknown[]>): { singular: string; plural: string; partners: string } | undefined {
+  if (e.kind !== 'aggregate' || e.fn !== 'count' || e.filter) return undefined;
+  const joins = (q.joins ?? []).filter((j) => !n.d.aliases.get(j.alias)?.sameAs);
+  const j = joins.length === 1 ? joins[0] : undefined;
+  if (!j || j.kind !== 'relationship' || canonical(n.d, j.from) !== base || j.on || (restrictions.get(j.alias)?.length ?? 0) > 0) return undefined;
+  if (e.arg && !(e.arg.kind === 'attribute' && e.arg.attribute === 'id' && e.arg.alias === j.alias)) return undefined;
+  const plural = linkVerb(n, j, true, true);
+  const singular = linkVerb(n, j, true, false);
+  if (!plural.startsWith('that ') || !singular.startsWith('that ')) return undefined;
+  return { plural: plural.slice('that '.length), singular: singular.slice('that '.length), partners: `${e.distinct ? 'different ' : ''}${nounOf(n, j.alias, true)}` };
 }
 
 function rowsAroundBaseOnly(n: NaturalContext, q: SelectQuery, base: string, restrictions: Map<string | undefined, import('./restrictions.ts').Restriction[]>): Rows {
@@ -307,10 +364,12 @@ function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
   countNotes(n, q, rows, subject);
   const keys = q.groupBy ?? [];
   const keyFigs = keys.map((k) => figure(n, k, subject));
-  const key = listing(keyFigs.map((f) => f.text));
+  const key = listing(keyFigs.map(eachOf));
   const keyInSelect = (e: Expr) => keys.some((k) => JSON.stringify(k) === JSON.stringify(e));
   const asked = q.select.filter((o) => !keyInSelect(o.expr));
-  const figs = asked.map((o) => figure(n, o.expr, subject, { bareCount: true }));
+  const bare = asked.map((o) => figure(n, o.expr, subject, { bareCount: true }));
+  // "the number and average price of products" reads; "the number and number of different emails" does not.
+  const figs = bare.some((f) => f.text.startsWith('number of ')) ? bare.map((f) => (f.text === 'number' ? { ...f, text: `number of ${rows.noun}` } : f)) : bare;
   // The register lists the keys first, then what is asked, in the order asked.
   const said = [...q.select.filter((o) => keyInSelect(o.expr)), ...asked];
   if (said.some((o, i) => o !== q.select[i]) || keys.some((k) => !q.select.some((o) => JSON.stringify(o.expr) === JSON.stringify(k)))) {
@@ -332,9 +391,19 @@ function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
     const f = e ? figure(n, e, subject) : undefined;
     if (f && f.kind !== 'other') {
       const sup = superlativeKey(f, first.direction === 'desc');
-      const sup2 = f.kind === 'count' && e?.kind === 'aggregate' && !e.arg ? `${first.direction === 'desc' ? 'most' : 'fewest'} ${rows.plural}` : sup;
+      // The rows are named once: "the highest total stock quantity of devices".
+      const sup2 = f.kind === 'count' && e?.kind === 'aggregate' && !e.arg ? `${first.direction === 'desc' ? 'most' : 'fewest'} ${rows.plural}` : sup.includes(rows.noun) ? sup : `${sup} of ${rows.plural}`;
       if (having) state(n, `Only ${keyPlural(key)}${having} are considered.`, 'having');
       const sortIsKey = e !== undefined && keys.some((k) => JSON.stringify(k) === JSON.stringify(e));
+      // "For the 5 latest creation years, how many videos are there?": the first groups by their own key.
+      if (sortIsKey && keys.length === 1 && e && !mayBeMissing(n, e) && (f.kind === 'time' || f.kind === 'number' || f.kind === 'text')) {
+        const desc = first.direction === 'desc';
+        const adj = f.kind === 'time' || / (year|quarter|month|date)$/u.test(f.text) ? (desc ? 'latest' : 'earliest') : f.kind === 'number' ? (desc ? 'highest' : 'lowest') : `alphabetically ${desc ? 'last' : 'first'}`;
+        const which = q.limit === 1 ? `${adj} ${key}` : `${numberText(q.limit)} ${adj} ${keyPlural(key)}`;
+        const onlyCount = figs.length === 1 && asked[0] !== undefined && isCountOf(asked[0].expr, subject, n);
+        n.covered.add('limit');
+        return onlyCount ? fill(n, 'groupedFirstCount', { which, having, rows: rows.plural }) : fill(n, 'groupedFirst', { which, having, figures: nouns(figs), be: be(figs), rows: rows.plural });
+      }
       if (sortIsKey) {
         state(n, `Only the first ${q.limit === 1 ? 'group' : `${numberText(q.limit)} groups`} in that order ${q.limit === 1 ? 'is' : 'are'} listed.`, 'limit');
         const onlyCount = figs.length === 1 && asked[0] !== undefined && isCountOf(asked[0].expr, subject, n);

@@ -2,8 +2,9 @@ import type { ComparisonOperator, Expr, Predicate, ScalarLiteral, SelectQuery } 
 import { article, capitalize, listing } from '../describe/english.ts';
 import { predicate } from '../describe/predicates.ts';
 import { isCorrelation } from '../describe/subqueries.ts';
-import { canonical, comparative, linkVerb, measureOf, nounOf, state, type Measure, type NaturalContext } from './natural-context.ts';
-import { momentText, numberText, valueText } from './values.ts';
+import { elementLexicon } from '../describe/context.ts';
+import { canonical, comparative, entityNoun, info, linkVerb, measureOf, nounOf, pluralOf, state, type Measure, type NaturalContext } from './natural-context.ts';
+import { inlineTexts, momentText, numberText, quantityText, valueText } from './values.ts';
 
 /**
  * A WHERE condition as people attach it to a noun: "with a duration over 3,600 seconds",
@@ -46,15 +47,49 @@ function attributeCompare(n: NaturalContext, alias: string, name: string, op: Co
     return `with ${article(m.noun)} ${TIME_OPS[op]} ${momentText(value, boundary)}${midnight(n, alias, name, value, op)}`;
   }
   if (m.kind === 'number' || m.kind === 'id') {
-    const v = value === null ? 'NULL' : numberText(value as number);
-    // "clips longer than 3,600 seconds", "consumers younger than 30 years".
+    if (value === null) return `with ${m.kind === 'id' ? 'an id' : article(m.noun)} ${NUMBER_OPS[op]} NULL`;
+    const v = m.kind === 'id' ? numberText(value as number) : quantityText(Number(value), m.unit);
+    // "clips longer than 2 hours", "consumers younger than 30", "consumers aged 59 or older".
     const adjective = op === '>' ? m.high : op === '<' ? m.low : undefined;
-    if (adjective && QUANTITY_ADJECTIVES.has(adjective) && value !== null) return `${comparative(adjective)} than ${v}${m.unit ? ` ${m.unit}` : ''}`;
-    return `with ${m.kind === 'id' ? 'an id' : article(m.noun)} ${NUMBER_OPS[op]} ${v}${m.unit ? ` ${m.unit}` : ''}`;
+    const age = m.noun === 'age' && m.unit === 'years';
+    if (adjective && QUANTITY_ADJECTIVES.has(adjective)) return `${comparative(adjective)} than ${age ? numberText(value as number) : v}`;
+    if (age) return { '=': `aged ${value}`, '<>': `not aged ${value}`, '<=': `aged ${value} or younger`, '>=': `aged ${value} or older`, '<': `younger than ${value}`, '>': `older than ${value}` }[op];
+    // "with more than 7700 loyalty points" for a loyalty point balance.
+    const balance = /^(.+) balance$/u.exec(m.noun);
+    if (balance && m.role === 'count' && op !== '=' && op !== '<>') return `with ${{ '<': 'fewer than ', '<=': 'at most ', '>': 'more than ', '>=': 'at least ' }[op]}${v} ${pluralOf(balance[1] as string)}`;
+    // "with fewer than 350 in stock".
+    const stock = /^(\w+) quantity$/u.exec(m.noun);
+    if (stock && m.role === 'count') return `with ${{ '=': '', '<>': 'other than ', '<': 'fewer than ', '<=': 'at most ', '>': 'more than ', '>=': 'at least ' }[op]}${v} in ${stock[1]}`;
+    return `with ${m.kind === 'id' ? 'an id' : article(m.noun)} ${NUMBER_OPS[op]} ${v}`;
   }
-  if (op === '=') return `whose ${m.noun} is ${valueText(value)}`;
-  if (op === '<>') return `whose ${m.noun} is not ${valueText(value)}`;
+  if (op === '=' || op === '<>') return textIs(m, inlineTexts([String(value)]), op === '<>');
   return `whose ${m.noun} is ${{ '<': 'before', '<=': 'at or before', '>': 'after', '>=': 'at or after' }[op]} ${valueText(value)} alphabetically`;
+}
+
+/**
+ * A text attribute equal to one of `values` (already spelled), as people attach it to a
+ * noun: "in the bags category", "in the sales department", "on the plus tier", "on twitch",
+ * "in mp3 format", "made of leather", "in 1080p", "named "Luxurious Shoes"", "titled …",
+ * else "with the username Eli73", "with dimensions "10x10x5 cm"".
+ */
+export function textIs(m: Measure, values: readonly string[], negated: boolean): string {
+  const v = listing(values, 'or');
+  const not = negated ? 'not ' : '';
+  const last = m.noun.split(' ').pop() as string;
+  if (m.role === 'category' || m.role === undefined) {
+    if (last === 'material' || m.noun === 'material type') return `${not}made of ${v}`;
+    if (/^(category|department|division|genre)$/u.test(last)) return `${not}in the ${v} ${last}`;
+    if (last === 'tier' || last === 'plan') return `${not}on the ${v} ${last}`;
+    if (last === 'platform') return `${not}on ${v}`;
+    if (last === 'format') return `${not}in ${v} format`;
+    if (last === 'resolution') return `${not}in ${v}`;
+  }
+  if (m.role === 'name' && last === 'title') return `${not}titled ${v}`;
+  if (m.role === 'name' && (m.noun === 'name' || (last === 'name' && !/^(first|last|middle|user|display) /u.test(m.noun)))) return `${not}named ${v}`;
+  // A noun without a singular ("dimensions") takes no article.
+  const the = m.noun === m.plural ? '' : 'the ';
+  if (negated) return `with ${the ? article(m.noun) : m.noun} other than ${v}`;
+  return `with ${the}${m.noun} ${v}`;
 }
 
 /** A calendar date moved as PostgreSQL moves it (a month from January 31 ends on February's last day); undefined for a non-date. */
@@ -87,10 +122,10 @@ function midnight(n: NaturalContext, alias: string, name: string, value: string,
   return a?.type.kind === 'timestamptz' && dateOnly && (op === '>' || op === '<=' || op === '=' || op === '<>') ? ' at 00:00 UTC' : '';
 }
 
-/** Times of day are compared and split in UTC: said once in the evidence. */
+/** Times of day are compared and split in UTC: a default of the register, said nowhere. */
 export function timeNote(n: NaturalContext, alias: string, name: string): void {
   const a = n.index.allAttributes(aliasEntity(n, alias) ?? '').find((x) => x.attribute.name === name)?.attribute;
-  if (a?.type.kind === 'timestamptz') state(n, 'Times are in UTC.', 'utc');
+  if (a?.type.kind === 'timestamptz') n.covered.add('utc');
 }
 
 function aliasEntity(n: NaturalContext, alias: string): string | undefined {
@@ -112,6 +147,12 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
       const left = attributeOf(p.left);
       const value = literalOf(p.right);
       if (left && value !== undefined) return { alias: canonical(n.d, left.alias), text: attributeCompare(n, left.alias, left.name, p.op, value) };
+      // A multi-valued attribute's value, one a row: "with the supported platform iOS".
+      if (p.left.kind === 'element' && value !== undefined && value !== null && (p.op === '=' || p.op === '<>')) {
+        const lex = elementLexicon(info(n.d, p.left.alias));
+        const v = typeof value === 'string' ? (inlineTexts([value])[0] as string) : valueText(value);
+        return { alias: p.left.alias, text: p.op === '=' ? `with the ${lex.singular} ${v}` : `with ${article(lex.singular)} other than ${v}` };
+      }
       if (left && p.right.kind === 'dateShift' && p.right.arg.kind === 'literal' && typeof p.right.arg.value === 'string') {
         const m = measureOf(n, left.alias, left.name);
         const amount = Math.abs(p.right.amount);
@@ -136,7 +177,7 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
           const other = measureOf(n, out.arg.alias, out.arg.attribute);
           const fn = { avg: 'average', min: 'lowest', max: 'highest', sum: 'total' }[out.fn];
           const ops: Record<ComparisonOperator, string> = { '=': 'equal to', '<>': 'other than', '<': 'below', '<=': 'at most', '>': 'above', '>=': 'at least' };
-          const all = n.index.entity(sq.from.entity).lexicon.plural;
+          const all = entityNoun(n, sq.from.entity, true);
           return { alias: canonical(n.d, left.alias), text: `with ${article(m.noun)} ${ops[p.op]} the ${fn} ${other.noun} of all ${all}` };
         }
       }
@@ -163,10 +204,15 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
       const a = attributeOf(p.expr);
       if (!a) return generic();
       const m = measureOf(n, a.alias, a.name);
+      if (m.kind === 'number' && p.values.every((v) => typeof v === 'string' && /^-?\d+(\.\d+)?$/u.test(v))) return restriction(n, { ...p, values: p.values.map(Number) });
+      if (m.kind === 'time' && p.values.every((v) => typeof v === 'string')) return { alias: canonical(n.d, a.alias), text: `with ${article(m.noun)} ${p.negated ? 'other than' : p.values.length > 1 ? 'of' : 'of'} ${listing(p.values.map((v) => momentText(v as string, false)), 'or')}` };
+      if (m.kind === 'text' && p.values.every((v) => typeof v === 'string')) return { alias: canonical(n.d, a.alias), text: textIs(m, inlineTexts(p.values as string[]), p.negated === true) };
       // One spelling for a list: thousands separators on all its numbers, or on none.
       const wide = p.values.some((v) => typeof v === 'number' && Math.abs(v) >= 10000);
-      const values = listing(p.values.map((v) => (typeof v === 'number' && wide ? v.toLocaleString('en-US') : valueText(v))), 'or');
-      return { alias: canonical(n.d, a.alias), text: `whose ${m.noun} is ${p.negated ? (p.values.length === 1 ? 'not ' : 'none of ') : p.values.length > 1 ? 'one of ' : ''}${values}` };
+      const money = m.unit === 'dollars' || m.unit === 'USD';
+      const values = listing(p.values.map((v) => (typeof v === 'number' && money ? quantityText(v, m.unit) : typeof v === 'number' && wide ? v.toLocaleString('en-US') : valueText(v))), 'or');
+      const unit = m.unit && !money ? ` ${m.unit}` : '';
+      return { alias: canonical(n.d, a.alias), text: `with ${article(m.noun)} ${p.negated ? 'other than' : p.values.length > 1 ? 'of' : 'of'} ${values}${unit}` };
     }
     case 'like': {
       const a = attributeOf(p.expr);
@@ -193,8 +239,9 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
       if (!a || lo === undefined || hi === undefined) return generic();
       const m = measureOf(n, a.alias, a.name);
       if (m.kind === 'time') timeNote(n, a.alias, a.name);
-      const say = (v: ScalarLiteral | null) => (m.kind === 'time' && typeof v === 'string' ? momentText(v, false) : valueText(v));
-      return { alias: canonical(n.d, a.alias), text: `with ${article(m.noun)} ${p.negated ? 'outside' : 'between'} ${say(lo)} and ${say(hi)}${m.unit ? ` ${m.unit}` : ''}` };
+      const money = m.unit === 'dollars' || m.unit === 'USD';
+      const say = (v: ScalarLiteral | null) => (m.kind === 'time' && typeof v === 'string' ? momentText(v, false) : money && typeof v === 'number' ? quantityText(v, m.unit) : valueText(v));
+      return { alias: canonical(n.d, a.alias), text: `with ${article(m.noun)} ${p.negated ? 'outside' : 'between'} ${say(lo)} and ${say(hi)}${m.unit && !money ? ` ${m.unit}` : ''}` };
     }
     case 'isNull': {
       const a = attributeOf(p.expr);
@@ -204,10 +251,12 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
     }
     case 'contains': {
       const m = measureOf(n, p.alias, p.attribute);
-      return { alias: canonical(n.d, p.alias), text: `whose ${m.plural} ${p.negated ? 'do not include' : 'include'} ${valueText(p.value)}` };
+      const one = n.index.allAttributes(aliasEntity(n, p.alias) ?? '').find((x) => x.attribute.name === p.attribute)?.attribute.lexicon?.singular ?? m.noun;
+      const v = typeof p.value === 'string' ? inlineTexts([p.value])[0] : valueText(p.value);
+      return { alias: canonical(n.d, p.alias), text: `${p.negated ? 'without' : 'with'} the ${one} ${v}` };
     }
     case 'isA': {
-      const sub = n.index.entity(p.entity).lexicon.plural;
+      const sub = entityNoun(n, p.entity, true);
       return { alias: canonical(n.d, p.alias), text: `that are ${p.negated ? 'not ' : ''}${sub}` };
     }
     case 'exists': {

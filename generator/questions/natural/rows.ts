@@ -71,6 +71,8 @@ export function rowsAround(n: NaturalContext, q: SelectQuery, subject: string, r
   };
   // A WHERE condition on a LEFT-joined partner drops the rows without one again: the join is as good as inner.
   const required = (alias: string) => (restrictions.get(alias) ?? []).some((r) => r.rejectsMissing !== false);
+  // The subject's own verbs agree with it: "streamers that own channels", "the streamer that owns channels".
+  const topVerbs: { plural: string; singular: string }[] = [];
   const walk = (alias: string, plural: boolean): string => {
     const parts: string[] = [];
     for (const e of edges(alias)) {
@@ -78,20 +80,25 @@ export function rowsAround(n: NaturalContext, q: SelectQuery, subject: string, r
       seen.add(e.other);
       if (!toOne(n, e.join, e.fromSide)) {
         onePerSubject = false;
-        repeatedBy.push(e.join.kind === 'elements' ? elementLexicon(info(n.d, e.other)).singular : nounOf(n, e.other));
+        // A list of tags gives a tag a row: the repeats of a listed element go without saying.
+        if (!(e.join.kind === 'elements' && named.has(e.other))) repeatedBy.push(e.join.kind === 'elements' ? elementLexicon(info(n.d, e.other)).singular : nounOf(n, e.other));
       }
       const optional = e.join.type === 'left' && e.fromSide && !required(e.other);
       if (e.join.kind === 'elements') {
         const lex = elementLexicon(info(n.d, e.other));
         // "the tags of products": an element the outputs name needs no "with their tags".
-        if (!named.has(e.other) || said(e.other)) parts.push(`with their ${lex.plural}${said(e.other)}`);
+        // "apps with the supported platform iOS": a condition on the value says the value.
+        const own = [...(onOf.get(e.other) ?? []), ...(restrictions.get(e.other) ?? [])];
+        if (own.length > 0 && own.every((r) => r.text.startsWith('with '))) parts.push(listing(own.map((r) => r.text)));
+        else if (!named.has(e.other) || said(e.other)) parts.push(`with their ${lex.plural}${said(e.other)}`);
         if (optional) state(n, `${capitalize(nounOf(n, alias, true))} with no ${lex.plural} are listed once, with the ${lex.singular} left empty.`, 'left-elements');
-        else state(n, `Each ${lex.singular} is listed on a row of its own.`, 'elements');
+        else n.covered.add('elements');
         continue;
       }
       const entity = info(n.d, e.other).entity as string;
       scopeNote(n, entity);
       const verb = linkVerb(n, e.join, e.fromSide, plural);
+      if (alias === subject) topVerbs.push({ plural: verb, singular: linkVerb(n, e.join, e.fromSide, false) });
       const inner = `${nounOf(n, e.other, true)}${said(e.other)}${walk(e.other, true)}`;
       if (optional) {
         // "employees and any products recommended by them": the partner is optional.
@@ -111,7 +118,7 @@ export function rowsAround(n: NaturalContext, q: SelectQuery, subject: string, r
   const own = said(subject);
   return {
     plural: `${nounOf(n, subject, true)}${own}${links}${tail}`,
-    singular: `${nounOf(n, subject)}${own}${links.replace(/\bthat (\w+)/gu, 'that $1')}${tail}`,
+    singular: `${nounOf(n, subject)}${own}${topVerbs.reduce((t, v) => t.replace(` ${v.plural} `, ` ${v.singular} `), links)}${tail}`,
     noun: nounOf(n, subject, true),
     onePerSubject,
     repeatedBy,

@@ -50,3 +50,36 @@ export function valueText(value: ScalarLiteral | null): string {
   if (/^-?\d+(\.\d+)?$/u.test(value) && !/^0\d/u.test(value)) return numberText(value);
   return `"${value}"`;
 }
+
+/** A sum of money as people write it: 1400 → "$1,400", 965.3 → "$965.30". */
+export function moneyText(value: number): string {
+  const cents = Math.round(Math.abs(value) * 100);
+  const whole = Math.floor(cents / 100).toLocaleString('en-US');
+  const rest = cents % 100;
+  return `${value < 0 ? '-' : ''}$${whole}${rest === 0 ? '' : `.${String(rest).padStart(2, '0')}`}`;
+}
+
+/** A number in its unit as people say it: dollars as "$1,400", whole hours and minutes of seconds as "2 hours", "90 minutes"; else "6,700 seconds". */
+export function quantityText(value: number, unit: string | undefined): string {
+  if (unit === 'dollars' || unit === 'USD') return moneyText(value);
+  if (unit === 'seconds' && Number.isInteger(value) && value > 0) {
+    if (value % 3600 === 0) return `${numberText(value / 3600)} hour${value === 3600 ? '' : 's'}`;
+    if (value % 60 === 0 && value >= 120) return `${numberText(value / 60)} minutes`;
+  }
+  return `${numberText(value)}${unit ? ` ${unit}` : ''}`;
+}
+
+/**
+ * A text value inside a sentence: bare when it is one plain word ("twitch", "Eli73",
+ * "4.8.0"), in double quotes when spaces, underscores or other signs would blur where it
+ * ends ("Anne of Green Gables", "Ola_Lesch0"). The text is the exact value either way.
+ */
+export function inlineText(value: string): string {
+  return /^[\p{L}\p{N}][\p{L}\p{N}.@+#-]*$/u.test(value) && !/[.@+#-]$/u.test(value) ? value : `"${value}"`;
+}
+
+/** Several text values, all bare or all quoted: one spelling for a list. */
+export function inlineTexts(values: readonly string[]): string[] {
+  const bare = values.every((v) => inlineText(v) === v);
+  return values.map((v) => (bare ? v : `"${v}"`));
+}
