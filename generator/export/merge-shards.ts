@@ -13,7 +13,8 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { checkOutputDir } from '../common/make-directory.ts';
-import { ConfigError } from '../common/errors.ts';
+import { ConfigError, FileSystemError } from '../common/errors.ts';
+import { describeFileSystemError, isFileSystemError } from '../common/input-file.ts';
 import { stableStringify } from '../common/hash.ts';
 import { writeFileAtomic } from '../common/atomic-write.ts';
 import { DIFFICULTIES, type Difficulty, type GroupRecord } from '../generate/group-record.ts';
@@ -76,6 +77,8 @@ export function checkMergeDirs(out: string, shards: readonly string[]): void {
   try {
     stat = statSync(out, { throwIfNoEntry: false });
   } catch (error) {
+    // A symlink loop or another refusal of the file system: said as every command says it.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOTDIR' && isFileSystemError(error)) throw new FileSystemError(`--out ${describeFileSystemError(error, out)}`, { cause: error });
     // A file further up the path.
     throw new ConfigError(`merge: --out ${out}: ${(error as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'a file on the way, not a directory' : (error as Error).message}`);
   }

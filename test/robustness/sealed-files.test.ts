@@ -85,7 +85,7 @@ describe('finding 18: a tampered groups file', () => {
     const ls = lines(dir, GROUPS);
     write(dir, GROUPS, [ls[0] as string, '42\n', ...ls.slice(2)]);
     reseal(dir, GROUPS);
-    expectRefused(runCli(['export', '--dir', dir], { env: NO_SERVER }), /^equisql export: .*groups\/social_media\.jsonl:2: not a group: not a JSON object$/u);
+    expectRefused(runCli(['export', '--dir', dir], { env: NO_SERVER }), /^equisql export: .*groups\/social_media\.jsonl:2: not a JSON object \(a record a line\), got a number$/u);
     const g = JSON.parse(ls[1] as string);
     write(dir, GROUPS, [ls[0] as string, `${JSON.stringify({ ...g, candidate: String(g.candidate) })}\n`, ...ls.slice(2)]);
     reseal(dir, GROUPS);
