@@ -28,6 +28,7 @@ import { createUntrustedExecutor } from '../generator/execute/untrusted-query.ts
 import { groupsPath, readJsonLines } from '../generator/generate/groups-file.ts';
 import type { GroupRecord } from '../generator/generate/group-record.ts';
 import { serializeQuestion, type QuestionRecord } from '../generator/questions/question-record.ts';
+import { sealFile, updateSeals } from '../generator/common/file-seal.ts';
 import { PAPER_SOCIAL_MEDIA } from '../generator/suites/paper-social-media.ts';
 
 const { values } = parseArgs({ options: { paraphrases: { type: 'string' }, rows: { type: 'string' }, connections: { type: 'string' }, db: { type: 'string' }, 'skip-pglite': { type: 'boolean' }, scale: { type: 'string' } } });
@@ -66,6 +67,8 @@ async function bench(label: string, db: string | undefined, connections: number)
     );
     mkdirSync(join(out, 'questions'), { recursive: true });
     writeFileSync(join(out, 'questions', 'social_media.jsonl'), questions.map(serializeQuestion).join(''));
+    // A questions file written here, not by the questions stage: sealed as the stage seals its own.
+    updateSeals(out, { 'questions/social_media.jsonl': sealFile(join(out, 'questions', 'social_media.jsonl')) });
     await main(['export', '--dir', out, '--ratios', 'test=1', '--formats', 'jsonl', '--keep-duplicates'], quiet);
     const all = readEvalInputs(out, 'test');
     const inputs = { ...all, rows: all.rows.slice(0, maxRows) };
