@@ -12,23 +12,19 @@
  *
  *   npm run bench:eval [-- --paraphrases 20 --rows 600 --connections 4 --db postgres://… --skip-pglite]
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeSuiteParaphrases } from './suite-paraphrases.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { main } from '../generator/cli/main.ts';
-import { sha256 } from '../generator/common/hash.ts';
 import { targetOf } from '../generator/assemble/verify-dataset.ts';
 import { openDatabase, type Database } from '../generator/database/database.ts';
 import { readEvalInputs } from '../generator/eval/eval-inputs.ts';
 import { fileSource, goldSource, type PredictionSource } from '../generator/eval/prediction-source.ts';
 import { runEval } from '../generator/eval/run-eval.ts';
 import { createUntrustedExecutor } from '../generator/execute/untrusted-query.ts';
-import { groupsPath, readJsonLines } from '../generator/generate/groups-file.ts';
-import type { GroupRecord } from '../generator/generate/group-record.ts';
-import { serializeQuestion, type QuestionRecord } from '../generator/questions/question-record.ts';
-import { sealFile, updateSeals } from '../generator/common/file-seal.ts';
 import { PAPER_SOCIAL_MEDIA } from '../generator/suites/paper-social-media.ts';
 
 const { values } = parseArgs({ options: { paraphrases: { type: 'string' }, rows: { type: 'string' }, connections: { type: 'string' }, db: { type: 'string' }, 'skip-pglite': { type: 'boolean' }, scale: { type: 'string' } } });
@@ -51,24 +47,7 @@ async function bench(label: string, db: string | undefined, connections: number)
     let t = performance.now();
     await main(['generate', '--dataset', 'social_media', '--scale', scale, '--from-suite', suite, '--out', out, ...(db ? ['--db', db] : [])], quiet);
     say(`\n${label}: generate (both instances built, groups checked) ${((performance.now() - t) / 1000).toFixed(1)} s`);
-    const groups = readJsonLines<GroupRecord>(groupsPath(out, 'social_media'), false);
-    const questions: QuestionRecord[] = groups.flatMap((g) =>
-      Array.from({ length: paraphrases }, (_, p) => ({
-        question_id: sha256(`${g.group_id}\u0000precise\u0000${p}`),
-        group_id: g.group_id,
-        dataset: g.dataset,
-        style: 'precise' as const,
-        paraphrase: p,
-        question: `${g.source?.question ?? g.group_id} (paraphrase ${p})`,
-        evidence: '',
-        writer: { kind: 'suite' as const },
-        check: { kind: 'as-written' as const },
-      })),
-    );
-    mkdirSync(join(out, 'questions'), { recursive: true });
-    writeFileSync(join(out, 'questions', 'social_media.jsonl'), questions.map(serializeQuestion).join(''));
-    // A questions file written here, not by the questions stage: sealed as the stage seals its own.
-    updateSeals(out, { 'questions/social_media.jsonl': sealFile(join(out, 'questions', 'social_media.jsonl')) });
+    const groupCount = new Set(writeSuiteParaphrases(out, 'social_media', paraphrases).map((q) => q.group_id)).size;
     await main(['export', '--dir', out, '--ratios', 'test=1', '--formats', 'jsonl', '--keep-duplicates'], quiet);
     const all = readEvalInputs(out, 'test');
     const inputs = { ...all, rows: all.rows.slice(0, maxRows) };
@@ -94,7 +73,7 @@ async function bench(label: string, db: string | undefined, connections: number)
         const result = await runEval({ inputs, source, connections: pool, context: 'ddl', concurrency: Math.max(4, connections), out: join(dir, `eval-${source.label}`), resume: false });
         const seconds = (performance.now() - t) / 1000;
         const s = result.summary;
-        say(`${label} (${connections} connection${connections === 1 ? '' : 's'}), ${what}: ${result.rows} predictions of ${groups.length} groups in ${seconds.toFixed(1)} s = ${(result.rows / seconds).toFixed(0)} predictions/s; EX ${((s?.ex.rate ?? 0) * 100).toFixed(1)}%, invalid ${s?.errors.invalid ?? '?'}`);
+        say(`${label} (${connections} connection${connections === 1 ? '' : 's'}), ${what}: ${result.rows} predictions of ${groupCount} groups in ${seconds.toFixed(1)} s = ${(result.rows / seconds).toFixed(0)} predictions/s; EX ${((s?.ex.rate ?? 0) * 100).toFixed(1)}%, invalid ${s?.errors.invalid ?? '?'}`);
       }
     } finally {
       for (const c of pool) await c.close();

@@ -6,17 +6,14 @@
  *
  *   npm run bench:export [-- --paraphrases 300]
  */
+import { writeSuiteParaphrases } from './suite-paraphrases.ts';
 import { cpus, tmpdir } from 'node:os';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { main } from '../generator/cli/main.ts';
-import { sha256 } from '../generator/common/hash.ts';
 import { exportDataset } from '../generator/export/export-dataset.ts';
 import { DEFAULT_RATIOS } from '../generator/export/split-assign.ts';
-import { groupsPath, readJsonLines } from '../generator/generate/groups-file.ts';
-import type { GroupRecord } from '../generator/generate/group-record.ts';
-import { serializeQuestion, type QuestionRecord } from '../generator/questions/question-record.ts';
 import { PAPER_SOCIAL_MEDIA } from '../generator/suites/paper-social-media.ts';
 
 const { values } = parseArgs({ options: { paraphrases: { type: 'string' } } });
@@ -37,22 +34,7 @@ try {
   const t = manifest.timings;
   say(`generate, whole run (build of both instances, ${manifest.counts.accepted} groups, export), exit ${status}: ${wall.toFixed(1)} s wall; groups stage ${t.total_seconds} s, of which ${t.database_seconds} s waiting on the database and ${t.own_seconds} s in our code (${(100 * (1 - t.database_share)).toFixed(0)}%); the other ${(wall - t.total_seconds).toFixed(1)} s are the builds (instance, shredding, loading and reading back through PGlite) and the export`);
 
-  const groups = readJsonLines<GroupRecord>(groupsPath(out, 'social_media'), false);
-  const questions: QuestionRecord[] = groups.flatMap((g) =>
-    Array.from({ length: paraphrases }, (_, p) => ({
-      question_id: sha256(`${g.group_id}\u0000precise\u0000${p}`),
-      group_id: g.group_id,
-      dataset: g.dataset,
-      style: 'precise' as const,
-      paraphrase: p,
-      question: `${g.source?.question ?? g.group_id} (paraphrase ${p})`,
-      evidence: '',
-      writer: { kind: 'suite' as const },
-      check: { kind: 'as-written' as const },
-    })),
-  );
-  mkdirSync(join(out, 'questions'), { recursive: true });
-  writeFileSync(join(out, 'questions', 'social_media.jsonl'), questions.map(serializeQuestion).join(''));
+  writeSuiteParaphrases(out, 'social_media', paraphrases);
   // Every question on every variant, duplicates kept: the rows of the figures before row controls.
   const rows = { variantsPerQuestion: 'all', paraphrasesPerStyle: 'all', dedupe: false } as const;
   for (const format of ['jsonl', 'parquet'] as const) {

@@ -40,6 +40,7 @@ export function describeBrowser(name: string, body: (chromium: string) => void):
       });
     });
   } else {
+    // Skipped on purpose: a developer without chromium still runs every other test; CI (above) never gets here.
     describe.skip(`${name} (skipped: no chromium binary at /usr/bin/chromium or on PATH; apt-get install chromium to run)`, () => body(''));
   }
 }
