@@ -1,8 +1,46 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+// Three tiers over one tree of tests (docs/testing.md, "Tiers"):
+//   npm test                 every test file; sizes small; blocks that need a server skipped
+//   npm run test:server      EQUISQL_TIER=server: the files that call describeServer, those blocks alone
+//   npm run test:acceptance  EQUISQL_ACCEPTANCE=1: the files that declare a size with sized(),
+//                            directly or through a module beside them, at acceptance sizes
+// The tier a file belongs to follows from what it calls, so a new test needs no list edited.
+const ROOT = dirname(new URL(import.meta.url).pathname);
+const TIER = process.env['EQUISQL_ACCEPTANCE'] === '1' ? 'acceptance' : process.env['EQUISQL_TIER'] === 'server' ? 'server' : 'default';
+
+function testFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'fixtures' ? [] : testFiles(path);
+    return entry.name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+/** A test file's text with that of the modules it imports from beside it (not test/helpers). */
+function textWithLocalImports(file: string): string {
+  const text = readFileSync(file, 'utf8');
+  const local = [...text.matchAll(/from '(\.\/[^']+\.ts)'/gu)].map((m) => readFileSync(resolve(dirname(file), m[1] as string), 'utf8'));
+  return [text, ...local].join('\n');
+}
+
+const picked = (pattern: RegExp) =>
+  testFiles(join(ROOT, 'test'))
+    .filter((file) => pattern.test(textWithLocalImports(file)))
+    .map((file) => relative(ROOT, file))
+    .sort();
+
+const include =
+  TIER === 'server' ? picked(/\bdescribeServer\(/u) : TIER === 'acceptance' ? picked(/\bsized\(/u) : ['test/**/*.test.ts'];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include,
+    // The server tier runs only the blocks describeServer tags; the rest of those files ran in `npm test`.
+    ...(TIER === 'server' ? { testNamePattern: /\[server\]/u } : {}),
+    globalSetup: ['test/helpers/temp-root.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     // Two cores: PGlite instances are memory-hungry and CPU-bound, so keep the pool small.

@@ -21,6 +21,11 @@ export interface CliIo {
   readonly progress?: { readonly tty: boolean; readonly write: (text: string) => void; readonly columns?: number };
   /** Whether `out` is a terminal (text from data is then escaped where a format keeps it raw). */
   readonly terminal?: boolean;
+  /**
+   * Where the one line of a refused or failed command goes, printed past --quiet; stderr when
+   * absent. Given when commands run in-process in tests.
+   */
+  readonly fail?: (text: string) => void;
   /** The process environment, passed in so commands can be run with another. */
   readonly env: Readonly<Record<string, string | undefined>>;
 }

@@ -76,13 +76,14 @@ export async function main(argv: readonly string[], io?: CliIo): Promise<number>
   const [name, ...rest] = argv;
   const quiet = rest.includes('--quiet');
   const streams = io ?? processIo(quiet);
+  const fail = streams.fail ?? ((text: string) => void process.stderr.write(text));
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     streams.out(usage());
     return name === undefined ? EXIT.badInput : EXIT.ok;
   }
   const load = ownValue(COMMANDS, name);
   if (!load) {
-    process.stderr.write(`equisql: unknown command "${escapeControl(name)}" (known: ${Object.keys(COMMANDS).join(', ')})\n`);
+    fail(`equisql: unknown command "${escapeControl(name)}" (known: ${Object.keys(COMMANDS).join(', ')})\n`);
     return EXIT.badInput;
   }
   try {
@@ -93,9 +94,9 @@ export async function main(argv: readonly string[], io?: CliIo): Promise<number>
     }
     return await command.run(rest.filter((arg) => arg !== '--quiet'), streams);
   } catch (error) {
-    if (streams.env['EQUISQL_DEBUG'] && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+    if (streams.env['EQUISQL_DEBUG'] && error instanceof Error) fail(`${error.stack}\n`);
     // Printed past --quiet: a failing command must always say why.
-    process.stderr.write(`${errorLine(name, error)}\n`);
+    fail(`${errorLine(name, error)}\n`);
     // A file system that refuses (ENOSPC, EEXIST, ELOOP, …) is the place's fault, not a bug.
     return error instanceof EquisqlError || isFileSystemError(error) ? EXIT.badInput : EXIT.internal;
   }

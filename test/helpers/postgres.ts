@@ -1,20 +1,27 @@
 import pg from 'pg';
 import { describe, it } from 'vitest';
+import { SERVER_TIER } from './tiers.ts';
 
 /** The server the suite may use: DATABASE_URL, as `.ci/run` exports it. */
 export const SERVER_URL = process.env['DATABASE_URL'];
 const IN_CI = Boolean(process.env['CI']);
 
 /**
- * `describe` for tests that need the PostgreSQL server. Without DATABASE_URL they are
- * skipped on a developer's machine, but under CI the block fails instead, so a CI run
- * without its server cannot pass by skipping.
+ * `describe` for tests that need the PostgreSQL server. They belong to the server tier
+ * (`npm run test:server`, and the acceptance tier): `npm test` skips them, with or without
+ * DATABASE_URL. In their tier they are skipped without DATABASE_URL on a developer's machine,
+ * but under CI the block fails instead, so a CI run without its server cannot pass by skipping.
+ * The block's name ends in `[server]`, which is how the server tier picks these blocks alone.
  */
 export function describeServer(name: string, body: (url: string) => void): void {
-  if (SERVER_URL) {
-    describe(name, () => body(SERVER_URL));
+  const tagged = `${name} [server]`;
+  if (!SERVER_TIER) {
+    // Skipped on purpose: the default tier is the unit and PGlite tiers; the server tier runs these.
+    describe.skip(`${tagged} (npm run test:server runs it)`, () => body(''));
+  } else if (SERVER_URL) {
+    describe(tagged, () => body(SERVER_URL));
   } else if (IN_CI) {
-    describe(name, () => {
+    describe(tagged, () => {
       it('has a PostgreSQL server', () => {
         throw new Error('CI is set but DATABASE_URL is not: the server tests cannot run');
       });
@@ -22,7 +29,7 @@ export function describeServer(name: string, body: (url: string) => void): void 
   } else {
     // Skipped on purpose: a developer without a server still runs the PGlite half of every
     // claim; CI (above) never gets here.
-    describe.skip(`${name} (set DATABASE_URL to run)`, () => body(''));
+    describe.skip(`${tagged} (set DATABASE_URL to run)`, () => body(''));
   }
 }
 

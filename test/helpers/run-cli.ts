@@ -42,3 +42,40 @@ export function runCliAsync(args: readonly string[], options: { cwd?: string; en
     child.on('close', (code) => done({ status: code ?? -1, stdout, stderr }));
   });
 }
+
+let queue: Promise<unknown> = Promise.resolve();
+
+/**
+ * `equisql …` in this process, through `main()`, as `runCli` would run it in a child: the
+ * same exit status, stdout and stderr (progress as plain lines; nothing on stderr but the
+ * failure line under --quiet), in `cwd` with `env` over this process's environment. Runs
+ * one at a time, since a run may change the working directory. For every test where the
+ * child process is not the point: it skips the child's start-up (tsx, module loading).
+ */
+export function runMain(args: readonly string[], options: { cwd?: string; env?: Record<string, string | undefined>; input?: string } = {}): Promise<CliRun> {
+  const run = queue.then(async () => {
+    const { main } = await import('../../generator/cli/main.ts');
+    const env: Record<string, string | undefined> = { ...process.env, ...options.env };
+    for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+    let stdout = '';
+    let stderr = '';
+    const line = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
+    const quiet = args.slice(1).includes('--quiet');
+    const before = process.cwd();
+    process.chdir(options.cwd ?? REPO_ROOT);
+    try {
+      const status = await main(args, {
+        out: (text) => void (stdout += line(text)),
+        err: quiet ? () => {} : (text) => void (stderr += line(text)),
+        fail: (text) => void (stderr += text),
+        readStdin: async () => options.input ?? '',
+        env,
+      });
+      return { status, stdout, stderr };
+    } finally {
+      process.chdir(before);
+    }
+  });
+  queue = run.catch(() => {});
+  return run;
+}
