@@ -33,7 +33,7 @@ const picked = (pattern: RegExp) =>
     .sort();
 
 const include =
-  TIER === 'server' ? picked(/\bdescribeServer\(/u) : TIER === 'acceptance' ? picked(/\bsized\(/u) : ['test/**/*.test.ts'];
+  TIER === 'server' ? picked(/\bdescribeServer\(/u) : TIER === 'acceptance' ? picked(/\bsized\(|\bACCEPTANCE\b/u) : ['test/**/*.test.ts'];
 
 export default defineConfig({
   test: {

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// The CLI runs the TypeScript sources directly through tsx, so a fresh clone needs only
-// `npm install` before `npx equisql …` works: there is no build step to forget.
-import { register } from 'tsx/esm/api';
+// The installed package runs the JavaScript `npm run build` put in dist/. A checkout (it has
+// .git) runs the TypeScript sources through tsx, so an edit needs no rebuild and a stale
+// dist/ is never run by mistake.
+import { existsSync } from 'node:fs';
 
 // A reader that stops early (`equisql variants | head`) is not an error.
 process.stdout.on('error', (error) => {
@@ -9,6 +10,13 @@ process.stdout.on('error', (error) => {
   throw error;
 });
 
-register();
-const { main } = await import('../generator/cli/main.ts');
+const checkout = existsSync(new URL('../.git', import.meta.url));
+let main;
+if (checkout) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import('../generator/cli/main.ts'));
+} else {
+  ({ main } = await import('../dist/cli/main.js'));
+}
 process.exitCode = await main(process.argv.slice(2));

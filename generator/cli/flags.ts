@@ -71,6 +71,9 @@ function flagError(command: string, error: unknown, options: Options): ConfigErr
   }
 }
 
+/** What parseCommandLine returns: parseArgs' values and positionals for these options (named, for the declarations). */
+export type ParsedCommandLine<O extends Options> = Omit<ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: boolean; tokens: true }>>, 'tokens'>;
+
 /**
  * Parses a command's flags and positional arguments strictly: an unknown flag, a missing
  * value or an unexpected argument is a one-line ConfigError naming the command and the flag.
@@ -79,7 +82,7 @@ function flagError(command: string, error: unknown, options: Options): ConfigErr
  * @example
  * parseCommandLine('check', ['g.pcfg'], {}, { positionals: true }); // { values: {}, positionals: ['g.pcfg'] }
  */
-export function parseCommandLine<O extends Options>(command: string, args: readonly string[], options: O, settings: { positionals?: boolean } = {}) {
+export function parseCommandLine<O extends Options>(command: string, args: readonly string[], options: O, settings: { positionals?: boolean } = {}): ParsedCommandLine<O> {
   const prepared = attachValues(command, args, options);
   let parsed;
   try {
@@ -116,7 +119,7 @@ function refuseRepeats(command: string, tokens: readonly { kind: string; name?: 
  * parseFlags('suite', ['--dir', 'out', '--json'], { dir: { type: 'string' }, json: { type: 'boolean' } });
  * // { dir: 'out', json: true }
  */
-export function parseFlags<O extends Options>(command: string, args: readonly string[], options: O) {
+export function parseFlags<O extends Options>(command: string, args: readonly string[], options: O): ParsedCommandLine<O>['values'] {
   return parseCommandLine(command, args, options).values;
 }
 

@@ -16,6 +16,7 @@ import { groupsPath, readJsonLines } from '../../generator/generate/groups-file.
 import type { GroupRecord } from '../../generator/generate/group-record.ts';
 import { IR_CONSTRUCTS, irConstructs, type IrConstruct } from '../../generator/generate/ir-coverage.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
+import { ACCEPTANCE } from '../helpers/tiers.ts';
 
 // Every construct of the conceptual query the compiler handles must reach the data: a
 // construct no group uses is one no model learns. The lists below are typed as records over
@@ -99,7 +100,7 @@ describe('IR construct coverage', () => {
 
   // The full claim: every construct in some group. Minutes of work, so opt-in:
   //   EQUISQL_ACCEPTANCE=1 npx vitest run test/generate/ir-coverage.test.ts
-  it.runIf(process.env['EQUISQL_ACCEPTANCE'] === '1')('every construct appears in some group of 1,000 per built-in domain and 300 of a model with link attributes', async () => {
+  it.runIf(ACCEPTANCE)('every construct appears in some group of 1,000 per built-in domain and 300 of a model with link attributes', async () => {
     const seen = new Set<IrConstruct>();
     for (const [name, domain, groups] of [['social_media', BUILT_IN_DOMAINS['social_media']!, 1000], ['retail', BUILT_IN_DOMAINS['retail']!, 1000], ['library', library, 300]] as const) {
       for (const c of (await coverage(name, domain, 'all', groups, 1)).keys()) seen.add(c);

@@ -8,6 +8,7 @@ import { createLlmClient, type ReplyCheck } from '../../generator/questions/llm-
 import { createRng } from '../../generator/common/rng.ts';
 import { sha256 } from '../../generator/common/hash.ts';
 import { LlmError } from '../../generator/common/errors.ts';
+import { sized } from '../helpers/tiers.ts';
 
 // A chat-completions server on 127.0.0.1 that answers each prompt with a reply derived from
 // it, and injects faults on a seeded share of requests: 429 with Retry-After, 500, a hung
@@ -85,7 +86,8 @@ const check: ReplyCheck<string> = (value) =>
     ? { ok: true, value: (value as { question: string }).question }
     : { ok: false, reason: 'no "question" string' };
 
-const CALLS = Number(process.env.EQUISQL_LLM_CALLS ?? 1000);
+// 200 calls by default, 1,000 in the acceptance tier.
+const CALLS = sized('EQUISQL_LLM_CALLS', 200, 1000);
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const c of cleanup.splice(0)) await c();

@@ -13,9 +13,10 @@ import { paraphraseCount, requiredMentions, writeTemplateQuestion } from '../../
 import { TEMPLATE_STYLES } from '../../generator/questions/question-record.ts';
 import type { Query } from '../../generator/query/conceptual-query.ts';
 import { englishFaults, expectedFacts, expectedNaturalFacts, machinePhrases } from '../helpers/question-checks.ts';
+import { sized } from '../helpers/tiers.ts';
 
-// 1,000 per domain is the acceptance figure; EQUISQL_QUESTION_QUERIES=N draws another number.
-const COUNT = Number(process.env.EQUISQL_QUESTION_QUERIES ?? 1000);
+// 200 per domain by default; 1,000, the acceptance figure, in the acceptance tier; EQUISQL_QUESTION_QUERIES=N draws another number.
+const COUNT = sized('EQUISQL_QUESTION_QUERIES', 200, 1000);
 const PARAPHRASES = 2;
 
 function checkQuery(index: ErIndex, query: Query, seed: string, label: string): void {
