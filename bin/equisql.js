@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The installed package runs the JavaScript `npm run build` put in dist/. A checkout (it has
 // .git) runs the TypeScript sources through tsx, so an edit needs no rebuild and a stale
-// dist/ is never run by mistake.
+// dist/ is never run by mistake; EQUISQL_BUILT=1 runs dist/ there too (bench:refusals).
 import { existsSync } from 'node:fs';
 
 // A reader that stops early (`equisql variants | head`) is not an error.
@@ -10,7 +10,7 @@ process.stdout.on('error', (error) => {
   throw error;
 });
 
-const checkout = existsSync(new URL('../.git', import.meta.url));
+const checkout = existsSync(new URL('../.git', import.meta.url)) && process.env.EQUISQL_BUILT !== '1';
 let main;
 if (checkout) {
   const { register } = await import('tsx/esm/api');

@@ -13,20 +13,15 @@ import { openDatabase, resolveTarget, type Database } from '../database/database
 import { indexDomain } from '../er-model/er-index.ts';
 import { parseGrammar } from '../grammar/pcfg.ts';
 import { mixGrammars } from '../grammar/pcfg-estimator.ts';
-import { prepareBuilds } from '../generate/prepare-builds.ts';
-import { createQueryRunner, type QueryRunner } from '../generate/query-runner.ts';
-import { checkGroupsFiles, generateGroups } from '../generate/generate-groups.ts';
-import { readGroupsState, rejectionsPath } from '../generate/groups-file.ts';
-import { writeQuestionsAfterGroups } from '../questions/questions-stage.ts';
 import { lockDir } from '../assemble/dir-lock.ts';
 import { DIFFICULTIES, type Difficulty } from '../generate/group-record.ts';
 import { readSuiteFile } from '../generate/suite-file.ts';
-import { exportDataset } from '../export/export-dataset.ts';
 import { exportSettings } from '../export/export-settings.ts';
-import { checkShardFiles, generateShard, parseShard } from '../generate/shard-run.ts';
 import { checkResume, writeRunSettings } from '../generate/run-settings.ts';
 import { seedFromText } from '../assemble/build-manifest.ts';
 import { displayFor } from './progress-bar.ts';
+import type { QueryRunner } from '../generate/query-runner.ts';
+import { selectVariants } from '../variants/select-variants.ts';
 import { removeStaleTemps } from '../common/file-seal.ts';
 
 /** `easy=0.25,medium=0.4,…` → shares; a ConfigError naming the flag otherwise. */
@@ -131,8 +126,10 @@ export const command: Command = {
     const grammar = mixes.length === 0 ? base : mixGrammars([{ grammar: base, weight: 1 - mixTotal }, ...mixes.map((m) => ({ grammar: m.grammar, weight: m.weight }))]);
     const exporting = exportSettings('generate', flags);
     const variants = flags.variants ?? def.variants ?? DEFAULTS.variants;
+    // Names are checked before anything is loaded, built or opened: a typo costs no build.
+    selectVariants(indexDomain(dataset.domain), variants, seed);
     const target = resolveTarget(flags.db ?? io.env['DATABASE_URL'], join(out, 'pglite'));
-    const shard = flags.shard !== undefined ? parseShard(flags.shard) : undefined;
+    const shard = flags.shard !== undefined ? (await import('../generate/shard-run.ts')).parseShard(flags.shard) : undefined;
     const shardText = shard ? `${shard.index}/${shard.count}` : undefined;
     const margin = flags['shard-margin'] === undefined ? 0.25 : Number(flags['shard-margin']);
     if (!(margin >= 0 && margin <= 100)) throw new ConfigError(`generate: --shard-margin must be a number from 0 to 100, got "${flags['shard-margin']}"`);
@@ -141,6 +138,16 @@ export const command: Command = {
     // A build or another generate writing `out` would swap the database and files under this
     // one: the lock is taken before anything there is read, opened or created (DIR/pglite
     // above all: two processes opening one PGlite directory corrupt it), and held to the end.
+    // The pipeline's modules load once the flags hold: a refusal above pays for none of them.
+    const [{ prepareBuilds }, { createQueryRunner }, { checkGroupsFiles, generateGroups }, { readGroupsState, rejectionsPath }, { writeQuestionsAfterGroups }, { exportDataset }, { checkShardFiles, generateShard }] = await Promise.all([
+      import('../generate/prepare-builds.ts'),
+      import('../generate/query-runner.ts'),
+      import('../generate/generate-groups.ts'),
+      import('../generate/groups-file.ts'),
+      import('../questions/questions-stage.ts'),
+      import('../export/export-dataset.ts'),
+      import('../generate/shard-run.ts'),
+    ]);
     const release = lockDir(out, 'generate');
     const connections: Database[] = [];
     let runner: QueryRunner | undefined;

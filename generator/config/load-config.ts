@@ -12,7 +12,10 @@ import type { DatasetDefinition, EquisqlConfig } from './define-config.ts';
 import { validateDataset } from './validate-config.ts';
 import { mergeLlmConfig, validateLlmConfig } from './llm-config.ts';
 
-const PROJECT_CONFIG = resolve(dirname(fileURLToPath(import.meta.url)), '../../datasets.config.ts');
+// The project's own datasets: the source beside generator/, or in the built package the copy
+// `npm run build` compiles into dist/ (Node loads no TypeScript from node_modules).
+const BUILT_CONFIG = resolve(dirname(fileURLToPath(import.meta.url)), '../datasets.config.js');
+const PROJECT_CONFIG = existsSync(BUILT_CONFIG) ? BUILT_CONFIG : resolve(dirname(fileURLToPath(import.meta.url)), '../../datasets.config.ts');
 
 /** Time a user's config may take to load, and the memory it may use, before it is refused. */
 export const CONFIG_LIMITS = { seconds: 30, megabytes: 512 } as const;
