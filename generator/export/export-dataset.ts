@@ -31,10 +31,10 @@ import { datasetCard } from './dataset-card.ts';
 import type { ProgressTick } from '../common/progress-tick.ts';
 import { EVALUATOR_FORMATS, evaluatorFiles, leftOutNote, prepareEvaluatorDirs, removeStaleEvaluatorFiles, type EvaluatorFormat } from './formats/evaluator-formats.ts';
 
-export const EXPORT_FORMATS = ['jsonl', 'parquet', 'chat', 'prompt', 'chat-parquet', 'prompt-parquet', ...EVALUATOR_FORMATS] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
-/** What an export writes unless `--formats` says otherwise; the fine-tuning files as Parquet are asked for. */
-export const DEFAULT_FORMATS: readonly ExportFormat[] = ['jsonl', 'parquet', 'chat', 'prompt'];
+import { DEFAULT_FORMATS, EXPORT_FORMATS, type ExportFormat } from './export-settings.ts';
+
+// The format names live with the flags that choose them (export-settings.ts), which a refusal reads without loading this module.
+export { DEFAULT_FORMATS, EXPORT_FORMATS, type ExportFormat };
 
 export interface ExportOptions {
   /** A directory `equisql generate` wrote (groups, schemas, manifest). */
