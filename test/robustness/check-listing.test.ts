@@ -3,7 +3,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFi
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/run-cli.ts';
+import { runMain } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
 import { copyDir, expectRefused, generateArgs, generateTiny, killWhen, NO_SERVER, snapshot, tempFiles, widen } from './stage-dirs.ts';
 
@@ -19,7 +19,7 @@ let refFiles: Record<string, string>;
 const TRAIN = 'data/train-00000-of-00001';
 const manifestOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
 
-beforeAll(() => {
+beforeAll(async () => {
   suite = generateTiny(tmp.dir, reference);
   refFiles = snapshot(reference);
   copyDir(reference, wide);
@@ -35,12 +35,12 @@ describe('finding 6: check lists the folder', () => {
     const read = await duck.runAndReadAll(`SELECT count(*)::INT AS n, count(DISTINCT split)::INT AS splits FROM read_parquet('${join(dir, 'data')}/train-*.parquet')`);
     expect(read.getRowObjects()[0]).toMatchObject({ splits: 2 });
     duck.closeSync();
-    const check = runCli(['check', '--dir', dir]);
+    const check = await runMain(['check', '--dir', dir]);
     expect(check.status).toBe(1);
     expect(check.stdout).toBe("file: data/train-00001-of-00002.parquet: not recorded in the manifest, but where the card's subsets read files\n");
   }, 120_000);
 
-  it('a file dropped from the manifest and overwritten with garbage fails check, naming it', () => {
+  it('a file dropped from the manifest and overwritten with garbage fails check, naming it', async () => {
     const dir = copyDir(reference, join(tmp.dir, 'dropped'));
     const m = manifestOf(dir);
     const rel = 'data/validation-00000-of-00001.jsonl';
@@ -48,15 +48,15 @@ describe('finding 6: check lists the folder', () => {
     delete m.export.files[rel];
     writeFileSync(join(dir, 'manifest.json'), JSON.stringify(m, null, 2));
     writeFileSync(join(dir, rel), 'garbage\n');
-    const check = runCli(['check', '--dir', dir]);
+    const check = await runMain(['check', '--dir', dir]);
     expect(check.status).toBe(1);
     expect(check.stdout).toMatch(/^file: data\/validation-00000-of-00001\.jsonl: not recorded in the manifest/mu);
   }, 120_000);
 
-  it('a folder in data/ fails check; a repeated row, with the manifest refreshed to match, is found as a duplicate', () => {
+  it('a folder in data/ fails check; a repeated row, with the manifest refreshed to match, is found as a duplicate', async () => {
     const dir = copyDir(reference, join(tmp.dir, 'folder'));
     mkdirSync(join(dir, 'data', 'train-00001-of-00002.jsonl'));
-    const check = runCli(['check', '--dir', dir]);
+    const check = await runMain(['check', '--dir', dir]);
     expect(check.status).toBe(1);
     expect(check.stdout).toMatch(/^file: data\/train-00001-of-00002\.jsonl\/: a folder the manifest does not record/mu);
     rmSync(join(dir, 'data', 'train-00001-of-00002.jsonl'), { recursive: true });
@@ -66,7 +66,7 @@ describe('finding 6: check lists the folder', () => {
     const m = manifestOf(dir);
     m.export.files[`${TRAIN}.jsonl`] = { rows: rows.length + 1, sha256: createHash('sha256').update(text).digest('hex') };
     writeFileSync(join(dir, 'manifest.json'), JSON.stringify(m, null, 2));
-    const again = runCli(['check', '--dir', dir]);
+    const again = await runMain(['check', '--dir', dir]);
     expect(again.status).toBe(1);
     expect(again.stdout).toMatch(new RegExp(`^duplicate: ${TRAIN}\\.jsonl:${rows.length + 1}: row [0-9a-f]{12} again \\(first at ${TRAIN}\\.jsonl:1\\)$`, 'mu'));
   }, 120_000);
@@ -77,7 +77,7 @@ describe('finding 7: a kill between the card and the manifest', () => {
     const cards: Record<string, string> = {};
     for (const split of ['random', 'skeleton']) {
       const d = copyDir(wide, join(tmp.dir, `card-${split}`));
-      expect(runCli(['export', '--dir', d, '--split', split], { env: NO_SERVER }).status).toBe(0);
+      expect((await runMain(['export', '--dir', d, '--split', split], { env: NO_SERVER })).status).toBe(0);
       cards[split] = readFileSync(join(d, 'README.md'), 'utf8');
     }
     expect(cards['random']).not.toBe(cards['skeleton']);
@@ -91,7 +91,7 @@ describe('finding 7: a kill between the card and the manifest', () => {
       const card = readFileSync(join(dir, 'README.md'), 'utf8');
       const cardSplit = card === cards['skeleton'] ? 'skeleton' : card === cards['random'] ? 'random' : 'other';
       const manifestSplit = manifestOf(dir).export.split as string;
-      const check = runCli(['check', '--dir', dir]);
+      const check = await runMain(['check', '--dir', dir]);
       outcomes.push(`${killed ? 'killed' : 'ran'}: card ${cardSplit}, manifest ${manifestSplit}, check ${check.status}`);
       expect(check.status === 0 ? cardSplit : manifestSplit, outcomes.join('; ')).toBe(manifestSplit);
       if (cardSplit !== manifestSplit) expect(check.stdout, outcomes.join('; ')).toMatch(/^file: README\.md: differs from its seal in the manifest/mu);
@@ -112,13 +112,13 @@ describe('finding 8: temporary files a kill leaves', () => {
     expect(killed).toBe(true);
     expect(tempFiles(dir).length).toBeGreaterThan(0);
     // check names what the kill left where the card's subsets read.
-    const check = runCli(['check', '--dir', dir]);
+    const check = await runMain(['check', '--dir', dir]);
     expect(check.status).toBe(1);
     expect(check.stdout).toMatch(/^file: (data|finetune)\/\..*\.\d+\.tmp: not recorded in the manifest/mu);
-    expect(runCli(['export', '--dir', dir], { env: NO_SERVER }).status).toBe(0);
+    expect((await runMain(['export', '--dir', dir], { env: NO_SERVER })).status).toBe(0);
     expect(tempFiles(dir)).toEqual([]);
     expect(snapshot(dir)).toEqual(want);
-    expect(runCli(['check', '--dir', dir]).status).toBe(0);
+    expect((await runMain(['check', '--dir', dir])).status).toBe(0);
   }, 600_000);
 
   it('kill -9 during the export stage of generate: --resume removes what the kill left and gives the files of an uninterrupted run', async () => {
@@ -132,41 +132,41 @@ describe('finding 8: temporary files a kill leaves', () => {
     }
     expect(killed).toBe(true);
     expect(tempFiles(dir).length).toBeGreaterThan(0);
-    runCli([...generateArgs(dir, suite), '--resume'], { env: NO_SERVER });
+    await runMain([...generateArgs(dir, suite), '--resume'], { env: NO_SERVER });
     expect(tempFiles(dir)).toEqual([]);
     expect(snapshot(dir)).toEqual(refFiles);
   }, 600_000);
 });
 
 describe('finding 9: file-system surprises get one line, exit 2', () => {
-  it('check: a data file replaced by a directory, manifest rows given as a string, a manifest that is a directory', () => {
+  it('check: a data file replaced by a directory, manifest rows given as a string, a manifest that is a directory', async () => {
     const dir = copyDir(reference, join(tmp.dir, 'surprises'));
     rmSync(join(dir, `${TRAIN}.jsonl`));
     mkdirSync(join(dir, `${TRAIN}.jsonl`));
-    expectRefused(runCli(['check', '--dir', dir]), new RegExp(`^equisql check: .*${TRAIN}\\.jsonl: a directory, where the manifest lists a file$`, 'u'));
+    expectRefused(await runMain(['check', '--dir', dir]), new RegExp(`^equisql check: .*${TRAIN}\\.jsonl: a directory, where the manifest lists a file$`, 'u'));
     const other = copyDir(reference, join(tmp.dir, 'rows-string'));
     const m = manifestOf(other);
     m.export.files[`${TRAIN}.jsonl`].rows = String(m.export.files[`${TRAIN}.jsonl`].rows);
     writeFileSync(join(other, 'manifest.json'), JSON.stringify(m, null, 2));
-    expectRefused(runCli(['check', '--dir', other]), new RegExp(`^equisql check: .*manifest\\.json: export\\.files\\["${TRAIN}\\.jsonl"\\] must be \\{"rows": a whole number, "sha256": 64 hex digits\\}, got \\{"rows":"\\d+"`, 'u'));
+    expectRefused(await runMain(['check', '--dir', other]), new RegExp(`^equisql check: .*manifest\\.json: export\\.files\\["${TRAIN}\\.jsonl"\\] must be \\{"rows": a whole number, "sha256": 64 hex digits\\}, got \\{"rows":"\\d+"`, 'u'));
     const third = copyDir(reference, join(tmp.dir, 'manifest-dir'));
     rmSync(join(third, 'manifest.json'));
     mkdirSync(join(third, 'manifest.json'));
-    expectRefused(runCli(['check', '--dir', third]), /^equisql check: .*manifest\.json: a directory where a file should be$/u);
+    expectRefused(await runMain(['check', '--dir', third]), /^equisql check: .*manifest\.json: a directory where a file should be$/u);
   }, 120_000);
 
-  it('export: a file where data/ should be, a directory where a data file goes; each leaves the earlier export as it was', () => {
+  it('export: a file where data/ should be, a directory where a data file goes; each leaves the earlier export as it was', async () => {
     const dir = copyDir(reference, join(tmp.dir, 'export-surprises'));
     const keep = readdirSync(join(dir, 'data'));
     rmSync(join(dir, 'finetune'), { recursive: true });
     writeFileSync(join(dir, 'finetune'), 'not a folder\n');
-    expectRefused(runCli(['export', '--dir', dir], { env: NO_SERVER }), /^equisql export: .*finetune: a file where the export's folder should be$/u);
+    expectRefused(await runMain(['export', '--dir', dir], { env: NO_SERVER }), /^equisql export: .*finetune: a file where the export's folder should be$/u);
     expect(readdirSync(join(dir, 'data'))).toEqual(keep);
     rmSync(join(dir, 'finetune'));
     cpSync(join(reference, 'finetune'), join(dir, 'finetune'), { recursive: true });
     rmSync(join(dir, `${TRAIN}.jsonl`));
     mkdirSync(join(dir, `${TRAIN}.jsonl`));
-    expectRefused(runCli(['export', '--dir', dir], { env: NO_SERVER }), new RegExp(`^equisql export: .*${TRAIN}\\.jsonl: a directory where the export writes its files$`, 'u'));
+    expectRefused(await runMain(['export', '--dir', dir], { env: NO_SERVER }), new RegExp(`^equisql export: .*${TRAIN}\\.jsonl: a directory where the export writes its files$`, 'u'));
     expect(snapshot(dir)['manifest.json']).toBe(refFiles['manifest.json']);
   }, 120_000);
 });
