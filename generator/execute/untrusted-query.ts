@@ -67,6 +67,9 @@ export type UntrustedOutcome =
 /** What `streamUntrusted` gives when the query did not run to its end: the outcome without rows. */
 export type StreamOutcome = Exclude<UntrustedOutcome, { kind: 'rows' }> | { readonly kind: 'rows'; readonly columns: readonly string[]; readonly rowCount: number; readonly bytes: number };
 
+/** The types of a variant schema (the guard allows them by name), per set of its tables. */
+const schemaTypes = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
+
 /** Per open database: the variant schemas made ready (reader grants checked) and their tables. */
 const prepared = new WeakMap<Database, Map<string, Promise<ReadonlySet<string>>>>();
 
@@ -86,7 +89,10 @@ export function variantTables(db: Database, pgSchema: string): Promise<ReadonlyS
         "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')",
         [pgSchema],
       );
-      return new Set(rows.map((r) => String(r['relname'])));
+      const types = await db.query('SELECT t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE n.nspname = $1', [pgSchema]);
+      const tables = new Set(rows.map((r) => String(r['relname'])));
+      schemaTypes.set(tables, new Set(types.map((r) => String(r['typname']))));
+      return tables;
     })();
     schemas.set(pgSchema, tables);
     tables.catch(() => schemas.delete(pgSchema));
@@ -127,7 +133,8 @@ const VERDICTS_LIMIT = 20_000;
 /** The guard's verdict on a text for a schema, computed once: the refusal's message, or the statement to run. */
 function verdict(text: string, pgSchema: string, tables: ReadonlySet<string>): Verdict {
   let scope = scopeKeys.get(tables);
-  if (scope === undefined) scopeKeys.set(tables, (scope = JSON.stringify([pgSchema, [...tables].sort()])));
+  const types = schemaTypes.get(tables);
+  if (scope === undefined) scopeKeys.set(tables, (scope = JSON.stringify([pgSchema, [...tables].sort(), [...(types ?? [])].sort()])));
   let known = verdicts.get(scope);
   if (!known) verdicts.set(scope, (known = new Map()));
   const key = text;
@@ -135,7 +142,7 @@ function verdict(text: string, pgSchema: string, tables: ReadonlySet<string>): V
   if (seen !== undefined) return seen;
   let result: Verdict;
   try {
-    guardQuery(text, { pgSchema, tables });
+    guardQuery(text, types === undefined ? { pgSchema, tables } : { pgSchema, tables, types });
     result = { statement: statementOf(text) };
   } catch (error) {
     if (!(error instanceof ExecutionError)) throw error;
