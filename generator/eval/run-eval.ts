@@ -13,7 +13,8 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
-import { ConfigError } from '../common/errors.ts';
+import { ConfigError, oneLine, RunFaultError } from '../common/errors.ts';
+import { isConnectionFault } from '../database/connection-fault.ts';
 import { writeFileAtomic } from '../common/atomic-write.ts';
 import type { Database } from '../database/database.ts';
 import { createUntrustedExecutor } from '../execute/untrusted-query.ts';
@@ -193,7 +194,12 @@ export async function runEval(options: EvalOptions): Promise<EvalResult> {
   await Promise.all(rows.map((_, i) => (i < earlier.length ? undefined : window(() => one(i)))));
   flush();
   writeFileAtomic(runPath, `${JSON.stringify(runRecord(options), null, 2)}\n`);
-  if (failure) throw failure;
+  if (failure) {
+    // A lost connection, a server that went down: a fault of the run, not of a prediction.
+    // The lines before it are written; --resume continues after them.
+    if (!isConnectionFault(failure) || failure instanceof RunFaultError) throw failure;
+    throw new RunFaultError(`${oneLine(failure)}; stopped after ${written} of ${rows.length} predictions (rerun with --resume to continue)`, { cause: failure });
+  }
   if (stopped) {
     progress(`eval: ${stopped.message}; stopped after ${written} of ${rows.length} predictions (rerun with --resume to continue)`);
     return { lines: written, rows: rows.length, resumed: earlier.length };

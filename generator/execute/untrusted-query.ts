@@ -34,7 +34,7 @@
  * A fault of the run rather than of the query (a lost connection, a PGlite worker that died)
  * is thrown, not returned: it says nothing of the text.
  */
-import { ExecutionError, oneLine } from '../common/errors.ts';
+import { ExecutionError, LoadError, oneLine } from '../common/errors.ts';
 import { quoteIdent } from '../common/sql-text.ts';
 import type { Database, PagedEnd, TextResult } from '../database/database.ts';
 import { grantReader, READER_ROLE, readerCanRead } from '../database/reader-role.ts';
@@ -285,7 +285,15 @@ async function read(db: Database, pgSchema: string, text: string, s: Settled, on
     return { end };
   } catch (error) {
     const outcome = outcomeOf(error, pgSchema, s);
-    if (outcome === undefined) throw error;
+    if (outcome === undefined) {
+      // PGlite runs this one query in its worker: a worker that stopped under it (the engine
+      // aborted, or ran out of memory) stopped on what the query asked. The next request
+      // reopens the database; a database that cannot reopen is the run's fault, thrown there.
+      if (db.kind === 'pglite' && error instanceof LoadError && /^PGlite worker for .* stopped/u.test(error.message)) {
+        return { outcome: { kind: 'error', message: `schema ${pgSchema}: the engine stopped while running the query (${oneLine(error)})` } };
+      }
+      throw error;
+    }
     return { outcome };
   }
 }
