@@ -27,6 +27,7 @@ import { BudgetSpent, type PredictionSource } from './prediction-source.ts';
 import { createScorer } from './score-prediction.ts';
 
 export const PREDICTIONS_FILE = 'predictions.jsonl';
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/gu;
 export const SUMMARY_FILE = 'summary.json';
 export const RUN_FILE = 'run.json';
 
@@ -183,6 +184,9 @@ export async function runEval(options: EvalOptions): Promise<EvalResult> {
       else failure ??= error;
       return;
     }
+    // A lone surrogate cannot be sent: UTF-8 gives U+FFFD in its place, so that is the text
+    // that runs, and the one recorded.
+    if (sql !== null) sql = sql.replace(LONE_SURROGATE, '\uFFFD');
     try {
       const line = await scorer.score(row, variants.get(row.variant) as EvalVariant, sql, inputs.edgeGold.get(row.group_id));
       lines[i] = { ...line, prompt_hash: hash };
