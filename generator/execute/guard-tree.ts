@@ -206,6 +206,26 @@ function checkCall(f: Fields, w: Walk): void {
   if (!READ_ONLY_FUNCTIONS.has(name)) throw refuse(w.scope.pgSchema, `function ${dotted(names)} is not on the list of read-only functions a query may call`);
   // age(x) is age(current_date, x): the clock.
   if (name === 'age' && (Array.isArray(f['args']) ? f['args'].length : 0) < 2) throw refuse(w.scope.pgSchema, 'age() of one argument reads the clock: an answer that changes between runs cannot be verified');
+  if (name === 'format') checkFormat(f, w);
+}
+
+/** The widest a `format` field may pad: wider than any answer, far short of a width that pads for minutes. */
+export const MAX_FORMAT_WIDTH = 10_000;
+
+/**
+ * `format` pads a field to its width without looking at the statement timeout
+ * (`format('%1000000000s', …)` ran for minutes and GBs): its format must be a literal whose
+ * widths are at most MAX_FORMAT_WIDTH, and not `*` (a width taken from an argument).
+ */
+function checkFormat(f: Fields, w: Walk): void {
+  const first = Array.isArray(f['args']) ? unwrap(f['args'][0]) : undefined;
+  const sval = first?.[0] === 'A_Const' ? (first[1]['sval'] as Fields | undefined)?.['sval'] : undefined;
+  if (typeof sval !== 'string') throw refuse(w.scope.pgSchema, 'format() takes its format as a string literal here (its widths are checked)');
+  for (const spec of sval.matchAll(/%(?:\d+\$)?([-]*)(\*|\d+)?/gu)) {
+    const width = spec[2];
+    if (width === '*') throw refuse(w.scope.pgSchema, 'format(): a width taken from an argument (*) is not allowed');
+    if (width !== undefined && Number(width) > MAX_FORMAT_WIDTH) throw refuse(w.scope.pgSchema, `format(): width ${width.length > 12 ? `${width.slice(0, 12)}…` : width} is more than ${MAX_FORMAT_WIDTH.toLocaleString('en-US')}`);
+  }
 }
 
 function checkType(f: Fields, w: Walk): void {

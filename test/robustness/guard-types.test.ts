@@ -54,6 +54,15 @@ describe('the guard decides by type', () => {
   });
 });
 
+describe('format() is bounded', () => {
+  it.each(["SELECT format('%1000000000s', 'x')", "SELECT format('%*s', 1000000000, 'x')", "SELECT format('%1$-20000s', 'x')", "SELECT format(name, 'x') FROM t"])('refuses %s', (sql) => {
+    expect(refusal(sql)).toMatch(/refused: format\(\)/u);
+  });
+  it.each(["SELECT format('%s-%10s|%2$-5s %%', 'a', 'b')", "SELECT format('%I.%L', 'a', 'b')"])('passes %s', (sql) => {
+    expect(refusal(sql)).toBeUndefined();
+  });
+});
+
 describeServer('every type of the server', (serverUrl) => {
   it('is refused in a cast of a literal, to it and to its array type, unless it is an answer type', async () => {
     const client = new pg.Client({ connectionString: serverUrl });
