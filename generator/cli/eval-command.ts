@@ -6,7 +6,7 @@ import { loadConfig } from '../config/load-config.ts';
 import { estimateCost, resolveLlmEndpoint } from '../config/llm-config.ts';
 import { openDatabase, type Database } from '../database/database.ts';
 import { targetOf } from '../assemble/verify-dataset.ts';
-import { refuseIfLocked } from '../assemble/dir-lock.ts';
+import { lockDir, refuseIfLocked } from '../assemble/dir-lock.ts';
 import { createLlmClient, type LlmClient } from '../questions/llm-client.ts';
 import { readEvalInputs } from '../eval/eval-inputs.ts';
 import { EVAL_CONTEXTS } from '../eval/eval-prompt.ts';
@@ -126,6 +126,8 @@ export const command: Command = {
     const inputs = readEvalInputs(dir, flags.split ?? 'test', variants);
     const target = targetOf(dir, inputs.manifest, flags.db ?? (inputs.manifest.database.kind === 'postgres' ? io.env['DATABASE_URL'] : undefined));
     const connections: Database[] = [];
+    // One run at a time writes an evaluation: two would write every line twice.
+    const release = lockDir(out, 'eval');
     try {
       for (let i = 0; i < (target.kind === 'postgres' ? concurrency : 1); i++) connections.push(await openDatabase(target));
       const result = await runEval({
@@ -155,6 +157,7 @@ export const command: Command = {
       }
     } finally {
       for (const c of connections) await c.close();
+      release();
     }
     return EXIT.ok;
   },

@@ -63,7 +63,8 @@ export function endpointSource(client: LlmClient, model: string, baseUrl: string
 export function fileSource(path: string, label: string): PredictionSource & { readonly size: number } {
   if (!existsSync(path)) throw new ConfigError(`--predictions: ${path} does not exist`);
   const byId = new Map<string, string | null>();
-  readFileSync(path, 'utf8').split('\n').forEach((line, i) => {
+  // A byte order mark some editors write first is no part of the first line.
+  readFileSync(path, 'utf8').replace(/^\uFEFF/u, '').split('\n').forEach((line, i) => {
     if (line.trim() === '') return;
     const where = `--predictions: ${path}:${i + 1}`;
     let value: unknown;

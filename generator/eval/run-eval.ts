@@ -13,7 +13,8 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
-import { ConfigError } from '../common/errors.ts';
+import { ConfigError, oneLine, RunFaultError } from '../common/errors.ts';
+import { isConnectionFault } from '../database/connection-fault.ts';
 import { writeFileAtomic } from '../common/atomic-write.ts';
 import type { Database } from '../database/database.ts';
 import { createUntrustedExecutor } from '../execute/untrusted-query.ts';
@@ -26,6 +27,7 @@ import { BudgetSpent, type PredictionSource } from './prediction-source.ts';
 import { createScorer } from './score-prediction.ts';
 
 export const PREDICTIONS_FILE = 'predictions.jsonl';
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/gu;
 export const SUMMARY_FILE = 'summary.json';
 export const RUN_FILE = 'run.json';
 
@@ -182,6 +184,9 @@ export async function runEval(options: EvalOptions): Promise<EvalResult> {
       else failure ??= error;
       return;
     }
+    // A lone surrogate cannot be sent: UTF-8 gives U+FFFD in its place, so that is the text
+    // that runs, and the one recorded.
+    if (sql !== null) sql = sql.replace(LONE_SURROGATE, '\uFFFD');
     try {
       const line = await scorer.score(row, variants.get(row.variant) as EvalVariant, sql, inputs.edgeGold.get(row.group_id));
       lines[i] = { ...line, prompt_hash: hash };
@@ -193,7 +198,12 @@ export async function runEval(options: EvalOptions): Promise<EvalResult> {
   await Promise.all(rows.map((_, i) => (i < earlier.length ? undefined : window(() => one(i)))));
   flush();
   writeFileAtomic(runPath, `${JSON.stringify(runRecord(options), null, 2)}\n`);
-  if (failure) throw failure;
+  if (failure) {
+    // A lost connection, a server that went down: a fault of the run, not of a prediction.
+    // The lines before it are written; --resume continues after them.
+    if (!isConnectionFault(failure) || failure instanceof RunFaultError) throw failure;
+    throw new RunFaultError(`${oneLine(failure)}; stopped after ${written} of ${rows.length} predictions (rerun with --resume to continue)`, { cause: failure });
+  }
   if (stopped) {
     progress(`eval: ${stopped.message}; stopped after ${written} of ${rows.length} predictions (rerun with --resume to continue)`);
     return { lines: written, rows: rows.length, resumed: earlier.length };

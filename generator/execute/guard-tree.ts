@@ -10,7 +10,7 @@
  * writing WITH, `TABLESAMPLE`, a table that is not one of the variant's own (with or without
  * `ONLY`, qualified or not; a CTE's name counts where it is in scope), a function off the
  * list (also when called as `t.f`), `localtimestamp`, `current_user` and the other SQL value
- * functions, a cast to a `reg*` type (it reads the catalog: `'pg_authid'::regclass`), system
+ * functions, a type that is not an answer's (`ALLOWED_TYPES`: reg* and aclitem read the catalog), system
  * columns (`ctid`, `xmin`, …), parameters, operators and types from another schema, a
  * literal that reads the clock (`'now'`).
  */
@@ -24,14 +24,30 @@ export interface GuardScope {
   readonly pgSchema: string;
   /** The names of the relations in that schema, exactly as the catalog spells them. */
   readonly tables: ReadonlySet<string>;
+  /**
+   * The names of the types in that schema (its enums and domains, its tables' row types, and
+   * their array types), which a query may name unqualified; without it, only ALLOWED_TYPES.
+   */
+  readonly types?: ReadonlySet<string>;
 }
 
 /**
- * Types a query may not name: the reg* types, whose input reads the catalog
- * (`'pg_authid'::regclass` answers whether a table exists), and xml, whose parser reads
- * documents (PostgreSQL loads no external entity, and no answer needs one).
+ * The built-in types a query may name (in a cast or a typed literal), each also as the
+ * element of an array type (`int4[]`, `_int4`): the types of answers. The guard decides by
+ * type, not by a pattern of names: any other type of the catalog is refused, among them the
+ * reg* types and aclitem, whose input reads the catalogs (`'{pg_authid}'::regclass[]`
+ * enumerates them), xml (its parser reads documents), money (its text follows the session's
+ * locale), the system's own (oid, xid, tid, pg_lsn, pg_snapshot, …), pseudo-types and the
+ * catalogs' row types. The variant's own types (`GuardScope.types`) are allowed too.
  */
-const REFUSED_TYPES = /^(reg.*|xml)$/u;
+export const ALLOWED_TYPES: ReadonlySet<string> = new Set([
+  'bool', 'int2', 'int4', 'int8', 'numeric', 'float4', 'float8',
+  'text', 'varchar', 'bpchar', 'char', 'name', 'bytea', 'uuid', 'json', 'jsonb', 'jsonpath', 'bit', 'varbit',
+  'date', 'time', 'timetz', 'timestamp', 'timestamptz', 'interval',
+  'int4range', 'int8range', 'numrange', 'daterange', 'tsrange', 'tstzrange',
+  'int4multirange', 'int8multirange', 'nummultirange', 'datemultirange', 'tsmultirange', 'tstzmultirange',
+  'inet', 'cidr', 'macaddr', 'macaddr8', 'point', 'line', 'lseg', 'box', 'path', 'polygon', 'circle', 'tsvector', 'tsquery',
+]);
 
 /** Columns every table has that tell about storage and transactions, not data: answers that change between runs. */
 const SYSTEM_COLUMNS: ReadonlySet<string> = new Set(['ctid', 'xmin', 'xmax', 'cmin', 'cmax', 'tableoid']);
@@ -190,6 +206,26 @@ function checkCall(f: Fields, w: Walk): void {
   if (!READ_ONLY_FUNCTIONS.has(name)) throw refuse(w.scope.pgSchema, `function ${dotted(names)} is not on the list of read-only functions a query may call`);
   // age(x) is age(current_date, x): the clock.
   if (name === 'age' && (Array.isArray(f['args']) ? f['args'].length : 0) < 2) throw refuse(w.scope.pgSchema, 'age() of one argument reads the clock: an answer that changes between runs cannot be verified');
+  if (name === 'format') checkFormat(f, w);
+}
+
+/** The widest a `format` field may pad: wider than any answer, far short of a width that pads for minutes. */
+export const MAX_FORMAT_WIDTH = 10_000;
+
+/**
+ * `format` pads a field to its width without looking at the statement timeout
+ * (`format('%1000000000s', …)` ran for minutes and GBs): its format must be a literal whose
+ * widths are at most MAX_FORMAT_WIDTH, and not `*` (a width taken from an argument).
+ */
+function checkFormat(f: Fields, w: Walk): void {
+  const first = Array.isArray(f['args']) ? unwrap(f['args'][0]) : undefined;
+  const sval = first?.[0] === 'A_Const' ? (first[1]['sval'] as Fields | undefined)?.['sval'] : undefined;
+  if (typeof sval !== 'string') throw refuse(w.scope.pgSchema, 'format() takes its format as a string literal here (its widths are checked)');
+  for (const spec of sval.matchAll(/%(?:\d+\$)?([-]*)(\*|\d+)?/gu)) {
+    const width = spec[2];
+    if (width === '*') throw refuse(w.scope.pgSchema, 'format(): a width taken from an argument (*) is not allowed');
+    if (width !== undefined && Number(width) > MAX_FORMAT_WIDTH) throw refuse(w.scope.pgSchema, `format(): width ${width.length > 12 ? `${width.slice(0, 12)}…` : width} is more than ${MAX_FORMAT_WIDTH.toLocaleString('en-US')}`);
+  }
 }
 
 function checkType(f: Fields, w: Walk): void {
@@ -199,7 +235,14 @@ function checkType(f: Fields, w: Walk): void {
   if (names.length > 1 && names[0] !== 'pg_catalog' && !(names.length === 2 && names[0] === w.scope.pgSchema)) {
     throw refuse(w.scope.pgSchema, `type ${dotted(names)}: only built-in types and the variant's own may be named`);
   }
-  if (REFUSED_TYPES.test(name)) throw refuse(w.scope.pgSchema, name === 'xml' ? 'the type xml is not allowed in a query' : `a cast to ${name} reads the system catalogs`);
+  // The variant's own, qualified: its tables' row types, its enums and domains.
+  if (names.length === 2 && names[0] === w.scope.pgSchema) return;
+  // An unqualified name is the variant's type first (search_path), then the catalog's.
+  if (names.length === 1 && w.scope.types?.has(name)) return;
+  const element = name.startsWith('_') ? name.slice(1) : name;
+  if (ALLOWED_TYPES.has(element)) return;
+  const why = /^reg|^aclitem$/u.test(element) ? ': its input reads the system catalogs' : element === 'xml' ? ': its parser reads documents' : '';
+  throw refuse(w.scope.pgSchema, `type ${dotted(names)}${why}; a query may name only the types of answers (see docs/safe-queries.md)`);
 }
 
 function checkColumn(f: Fields, w: Walk): void {
@@ -214,7 +257,8 @@ function checkColumn(f: Fields, w: Walk): void {
 function checkConstant(f: Fields, w: Walk): void {
   const s = f['sval'] as Fields | undefined;
   const text = s && typeof s['sval'] === 'string' ? s['sval'] : undefined;
-  if (text !== undefined && readsClock(text)) throw refuse(w.scope.pgSchema, `'${text}' reads the clock as a date or time: an answer that changes between runs cannot be verified`);
+  // Each element of an array or range literal too: '{now}'::timestamptz[], '[today,)'::daterange.
+  if (text !== undefined && (readsClock(text) || text.split(/[{}()[\]",]/u).some(readsClock))) throw refuse(w.scope.pgSchema, `'${text}' reads the clock as a date or time: an answer that changes between runs cannot be verified`);
 }
 
 /** Fields a unwrapped struct holds (A_Const's value, an Alias, a TypeName): checked like a node of that type. */

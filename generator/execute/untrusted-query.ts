@@ -11,7 +11,10 @@
  *    timeout, UTC and ISO dates, standard strings, the variant's search_path — all in one
  *    write, so the setup costs no round trip of its own;
  * 3. its rows are read in pages, with a row cap and a byte cap: past either, it is refused
- *    in one line and the rows past the cap are never fetched;
+ *    in one line and the rows past the cap are never fetched. The byte cap is kept by the
+ *    server too (`boundedText`): the text runs inside our own query, which measures each row
+ *    and the rows so far and fails before sending a row past the cap, so no reply can hold
+ *    a value too long for this process to take in;
  * and the transaction is rolled back at the end (it only read).
  *
  * The API, for every caller of untrusted SQL (the evaluation among them):
@@ -31,11 +34,11 @@
  * A fault of the run rather than of the query (a lost connection, a PGlite worker that died)
  * is thrown, not returned: it says nothing of the text.
  */
-import { ExecutionError, oneLine } from '../common/errors.ts';
+import { ExecutionError, LoadError, oneLine } from '../common/errors.ts';
 import { quoteIdent } from '../common/sql-text.ts';
 import type { Database, PagedEnd, TextResult } from '../database/database.ts';
 import { grantReader, READER_ROLE, readerCanRead } from '../database/reader-role.ts';
-import { loadPgParser } from '../sql/pg-parser.ts';
+import { loadPgParser, parsePostgres } from '../sql/pg-parser.ts';
 import { guardQuery } from './query-guard.ts';
 
 /** Caps that fit every gold answer the generator keeps, with room to spare. */
@@ -64,6 +67,9 @@ export type UntrustedOutcome =
 /** What `streamUntrusted` gives when the query did not run to its end: the outcome without rows. */
 export type StreamOutcome = Exclude<UntrustedOutcome, { kind: 'rows' }> | { readonly kind: 'rows'; readonly columns: readonly string[]; readonly rowCount: number; readonly bytes: number };
 
+/** The types of a variant schema (the guard allows them by name), per set of its tables. */
+const schemaTypes = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
+
 /** Per open database: the variant schemas made ready (reader grants checked) and their tables. */
 const prepared = new WeakMap<Database, Map<string, Promise<ReadonlySet<string>>>>();
 
@@ -83,7 +89,10 @@ export function variantTables(db: Database, pgSchema: string): Promise<ReadonlyS
         "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')",
         [pgSchema],
       );
-      return new Set(rows.map((r) => String(r['relname'])));
+      const types = await db.query('SELECT t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE n.nspname = $1', [pgSchema]);
+      const tables = new Set(rows.map((r) => String(r['relname'])));
+      schemaTypes.set(tables, new Set(types.map((r) => String(r['typname']))));
+      return tables;
     })();
     schemas.set(pgSchema, tables);
     tables.catch(() => schemas.delete(pgSchema));
@@ -113,32 +122,79 @@ function grantOnce(db: Database, pgSchema: string): Promise<void> {
 
 /**
  * Verdicts of the guard per scope (a schema and its tables, the same for every connection of
- * a pool): text → refusal, or null when it passed. Bounded: a scope's map is emptied when
- * full (a verdict forgotten is computed again, nothing worse).
+ * a pool): text → refusal, or the statement's own text when it passed. Bounded: a scope's
+ * map is emptied when full (a verdict forgotten is computed again, nothing worse).
  */
-const verdicts = new Map<string, Map<string, string | null>>();
+const verdicts = new Map<string, Map<string, Verdict>>();
+type Verdict = { readonly refusal: string } | { readonly statement: string };
 const scopeKeys = new WeakMap<ReadonlySet<string>, string>();
 const VERDICTS_LIMIT = 20_000;
 
-/** The guard's verdict on a text for a schema, computed once: the refusal's message, or null. */
-function verdict(text: string, pgSchema: string, tables: ReadonlySet<string>): string | null {
+/** The guard's verdict on a text for a schema, computed once: the refusal's message, or the statement to run. */
+function verdict(text: string, pgSchema: string, tables: ReadonlySet<string>): Verdict {
   let scope = scopeKeys.get(tables);
-  if (scope === undefined) scopeKeys.set(tables, (scope = JSON.stringify([pgSchema, [...tables].sort()])));
+  const types = schemaTypes.get(tables);
+  if (scope === undefined) scopeKeys.set(tables, (scope = JSON.stringify([pgSchema, [...tables].sort(), [...(types ?? [])].sort()])));
   let known = verdicts.get(scope);
   if (!known) verdicts.set(scope, (known = new Map()));
   const key = text;
   const seen = known.get(key);
   if (seen !== undefined) return seen;
-  let result: string | null = null;
+  let result: Verdict;
   try {
-    guardQuery(text, { pgSchema, tables });
+    guardQuery(text, types === undefined ? { pgSchema, tables } : { pgSchema, tables, types });
+    result = { statement: statementOf(text) };
   } catch (error) {
     if (!(error instanceof ExecutionError)) throw error;
-    result = error.message;
+    result = { refusal: error.message };
   }
   if (known.size >= VERDICTS_LIMIT) known.clear();
   known.set(key, result);
   return result;
+}
+
+/**
+ * The one statement of a text the guard passed, as PostgreSQL's parser bounds it: without
+ * the `;` that may end it and whatever comment follows, so it can be written inside a query
+ * of ours. Offsets are bytes of UTF-8.
+ */
+function statementOf(text: string): string {
+  const raw = parsePostgres(text).stmts[0];
+  const bytes = Buffer.from(text, 'utf8');
+  const from = raw?.stmt_location ?? 0;
+  const to = raw?.stmt_len === undefined || raw.stmt_len === 0 ? bytes.length : from + raw.stmt_len;
+  return bytes.subarray(from, to).toString('utf8');
+}
+
+/** What the server's error says when our bound around a query stopped it (`boundedText`). */
+const OVER_BYTES = 'equisql: rows past the byte cap';
+
+/**
+ * The statement as it is sent: inside a query of ours that keeps the byte cap on the
+ * server. Each row is measured as its text (every value as PostgreSQL prints it, which is
+ * what it would send), and so are the rows before it; a row that takes the total past
+ * `maxBytes` makes the query fail (a cast of our message to integer, which no planner can
+ * fold, since it names the row) before it is sent. Without it, a value of hundreds of MB
+ * (`repeat('x', 600000000)`) would reach this process whole before any cap could count it.
+ *
+ * The statement stays one subquery (`OFFSET 0` keeps PostgreSQL from merging our condition
+ * into it, where it could run before the statement's own WHERE); a subquery with ORDER BY
+ * is scanned in its order, and neither the window (no PARTITION, no ORDER) nor the filter
+ * reorders rows. The row is named `equisql_r.*`, which no column of the statement can
+ * shadow (a bare `equisql_r` would be its column of that name); what is measured is what is
+ * sent. The statement ends on a line of its own, so a trailing `--` comment ends there. The guard read the statement alone: our text is not the model's to write.
+ */
+export function boundedText(statement: string, maxBytes: number): string {
+  return [
+    'SELECT (equisql_b.r).* FROM (',
+    '  SELECT equisql_s.r, equisql_s.n, sum(equisql_s.n) OVER (ROWS UNBOUNDED PRECEDING) AS total FROM (',
+    '    SELECT (equisql_r.*)::record AS r, octet_length((equisql_r.*)::text) AS n FROM (SELECT * FROM (',
+    statement,
+    '    ) AS equisql_q OFFSET 0) AS equisql_r OFFSET 0',
+    '  ) AS equisql_s',
+    ') AS equisql_b',
+    `WHERE CASE WHEN equisql_b.total <= ${maxBytes} THEN true ELSE ('${OVER_BYTES} ' || equisql_b.total)::int IS NULL END`,
+  ].join('\n');
 }
 
 /** Our statements before an untrusted query, each one statement (sent as its own Parse). */
@@ -158,20 +214,24 @@ function setupStatements(pgSchema: string, timeoutMs: number): string[] {
 }
 
 /**
- * SQLSTATE classes that say the connection or server failed, not the query: faults of the run
- * (a query that runs out of memory, 53200, is the query's).
+ * SQLSTATEs that say the connection or server failed, not the query: faults of the run. Any
+ * other error the server answers a query with is the query's, whatever its class: a query
+ * that runs out of memory (53200), reaches an internal error (XX000) or an I/O error (58030)
+ * did so by what it asked, and the server stays up to say so.
  */
-const FAULT_CLASSES = /^(08|57P|53[13]|58|XX)/u;
+const FAULT_STATES = /^(08|57P0[1-3]|53[13]00)/u;
 
 /** The outcome a thrown error means, or undefined when it is a fault of the run (rethrown). */
-function outcomeOf(error: unknown, pgSchema: string, timeoutMs: number): UntrustedOutcome | undefined {
+function outcomeOf(error: unknown, pgSchema: string, s: Settled): UntrustedOutcome | undefined {
+  const { timeoutMs, maxRows, maxBytes } = s;
   const code = (error as { code?: unknown } | undefined)?.code;
   const text = oneLine(error);
   if ((code === '57014' && /statement timeout/u.test(text)) || (error instanceof ExecutionError && /^timed out/u.test(text))) {
     return { kind: 'timeout', message: `schema ${pgSchema}: timed out after ${timeoutMs} ms`, timeoutMs };
   }
   if (typeof code === 'string' && /^[0-9A-Z]{5}$/u.test(code)) {
-    if (FAULT_CLASSES.test(code) && code !== '57014') return undefined;
+    if (FAULT_STATES.test(code)) return undefined;
+    if (code === '22P02' && text.includes(OVER_BYTES)) return overCap({ kind: 'over-cap', cap: 'bytes' } as PagedEnd, pgSchema, maxRows, maxBytes);
     return { kind: 'error', message: `schema ${pgSchema}: ${text}`, sqlstate: code };
   }
   if (error instanceof ExecutionError) return { kind: 'error', message: `schema ${pgSchema}: ${text}` };
@@ -209,12 +269,12 @@ async function read(db: Database, pgSchema: string, text: string, s: Settled, on
   } catch (error) {
     throw new ExecutionError(`schema ${pgSchema}: ${oneLine(error)}`, { cause: error });
   }
-  const refusal = verdict(text, pgSchema, tables);
-  if (refusal !== null) return { outcome: { kind: 'refused', message: refusal } };
+  const checked = verdict(text, pgSchema, tables);
+  if ('refusal' in checked) return { outcome: { kind: 'refused', message: checked.refusal } };
   try {
     const end = await db.readPaged({
       setup: setupStatements(pgSchema, s.timeoutMs),
-      query: text,
+      query: boundedText(checked.statement, s.maxBytes),
       pageRows: PAGE_ROWS,
       maxRows: s.maxRows,
       maxBytes: s.maxBytes,
@@ -224,8 +284,16 @@ async function read(db: Database, pgSchema: string, text: string, s: Settled, on
     if (end.kind === 'over-cap') return { outcome: overCap(end, pgSchema, s.maxRows, s.maxBytes) };
     return { end };
   } catch (error) {
-    const outcome = outcomeOf(error, pgSchema, s.timeoutMs);
-    if (outcome === undefined) throw error;
+    const outcome = outcomeOf(error, pgSchema, s);
+    if (outcome === undefined) {
+      // PGlite runs this one query in its worker: a worker that stopped under it (the engine
+      // aborted, or ran out of memory) stopped on what the query asked. The next request
+      // reopens the database; a database that cannot reopen is the run's fault, thrown there.
+      if (db.kind === 'pglite' && error instanceof LoadError && /^PGlite worker for .* stopped/u.test(error.message)) {
+        return { outcome: { kind: 'error', message: `schema ${pgSchema}: the engine stopped while running the query (${oneLine(error)})` } };
+      }
+      throw error;
+    }
     return { outcome };
   }
 }

@@ -4,6 +4,8 @@
  * model's heatmap of a dataset side by side (as the first paper's Figures 3 and 4 set
  * them), and the questions most models get wrong. Models keep the order given.
  */
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { ConfigError } from '../../common/errors.ts';
 import { writeFileAtomic } from '../../common/atomic-write.ts';
 import type { QuestionEval } from '../eval-summary.ts';
@@ -114,6 +116,29 @@ ${x.evals.flatMap((d, i) => (d ? [agreementFigure(labels[i] as string, d)] : [])
   });
 }
 
+/** A path with its existing part resolved through symbolic links. */
+function realOf(path: string): string {
+  const full = resolve(path);
+  if (existsSync(full)) return realpathSync(full);
+  return join(realOf(dirname(full)), basename(full));
+}
+
+/**
+ * The page goes beside its inputs, never over them: not inside an evaluation it compares
+ * (its predictions.jsonl, summary.json), and not over a file that is no page of ours.
+ */
+function refuseOverwrite(evalDirs: readonly string[], outFile: string): void {
+  const out = realOf(outFile);
+  for (const dir of evalDirs) {
+    const d = realOf(dir);
+    if (out === d || out.startsWith(`${d}${sep}`)) throw new ConfigError(`eval --compare: --out ${outFile} is inside ${dir}, one of the evaluations compared; write the page elsewhere`);
+  }
+  if (!existsSync(out)) return;
+  if (!statSync(out).isFile()) throw new ConfigError(`eval --compare: --out ${outFile} is not a file`);
+  const head = readFileSync(out, 'utf8').slice(0, 15);
+  if (head !== '<!DOCTYPE html>') throw new ConfigError(`eval --compare: --out ${outFile} exists and is not a page equisql wrote; remove it or write the page elsewhere`);
+}
+
 /**
  * Reads each evaluation directory and writes one page comparing them to `outFile`
  * (written whole or not at all). Fewer than one directory is a `ConfigError`.
@@ -123,6 +148,7 @@ ${x.evals.flatMap((d, i) => (d ? [agreementFigure(labels[i] as string, d)] : [])
  */
 export async function writeCompareReport(evalDirs: readonly string[], outFile: string): Promise<void> {
   if (evalDirs.length === 0) throw new ConfigError('eval --compare: no evaluation directories given');
+  refuseOverwrite(evalDirs, outFile);
   const results = evalDirs.map(readFinishedEval);
   writeFileAtomic(outFile, compareReportHtml(results));
 }
