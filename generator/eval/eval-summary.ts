@@ -18,6 +18,13 @@ export const EVAL_SUMMARY_VERSION = 1;
 export type EvalContext = 'ddl' | 'ddl+er';
 
 /**
+ * Which prompt a model is asked: the first paper's (`paper`: its system text, the variant's
+ * full DDL, "The question is:"), or the export's fine-tuning prompt (`training`: the system
+ * text, schema form and question wording of `finetune/`), for a model tuned on those files.
+ */
+export type EvalPrompt = 'paper' | 'training';
+
+/**
  * How a prediction ended on an instance:
  * - `rows`: it ran and returned rows (right or wrong);
  * - `refused`: the guard refused it (not one SELECT over the variant's tables, a function not
@@ -219,6 +226,8 @@ export interface EvalRun {
   readonly dir: string;
   readonly split: string;
   readonly context: EvalContext;
+  /** The prompt asked (absent in runs before it could be chosen: `paper`). */
+  readonly prompt: EvalPrompt;
   /** The variants scored, in the build's order. */
   readonly variants: readonly string[];
   /** Tokens and cost of the endpoint's calls in this run (0 for the others; cache hits cost nothing). */

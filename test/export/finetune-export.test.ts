@@ -101,13 +101,15 @@ describe('fine-tuning files', () => {
     const dir = base;
     const ddl = promptSchemaTexts(dir, 'compact');
     for (const split of Object.keys(manifestOf(dir).export.splits)) {
-      const data = json<{ sql: string; question: string; evidence: string; variant: string }>(join(dir, `data/${split}-00000-of-00001.jsonl`));
-      const prompt = json<{ prompt: Message[]; completion: Message[] }>(join(dir, `finetune/${split}.prompt.jsonl`));
-      const chat = json<{ messages: Message[] }>(join(dir, `finetune/${split}.chat.jsonl`));
+      const data = json<{ id: string; sql: string; question: string; evidence: string; variant: string }>(join(dir, `data/${split}-00000-of-00001.jsonl`));
+      const prompt = json<{ id: string; prompt: Message[]; completion: Message[] }>(join(dir, `finetune/${split}.prompt.jsonl`));
+      const chat = json<{ id: string; messages: Message[] }>(join(dir, `finetune/${split}.chat.jsonl`));
       expect(prompt.length).toBe(data.length);
       prompt.forEach((p, i) => {
         const row = data[i]!;
-        expect(Object.keys(p)).toEqual(['prompt', 'completion']);
+        // Each line names its record: found by id, not by line order.
+        expect(Object.keys(p)).toEqual(['id', 'prompt', 'completion']);
+        expect([p.id, chat[i]!.id]).toEqual([row.id, row.id]);
         expect(p.completion).toEqual([{ role: 'assistant', content: row.sql }]);
         expect(p.prompt.map((m) => m.role)).toEqual(['system', 'user']);
         expect(p.prompt[1]!.content).toBe(`Database schema:\n\n${ddl.get(row.variant)}\n\nQuestion: ${row.question}${row.evidence ? `\n\nEvidence: ${row.evidence}` : ''}`);
