@@ -64,6 +64,7 @@ export function serializePrediction(l: PredictionLine): string {
     id: l.id, dataset: l.dataset, question_id: l.question_id, group_id: l.group_id, variant: l.variant, prompt_hash: l.prompt_hash, sql: l.sql,
     outcome: l.outcome, message: l.message, result_hash: l.result_hash, edge_result_hash: l.edge_result_hash,
     correct_main: l.correct_main, correct_edge: l.correct_edge, correct: l.correct, structure_hash: l.structure_hash,
+    ...(l.answers ? { answers: { instance: l.answers.instance, schema: l.answers.schema, gold: l.answers.gold, predicted: l.answers.predicted, first_difference: l.answers.first_difference } } : {}),
   };
   return `${JSON.stringify(o)}\n`;
 }
