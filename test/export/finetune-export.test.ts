@@ -358,6 +358,34 @@ describe('the Hub folder', () => {
   });
 });
 
+describe('the Hub folder of an export already made', () => {
+  it('--hub-dir copies the export that is there, checked, and refuses to re-export it with other settings', () => {
+    const dir = join(tmp.dir, 'hub-skeleton');
+    cpSync(base, dir, { recursive: true });
+    const made = runCli(['export', '--dir', dir, '--split', 'skeleton', '--formats', 'jsonl,chat']);
+    expect(made.status, made.stderr).toBe(0);
+    const manifest = readFileSync(join(dir, 'manifest.json'));
+    // Other settings (here the default split, and the default formats) are refused in one line, nothing copied.
+    const other = join(tmp.dir, 'hub-other');
+    const refused = runCli(['export', '--dir', dir, '--split', 'random', '--hub-dir', other]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toMatch(/--hub-dir: .* holds an export made with other settings \(split "skeleton", not "random"; formats \["chat","jsonl"\], not \[.*\]\)/u);
+    expect(existsSync(other)).toBe(false);
+    // --hub-dir alone, and with the settings the export was made with, copy it as it is.
+    for (const [name, extra] of [['hub-alone', []], ['hub-same', ['--split', 'skeleton', '--formats', 'chat,jsonl']]] as const) {
+      const out = join(tmp.dir, name);
+      const run = runCli(['export', '--dir', dir, ...extra, '--hub-dir', out]);
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/files of the checked export for the Hub/u);
+      expect(readFileSync(join(dir, 'manifest.json'))).toEqual(manifest);
+      expect(readFileSync(join(out, 'manifest.json'))).toEqual(manifest);
+      expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).export.split).toBe('skeleton');
+      expect(runCli(['check', '--dir', out]).status).toBe(0);
+    }
+  });
+});
+
 describe('token counting', () => {
   it('counts a schema once and the question apart, as the whole text counts', () => {
     const p = json<{ prompt: Message[] }>(join(base, 'finetune/train.prompt.jsonl'));
