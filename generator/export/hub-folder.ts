@@ -63,19 +63,25 @@ export function layOutHub(dir: string, out: string, list: readonly string[]): nu
   return list.length;
 }
 
+/** Ratios as [train, validation, test]. */
+function ratiosOf(r: Readonly<Record<string, unknown>> | undefined): unknown[] {
+  return ['train', 'validation', 'test'].map((s) => r?.[s]);
+}
+
 /**
  * How `settings` differ from those the export in `manifest.json` was made with (`recorded`, its
  * `export` section), in words; undefined when they are the same. `--hub-dir` copies an export
  * `check` has seen, so it refuses to make another with other settings on the way.
  *
  * @example
- * exportSettingsDiffer({ split: 'skeleton', … }, { split: 'random', … }); // 'split skeleton, not random'
+ * exportSettingsDiffer({ split: 'skeleton', … }, { split: 'random', … }); // 'split "skeleton", not "random"'
  */
 export function exportSettingsDiffer(recorded: Readonly<Record<string, unknown>>, settings: ExportSettings): string | undefined {
   const rows = recorded['row_controls'] as Record<string, unknown> | undefined;
   const pairs: [string, unknown, unknown][] = [
     ['split', recorded['split'], settings.split],
-    ['ratios', recorded['ratios'], settings.ratios],
+    // The manifest keeps its keys sorted: ratios are compared split by split.
+    ['ratios', ratiosOf(recorded['ratios'] as Record<string, unknown> | undefined), ratiosOf(settings.ratios)],
     ['formats', [...((recorded['formats'] as string[] | undefined) ?? [])].sort(), [...settings.formats].sort()],
     ['prompt schema', recorded['prompt_schema'] ?? 'compact', settings.promptSchema],
     ['variants per question', rows?.['variants_per_question'], settings.rows.variantsPerQuestion],
