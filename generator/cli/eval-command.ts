@@ -9,8 +9,8 @@ import { targetOf } from '../assemble/verify-dataset.ts';
 import { lockDir, refuseIfLocked } from '../assemble/dir-lock.ts';
 import { createLlmClient, type LlmClient } from '../questions/llm-client.ts';
 import { readEvalInputs } from '../eval/eval-inputs.ts';
-import { EVAL_CONTEXTS } from '../eval/eval-prompt.ts';
-import type { EvalContext } from '../eval/eval-summary.ts';
+import { EVAL_CONTEXTS, EVAL_PROMPTS } from '../eval/eval-prompt.ts';
+import type { EvalContext, EvalPrompt } from '../eval/eval-summary.ts';
 import { endpointSource, fileSource, goldSource, type PredictionSource } from '../eval/prediction-source.ts';
 import { runEval } from '../eval/run-eval.ts';
 import { writeEvalReport } from '../eval/report/eval-report.ts';
@@ -27,6 +27,7 @@ const FLAGS = {
   'base-url': { type: 'string', value: 'URL', help: 'the endpoint, such as http://127.0.0.1:8000/v1 (default: the config\'s llm.baseURL, else OPENAI_BASE_URL)' },
   predictions: { type: 'string', value: 'FILE.jsonl', help: 'SQL written elsewhere instead of a model: {"id", "sql"} a line, ids of the export\'s rows (a row without a line is scored missing)' },
   context: { type: 'string', value: 'ddl|ddl+er', help: 'the prompt\'s context: the variant\'s DDL (default), or also the E/R model and the variant\'s shredding choices in words' },
+  prompt: { type: 'string', value: 'paper|training', help: 'the prompt asked: the first paper\'s (default), or the export\'s fine-tuning prompt (the system text, schema form and question wording of finetune/), for a model tuned on those files' },
   concurrency: { type: 'string', value: 'K', help: 'predictions asked at once, and server connections (default 4; PGlite has one)' },
   budget: { type: 'string', value: 'TOKENS', help: 'tokens after which the endpoint is asked nothing more (the run stops cleanly; --resume continues)' },
   timeout: { type: 'string', value: 'S', help: 'seconds a prediction may run on each instance (default 30)' },
@@ -38,7 +39,8 @@ const FLAGS = {
 } as const satisfies FlagTable;
 
 const DETAILS = `Scores SQL for every (question, variant) row of a split. Each row's prompt is the first
-paper's (docs/eval.md) with the variant's DDL; its SQL (from the model, the predictions file,
+paper's (docs/eval.md) with the variant's DDL, or with --prompt training the export's
+fine-tuning prompt (finetune/'s system text, schema form and question wording); its SQL (from the model, the predictions file,
 or the gold) is untrusted text and runs only through the guarded executor, on the variant's
 main instance and, when it gave rows there, its edge-case instance. Its answer is normalized
 by equisql's rules (array values as sets, order only where the group is ordered, duplicates
@@ -86,6 +88,9 @@ export const command: Command = {
     const dir = resolve(process.cwd(), required('eval', 'dir', flags.dir));
     const context = (flags.context ?? 'ddl') as EvalContext;
     if (!EVAL_CONTEXTS.includes(context)) throw new ConfigError(`--context: expected ${EVAL_CONTEXTS.join(' or ')}, got "${flags.context}"`);
+    const prompt = (flags.prompt ?? 'paper') as EvalPrompt;
+    if (!EVAL_PROMPTS.includes(prompt)) throw new ConfigError(`--prompt: expected ${EVAL_PROMPTS.join(' or ')}, got "${flags.prompt?.slice(0, 40)}"`);
+    if (prompt === 'training' && context !== 'ddl') throw new ConfigError(`--prompt training: the fine-tuning prompt shows the schema only; it does not go with --context ${context}`);
     const concurrency = whole('concurrency', flags.concurrency, 4, 256);
     const budget = flags.budget === undefined ? undefined : whole('budget', flags.budget, 1, Number.MAX_SAFE_INTEGER);
     const seconds = flags.timeout === undefined ? 30 : Number(flags.timeout);
@@ -123,7 +128,7 @@ export const command: Command = {
     }
 
     refuseIfLocked(dir);
-    const inputs = readEvalInputs(dir, flags.split ?? 'test', variants);
+    const inputs = readEvalInputs(dir, flags.split ?? 'test', variants, prompt);
     const target = targetOf(dir, inputs.manifest, flags.db ?? (inputs.manifest.database.kind === 'postgres' ? io.env['DATABASE_URL'] : undefined));
     const connections: Database[] = [];
     // One run at a time writes an evaluation: two would write every line twice.
@@ -135,6 +140,7 @@ export const command: Command = {
         source,
         connections,
         context,
+        prompt,
         concurrency,
         timeoutMs: Math.ceil(seconds * 1000),
         out,

@@ -3,7 +3,9 @@ import { join, resolve } from 'node:path';
 import type { CardMetadata } from '../config/define-config.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { validateDataset } from '../config/validate-config.ts';
-import { HUB_LIST_FILE, layOutHub } from '../export/hub-folder.ts';
+import { exportSettingsDiffer, HUB_LIST_FILE, layOutHub } from '../export/hub-folder.ts';
+import { checkExport } from '../export/check-export.ts';
+import { readManifestObject } from '../common/file-seal.ts';
 import { ConfigError } from '../common/errors.ts';
 import { EXIT, type Command } from './command.ts';
 import { required } from './flags.ts';
@@ -18,7 +20,7 @@ const FLAGS = {
   dir: { type: 'string', value: 'DIR', required: true, help: 'a directory equisql generate wrote (reads DIR/groups/ and DIR/questions/, or the suite\'s own questions when there is no questions file)' },
   ...EXPORT_FLAGS,
   include: { type: 'string', value: 'OTHER_DIR', multiple: true, help: 'add the groups of another generated directory (its schemas and dumps are copied under DIR/datasets/<dataset>/)' },
-  'hub-dir': { type: 'string', value: 'OUT', help: 'also copy what belongs on the Hugging Face Hub (the files hub-files.txt lists: no databases, no stage inputs) into OUT, a new or empty directory' },
+  'hub-dir': { type: 'string', value: 'OUT', help: 'copy what belongs on the Hugging Face Hub (the files hub-files.txt lists: no databases, no stage inputs) into OUT, a new or empty directory; when DIR already holds an export, that export is checked and copied as it is (export flags must match it), else DIR is exported first' },
   config: { type: 'string', value: 'FILE', help: 'the configuration whose datasets.<dataset>.card gives the card\'s licence and metadata (default datasets.config.ts in the working directory)' },
 } as const satisfies FlagTable;
 
@@ -56,6 +58,19 @@ export const command: Command = {
     try {
       const include = (flags.include ?? []).map((d) => resolve(process.cwd(), d));
       for (const d of include) if (!existsSync(d)) throw new ConfigError(`export: --include ${d}: no such directory`);
+      const recorded = readManifestObject(dir)?.['export'] as Record<string, unknown> | undefined;
+      if (flags['hub-dir'] !== undefined && recorded !== undefined) {
+        // Copy the export that is there, as check sees it: a re-export with other (default) settings would put on the Hub what no one checked.
+        const given = (Object.keys(EXPORT_FLAGS) as (keyof typeof EXPORT_FLAGS)[]).filter((k) => flags[k] !== undefined);
+        const differs = given.length > 0 || include.length > 0 ? (include.length > 0 ? 'more datasets (--include)' : exportSettingsDiffer(recorded, settings)) : undefined;
+        if (differs) throw new ConfigError(`export: --hub-dir: ${dir} holds an export made with other settings (${differs}); re-export without --hub-dir, check it, then give --hub-dir alone`);
+        const found = checkExport(dir).findings[0];
+        if (found) throw new ConfigError(`export: --hub-dir: ${dir} does not pass check (${found.kind}: ${found.detail.slice(0, 200)}); re-export it first`);
+        const out = resolve(process.cwd(), flags['hub-dir']);
+        const list = readFileSync(join(dir, HUB_LIST_FILE), 'utf8').split('\n').filter((l) => l !== '');
+        io.err(`export: ${layOutHub(dir, out, list)} files of the checked export for the Hub in ${out}`);
+        return EXIT.ok;
+      }
       const shown = displayFor(io);
       const card = await configuredCard(dir, flags.config);
       const report = await exportDataset({ dir, ...settings, include, progress: shown.message, tick: shown.tick, ...(card ? { card } : {}) });

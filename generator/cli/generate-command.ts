@@ -30,6 +30,7 @@ function parseMix(text: string): Record<Difficulty, number> {
   for (const part of text.split(',')) {
     const m = /^(easy|medium|hard|extra)=(\d+(?:\.\d+)?)$/u.exec(part.trim());
     if (!m) throw new ConfigError(`generate: --difficulty expects easy=S,medium=S,hard=S,extra=S, got "${part}"`);
+    if (mix[m[1] as Difficulty] !== undefined) throw new ConfigError(`generate: --difficulty: ${m[1]} is given twice in "${text.slice(0, 80)}"`);
     mix[m[1] as Difficulty] = Number(m[2]);
   }
   return checkMix(mix, '--difficulty');

@@ -3,7 +3,9 @@
  * (`data/<split>-*.jsonl`, in file order), each variant's DDL (`schemas/<variant>.sql`, as
  * the paper's prompt shows a dump's CREATE TABLE statements), the variant schemas of the
  * main instance (`build.json`) and of the edge-case instance (`edge/build.json`), and each
- * group's gold answer on the edge instance (`groups/<dataset>.jsonl`, `verified_on`).
+ * group's gold answer on the edge instance (`groups/<dataset>.jsonl`, `verified_on`); for
+ * the training prompt, the schema form the export's fine-tuning files show
+ * (`manifest.json`, `export.prompt_schema`).
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,10 +14,13 @@ import { readManifest, type BuildManifest } from '../assemble/build-manifest.ts'
 import { parseDomainJson } from '../er-model/domain-json.ts';
 import type { Domain } from '../er-model/er-model.ts';
 import type { ExportRecord } from '../export/export-record.ts';
-import { fullDdl } from '../export/prompt-schema.ts';
+import { fullDdl, PROMPT_SCHEMAS, type PromptSchema } from '../export/prompt-schema.ts';
+import { promptSchemaTexts } from '../export/prompt-schema-source.ts';
+import { readManifestObject } from '../common/file-seal.ts';
 import { groupsPath, readJsonLines } from '../generate/groups-file.ts';
 import type { GroupRecord } from '../generate/group-record.ts';
 import type { VariantSpec } from '../variants/variant-spec.ts';
+import type { EvalPrompt } from './eval-summary.ts';
 
 /** One variant as the evaluation uses it. */
 export interface EvalVariant {
@@ -23,6 +28,8 @@ export interface EvalVariant {
   readonly spec: VariantSpec;
   /** The prompt's schema: `schemas/<variant>.sql` without its header and settings. */
   readonly ddl: string;
+  /** The training prompt's schema: the form `finetune/` shows (read when the training prompt is asked). */
+  readonly trainingDdl: string | undefined;
   /** The PostgreSQL schema of the main instance. */
   readonly mainSchema: string;
   /** The PostgreSQL schema of the edge-case instance, when the build has one. */
@@ -56,16 +63,25 @@ function splitFiles(dir: string, split: string): string[] {
   return files.map((f) => join(data, f));
 }
 
+/** The schema form the export's fine-tuning prompts show, from `manifest.json`. */
+export function exportPromptSchema(dir: string): PromptSchema {
+  const exported = readManifestObject(dir)?.['export'] as { prompt_schema?: unknown } | undefined;
+  if (exported === undefined) throw new ConfigError(`--prompt training: ${join(dir, 'manifest.json')} has no export section (run equisql export --dir ${dir} first)`);
+  const form = exported.prompt_schema ?? 'compact';
+  if (!PROMPT_SCHEMAS.includes(form as PromptSchema)) throw new ConfigError(`--prompt training: ${join(dir, 'manifest.json')}: export.prompt_schema is ${JSON.stringify(form)}, not one of ${PROMPT_SCHEMAS.join(', ')}`);
+  return form as PromptSchema;
+}
+
 /**
  * Reads everything an evaluation needs from `dir`; `variants` limits the variants scored (all
- * when absent). Bad input (no export, an unknown split or variant, rows of another build) is
+ * when absent); `prompt` `training` also reads the fine-tuning prompt's schema of each. Bad input (no export, an unknown split or variant, rows of another build) is
  * a one-line ConfigError naming the file.
  *
  * @example
  * const inputs = readEvalInputs('output/social_media', 'test');
  * inputs.rows.length; // 2100
  */
-export function readEvalInputs(dir: string, split: string, variants?: readonly string[]): EvalInputs {
+export function readEvalInputs(dir: string, split: string, variants?: readonly string[], prompt: EvalPrompt = 'paper'): EvalInputs {
   if (!/^[a-z][a-z0-9_-]{0,39}$/u.test(split)) throw new ConfigError(`--split: expected a split name such as test, got ${JSON.stringify(split.slice(0, 40))}`);
   const manifest = readManifest(dir);
   const erPath = join(dir, 'er.json');
@@ -79,12 +95,16 @@ export function readEvalInputs(dir: string, split: string, variants?: readonly s
   const chosen = new Set(variants ?? built);
   const edgeDir = join(dir, 'edge');
   const edge = existsSync(join(edgeDir, 'build.json')) ? readManifest(edgeDir) : undefined;
+  const form = prompt === 'training' ? exportPromptSchema(dir) : undefined;
+  const compact = form === undefined || form === 'full' ? undefined : promptSchemaTexts(dir, form);
   const evalVariants = manifest.variants.filter((v) => chosen.has(v.name)).map((v): EvalVariant => {
     const path = join(dir, 'schemas', `${v.name}.sql`);
     if (!existsSync(path)) throw new ConfigError(`--dir: ${path} is missing (rebuild with equisql build --out ${dir})`);
     const edgeSchema = edge?.variants.find((e) => e.name === v.name)?.pg_schema;
     if (edge && edgeSchema === undefined) throw new ConfigError(`${join(edgeDir, 'build.json')}: has no variant ${v.name}, which build.json has`);
-    return { name: v.name, spec: v.spec, ddl: fullDdl(readFileSync(path, 'utf8')), mainSchema: v.pg_schema, edgeSchema };
+    const ddl = fullDdl(readFileSync(path, 'utf8'));
+    const trainingDdl = form === undefined ? undefined : form === 'full' ? ddl : compact?.get(v.name);
+    return { name: v.name, spec: v.spec, ddl, trainingDdl, mainSchema: v.pg_schema, edgeSchema };
   });
   const rows: ExportRecord[] = [];
   for (const file of splitFiles(dir, split)) {

@@ -11,9 +11,11 @@
 import { sha256, stableStringify } from '../common/hash.ts';
 import type { Domain, Entity } from '../er-model/er-model.ts';
 import type { ExportRecord } from '../export/export-record.ts';
+import { trainingMessages } from '../export/finetune-format.ts';
 import type { ChatMessage } from '../questions/llm-client.ts';
 import type { VariantSpec } from '../variants/variant-spec.ts';
-import type { EvalContext } from './eval-summary.ts';
+import type { EvalVariant } from './eval-inputs.ts';
+import type { EvalContext, EvalPrompt } from './eval-summary.ts';
 
 export const EVAL_SYSTEM_PROMPT = [
   "You are the world's best natural language to SQL translator.",
@@ -109,6 +111,16 @@ export function evalMessages(ddl: string, row: Pick<ExportRecord, 'question' | '
   ];
 }
 
+/**
+ * The messages for one row under `prompt`: the paper's (`evalMessages`, with the E/R context
+ * when given), or the fine-tuning files' system and user turns on the schema they show.
+ */
+export function promptMessages(prompt: EvalPrompt, variant: EvalVariant, row: Pick<ExportRecord, 'question' | 'evidence'>, er?: ErContext): ChatMessage[] {
+  if (prompt === 'paper') return evalMessages(variant.ddl, row, er);
+  if (variant.trainingDdl === undefined) throw new Error(`variant ${variant.name}: the training prompt's schema was not read (readEvalInputs with prompt training)`);
+  return trainingMessages(variant.trainingDdl, row);
+}
+
 /** sha256 of the messages (roles and texts): the `prompt_hash` of a prediction line. */
 export function promptHash(messages: readonly ChatMessage[]): string {
   return sha256(stableStringify(messages.map((m) => ({ role: m.role, content: m.content }))));
@@ -116,3 +128,6 @@ export function promptHash(messages: readonly ChatMessage[]): string {
 
 /** The context argument's values. */
 export const EVAL_CONTEXTS: readonly EvalContext[] = ['ddl', 'ddl+er'];
+
+/** The prompt argument's values. */
+export const EVAL_PROMPTS: readonly EvalPrompt[] = ['paper', 'training'];

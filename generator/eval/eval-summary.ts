@@ -18,6 +18,13 @@ export const EVAL_SUMMARY_VERSION = 1;
 export type EvalContext = 'ddl' | 'ddl+er';
 
 /**
+ * Which prompt a model is asked: the first paper's (`paper`: its system text, the variant's
+ * full DDL, "The question is:"), or the export's fine-tuning prompt (`training`: the system
+ * text, schema form and question wording of `finetune/`), for a model tuned on those files.
+ */
+export type EvalPrompt = 'paper' | 'training';
+
+/**
  * How a prediction ended on an instance:
  * - `rows`: it ran and returned rows (right or wrong);
  * - `refused`: the guard refused it (not one SELECT over the variant's tables, a function not
@@ -66,6 +73,31 @@ export interface PredictionLine {
   readonly correct: boolean;
   /** SQLStructEval structure hash of the SQL, null when it cannot be parsed or is missing. */
   readonly structure_hash: string | null;
+  /** A wrong answer (it gave rows, not the gold's): the two answers where it first went wrong. Absent otherwise. */
+  readonly answers?: WrongAnswer;
+}
+
+/** Beyond this many rows an answer is not kept on its line (the counts are). */
+export const ANSWER_ROWS_KEPT = 10;
+
+/** One answer as a wrong answer's line keeps it: its first rows, normalized as scoring compares them. */
+export interface AnswerRows {
+  readonly columns: readonly string[];
+  /** The first `ANSWER_ROWS_KEPT` rows, in the order they are compared (sorted unless the group is ordered). */
+  readonly rows: readonly (readonly (string | null)[])[];
+  readonly count: number;
+}
+
+/** The gold and the predicted answer on the instance a wrong answer is wrong on. */
+export interface WrongAnswer {
+  /** `main`, or `edge` when it was right on the main instance. */
+  readonly instance: 'main' | 'edge';
+  /** The instance's PostgreSQL schema. */
+  readonly schema: string;
+  readonly gold: AnswerRows;
+  readonly predicted: AnswerRows;
+  /** The index of the first row that differs, null when it lies past the rows kept. */
+  readonly first_difference: number | null;
 }
 
 /** A share: `rate` is `correct / total`, 0 when `total` is 0. */
@@ -219,6 +251,8 @@ export interface EvalRun {
   readonly dir: string;
   readonly split: string;
   readonly context: EvalContext;
+  /** The prompt asked (absent in runs before it could be chosen: `paper`). */
+  readonly prompt: EvalPrompt;
   /** The variants scored, in the build's order. */
   readonly variants: readonly string[];
   /** Tokens and cost of the endpoint's calls in this run (0 for the others; cache hits cost nothing). */

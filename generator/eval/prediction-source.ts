@@ -9,6 +9,7 @@ import { ConfigError } from '../common/errors.ts';
 import type { ExportRecord } from '../export/export-record.ts';
 import type { ChatMessage, LlmClient } from '../questions/llm-client.ts';
 import type { EvalSource } from './eval-summary.ts';
+import { replySql } from './reply-sql.ts';
 
 export interface PredictionSource {
   readonly source: EvalSource;
@@ -26,20 +27,6 @@ export class BudgetSpent extends Error {
 }
 
 /**
- * The SQL in a model's reply: the first fenced block's text when there is one (```sql … ```),
- * else the whole reply, trimmed; null when nothing is left.
- *
- * @example
- * extractSql('```sql\nSELECT 1;\n```'); // 'SELECT 1;'
- * extractSql('  SELECT 1  '); // 'SELECT 1'
- */
-export function extractSql(reply: string): string | null {
-  const fenced = /```[A-Za-z]*[ \t]*\r?\n([\s\S]*?)```/u.exec(reply);
-  const text = (fenced ? fenced[1] ?? '' : reply).trim();
-  return text === '' ? null : text;
-}
-
-/**
  * The endpoint: one call per (question, variant), its reply's SQL. Before each call the
  * budget is checked: once the tokens spent reach it, `BudgetSpent` is thrown and nothing more
  * is asked.
@@ -50,14 +37,15 @@ export function endpointSource(client: LlmClient, model: string, baseUrl: string
     label: model,
     predict: async (_row, messages) => {
       if (budget !== undefined && client.usage.prompt_tokens + client.usage.completion_tokens >= budget) throw new BudgetSpent(budget);
-      return client.completeText(messages, (text) => (typeof text === 'string' ? { ok: true, value: extractSql(text) } : { ok: false, reason: 'the reply is not text' }));
+      return client.completeText(messages, (text) => (typeof text === 'string' ? { ok: true, value: replySql(text) } : { ok: false, reason: 'the reply is not text' }));
     },
   };
 }
 
 /**
  * A predictions file: one JSON object a line with a string `id` (an export row's) and `sql`
- * (a string, or null for no answer). A line that is not such an object, or an id given
+ * (a string, or null for no answer), read as a reply is (`replySql`: reasoning and prose
+ * dropped, the last fenced block). A line that is not such an object, or an id given
  * twice, is a one-line error naming the line. Rows without a line are scored `missing`.
  */
 export function fileSource(path: string, label: string): PredictionSource & { readonly size: number } {
@@ -77,7 +65,7 @@ export function fileSource(path: string, label: string): PredictionSource & { re
     if (typeof value !== 'object' || value === null || Array.isArray(value) || typeof o.id !== 'string') throw new ConfigError(`${where}: expected {"id": "…", "sql": "…"}`);
     if (!(typeof o.sql === 'string' || o.sql === null)) throw new ConfigError(`${where}: "sql" must be a string or null`);
     if (byId.has(o.id)) throw new ConfigError(`${where}: id ${o.id.slice(0, 80)} is given twice`);
-    byId.set(o.id, o.sql === null ? null : extractSql(o.sql));
+    byId.set(o.id, o.sql === null ? null : replySql(o.sql));
   });
   return {
     source: { kind: 'predictions', file: path },

@@ -19,10 +19,10 @@ import { writeFileAtomic } from '../common/atomic-write.ts';
 import type { Database } from '../database/database.ts';
 import { createUntrustedExecutor } from '../execute/untrusted-query.ts';
 import type { ExportRecord } from '../export/export-record.ts';
-import { erDiagramText, evalMessages, promptHash, shreddingText, type ErContext } from './eval-prompt.ts';
+import { erDiagramText, promptHash, promptMessages, shreddingText, type ErContext } from './eval-prompt.ts';
 import type { EvalInputs, EvalVariant } from './eval-inputs.ts';
 import { summarize } from './eval-metrics.ts';
-import { EVAL_SUMMARY_VERSION, type EvalContext, type EvalRun, type EvalSummary, type PredictionLine } from './eval-summary.ts';
+import { EVAL_SUMMARY_VERSION, type EvalContext, type EvalPrompt, type EvalRun, type EvalSummary, type PredictionLine } from './eval-summary.ts';
 import { BudgetSpent, type PredictionSource } from './prediction-source.ts';
 import { createScorer } from './score-prediction.ts';
 
@@ -37,6 +37,8 @@ export interface EvalOptions {
   /** The pool every prediction runs on: one PGlite connection, or several server connections. */
   readonly connections: readonly Database[];
   readonly context: EvalContext;
+  /** The prompt asked (default `paper`); `training` needs inputs read with it, and goes with the `ddl` context only. */
+  readonly prompt?: EvalPrompt;
   /** Predictions asked at once (default 4). */
   readonly concurrency?: number;
   /** A prediction's time bound on each instance (default 30 s). */
@@ -64,6 +66,7 @@ export function serializePrediction(l: PredictionLine): string {
     id: l.id, dataset: l.dataset, question_id: l.question_id, group_id: l.group_id, variant: l.variant, prompt_hash: l.prompt_hash, sql: l.sql,
     outcome: l.outcome, message: l.message, result_hash: l.result_hash, edge_result_hash: l.edge_result_hash,
     correct_main: l.correct_main, correct_edge: l.correct_edge, correct: l.correct, structure_hash: l.structure_hash,
+    ...(l.answers ? { answers: { instance: l.answers.instance, schema: l.answers.schema, gold: l.answers.gold, predicted: l.answers.predicted, first_difference: l.answers.first_difference } } : {}),
   };
   return `${JSON.stringify(o)}\n`;
 }
@@ -92,6 +95,7 @@ function runRecord(o: EvalOptions): EvalRun {
     dir: o.inputs.dir,
     split: o.inputs.split,
     context: o.context,
+    prompt: o.prompt ?? 'paper',
     variants: o.inputs.variants.map((v) => v.name),
     ...usage,
   };
@@ -99,8 +103,9 @@ function runRecord(o: EvalOptions): EvalRun {
 
 /** The settings an earlier run into `out` must share for `resume` to continue it. */
 function sameEvaluation(earlier: EvalRun, now: EvalRun): string | undefined {
-  for (const key of ['source', 'split', 'context', 'variants'] as const) {
-    if (JSON.stringify(earlier[key]) !== JSON.stringify(now[key])) return `its ${key} was ${JSON.stringify(earlier[key])}, now ${JSON.stringify(now[key])}`;
+  const before = { ...earlier, prompt: earlier.prompt ?? 'paper' };
+  for (const key of ['source', 'split', 'context', 'prompt', 'variants'] as const) {
+    if (JSON.stringify(before[key]) !== JSON.stringify(now[key])) return `its ${key} was ${JSON.stringify(before[key])}, now ${JSON.stringify(now[key])}`;
   }
   return undefined;
 }
@@ -121,6 +126,7 @@ export async function runEval(options: EvalOptions): Promise<EvalResult> {
   const predictionsPath = join(out, PREDICTIONS_FILE);
   const runPath = join(out, RUN_FILE);
   const record = runRecord(options);
+  if (record.prompt === 'training' && options.context !== 'ddl') throw new ConfigError(`--prompt training: the fine-tuning prompt shows the schema only; it does not go with --context ${options.context}`);
   if (!options.resume && existsSync(predictionsPath)) throw new ConfigError(`--out: ${out} already holds ${PREDICTIONS_FILE}; --resume continues that evaluation, or give another --out`);
   if (options.resume && existsSync(runPath)) {
     const differs = sameEvaluation(JSON.parse(readFileSync(runPath, 'utf8')) as EvalRun, record);
@@ -135,7 +141,7 @@ export async function runEval(options: EvalOptions): Promise<EvalResult> {
   const contexts = new Map<string, ErContext | undefined>(inputs.variants.map((v) => [v.name, diagram === undefined ? undefined : { diagram, choices: shreddingText(v.spec) }]));
   const prompt = (row: ExportRecord) => {
     const v = variants.get(row.variant) as EvalVariant;
-    const messages = evalMessages(v.ddl, row, contexts.get(row.variant));
+    const messages = promptMessages(record.prompt, v, row, contexts.get(row.variant));
     return { messages, hash: promptHash(messages) };
   };
 
@@ -144,7 +150,7 @@ export async function runEval(options: EvalOptions): Promise<EvalResult> {
   if (earlier.length > rows.length) throw new ConfigError(`--resume: ${predictionsPath} has ${earlier.length} lines, but the split has ${rows.length} rows: it was written for another export; give another --out`);
   earlier.forEach((l, i) => {
     const row = rows[i] as ExportRecord;
-    if (l.id !== row.id || l.prompt_hash !== prompt(row).hash) throw new ConfigError(`--resume: ${predictionsPath}:${i + 1} is not row ${i + 1} of this split and prompt (written for another export or context); give another --out`);
+    if (l.id !== row.id || l.prompt_hash !== prompt(row).hash) throw new ConfigError(`--resume: ${predictionsPath}:${i + 1} is not row ${i + 1} of this split and prompt (written for another export, context or prompt); give another --out`);
   });
   if (earlier.length > 0) progress(`eval: resuming after ${earlier.length} of ${rows.length} predictions`);
 

@@ -13,13 +13,15 @@ import type { UntrustedExecutor, UntrustedOutcome } from '../execute/untrusted-q
 import type { ExportRecord } from '../export/export-record.ts';
 import { canonicalizeSql } from '../structure/canonical-structure.ts';
 import type { EvalVariant } from './eval-inputs.ts';
-import type { OutcomeKind, PredictionLine } from './eval-summary.ts';
+import { ANSWER_ROWS_KEPT, type AnswerRows, type OutcomeKind, type PredictionLine, type WrongAnswer } from './eval-summary.ts';
 
-/** One execution as scoring keeps it: the kind, the message, the normalized answer's hash. */
+/** One execution as scoring keeps it: the kind, the message, the normalized answer's hash and its first rows. */
 export interface ScoredRun {
   readonly kind: OutcomeKind;
   readonly message: string | null;
   readonly hash: string | null;
+  /** The answer's first rows and its row count, for a wrong answer's line. */
+  readonly answer: AnswerRows | null;
 }
 
 export interface PredictionScorer {
@@ -29,8 +31,23 @@ export interface PredictionScorer {
 
 /** An outcome reduced to what scoring keeps (the rows themselves are dropped after hashing). */
 export function scoredRun(outcome: UntrustedOutcome, ordered: boolean): ScoredRun {
-  if (outcome.kind === 'rows') return { kind: 'rows', message: null, hash: normalizeResult({ columns: outcome.columns, rows: outcome.rows }, ordered).hash };
-  return { kind: outcome.kind, message: outcome.message, hash: null };
+  if (outcome.kind === 'rows') {
+    const normalized = normalizeResult({ columns: outcome.columns, rows: outcome.rows }, ordered);
+    return { kind: 'rows', message: null, hash: normalized.hash, answer: { columns: outcome.columns, rows: normalized.rows.slice(0, ANSWER_ROWS_KEPT), count: normalized.rows.length } };
+  }
+  return { kind: outcome.kind, message: outcome.message, hash: null, answer: null };
+}
+
+/**
+ * Where two answers first differ: the first row index that differs among the rows kept, or
+ * the shorter answer's length when the rows kept agree and the counts differ within them;
+ * null when the difference lies past the rows kept.
+ */
+export function firstDifference(gold: AnswerRows, predicted: AnswerRows): number | null {
+  const n = Math.min(gold.rows.length, predicted.rows.length);
+  for (let i = 0; i < n; i++) if (JSON.stringify(gold.rows[i]) !== JSON.stringify(predicted.rows[i])) return i;
+  const shorter = Math.min(gold.count, predicted.count);
+  return gold.count !== predicted.count && shorter < ANSWER_ROWS_KEPT ? shorter : null;
 }
 
 /** SQLStructEval's structure hash of a text, or null when the parser cannot read it. */
@@ -75,6 +92,14 @@ export function createScorer(executor: UntrustedExecutor): PredictionScorer {
       const correctMain = main.hash === row.result_hash;
       const correctEdge = variant.edgeSchema === undefined ? true : edge !== undefined && edge.hash === edgeGold;
       const failed = main.kind !== 'rows' ? main : edge !== undefined && edge.kind !== 'rows' ? edge : undefined;
+      // A wrong answer keeps both answers where it first went wrong: main, else edge.
+      const wrongAnswer = async (): Promise<{ answers?: WrongAnswer }> => {
+        if (failed !== undefined || (correctMain && correctEdge)) return {};
+        const [instance, schema, predicted] = correctMain ? (['edge', variant.edgeSchema as string, edge] as const) : (['main', variant.mainSchema, main] as const);
+        const gold = await run(schema, row.sql, row.ordered);
+        if (gold.answer === null || predicted?.answer == null) return {};
+        return { answers: { instance, schema, gold: gold.answer, predicted: predicted.answer, first_difference: firstDifference(gold.answer, predicted.answer) } };
+      };
       let structure = structures.get(sql);
       if (structure === undefined) structures.set(sql, (structure = structureHashOf(sql)));
       return {
@@ -87,6 +112,7 @@ export function createScorer(executor: UntrustedExecutor): PredictionScorer {
         correct_edge: correctEdge,
         correct: correctMain && correctEdge,
         structure_hash: structure,
+        ...(await wrongAnswer()),
       };
     },
   };

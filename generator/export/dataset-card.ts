@@ -82,6 +82,8 @@ interface Subset {
   readonly features: readonly string[];
 }
 
+/** A fine-tuning line's record id: it lines the line up with `data/`. */
+const ID_FEATURE = ['  - name: id', '    dtype: string'];
 const MESSAGE_LIST = (name: string): string[] => [`  - name: ${name}`, '    list:', '    - name: role', '      dtype: string', '    - name: content', '      dtype: string'];
 
 /**
@@ -107,9 +109,9 @@ export function cardSubsets(present: readonly SplitName[], files: Readonly<Recor
     });
   }
   const chat = present.filter((s) => files[tunedFile(s, 'chat')]);
-  if (chat.length > 0) out.push({ name: 'chat', paths: chat.map((s) => ({ split: s, path: tunedFile(s, 'chat') })), features: MESSAGE_LIST('messages') });
+  if (chat.length > 0) out.push({ name: 'chat', paths: chat.map((s) => ({ split: s, path: tunedFile(s, 'chat') })), features: [...ID_FEATURE, ...MESSAGE_LIST('messages')] });
   const prompt = present.filter((s) => files[tunedFile(s, 'prompt')]);
-  if (prompt.length > 0) out.push({ name: 'prompt', paths: prompt.map((s) => ({ split: s, path: tunedFile(s, 'prompt') })), features: [...MESSAGE_LIST('prompt'), ...MESSAGE_LIST('completion')] });
+  if (prompt.length > 0) out.push({ name: 'prompt', paths: prompt.map((s) => ({ split: s, path: tunedFile(s, 'prompt') })), features: [...ID_FEATURE, ...MESSAGE_LIST('prompt'), ...MESSAGE_LIST('completion')] });
   return out;
 }
 
@@ -249,7 +251,7 @@ function filesSection(input: CardInput, subsets: readonly Subset[]): string[] {
     '',
     '| subset | files | one line |',
     '|---|---|---|',
-    ...subsets.map((s) => `| \`${s.name}\` | ${s.paths.map((p) => `\`${p.path}\``).join(', ')} | ${{ data: 'a record (fields below)', chat: '`{"messages": [system, user, assistant]}`', prompt: '`{"prompt": [system, user], "completion": [assistant]}`: TRL\'s conversational prompt–completion, the loss on the SQL alone' }[s.name]} |`),
+    ...subsets.map((s) => `| \`${s.name}\` | ${s.paths.map((p) => `\`${p.path}\``).join(', ')} | ${{ data: 'a record (fields below)', chat: '`{"id", "messages": [system, user, assistant]}`', prompt: '`{"id", "prompt": [system, user], "completion": [assistant]}`: TRL\'s conversational prompt–completion, the loss on the SQL alone' }[s.name]} |`),
     '',
     `The user turn holds the row's schema — ${schemaText} (\`--prompt-schema ${schema}\`) — then the question and its evidence; the assistant turn is exactly the row's \`sql\`.`,
     '',

@@ -7,8 +7,13 @@
  *   prompt–completion format, on which SFTTrainer's default puts the loss on the completion
  *   alone, so the model learns the SQL and not the schema it was shown.
  * The user turn carries the variant's schema, so the model learns to answer for the schema
- * in front of it.
+ * in front of it. Each line starts with the record's `id`, so a line is found in `data/` by
+ * id and not by line order (trainers read the turns and leave other fields alone).
+ *
+ * `equisql eval --prompt training` asks a model exactly these system and user turns
+ * (`trainingMessages`), so a model fine-tuned on them is scored on the prompt it learned.
  */
+import type { ChatMessage } from '../questions/llm-client.ts';
 import type { ExportRecord } from './export-record.ts';
 
 export const SYSTEM_PROMPT = 'You translate questions into PostgreSQL. Answer with one SQL query and nothing else.';
@@ -29,24 +34,28 @@ export function userPrompt(ddl: string, r: Pick<ExportRecord, 'question' | 'evid
   return schemaPart(ddl) + questionPart(r);
 }
 
-/** One chat line: system, user, assistant. */
-export function chatLine(ddl: string, r: ExportRecord): string {
-  return `${JSON.stringify({
-    messages: [
-      { role: 'system', content: SYSTEM_PROMPT },
-      { role: 'user', content: userPrompt(ddl, r) },
-      { role: 'assistant', content: r.sql },
-    ],
-  })}\n`;
+/**
+ * The turns a model is asked in: system and user. The fine-tuning lines and `eval --prompt
+ * training` both take them from here.
+ *
+ * @example
+ * trainingMessages('CREATE TABLE t (id integer);', { question: 'How many t are there?', evidence: '' });
+ * // [{ role: 'system', content: 'You translate questions into PostgreSQL. …' },
+ * //  { role: 'user', content: 'Database schema:\n\nCREATE TABLE t (id integer);\n\nQuestion: How many t are there?' }]
+ */
+export function trainingMessages(ddl: string, r: Pick<ExportRecord, 'question' | 'evidence'>): ChatMessage[] {
+  return [
+    { role: 'system', content: SYSTEM_PROMPT },
+    { role: 'user', content: userPrompt(ddl, r) },
+  ];
 }
 
-/** One conversational prompt–completion line: the completion is exactly the SQL. */
+/** One chat line: the record's id; system, user, assistant. */
+export function chatLine(ddl: string, r: ExportRecord): string {
+  return `${JSON.stringify({ id: r.id, messages: [...trainingMessages(ddl, r), { role: 'assistant', content: r.sql }] })}\n`;
+}
+
+/** One conversational prompt–completion line: the record's id; the completion is exactly the SQL. */
 export function promptLine(ddl: string, r: ExportRecord): string {
-  return `${JSON.stringify({
-    prompt: [
-      { role: 'system', content: SYSTEM_PROMPT },
-      { role: 'user', content: userPrompt(ddl, r) },
-    ],
-    completion: [{ role: 'assistant', content: r.sql }],
-  })}\n`;
+  return `${JSON.stringify({ id: r.id, prompt: trainingMessages(ddl, r), completion: [{ role: 'assistant', content: r.sql }] })}\n`;
 }

@@ -8,6 +8,7 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { ConfigError } from '../common/errors.ts';
+import type { ExportSettings } from './export-settings.ts';
 
 /** The upload allow-list, one path a line, relative to the export's directory. */
 export const HUB_LIST_FILE = 'hub-files.txt';
@@ -60,4 +61,34 @@ export function layOutHub(dir: string, out: string, list: readonly string[]): nu
     copyFileSync(join(from, rel), join(to, rel));
   }
   return list.length;
+}
+
+/** Ratios as [train, validation, test]. */
+function ratiosOf(r: Readonly<Record<string, unknown>> | undefined): unknown[] {
+  return ['train', 'validation', 'test'].map((s) => r?.[s]);
+}
+
+/**
+ * How `settings` differ from those the export in `manifest.json` was made with (`recorded`, its
+ * `export` section), in words; undefined when they are the same. `--hub-dir` copies an export
+ * `check` has seen, so it refuses to make another with other settings on the way.
+ *
+ * @example
+ * exportSettingsDiffer({ split: 'skeleton', … }, { split: 'random', … }); // 'split "skeleton", not "random"'
+ */
+export function exportSettingsDiffer(recorded: Readonly<Record<string, unknown>>, settings: ExportSettings): string | undefined {
+  const rows = recorded['row_controls'] as Record<string, unknown> | undefined;
+  const pairs: [string, unknown, unknown][] = [
+    ['split', recorded['split'], settings.split],
+    // The manifest keeps its keys sorted: ratios are compared split by split.
+    ['ratios', ratiosOf(recorded['ratios'] as Record<string, unknown> | undefined), ratiosOf(settings.ratios)],
+    ['formats', [...((recorded['formats'] as string[] | undefined) ?? [])].sort(), [...settings.formats].sort()],
+    ['prompt schema', recorded['prompt_schema'] ?? 'compact', settings.promptSchema],
+    ['variants per question', rows?.['variants_per_question'], settings.rows.variantsPerQuestion],
+    ['paraphrases per style', rows?.['paraphrases_per_style'], settings.rows.paraphrasesPerStyle],
+    ['duplicates dropped', rows?.['dedupe'], settings.rows.dedupe],
+    ['max rows', rows?.['max_rows'], settings.rows.maxRows],
+  ];
+  const differ = pairs.filter(([, a, b]) => JSON.stringify(a) !== JSON.stringify(b));
+  return differ.length === 0 ? undefined : differ.map(([k, a, b]) => `${k} ${JSON.stringify(a)}, not ${JSON.stringify(b)}`).join('; ');
 }

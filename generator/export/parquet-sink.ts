@@ -7,7 +7,7 @@ import { renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import parquet from 'parquetjs-lite';
 import { RECORD_COLUMNS, type ExportRecord } from './export-record.ts';
-import { SYSTEM_PROMPT, userPrompt } from './finetune-format.ts';
+import { trainingMessages } from './finetune-format.ts';
 
 /** Parquet physical/logical type of each column; the JSON Schema and the card say the same. */
 export const PARQUET_TYPES: Readonly<Record<(typeof RECORD_COLUMNS)[number], { readonly type: 'UTF8' | 'INT32' | 'INT64' | 'BOOLEAN'; readonly optional?: boolean }>> = {
@@ -75,19 +75,18 @@ const MESSAGES = { repeated: true, fields: { role: { type: 'UTF8', compression: 
 
 /**
  * The chat or prompt–completion lines of `rows` as Parquet (the same turns as the JSON Lines
- * files): `messages`, or `prompt` and `completion`, each a list of {role, content}.
+ * files): the record's `id`, then `messages`, or `prompt` and `completion`, each a list of
+ * {role, content}.
  *
  * @example
  * await writeMessagesParquet('out/finetune/train.prompt.parquet', 'prompt', rows, (r) => ddl.get(r.schema_id));
  */
 export async function writeMessagesParquet(path: string, kind: 'chat' | 'prompt', rows: readonly ExportRecord[], ddlOf: (r: ExportRecord) => string): Promise<void> {
-  const schema = new parquet.ParquetSchema(kind === 'chat' ? { messages: MESSAGES } : { prompt: MESSAGES, completion: MESSAGES });
+  const id = { type: 'UTF8' } as const;
+  const schema = new parquet.ParquetSchema(kind === 'chat' ? { id, messages: MESSAGES } : { id, prompt: MESSAGES, completion: MESSAGES });
   await writeRows(path, schema, rows, (r) => {
-    const prompt = [
-      { role: 'system', content: SYSTEM_PROMPT },
-      { role: 'user', content: userPrompt(ddlOf(r), r) },
-    ];
+    const prompt = trainingMessages(ddlOf(r), r);
     const completion = [{ role: 'assistant', content: r.sql }];
-    return kind === 'chat' ? { messages: [...prompt, ...completion] } : { prompt, completion };
+    return kind === 'chat' ? { id: r.id, messages: [...prompt, ...completion] } : { id: r.id, prompt, completion };
   });
 }

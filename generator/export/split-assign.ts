@@ -44,9 +44,13 @@ export interface SplitPlan {
  */
 export function parseRatios(text: string, where: string): SplitRatios {
   const out: Record<SplitName, number> = { train: 0, validation: 0, test: 0 };
+  const given = new Set<string>();
   for (const part of text.split(',')) {
     const m = /^(train|validation|test)=(\d+(?:\.\d+)?)$/u.exec(part.trim());
     if (!m) throw new ConfigError(`${where} expects train=R,validation=R,test=R, got "${part}"`);
+    // A split named twice has no one ratio: the later would silently win.
+    if (given.has(m[1] as string)) throw new ConfigError(`${where}: ${m[1]} is given twice in "${text.slice(0, 80)}"`);
+    given.add(m[1] as string);
     out[m[1] as SplitName] = Number(m[2]);
   }
   if (!(out.train + out.validation + out.test > 0)) throw new ConfigError(`${where}: ratios must have a positive sum`);

@@ -20,6 +20,7 @@ import { writeEvalReport } from '../../generator/eval/report/eval-report.ts';
 import { formatPercent } from '../../generator/eval/report/report-numbers.ts';
 import type { EvalSummary, PredictionLine } from '../../generator/eval/eval-summary.ts';
 import type { ExportRecord } from '../../generator/export/export-record.ts';
+import type { GroupRecord } from '../../generator/generate/group-record.ts';
 import { PAPER_SOCIAL_MEDIA } from '../../generator/suites/paper-social-media.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
 import { describeBrowser, launchChromium, pixelStats } from '../helpers/headless-browser.ts';
@@ -202,8 +203,8 @@ describeBrowser('eval report in headless Chromium', (chromium) => {
     const blocks = await page.evaluate(() =>
       [...document.querySelectorAll('.question')].map((q) => ({
         id: q.getAttribute('data-question') ?? '',
-        pairs: [...q.querySelectorAll('tbody tr')].map((r) => {
-          const cells = [...r.querySelectorAll('td')];
+        pairs: [...q.querySelectorAll(':scope > table.side-by-side > tbody > tr')].map((r) => {
+          const cells = [...r.querySelectorAll(':scope > td')];
           return { variant: cells[0]?.querySelector('code')?.textContent ?? '', gold: cells[1]?.querySelector('pre')?.textContent ?? null, predicted: cells[2]?.querySelector('pre')?.textContent ?? null };
         }),
       })),
@@ -235,6 +236,71 @@ describeBrowser('eval report in headless Chromium', (chromium) => {
     // Every cell colour is on screen, a cell's worth of it or more.
     for (const f of fills) expect(stats.near[f], f).toBeGreaterThan(500);
     process.stderr.write(`eval report screenshot: ${join(ARTIFACTS, 'report.png')} (${stats.width}×${stats.height}, ${stats.distinctColours} colours)\n`);
+    await page.close();
+  });
+
+  it('shows a wrong answer\'s gold and predicted rows side by side: counts, the instance, the first differing row marked', async () => {
+    const wrongLines = lines<PredictionLine>(join(modelDir, 'predictions.jsonl')).filter((l) => l.answers !== undefined);
+    expect(wrongLines.length).toBeGreaterThan(0);
+    // The gold's row count on its line is the group's, as generate verified it on that instance.
+    const groups = new Map(lines<GroupRecord>(join(exportDir, 'groups/social_media.jsonl')).map((g) => [g.group_id, g]));
+    for (const l of wrongLines) {
+      const a = l.answers as NonNullable<PredictionLine['answers']>;
+      expect(l.correct).toBe(false);
+      expect(a.instance).toBe(l.correct_main ? 'edge' : 'main');
+      expect(a.gold.count).toBe(groups.get(l.group_id)?.verified_on.find((v) => v.profile === (a.instance === 'main' ? 'default' : 'edge'))?.row_count);
+      if (a.first_difference !== null && a.first_difference < Math.min(a.gold.rows.length, a.predicted.rows.length)) expect(a.gold.rows[a.first_difference]).not.toEqual(a.predicted.rows[a.first_difference]);
+    }
+    const { page, errors } = await open(join(modelDir, 'report.html'));
+    const drawn = await page.evaluate(() =>
+      [...document.querySelectorAll('.question')].flatMap((q) =>
+        [...q.querySelectorAll(':scope > table.side-by-side > tbody > tr')].map((r) => {
+          const answer = (which: string) => {
+            const t = r.querySelector(`table.answer-rows[data-answer="${which}"]`);
+            if (!t) return null;
+            const box = t.getBoundingClientRect();
+            return {
+              caption: t.querySelector('caption')?.textContent ?? '',
+              rows: [...t.querySelectorAll(':scope > tbody > tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
+              marked: [...t.querySelectorAll(':scope > tbody > tr')].findIndex((tr) => tr.classList.contains('first-difference')),
+              markedColour: (() => { const m = t.querySelector('tr.first-difference td'); return m ? getComputedStyle(m).backgroundColor : null; })(),
+              left: box.left,
+              visible: box.width > 0 && box.height > 0,
+            };
+          };
+          return { question: q.getAttribute('data-question') ?? '', variant: r.querySelector('td code')?.textContent ?? '', verdict: r.querySelector('td')?.textContent ?? '', gold: answer('gold'), predicted: answer('predicted') };
+        }),
+      ),
+    );
+    const byKey = new Map(wrongLines.map((l) => [`${l.question_id}/${l.variant}`, l]));
+    const shown = drawn.filter((x) => byKey.has(`${x.question}/${x.variant}`));
+    expect(shown.length).toBeGreaterThan(0);
+    for (const x of shown) {
+      const a = byKey.get(`${x.question}/${x.variant}`)?.answers as NonNullable<PredictionLine['answers']>;
+      const cells = (rs: readonly (readonly (string | null)[])[]) => rs.map((r) => r.map((v) => (v === null ? 'NULL' : v)));
+      expect(x.gold?.visible && x.predicted?.visible).toBe(true);
+      // Side by side: the predicted answer right of the gold's.
+      expect(x.predicted?.left).toBeGreaterThan(x.gold?.left as number);
+      expect(x.gold?.caption).toContain(`gold answer: ${a.gold.count} row`);
+      expect(x.predicted?.caption).toContain(`predicted answer: ${a.predicted.count} row`);
+      expect(x.gold?.rows).toEqual(cells(a.gold.rows));
+      expect(x.predicted?.rows).toEqual(cells(a.predicted.rows));
+      expect(x.verdict).toContain(a.instance === 'main' ? 'on the main instance' : 'right on the main one');
+      expect(x.verdict).toContain(a.schema);
+      const marked = a.first_difference !== null && a.first_difference < a.gold.rows.length ? a.first_difference : -1;
+      expect(x.gold?.marked).toBe(marked);
+      if (marked >= 0) expect(x.gold?.markedColour).toBe('rgb(253, 226, 225)');
+    }
+    // The inner joins lose rows: at least one answer has its first differing row on the page.
+    expect(shown.some((x) => (x.gold?.marked ?? -1) >= 0)).toBe(true);
+    // Invalid SQL shows the message it failed with.
+    const invalid = lines<PredictionLine>(join(modelDir, 'predictions.jsonl')).filter((l) => l.outcome === 'refused' || l.outcome === 'error');
+    for (const l of invalid) {
+      const row = drawn.find((x) => x.question === l.question_id && x.variant === l.variant);
+      if (row) expect(row.verdict).toContain((l.message as string).slice(0, 40));
+    }
+    expect(errors).toEqual([]);
+    writeFileSync(join(ARTIFACTS, 'report-wrong-answers.png'), await page.screenshot({ fullPage: true, type: 'png' }));
     await page.close();
   });
 

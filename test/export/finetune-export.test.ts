@@ -101,13 +101,15 @@ describe('fine-tuning files', () => {
     const dir = base;
     const ddl = promptSchemaTexts(dir, 'compact');
     for (const split of Object.keys(manifestOf(dir).export.splits)) {
-      const data = json<{ sql: string; question: string; evidence: string; variant: string }>(join(dir, `data/${split}-00000-of-00001.jsonl`));
-      const prompt = json<{ prompt: Message[]; completion: Message[] }>(join(dir, `finetune/${split}.prompt.jsonl`));
-      const chat = json<{ messages: Message[] }>(join(dir, `finetune/${split}.chat.jsonl`));
+      const data = json<{ id: string; sql: string; question: string; evidence: string; variant: string }>(join(dir, `data/${split}-00000-of-00001.jsonl`));
+      const prompt = json<{ id: string; prompt: Message[]; completion: Message[] }>(join(dir, `finetune/${split}.prompt.jsonl`));
+      const chat = json<{ id: string; messages: Message[] }>(join(dir, `finetune/${split}.chat.jsonl`));
       expect(prompt.length).toBe(data.length);
       prompt.forEach((p, i) => {
         const row = data[i]!;
-        expect(Object.keys(p)).toEqual(['prompt', 'completion']);
+        // Each line names its record: found by id, not by line order.
+        expect(Object.keys(p)).toEqual(['id', 'prompt', 'completion']);
+        expect([p.id, chat[i]!.id]).toEqual([row.id, row.id]);
         expect(p.completion).toEqual([{ role: 'assistant', content: row.sql }]);
         expect(p.prompt.map((m) => m.role)).toEqual(['system', 'user']);
         expect(p.prompt[1]!.content).toBe(`Database schema:\n\n${ddl.get(row.variant)}\n\nQuestion: ${row.question}${row.evidence ? `\n\nEvidence: ${row.evidence}` : ''}`);
@@ -353,6 +355,34 @@ describe('the Hub folder', () => {
     const again = runCli(['export', '--dir', dir, '--hub-dir', out]);
     expect(again.status).toBe(2);
     expect(again.stderr).toMatch(/--hub-dir .*: exists and is not an empty directory/u);
+  });
+});
+
+describe('the Hub folder of an export already made', () => {
+  it('--hub-dir copies the export that is there, checked, and refuses to re-export it with other settings', () => {
+    const dir = join(tmp.dir, 'hub-skeleton');
+    cpSync(base, dir, { recursive: true });
+    const made = runCli(['export', '--dir', dir, '--split', 'skeleton', '--formats', 'jsonl,chat']);
+    expect(made.status, made.stderr).toBe(0);
+    const manifest = readFileSync(join(dir, 'manifest.json'));
+    // Other settings (here the default split, and the default formats) are refused in one line, nothing copied.
+    const other = join(tmp.dir, 'hub-other');
+    const refused = runCli(['export', '--dir', dir, '--split', 'random', '--hub-dir', other]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toMatch(/--hub-dir: .* holds an export made with other settings \(split "skeleton", not "random"; formats \["chat","jsonl"\], not \[.*\]\)/u);
+    expect(existsSync(other)).toBe(false);
+    // --hub-dir alone, and with the settings the export was made with, copy it as it is.
+    for (const [name, extra] of [['hub-alone', []], ['hub-same', ['--split', 'skeleton', '--formats', 'chat,jsonl']]] as const) {
+      const out = join(tmp.dir, name);
+      const run = runCli(['export', '--dir', dir, ...extra, '--hub-dir', out]);
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/files of the checked export for the Hub/u);
+      expect(readFileSync(join(dir, 'manifest.json'))).toEqual(manifest);
+      expect(readFileSync(join(out, 'manifest.json'))).toEqual(manifest);
+      expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).export.split).toBe('skeleton');
+      expect(runCli(['check', '--dir', out]).status).toBe(0);
+    }
   });
 });
 

@@ -13,7 +13,7 @@ export interface SqlModelServer {
   close(): Promise<void>;
 }
 
-export async function startSqlModelServer(replies: ReadonlyMap<string, string>, delayMs = 0): Promise<SqlModelServer> {
+export async function startSqlModelServer(replies: ReadonlyMap<string, string>, delayMs = 0, raw = false): Promise<SqlModelServer> {
   const received: string[] = [];
   const server: Server = createServer((req, res) => {
     let body = '';
@@ -23,7 +23,7 @@ export async function startSqlModelServer(replies: ReadonlyMap<string, string>, 
       const hash = promptHash(messages);
       received.push(hash);
       const sql = replies.get(hash) ?? 'SELECT 1';
-      const content = `\`\`\`sql\n${sql}\n\`\`\``;
+      const content = raw ? sql : `\`\`\`sql\n${sql}\n\`\`\``;
       const prompt = Math.ceil(messages.map((m) => m.content).join('\n').length / 4);
       const completion = Math.ceil(content.length / 4);
       const text = JSON.stringify({

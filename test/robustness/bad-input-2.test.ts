@@ -48,6 +48,16 @@ describe('flags', () => {
     expect(existsSync(join(tmp.dir, 'never'))).toBe(false);
   });
 
+  it('a key given twice inside one flag value is refused in one line, and the export before it stays', () => {
+    const manifest = readFileSync(join(base, 'manifest.json'));
+    const ratios = runCli(['export', '--dir', base, '--ratios', 'train=0.8,validation=0.1,test=0.1,train=0.1']);
+    refusedInOneLine(ratios, /^equisql export: --ratios: train is given twice in "train=0\.8,validation=0\.1,test=0\.1,train=0\.1"\n$/u);
+    expect(readFileSync(join(base, 'manifest.json'))).toEqual(manifest);
+    const mix = runCli([...GENERATE, '--difficulty', 'easy=0.5,hard=0.5,easy=0.1', '--out', join(tmp.dir, 'never-mix')], { env: NO_SERVER });
+    refusedInOneLine(mix, /generate: --difficulty: easy is given twice in "easy=0\.5,hard=0\.5,easy=0\.1"/u);
+    expect(existsSync(join(tmp.dir, 'never-mix'))).toBe(false);
+  });
+
   it('generate keeps a seed past 2^53-1 exact, as build does', () => {
     const settings = JSON.parse(readFileSync(join(base, 'manifest.json'), 'utf8')).settings;
     expect(settings.seed).toBe(BIG_SEED);

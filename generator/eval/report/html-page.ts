@@ -73,6 +73,9 @@ figcaption { color: #4a4a55; font-size: 13px; max-width: 60em; }
 .bad { color: #a1111b; font-weight: 600; }
 .good { color: #176b2c; font-weight: 600; }
 .muted { color: #6b6b76; }
+table.answer-rows { margin-top: 8px; font-size: 12.5px; }
+table.answer-rows td, table.answer-rows th { padding: 1px 6px; }
+.side-by-side tr.first-difference td { background: #fde2e1 !important; }
 `;
 
 /**

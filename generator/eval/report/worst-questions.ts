@@ -2,9 +2,11 @@
  * The questions a model did worst on, for the report to show with the gold and the
  * predicted SQL side by side: where a reader learns what the model gets wrong about a
  * schema (an inner join where the class-table variant needs a LEFT one, a missed
- * discriminator filter on a merged table, …).
+ * discriminator filter on a merged table, …). A wrong answer also shows both answers' first
+ * rows under their SQL, the first row that differs marked, with their row counts and the
+ * instance they differ on; invalid SQL shows the database's or the guard's message.
  */
-import type { DatasetEval, PredictionLine, QuestionEval } from '../eval-summary.ts';
+import type { AnswerRows, DatasetEval, PredictionLine, QuestionEval } from '../eval-summary.ts';
 import type { GoldSql } from './eval-result-files.ts';
 import { renderTable } from './html-page.ts';
 import { html, type Markup } from './markup-text.ts';
@@ -57,8 +59,20 @@ export function predictionIndex(predictions: readonly PredictionLine[]): Map<str
 function verdict(p: PredictionLine | undefined): Markup {
   if (!p) return html`<span class="bad">no prediction line</span>`;
   if (p.outcome !== 'rows') return html`<span class="bad">${p.outcome}</span>${p.message ? html`<br><span class="muted">${p.message}</span>` : null}`;
-  if (!p.correct_main) return html`<span class="bad">wrong answer</span>`;
-  return html`<span class="bad">wrong on the edge instance</span><br><span class="muted">right on the main one</span>`;
+  const where = p.answers ? html`<br><span class="muted">on <code>${p.answers.schema}</code></span>` : null;
+  if (!p.correct_main) return html`<span class="bad">wrong answer</span><br><span class="muted">on the main instance</span>${where}`;
+  return html`<span class="bad">wrong on the edge instance</span><br><span class="muted">right on the main one</span>${where}`;
+}
+
+/** An answer's rows kept, the first differing one marked, and its row count. */
+function answerBlock(a: AnswerRows, first: number | null, which: 'gold' | 'predicted'): Markup {
+  const shown = a.rows.length < a.count ? html`, the first ${a.rows.length} shown` : null;
+  return html`<table class="answer-rows" data-answer="${which}"><caption>${which} answer: ${a.count} ${a.count === 1 ? 'row' : 'rows'}${shown}</caption>
+<thead><tr>${a.columns.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead>
+<tbody>
+${a.rows.map((r, i) => (i === first ? html`<tr class="first-difference" title="the first row that differs">${r.map((v) => html`<td>${v === null ? 'NULL' : v}</td>`)}</tr>\n` : html`<tr>${r.map((v) => html`<td>${v === null ? 'NULL' : v}</td>`)}</tr>\n`))}</tbody>
+</table>
+`;
 }
 
 /** Beyond this many characters SQL is cut on the page: a model can answer a megabyte of text (predictions.jsonl keeps it whole). */
@@ -76,10 +90,11 @@ function questionBlock(q: QuestionEval, predictions: ReadonlyMap<string, Predict
     if (q.correct[i]) return [];
     const p = predictions.get(predictionKey(q.question_id, v));
     const goldSql = gold.kind === 'found' && p ? gold.sql.get(p.id) : undefined;
+    const a = p?.answers;
     return [[
       html`<code>${v}</code><br>${verdict(p)}`,
-      sqlBlock(goldSql, gold.kind === 'found' ? 'not in the export' : 'export not available'),
-      sqlBlock(p?.sql, 'no SQL'),
+      html`${sqlBlock(goldSql, gold.kind === 'found' ? 'not in the export' : 'export not available')}${a ? answerBlock(a.gold, a.first_difference, 'gold') : null}`,
+      html`${sqlBlock(p?.sql, 'no SQL')}${a ? answerBlock(a.predicted, a.first_difference, 'predicted') : null}`,
     ]];
   });
   return html`<div class="question" data-question="${q.question_id}">
