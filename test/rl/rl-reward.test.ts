@@ -26,6 +26,8 @@ const PYTHON = process.env['EQUISQL_PYTHON'] ?? 'python3';
 const python = (args: string[]): { status: number | null; stdout: string; stderr: string } => spawnSync(PYTHON, args, { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
 const hasPython = python(['-c', 'import sqlite3']).status === 0;
 const hasPyarrow = hasPython && python(['-c', 'import pyarrow']).status === 0;
+const hasTrl = hasPython && python(['-c', 'import trl, torch, datasets']).status === 0;
+const ACCEPTANCE = process.env['EQUISQL_ACCEPTANCE'] === '1';
 const lines = (path: string): Record<string, unknown>[] => readFileSync(path, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
 const attr = (alias: string, attribute: string) => ({ kind: 'attribute', alias, attribute });
 const EXTRA = [
@@ -175,4 +177,14 @@ describe('the RL exports', () => {
     expect(out.empty).toEqual(Array(out.rows).fill(0));
     expect([out.roles, out.ability, out.style]).toEqual([['system', 'user'], 'text-to-sql', 'rule']);
   }, 60_000);
+
+  // About 1.5 minutes on CPU: acceptance tier (EQUISQL_ACCEPTANCE=1), and EQUISQL_PYTHON with trl, torch and datasets.
+  it.skipIf(!ACCEPTANCE || !hasTrl)('trains 5 GRPO steps with TRL on the trl-grpo export and the shipped reward, rewards in [0, 1]', () => {
+    const run = python([join(REPO_ROOT, 'test/rl/trl_grpo.py'), dir, join(tmp.dir, 'trl-out')]);
+    expect(run.status, run.stderr.slice(-2000)).toBe(0);
+    const out = JSON.parse(run.stdout.trim().split('\n').pop() as string) as { steps: number; rewards: number[] };
+    expect(out.steps).toBe(5);
+    expect(out.rewards.length).toBe(5);
+    for (const r of out.rewards) expect(r >= 0 && r <= 1, String(r)).toBe(true);
+  }, 600_000);
 });
