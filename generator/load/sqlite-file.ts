@@ -26,6 +26,8 @@ export function writeSqliteVariant(context: ShredContext, schema: RelationalSche
   let rows = 0;
   try {
     db.pragma('journal_mode = DELETE');
+    // Rows go in table by table; the keys are checked once all are in.
+    db.pragma('foreign_keys = OFF');
     db.exec(renderSqliteSchema(schema));
     db.transaction(() => {
       for (const table of schema.tables) {

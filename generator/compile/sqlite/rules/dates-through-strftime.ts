@@ -14,6 +14,7 @@ import { DialectError } from '../../../common/errors.ts';
  * | `EXTRACT(QUARTER FROM x)` | `(CAST(strftime('%m', x) AS INTEGER) + 2) / 3` |
  * | `CAST(date_trunc('month', x) AS date)` | `date(x, 'start of month')` (year alike; week `date(x, '-6 days', 'weekday 1')`; quarter through `printf`) |
  * | `CAST(x + INTERVAL '1 month' AS date)` | `date(x, '+1 months', 'floor')`; a timestamp, `datetime(…)` |
+ * | `'2024-03-05 07:08:09+00'` | `'2024-03-05 07:08:09'` (timestamps are stored in UTC without the offset) |
  * | `EXTRACT(YEAR FROM age(b, a))` | `(CAST(strftime('%Y%m%d%H%M%S', b) AS INTEGER) - CAST(strftime('%Y%m%d%H%M%S', a) AS INTEGER)) / 10000000000` |
  *
  * A month or year shift ends with `floor`: PostgreSQL keeps the day inside the month
@@ -34,6 +35,8 @@ const part = (format: string, e: SqlExpr): SqlExpr => asInteger(call('strftime',
 const quarterOf = (e: SqlExpr): SqlExpr => paren(binary('/', paren(binary('+', part('%m', e), literal(2))), literal(3)));
 
 function rewriteDate(e: SqlExpr): SqlExpr {
+  // A timestamp literal in the stored form: UTC, without the `+00` SQLite would compare as text.
+  if (e.kind === 'literal' && typeof e.value === 'string' && /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\+00$/u.test(e.value)) return literal(e.value.slice(0, -3));
   if (e.kind === 'extract') {
     if (e.arg.kind === 'call' && e.arg.name === 'age' && e.field === 'year') {
       const [to, from] = e.arg.args as [SqlExpr, SqlExpr];
