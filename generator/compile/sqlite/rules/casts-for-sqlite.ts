@@ -13,6 +13,7 @@ import { DialectError } from '../../../common/errors.ts';
  * | `CAST(x AS integer)` | `CAST(round(x) AS INTEGER)` | PostgreSQL rounds a fraction, SQLite's CAST truncates it |
  * | `CAST(x AS numeric)`, `real` | `CAST(x AS REAL)` | numeric division of integers must not truncate |
  * | `CAST(x AS text)` | `CAST(x AS TEXT)` | |
+ * | `'762.05'` | `762.05` | an untyped literal beside a numeric is a number; SQLite would compare text |
  *
  * Integer division and its truncation toward zero are the same in both, so `a / b` of two
  * integers needs nothing. Casts this dialect's rules wrote themselves are upper case
@@ -25,6 +26,9 @@ export function castsForSqlite(tree: SqlQuery): SqlQuery {
 const SQLITE_TYPES = new Set(['INTEGER', 'REAL', 'TEXT', 'NUMERIC']);
 
 function rewriteCast(e: SqlExpr): SqlExpr {
+  // A decimal written as a string ('762.05', the instance's numeric form) is PostgreSQL's
+  // untyped literal, read as a number beside a number; SQLite would compare it as text.
+  if (e.kind === 'literal' && typeof e.value === 'string' && /^-?\d+\.\d+$/u.test(e.value)) return { kind: 'literal', value: Number(e.value), text: e.value };
   if (e.kind !== 'cast' || SQLITE_TYPES.has(e.type)) return e;
   const type = e.type.toLowerCase();
   if (type === 'date') return e.arg.kind === 'literal' && typeof e.arg.value === 'string' ? e.arg : call('date', e.arg);

@@ -12,6 +12,7 @@ import { compoundArms } from './compound-arms.ts';
 import { datesThroughStrftime } from './dates-through-strftime.ts';
 import { likeAsGlob } from './like-as-glob.ts';
 import { nullsAsPostgres } from './nulls-as-postgres.ts';
+import { orderByColumns } from './order-by-columns.ts';
 import { setsThroughJsonEach } from './sets-through-json-each.ts';
 import { textFunctions } from './text-functions.ts';
 
@@ -29,6 +30,7 @@ export const SQLITE_RULES: readonly DialectRule[] = [
   { name: 'text-functions', apply: textFunctions },
   { name: 'casts-for-sqlite', apply: castsForSqlite },
   { name: 'booleans-as-integers', apply: booleansAsIntegers },
+  { name: 'order-by-columns', apply: orderByColumns },
   { name: 'nulls-as-postgres', apply: nullsAsPostgres },
   { name: 'compound-arms', apply: compoundArms },
 ];
