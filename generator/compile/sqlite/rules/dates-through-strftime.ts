@@ -71,8 +71,8 @@ function truncated(trunc: SqlCall): SqlExpr {
       // PostgreSQL's weeks start on Monday: back six days, then forward to a Monday.
       return call('date', arg, literal('-6 days'), literal('weekday 1'));
     case 'quarter':
-      // The year, and the first month of the quarter: 3q - 2.
-      return call('printf', literal('%s-%02d-01'), call('strftime', literal('%Y'), arg), binary('-', binary('*', quarterOf(arg), literal(3)), literal(2)));
+      // The start of the year, then 3(q - 1) months on; NULL stays NULL.
+      return call('date', arg, literal('start of year'), call('printf', literal('+%d months'), binary('*', paren(binary('-', quarterOf(arg), literal(1))), literal(3))));
     default:
       throw new DialectError('sqlite', `date_trunc('${String(name)}')`, 'no date modifier truncates to it');
   }
