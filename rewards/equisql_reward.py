@@ -303,18 +303,22 @@ def _run_postgres(instance, sql, options):
 _truths = {}
 
 
+def _prepared(truth):
+    if truth.get("format") != FORMAT:
+        raise ValueError(f"ground truth of format {truth.get('format')!r}, this reward reads {FORMAT}")
+    ordered = truth["rules"]["ordered"]
+    for instance in truth["instances"]:
+        if instance.get("rows") is not None and "_gold" not in instance:
+            instance["_gold"] = normalize(instance["rows"], ordered)
+    return truth
+
+
 def _truth(ground_truth):
-    if isinstance(ground_truth, dict):
-        return ground_truth
+    if isinstance(ground_truth, dict):  # already read (a framework that parsed the JSON)
+        return _prepared(ground_truth)
     truth = _truths.get(ground_truth)
     if truth is None:
-        truth = json.loads(ground_truth)
-        if truth.get("format") != FORMAT:
-            raise ValueError(f"ground truth of format {truth.get('format')!r}, this reward reads {FORMAT}")
-        ordered = truth["rules"]["ordered"]
-        for instance in truth["instances"]:
-            if instance.get("rows") is not None:
-                instance["_gold"] = normalize(instance["rows"], ordered)
+        truth = _prepared(json.loads(ground_truth))
         if len(_truths) > 50_000:
             _truths.clear()
         _truths[ground_truth] = truth
