@@ -14,6 +14,7 @@ import { buildRelationalSchema } from '../variants/build-schema.ts';
 import { createShredContext } from '../shred/shred-rows.ts';
 import { renderSchemaFile } from '../shred/ddl-writer.ts';
 import { loadVariant, renderDump, shredVariant } from '../load/load-variant.ts';
+import { writeSqliteVariant } from '../load/sqlite-file.ts';
 import { grantReader } from '../database/reader-role.ts';
 import { isPgliteDir, openDatabase, type Database, type DatabaseTarget } from '../database/database.ts';
 import { checkSeed, fileHeader, manifestText, type BuildManifest, type BuiltVariant } from './build-manifest.ts';
@@ -42,6 +43,11 @@ export interface BuildOptions {
    * anything in the directory); the build then does not take it again.
    */
   readonly lockHeld?: boolean;
+  /**
+   * Engines to build for; PostgreSQL always. With `sqlite`, each variant is also written to
+   * `sqlite/<variant>.sqlite` from the same instance (see `load/sqlite-file.ts`).
+   */
+  readonly engines?: readonly ('postgres' | 'sqlite')[];
 }
 
 export interface BuildResult {
@@ -221,6 +227,7 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
         const loadInto = ownPglite ? pgSchema : stagingSchemaName(pgSchema);
         if (!ownPglite) staged.push([loadInto, pgSchema]);
         await loadVariant(target, loadInto, schema, data);
+        if (options.engines?.includes('sqlite')) writeSqliteVariant(context, schema, join(staging, 'sqlite', `${variant.name}.sqlite`));
         // Granted before the swap: a schema keeps its grants when renamed, and the staged
         // PGlite directory moves whole.
         await grantReader(target, loadInto);

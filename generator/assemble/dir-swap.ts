@@ -15,7 +15,7 @@ export const STAGING_PREFIX = '.staging-';
 /** Present while a build replaces its entries; records the sha256 of the build.json that ends the swap. */
 export const SWAP_MARKER = '.swapping';
 /** What a build owns in its directory, swapped in this order; build.json comes last. */
-export const BUILD_ENTRIES = ['er.json', 'schemas', 'dumps', 'pglite'] as const;
+export const BUILD_ENTRIES = ['er.json', 'schemas', 'dumps', 'pglite', 'sqlite'] as const;
 
 const sha256Of = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -80,7 +80,11 @@ export async function swapIn(dir: string, staging: string, manifestText: string,
   const old = join(staging, '.old');
   mkdirSync(old, { recursive: true });
   for (const entry of BUILD_ENTRIES) {
-    if (!existsSync(join(staging, entry))) continue;
+    if (!existsSync(join(staging, entry))) {
+      // SQLite files of an older build would not match the new instance: they go with it.
+      if (entry === 'sqlite' && existsSync(join(dir, entry))) renameSync(join(dir, entry), join(old, entry));
+      continue;
+    }
     if (existsSync(join(dir, entry))) renameSync(join(dir, entry), join(old, entry));
     renameSync(join(staging, entry), join(dir, entry));
   }

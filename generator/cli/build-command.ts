@@ -23,11 +23,19 @@ const FLAGS = {
   config: { type: 'string', value: 'FILE', help: 'the configuration file (default datasets.config.ts in the working directory)' },
   out: { type: 'string', value: 'DIR', required: true, help: 'where the build goes' },
   'schema-prefix': { type: 'string', value: 'P', help: 'prefix of the database schemas, one per variant (default <dataset>__)' },
+  engines: { type: 'string', value: 'postgres[,sqlite]', help: 'engines to build for: with sqlite, also DIR/sqlite/<variant>.sqlite from the same instance (default postgres)' },
 } as const satisfies FlagTable;
+
+/** `--engines postgres,sqlite`: PostgreSQL is always built, SQLite on request. */
+export function parseEngines(command: string, text: string | undefined): ('postgres' | 'sqlite')[] {
+  const names = (text ?? 'postgres').split(',').map((n) => n.trim());
+  for (const n of names) if (n !== 'postgres' && n !== 'sqlite') throw new ConfigError(`${command}: --engines takes postgres and sqlite, got "${n}"`);
+  return ['postgres', ...(names.includes('sqlite') ? (['sqlite'] as const) : [])];
+}
 
 const DETAILS = `Generates the dataset's conceptual instance, shreds it into every selected variant, and writes
   DIR/er.json, DIR/schemas/<variant>.sql, DIR/dumps/<variant>.sql, DIR/build.json
-then loads each variant into its own schema (<dataset>__<variant>) of the database.`;
+(with --engines postgres,sqlite also DIR/sqlite/<variant>.sqlite), then loads each variant into its own schema (<dataset>__<variant>) of the database.`;
 
 export const command: Command = {
   name: 'build',
@@ -57,6 +65,7 @@ export const command: Command = {
       if (n > MODEL_LIMITS.countPerEntity) throw new ConfigError(`build: --count ${m[1] as string}: at most ${MODEL_LIMITS.countPerEntity} objects per entity, got ${m[2] as string}`);
       counts[m[1] as string] = n;
     }
+    const engines = parseEngines('build', flags.engines);
     const target = resolveTarget(flags.db ?? io.env['DATABASE_URL'], join(out, 'pglite'));
     const started = performance.now();
     const result = await buildDataset({
@@ -70,6 +79,7 @@ export const command: Command = {
       target,
       out,
       schemaPrefix: flags['schema-prefix'],
+      engines,
       progress: io.err,
     });
     for (const warning of result.warnings) io.err(`warning: ${warning}`);

@@ -89,6 +89,20 @@ export class CompileError extends EquisqlError {
   }
 }
 
+/**
+ * A construct one SQL dialect cannot say with the same meaning (`sqlite: ILIKE on a
+ * non-ASCII pattern`): the query is refused for that dialect, never approximated.
+ */
+export class DialectError extends CompileError {
+  readonly dialect: string;
+  readonly construct: string;
+  constructor(dialect: string, construct: string, message: string) {
+    super(`${dialect}: ${construct}: ${message}`);
+    this.dialect = dialect;
+    this.construct = construct;
+  }
+}
+
 /** A query that fails or times out on a database. */
 export class ExecutionError extends EquisqlError {
   constructor(message: string, options?: { cause?: unknown }) {

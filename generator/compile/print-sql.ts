@@ -124,7 +124,7 @@ export function printExpr(e: SqlExpr): string {
       return `${operand(e.arg, 7)} ${e.negated ? 'NOT IN' : 'IN'} ${list}`;
     }
     case 'like':
-      return `${operand(e.arg, 7)} ${e.negated ? 'NOT ' : ''}${e.caseInsensitive ? 'ILIKE' : 'LIKE'} ${operand(e.pattern, 7)}`;
+      return `${operand(e.arg, 7)} ${e.negated ? 'NOT ' : ''}${e.glob ? 'GLOB' : e.caseInsensitive ? 'ILIKE' : 'LIKE'} ${operand(e.pattern, 7)}`;
     case 'between':
       return `${operand(e.arg, 7)} ${e.negated ? 'NOT BETWEEN' : 'BETWEEN'} ${operand(e.low, 7)} AND ${operand(e.high, 7)}`;
     case 'any':
@@ -173,6 +173,7 @@ function printFrom(item: SqlFromItem, depth: string): string {
     case 'table':
       return item.alias === item.name ? quoteIdent(item.name) : `${quoteIdent(item.name)} AS ${quoteIdent(item.alias)}`;
     case 'function':
+      if (item.column === undefined) return item.alias === item.call.name ? printExpr(item.call) : `${printExpr(item.call)} AS ${quoteIdent(item.alias)}`;
       return `${printExpr(item.call)} AS ${quoteIdent(item.alias)}(${item.column})`;
     case 'derived':
       return `(\n${indent(printSql(item.query), depth + INDENT + INDENT)}\n${depth}${INDENT}) AS ${quoteIdent(item.alias)}`;

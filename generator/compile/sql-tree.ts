@@ -93,6 +93,8 @@ export interface SqlLike {
   readonly pattern: SqlExpr;
   readonly caseInsensitive: boolean;
   readonly negated: boolean;
+  /** SQLite's case-sensitive `GLOB` (its pattern written with `*` and `?`) instead of LIKE. */
+  readonly glob?: boolean;
 }
 
 export interface SqlBetween {
@@ -213,7 +215,8 @@ export interface SqlFromFunction {
   readonly kind: 'function';
   readonly call: SqlCall;
   readonly alias: string;
-  readonly column: string;
+  /** The name given to its column; absent where the function names its own (SQLite's `json_each`). */
+  readonly column?: string;
 }
 
 export type SqlFromItem = SqlFromTable | SqlFromDerived | SqlFromFunction;

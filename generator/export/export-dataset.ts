@@ -30,6 +30,8 @@ import type { CardMetadata } from '../config/define-config.ts';
 import { datasetCard } from './dataset-card.ts';
 import type { ProgressTick } from '../common/progress-tick.ts';
 import { EVALUATOR_FORMATS, evaluatorFiles, leftOutNote, prepareEvaluatorDirs, removeStaleEvaluatorFiles, type EvaluatorFormat } from './formats/evaluator-formats.ts';
+import { RL_FORMATS } from './rl/rl-formats.ts';
+import { removeStaleRlFiles, rlWriter, type RlSection } from './rl/rl-export.ts';
 
 import { DEFAULT_FORMATS, EXPORT_FORMATS, type ExportFormat } from './export-settings.ts';
 
@@ -248,7 +250,13 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   const evaluatorFormats = EVALUATOR_FORMATS.filter((f) => options.formats.includes(f));
   const leftOut: Partial<Record<EvaluatorFormat, number>> = {};
   prepareEvaluatorDirs(dir, evaluatorFormats);
+  // The RL files reach the databases of one generated directory (their paths are relative to it).
+  const rlFormats = RL_FORMATS.filter((f) => options.formats.includes(f));
+  if (rlFormats.length > 0 && sources.length > 1) throw new ConfigError(`export: --formats ${rlFormats.join(',')}: the RL files name the databases of one generated directory; export without --include`);
+  const rl = rlFormats.length > 0 ? rlWriter(dir, main.groups, rlFormats, files) : undefined;
+  let rlSection: RlSection | undefined;
   const splits: Partial<Record<SplitName, { rows: number; groups: number }>> = {};
+  try {
   const totalRows = SPLIT_NAMES.reduce((a, s) => a + rows[s].length, 0);
   let rowsDone = 0;
   options.tick?.({ stage: 'export', done: 0, total: totalRows, unit: 'rows' });
@@ -280,9 +288,15 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
     const evaluated = evaluatorFiles(split, list, evaluatorFormats);
     for (const f of evaluated.files) put(f.rel, f.lines, f.count);
     for (const [f, n] of Object.entries(evaluated.leftOut) as [EvaluatorFormat, number][]) leftOut[f] = (leftOut[f] ?? 0) + n;
+    await rl?.split(split, list, (r) => ddl.get(r.schema_id) as string);
     options.progress?.(`export: ${split}: ${list.length} rows of ${splits[split]?.groups} groups`);
     rowsDone += list.length;
     options.tick?.({ stage: 'export', done: rowsDone, total: totalRows, unit: 'rows' });
+  }
+  rlSection = rl?.finish();
+  if (rlSection && rlSection.left_out > 0) options.progress?.(`export: rl: ${rlSection.left_out} rows left out (their gold SQL does not run on SQLite)`);
+  } finally {
+    rl?.close();
   }
   const tokens = finetuneTokens(rowTokens, tunedFiles);
   const tunedSplits = [...rowTokens.keys()];
@@ -298,6 +312,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
     for (const name of readdirSync(join(dir, sub))) if (!name.startsWith('.') && !files[`${sub}/${name}`]) rmSync(join(dir, sub, name), { force: true, recursive: true });
   }
   removeStaleEvaluatorFiles(dir, evaluatorFormats, files);
+  removeStaleRlFiles(dir, files);
   for (const [f, n] of Object.entries(leftOut) as [EvaluatorFormat, number][]) if (n > 0) options.progress?.(`export: ${leftOutNote(f, n)}`);
 
   const all = SPLIT_NAMES.flatMap((s) => rows[s]);
@@ -320,6 +335,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
     },
     ...(tunedFiles.length > 0 ? { tokens } : {}),
     ...(evaluatorFormats.length > 0 ? { evaluators: { formats: evaluatorFormats, left_out: leftOut } } : {}),
+    ...(rlSection ? { rl: rlSection } : {}),
     splits,
     ...(plan.variants ? { variant_splits: Object.fromEntries([...plan.variants].sort(([a], [b]) => (a < b ? -1 : 1))) } : {}),
     schemas,

@@ -3,11 +3,12 @@
  */
 import { ConfigError } from '../common/errors.ts';
 import { EVALUATOR_FORMATS } from './formats/evaluator-formats.ts';
+import { RL_FORMATS } from './rl/rl-formats.ts';
 import { DEFAULT_RATIOS, parseRatios, SPLIT_KINDS, type SplitKind, type SplitRatios } from './split-assign.ts';
 import { PROMPT_SCHEMAS, type PromptSchema } from './prompt-schema.ts';
 import { DEFAULT_ROW_CONTROLS, type RowControls } from './row-selection.ts';
 
-export const EXPORT_FORMATS = ['jsonl', 'parquet', 'chat', 'prompt', 'chat-parquet', 'prompt-parquet', ...EVALUATOR_FORMATS] as const;
+export const EXPORT_FORMATS = ['jsonl', 'parquet', 'chat', 'prompt', 'chat-parquet', 'prompt-parquet', ...EVALUATOR_FORMATS, ...RL_FORMATS] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 /** What an export writes unless `--formats` says otherwise; the fine-tuning files as Parquet are asked for. */
 export const DEFAULT_FORMATS: readonly ExportFormat[] = ['jsonl', 'parquet', 'chat', 'prompt'];

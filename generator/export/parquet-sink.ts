@@ -58,7 +58,7 @@ export async function writeParquet(path: string, rows: readonly ExportRecord[]):
 }
 
 /** Writes one Parquet row per item, whole or not at all (a temporary file renamed over `path`). */
-async function writeRows<T>(path: string, schema: InstanceType<typeof parquet.ParquetSchema>, items: readonly T[], row: (item: T) => Record<string, unknown>): Promise<void> {
+export async function writeRows<T>(path: string, schema: InstanceType<typeof parquet.ParquetSchema>, items: readonly T[], row: (item: T) => Record<string, unknown>): Promise<void> {
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
   try {
     const writer = await parquet.ParquetWriter.openFile(schema, temp, { rowGroupSize: ROW_GROUP_SIZE });

@@ -4,10 +4,12 @@ declare module 'parquetjs-lite' {
     readonly type: string;
     readonly optional?: boolean;
     readonly compression?: string;
+    /** A list of values. */
+    readonly repeated?: boolean;
   }
-  /** A repeated group of fields: a list of structs. */
+  /** A group of fields: a struct, or with `repeated` a list of structs. */
   export interface GroupDefinition {
-    readonly repeated: true;
+    readonly repeated?: boolean;
     readonly fields: Readonly<Record<string, FieldDefinition>>;
   }
   export class ParquetSchema {

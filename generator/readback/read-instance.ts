@@ -60,8 +60,17 @@ export interface VariantContents {
  * the rows too, so `tableDifferences` can check nothing else is in the tables.
  */
 export async function readVariant(db: Database, pgSchema: string, schema: RelationalSchema, index: ErIndex): Promise<VariantContents> {
-  const tableRows = new Map<string, string[]>();
   await db.exec(`SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'`);
+  return readVariantRows(schema, index, (table) => readTable(db, pgSchema, table));
+}
+
+/**
+ * The reconstruction behind `readVariant`, from any store: `readRows` gives a table's rows
+ * ordered by primary key, each cell in PostgreSQL's text output (a set as a JSON array of
+ * element texts, or its JSONB text). The SQLite files are read back through it too.
+ */
+export async function readVariantRows(schema: RelationalSchema, index: ErIndex, readRows: (table: Table) => Promise<(string | null)[][]>): Promise<VariantContents> {
+  const tableRows = new Map<string, string[]>();
   const drafts = new Map<string, Map<number, Draft>>();
   for (const root of index.roots) drafts.set(root.name, new Map());
   const links = new Map<string, Map<string, Link>>();
@@ -85,7 +94,7 @@ export async function readVariant(db: Database, pgSchema: string, schema: Relati
   };
 
   for (const table of schema.tables) {
-    const rows = await readTable(db, pgSchema, table);
+    const rows = await readRows(table);
     const role = table.role;
     const columns = table.columns;
     tableRows.set(table.name, rows.map((row) => JSON.stringify(row.map((cell, i) => shredForm(cell, columns[i] as Column)))));
