@@ -45,7 +45,8 @@ export function nounWords(name: string, comment?: string): NounLexicon {
   return { singular: singular || 'thing', plural: plural || 'things' };
 }
 
-const NOT_NOUN = /^(is|has|can|should|was|did|does|allow|allows|enable|enabled|disable|disabled)\b|(ed|ing)$/u;
+const VERB_START = /^(is|has|can|should|was|did|does|allow|allows|enable|enabled|disable|disabled)\b/u;
+const VERB_END = /(ed|ing)$/u;
 
 /**
  * Whether a name does not read as a noun (`is_active`, `archived`, `sending`): a question
@@ -54,5 +55,5 @@ const NOT_NOUN = /^(is|has|can|should|was|did|does|allow|allows|enable|enabled|d
 export function isNotNoun(name: string): boolean {
   const w = words(name);
   const last = w.split(' ').pop() ?? w;
-  return NOT_NOUN.test(w) || (NOT_NOUN.test(last) && !/(thing|ring|ding|ceiling|building|rating|setting|ending|listing|feed|speed|seed|bed|need)$/u.test(last));
+  return VERB_START.test(w) || (VERB_END.test(last) && !/(thing|ring|ding|ceiling|building|rating|setting|ending|listing|feed|speed|seed|bed|need)$/u.test(last));
 }

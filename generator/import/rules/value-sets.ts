@@ -22,6 +22,6 @@ export function valueSet(column: CatalogColumn, table: CatalogTable, profile: Co
   const check = table.checks.find((c) => c.inList?.column === column.name);
   if (check?.inList) return { source: 'check-in', values: check.inList.values };
   if (t.kind !== 'text' && t.kind !== 'char') return undefined;
-  if (!profile?.values || profile.values.length > LOW_CARDINALITY || profile.rows - profile.nulls < 2 * profile.values.length) return undefined;
+  if (!profile?.values || profile.values.length < 2 || profile.values.length > LOW_CARDINALITY || profile.rows - profile.nulls < 2 * profile.values.length) return undefined;
   return { source: 'low-cardinality', values: profile.values.map((v) => v.value) };
 }
