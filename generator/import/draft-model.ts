@@ -110,8 +110,10 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     const sti = table !== undefined ? stiOf.get(table) : undefined;
     const children = entities.filter((c) => c.parent === e.name);
     const sum = children.reduce((s, c) => s + (c.fraction ?? 0), 0);
-    const total = sti !== undefined && Math.abs(sum - 1) < 1e-9;
-    entities[i] = { ...e, specialization: sti ? { disjoint: true, total } : { disjoint: sum <= 1 + 1e-9 ? false : false, total: false } };
+    // Subtypes from a discriminator are disjoint; subclass tables beside them may overlap them.
+    const onlySti = sti !== undefined && children.length === sti.subtypes.filter((x) => className(x.value) !== e.name).length;
+    const total = onlySti && Math.abs(sum - 1) < 1e-9;
+    entities[i] = { ...e, specialization: { disjoint: onlySti, total } };
     byName.set(e.name, entities[i] as Entity);
   }
 
@@ -242,6 +244,12 @@ function classifyTables(ctx: RuleContext, note: (rule: string, subject: string, 
     const child = detectChildTable(t, ctx);
     if (child && keyed(child.owner.table) && child.owner.table !== t.name) {
       out.push({ kind: 'child', child });
+      continue;
+    }
+    // INHERITS copies columns, not keys: the child is keyed by its parent's key.
+    const inheritsKeyed = t.inherits.find((p) => keyed(p));
+    if (!t.primaryKey && inheritsKeyed !== undefined) {
+      out.push({ kind: 'entity', table: t, entity: className(t.name), parentTable: inheritsKeyed });
       continue;
     }
     if (!t.primaryKey) {
@@ -400,8 +408,9 @@ function stiSubclasses(
 }
 
 function fractionOf(rows: number, parentRows: number): number {
-  if (parentRows <= 0) return 0;
-  return Math.min(1, Math.round((rows / parentRows) * 1e6) / 1e6);
+  // An empty subclass table still names a class: it gets the smallest share the model allows.
+  if (parentRows <= 0 || rows <= 0) return 0.001;
+  return Math.min(1, Math.max(0.001, Math.round((rows / parentRows) * 1e6) / 1e6));
 }
 
 /** Instance counts per scale: the source's row count is the paper scale. */
