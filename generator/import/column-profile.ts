@@ -7,6 +7,9 @@ export type SourceQuery = (sql: string) => Promise<Row[]>;
 const ORDERED = new Set<CatalogType['kind']>(['smallint', 'integer', 'bigint', 'numeric', 'real', 'double', 'date', 'timestamp', 'timestamptz']);
 const COMPARABLE = new Set<CatalogType['kind']>([...ORDERED, 'text', 'char', 'enum', 'uuid', 'boolean']);
 
+/** Columns profiled per query: four aggregates each stay under both engines' caps. */
+const PROFILE_SLICE = 250;
+
 const quote = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 
 /**
@@ -18,14 +21,20 @@ const quote = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 export async function profileTable(run: SourceQuery, table: CatalogTable, from: string, engine: 'postgres' | 'sqlite'): Promise<Map<string, ColumnProfile>> {
   const out = new Map<string, ColumnProfile>();
   const asText = (expr: string): string => (engine === 'postgres' ? `(${expr})::text` : `CAST(${expr} AS TEXT)`);
-  const parts: string[] = ['count(*) AS "n"'];
-  table.columns.forEach((c, i) => {
-    const col = quote(c.name);
-    parts.push(`count(${col}) AS "c${i}"`);
-    if (COMPARABLE.has(c.type.kind)) parts.push(`count(DISTINCT ${col}) AS "d${i}"`);
-    if (ORDERED.has(c.type.kind)) parts.push(`${asText(`min(${col})`)} AS "lo${i}"`, `${asText(`max(${col})`)} AS "hi${i}"`);
-  });
-  const [totals] = await run(`SELECT ${parts.join(', ')} FROM ${from}`);
+  // A wide table's aggregates are read in slices: SQLite allows 2,000 result columns, PostgreSQL 1,664.
+  const totals: Row = {};
+  for (let start = 0; start === 0 || start < table.columns.length; start += PROFILE_SLICE) {
+    const parts: string[] = ['count(*) AS "n"'];
+    table.columns.slice(start, start + PROFILE_SLICE).forEach((c, k) => {
+      const i = start + k;
+      const col = quote(c.name);
+      parts.push(`count(${col}) AS "c${i}"`);
+      if (COMPARABLE.has(c.type.kind)) parts.push(`count(DISTINCT ${col}) AS "d${i}"`);
+      if (ORDERED.has(c.type.kind)) parts.push(`${asText(`min(${col})`)} AS "lo${i}"`, `${asText(`max(${col})`)} AS "hi${i}"`);
+    });
+    const [slice] = await run(`SELECT ${parts.join(', ')} FROM ${from}`);
+    Object.assign(totals, slice);
+  }
   const rows = Number(totals?.['n'] ?? 0);
   const few: number[] = [];
   table.columns.forEach((c, i) => {

@@ -1,3 +1,4 @@
+import { ConfigError } from '../common/errors.ts';
 import type { Attribute, Domain, Entity, Relationship, ScaleCounts } from '../er-model/er-model.ts';
 import { MODEL_LIMITS, validateDomain } from '../er-model/validate-domain.ts';
 import type { CatalogColumn, CatalogForeignKey, CatalogTable } from './catalog.ts';
@@ -219,6 +220,14 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     note('same-columns', g.tables.join(', '), `share ${g.columns.join(', ')}: perhaps concrete tables of one class; kept apart`, true);
   }
 
+  // Past the model's caps a draft cannot be valid: the user chooses the part to import.
+  if (entities.length > MODEL_LIMITS.entities) {
+    const first = [...entityOf.entries()].find(([, n]) => n === entities[MODEL_LIMITS.entities]?.name)?.[0] ?? entities[MODEL_LIMITS.entities]?.name;
+    throw new ConfigError(`${read.catalog.source}: ${entities.length} entities, more than the ${MODEL_LIMITS.entities} a model may have (the first beyond is table ${first}): choose tables with --tables`);
+  }
+  if (relationships.length > MODEL_LIMITS.relationships) {
+    throw new ConfigError(`${read.catalog.source}: ${relationships.length} relationships, more than the ${MODEL_LIMITS.relationships} a model may have (the first beyond is ${relationships[MODEL_LIMITS.relationships]?.name}): choose tables with --tables`);
+  }
   const domain: Domain = {
     name: options.name ?? (snakeName(read.catalog.source.split(/[/\\]/u).pop()?.replace(/\.[^.]*$/u, '') ?? 'imported') || 'imported'),
     description: `Imported from ${read.catalog.engine === 'postgres' ? `schema ${read.catalog.schema} of ` : ''}${read.catalog.source}.`,
