@@ -68,6 +68,8 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
   const entities: Entity[] = [];
   const attributeNames = new Map<string, Set<string>>();
   const stiOf = new Map<string, SingleTableHierarchy>();
+  const parentOfEntity = new Map<string, string>();
+  const hierarchyAttributes = new Map<string, Set<string>>();
   for (const r of readings) {
     if (r.kind !== 'entity') continue;
     const sti = detectSingleTableHierarchy(r.table, read.discriminators.get(r.table.name) ?? []);
@@ -78,7 +80,16 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     const t = r.table;
     const name = entityOf.get(t.name) as string;
     const parent = r.parentTable !== undefined ? entityOf.get(r.parentTable) : undefined;
-    const inheritedNames = new Set(parent !== undefined ? (attributeNames.get(parent) ?? []) : []);
+    // Names are kept unique across a whole hierarchy: sibling classes may overlap, and an
+    // object of both may not have two attributes of one name.
+    const rootOf = (n: string): string => {
+      const p = parentOfEntity.get(n);
+      return p === undefined ? n : rootOf(p);
+    };
+    if (parent !== undefined) parentOfEntity.set(name, parent);
+    const hierarchyNames = hierarchyAttributes.get(rootOf(name)) ?? new Set<string>();
+    hierarchyAttributes.set(rootOf(name), hierarchyNames);
+    const inheritedNames = new Set([...(parent !== undefined ? (attributeNames.get(parent) ?? []) : []), ...hierarchyNames]);
     const parentTable = r.parentTable !== undefined ? ctx.tables.get(r.parentTable) : undefined;
     const sti = stiOf.get(t.name);
     const stiColumns = new Set(sti ? [sti.discriminator, ...sti.subtypes.flatMap((s) => s.columns)] : []);
@@ -88,7 +99,8 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     for (const k of surrogateKey(t)) skip.add(k);
     const own = new Set<string>();
     const attributes = columnAttributes(t, t.columns.filter((c) => !skip.has(c.name)), name, inheritedNames, own, ctx, enums, note);
-    attributeNames.set(name, new Set([...inheritedNames, ...own]));
+    attributeNames.set(name, new Set([...(parent !== undefined ? (attributeNames.get(parent) ?? []) : []), ...own]));
+    for (const n of own) hierarchyNames.add(n);
     const lexicon = nounWords(t.name, t.comment);
     const entity: Entity = {
       name,

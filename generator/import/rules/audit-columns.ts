@@ -1,6 +1,8 @@
 import type { CatalogColumn } from '../catalog.ts';
 
-const AUDIT_NAME = /^(last_update|last_updated|updated_at|updated_on|created_at|created_on|modified_at|modified_on|last_modified|inserted_at|row_version|rowversion|xmin)$/iu;
+// A creation time is often a fact of the world (when an account was opened), so only
+// the names of last changes and row versions count as bookkeeping.
+const AUDIT_NAME = /^(last_update|last_updated|updated_at|updated_on|modified_at|modified_on|last_modified|row_version|rowversion)$/iu;
 
 /**
  * Whether a column records the row's bookkeeping rather than a fact of the world
