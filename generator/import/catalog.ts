@@ -102,6 +102,8 @@ export interface ColumnProfile {
   readonly max?: string;
   /** Every distinct value with its count, when there are few (see `POOL_LIMIT`). */
   readonly values?: readonly { readonly value: string; readonly count: number }[];
+  /** Of a JSON column whose every value is an array: the JSON type of the elements, when they share one. */
+  readonly jsonArrayOf?: 'string' | 'integer' | 'number' | 'boolean';
 }
 
 /** At most this many distinct values are listed in a profile. */

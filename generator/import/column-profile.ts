@@ -52,6 +52,11 @@ export async function profileTable(run: SourceQuery, table: CatalogTable, from: 
     });
     if (distinctRaw !== undefined && distinct > 0 && distinct <= POOL_LIMIT) few.push(i);
   });
+  for (const c of table.columns) {
+    if (c.type.kind !== 'json') continue;
+    const elements = await jsonArrayElements(run, from, quote(c.name), engine);
+    if (elements) out.set(c.name, { ...(out.get(c.name) as ColumnProfile), jsonArrayOf: elements });
+  }
   for (const i of few) {
     const c = table.columns[i];
     if (!c) continue;
@@ -98,4 +103,23 @@ export async function profileDiscriminators(
     if (found.length > 0) out.set(t.name, found);
   }
   return out;
+}
+
+/**
+ * The one JSON type of the elements of a JSON column whose every non-NULL value is an array
+ * (how a set of values is stored as JSON), or undefined.
+ */
+async function jsonArrayElements(run: SourceQuery, from: string, col: string, engine: 'postgres' | 'sqlite'): Promise<ColumnProfile['jsonArrayOf']> {
+  const typeOf = engine === 'postgres' ? (x: string) => `jsonb_typeof(${x}::jsonb)` : (x: string) => `json_type(${x})`;
+  const [notArrays] = await run(`SELECT count(*) AS "n" FROM ${from} WHERE ${col} IS NOT NULL AND ${typeOf(col)} <> 'array'`);
+  if (Number(notArrays?.['n'] ?? 1) > 0) return undefined;
+  const kinds =
+    engine === 'postgres'
+      ? await run(`SELECT DISTINCT CASE WHEN jsonb_typeof(e) = 'number' AND e::text ~ '^-?[0-9]+$' THEN 'integer' ELSE jsonb_typeof(e) END AS "k" FROM ${from}, jsonb_array_elements(${col}::jsonb) AS e`)
+      : await run(`SELECT DISTINCT CASE j.type WHEN 'text' THEN 'string' WHEN 'real' THEN 'number' WHEN 'true' THEN 'boolean' WHEN 'false' THEN 'boolean' ELSE j.type END AS "k" FROM ${from}, json_each(${col}) AS j`);
+  const found = new Set(kinds.map((k) => String(k['k'])));
+  if (found.has('integer') && found.has('number')) found.delete('integer');
+  if (found.size !== 1) return undefined;
+  const [kind] = [...found];
+  return kind === 'string' || kind === 'integer' || kind === 'number' || kind === 'boolean' ? kind : undefined;
 }

@@ -353,7 +353,8 @@ function columnAttributes(
       note('audit-column', subject, 'bookkeeping, never asked: left out of the model');
       continue;
     }
-    const reading = columnType(c, enums);
+    const profile = ctx.profile.get(t.name)?.get(c.name);
+    const reading = columnType(c, enums, profile);
     if ('leftOut' in reading) {
       note('left-out', subject, reading.leftOut);
       continue;
@@ -366,15 +367,14 @@ function columnAttributes(
     const name = claimName(base, new Set([...inherited, ...own]));
     own.add(name);
     if (name !== snakeName(c.name)) note('column-name', subject, `attribute named ${name}`, true);
-    const profile = ctx.profile.get(t.name)?.get(c.name);
     const set = valueSet(c, t, profile, enums);
     const type = set && set.source !== 'low-cardinality' && set.values.length > 0 ? { kind: 'enum' as const, values: set.values } : reading.type;
     if (set?.source === 'enum-type') note('enum-type', subject, `enum ${set.name}: ${set.values.join(', ')}`);
     else if (set?.source === 'check-in') note('check-in', subject, `enum from a CHECK: ${set.values.join(', ')}`);
     else if (set?.source === 'low-cardinality') note('low-cardinality', subject, `${set.values.length} values in the rows (${set.values.slice(0, 6).join(', ')}${set.values.length > 6 ? ', …' : ''}): a pool, not a closed set`, true);
     if (reading.approximated) note('column-type', subject, reading.approximated, true);
-    const multiValued = reading.multiValued === 'array';
-    if (multiValued) note('array-column', subject, `multi-valued attribute ${owner}.${name} (an array)`);
+    const multiValued = reading.multiValued !== undefined;
+    if (multiValued) note(reading.multiValued === 'json' ? 'json-array' : 'array-column', subject, `multi-valued attribute ${owner}.${name} (${reading.multiValued === 'json' ? 'a JSON array' : 'an array'})`);
     const optional = multiValued || c.nullable;
     const hints = multiValued ? undefined : valueHints(type, profile, optional, set?.source === 'low-cardinality' ? set.values : undefined);
     const lexicon = nounWords(c.name, c.comment);

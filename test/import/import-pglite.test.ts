@@ -12,7 +12,7 @@ CREATE TABLE "Person Table" ("id" integer PRIMARY KEY, "full ""name""" text NOT 
   name_len integer GENERATED ALWAYS AS (length("full ""name""")) STORED);
 CREATE TABLE author ("id" integer PRIMARY KEY REFERENCES "Person Table" ("id"), pen_name text);
 CREATE TABLE book (book_id integer PRIMARY KEY, title text NOT NULL, feel mood, status text CHECK (status IN ('draft', 'out')),
-  author_id integer REFERENCES author ("id"), sequel_id integer REFERENCES book (book_id));
+  author_id integer REFERENCES author ("id"), sequel_id integer REFERENCES book (book_id), labels jsonb, doc jsonb);
 CREATE TABLE book_tags (book_id integer REFERENCES book (book_id), tag text, PRIMARY KEY (book_id, tag));
 CREATE TABLE "order" (reader_id integer REFERENCES "Person Table" ("id"), book_id integer REFERENCES book (book_id), copies integer,
   last_update timestamptz, PRIMARY KEY (reader_id, book_id));
@@ -23,7 +23,7 @@ CREATE VIEW titles AS SELECT title FROM book;
 INSERT INTO "Person Table" ("id", "full ""name""", kind, school, salary, nicknames) VALUES
   (1, 'Ann', 'student', 'North', NULL, '{A}'), (2, 'Bo', 'student', 'South', NULL, '{}'), (3, 'Cy', 'teacher', NULL, 900, '{C}'), (4, 'Di', 'teacher', NULL, 800, NULL);
 INSERT INTO author VALUES (3, 'C.');
-INSERT INTO book VALUES (1, 'One', 'calm', 'out', 3, NULL), (2, 'Two', 'tense', 'draft', 3, 1);
+INSERT INTO book VALUES (1, 'One', 'calm', 'out', 3, NULL, '["a", "b"]', '{"k": 1}'), (2, 'Two', 'tense', 'draft', 3, 1, '[]', '[1]');
 INSERT INTO book_tags VALUES (1, 'x'), (1, 'y'), (2, 'x');
 INSERT INTO "order" VALUES (1, 1, 2, now()), (2, 2, 1, now());
 `;
@@ -62,6 +62,9 @@ describe('import from PostgreSQL (PGlite)', () => {
     expect(book?.attributes.find((a) => a.name === 'feel')?.type).toEqual({ kind: 'enum', values: ['calm', 'tense'] });
     expect(book?.attributes.find((a) => a.name === 'status')?.type).toEqual({ kind: 'enum', values: ['draft', 'out'] });
     expect(book?.attributes.find((a) => a.name === 'tags')).toMatchObject({ multiValued: true });
+    // A JSON column of string arrays is a set of values; a JSON document is left out.
+    expect(book?.attributes.find((a) => a.name === 'labels')).toMatchObject({ multiValued: true, type: { kind: 'text' } });
+    expect(book?.attributes.some((a) => a.name === 'doc')).toBe(false);
     // Link table under its own name, with its attribute; a self-reference with a role.
     expect(rel('order')).toMatchObject({ from: 'PersonTable', to: 'Book', cardinality: 'many-to-many' });
     expect(rel('order')?.attributes?.map((a) => a.name)).toEqual(['copies']);
@@ -73,6 +76,7 @@ describe('import from PostgreSQL (PGlite)', () => {
     expect(lines).toContain('left-out titles');
     expect(lines).toContain('left-out Person Table.name_len');
     expect(lines).toContain('audit-column order.last_update');
+    expect(lines).toContain('left-out book.doc');
   });
 
   it('names a missing schema or table in one line', async () => {

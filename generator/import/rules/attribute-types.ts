@@ -1,9 +1,9 @@
 import type { AttributeType } from '../../er-model/er-model.ts';
-import type { CatalogColumn, CatalogType } from '../catalog.ts';
+import type { CatalogColumn, CatalogType, ColumnProfile } from '../catalog.ts';
 
 /** A column's attribute type, or why it has none. */
 export type TypeReading =
-  | { readonly type: AttributeType; readonly multiValued?: 'array'; readonly approximated?: string }
+  | { readonly type: AttributeType; readonly multiValued?: 'array' | 'json'; readonly approximated?: string }
   | { readonly leftOut: string };
 
 /**
@@ -15,8 +15,14 @@ export type TypeReading =
  *
  * @example columnType({ type: { kind: 'smallint' }, … }).approximated // 'smallint read as integer'
  */
-export function columnType(column: CatalogColumn, enums: ReadonlyMap<string, readonly string[]>): TypeReading {
+export function columnType(column: CatalogColumn, enums: ReadonlyMap<string, readonly string[]>, profile?: ColumnProfile): TypeReading {
   const t = column.type;
+  // Rule `json-array`: a JSON column holding only arrays of one element type is a set of values.
+  if (t.kind === 'json' && profile?.jsonArrayOf !== undefined) {
+    const element: AttributeType =
+      profile.jsonArrayOf === 'string' ? { kind: 'text' } : profile.jsonArrayOf === 'integer' ? { kind: 'integer' } : profile.jsonArrayOf === 'boolean' ? { kind: 'boolean' } : { kind: 'numeric', precision: 15, scale: 4 };
+    return { type: element, multiValued: 'json', ...(profile.jsonArrayOf === 'number' ? { approximated: 'JSON numbers read as numeric(15,4)' } : {}) };
+  }
   if (t.kind === 'array') {
     const inner = scalarType(t.element, enums);
     if ('leftOut' in inner) return { leftOut: `an array of ${column.sqlType.replace(/\[\]$/u, '')}: ${inner.leftOut}` };
