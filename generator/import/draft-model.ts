@@ -69,6 +69,8 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
   const attributeNames = new Map<string, Set<string>>();
   const stiOf = new Map<string, SingleTableHierarchy>();
   const parentOfEntity = new Map<string, string>();
+  // Classes read from a discriminator, and whether each has direct instances.
+  const stiParents = new Map<string, boolean>();
   const hierarchyAttributes = new Map<string, Set<string>>();
   for (const r of readings) {
     if (r.kind !== 'entity') continue;
@@ -92,7 +94,7 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     const inheritedNames = new Set([...(parent !== undefined ? (attributeNames.get(parent) ?? []) : []), ...hierarchyNames]);
     const parentTable = r.parentTable !== undefined ? ctx.tables.get(r.parentTable) : undefined;
     const sti = stiOf.get(t.name);
-    const stiColumns = new Set(sti ? [sti.discriminator, ...sti.subtypes.flatMap((s) => s.columns)] : []);
+    const stiColumns = new Set(sti ? [sti.discriminator, ...sti.subtypes.flatMap((s) => s.columns), ...sti.groups.flatMap((g) => g.columns)] : []);
     const skip = new Set<string>([...fkColumns(t, ctx), ...stiColumns]);
     // INHERITS copies the parent's columns into the child: they are inherited, not its own.
     if (r.parentKey === undefined && parentTable) for (const c of parentTable.columns) skip.add(c.name);
@@ -112,20 +114,20 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     if (parent !== undefined) note(r.parentKey ? 'shared-key-subtable' : 'inherits', t.name, `${name} is a kind of ${parent} (${r.parentKey ? `its key ${r.parentKey.columns.join(', ')} references ${r.parentTable}` : `INHERITS (${r.parentTable})`})`);
     else note('entity-table', t.name, `entity ${name} (key ${(t.primaryKey ?? []).join(', ')}, ${t.rowCount} rows)`);
     entities.push(entity);
-    if (sti) entities.push(...stiSubclasses(sti, t, name, usedClassNames, own, ctx, enums, note));
+    if (sti) entities.push(...stiSubclasses(sti, t, name, usedClassNames, own, ctx, enums, note, stiParents));
   }
   // Subclass fractions and specializations.
+  const tableOfEntity = (n: string): string => [...entityOf.entries()].find(([, e]) => e === n)?.[0] ?? '';
   const withChildren = new Set(entities.filter((e) => e.parent !== undefined).map((e) => e.parent as string));
   const byName = new Map(entities.map((e) => [e.name, e]));
   for (const [i, e] of entities.entries()) {
     if (!withChildren.has(e.name)) continue;
-    const table = [...entityOf.entries()].find(([, n]) => n === e.name)?.[0];
-    const sti = table !== undefined ? stiOf.get(table) : undefined;
     const children = entities.filter((c) => c.parent === e.name);
     const sum = children.reduce((s, c) => s + (c.fraction ?? 0), 0);
     // Subtypes from a discriminator are disjoint; subclass tables beside them may overlap them.
-    const onlySti = sti !== undefined && children.length === sti.subtypes.filter((x) => className(x.value) !== e.name).length;
-    const total = onlySti && Math.abs(sum - 1) < 1e-9;
+    const direct = stiParents.get(e.name);
+    const onlySti = direct !== undefined && children.every((c) => !entityOf.has(tableOfEntity(c.name)));
+    const total = onlySti && !direct && Math.abs(sum - 1) < 1e-9;
     entities[i] = { ...e, specialization: { disjoint: onlySti, total } };
     byName.set(e.name, entities[i] as Entity);
   }
@@ -407,23 +409,59 @@ function stiSubclasses(
   ctx: RuleContext,
   enums: ReadonlyMap<string, readonly string[]>,
   note: (rule: string, subject: string, text: string, review?: boolean) => void,
+  stiParents: Map<string, boolean>,
 ): Entity[] {
-  const out: Entity[] = [];
-  const total = sti.subtypes.reduce((s, x) => s + x.rows, 0);
-  const subs = sti.subtypes.filter((s) => className(s.value) !== root);
-  let left = 1;
-  for (const [i, s] of subs.entries()) {
-    let name = className(s.value);
-    for (let n = 2; usedClassNames.has(name.toLowerCase()); n++) name = `${className(s.value)}${n}`;
+  const rowsOf = new Map(sti.subtypes.map((s) => [s.value, s.rows]));
+  const ownCols = new Map(sti.subtypes.map((s) => [s.value, s.columns]));
+  const claim = (base: string): string => {
+    let name = base;
+    for (let n = 2; usedClassNames.has(name.toLowerCase()); n++) name = `${base}${n}`;
     usedClassNames.add(name.toLowerCase());
-    const cols = t.columns.filter((c) => s.columns.includes(c.name));
-    const own = new Set<string>();
-    const attributes = columnAttributes(t, cols, name, rootOwn, own, ctx, enums, note);
-    const isLast = i === subs.length - 1 && subs.length === sti.subtypes.length;
-    const fraction = isLast ? Math.max(0, Math.round(left * 1e6) / 1e6) : Math.round((s.rows / Math.max(1, total)) * 1e6) / 1e6;
-    left -= fraction;
-    out.push({ name, parent: root, attributes, lexicon: nounWords(s.value), fraction });
-    note('discriminator', `${t.name}.${sti.discriminator}`, `rows with ${sti.discriminator} = '${s.value}' are ${name}${s.columns.length > 0 ? ` (only they fill ${s.columns.join(', ')})` : ''}`, true);
+    return name;
+  };
+  // Classes of the hierarchy in the table: intermediate groups (largest first), then values.
+  interface Node { name: string; values: string[]; columns: readonly string[]; parent: string; label: string }
+  const nodes: Node[] = [];
+  const absorbed = new Set<string>();
+  const rootValue = sti.subtypes.find((s) => className(s.value) === root)?.value;
+  if (rootValue !== undefined) absorbed.add(rootValue);
+  const smallestGroup = (values: readonly string[], exclude?: Node): Node | undefined =>
+    nodes.filter((n) => n !== exclude && n.values.length > values.length && values.every((v) => n.values.includes(v))).sort((a, b) => a.values.length - b.values.length)[0];
+  for (const g of sti.groups) {
+    // A value of the group that fills no column of its own names it: its rows are the group's direct instances.
+    const naming = g.values.find((v) => (ownCols.get(v) ?? []).length === 0 && !absorbed.has(v));
+    if (naming !== undefined) absorbed.add(naming);
+    const label = naming ?? `${g.values[0]} group`;
+    const node: Node = { name: claim(className(label.replaceAll(' ', '_'))), values: [...g.values], columns: g.columns, parent: root, label };
+    node.parent = smallestGroup(g.values, node)?.name ?? root;
+    nodes.push(node);
+  }
+  for (const s of sti.subtypes) {
+    if (absorbed.has(s.value)) continue;
+    const node: Node = { name: claim(className(s.value)), values: [s.value], columns: s.columns, parent: root, label: s.value };
+    node.parent = smallestGroup([s.value])?.name ?? root;
+    nodes.push(node);
+  }
+  const rowsIn = (n: Node | undefined): number => (n === undefined ? sti.subtypes.reduce((x, s) => x + s.rows, 0) : n.values.reduce((x, v) => x + (rowsOf.get(v) ?? 0), 0));
+  const out: Entity[] = [];
+  const taken = new Set(rootOwn);
+  for (const parentName of [root, ...nodes.map((n) => n.name)]) {
+    const parentNode = nodes.find((n) => n.name === parentName);
+    const children = nodes.filter((n) => n.parent === parentName);
+    if (children.length === 0) continue;
+    const direct = parentNode === undefined ? rootValue !== undefined : parentNode.values.some((v) => absorbed.has(v) && !children.some((c) => c.values.includes(v)));
+    stiParents.set(parentName, direct);
+    let left = 1;
+    for (const [i, c] of children.entries()) {
+      const share = Math.round((rowsIn(c) / Math.max(1, rowsIn(parentNode))) * 1e6) / 1e6;
+      const fraction = Math.max(0.001, !direct && i === children.length - 1 ? Math.round(left * 1e6) / 1e6 : share);
+      left -= fraction;
+      const own = new Set<string>();
+      const attributes = columnAttributes(t, t.columns.filter((col) => c.columns.includes(col.name)), c.name, taken, own, ctx, enums, note);
+      for (const n of own) taken.add(n);
+      out.push({ name: c.name, parent: parentName, attributes, lexicon: nounWords(c.label.replaceAll(' ', '_')), fraction });
+      note('discriminator', `${t.name}.${sti.discriminator}`, `rows with ${sti.discriminator} in (${c.values.map((v) => `'${v}'`).join(', ')}) are ${c.name}, a kind of ${parentName}${c.columns.length > 0 ? ` (only they fill ${c.columns.join(', ')})` : ''}`, true);
+    }
   }
   return out;
 }

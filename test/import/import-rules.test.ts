@@ -109,9 +109,26 @@ describe('discriminator', () => {
       { value: 'student', rows: 6, columns: ['school'] },
       { value: 'staff', rows: 4, columns: ['salary'] },
     ]);
+    expect(found?.groups).toEqual([]);
     // Columns filled by every value: a category, not a hierarchy.
     const flat = new Map([...byValue].map(([v, s]) => [v, { rows: s.rows, nonNull: new Map([['school', 1], ['salary', 1], ['nick', 1]]) }]));
     expect(detectSingleTableHierarchy(t, [{ column: 'type', byValue: flat }])).toBeUndefined();
+  });
+});
+
+describe('discriminator, nested', () => {
+  it('reads columns filled by several values as an intermediate class of them', () => {
+    const t = table('person', [col('id'), col('type', txt), col('joined', txt, true), col('school', txt, true), col('salary', int, true)]);
+    const stats = (rows: number, joined: number, school: number, salary: number) => ({ rows, nonNull: new Map([['joined', joined], ['school', school], ['salary', salary]]) });
+    const byValue = new Map([
+      ['person', stats(5, 0, 0, 0)],
+      ['member', stats(2, 2, 0, 0)],
+      ['student', stats(3, 3, 3, 0)],
+      ['staff', stats(4, 4, 0, 4)],
+    ]);
+    const found = detectSingleTableHierarchy(t, [{ column: 'type', byValue }]);
+    expect(found?.groups).toEqual([{ values: ['staff', 'student', 'member'], columns: ['joined'] }]);
+    expect(found?.subtypes.map((s) => [s.value, s.columns])).toEqual([['person', []], ['staff', ['salary']], ['student', ['school']], ['member', []]]);
   });
 });
 
