@@ -112,10 +112,13 @@ export const POOL_LIMIT = 24;
 /** Profiles keyed by `table` then `column`. */
 export type CatalogProfile = ReadonlyMap<string, ReadonlyMap<string, ColumnProfile>>;
 
-/** Parses `a IN ('x','y')` and PostgreSQL's `(a = ANY (ARRAY['x'::text, 'y'::text]))` forms. */
+/**
+ * Parses `a IN ('x','y')`, PostgreSQL's `(a = ANY (ARRAY['x'::text, 'y'::text]))`, and for
+ * an array column `(a <@ ARRAY['x'::text, 'y'::text])` (every element one of the list).
+ */
 export function parseInList(expression: string): { column: string; values: string[] } | undefined {
   const text = expression.trim().replace(/^CHECK\s*/iu, '');
-  const anyForm = /^\(*\s*"?([A-Za-z_][\w$]*|[^"]+)"?(?:::\w+(?:\s\w+)*)?\s*=\s*ANY\s*\(\s*\(?ARRAY\[(.*)\]/isu.exec(text);
+  const anyForm = /^\(*\s*"?([A-Za-z_][\w$]*|[^"]+)"?(?:::\w+(?:\s\w+)*)?\s*(?:=\s*ANY\s*\(\s*\(?|<@\s*\(?)ARRAY\[(.*)\]/isu.exec(text);
   const inForm = /^\(*\s*"?([A-Za-z_][\w$]*|[^"]+)"?(?:::\w+(?:\s\w+)*)?\s+IN\s*\((.*)\)/isu.exec(text);
   const match = anyForm ?? inForm;
   if (!match) return undefined;

@@ -136,6 +136,7 @@ describe('value sets, types and hints', () => {
   it('reads CHECK … IN in both engines spellings', () => {
     expect(parseInList("CHECK ((status = ANY (ARRAY['open'::text, 'shut'::text])))")).toEqual({ column: 'status', values: ['open', 'shut'] });
     expect(parseInList("status IN ('a', 'it''s')")).toEqual({ column: 'status', values: ['a', "it's"] });
+    expect(parseInList("CHECK ((tags <@ ARRAY['a'::text, 'b'::text]))")).toEqual({ column: 'tags', values: ['a', 'b'] });
     expect(parseInList('price > 0')).toBeUndefined();
     expect(sqliteChecks('CREATE TABLE t ([s] TEXT CHECK ([s] IN (\'x\', \'y)\')), n INT CHECK (n > 0))').map((c) => c.inList?.values)).toEqual([['x', 'y)'], undefined]);
   });
@@ -146,6 +147,11 @@ describe('value sets, types and hints', () => {
     expect(valueSet(c, t, profile, new Map())).toEqual({ source: 'low-cardinality', values: ['a', 'b'] });
     expect(valueSet(c, { ...t, checks: [{ expression: '', inList: { column: 'status', values: ['a', 'b', 'c'] } }] }, profile, new Map())?.source).toBe('check-in');
     expect(valueSet(col('r', { kind: 'enum', typeName: 'mpaa' }), t, undefined, new Map([['mpaa', ['G', 'R']]]))).toEqual({ source: 'enum-type', name: 'mpaa', values: ['G', 'R'] });
+    // An array column's list inside a subtype's larger CHECK.
+    const tags = col('tags', { kind: 'array', element: txt }, true);
+    const sub = table('item', [col('id'), col('type', txt), tags], { checks: [{ expression: "CHECK (((type = 'book') = (tags IS NOT NULL)) AND (tags <@ ARRAY['new'::text, 'old'::text]))" }] });
+    expect(valueSet(tags, sub, undefined, new Map())).toEqual({ source: 'check-in', values: ['new', 'old'] });
+    expect(valueSet(col('other_tags', { kind: 'array', element: txt }), sub, undefined, new Map())).toBeUndefined();
   });
   it('maps engine types, saying where it approximates', () => {
     expect(pgType('character varying(45)', new Set())).toEqual({ kind: 'text', length: 45 });

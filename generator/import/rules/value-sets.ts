@@ -21,7 +21,25 @@ export function valueSet(column: CatalogColumn, table: CatalogTable, profile: Co
   if (t.kind === 'enum') return { source: 'enum-type', name: t.typeName, values: enums.get(t.typeName) ?? [] };
   const check = table.checks.find((c) => c.inList?.column === column.name);
   if (check?.inList) return { source: 'check-in', values: check.inList.values };
+  if (column.type.kind === 'array') {
+    // An array column's list may sit inside a larger CHECK (a subtype's column, required only for its rows).
+    const contained = arrayContainedIn(column.name, table.checks.map((c) => c.expression));
+    if (contained) return { source: 'check-in', values: contained };
+  }
   if (t.kind !== 'text' && t.kind !== 'char') return undefined;
   if (!profile?.values || profile.values.length < 2 || profile.values.length > LOW_CARDINALITY || profile.rows - profile.nulls < 2 * profile.values.length) return undefined;
   return { source: 'low-cardinality', values: profile.values.map((v) => v.value) };
+}
+
+/** The list of `col <@ ARRAY['a', 'b']` found anywhere in the checks, when one names the column. */
+function arrayContainedIn(name: string, expressions: readonly string[]): string[] | undefined {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
+  const pattern = new RegExp(`(?:^|[^\\w"])"?${escaped}"?\\s*<@\\s*\\(?ARRAY\\[([^\\]]*)\\]`, 'u');
+  for (const e of expressions) {
+    const m = pattern.exec(e);
+    if (!m) continue;
+    const values = [...(m[1] as string).matchAll(/'((?:[^']|'')*)'/gu)].map((x) => (x[1] as string).replaceAll("''", "'"));
+    if (values.length > 0) return values;
+  }
+  return undefined;
 }
