@@ -25,6 +25,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<{ command: Command 
   check: () => import('./check-command.ts'),
   merge: () => import('./merge-command.ts'),
   eval: () => import('./eval-command.ts'),
+  import: () => import('./import-command.ts'),
 };
 
 function processIo(quiet: boolean): CliIo {

@@ -19,6 +19,7 @@ import type { SplitName } from '../split-assign.ts';
 import { isGoldFailure, type GroundTruth } from './ground-truth.ts';
 import { rlMessages, type RlDialect } from './rl-prompt.ts';
 
+import type { RlFormat } from './rl-formats.ts';
 export { RL_FORMATS, type RlFormat } from './rl-formats.ts';
 
 export const RL_DIR = 'rl';

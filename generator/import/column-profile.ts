@@ -1,0 +1,125 @@
+import type { Row } from '../database/database.ts';
+import { type CatalogProfile, type CatalogTable, type CatalogType, type ColumnProfile, DISCRIMINATOR_NAME, type DiscriminatorProfile, POOL_LIMIT } from './catalog.ts';
+
+/** Runs one read-only SELECT on the source and returns its rows. */
+export type SourceQuery = (sql: string) => Promise<Row[]>;
+
+const ORDERED = new Set<CatalogType['kind']>(['smallint', 'integer', 'bigint', 'numeric', 'real', 'double', 'date', 'timestamp', 'timestamptz']);
+const COMPARABLE = new Set<CatalogType['kind']>([...ORDERED, 'text', 'char', 'enum', 'uuid', 'boolean']);
+
+/** Columns profiled per query: four aggregates each stay under both engines' caps. */
+const PROFILE_SLICE = 250;
+
+const quote = (name: string): string => `"${name.replaceAll('"', '""')}"`;
+
+/**
+ * Reads from the rows what the model's hints say: null counts, distinct counts, ranges and,
+ * for columns with few distinct values, every value with its count. Two queries per table
+ * (one of aggregates, one listing values of the few-valued columns), plain SQL that
+ * PostgreSQL and SQLite both run; `from` names the table as the engine wants it.
+ */
+export async function profileTable(run: SourceQuery, table: CatalogTable, from: string, engine: 'postgres' | 'sqlite'): Promise<Map<string, ColumnProfile>> {
+  const out = new Map<string, ColumnProfile>();
+  const asText = (expr: string): string => (engine === 'postgres' ? `(${expr})::text` : `CAST(${expr} AS TEXT)`);
+  // A wide table's aggregates are read in slices: SQLite allows 2,000 result columns, PostgreSQL 1,664.
+  const totals: Row = {};
+  for (let start = 0; start === 0 || start < table.columns.length; start += PROFILE_SLICE) {
+    const parts: string[] = ['count(*) AS "n"'];
+    table.columns.slice(start, start + PROFILE_SLICE).forEach((c, k) => {
+      const i = start + k;
+      const col = quote(c.name);
+      parts.push(`count(${col}) AS "c${i}"`);
+      if (COMPARABLE.has(c.type.kind)) parts.push(`count(DISTINCT ${col}) AS "d${i}"`);
+      if (ORDERED.has(c.type.kind)) parts.push(`${asText(`min(${col})`)} AS "lo${i}"`, `${asText(`max(${col})`)} AS "hi${i}"`);
+    });
+    const [slice] = await run(`SELECT ${parts.join(', ')} FROM ${from}`);
+    Object.assign(totals, slice);
+  }
+  const rows = Number(totals?.['n'] ?? 0);
+  const few: number[] = [];
+  table.columns.forEach((c, i) => {
+    const nonNull = Number(totals?.[`c${i}`] ?? 0);
+    const distinctRaw = totals?.[`d${i}`];
+    const distinct = distinctRaw === undefined ? nonNull : Number(distinctRaw);
+    const lo = totals?.[`lo${i}`];
+    const hi = totals?.[`hi${i}`];
+    out.set(c.name, {
+      rows,
+      nulls: rows - nonNull,
+      distinct,
+      ...(lo !== undefined && lo !== null ? { min: String(lo) } : {}),
+      ...(hi !== undefined && hi !== null ? { max: String(hi) } : {}),
+    });
+    if (distinctRaw !== undefined && distinct > 0 && distinct <= POOL_LIMIT) few.push(i);
+  });
+  for (const c of table.columns) {
+    if (c.type.kind !== 'json') continue;
+    const elements = await jsonArrayElements(run, from, quote(c.name), engine);
+    if (elements) out.set(c.name, { ...(out.get(c.name) as ColumnProfile), jsonArrayOf: elements });
+  }
+  for (const i of few) {
+    const c = table.columns[i];
+    if (!c) continue;
+    const col = quote(c.name);
+    const values = await run(`SELECT ${asText(col)} AS "v", count(*) AS "n" FROM ${from} WHERE ${col} IS NOT NULL GROUP BY ${col} ORDER BY 2 DESC, 1`);
+    const profile = out.get(c.name) as ColumnProfile;
+    out.set(c.name, { ...profile, values: values.map((v) => ({ value: String(v['v']), count: Number(v['n']) })) });
+  }
+  return out;
+}
+
+/** Profiles of every table, keyed by table name. */
+export async function profileTables(run: SourceQuery, tables: readonly CatalogTable[], from: (table: string) => string, engine: 'postgres' | 'sqlite'): Promise<CatalogProfile> {
+  const out = new Map<string, ReadonlyMap<string, ColumnProfile>>();
+  for (const t of tables) out.set(t.name, await profileTable(run, t, from(t.name), engine));
+  return out;
+}
+
+/**
+ * For each column that may be a discriminator (a required text or enum column with a
+ * discriminator's name and 2 to 12 values), the non-NULL count of every other column per
+ * value: what single-table inheritance leaves in the rows.
+ */
+export async function profileDiscriminators(
+  run: SourceQuery,
+  tables: readonly CatalogTable[],
+  profile: CatalogProfile,
+  from: (table: string) => string,
+): Promise<Map<string, DiscriminatorProfile[]>> {
+  const out = new Map<string, DiscriminatorProfile[]>();
+  for (const t of tables) {
+    const found: DiscriminatorProfile[] = [];
+    for (const c of t.columns) {
+      const p = profile.get(t.name)?.get(c.name);
+      if (c.nullable || !DISCRIMINATOR_NAME.test(c.name) || !['text', 'char', 'enum'].includes(c.type.kind) || !p?.values || p.values.length < 2 || p.values.length > 12) continue;
+      const others = t.columns.filter((o) => o.name !== c.name);
+      if (others.length === 0) continue;
+      const cast = (expr: string): string => `CAST(${expr} AS TEXT)`;
+      const rows = await run(`SELECT ${cast(quote(c.name))} AS "v", count(*) AS "n", ${others.map((o, i) => `count(${quote(o.name)}) AS "c${i}"`).join(', ')} FROM ${from(t.name)} GROUP BY ${quote(c.name)}`);
+      const byValue = new Map<string, { rows: number; nonNull: Map<string, number> }>();
+      for (const r of rows) byValue.set(String(r['v']), { rows: Number(r['n']), nonNull: new Map(others.map((o, i) => [o.name, Number(r[`c${i}`])])) });
+      found.push({ column: c.name, byValue });
+    }
+    if (found.length > 0) out.set(t.name, found);
+  }
+  return out;
+}
+
+/**
+ * The one JSON type of the elements of a JSON column whose every non-NULL value is an array
+ * (how a set of values is stored as JSON), or undefined.
+ */
+async function jsonArrayElements(run: SourceQuery, from: string, col: string, engine: 'postgres' | 'sqlite'): Promise<ColumnProfile['jsonArrayOf']> {
+  const typeOf = engine === 'postgres' ? (x: string) => `jsonb_typeof(${x}::jsonb)` : (x: string) => `json_type(${x})`;
+  const [notArrays] = await run(`SELECT count(*) AS "n" FROM ${from} WHERE ${col} IS NOT NULL AND ${typeOf(col)} <> 'array'`);
+  if (Number(notArrays?.['n'] ?? 1) > 0) return undefined;
+  const kinds =
+    engine === 'postgres'
+      ? await run(`SELECT DISTINCT CASE WHEN jsonb_typeof(e) = 'number' AND e::text ~ '^-?[0-9]+$' THEN 'integer' ELSE jsonb_typeof(e) END AS "k" FROM ${from}, jsonb_array_elements(${col}::jsonb) AS e`)
+      : await run(`SELECT DISTINCT CASE j.type WHEN 'text' THEN 'string' WHEN 'real' THEN 'number' WHEN 'true' THEN 'boolean' WHEN 'false' THEN 'boolean' ELSE j.type END AS "k" FROM ${from}, json_each(${col}) AS j`);
+  const found = new Set(kinds.map((k) => String(k['k'])));
+  if (found.has('integer') && found.has('number')) found.delete('integer');
+  if (found.size !== 1) return undefined;
+  const [kind] = [...found];
+  return kind === 'string' || kind === 'integer' || kind === 'number' || kind === 'boolean' ? kind : undefined;
+}

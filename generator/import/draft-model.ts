@@ -1,0 +1,493 @@
+import { ConfigError } from '../common/errors.ts';
+import type { Attribute, Domain, Entity, Relationship, ScaleCounts } from '../er-model/er-model.ts';
+import { MODEL_LIMITS, validateDomain } from '../er-model/validate-domain.ts';
+import type { CatalogColumn, CatalogForeignKey, CatalogTable } from './catalog.ts';
+import type { SourceRead } from './read-source.ts';
+import { isAuditColumn } from './rules/audit-columns.ts';
+import { type ChildTable, detectChildTable } from './rules/child-tables.ts';
+import { detectRelationshipTable, detectSubclassTable } from './rules/class-table-inheritance.ts';
+import { columnType } from './rules/attribute-types.ts';
+import { sameColumnGroups } from './rules/concrete-tables.ts';
+import { type Finding, ruleContext, type RuleContext } from './rules/finding.ts';
+import { endName, foreignKeyCycles, foreignKeyRelationship } from './rules/foreign-key-relationships.ts';
+import { className, isNotNoun, nounWords, snakeName, words } from './rules/lexicon-words.ts';
+import { detectLinkTable, type LinkTable } from './rules/link-tables.ts';
+import { detectSingleTableHierarchy, type SingleTableHierarchy } from './rules/single-table-inheritance.ts';
+import { valueHints } from './rules/value-hints.ts';
+import { valueSet } from './rules/value-sets.ts';
+
+export interface DraftOptions {
+  /** The model's name (default: from the source). */
+  readonly name?: string;
+}
+
+/** The draft and every line of its report. */
+export interface Draft {
+  readonly domain: Domain;
+  readonly findings: readonly Finding[];
+}
+
+/** How each table was read. */
+type TableReading =
+  | { readonly kind: 'entity'; readonly table: CatalogTable; readonly entity: string; readonly parentKey?: CatalogForeignKey; readonly parentTable?: string }
+  | { readonly kind: 'link'; readonly link: LinkTable }
+  | { readonly kind: 'child'; readonly child: ChildTable }
+  | { readonly kind: 'relationship'; readonly table: CatalogTable; readonly from: CatalogForeignKey; readonly to: CatalogForeignKey }
+  | { readonly kind: 'skipped'; readonly table: CatalogTable; readonly reason: string };
+
+/**
+ * Reads a source's catalog and rows into a draft E/R model, by the rules in `rules/`, in the
+ * order shredding would be undone: tables first (link tables, owner-keyed child tables,
+ * relationship tables, shared-key subclass tables, INHERITS, entity tables), then the
+ * hierarchies in one table, then each table's columns and foreign keys. Every conclusion
+ * and every omission is a finding. The draft passes the model validator.
+ */
+export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft {
+  const ctx = ruleContext(read.catalog, read.profile);
+  const findings: Finding[] = [];
+  const note = (rule: string, subject: string, text: string, review = false): void => {
+    findings.push({ rule, subject, text, ...(review ? { review } : {}) });
+  };
+  const enums = new Map(read.catalog.enums.map((e) => [e.name, e.values]));
+
+  for (const o of read.catalog.others) note('left-out', o.name, `${o.kind}: ${o.note ?? 'not data'}`);
+
+  // 1. What each table is.
+  const readings = classifyTables(ctx, note);
+  const entityOf = new Map<string, string>();
+  const usedClassNames = new Set<string>();
+  for (const r of readings) {
+    if (r.kind !== 'entity') continue;
+    let name = r.entity;
+    for (let i = 2; usedClassNames.has(name.toLowerCase()); i++) name = `${r.entity}${i}`;
+    usedClassNames.add(name.toLowerCase());
+    entityOf.set(r.table.name, name);
+  }
+
+  // 2. Entities, their attributes and hierarchies.
+  const entities: Entity[] = [];
+  const attributeNames = new Map<string, Set<string>>();
+  const stiOf = new Map<string, SingleTableHierarchy>();
+  const parentOfEntity = new Map<string, string>();
+  // Classes read from a discriminator, and whether each has direct instances.
+  const stiParents = new Map<string, boolean>();
+  const hierarchyAttributes = new Map<string, Set<string>>();
+  for (const r of readings) {
+    if (r.kind !== 'entity') continue;
+    const sti = detectSingleTableHierarchy(r.table, read.discriminators.get(r.table.name) ?? []);
+    if (sti) stiOf.set(r.table.name, sti);
+  }
+  for (const r of readings) {
+    if (r.kind !== 'entity') continue;
+    const t = r.table;
+    const name = entityOf.get(t.name) as string;
+    const parent = r.parentTable !== undefined ? entityOf.get(r.parentTable) : undefined;
+    // Names are kept unique across a whole hierarchy: sibling classes may overlap, and an
+    // object of both may not have two attributes of one name.
+    const rootOf = (n: string): string => {
+      const p = parentOfEntity.get(n);
+      return p === undefined ? n : rootOf(p);
+    };
+    if (parent !== undefined) parentOfEntity.set(name, parent);
+    const hierarchyNames = hierarchyAttributes.get(rootOf(name)) ?? new Set<string>();
+    hierarchyAttributes.set(rootOf(name), hierarchyNames);
+    const inheritedNames = new Set([...(parent !== undefined ? (attributeNames.get(parent) ?? []) : []), ...hierarchyNames]);
+    const parentTable = r.parentTable !== undefined ? ctx.tables.get(r.parentTable) : undefined;
+    const sti = stiOf.get(t.name);
+    const stiColumns = new Set(sti ? [sti.discriminator, ...sti.subtypes.flatMap((s) => s.columns), ...sti.groups.flatMap((g) => g.columns)] : []);
+    const skip = new Set<string>([...fkColumns(t, ctx), ...stiColumns]);
+    // INHERITS copies the parent's columns into the child: they are inherited, not its own.
+    if (r.parentKey === undefined && parentTable) for (const c of parentTable.columns) skip.add(c.name);
+    for (const k of surrogateKey(t)) skip.add(k);
+    const own = new Set<string>();
+    const attributes = columnAttributes(t, t.columns.filter((c) => !skip.has(c.name)), name, inheritedNames, own, ctx, enums, note);
+    attributeNames.set(name, new Set([...(parent !== undefined ? (attributeNames.get(parent) ?? []) : []), ...own]));
+    for (const n of own) hierarchyNames.add(n);
+    const lexicon = nounWords(t.name, t.comment);
+    const entity: Entity = {
+      name,
+      ...(parent !== undefined ? { parent } : {}),
+      attributes,
+      lexicon,
+      ...(parent === undefined ? { counts: scaleCounts(t.rowCount) } : { fraction: fractionOf(t.rowCount, parentTable?.rowCount ?? 0) }),
+    };
+    if (parent !== undefined) note(r.parentKey ? 'shared-key-subtable' : 'inherits', t.name, `${name} is a kind of ${parent} (${r.parentKey ? `its key ${r.parentKey.columns.join(', ')} references ${r.parentTable}` : `INHERITS (${r.parentTable})`})`);
+    else note('entity-table', t.name, `entity ${name} (key ${(t.primaryKey ?? []).join(', ')}, ${t.rowCount} rows)`);
+    entities.push(entity);
+    if (sti) entities.push(...stiSubclasses(sti, t, name, usedClassNames, own, ctx, enums, note, stiParents));
+  }
+  // Subclass fractions and specializations.
+  const tableOfEntity = (n: string): string => [...entityOf.entries()].find(([, e]) => e === n)?.[0] ?? '';
+  const withChildren = new Set(entities.filter((e) => e.parent !== undefined).map((e) => e.parent as string));
+  const byName = new Map(entities.map((e) => [e.name, e]));
+  for (const [i, e] of entities.entries()) {
+    if (!withChildren.has(e.name)) continue;
+    const children = entities.filter((c) => c.parent === e.name);
+    const sum = children.reduce((s, c) => s + (c.fraction ?? 0), 0);
+    // Subtypes from a discriminator are disjoint; subclass tables beside them may overlap them.
+    const direct = stiParents.get(e.name);
+    const onlySti = direct !== undefined && children.every((c) => !entityOf.has(tableOfEntity(c.name)));
+    const total = onlySti && !direct && Math.abs(sum - 1) < 1e-9;
+    entities[i] = { ...e, specialization: { disjoint: onlySti, total } };
+    byName.set(e.name, entities[i] as Entity);
+  }
+
+  // 3. Multi-valued attributes stored in child tables.
+  for (const r of readings) {
+    if (r.kind !== 'child') continue;
+    const owner = entityOf.get(r.child.owner.table);
+    const ownerEntity = owner === undefined ? undefined : entities.findIndex((e) => e.name === owner);
+    if (owner === undefined || ownerEntity === undefined || ownerEntity < 0) {
+      note('left-out', r.child.table.name, `owner ${r.child.owner.table} is not an entity`);
+      continue;
+    }
+    const reading = columnType(r.child.value, enums);
+    if ('leftOut' in reading) {
+      note('left-out', `${r.child.table.name}.${r.child.value.name}`, reading.leftOut);
+      continue;
+    }
+    const ownerTable = r.child.owner.table;
+    const prefixes = [`${snakeName(ownerTable)}_`, `${snakeName(className(ownerTable))}_`];
+    const tableName = snakeName(r.child.table.name);
+    const stem = prefixes.reduce((n, p) => (n.startsWith(p) && n.length > p.length ? n.slice(p.length) : n), tableName);
+    const taken = attributeNames.get(owner) ?? new Set<string>();
+    const attrName = claimName(attributeName(stem), taken);
+    taken.add(attrName);
+    const e = entities[ownerEntity] as Entity;
+    const profile = ctx.profile.get(r.child.table.name)?.get(r.child.value.name);
+    const set = valueSet(r.child.value, r.child.table, profile, enums);
+    const type = set && set.source !== 'low-cardinality' ? { kind: 'enum' as const, values: set.values } : reading.type;
+    const hints = valueHints(type, profile, false, set?.source === 'low-cardinality' ? set.values : undefined);
+    const { unique: _unique, ...setHints } = hints ?? {};
+    entities[ownerEntity] = {
+      ...e,
+      attributes: [...e.attributes, { name: attrName, type, optional: true, multiValued: true, lexicon: nounWords(stem), ...(Object.keys(setHints).length > 0 ? { hints: setHints } : {}) }],
+    };
+    note('owner-keyed-child', r.child.table.name, `multi-valued attribute ${owner}.${attrName} (${r.child.value.name} per ${r.child.owner.columns.join(', ')})`);
+  }
+
+  // 4. Relationships.
+  const relationships: Relationship[] = [];
+  // A relationship may become a table, so its name must differ from every entity's table.
+  const relNames = new Set<string>(entities.map((e) => snakeName(e.name)));
+  const claimRel = (base: string, fallback: string): string => {
+    const name = relNames.has(base) ? claimName(fallback, relNames) : base;
+    relNames.add(name);
+    return name;
+  };
+  for (const r of readings) {
+    if (r.kind !== 'entity') continue;
+    const from = entityOf.get(r.table.name) as string;
+    for (const fk of r.table.foreignKeys) {
+      if (fk === r.parentKey) continue;
+      const to = entityOf.get(fk.table);
+      if (to === undefined) {
+        note('left-out', `${r.table.name}.${fk.columns.join(',')}`, ctx.tables.has(fk.table) ? `references ${fk.table}, which is not an entity` : `references ${fk.table}, which is not imported`);
+        continue;
+      }
+      const rel = foreignKeyRelationship(r.table, fk);
+      const end = endName(fk.columns);
+      const name = claimRel(`${snakeName(from)}_${snakeName(end === 'id' ? fk.table : end)}`, `${snakeName(r.table.name)}_${end}`);
+      relationships.push(fkRelationship(name, from, to, rel.cardinality, rel.optional, rel.role));
+      note(rel.self ? 'self-reference' : 'foreign-key', `${r.table.name}.${fk.columns.join(',')}`, `${rel.cardinality}${rel.optional ? ', optional' : ''} relationship ${name}: ${from} → ${to}${rel.role ? ` (role ${rel.role})` : ''}`);
+    }
+  }
+  for (const r of readings) {
+    if (r.kind === 'relationship') {
+      const from = entityOf.get(r.from.table);
+      const to = entityOf.get(r.to.table);
+      if (from === undefined || to === undefined) continue;
+      const unique = r.table.uniques.some((u) => u.length === r.to.columns.length && u.every((c) => r.to.columns.includes(c)));
+      const stem = snakeName(r.table.name).replace(new RegExp(`^${snakeName(r.from.table).replace(/s$/u, '')}s?_`, 'u'), '');
+      const name = claimRel(stem || snakeName(r.table.name), snakeName(r.table.name));
+      const attrs = columnAttributes(r.table, r.table.columns.filter((c) => !fkColumns(r.table, ctx).has(c.name)), name, new Set(), new Set(), ctx, enums, note);
+      const role = endName(r.to.columns);
+      relationships.push({ ...fkRelationship(name, from, to, unique ? 'one-to-one' : 'many-to-one', true, role !== snakeName(r.to.table) ? role : undefined), ...(attrs.length > 0 ? { attributes: attrs.map(asRelationshipAttribute) } : {}) });
+      note('relationship-table', r.table.name, `${unique ? 'one-to-one' : 'many-to-one'} relationship ${name}: ${from} → ${to}, stored in its own table`);
+    }
+    if (r.kind === 'link') {
+      const from = entityOf.get(r.link.from.table);
+      const to = entityOf.get(r.link.to.table);
+      if (from === undefined || to === undefined) {
+        note('left-out', r.link.table.name, 'links a table that is not an entity');
+        continue;
+      }
+      const name = claimRel(snakeName(r.link.table.name), `${snakeName(r.link.table.name)}_link`);
+      const attrs = columnAttributes(r.link.table, r.link.attributes, name, new Set(), new Set(), ctx, enums, note);
+      for (const a of r.link.audit) note('audit-column', `${r.link.table.name}.${a.name}`, 'bookkeeping, never asked: left out of the model', false);
+      relationships.push({
+        name,
+        from,
+        to,
+        cardinality: 'many-to-many',
+        participation: { from: 'partial', to: 'partial' },
+        ...(attrs.length > 0 ? { attributes: attrs.map(asRelationshipAttribute) } : {}),
+        lexicon: { forward: `linked by ${words(r.link.table.name)} to`, reverse: `linked by ${words(r.link.table.name)} to` },
+      });
+      note('link-table', r.link.table.name, `many-to-many relationship ${name}: ${from} ↔ ${to}${attrs.length > 0 ? ` with ${attrs.map((a) => a.name).join(', ')}` : ''}`);
+    }
+  }
+
+  // 5. What the rules report without concluding.
+  for (const cycle of foreignKeyCycles(read.catalog.tables)) note('foreign-key-cycle', cycle.join(', '), `the tables reference each other in a cycle: kept, each reference a relationship`);
+  for (const g of sameColumnGroups(read.catalog.tables.filter((t) => entityOf.has(t.name)))) {
+    note('same-columns', g.tables.join(', '), `share ${g.columns.join(', ')}: perhaps concrete tables of one class; kept apart`, true);
+  }
+
+  // Past the model's caps a draft cannot be valid: the user chooses the part to import.
+  if (entities.length > MODEL_LIMITS.entities) {
+    const first = [...entityOf.entries()].find(([, n]) => n === entities[MODEL_LIMITS.entities]?.name)?.[0] ?? entities[MODEL_LIMITS.entities]?.name;
+    throw new ConfigError(`${read.catalog.source}: ${entities.length} entities, more than the ${MODEL_LIMITS.entities} a model may have (the first beyond is table ${first}): choose tables with --tables`);
+  }
+  if (relationships.length > MODEL_LIMITS.relationships) {
+    throw new ConfigError(`${read.catalog.source}: ${relationships.length} relationships, more than the ${MODEL_LIMITS.relationships} a model may have (the first beyond is ${relationships[MODEL_LIMITS.relationships]?.name}): choose tables with --tables`);
+  }
+  const domain: Domain = {
+    name: options.name ?? (snakeName(read.catalog.source.split(/[/\\]/u).pop()?.replace(/\.[^.]*$/u, '') ?? 'imported') || 'imported'),
+    description: `Imported from ${read.catalog.engine === 'postgres' ? `schema ${read.catalog.schema} of ` : ''}${read.catalog.source}.`,
+    entities,
+    relationships,
+  };
+  return { domain: validateDomain(domain, 'the imported draft'), findings };
+}
+
+function classifyTables(ctx: RuleContext, note: (rule: string, subject: string, text: string, review?: boolean) => void): TableReading[] {
+  const out: TableReading[] = [];
+  const keyed = (name: string): boolean => ctx.tables.get(name)?.primaryKey !== undefined;
+  for (const t of ctx.catalog.tables) {
+    if (t.columns.length === 0) {
+      out.push({ kind: 'skipped', table: t, reason: 'no columns' });
+      continue;
+    }
+    const link = detectLinkTable(t, ctx);
+    if (link && keyed(link.from.table) && keyed(link.to.table) && link.from.table !== t.name && link.to.table !== t.name) {
+      out.push({ kind: 'link', link });
+      continue;
+    }
+    const child = detectChildTable(t, ctx);
+    if (child && keyed(child.owner.table) && child.owner.table !== t.name) {
+      out.push({ kind: 'child', child });
+      continue;
+    }
+    // INHERITS copies columns, not keys: the child is keyed by its parent's key.
+    const inheritsKeyed = t.inherits.find((p) => keyed(p));
+    if (!t.primaryKey && inheritsKeyed !== undefined) {
+      out.push({ kind: 'entity', table: t, entity: className(t.name), parentTable: inheritsKeyed });
+      continue;
+    }
+    if (!t.primaryKey) {
+      out.push({ kind: 'skipped', table: t, reason: 'no primary key: its rows cannot be told apart (add a key, or import it as a link table)' });
+      continue;
+    }
+    const rel = detectRelationshipTable(t, ctx);
+    if (rel) {
+      out.push({ kind: 'relationship', table: t, ...rel });
+      continue;
+    }
+    const sub = detectSubclassTable(t, ctx);
+    if (sub) {
+      out.push({ kind: 'entity', table: t, entity: className(t.name), parentKey: sub, parentTable: sub.table });
+      continue;
+    }
+    const inherits = t.inherits.find((p) => keyed(p) || ctx.tables.has(p));
+    out.push({ kind: 'entity', table: t, entity: className(t.name), ...(inherits !== undefined ? { parentTable: inherits } : {}) });
+  }
+  for (const r of out) if (r.kind === 'skipped') note('left-out', r.table.name, r.reason);
+  // Parents before children, so inherited attribute names are known when a child is read.
+  const depth = (r: TableReading, seen = new Set<string>()): number => {
+    if (r.kind !== 'entity' || r.parentTable === undefined || seen.has(r.table.name)) return 0;
+    seen.add(r.table.name);
+    const p = out.find((o) => o.kind === 'entity' && o.table.name === r.parentTable);
+    return p ? 1 + depth(p, seen) : 0;
+  };
+  // A subclass whose parent is not an entity is an entity of its own.
+  const entityTables = new Set(out.filter((r) => r.kind === 'entity').map((r) => (r as { table: CatalogTable }).table.name));
+  const fixed = out.map((r) => (r.kind === 'entity' && r.parentTable !== undefined && !entityTables.has(r.parentTable) ? { kind: 'entity' as const, table: r.table, entity: r.entity } : r));
+  return fixed.map((r, i) => ({ r, i, d: depth(r) })).sort((a, b) => a.d - b.d || a.i - b.i).map((x) => x.r);
+}
+
+/** The columns of foreign keys to tables the import reads: relationships, not attributes. */
+function fkColumns(t: CatalogTable, ctx: RuleContext): Set<string> {
+  return new Set(t.foreignKeys.filter((fk) => ctx.tables.has(fk.table)).flatMap((fk) => fk.columns));
+}
+
+/** The key columns that are the model's surrogate id: a single key column, or the integer `…id` columns of a composite key. */
+function surrogateKey(t: CatalogTable): string[] {
+  const key = t.primaryKey ?? [];
+  if (key.length === 1) return [...key];
+  return key.filter((k) => {
+    const c = t.columns.find((col) => col.name === k);
+    return c !== undefined && ['integer', 'bigint', 'smallint', 'uuid'].includes(c.type.kind) && /(^|_)id$|Id$/u.test(k);
+  });
+}
+
+/** A model-safe attribute name: `id` and `…_id` are the model's own. */
+function attributeName(base: string): string {
+  const n = snakeName(base);
+  if (n === 'id') return 'identifier';
+  return n.endsWith('_id') ? `${n.slice(0, -3)}_ident` : n;
+}
+
+function claimName(base: string, taken: ReadonlySet<string>): string {
+  let name = base;
+  for (let i = 2; taken.has(name); i++) name = `${base}_${i}`;
+  return name;
+}
+
+function columnAttributes(
+  t: CatalogTable,
+  columns: readonly CatalogColumn[],
+  owner: string,
+  inherited: ReadonlySet<string>,
+  own: Set<string>,
+  ctx: RuleContext,
+  enums: ReadonlyMap<string, readonly string[]>,
+  note: (rule: string, subject: string, text: string, review?: boolean) => void,
+): Attribute[] {
+  const out: Attribute[] = [];
+  for (const c of columns) {
+    const subject = `${t.name}.${c.name}`;
+    if (c.generated !== undefined) {
+      note('left-out', subject, `generated column (${c.generated}): derived, not a fact`);
+      continue;
+    }
+    if (isAuditColumn(c)) {
+      note('audit-column', subject, 'bookkeeping, never asked: left out of the model');
+      continue;
+    }
+    const profile = ctx.profile.get(t.name)?.get(c.name);
+    const reading = columnType(c, enums, profile);
+    if ('leftOut' in reading) {
+      note('left-out', subject, reading.leftOut);
+      continue;
+    }
+    if (out.length >= MODEL_LIMITS.attributes) {
+      note('left-out', subject, `more than the ${MODEL_LIMITS.attributes} attributes an entity may have`);
+      continue;
+    }
+    const base = attributeName(c.name);
+    const name = claimName(base, new Set([...inherited, ...own]));
+    own.add(name);
+    if (name !== snakeName(c.name)) note('column-name', subject, `attribute named ${name}`, true);
+    const set = valueSet(c, t, profile, enums);
+    const type = set && set.source !== 'low-cardinality' && set.values.length > 0 ? { kind: 'enum' as const, values: set.values } : reading.type;
+    if (set?.source === 'enum-type') note('enum-type', subject, `enum ${set.name}: ${set.values.join(', ')}`);
+    else if (set?.source === 'check-in') note('check-in', subject, `enum from a CHECK: ${set.values.join(', ')}`);
+    else if (set?.source === 'low-cardinality') note('low-cardinality', subject, `${set.values.length} values in the rows (${set.values.slice(0, 6).join(', ')}${set.values.length > 6 ? ', …' : ''}): a pool, not a closed set`, true);
+    if (reading.approximated) note('column-type', subject, reading.approximated, true);
+    const multiValued = reading.multiValued !== undefined;
+    if (multiValued) note(reading.multiValued === 'json' ? 'json-array' : 'array-column', subject, `multi-valued attribute ${owner}.${name} (${reading.multiValued === 'json' ? 'a JSON array' : 'an array'})`);
+    const optional = multiValued || c.nullable;
+    const hints = multiValued ? undefined : valueHints(type, profile, optional, set?.source === 'low-cardinality' ? set.values : undefined);
+    const lexicon = nounWords(c.name, c.comment);
+    if (isNotNoun(c.name)) note('lexicon', subject, `"${words(c.name)}" is not a noun: reword its lexicon`, true);
+    out.push({
+      name,
+      type,
+      ...(optional ? { optional } : {}),
+      ...(multiValued ? { multiValued } : {}),
+      lexicon,
+      ...(hints ? { hints } : {}),
+    });
+  }
+  return out;
+}
+
+function asRelationshipAttribute(a: Attribute): Attribute {
+  const { multiValued: _m, hints, ...rest } = a;
+  if (!hints) return rest;
+  const { unique: _u, setSize: _s, ...h } = hints;
+  return Object.keys(h).length > 0 ? { ...rest, hints: h } : rest;
+}
+
+function stiSubclasses(
+  sti: SingleTableHierarchy,
+  t: CatalogTable,
+  root: string,
+  usedClassNames: Set<string>,
+  rootOwn: Set<string>,
+  ctx: RuleContext,
+  enums: ReadonlyMap<string, readonly string[]>,
+  note: (rule: string, subject: string, text: string, review?: boolean) => void,
+  stiParents: Map<string, boolean>,
+): Entity[] {
+  const rowsOf = new Map(sti.subtypes.map((s) => [s.value, s.rows]));
+  const ownCols = new Map(sti.subtypes.map((s) => [s.value, s.columns]));
+  const claim = (base: string): string => {
+    let name = base;
+    for (let n = 2; usedClassNames.has(name.toLowerCase()); n++) name = `${base}${n}`;
+    usedClassNames.add(name.toLowerCase());
+    return name;
+  };
+  // Classes of the hierarchy in the table: intermediate groups (largest first), then values.
+  interface Node { name: string; values: string[]; columns: readonly string[]; parent: string; label: string }
+  const nodes: Node[] = [];
+  const absorbed = new Set<string>();
+  const rootValue = sti.subtypes.find((s) => className(s.value) === root)?.value;
+  if (rootValue !== undefined) absorbed.add(rootValue);
+  const smallestGroup = (values: readonly string[], exclude?: Node): Node | undefined =>
+    nodes.filter((n) => n !== exclude && n.values.length > values.length && values.every((v) => n.values.includes(v))).sort((a, b) => a.values.length - b.values.length)[0];
+  for (const g of sti.groups) {
+    // A value of the group that fills no column of its own names it: its rows are the group's direct instances.
+    const naming = g.values.find((v) => (ownCols.get(v) ?? []).length === 0 && !absorbed.has(v));
+    if (naming !== undefined) absorbed.add(naming);
+    const label = naming ?? `${g.values[0]} group`;
+    const node: Node = { name: claim(className(label.replaceAll(' ', '_'))), values: [...g.values], columns: g.columns, parent: root, label };
+    node.parent = smallestGroup(g.values, node)?.name ?? root;
+    nodes.push(node);
+  }
+  for (const s of sti.subtypes) {
+    if (absorbed.has(s.value)) continue;
+    const node: Node = { name: claim(className(s.value)), values: [s.value], columns: s.columns, parent: root, label: s.value };
+    node.parent = smallestGroup([s.value])?.name ?? root;
+    nodes.push(node);
+  }
+  const rowsIn = (n: Node | undefined): number => (n === undefined ? sti.subtypes.reduce((x, s) => x + s.rows, 0) : n.values.reduce((x, v) => x + (rowsOf.get(v) ?? 0), 0));
+  const out: Entity[] = [];
+  const taken = new Set(rootOwn);
+  for (const parentName of [root, ...nodes.map((n) => n.name)]) {
+    const parentNode = nodes.find((n) => n.name === parentName);
+    const children = nodes.filter((n) => n.parent === parentName);
+    if (children.length === 0) continue;
+    const direct = parentNode === undefined ? rootValue !== undefined : parentNode.values.some((v) => absorbed.has(v) && !children.some((c) => c.values.includes(v)));
+    stiParents.set(parentName, direct);
+    let left = 1;
+    for (const [i, c] of children.entries()) {
+      const share = Math.round((rowsIn(c) / Math.max(1, rowsIn(parentNode))) * 1e6) / 1e6;
+      const fraction = Math.max(0.001, !direct && i === children.length - 1 ? Math.round(left * 1e6) / 1e6 : share);
+      left -= fraction;
+      const own = new Set<string>();
+      const attributes = columnAttributes(t, t.columns.filter((col) => c.columns.includes(col.name)), c.name, taken, own, ctx, enums, note);
+      for (const n of own) taken.add(n);
+      out.push({ name: c.name, parent: parentName, attributes, lexicon: nounWords(c.label.replaceAll(' ', '_')), fraction });
+      note('discriminator', `${t.name}.${sti.discriminator}`, `rows with ${sti.discriminator} in (${c.values.map((v) => `'${v}'`).join(', ')}) are ${c.name}, a kind of ${parentName}${c.columns.length > 0 ? ` (only they fill ${c.columns.join(', ')})` : ''}`, true);
+    }
+  }
+  return out;
+}
+
+function fractionOf(rows: number, parentRows: number): number {
+  // An empty subclass table still names a class: it gets the smallest share the model allows.
+  if (parentRows <= 0 || rows <= 0) return 0.001;
+  return Math.min(1, Math.max(0.001, Math.round((rows / parentRows) * 1e6) / 1e6));
+}
+
+/** Instance counts per scale: the source's row count is the paper scale. */
+export function scaleCounts(rows: number): ScaleCounts {
+  const cap = (n: number): number => Math.max(1, Math.min(MODEL_LIMITS.countPerEntity, Math.round(n)));
+  return { tiny: cap(Math.ceil(rows / 100)), small: cap(Math.ceil(rows / 10)), paper: cap(rows), large: cap(rows * 10) };
+}
+
+function fkRelationship(name: string, from: string, to: string, cardinality: 'many-to-one' | 'one-to-one', optional: boolean, role: string | undefined): Relationship {
+  const safeRole = role === undefined || role === 'id' ? undefined : snakeName(role);
+  const label = safeRole ? words(safeRole) : undefined;
+  return {
+    name,
+    from,
+    to,
+    cardinality,
+    participation: { from: optional ? 'partial' : 'total', to: 'partial' },
+    ...(safeRole ? { role: safeRole } : {}),
+    lexicon: label ? { forward: `with as ${label}`, reverse: `${label} of` } : { forward: 'belonging to', reverse: 'having' },
+  };
+}

@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import type { Catalog, CatalogColumn, CatalogTable, CatalogType } from '../../generator/import/catalog.ts';
+import { parseInList } from '../../generator/import/catalog.ts';
+import { pgType } from '../../generator/import/pg-catalog-reader.ts';
+import { sqliteChecks, sqliteType } from '../../generator/import/sqlite-catalog-reader.ts';
+import { isAuditColumn } from '../../generator/import/rules/audit-columns.ts';
+import { columnType } from '../../generator/import/rules/attribute-types.ts';
+import { detectChildTable } from '../../generator/import/rules/child-tables.ts';
+import { detectRelationshipTable, detectSubclassTable } from '../../generator/import/rules/class-table-inheritance.ts';
+import { sameColumnGroups } from '../../generator/import/rules/concrete-tables.ts';
+import { ruleContext } from '../../generator/import/rules/finding.ts';
+import { foreignKeyCycles, foreignKeyRelationship } from '../../generator/import/rules/foreign-key-relationships.ts';
+import { className, isNotNoun, nounWords } from '../../generator/import/rules/lexicon-words.ts';
+import { detectLinkTable } from '../../generator/import/rules/link-tables.ts';
+import { detectSingleTableHierarchy } from '../../generator/import/rules/single-table-inheritance.ts';
+import { valueHints } from '../../generator/import/rules/value-hints.ts';
+import { valueSet } from '../../generator/import/rules/value-sets.ts';
+
+const int: CatalogType = { kind: 'integer' };
+const txt: CatalogType = { kind: 'text' };
+const col = (name: string, type: CatalogType = int, nullable = false): CatalogColumn => ({ name, sqlType: type.kind, type, nullable });
+const table = (name: string, columns: CatalogColumn[], more: Partial<CatalogTable> = {}): CatalogTable => ({
+  name,
+  columns,
+  primaryKey: [columns[0]?.name ?? 'id'],
+  uniques: [],
+  foreignKeys: [],
+  checks: [],
+  inherits: [],
+  partitions: [],
+  rowCount: 10,
+  ...more,
+});
+const catalog = (tables: CatalogTable[]): Catalog => ({ engine: 'postgres', source: 'test', schema: 'public', tables, enums: [], others: [] });
+const fk = (columns: string[], target: string, references = ['id']) => ({ columns, table: target, references });
+
+const actor = table('actor', [col('actor_id'), col('name', txt)], { primaryKey: ['actor_id'] });
+const film = table('film', [col('film_id'), col('title', txt)], { primaryKey: ['film_id'] });
+
+describe('link-table', () => {
+  it('reads a table keyed by two foreign keys as many-to-many, its audit column aside', () => {
+    const link = table('film_actor', [col('actor_id'), col('film_id'), col('billing'), col('last_update', { kind: 'timestamptz' })], {
+      primaryKey: ['actor_id', 'film_id'],
+      foreignKeys: [fk(['actor_id'], 'actor', ['actor_id']), fk(['film_id'], 'film', ['film_id'])],
+    });
+    const ctx = ruleContext(catalog([actor, film, link]), new Map());
+    const found = detectLinkTable(link, ctx);
+    expect(found?.from.table).toBe('actor');
+    expect(found?.to.table).toBe('film');
+    expect(found?.attributes.map((c) => c.name)).toEqual(['billing']);
+    expect(found?.audit.map((c) => c.name)).toEqual(['last_update']);
+  });
+  it('does not read a table with its own surrogate key as a link', () => {
+    const rental = table('rental', [col('rental_id'), col('actor_id'), col('film_id')], { primaryKey: ['rental_id'], foreignKeys: [fk(['actor_id'], 'actor'), fk(['film_id'], 'film')] });
+    expect(detectLinkTable(rental, ruleContext(catalog([actor, film, rental]), new Map()))).toBeUndefined();
+  });
+});
+
+describe('owner-keyed-child and shared-key-subtable', () => {
+  const person = table('person', [col('id'), col('full_name', txt)]);
+  it('reads an owner key plus one value column keyed by both as a multi-valued attribute', () => {
+    const nick = table('person_nicknames', [col('person_id'), col('nickname', txt)], { primaryKey: ['person_id', 'nickname'], foreignKeys: [fk(['person_id'], 'person')] });
+    const found = detectChildTable(nick, ruleContext(catalog([person, nick]), new Map()));
+    expect(found?.value.name).toBe('nickname');
+    // Two value columns: an entity of its own, not a set of values.
+    const two = table('person_phone', [col('person_id'), col('phone', txt), col('kind', txt)], { primaryKey: ['person_id', 'phone'], foreignKeys: [fk(['person_id'], 'person')] });
+    expect(detectChildTable(two, ruleContext(catalog([person, two]), new Map()))).toBeUndefined();
+  });
+  it('reads a key that is a foreign key to the parent key as a subclass, and a named one with a second key as a relationship table', () => {
+    const author = table('author', [col('id'), col('pen_name', txt, true)], { foreignKeys: [fk(['id'], 'person')] });
+    const ctx = ruleContext(catalog([person, author]), new Map());
+    expect(detectSubclassTable(author, ctx)?.table).toBe('person');
+    expect(detectRelationshipTable(author, ctx)).toBeUndefined();
+    const relTable = table('person_mentor', [col('person_id'), col('mentor_id')], { foreignKeys: [fk(['person_id'], 'person'), fk(['mentor_id'], 'person')] });
+    expect(detectRelationshipTable(relTable, ruleContext(catalog([person, relTable]), new Map()))?.to.columns).toEqual(['mentor_id']);
+  });
+});
+
+describe('foreign-key', () => {
+  const f = table('film', [col('film_id'), col('language_id'), col('original_language_id', int, true), col('poster_id')], {
+    primaryKey: ['film_id'],
+    uniques: [['poster_id']],
+    foreignKeys: [fk(['language_id'], 'language'), fk(['original_language_id'], 'language'), fk(['poster_id'], 'poster')],
+  });
+  it('gives cardinality, optionality and roles', () => {
+    const [lang, orig, poster] = f.foreignKeys.map((k) => foreignKeyRelationship(f, k));
+    expect(lang).toMatchObject({ cardinality: 'many-to-one', optional: false, role: 'language' });
+    expect(orig).toMatchObject({ cardinality: 'many-to-one', optional: true, role: 'original_language' });
+    expect(poster).toMatchObject({ cardinality: 'one-to-one', optional: false });
+    expect(poster?.role).toBeUndefined();
+  });
+  it('finds cycles and self-references', () => {
+    const store = table('store', [col('store_id'), col('manager_id')], { foreignKeys: [fk(['manager_id'], 'staff')] });
+    const staff = table('staff', [col('staff_id'), col('store_id'), col('boss_id', int, true)], { foreignKeys: [fk(['store_id'], 'store'), fk(['boss_id'], 'staff')] });
+    expect(foreignKeyCycles([store, staff, film])).toEqual([['staff', 'store']]);
+    expect(foreignKeyRelationship(staff, staff.foreignKeys[1] as never)).toMatchObject({ self: true, role: 'boss', optional: true });
+  });
+});
+
+describe('discriminator', () => {
+  it('reads subtypes and their own columns from the rows', () => {
+    const t = table('person', [col('id'), col('type', txt), col('school', txt, true), col('salary', int, true), col('nick', txt, true)]);
+    const byValue = new Map([
+      ['student', { rows: 6, nonNull: new Map([['id', 6], ['school', 6], ['salary', 0], ['nick', 2]]) }],
+      ['staff', { rows: 4, nonNull: new Map([['id', 4], ['school', 0], ['salary', 4], ['nick', 1]]) }],
+    ]);
+    const found = detectSingleTableHierarchy(t, [{ column: 'type', byValue }]);
+    expect(found?.subtypes).toEqual([
+      { value: 'student', rows: 6, columns: ['school'] },
+      { value: 'staff', rows: 4, columns: ['salary'] },
+    ]);
+    expect(found?.groups).toEqual([]);
+    // Columns filled by every value: a category, not a hierarchy.
+    const flat = new Map([...byValue].map(([v, s]) => [v, { rows: s.rows, nonNull: new Map([['school', 1], ['salary', 1], ['nick', 1]]) }]));
+    expect(detectSingleTableHierarchy(t, [{ column: 'type', byValue: flat }])).toBeUndefined();
+  });
+});
+
+describe('discriminator, nested', () => {
+  it('reads columns filled by several values as an intermediate class of them', () => {
+    const t = table('person', [col('id'), col('type', txt), col('joined', txt, true), col('school', txt, true), col('salary', int, true)]);
+    const stats = (rows: number, joined: number, school: number, salary: number) => ({ rows, nonNull: new Map([['joined', joined], ['school', school], ['salary', salary]]) });
+    const byValue = new Map([
+      ['person', stats(5, 0, 0, 0)],
+      ['member', stats(2, 2, 0, 0)],
+      ['student', stats(3, 3, 3, 0)],
+      ['staff', stats(4, 4, 0, 4)],
+    ]);
+    const found = detectSingleTableHierarchy(t, [{ column: 'type', byValue }]);
+    expect(found?.groups).toEqual([{ values: ['staff', 'student', 'member'], columns: ['joined'] }]);
+    expect(found?.subtypes.map((s) => [s.value, s.columns])).toEqual([['person', []], ['staff', ['salary']], ['student', ['school']], ['member', []]]);
+  });
+});
+
+describe('value sets, types and hints', () => {
+  it('reads CHECK … IN in both engines spellings', () => {
+    expect(parseInList("CHECK ((status = ANY (ARRAY['open'::text, 'shut'::text])))")).toEqual({ column: 'status', values: ['open', 'shut'] });
+    expect(parseInList("status IN ('a', 'it''s')")).toEqual({ column: 'status', values: ['a', "it's"] });
+    expect(parseInList("CHECK ((tags <@ ARRAY['a'::text, 'b'::text]))")).toEqual({ column: 'tags', values: ['a', 'b'] });
+    expect(parseInList('price > 0')).toBeUndefined();
+    expect(sqliteChecks('CREATE TABLE t ([s] TEXT CHECK ([s] IN (\'x\', \'y)\')), n INT CHECK (n > 0))').map((c) => c.inList?.values)).toEqual([['x', 'y)'], undefined]);
+  });
+  it('reports few repeated values as a pool, never as an enum, and takes enums and checks as closed', () => {
+    const c = col('status', txt);
+    const t = table('t', [col('id'), c], { checks: [] });
+    const profile = { rows: 100, nulls: 0, distinct: 2, values: [{ value: 'a', count: 60 }, { value: 'b', count: 40 }] };
+    expect(valueSet(c, t, profile, new Map())).toEqual({ source: 'low-cardinality', values: ['a', 'b'] });
+    expect(valueSet(c, { ...t, checks: [{ expression: '', inList: { column: 'status', values: ['a', 'b', 'c'] } }] }, profile, new Map())?.source).toBe('check-in');
+    expect(valueSet(col('r', { kind: 'enum', typeName: 'mpaa' }), t, undefined, new Map([['mpaa', ['G', 'R']]]))).toEqual({ source: 'enum-type', name: 'mpaa', values: ['G', 'R'] });
+    // An array column's list inside a subtype's larger CHECK.
+    const tags = col('tags', { kind: 'array', element: txt }, true);
+    const sub = table('item', [col('id'), col('type', txt), tags], { checks: [{ expression: "CHECK (((type = 'book') = (tags IS NOT NULL)) AND (tags <@ ARRAY['new'::text, 'old'::text]))" }] });
+    expect(valueSet(tags, sub, undefined, new Map())).toEqual({ source: 'check-in', values: ['new', 'old'] });
+    expect(valueSet(col('other_tags', { kind: 'array', element: txt }), sub, undefined, new Map())).toBeUndefined();
+  });
+  it('maps engine types, saying where it approximates', () => {
+    expect(pgType('character varying(45)', new Set())).toEqual({ kind: 'text', length: 45 });
+    expect(pgType('text[]', new Set())).toEqual({ kind: 'array', element: { kind: 'text' } });
+    expect(pgType('tsvector', new Set())).toEqual({ kind: 'opaque', typeName: 'tsvector' });
+    expect(sqliteType('NVARCHAR(120)')).toEqual({ kind: 'text', length: 120 });
+    expect(sqliteType('NUMERIC(10,2)')).toEqual({ kind: 'numeric', precision: 10, scale: 2 });
+    expect(columnType(col('n', { kind: 'smallint' }), new Map())).toEqual({ type: { kind: 'integer' }, approximated: 'smallint read as integer' });
+    expect(columnType(col('tags', { kind: 'array', element: txt }), new Map())).toEqual({ type: { kind: 'text' }, multiValued: 'array' });
+    expect('leftOut' in columnType(col('blob', { kind: 'opaque', typeName: 'bytea' }), new Map())).toBe(true);
+  });
+  it('turns a profile into hints', () => {
+    expect(valueHints({ kind: 'integer' }, { rows: 10, nulls: 2, distinct: 8, min: '1', max: '9' }, true, undefined)).toEqual({ min: 1, max: 9, nullRate: 0.2 });
+    expect(valueHints({ kind: 'date' }, { rows: 3, nulls: 0, distinct: 3, min: '2020-01-02', max: '2021-03-04' }, false, undefined)).toEqual({ min: '2020-01-02', max: '2021-03-04', unique: true });
+  });
+});
+
+describe('words', () => {
+  it('names classes and nouns from physical names, and flags non-nouns', () => {
+    expect(className('film_actors')).toBe('FilmActor');
+    expect(className('InvoiceLine')).toBe('InvoiceLine');
+    expect(nounWords('InvoiceLines')).toEqual({ singular: 'invoice line', plural: 'invoice lines' });
+    expect(isNotNoun('is_active')).toBe(true);
+    expect(isNotNoun('archived')).toBe(true);
+    expect(isNotNoun('rating')).toBe(false);
+    expect(isAuditColumn(col('last_update', { kind: 'timestamptz' }))).toBe(true);
+    expect(isAuditColumn(col('last_update', txt))).toBe(false);
+  });
+  it('groups tables that share columns as concrete-table candidates', () => {
+    const a = table('customer', [col('id'), col('first_name', txt), col('last_name', txt), col('email', txt)]);
+    const b = table('staff', [col('id'), col('first_name', txt), col('last_name', txt), col('email', txt), col('salary')]);
+    expect(sameColumnGroups([a, b, film])).toEqual([{ tables: ['customer', 'staff'], columns: ['first_name', 'last_name', 'email'] }]);
+  });
+});
