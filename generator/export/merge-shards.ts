@@ -81,7 +81,7 @@ function segmentPattern(segment: string): RegExp {
  * `out/retail-[0-9]`) matched against folders here, as a shell would, for engines and
  * scripts that pass it quoted. Names starting with a dot match only a pattern starting with
  * one. A pattern matching no folder is refused in one line naming it; the result is sorted
- * within each pattern and has each folder once.
+ * within each pattern, and a folder named twice stays twice (the merge refuses it as given twice).
  *
  * @example
  * expandShardDirs(['out/retail-*'], process.cwd()); // ['/…/out/retail-0', '/…/out/retail-1', …]
@@ -115,7 +115,7 @@ export function expandShardDirs(operands: readonly string[], cwd: string): strin
     if (dirs.length === 0) throw new ConfigError(`merge: ${operand} matches no directory`);
     out.push(...dirs);
   }
-  return [...new Set(out)];
+  return out;
 }
 
 /** The first top-level key whose values differ, for a one-line message. */

@@ -50,10 +50,10 @@ function builtCopy(from: string, to: string): string {
 const unsharded = join(tmp.dir, 'unsharded');
 
 /** Four tasks at once, each its own process, told only its engine's variables. */
-async function arrayJob(folder: string, taskEnv: (task: number) => Record<string, string>, shardFlag: string): Promise<void> {
+async function arrayJob(folder: string, taskEnv: (task: number) => Record<string, string>, shardFlags: readonly string[]): Promise<void> {
   mkdirSync(join(tmp.dir, folder));
   const dirs = [0, 1, 2, 3].map((t) => builtCopy(unsharded, join(tmp.dir, folder, `task-${t}`)));
-  const runs = await Promise.all(dirs.map((dir, t) => runCliAsync(['generate', ...RUN, '--shard', shardFlag, '--out', dir], { env: { ...env, ...taskEnv(t) } })));
+  const runs = await Promise.all(dirs.map((dir, t) => runCliAsync(['generate', ...RUN, ...shardFlags, '--out', dir], { env: { ...env, ...taskEnv(t) } })));
   for (const [t, r] of runs.entries()) {
     expect(r.status, r.stderr).toBe(0);
     const done = JSON.parse(readFileSync(join(dirs[t] as string, 'shard.done'), 'utf8'));
@@ -69,8 +69,9 @@ beforeAll(async () => {
   const lines: string[] = [];
   const io = { out: () => {}, err: (t: string) => void lines.push(t), readStdin: async () => '', env };
   expect(await generate.run([...RUN, '--out', unsharded], io), lines.join('\n')).toBe(0);
-  await arrayJob('k8s', (t) => ({ JOB_COMPLETION_INDEX: String(t) }), 'auto/4');
-  await arrayJob('slurm', (t) => ({ SLURM_ARRAY_TASK_ID: String(t + 1), SLURM_ARRAY_TASK_MIN: '1', SLURM_ARRAY_TASK_MAX: '4', SLURM_ARRAY_TASK_COUNT: '4' }), 'auto');
+  // As docs/scale-out.md's manifest runs it: --resume on a folder holding only the build starts the shard.
+  await arrayJob('k8s', (t) => ({ JOB_COMPLETION_INDEX: String(t), EQUISQL_SHARD_COUNT: '4' }), ['--shard', 'auto', '--resume']);
+  await arrayJob('slurm', (t) => ({ SLURM_ARRAY_TASK_ID: String(t + 1), SLURM_ARRAY_TASK_MIN: '1', SLURM_ARRAY_TASK_MAX: '4', SLURM_ARRAY_TASK_COUNT: '4' }), ['--shard', 'auto']);
 }, 600_000);
 
 describe('shards of an array job', () => {
@@ -88,6 +89,14 @@ describe('shards of an array job', () => {
     expect(r.status, r.stderr).toBe(0);
     expectSame(files(merged), files(unsharded));
   }, 300_000);
+
+  it('a finished task run again (a retried pod, with --resume) leaves its candidates and marker as they were', () => {
+    const dir = join(tmp.dir, 'slurm', 'task-2');
+    const before = ['shard/retail.candidates.jsonl', 'shard.done'].map((f) => readFileSync(join(dir, f), 'utf8'));
+    const r = runCli(['generate', ...RUN, '--shard', 'auto', '--resume', '--out', dir], { env: { ...env, SLURM_ARRAY_TASK_ID: '3', SLURM_ARRAY_TASK_MIN: '1', SLURM_ARRAY_TASK_MAX: '4', SLURM_ARRAY_TASK_COUNT: '4' } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(['shard/retail.candidates.jsonl', 'shard.done'].map((f) => readFileSync(join(dir, f), 'utf8'))).toEqual(before);
+  }, 120_000);
 
   it('refuses a pattern with a shard missing, a shard without its marker, and a pattern matching nothing, each in one line naming it', () => {
     const out = join(tmp.dir, 'refused');
