@@ -37,6 +37,11 @@ export default defineConfig({
       profile: 'edge',
     },
   },
+  // Corpora for `equisql generate --corpus NAME`: databases generated in one run, each with
+  // its db_id (entries: datasets above, built-in domains, .json models, folders of them).
+  corpora: {
+    built_in: ['social_media', 'retail'],
+  },
   // The LLM question writer (`equisql questions --writer llm`): the model it asks unless
   // --llm-model names another, and prices in dollars per million tokens as the providers
   // list them (check them before trusting a cost). The endpoint is OPENAI_BASE_URL unless

@@ -17,6 +17,8 @@ import { lockDir } from '../assemble/dir-lock.ts';
 import { DIFFICULTIES, type Difficulty } from '../generate/group-record.ts';
 import { readSuiteFile } from '../generate/suite-file.ts';
 import { exportSettings } from '../export/export-settings.ts';
+import type { ShardSpec } from '../generate/shard-run.ts';
+import { shardFromEnvironment } from '../generate/shard-engine.ts';
 import { checkResume, writeRunSettings } from '../generate/run-settings.ts';
 import { seedFromText } from '../assemble/build-manifest.ts';
 import { displayFor } from './progress-bar.ts';
@@ -43,6 +45,14 @@ function checkMix(mix: Readonly<Partial<Record<Difficulty, number>>>, where: str
   return out;
 }
 
+/** `auto` or `auto/N`: the shard an array job's variables name (N: the count where the engine gives none). */
+function autoShard(text: string, env: Readonly<Record<string, string | undefined>>): ShardSpec {
+  const m = /^auto(?:\/(\d+))?$/u.exec(text);
+  if (!m || (m[1] !== undefined && !(Number(m[1]) >= 1))) throw new ConfigError(`generate: --shard expects i/N, auto or auto/N (N ≥ 1), got "${text}"`);
+  const { index, count } = shardFromEnvironment(env, m[1] !== undefined ? Number(m[1]) : undefined);
+  return { index, count };
+}
+
 const GRAMMARS = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'grammars');
 
 const FLAGS = {
@@ -63,7 +73,7 @@ const FLAGS = {
   out: { type: 'string', value: 'DIR', required: true, help: 'where the run goes' },
   ...EXPORT_FLAGS,
   resume: { type: 'boolean', help: 'continue a run cut short where its files end, to the bytes of an uninterrupted run (refused for a DIR generated with other settings)' },
-  shard: { type: 'string', value: 'i/N', help: 'run shard i of N (candidates c with c mod N = i−1) into its own DIR, stopping before the questions; equisql merge joins the shards' },
+  shard: { type: 'string', value: 'i/N|auto|auto/N', help: 'run shard i of N (candidates c with c mod N = i−1) into its own DIR, stopping before the questions; equisql merge joins the shards. auto: i (and N) from an array job\'s variables (docs/scale-out.md)' },
   'shard-margin': { type: 'string', value: 'M', help: 'extra share of groups a shard collects so the merge finds every candidate it needs (default 0.25; with --shard)' },
 } as const satisfies FlagTable;
 
@@ -130,7 +140,7 @@ export const command: Command = {
     // Names are checked before anything is loaded, built or opened: a typo costs no build.
     selectVariants(indexDomain(dataset.domain), variants, seed);
     const target = resolveTarget(flags.db ?? io.env['DATABASE_URL'], join(out, 'pglite'));
-    const shard = flags.shard !== undefined ? (await import('../generate/shard-run.ts')).parseShard(flags.shard) : undefined;
+    const shard = flags.shard === undefined ? undefined : /^auto(\/|$)/u.test(flags.shard.trim()) ? autoShard(flags.shard.trim(), io.env) : (await import('../generate/shard-run.ts')).parseShard(flags.shard);
     const shardText = shard ? `${shard.index}/${shard.count}` : undefined;
     const margin = flags['shard-margin'] === undefined ? 0.25 : Number(flags['shard-margin']);
     if (!(margin >= 0 && margin <= 100)) throw new ConfigError(`generate: --shard-margin must be a number from 0 to 100, got "${flags['shard-margin']}"`);

@@ -5,7 +5,7 @@ import { parseTable, type FlagTable } from './flag-table.ts';
 import { EXPORT_FLAGS } from './export-flags.ts';
 import { lockDir } from '../assemble/dir-lock.ts';
 import { exportSettings } from '../export/export-settings.ts';
-import { checkMergeDirs, mergeShards } from '../export/merge-shards.ts';
+import { checkMergeDirs, expandShardDirs, mergeShards } from '../export/merge-shards.ts';
 import { displayFor } from './progress-bar.ts';
 
 const FLAGS = {
@@ -17,22 +17,24 @@ const DETAILS = `Joins the directories of N shard runs (equisql generate … --s
 settings and seed, every i from 1 to N once) into DIR: the build, groups/, rejections.jsonl,
 questions/, data/, finetune/, README.md and manifest.json one unsharded generate with those
 settings writes, byte for byte; only the manifest's "timings" differ (they add up the shards'
-groups stages). Refused with one line: shards of other settings or seeds, a missing or
-twice-given shard, an unfinished shard, a shard that stopped before a candidate the merged
+groups stages). A quoted pattern ('out/retail-*') names every folder it matches. Refused
+with one line: shards of other settings or seeds, a missing or twice-given shard, an
+unfinished shard or one without its completion marker (shard.done), a shard that stopped before a candidate the merged
 run needs (continue it with --resume and a larger --shard-margin).`;
 
 export const command: Command = {
   name: 'merge',
   summary: 'join shard runs (generate --shard i/N) into the output of one unsharded run',
   flags: FLAGS,
-  operands: 'DIR_1 … DIR_N',
+  operands: 'DIR_1 … DIR_N | \'DIR_*\'',
   details: DETAILS,
   async run(args, io) {
     const { values: flags, positionals } = parseTable('merge', args, FLAGS, { positionals: true });
     const cwd = process.cwd();
     const out = resolve(cwd, required('merge', 'out', flags.out));
     const settings = exportSettings('merge', flags);
-    const shards = positionals.map((d) => resolve(cwd, d));
+    // Folders, or patterns of them (out/shard-*) as a script or an engine passes them quoted.
+    const shards = expandShardDirs(positionals, cwd);
     checkMergeDirs(out, shards);
     // Each shard is read while no generate may be writing it.
     const locks: (() => void)[] = [];

@@ -52,6 +52,12 @@ export const CARD_DEFAULTS = {
 
 export interface EquisqlConfig {
   readonly datasets: Readonly<Record<string, DatasetDefinition>>;
+  /**
+   * Corpora (`equisql generate --corpus NAME`): lists of databases, each a dataset of this
+   * config, a built-in domain, a .json model, a folder of them, or a database to import
+   * (generator/config/corpus.ts). Paths are relative to the config.
+   */
+  readonly corpora?: Readonly<Record<string, readonly string[]>>;
   /** The LLM question writer's model, endpoint and per-model prices (see llm-config.ts). */
   readonly llm?: LlmConfig;
 }

@@ -94,7 +94,8 @@ export async function loadConfig(file: string | undefined, cwd: string): Promise
   if (candidate === PROJECT_CONFIG) return { config: shipped, path: candidate };
   const user = await importConfig(candidate, false);
   const llm = mergeLlmConfig(shipped.llm, user.llm);
-  return { config: { ...user, datasets: { ...shipped.datasets, ...user.datasets }, ...(llm ? { llm } : {}) }, path: candidate };
+  const corpora = shipped.corpora || user.corpora ? { corpora: { ...shipped.corpora, ...user.corpora } } : {};
+  return { config: { ...user, datasets: { ...shipped.datasets, ...user.datasets }, ...corpora, ...(llm ? { llm } : {}) }, path: candidate };
 }
 
 /** A dataset resolved to its validated domain. */

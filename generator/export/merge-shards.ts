@@ -11,7 +11,7 @@
  * crashed merge leaves no half directory and a rerun starts clean.
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { checkOutputDir } from '../common/make-directory.ts';
 import { ConfigError, FileSystemError } from '../common/errors.ts';
 import { describeFileSystemError, isFileSystemError } from '../common/input-file.ts';
@@ -21,7 +21,7 @@ import { DIFFICULTIES, type Difficulty, type GroupRecord } from '../generate/gro
 import { countRejections, groupsPath, rejectionsPath } from '../generate/groups-file.ts';
 import { checkSeal } from '../common/file-seal.ts';
 import { writeManifest } from '../generate/generate-groups.ts';
-import { candidatesFile, candidatesPath, readCandidates, readShardState, type CandidateOutcome, type ShardState } from '../generate/shard-run.ts';
+import { candidatesFile, candidatesPath, readCandidates, readShardDone, readShardState, type CandidateOutcome, type ShardDone, type ShardState } from '../generate/shard-run.ts';
 import { replayShards } from '../generate/shard-replay.ts';
 import { writeRunSettings } from '../generate/run-settings.ts';
 import { writeQuestionsAfterGroups } from '../questions/questions-stage.ts';
@@ -51,7 +51,72 @@ export interface MergeReport {
  * database, if it used one), which the merged directory keeps so that verify and the LLM
  * writer find the database there as in an unsharded run's directory.
  */
-const NOT_COPIED = new Set(['shard', 'shard.json']);
+const NOT_COPIED = new Set(['shard', 'shard.json', 'shard.done']);
+
+const GLOB = /[*?[]/u;
+
+/** One path segment's pattern (`*`, `?`, `[…]`) as a regular expression. */
+function segmentPattern(segment: string): RegExp {
+  let source = '';
+  for (let i = 0; i < segment.length; i++) {
+    const ch = segment[i] as string;
+    if (ch === '*') source += '[^/]*';
+    else if (ch === '?') source += '[^/]';
+    else if (ch === '[') {
+      const end = segment.indexOf(']', i + 2);
+      if (end < 0) source += '\\[';
+      else {
+        const body = segment.slice(i + 1, end);
+        const negate = body.startsWith('!') || body.startsWith('^');
+        source += `[${negate ? '^' : ''}${(negate ? body.slice(1) : body).replace(/[\\\]^[]/gu, '\\$&')}]`;
+        i = end;
+      }
+    } else source += ch.replace(/[.+^${}()|\\\]]/gu, '\\$&');
+  }
+  return new RegExp(`^${source}$`, 'u');
+}
+
+/**
+ * The shard folders `merge` names: each operand a folder, or a pattern (`out/shard-*`,
+ * `out/retail-[0-9]`) matched against folders here, as a shell would, for engines and
+ * scripts that pass it quoted. Names starting with a dot match only a pattern starting with
+ * one. A pattern matching no folder is refused in one line naming it; the result is sorted
+ * within each pattern, and a folder named twice stays twice (the merge refuses it as given twice).
+ *
+ * @example
+ * expandShardDirs(['out/retail-*'], process.cwd()); // ['/…/out/retail-0', '/…/out/retail-1', …]
+ */
+export function expandShardDirs(operands: readonly string[], cwd: string): string[] {
+  const out: string[] = [];
+  for (const operand of operands) {
+    if (!GLOB.test(operand)) {
+      out.push(resolve(cwd, operand));
+      continue;
+    }
+    const absolute = isAbsolute(operand) ? operand : join(cwd, operand);
+    const segments = absolute.split(sep).filter((s, i) => s !== '' || i === 0);
+    let paths = [segments[0] === '' ? sep : (segments[0] as string)];
+    for (const segment of segments.slice(1)) {
+      if (!GLOB.test(segment)) {
+        paths = paths.map((p) => join(p, segment));
+        continue;
+      }
+      const pattern = segmentPattern(segment);
+      paths = paths.flatMap((p) => {
+        const stat = statSync(p, { throwIfNoEntry: false });
+        if (!stat?.isDirectory()) return [];
+        return readdirSync(p)
+          .filter((name) => pattern.test(name) && (!name.startsWith('.') || segment.startsWith('.')))
+          .sort()
+          .map((name) => join(p, name));
+      });
+    }
+    const dirs = paths.filter((p) => statSync(p, { throwIfNoEntry: false })?.isDirectory());
+    if (dirs.length === 0) throw new ConfigError(`merge: ${operand} matches no directory`);
+    out.push(...dirs);
+  }
+  return out;
+}
 
 /** The first top-level key whose values differ, for a one-line message. */
 function firstDifference(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): string | undefined {
@@ -86,7 +151,7 @@ export function checkMergeDirs(out: string, shards: readonly string[]): void {
 }
 
 /** The shard states, checked to be one complete run of the same settings split N ways. */
-function checkShards(dirs: readonly string[]): { dir: string; state: ShardState }[] {
+function checkShards(dirs: readonly string[]): { dir: string; state: ShardState & { readonly seals: ShardDone['seals'] } }[] {
   if (dirs.length === 0) throw new ConfigError('merge: name the shard directories (equisql merge --out DIR DIR_1 … DIR_N)');
   const shards = dirs.map((dir) => {
     if (!existsSync(dir)) throw new ConfigError(`merge: ${dir}: no such directory`);
@@ -108,12 +173,17 @@ function checkShards(dirs: readonly string[]): { dir: string; state: ShardState 
       throw new ConfigError(`merge: ${dir} checked other databases than ${first.dir} (instances or variants differ)`);
     }
     if (!state.complete) throw new ConfigError(`merge: shard ${state.shard.index}/${count} in ${dir} is unfinished: rerun its generate command with --resume`);
+    const done = readShardDone(dir);
+    if (!done) throw new ConfigError(`merge: shard ${state.shard.index}/${count} in ${dir} is incomplete: no completion marker shard.done (its task did not finish: rerun its generate command with --resume)`);
+    if (done.dataset !== state.dataset || done.shard.index !== state.shard.index || done.shard.count !== state.shard.count || stableStringify(done.seals) !== stableStringify(state.seals ?? {})) {
+      throw new ConfigError(`merge: ${join(dir, 'shard.done')} does not match ${join(dir, 'shard.json')} (another shard's marker, or one of them changed after the shard wrote it): run shard ${state.shard.index}/${count} again into a new --out`);
+    }
     const build = (d: string): string => (existsSync(join(d, 'build.json')) ? readFileSync(join(d, 'build.json'), 'utf8') : '');
     if (build(dir) !== build(first.dir)) throw new ConfigError(`merge: ${join(dir, 'build.json')} differs from ${join(first.dir, 'build.json')} (shards of one run have the same build)`);
   }
   const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !seen.has(i));
   if (missing.length > 0) throw new ConfigError(`merge: shard ${missing.map((i) => `${i}/${count}`).join(', ')} missing (given: ${[...seen.keys()].sort((a, b) => a - b).map((i) => `${i}/${count}`).join(', ')})`);
-  return shards.sort((a, b) => a.state.shard.index - b.state.shard.index);
+  return shards.sort((a, b) => a.state.shard.index - b.state.shard.index) as { dir: string; state: ShardState & { readonly seals: ShardDone['seals'] } }[];
 }
 
 /**

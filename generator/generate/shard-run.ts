@@ -19,7 +19,7 @@
  * is full is only known over all shards. If the merge needs a candidate a shard did not
  * reach, it says which shard to continue with `--resume` and a larger margin.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRng } from '../common/rng.ts';
 import { ConfigError } from '../common/errors.ts';
@@ -165,6 +165,40 @@ export function readShardState(out: string): ShardState | undefined {
   }
 }
 
+/**
+ * `DIR/shard.done`: the completion marker a shard writes last, once its candidates file is
+ * closed and sealed: which shard of which run, and the seal. An array job's tasks are done
+ * when every folder holds one; `merge` refuses a folder without it as incomplete.
+ */
+export interface ShardDone {
+  readonly stage: 'groups-shard-done';
+  readonly dataset: string;
+  readonly shard: ShardSpec;
+  readonly seals: Seals;
+}
+
+/** `DIR/shard.done` */
+export function shardDonePath(out: string): string {
+  return join(out, 'shard.done');
+}
+
+/** The completion marker a shard left in `out`, if any; a one-line ConfigError when it is not one. */
+export function readShardDone(out: string): ShardDone | undefined {
+  const path = shardDonePath(out);
+  if (!existsSync(path)) return undefined;
+  refuseNonFile(path);
+  let value: Partial<ShardDone> | null;
+  try {
+    value = JSON.parse(readFileSync(path, 'utf8')) as Partial<ShardDone> | null;
+  } catch (error) {
+    throw new ConfigError(`${path}: not JSON: ${(error as Error).message}`);
+  }
+  if (value === null || typeof value !== 'object' || value.stage !== 'groups-shard-done' || typeof value.dataset !== 'string' || typeof value.shard?.index !== 'number' || typeof value.shard?.count !== 'number' || typeof value.seals !== 'object' || value.seals === null) {
+    throw new ConfigError(`${path}: not a shard's completion marker ({stage: "groups-shard-done", dataset, shard, seals})`);
+  }
+  return value as ShardDone;
+}
+
 function writeShardState(out: string, state: ShardState): void {
   writeFileAtomic(shardStatePath(out), `${JSON.stringify(JSON.parse(stableStringify(state)), null, 2)}\n`);
 }
@@ -257,6 +291,8 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
   });
   const last = done.length > 0 ? (done[done.length - 1] as CandidateOutcome).candidate : shard.index - 1 - shard.count;
   let decided = done.length;
+  // A shard being continued is not complete until it writes its marker again.
+  rmSync(shardDonePath(options.out), { force: true });
   writeShardState(options.out, state(false, decided));
   for (let candidate = last + shard.count; (stopAt === undefined || candidate < stopAt) && candidate < maxCandidates; candidate += shard.count) {
     const entry = options.suite?.[candidate];
@@ -317,6 +353,10 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
     const total = Math.ceil((stopAt ?? maxCandidates) / shard.count);
     options.tick?.({ stage: 'shard', done: Math.min(decided, total), total, unit: 'candidates' });
   }
-  writeShardState(options.out, state(true, decided));
+  const closed = state(true, decided);
+  writeShardState(options.out, closed);
+  // Written last: a folder with the marker holds a whole shard.
+  const marker: ShardDone = { stage: 'groups-shard-done', dataset: options.dataset, shard: { index: shard.index, count: shard.count }, seals: closed.seals as Seals };
+  writeFileAtomic(shardDonePath(options.out), `${JSON.stringify(JSON.parse(stableStringify(marker)), null, 2)}\n`);
   return { candidates: decided, verified, complete: true };
 }

@@ -159,7 +159,11 @@ describe('equisql merge', () => {
     writeFileSync(path, `${readFileSync(path, 'utf8').split('\n')[0]}\n`);
     await refused([s1, other], /candidates\.jsonl differs from its seal in .*shard\.json \(1 line, .*\(run shard 2\/2 again into a new --out\)$/u);
     // A shard that stopped before a candidate the merged run needs (its file as it closed it).
-    writeFileSync(join(other, 'shard.json'), JSON.stringify({ ...state, seals: { 'shard/social_media.candidates.jsonl': sealFile(path) } }));
+    const resealed = { 'shard/social_media.candidates.jsonl': sealFile(path) };
+    writeFileSync(join(other, 'shard.json'), JSON.stringify({ ...state, seals: resealed }));
+    // Its marker still seals the file as the shard closed it.
+    await refused([s1, other], /other-seed\/shard\.done does not match .*other-seed\/shard\.json .*: run shard 2\/2 again into a new --out$/u);
+    writeFileSync(join(other, 'shard.done'), JSON.stringify({ ...JSON.parse(readFileSync(join(other, 'shard.done'), 'utf8')), seals: resealed }));
     await refused([s1, other], /the run needs candidate 3, but shard 2\/2 .* stopped after candidate 1: continue shard 2 with its generate command plus --resume and a larger --shard-margin/u);
     // Through the CLI: exit status 2 and one line, and the directory it would merge into untouched.
     const cli = runCli(['merge', '--out', unsharded, s1, s2], { env });

@@ -61,10 +61,11 @@ describe('finding 19: advice that fits, and a file where a directory is expected
     const missing = merge(dir, shards[1] as string);
     expectRefused(missing, /candidates\.jsonl differs from its seal .*\(run shard 1\/2 again into a new --out\)$/u);
     expect(missing.stderr).not.toMatch(/shard-margin/u);
-    // Without the seal (a shard.json edited too), the lines out of the shard's order are named.
+    // Without the seal (a shard.json and its marker edited too), the lines out of the shard's order are named.
     const state = JSON.parse(readFileSync(join(dir, 'shard.json'), 'utf8'));
     delete state.seals;
     writeFileSync(join(dir, 'shard.json'), JSON.stringify(state));
+    writeFileSync(join(dir, 'shard.done'), JSON.stringify({ ...JSON.parse(readFileSync(join(dir, 'shard.done'), 'utf8')), seals: {} }));
     expectRefused(merge(dir, shards[1] as string), /^equisql merge: .*candidates\.jsonl:2: candidate 4 where shard 1\/2's candidate 2 belongs \(a line deleted, moved or copied after the shard wrote it\): run the shard again into a new --out$/u);
     writeFileSync(join(dir, CANDIDATES), [ls[1], ls[0], ...ls.slice(2)].join(''));
     const swapped = merge(dir, shards[1] as string);
