@@ -33,7 +33,11 @@ export interface DifferingReading {
  */
 export async function differingReadings(query: Query, groupId: string, verified: Pick<VerifiedGroup, 'main' | 'edge'>, ctx: CheckContext): Promise<DifferingReading[]> {
   const written = writeNaturalQuestion(ctx.index, query, 0, groupId);
-  const readings = otherReadings(ctx.index, query, new Set([...written.covered, ...written.stated]));
+  return answeringOtherwise(otherReadings(ctx.index, query, new Set([...written.covered, ...written.stated])), verified, ctx);
+}
+
+/** The readings among `readings` whose answer on the reference variant differs from the gold's on the main or edge instance. */
+export async function answeringOtherwise(readings: readonly Reading[], verified: Pick<VerifiedGroup, 'main' | 'edge'>, ctx: CheckContext): Promise<DifferingReading[]> {
   if (readings.length === 0) return [];
   const reference = ctx.variants.find((v) => v.name === ctx.reference) ?? (ctx.variants[0] as CheckVariant);
   const out: DifferingReading[] = [];
