@@ -16,6 +16,10 @@ import type { GroupRecord } from '../../generator/generate/group-record.ts';
 import { parseGrammar } from '../../generator/grammar/pcfg.ts';
 import { readFileSync } from 'node:fs';
 import { tempDir } from '../helpers/build-fixtures.ts';
+import { writeTemplateQuestions } from '../../generator/questions/template-writer.ts';
+import { quotedNotInSql } from '../../generator/questions/quoted-labels.ts';
+
+const STYLES = ['natural', 'precise', 'imperative', 'conversational', 'concise', 'implicit'] as const;
 
 // Each reading a natural question could leave open gets a hand-made query whose other reading
 // answers otherwise on the real instances (PGlite): with the writer's words taken away it is
@@ -125,6 +129,9 @@ describe('generated groups have one reading', () => {
           const verified = await verifyGroup(g.query, gctx);
           expect(verified.main.result_hash).toBe(main.result_hash);
           expect((await differingReadings(g.query, g.group_id, verified, gctx)).map((x) => `${x.reading.choice}: ${x.reading.detail}`)).toEqual([]);
+          // Every quoted value of every style's question and evidence is in the group's SQL, verbatim.
+          const sqls = Object.values(g.variants).map((v) => v.sql);
+          for (const w of writeTemplateQuestions(ix, g.query, STYLES.map((style) => ({ style, paraphrase: 0 })), g.group_id)) expect(quotedNotInSql(w.question, w.evidence, sqls), w.question).toEqual([]);
         }
       } finally {
         await gdb.close();
