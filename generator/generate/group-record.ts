@@ -90,6 +90,10 @@ export const REJECTION_REASONS = [
   'zero-count',
   /** A WHERE clause that keeps every row of the unfiltered query. */
   'filter-keeps-everything',
+  /** A WHERE clause that keeps at least 99% of 100 or more rows (or of a count of 100 or more). */
+  'filter-keeps-almost-everything',
+  /** A one-row answer that is a literal of the query itself: its filter's value, or a threshold plus one. */
+  'echoes-literal',
   /** An aggregate with the same value in every group. */
   'constant-aggregate',
   /** A LIMIT that cuts between rows tied on the ORDER BY keys. */
