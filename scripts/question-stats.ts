@@ -2,7 +2,8 @@
  * How the natural questions compare with real users' questions: length in characters and
  * words (median, 90th percentile), the share over 200 characters, and every machine phrase
  * (the reviewers' list, generator/questions/natural/machine-phrases.ts) found in question
- * text, evidence excluded. Natural questions are written afresh from the groups of a
+ * text, evidence excluded; per style, the share of quoted values found verbatim in the
+ * group's SQL; the ambiguity rejections of the run by choice. Natural questions are written afresh from the groups of a
  * generated directory per domain (paraphrases 0–2), beside Spider train's and BIRD
  * mini-dev's questions (read from ../shared/corpora/).
  *
@@ -20,6 +21,9 @@ import { createRng } from '../generator/common/rng.ts';
 import { writeNaturalQuestion } from '../generator/questions/natural/natural-writer.ts';
 import { MACHINE_PHRASES } from '../generator/questions/natural/machine-phrases.ts';
 import type { GroupRecord } from '../generator/generate/group-record.ts';
+import { writeTemplateQuestions } from '../generator/questions/template-writer.ts';
+import { quotedNotInSql, quotedValues } from '../generator/questions/quoted-labels.ts';
+import { READING_CHOICES } from '../generator/questions/readings.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CORPORA = resolve(ROOT, '..', 'shared', 'corpora');
@@ -59,6 +63,12 @@ function corpus(path: string): string[] {
 }
 
 const rows: { label: string; texts: string[] }[] = [];
+// Per style: quoted values and how many the group's SQL holds verbatim; the precise style's lengths.
+const STYLES = ['natural', 'precise', 'imperative', 'conversational', 'concise', 'implicit'] as const;
+const quoted = new Map<string, { all: number; found: number; example?: string }>(STYLES.map((st) => [st, { all: 0, found: 0 }]));
+const precise: string[] = [];
+const ambiguous = new Map<string, number>(READING_CHOICES.map((c) => [c, 0]));
+let candidates = 0;
 const natural: { question: string; evidence: string }[] = [];
 for (const dir of sources) {
   const { dataset, groups, er } = groupsOf(dir);
@@ -72,8 +82,30 @@ for (const dir of sources) {
     }
   }
   rows.push({ label: `natural, ${dataset} (${groups.length} groups × 3)`, texts });
+  for (const g of groups) {
+    const sqls = Object.values(g.variants).map((v) => v.sql);
+    const written = writeTemplateQuestions(index, g.query, STYLES.map((style) => ({ style, paraphrase: 0 })), g.group_id);
+    written.forEach((w, i) => {
+      const q = quoted.get(STYLES[i] as string)!;
+      const missing = quotedNotInSql(w.question, w.evidence, sqls);
+      q.all += quotedValues(w.question).length + quotedValues(w.evidence).length;
+      q.found += quotedValues(w.question).length + quotedValues(w.evidence).length - missing.length;
+      if (missing.length > 0) q.example ??= `"${missing[0]}" in: ${w.question}`;
+      if (STYLES[i] === 'precise') precise.push(w.question);
+    });
+  }
+  const rejections = join(dir, 'rejections.jsonl');
+  if (existsSync(rejections)) {
+    for (const line of readFileSync(rejections, 'utf8').split('\n')) {
+      const m = /"reason":"ambiguous:([a-z-]+)"/u.exec(line);
+      if (m) ambiguous.set(m[1] as string, (ambiguous.get(m[1] as string) ?? 0) + 1);
+    }
+  }
+  const manifest = join(dir, 'manifest.json');
+  if (existsSync(manifest)) candidates += Number(/"candidates":\s*(\d+)/u.exec(readFileSync(manifest, 'utf8'))?.[1] ?? 0);
 }
 rows.push({ label: `natural, all`, texts: rows.flatMap((r) => r.texts) });
+rows.push({ label: `precise, all (paraphrase 0)`, texts: precise });
 const bird = corpus(join(CORPORA, 'bird_minidev', 'minidev_postgresql.jsonl'));
 const spider = corpus(join(CORPORA, 'spider', 'spider_train.jsonl'));
 rows.push({ label: 'BIRD mini-dev', texts: bird }, { label: 'Spider train', texts: spider });
@@ -96,6 +128,10 @@ const b = stats(bird);
 out.push('', `natural median / BIRD median: ${(all.cMed / b.cMed).toFixed(2)} (target ≤ 1.3); natural p90 / BIRD p90: ${(all.cP90 / b.cP90).toFixed(2)} (target ≤ 2)`);
 out.push(hits.size === 0 ? 'machine phrases in natural questions: none' : `machine phrases in natural questions:`);
 for (const [re, ts] of hits) out.push(`  ${re}: ${ts.length}, e.g. ${ts[0]}`);
+out.push('', '| style | quoted values | found verbatim in the SQL |', '|---|---:|---:|');
+for (const [style, q] of quoted) out.push(`| ${style} | ${q.all} | ${q.all === 0 ? '–' : `${(100 * q.found / q.all).toFixed(1)}%`} |`);
+for (const [style, q] of quoted) if (q.example) out.push(`  ${style}, not in the SQL: ${q.example}`);
+out.push('', `ambiguity rejections by choice (the natural question's other readings, run; ${candidates} candidates): ${[...ambiguous].map(([c, n]) => `${c} ${n}${candidates > 0 ? ` (${(100 * n / candidates).toFixed(2)}%)` : ''}`).join(', ')}`);
 if (show > 0) {
   const rng = createRng('question-stats/show');
   const mine = rng.sample(natural, show).map((w) => ({ text: w.question, evidence: w.evidence, source: 'equisql' }));

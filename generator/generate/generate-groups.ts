@@ -31,6 +31,7 @@ import { CandidateRejected, DIFFICULTIES, quotaDetail, reject, serializeGroup, t
 import { buildSchemaGraph } from './schema-graph.ts';
 import { readSkeleton, type QueryShape } from './skeleton-shape.ts';
 import { rejectMeaningless } from './meaning-gate.ts';
+import { rejectAmbiguous } from './readings-check.ts';
 import { fillQuery, type Probe } from './fill/fill-query.ts';
 import { verifyGroup, type CheckVariant, type VerifiedGroup } from './group-checks.ts';
 import { constructCounts, spiderHardness } from './difficulty.ts';
@@ -304,6 +305,8 @@ async function decideCandidate(options: GenerateOptions, sources: CandidateSourc
           if (seen.quotaFull(d)) reject('difficulty-quota', quotaDetail(d, seen.quota(d), options.groups));
         }
         const verified = await verifyGroup(query, ctx);
+        // A question a reader could take another way, with another answer, is not emitted (a user's suite is theirs).
+        if (!entry) await rejectAmbiguous(query, id, verified, ctx);
         const labels = labelGroup(verified.answers, reference, options.variants.map((v) => v.name));
         const key = structureKey(verified.answers[labels.reference]?.sql ?? '');
         if (seen.hasKey(key)) reject('duplicate', 'same structure and literals as an earlier group');

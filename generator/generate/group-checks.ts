@@ -163,6 +163,10 @@ export function checkAnswer(query: Query, result: NormalizedResult): void {
   if (rows.length === 0) reject('empty-answer', 'no rows on the main instance');
   if (rows.length === 1 && (rows[0] as readonly (string | null)[]).every((v) => v === null)) reject('null-answer', 'one row of NULLs');
   if (query.kind !== 'select') return;
+  if (rows.length === 1) {
+    const echo = echoedLiteral(query, rows[0] as readonly (string | null)[]);
+    if (echo !== undefined) reject('echoes-literal', `the answer ${echo} is a value the question itself gives`);
+  }
   const filters = query.where !== undefined || query.having !== undefined || (query.joins?.length ?? 0) > 0;
   if (rows.length === 1 && filters) {
     const row = rows[0] as readonly (string | null)[];
@@ -225,9 +229,46 @@ function filterCheck(query: Query, result: NormalizedResult, reference: CheckVar
   return [{
     query: { pgSchema: reference.pgSchemas.main, sql: compileSql(ctx.index, reference.schema, rest) },
     judge: (r) => {
-      if (normalizeResult(r as TextResult, isOrdered(query)).hash === result.hash) reject('filter-keeps-everything', 'the answer is the same without the WHERE clause');
+      const all = normalizeResult(r as TextResult, isOrdered(query));
+      if (all.hash === result.hash) reject('filter-keeps-everything', 'the answer is the same without the WHERE clause');
+      // "products not in any order" keeping 1,598 of 1,600: a filter that asks nothing of the data.
+      const kept = keptShare(query, result, all);
+      if (kept) reject('filter-keeps-almost-everything', `the WHERE clause keeps ${kept.kept} of ${kept.of}`);
     },
   }];
+}
+
+/**
+ * How much of the unfiltered answer a filter keeps, when that is at least 99% of at least 100
+ * rows (a list), or of a count of at least 100 (one count): a filter that hardly filters.
+ */
+function keptShare(query: SelectQuery, filtered: NormalizedResult, all: NormalizedResult): { kept: number; of: number } | undefined {
+  const plainList = query.groupBy === undefined && query.limit === undefined && !query.select.some((o) => isAggregate(o.expr));
+  const oneCount = query.select.length === 1 && query.groupBy === undefined && query.select[0]?.expr.kind === 'aggregate' && query.select[0].expr.fn === 'count';
+  const [kept, of] = plainList ? [filtered.rows.length, all.rows.length] : oneCount ? [Number(filtered.rows[0]?.[0]), Number(all.rows[0]?.[0])] : [NaN, NaN];
+  return of >= 100 && kept < of && kept >= 0.99 * of ? { kept, of } : undefined;
+}
+
+/**
+ * A one-row answer that gives back a literal of the question itself: the value its filter
+ * fixes, or the threshold plus one ("the youngest age over 30" is 31) is no finding.
+ */
+function echoedLiteral(query: SelectQuery, row: readonly (string | null)[]): string | undefined {
+  const literals: string[] = [];
+  const collect = (p: Predicate | undefined): void => {
+    if (!p) return;
+    if (p.kind === 'and' || p.kind === 'or') p.args.forEach(collect);
+    if (p.kind === 'in' && !p.negated) for (const v of p.values) literals.push(String(v));
+    if (p.kind === 'compare' && p.right.kind === 'literal' && p.right.value !== null) {
+      const v = p.right.value;
+      if (p.op === '=') literals.push(String(v));
+      if (typeof v === 'number' && Number.isInteger(v) && (p.op === '>' || p.op === '<')) literals.push(String(p.op === '>' ? v + 1 : v - 1));
+      if (typeof v === 'number' && (p.op === '>=' || p.op === '<=')) literals.push(String(v));
+    }
+  };
+  collect(query.where);
+  collect(query.having);
+  return row.find((cell) => cell !== null && literals.some((l) => l === cell || (Number.isFinite(Number(l)) && Number(l) === Number(cell)))) ?? undefined;
 }
 
 /** Alias → entity for the top level of a select (the aliases an ORDER BY can name). */

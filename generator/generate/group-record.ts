@@ -10,6 +10,7 @@ import { ConfigError } from '../common/errors.ts';
 import type { Query } from '../query/conceptual-query.ts';
 import { READABILITY_CHECKS, type ReadabilityCheck } from '../compile/readability.ts';
 import { MEANING_RULES, type MeaningRule } from '../meaning/meaning-rules.ts';
+import { READING_CHOICES, type ReadingChoice } from '../questions/readings.ts';
 
 export type Difficulty = 'easy' | 'medium' | 'hard' | 'extra';
 export const DIFFICULTIES: readonly Difficulty[] = ['easy', 'medium', 'hard', 'extra'];
@@ -89,6 +90,10 @@ export const REJECTION_REASONS = [
   'zero-count',
   /** A WHERE clause that keeps every row of the unfiltered query. */
   'filter-keeps-everything',
+  /** A WHERE clause that keeps at least 99% of 100 or more rows (or of a count of 100 or more). */
+  'filter-keeps-almost-everything',
+  /** A one-row answer that is a literal of the query itself: its filter's value, or a threshold plus one. */
+  'echoes-literal',
   /** An aggregate with the same value in every group. */
   'constant-aggregate',
   /** A LIMIT that cuts between rows tied on the ORDER BY keys. */
@@ -112,9 +117,11 @@ export const REJECTION_REASONS = [
    * check. The compile rules exist so that this never happens: a count here is a bug.
    */
   ...READABILITY_CHECKS.map((c) => `unreadable-sql:${c}` as const),
+  /** The natural question has another reading, the choice named, whose answer differs (questions/readings.ts). */
+  ...READING_CHOICES.map((c) => `ambiguous:${c}` as const),
 ] as const;
 
-export type RejectionReason = (typeof REJECTION_REASONS)[number] | `not-meaningful:${MeaningRule}` | `no-meaningful-slot:${MeaningRule}` | `unreadable-sql:${ReadabilityCheck}`;
+export type RejectionReason = (typeof REJECTION_REASONS)[number] | `not-meaningful:${MeaningRule}` | `no-meaningful-slot:${MeaningRule}` | `unreadable-sql:${ReadabilityCheck}` | `ambiguous:${ReadingChoice}`;
 
 /** The detail of a `difficulty-quota` rejection (a run and the merge of its shards write the same). */
 export function quotaDetail(difficulty: Difficulty, quota: number | undefined, groups: number): string {

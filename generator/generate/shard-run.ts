@@ -30,6 +30,7 @@ import { CandidateRejected, checkShape, DIFFICULTIES, GROUP_SHAPE, serializeGrou
 import { rejectMeaningless } from './meaning-gate.ts';
 import { fillQuery } from './fill/fill-query.ts';
 import { verifyGroup } from './group-checks.ts';
+import { rejectAmbiguous } from './readings-check.ts';
 import { groupId } from './canonical-query.ts';
 import { appendLine, readRecords } from './groups-file.ts';
 import { checkSeal, refuseNonFile, sealFile, type Seals } from '../common/file-seal.ts';
@@ -320,6 +321,7 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
           // Verified whatever this shard has seen: whether it duplicates an earlier group is
           // the merge's decision, over the groups of every shard.
           const checked = await verifyGroup(query, ctx);
+          if (!entry) await rejectAmbiguous(query, id, checked, ctx);
           const labels = labelGroup(checked.answers, reference, options.variants.map((v) => v.name));
           const record = groupRecord(options, { candidate, sample, entry, query, id, verified: checked, labels });
           const outcome: AttemptOutcome = { id, ...(difficulty ? { difficulty } : {}), group: { line: serializeGroup(record), key: structureKey(checked.answers[labels.reference]?.sql ?? ''), difficulty: record.difficulty } };

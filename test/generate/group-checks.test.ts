@@ -9,6 +9,7 @@ import { createQueryRunner } from '../../generator/generate/query-runner.ts';
 import { verifyGroup, type CheckContext } from '../../generator/generate/group-checks.ts';
 import { CandidateRejected, type RejectionReason } from '../../generator/generate/group-record.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
+import { compileSql } from '../../generator/compile/compile-query.ts';
 
 // Each check of issue 8, item 3, gets a candidate built to violate it; it must be rejected
 // with that check's reason, on real databases (PGlite), main and edge-case instances.
@@ -54,6 +55,17 @@ describe('group checks', () => {
   it('reject an empty answer', async () => {
     const q = select({ from: entity('Account', 'a'), select: [out('username', attr('a', 'username'))], where: cmp(attr('a', 'username'), '=', lit('no such user')) });
     expect(await reasonOf(q)).toBe('empty-answer');
+  });
+
+  it('reject a one-row answer that gives back the question\'s own threshold', async () => {
+    // "the youngest age of viewers over the youngest age less one": the answer is the threshold plus one.
+    const youngest = select({ from: entity('ConsumerAccount', 'c'), select: [out('youngest', { kind: 'aggregate', fn: 'min', arg: attr('c', 'age') })] });
+    const ref = builds.variants.find((v) => v.name === 'full_normalized')!;
+    const age = Number((await ctx.runner.run(ref.pgSchemas.main, compileSql(index, ref.schema, youngest))).rows[0]?.[0]);
+    expect(age).toBeGreaterThan(13);
+    expect(await reasonOf({ ...youngest, where: cmp(attr('c', 'age'), '>', lit(age - 1)) })).toBe('echoes-literal');
+    // A threshold below the youngest by more than one gives an answer the question did not.
+    expect(await reasonOf({ ...youngest, where: cmp(attr('c', 'age'), '>', lit(age - 2)) })).not.toBe('echoes-literal');
   });
 
   it('reject a single row of NULLs', async () => {

@@ -18,6 +18,8 @@ export interface DescribeContext {
   readonly mentions: RequiredMention[];
   readonly covered: Set<string>;
   readonly aliases: Map<string, AliasInfo>;
+  /** The outermost outputs, as JSON: what the answer shows (labels nothing shows are not quoted). */
+  readonly shown: string;
   /** Aliases sharing a noun get ordinals ("the second channel"), in order of appearance. */
   readonly ordinal: Map<string, number>;
   readonly outputsByName: Map<string, Expr>;
@@ -72,6 +74,7 @@ export function createContext(index: ErIndex, query: Query, conventions: 'inline
     mentions: [],
     covered: new Set(),
     aliases: new Map(),
+    shown: JSON.stringify(query.kind === 'select' ? query.select : query),
     ordinal: new Map(),
     outputsByName: new Map(),
     notes: [],

@@ -116,9 +116,13 @@ const exprHandlers: Handlers<Expr, ExprCtx, string> = {
   classOf: (e, { d }) => {
     const names = e.among.map((n) => d.index.entity(n).lexicon.singular);
     mention(d, 'class-of', ['in that order'], ['empty']);
+    // The quoted labels are the ones the answer holds (the kinds' names as the model spells them), each with the kind in words.
+    const shown = d.shown.includes(JSON.stringify(e));
+    const labelled = e.among.map((x, i) => (shown ? `"${x}" for ${article(names[i] as string)}` : (names[i] as string)));
+    if (!shown) return `the first that applies of ${listing(labelled, 'or')} (in that order) that ${ref(d, e.alias)} is (empty if none)`;
     return e.among.length === 1
-      ? `"${names[0]}" when ${ref(d, e.alias)} is ${article(names[0] as string)} (empty otherwise)`
-      : `the first of ${listing(names.map((n) => `"${n}"`), 'or')} (in that order) that ${ref(d, e.alias)} is (empty if none)`;
+      ? `${labelled[0]} (empty otherwise)`.replace(/ for /u, ` when ${ref(d, e.alias)} is `)
+      : `the first that applies of ${listing(labelled, 'or')} (in that order), for ${ref(d, e.alias)} (empty if none)`;
   },
   arithmetic: (e, ctx) => {
     const l = expr(ctx.d, e.left, ctx);

@@ -74,6 +74,12 @@ export function figure(n: NaturalContext, e: Expr, subject: string | undefined, 
     const labels = e.among.map((x) => `"${x}"`);
     const text = `${ownerNoun} type`;
     const one = e.among[0] as string;
+    // Labels the answer does not show (a partition or filter by kind) would be quoted for nothing: no SQL or row holds them.
+    const shown = n.d.shown.includes(JSON.stringify(e));
+    if (!shown) {
+      n.covered.add('class-of');
+      return { text, kind: 'text' };
+    }
     state(n, e.among.length === 1
       ? `${capitalize(text)} is ${labels[0]} for ${article(entityNoun(n, one))}, empty otherwise.`
       : `${capitalize(text)} is ${listing(e.among.map((x) => `${`"${x}"`} for ${entityNoun(n, x, true)}`), 'or')}, the first that applies in this order, empty otherwise.`, 'class-of');

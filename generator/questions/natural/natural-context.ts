@@ -4,7 +4,7 @@ import type { Attribute } from '../../er-model/er-model.ts';
 import type { Join, Query, SelectQuery } from '../../query/conceptual-query.ts';
 import { createContext, type DescribeContext } from '../describe/context.ts';
 import { attribute, attributeNoun, canonical, info, noun } from '../describe/nouns.ts';
-import { isPostmodifier, pluralVerb } from '../describe/english.ts';
+import { capitalize, isPostmodifier, listing, pluralVerb } from '../describe/english.ts';
 import { sha256 } from '../../common/hash.ts';
 
 /**
@@ -16,9 +16,17 @@ import { sha256 } from '../../common/hash.ts';
 export interface NaturalContext {
   readonly d: DescribeContext;
   readonly index: ErIndex;
+  /** The query being planned, whole. */
+  readonly query: Query;
   /** Evidence sentences, in the order first said, each once. */
   readonly evidence: string[];
   readonly covered: Set<string>;
+  /**
+   * The choices the words settle, beyond the constructs covered: `path:<relationship>` once
+   * a join is said with its relationship's own verb, `subtypes:<entity>` once the evidence
+   * says which kinds a noun covers (questions/readings.ts reads them).
+   */
+  readonly stated: Set<string>;
   /** The aliases of the select being planned (not of its subqueries). */
   outer: Set<string>;
   /** The paraphrase's pick among `n` wordings of `label` (stable for a seed and paraphrase). */
@@ -30,8 +38,10 @@ export function createNaturalContext(index: ErIndex, query: Query, seed: string,
   return {
     d,
     index,
+    query,
     evidence: [],
     covered: new Set(),
+    stated: new Set(),
     outer: new Set(),
     choose: (label, n) => (parseInt(sha256(`${seed}/natural/${label}`).slice(0, 8), 16) + paraphrase) % n,
   };
@@ -163,6 +173,7 @@ export function toOne(n: NaturalContext, join: Join, fromSide: boolean): boolean
  */
 export function linkVerb(n: NaturalContext, join: Extract<Join, { kind: 'relationship' }>, fromSide: boolean, plural: boolean): string {
   const rel = n.index.relationship(join.relationship);
+  n.stated.add(`path:${join.relationship}`);
   const forward = join.direction === 'forward' === fromSide;
   const phrase = forward ? rel.lexicon.forward : rel.lexicon.reverse;
   if (isPostmodifier(phrase)) return phrase;
@@ -171,11 +182,18 @@ export function linkVerb(n: NaturalContext, join: Extract<Join, { kind: 'relatio
 
 /**
  * The subtype scope of an entity: the register's first default ("creators" are all
- * creators, streamers included), so the evidence says nothing. A query that leaves some
- * subtype out says so in its own condition ("accounts that are not streamers").
+ * creators, streamers included). Where the kind can also have objects of no more specific
+ * kind, "accounts" could be read as the plain ones only, so the evidence names the kinds it
+ * covers. A query that leaves some subtype out says so in its own condition ("accounts that
+ * are not streamers"), and then nothing more is said.
  */
 export function scopeNote(n: NaturalContext, entity: string): void {
-  if (n.index.subtree(entity).length > 1) n.covered.add('subtype-scope');
+  const kinds = n.index.children(entity);
+  if (kinds.length === 0) return;
+  n.covered.add('subtype-scope');
+  if (!n.index.canBeDirect(entity) || n.stated.has(`subtypes:${entity}`) || /"kind":"(isA|classOf)"/u.test(JSON.stringify(n.query))) return;
+  n.stated.add(`subtypes:${entity}`);
+  state(n, `${capitalize(entityNoun(n, entity, true))} include ${listing(kinds.map((k) => entityNoun(n, k.name, true)))}.`, 'subtype-stated');
 }
 
 export { canonical, info };

@@ -15,7 +15,7 @@ import { article } from '../describe/english.ts';
  * // { question: 'Which 50 creators have the most channels they own? Give their ids.',
  * //   evidence: 'Creators include streamers. Ties are broken by id.', … }
  */
-export function writeNaturalQuestion(index: ErIndex, query: Query, paraphrase: number, seed: string): { question: string; evidence: string; covered: readonly string[] } {
+export function writeNaturalQuestion(index: ErIndex, query: Query, paraphrase: number, seed: string): { question: string; evidence: string; covered: readonly string[]; stated: readonly string[] } {
   const n = createNaturalContext(index, query, seed, paraphrase);
   const text = naturalQuestion(n, query);
   // What the precise describer put in its notes while wording a rare construct belongs to the evidence too.
@@ -28,7 +28,7 @@ export function writeNaturalQuestion(index: ErIndex, query: Query, paraphrase: n
     const said = `${question} ${n.evidence.join(' ')}`.toLowerCase();
     if (![lex, words].some((l) => said.includes(l.singular.toLowerCase()) || said.includes(l.plural.toLowerCase()))) state(n, `Each row starts from ${article(words.singular)}.`, 'base');
   }
-  return { question, evidence: n.evidence.join(' '), covered: [...new Set([...n.covered, ...n.d.covered])].sort() };
+  return { question, evidence: n.evidence.join(' '), covered: [...new Set([...n.covered, ...n.d.covered])].sort(), stated: [...n.stated].sort() };
 }
 
 function tidy(s: string): string {

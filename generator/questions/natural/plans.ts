@@ -402,7 +402,10 @@ function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
         const which = q.limit === 1 ? `${adj} ${key}` : `${numberText(q.limit)} ${adj} ${keyPlural(key)}`;
         const onlyCount = figs.length === 1 && asked[0] !== undefined && isCountOf(asked[0].expr, subject, n);
         n.covered.add('limit');
-        return onlyCount ? fill(n, 'groupedFirstCount', { which, having, rows: rows.plural }) : fill(n, 'groupedFirst', { which, having, figures: nouns(figs), be: be(figs), rows: rows.plural });
+        const text = onlyCount ? fill(n, 'groupedFirstCount', { which, having, rows: rows.plural }) : fill(n, 'groupedFirst', { which, having, figures: nouns(figs), be: be(figs), rows: rows.plural });
+        // "For the earliest sign-up year, how many accounts are there?" asks for the count; a shown year is asked for too.
+        const keyShown = q.select.some((o) => keyInSelect(o.expr));
+        return keyShown && !text.startsWith('Show the ') ? `${text} Show the ${q.limit === 1 ? key : keyPlural(key)} too.` : text;
       }
       if (sortIsKey) {
         state(n, `Only the first ${q.limit === 1 ? 'group' : `${numberText(q.limit)} groups`} in that order ${q.limit === 1 ? 'is' : 'are'} listed.`, 'limit');

@@ -230,6 +230,8 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
         state(n, 'Patterns are SQL LIKE patterns (% any text, _ one character).', 'like-pattern');
       }
       if (p.caseInsensitive) state(n, 'Text matching ignores case.', 'like-case');
+      // "contains 'Valeo'" could match "VALEO" too: a match on letters says it minds case.
+      else if (/\p{L}/u.test(pat)) state(n, 'Text matching is case-sensitive.', 'like-case-sensitive');
       return { alias: canonical(n.d, a.alias), text: `whose ${m.noun} ${body}` };
     }
     case 'between': {

@@ -92,7 +92,11 @@ export function rowsAround(n: NaturalContext, q: SelectQuery, subject: string, r
         if (own.length > 0 && own.every((r) => r.text.startsWith('with '))) parts.push(listing(own.map((r) => r.text)));
         else if (!named.has(e.other) || said(e.other)) parts.push(`with their ${lex.plural}${said(e.other)}`);
         if (optional) state(n, `${capitalize(nounOf(n, alias, true))} with no ${lex.plural} are listed once, with the ${lex.singular} left empty.`, 'left-elements');
-        else n.covered.add('elements');
+        else {
+          n.covered.add('elements');
+          // "apps with their tags" could keep the untagged apps; a condition on the value cannot.
+          if (own.length === 0 && !required(e.other)) state(n, `${capitalize(nounOf(n, alias, true))} with no ${lex.plural} are left out.`, 'inner-elements');
+        }
         continue;
       }
       const entity = info(n.d, e.other).entity as string;

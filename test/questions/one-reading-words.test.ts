@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { BUILT_IN_DOMAINS } from '../../generator/domains/index.ts';
+import { indexDomain } from '../../generator/er-model/er-index.ts';
+import type { Expr } from '../../generator/query/conceptual-query.ts';
+import { asc, attr, count, entity, out, select } from '../../generator/query/query-builder.ts';
+import { writeNaturalQuestion } from '../../generator/questions/natural/natural-writer.ts';
+import { quotedNotInSql, quotedValues } from '../../generator/questions/quoted-labels.ts';
+
+const index = indexDomain(BUILT_IN_DOMAINS['social_media']!);
+const year: Expr = { kind: 'extract', field: 'year', arg: attr('a', 'created_at') };
+
+describe('output columns stated', () => {
+  it('asks for the shown year beside the count of the earliest sign-up year, in every paraphrase', () => {
+    const q = select({ from: entity('Account', 'a'), select: [out('year', year), out('accounts', count())], groupBy: [year], orderBy: [asc(year)], limit: 1 });
+    for (let p = 0; p < 3; p++) {
+      const w = writeNaturalQuestion(index, q, p, 'g');
+      // The year is asked for as an output, not only as the group the count is of.
+      expect(w.question).toMatch(/^Show the earliest sign-up year|Show the sign-up year too\.$/u);
+    }
+  });
+
+  it('asks only for the count when only the count is shown', () => {
+    const q = select({ from: entity('Account', 'a'), select: [out('accounts', count())], groupBy: [year], orderBy: [asc(year)], limit: 1 });
+    expect(writeNaturalQuestion(index, q, 0, 'g').question).not.toMatch(/too\.$/u);
+  });
+});
+
+describe('labels quoted are labels returned', () => {
+  it('finds each quoted value of question and evidence in the SQL, quotes doubled, and names the one it cannot', () => {
+    expect(quotedValues('Titled "Emma" or "Dune"')).toEqual(['Emma', 'Dune']);
+    expect(quotedNotInSql('Clips titled "O\'Brien"', 'Kind is "LiveStream".', ["SELECT 1 WHERE t = 'O''Brien' AND k = 'LiveStream'"])).toEqual([]);
+    // The precise style once quoted "live stream" where the SQL writes 'LiveStream'.
+    expect(quotedNotInSql('Rows whose kind is "live stream"', '', ["SELECT c.title FROM content AS c WHERE c.type = 'LiveStream'"])).toEqual(['live stream']);
+  });
+});
