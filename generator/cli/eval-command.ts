@@ -8,6 +8,7 @@ import { openDatabase, type Database } from '../database/database.ts';
 import { targetOf } from '../assemble/verify-dataset.ts';
 import { lockDir, refuseIfLocked } from '../assemble/dir-lock.ts';
 import { createLlmClient, type LlmClient } from '../questions/llm-client.ts';
+import { probeEndpoint } from '../questions/endpoint-probe.ts';
 import { readEvalInputs } from '../eval/eval-inputs.ts';
 import { EVAL_CONTEXTS, EVAL_PROMPTS } from '../eval/eval-prompt.ts';
 import type { EvalContext, EvalPrompt } from '../eval/eval-summary.ts';
@@ -102,6 +103,10 @@ export const command: Command = {
     const variants = flags.variants === undefined ? undefined : flags.variants.split(',').map((v) => v.trim()).filter((v) => v !== '');
     if (variants && variants.length === 0) throw new ConfigError('--variants: no variant named');
 
+    refuseIfLocked(dir);
+    const inputs = readEvalInputs(dir, flags.split ?? 'test', variants, prompt);
+    const target = targetOf(dir, inputs.manifest, flags.db ?? (inputs.manifest.database.kind === 'postgres' ? io.env['DATABASE_URL'] : undefined));
+
     let client: LlmClient | undefined;
     let source: PredictionSource;
     let price: { input: number; output: number } | undefined;
@@ -123,13 +128,12 @@ export const command: Command = {
         throw new ConfigError(`--base-url: expected an http(s) URL such as http://127.0.0.1:8000/v1, got "${baseURL.slice(0, 80)}"`);
       }
       price = llmConfig?.prices ? ownValue(llmConfig.prices, model) : undefined;
+      // The files and names are checked; the endpoint is looked at once before any request, connection or file.
+      await probeEndpoint(baseURL, '--model');
       client = createLlmClient({ baseURL, apiKey: io.env['OPENAI_API_KEY'] ?? 'unused', model, cacheDir: join(out, '.llm-cache'), rng: createRng(`eval/${model}`) });
       source = endpointSource(client, model, baseURL, budget);
     }
 
-    refuseIfLocked(dir);
-    const inputs = readEvalInputs(dir, flags.split ?? 'test', variants, prompt);
-    const target = targetOf(dir, inputs.manifest, flags.db ?? (inputs.manifest.database.kind === 'postgres' ? io.env['DATABASE_URL'] : undefined));
     const connections: Database[] = [];
     // One run at a time writes an evaluation: two would write every line twice.
     const release = lockDir(out, 'eval');

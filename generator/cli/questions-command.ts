@@ -8,6 +8,7 @@ import { resolveLlmEndpoint } from '../config/llm-config.ts';
 import { ownValue } from '../common/user-text.ts';
 import { checkQuestionSettings, writeQuestions } from '../questions/questions-stage.ts';
 import { checkBaseUrl } from '../questions/llm-client.ts';
+import { probeEndpoint } from '../questions/endpoint-probe.ts';
 import { EXIT, type Command } from './command.ts';
 import { required } from './flags.ts';
 import { parseTable, type FlagTable } from './flag-table.ts';
@@ -67,6 +68,7 @@ export const command: Command = {
     if (writer === 'llm' && baseURL && llmConfig?.baseURL === undefined) checkBaseUrl(baseURL, 'questions: OPENAI_BASE_URL');
     if (writer === 'llm' && !model) throw new ConfigError('questions: --writer llm needs a model: --llm-model or llm.model in the config');
     const price = model && llmConfig?.prices ? ownValue(llmConfig.prices, model) : undefined;
+    if (writer === 'llm' && baseURL) await probeEndpoint(baseURL, 'questions --writer llm');
     const release = lockDir(dir, 'questions');
     const target = resolveTarget(flags.db ?? io.env['DATABASE_URL'], join(dir, 'pglite'));
     const db = writer === 'llm' ? await openDatabase(target) : undefined;

@@ -107,7 +107,7 @@ describe('window functions in the conceptual query', () => {
 describe('window functions in questions', () => {
   it('state the partition, the order, what ties get and the threshold of a top-N per group', () => {
     const w = writeTemplateQuestion(index, topTwoPerKind, 'precise', 0, 'top2');
-    expect(w.question).toContain('keeping only the rows whose rank of the row among the rows with the same first of');
+    expect(w.question).toContain('keeping only the rows whose rank of the row among the rows with the same first that applies of');
     expect(w.question).toContain('sorted by the price of the product in descending order (tied rows share a rank and the next rank skips ahead: 1, 1, 3) is at most 2');
     for (const style of TEMPLATE_STYLES) {
       const text = writeTemplateQuestion(index, topTwoPerKind, style, 0, 'top2');

@@ -1,7 +1,7 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, runCliAsync } from '../helpers/run-cli.ts';
+import { runCli, runCliAsync, runMain } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
 import { startSqlModelServer } from '../helpers/sql-model-server.ts';
 import { PAPER_SOCIAL_MEDIA } from '../../generator/suites/paper-social-media.ts';
@@ -146,4 +146,35 @@ describe('reply parsing', () => {
       if (shapeOf(i).scored === 'correct') expect(kept?.replace(/;$/u, ''), shapeOf(i).shape).toBe(gold(r.sql));
     });
   }, 300_000);
+});
+
+describe('an endpoint that does not answer', () => {
+  it('is named in one line before any request, connection or file: a refused port, and a port that accepts and never answers', async () => {
+    const { createServer } = await import('node:net');
+    // A port nobody listens on: bind one, note it, close it.
+    const closed = createServer();
+    await new Promise<void>((done) => closed.listen(0, '127.0.0.1', done));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise<void>((done) => closed.close(() => done()));
+    const refusedOut = join(tmp.dir, 'refused');
+    const refused = await runMain(evalArgs(refusedOut, '--model', 'm', '--base-url', `http://127.0.0.1:${port}/v1`), { env: noServer });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toMatch(new RegExp(`--model: the endpoint http://127\\.0\\.0\\.1:${port}/v1 does not answer \\(ECONNREFUSED\\); nothing was sent`, 'u'));
+    expect(existsSync(refusedOut)).toBe(false);
+
+    // A server that takes the connection and says nothing: the probe's timeout ends it.
+    const silent = createServer(() => {});
+    await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
+    try {
+      const before = readdirSync(dir).sort();
+      const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}/v1`;
+      const run = await runMain(['questions', '--dir', dir, '--writer', 'llm', '--llm-model', 'm'], { env: { ...noServer, OPENAI_BASE_URL: url } });
+      expect(run.status).toBe(2);
+      expect(run.stderr).toMatch(/^equisql questions: questions --writer llm: the endpoint .* does not answer \(no answer within 5 s\); nothing was sent\n$/u);
+      expect(readdirSync(dir).sort()).toEqual(before);
+    } finally {
+      silent.close();
+    }
+  }, 60_000);
 });

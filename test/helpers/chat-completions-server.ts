@@ -72,6 +72,11 @@ export async function startChatServer(): Promise<ChatServer> {
   };
   const tagIn = (text: string) => /\[ref ([0-9a-f]{8})\]/u.exec(text)?.[1] ?? '';
   const server: Server = createServer((req, res) => {
+    // The model list, as OpenAI-compatible servers give it: what the CLI looks at before a run.
+    if (req.method === 'GET' && req.url?.endsWith('/models')) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'served', object: 'model' }] }));
+      return;
+    }
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {

@@ -16,6 +16,11 @@ export interface SqlModelServer {
 export async function startSqlModelServer(replies: ReadonlyMap<string, string>, delayMs = 0, raw = false): Promise<SqlModelServer> {
   const received: string[] = [];
   const server: Server = createServer((req, res) => {
+    // The model list, as OpenAI-compatible servers give it: what the CLI looks at before a run.
+    if (req.method === 'GET' && req.url?.endsWith('/models')) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'served', object: 'model' }] }));
+      return;
+    }
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
