@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,10 +10,16 @@ import { PAPER_SOCIAL_MEDIA } from '../../generator/suites/paper-social-media.ts
 import { evalMessages, promptHash } from '../../generator/eval/eval-prompt.ts';
 import type { EvalRun, EvalSummary, PredictionLine } from '../../generator/eval/eval-summary.ts';
 import { sqliteDdl } from '../../generator/eval/sqlite-eval-inputs.ts';
+import { openDatabase } from '../../generator/database/database.ts';
+import { neutralResult } from '../../generator/execute/engine-neutral.ts';
+import { normalizeResult } from '../../generator/execute/run-query.ts';
+import { createSqliteExecutor } from '../../generator/execute/untrusted-sqlite.ts';
 import type { ExportRecord } from '../../generator/export/export-record.ts';
 
 // `equisql eval --engine sqlite` on a tiny social_media build (the paper's questions, two
-// variants) whose SQLite files, main and edge, a test helper copies from the PGlite build.
+// variants): the main instance's SQLite files are the engine's own (`build --engines
+// postgres,sqlite` of the same instance), the edge instance's a test helper copies from the
+// PGlite build (the generate command does not write them yet).
 // The gold scores 100% on SQLite, a known-wrong prediction 0 on its row, and hostile
 // predictions are each refused or bounded with their kind, the files' bytes unchanged.
 const tmp = tempDir('eval-sqlite');
@@ -45,6 +51,13 @@ beforeAll(async () => {
   const generated = await runMain(['generate', '--dataset', 'social_media', '--variants', VARIANTS.join(','), '--scale', 'tiny', '--from-suite', suite, '--variants-per-question', 'all', '--out', dir], { env: noServer });
   expect(generated.stderr).toMatch(/groups from/);
   files = await sqliteFromBuild(dir);
+  // The main files from the SQLite engine itself, built from the same conceptual instance.
+  const built = join(tmp.dir, 'built');
+  const build = await runMain(['build', '--dataset', 'social_media', '--variants', VARIANTS.join(','), '--scale', 'tiny', '--engines', 'postgres,sqlite', '--out', built], { env: noServer });
+  expect(build.status, build.stderr).toBe(0);
+  const instanceOf = (d: string): string => (JSON.parse(readFileSync(join(d, 'build.json'), 'utf8')) as { instance_hash: string }).instance_hash;
+  expect(instanceOf(built)).toBe(instanceOf(dir));
+  for (const v of VARIANTS) copyFileSync(join(built, 'sqlite', `${v}.sqlite`), join(dir, 'sqlite', `${v}.sqlite`));
   const exported = await runMain(['export', '--dir', dir, '--ratios', 'test=1', '--formats', 'jsonl'], { env: noServer });
   expect(exported.status, exported.stderr).toBe(0);
   rows = lines(join(dir, 'data/test-00000-of-00001.jsonl')).map((l) => JSON.parse(l) as ExportRecord);
@@ -73,8 +86,25 @@ describe('eval --engine sqlite', () => {
     expect(asked[0]?.content).toMatch(/a schema for a SQLite database/u);
     expect(asked[0]?.content).toMatch(/SQLite dialect/u);
     expect(asked[0]?.content).not.toMatch(/PostgreSQL/u);
-    expect(asked[1]?.content).toMatch(/^The database schema is:\n\nCREATE TABLE "/u);
+    expect(asked[1]?.content).toMatch(/^The database schema is:\n\nCREATE TABLE /u);
     expect(asked[1]?.content).not.toMatch(/SET search_path|CREATE SCHEMA/u);
+    // Each SQLite gold answer is the recorded PostgreSQL one, read across the engines'
+    // printing (`neutralResult`: 12.50 and 12.5, t and 1), on the main instance.
+    const db = await openDatabase({ kind: 'pglite', dir: join(dir, 'pglite'), mustExist: true });
+    const files = createSqliteExecutor(dir);
+    try {
+      for (const row of rows) {
+        await db.exec(`SET search_path TO social_media__${row.variant}`);
+        const onPostgres = await db.queryText(row.sql);
+        expect(normalizeResult(onPostgres, row.ordered).hash, row.id).toBe(row.result_hash);
+        const onSqlite = await files.run(`sqlite/${row.variant}.sqlite`, row.sql);
+        if (onSqlite.kind !== 'rows') throw new Error(`${row.id}: ${onSqlite.message}`);
+        expect(neutralResult(onSqlite, row.ordered).hash, row.id).toBe(neutralResult(onPostgres, row.ordered).hash);
+      }
+    } finally {
+      await files.close();
+      await db.close();
+    }
     // The page says the engine too.
     expect(readFileSync(join(tmp.dir, 'gold', 'report.html'), 'utf8')).toMatch(/engine SQLite/u);
   }, 120_000);
