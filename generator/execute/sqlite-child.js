@@ -11,7 +11,17 @@
 //   { id, kind: 'refused', message }             SQLite's own reading refused it
 //   { id, kind: 'error', message, code }         SQLite failed it
 //   { id, kind: 'over-cap', cap }                more rows or bytes than the caps
+import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+
+// A parent killed outright (kill -9) cannot kill this process, and while SQLite runs a query
+// without end this thread cannot see the parent go: a watcher thread can, and ends the
+// process when its parent is gone.
+const watcher = new Worker(
+  "const { workerData } = require('node:worker_threads'); setInterval(() => { if (process.ppid !== workerData) process.kill(process.pid, 'SIGKILL'); }, 250);",
+  { eval: true, workerData: process.ppid },
+);
+watcher.unref();
 
 /** @type {Map<string, import('better-sqlite3').Database>} */
 const open = new Map();
