@@ -1,11 +1,12 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/build-fixtures.ts';
+import { REPO_ROOT } from '../helpers/run-cli.ts';
 import { guardSqlite } from '../../generator/execute/sqlite-guard.ts';
 import { createSqliteExecutor, type SqliteExecutor } from '../../generator/execute/untrusted-sqlite.ts';
 
@@ -166,4 +167,44 @@ describe('the executor', () => {
     await expect(executor.run('other.sqlite', 'SELECT x FROM t')).rejects.toThrow(/other\.sqlite: the SQLite file changed while queries ran on it/u);
     await expect(executor.run('gone.sqlite', 'SELECT 1')).rejects.toThrow(/gone\.sqlite: no such SQLite file/u);
   });
+});
+
+/** The state letter of a process (`Z` once it died and awaits its parent), undefined when it is gone. */
+function processState(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /su, '').slice(0, 1);
+  } catch {
+    return undefined;
+  }
+}
+
+describe.skipIf(!existsSync('/proc/self/stat'))('a parent killed outright', () => {
+  it('takes its SQLite child with it, even in a query without end', async () => {
+    const script = join(tmp.dir, 'endless.ts');
+    writeFileSync(script, [
+      `import { createSqliteExecutor } from ${JSON.stringify(join(REPO_ROOT, 'generator/execute/untrusted-sqlite.ts'))};`,
+      `const executor = createSqliteExecutor(${JSON.stringify(tmp.dir)}, { timeoutMs: 600_000 });`,
+      "await executor.run('v.sqlite', 'SELECT 1');",
+      "process.stdout.write('ready\\n');",
+      "await executor.run('v.sqlite', 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c');",
+    ].join('\n'));
+    writeFileSync(join(tmp.dir, 'package.json'), '{"type":"module"}');
+    const parent = spawn(process.execPath, [join(REPO_ROOT, 'bin/run-ts.js'), script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((ready) => parent.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && ready()));
+    const children = readdirSync('/proc').filter((d) => /^\d+$/u.test(d)).map(Number).filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /su, '').split(' ')[1] === String(parent.pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('sqlite-child.js');
+      } catch {
+        return false;
+      }
+    });
+    expect(children).toHaveLength(1);
+    const child = children[0] as number;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(processState(child)).toMatch(/[RSD]/u);
+    parent.kill('SIGKILL');
+    const deadline = Date.now() + 5_000;
+    while (Date.now() < deadline && ![undefined, 'Z'].includes(processState(child))) await new Promise((r) => setTimeout(r, 100));
+    expect([undefined, 'Z']).toContain(processState(child));
+  }, 30_000);
 });
