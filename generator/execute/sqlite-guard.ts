@@ -32,6 +32,8 @@ const DENIED_WORDS: ReadonlySet<string> = new Set([
 const CLOCK_WORDS: ReadonlySet<string> = new Set(['current_date', 'current_time', 'current_timestamp']);
 /** String literals that make a date function read the clock or the process's time zone. */
 const CLOCK_STRINGS: ReadonlySet<string> = new Set(['now', 'localtime', 'utc']);
+/** SQLite's date and time functions, where those strings are read so. */
+const DATE_FUNCTIONS: ReadonlySet<string> = new Set(['date', 'time', 'datetime', 'julianday', 'unixepoch', 'strftime', 'timediff']);
 
 /** The widest `printf`/`format` field: it pads without a bound of its own. */
 export const MAX_FORMAT_WIDTH = 10_000;
@@ -156,7 +158,9 @@ function checkFormat(format: string, where: string, at: number): void {
  * Throws an ExecutionError (`<where>: refused: …`, one line) unless our lexer reads `sql` as
  * one SELECT or WITH statement (a `;` may end it, with only comments after) that names no
  * word of a write, an attachment, a PRAGMA or a transaction, calls no denied function, reads
- * no clock, and gives `printf`/`format` a literal format with bounded widths.
+ * no clock (the clock's keywords; `'now'`, `'localtime'`, `'utc'` inside a date function's
+ * call), and gives `printf`/`format` a literal format with bounded widths. A string the
+ * query builds (`date('n' || 'ow')`) is not read: the clock through it is not refused.
  *
  * @example
  * guardSqlite('SELECT name FROM streamer;', 'sqlite/full_cti.sqlite');  // passes
@@ -176,8 +180,12 @@ export function guardSqlite(sql: string, where: string): void {
   if (first.kind !== 'word' || (first.text !== 'select' && first.text !== 'with')) {
     throw refuse(where, `${first.kind === 'word' ? first.text.toUpperCase() : JSON.stringify(first.text.slice(0, 20))} at character ${first.at}; only one SELECT (or WITH … SELECT) is run`);
   }
+  // The functions whose parentheses enclose each token (a call's name, or '' for a bare parenthesis).
+  const calls: string[] = [];
   body.forEach((t, i) => {
     const next = body[i + 1];
+    if (t.kind === 'open') calls.push(body[i - 1]?.kind === 'word' ? (body[i - 1] as Token).text : '');
+    else if (t.kind === 'other' && t.text === ')') calls.pop();
     if (t.kind === 'word') {
       const call = next?.kind === 'open';
       if (call && SQLITE_DENIED_FUNCTIONS.has(t.text)) throw refuse(where, `function ${t.text} at character ${t.at} is not allowed`);
@@ -190,7 +198,7 @@ export function guardSqlite(sql: string, where: string): void {
         if (format?.kind !== 'string') throw refuse(where, `${t.text} at character ${t.at} takes its format as a string literal`);
         checkFormat(format.text, where, format.at);
       }
-    } else if (t.kind === 'string' && CLOCK_STRINGS.has(t.text.trim().toLowerCase())) {
+    } else if (t.kind === 'string' && CLOCK_STRINGS.has(t.text.trim().toLowerCase()) && calls.some((c) => DATE_FUNCTIONS.has(c))) {
       throw refuse(where, `'${t.text.trim()}' at character ${t.at} reads the clock or the local time zone`);
     }
   });

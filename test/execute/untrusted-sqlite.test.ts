@@ -39,6 +39,7 @@ describe('our lexer', () => {
     ["SELECT value FROM streamer, json_each(streamer.tags) WHERE name = 'ann'"],
     ["SELECT CASE WHEN avg > 5 THEN 'hi' ELSE 'lo' END FROM streamer"],
     ['SELECT name FROM sqlite_master'],
+    ["SELECT name FROM streamer WHERE name <> 'now' AND 'UTC' = upper(name)"],
   ])('passes %s', (sql) => {
     expect(() => guardSqlite(sql, where)).not.toThrow();
   });
@@ -62,6 +63,7 @@ describe('our lexer', () => {
     ['SELECT CURRENT_TIMESTAMP', 'reads the clock'],
     ["SELECT julianday('NOW ')", 'reads the clock'],
     ["SELECT date(0, 'localtime')", 'local time zone'],
+    ["SELECT strftime('%Y', CASE WHEN 1 THEN 'now' END)", 'reads the clock'],
     ["SELECT 'open", 'is not closed'],
     ['SELECT "open', 'is not closed'],
     ['', 'no statement'],
