@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -186,6 +186,26 @@ describe('eval --engine sqlite', () => {
       expect(summary.errors.by_kind[kind], kind).toBe(expected);
     }
   }, 180_000);
+
+  it('resumes a cut run to the same bytes, and refuses to resume a run of the other engine', async () => {
+    const whole = readFileSync(join(tmp.dir, 'gold', 'predictions.jsonl'), 'utf8');
+    const cut = join(tmp.dir, 'gold-cut');
+    const first = await runMain(evalArgs('gold-cut', '--model', 'gold'), { env: noServer });
+    expect(first.status, first.stderr).toBe(0);
+    const text = readFileSync(join(cut, 'predictions.jsonl'), 'utf8');
+    expect(text).toBe(whole);
+    // Killed after five lines and part of a sixth.
+    const kept = text.split('\n').slice(0, 5).join('\n') + '\n{"id":"';
+    writeFileSync(join(cut, 'predictions.jsonl'), kept);
+    rmSync(join(cut, 'summary.json'));
+    const resumed = await runMain([...evalArgs('gold-cut', '--model', 'gold'), '--resume'], { env: noServer });
+    expect(resumed.status, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/resuming after 5 of/u);
+    expect(readFileSync(join(cut, 'predictions.jsonl'), 'utf8')).toBe(whole);
+    const onPostgres = await runMain(['eval', '--dir', dir, '--split', 'test', '--model', 'gold', '--out', cut, '--resume'], { env: noServer });
+    expect(onPostgres.status).not.toBe(0);
+    expect(onPostgres.stderr).toMatch(/--resume: .* holds another evaluation \(its engine was "sqlite", now "postgres"\)/u);
+  }, 120_000);
 
   it('refuses in one line naming the missing file, before anything is scored or written', async () => {
     const file = join(dir, 'edge', 'sqlite', 'full_sti.sqlite');
