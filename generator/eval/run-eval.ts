@@ -129,7 +129,7 @@ function sameEvaluation(earlier: EvalRun, now: EvalRun): string | undefined {
  * result.summary?.ex.rate; // 1
  */
 export async function runEval(options: EvalOptions): Promise<EvalResult> {
-  const { inputs, source, out } = options;
+  const { inputs, out } = options;
   const progress = options.progress ?? (() => {});
   mkdirSync(out, { recursive: true });
   const predictionsPath = join(out, PREDICTIONS_FILE);
