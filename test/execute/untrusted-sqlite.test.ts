@@ -180,6 +180,35 @@ function processState(pid: number): string | undefined {
   }
 }
 
+/** The SQLite child processes of `parent`. */
+function sqliteChildrenOf(parent: number): number[] {
+  return readdirSync('/proc').filter((d) => /^\d+$/u.test(d)).map(Number).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /su, '').split(' ')[1] === String(parent) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('sqlite-child.js');
+    } catch {
+      return false;
+    }
+  });
+}
+
+describe.skipIf(!existsSync('/proc/self/stat'))('a child that dies', () => {
+  it('under a query gives that query an error verdict, and the next query runs in a fresh one', async () => {
+    const executor = createSqliteExecutor(tmp.dir, { timeoutMs: 20_000 });
+    try {
+      await executor.run('v.sqlite', 'SELECT 1');
+      const running = executor.run('v.sqlite', 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c');
+      await new Promise((r) => setTimeout(r, 300));
+      const children = sqliteChildrenOf(process.pid).filter((pid) => processState(pid) !== 'Z');
+      expect(children).toHaveLength(1);
+      process.kill(children[0] as number, 'SIGKILL');
+      expect(await running).toEqual({ kind: 'error', message: 'v.sqlite: the engine stopped while running the query (SIGKILL)' });
+      expect(await executor.run('v.sqlite', 'SELECT count(*) FROM streamer')).toMatchObject({ kind: 'rows', rows: [['3']] });
+    } finally {
+      await executor.close();
+    }
+  }, 30_000);
+});
+
 describe.skipIf(!existsSync('/proc/self/stat'))('a parent killed outright', () => {
   it('takes its SQLite child with it, even in a query without end', async () => {
     const script = join(tmp.dir, 'endless.ts');
@@ -193,13 +222,7 @@ describe.skipIf(!existsSync('/proc/self/stat'))('a parent killed outright', () =
     writeFileSync(join(tmp.dir, 'package.json'), '{"type":"module"}');
     const parent = spawn(process.execPath, [join(REPO_ROOT, 'bin/run-ts.js'), script], { stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise<void>((ready) => parent.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && ready()));
-    const children = readdirSync('/proc').filter((d) => /^\d+$/u.test(d)).map(Number).filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /su, '').split(' ')[1] === String(parent.pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('sqlite-child.js');
-      } catch {
-        return false;
-      }
-    });
+    const children = sqliteChildrenOf(parent.pid as number);
     expect(children).toHaveLength(1);
     const child = children[0] as number;
     await new Promise((r) => setTimeout(r, 300));
