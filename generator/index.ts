@@ -70,6 +70,7 @@ export {
   type UntrustedOutcome,
   type UntrustedExecutor,
 } from './execute/untrusted-query.ts';
+export { createSqliteExecutor, type SqliteExecutor, type SqliteExecutorOptions } from './execute/untrusted-sqlite.ts';
 
 // Errors a caller may catch by class.
 export { EquisqlError, ConfigError, ShredError, LoadError, CompileError } from './common/errors.ts';

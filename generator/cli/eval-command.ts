@@ -10,8 +10,9 @@ import { lockDir, refuseIfLocked } from '../assemble/dir-lock.ts';
 import { createLlmClient, type LlmClient } from '../questions/llm-client.ts';
 import { probeEndpoint } from '../questions/endpoint-probe.ts';
 import { readEvalInputs } from '../eval/eval-inputs.ts';
-import { EVAL_CONTEXTS, EVAL_PROMPTS } from '../eval/eval-prompt.ts';
-import type { EvalContext, EvalPrompt } from '../eval/eval-summary.ts';
+import { EVAL_CONTEXTS, EVAL_ENGINES, EVAL_PROMPTS } from '../eval/eval-prompt.ts';
+import type { EvalContext, EvalEngine, EvalPrompt } from '../eval/eval-summary.ts';
+import { sqliteEvalInputs } from '../eval/sqlite-eval-inputs.ts';
 import { endpointSource, fileSource, goldSource, type PredictionSource } from '../eval/prediction-source.ts';
 import { runEval } from '../eval/run-eval.ts';
 import { writeEvalReport } from '../eval/report/eval-report.ts';
@@ -28,6 +29,7 @@ const FLAGS = {
   'base-url': { type: 'string', value: 'URL', help: 'the endpoint, such as http://127.0.0.1:8000/v1 (default: the config\'s llm.baseURL, else OPENAI_BASE_URL)' },
   predictions: { type: 'string', value: 'FILE.jsonl', help: 'SQL written elsewhere instead of a model: {"id", "sql"} a line, ids of the export\'s rows (a row without a line is scored missing)' },
   context: { type: 'string', value: 'ddl|ddl+er', help: 'the prompt\'s context: the variant\'s DDL (default), or also the E/R model and the variant\'s shredding choices in words' },
+  engine: { type: 'string', value: 'postgres|sqlite', help: 'the engine the SQL runs on: the build\'s PostgreSQL schemas (default), or its SQLite files, DIR/sqlite/<variant>.sqlite and DIR/edge/sqlite/<variant>.sqlite (equisql build --engines postgres,sqlite); the prompt then shows the SQLite schema and asks for SQLite\'s SQL' },
   prompt: { type: 'string', value: 'paper|training', help: 'the prompt asked: the first paper\'s (default), or the export\'s fine-tuning prompt (the system text, schema form and question wording of finetune/), for a model tuned on those files' },
   concurrency: { type: 'string', value: 'K', help: 'predictions asked at once, and server connections (default 4; PGlite has one)' },
   budget: { type: 'string', value: 'TOKENS', help: 'tokens after which the endpoint is asked nothing more (the run stops cleanly; --resume continues)' },
@@ -46,6 +48,9 @@ or the gold) is untrusted text and runs only through the guarded executor, on th
 main instance and, when it gave rows there, its edge-case instance. Its answer is normalized
 by equisql's rules (array values as sets, order only where the group is ordered, duplicates
 counted) and is correct only if it equals the gold's on both.
+With --engine sqlite the same rows run on the build's SQLite files through the SQLite guard
+(docs/safe-queries.md); the prompt shows each variant's SQLite schema and asks for SQLite's
+SQL, and the gold is the group's SQLite SQL run on the same files.
 
 Writes EVALDIR/predictions.jsonl (one line per row, in the export's order: id, prompt hash,
 SQL, outcome, result hashes, correct on main and edge), EVALDIR/summary.json (execution
@@ -92,6 +97,10 @@ export const command: Command = {
     const prompt = (flags.prompt ?? 'paper') as EvalPrompt;
     if (!EVAL_PROMPTS.includes(prompt)) throw new ConfigError(`--prompt: expected ${EVAL_PROMPTS.join(' or ')}, got "${flags.prompt?.slice(0, 40)}"`);
     if (prompt === 'training' && context !== 'ddl') throw new ConfigError(`--prompt training: the fine-tuning prompt shows the schema only; it does not go with --context ${context}`);
+    const engine = (flags.engine ?? 'postgres') as EvalEngine;
+    if (!EVAL_ENGINES.includes(engine)) throw new ConfigError(`--engine: expected ${EVAL_ENGINES.join(' or ')}, got "${flags.engine?.slice(0, 40)}"`);
+    if (engine === 'sqlite' && prompt === 'training') throw new ConfigError('--prompt training: the fine-tuning files teach PostgreSQL; it does not go with --engine sqlite');
+    if (engine === 'sqlite' && flags.db !== undefined) throw new ConfigError('--db: not with --engine sqlite (the SQL runs on the build\'s SQLite files)');
     const concurrency = whole('concurrency', flags.concurrency, 4, 256);
     const budget = flags.budget === undefined ? undefined : whole('budget', flags.budget, 1, Number.MAX_SAFE_INTEGER);
     const seconds = flags.timeout === undefined ? 30 : Number(flags.timeout);
@@ -104,8 +113,11 @@ export const command: Command = {
     if (variants && variants.length === 0) throw new ConfigError('--variants: no variant named');
 
     refuseIfLocked(dir);
-    const inputs = readEvalInputs(dir, flags.split ?? 'test', variants, prompt);
-    const target = targetOf(dir, inputs.manifest, flags.db ?? (inputs.manifest.database.kind === 'postgres' ? io.env['DATABASE_URL'] : undefined));
+    const read = readEvalInputs(dir, flags.split ?? 'test', variants, prompt);
+    // On SQLite the files are checked here, before any model is asked anything.
+    const onSqlite = engine === 'sqlite' ? sqliteEvalInputs(read) : undefined;
+    const inputs = onSqlite?.inputs ?? read;
+    const target = onSqlite ? undefined : targetOf(dir, inputs.manifest, flags.db ?? (inputs.manifest.database.kind === 'postgres' ? io.env['DATABASE_URL'] : undefined));
 
     let client: LlmClient | undefined;
     let source: PredictionSource;
@@ -114,7 +126,7 @@ export const command: Command = {
       const path = resolve(process.cwd(), flags.predictions);
       source = fileSource(path, basename(path).replace(/\.jsonl$/u, ''));
     } else if (flags.model === 'gold') {
-      source = goldSource();
+      source = goldSource((row) => onSqlite?.sqliteSql(row) ?? row.sql);
     } else {
       const model = flags.model as string;
       if (!/^\S{1,200}$/u.test(model)) throw new ConfigError(`--model: expected a model name without spaces, got "${model.slice(0, 40)}"`);
@@ -138,13 +150,15 @@ export const command: Command = {
     // One run at a time writes an evaluation: two would write every line twice.
     const release = lockDir(out, 'eval');
     try {
-      for (let i = 0; i < (target.kind === 'postgres' ? concurrency : 1); i++) connections.push(await openDatabase(target));
+      if (target) for (let i = 0; i < (target.kind === 'postgres' ? concurrency : 1); i++) connections.push(await openDatabase(target));
       const result = await runEval({
         inputs,
         source,
         connections,
         context,
         prompt,
+        engine,
+        ...(onSqlite ? { sqliteSql: onSqlite.sqliteSql } : {}),
         concurrency,
         timeoutMs: Math.ceil(seconds * 1000),
         out,

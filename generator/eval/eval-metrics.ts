@@ -25,6 +25,7 @@ import {
   type DatasetEval,
   type ErrorRates,
   type EvalContext,
+  type EvalEngine,
   type EvalSummary,
   type InvalidKind,
   type PredictionLine,
@@ -185,6 +186,8 @@ function datasetEval(dataset: string, variants: readonly string[], edgeInstance:
 export interface SummaryInput {
   readonly split: string;
   readonly context: EvalContext;
+  /** The engine scored on (default postgres). */
+  readonly engine?: EvalEngine;
   /** Per dataset, the variants scored in the build's order and whether it has an edge instance. */
   readonly datasets: readonly { readonly dataset: string; readonly variants: readonly string[]; readonly edgeInstance: boolean }[];
   /** The rows scored, in the export's order. */
@@ -210,6 +213,7 @@ export function summarize(input: SummaryInput): EvalSummary {
     version: EVAL_SUMMARY_VERSION,
     split: input.split,
     context: input.context,
+    engine: input.engine ?? 'postgres',
     ex: accuracy(input.lines.filter((l) => l.correct).length, input.lines.length),
     robust: accuracy(robust, questions),
     errors: errorRates(input.lines),

@@ -15,7 +15,7 @@ import { trainingMessages } from '../export/finetune-format.ts';
 import type { ChatMessage } from '../questions/llm-client.ts';
 import type { VariantSpec } from '../variants/variant-spec.ts';
 import type { EvalVariant } from './eval-inputs.ts';
-import type { EvalContext, EvalPrompt } from './eval-summary.ts';
+import type { EvalContext, EvalEngine, EvalPrompt } from './eval-summary.ts';
 
 export const EVAL_SYSTEM_PROMPT = [
   "You are the world's best natural language to SQL translator.",
@@ -24,6 +24,18 @@ export const EVAL_SYSTEM_PROMPT = [
   'Again, you should ONLY answer with the SQL statement. Do not include any extra text before or after the SQL statement.',
   'Return exactly the columns the question asks for, in the order it names them, and no others.',
 ].join(' ');
+
+/**
+ * The system prompt for an engine: the paper's for PostgreSQL; for SQLite the same words
+ * about a SQLite database, and that the SQL must be SQLite's.
+ */
+export function evalSystemPrompt(engine: EvalEngine = 'postgres'): string {
+  if (engine === 'postgres') return EVAL_SYSTEM_PROMPT;
+  return EVAL_SYSTEM_PROMPT.replace('a schema for a PostgreSQL database', 'a schema for a SQLite database').replace(
+    'Again, you should ONLY',
+    'Write the SQL in the SQLite dialect. Again, you should ONLY',
+  );
+}
 
 /** What the `ddl+er` context adds for one variant: the E/R model and the variant's choices, in words. */
 export interface ErContext {
@@ -99,24 +111,25 @@ export function shreddingText(spec: VariantSpec): string {
  * // [{ role: 'system', content: "You are the world's best …" },
  * //  { role: 'user', content: 'The database schema is:\n\nCREATE TABLE t (id integer);\n\nThe question is: How many t are there?' }]
  */
-export function evalMessages(ddl: string, row: Pick<ExportRecord, 'question' | 'evidence'>, er?: ErContext): ChatMessage[] {
+export function evalMessages(ddl: string, row: Pick<ExportRecord, 'question' | 'evidence'>, er?: ErContext, engine: EvalEngine = 'postgres'): ChatMessage[] {
   const evidence = row.evidence.trim() === '' ? '' : `\n\nEvidence: ${row.evidence}`;
   const question = `The question is: ${row.question}${evidence}`;
   const user = er
     ? `The Entity-Relationship diagram is:\n\n${er.diagram}\n\nThe schema is:\n\n${ddl}\n\nThe associated context for the schema is:\n\n${er.choices}\n\n${question}`
     : `The database schema is:\n\n${ddl}\n\n${question}`;
   return [
-    { role: 'system', content: EVAL_SYSTEM_PROMPT },
+    { role: 'system', content: evalSystemPrompt(engine) },
     { role: 'user', content: user },
   ];
 }
 
 /**
  * The messages for one row under `prompt`: the paper's (`evalMessages`, with the E/R context
- * when given), or the fine-tuning files' system and user turns on the schema they show.
+ * when given, for the engine scored on), or the fine-tuning files' system and user turns on
+ * the schema they show.
  */
-export function promptMessages(prompt: EvalPrompt, variant: EvalVariant, row: Pick<ExportRecord, 'question' | 'evidence'>, er?: ErContext): ChatMessage[] {
-  if (prompt === 'paper') return evalMessages(variant.ddl, row, er);
+export function promptMessages(prompt: EvalPrompt, variant: EvalVariant, row: Pick<ExportRecord, 'question' | 'evidence'>, er?: ErContext, engine: EvalEngine = 'postgres'): ChatMessage[] {
+  if (prompt === 'paper') return evalMessages(variant.ddl, row, er, engine);
   if (variant.trainingDdl === undefined) throw new Error(`variant ${variant.name}: the training prompt's schema was not read (readEvalInputs with prompt training)`);
   return trainingMessages(variant.trainingDdl, row);
 }
@@ -128,6 +141,9 @@ export function promptHash(messages: readonly ChatMessage[]): string {
 
 /** The context argument's values. */
 export const EVAL_CONTEXTS: readonly EvalContext[] = ['ddl', 'ddl+er'];
+
+/** The engine argument's values. */
+export const EVAL_ENGINES: readonly EvalEngine[] = ['postgres', 'sqlite'];
 
 /** The prompt argument's values. */
 export const EVAL_PROMPTS: readonly EvalPrompt[] = ['paper', 'training'];

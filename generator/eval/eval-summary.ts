@@ -25,6 +25,12 @@ export type EvalContext = 'ddl' | 'ddl+er';
 export type EvalPrompt = 'paper' | 'training';
 
 /**
+ * The engine the SQL is scored on: the variant schemas of PostgreSQL (`postgres`), or the
+ * variants' SQLite files (`sqlite`: `sqlite/<variant>.sqlite`, `edge/sqlite/<variant>.sqlite`).
+ */
+export type EvalEngine = 'postgres' | 'sqlite';
+
+/**
  * How a prediction ended on an instance:
  * - `rows`: it ran and returned rows (right or wrong);
  * - `refused`: the guard refused it (not one SELECT over the variant's tables, a function not
@@ -50,6 +56,8 @@ export interface PredictionLine {
   readonly question_id: string;
   readonly group_id: string;
   readonly variant: string;
+  /** The engine it ran on (always written; absent in lines written before it could be chosen: `postgres`). */
+  readonly engine?: EvalEngine;
   /** sha256 of the prompt's text (system and user messages), so a changed prompt is visible. */
   readonly prompt_hash: string;
   /** The SQL scored (the model's reply with its fences taken off), null when `missing`. */
@@ -226,6 +234,8 @@ export interface EvalSummary {
   readonly version: typeof EVAL_SUMMARY_VERSION;
   readonly split: string;
   readonly context: EvalContext;
+  /** The engine every prediction ran on. */
+  readonly engine: EvalEngine;
   /** Every (question, variant) scored, all datasets. */
   readonly ex: Accuracy;
   /** Questions right on every variant, all datasets. */
@@ -253,6 +263,8 @@ export interface EvalRun {
   readonly context: EvalContext;
   /** The prompt asked (absent in runs before it could be chosen: `paper`). */
   readonly prompt: EvalPrompt;
+  /** The engine scored on (absent in runs before it could be chosen: `postgres`). */
+  readonly engine?: EvalEngine;
   /** The variants scored, in the build's order. */
   readonly variants: readonly string[];
   /** Tokens and cost of the endpoint's calls in this run (0 for the others; cache hits cost nothing). */

@@ -75,7 +75,7 @@ export function fileSource(path: string, label: string): PredictionSource & { re
   };
 }
 
-/** The oracle: every row's own gold SQL. */
-export function goldSource(): PredictionSource {
-  return { source: { kind: 'gold' }, label: 'gold', predict: async (row) => row.sql };
+/** The oracle: every row's own gold SQL (`sql` gives it for another engine, such as SQLite's text). */
+export function goldSource(sql: (row: ExportRecord) => string = (row) => row.sql): PredictionSource {
+  return { source: { kind: 'gold' }, label: 'gold', predict: async (row) => sql(row) };
 }

@@ -8,7 +8,7 @@
  *    the prompt), everything; after an opening tag never closed (a reply cut off while
  *    thinking), everything.
  * 2. Fenced blocks: the last block tagged `sql` (or `postgresql`, `postgres`, `psql`,
- *    `pgsql`) or untagged wins, so a draft in the reasoning loses to the final answer. A
+ *    `pgsql`, `sqlite`, `sqlite3`) or untagged wins, so a draft in the reasoning loses to the final answer. A
  *    last fence never closed (a reply cut off in the answer) counts up to the end.
  * 3. Without a fence: a reply that starts as SQL (a statement keyword, `(`, a comment) is
  *    taken whole. Otherwise a labelled answer (`SQL:`, `Query:`, `Answer:`, `Final answer:`,
@@ -21,9 +21,9 @@
  */
 
 const THINK_TAGS = 'think|thinking|reasoning';
-const SQL_TAGS = new Set(['', 'sql', 'postgresql', 'postgres', 'psql', 'pgsql']);
+const SQL_TAGS = new Set(['', 'sql', 'postgresql', 'postgres', 'psql', 'pgsql', 'sqlite', 'sqlite3']);
 /** Words a SQL statement (of any kind) starts with: such a reply is SQL, even if the guard will refuse it. */
-const STATEMENT = /^(?:select|with|values|table|insert|update|delete|merge|create|drop|alter|truncate|grant|revoke|copy|set|reset|show|explain|begin|start|commit|rollback|end|do|call|lock|vacuum|analyze|prepare|execute|declare|listen|notify|comment|security|refresh|discard|load|savepoint|release|abort|checkpoint|cluster|reindex|import)\b|^\(|^--|^\/\*/iu;
+const STATEMENT = /^(?:select|with|values|table|insert|update|delete|merge|create|drop|alter|truncate|grant|revoke|copy|set|reset|show|explain|begin|start|commit|rollback|end|do|call|lock|vacuum|analyze|prepare|execute|declare|listen|notify|comment|security|refresh|discard|load|savepoint|release|abort|checkpoint|cluster|reindex|import|attach|detach|pragma|replace)\b|^\(|^--|^\/\*/iu;
 const QUERY_START = /^[ \t]*(?:select|with)\b/imu;
 const LABEL = /^[ \t]*(?:\*\*)?(?:final answer|final sql|sql query|sql|query|answer)(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*/gimu;
 

@@ -17,14 +17,15 @@ import { ConfigError, oneLine, RunFaultError } from '../common/errors.ts';
 import { isConnectionFault } from '../database/connection-fault.ts';
 import { writeFileAtomic } from '../common/atomic-write.ts';
 import type { Database } from '../database/database.ts';
-import { createUntrustedExecutor } from '../execute/untrusted-query.ts';
+import { createUntrustedExecutor, type UntrustedExecutor } from '../execute/untrusted-query.ts';
+import { createSqliteExecutor } from '../execute/untrusted-sqlite.ts';
 import type { ExportRecord } from '../export/export-record.ts';
 import { erDiagramText, promptHash, promptMessages, shreddingText, type ErContext } from './eval-prompt.ts';
 import type { EvalInputs, EvalVariant } from './eval-inputs.ts';
 import { summarize } from './eval-metrics.ts';
-import { EVAL_SUMMARY_VERSION, type EvalContext, type EvalPrompt, type EvalRun, type EvalSummary, type PredictionLine } from './eval-summary.ts';
+import { EVAL_SUMMARY_VERSION, type EvalContext, type EvalEngine, type EvalPrompt, type EvalRun, type EvalSummary, type PredictionLine } from './eval-summary.ts';
 import { BudgetSpent, type PredictionSource } from './prediction-source.ts';
-import { createScorer } from './score-prediction.ts';
+import { createScorer, RECORDED_GOLD, sqliteGold } from './score-prediction.ts';
 
 export const PREDICTIONS_FILE = 'predictions.jsonl';
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/gu;
@@ -34,8 +35,15 @@ export const RUN_FILE = 'run.json';
 export interface EvalOptions {
   readonly inputs: EvalInputs;
   readonly source: PredictionSource;
-  /** The pool every prediction runs on: one PGlite connection, or several server connections. */
+  /** The pool every prediction runs on: one PGlite connection, or several server connections (none on SQLite). */
   readonly connections: readonly Database[];
+  /**
+   * The engine scored on (default postgres). With `sqlite`, the inputs' variants name their
+   * SQLite files (`sqliteEvalInputs`), every prediction runs on them through the guarded
+   * SQLite executor, and `sqliteSql` gives each row's gold as SQLite runs it.
+   */
+  readonly engine?: EvalEngine;
+  readonly sqliteSql?: (row: ExportRecord) => string;
   readonly context: EvalContext;
   /** The prompt asked (default `paper`); `training` needs inputs read with it, and goes with the `ddl` context only. */
   readonly prompt?: EvalPrompt;
@@ -63,7 +71,7 @@ export interface EvalResult {
 /** One line, keys in `PredictionLine` order. */
 export function serializePrediction(l: PredictionLine): string {
   const o: PredictionLine = {
-    id: l.id, dataset: l.dataset, question_id: l.question_id, group_id: l.group_id, variant: l.variant, prompt_hash: l.prompt_hash, sql: l.sql,
+    id: l.id, dataset: l.dataset, question_id: l.question_id, group_id: l.group_id, variant: l.variant, engine: l.engine ?? 'postgres', prompt_hash: l.prompt_hash, sql: l.sql,
     outcome: l.outcome, message: l.message, result_hash: l.result_hash, edge_result_hash: l.edge_result_hash,
     correct_main: l.correct_main, correct_edge: l.correct_edge, correct: l.correct, structure_hash: l.structure_hash,
     ...(l.answers ? { answers: { instance: l.answers.instance, schema: l.answers.schema, gold: l.answers.gold, predicted: l.answers.predicted, first_difference: l.answers.first_difference } } : {}),
@@ -96,6 +104,7 @@ function runRecord(o: EvalOptions): EvalRun {
     split: o.inputs.split,
     context: o.context,
     prompt: o.prompt ?? 'paper',
+    engine: o.engine ?? 'postgres',
     variants: o.inputs.variants.map((v) => v.name),
     ...usage,
   };
@@ -103,8 +112,8 @@ function runRecord(o: EvalOptions): EvalRun {
 
 /** The settings an earlier run into `out` must share for `resume` to continue it. */
 function sameEvaluation(earlier: EvalRun, now: EvalRun): string | undefined {
-  const before = { ...earlier, prompt: earlier.prompt ?? 'paper' };
-  for (const key of ['source', 'split', 'context', 'prompt', 'variants'] as const) {
+  const before = { ...earlier, prompt: earlier.prompt ?? 'paper', engine: earlier.engine ?? 'postgres' };
+  for (const key of ['source', 'split', 'context', 'prompt', 'engine', 'variants'] as const) {
     if (JSON.stringify(before[key]) !== JSON.stringify(now[key])) return `its ${key} was ${JSON.stringify(before[key])}, now ${JSON.stringify(now[key])}`;
   }
   return undefined;
@@ -120,13 +129,16 @@ function sameEvaluation(earlier: EvalRun, now: EvalRun): string | undefined {
  * result.summary?.ex.rate; // 1
  */
 export async function runEval(options: EvalOptions): Promise<EvalResult> {
-  const { inputs, source, out } = options;
+  const { inputs, out } = options;
   const progress = options.progress ?? (() => {});
   mkdirSync(out, { recursive: true });
   const predictionsPath = join(out, PREDICTIONS_FILE);
   const runPath = join(out, RUN_FILE);
   const record = runRecord(options);
   if (record.prompt === 'training' && options.context !== 'ddl') throw new ConfigError(`--prompt training: the fine-tuning prompt shows the schema only; it does not go with --context ${options.context}`);
+  const engine = record.engine ?? 'postgres';
+  if (engine === 'sqlite' && record.prompt === 'training') throw new ConfigError('--prompt training: the fine-tuning files teach PostgreSQL; it does not go with --engine sqlite');
+  if (engine === 'sqlite' && options.sqliteSql === undefined) throw new Error('runEval: --engine sqlite needs the gold SQL for SQLite (sqliteEvalInputs)');
   if (!options.resume && existsSync(predictionsPath)) throw new ConfigError(`--out: ${out} already holds ${PREDICTIONS_FILE}; --resume continues that evaluation, or give another --out`);
   if (options.resume && existsSync(runPath)) {
     const differs = sameEvaluation(JSON.parse(readFileSync(runPath, 'utf8')) as EvalRun, record);
@@ -141,7 +153,7 @@ export async function runEval(options: EvalOptions): Promise<EvalResult> {
   const contexts = new Map<string, ErContext | undefined>(inputs.variants.map((v) => [v.name, diagram === undefined ? undefined : { diagram, choices: shreddingText(v.spec) }]));
   const prompt = (row: ExportRecord) => {
     const v = variants.get(row.variant) as EvalVariant;
-    const messages = promptMessages(record.prompt, v, row, contexts.get(row.variant));
+    const messages = promptMessages(record.prompt, v, row, contexts.get(row.variant), engine);
     return { messages, hash: promptHash(messages) };
   };
 
@@ -154,8 +166,30 @@ export async function runEval(options: EvalOptions): Promise<EvalResult> {
   });
   if (earlier.length > 0) progress(`eval: resuming after ${earlier.length} of ${rows.length} predictions`);
 
-  const executor = createUntrustedExecutor(options.connections, { timeoutMs: options.timeoutMs ?? 30_000 });
-  const scorer = createScorer(executor);
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const sqlite = engine === 'sqlite' ? createSqliteExecutor(inputs.dir, { timeoutMs, processes: options.concurrency ?? 4 }) : undefined;
+  try {
+    return await score(options, sqlite ?? createUntrustedExecutor(options.connections, { timeoutMs }), { predictionsPath, earlier, rows, prompt, variants, progress });
+  } finally {
+    await sqlite?.close();
+  }
+}
+
+interface Scoring {
+  readonly predictionsPath: string;
+  readonly earlier: readonly PredictionLine[];
+  readonly rows: readonly ExportRecord[];
+  readonly prompt: (row: ExportRecord) => { messages: ReturnType<typeof promptMessages>; hash: string };
+  readonly variants: ReadonlyMap<string, EvalVariant>;
+  readonly progress: (message: string) => void;
+}
+
+/** Scores the rows after the earlier lines on `executor`, writing lines as they finish, then the summary. */
+async function score(options: EvalOptions, executor: UntrustedExecutor, s: Scoring): Promise<EvalResult> {
+  const { inputs, source, out } = options;
+  const { predictionsPath, earlier, rows, prompt, variants, progress } = s;
+  const runPath = join(out, RUN_FILE);
+  const scorer = createScorer(executor, options.engine === 'sqlite' ? sqliteGold(options.sqliteSql as (row: ExportRecord) => string) : RECORDED_GOLD);
   const concurrency = Math.max(1, options.concurrency ?? 4);
   const asking = pLimit(concurrency);
   // Enough rows in flight to keep every connection busy while others wait on the model.
@@ -218,6 +252,7 @@ export async function runEval(options: EvalOptions): Promise<EvalResult> {
   const summary = summarize({
     split: inputs.split,
     context: options.context,
+    engine: options.engine ?? 'postgres',
     datasets: [{ dataset: inputs.dataset, variants: inputs.variants.map((v) => v.name), edgeInstance: inputs.variants.some((v) => v.edgeSchema !== undefined) }],
     rows,
     lines: all,

@@ -35,7 +35,7 @@ export function sourceText(source: EvalSource | undefined): string {
 /** The facts line under a page's title for one evaluation. */
 export function runFacts(result: FinishedEval, label = result.label): string {
   const s = result.summary;
-  const parts = [`${label}: ${sourceText(result.run?.source)}`, `split ${s.split}`, `context ${s.context}`];
+  const parts = [`${label}: ${sourceText(result.run?.source)}`, `split ${s.split}`, `context ${s.context}`, `engine ${s.engine === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`];
   if (result.run?.dir) parts.push(`export ${result.run.dir}`);
   return parts.join(' · ');
 }
