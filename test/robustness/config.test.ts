@@ -93,7 +93,7 @@ describe("the public API ('equisql')", () => {
     const api = await import('equisql');
     expect(Object.keys(api).sort()).toEqual([
       'CompileError', 'ConfigError', 'DEFAULT_CAPS', 'EquisqlError', 'LoadError', 'MAX_RANDOM_VARIANTS', 'ShredError', 'attr', 'attributeRoles', 'buildDataset',
-      'buildRelationalSchema', 'compileQuery', 'createUntrustedExecutor', 'defineConfig', 'defineDomain', 'domainToJson', 'generateInstance',
+      'buildRelationalSchema', 'compileQuery', 'createSqliteExecutor', 'createUntrustedExecutor', 'defineConfig', 'defineDomain', 'domainToJson', 'generateInstance',
       'generateInstanceReport', 'indexDomain', 'inferRole', 'noun', 'openDatabase', 'parseDomainJson', 'runUntrusted', 'selectVariants', 'selectVariantsReport',
       'streamUntrusted', 'validateDomain', 'verifyDataset',
     ]);
