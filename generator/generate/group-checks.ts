@@ -30,6 +30,8 @@ export interface CheckVariant {
   readonly schema: RelationalSchema;
   /** The PostgreSQL schema per instance: `main` always, `edge` when the edge-case instance is built. */
   readonly pgSchemas: { readonly main: string; readonly edge?: string };
+  /** The SQLite file per instance, when the run checks on SQLite and SQLite holds the variant. */
+  readonly sqliteFiles?: { readonly main: string; readonly edge?: string };
 }
 
 export interface CheckContext {
