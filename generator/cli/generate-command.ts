@@ -224,6 +224,11 @@ export const command: Command = {
           `${((100 * report.seconds.database) / Math.max(report.seconds.total, 1e-9)).toFixed(0)}% in the database; ` +
           `SQL differs between ≥3 variants in ${(100 * report.differs3).toFixed(0)}% of groups`,
       );
+      if (withSqlite) {
+        const { engineLosses } = await import('../generate/engine-agreement.ts');
+        const lost = engineLosses(report.rejected, report.candidates);
+        shown.message(`SQLite: ${(100 * lost.engine_disagreement.share).toFixed(1)}% of candidates lost to engine disagreement, ${(100 * lost.dialect_refused.share).toFixed(1)}% to dialect refusals (manifest.json: sqlite)`);
+      }
       // Export stage: the groups (and questions) just written become data/, finetune/, the card.
       if (report.accepted > 0) await exportDataset({ dir: out, ...exporting, progress: shown.message, tick: shown.tick, ...(def.card ? { card: def.card } : {}) });
       return report.accepted >= groups ? EXIT.ok : EXIT.checkFailed;

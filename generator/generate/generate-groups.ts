@@ -40,6 +40,8 @@ import { appendLine, countRejections, groupsPath, readGroupsState, rejectionsPat
 import type { QueryRunner } from './query-runner.ts';
 import type { SuiteEntry } from './suite-file.ts';
 import { extractSkeleton } from '../grammar/skeleton-extractor.ts';
+import { agreeOnSqlite, checksSqlite, engineLosses, openSqliteFiles } from './engine-agreement.ts';
+import { readManifest } from '../assemble/build-manifest.ts';
 import type { ProgressTick } from '../common/progress-tick.ts';
 
 export interface GenerateOptions {
@@ -187,6 +189,7 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
   } finally {
     // Nothing decided ahead is left running behind the run.
     await Promise.allSettled(pending.values());
+    sources.sqlite?.close();
   }
   const final = readGroupsState(options.out, options.dataset, false);
   const total = (performance.now() - started) / 1000;
@@ -304,9 +307,7 @@ async function decideCandidate(options: GenerateOptions, sources: CandidateSourc
           const d = labelGroup({ [reference]: { sql: compileOrReject(options, refVariant, query) } }, reference, [reference]).difficulty;
           if (seen.quotaFull(d)) reject('difficulty-quota', quotaDetail(d, seen.quota(d), options.groups));
         }
-        const verified = await verifyGroup(query, ctx);
-        // A question a reader could take another way, with another answer, is not emitted (a user's suite is theirs).
-        if (!entry) await rejectAmbiguous(query, id, verified, ctx);
+        const verified = await checkCandidate(sources, query, id, entry);
         const labels = labelGroup(verified.answers, reference, options.variants.map((v) => v.name));
         const key = structureKey(verified.answers[labels.reference]?.sql ?? '');
         if (seen.hasKey(key)) reject('duplicate', 'same structure and literals as an earlier group');
@@ -323,6 +324,20 @@ async function decideCandidate(options: GenerateOptions, sources: CandidateSourc
     last = error;
   }
   return { sample, entry, ...(last ? { last } : {}), seen };
+}
+
+/**
+ * The checks of one filled candidate, the same for a run and each of its shards: every
+ * variant on every instance (`verifyGroup`), then its other readings (a user's suite is
+ * theirs), then, in a run checked on SQLite, the agreement of SQLite with PostgreSQL, whose
+ * SQL joins the answers.
+ */
+export async function checkCandidate(sources: CandidateSources, query: Query, id: string, entry: SuiteEntry | undefined): Promise<VerifiedGroup> {
+  const { ctx, sqlite } = sources;
+  const verified = await verifyGroup(query, ctx);
+  // A question a reader could take another way, with another answer, is not emitted.
+  if (!entry) await rejectAmbiguous(query, id, verified, ctx);
+  return sqlite ? { ...verified, answers: agreeOnSqlite(ctx.index, query, verified, ctx.variants, sqlite) } : verified;
 }
 
 /** A verified candidate as the line the groups file holds (a run and its shards write the same). */
@@ -465,7 +480,9 @@ export function candidateSources(options: GenerateOptions) {
     if (shape instanceof CandidateRejected) throw shape;
     return shape;
   };
-  return { reference, refVariant, graph, ctx, probe, skeletonAt, shapeOf, maxCandidates, attempts };
+  // Opened once for the run and closed by it (`sqlite.close()`).
+  const sqlite = checksSqlite(options.variants) ? openSqliteFiles() : undefined;
+  return { reference, refVariant, graph, ctx, probe, skeletonAt, shapeOf, maxCandidates, attempts, sqlite };
 }
 
 type CandidateSources = ReturnType<typeof candidateSources>;
@@ -493,10 +510,18 @@ export function writeManifest(options: Pick<GenerateOptions, 'dataset' | 'out' |
       database_share: report.seconds.total > 0 ? Number((report.seconds.database / report.seconds.total).toFixed(3)) : 0,
     },
     files: { groups: `groups/${options.dataset}.jsonl`, rejections: 'rejections.jsonl' },
+    // Only in a run checked on SQLite: where SQLite was checked, and what it cost.
+    ...(Array.isArray(options.settings['engines']) && options.settings['engines'].includes('sqlite') ? { sqlite: sqliteSection(options.out, report) } : {}),
     // The files this stage closed, as it closed them: the next stage refuses them changed.
     seals: sealFiles(options.out, stageFiles(options.dataset)),
   };
   writeFileAtomic(join(options.out, 'manifest.json'), `${JSON.stringify(JSON.parse(stableStringify(manifest)), null, 2)}\n`);
+}
+
+/** The manifest's `sqlite`: the variants SQLite holds (files under `sqlite/` and `edge/sqlite/`), those it cannot, and the candidates lost to it. */
+function sqliteSection(out: string, report: Pick<GenerateReport, 'rejected' | 'candidates'>) {
+  const built = readManifest(out).sqlite;
+  return { variants: built?.variants ?? [], not_held: built?.not_held ?? {}, lost: engineLosses(report.rejected, report.candidates) };
 }
 
 export type { Query };

@@ -54,6 +54,8 @@ export interface VerifiedGroup {
   readonly main: InstanceAnswer;
   readonly edge: InstanceAnswer | undefined;
   readonly distinctSql: number;
+  /** The answer every variant gave on each instance, normalized (for the checks after these; never written). */
+  readonly results: { readonly main: NormalizedResult; readonly edge: NormalizedResult | undefined };
 }
 
 /**
@@ -144,7 +146,13 @@ export async function verifyGroup(query: Query, ctx: CheckContext): Promise<Veri
     const r = main.get(variant.name) as NormalizedResult;
     answers[variant.name] = { sql: sql.text, row_count: r.rows.length, result_hash: r.hash };
   }
-  return { answers, main: { result_hash: mainComparison.hash, row_count: mainComparison.rowCount }, edge, distinctSql: new Set(compiled.map((c) => c.sql.text)).size };
+  return {
+    answers,
+    main: { result_hash: mainComparison.hash, row_count: mainComparison.rowCount },
+    edge,
+    distinctSql: new Set(compiled.map((c) => c.sql.text)).size,
+    results: { main: refResult, edge: hasEdge ? edgeResults.get(reference.name) : undefined },
+  };
 }
 
 /**
