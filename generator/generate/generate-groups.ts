@@ -11,6 +11,7 @@
  * at what the run has accepted only through questions it records (`SeenState`), and one
  * whose answers have changed by its turn is made again.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRng } from '../common/rng.ts';
 import { oneLine } from '../common/errors.ts';
@@ -511,7 +512,7 @@ export function writeManifest(options: Pick<GenerateOptions, 'dataset' | 'out' |
     },
     files: { groups: `groups/${options.dataset}.jsonl`, rejections: 'rejections.jsonl' },
     // Only in a run checked on SQLite: where SQLite was checked, and what it cost.
-    ...(Array.isArray(options.settings['engines']) && options.settings['engines'].includes('sqlite') ? { sqlite: sqliteSection(options.out, report) } : {}),
+    ...(Array.isArray(options.settings['engines']) && options.settings['engines'].includes('sqlite') ? { sqlite: sqliteSection(options, report) } : {}),
     // The files this stage closed, as it closed them: the next stage refuses them changed.
     seals: sealFiles(options.out, stageFiles(options.dataset)),
   };
@@ -519,9 +520,11 @@ export function writeManifest(options: Pick<GenerateOptions, 'dataset' | 'out' |
 }
 
 /** The manifest's `sqlite`: the variants SQLite holds (files under `sqlite/` and `edge/sqlite/`), those it cannot, and the candidates lost to it. */
-function sqliteSection(out: string, report: Pick<GenerateReport, 'rejected' | 'candidates'>) {
-  const built = readManifest(out).sqlite;
-  return { variants: built?.variants ?? [], not_held: built?.not_held ?? {}, lost: engineLosses(report.rejected, report.candidates) };
+function sqliteSection(options: { readonly out: string; readonly variants: readonly { readonly name: string; readonly sqliteFiles?: unknown }[] }, report: Pick<GenerateReport, 'rejected' | 'candidates'>) {
+  // The build in the run's directory says it (a merge has no variants' files at hand); else the variants checked.
+  const built = existsSync(join(options.out, 'build.json')) ? readManifest(options.out).sqlite : undefined;
+  const variants = built?.variants ?? options.variants.filter((v) => v.sqliteFiles !== undefined).map((v) => v.name);
+  return { variants, not_held: built?.not_held ?? {}, lost: engineLosses(report.rejected, report.candidates) };
 }
 
 export type { Query };
