@@ -8,11 +8,11 @@
  * (or SQLite fails on it).
  */
 import { DialectError, oneLine } from '../common/errors.ts';
-import { compileSqliteSql, NO_RULE } from '../compile/sqlite/compile-sqlite.ts';
+import { NO_RULE, sqliteFromTree } from '../compile/sqlite/compile-sqlite.ts';
 import { SqliteFile } from '../database/sqlite-database.ts';
 import { neutralResult } from '../execute/engine-neutral.ts';
 import type { NormalizedResult } from '../execute/run-query.ts';
-import type { ErIndex } from '../er-model/er-index.ts';
+import type { SqlQuery } from '../compile/sql-tree.ts';
 import { isOrdered, type Query } from '../query/conceptual-query.ts';
 import type { CheckVariant, VerifiedGroup } from './group-checks.ts';
 import { reject, type VariantAnswer } from './group-record.ts';
@@ -51,10 +51,10 @@ export function checksSqlite(variants: readonly CheckVariant[]): boolean {
  * `sqlite_sql` beside the PostgreSQL fields (unchanged), or rejects the candidate.
  *
  * @example
- * const answers = agreeOnSqlite(index, query, verified, variants, files);
+ * const answers = agreeOnSqlite(query, verified, variants, files);
  * answers['full_cti'].sqlite_sql; // SELECT CAST(strftime('%Y', o.placed_at) AS INTEGER) AS year, …
  */
-export function agreeOnSqlite(index: ErIndex, query: Query, verified: VerifiedGroup, variants: readonly CheckVariant[], files: SqliteFiles): Readonly<Record<string, VariantAnswer>> {
+export function agreeOnSqlite(query: Query, verified: VerifiedGroup, variants: readonly CheckVariant[], files: SqliteFiles): Readonly<Record<string, VariantAnswer>> {
   const ordered = isOrdered(query);
   // Every PostgreSQL variant gave the same answer on an instance; one neutral form stands for them.
   const expected: Record<'main' | 'edge', NormalizedResult | undefined> = {
@@ -62,10 +62,11 @@ export function agreeOnSqlite(index: ErIndex, query: Query, verified: VerifiedGr
     edge: verified.results.edge && neutralResult({ columns: [], rows: verified.results.edge.rows as (string | null)[][] }, ordered),
   };
   const sqlite = variants.filter((v) => v.sqliteFiles !== undefined);
-  // Compiled for every variant before any runs: a refusal costs no query.
+  // Compiled for every variant before any runs (a refusal costs no query), from the tree
+  // PostgreSQL's SQL was printed from: the same compilation, in the other dialect.
   const compiled = sqlite.map((v) => {
     try {
-      return { variant: v, sql: compileSqliteSql(index, v.schema, query) };
+      return { variant: v, sql: sqliteFromTree(verified.trees.get(v.name) as SqlQuery, v.schema) };
     } catch (error) {
       if (!(error instanceof DialectError)) throw error;
       return reject(`dialect-refused:${error.rule ?? NO_RULE}`, `${v.name}: ${oneLine(error)}`);
@@ -79,7 +80,7 @@ export function agreeOnSqlite(index: ErIndex, query: Query, verified: VerifiedGr
       if (path === undefined || want === undefined) continue;
       let got: NormalizedResult;
       try {
-        got = neutralResult(files.file(path).run(sql), ordered);
+        got = neutralResult(files.file(path).run(sql, { keep: false }), ordered);
       } catch (error) {
         return reject(`engine-disagreement:${variant.name}`, `${instance} instance: SQLite fails: ${oneLine(error)}`);
       }

@@ -338,7 +338,7 @@ export async function checkCandidate(sources: CandidateSources, query: Query, id
   const verified = await verifyGroup(query, ctx);
   // A question a reader could take another way, with another answer, is not emitted.
   if (!entry) await rejectAmbiguous(query, id, verified, ctx);
-  return sqlite ? { ...verified, answers: agreeOnSqlite(ctx.index, query, verified, ctx.variants, sqlite) } : verified;
+  return sqlite ? { ...verified, answers: agreeOnSqlite(query, verified, ctx.variants, sqlite) } : verified;
 }
 
 /** A verified candidate as the line the groups file holds (a run and its shards write the same). */

@@ -94,6 +94,11 @@ export function compileSqliteSql(index: ErIndex, schema: RelationalSchema, query
   return mintCompiledSql(compileSqlite(index, schema, query));
 }
 
+/** The SQLite of a tree the compiler already made for PostgreSQL (`compileTree`), as the compiler's trusted value. */
+export function sqliteFromTree(tree: SqlQuery, schema: RelationalSchema): CompiledSql {
+  return mintCompiledSql(printSql(sqliteTree(tree, schema)));
+}
+
 /** The SQL of a query in one dialect. */
 export function compileFor(dialect: SqlDialect, index: ErIndex, schema: RelationalSchema, query: Query): string {
   return dialect === 'sqlite' ? compileSqlite(index, schema, query) : printSql(compileTree(index, schema, query));
