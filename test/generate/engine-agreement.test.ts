@@ -7,7 +7,7 @@
  * recorded one) in the engines' neutral form. A second test corrupts one row of a copy of one
  * variant's SQLite file and checks the candidate that reads it is rejected, naming the variant.
  */
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -27,6 +27,7 @@ import { generateGroups } from '../../generator/generate/generate-groups.ts';
 import type { CheckVariant } from '../../generator/generate/group-checks.ts';
 import type { GroupRecord, Rejection } from '../../generator/generate/group-record.ts';
 import { groupsPath, readJsonLines, rejectionsPath } from '../../generator/generate/groups-file.ts';
+import { checkResume, writeRunSettings } from '../../generator/generate/run-settings.ts';
 import { attr, entity, out, select } from '../../generator/query/query-builder.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
 import { runMain } from '../helpers/run-cli.ts';
@@ -219,4 +220,19 @@ describe('a SQLite answer that differs from PostgreSQL', () => {
       await db.close();
     }
   }, 300_000);
+});
+
+describe('the engines as a run setting', () => {
+  it('refuses a resume with other engines, and takes a run on PostgreSQL alone for one that says --engines postgres', () => {
+    const base = { dataset: 'retail', groups: 10 };
+    const withSqlite = join(tmp.dir, 'resume-sqlite');
+    const alone = join(tmp.dir, 'resume-postgres');
+    for (const d of [withSqlite, alone]) mkdirSync(d, { recursive: true });
+    writeRunSettings(withSqlite, { ...base, engines: ['postgres', 'sqlite'] });
+    expect(() => checkResume(withSqlite, 'retail', base, true)).toThrow(/was generated with engines \["postgres","sqlite"\], not \["postgres"\]/u);
+    expect(() => checkResume(withSqlite, 'retail', { ...base, engines: ['postgres', 'sqlite'] }, true)).not.toThrow();
+    writeRunSettings(alone, base);
+    expect(() => checkResume(alone, 'retail', { ...base, engines: ['postgres', 'sqlite'] }, true)).toThrow(/was generated with engines \["postgres"\], not \["postgres","sqlite"\]/u);
+    expect(() => checkResume(alone, 'retail', { ...base, engines: ['postgres'] }, true)).not.toThrow();
+  });
 });
