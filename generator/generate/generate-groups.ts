@@ -290,7 +290,7 @@ interface Decision {
  * nothing: the caller commits the decision.
  */
 async function decideCandidate(options: GenerateOptions, sources: CandidateSources, candidate: number, seen: SeenState): Promise<Decision> {
-  const { reference, refVariant, graph, ctx, probe, skeletonAt, shapeOf, attempts } = sources;
+  const { reference, refVariant, graph, probe, skeletonAt, shapeOf, attempts } = sources;
   const entry = options.suite?.[candidate];
   const sample: Pick<Sample, 'skeleton' | 'tokens' | 'tail'> = entry ? { skeleton: '', tokens: [], tail: false } : skeletonAt(candidate);
   let last: CandidateRejected | undefined;
