@@ -2,9 +2,9 @@
  * RL reward benchmark: predictions the shipped reward (`rewards/equisql_reward.py`) scores
  * per second, in one Python process on one core, on SQLite with the gold answers
  * precomputed. Generates the paper's social_media questions on four variants (tiny scale),
- * writes the SQLite files at the SQLite build's paths (the test helper, until the SQLite
- * build is on this branch), exports the RL formats, then scores N predictions: each row's
- * gold SQL with a comment of its own (each text is guarded and run on the main and the edge
+ * checked on SQLite too (`--engines postgres,sqlite`, which writes the SQLite files),
+ * exports the RL formats, then scores N predictions: each row's gold SQL with a comment of
+ * its own (each text is guarded and run on the main and the edge
  * instance, as a model's would be).
  *
  *   npm run bench:reward [-- --predictions 4000 --python /path/to/python]
@@ -15,7 +15,6 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PAPER_SOCIAL_MEDIA } from '../generator/suites/paper-social-media.ts';
-import { sqliteFromBuild } from '../test/helpers/sqlite-from-build.ts';
 
 const { values } = parseArgs({ options: { predictions: { type: 'string' }, python: { type: 'string' } } });
 const count = Number(values.predictions ?? 4000);
@@ -30,8 +29,7 @@ try {
     const run = spawnSync(process.execPath, [join(import.meta.dirname, '../bin/equisql.js'), ...args, '--quiet'], { encoding: 'utf8', env: { ...process.env, DATABASE_URL: '' } });
     if (run.status !== 0 && !(args[0] === 'generate' && run.status === 1)) throw new Error(`equisql ${args[0]}: ${run.stderr}`);
   };
-  cli(['generate', '--dataset', 'social_media', '--variants', 'full_normalized,full_sti,full_cti,full_concrete', '--scale', 'tiny', '--from-suite', suite, '--variants-per-question', 'all', '--out', dir]);
-  await sqliteFromBuild(dir);
+  cli(['generate', '--dataset', 'social_media', '--variants', 'full_normalized,full_sti,full_cti,full_concrete', '--scale', 'tiny', '--engines', 'postgres,sqlite', '--from-suite', suite, '--variants-per-question', 'all', '--out', dir]);
   cli(['export', '--dir', dir, '--formats', 'jsonl,trl-grpo', '--ratios', 'train=1']);
   const rows = readFileSync(join(dir, 'rl/trl-grpo/train.jsonl'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { id: string; ground_truth: string });
   const sql = new Map(readFileSync(join(dir, 'data/train-00000-of-00001.jsonl'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { id: string; sql: string }).map((r) => [r.id, r.sql]));

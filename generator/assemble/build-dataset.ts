@@ -13,6 +13,7 @@ import { selectVariantsReport } from '../variants/select-variants.ts';
 import { buildRelationalSchema } from '../variants/build-schema.ts';
 import { createShredContext } from '../shred/shred-rows.ts';
 import { renderSchemaFile } from '../shred/ddl-writer.ts';
+import { sqliteRefusal } from '../shred/sqlite-storage.ts';
 import { loadVariant, renderDump, shredVariant } from '../load/load-variant.ts';
 import { writeSqliteVariant } from '../load/sqlite-file.ts';
 import { grantReader } from '../database/reader-role.ts';
@@ -44,8 +45,9 @@ export interface BuildOptions {
    */
   readonly lockHeld?: boolean;
   /**
-   * Engines to build for; PostgreSQL always. With `sqlite`, each variant is also written to
-   * `sqlite/<variant>.sqlite` from the same instance (see `load/sqlite-file.ts`).
+   * Engines to build for; PostgreSQL always. With `sqlite`, each variant SQLite can hold is
+   * also written to `sqlite/<variant>.sqlite` from the same instance (see
+   * `load/sqlite-file.ts`); build.json names the others (`sqliteRefusal`).
    */
   readonly engines?: readonly ('postgres' | 'sqlite')[];
 }
@@ -211,6 +213,9 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
       writeFileSync(join(staging, 'er.json'), erText);
       const context = createShredContext(index, instance);
       const built: BuiltVariant[] = [];
+      const withSqlite = options.engines?.includes('sqlite') === true;
+      const sqliteHeld: string[] = [];
+      const notHeld: Record<string, string> = {};
       let shred = 0;
       let load = 0;
       for (const [i, schema] of schemas.entries()) {
@@ -227,7 +232,16 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
         const loadInto = ownPglite ? pgSchema : stagingSchemaName(pgSchema);
         if (!ownPglite) staged.push([loadInto, pgSchema]);
         await loadVariant(target, loadInto, schema, data);
-        if (options.engines?.includes('sqlite')) writeSqliteVariant(context, schema, join(staging, 'sqlite', `${variant.name}.sqlite`));
+        if (withSqlite) {
+          const refusal = sqliteRefusal(schema);
+          if (refusal === undefined) {
+            writeSqliteVariant(context, schema, join(staging, 'sqlite', `${variant.name}.sqlite`));
+            sqliteHeld.push(variant.name);
+          } else {
+            notHeld[variant.name] = refusal;
+            warnings.push(`SQLite cannot hold variant ${variant.name} (${refusal}): built for PostgreSQL only`);
+          }
+        }
         // Granted before the swap: a schema keeps its grants when renamed, and the staged
         // PGlite directory moves whole.
         await grantReader(target, loadInto);
@@ -248,6 +262,7 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
         er_sha256: sha256(erText),
         database,
         variants: built,
+        ...(withSqlite ? { sqlite: { variants: sqliteHeld, not_held: notHeld } } : {}),
       };
       if (ownPglite) {
         // PGlite must be closed before its directory moves.

@@ -34,6 +34,11 @@ export interface BuildManifest {
    */
   readonly database: { readonly kind: 'pglite' | 'postgres'; readonly location: string };
   readonly variants: readonly BuiltVariant[];
+  /**
+   * Only when built with `--engines postgres,sqlite`: the variants written as
+   * `sqlite/<variant>.sqlite`, and those SQLite cannot hold, each with the reason.
+   */
+  readonly sqlite?: { readonly variants: readonly string[]; readonly not_held: Readonly<Record<string, string>> };
 }
 
 /** Seeds end up in file headers and manifests: keep them to plain, printable words, and exact. */

@@ -3,6 +3,7 @@ import type { Command } from './command.ts';
 import { required } from './flags.ts';
 import { parseTable, type FlagTable } from './flag-table.ts';
 import { ConfigError } from '../common/errors.ts';
+import { parseEngines } from './engines-flag.ts';
 import { DEFAULTS } from '../config/define-config.ts';
 import { loadConfig, resolveDataset } from '../config/load-config.ts';
 import { SCALE_PRESETS, type InstanceProfile, type ScalePreset } from '../instance/conceptual-instance.ts';
@@ -23,15 +24,8 @@ const FLAGS = {
   config: { type: 'string', value: 'FILE', help: 'the configuration file (default datasets.config.ts in the working directory)' },
   out: { type: 'string', value: 'DIR', required: true, help: 'where the build goes' },
   'schema-prefix': { type: 'string', value: 'P', help: 'prefix of the database schemas, one per variant (default <dataset>__)' },
-  engines: { type: 'string', value: 'postgres[,sqlite]', help: 'engines to build for: with sqlite, also DIR/sqlite/<variant>.sqlite from the same instance (default postgres)' },
+  engines: { type: 'string', value: 'postgres[,sqlite]', help: 'engines to build for: with sqlite, also DIR/sqlite/<variant>.sqlite from the same instance, for every variant SQLite can hold (default postgres)' },
 } as const satisfies FlagTable;
-
-/** `--engines postgres,sqlite`: PostgreSQL is always built, SQLite on request. */
-export function parseEngines(command: string, text: string | undefined): ('postgres' | 'sqlite')[] {
-  const names = (text ?? 'postgres').split(',').map((n) => n.trim());
-  for (const n of names) if (n !== 'postgres' && n !== 'sqlite') throw new ConfigError(`${command}: --engines takes postgres and sqlite, got "${n}"`);
-  return ['postgres', ...(names.includes('sqlite') ? (['sqlite'] as const) : [])];
-}
 
 const DETAILS = `Generates the dataset's conceptual instance, shreds it into every selected variant, and writes
   DIR/er.json, DIR/schemas/<variant>.sql, DIR/dumps/<variant>.sql, DIR/build.json

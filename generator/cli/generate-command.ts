@@ -6,6 +6,7 @@ import { required } from './flags.ts';
 import { parseTable, type FlagTable } from './flag-table.ts';
 import { EXPORT_FLAGS } from './export-flags.ts';
 import { ConfigError } from '../common/errors.ts';
+import { parseEngines } from './engines-flag.ts';
 import { DEFAULTS } from '../config/define-config.ts';
 import { loadConfig, resolveDataset } from '../config/load-config.ts';
 import { SCALE_PRESETS, type ScalePreset } from '../instance/conceptual-instance.ts';
@@ -69,6 +70,7 @@ const FLAGS = {
   db: { type: 'string', value: 'URL', help: 'postgres://… or pglite:DIR (default DATABASE_URL, else PGlite stored in DIR/pglite)' },
   concurrency: { type: 'string', value: 'K', help: 'server connections candidates are checked on (default 4; PGlite: always one)' },
   'timeout-ms': { type: 'string', value: 'T', help: 'milliseconds a candidate query may run (default 10000)' },
+  engines: { type: 'string', value: 'postgres[,sqlite]', help: 'engines every group is checked on: with sqlite, both instances are also built as DIR/sqlite/<variant>.sqlite and DIR/edge/sqlite/<variant>.sqlite, each group is compiled for SQLite too and kept only when SQLite answers as PostgreSQL does (default postgres)' },
   config: { type: 'string', value: 'FILE', help: 'the configuration file (default datasets.config.ts in the working directory)' },
   out: { type: 'string', value: 'DIR', required: true, help: 'where the run goes' },
   ...EXPORT_FLAGS,
@@ -83,6 +85,7 @@ builds there made with the same settings, then generates N verified equivalence 
   DIR/questions/<dataset>.jsonl  questions for the groups, as equisql questions writes them
   DIR/rejections.jsonl           one rejected candidate a line, with its reason
   DIR/manifest.json              settings, counts accepted and rejected by reason, timings
+  DIR/sqlite/, DIR/edge/sqlite/  with --engines postgres,sqlite: one SQLite file a variant
 then exports them (as equisql export, whose flags it takes):
   DIR/data/, DIR/finetune/, DIR/README.md (dataset card)
 A DIR that holds a run (whole or cut short) is refused unless --resume is given.`;
@@ -145,7 +148,10 @@ export const command: Command = {
     const margin = flags['shard-margin'] === undefined ? 0.25 : Number(flags['shard-margin']);
     if (!(margin >= 0 && margin <= 100)) throw new ConfigError(`generate: --shard-margin must be a number from 0 to 100, got "${flags['shard-margin']}"`);
     if (flags['shard-margin'] !== undefined && !shard) throw new ConfigError('generate: --shard-margin goes with --shard i/N');
-    const settings = { dataset: dataset.name, variants, scale, seed, grammar: grammarName, mix: flags.mix ?? [], groups, tail, from_suite: flags['from-suite'] ?? null, difficulty: difficultyMix ?? null, timeout_ms: timeoutMs, database: target.kind, concurrency: target.kind === 'postgres' ? concurrency : 1 };
+    const engines = parseEngines('generate', flags.engines);
+    const withSqlite = engines.includes('sqlite');
+    // Recorded only with SQLite, so a run on PostgreSQL alone writes the bytes it always did.
+    const settings = { dataset: dataset.name, variants, scale, seed, grammar: grammarName, mix: flags.mix ?? [], groups, tail, from_suite: flags['from-suite'] ?? null, difficulty: difficultyMix ?? null, timeout_ms: timeoutMs, database: target.kind, concurrency: target.kind === 'postgres' ? concurrency : 1, ...(withSqlite ? { engines } : {}) };
     // A build or another generate writing `out` would swap the database and files under this
     // one: the lock is taken before anything there is read, opened or created (DIR/pglite
     // above all: two processes opening one PGlite directory corrupt it), and held to the end.
@@ -171,7 +177,7 @@ export const command: Command = {
       // Temporary files a killed run of ours left beside the files it was writing.
       removeStaleTemps(out, ['', 'groups', 'questions', 'shard', 'data', 'finetune']);
       connections.push(await openDatabase(target));
-      const builds = await prepareBuilds({ dataset: dataset.name, domain: dataset.domain, variants, scale, seed, counts: def.counts ?? {}, db: connections[0] as Database, out, progress: shown.message, lockHeld: true });
+      const builds = await prepareBuilds({ dataset: dataset.name, domain: dataset.domain, variants, scale, seed, counts: def.counts ?? {}, db: connections[0] as Database, out, progress: shown.message, lockHeld: true, engines });
       if (target.kind === 'postgres') while (connections.length < concurrency) connections.push(await openDatabase(target));
       // A lost server connection is reopened (a few attempts) and the query run again; if the
       // server stays away, the run stops with nothing recorded for the candidate at hand.
@@ -218,6 +224,11 @@ export const command: Command = {
           `${((100 * report.seconds.database) / Math.max(report.seconds.total, 1e-9)).toFixed(0)}% in the database; ` +
           `SQL differs between ≥3 variants in ${(100 * report.differs3).toFixed(0)}% of groups`,
       );
+      if (withSqlite) {
+        const { engineLosses } = await import('../generate/engine-agreement.ts');
+        const lost = engineLosses(report.rejected, report.candidates);
+        shown.message(`SQLite: ${(100 * lost.engine_disagreement.share).toFixed(1)}% of candidates lost to engine disagreement, ${(100 * lost.dialect_refused.share).toFixed(1)}% to dialect refusals (manifest.json: sqlite)`);
+      }
       // Export stage: the groups (and questions) just written become data/, finetune/, the card.
       if (report.accepted > 0) await exportDataset({ dir: out, ...exporting, progress: shown.message, tick: shown.tick, ...(def.card ? { card: def.card } : {}) });
       return report.accepted >= groups ? EXIT.ok : EXIT.checkFailed;

@@ -96,10 +96,16 @@ export class CompileError extends EquisqlError {
 export class DialectError extends CompileError {
   readonly dialect: string;
   readonly construct: string;
-  constructor(dialect: string, construct: string, message: string) {
+  /** What was said of the construct, without the dialect and construct before it. */
+  readonly why: string;
+  /** The dialect rule that refused it (`no-rule` when no rule says it), once known. */
+  readonly rule: string | undefined;
+  constructor(dialect: string, construct: string, message: string, rule?: string) {
     super(`${dialect}: ${construct}: ${message}`);
     this.dialect = dialect;
     this.construct = construct;
+    this.why = message;
+    this.rule = rule;
   }
 }
 

@@ -20,15 +20,17 @@ export class SqliteFile {
 
   /**
    * Runs compiled SQL and returns its rows as text (numbers as SQLite prints them, NULL as
-   * null), in the shape PostgreSQL's results take.
+   * null), in the shape PostgreSQL's results take. The statement is kept for the next run of
+   * the same text unless `keep` is false.
    */
-  run(sql: CompiledSql): TextResult {
+  run(sql: CompiledSql, options: { readonly keep?: boolean } = {}): TextResult {
     let stmt = this.statements.get(sql.text);
     try {
       if (!stmt) {
         stmt = this.db.prepare(sql.text);
         if (!stmt.reader || !stmt.readonly) throw new Error('not a read-only query');
-        this.statements.set(sql.text, stmt);
+        // A text run once (generation's, each new) is not kept: a long run would hold them all.
+        if (options.keep !== false) this.statements.set(sql.text, stmt);
       }
       const columns = stmt.columns().map((c) => c.name);
       const rows = (stmt.raw(true).all() as unknown[][]).map((row) => row.map(sqliteText));

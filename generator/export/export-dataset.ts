@@ -32,6 +32,7 @@ import type { ProgressTick } from '../common/progress-tick.ts';
 import { EVALUATOR_FORMATS, evaluatorFiles, leftOutNote, prepareEvaluatorDirs, removeStaleEvaluatorFiles, type EvaluatorFormat } from './formats/evaluator-formats.ts';
 import { RL_FORMATS } from './rl/rl-formats.ts';
 import { removeStaleRlFiles, rlWriter, type RlSection } from './rl/rl-export.ts';
+import { truthSource } from './rl/ground-truth.ts';
 
 import { DEFAULT_FORMATS, EXPORT_FORMATS, type ExportFormat } from './export-settings.ts';
 
@@ -199,6 +200,11 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
     if (names.has(src.dataset)) throw new ConfigError(`export: dataset ${src.dataset} is given twice (--dir and --include name the same dataset)`);
     names.add(src.dataset);
   }
+  // The RL files reach the databases of one generated directory (their paths are relative to
+  // it); what they need of it is checked before anything is written.
+  const rlFormats = RL_FORMATS.filter((f) => options.formats.includes(f));
+  if (rlFormats.length > 0 && sources.length > 1) throw new ConfigError(`export: --formats ${rlFormats.join(',')}: the RL files name the databases of one generated directory; export without --include`);
+  const rlSource = rlFormats.length > 0 ? truthSource(dir, main.groups, manifest['settings'] as Record<string, unknown> | undefined) : undefined;
   const { dataset, domain } = main;
   const seed = (manifest['settings'] as { seed?: string | number } | undefined)?.seed ?? main.seed;
   const variantNames = [...new Set(sources.flatMap((src) => src.variants))];
@@ -250,10 +256,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   const evaluatorFormats = EVALUATOR_FORMATS.filter((f) => options.formats.includes(f));
   const leftOut: Partial<Record<EvaluatorFormat, number>> = {};
   prepareEvaluatorDirs(dir, evaluatorFormats);
-  // The RL files reach the databases of one generated directory (their paths are relative to it).
-  const rlFormats = RL_FORMATS.filter((f) => options.formats.includes(f));
-  if (rlFormats.length > 0 && sources.length > 1) throw new ConfigError(`export: --formats ${rlFormats.join(',')}: the RL files name the databases of one generated directory; export without --include`);
-  const rl = rlFormats.length > 0 ? rlWriter(dir, main.groups, rlFormats, files) : undefined;
+  const rl = rlSource ? rlWriter(rlSource, rlFormats, files) : undefined;
   let rlSection: RlSection | undefined;
   const splits: Partial<Record<SplitName, { rows: number; groups: number }>> = {};
   try {

@@ -11,6 +11,7 @@
  * at what the run has accepted only through questions it records (`SeenState`), and one
  * whose answers have changed by its turn is made again.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRng } from '../common/rng.ts';
 import { oneLine } from '../common/errors.ts';
@@ -40,6 +41,8 @@ import { appendLine, countRejections, groupsPath, readGroupsState, rejectionsPat
 import type { QueryRunner } from './query-runner.ts';
 import type { SuiteEntry } from './suite-file.ts';
 import { extractSkeleton } from '../grammar/skeleton-extractor.ts';
+import { agreeOnSqlite, checksSqlite, engineLosses, openSqliteFiles } from './engine-agreement.ts';
+import { readManifest } from '../assemble/build-manifest.ts';
 import type { ProgressTick } from '../common/progress-tick.ts';
 
 export interface GenerateOptions {
@@ -187,6 +190,7 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
   } finally {
     // Nothing decided ahead is left running behind the run.
     await Promise.allSettled(pending.values());
+    sources.sqlite?.close();
   }
   const final = readGroupsState(options.out, options.dataset, false);
   const total = (performance.now() - started) / 1000;
@@ -286,7 +290,7 @@ interface Decision {
  * nothing: the caller commits the decision.
  */
 async function decideCandidate(options: GenerateOptions, sources: CandidateSources, candidate: number, seen: SeenState): Promise<Decision> {
-  const { reference, refVariant, graph, ctx, probe, skeletonAt, shapeOf, attempts } = sources;
+  const { reference, refVariant, graph, probe, skeletonAt, shapeOf, attempts } = sources;
   const entry = options.suite?.[candidate];
   const sample: Pick<Sample, 'skeleton' | 'tokens' | 'tail'> = entry ? { skeleton: '', tokens: [], tail: false } : skeletonAt(candidate);
   let last: CandidateRejected | undefined;
@@ -304,9 +308,7 @@ async function decideCandidate(options: GenerateOptions, sources: CandidateSourc
           const d = labelGroup({ [reference]: { sql: compileOrReject(options, refVariant, query) } }, reference, [reference]).difficulty;
           if (seen.quotaFull(d)) reject('difficulty-quota', quotaDetail(d, seen.quota(d), options.groups));
         }
-        const verified = await verifyGroup(query, ctx);
-        // A question a reader could take another way, with another answer, is not emitted (a user's suite is theirs).
-        if (!entry) await rejectAmbiguous(query, id, verified, ctx);
+        const verified = await checkCandidate(sources, query, id, entry);
         const labels = labelGroup(verified.answers, reference, options.variants.map((v) => v.name));
         const key = structureKey(verified.answers[labels.reference]?.sql ?? '');
         if (seen.hasKey(key)) reject('duplicate', 'same structure and literals as an earlier group');
@@ -323,6 +325,20 @@ async function decideCandidate(options: GenerateOptions, sources: CandidateSourc
     last = error;
   }
   return { sample, entry, ...(last ? { last } : {}), seen };
+}
+
+/**
+ * The checks of one filled candidate, the same for a run and each of its shards: every
+ * variant on every instance (`verifyGroup`), then its other readings (a user's suite is
+ * theirs), then, in a run checked on SQLite, the agreement of SQLite with PostgreSQL, whose
+ * SQL joins the answers.
+ */
+export async function checkCandidate(sources: CandidateSources, query: Query, id: string, entry: SuiteEntry | undefined): Promise<VerifiedGroup> {
+  const { ctx, sqlite } = sources;
+  const verified = await verifyGroup(query, ctx);
+  // A question a reader could take another way, with another answer, is not emitted.
+  if (!entry) await rejectAmbiguous(query, id, verified, ctx);
+  return sqlite ? { ...verified, answers: agreeOnSqlite(query, verified, ctx.variants, sqlite) } : verified;
 }
 
 /** A verified candidate as the line the groups file holds (a run and its shards write the same). */
@@ -465,7 +481,9 @@ export function candidateSources(options: GenerateOptions) {
     if (shape instanceof CandidateRejected) throw shape;
     return shape;
   };
-  return { reference, refVariant, graph, ctx, probe, skeletonAt, shapeOf, maxCandidates, attempts };
+  // Opened once for the run and closed by it (`sqlite.close()`).
+  const sqlite = checksSqlite(options.variants) ? openSqliteFiles() : undefined;
+  return { reference, refVariant, graph, ctx, probe, skeletonAt, shapeOf, maxCandidates, attempts, sqlite };
 }
 
 type CandidateSources = ReturnType<typeof candidateSources>;
@@ -493,10 +511,20 @@ export function writeManifest(options: Pick<GenerateOptions, 'dataset' | 'out' |
       database_share: report.seconds.total > 0 ? Number((report.seconds.database / report.seconds.total).toFixed(3)) : 0,
     },
     files: { groups: `groups/${options.dataset}.jsonl`, rejections: 'rejections.jsonl' },
+    // Only in a run checked on SQLite: where SQLite was checked, and what it cost.
+    ...(Array.isArray(options.settings['engines']) && options.settings['engines'].includes('sqlite') ? { sqlite: sqliteSection(options, report) } : {}),
     // The files this stage closed, as it closed them: the next stage refuses them changed.
     seals: sealFiles(options.out, stageFiles(options.dataset)),
   };
   writeFileAtomic(join(options.out, 'manifest.json'), `${JSON.stringify(JSON.parse(stableStringify(manifest)), null, 2)}\n`);
+}
+
+/** The manifest's `sqlite`: the variants SQLite holds (files under `sqlite/` and `edge/sqlite/`), those it cannot, and the candidates lost to it. */
+function sqliteSection(options: { readonly out: string; readonly variants: readonly { readonly name: string; readonly sqliteFiles?: unknown }[] }, report: Pick<GenerateReport, 'rejected' | 'candidates'>) {
+  // The build in the run's directory says it (a merge has no variants' files at hand); else the variants checked.
+  const built = existsSync(join(options.out, 'build.json')) ? readManifest(options.out).sqlite : undefined;
+  const variants = built?.variants ?? options.variants.filter((v) => v.sqliteFiles !== undefined).map((v) => v.name);
+  return { variants, not_held: built?.not_held ?? {}, lost: engineLosses(report.rejected, report.candidates) };
 }
 
 export type { Query };

@@ -14,7 +14,9 @@ import type { ErIndex } from '../er-model/er-index.ts';
 import type { RelationalSchema } from '../variants/relational-schema.ts';
 import type { Expr, OrderItem, Predicate, Query, SelectQuery } from '../query/conceptual-query.ts';
 import { isOrdered } from '../query/conceptual-query.ts';
-import { compileSql } from '../compile/compile-query.ts';
+import { compileSql, compileTree } from '../compile/compile-query.ts';
+import { printCompiledSql } from '../compile/print-sql.ts';
+import type { SqlQuery } from '../compile/sql-tree.ts';
 import type { CompiledSql } from '../compile/compiled-sql.ts';
 import { firstUnreadable } from '../compile/readability.ts';
 import { canonicalKey } from '../query/walk.ts';
@@ -30,6 +32,8 @@ export interface CheckVariant {
   readonly schema: RelationalSchema;
   /** The PostgreSQL schema per instance: `main` always, `edge` when the edge-case instance is built. */
   readonly pgSchemas: { readonly main: string; readonly edge?: string };
+  /** The SQLite file per instance, when the run checks on SQLite and SQLite holds the variant. */
+  readonly sqliteFiles?: { readonly main: string; readonly edge?: string };
 }
 
 export interface CheckContext {
@@ -52,6 +56,10 @@ export interface VerifiedGroup {
   readonly main: InstanceAnswer;
   readonly edge: InstanceAnswer | undefined;
   readonly distinctSql: number;
+  /** The answer every variant gave on each instance, normalized (for the checks after these; never written). */
+  readonly results: { readonly main: NormalizedResult; readonly edge: NormalizedResult | undefined };
+  /** Each variant's compiled tree, by variant name (another dialect prints from it; never written). */
+  readonly trees: ReadonlyMap<string, SqlQuery>;
 }
 
 /**
@@ -65,15 +73,18 @@ export interface VerifiedGroup {
 export async function verifyGroup(query: Query, ctx: CheckContext): Promise<VerifiedGroup> {
   const compiled = ctx.variants.map((v) => {
     let sql: CompiledSql;
+    let tree: SqlQuery;
     try {
-      sql = compileSql(ctx.index, v.schema, query);
+      // compileSql, with the tree kept: another dialect is printed from it (engine-agreement.ts).
+      tree = compileTree(ctx.index, v.schema, query);
+      sql = printCompiledSql(tree);
     } catch (error) {
       return reject('compile-error', `${v.name}: ${oneLine(error)}`);
     }
     // Gold SQL reads as an engineer's, or it is not emitted (the compile rules see to it).
     const unreadable = firstUnreadable(sql.text);
     if (unreadable) reject(`unreadable-sql:${unreadable.check}`, `${v.name}: ${unreadable.excerpt}`);
-    return { variant: v, sql };
+    return { variant: v, sql, tree };
   });
   const reference = ctx.variants.find((v) => v.name === ctx.reference) ?? (ctx.variants[0] as CheckVariant);
   const referenceSql = compiled.find((c) => c.variant === reference)?.sql as CompiledSql;
@@ -142,7 +153,14 @@ export async function verifyGroup(query: Query, ctx: CheckContext): Promise<Veri
     const r = main.get(variant.name) as NormalizedResult;
     answers[variant.name] = { sql: sql.text, row_count: r.rows.length, result_hash: r.hash };
   }
-  return { answers, main: { result_hash: mainComparison.hash, row_count: mainComparison.rowCount }, edge, distinctSql: new Set(compiled.map((c) => c.sql.text)).size };
+  return {
+    answers,
+    main: { result_hash: mainComparison.hash, row_count: mainComparison.rowCount },
+    edge,
+    distinctSql: new Set(compiled.map((c) => c.sql.text)).size,
+    results: { main: refResult, edge: hasEdge ? edgeResults.get(reference.name) : undefined },
+    trees: new Map(compiled.map((c) => [c.variant.name, c.tree])),
+  };
 }
 
 /**

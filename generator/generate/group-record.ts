@@ -21,6 +21,11 @@ export interface VariantAnswer {
   readonly row_count: number;
   /** `normalizeResult(...).hash` of the answer on the main instance. */
   readonly result_hash: string;
+  /**
+   * Only in a run checked on SQLite (`--engines postgres,sqlite`), for a variant SQLite holds:
+   * the variant's SQLite SQL, which answered as `sql` did on both instances' SQLite files.
+   */
+  readonly sqlite_sql?: string;
 }
 
 /** How many of each construct the conceptual query uses. */
@@ -121,7 +126,23 @@ export const REJECTION_REASONS = [
   ...READING_CHOICES.map((c) => `ambiguous:${c}` as const),
 ] as const;
 
-export type RejectionReason = (typeof REJECTION_REASONS)[number] | `not-meaningful:${MeaningRule}` | `no-meaningful-slot:${MeaningRule}` | `unreadable-sql:${ReadabilityCheck}` | `ambiguous:${ReadingChoice}`;
+/**
+ * Reasons of a run checked on SQLite too, named after what they concern, so not in the list
+ * above (a run on PostgreSQL alone counts none of them, and its manifest does not list them):
+ * - `engine-disagreement:<variant>`: the variant's SQLite SQL answers otherwise than its
+ *   PostgreSQL SQL on one instance's SQLite file (or fails there);
+ * - `dialect-refused:<rule>`: the SQLite dialect refused the query, the rule named
+ *   (`no-rule` when none says a construct).
+ */
+export const ENGINE_REASON_PREFIXES = ['engine-disagreement:', 'dialect-refused:'] as const;
+export type EngineRejectionReason = `engine-disagreement:${string}` | `dialect-refused:${string}`;
+
+/** Whether a text is one of the rejection reasons. */
+export function isRejectionReason(reason: unknown): reason is RejectionReason {
+  return typeof reason === 'string' && ((REJECTION_REASONS as readonly string[]).includes(reason) || ENGINE_REASON_PREFIXES.some((p) => reason.startsWith(p) && /^[\w.-]+$/u.test(reason.slice(p.length))));
+}
+
+export type RejectionReason = (typeof REJECTION_REASONS)[number] | `not-meaningful:${MeaningRule}` | `no-meaningful-slot:${MeaningRule}` | `unreadable-sql:${ReadabilityCheck}` | `ambiguous:${ReadingChoice}` | EngineRejectionReason;
 
 /** The detail of a `difficulty-quota` rejection (a run and the merge of its shards write the same). */
 export function quotaDetail(difficulty: Difficulty, quota: number | undefined, groups: number): string {
@@ -210,6 +231,6 @@ export const GROUP_SHAPE: ShapeCheck = (g) =>
 /** The shape of a `rejections.jsonl` line. */
 export const REJECTION_SHAPE: ShapeCheck = (r) =>
   field(isCount(r['candidate']), 'candidate', 'a whole number') ??
-  field(typeof r['reason'] === 'string' && (REJECTION_REASONS as readonly string[]).includes(r['reason']), 'reason', 'a rejection reason') ??
+  field(isRejectionReason(r['reason']), 'reason', 'a rejection reason') ??
   field(typeof r['detail'] === 'string', 'detail', 'a string') ??
   field(typeof r['skeleton'] === 'string', 'skeleton', 'a string');

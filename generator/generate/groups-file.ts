@@ -130,6 +130,7 @@ export function checkCandidates(groupsFile: string, groups: readonly GroupRecord
 /** Rejections counted by reason, every reason present (zero when unused), in the closed order. */
 export function countRejections(rejections: readonly Rejection[]): Record<RejectionReason, number> {
   const counts = Object.fromEntries(REJECTION_REASONS.map((r) => [r, 0])) as Record<RejectionReason, number>;
-  for (const r of rejections) counts[r.reason] += 1;
+  // A reason of the SQLite checks is counted only where it occurs (see `EngineRejectionReason`).
+  for (const r of rejections) counts[r.reason] = (counts[r.reason] ?? 0) + 1;
   return counts;
 }

@@ -31,6 +31,8 @@ export interface PrepareOptions {
   /** Skip the edge-case instance (tests of single checks). */
   readonly edge?: boolean;
   readonly progress?: (message: string) => void;
+  /** Engines to build for (default PostgreSQL alone); with `sqlite`, both instances get SQLite files. */
+  readonly engines?: readonly ('postgres' | 'sqlite')[];
 }
 
 export interface PreparedBuilds {
@@ -53,7 +55,9 @@ function reusable(dir: string, o: PrepareOptions, profile: InstanceProfile, name
       m.profile === profile &&
       JSON.stringify(m.counts ?? {}) === JSON.stringify(o.counts ?? {}) &&
       m.database.kind === o.db.kind &&
-      JSON.stringify(m.variants.map((v) => v.name)) === JSON.stringify(names);
+      JSON.stringify(m.variants.map((v) => v.name)) === JSON.stringify(names) &&
+      // A build without its SQLite files is not one a run with SQLite can check against.
+      (!o.engines?.includes('sqlite') || (m.sqlite !== undefined && m.sqlite.variants.every((v) => existsSync(join(dir, 'sqlite', `${v}.sqlite`)))));
     return same ? m : undefined;
   } catch {
     return undefined;
@@ -71,7 +75,7 @@ export async function prepareBuilds(o: PrepareOptions): Promise<PreparedBuilds> 
       progress(`reusing the ${profile} build in ${dir}`);
       return existing;
     }
-    const result = await buildDataset({ dataset: o.dataset, domain: o.domain, variants: o.variants, scale: o.scale, seed: o.seed, profile, counts: o.counts ?? {}, target: o.db, out: dir, schemaPrefix: prefix, progress, lockHeld });
+    const result = await buildDataset({ dataset: o.dataset, domain: o.domain, variants: o.variants, scale: o.scale, seed: o.seed, profile, counts: o.counts ?? {}, target: o.db, out: dir, schemaPrefix: prefix, progress, lockHeld, ...(o.engines ? { engines: o.engines } : {}) });
     return result.manifest;
   };
   const main = await build(o.out, 'default', `${o.dataset}__`, o.lockHeld === true);
@@ -81,6 +85,9 @@ export async function prepareBuilds(o: PrepareOptions): Promise<PreparedBuilds> 
     name: v.name,
     schema: buildRelationalSchema(index, v.spec),
     pgSchemas: { main: v.pg_schema, ...(edge ? { edge: edge.variants.find((e) => e.name === v.name)?.pg_schema as string } : {}) },
+    ...(o.engines?.includes('sqlite') && main.sqlite?.variants.includes(v.name)
+      ? { sqliteFiles: { main: join(o.out, 'sqlite', `${v.name}.sqlite`), ...(edge ? { edge: join(o.out, 'edge', 'sqlite', `${v.name}.sqlite`) } : {}) } }
+      : {}),
   }));
   return { main, edge, instance, variants };
 }

@@ -52,6 +52,9 @@ export function holdsRun(out: string, dataset: string): boolean {
   return existsSync(runSettingsPath(out)) || existsSync(groupsPath(out, dataset)) || existsSync(rejectionsPath(out)) || existsSync(join(out, 'shard.json'));
 }
 
+/** A recorded setting; a run on PostgreSQL alone records no `engines`. */
+const setting = (settings: Readonly<Record<string, unknown>>, key: string): unknown => (key === 'engines' ? (settings[key] ?? ['postgres']) : settings[key]);
+
 const shown = (value: unknown): string => (value === undefined || value === null ? 'none' : typeof value === 'string' ? value : stableStringify(value));
 
 /**
@@ -71,8 +74,10 @@ export function checkResume(out: string, dataset: string, settings: Readonly<Rec
   if ((run.shard ?? null) !== (shard ?? null)) throw new ConfigError(`generate: --resume: ${out} holds ${run.shard ? `shard ${run.shard}` : 'an unsharded run'}, not ${shard ? `shard ${shard}` : 'an unsharded run'}`);
   for (const key of [...new Set([...Object.keys(run.settings), ...Object.keys(settings)])].sort()) {
     if (FREE.has(key)) continue;
-    if (stableStringify(run.settings[key] ?? null) !== stableStringify(settings[key] ?? null)) {
-      throw new ConfigError(`generate: --resume: ${out} was generated with ${key} ${shown(run.settings[key])}, not ${shown(settings[key])}; resume with the same settings or choose another --out`);
+    const was = setting(run.settings, key);
+    const now = setting(settings, key);
+    if (stableStringify(was ?? null) !== stableStringify(now ?? null)) {
+      throw new ConfigError(`generate: --resume: ${out} was generated with ${key} ${shown(was)}, not ${shown(now)}; resume with the same settings or choose another --out`);
     }
   }
 }

@@ -29,12 +29,10 @@ import type { Sample } from '../grammar/pcfg-sampler.ts';
 import { CandidateRejected, checkShape, DIFFICULTIES, GROUP_SHAPE, serializeGroup, type Difficulty, type RejectionReason } from './group-record.ts';
 import { rejectMeaningless } from './meaning-gate.ts';
 import { fillQuery } from './fill/fill-query.ts';
-import { verifyGroup } from './group-checks.ts';
-import { rejectAmbiguous } from './readings-check.ts';
 import { groupId } from './canonical-query.ts';
 import { appendLine, readRecords } from './groups-file.ts';
 import { checkSeal, refuseNonFile, sealFile, type Seals } from '../common/file-seal.ts';
-import { candidateSources, compileOrReject, difficultyQuotas, FINAL, groupRecord, labelGroup, structureKey, type GenerateOptions } from './generate-groups.ts';
+import { candidateSources, checkCandidate, compileOrReject, difficultyQuotas, FINAL, groupRecord, labelGroup, structureKey, type GenerateOptions } from './generate-groups.ts';
 
 /** Which shard: `index` counts from 1 (`--shard 1/4` … `--shard 4/4`). */
 export interface ShardSpec {
@@ -274,7 +272,8 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
     for (const a of c.attempts) if (count(a)) break;
     decide(c.candidate);
   }
-  const { reference, refVariant, graph, ctx, probe, skeletonAt, shapeOf, maxCandidates, attempts } = candidateSources(options);
+  const sources = candidateSources(options);
+  const { reference, refVariant, graph, probe, skeletonAt, shapeOf, maxCandidates, attempts } = sources;
   const state = (complete: boolean, candidates: number): ShardState => ({
     // Complete: the file as closed; until then, what an earlier run closed (lines after it are this run's).
     ...(complete ? { seals: { [candidatesFile(options.dataset)]: sealFile(path) } } : earlier?.seals ? { seals: earlier.seals } : {}),
@@ -295,65 +294,68 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
   // A shard being continued is not complete until it writes its marker again.
   rmSync(shardDonePath(options.out), { force: true });
   writeShardState(options.out, state(false, decided));
-  for (let candidate = last + shard.count; (stopAt === undefined || candidate < stopAt) && candidate < maxCandidates; candidate += shard.count) {
-    const entry = options.suite?.[candidate];
-    const sample: Pick<Sample, 'skeleton' | 'tokens' | 'tail'> = entry ? { skeleton: '', tokens: [], tail: false } : skeletonAt(candidate);
-    const outcomes: AttemptOutcome[] = [];
-    let early: CandidateRejected | undefined;
-    try {
-      const shape = entry ? undefined : shapeOf(sample.tokens);
-      // The candidate ends at a group new to this shard, as the unsharded run's ends at a new
-      // group — after one more verified filling (a spare), because another shard may hold
-      // the same group, and then the merged run goes on to the next filling.
-      let own = false;
-      let spare = false;
-      for (let attempt = 0; attempt < (entry ? 1 : attempts) && !spare; attempt++) {
-        let id: string | undefined;
-        let difficulty: Difficulty | undefined;
-        try {
-          const rng = createRng(options.seed).fork(`candidate/${candidate}/${attempt}`);
-          const query = entry ? entry.query : await fillQuery(shape as NonNullable<typeof shape>, { graph, instance: options.instance, rng, probe });
-          if (!entry) rejectMeaningless(options.index, query);
-          id = groupId(query);
-          if (options.difficultyMix) {
-            difficulty = labelGroup({ [reference]: { sql: compileOrReject(options, refVariant, query) } }, reference, [reference]).difficulty;
+  try {
+    for (let candidate = last + shard.count; (stopAt === undefined || candidate < stopAt) && candidate < maxCandidates; candidate += shard.count) {
+      const entry = options.suite?.[candidate];
+      const sample: Pick<Sample, 'skeleton' | 'tokens' | 'tail'> = entry ? { skeleton: '', tokens: [], tail: false } : skeletonAt(candidate);
+      const outcomes: AttemptOutcome[] = [];
+      let early: CandidateRejected | undefined;
+      try {
+        const shape = entry ? undefined : shapeOf(sample.tokens);
+        // The candidate ends at a group new to this shard, as the unsharded run's ends at a new
+        // group — after one more verified filling (a spare), because another shard may hold
+        // the same group, and then the merged run goes on to the next filling.
+        let own = false;
+        let spare = false;
+        for (let attempt = 0; attempt < (entry ? 1 : attempts) && !spare; attempt++) {
+          let id: string | undefined;
+          let difficulty: Difficulty | undefined;
+          try {
+            const rng = createRng(options.seed).fork(`candidate/${candidate}/${attempt}`);
+            const query = entry ? entry.query : await fillQuery(shape as NonNullable<typeof shape>, { graph, instance: options.instance, rng, probe });
+            if (!entry) rejectMeaningless(options.index, query);
+            id = groupId(query);
+            if (options.difficultyMix) {
+              difficulty = labelGroup({ [reference]: { sql: compileOrReject(options, refVariant, query) } }, reference, [reference]).difficulty;
+            }
+            // Verified whatever this shard has seen: whether it duplicates an earlier group is
+            // the merge's decision, over the groups of every shard.
+            const checked = await checkCandidate(sources, query, id, entry);
+            const labels = labelGroup(checked.answers, reference, options.variants.map((v) => v.name));
+            const record = groupRecord(options, { candidate, sample, entry, query, id, verified: checked, labels });
+            const outcome: AttemptOutcome = { id, ...(difficulty ? { difficulty } : {}), group: { line: serializeGroup(record), key: structureKey(checked.answers[labels.reference]?.sql ?? ''), difficulty: record.difficulty } };
+            outcomes.push(outcome);
+            if (own) spare = true;
+            else {
+              // One this shard has already seen goes on to the next filling, as there.
+              own = count(outcome);
+            }
+          } catch (error) {
+            if (!(error instanceof CandidateRejected)) throw error;
+            outcomes.push({ ...(id !== undefined ? { id } : {}), ...(difficulty ? { difficulty } : {}), rejected: { reason: error.reason, detail: error.detail } });
+            if (FINAL.has(error.reason)) break;
           }
-          // Verified whatever this shard has seen: whether it duplicates an earlier group is
-          // the merge's decision, over the groups of every shard.
-          const checked = await verifyGroup(query, ctx);
-          if (!entry) await rejectAmbiguous(query, id, checked, ctx);
-          const labels = labelGroup(checked.answers, reference, options.variants.map((v) => v.name));
-          const record = groupRecord(options, { candidate, sample, entry, query, id, verified: checked, labels });
-          const outcome: AttemptOutcome = { id, ...(difficulty ? { difficulty } : {}), group: { line: serializeGroup(record), key: structureKey(checked.answers[labels.reference]?.sql ?? ''), difficulty: record.difficulty } };
-          outcomes.push(outcome);
-          if (own) spare = true;
-          else {
-            // One this shard has already seen goes on to the next filling, as there.
-            own = count(outcome);
-          }
-        } catch (error) {
-          if (!(error instanceof CandidateRejected)) throw error;
-          outcomes.push({ ...(id !== undefined ? { id } : {}), ...(difficulty ? { difficulty } : {}), rejected: { reason: error.reason, detail: error.detail } });
-          if (FINAL.has(error.reason)) break;
         }
+      } catch (error) {
+        if (!(error instanceof CandidateRejected)) throw error;
+        early = error;
       }
-    } catch (error) {
-      if (!(error instanceof CandidateRejected)) throw error;
-      early = error;
+      const line: CandidateOutcome = {
+        candidate,
+        skeleton: sample.skeleton,
+        ...(entry ? { suite_id: entry.id } : {}),
+        ...(early ? { rejected: { reason: early.reason, detail: early.detail } } : {}),
+        attempts: outcomes,
+      };
+      appendLine(path, `${JSON.stringify(line)}\n`);
+      decided += 1;
+      decide(candidate);
+      // Candidates decided out of the estimate (until the even part is reached, of the most a shard may take).
+      const total = Math.ceil((stopAt ?? maxCandidates) / shard.count);
+      options.tick?.({ stage: 'shard', done: Math.min(decided, total), total, unit: 'candidates' });
     }
-    const line: CandidateOutcome = {
-      candidate,
-      skeleton: sample.skeleton,
-      ...(entry ? { suite_id: entry.id } : {}),
-      ...(early ? { rejected: { reason: early.reason, detail: early.detail } } : {}),
-      attempts: outcomes,
-    };
-    appendLine(path, `${JSON.stringify(line)}\n`);
-    decided += 1;
-    decide(candidate);
-    // Candidates decided out of the estimate (until the even part is reached, of the most a shard may take).
-    const total = Math.ceil((stopAt ?? maxCandidates) / shard.count);
-    options.tick?.({ stage: 'shard', done: Math.min(decided, total), total, unit: 'candidates' });
+  } finally {
+    sources.sqlite?.close();
   }
   const closed = state(true, decided);
   writeShardState(options.out, closed);

@@ -46,6 +46,27 @@ export function sqliteColumnType(column: Column): string {
 
 const cols = (names: readonly string[]): string => names.map(quoteIdent).join(', ');
 
+/** Significant digits a REAL holds exactly (an IEEE double holds 15 of any decimal). */
+export const REAL_DIGITS = 15;
+
+/**
+ * Why SQLite cannot hold a variant with PostgreSQL's meaning, or undefined when it can: a
+ * numeric of more than 15 digits would be rounded in a REAL, so its answers could differ
+ * from PostgreSQL's where nothing is wrong. Such a variant is built for PostgreSQL only.
+ *
+ * @example
+ * sqliteRefusal(schema) // 'orders.total numeric(20,2): a REAL holds 15 significant digits'
+ */
+export function sqliteRefusal(schema: RelationalSchema): string | undefined {
+  for (const table of schema.tables) {
+    for (const column of table.columns) {
+      const type = column.valueType;
+      if (type.kind === 'numeric' && type.precision > REAL_DIGITS) return `${table.name}.${column.name} numeric(${type.precision},${type.scale}): a REAL holds ${REAL_DIGITS} significant digits`;
+    }
+  }
+  return undefined;
+}
+
 /** `CREATE TABLE` with columns, keys, unique constraints and foreign keys, as SQLite declares them. */
 export function renderSqliteTable(table: Table): string {
   const lines = table.columns.map((c) => `    ${quoteIdent(c.name)} ${sqliteColumnType(c)}${c.nullable ? '' : ' NOT NULL'}`);

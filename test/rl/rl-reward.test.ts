@@ -1,21 +1,21 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, REPO_ROOT } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
-import { sqliteFromBuild } from '../helpers/sqlite-from-build.ts';
 import { PAPER_SOCIAL_MEDIA } from '../../generator/suites/paper-social-media.ts';
 import { normalizeResult } from '../../generator/execute/run-query.ts';
 import { pythonFloatText, sqliteValueText } from '../../generator/export/rl/answer-text.ts';
 import type { ExportRecord } from '../../generator/export/export-record.ts';
 import type { GroundTruth } from '../../generator/export/rl/ground-truth.ts';
+import type { GroupRecord } from '../../generator/generate/group-record.ts';
 
-// The RL exports and their shipped reward on a tiny social_media build (the paper's questions,
-// one ordered question, one whose answer repeats rows) whose SQLite files a test helper copies
-// from the PGlite build. The reward's scores are checked against eval's answer rules
+// The RL exports and their shipped reward on a tiny social_media run checked on SQLite too
+// (the paper's questions, one ordered question, one whose answer repeats rows), on the SQLite
+// files generate wrote. The reward's scores are checked against eval's answer rules
 // (`normalizeResult`) applied here, in TypeScript, to the rows the same SQL gives on the same
 // SQLite files: a prediction is right when its normalized answer equals the gold's on the main
 // instance and on the edge one.
@@ -56,8 +56,12 @@ let before: Map<string, string>;
 beforeAll(async () => {
   const suite = join(tmp.dir, 'suite.jsonl');
   writeFileSync(suite, [...PAPER_SOCIAL_MEDIA.map((q) => ({ id: q.id, query: q.query, question: q.question })), ...EXTRA].map((q) => JSON.stringify(q)).join('\n') + '\n');
-  runCli(['generate', '--dataset', 'social_media', '--variants', 'full_normalized,full_sti,full_cti,full_concrete', '--scale', 'tiny', '--from-suite', suite, '--variants-per-question', 'all', '--out', dir], { env: { DATABASE_URL: undefined } });
-  sqliteFiles = await sqliteFromBuild(dir);
+  const generated = runCli(['generate', '--dataset', 'social_media', '--variants', 'full_normalized,full_sti,full_cti,full_concrete', '--scale', 'tiny', '--engines', 'postgres,sqlite', '--from-suite', suite, '--variants-per-question', 'all', '--out', dir], { env: { DATABASE_URL: undefined } });
+  // Some of the suite's questions fail generation's checks (exit 1: fewer groups than lines); none is lost to SQLite.
+  expect([0, 1], generated.stderr).toContain(generated.status);
+  expect(generated.stderr).toMatch(/SQLite: 0\.0% of candidates lost to engine disagreement, 0\.0% to dialect refusals/u);
+  sqliteFiles = ['sqlite', 'edge/sqlite'].flatMap((sub) => readdirSync(join(dir, sub)).map((f) => join(dir, sub, f)));
+  expect(sqliteFiles).toHaveLength(8);
   const exported = runCli(['export', '--dir', dir, '--formats', 'jsonl,verl,trl-grpo,openrlhf'], { env: { DATABASE_URL: undefined } });
   expect(exported.status, exported.stderr).toBe(0);
   rows = ['train', 'validation', 'test'].flatMap((s) => (existsSync(join(dir, `data/${s}-00000-of-00001.jsonl`)) ? lines(join(dir, `data/${s}-00000-of-00001.jsonl`)) : [])) as unknown as ExportRecord[];
@@ -167,6 +171,22 @@ describe('the RL exports', () => {
     expect(existsSync('/tmp/equisql-rl-copy.sqlite')).toBe(false);
   }, 120_000);
 
+  it.skipIf(!hasPython)('scores 1 for every row\'s gold SQLite SQL, the SQL generate proved on the files the ground truth names', () => {
+    const groups = new Map(lines(join(dir, 'groups/social_media.jsonl')).map((g) => [String(g['group_id']), g as unknown as GroupRecord]));
+    const cases = rows.map((r) => {
+      const truth = JSON.parse(truths.get(r.id) as string) as GroundTruth;
+      for (const instance of truth.instances) expect(existsSync(join(dir, instance.sqlite as string)), instance.sqlite as string).toBe(true);
+      return { completion: `\`\`\`sql\n${groups.get(r.group_id)?.variants[r.variant]?.sqlite_sql as string}\n\`\`\``, ground_truth: truths.get(r.id) as string };
+    });
+    expect(cases.length).toBe(rows.length);
+    const file = join(tmp.dir, 'gold.jsonl');
+    writeFileSync(file, cases.map((c) => JSON.stringify(c)).join('\n') + '\n');
+    const run = python([join(REPO_ROOT, 'test/rl/score_cases.py'), dir, file]);
+    expect(run.status, run.stderr).toBe(0);
+    const { results } = JSON.parse(run.stdout) as { results: { score: number; outcome: string }[] };
+    expect(results.filter((r) => r.score !== 1)).toEqual([]);
+  }, 120_000);
+
   it.skipIf(!hasPyarrow)('is called as verl calls a custom reward function, on the Parquet as verl reads it (EQUISQL_PYTHON with pyarrow)', () => {
     const run = python([join(REPO_ROOT, 'test/rl/verl_harness.py'), dir, 'train']);
     expect(run.status, run.stderr).toBe(0);
@@ -177,6 +197,21 @@ describe('the RL exports', () => {
     expect(out.empty).toEqual(Array(out.rows).fill(0));
     expect([out.roles, out.ability, out.style]).toEqual([['system', 'user'], 'text-to-sql', 'rule']);
   }, 60_000);
+
+  it('refuses, in one line and before writing, an RL export of a run checked on SQLite whose SQLite file is gone', () => {
+    const file = join(dir, 'edge/sqlite/full_cti.sqlite');
+    const manifest = readFileSync(join(dir, 'manifest.json'));
+    renameSync(file, `${file}.away`);
+    try {
+      const run = runCli(['export', '--dir', dir, '--formats', 'jsonl,trl-grpo'], { env: { DATABASE_URL: undefined } });
+      expect(run.status).not.toBe(0);
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      expect(run.stderr).toMatch(/edge\/sqlite\/full_cti\.sqlite: missing, and the run was checked on SQLite/u);
+      expect(readFileSync(join(dir, 'manifest.json')).equals(manifest)).toBe(true);
+    } finally {
+      renameSync(`${file}.away`, file);
+    }
+  });
 
   // About 1.5 minutes on CPU: acceptance tier (EQUISQL_ACCEPTANCE=1), and EQUISQL_PYTHON with trl, torch and datasets.
   it.skipIf(!ACCEPTANCE || !hasTrl)('trains 5 GRPO steps with TRL on the trl-grpo export and the shipped reward, rewards in [0, 1]', () => {

@@ -25,6 +25,9 @@ import { SQLITE_RULES, type DialectRule } from './rules/index.ts';
 export type SqlDialect = 'postgres' | 'sqlite';
 export const SQL_DIALECTS: readonly SqlDialect[] = ['postgres', 'sqlite'];
 
+/** The rule a refusal names when what is left after every rule is a construct none says. */
+export const NO_RULE = 'no-rule';
+
 /** Functions only PostgreSQL has; one left after the rules is a construct they missed. */
 const POSTGRES_ONLY = new Set(['date_trunc', 'age', 'unnest', 'jsonb_array_elements_text', 'jsonb_array_length', 'cardinality', 'strpos', 'to_char', 'num_nonnulls']);
 
@@ -65,10 +68,18 @@ function unsayable(e: SqlExpr): string | undefined {
 /** The dialect rules (all by default) over a PostgreSQL tree, then the refusal of anything left. */
 export function sqliteTree(tree: SqlQuery, schema: RelationalSchema, rules: readonly DialectRule[] = SQLITE_RULES): SqlQuery {
   let out = tree;
-  for (const rule of rules) out = rule.apply(out, schema);
+  for (const rule of rules) {
+    try {
+      out = rule.apply(out, schema);
+    } catch (error) {
+      // The refusal names the rule it came from, so generation can count refusals by rule.
+      if (error instanceof DialectError && error.rule === undefined) throw new DialectError(error.dialect, error.construct, error.why, rule.name);
+      throw error;
+    }
+  }
   if (rules === SQLITE_RULES) {
     const left = unsayableInSqlite(out);
-    if (left !== undefined) throw new DialectError('sqlite', left, `variant ${schema.variant.name}: no rule says it in SQLite`);
+    if (left !== undefined) throw new DialectError('sqlite', left, `variant ${schema.variant.name}: no rule says it in SQLite`, NO_RULE);
   }
   return out;
 }
@@ -81,6 +92,11 @@ export function compileSqlite(index: ErIndex, schema: RelationalSchema, query: Q
 /** `compileSqlite` as the compiler's trusted value (see compiled-sql.ts). */
 export function compileSqliteSql(index: ErIndex, schema: RelationalSchema, query: Query): CompiledSql {
   return mintCompiledSql(compileSqlite(index, schema, query));
+}
+
+/** The SQLite of a tree the compiler already made for PostgreSQL (`compileTree`), as the compiler's trusted value. */
+export function sqliteFromTree(tree: SqlQuery, schema: RelationalSchema): CompiledSql {
+  return mintCompiledSql(printSql(sqliteTree(tree, schema)));
 }
 
 /** The SQL of a query in one dialect. */

@@ -6,12 +6,13 @@
  *
  * Per instance (`main`, then `edge` when the build has one):
  * - `sqlite`: the variant's SQLite file (`sqlite/<variant>.sqlite`, `edge/sqlite/<variant>.sqlite`),
- *   or null when the build wrote none;
+ *   or null when the run was not checked on SQLite;
  * - `postgres`: the variant's dump and DDL files and the PostgreSQL schema the build loaded it
  *   into, and the gold answer's hash as `equisql eval` computes it (`normalizeResult`), for a
  *   reward run on PostgreSQL;
- * - `rows`: the gold answer on the SQLite file, printed as the reward prints values and
- *   normalized by equisql's rules (null without a SQLite file).
+ * - `rows`: the gold answer on the SQLite file (the variant's `sqlite_sql`, which the run kept
+ *   only because it answered as PostgreSQL did), printed as the reward prints values and
+ *   normalized by equisql's rules (null when the run was not checked on SQLite).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -48,22 +49,35 @@ export interface TruthSource {
   readonly main: BuildManifest;
   readonly edge: BuildManifest | undefined;
   readonly groups: ReadonlyMap<string, GroupRecord>;
-}
-
-/** Reads the builds (main and edge) of `dir`; the groups are the export's. */
-export function truthSource(dir: string, groups: readonly GroupRecord[]): TruthSource {
-  const edge = existsSync(join(dir, 'edge', 'build.json')) ? readManifest(join(dir, 'edge')) : undefined;
-  return { dir, main: readManifest(dir), edge, groups: new Map(groups.map((g) => [g.group_id, g])) };
+  /**
+   * Whether the run was checked on SQLite (`generate --engines postgres,sqlite`): its records
+   * carry each variant's SQLite SQL (`variants.<v>.sqlite_sql`), proven on the SQLite files,
+   * and the ground truth is SQLite's. Otherwise it is PostgreSQL's, without SQLite answers.
+   */
+  readonly sqlite: boolean;
 }
 
 /**
- * The SQLite text of a variant's gold SQL. Group records built with SQLite carry each
- * dialect's SQL; a record without it has the PostgreSQL text only, which SQLite runs
- * whenever it uses nothing PostgreSQL alone has (and is left out of the RL rows otherwise).
+ * Reads the builds (main and edge) of `dir` and the engines its run was checked on; the
+ * groups are the export's. A run checked on SQLite must still hold the SQLite file of every
+ * variant SQLite holds, on every instance: a one-line ConfigError naming the first missing
+ * one otherwise, before the export writes anything.
  */
-function sqliteSql(group: GroupRecord, variant: string): string {
-  const answer = group.variants[variant] as { sql: string; sqlite_sql?: string; dialects?: { sqlite?: { sql?: string } } };
-  return answer.sqlite_sql ?? answer.dialects?.sqlite?.sql ?? answer.sql;
+export function truthSource(dir: string, groups: readonly GroupRecord[], settings: Readonly<Record<string, unknown>> | undefined): TruthSource {
+  const edge = existsSync(join(dir, 'edge', 'build.json')) ? readManifest(join(dir, 'edge')) : undefined;
+  const main = readManifest(dir);
+  const engines = settings?.['engines'];
+  const sqlite = Array.isArray(engines) && engines.includes('sqlite');
+  if (sqlite) {
+    for (const [prefix, build] of [['', main], ['edge/', edge]] as const) {
+      if (!build) continue;
+      for (const v of build.sqlite?.variants ?? []) {
+        const rel = `${prefix}sqlite/${v}.sqlite`;
+        if (!existsSync(join(dir, rel))) throw new ConfigError(`export: ${join(dir, rel)}: missing, and the run was checked on SQLite (its RL ground truth is SQLite's): run equisql generate --engines postgres,sqlite --resume --out ${dir} again to rebuild it`);
+      }
+    }
+  }
+  return { dir, main, edge, groups: new Map(groups.map((g) => [g.group_id, g])), sqlite };
 }
 
 /**
@@ -80,7 +94,9 @@ export function groundTruths(source: TruthSource, gold: SqliteGold): (groupId: s
     if (!group) throw new ConfigError(`export: group ${groupId} is not in ${source.dir}`);
     const answer = group.variants[variant];
     if (!answer) throw new ConfigError(`export: group ${groupId} has no SQL for variant ${variant}`);
-    const sql = sqliteSql(group, variant);
+    // The SQLite SQL the run proved on the SQLite files; none for a variant SQLite cannot hold.
+    const sql = source.sqlite ? answer.sqlite_sql : undefined;
+    if (source.sqlite && sql === undefined) throw new ExecutionError(`export: variant ${variant} is not held by SQLite (see build.json: sqlite.not_held)`);
     const instance = (name: 'main' | 'edge', build: BuildManifest): InstanceTruth => {
       const prefix = name === 'main' ? '' : 'edge/';
       const pgSchema = build.variants.find((v) => v.name === variant)?.pg_schema;
@@ -90,7 +106,7 @@ export function groundTruths(source: TruthSource, gold: SqliteGold): (groupId: s
       if (hash === undefined) throw new ConfigError(`export: group ${groupId} has no answer on the ${name} instance (regenerate with equisql generate --out ${source.dir})`);
       const rel = `${prefix}sqlite/${variant}.sqlite`;
       const file = join(source.dir, rel);
-      const rows = existsSync(file) ? normalizeResult({ columns: [], rows: gold.rows(file, sql) as (string | null)[][] }, group.ordered).rows : null;
+      const rows = sql !== undefined ? normalizeResult({ columns: [], rows: gold.rows(file, sql) as (string | null)[][] }, group.ordered).rows : null;
       return {
         name,
         sqlite: rows === null ? null : rel,

@@ -1,16 +1,16 @@
 /**
  * The export's RL part: per split the files of the RL formats asked for, then the shipped
  * reward files, each recorded in the manifest's `files`. The gold answers are computed on the
- * build's SQLite files when it has them; the prompt then asks for SQLite, else for PostgreSQL.
+ * SQLite files when the run was checked on SQLite (`generate --engines postgres,sqlite`), from
+ * the SQLite SQL it proved there; the prompt then asks for SQLite, else for PostgreSQL.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeLinesAtomic } from '../../common/atomic-write.ts';
-import type { GroupRecord } from '../../generate/group-record.ts';
 import type { ExportRecord } from '../export-record.ts';
 import type { SplitName } from '../split-assign.ts';
-import { groundTruths, truthSource } from './ground-truth.ts';
+import { groundTruths, type TruthSource } from './ground-truth.ts';
 import type { RlDialect } from './rl-prompt.ts';
 import { openrlhfLine, REWARD_DIR, REWARD_FILES, rewardFileText, RL_DIR, RL_FORMATS, rlFile, rlRows, trlLine, writeVerlParquet, type RlFormat } from './rl-files.ts';
 import { openSqliteGold } from './sqlite-gold.ts';
@@ -35,17 +35,17 @@ export interface RlWriter {
 }
 
 /**
- * A writer of `formats` for the generated directory `dir` and its `groups`, recording each
- * file in `files` (relative path → rows, sha256).
+ * A writer of `formats` for a generated directory's ground truths (`truthSource`, read before
+ * the export writes anything), recording each file in `files` (relative path → rows, sha256).
  *
  * @example
- * const rl = rlWriter('output/social_media', groups, ['verl'], files);
+ * const rl = rlWriter(truthSource('output/social_media', groups, settings), ['verl'], files);
  * await rl.split('train', rows, (r) => ddl.get(r.schema_id));
  * rl.finish(); // { formats: ['verl'], dialect: 'SQLite', reward: 'rewards/equisql_reward.py', left_out: 0 }
  */
-export function rlWriter(dir: string, groups: readonly GroupRecord[], formats: readonly RlFormat[], files: Record<string, { rows: number; sha256: string }>): RlWriter {
-  const source = truthSource(dir, groups);
-  const dialect: RlDialect = source.main.variants.some((v) => existsSync(join(dir, 'sqlite', `${v.name}.sqlite`))) ? 'SQLite' : 'PostgreSQL';
+export function rlWriter(source: TruthSource, formats: readonly RlFormat[], files: Record<string, { rows: number; sha256: string }>): RlWriter {
+  const { dir } = source;
+  const dialect: RlDialect = source.sqlite ? 'SQLite' : 'PostgreSQL';
   const gold = openSqliteGold();
   const truthOf = groundTruths(source, gold);
   let leftOut = 0;

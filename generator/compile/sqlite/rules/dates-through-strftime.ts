@@ -13,18 +13,24 @@ import { DialectError } from '../../../common/errors.ts';
  * | `EXTRACT(YEAR FROM x)` | `CAST(strftime('%Y', x) AS INTEGER)` (month `%m`, day `%d`, dow `%w`, hour `%H`) |
  * | `EXTRACT(QUARTER FROM x)` | `(CAST(strftime('%m', x) AS INTEGER) + 2) / 3` |
  * | `CAST(date_trunc('month', x) AS date)` | `date(x, 'start of month')` (year alike; week `date(x, '-6 days', 'weekday 1')`; quarter through `printf`) |
- * | `CAST(x + INTERVAL '1 month' AS date)` | `date(x, '+1 months', 'floor')`; a timestamp, `datetime(…)` |
+ * | `CAST(x + INTERVAL '1 month' AS date)` | `min(date(x, '+1 months'), date(x, 'start of month', '+2 months', '-1 day'))`; a timestamp, `datetime(…)` |
  * | `'2024-03-05 07:08:09+00'` | `'2024-03-05 07:08:09'` (timestamps are stored in UTC without the offset) |
  * | `EXTRACT(YEAR FROM age(b, a))` | `(CAST(strftime('%Y%m%d%H%M%S', b) AS INTEGER) - CAST(strftime('%Y%m%d%H%M%S', a) AS INTEGER)) / 10000000000` |
  *
- * A month or year shift ends with `floor`: PostgreSQL keeps the day inside the month
- * (January 31 plus a month is February 29), and `floor` is SQLite's word for that (3.46 on).
+ * A month or year shift keeps the day inside the month, as PostgreSQL does (January 31 plus
+ * a month is February 29): SQLite's own shift runs over into the next month (March 2), so the
+ * shifted day is capped by the last day of the month shifted to. SQLite 3.46 says the same
+ * with a `floor` modifier, which older SQLite (Debian 12's shell, Python's bundled module)
+ * takes for an error and answers NULL; the cap reads the same in every version.
  * Whole years between two instants are the difference of their `YYYYMMDDhhmmss` numbers
  * divided by 10^10, truncated toward zero as PostgreSQL's age is for either order.
  */
 export function datesThroughStrftime(tree: SqlQuery): SqlQuery {
-  return rewriteQuery(tree, { expr: rewriteDate });
+  return rewriteQuery(rewriteQuery(tree, { expr: rewriteDate }), { expr: capShift });
 }
+
+/** The marker a month or year shift carries until `capShift` writes its cap. */
+const CAPPED = 'cap at the month end';
 
 const FIELD_FORMAT: Readonly<Record<string, string>> = { year: '%Y', month: '%m', day: '%d', dow: '%w', hour: '%H' };
 
@@ -88,6 +94,27 @@ function shiftModifiers(op: '+' | '-', text: string): SqlExpr[] {
     unit = 'day';
   }
   const modifiers: SqlExpr[] = [literal(`${op}${n} ${unit}s`)];
-  if (unit === 'month' || unit === 'year') modifiers.push(literal('floor'));
+  if (unit === 'month' || unit === 'year') modifiers.push(literal(CAPPED));
   return modifiers;
+}
+
+/**
+ * `date(x, '+1 months')` capped by the last day of the month shifted to:
+ * `min(date(x, '+1 months'), date(x, 'start of month', '+2 months', '-1 day'))`; a timestamp
+ * keeps its time of day (`… || ' ' || time(x)`). Both sides are ISO text, so `min` compares them
+ * as dates; NULL stays NULL.
+ */
+function capShift(e: SqlExpr): SqlExpr {
+  if (e.kind !== 'call' || (e.name !== 'date' && e.name !== 'datetime')) return e;
+  const last = e.args[e.args.length - 1];
+  if (last?.kind !== 'literal' || last.value !== CAPPED) return e;
+  const [arg, shift] = e.args as [SqlExpr, SqlExpr];
+  const m = /^([+-])(\d+) (months|years)$/u.exec(shift.kind === 'literal' ? String(shift.value) : '');
+  if (!m) throw new DialectError('sqlite', 'a month shift', `cannot cap ${JSON.stringify(shift)}`);
+  const n = (m[1] === '-' ? -1 : 1) * Number(m[2]);
+  // The first day of the month after the one shifted to, then a day back.
+  const toMonthEnd = m[3] === 'months' ? (n + 1 === 0 ? [] : [literal(`${n + 1 > 0 ? '+' : ''}${n + 1} months`)]) : [literal(`${m[1]}${m[2]} years`), literal('+1 months')];
+  const monthEnd: SqlExpr = call('date', arg, literal('start of month'), ...toMonthEnd, literal('-1 day'));
+  const shifted = call(e.name, arg, shift);
+  return call('min', shifted, e.name === 'date' ? monthEnd : binary('||', binary('||', monthEnd, literal(' ')), call('time', arg)));
 }
