@@ -4,6 +4,7 @@ import { createRng } from '../common/rng.ts';
 import type { VariantSpec } from './variant-spec.ts';
 import { PRESET_NAMES, allPresets, presetFallback, presetVariant } from './variant-presets.ts';
 import { designSpaceSize, drawRandomVariants, variantSignature } from './random-variants.ts';
+import { hasPhysicalNames, NATIVE_VARIANT, nativeVariant } from './native-names.ts';
 
 /**
  * The most random variants one selection may draw. Each variant is a database schema that
@@ -57,7 +58,11 @@ export function selectVariantsReport(index: ErIndex, selection: string, seed: st
   if (items.length === 0) throw new ConfigError('--variants: empty selection');
   for (const item of items) {
     const random = /^random:(\d+)$/.exec(item);
-    if (item === 'all') allPresets(index).forEach(add);
+    if (item === 'all') {
+      allPresets(index).forEach(add);
+      // A model read from a database has one more: that database itself.
+      if (hasPhysicalNames(index)) add(nativeVariant(index));
+    } else if (item === NATIVE_VARIANT) add(nativeVariant(index));
     else if (random) {
       const k = Number(random[1]);
       if (k < 1) throw new ConfigError(`--variants: random:${random[1]} must draw at least one variant`);

@@ -44,4 +44,10 @@ export interface VariantSpec {
   /** Keyed by relationship name, for many-to-one and one-to-one relationships. */
   readonly relationships: Readonly<Record<string, RelationshipEncoding>>;
   readonly naming: NamingChoice;
+  /**
+   * The `native` variant: every table, column and type is the one the model's `storage`
+   * names (the database it was imported from); the choices above follow from where the
+   * model says each element lives.
+   */
+  readonly native?: boolean;
 }
