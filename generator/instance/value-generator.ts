@@ -314,12 +314,23 @@ export class ValueGenerator {
         return v;
       }
       case 'text': {
-        if (rng.chance(this.rates.oddTextRate)) return rng.pick(this.rates.oddTexts);
-        if (hints?.pool && hints.pool.length > 0) return rng.pick(hints.pool);
-        if (this.fakerMethod) return String(this.fakerMethod());
-        return this.faker.lorem.words(rng.int(1, 3));
+        if (rng.chance(this.rates.oddTextRate)) return this.fit(rng.pick(this.rates.oddTexts));
+        if (hints?.pool && hints.pool.length > 0) return this.fit(rng.pick(hints.pool));
+        if (this.fakerMethod) return this.fit(String(this.fakerMethod()));
+        return this.fit(this.faker.lorem.words(rng.int(1, 3)));
       }
     }
+  }
+
+  /**
+   * Text cut to the length its column in the source allows (`character varying(10)`), so
+   * the native variant holds every generated value; a model without storage is unchanged.
+   */
+  private fit(text: string): string {
+    const sized = /^(?:character varying|varchar|character|char)\((\d+)\)$/iu.exec(this.attribute.storage?.sqlType ?? '');
+    if (!sized) return text;
+    const letters = [...text];
+    return letters.length > Number(sized[1]) ? letters.slice(0, Number(sized[1])).join('').trimEnd() : text;
   }
 
   private remember(v: Scalar): void {
