@@ -156,6 +156,8 @@ export interface AttributeStorage {
    * type the `native` variant creates.
    */
   readonly sqlType: string;
+  /** Of a set kept as an array or JSON column: the column allows NULL (read as the empty set). */
+  readonly nullable?: boolean;
   /** A multi-valued attribute kept in a table of its own: the table. */
   readonly table?: string;
   /** …and its column holding the owner's key. */
@@ -179,6 +181,8 @@ export interface EntityStorage {
   /** The key column: the model's object id. */
   readonly key: string;
   readonly keyType: string;
+  /** The table's primary key, when it is more than the key column (a partitioned table's holds its partition key too). */
+  readonly primaryKey?: readonly string[];
   /** Unique keys beyond the primary key, composite ones too, as column lists. */
   readonly uniques?: readonly (readonly string[])[];
   /** Columns kept in the DDL that no attribute speaks of. */

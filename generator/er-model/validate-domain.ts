@@ -157,11 +157,11 @@ const RELATIONSHIP_KEYS = keysOf<Relationship>({
   storage: true,
 });
 const PARTICIPATION_KEYS = ['from', 'to'] as const;
-const ENTITY_STORAGE_KEYS = keysOf<EntityStorage>({ table: true, key: true, keyType: true, uniques: true, opaque: true });
-const ATTRIBUTE_STORAGE_KEYS = keysOf<AttributeStorage>({ column: true, sqlType: true, table: true, ownerColumn: true });
+const ENTITY_STORAGE_KEYS = keysOf<EntityStorage>({ table: true, key: true, keyType: true, primaryKey: true, uniques: true, opaque: true });
+const ATTRIBUTE_STORAGE_KEYS = keysOf<AttributeStorage>({ column: true, sqlType: true, nullable: true, table: true, ownerColumn: true });
 const RELATIONSHIP_STORAGE_KEYS = keysOf<RelationshipStorage>({ table: true, fromColumn: true, fromSqlType: true, column: true, sqlType: true, uniques: true, opaque: true });
 const OPAQUE_KEYS = keysOf<OpaqueColumn>({ column: true, sqlType: true, nullable: true, default: true, generated: true });
-const STORAGE_KEYS = [...new Set(['table', 'key', 'keyType', 'fromColumn', 'fromSqlType', 'ownerColumn', 'column', 'sqlType', 'nullable', 'default', 'generated', 'uniques', 'opaque'])];
+const STORAGE_KEYS = [...new Set(['table', 'key', 'keyType', 'primaryKey', 'fromColumn', 'fromSqlType', 'ownerColumn', 'column', 'sqlType', 'nullable', 'default', 'generated', 'uniques', 'opaque'])];
 const DEGREE_KEYS = keysOf<DegreeHints>({ mean: true, max: true, skew: true, noneRate: true });
 const TYPE_KEYS: Record<AttributeTypeKind, readonly string[]> = {
   integer: ['kind'],
@@ -638,6 +638,11 @@ class DomainChecker {
     }
     if ((value.table === undefined) !== (value.fromColumn === undefined) && keys === RELATIONSHIP_STORAGE_KEYS) {
       this.report(`${path}.${value.table === undefined ? 'table' : 'fromColumn'}`, 'a relationship table needs both its name and its from column');
+    }
+    if (value.nullable !== undefined) this.boolean(value.nullable, `${path}.nullable`);
+    if (value.primaryKey !== undefined) {
+      if (!Array.isArray(value.primaryKey) || !value.primaryKey.includes(value.key)) this.report(`${path}.primaryKey`, `must be a list of column names holding the key ${describe(value.key)}, got ${describe(value.primaryKey)}`);
+      else value.primaryKey.forEach((c: unknown, i: number) => this.physicalName(c, `${path}.primaryKey[${i}]`));
     }
     if (value.uniques !== undefined) {
       if (!Array.isArray(value.uniques)) this.report(`${path}.uniques`, `must be a list of column lists, got ${describe(value.uniques)}`);

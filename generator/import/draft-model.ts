@@ -410,7 +410,7 @@ function columnAttributes(
       lexicon,
       ...(hints ? { hints } : {}),
       ...(neverAsked ? { neverAsked } : {}),
-      storage: { column: c.name, sqlType: nativeSqlType(c) },
+      storage: { column: c.name, sqlType: nativeSqlType(c), ...(multiValued && c.nullable ? { nullable: true } : {}) },
     });
   }
   return out;
@@ -492,13 +492,15 @@ function stiSubclasses(
 
 /** An entity table's physical names: its table, its one integer key column, its unique keys and the columns kept in the DDL only. */
 function entityStorage(t: CatalogTable, opaque: readonly OpaqueColumn[]): EntityStorage | undefined {
-  const key = t.primaryKey ?? [];
-  const keyColumn = key.length === 1 ? t.columns.find((c) => c.name === key[0]) : undefined;
+  const surrogate = surrogateKey(t);
+  const keyColumn = surrogate.length === 1 ? t.columns.find((c) => c.name === surrogate[0]) : undefined;
   if (!keyColumn || !isIntegerKey(keyColumn)) return undefined;
+  const primaryKey = t.primaryKey ?? [];
   return {
     table: t.name,
     key: keyColumn.name,
     keyType: nativeSqlType(keyColumn),
+    ...(primaryKey.length > 1 ? { primaryKey: [...primaryKey] } : {}),
     ...(t.uniques.length > 0 ? { uniques: t.uniques.map((u) => [...u]) } : {}),
     ...(opaque.length > 0 ? { opaque: [...opaque] } : {}),
   };

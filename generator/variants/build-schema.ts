@@ -218,7 +218,7 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
         const name = claim(used, base, `${snakeCase(owner.name)}_${attribute.name}`);
         if (encoding === 'array' || encoding === 'jsonb') {
           const sqlType = physical ? physical.sqlType(attribute) : encoding === 'array' ? `${scalarSqlType(attribute.type)}[]` : 'jsonb';
-          addOwnedColumn(owner.name, { name, role: { kind: 'nested', entity: owner.name, attribute: attribute.name, encoding }, sqlType, valueType: attribute.type }, true);
+          addOwnedColumn(owner.name, { name, role: { kind: 'nested', entity: owner.name, attribute: attribute.name, encoding }, sqlType, valueType: attribute.type }, !(physical && attribute.storage?.nullable === true));
           const q = quoteIdent(name);
           if (encoding === 'jsonb') checks.push(`jsonb_typeof(${q}) = 'array'`);
           if (attribute.type.kind === 'enum' && encoding === 'array' && !physical?.enumTyped(attribute)) {
@@ -267,7 +267,7 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
 
     const role: TableRole = { kind: 'entity', root: group.root.name, mode: group.mode, classes: group.classes.map((c) => c.name), typeValues };
     const opaque = physical ? physical.opaque(top) : [];
-    return { name: group.name, role, columns, primaryKey: [key.name], uniques, foreignKeys, checks, indexes, ...(opaque.length > 0 ? { opaque } : {}) };
+    return { name: group.name, role, columns, primaryKey: physical ? physical.primaryKey(top) : [key.name], uniques, foreignKeys, checks, indexes, ...(opaque.length > 0 ? { opaque } : {}) };
   }
 
   // 3. Child tables of multi-valued attributes stored as tables.

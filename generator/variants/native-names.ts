@@ -75,6 +75,8 @@ export interface NativeNames {
   readonly table: (entity: Entity) => string;
   readonly key: (entity: Entity) => { readonly name: string; readonly sqlType: string };
   readonly uniques: (entity: Entity) => string[][];
+  /** The table's primary key: its key column, or more where the source's holds more. */
+  readonly primaryKey: (entity: Entity) => string[];
   readonly opaque: (entity: Entity) => OpaqueColumn[];
   readonly column: (attribute: Attribute) => string;
   readonly sqlType: (attribute: Attribute) => string;
@@ -102,6 +104,7 @@ export function nativeNames(index: ErIndex, variant: VariantSpec): NativeNames |
     table: (e) => storageOf(e).table,
     key: (e) => ({ name: storageOf(e).key, sqlType: storageOf(e).keyType }),
     uniques: (e) => (storageOf(e).uniques ?? []).map((u) => [...u]),
+    primaryKey: (e) => [...(storageOf(e).primaryKey ?? [storageOf(e).key])],
     opaque: (e) => [...(storageOf(e).opaque ?? [])],
     column: (a) => attributeStorage(a).column,
     sqlType: (a) => attributeStorage(a).sqlType,

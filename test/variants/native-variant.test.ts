@@ -6,32 +6,13 @@ import { verifyDataset } from '../../generator/assemble/verify-dataset.ts';
 import { openDatabase, type Database } from '../../generator/database/database.ts';
 import { retail } from '../../generator/domains/retail.ts';
 import { indexDomain } from '../../generator/er-model/er-index.ts';
-import type { Catalog } from '../../generator/import/catalog.ts';
 import { draftModel } from '../../generator/import/draft-model.ts';
 import { readDatabaseSource, readSource } from '../../generator/import/read-source.ts';
 import { selectVariants } from '../../generator/variants/select-variants.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
+import { catalogShape } from '../helpers/catalog-shape.ts';
 
 const CHINOOK = resolve(import.meta.dirname, '../../../shared/databases/chinook/Chinook_Sqlite.sqlite');
-
-/**
- * A catalog as the native variant must reproduce it: every table's columns (name, type as
- * normalized across engines, nullability), primary key and foreign keys, and, with
- * `uniques`, its unique keys. Column order is the variant's own, so columns are sorted.
- */
-export function catalogShape(catalog: Catalog, tables?: readonly string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const t of catalog.tables) {
-    if (tables && !tables.includes(t.name)) continue;
-    out[t.name] = {
-      columns: [...t.columns].sort((a, b) => (a.name < b.name ? -1 : 1)).map((c) => ({ name: c.name, type: c.type, nullable: c.nullable })),
-      primaryKey: t.primaryKey ?? null,
-      foreignKeys: t.foreignKeys.map((fk) => `${fk.columns.join(',')} -> ${fk.table}(${fk.references.join(',')})`).sort(),
-      uniques: t.uniques.map((u) => u.join(',')).sort(),
-    };
-  }
-  return out;
-}
 
 describe('the native variant', () => {
   let db: Database;
