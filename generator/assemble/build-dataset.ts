@@ -6,7 +6,7 @@ import { domainToJson } from '../er-model/domain-json.ts';
 import { sha256 } from '../common/hash.ts';
 import { ConfigError, LoadError, oneLine } from '../common/errors.ts';
 import { quoteIdent } from '../common/sql-text.ts';
-import type { InstanceProfile, ScalePreset } from '../instance/conceptual-instance.ts';
+import type { ConceptualInstance, InstanceProfile, ScalePreset } from '../instance/conceptual-instance.ts';
 import { generateInstanceReport } from '../instance/generate-instance.ts';
 import { instanceHash } from '../instance/canonical-instance.ts';
 import { selectVariantsReport } from '../variants/select-variants.ts';
@@ -48,6 +48,11 @@ export interface BuildOptions {
    * `sqlite/<variant>.sqlite` from the same instance (see `load/sqlite-file.ts`).
    */
   readonly engines?: readonly ('postgres' | 'sqlite')[];
+  /**
+   * The main instance read from a database (`--instance-from`, see `readSourceInstance`)
+   * in place of one generated from the seed; `source` is said in build.json.
+   */
+  readonly instance?: { readonly instance: ConceptualInstance; readonly source: string; readonly sample?: number };
 }
 
 export interface BuildResult {
@@ -180,12 +185,14 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
   const erText = domainToJson(options.domain);
   let t = performance.now();
   // Generating the instance validates the counts: a bad one must fail before any file changes.
-  const { instance, warnings: instanceWarnings } = generateInstanceReport(options.domain, {
-    seed: options.seed,
-    scale: options.scale,
-    profile: options.profile,
-    counts: options.counts,
-  });
+  const { instance, warnings: instanceWarnings } = options.instance
+    ? { instance: options.instance.instance, warnings: [] }
+    : generateInstanceReport(options.domain, {
+        seed: options.seed,
+        scale: options.scale,
+        profile: options.profile,
+        counts: options.counts,
+      });
   warnings.push(...instanceWarnings);
   const hash = instanceHash(instance);
   const generate = (performance.now() - t) / 1000;
@@ -198,7 +205,7 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
   const database = databaseLocation(out, requested);
   // Reach a shared database before taking the directory, so an unreachable one changes nothing.
   let db: Database | undefined = given ?? (ownPglite ? undefined : await openDatabase(requested as DatabaseTarget));
-  progress(`instance of ${options.domain.name} generated in ${generate.toFixed(2)} s (${hash.slice(0, 12)})`);
+  progress(options.instance ? `instance of ${options.domain.name} read from ${options.instance.source} (${hash.slice(0, 12)})` : `instance of ${options.domain.name} generated in ${generate.toFixed(2)} s (${hash.slice(0, 12)})`);
   let release: (() => void) | undefined;
   const staged: [string, string][] = [];
   try {
@@ -245,6 +252,7 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
         profile: options.profile,
         counts: options.counts ?? {},
         instance_hash: hash,
+        ...(options.instance ? { instance_from: { source: options.instance.source, ...(options.instance.sample !== undefined ? { sample: options.instance.sample } : {}) } } : {}),
         er_sha256: sha256(erText),
         database,
         variants: built,

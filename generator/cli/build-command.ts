@@ -11,6 +11,8 @@ import { buildDataset } from '../assemble/build-dataset.ts';
 import { seedFromText } from '../assemble/build-manifest.ts';
 import { MODEL_LIMITS } from '../er-model/validate-domain.ts';
 import { attributeRoles, describeRole } from '../er-model/attribute-roles.ts';
+import { indexDomain } from '../er-model/er-index.ts';
+import { INSTANCE_FROM_FLAGS, instanceFromFlags } from './instance-from-flags.ts';
 
 const FLAGS = {
   dataset: { type: 'string', value: 'NAME', required: true, help: 'a dataset of datasets.config.ts, or an E/R model as a .json file' },
@@ -24,6 +26,7 @@ const FLAGS = {
   out: { type: 'string', value: 'DIR', required: true, help: 'where the build goes' },
   'schema-prefix': { type: 'string', value: 'P', help: 'prefix of the database schemas, one per variant (default <dataset>__)' },
   engines: { type: 'string', value: 'postgres[,sqlite]', help: 'engines to build for: with sqlite, also DIR/sqlite/<variant>.sqlite from the same instance (default postgres)' },
+  ...INSTANCE_FROM_FLAGS,
 } as const satisfies FlagTable;
 
 /** `--engines postgres,sqlite`: PostgreSQL is always built, SQLite on request. */
@@ -68,6 +71,7 @@ export const command: Command = {
     const engines = parseEngines('build', flags.engines);
     const target = resolveTarget(flags.db ?? io.env['DATABASE_URL'], join(out, 'pglite'));
     const started = performance.now();
+    const given = await instanceFromFlags('build', flags, indexDomain(dataset.domain), seed);
     const result = await buildDataset({
       dataset: dataset.name,
       domain: dataset.domain,
@@ -81,6 +85,7 @@ export const command: Command = {
       schemaPrefix: flags['schema-prefix'],
       engines,
       progress: io.err,
+      ...(given ? { instance: given } : {}),
     });
     for (const warning of result.warnings) io.err(`warning: ${warning}`);
     // Roles decide what the filler asks; one read off a type may not be what the model means.
