@@ -11,7 +11,7 @@ import { generateInstanceReport } from '../instance/generate-instance.ts';
 import { instanceHash } from '../instance/canonical-instance.ts';
 import { selectVariantsReport } from '../variants/select-variants.ts';
 import { buildRelationalSchema } from '../variants/build-schema.ts';
-import { createShredContext } from '../shred/shred-rows.ts';
+import { brokenUniques, createShredContext } from '../shred/shred-rows.ts';
 import { renderSchemaFile } from '../shred/ddl-writer.ts';
 import { loadVariant, renderDump, shredVariant } from '../load/load-variant.ts';
 import { writeSqliteVariant } from '../load/sqlite-file.ts';
@@ -180,7 +180,7 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
   const index = indexDomain(options.domain);
   const selection = selectVariantsReport(index, options.variants, options.seed);
   const warnings: string[] = [...selection.notes];
-  const schemas = selection.variants.map((v) => buildRelationalSchema(index, v));
+  let schemas = selection.variants.map((v) => buildRelationalSchema(index, v));
   const pgNames = pgSchemaNames(options.schemaPrefix ?? `${options.dataset}__`, schemas.map((s) => s.variant.name));
   const erText = domainToJson(options.domain);
   let t = performance.now();
@@ -196,6 +196,15 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
   warnings.push(...instanceWarnings);
   const hash = instanceHash(instance);
   const generate = (performance.now() - t) / 1000;
+  schemas = schemas.map((schema) => {
+    // The source's composite unique keys hold on its rows, not always on generated ones.
+    if (!schema.variant.native) return schema;
+    const context = createShredContext(index, instance);
+    const broken = schema.tables.flatMap((table) => brokenUniques(context, schema, table));
+    if (broken.length === 0) return schema;
+    warnings.push(`native: ${broken.join(', ')}: unique on the source, not on this instance; left out of this build`);
+    return buildRelationalSchema(index, { ...schema.variant, uniquesLeftOut: broken });
+  });
   refuseUnderGroups(out, hash, schemas.map((s) => s.variant.name));
 
   const requested = options.target;

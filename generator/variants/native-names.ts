@@ -90,6 +90,7 @@ export interface NativeNames {
 /** The physical names of a `native` variant; undefined for every other variant. */
 export function nativeNames(index: ErIndex, variant: VariantSpec): NativeNames | undefined {
   if (variant.native !== true) return undefined;
+  const leftOut = new Set(variant.uniquesLeftOut ?? []);
   // A class without a table of its own lives in its nearest ancestor's.
   const stored = (entity: Entity): Entity => {
     for (const e of [...index.chain(entity.name)].reverse()) if (e.storage) return e;
@@ -103,7 +104,7 @@ export function nativeNames(index: ErIndex, variant: VariantSpec): NativeNames |
   return {
     table: (e) => storageOf(e).table,
     key: (e) => ({ name: storageOf(e).key, sqlType: storageOf(e).keyType }),
-    uniques: (e) => (storageOf(e).uniques ?? []).map((u) => [...u]),
+    uniques: (e) => (storageOf(e).uniques ?? []).map((u) => [...u]).filter((u) => !leftOut.has(uniqueKey(storageOf(e).table, u))),
     primaryKey: (e) => [...(storageOf(e).primaryKey ?? [storageOf(e).key])],
     opaque: (e) => [...(storageOf(e).opaque ?? [])],
     column: (a) => attributeStorage(a).column,
@@ -120,9 +121,16 @@ export function nativeNames(index: ErIndex, variant: VariantSpec): NativeNames |
       const s = rel.storage;
       if (s?.table === undefined || s.fromColumn === undefined) return undefined;
       const from = storageOf(index.entity(rel.from));
-      return { table: s.table, fromColumn: s.fromColumn, fromSqlType: s.fromSqlType ?? from.keyType, column: s.column, sqlType: s.sqlType, uniques: (s.uniques ?? []).map((u) => [...u]), opaque: [...(s.opaque ?? [])] };
+      const table = s.table;
+      const uniques = (s.uniques ?? []).map((u) => [...u]).filter((u) => !leftOut.has(uniqueKey(table, u)));
+      return { table, fromColumn: s.fromColumn, fromSqlType: s.fromSqlType ?? from.keyType, column: s.column, sqlType: s.sqlType, uniques, opaque: [...(s.opaque ?? [])] };
     },
   };
+}
+
+/** How a unique key is named in `VariantSpec.uniquesLeftOut`: `rental(rental_date,inventory_id,customer_id)`. */
+export function uniqueKey(table: string, columns: readonly string[]): string {
+  return `${table}(${columns.join(',')})`;
 }
 
 /** The enum types a native schema creates: one per enum attribute stored as a type of its own, with the attribute's values in order. */

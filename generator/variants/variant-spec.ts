@@ -50,4 +50,10 @@ export interface VariantSpec {
    * model says each element lives.
    */
   readonly native?: boolean;
+  /**
+   * Native only: the source's unique keys (`rental(rental_date,inventory_id,customer_id)`)
+   * that a generated instance breaks, left out of this build. The model keeps no rule that
+   * would hold them on generated rows; the user's own rows always keep them.
+   */
+  readonly uniquesLeftOut?: readonly string[];
 }
