@@ -9,6 +9,10 @@ import { indexDomain } from '../../generator/er-model/er-index.ts';
 import { draftModel } from '../../generator/import/draft-model.ts';
 import { readDatabaseSource, readSource } from '../../generator/import/read-source.ts';
 import { selectVariants } from '../../generator/variants/select-variants.ts';
+import { instanceHash } from '../../generator/instance/canonical-instance.ts';
+import { sampleInstance } from '../../generator/instance/sample-instance.ts';
+import { readSourceInstance } from '../../generator/instance/source-instance.ts';
+import Sqlite from 'better-sqlite3';
 import { tempDir } from '../helpers/build-fixtures.ts';
 import { catalogShape } from '../helpers/catalog-shape.ts';
 
@@ -43,5 +47,42 @@ describe('the native variant', () => {
     const checks = await verifyDataset(out, db);
     expect(checks.map((c) => c.variant)).toEqual(['native', 'full_cti']);
     for (const check of checks) expect(check.differences, check.variant).toEqual([]);
+  }, 120_000);
+
+  it.skipIf(!existsSync(CHINOOK))('takes Chinook\'s own rows as the instance: the built native variant answers as the SQLite file does, and a sample keeps every foreign key closed', async () => {
+    const { domain } = draftModel(await readSource(CHINOOK), { name: 'chinook' });
+    const index = indexDomain(domain);
+    const instance = await readSourceInstance(index, CHINOOK);
+    expect(instance.objects['Track']).toHaveLength(3503);
+    const out = join(tmp.dir, 'chinook-rows');
+    const built = await buildDataset({ dataset: 'chinook', domain, variants: 'native,full_sti', scale: 'tiny', seed: 5, profile: 'default', target: db, out, schemaPrefix: 'rows_', instance: { instance, source: CHINOOK } });
+    expect(built.manifest.instance_from).toEqual({ source: CHINOOK });
+    expect(built.manifest.instance_hash).toBe(instanceHash(instance));
+    for (const check of await verifyDataset(out, db)) expect(check.differences, check.variant).toEqual([]);
+    // The same question on the file and on the built native schema: revenue by genre.
+    const sql = 'SELECT g."Name", sum(il."UnitPrice" * il."Quantity") AS revenue, count(*) AS n FROM "InvoiceLine" il JOIN "Track" t ON t."TrackId" = il."TrackId" JOIN "Genre" g ON g."GenreId" = t."GenreId" GROUP BY g."Name" ORDER BY g."Name"';
+    const file = new Sqlite(CHINOOK, { readonly: true, fileMustExist: true });
+    const expected = (file.prepare(sql).raw().all() as [string, number, number][]).map(([name, revenue, n]) => [name, revenue.toFixed(2), String(n)]);
+    file.close();
+    const native = built.manifest.variants.find((v) => v.name === 'native')?.pg_schema as string;
+    await db.exec(`SET search_path TO ${native}`);
+    const rows = await db.query(sql);
+    await db.exec('RESET search_path');
+    expect(rows.map((r) => [r['Name'], String(r['revenue']), String(r['n'])])).toEqual(expected);
+
+    const sample = sampleInstance(index, instance, 20, 9);
+    expect(sampleInstance(index, instance, 20, 9)).toEqual(sample);
+    expect(sample.objects['InvoiceLine']).toHaveLength(20);
+    const kept = (entity: string): Set<number> => new Set((sample.objects[entity] ?? []).map((o) => o.id));
+    for (const rel of domain.relationships) {
+      for (const link of sample.links[rel.name] ?? []) {
+        expect(kept(index.root(rel.from).name).has(link.from) && kept(index.root(rel.to).name).has(link.to), rel.name).toBe(true);
+      }
+      // Every reference a kept object makes is kept: the sample's foreign keys are closed.
+      if (rel.cardinality === 'many-to-many') continue;
+      const from = kept(index.root(rel.from).name);
+      const whole = (instance.links[rel.name] ?? []).filter((l) => from.has(l.from));
+      expect(sample.links[rel.name], rel.name).toEqual(whole);
+    }
   }, 120_000);
 });
