@@ -1,6 +1,7 @@
 import { ConfigError } from '../common/errors.ts';
 import { snakeCase } from './er-index.ts';
 import { inferRole } from './attribute-roles.ts';
+import { isSafeDefault, isSafeExpression, isSqlTypeName } from './physical-sql.ts';
 import { ATTRIBUTE_ROLE_KINDS } from './er-model.ts';
 import type {
   Attribute,
@@ -628,11 +629,7 @@ class DomainChecker {
     for (const key of ['table', 'key', 'column', 'ownerColumn', 'fromColumn']) {
       if (value[key] !== undefined) this.physicalName(value[key], `${path}.${key}`);
     }
-    for (const key of ['keyType', 'sqlType', 'fromSqlType']) {
-      if (value[key] !== undefined && this.nonEmptyString(value[key], `${path}.${key}`) && /[;\u0000]|--|\/\*/u.test(value[key] as string)) {
-        this.report(`${path}.${key}`, `${describe(value[key])} is not a type name`);
-      }
-    }
+    for (const key of ['keyType', 'sqlType', 'fromSqlType']) this.sqlType(value[key], `${path}.${key}`);
     if ((value.table === undefined) !== (value.ownerColumn === undefined) && keys === ATTRIBUTE_STORAGE_KEYS) {
       this.report(`${path}.${value.table === undefined ? 'table' : 'ownerColumn'}`, 'a child table needs both its name and its owner column');
     }
@@ -660,11 +657,22 @@ class DomainChecker {
           if (!this.record(o, at, 'an object {column, sqlType, nullable}')) return;
           this.keys(o, OPAQUE_KEYS, at);
           this.physicalName(o.column, `${at}.column`);
-          this.nonEmptyString(o.sqlType, `${at}.sqlType`);
+          this.sqlType(o.sqlType ?? '', `${at}.sqlType`);
           this.boolean(o.nullable, `${at}.nullable`);
-          for (const key of ['default', 'generated']) if (o[key] !== undefined) this.nonEmptyString(o[key], `${at}.${key}`);
+          if (o.default !== undefined && this.nonEmptyString(o.default, `${at}.default`) && !isSafeDefault(o.default)) {
+            this.report(`${at}.default`, `${describe(o.default)} is not a literal or a clock (only those are written into the DDL)`);
+          }
+          if (o.generated !== undefined && this.nonEmptyString(o.generated, `${at}.generated`) && !isSafeExpression(o.generated)) {
+            this.report(`${at}.generated`, `${describe(o.generated)} is not an expression of the row's columns, literals and pure functions`);
+          }
         });
     }
+  }
+
+  /** A column type as DDL spells it; anything else could smuggle SQL into the native schema. */
+  private sqlType(value: unknown, path: string): void {
+    if (value === undefined || !this.nonEmptyString(value, path)) return;
+    if (!isSqlTypeName(value)) this.report(path, `${describe(value)} is not a type name`);
   }
 
   /** A table or column name as the source spells it: any text PostgreSQL takes when quoted. */

@@ -1,4 +1,5 @@
 import type { OpaqueColumn } from '../../er-model/er-model.ts';
+import { isSafeDefault, isSafeExpression, isSqlTypeName } from '../../er-model/physical-sql.ts';
 import type { CatalogColumn, CatalogType } from '../catalog.ts';
 
 /**
@@ -11,7 +12,9 @@ import type { CatalogColumn, CatalogType } from '../catalog.ts';
  * @example nativeSqlType({ type: { kind: 'char', length: 20 }, … }) // 'character(20)'
  */
 export function nativeSqlType(column: CatalogColumn): string {
-  return spell(column.type, column.sqlType);
+  const spelled = spell(column.type, column.sqlType);
+  // A type the model could not write back (a SQLite type of any text) is kept as bytes are: bytea.
+  return isSqlTypeName(spelled) ? spelled : 'bytea';
 }
 
 function spell(t: CatalogType, sourceSpelling: string): string {
@@ -50,11 +53,15 @@ function spell(t: CatalogType, sourceSpelling: string): string {
 
 /** A column the model leaves out, as the `native` variant keeps it in the DDL. */
 export function opaqueColumn(column: CatalogColumn): OpaqueColumn {
+  // Only a default or an expression the model may carry (a literal, a clock; the row's own
+  // columns and pure functions) is kept: the native DDL runs on the user's database.
+  const generated = column.generated !== undefined && isSafeExpression(column.generated) ? column.generated : undefined;
+  const fallback = column.default !== undefined && isSafeDefault(column.default) ? column.default : undefined;
   return {
     column: column.name,
     sqlType: nativeSqlType(column),
-    nullable: column.nullable,
-    ...(column.generated !== undefined ? { generated: column.generated } : column.default !== undefined && !/nextval\(/iu.test(column.default) ? { default: column.default } : {}),
+    nullable: column.nullable || (column.generated !== undefined && generated === undefined),
+    ...(generated !== undefined ? { generated } : fallback !== undefined ? { default: fallback } : {}),
   };
 }
 
