@@ -24,8 +24,10 @@ export interface SourceInstanceOptions {
  * @example await readSourceInstance(indexDomain(pagila), 'postgres://me@localhost/pagila')
  */
 export async function readSourceInstance(index: ErIndex, source: string, options: SourceInstanceOptions = {}): Promise<ConceptualInstance> {
+  const postgres = /^postgres(ql)?:\/\//u.test(source);
+  if (!postgres && !existsSync(source)) throw new LoadError(`--instance-from ${source}: no such file (give a postgres:// URL or the path of a SQLite file)`);
   const schema = buildRelationalSchema(index, nativeVariant(index));
-  if (/^postgres(ql)?:\/\//u.test(source)) {
+  if (postgres) {
     const db = await openPostgres(source);
     try {
       return await readDatabaseInstance(db, index, options);
@@ -36,7 +38,6 @@ export async function readSourceInstance(index: ErIndex, source: string, options
       await db.close().catch(() => {});
     }
   }
-  if (!existsSync(source)) throw new LoadError(`--instance-from ${source}: no such file (give a postgres:// URL or the path of a SQLite file)`);
   try {
     return (await readSqliteVariant(source, schema, index)).instance;
   } catch (error) {
