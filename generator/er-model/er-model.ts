@@ -13,6 +13,8 @@ export type AttributeType =
   | { readonly kind: 'boolean' }
   | { readonly kind: 'date' }
   | { readonly kind: 'timestamptz' }
+  /** A time of day without a zone (a source's `timestamp without time zone`): read as UTC, printed without an offset. */
+  | { readonly kind: 'timestamp' }
   | { readonly kind: 'enum'; readonly values: readonly string[] };
 
 export type AttributeTypeKind = AttributeType['kind'];

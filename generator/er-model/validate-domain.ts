@@ -123,8 +123,8 @@ const ROLE_TYPES: Record<AttributeRoleKind, readonly AttributeTypeKind[]> = {
   measure: ['integer', 'bigint', 'numeric'],
   count: ['integer', 'bigint'],
   score: ['integer', 'bigint', 'numeric'],
-  date: ['date', 'timestamptz'],
-  time: ['timestamptz'],
+  date: ['date', 'timestamptz', 'timestamp'],
+  time: ['timestamptz', 'timestamp'],
   contact: ['text'],
   description: ['text'],
   flag: ['boolean'],
@@ -172,6 +172,7 @@ const TYPE_KEYS: Record<AttributeTypeKind, readonly string[]> = {
   boolean: ['kind'],
   date: ['kind'],
   timestamptz: ['kind'],
+  timestamp: ['kind'],
   enum: ['kind', 'values'],
 };
 const TYPE_KINDS = Object.keys(TYPE_KEYS) as AttributeTypeKind[];
@@ -984,7 +985,8 @@ class DomainChecker {
         return value;
       }
       case 'date':
-      case 'timestamptz': {
+      case 'timestamptz':
+      case 'timestamp': {
         // Bounds are calendar dates for both kinds, which the instance generator reads as UTC.
         const time = typeof value === 'string' && ISO_DATE.test(value) ? Date.parse(`${value}T00:00:00Z`) : Number.NaN;
         if (Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== value) {

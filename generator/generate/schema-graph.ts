@@ -29,6 +29,7 @@ export function slotKind(type: AttributeType): SlotKind {
       return 'text';
     case 'date':
     case 'timestamptz':
+    case 'timestamp':
       return 'temporal';
     case 'boolean':
       return 'boolean';

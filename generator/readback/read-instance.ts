@@ -29,8 +29,6 @@ function readExpression(column: Column): string {
   if (r.kind === 'nested') {
     return r.encoding === 'array' ? `to_json(${q}::text[])::text` : `${q}::text`;
   }
-  // A source's timestamp without time zone (the native variant) holds UTC: read it as the instant it is.
-  if (column.valueType.kind === 'timestamptz' && /^timestamp without time zone$/iu.test(column.sqlType)) return `${q}::timestamptz::text`;
   return `${q}::text`;
 }
 

@@ -24,6 +24,8 @@ export function scalarSqlType(type: AttributeType): string {
       return 'date';
     case 'timestamptz':
       return 'timestamptz';
+    case 'timestamp':
+      return 'timestamp';
   }
 }
 

@@ -24,7 +24,7 @@ import { sameNode } from '../../query/walk.ts';
 /** The share of plain filled queries that become top-N per group. */
 export const TOP_PER_GROUP_SHARE = FILL_RATES.topPerGroup;
 
-const ORDERED = ['integer', 'bigint', 'numeric', 'date', 'timestamptz'];
+const ORDERED = ['integer', 'bigint', 'numeric', 'date', 'timestamptz', 'timestamp'];
 
 /**
  * The query with a `qualify` keeping the first N rows of each group, or undefined when the
