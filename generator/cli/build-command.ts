@@ -16,7 +16,7 @@ import { INSTANCE_FROM_FLAGS, instanceFromFlags } from './instance-from-flags.ts
 
 const FLAGS = {
   dataset: { type: 'string', value: 'NAME', required: true, help: 'a dataset of datasets.config.ts, or an E/R model as a .json file' },
-  variants: { type: 'string', value: 'all|a,b,…|random:K', help: 'the schema variants to build: all presets (default), a list of names, or K drawn at random from the seed' },
+  variants: { type: 'string', value: 'all|a,b,…|random:K', help: 'the schema variants to build: all presets (default; with native for an imported model), a list of names (native: the imported database itself), or K drawn at random from the seed' },
   scale: { type: 'string', value: 'S', help: `instance size, one of ${SCALE_PRESETS.join(', ')} (default: the dataset's, else small)` },
   seed: { type: 'string', value: 'N', help: 'seed of the instance (default: the dataset\'s, else 1)' },
   profile: { type: 'string', value: 'default|edge', help: 'an ordinary instance, or one rich in edge cases (NULLs, ties, empty sets)' },

@@ -20,7 +20,8 @@ export interface VariantSelection {
 }
 
 /**
- * Parses `--variants`: `all` (the ten presets), preset names, and `random:K` (K further
+ * Parses `--variants`: `all` (the ten presets, and `native` for a model with physical
+ * names), preset names, `native` (the database an imported model was read from), and `random:K` (K further
  * variants drawn from the seed, distinct from the presets and from each other), separated
  * by commas, in the order given.
  *
@@ -78,7 +79,7 @@ export function selectVariantsReport(index: ErIndex, selection: string, seed: st
       }
       drawRandomVariants(index, k, createRng(seed).fork('variants'), presets).forEach(add);
     } else if ((PRESET_NAMES as readonly string[]).includes(item)) add(presetVariant(index, item));
-    else throw new ConfigError(`--variants: unknown variant "${item}" (presets: ${PRESET_NAMES.join(', ')}; all; random:K)`);
+    else throw new ConfigError(`--variants: unknown variant "${item}" (presets: ${PRESET_NAMES.join(', ')}; all; random:K; native for an imported model)`);
   }
   return { variants: out, notes };
 }
