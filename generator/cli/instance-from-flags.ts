@@ -1,5 +1,6 @@
 import { ConfigError } from '../common/errors.ts';
 import type { ErIndex } from '../er-model/er-index.ts';
+import type { ConceptualInstance } from '../instance/conceptual-instance.ts';
 import type { FlagTable } from './flag-table.ts';
 
 /** `--instance-from` and `--sample`, shared by build and generate. */
@@ -14,7 +15,7 @@ export async function instanceFromFlags(
   flags: { readonly 'instance-from'?: string; readonly sample?: string },
   index: ErIndex,
   seed: string | number,
-): Promise<{ instance: import('../instance/conceptual-instance.ts').ConceptualInstance; source: string; sample?: number } | undefined> {
+): Promise<{ instance: ConceptualInstance; source: string; sample?: number } | undefined> {
   const source = flags['instance-from'];
   if (flags.sample !== undefined && source === undefined) throw new ConfigError(`${command}: --sample goes with --instance-from`);
   if (source === undefined) return undefined;

@@ -511,8 +511,8 @@ function tableStorage(t: CatalogTable, fromColumns: readonly string[], toColumns
   const from = fromColumns.length === 1 ? t.columns.find((c) => c.name === fromColumns[0]) : undefined;
   const to = toColumns.length === 1 ? t.columns.find((c) => c.name === toColumns[0]) : undefined;
   if (!from || !to) return undefined;
-  const keyed = new Set([from.name, to.name].join('\u0000'));
-  const uniques = t.uniques.filter((u) => !keyed.has(u.join('\u0000'))).map((u) => [...u]);
+  // A unique key on exactly the two ends is the table's key itself.
+  const uniques = t.uniques.filter((u) => !(u.length === 2 && u.includes(from.name) && u.includes(to.name))).map((u) => [...u]);
   return {
     table: t.name,
     fromColumn: from.name,

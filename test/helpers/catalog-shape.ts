@@ -2,8 +2,8 @@ import type { Catalog } from '../../generator/import/catalog.ts';
 
 /**
  * A catalog as the native variant must reproduce it: every table's columns (name, type as
- * normalized across engines, nullability), primary key and foreign keys, and, with
- * `uniques`, its unique keys. Column order is the variant's own, so columns are sorted.
+ * normalized across engines, nullability), primary key, foreign keys and unique keys, of
+ * the `tables` given (default all). Column order is the variant's own, so columns are sorted.
  */
 export function catalogShape(catalog: Catalog, tables?: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
