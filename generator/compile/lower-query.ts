@@ -6,6 +6,7 @@ import type { Table } from '../variants/relational-schema.ts';
 import type { Expr, Join, Predicate, Query, SelectQuery } from '../query/conceptual-query.ts';
 import type { AliasInfo, QueryScope } from '../query/query-scope.ts';
 import { walk } from '../query/walk.ts';
+import { isEnumTyped } from '../variants/native-names.ts';
 import { entityView, keyColumnOf, needKey, type EntityView, type Need, type VariantIndex } from './entity-view.ts';
 import { qualifiedSelect, windowSql } from './compile-window.ts';
 import { sharedValues, valueKey } from './compile-shared-value.ts';
@@ -558,7 +559,10 @@ class QueryCompiler {
       case 'attribute': {
         if (e.attribute === 'id') return this.column(e.alias, 'id');
         const owner = this.scope.attributeOwner(e.alias, e.attribute);
-        return this.column(e.alias, needKey({ kind: 'attribute', entity: owner.entity, attribute: e.attribute }));
+        const sql = this.column(e.alias, needKey({ kind: 'attribute', entity: owner.entity, attribute: e.attribute }));
+        // A source's enum type orders by its own list and refuses other values: read as the
+        // text every other variant stores, it answers as they do.
+        return isEnumTyped(this.v.schema.variant, owner.attribute) ? { kind: 'cast', arg: sql, type: 'text', colons: true } : sql;
       }
       case 'element': {
         const element = this.bound_(e.alias).element;

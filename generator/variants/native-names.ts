@@ -133,6 +133,11 @@ export function uniqueKey(table: string, columns: readonly string[]): string {
   return `${table}(${columns.join(',')})`;
 }
 
+/** Whether a variant stores an attribute as an enum type of the source (the native variant only). */
+export function isEnumTyped(variant: VariantSpec, attribute: Attribute): boolean {
+  return variant.native === true && attribute.type.kind === 'enum' && attribute.storage !== undefined && !TEXT_TYPE.test(attribute.storage.sqlType);
+}
+
 /** The enum types a native schema creates: one per enum attribute stored as a type of its own, with the attribute's values in order. */
 export function nativeEnumTypes(index: ErIndex): EnumType[] {
   const out = new Map<string, readonly string[]>();
