@@ -6,12 +6,12 @@ import { domainToJson } from '../er-model/domain-json.ts';
 import { sha256 } from '../common/hash.ts';
 import { ConfigError, LoadError, oneLine } from '../common/errors.ts';
 import { quoteIdent } from '../common/sql-text.ts';
-import type { InstanceProfile, ScalePreset } from '../instance/conceptual-instance.ts';
+import type { ConceptualInstance, InstanceProfile, ScalePreset } from '../instance/conceptual-instance.ts';
 import { generateInstanceReport } from '../instance/generate-instance.ts';
 import { instanceHash } from '../instance/canonical-instance.ts';
 import { selectVariantsReport } from '../variants/select-variants.ts';
 import { buildRelationalSchema } from '../variants/build-schema.ts';
-import { createShredContext } from '../shred/shred-rows.ts';
+import { brokenUniques, createShredContext } from '../shred/shred-rows.ts';
 import { renderSchemaFile } from '../shred/ddl-writer.ts';
 import { sqliteRefusal } from '../shred/sqlite-storage.ts';
 import { loadVariant, renderDump, shredVariant } from '../load/load-variant.ts';
@@ -50,6 +50,11 @@ export interface BuildOptions {
    * `load/sqlite-file.ts`); build.json names the others (`sqliteRefusal`).
    */
   readonly engines?: readonly ('postgres' | 'sqlite')[];
+  /**
+   * The main instance read from a database (`--instance-from`, see `readSourceInstance`)
+   * in place of one generated from the seed; `source` is said in build.json.
+   */
+  readonly instance?: { readonly instance: ConceptualInstance; readonly source: string; readonly sample?: number };
 }
 
 export interface BuildResult {
@@ -177,20 +182,31 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
   const index = indexDomain(options.domain);
   const selection = selectVariantsReport(index, options.variants, options.seed);
   const warnings: string[] = [...selection.notes];
-  const schemas = selection.variants.map((v) => buildRelationalSchema(index, v));
+  let schemas = selection.variants.map((v) => buildRelationalSchema(index, v));
   const pgNames = pgSchemaNames(options.schemaPrefix ?? `${options.dataset}__`, schemas.map((s) => s.variant.name));
   const erText = domainToJson(options.domain);
   let t = performance.now();
   // Generating the instance validates the counts: a bad one must fail before any file changes.
-  const { instance, warnings: instanceWarnings } = generateInstanceReport(options.domain, {
-    seed: options.seed,
-    scale: options.scale,
-    profile: options.profile,
-    counts: options.counts,
-  });
+  const { instance, warnings: instanceWarnings } = options.instance
+    ? { instance: options.instance.instance, warnings: [] }
+    : generateInstanceReport(options.domain, {
+        seed: options.seed,
+        scale: options.scale,
+        profile: options.profile,
+        counts: options.counts,
+      });
   warnings.push(...instanceWarnings);
   const hash = instanceHash(instance);
   const generate = (performance.now() - t) / 1000;
+  schemas = schemas.map((schema) => {
+    // The source's composite unique keys hold on its rows, not always on generated ones.
+    if (!schema.variant.native) return schema;
+    const context = createShredContext(index, instance);
+    const broken = schema.tables.flatMap((table) => brokenUniques(context, schema, table));
+    if (broken.length === 0) return schema;
+    warnings.push(`native: ${broken.join(', ')}: unique on the source, not on this instance; left out of this build`);
+    return buildRelationalSchema(index, { ...schema.variant, uniquesLeftOut: broken });
+  });
   refuseUnderGroups(out, hash, schemas.map((s) => s.variant.name));
 
   const requested = options.target;
@@ -200,7 +216,7 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
   const database = databaseLocation(out, requested);
   // Reach a shared database before taking the directory, so an unreachable one changes nothing.
   let db: Database | undefined = given ?? (ownPglite ? undefined : await openDatabase(requested as DatabaseTarget));
-  progress(`instance of ${options.domain.name} generated in ${generate.toFixed(2)} s (${hash.slice(0, 12)})`);
+  progress(options.instance ? `instance of ${options.domain.name} read from ${options.instance.source} (${hash.slice(0, 12)})` : `instance of ${options.domain.name} generated in ${generate.toFixed(2)} s (${hash.slice(0, 12)})`);
   let release: (() => void) | undefined;
   const staged: [string, string][] = [];
   try {
@@ -259,6 +275,7 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
         profile: options.profile,
         counts: options.counts ?? {},
         instance_hash: hash,
+        ...(options.instance ? { instance_from: { source: options.instance.source, ...(options.instance.sample !== undefined ? { sample: options.instance.sample } : {}) } } : {}),
         er_sha256: sha256(erText),
         database,
         variants: built,

@@ -26,6 +26,12 @@ export interface BuildManifest {
   readonly profile: InstanceProfile;
   readonly counts: Readonly<Record<string, number>>;
   readonly instance_hash: string;
+  /**
+   * The main instance is the rows of a database (`build --instance-from`), not one generated
+   * from the seed: where from (a URL without its password, or a file), and the sample size
+   * when a sample was taken. Verify then checks every variant against `instance_hash`.
+   */
+  readonly instance_from?: { readonly source: string; readonly sample?: number };
   /** SHA-256 of `er.json`, so verify knows the model it regenerates from is the one built. */
   readonly er_sha256: string;
   /**

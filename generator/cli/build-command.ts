@@ -12,10 +12,12 @@ import { buildDataset } from '../assemble/build-dataset.ts';
 import { seedFromText } from '../assemble/build-manifest.ts';
 import { MODEL_LIMITS } from '../er-model/validate-domain.ts';
 import { attributeRoles, describeRole } from '../er-model/attribute-roles.ts';
+import { indexDomain } from '../er-model/er-index.ts';
+import { INSTANCE_FROM_FLAGS, instanceFromFlags } from './instance-from-flags.ts';
 
 const FLAGS = {
   dataset: { type: 'string', value: 'NAME', required: true, help: 'a dataset of datasets.config.ts, or an E/R model as a .json file' },
-  variants: { type: 'string', value: 'all|a,b,…|random:K', help: 'the schema variants to build: all presets (default), a list of names, or K drawn at random from the seed' },
+  variants: { type: 'string', value: 'all|a,b,…|random:K', help: 'the schema variants to build: all presets (default; with native for an imported model), a list of names (native: the imported database itself), or K drawn at random from the seed' },
   scale: { type: 'string', value: 'S', help: `instance size, one of ${SCALE_PRESETS.join(', ')} (default: the dataset's, else small)` },
   seed: { type: 'string', value: 'N', help: 'seed of the instance (default: the dataset\'s, else 1)' },
   profile: { type: 'string', value: 'default|edge', help: 'an ordinary instance, or one rich in edge cases (NULLs, ties, empty sets)' },
@@ -25,6 +27,7 @@ const FLAGS = {
   out: { type: 'string', value: 'DIR', required: true, help: 'where the build goes' },
   'schema-prefix': { type: 'string', value: 'P', help: 'prefix of the database schemas, one per variant (default <dataset>__)' },
   engines: { type: 'string', value: 'postgres[,sqlite]', help: 'engines to build for: with sqlite, also DIR/sqlite/<variant>.sqlite from the same instance, for every variant SQLite can hold (default postgres)' },
+  ...INSTANCE_FROM_FLAGS,
 } as const satisfies FlagTable;
 
 const DETAILS = `Generates the dataset's conceptual instance, shreds it into every selected variant, and writes
@@ -62,6 +65,7 @@ export const command: Command = {
     const engines = parseEngines('build', flags.engines);
     const target = resolveTarget(flags.db ?? io.env['DATABASE_URL'], join(out, 'pglite'));
     const started = performance.now();
+    const given = await instanceFromFlags('build', flags, indexDomain(dataset.domain), seed);
     const result = await buildDataset({
       dataset: dataset.name,
       domain: dataset.domain,
@@ -75,6 +79,7 @@ export const command: Command = {
       schemaPrefix: flags['schema-prefix'],
       engines,
       progress: io.err,
+      ...(given ? { instance: given } : {}),
     });
     for (const warning of result.warnings) io.err(`warning: ${warning}`);
     // Roles decide what the filler asks; one read off a type may not be what the model means.

@@ -1,3 +1,4 @@
+import { INSTANCE_FROM_FLAGS, instanceFromFlags, safeSource } from './instance-from-flags.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -74,6 +75,7 @@ const FLAGS = {
   config: { type: 'string', value: 'FILE', help: 'the configuration file (default datasets.config.ts in the working directory)' },
   out: { type: 'string', value: 'DIR', required: true, help: 'where the run goes' },
   ...EXPORT_FLAGS,
+  ...INSTANCE_FROM_FLAGS,
   resume: { type: 'boolean', help: 'continue a run cut short where its files end, to the bytes of an uninterrupted run (refused for a DIR generated with other settings)' },
   shard: { type: 'string', value: 'i/N|auto|auto/N', help: 'run shard i of N (candidates c with c mod N = i−1) into its own DIR, stopping before the questions; equisql merge joins the shards. auto: i (and N) from an array job\'s variables (docs/scale-out.md)' },
   'shard-margin': { type: 'string', value: 'M', help: 'extra share of groups a shard collects so the merge finds every candidate it needs (default 0.25; with --shard)' },
@@ -150,8 +152,10 @@ export const command: Command = {
     if (flags['shard-margin'] !== undefined && !shard) throw new ConfigError('generate: --shard-margin goes with --shard i/N');
     const engines = parseEngines('generate', flags.engines);
     const withSqlite = engines.includes('sqlite');
-    // Recorded only with SQLite, so a run on PostgreSQL alone writes the bytes it always did.
-    const settings = { dataset: dataset.name, variants, scale, seed, grammar: grammarName, mix: flags.mix ?? [], groups, tail, from_suite: flags['from-suite'] ?? null, difficulty: difficultyMix ?? null, timeout_ms: timeoutMs, database: target.kind, concurrency: target.kind === 'postgres' ? concurrency : 1, ...(withSqlite ? { engines } : {}) };
+    if (flags.sample !== undefined && flags['instance-from'] === undefined) throw new ConfigError('generate: --sample goes with --instance-from');
+    const instanceFrom = flags['instance-from'] === undefined ? {} : { instance_from: safeSource(flags['instance-from']), ...(flags.sample !== undefined ? { sample: flags.sample } : {}) };
+    // Engines are recorded only with SQLite, so a run on PostgreSQL alone writes the bytes it always did.
+    const settings = { dataset: dataset.name, variants, scale, seed, grammar: grammarName, mix: flags.mix ?? [], groups, tail, from_suite: flags['from-suite'] ?? null, difficulty: difficultyMix ?? null, timeout_ms: timeoutMs, database: target.kind, concurrency: target.kind === 'postgres' ? concurrency : 1, ...(withSqlite ? { engines } : {}), ...instanceFrom };
     // A build or another generate writing `out` would swap the database and files under this
     // one: the lock is taken before anything there is read, opened or created (DIR/pglite
     // above all: two processes opening one PGlite directory corrupt it), and held to the end.
@@ -176,8 +180,9 @@ export const command: Command = {
       else checkGroupsFiles(out, dataset.name);
       // Temporary files a killed run of ours left beside the files it was writing.
       removeStaleTemps(out, ['', 'groups', 'questions', 'shard', 'data', 'finetune']);
+      const given = await instanceFromFlags('generate', flags, indexDomain(dataset.domain), seed);
       connections.push(await openDatabase(target));
-      const builds = await prepareBuilds({ dataset: dataset.name, domain: dataset.domain, variants, scale, seed, counts: def.counts ?? {}, db: connections[0] as Database, out, progress: shown.message, lockHeld: true, engines });
+      const builds = await prepareBuilds({ dataset: dataset.name, domain: dataset.domain, variants, scale, seed, counts: def.counts ?? {}, db: connections[0] as Database, out, progress: shown.message, lockHeld: true, engines, ...(given ? { instance: given } : {}) });
       if (target.kind === 'postgres') while (connections.length < concurrency) connections.push(await openDatabase(target));
       // A lost server connection is reopened (a few attempts) and the query run again; if the
       // server stays away, the run stops with nothing recorded for the candidate at hand.

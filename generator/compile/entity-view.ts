@@ -120,6 +120,17 @@ function ownerOf(v: VariantIndex, need: Need): string | undefined {
 
 const col = (alias: string, name: string): SqlColumn => column(alias, name);
 
+/** The key column of a table: `id`, or under the native variant the source's own (`actor_id`). */
+export function keyColumn(table: Table): string {
+  return table.columns.find((c) => c.role.kind === 'id')?.name ?? 'id';
+}
+
+/** The key column of the table named `name` in a variant. */
+export function keyColumnOf(v: VariantIndex, name: string): string {
+  const table = v.schema.tables.find((t) => t.name === name);
+  return table ? keyColumn(table) : 'id';
+}
+
 /** Rows of `table` that are instances of `entity`: a predicate, or undefined for all rows. */
 export function instanceFilter(v: VariantIndex, table: Table, alias: string, entity: string): SqlExpr | undefined {
   const role = table.role;
@@ -173,7 +184,8 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
     const base = groupOf(entity);
     const joins: SqlJoin[] = [];
     const joined = new Map<string, string>([[base.name, alias]]);
-    columns.set('id', col(alias, 'id'));
+    const baseKey = col(alias, keyColumn(base));
+    columns.set('id', baseKey);
     for (const need of needs) {
       if (need.kind === 'type') continue;
       const owner = ownerOf(v, need) as string;
@@ -182,7 +194,7 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
       if (!tableAlias) {
         tableAlias = fresh(table.name);
         joined.set(table.name, tableAlias);
-        joins.push({ type: 'JOIN', item: { kind: 'table', name: table.name, alias: tableAlias }, on: [binary('=', col(tableAlias, 'id'), col(alias, 'id'))] });
+        joins.push({ type: 'JOIN', item: { kind: 'table', name: table.name, alias: tableAlias }, on: [binary('=', col(tableAlias, keyColumn(table)), baseKey)] });
       }
       const column = needColumn(v, table, need);
       columns.set(needKey(need), col(tableAlias, column.name));
@@ -200,9 +212,10 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
       const probe = fresh(table.name);
       const condition = instanceFilter(v, table, probe, cls);
       if (isBoolean(condition, false)) continue;
-      joins.push({ type: 'LEFT JOIN', item: tableItem(table.name, probe), on: [binary('=', col(probe, 'id'), col(alias, 'id')), ...(condition ? [condition] : [])], unique: true });
-      probes.set(cls, isNull(col(probe, 'id'), true));
-      groupExtras.push(col(probe, 'id'));
+      const probeKey = col(probe, keyColumn(table));
+      joins.push({ type: 'LEFT JOIN', item: tableItem(table.name, probe), on: [binary('=', probeKey, baseKey), ...(condition ? [condition] : [])], unique: true });
+      probes.set(cls, isNull(probeKey, true));
+      groupExtras.push(probeKey);
     }
     return {
       entity,
@@ -220,7 +233,7 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
         if (table === base) return instanceFilter(v, base, alias, cls);
         const inner = fresh(table.name);
         const condition = instanceFilter(v, table, inner, cls);
-        const test: SqlSelect = { ...emptySelect(tableItem(table.name, inner)), columns: [{ expr: literal(1) }], where: [binary('=', col(inner, 'id'), col(alias, 'id')), ...(condition ? [condition] : [])] };
+        const test: SqlSelect = { ...emptySelect(tableItem(table.name, inner)), columns: [{ expr: literal(1) }], where: [binary('=', col(inner, keyColumn(table)), baseKey), ...(condition ? [condition] : [])] };
         return { kind: 'exists', negated: false, query: { kind: 'subquery', layout: 'line', query: test } };
       },
     };
@@ -232,7 +245,7 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
   const onlyIds = needs.every((n) => n.kind === 'type');
   const single = onlyIds && registry ? registry : tables.length === 1 ? tables[0] : undefined;
   if (single) {
-    columns.set('id', col(alias, 'id'));
+    columns.set('id', col(alias, keyColumn(single)));
     for (const need of needs) {
       if (need.kind === 'type') continue;
       const column = needColumn(v, single, need);
@@ -266,7 +279,8 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
   for (let i = 2; used.has(typeName); i++) typeName = `type_${i}`;
   const branches: SqlSelect[] = tables.map((table) => {
     const t = fresh(table.name);
-    const cols: { expr: SqlExpr; alias?: string }[] = [{ expr: col(t, 'id') }];
+    const key = keyColumn(table);
+    const cols: { expr: SqlExpr; alias?: string }[] = [key === 'id' ? { expr: col(t, key) } : { expr: col(t, key), alias: 'id' }];
     for (const need of needs) {
       if (need.kind === 'type') continue;
       const column = needColumn(v, table, need);

@@ -6,7 +6,8 @@ import type { Table } from '../variants/relational-schema.ts';
 import type { Expr, Join, Predicate, Query, SelectQuery } from '../query/conceptual-query.ts';
 import type { AliasInfo, QueryScope } from '../query/query-scope.ts';
 import { walk } from '../query/walk.ts';
-import { entityView, needKey, type EntityView, type Need, type VariantIndex } from './entity-view.ts';
+import { isEnumTyped } from '../variants/native-names.ts';
+import { entityView, keyColumnOf, needKey, type EntityView, type Need, type VariantIndex } from './entity-view.ts';
 import { qualifiedSelect, windowSql } from './compile-window.ts';
 import { sharedValues, valueKey } from './compile-shared-value.ts';
 import { uniqueAlias } from './alias-names.ts';
@@ -478,7 +479,8 @@ class QueryCompiler {
         const first = items[lead] as (typeof items)[number];
         const base = items[0] as (typeof items)[number];
         joins.push({ type: 'JOIN', item: first.item, on: [...on] });
-        joins.push({ type: 'JOIN', item: base.item, on: [binary('=', col(base.item.alias, 'id'), col(first.item.alias, 'id')), ...conditions] });
+        const key = (item: SqlFromItem): string => (item.kind === 'table' ? keyColumnOf(this.v, item.name) : 'id');
+        joins.push({ type: 'JOIN', item: base.item, on: [binary('=', col(base.item.alias, key(base.item)), col(first.item.alias, key(first.item))), ...conditions] });
         for (const x of items.slice(1)) if (x !== first) joins.push(x);
         return;
       }
@@ -557,7 +559,10 @@ class QueryCompiler {
       case 'attribute': {
         if (e.attribute === 'id') return this.column(e.alias, 'id');
         const owner = this.scope.attributeOwner(e.alias, e.attribute);
-        return this.column(e.alias, needKey({ kind: 'attribute', entity: owner.entity, attribute: e.attribute }));
+        const sql = this.column(e.alias, needKey({ kind: 'attribute', entity: owner.entity, attribute: e.attribute }));
+        // A source's enum type orders by its own list and refuses other values: read as the
+        // text every other variant stores, it answers as they do.
+        return isEnumTyped(this.v.schema.variant, owner.attribute) ? { kind: 'cast', arg: sql, type: 'text', colons: true } : sql;
       }
       case 'element': {
         const element = this.bound_(e.alias).element;

@@ -253,7 +253,8 @@ export function readabilityFindings(sql: string): ReadabilityFinding[] {
     for (const c of conditions) {
       const m = /^([\w".]+) IS NOT NULL$/u.exec(c);
       if (!m) continue;
-      const column = (m[1] as string).replace(/[^\w]/gu, '\\$&');
+      // Only the characters a pattern gives meaning to are escaped: a `u` pattern refuses `\"`.
+      const column = (m[1] as string).replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
       const strict = new RegExp(String.raw`(?:^|[\s(])${column}\s*(?:=|<>|<=|>=|<|>|IN \(|NOT IN \(|LIKE|ILIKE|BETWEEN)|(?:=|<>|<=|>=|<|>)\s*${column}(?![\w"])`, 'u');
       if (conditions.some((other) => other !== c && strict.test(other) && !/\bOR\b/u.test(other))) add('implied-not-null', c);
     }

@@ -62,6 +62,7 @@ export function inferRole(attribute: Attribute): { readonly role: AttributeRole;
     case 'date':
       return { role: { kind: 'date' }, because: 'a date' };
     case 'timestamptz':
+    case 'timestamp':
       return { role: { kind: 'time' }, because: 'a timestamp' };
     case 'text':
       if (hints?.pool !== undefined) return { role: { kind: 'category' }, because: 'text with a pool' };

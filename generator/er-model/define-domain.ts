@@ -45,6 +45,7 @@ export const attr = Object.freeze({
   boolean: (name: string, options: AttributeOptions = {}) => make(name, { kind: 'boolean' }, options),
   date: (name: string, options: AttributeOptions = {}) => make(name, { kind: 'date' }, options),
   timestamptz: (name: string, options: AttributeOptions = {}) => make(name, { kind: 'timestamptz' }, options),
+  timestamp: (name: string, options: AttributeOptions = {}) => make(name, { kind: 'timestamp' }, options),
   enum: (name: string, values: readonly string[], options: AttributeOptions = {}) =>
     make(name, { kind: 'enum', values }, options),
 });

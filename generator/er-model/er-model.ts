@@ -13,6 +13,8 @@ export type AttributeType =
   | { readonly kind: 'boolean' }
   | { readonly kind: 'date' }
   | { readonly kind: 'timestamptz' }
+  /** A time of day without a zone (a source's `timestamp without time zone`): read as UTC, printed without an offset. */
+  | { readonly kind: 'timestamp' }
   | { readonly kind: 'enum'; readonly values: readonly string[] };
 
 export type AttributeTypeKind = AttributeType['kind'];
@@ -132,6 +134,76 @@ export interface Attribute {
   readonly role?: AttributeRole;
   readonly lexicon?: AttributeLexicon;
   readonly hints?: ValueHints;
+  /**
+   * Kept and stored, never asked about: bookkeeping such as `last_update`. The filler
+   * proposes no question that reads it. Default false.
+   */
+  readonly neverAsked?: boolean;
+  /** Where the attribute lives in the database it was imported from (the `native` variant). */
+  readonly storage?: AttributeStorage;
+}
+
+/**
+ * Physical names, read by `equisql import`: where an element of the model lives in the
+ * user's own database. Only the `native` variant reads them; it builds exactly that schema.
+ * Every other variant ignores them, so a model with them shreds as before.
+ */
+export interface AttributeStorage {
+  /** The column (of a multi-valued attribute in a child table: the column of the values). */
+  readonly column: string;
+  /**
+   * The column's type as PostgreSQL spells it: `smallint`, `character(20)`,
+   * `timestamp without time zone`, `mpaa_rating` (an enum type named after its values),
+   * `text[]`. Of an enum attribute, a type other than text, varchar or char is an enum
+   * type the `native` variant creates.
+   */
+  readonly sqlType: string;
+  /** Of a set kept as an array or JSON column: the column allows NULL (read as the empty set). */
+  readonly nullable?: boolean;
+  /** A multi-valued attribute kept in a table of its own: the table. */
+  readonly table?: string;
+  /** …and its column holding the owner's key. */
+  readonly ownerColumn?: string;
+}
+
+/** A column the model holds no fact of (a `tsvector`, a `bytea`, a generated column): in the DDL, never in a question, never generated. */
+export interface OpaqueColumn {
+  readonly column: string;
+  readonly sqlType: string;
+  readonly nullable: boolean;
+  /** The default expression, as the source prints it. */
+  readonly default?: string;
+  /** A generated column's expression (stored). */
+  readonly generated?: string;
+}
+
+/** Where an entity's rows live: its table and key column. */
+export interface EntityStorage {
+  readonly table: string;
+  /** The key column: the model's object id. */
+  readonly key: string;
+  readonly keyType: string;
+  /** The table's primary key, when it is more than the key column (a partitioned table's holds its partition key too). */
+  readonly primaryKey?: readonly string[];
+  /** Unique keys beyond the primary key, composite ones too, as column lists. */
+  readonly uniques?: readonly (readonly string[])[];
+  /** Columns kept in the DDL that no attribute speaks of. */
+  readonly opaque?: readonly OpaqueColumn[];
+}
+
+/**
+ * Where a relationship lives: a column on the `from` end's table holding the partner's key,
+ * or (with `table`) a table of its own whose `fromColumn` and `column` hold the two ends.
+ */
+export interface RelationshipStorage {
+  /** The column holding the `to` end's key. */
+  readonly column: string;
+  readonly sqlType: string;
+  readonly table?: string;
+  readonly fromColumn?: string;
+  readonly fromSqlType?: string;
+  readonly uniques?: readonly (readonly string[])[];
+  readonly opaque?: readonly OpaqueColumn[];
 }
 
 /** How the subclasses of an entity partition its instances. */
@@ -162,6 +234,8 @@ export interface Entity {
   readonly counts?: ScaleCounts;
   /** Subclasses: the share of the parent's instances that belong to this class. */
   readonly fraction?: number;
+  /** Its table in the database it was imported from (the `native` variant). */
+  readonly storage?: EntityStorage;
 }
 
 export type Cardinality = 'one-to-one' | 'many-to-one' | 'many-to-many';
@@ -198,6 +272,8 @@ export interface Relationship {
   readonly role?: string;
   readonly lexicon: RelationshipLexicon;
   readonly degree?: DegreeHints;
+  /** Its columns (or table) in the database it was imported from (the `native` variant). */
+  readonly storage?: RelationshipStorage;
 }
 
 export interface Domain {

@@ -1,20 +1,25 @@
 import { ConfigError } from '../common/errors.ts';
 import { snakeCase } from './er-index.ts';
 import { inferRole } from './attribute-roles.ts';
+import { isSafeDefault, isSafeExpression, isSqlTypeName } from './physical-sql.ts';
 import { ATTRIBUTE_ROLE_KINDS } from './er-model.ts';
 import type {
   Attribute,
   AttributeLexicon,
   AttributeRole,
   AttributeRoleKind,
+  AttributeStorage,
   AttributeTypeKind,
   DegreeHints,
   Domain,
   Entity,
+  EntityStorage,
   NounLexicon,
+  OpaqueColumn,
   EntityLexicon,
   Relationship,
   RelationshipLexicon,
+  RelationshipStorage,
   ScaleCounts,
   Specialization,
   ValueHints,
@@ -82,6 +87,7 @@ const ENTITY_KEYS = keysOf<Entity>({
   counts: true,
   fraction: true,
   attributes: true,
+  storage: true,
 });
 const ATTRIBUTE_KEYS = keysOf<Attribute>({
   name: true,
@@ -91,6 +97,8 @@ const ATTRIBUTE_KEYS = keysOf<Attribute>({
   role: true,
   lexicon: true,
   hints: true,
+  neverAsked: true,
+  storage: true,
 });
 const ATTRIBUTE_LEXICON_KEYS = keysOf<AttributeLexicon>({ singular: true, plural: true, high: true, low: true, adjective: true, unit: true });
 /** Keys of each role kind besides `kind`. */
@@ -115,8 +123,8 @@ const ROLE_TYPES: Record<AttributeRoleKind, readonly AttributeTypeKind[]> = {
   measure: ['integer', 'bigint', 'numeric'],
   count: ['integer', 'bigint'],
   score: ['integer', 'bigint', 'numeric'],
-  date: ['date', 'timestamptz'],
-  time: ['timestamptz'],
+  date: ['date', 'timestamptz', 'timestamp'],
+  time: ['timestamptz', 'timestamp'],
   contact: ['text'],
   description: ['text'],
   flag: ['boolean'],
@@ -147,8 +155,14 @@ const RELATIONSHIP_KEYS = keysOf<Relationship>({
   lexicon: true,
   degree: true,
   attributes: true,
+  storage: true,
 });
 const PARTICIPATION_KEYS = ['from', 'to'] as const;
+const ENTITY_STORAGE_KEYS = keysOf<EntityStorage>({ table: true, key: true, keyType: true, primaryKey: true, uniques: true, opaque: true });
+const ATTRIBUTE_STORAGE_KEYS = keysOf<AttributeStorage>({ column: true, sqlType: true, nullable: true, table: true, ownerColumn: true });
+const RELATIONSHIP_STORAGE_KEYS = keysOf<RelationshipStorage>({ table: true, fromColumn: true, fromSqlType: true, column: true, sqlType: true, uniques: true, opaque: true });
+const OPAQUE_KEYS = keysOf<OpaqueColumn>({ column: true, sqlType: true, nullable: true, default: true, generated: true });
+const STORAGE_KEYS = [...new Set(['table', 'key', 'keyType', 'primaryKey', 'fromColumn', 'fromSqlType', 'ownerColumn', 'column', 'sqlType', 'nullable', 'default', 'generated', 'uniques', 'opaque'])];
 const DEGREE_KEYS = keysOf<DegreeHints>({ mean: true, max: true, skew: true, noneRate: true });
 const TYPE_KEYS: Record<AttributeTypeKind, readonly string[]> = {
   integer: ['kind'],
@@ -158,6 +172,7 @@ const TYPE_KEYS: Record<AttributeTypeKind, readonly string[]> = {
   boolean: ['kind'],
   date: ['kind'],
   timestamptz: ['kind'],
+  timestamp: ['kind'],
   enum: ['kind', 'values'],
 };
 const TYPE_KINDS = Object.keys(TYPE_KEYS) as AttributeTypeKind[];
@@ -206,6 +221,9 @@ export const CANONICAL_KEY_ORDER: readonly string[] = [
     'mean',
     ...HINT_KEYS,
     ...DEGREE_KEYS,
+    'neverAsked',
+    'storage',
+    ...STORAGE_KEYS,
     'attributes',
     'entities',
     'relationships',
@@ -599,6 +617,70 @@ class DomainChecker {
     } else {
       this.report(`${path}.attributes`, `must be a list of attributes, got ${describe(raw.attributes)}`);
     }
+    if (raw.storage !== undefined) this.storage(raw.storage, `${path}.storage`, ENTITY_STORAGE_KEYS, ['table', 'key', 'keyType']);
+  }
+
+  // ---- physical names ------------------------------------------------------------------
+
+  /** Checks a `storage` object: the required names present, every name a usable PostgreSQL name. */
+  private storage(value: unknown, path: string, keys: readonly string[], required: readonly string[]): void {
+    if (!this.record(value, path, 'an object of physical names')) return;
+    this.keys(value, keys, path);
+    for (const key of required) if (value[key] === undefined) this.report(`${path}.${key}`, 'required');
+    for (const key of ['table', 'key', 'column', 'ownerColumn', 'fromColumn']) {
+      if (value[key] !== undefined) this.physicalName(value[key], `${path}.${key}`);
+    }
+    for (const key of ['keyType', 'sqlType', 'fromSqlType']) this.sqlType(value[key], `${path}.${key}`);
+    if ((value.table === undefined) !== (value.ownerColumn === undefined) && keys === ATTRIBUTE_STORAGE_KEYS) {
+      this.report(`${path}.${value.table === undefined ? 'table' : 'ownerColumn'}`, 'a child table needs both its name and its owner column');
+    }
+    if ((value.table === undefined) !== (value.fromColumn === undefined) && keys === RELATIONSHIP_STORAGE_KEYS) {
+      this.report(`${path}.${value.table === undefined ? 'table' : 'fromColumn'}`, 'a relationship table needs both its name and its from column');
+    }
+    if (value.nullable !== undefined) this.boolean(value.nullable, `${path}.nullable`);
+    if (value.primaryKey !== undefined) {
+      if (!Array.isArray(value.primaryKey) || !value.primaryKey.includes(value.key)) this.report(`${path}.primaryKey`, `must be a list of column names holding the key ${describe(value.key)}, got ${describe(value.primaryKey)}`);
+      else value.primaryKey.forEach((c: unknown, i: number) => this.physicalName(c, `${path}.primaryKey[${i}]`));
+    }
+    if (value.uniques !== undefined) {
+      if (!Array.isArray(value.uniques)) this.report(`${path}.uniques`, `must be a list of column lists, got ${describe(value.uniques)}`);
+      else
+        value.uniques.forEach((u: unknown, i: number) => {
+          if (!Array.isArray(u) || u.length === 0) this.report(`${path}.uniques[${i}]`, `must be a non-empty list of column names, got ${describe(u)}`);
+          else u.forEach((c: unknown, j: number) => this.physicalName(c, `${path}.uniques[${i}][${j}]`));
+        });
+    }
+    if (value.opaque !== undefined) {
+      if (!Array.isArray(value.opaque)) this.report(`${path}.opaque`, `must be a list of columns, got ${describe(value.opaque)}`);
+      else
+        value.opaque.forEach((o: unknown, i: number) => {
+          const at = `${path}.opaque[${i}]`;
+          if (!this.record(o, at, 'an object {column, sqlType, nullable}')) return;
+          this.keys(o, OPAQUE_KEYS, at);
+          this.physicalName(o.column, `${at}.column`);
+          this.sqlType(o.sqlType ?? '', `${at}.sqlType`);
+          this.boolean(o.nullable, `${at}.nullable`);
+          if (o.default !== undefined && this.nonEmptyString(o.default, `${at}.default`) && !isSafeDefault(o.default)) {
+            this.report(`${at}.default`, `${describe(o.default)} is not a literal or a clock (only those are written into the DDL)`);
+          }
+          if (o.generated !== undefined && this.nonEmptyString(o.generated, `${at}.generated`) && !isSafeExpression(o.generated)) {
+            this.report(`${at}.generated`, `${describe(o.generated)} is not an expression of the row's columns, literals and pure functions`);
+          }
+        });
+    }
+  }
+
+  /** A column type as DDL spells it; anything else could smuggle SQL into the native schema. */
+  private sqlType(value: unknown, path: string): void {
+    if (value === undefined || !this.nonEmptyString(value, path)) return;
+    if (!isSqlTypeName(value)) this.report(path, `${describe(value)} is not a type name`);
+  }
+
+  /** A table or column name as the source spells it: any text PostgreSQL takes when quoted. */
+  private physicalName(value: unknown, path: string): void {
+    if (!this.nonEmptyString(value, path)) return;
+    if (Buffer.byteLength(value, 'utf8') > MAX_NAME_BYTES) this.report(path, `${describe(value)} is longer than the ${MAX_NAME_BYTES} bytes PostgreSQL allows in a name`);
+    else if (value.includes('\u0000')) this.report(path, 'a name cannot hold a NUL character');
   }
 
   private specialization(raw: Json, info: EntityInfo, path: string): void {
@@ -706,6 +788,8 @@ class DomainChecker {
         const type = isRecord(raw.type) ? raw.type : {};
         this.hints(raw.hints, `${path}.hints`, { kind, type, optional, multiValued });
       }
+      if (raw.neverAsked !== undefined) this.boolean(raw.neverAsked, `${path}.neverAsked`);
+      if (raw.storage !== undefined) this.storage(raw.storage, `${path}.storage`, ATTRIBUTE_STORAGE_KEYS, ['column', 'sqlType']);
       const role = raw.role === undefined ? undefined : this.role(raw.role, `${path}.role`, kind);
       if (raw.lexicon !== undefined) {
         // The adjectives and the unit's word must fit the role, declared or as inferred.
@@ -901,7 +985,8 @@ class DomainChecker {
         return value;
       }
       case 'date':
-      case 'timestamptz': {
+      case 'timestamptz':
+      case 'timestamp': {
         // Bounds are calendar dates for both kinds, which the instance generator reads as UTC.
         const time = typeof value === 'string' && ISO_DATE.test(value) ? Date.parse(`${value}T00:00:00Z`) : Number.NaN;
         if (Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== value) {
@@ -1006,6 +1091,7 @@ class DomainChecker {
       } else fkColumns.set(key, relationshipName);
     }
 
+    if (raw.storage !== undefined) this.storage(raw.storage, `${path}.storage`, RELATIONSHIP_STORAGE_KEYS, ['column', 'sqlType']);
     if (raw.lexicon === undefined) this.report(`${path}.lexicon`, 'required: {forward, reverse} verb phrases for the question writer');
     else if (this.record(raw.lexicon, `${path}.lexicon`, 'a lexicon {forward, reverse}')) {
       this.keys(raw.lexicon, VERB_KEYS, `${path}.lexicon`);

@@ -11,6 +11,7 @@ import { indexDomain } from '../er-model/er-index.ts';
 import type { Database } from '../database/database.ts';
 import type { ConceptualInstance, InstanceProfile, ScalePreset } from '../instance/conceptual-instance.ts';
 import { generateInstance } from '../instance/generate-instance.ts';
+import { instanceHash } from '../instance/canonical-instance.ts';
 import { selectVariants } from '../variants/select-variants.ts';
 import { buildRelationalSchema } from '../variants/build-schema.ts';
 import { buildDataset, type BuildManifest } from '../assemble/build-dataset.ts';
@@ -28,6 +29,11 @@ export interface PrepareOptions {
   readonly out: string;
   /** The caller holds `out`'s lock (not `out/edge`'s, which the edge build takes itself). */
   readonly lockHeld?: boolean;
+  /**
+   * The main instance read from a database (`--instance-from`): gold answers and literals
+   * are then the user's; the edge-case instance is still generated from the model.
+   */
+  readonly instance?: { readonly instance: ConceptualInstance; readonly source: string; readonly sample?: number };
   /** Skip the edge-case instance (tests of single checks). */
   readonly edge?: boolean;
   readonly progress?: (message: string) => void;
@@ -55,6 +61,8 @@ function reusable(dir: string, o: PrepareOptions, profile: InstanceProfile, name
       m.profile === profile &&
       JSON.stringify(m.counts ?? {}) === JSON.stringify(o.counts ?? {}) &&
       m.database.kind === o.db.kind &&
+      // A build of the user's rows is reused only for those same rows, and never for a generated instance.
+      (profile === 'default' && o.instance ? m.instance_from?.source === o.instance.source && m.instance_hash === instanceHash(o.instance.instance) : m.instance_from === undefined) &&
       JSON.stringify(m.variants.map((v) => v.name)) === JSON.stringify(names) &&
       // A build without its SQLite files is not one a run with SQLite can check against.
       (!o.engines?.includes('sqlite') || (m.sqlite !== undefined && m.sqlite.variants.every((v) => existsSync(join(dir, 'sqlite', `${v}.sqlite`)))));
@@ -75,12 +83,13 @@ export async function prepareBuilds(o: PrepareOptions): Promise<PreparedBuilds> 
       progress(`reusing the ${profile} build in ${dir}`);
       return existing;
     }
-    const result = await buildDataset({ dataset: o.dataset, domain: o.domain, variants: o.variants, scale: o.scale, seed: o.seed, profile, counts: o.counts ?? {}, target: o.db, out: dir, schemaPrefix: prefix, progress, lockHeld, ...(o.engines ? { engines: o.engines } : {}) });
+    const given = profile === 'default' ? o.instance : undefined;
+    const result = await buildDataset({ dataset: o.dataset, domain: o.domain, variants: o.variants, scale: o.scale, seed: o.seed, profile, counts: o.counts ?? {}, target: o.db, out: dir, schemaPrefix: prefix, progress, lockHeld, ...(o.engines ? { engines: o.engines } : {}), ...(given ? { instance: given } : {}) });
     return result.manifest;
   };
   const main = await build(o.out, 'default', `${o.dataset}__`, o.lockHeld === true);
   const edge = o.edge === false ? undefined : await build(join(o.out, 'edge'), 'edge', `${o.dataset}__edge__`, false);
-  const instance = generateInstance(o.domain, { seed: o.seed, scale: o.scale, profile: 'default', counts: o.counts ?? {} });
+  const instance = o.instance?.instance ?? generateInstance(o.domain, { seed: o.seed, scale: o.scale, profile: 'default', counts: o.counts ?? {} });
   const variants: CheckVariant[] = main.variants.map((v) => ({
     name: v.name,
     schema: buildRelationalSchema(index, v.spec),

@@ -29,6 +29,7 @@ export function slotKind(type: AttributeType): SlotKind {
       return 'text';
     case 'date':
     case 'timestamptz':
+    case 'timestamp':
       return 'temporal';
     case 'boolean':
       return 'boolean';
@@ -117,7 +118,8 @@ export function buildSchemaGraph(index: ErIndex, schemas: readonly RelationalSch
   };
   const entities = new Map<string, EntityNode>();
   for (const e of index.domain.entities) {
-    const all = slots(index, index.allAttributes(e.name));
+    // A never-asked attribute (bookkeeping) is no slot: no question reads it.
+    const all = slots(index, index.allAttributes(e.name).filter((x) => x.attribute.neverAsked !== true));
     entities.set(e.name, {
       name: e.name,
       attributes: all.filter((a) => !a.attribute.multiValued),
@@ -129,7 +131,7 @@ export function buildSchemaGraph(index: ErIndex, schemas: readonly RelationalSch
   }
   const relationships: RelationshipEdge[] = [];
   for (const r of index.domain.relationships) {
-    const attrs = slots(index, (r.attributes ?? []).map((attribute) => ({ owner: r, attribute })));
+    const attrs = slots(index, (r.attributes ?? []).filter((a) => a.neverAsked !== true).map((attribute) => ({ owner: r, attribute })));
     for (const direction of ['forward', 'reverse'] as const) {
       const from = direction === 'forward' ? r.from : r.to;
       const to = direction === 'forward' ? r.to : r.from;

@@ -1,5 +1,5 @@
 import { ConfigError } from '../common/errors.ts';
-import type { Attribute, Domain, Entity, Relationship, ScaleCounts } from '../er-model/er-model.ts';
+import type { Attribute, Domain, Entity, EntityStorage, OpaqueColumn, Relationship, RelationshipStorage, ScaleCounts } from '../er-model/er-model.ts';
 import { MODEL_LIMITS, validateDomain } from '../er-model/validate-domain.ts';
 import type { CatalogColumn, CatalogForeignKey, CatalogTable } from './catalog.ts';
 import type { SourceRead } from './read-source.ts';
@@ -15,6 +15,7 @@ import { detectLinkTable, type LinkTable } from './rules/link-tables.ts';
 import { detectSingleTableHierarchy, type SingleTableHierarchy } from './rules/single-table-inheritance.ts';
 import { valueHints } from './rules/value-hints.ts';
 import { valueSet } from './rules/value-sets.ts';
+import { isIntegerKey, nativeSqlType, opaqueColumn } from './rules/physical-names.ts';
 
 export interface DraftOptions {
   /** The model's name (default: from the source). */
@@ -100,21 +101,27 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     if (r.parentKey === undefined && parentTable) for (const c of parentTable.columns) skip.add(c.name);
     for (const k of surrogateKey(t)) skip.add(k);
     const own = new Set<string>();
-    const attributes = columnAttributes(t, t.columns.filter((c) => !skip.has(c.name)), name, inheritedNames, own, ctx, enums, note);
+    const opaque: OpaqueColumn[] = [];
+    const attributes = columnAttributes(t, t.columns.filter((c) => !skip.has(c.name)), name, inheritedNames, own, ctx, enums, note, opaque);
     attributeNames.set(name, new Set([...(parent !== undefined ? (attributeNames.get(parent) ?? []) : []), ...own]));
     for (const n of own) hierarchyNames.add(n);
+    const subclasses = sti ? stiSubclasses(sti, t, name, usedClassNames, own, ctx, enums, note, stiParents, opaque) : [];
     const lexicon = nounWords(t.name, t.comment);
+    // INHERITS copies columns into a table of its own, which no variant builds: such a class has no physical names.
+    const storage = r.parentKey === undefined && parentTable ? undefined : entityStorage(t, opaque);
+    if (!storage) note('physical-names', t.name, 'no physical names: the native variant needs one integer key column (and no INHERITS)', true);
     const entity: Entity = {
       name,
       ...(parent !== undefined ? { parent } : {}),
       attributes,
       lexicon,
       ...(parent === undefined ? { counts: scaleCounts(t.rowCount) } : { fraction: fractionOf(t.rowCount, parentTable?.rowCount ?? 0) }),
+      ...(storage ? { storage } : {}),
     };
     if (parent !== undefined) note(r.parentKey ? 'shared-key-subtable' : 'inherits', t.name, `${name} is a kind of ${parent} (${r.parentKey ? `its key ${r.parentKey.columns.join(', ')} references ${r.parentTable}` : `INHERITS (${r.parentTable})`})`);
     else note('entity-table', t.name, `entity ${name} (key ${(t.primaryKey ?? []).join(', ')}, ${t.rowCount} rows)`);
     entities.push(entity);
-    if (sti) entities.push(...stiSubclasses(sti, t, name, usedClassNames, own, ctx, enums, note, stiParents));
+    entities.push(...subclasses);
   }
   // Subclass fractions and specializations.
   const tableOfEntity = (n: string): string => [...entityOf.entries()].find(([, e]) => e === n)?.[0] ?? '';
@@ -159,9 +166,11 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     const type = set && set.source !== 'low-cardinality' ? { kind: 'enum' as const, values: set.values } : reading.type;
     const hints = valueHints(type, profile, false, set?.source === 'low-cardinality' ? set.values : undefined);
     const { unique: _unique, ...setHints } = hints ?? {};
+    const ownerColumn = r.child.owner.columns.length === 1 ? r.child.owner.columns[0] : undefined;
+    const storage = ownerColumn !== undefined ? { column: r.child.value.name, sqlType: nativeSqlType(r.child.value), table: r.child.table.name, ownerColumn } : undefined;
     entities[ownerEntity] = {
       ...e,
-      attributes: [...e.attributes, { name: attrName, type, optional: true, multiValued: true, lexicon: nounWords(stem), ...(Object.keys(setHints).length > 0 ? { hints: setHints } : {}) }],
+      attributes: [...e.attributes, { name: attrName, type, optional: true, multiValued: true, lexicon: nounWords(stem), ...(Object.keys(setHints).length > 0 ? { hints: setHints } : {}), ...(storage ? { storage } : {}) }],
     };
     note('owner-keyed-child', r.child.table.name, `multi-valued attribute ${owner}.${attrName} (${r.child.value.name} per ${r.child.owner.columns.join(', ')})`);
   }
@@ -188,7 +197,8 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
       const rel = foreignKeyRelationship(r.table, fk);
       const end = endName(fk.columns);
       const name = claimRel(`${snakeName(from)}_${snakeName(end === 'id' ? fk.table : end)}`, `${snakeName(r.table.name)}_${end}`);
-      relationships.push(fkRelationship(name, from, to, rel.cardinality, rel.optional, rel.role));
+      const column = fk.columns.length === 1 ? r.table.columns.find((c) => c.name === fk.columns[0]) : undefined;
+      relationships.push({ ...fkRelationship(name, from, to, rel.cardinality, rel.optional, rel.role), ...(column ? { storage: { column: column.name, sqlType: nativeSqlType(column) } } : {}) });
       note(rel.self ? 'self-reference' : 'foreign-key', `${r.table.name}.${fk.columns.join(',')}`, `${rel.cardinality}${rel.optional ? ', optional' : ''} relationship ${name}: ${from} → ${to}${rel.role ? ` (role ${rel.role})` : ''}`);
     }
   }
@@ -200,9 +210,15 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
       const unique = r.table.uniques.some((u) => u.length === r.to.columns.length && u.every((c) => r.to.columns.includes(c)));
       const stem = snakeName(r.table.name).replace(new RegExp(`^${snakeName(r.from.table).replace(/s$/u, '')}s?_`, 'u'), '');
       const name = claimRel(stem || snakeName(r.table.name), snakeName(r.table.name));
-      const attrs = columnAttributes(r.table, r.table.columns.filter((c) => !fkColumns(r.table, ctx).has(c.name)), name, new Set(), new Set(), ctx, enums, note);
+      const opaque: OpaqueColumn[] = [];
+      const attrs = columnAttributes(r.table, r.table.columns.filter((c) => !fkColumns(r.table, ctx).has(c.name)), name, new Set(), new Set(), ctx, enums, note, opaque);
       const role = endName(r.to.columns);
-      relationships.push({ ...fkRelationship(name, from, to, unique ? 'one-to-one' : 'many-to-one', true, role !== snakeName(r.to.table) ? role : undefined), ...(attrs.length > 0 ? { attributes: attrs.map(asRelationshipAttribute) } : {}) });
+      const storage = tableStorage(r.table, r.from.columns, r.to.columns, opaque);
+      relationships.push({
+        ...fkRelationship(name, from, to, unique ? 'one-to-one' : 'many-to-one', true, role !== snakeName(r.to.table) ? role : undefined),
+        ...(attrs.length > 0 ? { attributes: attrs.map(asRelationshipAttribute) } : {}),
+        ...(storage ? { storage } : {}),
+      });
       note('relationship-table', r.table.name, `${unique ? 'one-to-one' : 'many-to-one'} relationship ${name}: ${from} → ${to}, stored in its own table`);
     }
     if (r.kind === 'link') {
@@ -213,8 +229,10 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
         continue;
       }
       const name = claimRel(snakeName(r.link.table.name), `${snakeName(r.link.table.name)}_link`);
-      const attrs = columnAttributes(r.link.table, r.link.attributes, name, new Set(), new Set(), ctx, enums, note);
-      for (const a of r.link.audit) note('audit-column', `${r.link.table.name}.${a.name}`, 'bookkeeping, never asked: left out of the model', false);
+      const opaque: OpaqueColumn[] = [];
+      const attrs = columnAttributes(r.link.table, r.link.attributes, name, new Set(), new Set(), ctx, enums, note, opaque);
+      for (const a of r.link.audit) note('audit-column', `${r.link.table.name}.${a.name}`, 'bookkeeping, never asked: kept in the DDL only', false);
+      const storage = tableStorage(r.link.table, r.link.from.columns, r.link.to.columns, [...opaque, ...r.link.audit.map(opaqueColumn)]);
       relationships.push({
         name,
         from,
@@ -223,6 +241,7 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
         participation: { from: 'partial', to: 'partial' },
         ...(attrs.length > 0 ? { attributes: attrs.map(asRelationshipAttribute) } : {}),
         lexicon: { forward: `linked by ${words(r.link.table.name)} to`, reverse: `linked by ${words(r.link.table.name)} to` },
+        ...(storage ? { storage } : {}),
       });
       note('link-table', r.link.table.name, `many-to-many relationship ${name}: ${from} ↔ ${to}${attrs.length > 0 ? ` with ${attrs.map((a) => a.name).join(', ')}` : ''}`);
     }
@@ -343,28 +362,30 @@ function columnAttributes(
   ctx: RuleContext,
   enums: ReadonlyMap<string, readonly string[]>,
   note: (rule: string, subject: string, text: string, review?: boolean) => void,
+  opaque: OpaqueColumn[] = [],
 ): Attribute[] {
   const out: Attribute[] = [];
   for (const c of columns) {
     const subject = `${t.name}.${c.name}`;
     if (c.generated !== undefined) {
-      note('left-out', subject, `generated column (${c.generated}): derived, not a fact`);
-      continue;
-    }
-    if (isAuditColumn(c)) {
-      note('audit-column', subject, 'bookkeeping, never asked: left out of the model');
+      note('left-out', subject, `generated column (${c.generated}): derived, not a fact; kept in the DDL only`);
+      opaque.push(opaqueColumn(c));
       continue;
     }
     const profile = ctx.profile.get(t.name)?.get(c.name);
     const reading = columnType(c, enums, profile);
     if ('leftOut' in reading) {
-      note('left-out', subject, reading.leftOut);
+      note('left-out', subject, `${reading.leftOut}; kept in the DDL only`);
+      opaque.push(opaqueColumn(c));
       continue;
     }
     if (out.length >= MODEL_LIMITS.attributes) {
-      note('left-out', subject, `more than the ${MODEL_LIMITS.attributes} attributes an entity may have`);
+      note('left-out', subject, `more than the ${MODEL_LIMITS.attributes} attributes an entity may have; kept in the DDL only`);
+      opaque.push(opaqueColumn(c));
       continue;
     }
+    const neverAsked = isAuditColumn(c);
+    if (neverAsked) note('audit-column', subject, 'bookkeeping: kept, never asked');
     const base = attributeName(c.name);
     const name = claimName(base, new Set([...inherited, ...own]));
     own.add(name);
@@ -376,11 +397,11 @@ function columnAttributes(
     else if (set?.source === 'low-cardinality') note('low-cardinality', subject, `${set.values.length} values in the rows (${set.values.slice(0, 6).join(', ')}${set.values.length > 6 ? ', …' : ''}): a pool, not a closed set`, true);
     if (reading.approximated) note('column-type', subject, reading.approximated, true);
     const multiValued = reading.multiValued !== undefined;
-    if (multiValued) note(reading.multiValued === 'json' ? 'json-array' : 'array-column', subject, `multi-valued attribute ${owner}.${name} (${reading.multiValued === 'json' ? 'a JSON array' : 'an array'})`);
+    if (multiValued && !neverAsked) note(reading.multiValued === 'json' ? 'json-array' : 'array-column', subject, `multi-valued attribute ${owner}.${name} (${reading.multiValued === 'json' ? 'a JSON array' : 'an array'})`);
     const optional = multiValued || c.nullable;
     const hints = multiValued ? undefined : valueHints(type, profile, optional, set?.source === 'low-cardinality' ? set.values : undefined);
     const lexicon = nounWords(c.name, c.comment);
-    if (isNotNoun(c.name)) note('lexicon', subject, `"${words(c.name)}" is not a noun: reword its lexicon`, true);
+    if (isNotNoun(c.name) && !neverAsked) note('lexicon', subject, `"${words(c.name)}" is not a noun: reword its lexicon`, true);
     out.push({
       name,
       type,
@@ -388,6 +409,8 @@ function columnAttributes(
       ...(multiValued ? { multiValued } : {}),
       lexicon,
       ...(hints ? { hints } : {}),
+      ...(neverAsked ? { neverAsked } : {}),
+      storage: { column: c.name, sqlType: nativeSqlType(c), ...(multiValued && c.nullable ? { nullable: true } : {}) },
     });
   }
   return out;
@@ -410,6 +433,7 @@ function stiSubclasses(
   enums: ReadonlyMap<string, readonly string[]>,
   note: (rule: string, subject: string, text: string, review?: boolean) => void,
   stiParents: Map<string, boolean>,
+  opaque: OpaqueColumn[],
 ): Entity[] {
   const rowsOf = new Map(sti.subtypes.map((s) => [s.value, s.rows]));
   const ownCols = new Map(sti.subtypes.map((s) => [s.value, s.columns]));
@@ -457,13 +481,47 @@ function stiSubclasses(
       const fraction = Math.max(0.001, !direct && i === children.length - 1 ? Math.round(left * 1e6) / 1e6 : share);
       left -= fraction;
       const own = new Set<string>();
-      const attributes = columnAttributes(t, t.columns.filter((col) => c.columns.includes(col.name)), c.name, taken, own, ctx, enums, note);
+      const attributes = columnAttributes(t, t.columns.filter((col) => c.columns.includes(col.name)), c.name, taken, own, ctx, enums, note, opaque);
       for (const n of own) taken.add(n);
       out.push({ name: c.name, parent: parentName, attributes, lexicon: nounWords(c.label.replaceAll(' ', '_')), fraction });
       note('discriminator', `${t.name}.${sti.discriminator}`, `rows with ${sti.discriminator} in (${c.values.map((v) => `'${v}'`).join(', ')}) are ${c.name}, a kind of ${parentName}${c.columns.length > 0 ? ` (only they fill ${c.columns.join(', ')})` : ''}`, true);
     }
   }
   return out;
+}
+
+/** An entity table's physical names: its table, its one integer key column, its unique keys and the columns kept in the DDL only. */
+function entityStorage(t: CatalogTable, opaque: readonly OpaqueColumn[]): EntityStorage | undefined {
+  const surrogate = surrogateKey(t);
+  const keyColumn = surrogate.length === 1 ? t.columns.find((c) => c.name === surrogate[0]) : undefined;
+  if (!keyColumn || !isIntegerKey(keyColumn)) return undefined;
+  const primaryKey = t.primaryKey ?? [];
+  return {
+    table: t.name,
+    key: keyColumn.name,
+    keyType: nativeSqlType(keyColumn),
+    ...(primaryKey.length > 1 ? { primaryKey: [...primaryKey] } : {}),
+    ...(t.uniques.length > 0 ? { uniques: t.uniques.map((u) => [...u]) } : {}),
+    ...(opaque.length > 0 ? { opaque: [...opaque] } : {}),
+  };
+}
+
+/** A relationship table's physical names, when each end is one column. */
+function tableStorage(t: CatalogTable, fromColumns: readonly string[], toColumns: readonly string[], opaque: readonly OpaqueColumn[]): RelationshipStorage | undefined {
+  const from = fromColumns.length === 1 ? t.columns.find((c) => c.name === fromColumns[0]) : undefined;
+  const to = toColumns.length === 1 ? t.columns.find((c) => c.name === toColumns[0]) : undefined;
+  if (!from || !to) return undefined;
+  // A unique key on exactly the two ends is the table's key itself.
+  const uniques = t.uniques.filter((u) => !(u.length === 2 && u.includes(from.name) && u.includes(to.name))).map((u) => [...u]);
+  return {
+    table: t.name,
+    fromColumn: from.name,
+    fromSqlType: nativeSqlType(from),
+    column: to.name,
+    sqlType: nativeSqlType(to),
+    ...(uniques.length > 0 ? { uniques } : {}),
+    ...(opaque.length > 0 ? { opaque: [...opaque] } : {}),
+  };
 }
 
 function fractionOf(rows: number, parentRows: number): number {

@@ -67,6 +67,12 @@ export function formatTimestamp(ms: number): string {
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}+00`;
 }
 
+/** A timestamp's canonical text: with `+00` for a timestamptz, without an offset for a timestamp. */
+function timestampText(kind: 'timestamptz' | 'timestamp', ms: number): string {
+  const text = formatTimestamp(ms);
+  return kind === 'timestamp' ? text.slice(0, -3) : text;
+}
+
 export function formatDate(ms: number): string {
   const d = new Date(ms);
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
@@ -99,7 +105,8 @@ export function distinctCapacity(attribute: Attribute): number {
       const [lo, hi] = dateBounds(attribute);
       return Math.max(0, Math.floor((hi - lo) / DAY_MS) + 1);
     }
-    case 'timestamptz': {
+    case 'timestamptz':
+    case 'timestamp': {
       const [lo, hi] = timestampBounds(attribute);
       return Math.max(0, Math.floor((hi - lo) / 1000) + 1);
     }
@@ -250,14 +257,15 @@ export class ValueGenerator {
         } while (this.seen.has(text));
         return text;
       }
-      case 'timestamptz': {
+      case 'timestamptz':
+      case 'timestamp': {
         const [lo, hi] = timestampBounds(this.attribute);
-        let seconds = Math.round((Date.parse(String(value).replace(' ', 'T').replace(/\+00$/, 'Z')) - lo) / 1000);
+        let seconds = Math.round((Date.parse(`${String(value).replace(' ', 'T').replace(/\+00$/, '')}Z`) - lo) / 1000);
         const last = Math.floor((hi - lo) / 1000);
         let text: string;
         do {
           seconds = step(seconds, 0, last);
-          text = formatTimestamp(lo + seconds * 1000);
+          text = timestampText(type.kind, lo + seconds * 1000);
         } while (this.seen.has(text));
         return text;
       }
@@ -306,20 +314,32 @@ export class ValueGenerator {
         this.remember(v);
         return v;
       }
-      case 'timestamptz': {
+      case 'timestamptz':
+      case 'timestamp': {
         const [lo, hi] = timestampBounds(this.attribute);
         if (this.previous.length > 0 && rng.chance(this.rates.tieRate)) return rng.pick(this.previous);
-        const v = formatTimestamp(lo + rng.int(0, Math.floor((hi - lo) / 1000)) * 1000);
+        const v = timestampText(type.kind, lo + rng.int(0, Math.floor((hi - lo) / 1000)) * 1000);
         this.remember(v);
         return v;
       }
       case 'text': {
-        if (rng.chance(this.rates.oddTextRate)) return rng.pick(this.rates.oddTexts);
-        if (hints?.pool && hints.pool.length > 0) return rng.pick(hints.pool);
-        if (this.fakerMethod) return String(this.fakerMethod());
-        return this.faker.lorem.words(rng.int(1, 3));
+        if (rng.chance(this.rates.oddTextRate)) return this.fit(rng.pick(this.rates.oddTexts));
+        if (hints?.pool && hints.pool.length > 0) return this.fit(rng.pick(hints.pool));
+        if (this.fakerMethod) return this.fit(String(this.fakerMethod()));
+        return this.fit(this.faker.lorem.words(rng.int(1, 3)));
       }
     }
+  }
+
+  /**
+   * Text cut to the length its column in the source allows (`character varying(10)`), so
+   * the native variant holds every generated value; a model without storage is unchanged.
+   */
+  private fit(text: string): string {
+    const sized = /^(?:character varying|varchar|character|char)\((\d+)\)$/iu.exec(this.attribute.storage?.sqlType ?? '');
+    if (!sized) return text;
+    const letters = [...text];
+    return letters.length > Number(sized[1]) ? letters.slice(0, Number(sized[1])).join('').trimEnd() : text;
   }
 
   private remember(v: Scalar): void {

@@ -60,6 +60,7 @@ export function kindOfType(type: AttributeType): ValueKind {
     case 'date':
       return 'date';
     case 'timestamptz':
+    case 'timestamp':
       return 'time';
   }
 }

@@ -34,7 +34,7 @@ function byKind(d: AnalyticDrawer, a: Alias) {
     labels: all.filter((x) => x.type.kind === 'enum' || x.type.kind === 'text'),
     // Small numbers only: a cast to integer must not overflow.
     number: all.filter((x) => x.type.kind === 'integer' || (x.type.kind === 'numeric' && x.type.precision - x.type.scale <= 9)),
-    temporal: all.filter((x) => x.type.kind === 'date' || x.type.kind === 'timestamptz'),
+    temporal: all.filter((x) => x.type.kind === 'date' || x.type.kind === 'timestamptz' || x.type.kind === 'timestamp'),
     optional: all.filter((x) => x.optional === true && x.type.kind !== 'boolean'),
   };
 }

@@ -1,4 +1,5 @@
-import { quoteIdent } from '../common/sql-text.ts';
+import { quoteIdent, quoteLiteral } from '../common/sql-text.ts';
+import type { OpaqueColumn } from '../er-model/er-model.ts';
 import type { RelationalSchema, Table } from '../variants/relational-schema.ts';
 
 const cols = (names: readonly string[]): string => names.map(quoteIdent).join(', ');
@@ -17,12 +18,24 @@ export const SESSION_SETTINGS = [
  * Names are unqualified: the caller's search_path decides the schema.
  */
 export function renderCreateTables(schema: RelationalSchema): string {
-  return schema.tables.map(renderCreateTable).join('\n');
+  const types = (schema.enumTypes ?? []).map((t) => `CREATE TYPE ${t.name} AS ENUM (${t.values.map(quoteLiteral).join(', ')});\n`);
+  return [...types, ...schema.tables.map(renderCreateTable)].join('\n');
 }
 
 export function renderCreateTable(table: Table): string {
   const lines = table.columns.map((c) => `    ${quoteIdent(c.name)} ${c.sqlType}${c.nullable ? '' : ' NOT NULL'}`);
+  for (const o of table.opaque ?? []) lines.push(`    ${quoteIdent(o.column)} ${opaqueDefinition(o)}`);
   return `CREATE TABLE ${quoteIdent(table.name)} (\n${lines.join(',\n')}\n);\n`;
+}
+
+/**
+ * An opaque column as the source declares it. Nothing writes it, so a required one without
+ * a default of its own (Pagila's `film.fulltext`, filled by a trigger there) starts empty.
+ */
+function opaqueDefinition(o: OpaqueColumn): string {
+  if (o.generated !== undefined) return `${o.sqlType} GENERATED ALWAYS AS (${o.generated}) STORED`;
+  const fill = o.default ?? (o.nullable ? undefined : `''`);
+  return `${o.sqlType}${fill !== undefined ? ` DEFAULT ${fill}` : ''}${o.nullable ? '' : ' NOT NULL'}`;
 }
 
 /** Primary keys, unique and check constraints, then foreign keys, then indexes. */

@@ -177,3 +177,23 @@ export function copyText(rows: Iterable<Cell[]>): { text: string; rows: number }
   for (const row of rows) lines.push(`${row.map(copyCell).join('\t')}\n`);
   return { text: lines.join(''), rows: lines.length };
 }
+
+/**
+ * The unique keys of a table that its rows break (two rows with the same non-NULL values),
+ * as `table(a,b)`; a native schema built from a generated instance leaves them out.
+ */
+export function brokenUniques(context: ShredContext, schema: RelationalSchema, table: Table): string[] {
+  if (table.uniques.length === 0) return [];
+  const positions = table.uniques.map((u) => u.map((c) => table.columns.findIndex((col) => col.name === c)));
+  const seen = table.uniques.map(() => new Set<string>());
+  const broken = new Set<number>();
+  for (const row of shredTable(context, schema, table)) {
+    positions.forEach((cols, i) => {
+      if (broken.has(i) || cols.some((p) => p < 0 || row[p] === null)) return;
+      const key = JSON.stringify(cols.map((p) => row[p]));
+      if ((seen[i] as Set<string>).has(key)) broken.add(i);
+      else (seen[i] as Set<string>).add(key);
+    });
+  }
+  return [...broken].map((i) => `${table.name}(${(table.uniques[i] as readonly string[]).join(',')})`);
+}

@@ -38,6 +38,7 @@ export function sqliteColumnType(column: Column): string {
     case 'date':
       return 'DATE';
     case 'timestamptz':
+    case 'timestamp':
       return 'TIMESTAMP';
     default:
       return 'TEXT';
@@ -152,6 +153,8 @@ export function postgresText(value: unknown, column: Column): string | null {
       return Number(value) === 1 ? 't' : 'f';
     case 'timestamptz':
       return `${String(value)}+00`;
+    case 'timestamp':
+      return String(value).replace(/\.0+$/u, '');
     default:
       return String(value);
   }

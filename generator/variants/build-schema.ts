@@ -3,7 +3,8 @@ import { type ErIndex, snakeCase } from '../er-model/er-index.ts';
 import { ShredError } from '../common/errors.ts';
 import { quoteIdent, quoteLiteral } from '../common/sql-text.ts';
 import type { HierarchyChoice, MultiValuedEncoding, VariantSpec } from './variant-spec.ts';
-import type { Column, ColumnRole, ForeignKey, RelationalSchema, Table, TableRole } from './relational-schema.ts';
+import type { Column, ColumnRole, EnumType, ForeignKey, RelationalSchema, Table, TableRole } from './relational-schema.ts';
+import { nativeEnumTypes, nativeNames } from './native-names.ts';
 
 /** The PostgreSQL type of one value of an attribute type. */
 export function scalarSqlType(type: AttributeType): string {
@@ -23,6 +24,8 @@ export function scalarSqlType(type: AttributeType): string {
       return 'date';
     case 'timestamptz':
       return 'timestamptz';
+    case 'timestamp':
+      return 'timestamp';
   }
 }
 
@@ -56,8 +59,10 @@ interface GroupTable {
 export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): RelationalSchema {
   checkVariant(index, variant);
   const where = `variant ${variant.name}`;
+  // The native variant takes every name and type from the model's storage; the others make them up.
+  const physical = nativeNames(index, variant);
   const tableName = (entity: Entity): string =>
-    variant.naming.tables === 'plural' ? snakeCase(entity.lexicon.plural) : snakeCase(entity.name);
+    physical ? physical.table(entity) : variant.naming.tables === 'plural' ? snakeCase(entity.lexicon.plural) : snakeCase(entity.name);
 
   // 1. Decide the group tables of every root, and where each class's rows can be found.
   const groups: GroupTable[] = [];
@@ -91,6 +96,11 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
     const nested = groupOf(entity);
     if (nested) return [nested];
     return groups.filter((g) => g.typed.some((c) => index.isAncestorOrSelf(entity, c.name)));
+  };
+  /** The key column of a group table (its top class's key under native names). */
+  const keyOf = (table: string): string => {
+    const group = groups.find((g) => g.name === table);
+    return group && physical ? physical.key(group.classes[0] as Entity).name : 'id';
   };
   /** The one table a foreign key to `entity` can reference, if there is one. */
   const idTarget = (entity: string): string | undefined => {
@@ -126,12 +136,13 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
 
   function buildGroupTable(group: GroupTable): Table {
     const top = group.classes[0] as Entity;
-    const columns: Column[] = [idColumn()];
+    const key = physical ? physical.key(top) : { name: 'id', sqlType: 'integer' };
+    const columns: Column[] = [idColumn(key.name, key.sqlType)];
     const checks: string[] = [];
     const foreignKeys: ForeignKey[] = [];
-    const uniques: string[][] = [];
+    const uniques: string[][] = [...(physical ? physical.uniques(top) : [])];
     const indexes: string[][] = [];
-    const used = new Set(['id']);
+    const used = new Set([key.name]);
     // Classes whose attributes this table carries: the group's own, plus (concrete) the
     // ancestors of its top, copied down.
     const owners: Entity[] =
@@ -205,19 +216,19 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
         const key = `${owner.name}.${attribute.name}`;
         const encoding: MultiValuedEncoding | undefined = attribute.multiValued ? variant.multiValued[key] : undefined;
         if (encoding === 'table') continue;
-        const base = (attrCount.get(attribute.name) ?? 0) > 1 ? `${snakeCase(owner.name)}_${attribute.name}` : attribute.name;
+        const base = physical ? physical.column(attribute) : (attrCount.get(attribute.name) ?? 0) > 1 ? `${snakeCase(owner.name)}_${attribute.name}` : attribute.name;
         const name = claim(used, base, `${snakeCase(owner.name)}_${attribute.name}`);
         if (encoding === 'array' || encoding === 'jsonb') {
-          const sqlType = encoding === 'array' ? `${scalarSqlType(attribute.type)}[]` : 'jsonb';
-          addOwnedColumn(owner.name, { name, role: { kind: 'nested', entity: owner.name, attribute: attribute.name, encoding }, sqlType, valueType: attribute.type }, true);
+          const sqlType = physical ? physical.sqlType(attribute) : encoding === 'array' ? `${scalarSqlType(attribute.type)}[]` : 'jsonb';
+          addOwnedColumn(owner.name, { name, role: { kind: 'nested', entity: owner.name, attribute: attribute.name, encoding }, sqlType, valueType: attribute.type }, !(physical && attribute.storage?.nullable === true));
           const q = quoteIdent(name);
           if (encoding === 'jsonb') checks.push(`jsonb_typeof(${q}) = 'array'`);
-          if (attribute.type.kind === 'enum' && encoding === 'array') {
+          if (attribute.type.kind === 'enum' && encoding === 'array' && !physical?.enumTyped(attribute)) {
             checks.push(`${q} <@ ARRAY[${attribute.type.values.map(quoteLiteral).join(', ')}]::text[]`);
           }
         } else {
-          addOwnedColumn(owner.name, { name, role: { kind: 'attribute', entity: owner.name, attribute: attribute.name }, sqlType: scalarSqlType(attribute.type), valueType: attribute.type }, attribute.optional !== true);
-          if (attribute.type.kind === 'enum') {
+          addOwnedColumn(owner.name, { name, role: { kind: 'attribute', entity: owner.name, attribute: attribute.name }, sqlType: physical ? physical.sqlType(attribute) : scalarSqlType(attribute.type), valueType: attribute.type }, attribute.optional !== true);
+          if (attribute.type.kind === 'enum' && !physical?.enumTyped(attribute)) {
             checks.push(`${quoteIdent(name)} IN (${attribute.type.values.map(quoteLiteral).join(', ')})`);
           }
         }
@@ -228,17 +239,18 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
     for (const rel of index.domain.relationships) {
       if (rel.cardinality === 'many-to-many' || variant.relationships[rel.name] !== 'fk') continue;
       if (!rowTables(rel.from).includes(group)) continue;
-      const base = `${rel.role ?? snakeCase(rel.to)}_id`;
+      const base = physical ? physical.reference(rel).name : `${rel.role ?? snakeCase(rel.to)}_id`;
       const name = claim(used, base, `${snakeCase(rel.name)}_id`);
-      addOwnedColumn(rel.from, { name, role: { kind: 'reference', relationship: rel.name }, sqlType: 'integer', valueType: { kind: 'id' } }, rel.participation?.from === 'total');
+      addOwnedColumn(rel.from, { name, role: { kind: 'reference', relationship: rel.name }, sqlType: physical ? physical.reference(rel).sqlType : 'integer', valueType: { kind: 'id' } }, rel.participation?.from === 'total');
       const target = idTarget(rel.to);
-      if (target) foreignKeys.push({ columns: [name], table: target, references: ['id'] });
-      if (rel.cardinality === 'one-to-one') uniques.push([name]);
-      else indexes.push([name]);
+      if (target) foreignKeys.push({ columns: [name], table: target, references: [keyOf(target)] });
+      if (rel.cardinality === 'one-to-one') {
+        if (!uniques.some((u) => u.length === 1 && u[0] === name)) uniques.push([name]);
+      } else indexes.push([name]);
       for (const attribute of rel.attributes ?? []) {
-        const attrName = claim(used, attribute.name, `${snakeCase(rel.name)}_${attribute.name}`);
+        const attrName = claim(used, physical ? physical.column(attribute) : attribute.name, `${snakeCase(rel.name)}_${attribute.name}`);
         // A relationship attribute exists exactly where the reference does.
-        columns.push({ name: attrName, role: { kind: 'relationshipAttribute', relationship: rel.name, attribute: attribute.name }, sqlType: scalarSqlType(attribute.type), valueType: attribute.type, nullable: true });
+        columns.push({ name: attrName, role: { kind: 'relationshipAttribute', relationship: rel.name, attribute: attribute.name }, sqlType: physical ? physical.sqlType(attribute) : scalarSqlType(attribute.type), valueType: attribute.type, nullable: true });
         checks.push(
           attribute.optional === true
             ? `${quoteIdent(name)} IS NOT NULL OR ${quoteIdent(attrName)} IS NULL`
@@ -249,13 +261,15 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
 
     // The id of a nested subgroup references its parent group; concrete ids the registry.
     if (group.mode === 'nested' && top.parent !== undefined) {
-      foreignKeys.push({ columns: ['id'], table: (groupOf(top.parent) as GroupTable).name, references: ['id'] });
+      const parentTable = (groupOf(top.parent) as GroupTable).name;
+      foreignKeys.push({ columns: [key.name], table: parentTable, references: [keyOf(parentTable)] });
     }
     const registry = registries.get(group.root.name);
     if (registry) foreignKeys.push({ columns: ['id'], table: registry, references: ['id'] });
 
     const role: TableRole = { kind: 'entity', root: group.root.name, mode: group.mode, classes: group.classes.map((c) => c.name), typeValues };
-    return { name: group.name, role, columns, primaryKey: ['id'], uniques, foreignKeys, checks, indexes };
+    const opaque = physical ? physical.opaque(top) : [];
+    return { name: group.name, role, columns, primaryKey: physical ? physical.primaryKey(top) : [key.name], uniques, foreignKeys, checks, indexes, ...(opaque.length > 0 ? { opaque } : {}) };
   }
 
   // 3. Child tables of multi-valued attributes stored as tables.
@@ -263,21 +277,22 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
     for (const entity of index.subtree(root.name)) {
       for (const attribute of entity.attributes) {
         if (!attribute.multiValued || variant.multiValued[`${entity.name}.${attribute.name}`] !== 'table') continue;
-        const ownerColumn = `${snakeCase(entity.name)}_id`;
-        const elementColumn = elementColumnName(attribute.name);
+        const child = physical?.childTable(entity, attribute);
+        const ownerColumn = child?.ownerColumn ?? `${snakeCase(entity.name)}_id`;
+        const elementColumn = child?.column ?? elementColumnName(attribute.name);
         const target = idTarget(entity.name);
         tables.push({
-          name: `${snakeCase(entity.name)}_${attribute.name}`,
+          name: child?.table ?? `${snakeCase(entity.name)}_${attribute.name}`,
           role: { kind: 'multiValued', entity: entity.name, attribute: attribute.name },
           columns: [
-            { name: ownerColumn, role: { kind: 'owner' }, sqlType: 'integer', valueType: { kind: 'id' }, nullable: false },
-            { name: elementColumn, role: { kind: 'element' }, sqlType: scalarSqlType(attribute.type), valueType: attribute.type, nullable: false },
+            { name: ownerColumn, role: { kind: 'owner' }, sqlType: child?.ownerSqlType ?? 'integer', valueType: { kind: 'id' }, nullable: false },
+            { name: elementColumn, role: { kind: 'element' }, sqlType: child?.sqlType ?? scalarSqlType(attribute.type), valueType: attribute.type, nullable: false },
           ],
           primaryKey: [ownerColumn, elementColumn],
           uniques: [],
-          foreignKeys: target ? [{ columns: [ownerColumn], table: target, references: ['id'] }] : [],
+          foreignKeys: target ? [{ columns: [ownerColumn], table: target, references: [keyOf(target)] }] : [],
           checks:
-            attribute.type.kind === 'enum'
+            attribute.type.kind === 'enum' && !physical?.enumTyped(attribute)
               ? [`${quoteIdent(elementColumn)} IN (${attribute.type.values.map(quoteLiteral).join(', ')})`]
               : [],
           indexes: [],
@@ -293,34 +308,38 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
   }
 
   function relationshipTable(rel: Relationship): Table {
-    const fromName = `${snakeCase(rel.from)}_id`;
-    let toName = rel.cardinality !== 'many-to-many' && rel.role ? `${rel.role}_id` : `${snakeCase(rel.to)}_id`;
+    const stored = physical?.relationshipTable(rel);
+    const fromName = stored?.fromColumn ?? `${snakeCase(rel.from)}_id`;
+    let toName = stored?.column ?? (rel.cardinality !== 'many-to-many' && rel.role ? `${rel.role}_id` : `${snakeCase(rel.to)}_id`);
     if (toName === fromName) toName = `other_${toName}`;
     const used = new Set([fromName, toName]);
     const columns: Column[] = [
-      { name: fromName, role: { kind: 'end', end: 'from' }, sqlType: 'integer', valueType: { kind: 'id' }, nullable: false },
-      { name: toName, role: { kind: 'end', end: 'to' }, sqlType: 'integer', valueType: { kind: 'id' }, nullable: false },
+      { name: fromName, role: { kind: 'end', end: 'from' }, sqlType: stored?.fromSqlType ?? 'integer', valueType: { kind: 'id' }, nullable: false },
+      { name: toName, role: { kind: 'end', end: 'to' }, sqlType: stored?.sqlType ?? 'integer', valueType: { kind: 'id' }, nullable: false },
     ];
     for (const attribute of rel.attributes ?? []) {
-      const name = claim(used, attribute.name, `${snakeCase(rel.name)}_${attribute.name}`);
-      columns.push({ name, role: { kind: 'relationshipAttribute', relationship: rel.name, attribute: attribute.name }, sqlType: scalarSqlType(attribute.type), valueType: attribute.type, nullable: attribute.optional === true });
+      const name = claim(used, physical ? physical.column(attribute) : attribute.name, `${snakeCase(rel.name)}_${attribute.name}`);
+      columns.push({ name, role: { kind: 'relationshipAttribute', relationship: rel.name, attribute: attribute.name }, sqlType: physical ? physical.sqlType(attribute) : scalarSqlType(attribute.type), valueType: attribute.type, nullable: attribute.optional === true });
     }
     const foreignKeys: ForeignKey[] = [];
     const fromTarget = idTarget(rel.from);
     const toTarget = idTarget(rel.to);
-    if (fromTarget) foreignKeys.push({ columns: [fromName], table: fromTarget, references: ['id'] });
-    if (toTarget) foreignKeys.push({ columns: [toName], table: toTarget, references: ['id'] });
+    if (fromTarget) foreignKeys.push({ columns: [fromName], table: fromTarget, references: [keyOf(fromTarget)] });
+    if (toTarget) foreignKeys.push({ columns: [toName], table: toTarget, references: [keyOf(toTarget)] });
     const manyToMany = rel.cardinality === 'many-to-many';
+    const uniques: string[][] = [...(stored?.uniques ?? [])];
+    if (rel.cardinality === 'one-to-one' && !uniques.some((u) => u.length === 1 && u[0] === toName)) uniques.push([toName]);
     return {
-      name: `${snakeCase(rel.from)}_${snakeCase(rel.name)}`,
+      name: stored?.table ?? `${snakeCase(rel.from)}_${snakeCase(rel.name)}`,
       role: { kind: 'relationship', relationship: rel.name },
       columns,
       primaryKey: manyToMany ? [fromName, toName] : [fromName],
-      uniques: rel.cardinality === 'one-to-one' ? [[toName]] : [],
+      uniques,
       foreignKeys,
       checks: [],
       // A one-to-one's UNIQUE constraint already indexes the `to` column.
       indexes: rel.cardinality === 'one-to-one' ? [] : [[toName]],
+      ...(stored && stored.opaque.length > 0 ? { opaque: stored.opaque } : {}),
     };
   }
 
@@ -333,11 +352,12 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
       if (Buffer.byteLength(name, 'utf8') > 63) throw new ShredError(`${where}: name "${name}" in table ${t.name} is longer than PostgreSQL's 63 bytes`);
     }
   }
-  return { domain: index.domain.name, variant, tables };
+  const enumTypes: EnumType[] = physical ? nativeEnumTypes(index) : [];
+  return { domain: index.domain.name, variant, tables, ...(enumTypes.length > 0 ? { enumTypes } : {}) };
 }
 
-function idColumn(): Column {
-  return { name: 'id', role: { kind: 'id' }, sqlType: 'integer', valueType: { kind: 'id' }, nullable: false };
+function idColumn(name = 'id', sqlType = 'integer'): Column {
+  return { name, role: { kind: 'id' }, sqlType, valueType: { kind: 'id' }, nullable: false };
 }
 
 function typeColumn(name: string): Column {

@@ -20,7 +20,8 @@ export function variantSignature(variant: VariantSpec): string {
       },
     ]),
   );
-  return stableStringify({ hierarchies, multiValued: variant.multiValued, relationships: variant.relationships });
+  // The native variant's names are part of its design: it is the source's schema, not a re-design.
+  return stableStringify({ hierarchies, multiValued: variant.multiValued, relationships: variant.relationships, ...(variant.native ? { native: true } : {}) });
 }
 
 /**

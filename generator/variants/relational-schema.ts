@@ -1,4 +1,4 @@
-import type { Attribute, AttributeType } from '../er-model/er-model.ts';
+import type { Attribute, AttributeType, OpaqueColumn } from '../er-model/er-model.ts';
 import type { VariantSpec } from './variant-spec.ts';
 
 /**
@@ -79,6 +79,17 @@ export interface Table {
   readonly checks: readonly string[];
   /** Column lists to index (join columns not already led by a key). */
   readonly indexes: readonly (readonly string[])[];
+  /**
+   * The `native` variant's columns that hold no fact of the model: created with the table
+   * (filled by their default or expression), never written, read or asked about.
+   */
+  readonly opaque?: readonly OpaqueColumn[];
+}
+
+/** An enum type the `native` variant creates before its tables. */
+export interface EnumType {
+  readonly name: string;
+  readonly values: readonly string[];
 }
 
 /** A variant made concrete for one domain: its tables, in creation order. */
@@ -86,6 +97,8 @@ export interface RelationalSchema {
   readonly domain: string;
   readonly variant: VariantSpec;
   readonly tables: readonly Table[];
+  /** Enum types to create first (the `native` variant only). */
+  readonly enumTypes?: readonly EnumType[];
 }
 
 export type { Attribute };

@@ -4,6 +4,7 @@ import { createRng } from '../common/rng.ts';
 import type { VariantSpec } from './variant-spec.ts';
 import { PRESET_NAMES, allPresets, presetFallback, presetVariant } from './variant-presets.ts';
 import { designSpaceSize, drawRandomVariants, variantSignature } from './random-variants.ts';
+import { hasPhysicalNames, NATIVE_VARIANT, nativeVariant } from './native-names.ts';
 
 /**
  * The most random variants one selection may draw. Each variant is a database schema that
@@ -19,7 +20,8 @@ export interface VariantSelection {
 }
 
 /**
- * Parses `--variants`: `all` (the ten presets), preset names, and `random:K` (K further
+ * Parses `--variants`: `all` (the ten presets, and `native` for a model with physical
+ * names), preset names, `native` (the database an imported model was read from), and `random:K` (K further
  * variants drawn from the seed, distinct from the presets and from each other), separated
  * by commas, in the order given.
  *
@@ -57,7 +59,11 @@ export function selectVariantsReport(index: ErIndex, selection: string, seed: st
   if (items.length === 0) throw new ConfigError('--variants: empty selection');
   for (const item of items) {
     const random = /^random:(\d+)$/.exec(item);
-    if (item === 'all') allPresets(index).forEach(add);
+    if (item === 'all') {
+      allPresets(index).forEach(add);
+      // A model read from a database has one more: that database itself.
+      if (hasPhysicalNames(index)) add(nativeVariant(index));
+    } else if (item === NATIVE_VARIANT) add(nativeVariant(index));
     else if (random) {
       const k = Number(random[1]);
       if (k < 1) throw new ConfigError(`--variants: random:${random[1]} must draw at least one variant`);
@@ -73,7 +79,7 @@ export function selectVariantsReport(index: ErIndex, selection: string, seed: st
       }
       drawRandomVariants(index, k, createRng(seed).fork('variants'), presets).forEach(add);
     } else if ((PRESET_NAMES as readonly string[]).includes(item)) add(presetVariant(index, item));
-    else throw new ConfigError(`--variants: unknown variant "${item}" (presets: ${PRESET_NAMES.join(', ')}; all; random:K)`);
+    else throw new ConfigError(`--variants: unknown variant "${item}" (presets: ${PRESET_NAMES.join(', ')}; all; random:K; native for an imported model)`);
   }
   return { variants: out, notes };
 }

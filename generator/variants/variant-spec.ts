@@ -44,4 +44,16 @@ export interface VariantSpec {
   /** Keyed by relationship name, for many-to-one and one-to-one relationships. */
   readonly relationships: Readonly<Record<string, RelationshipEncoding>>;
   readonly naming: NamingChoice;
+  /**
+   * The `native` variant: every table, column and type is the one the model's `storage`
+   * names (the database it was imported from); the choices above follow from where the
+   * model says each element lives.
+   */
+  readonly native?: boolean;
+  /**
+   * Native only: the source's unique keys (`rental(rental_date,inventory_id,customer_id)`)
+   * that a generated instance breaks, left out of this build. The model keeps no rule that
+   * would hold them on generated rows; the user's own rows always keep them.
+   */
+  readonly uniquesLeftOut?: readonly string[];
 }

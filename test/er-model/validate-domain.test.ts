@@ -340,7 +340,7 @@ describe('checkDomain', () => {
       { path: 'domains.retail.entities.Customer.lexicon.plural', message: 'must not be empty' },
       {
         path: 'domains.retail.entities.CustOrder.bogus',
-        message: 'unknown key (expected one of name, parent, specialization, lexicon, counts, fraction, attributes)',
+        message: 'unknown key (expected one of name, parent, specialization, lexicon, counts, fraction, attributes, storage)',
       },
       { path: 'domains.retail.relationships.paired_with.to', message: 'unknown entity "Accesories" (did you mean "Accessories"?)' },
     ]);

@@ -54,8 +54,11 @@ describe('import from PostgreSQL (PGlite)', () => {
     expect(entity('Teacher')?.attributes.map((a) => a.name)).toEqual(['salary']);
     expect(entity('SpecialBook')).toMatchObject({ parent: 'Book' });
     expect(entity('SpecialBook')?.attributes.map((a) => a.name)).toEqual(['extra']);
-    // Quoted and reserved names become model names; the generated and audit columns are left out.
-    expect(entity('PersonTable')?.attributes.map((a) => a.name)).toEqual(['full_name', 'select', 'nicknames']);
+    // Quoted and reserved names become model names; the generated column is left out (kept in
+    // the DDL only), the audit column kept but never asked.
+    expect(entity('PersonTable')?.attributes.map((a) => a.name)).toEqual(['full_name', 'select', 'nicknames', 'last_update']);
+    expect(entity('PersonTable')?.attributes.find((a) => a.name === 'last_update')).toMatchObject({ neverAsked: true, storage: { column: 'last_update', sqlType: 'timestamp with time zone' } });
+    expect(entity('PersonTable')?.storage).toMatchObject({ table: 'Person Table', opaque: [{ column: 'name_len', nullable: true }] });
     expect(entity('PersonTable')?.attributes.find((a) => a.name === 'nicknames')).toMatchObject({ multiValued: true, optional: true });
     // Enum type and CHECK IN; owner-keyed child table.
     const book = entity('Book');

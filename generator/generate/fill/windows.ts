@@ -24,7 +24,7 @@ import { sameNode } from '../../query/walk.ts';
 /** The share of plain filled queries that become top-N per group. */
 export const TOP_PER_GROUP_SHARE = FILL_RATES.topPerGroup;
 
-const ORDERED = ['integer', 'bigint', 'numeric', 'date', 'timestamptz'];
+const ORDERED = ['integer', 'bigint', 'numeric', 'date', 'timestamptz', 'timestamp'];
 
 /**
  * The query with a `qualify` keeping the first N rows of each group, or undefined when the
@@ -79,7 +79,8 @@ function windowFrame(index: ErIndex, rng: Rng, q: SelectQuery, fns: readonly Win
   const base = q.from;
   const role = (a: { owner: { name: string }; attribute: { name: string } }) => roleOf(index.domain, a.owner.name, a.attribute.name);
   // Ordered by a quantity or a date (range-on-quantity), partitioned by a kind (group-key).
-  const ordered = index.allAttributes(base.entity).filter((a) => !a.attribute.multiValued && ORDERED.includes(a.attribute.type.kind) && rangeable(role(a)));
+  const asked = index.allAttributes(base.entity).filter((a) => a.attribute.neverAsked !== true);
+  const ordered = asked.filter((a) => !a.attribute.multiValued && ORDERED.includes(a.attribute.type.kind) && rangeable(role(a)));
   if (ordered.length === 0) return undefined;
   const pickedSlot = rng.pick(ordered);
   const picked = pickedSlot.attribute;
@@ -88,7 +89,7 @@ function windowFrame(index: ErIndex, rng: Rng, q: SelectQuery, fns: readonly Win
   const groups: Expr[] = joins.filter((j) => j.kind === 'relationship' && j.type === 'inner').map((j) => ({ kind: 'attribute', alias: j.alias, attribute: 'id' }));
   const subclasses = index.subtree(base.entity).slice(1).map((e) => e.name);
   if (subclasses.length > 1) groups.push({ kind: 'classOf', alias: base.alias, among: subclasses });
-  for (const a of index.allAttributes(base.entity)) if (!a.attribute.multiValued && groupable(role(a))) groups.push({ kind: 'attribute', alias: base.alias, attribute: a.attribute.name });
+  for (const a of asked) if (!a.attribute.multiValued && groupable(role(a))) groups.push({ kind: 'attribute', alias: base.alias, attribute: a.attribute.name });
   if (groups.length === 0) return undefined;
   const partition = rng.pick(groups);
 

@@ -8,7 +8,7 @@ export type TypeReading =
 
 /**
  * Rule `column-type`: the model type of a column. The model's types are fewer than the
- * engines' (it has no smallint, timestamp without time zone, uuid, char(n) or floating
+ * engines' (it has no smallint, uuid, char(n) or floating
  * point): such a column gets the nearest type and the reading says so, for review. A
  * column of a type the model cannot ask about (bytea, tsvector, a JSON document) is left
  * out, with the reason. An array of a scalar is a multi-valued attribute.
@@ -55,7 +55,7 @@ function scalarType(t: CatalogType, enums: ReadonlyMap<string, readonly string[]
     case 'timestamptz':
       return { type: { kind: t.kind } };
     case 'timestamp':
-      return { type: { kind: 'timestamptz' }, approximated: 'timestamp without time zone read as timestamptz' };
+      return { type: { kind: 'timestamp' } };
     case 'enum': {
       const values = enums.get(t.typeName);
       return values && values.length > 0 ? { type: { kind: 'enum', values } } : { leftOut: `enum type ${t.typeName} has no values` };

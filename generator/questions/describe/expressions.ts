@@ -59,11 +59,11 @@ export function isTemporal(d: DescribeContext, e: Expr): boolean {
   if (e.kind === 'dateShift' || e.kind === 'dateTrunc' || (e.kind === 'cast' && e.to === 'date')) return true;
   if (e.kind === 'attribute' && e.attribute !== 'id') {
     const k = attribute(d, e.alias, e.attribute)?.type.kind;
-    return k === 'date' || k === 'timestamptz';
+    return k === 'date' || k === 'timestamptz' || k === 'timestamp';
   }
   if (e.kind === 'element') {
     const k = info(d, e.alias).element?.attribute.type.kind;
-    return k === 'date' || k === 'timestamptz';
+    return k === 'date' || k === 'timestamptz' || k === 'timestamp';
   }
   return false;
 }

@@ -88,7 +88,7 @@ export function measureOf(n: NaturalContext, alias: string, name: string): Measu
   const role = a?.role?.kind;
   const kind = a?.type.kind;
   const k: Measure['kind'] =
-    role === 'date' || role === 'time' || kind === 'date' || kind === 'timestamptz' ? 'time'
+    role === 'date' || role === 'time' || kind === 'date' || kind === 'timestamptz' || kind === 'timestamp' ? 'time'
       : role === 'flag' || kind === 'boolean' ? 'flag'
         : role === 'measure' || role === 'count' || role === 'score' || kind === 'integer' || kind === 'bigint' || kind === 'numeric' ? 'number'
           : 'text';
