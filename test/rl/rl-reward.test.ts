@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, REPO_ROOT } from '../helpers/run-cli.ts';
+import { runCli, runMain, REPO_ROOT } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
 import { PAPER_SOCIAL_MEDIA } from '../../generator/suites/paper-social-media.ts';
 import { normalizeResult } from '../../generator/execute/run-query.ts';
@@ -15,10 +15,9 @@ import type { GroupRecord } from '../../generator/generate/group-record.ts';
 
 // The RL exports and their shipped reward on a tiny social_media run checked on SQLite too
 // (the paper's questions, one ordered question, one whose answer repeats rows), on the SQLite
-// files generate wrote. The reward's scores are checked against eval's answer rules
-// (`normalizeResult`) applied here, in TypeScript, to the rows the same SQL gives on the same
-// SQLite files: a prediction is right when its normalized answer equals the gold's on the main
-// instance and on the edge one.
+// files generate wrote. The reward's scores are checked against `equisql eval --engine sqlite`'s
+// verdicts on the same SQL (a predictions file per kind of mistake and split), and eval's
+// answer rules (`normalizeResult`) are applied here too, in TypeScript, as a second reading.
 const tmp = tempDir('rl');
 afterAll(() => tmp.remove());
 const dir = join(tmp.dir, 'generated');
@@ -94,6 +93,40 @@ function evalVerdict(sql: string, gold: string, truth: GroundTruth): boolean {
   return true;
 }
 
+const verdictKey = (id: string, sql: string): string => `${id}\u0000${sql}`;
+
+/**
+ * `equisql eval --engine sqlite --predictions …` on every (row, SQL) pair: per split, the i-th
+ * distinct SQL of each row goes in the i-th predictions file, and each file is scored once.
+ */
+async function evalVerdicts(pairs: readonly { id: string; sql: string }[]): Promise<Map<string, boolean>> {
+  const splitOf = new Map(rows.map((r) => [r.id, r.split]));
+  const sqlsOf = new Map<string, string[]>();
+  for (const { id, sql } of pairs) {
+    const sqls = sqlsOf.get(id) ?? [];
+    if (!sqls.includes(sql)) sqlsOf.set(id, [...sqls, sql]);
+  }
+  const verdicts = new Map<string, boolean>();
+  for (const split of ['train', 'validation', 'test']) {
+    const ids = [...sqlsOf.keys()].filter((id) => splitOf.get(id) === split);
+    const files = Math.max(0, ...ids.map((id) => (sqlsOf.get(id) as string[]).length));
+    for (let i = 0; i < files; i++) {
+      const given = ids.filter((id) => (sqlsOf.get(id) as string[])[i] !== undefined);
+      const predictions = join(tmp.dir, `verdicts-${split}-${i}.jsonl`);
+      writeFileSync(predictions, given.map((id) => JSON.stringify({ id, sql: (sqlsOf.get(id) as string[])[i] })).join('\n') + '\n');
+      const out = join(tmp.dir, `verdicts-${split}-${i}`);
+      const run = await runMain(['eval', '--dir', dir, '--split', split, '--engine', 'sqlite', '--predictions', predictions, '--concurrency', '2', '--out', out, '--quiet'], { env: { DATABASE_URL: undefined } });
+      expect(run.status, run.stderr).toBe(0);
+      for (const line of lines(join(out, 'predictions.jsonl'))) {
+        const id = String(line['id']);
+        const sql = (sqlsOf.get(id) as string[])[i];
+        if (sql !== undefined) verdicts.set(verdictKey(id, sql), line['correct'] === true);
+      }
+    }
+  }
+  return verdicts;
+}
+
 describe('the RL exports', () => {
   it('writes the rows each framework reads, with the ground truth on every instance', () => {
     const verl = runCli(['check', '--dir', dir]);
@@ -120,11 +153,11 @@ describe('the RL exports', () => {
     expect(values.map(pythonFloatText)).toEqual(printed);
   });
 
-  it.skipIf(!hasPython)('scores 2,000 predictions as eval\'s answer rules do, and the hostile ones leave every file unchanged at 0', () => {
+  it.skipIf(!hasPython)('scores 2,000 predictions as equisql eval does, and the hostile ones leave every file unchanged at 0', async () => {
     const byGroup = new Map<string, ExportRecord[]>();
     for (const r of rows) byGroup.set(r.group_id, [...(byGroup.get(r.group_id) ?? []), r]);
     const wrap = [(s: string) => s, (s: string) => `\`\`\`sql\n${s}\n\`\`\``, (s: string) => `<think>Which tables hold it?\n\`\`\`sql\nSELECT 1\n\`\`\`</think>\nHere it is:\n\`\`\`sql\n${s};\n\`\`\``, (s: string) => `<answer>${s}</answer>`];
-    const cases: { completion: string; ground_truth: string; expected: number; kind: string }[] = [];
+    const cases: { completion: string; ground_truth: string; expected: number; kind: string; id?: string; sql?: string }[] = [];
     const kinds = new Map<string, number[]>();
     let round = 0;
     while (cases.length < 2000) {
@@ -145,7 +178,7 @@ describe('the RL exports', () => {
         for (const [kind, sql] of sqls) {
           if (sql === null) continue;
           const expected = evalVerdict(sql, r.sql, truth) ? 1 : 0;
-          cases.push({ completion: (wrap[round % wrap.length] as (s: string) => string)(sql), ground_truth: truthText, expected, kind });
+          cases.push({ completion: (wrap[round % wrap.length] as (s: string) => string)(sql), ground_truth: truthText, expected, kind, id: r.id, sql });
         }
         cases.push({ completion: ['', '```sql\n```', '<think>I cannot tell', 'I do not know.'][round % 4] as string, ground_truth: truthText, expected: 0, kind: 'empty' });
         cases.push({ completion: HOSTILE[(round + cases.length) % HOSTILE.length] as string, ground_truth: truthText, expected: 0, kind: 'hostile' });
@@ -153,6 +186,10 @@ describe('the RL exports', () => {
       round++;
     }
     const chosen = cases.slice(0, 2000);
+    // Each SQL's verdict from `equisql eval --engine sqlite` itself: the same verdict as the rules above, for every case.
+    const verdicts = await evalVerdicts(chosen.filter((c) => c.id !== undefined).map((c) => ({ id: c.id as string, sql: c.sql as string })));
+    const disagree = chosen.filter((c) => c.id !== undefined && verdicts.get(verdictKey(c.id, c.sql as string)) !== (c.expected === 1));
+    expect(disagree.slice(0, 3).map((c) => `${c.kind}: ${String(c.sql).slice(0, 120)}: eval ${String(verdicts.get(verdictKey(c.id as string, c.sql as string)))}, rules ${c.expected}`)).toEqual([]);
     for (const c of chosen) kinds.set(c.kind, [...(kinds.get(c.kind) ?? [0, 0]).map((n, i) => n + (i === c.expected ? 1 : 0))]);
     // Every kind of verdict is present: each mistake is a mistake somewhere, and right somewhere else where the rules allow it.
     expect(kinds.get('gold')).toEqual([0, expect.any(Number)]);
