@@ -46,16 +46,34 @@ const WRONG = "SELECT 'not an answer' AS x";
 const wrongAt = (i: number): boolean => i % 5 === 4;
 
 let evals = 0;
-/** equisql's own verdict on SQLite predictions for a split: id → correct on both instances. */
-async function equisqlVerdicts(split: string, sqlOf: (item: Item, i: number) => string): Promise<Map<string, boolean>> {
+/** equisql's own verdict on one prediction: right on both instances, on the main one, on the edge-case one. */
+interface Verdict {
+  readonly correct: boolean;
+  readonly main: boolean;
+  readonly edge: boolean;
+}
+/** equisql's own verdicts on SQLite predictions for a split, in the items' order. */
+async function equisqlVerdicts(split: string, sqlOf: (item: Item, i: number) => string): Promise<Verdict[]> {
   evals++;
+  const items = itemsOf(split);
   const file = join(tmp.dir, `predictions-${evals}.jsonl`);
-  writeFileSync(file, itemsOf(split).map((it, i) => `${JSON.stringify({ id: it.id, sql: sqlOf(it, i) })}\n`).join(''));
+  writeFileSync(file, items.map((it, i) => `${JSON.stringify({ id: it.id, sql: sqlOf(it, i) })}\n`).join(''));
   const out = join(tmp.dir, `eval-${evals}`);
   const run = await runMain(['eval', '--dir', dir, '--split', split, '--engine', 'sqlite', '--predictions', file, '--out', out], { env: noServer });
   expect(run.status, run.stderr).toBe(0);
-  return new Map(read(join(out, 'predictions.jsonl')).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { id: string; correct: boolean }).map((p) => [p.id, p.correct]));
+  const byId = new Map(
+    read(join(out, 'predictions.jsonl'))
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { id: string; correct: boolean; correct_main: boolean; correct_edge: boolean | null })
+      .map((p) => [p.id, { correct: p.correct, main: p.correct_main, edge: p.correct_edge === true }] as const),
+  );
+  expect(byId.size).toBe(items.length);
+  return items.map((it) => byId.get(it.id) as Verdict);
 }
+
+/** Every prediction written `SELECT DISTINCT * FROM (gold)`: wrong wherever the gold answer has duplicate rows. */
+const distinctOf = (sql: string): string => `SELECT DISTINCT * FROM (${sql})`;
 
 beforeAll(async () => {
   const gen = await runMain(['generate', '--dataset', 'social_media', '--variants', 'full_normalized,full_sti', '--scale', 'tiny', '--engines', 'postgres,sqlite', '--groups', '30', '--out', dir], { env: noServer });
@@ -120,8 +138,7 @@ describe('the SQLite layout (export --formats sqlite)', () => {
         }
       }
       const verdicts = await equisqlVerdicts(split, (it) => it.SQL);
-      expect([...verdicts.values()].every(Boolean), split).toBe(true);
-      expect(verdicts.size).toBe(itemsOf(split).length);
+      expect(verdicts.every((v) => v.correct && v.main && v.edge), split).toBe(true);
     }
   }, 120_000);
 
@@ -210,20 +227,21 @@ describe.skipIf(birdMissing !== undefined)(`BIRD's evaluation.py on the layout${
       expect(result.status, result.stderr).toBe(0);
       expect(countOf(result.total, items.length, 100, 2), split).toBe(hand);
       const verdicts = await equisqlVerdicts(split, (_, i) => sqls[i] as string);
-      expect([...verdicts.values()].filter(Boolean).length).toBe(hand);
+      expect(verdicts.filter((v) => v.correct).length).toBe(hand);
     }
   }, 300_000);
 
-  it('accepts every prediction wrong only in its duplicate rows (it compares sets), which equisql eval counts wrong', async () => {
+  it('accepts every prediction wrong only in its duplicate rows (it compares sets) or only on the edge-case instance (it reads the main one), which equisql eval counts wrong', async () => {
     const split = SPLITS.filter(complete)[0] as string;
     const items = itemsOf(split);
-    const sqls = items.map((it) => `SELECT DISTINCT * FROM (${it.SQL})`);
+    const sqls = items.map((it) => distinctOf(it.SQL));
     const result = bird(split, sqls);
     expect(result.status, result.stderr).toBe(0);
     expect(result.total).toBe(100);
-    const wrong = [...(await equisqlVerdicts(split, (_, i) => sqls[i] as string)).values()].filter((c) => !c).length;
-    // The run has answers with duplicate rows: the evaluator mis-scores each of them.
-    expect(wrong).toBeGreaterThan(0);
+    const verdicts = await equisqlVerdicts(split, (_, i) => sqls[i] as string);
+    // The run has answers with duplicate rows on the main instance, and answers with them on the edge-case one only.
+    expect(verdicts.filter((v) => !v.main).length).toBeGreaterThan(0);
+    expect(verdicts.filter((v) => v.main && !v.edge).length).toBeGreaterThan(0);
   }, 300_000);
 });
 
@@ -247,10 +265,10 @@ function spiderReadable(split: string): number[] {
 
 describe.skipIf(spiderMissing !== undefined)(`Spider's test-suite evaluation.py on the layout${spiderMissing ? ` (skipped: ${spiderMissing})` : ''}`, () => {
   /** Runs Spider's documented command line; its execution accuracy over all levels. */
-  function spider(gold: string, sqls: readonly string[]): { status: number; all: number; stderr: string } {
+  function spider(gold: string, sqls: readonly string[], flags: readonly string[] = []): { status: number; all: number; stderr: string } {
     const pred = join(tmp.dir, `spider-${createHash('sha256').update(gold + sqls.join('\n')).digest('hex').slice(0, 8)}.txt`);
     writeFileSync(pred, sqls.map((s) => `${s}\n`).join(''));
-    const run = spawnSync(PYTHON, [join(SPIDER as string, 'evaluation.py'), '--gold', gold, '--pred', pred, '--db', join(layout, 'database'), '--etype', 'exec'], { cwd: SPIDER, encoding: 'utf8' });
+    const run = spawnSync(PYTHON, [join(SPIDER as string, 'evaluation.py'), '--gold', gold, '--pred', pred, '--db', join(layout, 'database'), '--etype', 'exec', ...flags], { cwd: SPIDER, encoding: 'utf8' });
     const lines = run.stdout.split('\n');
     const at = lines.findIndex((l) => l.includes('EXECUTION ACCURACY'));
     return { status: run.status ?? -1, all: Number(lines[at + 1]?.trim().split(/\s+/u).at(-1)), stderr: run.stderr };
@@ -289,5 +307,19 @@ describe.skipIf(spiderMissing !== undefined)(`Spider's test-suite evaluation.py 
       expect(result.status, result.stderr).toBe(0);
       expect(countOf(result.all, lines.length, 1, 3), split).toBe(lines.filter((_, i) => !wrongAt(i)).length);
     }
+  }, 300_000);
+
+  it('drops DISTINCT before comparing, so accepts predictions wrong only in duplicate rows; with --keep_distinct it counts them wrong as equisql eval does', async () => {
+    const split = 'train';
+    const keep = spiderReadable(split);
+    const { path, lines } = readableGold(split);
+    const sqls = lines.map(([s]) => distinctOf(s));
+    expect(spider(path, sqls).all).toBe(1);
+    const verdicts = await equisqlVerdicts(split, (it) => distinctOf(it.SQL));
+    const right = keep.filter((i) => (verdicts[i] as Verdict).correct).length;
+    expect(right).toBeLessThan(lines.length);
+    const kept = spider(path, sqls, ['--keep_distinct']);
+    expect(kept.status, kept.stderr).toBe(0);
+    expect(countOf(kept.all, lines.length, 1, 3)).toBe(right);
   }, 300_000);
 });
