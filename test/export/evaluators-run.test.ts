@@ -1,7 +1,8 @@
 // The SQLite layout of `equisql export --formats sqlite`, and BIRD's and Spider's evaluators run
 // unchanged on it. The layout's own checks need nothing but the project. The evaluators are
-// found through EQUISQL_BIRD_EVAL (the folder of BIRD's evaluation.py) and EQUISQL_SPIDER_EVAL
-// (a checkout of Spider's test-suite-sql-eval), run by EQUISQL_PYTHON (a Python with their
+// found through EQUISQL_BIRD_EVAL (the folder of BIRD's evaluation.py), EQUISQL_BIRD_MINIDEV_EVAL
+// (the folder of BIRD mini-dev's evaluation_ex.py) and EQUISQL_SPIDER_EVAL (a checkout of
+// Spider's test-suite-sql-eval), run by EQUISQL_PYTHON (a Python with their
 // packages; default python3); without them their blocks are skipped, naming what is missing.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -102,6 +103,8 @@ describe('the SQLite layout (export --formats sqlite)', () => {
         expect(it.SQL).toBe(oneLineSql(sqlite));
         expect(gold[i]).toEqual([oneLineSql(sqlite), r.schema_id]);
       });
+      // The JSON Lines file holds the same items, one a line.
+      expect(read(join(layout, `${split}.jsonl`)).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l))).toEqual(items);
       held += items.length;
     }
     const manifest = JSON.parse(read(join(dir, 'manifest.json')));
@@ -156,6 +159,7 @@ describe('the SQLite layout (export --formats sqlite)', () => {
 
 const PYTHON = process.env['EQUISQL_PYTHON'] || 'python3';
 const BIRD = process.env['EQUISQL_BIRD_EVAL'];
+const MINIDEV = process.env['EQUISQL_BIRD_MINIDEV_EVAL'];
 const SPIDER = process.env['EQUISQL_SPIDER_EVAL'];
 
 /** Why a Python check fails, or undefined when it passes. */
@@ -170,6 +174,15 @@ const birdMissing = ((): string | undefined => {
   if (!existsSync(join(BIRD, 'evaluation.py'))) return `EQUISQL_BIRD_EVAL=${BIRD} holds no evaluation.py`;
   return pythonFails('import func_timeout', BIRD);
 })();
+
+const minidevMissing = ((): string | undefined => {
+  if (!MINIDEV) return 'set EQUISQL_BIRD_MINIDEV_EVAL to the folder of BIRD mini-dev\'s evaluation_ex.py, and EQUISQL_PYTHON to a Python with func_timeout, psycopg2 and pymysql';
+  if (!existsSync(join(MINIDEV, 'evaluation_ex.py'))) return `EQUISQL_BIRD_MINIDEV_EVAL=${MINIDEV} holds no evaluation_ex.py`;
+  return pythonFails('import func_timeout, evaluation_utils', MINIDEV);
+})();
+
+/** Whether a split has all three of BIRD's levels (its evaluators divide by each one's count). */
+const complete = (split: string): boolean => LEVELS.every((l) => itemsOf(split).some((it) => it.difficulty === l));
 
 const spiderMissing = ((): string | undefined => {
   if (!SPIDER) return 'set EQUISQL_SPIDER_EVAL to a checkout of test-suite-sql-eval, and EQUISQL_PYTHON to a Python with nltk (and its punkt_tab data) and sqlparse';
@@ -200,7 +213,6 @@ describe.skipIf(birdMissing !== undefined)(`BIRD's evaluation.py on the layout${
     const last = (line: string | undefined): number => Number(line?.trim().split(/\s+/u).at(-1) ?? Number.NaN);
     return { status: run.status ?? -1, total: last(acc), count: last(counts), stderr: run.stderr };
   }
-  const complete = (split: string): boolean => LEVELS.every((l) => itemsOf(split).some((it) => it.difficulty === l));
 
   it('scores the gold 100% on every split that has all three of its levels, and stops on a split that lacks one', () => {
     const scored = SPLITS.filter(complete);
@@ -242,6 +254,37 @@ describe.skipIf(birdMissing !== undefined)(`BIRD's evaluation.py on the layout${
     // The run has answers with duplicate rows on the main instance, and answers with them on the edge-case one only.
     expect(verdicts.filter((v) => !v.main).length).toBeGreaterThan(0);
     expect(verdicts.filter((v) => v.main && !v.edge).length).toBeGreaterThan(0);
+  }, 300_000);
+});
+
+describe.skipIf(minidevMissing !== undefined)(`BIRD mini-dev's evaluation_ex.py (SQLite) on the layout${minidevMissing ? ` (skipped: ${minidevMissing})` : ''}`, () => {
+  /** Runs mini-dev's documented command line (SQLite) on a split; its total EX and count. */
+  function minidev(split: string, sqls: readonly string[]): { status: number; total: number; count: number; stderr: string } {
+    const pred = join(tmp.dir, `minidev-${split}-${createHash('sha256').update(sqls.join('\n')).digest('hex').slice(0, 8)}.json`);
+    const items = itemsOf(split);
+    writeFileSync(pred, JSON.stringify(Object.fromEntries(sqls.map((s, i) => [String(i), `${s}\t----- bird -----\t${(items[i] as Item).db_id}`]))));
+    const run = spawnSync(
+      PYTHON,
+      ['-u', join(MINIDEV as string, 'evaluation_ex.py'), '--db_root_path', `${layout}/database/`, '--predicted_sql_path', pred, '--ground_truth_path', join(layout, `${split}_gold.sql`), '--diff_json_path', join(layout, `${split}.jsonl`), '--sql_dialect', 'SQLite', '--output_log_path', `${pred}.log`, '--num_cpus', '1'],
+      { cwd: MINIDEV, encoding: 'utf8' },
+    );
+    const last = (prefix: string): number => Number(run.stdout.split('\n').find((l) => l.startsWith(prefix))?.trim().split(/\s+/u).at(-1) ?? Number.NaN);
+    return { status: run.status ?? -1, total: last('EX '), count: last('count'), stderr: run.stderr };
+  }
+
+  it('scores the gold 100% on every split with all three levels, and predictions wrong at every 5th item as the hand count says', () => {
+    const scored = SPLITS.filter(complete);
+    expect(scored.length).toBeGreaterThan(0);
+    for (const split of scored) {
+      const items = itemsOf(split);
+      const gold = minidev(split, items.map((it) => it.SQL));
+      expect(gold.status, gold.stderr).toBe(0);
+      expect(gold.count).toBe(items.length);
+      expect(gold.total, split).toBe(100);
+      const wrong = minidev(split, items.map((it, i) => (wrongAt(i) ? WRONG : it.SQL)));
+      expect(wrong.status, wrong.stderr).toBe(0);
+      expect(countOf(wrong.total, items.length, 100, 2), split).toBe(items.filter((_, i) => !wrongAt(i)).length);
+    }
   }, 300_000);
 });
 

@@ -4,7 +4,7 @@
  * `evaluators/sqlite/`:
  *
  * - `<split>.json` and `<split>_gold.sql`: BIRD's questions and gold files (as under
- *   `evaluators/bird/`), with each row's SQLite SQL (`variants.<v>.sqlite_sql`, which the run
+ *   `evaluators/bird/`; `<split>.jsonl` holds the same items a line each, for BIRD mini-dev), with each row's SQLite SQL (`variants.<v>.sqlite_sql`, which the run
  *   kept only because SQLite answered as PostgreSQL did) in place of its PostgreSQL. Spider's
  *   `--gold` reads the same gold file.
  * - `database/<db_id>/<db_id>.sqlite`: the variant's SQLite file (main instance), where both
@@ -24,7 +24,7 @@ import { ConfigError } from '../../common/errors.ts';
 import type { GroupRecord } from '../../generate/group-record.ts';
 import type { ExportRecord } from '../export-record.ts';
 import type { SplitName } from '../split-assign.ts';
-import { birdFiles } from './bird-files.ts';
+import { birdFiles, birdItem } from './bird-files.ts';
 import { EVALUATOR_DIR, type EvaluatorFile } from './evaluator-file.ts';
 import { dbId } from './gold-lines.ts';
 import { oneLineSql } from './one-line-sql.ts';
@@ -89,10 +89,19 @@ export function sqliteRows(rows: readonly ExportRecord[], source: SqliteSource):
   return { rows: kept, leftOut: rows.length - kept.length };
 }
 
-/** The questions and gold file of one split under `evaluators/sqlite/`. */
+function* itemLines(rows: readonly ExportRecord[]): Generator<string> {
+  for (let i = 0; i < rows.length; i++) yield `${JSON.stringify(birdItem(rows[i] as ExportRecord, i))}\n`;
+}
+
+/**
+ * The files of one split under `evaluators/sqlite/`: BIRD's questions and gold file, and the
+ * questions again as JSON Lines (`<split>.jsonl`, one item a line, as BIRD mini-dev's
+ * evaluator reads its `--diff_json_path`).
+ */
 export function sqliteFiles(split: SplitName, rows: readonly ExportRecord[], source: SqliteSource): { files: EvaluatorFile[]; leftOut: number; rows: ExportRecord[] } {
   const held = sqliteRows(rows, source);
-  return { files: birdFiles(split, held.rows, SQLITE_FOLDER), leftOut: held.leftOut, rows: held.rows };
+  const lines: EvaluatorFile = { rel: `${EVALUATOR_DIR}/${SQLITE_FOLDER}/${split}.jsonl`, lines: { [Symbol.iterator]: () => itemLines(held.rows) }, count: held.rows.length };
+  return { files: [...birdFiles(split, held.rows, SQLITE_FOLDER), lines], leftOut: held.leftOut, rows: held.rows };
 }
 
 /** The database files a set of rows needs: relative path → the run's SQLite file and the `db_id`. */
