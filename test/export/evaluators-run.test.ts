@@ -15,6 +15,7 @@ import { tempDir } from '../helpers/build-fixtures.ts';
 import type { ExportRecord } from '../../generator/export/export-record.ts';
 import type { GroupRecord } from '../../generator/generate/group-record.ts';
 import { oneLineSql } from '../../generator/export/formats/one-line-sql.ts';
+import { sqliteRows, type SqliteSource } from '../../generator/export/formats/sqlite-files.ts';
 
 const tmp = tempDir('evaluators-run');
 afterAll(() => tmp.remove());
@@ -144,6 +145,18 @@ describe('the SQLite layout (export --formats sqlite)', () => {
       expect(verdicts.every((v) => v.correct && v.main && v.edge), split).toBe(true);
     }
   }, 120_000);
+
+  it('leaves out a row whose variant SQLite does not hold, or whose SQLite SQL has a line break inside a literal', () => {
+    const base = rowsOf('train')[0] as ExportRecord;
+    const rows = ['held', 'unheld', 'literal'].map((id) => ({ ...base, id, variant: id }) as ExportRecord);
+    const sql: Record<string, string | undefined> = { held: 'SELECT t.name\n  FROM tag AS t', unheld: undefined, literal: "SELECT 'a\nb' AS x" };
+    const source: SqliteSource = { sqlOf: (r) => sql[r.variant], fileOf: () => '/nowhere.sqlite' };
+    const held = sqliteRows(rows, source);
+    expect(held.leftOut).toBe(2);
+    expect(held.rows.map((r) => [r.id, r.sql])).toEqual([['held', 'SELECT t.name FROM tag AS t']]);
+    // A variant without a SQLite file is left out as well.
+    expect(sqliteRows(rows, { sqlOf: (r) => sql[r.variant], fileOf: () => undefined }).rows).toEqual([]);
+  });
 
   it('an export without sqlite removes the layout, databases and all', async () => {
     expect((await runMain(['export', '--dir', dir, '--formats', 'jsonl,bird'], { env: noServer })).status).toBe(0);
