@@ -31,6 +31,8 @@ const DETAILS = `Re-exports a generated directory without regenerating, into:
   DIR/evaluators/bird/<split>.json, <split>_gold.sql  with --formats …,bird (BIRD's questions and gold file)
   DIR/evaluators/defog/<split>.csv                   with --formats …,defog (sql-eval's questions file)
   DIR/evaluators/spider/<split>_gold.sql             with --formats …,spider (Spider's gold file)
+  DIR/evaluators/sqlite/<split>.json, <split>_gold.sql, database/
+                                                     with --formats …,sqlite (the same with SQLite SQL, and the SQLite files)
   DIR/manifest.json                                  its "export" section: splits, files, row counts
 Splits are drawn from the dataset's seed and never cut a group.`;
 

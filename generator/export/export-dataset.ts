@@ -5,8 +5,8 @@
  * the database, so a re-export with another split or other formats is cheap.
  */
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { escapeControl } from '../common/user-text.ts';
 import { ConfigError } from '../common/errors.ts';
 import { sha256, stableStringify } from '../common/hash.ts';
@@ -33,6 +33,7 @@ import { EVALUATOR_FORMATS, evaluatorFiles, leftOutNote, prepareEvaluatorDirs, r
 import { RL_FORMATS } from './rl/rl-formats.ts';
 import { removeStaleRlFiles, rlWriter, type RlSection } from './rl/rl-export.ts';
 import { truthSource } from './rl/ground-truth.ts';
+import { SQLITE_DATABASE_DIR, sqliteDatabases, sqliteSource } from './formats/sqlite-files.ts';
 
 import { DEFAULT_FORMATS, EXPORT_FORMATS, type ExportFormat } from './export-settings.ts';
 
@@ -204,6 +205,9 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   // it); what they need of it is checked before anything is written.
   const rlFormats = RL_FORMATS.filter((f) => options.formats.includes(f));
   if (rlFormats.length > 0 && sources.length > 1) throw new ConfigError(`export: --formats ${rlFormats.join(',')}: the RL files name the databases of one generated directory; export without --include`);
+  // The SQLite layout copies the SQLite files of one generated directory.
+  if (options.formats.includes('sqlite') && sources.length > 1) throw new ConfigError('export: --formats sqlite: the SQLite layout holds the databases of one generated directory; export without --include');
+  const sqliteFrom = options.formats.includes('sqlite') ? sqliteSource(dir, main.groups, manifest['settings'] as Record<string, unknown> | undefined) : undefined;
   const rlSource = rlFormats.length > 0 ? truthSource(dir, main.groups, manifest['settings'] as Record<string, unknown> | undefined) : undefined;
   const { dataset, domain } = main;
   const seed = (manifest['settings'] as { seed?: string | number } | undefined)?.seed ?? main.seed;
@@ -256,6 +260,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   const evaluatorFormats = EVALUATOR_FORMATS.filter((f) => options.formats.includes(f));
   const leftOut: Partial<Record<EvaluatorFormat, number>> = {};
   prepareEvaluatorDirs(dir, evaluatorFormats);
+  const sqliteHeld: ExportRecord[] = [];
   const rl = rlSource ? rlWriter(rlSource, rlFormats, files) : undefined;
   let rlSection: RlSection | undefined;
   const splits: Partial<Record<SplitName, { rows: number; groups: number }>> = {};
@@ -288,13 +293,24 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
       files[rel] = { rows: list.length, sha256: createHash('sha256').update(readFileSync(join(dir, rel))).digest('hex') };
     }
     if (tunedFiles.length > 0) rowTokens.set(split, tuned.tokens);
-    const evaluated = evaluatorFiles(split, list, evaluatorFormats);
+    const evaluated = evaluatorFiles(split, list, evaluatorFormats, sqliteFrom);
     for (const f of evaluated.files) put(f.rel, f.lines, f.count);
+    sqliteHeld.push(...evaluated.sqliteRows);
     for (const [f, n] of Object.entries(evaluated.leftOut) as [EvaluatorFormat, number][]) leftOut[f] = (leftOut[f] ?? 0) + n;
     await rl?.split(split, list, (r) => ddl.get(r.schema_id) as string);
     options.progress?.(`export: ${split}: ${list.length} rows of ${splits[split]?.groups} groups`);
     rowsDone += list.length;
     options.tick?.({ stage: 'export', done: rowsDone, total: totalRows, unit: 'rows' });
+  }
+  // The SQLite files the layout's rows run on, copied where the evaluators look for them.
+  if (sqliteFrom) {
+    const uses = new Map<string, number>();
+    for (const r of sqliteHeld) uses.set(r.schema_id, (uses.get(r.schema_id) ?? 0) + 1);
+    for (const [rel, { file, dbId }] of [...sqliteDatabases(sqliteHeld, sqliteFrom)].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      mkdirSync(dirname(join(dir, rel)), { recursive: true });
+      copyFileSync(file, join(dir, rel));
+      files[rel] = { rows: uses.get(dbId) ?? 0, sha256: createHash('sha256').update(readFileSync(join(dir, rel))).digest('hex') };
+    }
   }
   rlSection = rl?.finish();
   if (rlSection && rlSection.left_out > 0) options.progress?.(`export: rl: ${rlSection.left_out} rows left out (their gold SQL does not run on SQLite)`);
@@ -346,7 +362,8 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   };
   const cardExtras = { promptSchema, controls, duplicates, tokens, fields: recordFieldDescriptions(), ...(options.card ? { metadata: options.card } : {}) };
   // What belongs on the Hub: the card, the manifest, the export's files, schemas and dumps.
-  const hubText = hubFiles(dir, Object.keys(files)).map((f) => `${f}\n`).join('');
+  // The Hub takes no databases: the SQLite layout's copies stay out of its list.
+  const hubText = hubFiles(dir, Object.keys(files).filter((f) => !f.startsWith(SQLITE_DATABASE_DIR))).map((f) => `${f}\n`).join('');
   const card = datasetCard({ dataset, domain, description: String((readJson(join(dir, 'er.json'), 'er.json')['description'] as string | undefined) ?? ''), split: options.split, rows: all, splits, files, variants: variantNames, seed, questionSource: source, ...cardExtras });
   // The card and the list first, the manifest (which seals them) last: a kill between them
   // leaves a manifest whose seals the new card does not match, which check reports.

@@ -148,6 +148,12 @@ describe('evaluator formats read back', () => {
     }
   });
 
+  it('refuses --formats sqlite in one line, exit 2, for a run not checked on SQLite', () => {
+    const run = runCli(['export', '--dir', join(tmp.dir, 'plain'), '--formats', 'jsonl,sqlite'], { env: noServer });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/^equisql export: --formats sqlite: .+ was not checked on SQLite; generate it with --engines postgres,sqlite\n$/u);
+  });
+
   it('an export without --formats is byte for byte the default export, and drops the evaluator files of an earlier one', () => {
     const again = join(tmp.dir, 'again');
     cpSync(evaluated, again, { recursive: true });

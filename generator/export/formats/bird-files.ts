@@ -45,10 +45,10 @@ function* birdJson(rows: readonly ExportRecord[]): Generator<string> {
   yield ']\n';
 }
 
-/** BIRD's two files of one split, in the records' order. */
-export function birdFiles(split: SplitName, rows: readonly ExportRecord[]): EvaluatorFile[] {
+/** BIRD's two files of one split, in the records' order, under `evaluators/<folder>/`. */
+export function birdFiles(split: SplitName, rows: readonly ExportRecord[], folder = 'bird'): EvaluatorFile[] {
   return [
-    { rel: `${EVALUATOR_DIR}/bird/${split}.json`, lines: { [Symbol.iterator]: () => birdJson(rows) }, count: rows.length },
-    { rel: `${EVALUATOR_DIR}/bird/${split}_gold.sql`, lines: { [Symbol.iterator]: () => goldLines(rows) }, count: rows.length },
+    { rel: `${EVALUATOR_DIR}/${folder}/${split}.json`, lines: { [Symbol.iterator]: () => birdJson(rows) }, count: rows.length },
+    { rel: `${EVALUATOR_DIR}/${folder}/${split}_gold.sql`, lines: { [Symbol.iterator]: () => goldLines(rows) }, count: rows.length },
   ];
 }

@@ -2,32 +2,44 @@
  * The files that standard text-to-SQL evaluators read, per split: BIRD's questions and gold
  * file, defog sql-eval's questions CSV, Spider's gold file. Each format is its own module.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { ConfigError } from '../../common/errors.ts';
 import type { ExportRecord } from '../export-record.ts';
 import type { SplitName } from '../split-assign.ts';
 import { birdFiles } from './bird-files.ts';
 import { defogFiles } from './defog-files.ts';
 import { EVALUATOR_DIR, type EvaluatorFile } from './evaluator-file.ts';
 import { spiderFiles } from './spider-files.ts';
+import { sqliteFiles, type SqliteSource } from './sqlite-files.ts';
 
-export const EVALUATOR_FORMATS = ['bird', 'defog', 'spider'] as const;
+export const EVALUATOR_FORMATS = ['bird', 'defog', 'spider', 'sqlite'] as const;
 export type EvaluatorFormat = (typeof EVALUATOR_FORMATS)[number];
 
-/** The files of `formats` for one split's rows, and the records a format had to leave out. */
-export function evaluatorFiles(split: SplitName, rows: readonly ExportRecord[], formats: readonly EvaluatorFormat[]): { files: EvaluatorFile[]; leftOut: Partial<Record<EvaluatorFormat, number>> } {
+/**
+ * The files of `formats` for one split's rows, the records a format had to leave out, and the
+ * rows the SQLite layout holds (`sqlite`, which needs the run's SQLite source).
+ */
+export function evaluatorFiles(split: SplitName, rows: readonly ExportRecord[], formats: readonly EvaluatorFormat[], sqlite?: SqliteSource): { files: EvaluatorFile[]; leftOut: Partial<Record<EvaluatorFormat, number>>; sqliteRows: ExportRecord[] } {
   const files: EvaluatorFile[] = [];
   const leftOut: Partial<Record<EvaluatorFormat, number>> = {};
+  let held: ExportRecord[] = [];
   for (const f of formats) {
     if (f === 'bird') files.push(...birdFiles(split, rows));
     else if (f === 'spider') files.push(...spiderFiles(split, rows));
-    else {
+    else if (f === 'sqlite') {
+      if (!sqlite) throw new ConfigError('export: --formats sqlite needs the run\'s SQLite files');
+      const s = sqliteFiles(split, rows, sqlite);
+      files.push(...s.files);
+      leftOut.sqlite = s.leftOut;
+      held = s.rows;
+    } else {
       const d = defogFiles(split, rows);
       files.push(...d.files);
       leftOut.defog = d.leftOut;
     }
   }
-  return { files, leftOut };
+  return { files, leftOut, sqliteRows: held };
 }
 
 /** Makes `evaluators/<format>/` for each format to be written. */
@@ -50,12 +62,29 @@ export function removeStaleEvaluatorFiles(dir: string, formats: readonly Evaluat
   for (const f of readdirSync(root)) {
     const sub = join(root, f);
     if (!(formats as readonly string[]).includes(f)) rmSync(sub, { recursive: true, force: true });
-    else for (const name of readdirSync(sub)) if (!name.startsWith('.') && !Object.hasOwn(written, `${EVALUATOR_DIR}/${f}/${name}`)) rmSync(join(sub, name), { force: true });
+    else removeUnwritten(dir, `${EVALUATOR_DIR}/${f}`, written);
+  }
+}
+
+/** Removes under `rel` every file `written` does not list, and the folders left empty. */
+function removeUnwritten(dir: string, rel: string, written: Readonly<Record<string, unknown>>): void {
+  for (const name of readdirSync(join(dir, rel))) {
+    if (name.startsWith('.')) continue;
+    const child = `${rel}/${name}`;
+    if (statSync(join(dir, child)).isDirectory()) {
+      removeUnwritten(dir, child, written);
+      if (readdirSync(join(dir, child)).length === 0) rmSync(join(dir, child), { recursive: true, force: true });
+    } else if (!Object.hasOwn(written, child)) rmSync(join(dir, child), { force: true });
   }
 }
 
 /** The progress line for the records a format had to leave out. */
 export function leftOutNote(format: EvaluatorFormat, count: number): string {
-  const why = format === 'defog' ? 'their SQL holds a ";" or a "{…}", which sql-eval reads as other queries' : 'the format cannot hold them';
+  const why =
+    format === 'defog'
+      ? 'their SQL holds a ";" or a "{…}", which sql-eval reads as other queries'
+      : format === 'sqlite'
+        ? 'SQLite does not hold their variant, or their SQLite SQL needs a line break inside a literal'
+        : 'the format cannot hold them';
   return `${format}: ${count} records left out (${why})`;
 }
