@@ -188,6 +188,7 @@ export function datasetCard(input: CardInput): string {
       skeleton: 'Skeletons are shuffled and cut; a skeleton of the test split never appears in train.',
       variant: 'Variants and groups are each cut by the ratios; a row is kept only where its group and its variant fall in the same split, so test questions are new and asked on schemas train never saw.',
       domain: 'Domains are held out: a domain of the test split never appears in train.',
+      database: 'Databases are held out: each database (`db_id`) is in exactly one split, so a test database never appears in train.',
     }[input.split],
     '',
     '| split | groups | rows |',

@@ -214,8 +214,10 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   const byGroup = new Map<string, QuestionRecord[]>();
   for (const q of questions) byGroup.set(q.group_id, [...(byGroup.get(q.group_id) ?? []), q]);
   const domainOf = new Map(sources.flatMap((src) => src.groups.map((g) => [g.group_id, src.domain] as const)));
+  // A record's db_id is its dataset's name (unique in an export: checked above).
+  const dbOf = new Map(sources.flatMap((src) => src.groups.map((g) => [g.group_id, src.dataset] as const)));
 
-  const plan = planSplits(groups.map((g) => ({ group_id: g.group_id, skeleton: g.skeleton, domain: domainOf.get(g.group_id) as string })), variantNames, options.split, options.ratios, seed, sharedTexts(groups, questions));
+  const plan = planSplits(groups.map((g) => ({ group_id: g.group_id, skeleton: g.skeleton, domain: domainOf.get(g.group_id) as string, db_id: dbOf.get(g.group_id) as string })), variantNames, options.split, options.ratios, seed, sharedTexts(groups, questions));
   const controls = options.rows ?? DEFAULT_ROW_CONTROLS;
   let crossed = 0;
   const units = groups.map((g) => {
