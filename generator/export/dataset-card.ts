@@ -20,6 +20,8 @@ export interface CardInput {
   readonly dataset: string;
   readonly domain: string;
   readonly description: string;
+  /** A corpus's databases (`db_id`), in its order; absent for one dataset's export. */
+  readonly databases?: readonly string[];
   readonly split: SplitKind;
   readonly rows: readonly ExportRecord[];
   readonly splits: Readonly<Partial<Record<SplitName, { rows: number; groups: number }>>>;
@@ -172,7 +174,9 @@ export function datasetCard(input: CardInput): string {
   const body = [
     `# ${meta.pretty_name ?? `equisql ${input.dataset}`}`,
     '',
-    `Text-to-SQL pairs over the \`${input.domain}\` domain${input.description ? ` (${input.description.replace(/\.$/u, '')})` : ''}, each question paired with its gold PostgreSQL query on ${input.variants.length} equivalent schema variants of the same data. ${fmt(total)} rows.`,
+    input.databases
+      ? `Text-to-SQL pairs over a corpus of ${input.databases.length} databases (${input.databases.map((d) => `\`${d}\``).join(', ')}; a row's \`db_id\` names its database), each question paired with its gold PostgreSQL query on every schema variant of its database. ${fmt(total)} rows.`
+      : `Text-to-SQL pairs over the \`${input.domain}\` domain${input.description ? ` (${input.description.replace(/\.$/u, '')})` : ''}, each question paired with its gold PostgreSQL query on ${input.variants.length} equivalent schema variants of the same data. ${fmt(total)} rows.`,
     '',
     '## How it was made',
     '',

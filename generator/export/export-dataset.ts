@@ -381,7 +381,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   const cardExtras = { promptSchema, controls, duplicates, tokens, fields: recordFieldDescriptions(), ...(options.card ? { metadata: options.card } : {}) };
   // What belongs on the Hub: the card, the manifest, the export's files, schemas and dumps.
   const hubText = hubFiles(dir, Object.keys(files)).map((f) => `${f}\n`).join('');
-  const card = datasetCard({ dataset, domain, description: main ? String((readJson(join(dir, 'er.json'), 'er.json')['description'] as string | undefined) ?? '') : `a corpus of ${sources.length} databases: ${sources.map((src) => src.dataset).join(', ')}`, split: options.split, rows: all, splits, files, variants: variantNames, seed, questionSource: source, ...cardExtras });
+  const card = datasetCard({ dataset, domain, description: main ? String((readJson(join(dir, 'er.json'), 'er.json')['description'] as string | undefined) ?? '') : '', ...(main ? {} : { databases: sources.map((src) => src.dataset) }), split: options.split, rows: all, splits, files, variants: variantNames, seed, questionSource: source, ...cardExtras });
   // The card and the list first, the manifest (which seals them) last: a kill between them
   // leaves a manifest whose seals the new card does not match, which check reports.
   writeFileAtomic(join(dir, HUB_LIST_FILE), hubText);

@@ -74,6 +74,7 @@ describe.runIf(hasChinook)('generate --corpus (built-in domains, a model file, C
       expect(readFileSync(join(out, 'databases', db, 'groups', `${db}.jsonl`), 'utf8').split('\n').filter((l) => l !== '')).toHaveLength(Number(GROUPS));
       expect(existsSync(join(out, 'datasets', db, 'schemas', 'full_sti.sql'))).toBe(true);
     }
+    expect(readFileSync(join(out, 'README.md'), 'utf8')).toContain('over a corpus of 4 databases (`retail`, `social_media`, `library`, `chinook_sqlite`;');
     await expectDatabaseSplit(out, DBS);
   });
 
