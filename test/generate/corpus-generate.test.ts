@@ -127,6 +127,7 @@ describe('generate --corpus refuses bad input in one line, before anything is bu
   it('an unknown dataset, a missing file, a db_id twice, too few databases for the database split', async () => {
     expect(await refused(['retail', 'no_such_dataset'])).toMatch(/\[1\]: "no_such_dataset" is not a dataset of the config/u);
     expect(await refused(['retail', './missing-model.json'])).toMatch(/\[1\]: "\.\/missing-model\.json" is not a dataset/u);
+    expect(await refused(['retail', './missing.sqlite'])).toMatch(/missing\.sqlite: no such file/u);
     expect(await refused(['retail', LIBRARY, 'retail'])).toMatch(/db_id "retail" twice \(dataset retail and dataset retail\)/u);
     expect(await refused(['retail', 'social_media'], ['--split', 'database'])).toMatch(/--split database needs at least 3 databases \(one per non-empty split\), got 2 \(retail, social_media\)/u);
     expect(await refused(['retail', 'social_media'], ['--from-suite', 'x.jsonl'])).toMatch(/--from-suite belongs to one dataset's run/u);
