@@ -8,8 +8,8 @@ const FLAGS = {
   dir: { type: 'string', value: 'DIR', required: true, help: 'an exported directory (one with a manifest.json holding an "export" section)' },
 } as const satisfies FlagTable;
 
-const DETAILS = `Proves an export clean: some rows, no group, question text or SQL text in two splits, no row id
-twice, every row valid against output/record.schema.json, every file's row count and sha256
+const DETAILS = `Proves an export clean: some rows, no group, question text or SQL text in two splits (under
+--split database, no db_id and no schema_id either), no row id twice, every row valid against output/record.schema.json, every file's row count and sha256
 as DIR/manifest.json says, every file in data/ and finetune/ one the manifest records, every
 sealed stage file (groups, rejections, questions, the card) as its stage closed it, and the
 build the one the groups were verified on. Prints each problem on stdout; exit 1 when there

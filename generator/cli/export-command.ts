@@ -17,7 +17,7 @@ import { exportSettings } from '../export/export-settings.ts';
 import { displayFor } from './progress-bar.ts';
 
 const FLAGS = {
-  dir: { type: 'string', value: 'DIR', required: true, help: 'a directory equisql generate wrote (reads DIR/groups/ and DIR/questions/, or the suite\'s own questions when there is no questions file)' },
+  dir: { type: 'string', value: 'DIR', required: true, help: 'a directory equisql generate wrote (reads DIR/groups/ and DIR/questions/, or the suite\'s own questions when there is no questions file; for a generate --corpus DIR, every database under DIR/databases/)' },
   ...EXPORT_FLAGS,
   include: { type: 'string', value: 'OTHER_DIR', multiple: true, help: 'add the groups of another generated directory (its schemas and dumps are copied under DIR/datasets/<dataset>/)' },
   'hub-dir': { type: 'string', value: 'OUT', help: 'copy what belongs on the Hugging Face Hub (the files hub-files.txt lists: no databases, no stage inputs) into OUT, a new or empty directory; when DIR already holds an export, that export is checked and copied as it is (export flags must match it), else DIR is exported first' },

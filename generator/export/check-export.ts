@@ -1,6 +1,7 @@
 /**
  * `equisql check --dir DIR`: proves an export clean. Finds every leak a user could be hurt
- * by — a group in two splits, a question text or an SQL text in two splits — every row that
+ * by — a group in two splits, a question text or an SQL text in two splits, and under the
+ * `database` split a database (`db_id`) or a schema (`schema_id`) in two — every row that
  * violates `record.schema.json`, and every file whose rows are not what the manifest says.
  * Reads the JSON Lines files (the Parquet files hold the same rows; the tests check that).
  */
@@ -17,7 +18,7 @@ import { manifestSeals, readManifestObject, sealMismatch } from '../common/file-
 export const RECORD_SCHEMA_PATH = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'output', 'record.schema.json');
 
 export interface CheckFinding {
-  readonly kind: 'group-leak' | 'question-leak' | 'sql-leak' | 'schema' | 'duplicate' | 'row-count' | 'file' | 'parse' | 'empty';
+  readonly kind: 'group-leak' | 'question-leak' | 'sql-leak' | 'database-leak' | 'schema-leak' | 'schema' | 'duplicate' | 'row-count' | 'file' | 'parse' | 'empty';
   readonly detail: string;
 }
 
@@ -63,7 +64,9 @@ export function checkExport(dir: string): CheckReport {
     findings.push({ kind, detail: n <= 20 ? detail : '(more)' });
   };
   // Where each group, question text and SQL text was seen first: its split and place.
-  const seen = { group: new Map<string, string>(), question: new Map<string, string>(), sql: new Map<string, string>() };
+  const seen = { group: new Map<string, string>(), question: new Map<string, string>(), sql: new Map<string, string>(), database: new Map<string, string>(), schema: new Map<string, string>() };
+  // Under the database split a database, and so each of its schemas, belongs to one split.
+  const byDatabase = (manifest['export'] as { split?: unknown } | undefined)?.split === 'database';
   const note = (map: Map<string, string>, key: string, split: string, where: string, kind: CheckFinding['kind'], what: string): void => {
     const first = map.get(key);
     if (first === undefined) map.set(key, `${split}\u0000${where}`);
@@ -126,6 +129,10 @@ export function checkExport(dir: string): CheckReport {
       note(seen.group, String(row['group_id']), split, where, 'group-leak', `group ${String(row['group_id']).slice(0, 12)}`);
       note(seen.question, String(row['question']).trim().toLowerCase(), split, where, 'question-leak', 'the same question');
       note(seen.sql, String(row['sql']).replace(/\s+/gu, ' ').trim(), split, where, 'sql-leak', 'the same SQL');
+      if (byDatabase) {
+        note(seen.database, String(row['db_id']), split, where, 'database-leak', `database ${String(row['db_id'])}`);
+        note(seen.schema, String(row['schema_id']), split, where, 'schema-leak', `schema ${String(row['schema_id'])}`);
+      }
     });
     if (digest !== entry.sha256) find('file', `${rel}: sha256 differs from the manifest's`);
     if (!jsonl) continue;

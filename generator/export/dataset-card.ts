@@ -20,6 +20,8 @@ export interface CardInput {
   readonly dataset: string;
   readonly domain: string;
   readonly description: string;
+  /** A corpus's databases (`db_id`), in its order; absent for one dataset's export. */
+  readonly databases?: readonly string[];
   readonly split: SplitKind;
   readonly rows: readonly ExportRecord[];
   readonly splits: Readonly<Partial<Record<SplitName, { rows: number; groups: number }>>>;
@@ -172,7 +174,9 @@ export function datasetCard(input: CardInput): string {
   const body = [
     `# ${meta.pretty_name ?? `equisql ${input.dataset}`}`,
     '',
-    `Text-to-SQL pairs over the \`${input.domain}\` domain${input.description ? ` (${input.description.replace(/\.$/u, '')})` : ''}, each question paired with its gold PostgreSQL query on ${input.variants.length} equivalent schema variants of the same data. ${fmt(total)} rows.`,
+    input.databases
+      ? `Text-to-SQL pairs over a corpus of ${input.databases.length} databases (${input.databases.map((d) => `\`${d}\``).join(', ')}; a row's \`db_id\` names its database), each question paired with its gold PostgreSQL query on every schema variant of its database. ${fmt(total)} rows.`
+      : `Text-to-SQL pairs over the \`${input.domain}\` domain${input.description ? ` (${input.description.replace(/\.$/u, '')})` : ''}, each question paired with its gold PostgreSQL query on ${input.variants.length} equivalent schema variants of the same data. ${fmt(total)} rows.`,
     '',
     '## How it was made',
     '',
@@ -188,6 +192,7 @@ export function datasetCard(input: CardInput): string {
       skeleton: 'Skeletons are shuffled and cut; a skeleton of the test split never appears in train.',
       variant: 'Variants and groups are each cut by the ratios; a row is kept only where its group and its variant fall in the same split, so test questions are new and asked on schemas train never saw.',
       domain: 'Domains are held out: a domain of the test split never appears in train.',
+      database: 'Databases are held out: each database (`db_id`) is in exactly one split, so a test database never appears in train.',
     }[input.split],
     '',
     '| split | groups | rows |',

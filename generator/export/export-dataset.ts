@@ -140,6 +140,35 @@ function loadSource(dir: string, progress: ((line: string) => void) | undefined)
   return { dir, dataset, domain: String(build['domain']), seed: build['seed'] as string | number, variants, groups, questions, questionSource: source, ddl };
 }
 
+/** What a corpus run's manifest says of its databases: `corpus.databases[].dir`, relative to DIR. */
+export interface CorpusSection {
+  readonly name: string;
+  readonly dirs: readonly string[];
+}
+
+/**
+ * The `corpus` section of a corpus run's manifest (`generate --corpus`), its databases'
+ * directories resolved; undefined for a dataset's own run. A malformed section is refused in
+ * one line naming the field.
+ */
+export function corpusSection(manifest: Readonly<Record<string, unknown>>, manifestPath: string, dir: string): CorpusSection | undefined {
+  const section = manifest['corpus'];
+  if (section === undefined) return undefined;
+  const c = section as { name?: unknown; databases?: unknown } | null;
+  if (c === null || typeof c !== 'object' || typeof c.name !== 'string' || !Array.isArray(c.databases) || c.databases.length === 0) {
+    throw new ConfigError(`export: ${manifestPath}: corpus must be {"name": a string, "databases": a non-empty list}`);
+  }
+  const dirs = c.databases.map((d: unknown, k) => {
+    const rel = (d as { dir?: unknown } | null)?.dir;
+    // Each database was generated under DIR: a path leaving it is not this run's.
+    if (typeof rel !== 'string' || !/^databases\/[\p{L}\p{N}_][\p{L}\p{N}_.-]*$/u.test(rel) || rel.includes('..')) {
+      throw new ConfigError(`export: ${manifestPath}: corpus.databases[${k}].dir must be databases/<db_id>, got ${JSON.stringify(rel)?.slice(0, 80)}`);
+    }
+    return join(dir, rel);
+  });
+  return { name: c.name, dirs };
+}
+
 /**
  * The groups stage recorded the instance and variants its groups were verified on; a build
  * swapped in since (another seed, other variants) leaves them unverified.
@@ -192,10 +221,12 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
       if (folder !== undefined) throw new ConfigError(`export: ${join(dir, sub, folder)}: a directory where the export writes its files`);
     }
   }
-  const main = loadSource(dir, options.progress);
-  // Other generated directories whose rows join this export (for the domain split): their
-  // schemas and dumps are copied under datasets/<dataset>/ so the export stands alone.
-  const sources = [main, ...(options.include ?? []).map((d) => loadSource(d, options.progress))];
+  // A corpus run's DIR holds no dataset of its own: its databases were generated under it.
+  const corpus = corpusSection(manifest, manifestPath, dir);
+  const main = corpus ? undefined : loadSource(dir, options.progress);
+  // Other generated directories whose rows join this export (a corpus's databases, --include):
+  // their schemas and dumps are copied under datasets/<dataset>/ so the export stands alone.
+  const sources = [...(main ? [main] : []), ...[...(corpus?.dirs ?? []), ...(options.include ?? [])].map((d) => loadSource(d, options.progress))];
   const names = new Set<string>();
   for (const src of sources) {
     if (names.has(src.dataset)) throw new ConfigError(`export: dataset ${src.dataset} is given twice (--dir and --include name the same dataset)`);
@@ -204,13 +235,14 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   // The RL files reach the databases of one generated directory (their paths are relative to
   // it); what they need of it is checked before anything is written.
   const rlFormats = RL_FORMATS.filter((f) => options.formats.includes(f));
-  if (rlFormats.length > 0 && sources.length > 1) throw new ConfigError(`export: --formats ${rlFormats.join(',')}: the RL files name the databases of one generated directory; export without --include`);
+  if (rlFormats.length > 0 && (sources.length > 1 || !main)) throw new ConfigError(`export: --formats ${rlFormats.join(',')}: the RL files name the databases of one generated directory; export without --include`);
   // The SQLite layout copies the SQLite files of one generated directory.
-  if (options.formats.includes('sqlite') && sources.length > 1) throw new ConfigError('export: --formats sqlite: the SQLite layout holds the databases of one generated directory; export without --include');
-  const sqliteFrom = options.formats.includes('sqlite') ? sqliteSource(dir, main.groups, manifest['settings'] as Record<string, unknown> | undefined) : undefined;
-  const rlSource = rlFormats.length > 0 ? truthSource(dir, main.groups, manifest['settings'] as Record<string, unknown> | undefined) : undefined;
-  const { dataset, domain } = main;
-  const seed = (manifest['settings'] as { seed?: string | number } | undefined)?.seed ?? main.seed;
+  if (options.formats.includes('sqlite') && (sources.length > 1 || !main)) throw new ConfigError('export: --formats sqlite: the SQLite layout holds the databases of one generated directory; export without --include');
+  const sqliteFrom = options.formats.includes('sqlite') && main ? sqliteSource(dir, main.groups, manifest['settings'] as Record<string, unknown> | undefined) : undefined;
+  const rlSource = rlFormats.length > 0 && main ? truthSource(dir, main.groups, manifest['settings'] as Record<string, unknown> | undefined) : undefined;
+  const dataset = main?.dataset ?? (corpus?.name as string);
+  const domain = main?.domain ?? [...new Set(sources.map((src) => src.domain))].join(', ');
+  const seed = (manifest['settings'] as { seed?: string | number } | undefined)?.seed ?? (sources[0] as Source).seed;
   const variantNames = [...new Set(sources.flatMap((src) => src.variants))];
   const groups = sources.flatMap((src) => src.groups);
   const questions = sources.flatMap((src) => src.questions);
@@ -218,8 +250,10 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   const byGroup = new Map<string, QuestionRecord[]>();
   for (const q of questions) byGroup.set(q.group_id, [...(byGroup.get(q.group_id) ?? []), q]);
   const domainOf = new Map(sources.flatMap((src) => src.groups.map((g) => [g.group_id, src.domain] as const)));
+  // A record's db_id is its dataset's name (unique in an export: checked above).
+  const dbOf = new Map(sources.flatMap((src) => src.groups.map((g) => [g.group_id, src.dataset] as const)));
 
-  const plan = planSplits(groups.map((g) => ({ group_id: g.group_id, skeleton: g.skeleton, domain: domainOf.get(g.group_id) as string })), variantNames, options.split, options.ratios, seed, sharedTexts(groups, questions));
+  const plan = planSplits(groups.map((g) => ({ group_id: g.group_id, skeleton: g.skeleton, domain: domainOf.get(g.group_id) as string, db_id: dbOf.get(g.group_id) as string })), variantNames, options.split, options.ratios, seed, sharedTexts(groups, questions));
   const controls = options.rows ?? DEFAULT_ROW_CONTROLS;
   let crossed = 0;
   const units = groups.map((g) => {
@@ -363,8 +397,9 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   const cardExtras = { promptSchema, controls, duplicates, tokens, fields: recordFieldDescriptions(), ...(options.card ? { metadata: options.card } : {}) };
   // What belongs on the Hub: the card, the manifest, the export's files, schemas and dumps.
   // The Hub takes no databases: the SQLite layout's copies stay out of its list.
-  const hubText = hubFiles(dir, Object.keys(files).filter((f) => !f.startsWith(SQLITE_DATABASE_DIR))).map((f) => `${f}\n`).join('');
-  const card = datasetCard({ dataset, domain, description: String((readJson(join(dir, 'er.json'), 'er.json')['description'] as string | undefined) ?? ''), split: options.split, rows: all, splits, files, variants: variantNames, seed, questionSource: source, ...cardExtras });
+  const hubText = hubFiles(dir, Object.keys(files).filter((f) => !f.startsWith(SQLITE_DATABASE_DIR))).map((f) => `${f}
+`).join('');
+  const card = datasetCard({ dataset, domain, description: main ? String((readJson(join(dir, 'er.json'), 'er.json')['description'] as string | undefined) ?? '') : '', ...(main ? {} : { databases: sources.map((src) => src.dataset) }), split: options.split, rows: all, splits, files, variants: variantNames, seed, questionSource: source, ...cardExtras });
   // The card and the list first, the manifest (which seals them) last: a kill between them
   // leaves a manifest whose seals the new card does not match, which check reports.
   writeFileAtomic(join(dir, HUB_LIST_FILE), hubText);

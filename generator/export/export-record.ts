@@ -15,6 +15,11 @@ export interface ExportRecord {
   readonly group_id: string;
   readonly question_id: string;
   readonly dataset: string;
+  /**
+   * The database the row is asked on, as Spider and BIRD name it: the dataset's name, which
+   * is the corpus database's `db_id` in a corpus run (unique within the corpus).
+   */
+  readonly db_id: string;
   /** The E/R domain the dataset is built on (what the `domain` split holds out). */
   readonly domain: string;
   readonly variant: string;
@@ -45,7 +50,7 @@ export interface ExportRecord {
 
 /** The columns in file order; JSONL keys and Parquet columns follow it. */
 export const RECORD_COLUMNS = [
-  'id', 'group_id', 'question_id', 'dataset', 'domain', 'variant', 'schema_id', 'question', 'style', 'paraphrase', 'writer',
+  'id', 'group_id', 'question_id', 'dataset', 'db_id', 'domain', 'variant', 'schema_id', 'question', 'style', 'paraphrase', 'writer',
   'sql', 'canonical_sql', 'skeleton', 'structure_hash', 'result_hash', 'row_count', 'ordered', 'difficulty', 'split',
   'query', 'evidence', 'cot',
 ] as const satisfies readonly (keyof ExportRecord)[];
@@ -94,6 +99,7 @@ export function groupRows(
         group_id: group.group_id,
         question_id: q.question_id,
         dataset: group.dataset,
+        db_id: group.dataset,
         domain: options.domain,
         variant: v,
         schema_id: `${group.dataset}/${v}`,

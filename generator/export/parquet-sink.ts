@@ -15,6 +15,7 @@ export const PARQUET_TYPES: Readonly<Record<(typeof RECORD_COLUMNS)[number], { r
   group_id: { type: 'UTF8' },
   question_id: { type: 'UTF8' },
   dataset: { type: 'UTF8' },
+  db_id: { type: 'UTF8' },
   domain: { type: 'UTF8' },
   variant: { type: 'UTF8' },
   schema_id: { type: 'UTF8' },

@@ -9,12 +9,14 @@
  *   its group and its variant fall in the same split — the test rows are new questions on
  *   schemas train never saw; the crossed rows are left out, so the group is never cut;
  * - `domain`: domains shuffled and cut (Spider's held-out databases); needs groups of at
- *   least as many domains as there are non-empty ratios.
+ *   least as many domains as there are non-empty ratios;
+ * - `database`: databases (`db_id`) shuffled and cut, so each database is in exactly one
+ *   split; needs as many databases as there are non-empty ratios (a corpus run's).
  */
 import { ConfigError } from '../common/errors.ts';
 import { createRng } from '../common/rng.ts';
 
-export const SPLIT_KINDS = ['random', 'skeleton', 'variant', 'domain'] as const;
+export const SPLIT_KINDS = ['random', 'skeleton', 'variant', 'domain', 'database'] as const;
 export type SplitKind = (typeof SPLIT_KINDS)[number];
 
 export const SPLIT_NAMES = ['train', 'validation', 'test'] as const;
@@ -23,11 +25,12 @@ export type SplitName = (typeof SPLIT_NAMES)[number];
 export type SplitRatios = Readonly<Record<SplitName, number>>;
 export const DEFAULT_RATIOS: SplitRatios = { train: 0.8, validation: 0.1, test: 0.1 };
 
-/** What a split decides on: the group's id, skeleton and domain. */
+/** What a split decides on: the group's id, skeleton, domain and database. */
 export interface SplitUnit {
   readonly group_id: string;
   readonly skeleton: string;
   readonly domain: string;
+  readonly db_id: string;
 }
 
 /** Where each group goes, and for the `variant` kind where each variant goes. */
@@ -142,10 +145,23 @@ export function planSplits(
       if (domains.size < needed) throw new ConfigError(`export: --split domain needs groups of at least ${needed} domains (one per non-empty split), got ${domains.size} (${[...domains].join(', ')}); add datasets with --include DIR`);
       return { kind, groups: byGroup((u) => u.domain) };
     }
+    case 'database':
+      checkDatabaseCount('export', [...new Set(units.map((u) => u.db_id))].sort(), ratios);
+      return { kind, groups: byGroup((u) => u.db_id) };
     case 'variant': {
       const needed = SPLIT_NAMES.filter((s) => ratios[s] > 0).length;
       if (new Set(variants).size < needed) throw new ConfigError(`export: --split variant needs at least ${needed} variants (one per non-empty split), got ${variants.length}`);
       return { kind, groups: byGroup((u) => u.group_id), variants: assign(variants, ratios, `${base}/variants`) };
     }
   }
+}
+
+/**
+ * The `database` split puts each database in one split, so it needs a database per non-empty
+ * split; with fewer it is refused (a split left empty would make its leak checks pass
+ * vacuously). `generate` asks before anything is built.
+ */
+export function checkDatabaseCount(command: string, databases: readonly string[], ratios: SplitRatios): void {
+  const needed = SPLIT_NAMES.filter((s) => ratios[s] > 0).length;
+  if (databases.length < needed) throw new ConfigError(`${command}: --split database needs at least ${needed} databases (one per non-empty split), got ${databases.length} (${databases.join(', ')}); generate a corpus (generate --corpus) or give --ratios with fewer splits`);
 }

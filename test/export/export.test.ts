@@ -180,12 +180,12 @@ describe.each(['random', 'skeleton', 'variant'] as const)('split %s', (kind) => 
 });
 
 describe('split plans', () => {
-  const units = Array.from({ length: 60 }, (_, i) => ({ group_id: `g${i}`, skeleton: `s${i % 12}`, domain: `d${i % 5}` }));
-  it.each(['random', 'skeleton', 'domain'] as const)('%s: deterministic, order-free, no unit in two splits, every split used', (kind) => {
+  const units = Array.from({ length: 60 }, (_, i) => ({ group_id: `g${i}`, skeleton: `s${i % 12}`, domain: `d${i % 5}`, db_id: `b${i % 7}` }));
+  it.each(['random', 'skeleton', 'domain', 'database'] as const)('%s: deterministic, order-free, no unit in two splits, every split used', (kind) => {
     const plan = planSplits(units, [], kind, DEFAULT_RATIOS, 7);
     const shuffled = planSplits([...units].reverse(), [], kind, DEFAULT_RATIOS, 7);
     expect([...plan.groups].sort()).toEqual([...shuffled.groups].sort());
-    const key = kind === 'skeleton' ? 'skeleton' : kind === 'domain' ? 'domain' : 'group_id';
+    const key = kind === 'skeleton' ? 'skeleton' : kind === 'domain' ? 'domain' : kind === 'database' ? 'db_id' : 'group_id';
     const where = new Map<string, Set<string>>();
     for (const u of units) where.set(u[key], (where.get(u[key]) ?? new Set()).add(plan.groups.get(u.group_id) as string));
     for (const s of where.values()) expect(s.size).toBe(1);
@@ -233,7 +233,7 @@ describe('split plans', () => {
 
 describe('linked groups', () => {
   it('groups sharing a question or SQL text land in one split, for every kind that cuts groups', () => {
-    const units = Array.from({ length: 40 }, (_, i) => ({ group_id: `g${i}`, skeleton: `s${i % 8}`, domain: 'd' }));
+    const units = Array.from({ length: 40 }, (_, i) => ({ group_id: `g${i}`, skeleton: `s${i % 8}`, domain: 'd', db_id: 'b' }));
     const links = [['g1', 'g2', 'g3'], ['g5', 'g30'], ['g9', 'g17', 'g25', 'g33']];
     for (const kind of ['random', 'skeleton', 'variant'] as const) {
       const plan = planSplits(units, ['a', 'b', 'c', 'd'], kind, DEFAULT_RATIOS, 3, links);
