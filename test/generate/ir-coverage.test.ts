@@ -98,13 +98,22 @@ describe('IR construct coverage', () => {
     expect(seen.size).toBeGreaterThanOrEqual(32);
   }, 600_000);
 
-  // The full claim: every construct in some group. Minutes of work, so opt-in:
+  // The full claim: every construct the filler draws is in some group. Minutes of work, so
+  // in the acceptance tier:
   //   EQUISQL_ACCEPTANCE=1 npx vitest run test/generate/ir-coverage.test.ts
-  it.runIf(ACCEPTANCE)('every construct appears in some group of 1,000 per built-in domain and 300 of a model with link attributes', async () => {
+  // The filler stopped drawing these when it began proposing by the attributes' roles: it found
+  // no use of them a person asks for on these models (NULLIF of a shown column and zero, the
+  // position of a letter in a name, SUM/AVG of distinct values; arithmetic only between
+  // attributes of one unit, which neither built-in domain nor the library model offers in a
+  // thousand groups). The compiler's property tests still draw each of them. When the filler
+  // draws one again, the test says so, and it leaves this list.
+  const NOT_DRAWN: readonly IrConstruct[] = ['expr:nullif', 'expr:position', 'agg:distinct', 'expr:arithmetic'];
+  it.runIf(ACCEPTANCE)('every construct the filler draws appears in some group of 1,000 per built-in domain and 300 of a model with link attributes', async () => {
     const seen = new Set<IrConstruct>();
     for (const [name, domain, groups] of [['social_media', BUILT_IN_DOMAINS['social_media']!, 1000], ['retail', BUILT_IN_DOMAINS['retail']!, 1000], ['library', library, 300]] as const) {
       for (const c of (await coverage(name, domain, 'all', groups, 1)).keys()) seen.add(c);
     }
-    expect(IR_CONSTRUCTS.filter((c) => !seen.has(c))).toEqual([]);
+    expect(IR_CONSTRUCTS.filter((c) => !seen.has(c) && !NOT_DRAWN.includes(c))).toEqual([]);
+    expect(NOT_DRAWN.filter((c) => seen.has(c)), 'drawn again: take it off NOT_DRAWN').toEqual([]);
   }, 7_200_000);
 });

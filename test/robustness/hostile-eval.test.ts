@@ -91,7 +91,15 @@ describeServer('hostile predictions through eval on a server', (serverUrl) => {
     const lines = read(join(whole, 'predictions.jsonl')).map((l) => JSON.parse(l) as PredictionLine);
     expect(lines.length).toBe(rows.length);
     const expected = new Map(HOSTILE.map(([sql, kind]) => [sql, kind]));
-    for (const l of lines) expect(`${l.sql} => ${l.outcome}`).toBe(`${l.sql} => ${expected.get(l.sql as string)}`);
+    // PostgreSQL builds repeat()'s value a byte at a time: a value of 600 MB or 1 GB is over the
+    // cap when the server finishes it within the timeout, and a timeout on a loaded machine.
+    // Both are bounded verdicts; neither may be an error or a crash.
+    const eitherBound = (sql: string): boolean => /^SELECT repeat\('x', (?:600000000|1000000000)\)$/u.test(sql);
+    for (const l of lines) {
+      const sql = l.sql as string;
+      if (eitherBound(sql)) expect(['over-cap', 'timeout'], `${sql} => ${l.outcome}`).toContain(l.outcome);
+      else expect(`${sql} => ${l.outcome}`).toBe(`${sql} => ${expected.get(sql)}`);
+    }
     const summary = JSON.parse(readFileSync(join(whole, 'summary.json'), 'utf8')) as EvalSummary;
     const count = (kind: string) => lines.filter((l) => l.outcome === kind).length;
     expect(summary.errors.by_kind).toMatchObject({ error: count('error'), refused: count('refused'), 'over-cap': count('over-cap'), timeout: count('timeout') });
