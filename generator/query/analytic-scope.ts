@@ -101,6 +101,8 @@ export function checkAnalyticExpr(e: AnalyticExpr, path: string, t: AnalyticChec
       t.oneOf(e.field, DATE_FIELDS, `${path}.field`);
       t.checkExpr(e.arg, `${path}.arg`);
       temporal(e.arg, `${path}.arg`, 'extract');
+      // A date has no hour (PostgreSQL refuses EXTRACT(HOUR FROM a date)).
+      if (e.field === 'hour') wants(e.arg, ['time'], `${path}.arg`, 'extract of the hour');
       return;
     case 'dateTrunc':
       t.oneOf(e.unit, DATE_UNITS, `${path}.unit`);

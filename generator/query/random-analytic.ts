@@ -79,7 +79,13 @@ export function drawAnalyticValue(d: AnalyticDrawer, a: Alias): Expr | undefined
       const arg: Expr = kind === 'time' ? { kind: 'cast', arg: attr(a, x.name), to: 'date' } : attr(a, x.name);
       return { kind: 'coalesce', args: [arg, fallback] };
     },
-    () => (k.temporal.length > 0 ? { kind: 'extract', field: r.pick(['year', 'quarter', 'month', 'day', 'dow', 'hour'] as const), arg: attr(a, r.pick(k.temporal).name) } : undefined),
+    () => {
+      if (k.temporal.length === 0) return undefined;
+      const field = r.pick(['year', 'quarter', 'month', 'day', 'dow', 'hour'] as const);
+      const x = r.pick(k.temporal);
+      // The hour only of a moment: a date has none, so its draw of the hour reads the day.
+      return { kind: 'extract', field: field === 'hour' && x.type.kind === 'date' ? 'day' : field, arg: attr(a, x.name) };
+    },
     () => (k.temporal.length > 0 ? { kind: 'dateTrunc', unit: r.pick(['year', 'quarter', 'month', 'week', 'day'] as const), arg: attr(a, r.pick(k.temporal).name) } : undefined),
     () => {
       if (k.temporal.length === 0) return undefined;

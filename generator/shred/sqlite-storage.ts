@@ -127,6 +127,9 @@ function jsonElement(text: string, column: Column): unknown {
       return Number(text);
     case 'boolean':
       return text === 't' || text === 'true';
+    case 'timestamptz':
+      // Stored as the scalar column stores it: UTC without the offset, so one literal finds both.
+      return text.endsWith('+00') ? text.slice(0, -3) : text;
     default:
       return text;
   }
@@ -143,7 +146,8 @@ export function postgresText(value: unknown, column: Column): string | null {
   if (role.kind === 'nested') {
     if (role.encoding === 'jsonb') return String(value);
     const elements = JSON.parse(String(value)) as unknown[];
-    return JSON.stringify(elements.map((e) => (e === null ? null : String(e))));
+    const stamp = column.valueType.kind === 'timestamptz';
+    return JSON.stringify(elements.map((e) => (e === null ? null : stamp ? `${String(e)}+00` : String(e))));
   }
   const type = column.valueType;
   switch (type.kind) {

@@ -178,6 +178,7 @@ describe('analytic expressions are checked before they compile', () => {
     refused(base({ kind: 'case', whens: [{ when: { kind: 'isNull', expr: attr('r', 'body') }, then: lit(1) }], else: attr('r', 'body') }), /query\.select\[0\]\.expr: the values mix number and text/u);
     refused(base({ kind: 'dateShift', arg: lit('2025-02-30'), amount: 1, unit: 'day' }), /query\.select\[0\]\.expr\.arg: dateShift takes a date literal as YYYY-MM-DD/u);
     refused(base({ kind: 'extract', field: 'century', arg: attr('r', 'rating') }), /query\.select\[0\]\.expr\.field: expected one of year/u);
+    refused({ kind: 'select', from: { entity: 'Employee', alias: 'e' }, select: [{ name: 'x', expr: { kind: 'extract', field: 'hour', arg: attr('e', 'hire_date') } }] }, /query\.select\[0\]\.expr\.arg: extract of the hour takes time, not date/u);
     refused(base({ kind: 'ratio', numerator: lit(1), denominator: lit(2), percent: true, digits: 40 }), /query\.select\[0\]\.expr\.digits: expected an integer from 0 to 20/u);
   });
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sized } from '../helpers/tiers.ts';
 import { join } from 'node:path';
 import { openDatabase, type Database } from '../../generator/database/database.ts';
 import { SqliteFile } from '../../generator/database/sqlite-database.ts';
@@ -21,7 +22,7 @@ import { createRng } from '../../generator/common/rng.ts';
 import { INSTANCES, tempDir } from '../helpers/build-fixtures.ts';
 
 /** Random queries per domain: a quick check by default, 1,000 at acceptance size. */
-const QUERIES = process.env['EQUISQL_ACCEPTANCE'] === '1' ? 1000 : Number(process.env['EQUISQL_SQLITE_QUERIES'] ?? 25);
+const QUERIES = sized('EQUISQL_SQLITE_QUERIES', 25, 1000);
 
 let db: Database;
 const tmp = tempDir('property-sqlite');

@@ -31,10 +31,11 @@ INSERT INTO t VALUES
  (4, '2024-12-29', '2024-03-01 00:00:00', 'ALPHA beta', 2.5, 1, '["blue"]', '["blue"]');`;
 
 const nullable = (name: string): boolean => name !== 'id' && name !== 'tags' && name !== 'colors';
+const SQL_TYPES: Record<string, string> = { id: 'integer', d: 'date', ts: 'timestamptz', name: 'text', price: 'numeric(10,2)', flag: 'boolean', tags: 'jsonb', colors: 'text[]' };
 const SCHEMA = {
   domain: 'fixture',
   variant: { name: 'fixture' },
-  tables: [{ name: 't', columns: ['id', 'd', 'ts', 'name', 'price', 'flag', 'tags', 'colors'].map((name) => ({ name, nullable: nullable(name) })) }],
+  tables: [{ name: 't', columns: Object.entries(SQL_TYPES).map(([name, sqlType]) => ({ name, sqlType, nullable: nullable(name) })) }],
 } as unknown as RelationalSchema;
 
 const t = (name: string): SqlExpr => column('t', name);
@@ -103,7 +104,7 @@ const CASES: readonly Case[] = [
     rule: 'sets-through-json-each',
     title: 'a set as an answer',
     tree: selecting({ kind: 'array', query: { kind: 'subquery', layout: 'line', query: { ...emptySelect({ kind: 'function', call: call('jsonb_array_elements_text', t('tags')), alias: 'x', column: 'value' }), columns: [{ expr: column('x', 'value') }] } } }),
-    writes: 't.tags AS v',
+    writes: "coalesce(t.tags, '[]') AS v",
   },
   {
     rule: 'compound-arms',
@@ -116,6 +117,19 @@ const CASES: readonly Case[] = [
     title: 'ORDER BY an unaliased output of a join',
     tree: { ...emptySelect(table('t', 'a')), columns: [{ expr: column('a', 'id') }], joins: [{ type: 'JOIN', item: table('t', 'b'), on: [binary('=', column('b', 'id'), column('a', 'id'))] }], orderBy: [{ expr: column(undefined, 'id'), desc: true }] },
     writes: 'ORDER BY a.id DESC',
+  },
+  {
+    rule: 'order-by-columns',
+    title: 'ORDER BY an output of a UNION whose arms both join (the first arm names it)',
+    tree: {
+      kind: 'set',
+      op: 'UNION',
+      left: { ...emptySelect(table('t', 'a')), columns: [{ expr: column('a', 'id') }], joins: [{ type: 'JOIN', item: table('t', 'b'), on: [binary('=', column('b', 'id'), column('a', 'id'))] }], where: [binary('<', column('a', 'id'), literal(3))] },
+      right: { ...emptySelect(table('t', 'c')), columns: [{ expr: column('c', 'id') }], joins: [{ type: 'JOIN', item: table('t', 'e'), on: [binary('=', column('e', 'id'), column('c', 'id'))] }], where: [binary('>', column('c', 'id'), literal(2))] },
+      orderBy: [{ expr: column(undefined, 'id'), desc: true, nulls: 'last' }],
+      limit: 3,
+    },
+    writes: 'SELECT a.id AS id',
   },
 ];
 
@@ -153,5 +167,19 @@ describe('SQLite dialect rules', () => {
     expect(() => sqliteTree(where(like(t('name'), 'é%', true)), SCHEMA)).toThrow(/sqlite: ILIKE on a non-ASCII letter/);
     expect(() => sqliteTree(selecting(call('to_char', t('d'), literal('YYYY'))), SCHEMA)).toThrow(/sqlite: to_char\(\)/);
     expect(() => sqliteTree(selecting(interval('1 century')), SCHEMA)).toThrow(/sqlite: INTERVAL/);
+    // Case folding: SQLite folds ASCII letters only.
+    expect(() => sqliteTree(selecting(call('lower', t('name'))), SCHEMA)).toThrow(/sqlite: lower\(\): SQLite folds ASCII letters only/);
+    expect(() => sqliteTree(selecting(call('upper', t('name'))), SCHEMA)).toThrow(/sqlite: upper\(\)/);
+    // Arrays: PostgreSQL orders them element by element, SQLite the JSON text.
+    for (const key of [t('colors'), t('tags'), column(undefined, 'v')]) {
+      const ordered: SqlSelect = { ...emptySelect(table('t', 't')), columns: [{ expr: t('id') }, { expr: t('colors'), alias: 'v' }], orderBy: [{ expr: key, desc: true }] };
+      expect(() => sqliteTree(ordered, SCHEMA), JSON.stringify(key)).toThrow(/sqlite: ORDER BY an array/);
+    }
+    // … read through a WITH query, as a top-N per group orders its outputs.
+    const ranked: SqlSelect = { ...emptySelect(table('t', 't')), columns: [{ expr: t('id') }, { expr: t('colors'), alias: 'v' }] };
+    const outer: SqlSelect = { ...emptySelect(table('r', 'r')), with: [{ name: 'r', query: ranked }], columns: [{ expr: column(undefined, 'id') }, { expr: column(undefined, 'v') }], orderBy: [{ expr: column(undefined, 'v') }] };
+    expect(() => sqliteTree(outer, SCHEMA)).toThrow(/sqlite: ORDER BY an array/);
+    // A rounded quotient: exact in PostgreSQL's numeric, a binary fraction in SQLite.
+    expect(() => sqliteTree(selecting(call('round', binary('/', literal(3), literal(20)), literal(1))), SCHEMA)).toThrow(/sqlite: round\(\) of a quotient/);
   });
 });

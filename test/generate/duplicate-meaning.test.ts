@@ -5,6 +5,7 @@ import { groupId } from '../../generator/generate/canonical-query.ts';
 import type { GroupRecord } from '../../generator/generate/group-record.ts';
 import type { Query } from '../../generator/query/conceptual-query.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
+import { sized } from '../helpers/tiers.ts';
 import { runCli } from '../helpers/run-cli.ts';
 
 // Duplicates by meaning: two fillings that differ only by a modifier that cannot change the
@@ -12,7 +13,7 @@ import { runCli } from '../helpers/run-cli.ts';
 // all their questions. 40 groups a domain by default; EQUISQL_ACCEPTANCE=1 asks 1,000.
 const tmp = tempDir('duplicate-meaning');
 afterAll(() => tmp.remove());
-const GROUPS = process.env['EQUISQL_ACCEPTANCE'] === '1' ? 1000 : 40;
+const GROUPS = sized('EQUISQL_DUPLICATE_GROUPS', 40, 1000);
 
 const base = {
   kind: 'select',

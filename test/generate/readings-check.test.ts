@@ -16,6 +16,7 @@ import type { GroupRecord } from '../../generator/generate/group-record.ts';
 import { parseGrammar } from '../../generator/grammar/pcfg.ts';
 import { readFileSync } from 'node:fs';
 import { tempDir } from '../helpers/build-fixtures.ts';
+import { sized } from '../helpers/tiers.ts';
 import { writeTemplateQuestions } from '../../generator/questions/template-writer.ts';
 import { quotedNotInSql } from '../../generator/questions/quoted-labels.ts';
 
@@ -108,7 +109,7 @@ describe('readings by execution', () => {
 
 // Generated groups: none of their natural questions has another reading with another answer.
 // A few per built-in domain by default; EQUISQL_ACCEPTANCE=1 asks 1,000 a domain.
-const perDomain = process.env['EQUISQL_ACCEPTANCE'] === '1' ? 1000 : 25;
+const perDomain = sized('EQUISQL_READINGS_GROUPS', 25, 1000);
 describe('generated groups have one reading', () => {
   for (const dataset of Object.keys(BUILT_IN_DOMAINS)) {
     it(`${perDomain} ${dataset} groups`, async () => {

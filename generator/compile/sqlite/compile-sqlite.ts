@@ -59,6 +59,9 @@ function unsayable(e: SqlExpr): string | undefined {
     case 'cast':
       return e.colons || e.type !== e.type.toUpperCase() ? `::${e.type}` : undefined;
     case 'call':
+      // A quotient is exact in PostgreSQL's numeric and a binary fraction in SQLite's REAL:
+      // rounded, 3/20 is 0.2 in one and 0.1 in the other.
+      if (e.name === 'round' && e.args[0]?.kind === 'binary' && e.args[0].op === '/') return 'round() of a quotient';
       return POSTGRES_ONLY.has(e.name) ? `${e.name}()` : undefined;
     default:
       return undefined;

@@ -66,6 +66,14 @@ export interface Grouping {
 /** Handlers keyed by node kind: forgetting a kind is a compile error. */
 export type Handlers<U extends { kind: string }, C, R> = { readonly [K in U['kind']]: (node: Extract<U, { kind: K }>, ctx: C) => R };
 
+/**
+ * What of an output the answer's rows hold: a window's value, not the keys that partition and
+ * order it (a rank within each product type shows no product type).
+ */
+function valueShown(e: Expr): unknown {
+  return e.kind === 'window' ? { kind: e.kind, fn: e.fn, arg: e.arg } : e;
+}
+
 /** The context of one query: its aliases collected, ordinals given to aliases that share a noun. */
 export function createContext(index: ErIndex, query: Query, conventions: 'inline' | 'evidence'): DescribeContext {
   const d: DescribeContext = {
@@ -74,7 +82,7 @@ export function createContext(index: ErIndex, query: Query, conventions: 'inline
     mentions: [],
     covered: new Set(),
     aliases: new Map(),
-    shown: JSON.stringify(query.kind === 'select' ? query.select : query),
+    shown: JSON.stringify(query.kind === 'select' ? query.select.map((o) => ({ ...o, expr: valueShown(o.expr) })) : query),
     ordinal: new Map(),
     outputsByName: new Map(),
     notes: [],

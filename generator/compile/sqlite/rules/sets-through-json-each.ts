@@ -14,7 +14,7 @@ import { DialectError } from '../../../common/errors.ts';
  * | `CROSS JOIN unnest(p.tags) AS t(value)`, `jsonb_array_elements_text(…)` | `CROSS JOIN json_each(p.tags) AS t` |
  * | `'red' = ANY (p.colors)`, `p.colors @> '["red"]'::jsonb` | `'red' IN (SELECT value FROM json_each(p.colors))` |
  * | `cardinality(p.tags)`, `jsonb_array_length(p.tags)` | `json_array_length(p.tags)` |
- * | `ARRAY(SELECT … FROM jsonb_array_elements_text(p.tags) …)`, `coalesce(p.tags, '{}')` | `p.tags`, `coalesce(p.tags, '[]')` |
+ * | `ARRAY(SELECT … FROM jsonb_array_elements_text(p.tags) …)`, `coalesce(p.tags, '{}')` | `coalesce(p.tags, '[]')` (an absent set is empty, as in PostgreSQL) |
  * | `ARRAY(SELECT t.tag FROM tags AS t WHERE …)` | `(SELECT json_group_array(t.tag) FROM tags AS t WHERE …)` |
  * | `t.value::integer` on an element | `t.value` (a JSON number is one); a numeric's `CAST(t.value AS REAL)` |
  */
@@ -83,8 +83,9 @@ function rewriteSetExpr(e: SqlExpr, elementAliases: ReadonlySet<string>): SqlExp
     case 'array': {
       const q = e.query.query;
       if (q.kind !== 'select') throw new DialectError('sqlite', 'ARRAY of a set operation', 'no JSON aggregate over it');
-      // The stored JSON array is the set itself.
-      if (q.from.kind === 'function' && q.from.call.name === 'json_each' && q.where.length === 0 && q.joins.length === 0) return q.from.call.args[0] as SqlExpr;
+      // The stored JSON array is the set itself; a missing one (a LEFT JOIN's absent partner) is
+      // PostgreSQL's empty ARRAY(…), not NULL.
+      if (q.from.kind === 'function' && q.from.call.name === 'json_each' && q.where.length === 0 && q.joins.length === 0) return call('coalesce', q.from.call.args[0] as SqlExpr, literal('[]'));
       const only = q.columns.length === 1 ? q.columns[0] : undefined;
       if (!only) throw new DialectError('sqlite', 'ARRAY of several columns', 'no JSON aggregate over it');
       return { kind: 'subquery', layout: e.query.layout, query: { ...q, columns: [{ expr: call('json_group_array', only.expr) }] } };
