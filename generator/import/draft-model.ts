@@ -15,6 +15,7 @@ import { detectLinkTable, type LinkTable } from './rules/link-tables.ts';
 import { detectSingleTableHierarchy, type SingleTableHierarchy } from './rules/single-table-inheritance.ts';
 import { valueHints } from './rules/value-hints.ts';
 import { valueSet } from './rules/value-sets.ts';
+import { referenceAttributeColumns } from './rules/reference-attributes.ts';
 import { isIntegerKey, nativeSqlType, opaqueColumn } from './rules/physical-names.ts';
 
 export interface DraftOptions {
@@ -96,7 +97,7 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     const parentTable = r.parentTable !== undefined ? ctx.tables.get(r.parentTable) : undefined;
     const sti = stiOf.get(t.name);
     const stiColumns = new Set(sti ? [sti.discriminator, ...sti.subtypes.flatMap((s) => s.columns), ...sti.groups.flatMap((g) => g.columns)] : []);
-    const skip = new Set<string>([...fkColumns(t, ctx), ...stiColumns]);
+    const skip = new Set<string>([...fkColumns(t, ctx), ...referenceColumns(t, ctx), ...stiColumns]);
     // INHERITS copies the parent's columns into the child: they are inherited, not its own.
     if (r.parentKey === undefined && parentTable) for (const c of parentTable.columns) skip.add(c.name);
     for (const k of surrogateKey(t)) skip.add(k);
@@ -105,7 +106,9 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     const attributes = columnAttributes(t, t.columns.filter((c) => !skip.has(c.name)), name, inheritedNames, own, ctx, enums, note, opaque);
     attributeNames.set(name, new Set([...(parent !== undefined ? (attributeNames.get(parent) ?? []) : []), ...own]));
     for (const n of own) hierarchyNames.add(n);
-    const subclasses = sti ? stiSubclasses(sti, t, name, usedClassNames, own, ctx, enums, note, stiParents, opaque) : [];
+    // A subtype's reference and the attributes beside it are a relationship's, not the subtype's attributes.
+    const notSubtypeAttributes = new Set([...fkColumns(t, ctx), ...referenceColumns(t, ctx)]);
+    const subclasses = sti ? stiSubclasses(sti, t, name, usedClassNames, own, ctx, enums, note, stiParents, opaque, notSubtypeAttributes) : [];
     const lexicon = nounWords(t.name, t.comment);
     // INHERITS copies columns into a table of its own, which no variant builds: such a class has no physical names.
     const storage = r.parentKey === undefined && parentTable ? undefined : entityStorage(t, opaque);
@@ -198,7 +201,15 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
       const end = endName(fk.columns);
       const name = claimRel(`${snakeName(from)}_${snakeName(end === 'id' ? fk.table : end)}`, `${snakeName(r.table.name)}_${end}`);
       const column = fk.columns.length === 1 ? r.table.columns.find((c) => c.name === fk.columns[0]) : undefined;
-      relationships.push({ ...fkRelationship(name, from, to, rel.cardinality, rel.optional, rel.role), ...(column ? { storage: { column: column.name, sqlType: nativeSqlType(column) } } : {}) });
+      const besideColumns = referenceAttributeColumns(r.table, fk);
+      const opaque: OpaqueColumn[] = [];
+      const beside = columnAttributes(r.table, r.table.columns.filter((c) => besideColumns.includes(c.name)), name, new Set(), new Set(), ctx, enums, note, opaque);
+      for (const a of beside) note('reference-attribute', `${r.table.name}.${a.storage?.column ?? a.name}`, `attribute ${a.name} of relationship ${name}: a CHECK lets it hold a value only where ${fk.columns[0]} does`);
+      relationships.push({
+        ...fkRelationship(name, from, to, rel.cardinality, rel.optional, rel.role),
+        ...(beside.length > 0 ? { attributes: beside.map(asRelationshipAttribute) } : {}),
+        ...(column ? { storage: { column: column.name, sqlType: nativeSqlType(column) } } : {}),
+      });
       note(rel.self ? 'self-reference' : 'foreign-key', `${r.table.name}.${fk.columns.join(',')}`, `${rel.cardinality}${rel.optional ? ', optional' : ''} relationship ${name}: ${from} → ${to}${rel.role ? ` (role ${rel.role})` : ''}`);
     }
   }
@@ -330,6 +341,11 @@ function fkColumns(t: CatalogTable, ctx: RuleContext): Set<string> {
   return new Set(t.foreignKeys.filter((fk) => ctx.tables.has(fk.table)).flatMap((fk) => fk.columns));
 }
 
+/** The columns a CHECK ties to a foreign key of the table: attributes of that relationship (rule `reference-attribute`). */
+function referenceColumns(t: CatalogTable, ctx: RuleContext): Set<string> {
+  return new Set(t.foreignKeys.filter((fk) => ctx.tables.has(fk.table)).flatMap((fk) => referenceAttributeColumns(t, fk)));
+}
+
 /** The key columns that are the model's surrogate id: a single key column, or the integer `…id` columns of a composite key. */
 function surrogateKey(t: CatalogTable): string[] {
   const key = t.primaryKey ?? [];
@@ -434,6 +450,7 @@ function stiSubclasses(
   note: (rule: string, subject: string, text: string, review?: boolean) => void,
   stiParents: Map<string, boolean>,
   opaque: OpaqueColumn[],
+  notAttributes: ReadonlySet<string>,
 ): Entity[] {
   const rowsOf = new Map(sti.subtypes.map((s) => [s.value, s.rows]));
   const ownCols = new Map(sti.subtypes.map((s) => [s.value, s.columns]));
@@ -481,7 +498,7 @@ function stiSubclasses(
       const fraction = Math.max(0.001, !direct && i === children.length - 1 ? Math.round(left * 1e6) / 1e6 : share);
       left -= fraction;
       const own = new Set<string>();
-      const attributes = columnAttributes(t, t.columns.filter((col) => c.columns.includes(col.name)), c.name, taken, own, ctx, enums, note, opaque);
+      const attributes = columnAttributes(t, t.columns.filter((col) => c.columns.includes(col.name) && !notAttributes.has(col.name)), c.name, taken, own, ctx, enums, note, opaque);
       for (const n of own) taken.add(n);
       out.push({ name: c.name, parent: parentName, attributes, lexicon: nounWords(c.label.replaceAll(' ', '_')), fraction });
       note('discriminator', `${t.name}.${sti.discriminator}`, `rows with ${sti.discriminator} in (${c.values.map((v) => `'${v}'`).join(', ')}) are ${c.name}, a kind of ${parentName}${c.columns.length > 0 ? ` (only they fill ${c.columns.join(', ')})` : ''}`, true);

@@ -12,6 +12,7 @@ import { ruleContext } from '../../generator/import/rules/finding.ts';
 import { foreignKeyCycles, foreignKeyRelationship } from '../../generator/import/rules/foreign-key-relationships.ts';
 import { className, isNotNoun, nounWords } from '../../generator/import/rules/lexicon-words.ts';
 import { detectLinkTable } from '../../generator/import/rules/link-tables.ts';
+import { referenceAttributeColumns } from '../../generator/import/rules/reference-attributes.ts';
 import { detectSingleTableHierarchy } from '../../generator/import/rules/single-table-inheritance.ts';
 import { valueHints } from '../../generator/import/rules/value-hints.ts';
 import { valueSet } from '../../generator/import/rules/value-sets.ts';
@@ -184,5 +185,16 @@ describe('words', () => {
     const a = table('customer', [col('id'), col('first_name', txt), col('last_name', txt), col('email', txt)]);
     const b = table('staff', [col('id'), col('first_name', txt), col('last_name', txt), col('email', txt), col('salary')]);
     expect(sameColumnGroups([a, b, film])).toEqual([{ tables: ['customer', 'staff'], columns: ['first_name', 'last_name', 'email'] }]);
+  });
+});
+
+describe('reference-attribute', () => {
+  it('reads a column a CHECK ties to a reference as an attribute of that relationship', () => {
+    const loan = table('copy', [col('id'), col('member_id', int, true), col('since', { kind: 'date' }, true), col('note', txt, true), col('shelf', txt, true)], {
+      foreignKeys: [fk(['member_id'], 'member')],
+      checks: [{ expression: 'CHECK (((member_id IS NULL) = (since IS NULL)))' }, { expression: 'CHECK (((member_id IS NOT NULL) OR (note IS NULL)))' }, { expression: 'CHECK ((shelf IS NULL) OR (length(shelf) > 0))' }],
+    });
+    expect(referenceAttributeColumns(loan, fk(['member_id'], 'member'))).toEqual(['since', 'note']);
+    expect(referenceAttributeColumns({ ...loan, checks: [] }, fk(['member_id'], 'member'))).toEqual([]);
   });
 });

@@ -19,12 +19,11 @@ const ACCEPTANCE = process.env['EQUISQL_ACCEPTANCE'] === '1';
 /**
  * The variants whose import gives back the model up to names today. The others still
  * import to a valid draft, but differ: overlapping classes kept as boolean flag columns are
- * read as attributes, a multi-valued enum stored as an array keeps no value list, concrete
- * tables are read as separate classes, and a many-to-one relationship's attributes stored
- * beside its reference are read as the `from` class's attributes.
+ * read as attributes, a multi-valued enum stored as JSON keeps no value list, and concrete
+ * tables are read as separate classes.
  */
 const EQUAL_UP_TO_NAMES: Readonly<Record<string, readonly string[]>> = {
-  library: ['full_normalized'],
+  library: ['full_cti', 'full_normalized'],
   social_media: ['full_normalized', 'full_cti'],
   retail: ['full_normalized', 'full_cti'],
 };
