@@ -3,6 +3,7 @@ import type { Attribute, Domain, Entity, EntityStorage, OpaqueColumn, Relationsh
 import { MODEL_LIMITS, validateDomain } from '../er-model/validate-domain.ts';
 import type { CatalogColumn, CatalogForeignKey, CatalogTable } from './catalog.ts';
 import type { SourceRead } from './read-source.ts';
+import { referencesKey } from './column-profile.ts';
 import { isAuditColumn } from './rules/audit-columns.ts';
 import { type ChildTable, detectChildTable } from './rules/child-tables.ts';
 import { detectRelationshipTable, detectSubclassTable } from './rules/class-table-inheritance.ts';
@@ -74,6 +75,27 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
   // Classes read from a discriminator, and whether each has direct instances.
   const stiParents = new Map<string, boolean>();
   const hierarchyAttributes = new Map<string, Set<string>>();
+  // Classes read from a discriminator: their table, the discriminator values of their rows, and the count of those rows.
+  const stiClasses = new Map<string, StiClass>();
+  /**
+   * Rule `subtype-reference`: the most specific class read from a discriminator that holds
+   * every row a foreign key references, when that is no chance: were the referenced rows
+   * drawn from the whole table, all of them would fall in the class with a probability of
+   * at most `SUBTYPE_CHANCE`. Read from the rows, so a guess at review. Undefined when the
+   * target keeps no subtypes, when only the root holds the rows, or when too few refer.
+   */
+  const referencedSubtype = (fromTable: string, fk: CatalogForeignKey): string | undefined => {
+    const sti = stiOf.get(fk.table);
+    const seen = read.referenced?.get(referencesKey(fromTable, fk.columns))?.find((d) => d.column === sti?.discriminator);
+    if (!sti || !seen || seen.values.size === 0) return undefined;
+    const holder = [...stiClasses.entries()]
+      .filter(([, c]) => c.table === fk.table && [...seen.values.keys()].every((v) => c.values.includes(v)))
+      .sort((a, b) => a[1].values.length - b[1].values.length)[0];
+    if (!holder) return undefined;
+    const all = sti.subtypes.reduce((n, s) => n + s.rows, 0);
+    const referring = [...seen.values.values()].reduce((n, k) => n + k, 0);
+    return (holder[1].rows / Math.max(1, all)) ** referring <= SUBTYPE_CHANCE ? holder[0] : undefined;
+  };
   for (const r of readings) {
     if (r.kind !== 'entity') continue;
     const sti = detectSingleTableHierarchy(r.table, read.discriminators.get(r.table.name) ?? []);
@@ -83,7 +105,9 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     if (r.kind !== 'entity') continue;
     const t = r.table;
     const name = entityOf.get(t.name) as string;
-    const parent = r.parentTable !== undefined ? entityOf.get(r.parentTable) : undefined;
+    const tableParent = r.parentTable !== undefined ? entityOf.get(r.parentTable) : undefined;
+    const subtypeParent = r.parentKey !== undefined ? referencedSubtype(t.name, r.parentKey) : undefined;
+    const parent = subtypeParent ?? tableParent;
     // Names are kept unique across a whole hierarchy: sibling classes may overlap, and an
     // object of both may not have two attributes of one name.
     const rootOf = (n: string): string => {
@@ -108,7 +132,11 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     for (const n of own) hierarchyNames.add(n);
     // A subtype's reference and the attributes beside it are a relationship's, not the subtype's attributes.
     const notSubtypeAttributes = new Set([...fkColumns(t, ctx), ...referenceColumns(t, ctx)]);
-    const subclasses = sti ? stiSubclasses(sti, t, name, usedClassNames, own, ctx, enums, note, stiParents, opaque, notSubtypeAttributes) : [];
+    const subclasses = sti ? stiSubclasses(sti, t, name, usedClassNames, own, ctx, enums, note, stiParents, opaque, notSubtypeAttributes, stiClasses) : [];
+    for (const sub of subclasses) {
+      parentOfEntity.set(sub.name, sub.parent as string);
+      attributeNames.set(sub.name, new Set([...(attributeNames.get(sub.parent as string) ?? []), ...sub.attributes.map((a) => a.name)]));
+    }
     const lexicon = nounWords(t.name, t.comment);
     // INHERITS copies columns into a table of its own, which no variant builds: such a class has no physical names.
     const storage = r.parentKey === undefined && parentTable ? undefined : entityStorage(t, opaque);
@@ -118,9 +146,10 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
       ...(parent !== undefined ? { parent } : {}),
       attributes,
       lexicon,
-      ...(parent === undefined ? { counts: scaleCounts(t.rowCount) } : { fraction: fractionOf(t.rowCount, parentTable?.rowCount ?? 0) }),
+      ...(parent === undefined ? { counts: scaleCounts(t.rowCount) } : { fraction: fractionOf(t.rowCount, subtypeParent !== undefined ? (stiClasses.get(subtypeParent)?.rows ?? 0) : (parentTable?.rowCount ?? 0)) }),
       ...(storage ? { storage } : {}),
     };
+    if (subtypeParent !== undefined) note('subtype-reference', t.name, `every row's key references a row of ${r.parentTable} whose ${stiOf.get(r.parentTable as string)?.discriminator} is one of ${subtypeParent}'s values: ${name} is a kind of ${subtypeParent}`, true);
     if (parent !== undefined) note(r.parentKey ? 'shared-key-subtable' : 'inherits', t.name, `${name} is a kind of ${parent} (${r.parentKey ? `its key ${r.parentKey.columns.join(', ')} references ${r.parentTable}` : `INHERITS (${r.parentTable})`})`);
     else note('entity-table', t.name, `entity ${name} (key ${(t.primaryKey ?? []).join(', ')}, ${t.rowCount} rows)`);
     entities.push(entity);
@@ -145,7 +174,9 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
   // 3. Multi-valued attributes stored in child tables.
   for (const r of readings) {
     if (r.kind !== 'child') continue;
-    const owner = entityOf.get(r.child.owner.table);
+    const tableOwner = entityOf.get(r.child.owner.table);
+    const subtypeOwner = tableOwner !== undefined ? referencedSubtype(r.child.table.name, r.child.owner) : undefined;
+    const owner = subtypeOwner ?? tableOwner;
     const ownerEntity = owner === undefined ? undefined : entities.findIndex((e) => e.name === owner);
     if (owner === undefined || ownerEntity === undefined || ownerEntity < 0) {
       note('left-out', r.child.table.name, `owner ${r.child.owner.table} is not an entity`);
@@ -157,7 +188,7 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
       continue;
     }
     const ownerTable = r.child.owner.table;
-    const prefixes = [`${snakeName(ownerTable)}_`, `${snakeName(className(ownerTable))}_`];
+    const prefixes = [`${snakeName(ownerTable)}_`, `${snakeName(className(ownerTable))}_`, ...(subtypeOwner !== undefined ? [`${snakeName(subtypeOwner)}_`] : [])];
     const tableName = snakeName(r.child.table.name);
     const stem = prefixes.reduce((n, p) => (n.startsWith(p) && n.length > p.length ? n.slice(p.length) : n), tableName);
     const taken = attributeNames.get(owner) ?? new Set<string>();
@@ -176,6 +207,7 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
       attributes: [...e.attributes, { name: attrName, type, optional: true, multiValued: true, lexicon: nounWords(stem), ...(Object.keys(setHints).length > 0 ? { hints: setHints } : {}), ...(storage ? { storage } : {}) }],
     };
     note('owner-keyed-child', r.child.table.name, `multi-valued attribute ${owner}.${attrName} (${r.child.value.name} per ${r.child.owner.columns.join(', ')})`);
+    if (subtypeOwner !== undefined) note('subtype-reference', r.child.table.name, `every row's owner is a row of ${r.child.owner.table} whose ${stiOf.get(r.child.owner.table)?.discriminator} is one of ${subtypeOwner}'s values: the attribute is ${subtypeOwner}'s`, true);
   }
 
   // 4. Relationships.
@@ -439,6 +471,16 @@ function asRelationshipAttribute(a: Attribute): Attribute {
   return Object.keys(h).length > 0 ? { ...rest, hints: h } : rest;
 }
 
+/** The largest chance of the referenced rows all falling in one subtype by accident that rule `subtype-reference` accepts. */
+const SUBTYPE_CHANCE = 0.001;
+
+/** A class read from a discriminator: its table, the values of its rows, and how many rows have them. */
+interface StiClass {
+  readonly table: string;
+  readonly values: readonly string[];
+  readonly rows: number;
+}
+
 function stiSubclasses(
   sti: SingleTableHierarchy,
   t: CatalogTable,
@@ -451,6 +493,7 @@ function stiSubclasses(
   stiParents: Map<string, boolean>,
   opaque: OpaqueColumn[],
   notAttributes: ReadonlySet<string>,
+  classes: Map<string, StiClass>,
 ): Entity[] {
   const rowsOf = new Map(sti.subtypes.map((s) => [s.value, s.rows]));
   const ownCols = new Map(sti.subtypes.map((s) => [s.value, s.columns]));
@@ -500,6 +543,7 @@ function stiSubclasses(
       const own = new Set<string>();
       const attributes = columnAttributes(t, t.columns.filter((col) => c.columns.includes(col.name) && !notAttributes.has(col.name)), c.name, taken, own, ctx, enums, note, opaque);
       for (const n of own) taken.add(n);
+      classes.set(c.name, { table: t.name, values: c.values, rows: rowsIn(c) });
       out.push({ name: c.name, parent: parentName, attributes, lexicon: nounWords(c.label.replaceAll(' ', '_')), fraction });
       note('discriminator', `${t.name}.${sti.discriminator}`, `rows with ${sti.discriminator} in (${c.values.map((v) => `'${v}'`).join(', ')}) are ${c.name}, a kind of ${parentName}${c.columns.length > 0 ? ` (only they fill ${c.columns.join(', ')})` : ''}`, true);
     }

@@ -3,7 +3,7 @@ import { LoadError } from '../common/errors.ts';
 import type { Database } from '../database/database.ts';
 import { openPostgres } from '../database/postgres-database.ts';
 import type { Catalog, CatalogProfile, DiscriminatorProfile } from './catalog.ts';
-import { profileDiscriminators, profileTables } from './column-profile.ts';
+import { profileDiscriminators, profileReferencedValues, profileTables, type ReferencedValues } from './column-profile.ts';
 import { qualified, readPgCatalog } from './pg-catalog-reader.ts';
 import { readSqliteSource } from './sqlite-catalog-reader.ts';
 
@@ -19,6 +19,8 @@ export interface SourceRead {
   readonly profile: CatalogProfile;
   /** Per table, the columns that may tell a row's subtype, profiled by value. */
   readonly discriminators: ReadonlyMap<string, readonly DiscriminatorProfile[]>;
+  /** Per foreign key into a table with a possible discriminator, the discriminator values of the rows it references (`referencesKey`). */
+  readonly referenced?: ReadonlyMap<string, readonly ReferencedValues[]>;
 }
 
 /** What `readSource` promises about the source, for the command to say. */
@@ -37,7 +39,8 @@ export async function readDatabaseSource(db: Database, options: SourceOptions = 
     const from = (t: string): string => qualified(catalog.schema, t);
     const profile = await profileTables(run, catalog.tables, from, 'postgres');
     const discriminators = await profileDiscriminators(run, catalog.tables, profile, from);
-    return { catalog, profile, discriminators };
+    const referenced = await profileReferencedValues(run, catalog.tables, discriminators, from);
+    return { catalog, profile, discriminators, referenced };
   } finally {
     await db.exec('ROLLBACK').catch(() => {});
   }
