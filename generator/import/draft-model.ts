@@ -507,7 +507,12 @@ function stiSubclasses(
   interface Node { name: string; values: string[]; columns: readonly string[]; parent: string; label: string }
   const nodes: Node[] = [];
   const absorbed = new Set<string>();
-  const rootValue = sti.subtypes.find((s) => className(s.value) === root)?.value;
+  // The root's own rows carry its name: the class's (`Product`), or the first words of the
+  // table's (`content` in `content_items`) on rows that fill no column of a subtype.
+  const inGroup = (v: string): boolean => sti.groups.some((g) => g.values.includes(v));
+  const rootValue =
+    sti.subtypes.find((s) => className(s.value) === root)?.value ??
+    sti.subtypes.find((s) => s.columns.length === 0 && !inGroup(s.value) && snakeName(t.name).startsWith(`${snakeName(s.value)}_`))?.value;
   if (rootValue !== undefined) absorbed.add(rootValue);
   const smallestGroup = (values: readonly string[], exclude?: Node): Node | undefined =>
     nodes.filter((n) => n !== exclude && n.values.length > values.length && values.every((v) => n.values.includes(v))).sort((a, b) => a.values.length - b.values.length)[0];
