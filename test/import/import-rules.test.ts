@@ -153,6 +153,11 @@ describe('value sets, types and hints', () => {
     const sub = table('item', [col('id'), col('type', txt), tags], { checks: [{ expression: "CHECK (((type = 'book') = (tags IS NOT NULL)) AND (tags <@ ARRAY['new'::text, 'old'::text]))" }] });
     expect(valueSet(tags, sub, undefined, new Map())).toEqual({ source: 'check-in', values: ['new', 'old'] });
     expect(valueSet(col('other_tags', { kind: 'array', element: txt }), sub, undefined, new Map())).toBeUndefined();
+    // A JSON array's list: every element one of the strings of a JSON array (as PostgreSQL prints it).
+    const sizes = col('sizes', { kind: 'json' }, true);
+    const shop = table('item', [col('id'), sizes], { checks: [{ expression: `CHECK ((sizes <@ '["S", "M", "L''s"]'::jsonb))` }] });
+    expect(valueSet(sizes, shop, undefined, new Map())).toEqual({ source: 'check-in', values: ['S', 'M', "L's"] });
+    expect(valueSet(sizes, { ...shop, checks: [{ expression: `CHECK ((sizes <@ '[1, 2]'::jsonb))` }] }, undefined, new Map())).toBeUndefined();
   });
   it('maps engine types, saying where it approximates', () => {
     expect(pgType('character varying(45)', new Set())).toEqual({ kind: 'text', length: 45 });

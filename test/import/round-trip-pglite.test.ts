@@ -24,8 +24,8 @@ const ACCEPTANCE = process.env['EQUISQL_ACCEPTANCE'] === '1';
  */
 const EQUAL_UP_TO_NAMES: Readonly<Record<string, readonly string[]>> = {
   library: ['full_cti', 'full_normalized'],
-  social_media: ['full_normalized', 'full_cti', 'hybrid_roots_merged', 'mixed_sti_cti', 'sti_junction_fks'],
-  retail: ['full_normalized', 'full_cti', 'hybrid_leaves_merged', 'mixed_sti_cti', 'sti_junction_fks'],
+  social_media: ['full_sti', 'full_normalized', 'full_cti', 'hybrid_roots_merged', 'mixed_sti_cti', 'sti_junction_fks'],
+  retail: ['full_sti', 'full_normalized', 'full_cti', 'hybrid_leaves_merged', 'mixed_sti_cti', 'sti_junction_fks'],
 };
 
 // One in-memory PGlite for the file: each build goes into schemas of its own.
