@@ -507,12 +507,15 @@ function stiSubclasses(
   interface Node { name: string; values: string[]; columns: readonly string[]; parent: string; label: string }
   const nodes: Node[] = [];
   const absorbed = new Set<string>();
-  // The root's own rows carry its name: the class's (`Product`), or the first words of the
-  // table's (`content` in `content_items`) on rows that fill no column of a subtype.
+  // The root's own rows carry its name: the class's (`Product`), or, on rows that fill no
+  // column of a subtype, a name whose words begin the table's or begin with them
+  // (`content` in `content_items`, `consumer_account` in `consumers`).
   const inGroup = (v: string): boolean => sti.groups.some((g) => g.values.includes(v));
+  const wordPrefix = (a: string, b: string): boolean => a.startsWith(b) && (a.length === b.length || /[A-Z0-9]/u.test(a.charAt(b.length)));
+  const tableClass = className(t.name);
   const rootValue =
     sti.subtypes.find((s) => className(s.value) === root)?.value ??
-    sti.subtypes.find((s) => s.columns.length === 0 && !inGroup(s.value) && snakeName(t.name).startsWith(`${snakeName(s.value)}_`))?.value;
+    sti.subtypes.find((s) => s.columns.length === 0 && !inGroup(s.value) && (wordPrefix(className(s.value), tableClass) || wordPrefix(tableClass, className(s.value))))?.value;
   if (rootValue !== undefined) absorbed.add(rootValue);
   const smallestGroup = (values: readonly string[], exclude?: Node): Node | undefined =>
     nodes.filter((n) => n !== exclude && n.values.length > values.length && values.every((v) => n.values.includes(v))).sort((a, b) => a.values.length - b.values.length)[0];
