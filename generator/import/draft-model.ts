@@ -12,6 +12,7 @@ import { sameColumnGroups } from './rules/concrete-tables.ts';
 import { type Finding, ruleContext, type RuleContext } from './rules/finding.ts';
 import { endName, foreignKeyCycles, foreignKeyRelationship } from './rules/foreign-key-relationships.ts';
 import { className, isNotNoun, nounWords, snakeName, words } from './rules/lexicon-words.ts';
+import { detectFlagClasses } from './rules/flag-columns.ts';
 import { detectLinkTable, type LinkTable } from './rules/link-tables.ts';
 import { detectSingleTableHierarchy, type SingleTableHierarchy } from './rules/single-table-inheritance.ts';
 import { valueHints } from './rules/value-hints.ts';
@@ -121,7 +122,9 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     const parentTable = r.parentTable !== undefined ? ctx.tables.get(r.parentTable) : undefined;
     const sti = stiOf.get(t.name);
     const stiColumns = new Set(sti ? [sti.discriminator, ...sti.subtypes.flatMap((s) => s.columns), ...sti.groups.flatMap((g) => g.columns)] : []);
-    const skip = new Set<string>([...fkColumns(t, ctx), ...referenceColumns(t, ctx), ...stiColumns]);
+    // Overlapping classes kept as flag columns, where no discriminator tells the subtypes.
+    const flagClasses = sti ? [] : detectFlagClasses(t);
+    const skip = new Set<string>([...fkColumns(t, ctx), ...referenceColumns(t, ctx), ...stiColumns, ...flagClasses.flatMap((f) => [f.flag, ...f.columns])]);
     // INHERITS copies the parent's columns into the child: they are inherited, not its own.
     if (r.parentKey === undefined && parentTable) for (const c of parentTable.columns) skip.add(c.name);
     for (const k of surrogateKey(t)) skip.add(k);
@@ -133,6 +136,7 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     // A subtype's reference and the attributes beside it are a relationship's, not the subtype's attributes.
     const notSubtypeAttributes = new Set([...fkColumns(t, ctx), ...referenceColumns(t, ctx)]);
     const subclasses = sti ? stiSubclasses(sti, t, name, usedClassNames, own, ctx, enums, note, stiParents, opaque, notSubtypeAttributes, stiClasses) : [];
+    subclasses.push(...flagSubclasses(flagClasses, t, name, usedClassNames, new Set([...inheritedNames, ...own]), ctx, enums, note, opaque, notSubtypeAttributes));
     for (const sub of subclasses) {
       parentOfEntity.set(sub.name, sub.parent as string);
       attributeNames.set(sub.name, new Set([...(attributeNames.get(sub.parent as string) ?? []), ...sub.attributes.map((a) => a.name)]));
@@ -469,6 +473,39 @@ function asRelationshipAttribute(a: Attribute): Attribute {
   if (!hints) return rest;
   const { unique: _u, setSize: _s, ...h } = hints;
   return Object.keys(h).length > 0 ? { ...rest, hints: h } : rest;
+}
+
+/** The classes of a table's flag columns (rule `flag-column`), each owning the columns its flag governs. */
+function flagSubclasses(
+  flags: ReturnType<typeof detectFlagClasses>,
+  t: CatalogTable,
+  root: string,
+  usedClassNames: Set<string>,
+  taken: Set<string>,
+  ctx: RuleContext,
+  enums: ReadonlyMap<string, readonly string[]>,
+  note: (rule: string, subject: string, text: string, review?: boolean) => void,
+  opaque: OpaqueColumn[],
+  notAttributes: ReadonlySet<string>,
+): Entity[] {
+  const out: Entity[] = [];
+  const classOf = new Map<string, string>();
+  const setRows = (flag: string): number => ctx.profile.get(t.name)?.get(flag)?.values?.find((v) => v.value === 'true' || v.value === '1')?.count ?? 0;
+  for (const f of flags) {
+    const stem = f.flag.replace(/^(is|has)_/u, '');
+    let name = className(stem);
+    for (let n = 2; usedClassNames.has(name.toLowerCase()); n++) name = `${className(stem)}${n}`;
+    usedClassNames.add(name.toLowerCase());
+    classOf.set(f.flag, name);
+    const parent = f.parentFlag !== undefined ? (classOf.get(f.parentFlag) ?? root) : root;
+    const parentRows = f.parentFlag !== undefined ? setRows(f.parentFlag) : t.rowCount;
+    const own = new Set<string>();
+    const attributes = columnAttributes(t, t.columns.filter((c) => f.columns.includes(c.name) && !notAttributes.has(c.name)), name, taken, own, ctx, enums, note, opaque);
+    for (const n of own) taken.add(n);
+    out.push({ name, parent, attributes, lexicon: nounWords(stem), fraction: fractionOf(setRows(f.flag), parentRows) });
+    note('flag-column', `${t.name}.${f.flag}`, `rows with ${f.flag} set are ${name}, a kind of ${parent}${f.columns.length > 0 ? ` (only they may fill ${f.columns.join(', ')})` : ''}; the classes may overlap`, true);
+  }
+  return out;
 }
 
 /** The largest chance of the referenced rows all falling in one subtype by accident that rule `subtype-reference` accepts. */

@@ -11,6 +11,7 @@ import { sameColumnGroups } from '../../generator/import/rules/concrete-tables.t
 import { ruleContext } from '../../generator/import/rules/finding.ts';
 import { foreignKeyCycles, foreignKeyRelationship } from '../../generator/import/rules/foreign-key-relationships.ts';
 import { className, isNotNoun, nounWords } from '../../generator/import/rules/lexicon-words.ts';
+import { detectFlagClasses } from '../../generator/import/rules/flag-columns.ts';
 import { detectLinkTable } from '../../generator/import/rules/link-tables.ts';
 import { referenceAttributeColumns } from '../../generator/import/rules/reference-attributes.ts';
 import { detectSingleTableHierarchy } from '../../generator/import/rules/single-table-inheritance.ts';
@@ -201,5 +202,25 @@ describe('reference-attribute', () => {
     });
     expect(referenceAttributeColumns(loan, fk(['member_id'], 'member'))).toEqual(['since', 'note']);
     expect(referenceAttributeColumns({ ...loan, checks: [] }, fk(['member_id'], 'member'))).toEqual([]);
+  });
+});
+
+describe('flag-column', () => {
+  it('reads a boolean the CHECKs treat as a membership flag as a class, parents first, and leaves other booleans alone', () => {
+    const bool: CatalogType = { kind: 'boolean' };
+    const people = table('people', [col('id'), col('is_student', bool), col('is_member', bool), col('active', bool), col('joined_on', { kind: 'date' }, true), col('school', txt, true), col('pen_name', txt, true), col('is_author', bool)], {
+      checks: [
+        { expression: 'CHECK (((NOT is_student) OR is_member))' },
+        { expression: 'CHECK ((is_member = (joined_on IS NOT NULL)))' },
+        { expression: 'CHECK ((is_student = (school IS NOT NULL)))' },
+        { expression: 'CHECK ((is_author OR (pen_name IS NULL)))' },
+      ],
+    });
+    expect(detectFlagClasses(people)).toEqual([
+      { flag: 'is_member', columns: ['joined_on'] },
+      { flag: 'is_author', columns: ['pen_name'] },
+      { flag: 'is_student', parentFlag: 'is_member', columns: ['school'] },
+    ]);
+    expect(detectFlagClasses({ ...people, checks: [] })).toEqual([]);
   });
 });
