@@ -162,3 +162,30 @@ export interface ReferencedValues {
 }
 
 export const referencesKey = (table: string, columns: readonly string[]): string => `${table}\u0000${columns.join(',')}`;
+
+/**
+ * For each foreign key into a table with required boolean columns (which may be class
+ * flags), the number of distinct rows it references and, per boolean, how many of them have
+ * it set. Keyed by `referencesKey(table, fk columns)`.
+ */
+export async function profileReferencedFlags(run: SourceQuery, tables: readonly CatalogTable[], from: (table: string) => string): Promise<Map<string, ReferencedFlags>> {
+  const out = new Map<string, ReferencedFlags>();
+  const byName = new Map(tables.map((t) => [t.name, t]));
+  for (const t of tables) {
+    for (const fk of t.foreignKeys) {
+      const flags = byName.get(fk.table)?.columns.filter((c) => c.type.kind === 'boolean' && !c.nullable) ?? [];
+      if (fk.table === t.name || flags.length === 0 || fk.columns.length !== fk.references.length) continue;
+      const keys = `SELECT DISTINCT ${fk.columns.map(quote).join(', ')} FROM ${from(t.name)}`;
+      const on = fk.columns.map((c, i) => `p.${quote(fk.references[i] as string)} = c.${quote(c)}`).join(' AND ');
+      const [row] = await run(`SELECT count(*) AS "n", ${flags.map((f, i) => `count(CASE WHEN p.${quote(f.name)} THEN 1 END) AS "f${i}"`).join(', ')} FROM (${keys}) AS c JOIN ${from(fk.table)} AS p ON ${on}`);
+      out.set(referencesKey(t.name, fk.columns), { rows: Number(row?.['n'] ?? 0), set: new Map(flags.map((f, i) => [f.name, Number(row?.[`f${i}`] ?? 0)])) });
+    }
+  }
+  return out;
+}
+
+/** The distinct rows one foreign key references, and how many of them have each boolean set. */
+export interface ReferencedFlags {
+  readonly rows: number;
+  readonly set: ReadonlyMap<string, number>;
+}

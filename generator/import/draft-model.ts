@@ -78,6 +78,8 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
   const hierarchyAttributes = new Map<string, Set<string>>();
   // Classes read from a discriminator: their table, the discriminator values of their rows, and the count of those rows.
   const stiClasses = new Map<string, StiClass>();
+  // Classes read from flag columns, by table: each flag, and how many rows have it set.
+  const flagClassesOf = new Map<string, FlagClassRows[]>();
   /**
    * Rule `subtype-reference`: the most specific class read from a discriminator that holds
    * every row a foreign key references, when that is no chance: were the referenced rows
@@ -86,6 +88,9 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
    * target keeps no subtypes, when only the root holds the rows, or when too few refer.
    */
   const referencedSubtype = (fromTable: string, fk: CatalogForeignKey): string | undefined => {
+    const flagged = read.referencedFlags?.get(referencesKey(fromTable, fk.columns));
+    const flagHolder = (flagClassesOf.get(fk.table) ?? []).filter((c) => flagged !== undefined && flagged.rows > 0 && flagged.set.get(c.flag) === flagged.rows).sort((a, b) => a.rows - b.rows)[0];
+    if (flagHolder && flagged) return (flagHolder.rows / Math.max(1, ctx.tables.get(fk.table)?.rowCount ?? 0)) ** flagged.rows <= SUBTYPE_CHANCE ? flagHolder.name : undefined;
     const sti = stiOf.get(fk.table);
     const seen = read.referenced?.get(referencesKey(fromTable, fk.columns))?.find((d) => d.column === sti?.discriminator);
     if (!sti || !seen || seen.values.size === 0) return undefined;
@@ -136,7 +141,9 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     // A subtype's reference and the attributes beside it are a relationship's, not the subtype's attributes.
     const notSubtypeAttributes = new Set([...fkColumns(t, ctx), ...referenceColumns(t, ctx)]);
     const subclasses = sti ? stiSubclasses(sti, t, name, usedClassNames, own, ctx, enums, note, stiParents, opaque, notSubtypeAttributes, stiClasses) : [];
-    subclasses.push(...flagSubclasses(flagClasses, t, name, usedClassNames, new Set([...inheritedNames, ...own]), ctx, enums, note, opaque, notSubtypeAttributes));
+    const flagRows: FlagClassRows[] = [];
+    subclasses.push(...flagSubclasses(flagClasses, t, name, usedClassNames, new Set([...inheritedNames, ...own]), ctx, enums, note, opaque, notSubtypeAttributes, flagRows));
+    if (flagRows.length > 0) flagClassesOf.set(t.name, flagRows);
     for (const sub of subclasses) {
       parentOfEntity.set(sub.name, sub.parent as string);
       attributeNames.set(sub.name, new Set([...(attributeNames.get(sub.parent as string) ?? []), ...sub.attributes.map((a) => a.name)]));
@@ -475,6 +482,13 @@ function asRelationshipAttribute(a: Attribute): Attribute {
   return Object.keys(h).length > 0 ? { ...rest, hints: h } : rest;
 }
 
+/** A class read from a flag column: its flag, and how many rows have it set. */
+interface FlagClassRows {
+  readonly name: string;
+  readonly flag: string;
+  readonly rows: number;
+}
+
 /** The classes of a table's flag columns (rule `flag-column`), each owning the columns its flag governs. */
 function flagSubclasses(
   flags: ReturnType<typeof detectFlagClasses>,
@@ -487,6 +501,7 @@ function flagSubclasses(
   note: (rule: string, subject: string, text: string, review?: boolean) => void,
   opaque: OpaqueColumn[],
   notAttributes: ReadonlySet<string>,
+  classes: FlagClassRows[],
 ): Entity[] {
   const out: Entity[] = [];
   const classOf = new Map<string, string>();
@@ -503,6 +518,7 @@ function flagSubclasses(
     const attributes = columnAttributes(t, t.columns.filter((c) => f.columns.includes(c.name) && !notAttributes.has(c.name)), name, taken, own, ctx, enums, note, opaque);
     for (const n of own) taken.add(n);
     out.push({ name, parent, attributes, lexicon: nounWords(stem), fraction: fractionOf(setRows(f.flag), parentRows) });
+    classes.push({ name, flag: f.flag, rows: setRows(f.flag) });
     note('flag-column', `${t.name}.${f.flag}`, `rows with ${f.flag} set are ${name}, a kind of ${parent}${f.columns.length > 0 ? ` (only they may fill ${f.columns.join(', ')})` : ''}; the classes may overlap`, true);
   }
   return out;

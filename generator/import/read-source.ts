@@ -3,7 +3,7 @@ import { LoadError } from '../common/errors.ts';
 import type { Database } from '../database/database.ts';
 import { openPostgres } from '../database/postgres-database.ts';
 import type { Catalog, CatalogProfile, DiscriminatorProfile } from './catalog.ts';
-import { profileDiscriminators, profileReferencedValues, profileTables, type ReferencedValues } from './column-profile.ts';
+import { profileDiscriminators, profileReferencedFlags, profileReferencedValues, profileTables, type ReferencedFlags, type ReferencedValues } from './column-profile.ts';
 import { qualified, readPgCatalog } from './pg-catalog-reader.ts';
 import { readSqliteSource } from './sqlite-catalog-reader.ts';
 
@@ -21,6 +21,8 @@ export interface SourceRead {
   readonly discriminators: ReadonlyMap<string, readonly DiscriminatorProfile[]>;
   /** Per foreign key into a table with a possible discriminator, the discriminator values of the rows it references (`referencesKey`). */
   readonly referenced?: ReadonlyMap<string, readonly ReferencedValues[]>;
+  /** Per foreign key into a table with required booleans, how many referenced rows have each set (`referencesKey`). */
+  readonly referencedFlags?: ReadonlyMap<string, ReferencedFlags>;
 }
 
 /** What `readSource` promises about the source, for the command to say. */
@@ -40,7 +42,8 @@ export async function readDatabaseSource(db: Database, options: SourceOptions = 
     const profile = await profileTables(run, catalog.tables, from, 'postgres');
     const discriminators = await profileDiscriminators(run, catalog.tables, profile, from);
     const referenced = await profileReferencedValues(run, catalog.tables, discriminators, from);
-    return { catalog, profile, discriminators, referenced };
+    const referencedFlags = await profileReferencedFlags(run, catalog.tables, from);
+    return { catalog, profile, discriminators, referenced, referencedFlags };
   } finally {
     await db.exec('ROLLBACK').catch(() => {});
   }
