@@ -81,11 +81,12 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
   // Classes read from flag columns, by table: each flag, and how many rows have it set.
   const flagClassesOf = new Map<string, FlagClassRows[]>();
   /**
-   * Rule `subtype-reference`: the most specific class read from a discriminator that holds
-   * every row a foreign key references, when that is no chance: were the referenced rows
-   * drawn from the whole table, all of them would fall in the class with a probability of
-   * at most `SUBTYPE_CHANCE`. Read from the rows, so a guess at review. Undefined when the
-   * target keeps no subtypes, when only the root holds the rows, or when too few refer.
+   * Rule `subtype-reference`: the most specific class read from a discriminator or a flag
+   * column that holds every row a foreign key references, when that is no chance: were the
+   * referenced rows drawn from the whole table, all of them would fall in the class with a
+   * probability of at most `SUBTYPE_CHANCE`. Read from the rows, so a guess at review.
+   * Undefined when the target keeps no subtypes, when only the root holds the rows, or when
+   * too few refer.
    */
   const referencedSubtype = (fromTable: string, fk: CatalogForeignKey): string | undefined => {
     const flagged = read.referencedFlags?.get(referencesKey(fromTable, fk.columns));
@@ -102,6 +103,8 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     const referring = [...seen.values.values()].reduce((n, k) => n + k, 0);
     return (holder[1].rows / Math.max(1, all)) ** referring <= SUBTYPE_CHANCE ? holder[0] : undefined;
   };
+  /** The rows of a class read from a discriminator or a flag column. */
+  const subtypeRows = (cls: string): number => stiClasses.get(cls)?.rows ?? [...flagClassesOf.values()].flat().find((c) => c.name === cls)?.rows ?? 0;
   for (const r of readings) {
     if (r.kind !== 'entity') continue;
     const sti = detectSingleTableHierarchy(r.table, read.discriminators.get(r.table.name) ?? []);
@@ -157,10 +160,10 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
       ...(parent !== undefined ? { parent } : {}),
       attributes,
       lexicon,
-      ...(parent === undefined ? { counts: scaleCounts(t.rowCount) } : { fraction: fractionOf(t.rowCount, subtypeParent !== undefined ? (stiClasses.get(subtypeParent)?.rows ?? 0) : (parentTable?.rowCount ?? 0)) }),
+      ...(parent === undefined ? { counts: scaleCounts(t.rowCount) } : { fraction: fractionOf(t.rowCount, subtypeParent !== undefined ? subtypeRows(subtypeParent) : (parentTable?.rowCount ?? 0)) }),
       ...(storage ? { storage } : {}),
     };
-    if (subtypeParent !== undefined) note('subtype-reference', t.name, `every row's key references a row of ${r.parentTable} whose ${stiOf.get(r.parentTable as string)?.discriminator} is one of ${subtypeParent}'s values: ${name} is a kind of ${subtypeParent}`, true);
+    if (subtypeParent !== undefined) note('subtype-reference', t.name, `every row's key references a row of ${r.parentTable} that is a ${subtypeParent}: ${name} is a kind of ${subtypeParent}`, true);
     if (parent !== undefined) note(r.parentKey ? 'shared-key-subtable' : 'inherits', t.name, `${name} is a kind of ${parent} (${r.parentKey ? `its key ${r.parentKey.columns.join(', ')} references ${r.parentTable}` : `INHERITS (${r.parentTable})`})`);
     else note('entity-table', t.name, `entity ${name} (key ${(t.primaryKey ?? []).join(', ')}, ${t.rowCount} rows)`);
     entities.push(entity);
@@ -218,7 +221,7 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
       attributes: [...e.attributes, { name: attrName, type, optional: true, multiValued: true, lexicon: nounWords(stem), ...(Object.keys(setHints).length > 0 ? { hints: setHints } : {}), ...(storage ? { storage } : {}) }],
     };
     note('owner-keyed-child', r.child.table.name, `multi-valued attribute ${owner}.${attrName} (${r.child.value.name} per ${r.child.owner.columns.join(', ')})`);
-    if (subtypeOwner !== undefined) note('subtype-reference', r.child.table.name, `every row's owner is a row of ${r.child.owner.table} whose ${stiOf.get(r.child.owner.table)?.discriminator} is one of ${subtypeOwner}'s values: the attribute is ${subtypeOwner}'s`, true);
+    if (subtypeOwner !== undefined) note('subtype-reference', r.child.table.name, `every row's owner is a row of ${r.child.owner.table} that is a ${subtypeOwner}: the attribute is ${subtypeOwner}'s`, true);
   }
 
   // 4. Relationships.
