@@ -123,3 +123,69 @@ async function jsonArrayElements(run: SourceQuery, from: string, col: string, en
   const [kind] = [...found];
   return kind === 'string' || kind === 'integer' || kind === 'number' || kind === 'boolean' ? kind : undefined;
 }
+
+/**
+ * For each foreign key from one table to another that has a possible discriminator, the
+ * discriminator values of the rows it references, each referenced row counted once: which subtype a child
+ * table's or a subclass table's rows belong to, when the parent keeps its subtypes in one
+ * table. Keyed by `referencesKey(table, fk columns)`.
+ */
+export async function profileReferencedValues(
+  run: SourceQuery,
+  tables: readonly CatalogTable[],
+  discriminators: ReadonlyMap<string, readonly DiscriminatorProfile[]>,
+  from: (table: string) => string,
+): Promise<Map<string, ReferencedValues[]>> {
+  const out = new Map<string, ReferencedValues[]>();
+  for (const t of tables) {
+    for (const fk of t.foreignKeys) {
+      const found = discriminators.get(fk.table);
+      if (fk.table === t.name || !found || fk.columns.length !== fk.references.length) continue;
+      // Each referenced row once: a child table names its owner once per value.
+      const keys = `SELECT DISTINCT ${fk.columns.map(quote).join(', ')} FROM ${from(t.name)}`;
+      const on = fk.columns.map((c, i) => `p.${quote(fk.references[i] as string)} = c.${quote(c)}`).join(' AND ');
+      const per: ReferencedValues[] = [];
+      for (const d of found) {
+        const rows = await run(`SELECT CAST(p.${quote(d.column)} AS TEXT) AS "v", count(*) AS "n" FROM (${keys}) AS c JOIN ${from(fk.table)} AS p ON ${on} GROUP BY p.${quote(d.column)}`);
+        per.push({ column: d.column, values: new Map(rows.map((r) => [String(r['v']), Number(r['n'])])) });
+      }
+      out.set(referencesKey(t.name, fk.columns), per);
+    }
+  }
+  return out;
+}
+
+/** The discriminator values of the rows one foreign key references, by discriminator column. */
+export interface ReferencedValues {
+  readonly column: string;
+  readonly values: ReadonlyMap<string, number>;
+}
+
+export const referencesKey = (table: string, columns: readonly string[]): string => `${table}\u0000${columns.join(',')}`;
+
+/**
+ * For each foreign key into a table with required boolean columns (which may be class
+ * flags), the number of distinct rows it references and, per boolean, how many of them have
+ * it set. Keyed by `referencesKey(table, fk columns)`.
+ */
+export async function profileReferencedFlags(run: SourceQuery, tables: readonly CatalogTable[], from: (table: string) => string): Promise<Map<string, ReferencedFlags>> {
+  const out = new Map<string, ReferencedFlags>();
+  const byName = new Map(tables.map((t) => [t.name, t]));
+  for (const t of tables) {
+    for (const fk of t.foreignKeys) {
+      const flags = byName.get(fk.table)?.columns.filter((c) => c.type.kind === 'boolean' && !c.nullable) ?? [];
+      if (fk.table === t.name || flags.length === 0 || fk.columns.length !== fk.references.length) continue;
+      const keys = `SELECT DISTINCT ${fk.columns.map(quote).join(', ')} FROM ${from(t.name)}`;
+      const on = fk.columns.map((c, i) => `p.${quote(fk.references[i] as string)} = c.${quote(c)}`).join(' AND ');
+      const [row] = await run(`SELECT count(*) AS "n", ${flags.map((f, i) => `count(CASE WHEN p.${quote(f.name)} THEN 1 END) AS "f${i}"`).join(', ')} FROM (${keys}) AS c JOIN ${from(fk.table)} AS p ON ${on}`);
+      out.set(referencesKey(t.name, fk.columns), { rows: Number(row?.['n'] ?? 0), set: new Map(flags.map((f, i) => [f.name, Number(row?.[`f${i}`] ?? 0)])) });
+    }
+  }
+  return out;
+}
+
+/** The distinct rows one foreign key references, and how many of them have each boolean set. */
+export interface ReferencedFlags {
+  readonly rows: number;
+  readonly set: ReadonlyMap<string, number>;
+}

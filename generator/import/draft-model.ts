@@ -3,6 +3,7 @@ import type { Attribute, Domain, Entity, EntityStorage, OpaqueColumn, Relationsh
 import { MODEL_LIMITS, validateDomain } from '../er-model/validate-domain.ts';
 import type { CatalogColumn, CatalogForeignKey, CatalogTable } from './catalog.ts';
 import type { SourceRead } from './read-source.ts';
+import { referencesKey } from './column-profile.ts';
 import { isAuditColumn } from './rules/audit-columns.ts';
 import { type ChildTable, detectChildTable } from './rules/child-tables.ts';
 import { detectRelationshipTable, detectSubclassTable } from './rules/class-table-inheritance.ts';
@@ -11,10 +12,12 @@ import { sameColumnGroups } from './rules/concrete-tables.ts';
 import { type Finding, ruleContext, type RuleContext } from './rules/finding.ts';
 import { endName, foreignKeyCycles, foreignKeyRelationship } from './rules/foreign-key-relationships.ts';
 import { className, isNotNoun, nounWords, snakeName, words } from './rules/lexicon-words.ts';
+import { detectFlagClasses } from './rules/flag-columns.ts';
 import { detectLinkTable, type LinkTable } from './rules/link-tables.ts';
 import { detectSingleTableHierarchy, type SingleTableHierarchy } from './rules/single-table-inheritance.ts';
 import { valueHints } from './rules/value-hints.ts';
 import { valueSet } from './rules/value-sets.ts';
+import { referenceAttributeColumns } from './rules/reference-attributes.ts';
 import { isIntegerKey, nativeSqlType, opaqueColumn } from './rules/physical-names.ts';
 
 export interface DraftOptions {
@@ -73,6 +76,35 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
   // Classes read from a discriminator, and whether each has direct instances.
   const stiParents = new Map<string, boolean>();
   const hierarchyAttributes = new Map<string, Set<string>>();
+  // Classes read from a discriminator: their table, the discriminator values of their rows, and the count of those rows.
+  const stiClasses = new Map<string, StiClass>();
+  // Classes read from flag columns, by table: each flag, and how many rows have it set.
+  const flagClassesOf = new Map<string, FlagClassRows[]>();
+  /**
+   * Rule `subtype-reference`: the most specific class read from a discriminator or a flag
+   * column that holds every row a foreign key references, when that is no chance: were the
+   * referenced rows drawn from the whole table, all of them would fall in the class with a
+   * probability of at most `SUBTYPE_CHANCE`. Read from the rows, so a guess at review.
+   * Undefined when the target keeps no subtypes, when only the root holds the rows, or when
+   * too few refer.
+   */
+  const referencedSubtype = (fromTable: string, fk: CatalogForeignKey): string | undefined => {
+    const flagged = read.referencedFlags?.get(referencesKey(fromTable, fk.columns));
+    const flagHolder = (flagClassesOf.get(fk.table) ?? []).filter((c) => flagged !== undefined && flagged.rows > 0 && flagged.set.get(c.flag) === flagged.rows).sort((a, b) => a.rows - b.rows)[0];
+    if (flagHolder && flagged) return (flagHolder.rows / Math.max(1, ctx.tables.get(fk.table)?.rowCount ?? 0)) ** flagged.rows <= SUBTYPE_CHANCE ? flagHolder.name : undefined;
+    const sti = stiOf.get(fk.table);
+    const seen = read.referenced?.get(referencesKey(fromTable, fk.columns))?.find((d) => d.column === sti?.discriminator);
+    if (!sti || !seen || seen.values.size === 0) return undefined;
+    const holder = [...stiClasses.entries()]
+      .filter(([, c]) => c.table === fk.table && [...seen.values.keys()].every((v) => c.values.includes(v)))
+      .sort((a, b) => a[1].values.length - b[1].values.length)[0];
+    if (!holder) return undefined;
+    const all = sti.subtypes.reduce((n, s) => n + s.rows, 0);
+    const referring = [...seen.values.values()].reduce((n, k) => n + k, 0);
+    return (holder[1].rows / Math.max(1, all)) ** referring <= SUBTYPE_CHANCE ? holder[0] : undefined;
+  };
+  /** The rows of a class read from a discriminator or a flag column. */
+  const subtypeRows = (cls: string): number => stiClasses.get(cls)?.rows ?? [...flagClassesOf.values()].flat().find((c) => c.name === cls)?.rows ?? 0;
   for (const r of readings) {
     if (r.kind !== 'entity') continue;
     const sti = detectSingleTableHierarchy(r.table, read.discriminators.get(r.table.name) ?? []);
@@ -82,7 +114,9 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     if (r.kind !== 'entity') continue;
     const t = r.table;
     const name = entityOf.get(t.name) as string;
-    const parent = r.parentTable !== undefined ? entityOf.get(r.parentTable) : undefined;
+    const tableParent = r.parentTable !== undefined ? entityOf.get(r.parentTable) : undefined;
+    const subtypeParent = r.parentKey !== undefined ? referencedSubtype(t.name, r.parentKey) : undefined;
+    const parent = subtypeParent ?? tableParent;
     // Names are kept unique across a whole hierarchy: sibling classes may overlap, and an
     // object of both may not have two attributes of one name.
     const rootOf = (n: string): string => {
@@ -96,7 +130,9 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     const parentTable = r.parentTable !== undefined ? ctx.tables.get(r.parentTable) : undefined;
     const sti = stiOf.get(t.name);
     const stiColumns = new Set(sti ? [sti.discriminator, ...sti.subtypes.flatMap((s) => s.columns), ...sti.groups.flatMap((g) => g.columns)] : []);
-    const skip = new Set<string>([...fkColumns(t, ctx), ...stiColumns]);
+    // Overlapping classes kept as flag columns, where no discriminator tells the subtypes.
+    const flagClasses = sti ? [] : detectFlagClasses(t);
+    const skip = new Set<string>([...fkColumns(t, ctx), ...referenceColumns(t, ctx), ...stiColumns, ...flagClasses.flatMap((f) => [f.flag, ...f.columns])]);
     // INHERITS copies the parent's columns into the child: they are inherited, not its own.
     if (r.parentKey === undefined && parentTable) for (const c of parentTable.columns) skip.add(c.name);
     for (const k of surrogateKey(t)) skip.add(k);
@@ -105,7 +141,16 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     const attributes = columnAttributes(t, t.columns.filter((c) => !skip.has(c.name)), name, inheritedNames, own, ctx, enums, note, opaque);
     attributeNames.set(name, new Set([...(parent !== undefined ? (attributeNames.get(parent) ?? []) : []), ...own]));
     for (const n of own) hierarchyNames.add(n);
-    const subclasses = sti ? stiSubclasses(sti, t, name, usedClassNames, own, ctx, enums, note, stiParents, opaque) : [];
+    // A subtype's reference and the attributes beside it are a relationship's, not the subtype's attributes.
+    const notSubtypeAttributes = new Set([...fkColumns(t, ctx), ...referenceColumns(t, ctx)]);
+    const subclasses = sti ? stiSubclasses(sti, t, name, usedClassNames, own, ctx, enums, note, stiParents, opaque, notSubtypeAttributes, stiClasses) : [];
+    const flagRows: FlagClassRows[] = [];
+    subclasses.push(...flagSubclasses(flagClasses, t, name, usedClassNames, new Set([...inheritedNames, ...own]), ctx, enums, note, opaque, notSubtypeAttributes, flagRows));
+    if (flagRows.length > 0) flagClassesOf.set(t.name, flagRows);
+    for (const sub of subclasses) {
+      parentOfEntity.set(sub.name, sub.parent as string);
+      attributeNames.set(sub.name, new Set([...(attributeNames.get(sub.parent as string) ?? []), ...sub.attributes.map((a) => a.name)]));
+    }
     const lexicon = nounWords(t.name, t.comment);
     // INHERITS copies columns into a table of its own, which no variant builds: such a class has no physical names.
     const storage = r.parentKey === undefined && parentTable ? undefined : entityStorage(t, opaque);
@@ -115,9 +160,10 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
       ...(parent !== undefined ? { parent } : {}),
       attributes,
       lexicon,
-      ...(parent === undefined ? { counts: scaleCounts(t.rowCount) } : { fraction: fractionOf(t.rowCount, parentTable?.rowCount ?? 0) }),
+      ...(parent === undefined ? { counts: scaleCounts(t.rowCount) } : { fraction: fractionOf(t.rowCount, subtypeParent !== undefined ? subtypeRows(subtypeParent) : (parentTable?.rowCount ?? 0)) }),
       ...(storage ? { storage } : {}),
     };
+    if (subtypeParent !== undefined) note('subtype-reference', t.name, `every row's key references a row of ${r.parentTable} that is a ${subtypeParent}: ${name} is a kind of ${subtypeParent}`, true);
     if (parent !== undefined) note(r.parentKey ? 'shared-key-subtable' : 'inherits', t.name, `${name} is a kind of ${parent} (${r.parentKey ? `its key ${r.parentKey.columns.join(', ')} references ${r.parentTable}` : `INHERITS (${r.parentTable})`})`);
     else note('entity-table', t.name, `entity ${name} (key ${(t.primaryKey ?? []).join(', ')}, ${t.rowCount} rows)`);
     entities.push(entity);
@@ -142,7 +188,9 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
   // 3. Multi-valued attributes stored in child tables.
   for (const r of readings) {
     if (r.kind !== 'child') continue;
-    const owner = entityOf.get(r.child.owner.table);
+    const tableOwner = entityOf.get(r.child.owner.table);
+    const subtypeOwner = tableOwner !== undefined ? referencedSubtype(r.child.table.name, r.child.owner) : undefined;
+    const owner = subtypeOwner ?? tableOwner;
     const ownerEntity = owner === undefined ? undefined : entities.findIndex((e) => e.name === owner);
     if (owner === undefined || ownerEntity === undefined || ownerEntity < 0) {
       note('left-out', r.child.table.name, `owner ${r.child.owner.table} is not an entity`);
@@ -154,7 +202,7 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
       continue;
     }
     const ownerTable = r.child.owner.table;
-    const prefixes = [`${snakeName(ownerTable)}_`, `${snakeName(className(ownerTable))}_`];
+    const prefixes = [`${snakeName(ownerTable)}_`, `${snakeName(className(ownerTable))}_`, ...(subtypeOwner !== undefined ? [`${snakeName(subtypeOwner)}_`] : [])];
     const tableName = snakeName(r.child.table.name);
     const stem = prefixes.reduce((n, p) => (n.startsWith(p) && n.length > p.length ? n.slice(p.length) : n), tableName);
     const taken = attributeNames.get(owner) ?? new Set<string>();
@@ -173,6 +221,7 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
       attributes: [...e.attributes, { name: attrName, type, optional: true, multiValued: true, lexicon: nounWords(stem), ...(Object.keys(setHints).length > 0 ? { hints: setHints } : {}), ...(storage ? { storage } : {}) }],
     };
     note('owner-keyed-child', r.child.table.name, `multi-valued attribute ${owner}.${attrName} (${r.child.value.name} per ${r.child.owner.columns.join(', ')})`);
+    if (subtypeOwner !== undefined) note('subtype-reference', r.child.table.name, `every row's owner is a row of ${r.child.owner.table} that is a ${subtypeOwner}: the attribute is ${subtypeOwner}'s`, true);
   }
 
   // 4. Relationships.
@@ -198,7 +247,15 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
       const end = endName(fk.columns);
       const name = claimRel(`${snakeName(from)}_${snakeName(end === 'id' ? fk.table : end)}`, `${snakeName(r.table.name)}_${end}`);
       const column = fk.columns.length === 1 ? r.table.columns.find((c) => c.name === fk.columns[0]) : undefined;
-      relationships.push({ ...fkRelationship(name, from, to, rel.cardinality, rel.optional, rel.role), ...(column ? { storage: { column: column.name, sqlType: nativeSqlType(column) } } : {}) });
+      const besideColumns = referenceAttributeColumns(r.table, fk);
+      const opaque: OpaqueColumn[] = [];
+      const beside = columnAttributes(r.table, r.table.columns.filter((c) => besideColumns.includes(c.name)), name, new Set(), new Set(), ctx, enums, note, opaque);
+      for (const a of beside) note('reference-attribute', `${r.table.name}.${a.storage?.column ?? a.name}`, `attribute ${a.name} of relationship ${name}: a CHECK lets it hold a value only where ${fk.columns[0]} does`);
+      relationships.push({
+        ...fkRelationship(name, from, to, rel.cardinality, rel.optional, rel.role),
+        ...(beside.length > 0 ? { attributes: beside.map(asRelationshipAttribute) } : {}),
+        ...(column ? { storage: { column: column.name, sqlType: nativeSqlType(column) } } : {}),
+      });
       note(rel.self ? 'self-reference' : 'foreign-key', `${r.table.name}.${fk.columns.join(',')}`, `${rel.cardinality}${rel.optional ? ', optional' : ''} relationship ${name}: ${from} → ${to}${rel.role ? ` (role ${rel.role})` : ''}`);
     }
   }
@@ -330,6 +387,11 @@ function fkColumns(t: CatalogTable, ctx: RuleContext): Set<string> {
   return new Set(t.foreignKeys.filter((fk) => ctx.tables.has(fk.table)).flatMap((fk) => fk.columns));
 }
 
+/** The columns a CHECK ties to a foreign key of the table: attributes of that relationship (rule `reference-attribute`). */
+function referenceColumns(t: CatalogTable, ctx: RuleContext): Set<string> {
+  return new Set(t.foreignKeys.filter((fk) => ctx.tables.has(fk.table)).flatMap((fk) => referenceAttributeColumns(t, fk)));
+}
+
 /** The key columns that are the model's surrogate id: a single key column, or the integer `…id` columns of a composite key. */
 function surrogateKey(t: CatalogTable): string[] {
   const key = t.primaryKey ?? [];
@@ -423,6 +485,58 @@ function asRelationshipAttribute(a: Attribute): Attribute {
   return Object.keys(h).length > 0 ? { ...rest, hints: h } : rest;
 }
 
+/** A class read from a flag column: its flag, and how many rows have it set. */
+interface FlagClassRows {
+  readonly name: string;
+  readonly flag: string;
+  readonly rows: number;
+}
+
+/** The classes of a table's flag columns (rule `flag-column`), each owning the columns its flag governs. */
+function flagSubclasses(
+  flags: ReturnType<typeof detectFlagClasses>,
+  t: CatalogTable,
+  root: string,
+  usedClassNames: Set<string>,
+  taken: Set<string>,
+  ctx: RuleContext,
+  enums: ReadonlyMap<string, readonly string[]>,
+  note: (rule: string, subject: string, text: string, review?: boolean) => void,
+  opaque: OpaqueColumn[],
+  notAttributes: ReadonlySet<string>,
+  classes: FlagClassRows[],
+): Entity[] {
+  const out: Entity[] = [];
+  const classOf = new Map<string, string>();
+  const setRows = (flag: string): number => ctx.profile.get(t.name)?.get(flag)?.values?.find((v) => v.value === 'true' || v.value === '1')?.count ?? 0;
+  for (const f of flags) {
+    const stem = f.flag.replace(/^(is|has)_/u, '');
+    let name = className(stem);
+    for (let n = 2; usedClassNames.has(name.toLowerCase()); n++) name = `${className(stem)}${n}`;
+    usedClassNames.add(name.toLowerCase());
+    classOf.set(f.flag, name);
+    const parent = f.parentFlag !== undefined ? (classOf.get(f.parentFlag) ?? root) : root;
+    const parentRows = f.parentFlag !== undefined ? setRows(f.parentFlag) : t.rowCount;
+    const own = new Set<string>();
+    const attributes = columnAttributes(t, t.columns.filter((c) => f.columns.includes(c.name) && !notAttributes.has(c.name)), name, taken, own, ctx, enums, note, opaque);
+    for (const n of own) taken.add(n);
+    out.push({ name, parent, attributes, lexicon: nounWords(stem), fraction: fractionOf(setRows(f.flag), parentRows) });
+    classes.push({ name, flag: f.flag, rows: setRows(f.flag) });
+    note('flag-column', `${t.name}.${f.flag}`, `rows with ${f.flag} set are ${name}, a kind of ${parent}${f.columns.length > 0 ? ` (only they may fill ${f.columns.join(', ')})` : ''}; the classes may overlap`, true);
+  }
+  return out;
+}
+
+/** The largest chance of the referenced rows all falling in one subtype by accident that rule `subtype-reference` accepts. */
+const SUBTYPE_CHANCE = 0.001;
+
+/** A class read from a discriminator: its table, the values of its rows, and how many rows have them. */
+interface StiClass {
+  readonly table: string;
+  readonly values: readonly string[];
+  readonly rows: number;
+}
+
 function stiSubclasses(
   sti: SingleTableHierarchy,
   t: CatalogTable,
@@ -434,6 +548,8 @@ function stiSubclasses(
   note: (rule: string, subject: string, text: string, review?: boolean) => void,
   stiParents: Map<string, boolean>,
   opaque: OpaqueColumn[],
+  notAttributes: ReadonlySet<string>,
+  classes: Map<string, StiClass>,
 ): Entity[] {
   const rowsOf = new Map(sti.subtypes.map((s) => [s.value, s.rows]));
   const ownCols = new Map(sti.subtypes.map((s) => [s.value, s.columns]));
@@ -447,7 +563,15 @@ function stiSubclasses(
   interface Node { name: string; values: string[]; columns: readonly string[]; parent: string; label: string }
   const nodes: Node[] = [];
   const absorbed = new Set<string>();
-  const rootValue = sti.subtypes.find((s) => className(s.value) === root)?.value;
+  // The root's own rows carry its name: the class's (`Product`), or, on rows that fill no
+  // column of a subtype, a name whose words begin the table's or begin with them
+  // (`content` in `content_items`, `consumer_account` in `consumers`).
+  const inGroup = (v: string): boolean => sti.groups.some((g) => g.values.includes(v));
+  const wordPrefix = (a: string, b: string): boolean => a.startsWith(b) && (a.length === b.length || /[A-Z0-9]/u.test(a.charAt(b.length)));
+  const tableClass = className(t.name);
+  const rootValue =
+    sti.subtypes.find((s) => className(s.value) === root)?.value ??
+    sti.subtypes.find((s) => s.columns.length === 0 && !inGroup(s.value) && (wordPrefix(className(s.value), tableClass) || wordPrefix(tableClass, className(s.value))))?.value;
   if (rootValue !== undefined) absorbed.add(rootValue);
   const smallestGroup = (values: readonly string[], exclude?: Node): Node | undefined =>
     nodes.filter((n) => n !== exclude && n.values.length > values.length && values.every((v) => n.values.includes(v))).sort((a, b) => a.values.length - b.values.length)[0];
@@ -481,8 +605,9 @@ function stiSubclasses(
       const fraction = Math.max(0.001, !direct && i === children.length - 1 ? Math.round(left * 1e6) / 1e6 : share);
       left -= fraction;
       const own = new Set<string>();
-      const attributes = columnAttributes(t, t.columns.filter((col) => c.columns.includes(col.name)), c.name, taken, own, ctx, enums, note, opaque);
+      const attributes = columnAttributes(t, t.columns.filter((col) => c.columns.includes(col.name) && !notAttributes.has(col.name)), c.name, taken, own, ctx, enums, note, opaque);
       for (const n of own) taken.add(n);
+      classes.set(c.name, { table: t.name, values: c.values, rows: rowsIn(c) });
       out.push({ name: c.name, parent: parentName, attributes, lexicon: nounWords(c.label.replaceAll(' ', '_')), fraction });
       note('discriminator', `${t.name}.${sti.discriminator}`, `rows with ${sti.discriminator} in (${c.values.map((v) => `'${v}'`).join(', ')}) are ${c.name}, a kind of ${parentName}${c.columns.length > 0 ? ` (only they fill ${c.columns.join(', ')})` : ''}`, true);
     }

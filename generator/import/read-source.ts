@@ -3,7 +3,7 @@ import { LoadError } from '../common/errors.ts';
 import type { Database } from '../database/database.ts';
 import { openPostgres } from '../database/postgres-database.ts';
 import type { Catalog, CatalogProfile, DiscriminatorProfile } from './catalog.ts';
-import { profileDiscriminators, profileTables } from './column-profile.ts';
+import { profileDiscriminators, profileReferencedFlags, profileReferencedValues, profileTables, type ReferencedFlags, type ReferencedValues } from './column-profile.ts';
 import { qualified, readPgCatalog } from './pg-catalog-reader.ts';
 import { readSqliteSource } from './sqlite-catalog-reader.ts';
 
@@ -19,6 +19,10 @@ export interface SourceRead {
   readonly profile: CatalogProfile;
   /** Per table, the columns that may tell a row's subtype, profiled by value. */
   readonly discriminators: ReadonlyMap<string, readonly DiscriminatorProfile[]>;
+  /** Per foreign key into a table with a possible discriminator, the discriminator values of the rows it references (`referencesKey`). */
+  readonly referenced?: ReadonlyMap<string, readonly ReferencedValues[]>;
+  /** Per foreign key into a table with required booleans, how many referenced rows have each set (`referencesKey`). */
+  readonly referencedFlags?: ReadonlyMap<string, ReferencedFlags>;
 }
 
 /** What `readSource` promises about the source, for the command to say. */
@@ -37,7 +41,9 @@ export async function readDatabaseSource(db: Database, options: SourceOptions = 
     const from = (t: string): string => qualified(catalog.schema, t);
     const profile = await profileTables(run, catalog.tables, from, 'postgres');
     const discriminators = await profileDiscriminators(run, catalog.tables, profile, from);
-    return { catalog, profile, discriminators };
+    const referenced = await profileReferencedValues(run, catalog.tables, discriminators, from);
+    const referencedFlags = await profileReferencedFlags(run, catalog.tables, from);
+    return { catalog, profile, discriminators, referenced, referencedFlags };
   } finally {
     await db.exec('ROLLBACK').catch(() => {});
   }

@@ -2,7 +2,7 @@ import Sqlite from 'better-sqlite3';
 import { LoadError } from '../common/errors.ts';
 import type { Row } from '../database/database.ts';
 import { type Catalog, type CatalogCheck, type CatalogOther, type CatalogTable, type CatalogType, parseInList } from './catalog.ts';
-import { profileDiscriminators, profileTables } from './column-profile.ts';
+import { profileDiscriminators, profileReferencedFlags, profileReferencedValues, profileTables } from './column-profile.ts';
 import type { SourceRead } from './read-source.ts';
 
 interface TableInfo {
@@ -49,7 +49,9 @@ export async function readSqliteSource(file: string, options: { readonly tables?
     const run = async (sql: string): Promise<Row[]> => db.prepare(sql).all() as Row[];
     const profile = await profileTables(run, catalog.tables, quote, 'sqlite');
     const discriminators = await profileDiscriminators(run, catalog.tables, profile, quote);
-    return { catalog, profile, discriminators };
+    const referenced = await profileReferencedValues(run, catalog.tables, discriminators, quote);
+    const referencedFlags = await profileReferencedFlags(run, catalog.tables, quote);
+    return { catalog, profile, discriminators, referenced, referencedFlags };
   } catch (error) {
     if (error instanceof LoadError) throw error;
     throw new LoadError(`${file}: ${(error as Error).message}`, { cause: error });

@@ -226,6 +226,10 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
           if (attribute.type.kind === 'enum' && encoding === 'array' && !physical?.enumTyped(attribute)) {
             checks.push(`${q} <@ ARRAY[${attribute.type.values.map(quoteLiteral).join(', ')}]::text[]`);
           }
+          // A JSON array of an enum's values: every element one of the list (containment of arrays is the subset test).
+          if (attribute.type.kind === 'enum' && encoding === 'jsonb' && !physical?.enumTyped(attribute)) {
+            checks.push(`${q} <@ ${quoteLiteral(JSON.stringify(attribute.type.values))}::jsonb`);
+          }
         } else {
           addOwnedColumn(owner.name, { name, role: { kind: 'attribute', entity: owner.name, attribute: attribute.name }, sqlType: physical ? physical.sqlType(attribute) : scalarSqlType(attribute.type), valueType: attribute.type }, attribute.optional !== true);
           if (attribute.type.kind === 'enum' && !physical?.enumTyped(attribute)) {

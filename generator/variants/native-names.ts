@@ -8,8 +8,8 @@ import type { HierarchyChoice, MultiValuedEncoding, RelationshipEncoding, Varian
 /** The name of the variant that is exactly the database a model was imported from. */
 export const NATIVE_VARIANT = 'native';
 
-/** Types whose values are text as the model holds them: anything else under an enum is an enum type. */
-const TEXT_TYPE = /^(text|character varying|varchar|character|char|bpchar|citext)\b/iu;
+/** Types whose values are text as the model holds them (a JSON array holds text too): anything else under an enum is an enum type. */
+const TEXT_TYPE = /^(text|character varying|varchar|character|char|bpchar|citext)\b|^jsonb?$/iu;
 
 /**
  * The `native` variant of a model with physical names (`storage`, written by `equisql

@@ -11,7 +11,9 @@ import { sameColumnGroups } from '../../generator/import/rules/concrete-tables.t
 import { ruleContext } from '../../generator/import/rules/finding.ts';
 import { foreignKeyCycles, foreignKeyRelationship } from '../../generator/import/rules/foreign-key-relationships.ts';
 import { className, isNotNoun, nounWords } from '../../generator/import/rules/lexicon-words.ts';
+import { detectFlagClasses } from '../../generator/import/rules/flag-columns.ts';
 import { detectLinkTable } from '../../generator/import/rules/link-tables.ts';
+import { referenceAttributeColumns } from '../../generator/import/rules/reference-attributes.ts';
 import { detectSingleTableHierarchy } from '../../generator/import/rules/single-table-inheritance.ts';
 import { valueHints } from '../../generator/import/rules/value-hints.ts';
 import { valueSet } from '../../generator/import/rules/value-sets.ts';
@@ -152,6 +154,11 @@ describe('value sets, types and hints', () => {
     const sub = table('item', [col('id'), col('type', txt), tags], { checks: [{ expression: "CHECK (((type = 'book') = (tags IS NOT NULL)) AND (tags <@ ARRAY['new'::text, 'old'::text]))" }] });
     expect(valueSet(tags, sub, undefined, new Map())).toEqual({ source: 'check-in', values: ['new', 'old'] });
     expect(valueSet(col('other_tags', { kind: 'array', element: txt }), sub, undefined, new Map())).toBeUndefined();
+    // A JSON array's list: every element one of the strings of a JSON array (as PostgreSQL prints it).
+    const sizes = col('sizes', { kind: 'json' }, true);
+    const shop = table('item', [col('id'), sizes], { checks: [{ expression: `CHECK ((sizes <@ '["S", "M", "L''s"]'::jsonb))` }] });
+    expect(valueSet(sizes, shop, undefined, new Map())).toEqual({ source: 'check-in', values: ['S', 'M', "L's"] });
+    expect(valueSet(sizes, { ...shop, checks: [{ expression: `CHECK ((sizes <@ '[1, 2]'::jsonb))` }] }, undefined, new Map())).toBeUndefined();
   });
   it('maps engine types, saying where it approximates', () => {
     expect(pgType('character varying(45)', new Set())).toEqual({ kind: 'text', length: 45 });
@@ -184,5 +191,36 @@ describe('words', () => {
     const a = table('customer', [col('id'), col('first_name', txt), col('last_name', txt), col('email', txt)]);
     const b = table('staff', [col('id'), col('first_name', txt), col('last_name', txt), col('email', txt), col('salary')]);
     expect(sameColumnGroups([a, b, film])).toEqual([{ tables: ['customer', 'staff'], columns: ['first_name', 'last_name', 'email'] }]);
+  });
+});
+
+describe('reference-attribute', () => {
+  it('reads a column a CHECK ties to a reference as an attribute of that relationship', () => {
+    const loan = table('copy', [col('id'), col('member_id', int, true), col('since', { kind: 'date' }, true), col('note', txt, true), col('shelf', txt, true)], {
+      foreignKeys: [fk(['member_id'], 'member')],
+      checks: [{ expression: 'CHECK (((member_id IS NULL) = (since IS NULL)))' }, { expression: 'CHECK (((member_id IS NOT NULL) OR (note IS NULL)))' }, { expression: 'CHECK ((shelf IS NULL) OR (length(shelf) > 0))' }],
+    });
+    expect(referenceAttributeColumns(loan, fk(['member_id'], 'member'))).toEqual(['since', 'note']);
+    expect(referenceAttributeColumns({ ...loan, checks: [] }, fk(['member_id'], 'member'))).toEqual([]);
+  });
+});
+
+describe('flag-column', () => {
+  it('reads a boolean the CHECKs treat as a membership flag as a class, parents first, and leaves other booleans alone', () => {
+    const bool: CatalogType = { kind: 'boolean' };
+    const people = table('people', [col('id'), col('is_student', bool), col('is_member', bool), col('active', bool), col('joined_on', { kind: 'date' }, true), col('school', txt, true), col('pen_name', txt, true), col('is_author', bool)], {
+      checks: [
+        { expression: 'CHECK (((NOT is_student) OR is_member))' },
+        { expression: 'CHECK ((is_member = (joined_on IS NOT NULL)))' },
+        { expression: 'CHECK ((is_student = (school IS NOT NULL)))' },
+        { expression: 'CHECK ((is_author OR (pen_name IS NULL)))' },
+      ],
+    });
+    expect(detectFlagClasses(people)).toEqual([
+      { flag: 'is_member', columns: ['joined_on'] },
+      { flag: 'is_author', columns: ['pen_name'] },
+      { flag: 'is_student', parentFlag: 'is_member', columns: ['school'] },
+    ]);
+    expect(detectFlagClasses({ ...people, checks: [] })).toEqual([]);
   });
 });

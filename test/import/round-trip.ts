@@ -1,4 +1,6 @@
 import type { Domain } from '../../generator/er-model/er-model.ts';
+import type { ConceptualInstance, EntityObject, Link } from '../../generator/instance/conceptual-instance.ts';
+import type { RelationalSchema } from '../../generator/variants/relational-schema.ts';
 import { indexDomain } from '../../generator/er-model/er-index.ts';
 
 /**
@@ -18,4 +20,74 @@ export function modelShape(domain: Domain): { entities: string[]; relationships:
     entities: domain.entities.map((e) => `${index.chain(e.name).length - 1}:${kinds(e.attributes)}`).sort(),
     relationships: domain.relationships.map((r) => `${r.cardinality}:${kinds(r.attributes ?? [])}`).sort(),
   };
+}
+
+/**
+ * The names of an imported draft mapped to the original model's, by where each element is
+ * stored: a draft entity's table is the built table of one class, an attribute's column (or
+ * child table) the built column of one attribute, a relationship's reference column or table
+ * the built one of one relationship. Undefined for an element the built schema does not
+ * name one-to-one (a class read from a discriminator has no table of its own).
+ */
+export function originalNames(draft: Domain, built: RelationalSchema): { entities: Map<string, string>; attributes: Map<string, string>; relationships: Map<string, string> } {
+  const entities = new Map<string, string>();
+  const attributes = new Map<string, string>();
+  const relationships = new Map<string, string>();
+  const table = (name: string | undefined) => built.tables.find((t) => t.name === name);
+  for (const e of draft.entities) {
+    const t = table(e.storage?.table);
+    if (t?.role.kind === 'entity' && t.role.classes.length === 1) entities.set(e.name, t.role.classes[0] as string);
+    for (const a of e.attributes) {
+      const child = a.storage?.table !== undefined ? table(a.storage.table) : undefined;
+      if (child?.role.kind === 'multiValued') attributes.set(a.name, child.role.attribute);
+      const role = t?.columns.find((c) => c.name === a.storage?.column)?.role;
+      if (role?.kind === 'attribute' || role?.kind === 'nested') attributes.set(a.name, role.attribute);
+    }
+  }
+  for (const r of draft.relationships) {
+    const from = draft.entities.find((e) => e.name === r.from);
+    const t = table(r.storage?.table ?? from?.storage?.table);
+    const role = r.storage?.table !== undefined ? t?.role : t?.columns.find((c) => c.name === r.storage?.column)?.role;
+    if (role?.kind === 'relationship' || role?.kind === 'reference') relationships.set(r.name, role.relationship);
+    for (const a of r.attributes ?? []) {
+      const c = t?.columns.find((col) => col.name === a.storage?.column)?.role;
+      if (c?.kind === 'relationshipAttribute') attributes.set(`${r.name}.${a.name}`, c.attribute);
+    }
+  }
+  return { entities, attributes, relationships };
+}
+
+/**
+ * An instance read through an imported draft, under the original model's names (see
+ * `originalNames`), with each link turned round where the draft reads a relationship from
+ * its other end. Throws naming the first element it cannot map.
+ */
+export function renameInstance(instance: ConceptualInstance, draft: Domain, built: RelationalSchema, original: Domain): ConceptualInstance {
+  const names = originalNames(draft, built);
+  const get = (map: Map<string, string>, key: string, what: string): string => {
+    const v = map.get(key);
+    if (v === undefined) throw new Error(`no original name for ${what} ${key}`);
+    return v;
+  };
+  const objects: Record<string, EntityObject[]> = {};
+  for (const [root, list] of Object.entries(instance.objects)) {
+    objects[get(names.entities, root, 'entity')] = list.map((o) => ({
+      id: o.id,
+      classes: o.classes.map((c) => get(names.entities, c, 'entity')).sort(),
+      values: Object.fromEntries(Object.entries(o.values).map(([k, v]) => [get(names.attributes, k, 'attribute'), v])),
+    }));
+  }
+  const links: Record<string, Link[]> = {};
+  for (const [rel, list] of Object.entries(instance.links)) {
+    const name = get(names.relationships, rel, 'relationship');
+    const draftRel = draft.relationships.find((r) => r.name === rel);
+    const want = original.relationships.find((r) => r.name === name);
+    const turned = want !== undefined && draftRel !== undefined && want.from !== want.to && names.entities.get(draftRel.from) === want.to;
+    links[name] = list.map((l) => ({
+      from: turned ? l.to : l.from,
+      to: turned ? l.from : l.to,
+      ...(l.values ? { values: Object.fromEntries(Object.entries(l.values).map(([k, v]) => [get(names.attributes, `${rel}.${k}`, 'attribute'), v])) } : {}),
+    }));
+  }
+  return { domain: instance.domain, objects, links };
 }

@@ -12,7 +12,7 @@ export const LOW_CARDINALITY = 12;
 
 /**
  * Rule `value-set`: a column's values are a closed set when its type is an enum type or a
- * CHECK says `column IN (…)`; a text column with few values, each repeated, is reported as a
+ * CHECK says `column IN (…)` (for an array or a JSON array, that every element is one of a list); a text column with few values, each repeated, is reported as a
  * candidate (a pool of values for the generator), not made an enum: the next row may bring
  * a new value.
  */
@@ -26,9 +26,30 @@ export function valueSet(column: CatalogColumn, table: CatalogTable, profile: Co
     const contained = arrayContainedIn(column.name, table.checks.map((c) => c.expression));
     if (contained) return { source: 'check-in', values: contained };
   }
+  if (column.type.kind === 'json') {
+    const contained = jsonContainedIn(column.name, table.checks.map((c) => c.expression));
+    if (contained) return { source: 'check-in', values: contained };
+  }
   if (t.kind !== 'text' && t.kind !== 'char') return undefined;
   if (!profile?.values || profile.values.length < 2 || profile.values.length > LOW_CARDINALITY || profile.rows - profile.nulls < 2 * profile.values.length) return undefined;
   return { source: 'low-cardinality', values: profile.values.map((v) => v.value) };
+}
+
+/** The strings of `col <@ '["a", "b"]'::jsonb` (a JSON array whose elements are all in the list) found anywhere in the checks. */
+function jsonContainedIn(name: string, expressions: readonly string[]): string[] | undefined {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
+  const pattern = new RegExp(`(?:^|[^\\w"])"?${escaped}"?\\s*<@\\s*'((?:[^']|'')*)'::jsonb`, 'u');
+  for (const e of expressions) {
+    const m = pattern.exec(e);
+    if (!m) continue;
+    try {
+      const list: unknown = JSON.parse((m[1] as string).replaceAll("''", "'"));
+      if (Array.isArray(list) && list.length > 0 && list.every((v) => typeof v === 'string')) return list as string[];
+    } catch {
+      // Not a JSON list: no value set.
+    }
+  }
+  return undefined;
 }
 
 /** The list of `col <@ ARRAY['a', 'b']` found anywhere in the checks, when one names the column. */
