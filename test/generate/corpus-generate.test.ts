@@ -1,12 +1,11 @@
-import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import pg from 'pg';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runMain } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
 import { sized } from '../helpers/tiers.ts';
 import { describeServer } from '../helpers/postgres.ts';
+import { CHINOOK_SQLITE, hasChinook, hasPagila, loadPagila } from '../helpers/shared-databases.ts';
 
 // `generate --corpus`: every database of a corpus (built-in domains, a model file, a SQLite
 // file, a PostgreSQL database) generated with one command and exported together, each record
@@ -15,10 +14,7 @@ const tmp = tempDir('corpus-generate');
 afterAll(() => tmp.remove());
 const noServer = { DATABASE_URL: undefined };
 const LIBRARY = join(REPO_ROOT, 'test/fixtures/er-model/valid/library.json');
-const CHINOOK = resolve(import.meta.dirname, '../../../shared/databases/chinook/Chinook_Sqlite.sqlite');
-const PAGILA = resolve(import.meta.dirname, '../../../shared/databases/pagila');
-const hasChinook = existsSync(CHINOOK);
-const hasPagila = existsSync(join(PAGILA, 'pagila-schema.sql')) && existsSync(join(PAGILA, 'pagila-data.sql'));
+const CHINOOK = CHINOOK_SQLITE;
 const GROUPS = String(sized('EQUISQL_CORPUS_GROUPS', 2, 20));
 
 /** Every data row of an export, by split. */
@@ -147,29 +143,13 @@ describe('generate --corpus refuses bad input in one line, before anything is bu
 
 describeServer('generate --corpus with Pagila on the server', (serverUrl) => {
   let url = '';
-  let name = '';
-  const admin = async <T>(fn: (c: pg.Client) => Promise<T>): Promise<T> => {
-    const c = new pg.Client({ connectionString: serverUrl });
-    await c.connect();
-    try {
-      return await fn(c);
-    } finally {
-      await c.end();
-    }
-  };
+  let drop: (() => Promise<void>) | undefined;
   beforeAll(async () => {
     if (!hasPagila) return;
-    // Named after the server's database for this checkout, so it is ours to drop.
-    name = `${new URL(serverUrl).pathname.slice(1) || 'equisql'}_corpus_pagila_${process.pid}`.toLowerCase().replace(/[^a-z0-9_]/gu, '_');
-    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name}`));
-    await admin((c) => c.query(`CREATE DATABASE ${name}`));
-    const u = new URL(serverUrl);
-    u.pathname = `/${name}`;
-    url = u.toString();
-    for (const file of ['pagila-schema.sql', 'pagila-data.sql']) execFileSync('psql', ['-q', '-v', 'ON_ERROR_STOP=1', '-d', url, '-f', join(PAGILA, file)], { stdio: 'ignore' });
+    ({ url, drop } = await loadPagila(serverUrl, 'corpus_pagila'));
   }, 120_000);
   afterAll(async () => {
-    if (name) await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    await drop?.();
   });
 
   it.skipIf(!hasPagila || !hasChinook)('both built-in domains, library.json, Chinook and Pagila in one command, split by database', async () => {
@@ -178,6 +158,6 @@ describeServer('generate --corpus with Pagila on the server', (serverUrl) => {
     const out = join(tmp.dir, 'five');
     const run = await runMain(['generate', '--corpus', list, '--groups', GROUPS, '--scale', 'tiny', '--variants', 'full_sti,full_cti', '--split', 'database', '--formats', 'jsonl', '--out', out], { env: noServer });
     expect(run.status, run.stderr.slice(-2000)).toBe(0);
-    await expectDatabaseSplit(out, ['retail', 'social_media', 'library', 'chinook_sqlite', name]);
+    await expectDatabaseSplit(out, ['retail', 'social_media', 'library', 'chinook_sqlite', new URL(url).pathname.slice(1)]);
   }, 600_000);
 });

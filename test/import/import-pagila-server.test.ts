@@ -1,44 +1,26 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { main } from '../../generator/cli/main.ts';
 import { draftModel } from '../../generator/import/draft-model.ts';
 import { readSource } from '../../generator/import/read-source.ts';
 import { describeServer } from '../helpers/postgres.ts';
+import { hasPagila, loadPagila } from '../helpers/shared-databases.ts';
 
-const PAGILA = resolve(import.meta.dirname, '../../../shared/databases/pagila');
-const hasPagila = existsSync(join(PAGILA, 'pagila-schema.sql')) && existsSync(join(PAGILA, 'pagila-data.sql'));
 
 describeServer('import of Pagila from the server', (serverUrl) => {
   let url = '';
-  let name = '';
+  let drop: (() => Promise<void>) | undefined;
   const dir = mkdtempSync(join(tmpdir(), 'equisql-pagila-'));
-  const admin = async <T>(fn: (c: pg.Client) => Promise<T>): Promise<T> => {
-    const c = new pg.Client({ connectionString: serverUrl });
-    await c.connect();
-    try {
-      return await fn(c);
-    } finally {
-      await c.end();
-    }
-  };
   beforeAll(async () => {
     if (!hasPagila) return;
-    // The database is named after the one the server gave this checkout, so it is ours to drop.
-    name = `${new URL(serverUrl).pathname.slice(1) || 'equisql'}_pagila_${process.pid}`.toLowerCase().replace(/[^a-z0-9_]/gu, '_');
-    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name}`));
-    await admin((c) => c.query(`CREATE DATABASE ${name}`));
-    const u = new URL(serverUrl);
-    u.pathname = `/${name}`;
-    url = u.toString();
-    for (const file of ['pagila-schema.sql', 'pagila-data.sql']) execFileSync('psql', ['-q', '-v', 'ON_ERROR_STOP=1', '-d', url, '-f', join(PAGILA, file)], { stdio: 'ignore' });
+    ({ url, drop } = await loadPagila(serverUrl, 'pagila'));
   }, 120_000);
   afterAll(async () => {
     rmSync(dir, { recursive: true, force: true });
-    if (name) await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    await drop?.();
   });
 
   it.skipIf(!hasPagila)('drafts Pagila with no hand edit, creating nothing in it', async () => {
