@@ -1,3 +1,4 @@
+// @tier long
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { runCli } from '../helpers/run-cli.ts';

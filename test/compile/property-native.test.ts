@@ -1,3 +1,4 @@
+// @tier long
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, it } from 'vitest';

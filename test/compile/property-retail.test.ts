@@ -1,3 +1,4 @@
+// @tier long
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../generator/database/database.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';

@@ -1,3 +1,4 @@
+// @tier long
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sized } from '../helpers/tiers.ts';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+// @tier long
 /**
  * The eval report, drawn by a real browser: a tiny social_media export (the paper's
  * questions) is scored twice by `equisql eval` — once from a predictions file with a model's

@@ -1,3 +1,4 @@
+// @tier long
 // The SQLite layout of `equisql export --formats sqlite`, and BIRD's and Spider's evaluators run
 // unchanged on it. The layout's own checks need nothing but the project. The evaluators are
 // found through EQUISQL_BIRD_EVAL (the folder of BIRD's evaluation.py), EQUISQL_BIRD_MINIDEV_EVAL

@@ -1,3 +1,4 @@
+// @tier long
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+// @tier long
 import { beforeAll, describe, expect, it } from 'vitest';
 import { oneLineSql } from '../../generator/export/formats/one-line-sql.ts';
 import { loadPgParser, parsePostgres } from '../../generator/sql/pg-parser.ts';

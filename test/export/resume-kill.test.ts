@@ -1,3 +1,4 @@
+// @tier long
 import { spawn } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';

@@ -1,3 +1,4 @@
+// @tier long
 /**
  * Agreement across engines in generation. `generate --engines postgres,sqlite` on both
  * built-in domains keeps a group only when every variant's SQLite SQL answers as PostgreSQL

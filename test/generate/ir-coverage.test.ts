@@ -1,3 +1,4 @@
+// @tier long
 import { readabilityFindings } from '../../generator/compile/readability.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

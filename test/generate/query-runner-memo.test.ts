@@ -1,3 +1,4 @@
+// @tier long
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../generator/database/database.ts';
 import { BUILT_IN_DOMAINS } from '../../generator/domains/index.ts';

@@ -1,3 +1,4 @@
+// @tier long
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';

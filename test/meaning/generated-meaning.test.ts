@@ -1,3 +1,4 @@
+// @tier long
 /**
  * The meaning check over what generation emits: the groups of 1,000 candidates of each
  * built-in domain, and 300 groups of the worked model of docs/er-model.md (which declares no

@@ -1,3 +1,4 @@
+// @tier long
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, truncateSync, copyFileSync } from 'node:fs';

@@ -1,3 +1,4 @@
+// @tier long
 /**
  * Bad input that crashed or hung (issue 16, findings 20 and 23): each gets one line and
  * exit 2, and what was written before is left as it was.

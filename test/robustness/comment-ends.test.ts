@@ -1,3 +1,4 @@
+// @tier long
 /**
  * The carriage-return bypass, through every door untrusted SQL comes in by: `equisql run`, a
  * user's suite file, and a model's back-translation (`questions --writer llm`, its endpoint a

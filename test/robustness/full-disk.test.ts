@@ -1,3 +1,4 @@
+// @tier long
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, statfsSync, readdirSync } from 'node:fs';

@@ -1,3 +1,4 @@
+// @tier long
 /**
  * A model's endpoint is untrusted input (issue 16: findings 5, 12–17, 21). Each test runs the
  * LLM question writer through the `openai` client against a chat-completions server this

@@ -1,3 +1,4 @@
+// @tier long
 /**
  * Finding 4 of the second hostile run: results had no bound. `equisql run` buffered the whole
  * result (30M rows ended in a V8 heap out-of-memory, exit 134, after a minute), and

@@ -1,3 +1,4 @@
+// @tier long
 /**
  * Faults of the run are not verdicts on candidates (issue 16, findings 10, 11, 23): two
  * runs into one directory, a database connection lost mid-run (backends terminated, the

@@ -1,3 +1,4 @@
+// @tier long
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { indexDomain } from '../../generator/er-model/er-index.ts';
