@@ -22,7 +22,7 @@ import { createRng } from '../generator/common/rng.ts';
 import { SUITES } from '../generator/suites/index.ts';
 import { openDatabase, type Database } from '../generator/database/database.ts';
 import { buildDataset } from '../generator/assemble/build-dataset.ts';
-import { runQuestions } from '../generator/execute/run-suite.ts';
+import { runQuestions } from '../generator/suites/run-suite.ts';
 
 const { values } = parseArgs({ options: { queries: { type: 'string' }, db: { type: 'string' } } });
 const perDomain = Number(values.queries ?? 2000);

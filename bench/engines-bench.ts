@@ -18,7 +18,7 @@ import type { ScalePreset } from '../generator/instance/conceptual-instance.ts';
 import { openDatabase, type Database } from '../generator/database/database.ts';
 import { prepareBuilds } from '../generator/generate/prepare-builds.ts';
 import { createQueryRunner } from '../generator/generate/query-runner.ts';
-import { generateGroups } from '../generator/generate/generate-groups.ts';
+import { generateGroups } from '../generator/run/generate-groups.ts';
 import { engineLosses } from '../generator/generate/engine-agreement.ts';
 
 const { values } = parseArgs({ options: { dataset: { type: 'string' }, groups: { type: 'string' }, scale: { type: 'string' }, rounds: { type: 'string' }, db: { type: 'string' } } });

@@ -14,7 +14,7 @@ import { randomQuery } from '../generator/query/random-query.ts';
 import { createRng } from '../generator/common/rng.ts';
 import { SUITES } from '../generator/suites/index.ts';
 import { writeTemplateQuestions, paraphraseCount } from '../generator/questions/template-writer.ts';
-import { TEMPLATE_STYLES } from '../generator/questions/question-record.ts';
+import { TEMPLATE_STYLES } from '../generator/records/question-record.ts';
 import type { Query } from '../generator/query/conceptual-query.ts';
 
 const { values } = parseArgs({ options: { queries: { type: 'string' } } });

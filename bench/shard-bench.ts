@@ -13,8 +13,8 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { main } from '../generator/cli/main.ts';
-import { candidatesPath, type CandidateOutcome } from '../generator/generate/shard-run.ts';
-import { readJsonLines } from '../generator/generate/groups-file.ts';
+import { candidatesPath, type CandidateOutcome } from '../generator/run/shard-run.ts';
+import { readJsonLines } from '../generator/records/groups-file.ts';
 
 const { values } = parseArgs({ options: { groups: { type: 'string' }, shards: { type: 'string' }, dataset: { type: 'string' }, variants: { type: 'string' } } });
 const groups = Number(values.groups ?? 60);

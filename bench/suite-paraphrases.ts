@@ -7,9 +7,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256 } from '../generator/common/hash.ts';
 import { sealFile, updateSeals } from '../generator/common/file-seal.ts';
-import { readJsonLines, groupsPath } from '../generator/generate/groups-file.ts';
-import type { GroupRecord } from '../generator/generate/group-record.ts';
-import { serializeQuestion, type QuestionRecord } from '../generator/questions/question-record.ts';
+import { readJsonLines, groupsPath } from '../generator/records/groups-file.ts';
+import type { GroupRecord } from '../generator/records/group-record.ts';
+import { serializeQuestion, type QuestionRecord } from '../generator/records/question-record.ts';
 
 export function writeSuiteParaphrases(out: string, dataset: string, paraphrases: number): QuestionRecord[] {
   const groups = readJsonLines<GroupRecord>(groupsPath(out, dataset), false);

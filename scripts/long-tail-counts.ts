@@ -19,11 +19,11 @@ import { parseGrammar } from '../generator/grammar/pcfg.ts';
 import { createRng } from '../generator/common/rng.ts';
 import { prepareBuilds } from '../generator/generate/prepare-builds.ts';
 import { createQueryRunner } from '../generator/generate/query-runner.ts';
-import { candidateSources, type GenerateOptions } from '../generator/generate/generate-groups.ts';
+import { candidateSources, type GenerateOptions } from '../generator/generate/candidate.ts';
 import { readSkeleton } from '../generator/generate/skeleton-shape.ts';
 import { fillQuery } from '../generator/generate/fill/fill-query.ts';
 import { verifyGroup } from '../generator/generate/group-checks.ts';
-import { CandidateRejected } from '../generator/generate/group-record.ts';
+import { CandidateRejected } from '../generator/records/group-record.ts';
 
 const args = process.argv.slice(2).filter((a) => a !== '--list');
 const list = process.argv.includes('--list');

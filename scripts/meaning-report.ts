@@ -23,9 +23,9 @@ import type { ScalePreset } from '../generator/instance/conceptual-instance.ts';
 import { openDatabase, resolveTarget } from '../generator/database/database.ts';
 import { prepareBuilds } from '../generator/generate/prepare-builds.ts';
 import { createQueryRunner } from '../generator/generate/query-runner.ts';
-import { generateGroups } from '../generator/generate/generate-groups.ts';
-import { groupsPath, readJsonLines, rejectionsPath } from '../generator/generate/groups-file.ts';
-import type { GroupRecord, Rejection } from '../generator/generate/group-record.ts';
+import { generateGroups } from '../generator/run/generate-groups.ts';
+import { groupsPath, readJsonLines, rejectionsPath } from '../generator/records/groups-file.ts';
+import type { GroupRecord, Rejection } from '../generator/records/group-record.ts';
 import { formatMeaningSummary, summarizeMeaning } from '../generator/meaning/meaning-summary.ts';
 
 const { values } = parseArgs({ options: { candidates: { type: 'string' }, scale: { type: 'string' }, dataset: { type: 'string' }, db: { type: 'string' }, dir: { type: 'string' }, seed: { type: 'string' } } });

@@ -14,7 +14,7 @@ import { PAPER_SOCIAL_MEDIA } from '../generator/suites/paper-social-media.ts';
 import { PAPER_RETAIL } from '../generator/suites/paper-retail.ts';
 import { createRng } from '../generator/common/rng.ts';
 import { writeNaturalQuestion } from '../generator/questions/natural/natural-writer.ts';
-import type { GroupRecord } from '../generator/generate/group-record.ts';
+import type { GroupRecord } from '../generator/records/group-record.ts';
 
 const out: string[] = ['| paper | the paper\'s wording | natural (paraphrase 0) | evidence |', '|---|---|---|---|'];
 for (const [domain, suite] of [['social_media', PAPER_SOCIAL_MEDIA], ['retail', PAPER_RETAIL]] as const) {

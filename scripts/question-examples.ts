@@ -13,7 +13,7 @@ import { randomQuery } from '../generator/query/random-query.ts';
 import { generateInstance } from '../generator/instance/generate-instance.ts';
 import { createRng } from '../generator/common/rng.ts';
 import { writeTemplateQuestion } from '../generator/questions/template-writer.ts';
-import { TEMPLATE_STYLES } from '../generator/questions/question-record.ts';
+import { TEMPLATE_STYLES } from '../generator/records/question-record.ts';
 import { compileQuery } from '../generator/compile/compile-query.ts';
 import { buildRelationalSchema } from '../generator/variants/build-schema.ts';
 import { presetVariant } from '../generator/variants/variant-presets.ts';

@@ -15,7 +15,7 @@ import { randomQuery } from '../generator/query/random-query.ts';
 import { generateInstance } from '../generator/instance/generate-instance.ts';
 import { createRng } from '../generator/common/rng.ts';
 import { writeTemplateQuestion } from '../generator/questions/template-writer.ts';
-import { TEMPLATE_STYLES } from '../generator/questions/question-record.ts';
+import { TEMPLATE_STYLES } from '../generator/records/question-record.ts';
 import type { Query } from '../generator/query/conceptual-query.ts';
 
 const count = Number(process.argv[2] ?? 1000);

@@ -20,7 +20,7 @@ import { parseDomainJson } from '../generator/er-model/domain-json.ts';
 import { createRng } from '../generator/common/rng.ts';
 import { writeNaturalQuestion } from '../generator/questions/natural/natural-writer.ts';
 import { MACHINE_PHRASES } from '../generator/questions/natural/machine-phrases.ts';
-import type { GroupRecord } from '../generator/generate/group-record.ts';
+import type { GroupRecord } from '../generator/records/group-record.ts';
 import { writeTemplateQuestions } from '../generator/questions/template-writer.ts';
 import { quotedNotInSql, quotedValues } from '../generator/questions/quoted-labels.ts';
 import { READING_CHOICES } from '../generator/questions/readings.ts';

@@ -21,13 +21,13 @@ import { indexDomain } from '../er-model/er-index.ts';
 import { parseGrammar } from '../grammar/pcfg.ts';
 import { mixGrammars } from '../grammar/pcfg-estimator.ts';
 import { lockDir } from '../assemble/dir-lock.ts';
-import { DIFFICULTIES, type Difficulty } from '../generate/group-record.ts';
+import { DIFFICULTIES, type Difficulty } from '../records/group-record.ts';
 import { readSuiteFile } from '../generate/suite-file.ts';
 import { exportSettings } from '../export/export-settings.ts';
 import { checkDatabaseCount } from '../export/split-assign.ts';
-import type { ShardSpec } from '../generate/shard-run.ts';
-import { shardFromEnvironment } from '../generate/shard-engine.ts';
-import { checkResume, writeRunSettings } from '../generate/run-settings.ts';
+import type { ShardSpec } from '../run/shard-run.ts';
+import { shardFromEnvironment } from '../run/shard-engine.ts';
+import { checkResume, writeRunSettings } from '../run/run-settings.ts';
 import { seedFromText } from '../assemble/build-manifest.ts';
 import { displayFor } from './progress-bar.ts';
 import type { QueryRunner } from '../generate/query-runner.ts';
@@ -197,7 +197,7 @@ async function planRun(flags: GenerateFlags, dataset: ResolvedDataset, path: str
   // Names are checked before anything is loaded, built or opened: a typo costs no build.
   selectVariants(indexDomain(dataset.domain), variants, seed);
   const target = resolveTarget(flags.db ?? io.env['DATABASE_URL'], join(out, 'pglite'));
-  const shard = flags.shard === undefined ? undefined : /^auto(\/|$)/u.test(flags.shard.trim()) ? autoShard(flags.shard.trim(), io.env) : (await import('../generate/shard-run.ts')).parseShard(flags.shard);
+  const shard = flags.shard === undefined ? undefined : /^auto(\/|$)/u.test(flags.shard.trim()) ? autoShard(flags.shard.trim(), io.env) : (await import('../run/shard-run.ts')).parseShard(flags.shard);
   const margin = flags['shard-margin'] === undefined ? 0.25 : Number(flags['shard-margin']);
   if (!(margin >= 0 && margin <= 100)) throw new ConfigError(`generate: --shard-margin must be a number from 0 to 100, got "${flags['shard-margin']}"`);
   if (flags['shard-margin'] !== undefined && !shard) throw new ConfigError('generate: --shard-margin goes with --shard i/N');
@@ -223,11 +223,11 @@ async function runPlan(plan: RunPlan, io: CliIo, options: { readonly exportAfter
   const [{ prepareBuilds }, { createQueryRunner }, { checkGroupsFiles, generateGroups }, { readGroupsState, rejectionsPath }, { writeQuestionsAfterGroups }, { exportDataset }, { checkShardFiles, generateShard }] = await Promise.all([
     import('../generate/prepare-builds.ts'),
     import('../generate/query-runner.ts'),
-    import('../generate/generate-groups.ts'),
-    import('../generate/groups-file.ts'),
+    import('../run/generate-groups.ts'),
+    import('../records/groups-file.ts'),
     import('../questions/questions-stage.ts'),
     import('../export/export-dataset.ts'),
-    import('../generate/shard-run.ts'),
+    import('../run/shard-run.ts'),
   ]);
   const release = lockDir(out, 'generate');
   const connections: Database[] = [];

@@ -5,7 +5,7 @@ import { parseTable, type FlagTable } from './flag-table.ts';
 import { EXPORT_FLAGS } from './export-flags.ts';
 import { lockDir } from '../assemble/dir-lock.ts';
 import { exportSettings } from '../export/export-settings.ts';
-import { checkMergeDirs, expandShardDirs, mergeShards } from '../export/merge-shards.ts';
+import { checkMergeDirs, expandShardDirs, mergeShards } from '../run/merge-shards.ts';
 import { displayFor } from './progress-bar.ts';
 
 const FLAGS = {

@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { openDatabase, resolveTarget } from '../database/database.ts';
 import { ConfigError } from '../common/errors.ts';
 import { lockDir } from '../assemble/dir-lock.ts';
-import { TEMPLATE_STYLES } from '../questions/question-record.ts';
+import { TEMPLATE_STYLES } from '../records/question-record.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { resolveLlmEndpoint } from '../config/llm-config.ts';
 import { ownValue } from '../common/user-text.ts';

@@ -8,7 +8,7 @@ import { escapeControl, ownValue } from '../common/user-text.ts';
 import { targetOf } from '../assemble/verify-dataset.ts';
 import { openDatabase } from '../database/database.ts';
 import { SUITES } from '../suites/index.ts';
-import { runQuestions } from '../execute/run-suite.ts';
+import { runQuestions } from '../suites/run-suite.ts';
 import { readSuiteFile, type SuiteEntry } from '../generate/suite-file.ts';
 import type { SuiteQuestion } from '../suites/suite.ts';
 import type { ErIndex } from '../er-model/er-index.ts';

@@ -13,12 +13,12 @@ import { ConfigError } from '../common/errors.ts';
 import { readManifest, type BuildManifest } from '../assemble/build-manifest.ts';
 import { parseDomainJson } from '../er-model/domain-json.ts';
 import type { Domain } from '../er-model/er-model.ts';
-import type { ExportRecord } from '../export/export-record.ts';
+import type { ExportRecord } from '../records/export-record.ts';
 import { fullDdl, PROMPT_SCHEMAS, type PromptSchema } from '../export/prompt-schema.ts';
 import { promptSchemaTexts } from '../export/prompt-schema-source.ts';
 import { readManifestObject } from '../common/file-seal.ts';
-import { groupsPath, readJsonLines } from '../generate/groups-file.ts';
-import type { GroupRecord } from '../generate/group-record.ts';
+import { groupsPath, readJsonLines } from '../records/groups-file.ts';
+import type { GroupRecord } from '../records/group-record.ts';
 import type { VariantSpec } from '../variants/variant-spec.ts';
 import type { EvalPrompt } from './eval-summary.ts';
 

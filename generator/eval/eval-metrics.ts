@@ -17,7 +17,7 @@
  * - SQLStructEval's structure measures over the predicted SQL of a question across its
  *   variants (see `StructureStats`).
  */
-import type { ExportRecord } from '../export/export-record.ts';
+import type { ExportRecord } from '../records/export-record.ts';
 import {
   EVAL_SUMMARY_VERSION,
   INVALID_KINDS,

@@ -10,7 +10,7 @@
  */
 import { sha256, stableStringify } from '../common/hash.ts';
 import type { Domain, Entity } from '../er-model/er-model.ts';
-import type { ExportRecord } from '../export/export-record.ts';
+import type { ExportRecord } from '../records/export-record.ts';
 import { trainingMessages } from '../export/finetune-format.ts';
 import type { ChatMessage } from '../questions/llm-client.ts';
 import type { VariantSpec } from '../variants/variant-spec.ts';

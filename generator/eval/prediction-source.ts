@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { ConfigError } from '../common/errors.ts';
-import type { ExportRecord } from '../export/export-record.ts';
+import type { ExportRecord } from '../records/export-record.ts';
 import type { ChatMessage, LlmClient } from '../questions/llm-client.ts';
 import type { EvalSource } from './eval-summary.ts';
 import { replySql } from './reply-sql.ts';

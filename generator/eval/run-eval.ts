@@ -19,7 +19,7 @@ import { writeFileAtomic } from '../common/atomic-write.ts';
 import type { Database } from '../database/database.ts';
 import { createUntrustedExecutor, type UntrustedExecutor } from '../execute/untrusted-query.ts';
 import { createSqliteExecutor } from '../execute/untrusted-sqlite.ts';
-import type { ExportRecord } from '../export/export-record.ts';
+import type { ExportRecord } from '../records/export-record.ts';
 import { erDiagramText, promptHash, promptMessages, shreddingText, type ErContext } from './eval-prompt.ts';
 import type { EvalInputs, EvalVariant } from './eval-inputs.ts';
 import { summarize } from './eval-metrics.ts';

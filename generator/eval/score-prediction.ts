@@ -17,7 +17,7 @@
 import { ExecutionError } from '../common/errors.ts';
 import { normalizeResult } from '../execute/run-query.ts';
 import type { UntrustedExecutor, UntrustedOutcome } from '../execute/untrusted-query.ts';
-import type { ExportRecord } from '../export/export-record.ts';
+import type { ExportRecord } from '../records/export-record.ts';
 import { canonicalizeSql } from '../structure/canonical-structure.ts';
 import type { EvalVariant } from './eval-inputs.ts';
 import { ANSWER_ROWS_KEPT, type AnswerRows, type EvalEngine, type OutcomeKind, type PredictionLine, type WrongAnswer } from './eval-summary.ts';

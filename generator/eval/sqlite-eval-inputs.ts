@@ -10,9 +10,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ConfigError, oneLine } from '../common/errors.ts';
-import type { ExportRecord } from '../export/export-record.ts';
-import { groupsPath, readJsonLines } from '../generate/groups-file.ts';
-import type { GroupRecord } from '../generate/group-record.ts';
+import type { ExportRecord } from '../records/export-record.ts';
+import { groupsPath, readJsonLines } from '../records/groups-file.ts';
+import type { GroupRecord } from '../records/group-record.ts';
 import type { EvalInputs, EvalVariant } from './eval-inputs.ts';
 
 /** The SQLite file of a variant, relative to the generated directory. */

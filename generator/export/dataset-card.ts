@@ -6,15 +6,15 @@
  * question and an answer repeat, and how to load and train on it.
  */
 import { CARD_DEFAULTS, type CardMetadata } from '../config/define-config.ts';
-import type { ExportRecord } from './export-record.ts';
-import { RECORD_COLUMNS } from './export-record.ts';
+import type { ExportRecord } from '../records/export-record.ts';
+import { RECORD_COLUMNS } from '../records/export-record.ts';
 import { PARQUET_TYPES } from './parquet-sink.ts';
 import { SPLIT_NAMES, type SplitKind, type SplitName } from './split-assign.ts';
 import { dataFile, type ExportFileEntry } from './export-dataset.ts';
 import { AXOLOTL_FILE, finetuneFile, finetuneParquetFile, LLAMA_FACTORY_FILE, llamaFactoryName, type FinetuneTokens } from './finetune-files.ts';
 import type { PromptSchema } from './prompt-schema.ts';
 import type { RowControls } from './row-selection.ts';
-import { stylesCardSection, type QuestionStyle } from '../questions/question-record.ts';
+import { stylesCardSection, type QuestionStyle } from '../records/question-record.ts';
 
 export interface CardInput {
   readonly dataset: string;

@@ -4,7 +4,7 @@
  * LLaMA-Factory `dataset_info.json` and an Axolotl YAML snippet, each with the sequence
  * length the longest row needs.
  */
-import type { ExportRecord } from './export-record.ts';
+import type { ExportRecord } from '../records/export-record.ts';
 import { chatLine, promptLine, questionPart, schemaPart, SYSTEM_PROMPT } from './finetune-format.ts';
 import type { SplitName } from './split-assign.ts';
 import { createTokenCounter, lengthStats, suggestedLength, TOKENIZER, TRAINER_DEFAULTS, type LengthStats, type RowTokens } from './token-lengths.ts';

@@ -14,7 +14,7 @@
  * (`trainingMessages`), so a model fine-tuned on them is scored on the prompt it learned.
  */
 import type { ChatMessage } from '../questions/llm-client.ts';
-import type { ExportRecord } from './export-record.ts';
+import type { ExportRecord } from '../records/export-record.ts';
 
 export const SYSTEM_PROMPT = 'You translate questions into PostgreSQL. Answer with one SQL query and nothing else.';
 

@@ -6,7 +6,7 @@
 import { renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import parquet from 'parquetjs-lite';
-import { RECORD_COLUMNS, type ExportRecord } from './export-record.ts';
+import { RECORD_COLUMNS, type ExportRecord } from '../records/export-record.ts';
 import { trainingMessages } from './finetune-format.ts';
 
 /** Parquet physical/logical type of each column; the JSON Schema and the card say the same. */

@@ -7,9 +7,9 @@
  * evenly over the groups. The test split is never sampled: a benchmark needs every variant.
  */
 import { createRng } from '../common/rng.ts';
-import type { GroupRecord } from '../generate/group-record.ts';
-import type { QuestionRecord } from '../questions/question-record.ts';
-import { groupRows, type ExportRecord } from './export-record.ts';
+import type { GroupRecord } from '../records/group-record.ts';
+import type { QuestionRecord } from '../records/question-record.ts';
+import { groupRows, type ExportRecord } from '../records/export-record.ts';
 import type { SplitName } from './split-assign.ts';
 
 export interface RowControls {

@@ -11,7 +11,7 @@
 import { analyticParts, isAnalytic } from '../query/analytic-expr.ts';
 import type * as Sql from '../sql/sql-ast.ts';
 import type { Expr, Join, Predicate, Query, SelectQuery } from '../query/conceptual-query.ts';
-import type { ConstructCounts, Difficulty } from './group-record.ts';
+import type { ConstructCounts, Difficulty } from '../records/group-record.ts';
 
 interface Conditions {
   units: number;

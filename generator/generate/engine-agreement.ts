@@ -15,7 +15,7 @@ import type { NormalizedResult } from '../execute/run-query.ts';
 import type { SqlQuery } from '../compile/sql-tree.ts';
 import { isOrdered, type Query } from '../query/conceptual-query.ts';
 import type { CheckVariant, VerifiedGroup } from './group-checks.ts';
-import { reject, type VariantAnswer } from './group-record.ts';
+import { reject, type VariantAnswer } from '../records/group-record.ts';
 
 /** The SQLite files of a run, each opened read-only once, on first use. */
 export interface SqliteFiles {

@@ -23,7 +23,7 @@ import { canonicalKey } from '../query/walk.ts';
 import { compareResults, normalizeResult, type GroupComparison, type GuardedQuery, type NormalizedResult } from '../execute/run-query.ts';
 import type { TextResult } from '../database/database.ts';
 import { oneLine } from '../common/errors.ts';
-import { reject, type VariantAnswer } from './group-record.ts';
+import { reject, type VariantAnswer } from '../records/group-record.ts';
 import type { QueryRunner } from './query-runner.ts';
 import { outputNames } from './fill/fill-query.ts';
 

@@ -6,7 +6,7 @@
 import type { ErIndex } from '../er-model/er-index.ts';
 import type { Query } from '../query/conceptual-query.ts';
 import { checkMeaning } from '../meaning/check-meaning.ts';
-import { reject } from './group-record.ts';
+import { reject } from '../records/group-record.ts';
 
 /** Throws `not-meaningful:<rule>` for the first violation of the rules of meaning. */
 export function rejectMeaningless(index: ErIndex, query: Query): void {

@@ -11,7 +11,7 @@ import { ExecutionError, RunFaultError, oneLine } from '../common/errors.ts';
 import { isConnectionFault } from '../database/connection-fault.ts';
 import { explainCost, guardAhead, runReadOnly, runReadOnlyMany, type GuardedQuery } from '../execute/run-query.ts';
 import { isCompiledSql, type CompiledSql } from '../compile/compiled-sql.ts';
-import { reject } from './group-record.ts';
+import { reject } from '../records/group-record.ts';
 import { queryKey, ResultMemo, resultValues } from './result-memo.ts';
 
 export interface QueryRunner {

@@ -13,7 +13,7 @@ import type { CompiledSql } from '../compile/compiled-sql.ts';
 import { normalizeResult } from '../execute/run-query.ts';
 import { writeNaturalQuestion } from '../questions/natural/natural-writer.ts';
 import { otherReadings, type Reading } from '../questions/readings.ts';
-import { CandidateRejected, reject } from './group-record.ts';
+import { CandidateRejected, reject } from '../records/group-record.ts';
 import type { CheckContext, CheckVariant, VerifiedGroup } from './group-checks.ts';
 
 /** A reading that answers otherwise, and on which instance it was seen first. */

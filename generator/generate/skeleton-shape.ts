@@ -10,7 +10,7 @@
 import { instantiateSkeleton } from '../grammar/skeleton-instantiator.ts';
 import { parseSql } from '../sql/parser-adapter.ts';
 import type * as Sql from '../sql/sql-ast.ts';
-import { reject } from './group-record.ts';
+import { reject } from '../records/group-record.ts';
 
 export type ColumnType = 'any' | 'numeric' | 'text';
 

@@ -18,8 +18,8 @@ import { runUntrusted } from '../execute/untrusted-query.ts';
 import { checkBaseUrl, createLlmClient, type LlmClient, type LlmUsage } from './llm-client.ts';
 import { writeLlmQuestion, type LlmWriterContext } from './llm-writer.ts';
 import type { ErIndex } from '../er-model/er-index.ts';
-import type { GroupRecord } from '../generate/group-record.ts';
-import { questionId, type QuestionRecord, type QuestionStyle } from './question-record.ts';
+import type { GroupRecord } from '../records/group-record.ts';
+import { questionId, type QuestionRecord, type QuestionStyle } from '../records/question-record.ts';
 import { suiteQuestion } from './suite-questions.ts';
 import { estimateCost, type ModelPrice } from '../config/llm-config.ts';
 

@@ -17,8 +17,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ExecutionError } from '../common/errors.ts';
 import type { ErIndex } from '../er-model/er-index.ts';
-import type { GroupRecord } from '../generate/group-record.ts';
-import type { ChainOfThought, QuestionCheck, QuestionStyle } from './question-record.ts';
+import type { GroupRecord } from '../records/group-record.ts';
+import type { ChainOfThought, QuestionCheck, QuestionStyle } from '../records/question-record.ts';
 import type { ChatMessage, LlmClient, ReplyCheck } from './llm-client.ts';
 import { writeTemplateQuestion } from './template-writer.ts';
 

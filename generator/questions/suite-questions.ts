@@ -2,8 +2,8 @@
  * Questions a person wrote: groups made from a suite file (`generate --from-suite`) carry
  * their line's question, which is taken as written.
  */
-import type { GroupRecord } from '../generate/group-record.ts';
-import { questionId, type QuestionRecord } from './question-record.ts';
+import type { GroupRecord } from '../records/group-record.ts';
+import { questionId, type QuestionRecord } from '../records/question-record.ts';
 
 /** The person's question of a group, when its suite line carried one. */
 export function suiteQuestion(group: GroupRecord): QuestionRecord | undefined {

@@ -4,7 +4,7 @@ import type { ErIndex } from '../er-model/er-index.ts';
 import type { Query } from '../query/conceptual-query.ts';
 import { sha256 } from '../common/hash.ts';
 import { describeQuery, type QueryFrame, type RequiredMention } from './describe/describe-query.ts';
-import type { QuestionStyle } from './question-record.ts';
+import type { QuestionStyle } from '../records/question-record.ts';
 import { writeNaturalQuestion } from './natural/natural-writer.ts';
 import { naturalParaphrases } from './natural/plans.ts';
 

@@ -12,7 +12,7 @@ import { loadPgParser, parsePostgres, statementKinds } from '../../generator/sql
 import { SUITES } from '../../generator/suites/index.ts';
 import { openDatabase, type Database } from '../../generator/database/database.ts';
 import { buildDataset } from '../../generator/assemble/build-dataset.ts';
-import { runQuestions } from '../../generator/execute/run-suite.ts';
+import { runQuestions } from '../../generator/suites/run-suite.ts';
 import { REPO_ROOT } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
 import { createDatabase, describeServer } from '../helpers/postgres.ts';

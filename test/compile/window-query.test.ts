@@ -12,7 +12,7 @@ import { runReadOnly } from '../../generator/execute/run-query.ts';
 import { generateInstance } from '../../generator/instance/generate-instance.ts';
 import type { Expr, Query, SelectQuery, WindowExpr } from '../../generator/query/conceptual-query.ts';
 import { writeTemplateQuestion } from '../../generator/questions/template-writer.ts';
-import { TEMPLATE_STYLES } from '../../generator/questions/question-record.ts';
+import { TEMPLATE_STYLES } from '../../generator/records/question-record.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
 import { englishFaults, expectedFacts, expectedNaturalFacts } from '../helpers/question-checks.ts';
 

@@ -6,7 +6,7 @@ import { tempDir } from '../helpers/build-fixtures.ts';
 import { createDatabase, describeServer } from '../helpers/postgres.ts';
 import { PAPER_SOCIAL_MEDIA } from '../../generator/suites/paper-social-media.ts';
 import type { EvalSummary, PredictionLine } from '../../generator/eval/eval-summary.ts';
-import type { ExportRecord } from '../../generator/export/export-record.ts';
+import type { ExportRecord } from '../../generator/records/export-record.ts';
 
 // `equisql eval` on a build in a PostgreSQL server: a pool of connections, the gold scored
 // 100%, and predictions that time out, fail or are refused each counted by their kind.

@@ -14,7 +14,7 @@ import { openDatabase } from '../../generator/database/database.ts';
 import { neutralResult } from '../../generator/execute/engine-neutral.ts';
 import { normalizeResult } from '../../generator/execute/run-query.ts';
 import { createSqliteExecutor } from '../../generator/execute/untrusted-sqlite.ts';
-import type { ExportRecord } from '../../generator/export/export-record.ts';
+import type { ExportRecord } from '../../generator/records/export-record.ts';
 
 // `equisql eval --engine sqlite` on a tiny social_media run (the paper's questions, two
 // variants) generated with `--engines postgres,sqlite`: both instances' SQLite files and each

@@ -11,8 +11,8 @@ import { openDatabase } from '../../generator/database/database.ts';
 import { readEvalInputs, type EvalInputs } from '../../generator/eval/eval-inputs.ts';
 import { evalMessages, promptHash } from '../../generator/eval/eval-prompt.ts';
 import type { EvalSummary, PredictionLine } from '../../generator/eval/eval-summary.ts';
-import type { ExportRecord } from '../../generator/export/export-record.ts';
-import type { GroupRecord } from '../../generator/generate/group-record.ts';
+import type { ExportRecord } from '../../generator/records/export-record.ts';
+import type { GroupRecord } from '../../generator/records/group-record.ts';
 
 // A model with known mistakes, played by a chat-completions server on 127.0.0.1, scored by
 // `equisql eval` on the paper's social_media questions (and one ordered question) over four

@@ -10,7 +10,7 @@ import { tempDir } from '../helpers/build-fixtures.ts';
 import { describeServer } from '../helpers/postgres.ts';
 import { DEFOG_COLUMNS, defogFiles, defogMisreads } from '../../generator/export/formats/defog-files.ts';
 import { birdFiles } from '../../generator/export/formats/bird-files.ts';
-import type { ExportRecord } from '../../generator/export/export-record.ts';
+import type { ExportRecord } from '../../generator/records/export-record.ts';
 import { loadPgParser, parsePostgres } from '../../generator/sql/pg-parser.ts';
 import { openPostgres } from '../../generator/database/postgres-database.ts';
 import { runUntrusted } from '../../generator/execute/untrusted-query.ts';

@@ -13,8 +13,8 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMain } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
-import type { ExportRecord } from '../../generator/export/export-record.ts';
-import type { GroupRecord } from '../../generator/generate/group-record.ts';
+import type { ExportRecord } from '../../generator/records/export-record.ts';
+import type { GroupRecord } from '../../generator/records/group-record.ts';
 import { oneLineSql } from '../../generator/export/formats/one-line-sql.ts';
 import { sqliteRows, type SqliteSource } from '../../generator/export/formats/sqlite-files.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { budgetRows, questionVariants, splitBudgets } from '../../generator/export/row-selection.ts';
-import type { ExportRecord } from '../../generator/export/export-record.ts';
+import type { ExportRecord } from '../../generator/records/export-record.ts';
 
 describe('questionVariants', () => {
   it('gives each question k distinct variants, covers every variant once questions × k reach them, and prefers SQL the question lacks', () => {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { groupId } from '../../generator/generate/canonical-query.ts';
-import type { GroupRecord } from '../../generator/generate/group-record.ts';
+import type { GroupRecord } from '../../generator/records/group-record.ts';
 import type { Query } from '../../generator/query/conceptual-query.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
 import { sized } from '../helpers/tiers.ts';

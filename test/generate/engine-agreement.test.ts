@@ -24,11 +24,11 @@ import { compileSqlite } from '../../generator/compile/sqlite/compile-sqlite.ts'
 import { buildRelationalSchema } from '../../generator/variants/build-schema.ts';
 import { prepareBuilds } from '../../generator/generate/prepare-builds.ts';
 import { createQueryRunner } from '../../generator/generate/query-runner.ts';
-import { generateGroups } from '../../generator/generate/generate-groups.ts';
+import { generateGroups } from '../../generator/run/generate-groups.ts';
 import type { CheckVariant } from '../../generator/generate/group-checks.ts';
-import type { GroupRecord, Rejection } from '../../generator/generate/group-record.ts';
-import { groupsPath, readJsonLines, rejectionsPath } from '../../generator/generate/groups-file.ts';
-import { checkResume, writeRunSettings } from '../../generator/generate/run-settings.ts';
+import type { GroupRecord, Rejection } from '../../generator/records/group-record.ts';
+import { groupsPath, readJsonLines, rejectionsPath } from '../../generator/records/groups-file.ts';
+import { checkResume, writeRunSettings } from '../../generator/run/run-settings.ts';
 import { attr, entity, out, select } from '../../generator/query/query-builder.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
 import { runMain } from '../helpers/run-cli.ts';

@@ -7,7 +7,7 @@ import { asc, attr, cmp, count, countDistinct, desc, entity, id, inner, isA, lit
 import { prepareBuilds, type PreparedBuilds } from '../../generator/generate/prepare-builds.ts';
 import { createQueryRunner } from '../../generator/generate/query-runner.ts';
 import { verifyGroup, type CheckContext } from '../../generator/generate/group-checks.ts';
-import { CandidateRejected, type RejectionReason } from '../../generator/generate/group-record.ts';
+import { CandidateRejected, type RejectionReason } from '../../generator/records/group-record.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
 import { compileSql } from '../../generator/compile/compile-query.ts';
 

@@ -10,11 +10,11 @@ import { buildSchemaGraph, type SchemaGraph } from '../../generator/generate/sch
 import { readSkeleton } from '../../generator/generate/skeleton-shape.ts';
 import { fillQuery, type Probe } from '../../generator/generate/fill/fill-query.ts';
 import { verifyGroup, type CheckContext, type VerifiedGroup } from '../../generator/generate/group-checks.ts';
-import { CandidateRejected } from '../../generator/generate/group-record.ts';
+import { CandidateRejected } from '../../generator/records/group-record.ts';
 import { hasAggregate } from '../../generator/query/query-scope.ts';
 import type { Expr, Query, SelectQuery } from '../../generator/query/conceptual-query.ts';
 import { requiredMentions, writeTemplateQuestion } from '../../generator/questions/template-writer.ts';
-import { TEMPLATE_STYLES } from '../../generator/questions/question-record.ts';
+import { TEMPLATE_STYLES } from '../../generator/records/question-record.ts';
 import { DOMAINS, tempDir } from '../helpers/build-fixtures.ts';
 import { englishFaults, expectedFacts, expectedNaturalFacts, machinePhrases } from '../helpers/question-checks.ts';
 

@@ -8,7 +8,7 @@ import { compileSql } from '../../generator/compile/compile-query.ts';
 import { prepareBuilds, type PreparedBuilds } from '../../generator/generate/prepare-builds.ts';
 import { createQueryRunner, type QueryRunner } from '../../generator/generate/query-runner.ts';
 import { verifyGroup, type CheckContext } from '../../generator/generate/group-checks.ts';
-import { CandidateRejected } from '../../generator/generate/group-record.ts';
+import { CandidateRejected } from '../../generator/records/group-record.ts';
 import { ResultMemo } from '../../generator/generate/result-memo.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
 

@@ -11,9 +11,9 @@ import { verifyGroup, type CheckContext } from '../../generator/generate/group-c
 import { answeringOtherwise, differingReadings } from '../../generator/generate/readings-check.ts';
 import { otherReadings, type ReadingChoice } from '../../generator/questions/readings.ts';
 import { writeNaturalQuestion } from '../../generator/questions/natural/natural-writer.ts';
-import { generateGroups } from '../../generator/generate/generate-groups.ts';
-import { groupsPath, readJsonLines } from '../../generator/generate/groups-file.ts';
-import type { GroupRecord } from '../../generator/generate/group-record.ts';
+import { generateGroups } from '../../generator/run/generate-groups.ts';
+import { groupsPath, readJsonLines } from '../../generator/records/groups-file.ts';
+import type { GroupRecord } from '../../generator/records/group-record.ts';
 import { parseGrammar } from '../../generator/grammar/pcfg.ts';
 import { readFileSync } from 'node:fs';
 import { tempDir } from '../helpers/build-fixtures.ts';

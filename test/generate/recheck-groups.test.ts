@@ -8,8 +8,8 @@ import { buildRelationalSchema } from '../../generator/variants/build-schema.ts'
 import { compileQuery } from '../../generator/compile/compile-query.ts';
 import { normalizeResult, runReadOnly } from '../../generator/execute/run-query.ts';
 import { groupId } from '../../generator/generate/canonical-query.ts';
-import type { GroupRecord } from '../../generator/generate/group-record.ts';
-import { groupsPath, readJsonLines } from '../../generator/generate/groups-file.ts';
+import type { GroupRecord } from '../../generator/records/group-record.ts';
+import { groupsPath, readJsonLines } from '../../generator/records/groups-file.ts';
 
 /**
  * The acceptance check of a generated directory, independent of the generator: every line

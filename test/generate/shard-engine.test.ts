@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { shardFromEnvironment } from '../../generator/generate/shard-engine.ts';
+import { shardFromEnvironment } from '../../generator/run/shard-engine.ts';
 import { ConfigError } from '../../generator/common/errors.ts';
 
 // `--shard auto`: each engine's variables, counted as that engine counts them, name the shard

@@ -5,7 +5,7 @@ import { readSkeleton } from '../../generator/generate/skeleton-shape.ts';
 import { fillQuery } from '../../generator/generate/fill/fill-query.ts';
 import { buildSchemaGraph } from '../../generator/generate/schema-graph.ts';
 import { canonicalQueryText, groupId } from '../../generator/generate/canonical-query.ts';
-import { CandidateRejected, type RejectionReason } from '../../generator/generate/group-record.ts';
+import { CandidateRejected, type RejectionReason } from '../../generator/records/group-record.ts';
 import { BUILT_IN_DOMAINS } from '../../generator/domains/index.ts';
 import { indexDomain } from '../../generator/er-model/er-index.ts';
 import { generateInstance } from '../../generator/instance/generate-instance.ts';

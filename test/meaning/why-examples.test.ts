@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { BUILT_IN_DOMAINS } from '../../generator/domains/index.ts';
 import { indexDomain } from '../../generator/er-model/er-index.ts';
 import { rejectMeaningless } from '../../generator/generate/meaning-gate.ts';
-import { CandidateRejected } from '../../generator/generate/group-record.ts';
+import { CandidateRejected } from '../../generator/records/group-record.ts';
 import type { Query } from '../../generator/query/conceptual-query.ts';
 import { agg, and, arith, asc, attr, classOf, cmp, count, entity, id, inner, lit, out, round, select } from '../../generator/query/query-builder.ts';
 

@@ -16,9 +16,9 @@ import { createRng } from '../../generator/common/rng.ts';
 import { sha256 } from '../../generator/common/hash.ts';
 import { createLlmClient } from '../../generator/questions/llm-client.ts';
 import { writeLlmQuestion, type LlmWriterContext } from '../../generator/questions/llm-writer.ts';
-import { serializeGroup, type GroupRecord } from '../../generator/generate/group-record.ts';
+import { serializeGroup, type GroupRecord } from '../../generator/records/group-record.ts';
 import { writeQuestions, questionsPath } from '../../generator/questions/questions-stage.ts';
-import type { QuestionRecord } from '../../generator/questions/question-record.ts';
+import type { QuestionRecord } from '../../generator/records/question-record.ts';
 
 // The LLM writer end to end: a real tiny build on PGlite, a chat-completions server on
 // 127.0.0.1 that plays the model (each phase recognised by its prompt), and the

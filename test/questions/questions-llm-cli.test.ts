@@ -2,8 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { GroupRecord } from '../../generator/generate/group-record.ts';
-import type { QuestionRecord } from '../../generator/questions/question-record.ts';
+import type { GroupRecord } from '../../generator/records/group-record.ts';
+import type { QuestionRecord } from '../../generator/records/question-record.ts';
 import { runCli, runCliAsync } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
 import { startChatServer, type ChatServer } from '../helpers/chat-completions-server.ts';

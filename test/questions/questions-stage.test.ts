@@ -11,9 +11,9 @@ import { randomQuery } from '../../generator/query/random-query.ts';
 import { generateInstance } from '../../generator/instance/generate-instance.ts';
 import { createRng } from '../../generator/common/rng.ts';
 import { sha256, stableStringify } from '../../generator/common/hash.ts';
-import { serializeGroup, type GroupRecord } from '../../generator/generate/group-record.ts';
+import { serializeGroup, type GroupRecord } from '../../generator/records/group-record.ts';
 import { PAPER_SOCIAL_MEDIA } from '../../generator/suites/paper-social-media.ts';
-import type { QuestionRecord } from '../../generator/questions/question-record.ts';
+import type { QuestionRecord } from '../../generator/records/question-record.ts';
 import { REPO_ROOT, runCli } from '../helpers/run-cli.ts';
 
 // The questions stage reads only the groups' queries, ids and sources; the other fields of

@@ -10,7 +10,7 @@ import { randomQuery } from '../../generator/query/random-query.ts';
 import { generateInstance } from '../../generator/instance/generate-instance.ts';
 import { createRng } from '../../generator/common/rng.ts';
 import { paraphraseCount, requiredMentions, writeTemplateQuestion } from '../../generator/questions/template-writer.ts';
-import { TEMPLATE_STYLES } from '../../generator/questions/question-record.ts';
+import { TEMPLATE_STYLES } from '../../generator/records/question-record.ts';
 import type { Query } from '../../generator/query/conceptual-query.ts';
 import { englishFaults, expectedFacts, expectedNaturalFacts, machinePhrases } from '../helpers/question-checks.ts';
 import { sized } from '../helpers/tiers.ts';

@@ -10,9 +10,9 @@ import { tempDir } from '../helpers/build-fixtures.ts';
 import { PAPER_SOCIAL_MEDIA } from '../../generator/suites/paper-social-media.ts';
 import { normalizeResult } from '../../generator/execute/run-query.ts';
 import { pythonFloatText, sqliteValueText } from '../../generator/export/rl/answer-text.ts';
-import type { ExportRecord } from '../../generator/export/export-record.ts';
+import type { ExportRecord } from '../../generator/records/export-record.ts';
 import type { GroundTruth } from '../../generator/export/rl/ground-truth.ts';
-import type { GroupRecord } from '../../generator/generate/group-record.ts';
+import type { GroupRecord } from '../../generator/records/group-record.ts';
 
 // The RL exports and their shipped reward on a tiny social_media run checked on SQLite too
 // (the paper's questions, one ordered question, one whose answer repeats rows), on the SQLite

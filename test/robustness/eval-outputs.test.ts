@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../generator/common/errors.ts';
 import { fileSource } from '../../generator/eval/prediction-source.ts';
 import { writeCompareReport } from '../../generator/eval/report/compare-report.ts';
-import type { ExportRecord } from '../../generator/export/export-record.ts';
+import type { ExportRecord } from '../../generator/records/export-record.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
 
 const tmp = tempDir('eval-outputs');

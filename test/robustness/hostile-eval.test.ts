@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { EvalSummary, PredictionLine } from '../../generator/eval/eval-summary.ts';
-import type { ExportRecord } from '../../generator/export/export-record.ts';
+import type { ExportRecord } from '../../generator/records/export-record.ts';
 import { PAPER_SOCIAL_MEDIA } from '../../generator/suites/paper-social-media.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
 import { createDatabase, describeServer } from '../helpers/postgres.ts';

@@ -16,7 +16,7 @@ import { generateInstance } from '../../generator/instance/generate-instance.ts'
 import { randomQuery } from '../../generator/query/random-query.ts';
 import { createRng } from '../../generator/common/rng.ts';
 import { sha256, stableStringify } from '../../generator/common/hash.ts';
-import { serializeGroup, type GroupRecord } from '../../generator/generate/group-record.ts';
+import { serializeGroup, type GroupRecord } from '../../generator/records/group-record.ts';
 import { sealFiles, updateSeals } from '../../generator/common/file-seal.ts';
 
 export const NO_SERVER = { DATABASE_URL: undefined };

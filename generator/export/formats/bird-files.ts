@@ -4,8 +4,8 @@
  * evaluator reads (`--data_mode <split>`). Item i of the JSON, line i of the gold file and
  * row i of `data/<split>-00000-of-00001.jsonl` are the same record.
  */
-import type { Difficulty } from '../../generate/group-record.ts';
-import type { ExportRecord } from '../export-record.ts';
+import type { Difficulty } from '../../records/group-record.ts';
+import type { ExportRecord } from '../../records/export-record.ts';
 import type { SplitName } from '../split-assign.ts';
 import { EVALUATOR_DIR, type EvaluatorFile } from './evaluator-file.ts';
 import { dbId, goldLines } from './gold-lines.ts';

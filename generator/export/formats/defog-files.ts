@@ -9,7 +9,7 @@
  * as a column template (`{a, b}` expanded into each subset of the columns): a record whose
  * SQL holds a `;` or a `{…}` would be read as other queries, so it is left out of the file.
  */
-import type { ExportRecord } from '../export-record.ts';
+import type { ExportRecord } from '../../records/export-record.ts';
 import type { SplitName } from '../split-assign.ts';
 import { EVALUATOR_DIR, type EvaluatorFile } from './evaluator-file.ts';
 import { dbId } from './gold-lines.ts';

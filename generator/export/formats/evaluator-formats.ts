@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../../common/errors.ts';
-import type { ExportRecord } from '../export-record.ts';
+import type { ExportRecord } from '../../records/export-record.ts';
 import type { SplitName } from '../split-assign.ts';
 import { birdFiles } from './bird-files.ts';
 import { defogFiles } from './defog-files.ts';

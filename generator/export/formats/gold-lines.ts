@@ -4,7 +4,7 @@
  * dump loader makes for it). Line i is row i of the split's records.
  */
 import { SqlParseError } from '../../common/errors.ts';
-import type { ExportRecord } from '../export-record.ts';
+import type { ExportRecord } from '../../records/export-record.ts';
 import { oneLineSql } from './one-line-sql.ts';
 
 /** The database a row's SQL runs on, as the evaluators name it: the variant's schema id. */

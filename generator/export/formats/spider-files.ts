@@ -3,7 +3,7 @@
  * line, the file the test-suite evaluator's `--gold` reads (no blank line: Spider's reader
  * takes one for the end of an interaction). Line i is row i of the split's records.
  */
-import type { ExportRecord } from '../export-record.ts';
+import type { ExportRecord } from '../../records/export-record.ts';
 import type { SplitName } from '../split-assign.ts';
 import { EVALUATOR_DIR, type EvaluatorFile } from './evaluator-file.ts';
 import { goldLines } from './gold-lines.ts';

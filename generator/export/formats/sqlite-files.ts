@@ -21,8 +21,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../../common/errors.ts';
-import type { GroupRecord } from '../../generate/group-record.ts';
-import type { ExportRecord } from '../export-record.ts';
+import type { GroupRecord } from '../../records/group-record.ts';
+import type { ExportRecord } from '../../records/export-record.ts';
 import type { SplitName } from '../split-assign.ts';
 import { birdFiles, birdItem } from './bird-files.ts';
 import { EVALUATOR_DIR, type EvaluatorFile } from './evaluator-file.ts';

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { ConfigError, ExecutionError } from '../../common/errors.ts';
 import { readManifest, type BuildManifest } from '../../assemble/build-manifest.ts';
 import { normalizeResult } from '../../execute/run-query.ts';
-import type { GroupRecord } from '../../generate/group-record.ts';
+import type { GroupRecord } from '../../records/group-record.ts';
 import type { AnswerRows, SqliteGold } from './sqlite-gold.ts';
 
 /** The version of the ground truth's shape; the reward refuses another. */

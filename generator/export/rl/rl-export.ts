@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeLinesAtomic } from '../../common/atomic-write.ts';
-import type { ExportRecord } from '../export-record.ts';
+import type { ExportRecord } from '../../records/export-record.ts';
 import type { SplitName } from '../split-assign.ts';
 import { groundTruths, type TruthSource } from './ground-truth.ts';
 import type { RlDialect } from './rl-prompt.ts';

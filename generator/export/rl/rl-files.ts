@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import parquet from 'parquetjs-lite';
-import type { ExportRecord } from '../export-record.ts';
+import type { ExportRecord } from '../../records/export-record.ts';
 import { writeRows } from '../parquet-sink.ts';
 import type { SplitName } from '../split-assign.ts';
 import { isGoldFailure, type GroundTruth } from './ground-truth.ts';

@@ -3,7 +3,7 @@
  * may reason before it; the reward reads the last fenced block), and the fine-tuning files'
  * user turn — the variant's schema, the question, its evidence.
  */
-import type { ExportRecord } from '../export-record.ts';
+import type { ExportRecord } from '../../records/export-record.ts';
 import { userPrompt } from '../finetune-format.ts';
 
 export type RlDialect = 'SQLite' | 'PostgreSQL';

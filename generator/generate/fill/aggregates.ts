@@ -6,7 +6,7 @@
  */
 import { snakeCase } from '../../er-model/er-index.ts';
 import type { Expr } from '../../query/conceptual-query.ts';
-import { reject } from '../group-record.ts';
+import { reject } from '../../records/group-record.ts';
 import type { AggregateArithmeticSlot, AggregateSlot } from '../skeleton-shape.ts';
 import { conditionalAggregate, distinctAggregate } from './analytic.ts';
 import { candidates } from './column-slots.ts';

@@ -5,7 +5,7 @@
  */
 import { snakeCase } from '../../er-model/er-index.ts';
 import type { Expr } from '../../query/conceptual-query.ts';
-import { reject } from '../group-record.ts';
+import { reject } from '../../records/group-record.ts';
 import type { SlotKind } from '../schema-graph.ts';
 import type { ColumnSlot } from '../skeleton-shape.ts';
 import type { ElementAlias, EntityAlias, Fill, Typed } from './fill-context.ts';

@@ -4,7 +4,7 @@
  * dropped.
  */
 import type { Predicate, SelectQuery } from '../../query/conceptual-query.ts';
-import { reject } from '../group-record.ts';
+import { reject } from '../../records/group-record.ts';
 import type { ComparisonOp, ConditionShape } from '../skeleton-shape.ts';
 import { aggregate } from './aggregates.ts';
 import type { CountTarget, ElementAlias, EntityAlias, Fill } from './fill-context.ts';

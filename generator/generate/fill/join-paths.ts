@@ -4,7 +4,7 @@
  * relation), weighted towards paths whose storage differs between variants.
  */
 import type { Join } from '../../query/conceptual-query.ts';
-import { reject } from '../group-record.ts';
+import { reject } from '../../records/group-record.ts';
 import { type ElementAlias, type EntityAlias, type Fill, newAlias, weight } from './fill-context.ts';
 import { FILL_RATES } from './fill-rates.ts';
 import { members } from './instance-values.ts';

@@ -5,7 +5,7 @@
  */
 import type { Expr, OrderItem, Query, SelectQuery } from '../../query/conceptual-query.ts';
 import { hasAggregate } from '../../query/query-scope.ts';
-import { reject } from '../group-record.ts';
+import { reject } from '../../records/group-record.ts';
 import { isAggregateItem, type ItemSlot, type SelectShape } from '../skeleton-shape.ts';
 import type { Fill } from './fill-context.ts';
 import { FILL_RATES } from './fill-rates.ts';

@@ -6,7 +6,7 @@
  */
 import type { Scalar } from '../../instance/conceptual-instance.ts';
 import type { Expr, Predicate } from '../../query/conceptual-query.ts';
-import { reject } from '../group-record.ts';
+import { reject } from '../../records/group-record.ts';
 import type { ConditionShape, PredicateSlot } from '../skeleton-shape.ts';
 import { dateWindow } from './analytic.ts';
 import { candidates, isPlainText } from './column-slots.ts';

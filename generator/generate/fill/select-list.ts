@@ -7,7 +7,7 @@
 import { snakeCase } from '../../er-model/er-index.ts';
 import type { Expr, Join, Predicate, SelectQuery } from '../../query/conceptual-query.ts';
 import { hasAggregate } from '../../query/query-scope.ts';
-import { reject } from '../group-record.ts';
+import { reject } from '../../records/group-record.ts';
 import type { SelectShape } from '../skeleton-shape.ts';
 import { aggregate, aggregateArithmetic } from './aggregates.ts';
 import { analyticColumn, yearCategory } from './analytic.ts';

@@ -5,7 +5,7 @@
  */
 import { snakeCase } from '../../er-model/er-index.ts';
 import type { Expr, Query, SelectQuery, SetQuery } from '../../query/conceptual-query.ts';
-import { reject } from '../group-record.ts';
+import { reject } from '../../records/group-record.ts';
 import type { AggregateSlot, QueryShape, SelectShape, SetShape } from '../skeleton-shape.ts';
 import { everyAttribute, labelOf } from './column-slots.ts';
 import { type EntityAlias, type Fill, newAlias } from './fill-context.ts';

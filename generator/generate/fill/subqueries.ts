@@ -5,7 +5,7 @@
  */
 import { snakeCase } from '../../er-model/er-index.ts';
 import type { Expr, Join, Predicate, SelectQuery } from '../../query/conceptual-query.ts';
-import { reject } from '../group-record.ts';
+import { reject } from '../../records/group-record.ts';
 import type { RelationshipEdge } from '../schema-graph.ts';
 import { isAggregateItem, type ComparisonOp, type PredicateSlot } from '../skeleton-shape.ts';
 import { candidates } from './column-slots.ts';

@@ -17,16 +17,16 @@ import { ConfigError, FileSystemError } from '../common/errors.ts';
 import { describeFileSystemError, isFileSystemError } from '../common/input-file.ts';
 import { stableStringify } from '../common/hash.ts';
 import { writeFileAtomic } from '../common/atomic-write.ts';
-import { DIFFICULTIES, type Difficulty, type GroupRecord } from '../generate/group-record.ts';
-import { countRejections, groupsPath, rejectionsPath } from '../generate/groups-file.ts';
+import { DIFFICULTIES, type Difficulty, type GroupRecord } from '../records/group-record.ts';
+import { countRejections, groupsPath, rejectionsPath } from '../records/groups-file.ts';
 import { checkSeal } from '../common/file-seal.ts';
-import { writeManifest } from '../generate/generate-groups.ts';
-import { candidatesFile, candidatesPath, readCandidates, readShardDone, readShardState, type CandidateOutcome, type ShardDone, type ShardState } from '../generate/shard-run.ts';
-import { replayShards } from '../generate/shard-replay.ts';
-import { writeRunSettings } from '../generate/run-settings.ts';
+import { writeManifest } from './generate-groups.ts';
+import { candidatesFile, candidatesPath, readCandidates, readShardDone, readShardState, type CandidateOutcome, type ShardDone, type ShardState } from './shard-run.ts';
+import { replayShards } from './shard-replay.ts';
+import { writeRunSettings } from './run-settings.ts';
 import { writeQuestionsAfterGroups } from '../questions/questions-stage.ts';
-import { exportDataset } from './export-dataset.ts';
-import type { ExportSettings } from './export-settings.ts';
+import { exportDataset } from '../export/export-dataset.ts';
+import type { ExportSettings } from '../export/export-settings.ts';
 import type { ProgressTick } from '../common/progress-tick.ts';
 
 export interface MergeOptions extends ExportSettings {

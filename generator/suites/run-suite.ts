@@ -4,8 +4,8 @@ import type { BuildManifest } from '../assemble/build-dataset.ts';
 import { buildRelationalSchema } from '../variants/build-schema.ts';
 import { compileQuery } from '../compile/compile-query.ts';
 import { isOrdered } from '../query/conceptual-query.ts';
-import type { SuiteQuestion } from '../suites/suite.ts';
-import { compareResults, normalizeResult, runReadOnly, type GroupComparison, type NormalizedResult } from './run-query.ts';
+import type { SuiteQuestion } from './suite.ts';
+import { compareResults, normalizeResult, runReadOnly, type GroupComparison, type NormalizedResult } from '../execute/run-query.ts';
 
 export interface VariantAnswer {
   readonly question: string;

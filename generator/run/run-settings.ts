@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { ConfigError } from '../common/errors.ts';
 import { stableStringify } from '../common/hash.ts';
 import { writeFileAtomic } from '../common/atomic-write.ts';
-import { groupsPath, rejectionsPath } from './groups-file.ts';
+import { groupsPath, rejectionsPath } from '../records/groups-file.ts';
 
 /** `DIR/.run.json` (hidden: it is the run's bookkeeping, not part of the dataset). */
 export function runSettingsPath(out: string): string {

@@ -21,18 +21,14 @@
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRng } from '../common/rng.ts';
 import { ConfigError } from '../common/errors.ts';
 import { stableStringify } from '../common/hash.ts';
 import { writeFileAtomic } from '../common/atomic-write.ts';
 import type { Sample } from '../grammar/pcfg-sampler.ts';
-import { CandidateRejected, checkShape, DIFFICULTIES, GROUP_SHAPE, serializeGroup, type Difficulty, type RejectionReason } from './group-record.ts';
-import { rejectMeaningless } from './meaning-gate.ts';
-import { fillQuery } from './fill/fill-query.ts';
-import { groupId } from './canonical-query.ts';
-import { appendLine, readRecords } from './groups-file.ts';
+import { CandidateRejected, checkShape, DIFFICULTIES, GROUP_SHAPE, serializeGroup, type Difficulty, type RejectionReason } from '../records/group-record.ts';
+import { appendLine, readRecords } from '../records/groups-file.ts';
 import { checkSeal, refuseNonFile, sealFile, type Seals } from '../common/file-seal.ts';
-import { candidateSources, checkCandidate, compileOrReject, difficultyQuotas, FINAL, groupRecord, labelGroup, structureKey, type GenerateOptions } from './generate-groups.ts';
+import { attemptCandidate, candidateSources, difficultyQuotas, FINAL, type GenerateOptions } from '../generate/candidate.ts';
 
 /** Which shard: `index` counts from 1 (`--shard 1/4` … `--shard 4/4`). */
 export interface ShardSpec {
@@ -273,7 +269,7 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
     decide(c.candidate);
   }
   const sources = candidateSources(options);
-  const { reference, refVariant, graph, probe, skeletonAt, shapeOf, maxCandidates, attempts } = sources;
+  const { skeletonAt, shapeOf, maxCandidates, attempts } = sources;
   const state = (complete: boolean, candidates: number): ShardState => ({
     // Complete: the file as closed; until then, what an earlier run closed (lines after it are this run's).
     ...(complete ? { seals: { [candidatesFile(options.dataset)]: sealFile(path) } } : earlier?.seals ? { seals: earlier.seals } : {}),
@@ -308,32 +304,21 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
         let own = false;
         let spare = false;
         for (let attempt = 0; attempt < (entry ? 1 : attempts) && !spare; attempt++) {
-          let id: string | undefined;
-          let difficulty: Difficulty | undefined;
-          try {
-            const rng = createRng(options.seed).fork(`candidate/${candidate}/${attempt}`);
-            const query = entry ? entry.query : await fillQuery(shape as NonNullable<typeof shape>, { graph, instance: options.instance, rng, probe });
-            if (!entry) rejectMeaningless(options.index, query);
-            id = groupId(query);
-            if (options.difficultyMix) {
-              difficulty = labelGroup({ [reference]: { sql: compileOrReject(options, refVariant, query) } }, reference, [reference]).difficulty;
-            }
-            // Verified whatever this shard has seen: whether it duplicates an earlier group is
-            // the merge's decision, over the groups of every shard.
-            const checked = await checkCandidate(sources, query, id, entry);
-            const labels = labelGroup(checked.answers, reference, options.variants.map((v) => v.name));
-            const record = groupRecord(options, { candidate, sample, entry, query, id, verified: checked, labels });
-            const outcome: AttemptOutcome = { id, ...(difficulty ? { difficulty } : {}), group: { line: serializeGroup(record), key: structureKey(checked.answers[labels.reference]?.sql ?? ''), difficulty: record.difficulty } };
-            outcomes.push(outcome);
-            if (own) spare = true;
-            else {
-              // One this shard has already seen goes on to the next filling, as there.
-              own = count(outcome);
-            }
-          } catch (error) {
-            if (!(error instanceof CandidateRejected)) throw error;
-            outcomes.push({ ...(id !== undefined ? { id } : {}), ...(difficulty ? { difficulty } : {}), rejected: { reason: error.reason, detail: error.detail } });
-            if (FINAL.has(error.reason)) break;
+          // Verified whatever this shard has seen: whether it duplicates an earlier group is
+          // the merge's decision, over the groups of every shard.
+          const tried = await attemptCandidate(options, sources, { candidate, attempt, entry, sample, shape });
+          const seenAs = { ...(tried.id !== undefined ? { id: tried.id } : {}), ...(tried.difficulty ? { difficulty: tried.difficulty } : {}) };
+          if ('rejected' in tried) {
+            outcomes.push({ ...seenAs, rejected: { reason: tried.rejected.reason, detail: tried.rejected.detail } });
+            if (FINAL.has(tried.rejected.reason)) break;
+            continue;
+          }
+          const outcome: AttemptOutcome = { ...seenAs, group: { line: serializeGroup(tried.record), key: tried.key, difficulty: tried.record.difficulty } };
+          outcomes.push(outcome);
+          if (own) spare = true;
+          else {
+            // One this shard has already seen goes on to the next filling, as there.
+            own = count(outcome);
           }
         }
       } catch (error) {

@@ -6,8 +6,8 @@
  */
 import { sha256 } from '../common/hash.ts';
 import { canonicalizeSql } from '../structure/canonical-structure.ts';
-import type { Difficulty, GroupRecord } from '../generate/group-record.ts';
-import type { QuestionRecord } from '../questions/question-record.ts';
+import type { Difficulty, GroupRecord } from './group-record.ts';
+import type { QuestionRecord } from './question-record.ts';
 
 export interface ExportRecord {
   /** sha256 of the question id and the variant: stable across reruns and exports. */

@@ -8,8 +8,8 @@
  * groups file and the rejections file of the unsharded run, line for line.
  */
 import { ConfigError } from '../common/errors.ts';
-import { DIFFICULTIES, quotaDetail, type Difficulty, type Rejection, type RejectionReason } from './group-record.ts';
-import { difficultyQuotas, FINAL } from './generate-groups.ts';
+import { DIFFICULTIES, quotaDetail, type Difficulty, type Rejection, type RejectionReason } from '../records/group-record.ts';
+import { difficultyQuotas, FINAL } from '../generate/candidate.ts';
 import type { CandidateOutcome } from './shard-run.ts';
 
 export interface ReplayInput {
