@@ -8,7 +8,7 @@ export default defineConfig({
   datasets: {
     social_media: {
       domain: 'social_media',
-      description: 'Accounts, creators, streamers, content, clips and channels (the paper\'s running example)',
+      description: "Accounts, creators, streamers, content, clips and channels (the paper's running example)",
       scale: 'small',
       seed: 1,
       difficulty: { easy: 0.2, medium: 0.35, hard: 0.25, extra: 0.2 },
@@ -16,7 +16,7 @@ export default defineConfig({
     },
     retail: {
       domain: 'retail',
-      description: 'Products in two inheritance levels, users, orders and reviews (the paper\'s Appendix A)',
+      description: "Products in two inheritance levels, users, orders and reviews (the paper's Appendix A)",
       scale: 'small',
       seed: 1,
       difficulty: { easy: 0.2, medium: 0.35, hard: 0.25, extra: 0.2 },

@@ -31,7 +31,9 @@ function testFiles(dir: string): string[] {
 /** A test file's text with that of the modules it imports from beside it (not test/helpers). */
 function textWithLocalImports(file: string): string {
   const text = readFileSync(file, 'utf8');
-  const local = [...text.matchAll(/from '(\.\/[^']+\.ts)'/gu)].map((m) => readFileSync(resolve(dirname(file), m[1] as string), 'utf8'));
+  const local = [...text.matchAll(/from '(\.\/[^']+\.ts)'/gu)].map((m) =>
+    readFileSync(resolve(dirname(file), m[1] as string), 'utf8'),
+  );
   return [text, ...local].join('\n');
 }
 

@@ -15,7 +15,15 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { main } from '../generator/cli/main.ts';
 
-const { values } = parseArgs({ options: { groups: { type: 'string' }, tasks: { type: 'string' }, dataset: { type: 'string' }, variants: { type: 'string' }, margin: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    groups: { type: 'string' },
+    tasks: { type: 'string' },
+    dataset: { type: 'string' },
+    variants: { type: 'string' },
+    margin: { type: 'string' },
+  },
+});
 // A few groups a shard make its estimate of the run's end rough: a wider margin than the default.
 const margin = values.margin ?? '1';
 const groups = Number(values.groups ?? 6);
@@ -24,7 +32,11 @@ const dataset = values.dataset ?? 'retail';
 const variants = values.variants ?? 'full_normalized,full_sti';
 const BIN = resolve(fileURLToPath(import.meta.url), '../../bin/equisql.js');
 const say = (s: string) => process.stdout.write(`${s}\n`);
-say(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (shared)`);
+say(
+  `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}, load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')} (shared)`,
+);
 const env = { ...process.env } as Record<string, string | undefined>;
 delete env['DATABASE_URL'];
 const args = ['generate', '--dataset', dataset, '--variants', variants, '--scale', 'tiny', '--groups', String(groups)];
@@ -32,7 +44,10 @@ const args = ['generate', '--dataset', dataset, '--variants', variants, '--scale
 /** Runs `equisql …` as its own process; its exit status (its stderr said when it fails). */
 function cli(argv: readonly string[], extra: Record<string, string> = {}): Promise<number> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...argv], { env: { ...env, ...extra } as NodeJS.ProcessEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...argv], {
+      env: { ...env, ...extra } as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr = (stderr + c).slice(-2000)));
     child.on('error', fail);
@@ -62,7 +77,8 @@ function files(dir: string): Map<string, string> {
 
 const dir = mkdtempSync(join(tmpdir(), 'equisql-bench-array-'));
 const built = (to: string): string => {
-  for (const f of ['build.json', 'er.json', 'schemas', 'dumps', 'edge', 'pglite']) cpSync(join(dir, 'build', f), join(to, f), { recursive: true });
+  for (const f of ['build.json', 'er.json', 'schemas', 'dumps', 'edge', 'pglite'])
+    cpSync(join(dir, 'build', f), join(to, f), { recursive: true });
   return to;
 };
 const timed = async (run: () => Promise<unknown>): Promise<number> => {
@@ -76,7 +92,16 @@ try {
   const whole = built(join(dir, 'whole'));
   const one = await timed(() => cli([...args, '--out', whole]));
   const dirs = Array.from({ length: tasks }, (_, t) => built(join(dir, `task-${t}`)));
-  const many = await timed(() => Promise.all(dirs.map((d, t) => cli([...args, '--shard', 'auto', '--shard-margin', margin, '--out', d], { JOB_COMPLETION_INDEX: String(t), EQUISQL_SHARD_COUNT: String(tasks) }))));
+  const many = await timed(() =>
+    Promise.all(
+      dirs.map((d, t) =>
+        cli([...args, '--shard', 'auto', '--shard-margin', margin, '--out', d], {
+          JOB_COMPLETION_INDEX: String(t),
+          EQUISQL_SHARD_COUNT: String(tasks),
+        }),
+      ),
+    ),
+  );
   const merged = join(dir, 'merged');
   let status = -1;
   const merge = await timed(async () => (status = await cli(['merge', '--out', merged, join(dir, 'task-*')])));
@@ -85,8 +110,14 @@ try {
   const same = a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
   const perHour = (s: number): string => ((3600 * groups) / s).toFixed(0);
   say(`1 process: ${groups} groups in ${one.toFixed(1)} s (${perHour(one)} groups/h)`);
-  say(`${tasks} processes (--shard-margin ${margin}): ${many.toFixed(1)} s, merge ${merge.toFixed(1)} s (exit ${status}, byte-identical: ${same ? 'yes' : 'no'}); ${perHour(many + merge)} groups/h with the merge (${(one / (many + merge)).toFixed(2)}×), ${perHour(many)} without (${(one / many).toFixed(2)}×)`);
-  say(`load average after: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  say(
+    `${tasks} processes (--shard-margin ${margin}): ${many.toFixed(1)} s, merge ${merge.toFixed(1)} s (exit ${status}, byte-identical: ${same ? 'yes' : 'no'}); ${perHour(many + merge)} groups/h with the merge (${(one / (many + merge)).toFixed(2)}×), ${perHour(many)} without (${(one / many).toFixed(2)}×)`,
+  );
+  say(
+    `load average after: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -20,7 +20,9 @@ import { loadVariant, renderDump, shredVariant, type TableData } from '../genera
 import { openDatabase, type Database } from '../generator/database/database.ts';
 import type { ScalePreset } from '../generator/instance/conceptual-instance.ts';
 
-const { values } = parseArgs({ options: { scale: { type: 'string' }, db: { type: 'string' }, dataset: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { scale: { type: 'string' }, db: { type: 'string' }, dataset: { type: 'string' } },
+});
 const scale = (values.scale ?? 'paper') as ScalePreset;
 const datasetName = values.dataset ?? 'social_media';
 const serverUrl = values.db ?? process.env['DATABASE_URL'];
@@ -43,11 +45,14 @@ const variants = allPresets(index).map((v) => {
 });
 const shredSeconds = seconds(t);
 const rows = variants.reduce((sum, v) => sum + v.data.reduce((s, d) => s + d.rows, 0), 0);
-say(`shredding: ${rows} rows over ${variants.length} variants in ${shredSeconds.toFixed(2)} s (${Math.round(rows / shredSeconds)} rows/s)`);
+say(
+  `shredding: ${rows} rows over ${variants.length} variants in ${shredSeconds.toFixed(2)} s (${Math.round(rows / shredSeconds)} rows/s)`,
+);
 
 async function loadAll(db: Database, prefix: string): Promise<number> {
   const start = performance.now();
-  for (const { schema, data } of variants) await loadVariant(db, `${prefix}${schema.variant.name}`, schema, data as TableData[]);
+  for (const { schema, data } of variants)
+    await loadVariant(db, `${prefix}${schema.variant.name}`, schema, data as TableData[]);
   return seconds(start);
 }
 
@@ -83,7 +88,9 @@ if (!serverUrl) {
     const target = new URL(serverUrl);
     target.pathname = `/${name}`;
     const start = performance.now();
-    const run = spawnSync('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', target.toString(), '-f', file], { encoding: 'utf8' });
+    const run = spawnSync('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', target.toString(), '-f', file], {
+      encoding: 'utf8',
+    });
     psqlSeconds += seconds(start);
     if (run.status !== 0) throw new Error(`psql failed on ${file}: ${run.stderr}`);
     await admin.query(`DROP DATABASE ${name}`);

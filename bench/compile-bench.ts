@@ -47,12 +47,17 @@ for (const [name, domain] of Object.entries(BUILT_IN_DOMAINS)) {
   compiled += queries.length * schemas.length;
   const suite = SUITES['paper']!.domains[name] ?? [];
   t = performance.now();
-  for (let round = 0; round < 20; round++) for (const q of suite) for (const s of schemas) compileQuery(index, s, q.query);
+  for (let round = 0; round < 20; round++)
+    for (const q of suite) for (const s of schemas) compileQuery(index, s, q.query);
   suiteSeconds += (performance.now() - t) / 1000;
   suiteCompiled += 20 * suite.length * schemas.length;
 }
-say(`compile, random queries: ${compiled} (query, variant) pairs in ${seconds.toFixed(2)} s = ${Math.round(compiled / seconds)} per second`);
-say(`compile, paper suite: ${suiteCompiled} (question, variant) pairs in ${suiteSeconds.toFixed(2)} s = ${Math.round(suiteCompiled / suiteSeconds)} per second`);
+say(
+  `compile, random queries: ${compiled} (query, variant) pairs in ${seconds.toFixed(2)} s = ${Math.round(compiled / seconds)} per second`,
+);
+say(
+  `compile, paper suite: ${suiteCompiled} (question, variant) pairs in ${suiteSeconds.toFixed(2)} s = ${Math.round(suiteCompiled / suiteSeconds)} per second`,
+);
 
 // 2. Where a suite run's time goes.
 async function suiteShare(db: Database, label: string): Promise<void> {
@@ -61,20 +66,33 @@ async function suiteShare(db: Database, label: string): Promise<void> {
   let inDb = 0;
   let answers = 0;
   for (const [name, domain] of Object.entries(BUILT_IN_DOMAINS)) {
-    const built = await buildDataset({ dataset: name, domain, variants: 'all', scale: 'small', seed: 1, profile: 'default', target: db, out: join(dir, name), schemaPrefix: `bench_${name}_` });
+    const built = await buildDataset({
+      dataset: name,
+      domain,
+      variants: 'all',
+      scale: 'small',
+      seed: 1,
+      profile: 'default',
+      target: db,
+      out: join(dir, name),
+      schemaPrefix: `bench_${name}_`,
+    });
     const index = indexDomain(domain);
     const questions = SUITES['paper']!.domains[name] ?? [];
     await runQuestions(index, built.manifest, db, questions); // warm-up
     const t = performance.now();
     const outcomes = await runQuestions(index, built.manifest, db, questions);
     wall += performance.now() - t;
-    for (const o of outcomes) for (const a of o.answers) {
-      inDb += a.db_ms;
-      answers += 1;
-    }
+    for (const o of outcomes)
+      for (const a of o.answers) {
+        inDb += a.db_ms;
+        answers += 1;
+      }
   }
   rmSync(dir, { recursive: true, force: true });
-  say(`paper suite on ${label} (small scale, ${answers} answers): wall ${(wall / 1000).toFixed(2)} s, in the database ${(inDb / 1000).toFixed(2)} s (${((100 * inDb) / wall).toFixed(1)}%), in our code ${((wall - inDb) / 1000).toFixed(2)} s (${((100 * (wall - inDb)) / wall).toFixed(1)}%)`);
+  say(
+    `paper suite on ${label} (small scale, ${answers} answers): wall ${(wall / 1000).toFixed(2)} s, in the database ${(inDb / 1000).toFixed(2)} s (${((100 * inDb) / wall).toFixed(1)}%), in our code ${((wall - inDb) / 1000).toFixed(2)} s (${((100 * (wall - inDb)) / wall).toFixed(1)}%)`,
+  );
 }
 
 const lite = await openDatabase({ kind: 'pglite' });

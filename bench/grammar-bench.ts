@@ -28,7 +28,9 @@ import { canonicalizeSql, canonicalStructure } from '../generator/structure/cano
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const corpusFile = resolve(root, '..', 'shared', 'corpora', 'spider', 'spider_train.sql');
 if (!existsSync(corpusFile)) {
-  process.stderr.write(`bench:grammar needs the Spider corpus at ${corpusFile} (../shared/corpora beside the checkout)\n`);
+  process.stderr.write(
+    `bench:grammar needs the Spider corpus at ${corpusFile} (../shared/corpora beside the checkout)\n`,
+  );
   process.exit(2);
 }
 const say = (s: string): void => void process.stdout.write(`${s}\n`);
@@ -74,7 +76,10 @@ const samples = rate(() => {
   kept += report.samples.length;
   return report.samples.length;
 });
-rows.push([`distinct samples (\`grammar sample\`, dedupe on; ${(drawn / kept).toFixed(1)} draws each)`, `${fmt(samples.perSecond)} /s`]);
+rows.push([
+  `distinct samples (\`grammar sample\`, dedupe on; ${(drawn / kept).toFixed(1)} draws each)`,
+  `${fmt(samples.perSecond)} /s`,
+]);
 const tail = rate(() => sampleSkeletons(grammar, { n: 5000, seed: `tail-${seed++}`, tail: 0.1 }).samples.length);
 rows.push(['distinct samples with a 10% long tail', `${fmt(tail.perSecond)} /s`]);
 
@@ -125,18 +130,30 @@ rows.push(['skeleton extraction of parsed queries', `${fmt(skeletons.perSecond)}
 const t = performance.now();
 const corpus = corpusSkeletons(queries, { dialect: 'sqlite' });
 estimateGrammar(countRules(corpus.derivations), { smoothing: 0 });
-rows.push(['estimate from the whole corpus (parse, derive, count, normalize)', `${((performance.now() - t) / 1000).toFixed(2)} s`]);
+rows.push([
+  'estimate from the whole corpus (parse, derive, count, normalize)',
+  `${((performance.now() - t) / 1000).toFixed(2)} s`,
+]);
 
 // The analytic grammar: BIRD mini-dev mixed with Spider.
-const mix = parseGrammar(readFileSync(resolve(root, 'grammars/analytic-mix.pcfg'), 'utf8'), 'grammars/analytic-mix.pcfg');
+const mix = parseGrammar(
+  readFileSync(resolve(root, 'grammars/analytic-mix.pcfg'), 'utf8'),
+  'grammars/analytic-mix.pcfg',
+);
 const mixSamples = rate(() => sampleSkeletons(mix, { n: 5000, seed: `mix-${seed++}` }).samples.length);
-rows.push([`distinct samples from grammars/analytic-mix.pcfg (${mix.rules.length} rules)`, `${fmt(mixSamples.perSecond)} /s`]);
+rows.push([
+  `distinct samples from grammars/analytic-mix.pcfg (${mix.rules.length} rules)`,
+  `${fmt(mixSamples.perSecond)} /s`,
+]);
 const roundTripStart = performance.now();
 const drawnMix = sampleSkeletons(mix, { n: 10_000, seed: 'round-trip/mix', tail: 0.1 }).samples;
 let mismatched = 0;
 for (const sample of drawnMix) {
   try {
-    if (extractSkeleton(parseSql(instantiateSkeleton(sample.tokens), { dialect: 'postgresql' })).text !== sample.skeleton) mismatched++;
+    if (
+      extractSkeleton(parseSql(instantiateSkeleton(sample.tokens), { dialect: 'postgresql' })).text !== sample.skeleton
+    )
+      mismatched++;
   } catch {
     mismatched++;
   }
@@ -150,14 +167,19 @@ if (existsSync(birdFile)) {
   const birdStart = performance.now();
   const bird = corpusSkeletons(readCorpus(readFileSync(birdFile, 'utf8')), { dialect: 'postgresql' });
   estimateGrammar(countRules(bird.derivations), { smoothing: 0 });
-  rows.push([`BIRD mini-dev estimate: ${bird.parsed} of ${bird.total} queries derived`, `${((performance.now() - birdStart) / 1000).toFixed(2)} s`]);
+  rows.push([
+    `BIRD mini-dev estimate: ${bird.parsed} of ${bird.total} queries derived`,
+    `${((performance.now() - birdStart) / 1000).toFixed(2)} s`,
+  ]);
 }
 
 say('| figure | value |');
 say('|---|---|');
 for (const [name, value] of rows) say(`| ${name} | ${value} |`);
 say('');
-say(`parse share of a canonicalization: ${((100 * canonFull.perSecond) / parseOnly.perSecond).toFixed(0)}% of the parse-only rate is kept`);
+say(
+  `parse share of a canonicalization: ${((100 * canonFull.perSecond) / parseOnly.perSecond).toFixed(0)}% of the parse-only rate is kept`,
+);
 say(
   JSON.stringify({
     samples_per_s: Math.round(samples.perSecond),

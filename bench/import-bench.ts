@@ -23,7 +23,8 @@ import { readSource } from '../generator/import/read-source.ts';
 const { values } = parseArgs({ options: { db: { type: 'string' } } });
 const shared = resolve(import.meta.dirname, '../../shared/databases');
 const say = (s: string) => process.stdout.write(`${s}\n`);
-const median = (runs: number[]): string => `median ${[...runs].sort((a, b) => a - b)[1]?.toFixed(2)} s (runs ${runs.map((r) => r.toFixed(2)).join(', ')})`;
+const median = (runs: number[]): string =>
+  `median ${[...runs].sort((a, b) => a - b)[1]?.toFixed(2)} s (runs ${runs.map((r) => r.toFixed(2)).join(', ')})`;
 
 /** A fresh database on the server for `body`, dropped after. */
 async function freshDatabase<T>(server: string, name: string, body: (url: string) => Promise<T>): Promise<T> {
@@ -55,7 +56,10 @@ async function instanceFrom(server: string, source: string): Promise<void> {
   for (let i = 0; i < 3; i++) {
     await freshDatabase(server, base, async (url) => {
       const t = performance.now();
-      for (const file of ['pagila-schema.sql', 'pagila-data.sql']) spawnSync('psql', ['-q', '-v', 'ON_ERROR_STOP=1', '-d', url, '-f', join(shared, 'pagila', file)], { stdio: 'ignore' });
+      for (const file of ['pagila-schema.sql', 'pagila-data.sql'])
+        spawnSync('psql', ['-q', '-v', 'ON_ERROR_STOP=1', '-d', url, '-f', join(shared, 'pagila', file)], {
+          stdio: 'ignore',
+        });
       psqlRuns.push((performance.now() - t) / 1000);
     });
     await freshDatabase(server, base, async (url) => {
@@ -64,7 +68,17 @@ async function instanceFrom(server: string, source: string): Promise<void> {
       const db = await openDatabase({ kind: 'postgres', url });
       try {
         const out = join(process.env['TMPDIR'] ?? '/tmp', `equisql-bench-instance-from-${process.pid}`);
-        const built = await buildDataset({ dataset: 'pagila', domain, variants: 'native', scale: 'tiny', seed: 1, profile: 'default', target: db, out, instance: { instance, source } });
+        const built = await buildDataset({
+          dataset: 'pagila',
+          domain,
+          variants: 'native',
+          scale: 'tiny',
+          seed: 1,
+          profile: 'default',
+          target: db,
+          out,
+          instance: { instance, source },
+        });
         rows = built.rows;
       } finally {
         await db.close();
@@ -72,9 +86,14 @@ async function instanceFrom(server: string, source: string): Promise<void> {
       buildRuns.push((performance.now() - t) / 1000);
     });
   }
-  rmSync(join(process.env['TMPDIR'] ?? '/tmp', `equisql-bench-instance-from-${process.pid}`), { recursive: true, force: true });
+  rmSync(join(process.env['TMPDIR'] ?? '/tmp', `equisql-bench-instance-from-${process.pid}`), {
+    recursive: true,
+    force: true,
+  });
   say(`pagila loaded from its files with psql: ${median(psqlRuns)}`);
-  say(`build --instance-from pagila --variants native (${rows} rows read, shredded, written and loaded): ${median(buildRuns)}`);
+  say(
+    `build --instance-from pagila --variants native (${rows} rows read, shredded, written and loaded): ${median(buildRuns)}`,
+  );
 }
 
 async function timed(label: string, source: string): Promise<void> {
@@ -105,7 +124,10 @@ if (!url && server && existsSync(join(shared, 'pagila/pagila-schema.sql'))) {
   u.pathname = `/${name}`;
   url = u.toString();
   const t = performance.now();
-  for (const file of ['pagila-schema.sql', 'pagila-data.sql']) spawnSync('psql', ['-q', '-v', 'ON_ERROR_STOP=1', '-d', url, '-f', join(shared, 'pagila', file)], { stdio: 'ignore' });
+  for (const file of ['pagila-schema.sql', 'pagila-data.sql'])
+    spawnSync('psql', ['-q', '-v', 'ON_ERROR_STOP=1', '-d', url, '-f', join(shared, 'pagila', file)], {
+      stdio: 'ignore',
+    });
   say(`pagila loaded with psql in ${((performance.now() - t) / 1000).toFixed(2)} s`);
   drop = async () => {
     const c = new pg.Client({ connectionString: server });

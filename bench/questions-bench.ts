@@ -22,20 +22,27 @@ const perDomain = Number(values.queries ?? 1000);
 const say = (s: string) => process.stdout.write(`${s}\n`);
 say(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}`);
 
-function time(label: string, work: readonly { index: ReturnType<typeof indexDomain>; query: Query; seed: string }[]): void {
+function time(
+  label: string,
+  work: readonly { index: ReturnType<typeof indexDomain>; query: Query; seed: string }[],
+): void {
   let written = 0;
   let chars = 0;
   const start = process.hrtime.bigint();
   for (const w of work) {
     // As the questions stage does: the meaning realized once, then every (style, paraphrase).
-    const wanted = TEMPLATE_STYLES.flatMap((style) => Array.from({ length: Math.min(3, paraphraseCount(style)) }, (_, p) => ({ style, paraphrase: p })));
+    const wanted = TEMPLATE_STYLES.flatMap((style) =>
+      Array.from({ length: Math.min(3, paraphraseCount(style)) }, (_, p) => ({ style, paraphrase: p })),
+    );
     for (const q of writeTemplateQuestions(w.index, w.query, wanted, w.seed)) {
       written++;
       chars += q.question.length + q.evidence.length;
     }
   }
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  say(`${label}: ${written} questions for ${work.length} queries in ${seconds.toFixed(2)} s: ${Math.round(written / seconds)} per second, ${Math.round(chars / written)} characters on average`);
+  say(
+    `${label}: ${written} questions for ${work.length} queries in ${seconds.toFixed(2)} s: ${Math.round(written / seconds)} per second, ${Math.round(chars / written)} characters on average`,
+  );
 }
 
 const random: { index: ReturnType<typeof indexDomain>; query: Query; seed: string }[] = [];
@@ -44,8 +51,10 @@ for (const [name, domain] of Object.entries(BUILT_IN_DOMAINS)) {
   const index = indexDomain(domain);
   const instance = generateInstance(domain, { seed: 1, scale: 'tiny', profile: 'default' });
   const rng = createRng(`bench-questions/${name}`);
-  for (let i = 0; i < perDomain; i++) random.push({ index, query: randomQuery(index, instance, rng.fork(String(i))), seed: `${name}/${i}` });
-  for (const suite of Object.values(SUITES)) for (const q of suite.domains[name] ?? []) paper.push({ index, query: q.query, seed: q.id });
+  for (let i = 0; i < perDomain; i++)
+    random.push({ index, query: randomQuery(index, instance, rng.fork(String(i))), seed: `${name}/${i}` });
+  for (const suite of Object.values(SUITES))
+    for (const q of suite.domains[name] ?? []) paper.push({ index, query: q.query, seed: q.id });
 }
 // A warm-up pass (module loading, JIT), not counted.
 time('warm-up', random.slice(0, 50));
@@ -65,20 +74,41 @@ const server = createServer((req, res) => {
   req.on('data', (c) => (body += c));
   req.on('end', () => {
     const content = JSON.stringify({ question: `Q ${body.length}` });
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: 'local', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 } }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        id: 'x',
+        object: 'chat.completion',
+        created: 0,
+        model: 'local',
+        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 },
+      }),
+    );
   });
 });
 await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
 const port = (server.address() as { port: number }).port;
 const cacheDir = mkdtempSync(join(tmpdir(), 'equisql-bench-llm-'));
 const calls = 500;
-const check = (v: unknown) => (typeof (v as { question?: unknown }).question === 'string' ? { ok: true as const, value: (v as { question: string }).question } : { ok: false as const, reason: 'shape' });
+const check = (v: unknown) =>
+  typeof (v as { question?: unknown }).question === 'string'
+    ? { ok: true as const, value: (v as { question: string }).question }
+    : { ok: false as const, reason: 'shape' };
 for (const label of ['LLM path, local server', 'LLM path, from the cache']) {
-  const client = createLlmClient({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: 'k', model: 'local', cacheDir, rng: createRng('bench') });
+  const client = createLlmClient({
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    apiKey: 'k',
+    model: 'local',
+    cacheDir,
+    rng: createRng('bench'),
+  });
   const start = process.hrtime.bigint();
-  for (let i = 0; i < calls; i++) await client.complete([{ role: 'user', content: `Write question ${i} ${'x'.repeat(2000)}` }], check);
+  for (let i = 0; i < calls; i++)
+    await client.complete([{ role: 'user', content: `Write question ${i} ${'x'.repeat(2000)}` }], check);
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  say(`${label}: ${calls} calls in ${(ms / 1000).toFixed(2)} s: ${(ms / calls).toFixed(2)} ms per call (${client.usage.requests} requests, ${client.usage.cache_hits} cache hits)`);
+  say(
+    `${label}: ${calls} calls in ${(ms / 1000).toFixed(2)} s: ${(ms / calls).toFixed(2)} ms per call (${client.usage.requests} requests, ${client.usage.cache_hits} cache hits)`,
+  );
 }
 server.close();
 rmSync(cacheDir, { recursive: true, force: true });

@@ -26,14 +26,50 @@ const cases: { label: string; args: string[]; status: number }[] = [
   { label: 'help', args: ['--help'], status: 0 },
   { label: 'unknown command', args: ['buidl'], status: 2 },
   { label: 'unknown flag', args: ['build', '--dataset', 'retail', '--sede', '1', '--out', out], status: 2 },
-  { label: 'repeated flag', args: ['build', '--dataset', 'retail', '--seed', '1', '--seed=2', '--out', out], status: 2 },
+  {
+    label: 'repeated flag',
+    args: ['build', '--dataset', 'retail', '--seed', '1', '--seed=2', '--out', out],
+    status: 2,
+  },
   { label: 'bad number', args: ['grammar', 'sample', '-n', '-5'], status: 2 },
-  { label: 'bad count', args: ['build', '--dataset', 'social_media', '--count', 'Account=99999999999999999999', '--out', out], status: 2 },
+  {
+    label: 'bad count',
+    args: ['build', '--dataset', 'social_media', '--count', 'Account=99999999999999999999', '--out', out],
+    status: 2,
+  },
   { label: 'dataset name (build)', args: ['build', '--dataset', 'social_medai', '--out', out], status: 2 },
-  { label: 'dataset name (generate)', args: ['generate', '--dataset', 'social_medai', '--scale', 'tiny', '--groups', '2', '--out', out], status: 2 },
-  { label: 'variant name (build)', args: ['build', '--dataset', 'social_media', '--variants', 'full_sti,ful_cti', '--scale', 'tiny', '--out', out], status: 2 },
-  { label: 'variant name (generate)', args: ['generate', '--dataset', 'social_media', '--variants', 'full_sti,ful_cti', '--scale', 'tiny', '--groups', '2', '--out', out], status: 2 },
-  { label: 'variant name (variants)', args: ['variants', '--dataset', 'social_media', '--variants', 'ful_sti'], status: 2 },
+  {
+    label: 'dataset name (generate)',
+    args: ['generate', '--dataset', 'social_medai', '--scale', 'tiny', '--groups', '2', '--out', out],
+    status: 2,
+  },
+  {
+    label: 'variant name (build)',
+    args: ['build', '--dataset', 'social_media', '--variants', 'full_sti,ful_cti', '--scale', 'tiny', '--out', out],
+    status: 2,
+  },
+  {
+    label: 'variant name (generate)',
+    args: [
+      'generate',
+      '--dataset',
+      'social_media',
+      '--variants',
+      'full_sti,ful_cti',
+      '--scale',
+      'tiny',
+      '--groups',
+      '2',
+      '--out',
+      out,
+    ],
+    status: 2,
+  },
+  {
+    label: 'variant name (variants)',
+    args: ['variants', '--dataset', 'social_media', '--variants', 'ful_sti'],
+    status: 2,
+  },
   { label: 'suite name', args: ['suite', '--dir', 'nowhere', '--suite', '__proto__'], status: 2 },
   { label: 'style name', args: ['show', '--dir', out, '--style', 'florid'], status: 2 },
   { label: 'split name', args: ['export', '--dir', out, '--split', 'holdout'], status: 2 },
@@ -41,14 +77,39 @@ const cases: { label: string; args: string[]; status: number }[] = [
   { label: 'not a directory', args: ['questions', '--dir', '/etc/passwd'], status: 2 },
   { label: 'model file not JSON', args: ['build', '--dataset', notJson, '--scale', 'tiny', '--out', out], status: 2 },
   { label: 'config file', args: ['build', '--config', badConfig, '--dataset', 'x', '--out', out], status: 2 },
-  { label: 'grammar file', args: ['grammar', 'check', join(ROOT, 'test/fixtures/grammar/invalid/sum-not-one.pcfg')], status: 2 },
+  {
+    label: 'grammar file',
+    args: ['grammar', 'check', join(ROOT, 'test/fixtures/grammar/invalid/sum-not-one.pcfg')],
+    status: 2,
+  },
 ];
 
-interface Measured { label: string; cpuMs: number; status: number; lines: number; first: string }
+interface Measured {
+  label: string;
+  cpuMs: number;
+  status: number;
+  lines: number;
+  first: string;
+}
 
 function measure(args: string[]): { cpuMs: number; status: number; stderr: string } {
-  const run = spawnSync('/usr/bin/time', ['-f', '%U %S', '-o', join(work, 'time'), process.execPath, join(ROOT, 'bin/equisql.js'), ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, DATABASE_URL: '', EQUISQL_BUILT: process.env['SOURCES'] === '1' ? '0' : '1' } });
-  const [user, system] = (spawnSync('cat', [join(work, 'time')], { encoding: 'utf8' }).stdout.trim().split('\n').pop() ?? '0 0').split(' ').map(Number);
+  const run = spawnSync(
+    '/usr/bin/time',
+    ['-f', '%U %S', '-o', join(work, 'time'), process.execPath, join(ROOT, 'bin/equisql.js'), ...args],
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, DATABASE_URL: '', EQUISQL_BUILT: process.env['SOURCES'] === '1' ? '0' : '1' },
+    },
+  );
+  const [user, system] = (
+    spawnSync('cat', [join(work, 'time')], { encoding: 'utf8' })
+      .stdout.trim()
+      .split('\n')
+      .pop() ?? '0 0'
+  )
+    .split(' ')
+    .map(Number);
   return { cpuMs: ((user ?? 0) + (system ?? 0)) * 1000, status: run.status ?? -1, stderr: run.stderr };
 }
 
@@ -79,7 +140,9 @@ for (const [i, r] of results.entries()) {
   const bound = c.label === 'help' ? 150 : 1000;
   const ok = r.cpuMs < bound && r.status === c.status && (c.status === 0 || r.lines === 1);
   if (!ok) failed += 1;
-  process.stdout.write(`| ${r.label} | ${r.cpuMs.toFixed(0)} | ${r.status} | ${r.lines} | ${ok ? 'ok' : `FAIL (bound ${bound} ms, exit ${c.status}${c.status ? ', one line' : ''})`} |\n`);
+  process.stdout.write(
+    `| ${r.label} | ${r.cpuMs.toFixed(0)} | ${r.status} | ${r.lines} | ${ok ? 'ok' : `FAIL (bound ${bound} ms, exit ${c.status}${c.status ? ', one line' : ''})`} |\n`,
+  );
   if (!ok && r.first) process.stdout.write(`|   ${r.first.slice(0, 160)} | | | | |\n`);
 }
 process.stdout.write(`\n${results.length - failed} of ${results.length} within bounds (least of ${RUNS} runs each)\n`);

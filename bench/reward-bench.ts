@@ -24,23 +24,68 @@ const work = mkdtempSync(join(tmpdir(), 'equisql-reward-bench-'));
 try {
   const dir = join(work, 'generated');
   const suite = join(work, 'suite.jsonl');
-  writeFileSync(suite, PAPER_SOCIAL_MEDIA.map((q) => JSON.stringify({ id: q.id, query: q.query, question: q.question })).join('\n') + '\n');
+  writeFileSync(
+    suite,
+    PAPER_SOCIAL_MEDIA.map((q) => JSON.stringify({ id: q.id, query: q.query, question: q.question })).join('\n') + '\n',
+  );
   const cli = (args: string[]): void => {
-    const run = spawnSync(process.execPath, [join(import.meta.dirname, '../bin/equisql.js'), ...args, '--quiet'], { encoding: 'utf8', env: { ...process.env, DATABASE_URL: '' } });
-    if (run.status !== 0 && !(args[0] === 'generate' && run.status === 1)) throw new Error(`equisql ${args[0]}: ${run.stderr}`);
+    const run = spawnSync(process.execPath, [join(import.meta.dirname, '../bin/equisql.js'), ...args, '--quiet'], {
+      encoding: 'utf8',
+      env: { ...process.env, DATABASE_URL: '' },
+    });
+    if (run.status !== 0 && !(args[0] === 'generate' && run.status === 1))
+      throw new Error(`equisql ${args[0]}: ${run.stderr}`);
   };
-  cli(['generate', '--dataset', 'social_media', '--variants', 'full_normalized,full_sti,full_cti,full_concrete', '--scale', 'tiny', '--engines', 'postgres,sqlite', '--from-suite', suite, '--variants-per-question', 'all', '--out', dir]);
+  cli([
+    'generate',
+    '--dataset',
+    'social_media',
+    '--variants',
+    'full_normalized,full_sti,full_cti,full_concrete',
+    '--scale',
+    'tiny',
+    '--engines',
+    'postgres,sqlite',
+    '--from-suite',
+    suite,
+    '--variants-per-question',
+    'all',
+    '--out',
+    dir,
+  ]);
   cli(['export', '--dir', dir, '--formats', 'jsonl,trl-grpo', '--ratios', 'train=1']);
-  const rows = readFileSync(join(dir, 'rl/trl-grpo/train.jsonl'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { id: string; ground_truth: string });
-  const sql = new Map(readFileSync(join(dir, 'data/train-00000-of-00001.jsonl'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { id: string; sql: string }).map((r) => [r.id, r.sql]));
+  const rows = readFileSync(join(dir, 'rl/trl-grpo/train.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as { id: string; ground_truth: string });
+  const sql = new Map(
+    readFileSync(join(dir, 'data/train-00000-of-00001.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { id: string; sql: string })
+      .map((r) => [r.id, r.sql]),
+  );
   const cases = Array.from({ length: count }, (_, i) => {
     const row = rows[i % rows.length] as { id: string; ground_truth: string };
-    return JSON.stringify({ completion: `\`\`\`sql\n-- prediction ${i}\n${sql.get(row.id)}\n\`\`\``, ground_truth: row.ground_truth });
+    return JSON.stringify({
+      completion: `\`\`\`sql\n-- prediction ${i}\n${sql.get(row.id)}\n\`\`\``,
+      ground_truth: row.ground_truth,
+    });
   });
   const file = join(work, 'cases.jsonl');
   writeFileSync(file, cases.join('\n') + '\n');
-  say(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ${python}; ${rows.length} rows of social_media (tiny, 4 variants), ${count} predictions, main and edge instance each`);
-  const run = spawnSync('taskset', ['-c', '0', python, join(import.meta.dirname, '../test/rl/score_cases.py'), dir, file], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  say(
+    `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(
+        ' ',
+      )}; ${python}; ${rows.length} rows of social_media (tiny, 4 variants), ${count} predictions, main and edge instance each`,
+  );
+  const run = spawnSync(
+    'taskset',
+    ['-c', '0', python, join(import.meta.dirname, '../test/rl/score_cases.py'), dir, file],
+    { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+  );
   if (run.status !== 0) throw new Error(run.stderr);
   const out = JSON.parse(run.stdout) as { results: { score: number }[]; per_second: number };
   const right = out.results.filter((r) => r.score === 1).length;

@@ -24,7 +24,14 @@ import { createUntrustedExecutor, variantTables } from '../generator/execute/unt
 import { guardQuery } from '../generator/execute/query-guard.ts';
 import { loadPgParser } from '../generator/sql/pg-parser.ts';
 
-const { values } = parseArgs({ options: { n: { type: 'string' }, connections: { type: 'string' }, db: { type: 'string' }, 'skip-pglite': { type: 'boolean' } } });
+const { values } = parseArgs({
+  options: {
+    n: { type: 'string' },
+    connections: { type: 'string' },
+    db: { type: 'string' },
+    'skip-pglite': { type: 'boolean' },
+  },
+});
 const n = Number(values.n ?? 3000);
 const width = Number(values.connections ?? 4);
 const serverUrl = values.db ?? process.env['DATABASE_URL'];
@@ -32,14 +39,33 @@ const say = (s: string) => process.stdout.write(`${s}\n`);
 const domain = BUILT_IN_DOMAINS['social_media'];
 if (!domain) throw new Error('social_media is a built-in domain');
 const index = indexDomain(domain);
-say(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}; social_media, scale small, all variants, ${n} distinct texts`);
+say(
+  `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}; social_media, scale small, all variants, ${n} distinct texts`,
+);
 
 async function bench(label: string, target: DatabaseTarget, connections: number): Promise<void> {
   const out = mkdtempSync(join(tmpdir(), 'equisql-bench-untrusted-'));
   try {
-    const { manifest } = await buildDataset({ dataset: 'social_media', domain: domain!, variants: 'all', scale: 'small', seed: 1, profile: 'default', target, out });
-    const base = manifest.variants.flatMap((v) => PAPER_SOCIAL_MEDIA.map((q) => ({ pgSchema: v.pg_schema, sql: compileQuery(index, buildRelationalSchema(index, v.spec), q.query) })));
-    const texts = Array.from({ length: n }, (_, i) => ({ pgSchema: base[i % base.length]!.pgSchema, sql: `${base[i % base.length]!.sql}\n-- prediction ${i}` }));
+    const { manifest } = await buildDataset({
+      dataset: 'social_media',
+      domain: domain!,
+      variants: 'all',
+      scale: 'small',
+      seed: 1,
+      profile: 'default',
+      target,
+      out,
+    });
+    const base = manifest.variants.flatMap((v) =>
+      PAPER_SOCIAL_MEDIA.map((q) => ({
+        pgSchema: v.pg_schema,
+        sql: compileQuery(index, buildRelationalSchema(index, v.spec), q.query),
+      })),
+    );
+    const texts = Array.from({ length: n }, (_, i) => ({
+      pgSchema: base[i % base.length]!.pgSchema,
+      sql: `${base[i % base.length]!.sql}\n-- prediction ${i}`,
+    }));
     const pool: Database[] = [];
     for (let i = 0; i < connections; i++) pool.push(await openDatabase(target));
     try {
@@ -49,7 +75,8 @@ async function bench(label: string, target: DatabaseTarget, connections: number)
       const tables = new Map<string, ReadonlySet<string>>();
       for (const v of manifest.variants) tables.set(v.pg_schema, await variantTables(pool[0]!, v.pg_schema));
       let t = performance.now();
-      for (const [i, q] of texts.entries()) guardQuery(`${q.sql} guard-only ${i}`, { pgSchema: q.pgSchema, tables: tables.get(q.pgSchema)! });
+      for (const [i, q] of texts.entries())
+        guardQuery(`${q.sql} guard-only ${i}`, { pgSchema: q.pgSchema, tables: tables.get(q.pgSchema)! });
       const guardRate = n / ((performance.now() - t) / 1000);
       const executor = createUntrustedExecutor(pool, { timeoutMs: 30_000 });
       t = performance.now();
@@ -57,7 +84,9 @@ async function bench(label: string, target: DatabaseTarget, connections: number)
       const seconds = (performance.now() - t) / 1000;
       const kinds = new Map<string, number>();
       for (const o of outcomes) kinds.set(o.kind, (kinds.get(o.kind) ?? 0) + 1);
-      say(`\n${label} (${connections} connection${connections === 1 ? '' : 's'}): ${n} texts in ${seconds.toFixed(1)} s = ${(n / seconds).toFixed(0)} texts/s; outcomes ${[...kinds].map(([k, c]) => `${k} ${c}`).join(', ')}`);
+      say(
+        `\n${label} (${connections} connection${connections === 1 ? '' : 's'}): ${n} texts in ${seconds.toFixed(1)} s = ${(n / seconds).toFixed(0)} texts/s; outcomes ${[...kinds].map(([k, c]) => `${k} ${c}`).join(', ')}`,
+      );
       say(`  the guard alone (both readers, no database): ${guardRate.toFixed(0)} texts/s on one thread`);
     } finally {
       for (const db of pool) await db.close();

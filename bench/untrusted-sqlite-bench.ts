@@ -27,21 +27,38 @@ const say = (s: string) => process.stdout.write(`${s}\n`);
 const domain = BUILT_IN_DOMAINS['social_media'];
 if (!domain) throw new Error('social_media is a built-in domain');
 const index = indexDomain(domain);
-say(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}; social_media, scale small, all variants, ${n} distinct texts`);
+say(
+  `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}; social_media, scale small, all variants, ${n} distinct texts`,
+);
 
 const out = mkdtempSync(join(tmpdir(), 'equisql-bench-untrusted-sqlite-'));
 try {
-  const { manifest } = await buildDataset({ dataset: 'social_media', domain, variants: 'all', scale: 'small', seed: 1, profile: 'default', target: { kind: 'pglite', dir: join(out, 'pglite') }, out, engines: ['postgres', 'sqlite'] });
+  const { manifest } = await buildDataset({
+    dataset: 'social_media',
+    domain,
+    variants: 'all',
+    scale: 'small',
+    seed: 1,
+    profile: 'default',
+    target: { kind: 'pglite', dir: join(out, 'pglite') },
+    out,
+    engines: ['postgres', 'sqlite'],
+  });
   const base = manifest.variants.flatMap((v) =>
     PAPER_SOCIAL_MEDIA.flatMap((q) => {
       try {
-        return [{ file: `sqlite/${v.name}.sqlite`, sql: compileSqlite(index, buildRelationalSchema(index, v.spec), q.query) }];
+        return [
+          { file: `sqlite/${v.name}.sqlite`, sql: compileSqlite(index, buildRelationalSchema(index, v.spec), q.query) },
+        ];
       } catch {
         return []; // a construct SQLite cannot say on this variant
       }
     }),
   );
-  const texts = Array.from({ length: n }, (_, i) => ({ file: base[i % base.length]!.file, sql: `${base[i % base.length]!.sql}\n-- prediction ${i}` }));
+  const texts = Array.from({ length: n }, (_, i) => ({
+    file: base[i % base.length]!.file,
+    sql: `${base[i % base.length]!.sql}\n-- prediction ${i}`,
+  }));
   let t = performance.now();
   for (const q of texts) guardSqlite(q.sql, q.file);
   const lexerRate = n / ((performance.now() - t) / 1000);
@@ -54,7 +71,9 @@ try {
     const seconds = (performance.now() - t) / 1000;
     const kinds = new Map<string, number>();
     for (const o of outcomes) kinds.set(o.kind, (kinds.get(o.kind) ?? 0) + 1);
-    say(`\nSQLite (${processes} process${processes === 1 ? '' : 'es'}): ${n} texts in ${seconds.toFixed(1)} s = ${(n / seconds).toFixed(0)} texts/s; outcomes ${[...kinds].map(([k, c]) => `${k} ${c}`).join(', ')}`);
+    say(
+      `\nSQLite (${processes} process${processes === 1 ? '' : 'es'}): ${n} texts in ${seconds.toFixed(1)} s = ${(n / seconds).toFixed(0)} texts/s; outcomes ${[...kinds].map(([k, c]) => `${k} ${c}`).join(', ')}`,
+    );
     say(`  the lexer alone (no database): ${lexerRate.toFixed(0)} texts/s on one thread`);
   } finally {
     await executor.close();

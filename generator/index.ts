@@ -51,8 +51,18 @@ export { indexDomain, type ErIndex } from './er-model/er-index.ts';
 
 // Instances, variants, building and verifying.
 export { generateInstance, generateInstanceReport, type InstanceReport } from './instance/generate-instance.ts';
-export type { ConceptualInstance, InstanceOptions, InstanceProfile, ScalePreset } from './instance/conceptual-instance.ts';
-export { selectVariants, selectVariantsReport, MAX_RANDOM_VARIANTS, type VariantSelection } from './variants/select-variants.ts';
+export type {
+  ConceptualInstance,
+  InstanceOptions,
+  InstanceProfile,
+  ScalePreset,
+} from './instance/conceptual-instance.ts';
+export {
+  selectVariants,
+  selectVariantsReport,
+  MAX_RANDOM_VARIANTS,
+  type VariantSelection,
+} from './variants/select-variants.ts';
 export { buildRelationalSchema } from './variants/build-schema.ts';
 export type { VariantSpec } from './variants/variant-spec.ts';
 export type { RelationalSchema } from './variants/relational-schema.ts';

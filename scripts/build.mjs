@@ -10,8 +10,15 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 rmSync(dist, { recursive: true, force: true });
-execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
-const walk = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+execFileSync(
+  process.execPath,
+  [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')],
+  { stdio: 'inherit' },
+);
+const walk = (dir) =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)],
+  );
 for (const file of walk(join(root, 'generator')).filter((f) => /\.(m?js)$/u.test(f))) {
   const target = join(dist, relative(join(root, 'generator'), file));
   mkdirSync(dirname(target), { recursive: true });
@@ -19,5 +26,7 @@ for (const file of walk(join(root, 'generator')).filter((f) => /\.(m?js)$/u.test
 }
 // The project's datasets.config.ts as JavaScript beside the built index: Node loads no
 // TypeScript from node_modules, where an installed package lives.
-const config = readFileSync(join(root, 'datasets.config.ts'), 'utf8').replaceAll("'./generator/", "'./").replace(/(from '\.\/[^']+)\.ts'/gu, "$1.js'");
+const config = readFileSync(join(root, 'datasets.config.ts'), 'utf8')
+  .replaceAll("'./generator/", "'./")
+  .replace(/(from '\.\/[^']+)\.ts'/gu, "$1.js'");
 writeFileSync(join(dist, 'datasets.config.js'), (await transform(config, { loader: 'ts', format: 'esm' })).code);

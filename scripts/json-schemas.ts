@@ -28,7 +28,8 @@ const FORMATS = [
     source: 'generator/query/conceptual-query.ts',
     type: 'QueryDocument',
     title: 'equisql conceptual query',
-    description: 'A query over the conceptual schema of an E/R model (compile --query FILE.json). See docs/conceptual-query.md.',
+    description:
+      'A query over the conceptual schema of an E/R model (compile --query FILE.json). See docs/conceptual-query.md.',
   },
 ] as const;
 

@@ -34,18 +34,25 @@ function fail(message: string, code: number): never {
 function dumpsOf(dir: string): [string, string][] {
   const manifestPath = join(dir, 'manifest.json');
   if (existsSync(manifestPath)) {
-    const schemas = (JSON.parse(readFileSync(manifestPath, 'utf8')) as { export?: { schemas?: Record<string, { dump: string }> } }).export?.schemas;
+    const schemas = (
+      JSON.parse(readFileSync(manifestPath, 'utf8')) as { export?: { schemas?: Record<string, { dump: string }> } }
+    ).export?.schemas;
     if (schemas) return Object.entries(schemas).map(([id, s]) => [id, join(dir, s.dump)]);
   }
   const buildPath = join(dir, 'build.json');
-  if (!existsSync(buildPath)) fail(`${dir}: neither an export (manifest.json with an export section) nor a build (build.json)`, 2);
+  if (!existsSync(buildPath))
+    fail(`${dir}: neither an export (manifest.json with an export section) nor a build (build.json)`, 2);
   const build = JSON.parse(readFileSync(buildPath, 'utf8')) as { dataset: string; variants: { name: string }[] };
   return build.variants.map((v) => [`${build.dataset}/${v.name}`, join(dir, 'dumps', `${v.name}.sql`)]);
 }
 
 /** Runs psql on `url` with `sql` on stdin (variables given with -v); its stdout, or exit 1 naming what failed. */
 function psql(url: string, what: string, args: readonly string[], sql?: string): string {
-  const run = spawnSync('psql', ['-X', '-q', '-At', '-v', 'ON_ERROR_STOP=1', '-d', url, ...args], { input: sql ?? '', encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const run = spawnSync('psql', ['-X', '-q', '-At', '-v', 'ON_ERROR_STOP=1', '-d', url, ...args], {
+    input: sql ?? '',
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (run.error) fail(`${what}: cannot run psql: ${run.error.message}`, 1);
   if (run.status !== 0) fail(`${what}: psql failed: ${run.stderr.trim().split('\n')[0] ?? ''}`, 1);
   return run.stdout;
@@ -60,7 +67,10 @@ function databaseUrl(server: string, database: string): string {
 
 const { values } = (() => {
   try {
-    return parseArgs({ options: { dir: { type: 'string' }, prefix: { type: 'string', default: '' }, url: { type: 'string' } }, strict: true });
+    return parseArgs({
+      options: { dir: { type: 'string' }, prefix: { type: 'string', default: '' }, url: { type: 'string' } },
+      strict: true,
+    });
   } catch (error) {
     return fail((error as Error).message.split('\n')[0] as string, 2);
   }
@@ -78,7 +88,11 @@ try {
 const dumps = dumpsOf(dir);
 for (const [id, dump] of dumps) {
   const name = `${values.prefix}${id}`;
-  if (Buffer.byteLength(name, 'utf8') > MAX_NAME_BYTES) fail(`database name "${name}" is longer than ${MAX_NAME_BYTES} bytes (PostgreSQL would cut it); use a shorter --prefix`, 2);
+  if (Buffer.byteLength(name, 'utf8') > MAX_NAME_BYTES)
+    fail(
+      `database name "${name}" is longer than ${MAX_NAME_BYTES} bytes (PostgreSQL would cut it); use a shorter --prefix`,
+      2,
+    );
   if (name.includes('\u0000')) fail(`database name of ${id} holds a NUL`, 2);
   if (!existsSync(dump)) fail(`${dump}: no dump for ${id}`, 2);
 }
@@ -86,7 +100,12 @@ for (const [id, dump] of dumps) {
   const name = `${values.prefix}${id}`;
   const marker = `equisql dump sha256 ${createHash('sha256').update(readFileSync(dump)).digest('hex')}`;
   const vars = ['-v', `db=${name}`, '-v', `marker=${marker}`];
-  const current = psql(server, name, vars, "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = :'db';\n").trim();
+  const current = psql(
+    server,
+    name,
+    vars,
+    "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = :'db';\n",
+  ).trim();
   if (current === marker) {
     process.stderr.write(`load-dumps: ${name}: up to date\n`);
   } else {

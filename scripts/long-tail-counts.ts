@@ -39,7 +39,18 @@ const db = await openDatabase({ kind: 'pglite' });
 try {
   const builds = await prepareBuilds({ dataset, domain, variants: 'all', scale: 'tiny', seed: 1, db, out: dir });
   const runner = createQueryRunner([db], 10_000);
-  const options = { dataset, out: dir, index, instance: builds.instance, variants: builds.variants, runner, grammar, seed: 1, groups: n, tail: 0.1 } as unknown as GenerateOptions;
+  const options = {
+    dataset,
+    out: dir,
+    index,
+    instance: builds.instance,
+    variants: builds.variants,
+    runner,
+    grammar,
+    seed: 1,
+    groups: n,
+    tail: 0.1,
+  } as unknown as GenerateOptions;
   const { graph, ctx, probe, skeletonAt } = candidateSources(options);
   const tally = { tail: 0, read: 0, filled: 0, verified: 0, ordinary: 0, ordinaryRead: 0 };
   const reasons = new Map<string, number>();
@@ -84,12 +95,17 @@ try {
         last = e;
       }
     }
-    if (list) console.log(`${verified ? 'verified' : `${filled ? 'check' : 'fill'}: ${last?.reason}: ${last?.detail.slice(0, 60)}`}  | ${sample.skeleton.slice(0, 200)}`);
+    if (list)
+      console.log(
+        `${verified ? 'verified' : `${filled ? 'check' : 'fill'}: ${last?.reason}: ${last?.detail.slice(0, 60)}`}  | ${sample.skeleton.slice(0, 200)}`,
+      );
     if (filled) tally.filled += 1;
     if (verified) tally.verified += 1;
     else if (last) note(filled ? 'check' : 'fill', last);
   }
-  console.log(`${dataset}, first ${n} candidates: ${tally.tail} long-tail draws, ${tally.read} read, ${tally.filled} filled, ${tally.verified} verified; ordinary draws read ${tally.ordinaryRead} of ${tally.ordinary}`);
+  console.log(
+    `${dataset}, first ${n} candidates: ${tally.tail} long-tail draws, ${tally.read} read, ${tally.filled} filled, ${tally.verified} verified; ordinary draws read ${tally.ordinaryRead} of ${tally.ordinary}`,
+  );
   for (const [k, v] of [...reasons].sort((a, b) => b[1] - a[1])) console.log(`${String(v).padStart(4)}  ${k}`);
 } finally {
   await db.close();

@@ -28,7 +28,16 @@ import { groupsPath, readJsonLines, rejectionsPath } from '../generator/records/
 import type { GroupRecord, Rejection } from '../generator/records/group-record.ts';
 import { formatMeaningSummary, summarizeMeaning } from '../generator/meaning/meaning-summary.ts';
 
-const { values } = parseArgs({ options: { candidates: { type: 'string' }, scale: { type: 'string' }, dataset: { type: 'string' }, db: { type: 'string' }, dir: { type: 'string' }, seed: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    candidates: { type: 'string' },
+    scale: { type: 'string' },
+    dataset: { type: 'string' },
+    db: { type: 'string' },
+    dir: { type: 'string' },
+    seed: { type: 'string' },
+  },
+});
 const say = (s: string): void => {
   process.stdout.write(`${s}\n`);
 };
@@ -43,7 +52,11 @@ function domainOf(name: string): Domain {
 if (values.dir) {
   const dir = values.dir;
   const dataset = values.dataset ?? readdirSync(join(dir, 'groups'))[0]?.replace(/\.jsonl$/u, '') ?? '';
-  const index = indexDomain(values.dataset?.endsWith('.json') ? domainOf(values.dataset) : parseDomainJson(readFileSync(join(dir, 'er.json'), 'utf8'), join(dir, 'er.json')));
+  const index = indexDomain(
+    values.dataset?.endsWith('.json')
+      ? domainOf(values.dataset)
+      : parseDomainJson(readFileSync(join(dir, 'er.json'), 'utf8'), join(dir, 'er.json')),
+  );
   const groups = readJsonLines<GroupRecord>(groupsPath(dir, dataset), false);
   const rejections = readJsonLines<Rejection>(rejectionsPath(dir), false);
   for (const line of formatMeaningSummary(dataset, summarizeMeaning(index, groups, rejections))) say(line);
@@ -51,7 +64,10 @@ if (values.dir) {
   const candidates = Number(values.candidates ?? 1000);
   const scale = (values.scale ?? 'tiny') as ScalePreset;
   const seed = values.seed ?? '1';
-  const grammar = parseGrammar(readFileSync(new URL('../grammars/spider.pcfg', import.meta.url), 'utf8'), 'spider.pcfg');
+  const grammar = parseGrammar(
+    readFileSync(new URL('../grammars/spider.pcfg', import.meta.url), 'utf8'),
+    'spider.pcfg',
+  );
   const names = values.dataset ? [values.dataset] : Object.keys(BUILT_IN_DOMAINS);
   say(`meaning report: ${candidates} candidates per domain, scale ${scale}, seed ${seed}, all variants`);
   for (const name of names) {
@@ -63,9 +79,21 @@ if (values.dir) {
       const builds = await prepareBuilds({ dataset, domain, variants: 'all', scale, seed: 1, db, out });
       const index = indexDomain(domain);
       await generateGroups({
-        dataset, out, index, instance: builds.instance,
-        instanceHashes: { main: builds.main.instance_hash, ...(builds.edge ? { edge: builds.edge.instance_hash } : {}) },
-        variants: builds.variants, runner: createQueryRunner([db], 30_000), grammar, seed, groups: candidates, maxCandidates: candidates, settings: { report: true },
+        dataset,
+        out,
+        index,
+        instance: builds.instance,
+        instanceHashes: {
+          main: builds.main.instance_hash,
+          ...(builds.edge ? { edge: builds.edge.instance_hash } : {}),
+        },
+        variants: builds.variants,
+        runner: createQueryRunner([db], 30_000),
+        grammar,
+        seed,
+        groups: candidates,
+        maxCandidates: candidates,
+        settings: { report: true },
       });
       const groups = readJsonLines<GroupRecord>(groupsPath(out, dataset), false);
       const rejections = readJsonLines<Rejection>(rejectionsPath(out), false);

@@ -16,8 +16,11 @@ import { createRng } from '../generator/common/rng.ts';
 import { writeNaturalQuestion } from '../generator/questions/natural/natural-writer.ts';
 import type { GroupRecord } from '../generator/records/group-record.ts';
 
-const out: string[] = ['| paper | the paper\'s wording | natural (paraphrase 0) | evidence |', '|---|---|---|---|'];
-for (const [domain, suite] of [['social_media', PAPER_SOCIAL_MEDIA], ['retail', PAPER_RETAIL]] as const) {
+const out: string[] = ["| paper | the paper's wording | natural (paraphrase 0) | evidence |", '|---|---|---|---|'];
+for (const [domain, suite] of [
+  ['social_media', PAPER_SOCIAL_MEDIA],
+  ['retail', PAPER_RETAIL],
+] as const) {
   const index = indexDomain(BUILT_IN_DOMAINS[domain]!);
   for (const q of suite) {
     const w = writeNaturalQuestion(index, q.query, 0, q.id);
@@ -31,11 +34,26 @@ for (const dir of process.argv.slice(2)) {
   const file = readdirSync(join(dir, 'groups')).find((f) => f.endsWith('.jsonl'))!;
   const domain = file.slice(0, -'.jsonl'.length);
   const index = indexDomain(BUILT_IN_DOMAINS[domain]!);
-  const groups = readFileSync(join(dir, 'groups', file), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as GroupRecord);
+  const groups = readFileSync(join(dir, 'groups', file), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as GroupRecord);
   for (const g of rng.sample(groups, 10)) {
     const w = writeNaturalQuestion(index, g.query, 0, g.group_id);
     const sql = g.variants[g.reference_variant]?.sql ?? '';
-    out.push(`${++k}. \`${domain}\` (${g.difficulty}): ${w.question}`, '', `   Evidence: ${w.evidence || '—'}`, '', '   ```sql', ...sql.trim().split('\n').map((l) => `   ${l}`), '   ```', '');
+    out.push(
+      `${++k}. \`${domain}\` (${g.difficulty}): ${w.question}`,
+      '',
+      `   Evidence: ${w.evidence || '—'}`,
+      '',
+      '   ```sql',
+      ...sql
+        .trim()
+        .split('\n')
+        .map((l) => `   ${l}`),
+      '   ```',
+      '',
+    );
   }
 }
 process.stdout.write(`${out.join('\n')}\n`);

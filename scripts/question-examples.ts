@@ -20,7 +20,10 @@ import { presetVariant } from '../generator/variants/variant-presets.ts';
 import type { Query } from '../generator/query/conceptual-query.ts';
 
 const picks: { domain: string; id: string; query: Query }[] = [];
-const paper = [...PAPER_SOCIAL_MEDIA.map((q) => ({ domain: 'social_media', q })), ...PAPER_RETAIL.map((q) => ({ domain: 'retail', q }))];
+const paper = [
+  ...PAPER_SOCIAL_MEDIA.map((q) => ({ domain: 'social_media', q })),
+  ...PAPER_RETAIL.map((q) => ({ domain: 'retail', q })),
+];
 const choose = createRng('question-examples');
 for (let i = 0; i < 8; i++) {
   const { domain, q } = paper.splice(Math.floor(choose.next() * paper.length), 1)[0]!;
@@ -31,7 +34,10 @@ for (const domain of ['social_media', 'retail']) {
   const index = indexDomain(d);
   const instance = generateInstance(d, { seed: 1, scale: 'tiny', profile: 'default' });
   const rng = createRng(`questions/${domain}`);
-  const draws = Array.from({ length: 1000 }, (_, i) => ({ i, query: randomQuery(index, instance, rng.fork(String(i))) }));
+  const draws = Array.from({ length: 1000 }, (_, i) => ({
+    i,
+    query: randomQuery(index, instance, rng.fork(String(i))),
+  }));
   for (let k = 0; k < 6; k++) {
     const { i, query } = draws.splice(Math.floor(choose.next() * draws.length), 1)[0]!;
     picks.push({ domain, id: `r${i}`, query });
@@ -45,6 +51,12 @@ picks.forEach((p, n) => {
   const sql = compileQuery(index, buildRelationalSchema(index, presetVariant(index, 'full_cti')), p.query);
   out.push(`${n + 1}. \`${p.domain}\` ${p.id}, ${style}: ${w.question}\n`);
   if (w.evidence) out.push(`   Evidence: ${w.evidence}\n`);
-  out.push(`   \`\`\`sql\n${sql.trim().split('\n').map((l) => `   ${l}`).join('\n')}\n   \`\`\`\n`);
+  out.push(
+    `   \`\`\`sql\n${sql
+      .trim()
+      .split('\n')
+      .map((l) => `   ${l}`)
+      .join('\n')}\n   \`\`\`\n`,
+  );
 });
 process.stdout.write(out.join('\n'));

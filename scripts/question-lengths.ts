@@ -43,15 +43,27 @@ for (const domain of ['social_media', 'retail']) {
   // The same draw as test/questions/template-writer.test.ts.
   const rng = createRng(`questions/${domain}`);
   const index = indexDomain(d);
-  draws.push({ label: `random ${domain} (${count})`, items: Array.from({ length: count }, (_, i) => ({ domain, id: `r${i}`, query: randomQuery(index, instance, rng.fork(String(i))) })) });
+  draws.push({
+    label: `random ${domain} (${count})`,
+    items: Array.from({ length: count }, (_, i) => ({
+      domain,
+      id: `r${i}`,
+      query: randomQuery(index, instance, rng.fork(String(i))),
+    })),
+  });
 }
 
 const indexes = new Map(Object.entries(BUILT_IN_DOMAINS).map(([name, d]) => [name, indexDomain(d)]));
-const lines = ['| draw | ' + TEMPLATE_STYLES.join(' | ') + ' |', '|---|' + TEMPLATE_STYLES.map(() => '---:').join('|') + '|'];
+const lines = [
+  '| draw | ' + TEMPLATE_STYLES.join(' | ') + ' |',
+  '|---|' + TEMPLATE_STYLES.map(() => '---:').join('|') + '|',
+];
 const samples: string[] = [];
 for (const draw of draws) {
   const cells = TEMPLATE_STYLES.map((style) => {
-    const lengths = draw.items.map((it) => writeTemplateQuestion(indexes.get(it.domain)!, it.query, style, 0, it.id).question.length);
+    const lengths = draw.items.map(
+      (it) => writeTemplateQuestion(indexes.get(it.domain)!, it.query, style, 0, it.id).question.length,
+    );
     return stats(lengths);
   });
   lines.push(`| ${draw.label} | ${cells.join(' | ')} |`);
@@ -68,4 +80,6 @@ if (show > 0) {
     }
   }
 }
-process.stdout.write(`Mean / p90 question length in characters (paraphrase 0):\n\n${lines.join('\n')}\n${samples.length > 0 ? `\n${samples.join('\n')}\n` : ''}`);
+process.stdout.write(
+  `Mean / p90 question length in characters (paraphrase 0):\n\n${lines.join('\n')}\n${samples.length > 0 ? `\n${samples.join('\n')}\n` : ''}`,
+);

@@ -41,4 +41,5 @@ for (const dir of dirs) {
 }
 process.stdout.write(`${textCount} SQL texts of ${groupCount} groups\n\n| check | SQL texts / groups |\n|---|---:|\n`);
 for (const c of READABILITY_CHECKS) process.stdout.write(`| ${c} | ${texts.get(c)} / ${groups.get(c)} |\n`);
-if (process.env['EQUISQL_EXAMPLES'] === '1') for (const [c, sql] of examples) process.stdout.write(`\n-- ${c}\n${sql}\n`);
+if (process.env['EQUISQL_EXAMPLES'] === '1')
+  for (const [c, sql] of examples) process.stdout.write(`\n-- ${c}\n${sql}\n`);

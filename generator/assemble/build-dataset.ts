@@ -130,7 +130,12 @@ function fileSystemFailure(out: string, error: unknown): unknown {
 
 /** Moves each staged schema to its final name, dropping the old one, in one transaction. */
 async function renameSchemas(db: Database, pairs: readonly (readonly [string, string])[]): Promise<void> {
-  const sql = pairs.map(([staged, final]) => `DROP SCHEMA IF EXISTS ${quoteIdent(final)} CASCADE; ALTER SCHEMA ${quoteIdent(staged)} RENAME TO ${quoteIdent(final)};`).join('\n');
+  const sql = pairs
+    .map(
+      ([staged, final]) =>
+        `DROP SCHEMA IF EXISTS ${quoteIdent(final)} CASCADE; ALTER SCHEMA ${quoteIdent(staged)} RENAME TO ${quoteIdent(final)};`,
+    )
+    .join('\n');
   try {
     await db.exec(`BEGIN;\n${sql}\nCOMMIT;`);
   } catch (error) {
@@ -161,7 +166,9 @@ function refuseUnderGroups(out: string, hash: string, variants: readonly string[
   }
   const oldVariants = Array.isArray(old.variants) ? old.variants.map((v) => v?.name) : [];
   if (old.instance_hash === hash && JSON.stringify(oldVariants) === JSON.stringify(variants)) return;
-  throw new ConfigError(`build: ${out} holds ${held.join(', ')} checked against its build (seed ${String(old.seed)}, variants ${oldVariants.join(',')}); another build there would leave them unchecked: choose another --out, or remove them first`);
+  throw new ConfigError(
+    `build: ${out} holds ${held.join(', ')} checked against its build (seed ${String(old.seed)}, variants ${oldVariants.join(',')}); another build there would leave them unchecked: choose another --out, or remove them first`,
+  );
 }
 
 /**
@@ -183,7 +190,10 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
   const selection = selectVariantsReport(index, options.variants, options.seed);
   const warnings: string[] = [...selection.notes];
   let schemas = selection.variants.map((v) => buildRelationalSchema(index, v));
-  const pgNames = pgSchemaNames(options.schemaPrefix ?? `${options.dataset}__`, schemas.map((s) => s.variant.name));
+  const pgNames = pgSchemaNames(
+    options.schemaPrefix ?? `${options.dataset}__`,
+    schemas.map((s) => s.variant.name),
+  );
   const erText = domainToJson(options.domain);
   let t = performance.now();
   // Generating the instance validates the counts: a bad one must fail before any file changes.
@@ -207,16 +217,28 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
     warnings.push(`native: ${broken.join(', ')}: unique on the source, not on this instance; left out of this build`);
     return buildRelationalSchema(index, { ...schema.variant, uniquesLeftOut: broken });
   });
-  refuseUnderGroups(out, hash, schemas.map((s) => s.variant.name));
+  refuseUnderGroups(
+    out,
+    hash,
+    schemas.map((s) => s.variant.name),
+  );
 
   const requested = options.target;
   const given = isDatabase(requested) ? requested : undefined;
   // The directory's own PGlite is staged whole; any other database gets staging schemas.
-  const ownPglite = !isDatabase(requested) && requested.kind === 'pglite' && requested.dir !== undefined && resolve(requested.dir) === join(out, 'pglite');
+  const ownPglite =
+    !isDatabase(requested) &&
+    requested.kind === 'pglite' &&
+    requested.dir !== undefined &&
+    resolve(requested.dir) === join(out, 'pglite');
   const database = databaseLocation(out, requested);
   // Reach a shared database before taking the directory, so an unreachable one changes nothing.
   let db: Database | undefined = given ?? (ownPglite ? undefined : await openDatabase(requested as DatabaseTarget));
-  progress(options.instance ? `instance of ${options.domain.name} read from ${options.instance.source} (${hash.slice(0, 12)})` : `instance of ${options.domain.name} generated in ${generate.toFixed(2)} s (${hash.slice(0, 12)})`);
+  progress(
+    options.instance
+      ? `instance of ${options.domain.name} read from ${options.instance.source} (${hash.slice(0, 12)})`
+      : `instance of ${options.domain.name} generated in ${generate.toFixed(2)} s (${hash.slice(0, 12)})`,
+  );
   let release: (() => void) | undefined;
   const staged: [string, string][] = [];
   try {
@@ -265,7 +287,15 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
         load += seconds;
         const rows = data.reduce((sum, d) => sum + d.rows, 0);
         progress(`${variant.name}: ${schema.tables.length} tables, ${rows} rows loaded in ${seconds.toFixed(2)} s`);
-        built.push({ name: variant.name, pg_schema: pgSchema, tables: schema.tables.length, rows, schema_sha256: sha256(schemaText), dump_sha256: sha256(dumpText), spec: variant });
+        built.push({
+          name: variant.name,
+          pg_schema: pgSchema,
+          tables: schema.tables.length,
+          rows,
+          schema_sha256: sha256(schemaText),
+          dump_sha256: sha256(dumpText),
+          spec: variant,
+        });
       }
       const manifest: BuildManifest = {
         dataset: options.dataset,
@@ -275,7 +305,14 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
         profile: options.profile,
         counts: options.counts ?? {},
         instance_hash: hash,
-        ...(options.instance ? { instance_from: { source: options.instance.source, ...(options.instance.sample !== undefined ? { sample: options.instance.sample } : {}) } } : {}),
+        ...(options.instance
+          ? {
+              instance_from: {
+                source: options.instance.source,
+                ...(options.instance.sample !== undefined ? { sample: options.instance.sample } : {}),
+              },
+            }
+          : {}),
         er_sha256: sha256(erText),
         database,
         variants: built,
@@ -288,7 +325,12 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
       }
       await swapIn(out, staging, manifestText(manifest), ownPglite ? undefined : () => renameSchemas(target, staged));
       staged.length = 0;
-      return { manifest, timings: { generate, shred, load }, rows: built.reduce((sum, v) => sum + v.rows, 0), warnings };
+      return {
+        manifest,
+        timings: { generate, shred, load },
+        rows: built.reduce((sum, v) => sum + v.rows, 0),
+        warnings,
+      };
     } catch (error) {
       rmSync(staging, { recursive: true, force: true });
       throw error;
@@ -296,7 +338,8 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
   } catch (error) {
     throw fileSystemFailure(out, error);
   } finally {
-    if (db && staged.length > 0) await db.exec(staged.map(([s]) => `DROP SCHEMA IF EXISTS ${quoteIdent(s)} CASCADE;`).join('\n')).catch(() => {});
+    if (db && staged.length > 0)
+      await db.exec(staged.map(([s]) => `DROP SCHEMA IF EXISTS ${quoteIdent(s)} CASCADE;`).join('\n')).catch(() => {});
     if (db && db !== given) await db.close();
     release?.();
   }

@@ -50,7 +50,9 @@ export interface BuildManifest {
 /** Seeds end up in file headers and manifests: keep them to plain, printable words, and exact. */
 export function checkSeed(seed: string | number): void {
   if (typeof seed === 'number' && !Number.isSafeInteger(seed)) {
-    throw new ConfigError(`--seed: ${seed} is not a whole number up to 2^53-1, which is all a JavaScript number holds exactly; give it as a string`);
+    throw new ConfigError(
+      `--seed: ${seed} is not a whole number up to 2^53-1, which is all a JavaScript number holds exactly; give it as a string`,
+    );
   }
   if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(String(seed))) {
     throw new ConfigError(`--seed: expected 1 to 64 letters, digits or . _ : -, got ${JSON.stringify(String(seed))}`);
@@ -71,7 +73,11 @@ export function seedFromText(text: string): string | number {
 }
 
 /** The one-line comment that opens every schema and dump file. */
-export function fileHeader(build: { readonly dataset: string; readonly seed: string | number; readonly scale: string; readonly profile: string }, variant: VariantSpec, kind: string): string {
+export function fileHeader(
+  build: { readonly dataset: string; readonly seed: string | number; readonly scale: string; readonly profile: string },
+  variant: VariantSpec,
+  kind: string,
+): string {
   return `-- equisql ${kind}: dataset ${build.dataset}, variant ${variant.name} (${variant.description}); seed ${build.seed}, scale ${build.scale}, profile ${build.profile}`;
 }
 
@@ -79,7 +85,11 @@ const HEX64 = /^[0-9a-f]{64}$/;
 
 function typeName(value: unknown): string {
   if (value === null || typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return Array.isArray(value) ? 'an array' : typeof value === 'string' ? `the string ${JSON.stringify(value.slice(0, 40))}` : typeof value;
+  return Array.isArray(value)
+    ? 'an array'
+    : typeof value === 'string'
+      ? `the string ${JSON.stringify(value.slice(0, 40))}`
+      : typeof value;
 }
 
 /**
@@ -91,28 +101,35 @@ export function parseManifest(value: unknown, path: string): BuildManifest {
   const fail = (field: string, expected: string, got: unknown): never => {
     throw new ConfigError(`${path}: ${field}: expected ${expected}, got ${typeName(got)}`);
   };
-  const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    v !== null && typeof v === 'object' && !Array.isArray(v);
   if (!isObject(value)) return fail('the top level', 'an object', value);
   const m = value;
-  for (const key of ['dataset', 'domain'] as const) if (typeof m[key] !== 'string' || m[key] === '') fail(key, 'a non-empty string', m[key]);
+  for (const key of ['dataset', 'domain'] as const)
+    if (typeof m[key] !== 'string' || m[key] === '') fail(key, 'a non-empty string', m[key]);
   if (typeof m['seed'] !== 'string' && typeof m['seed'] !== 'number') fail('seed', 'a string or a number', m['seed']);
   try {
     checkSeed(m['seed'] as string | number);
   } catch (error) {
     throw new ConfigError(`${path}: seed: ${(error as Error).message.replace(/^--seed: /, '')}`);
   }
-  if (!SCALE_PRESETS.includes(m['scale'] as ScalePreset)) fail('scale', `one of ${SCALE_PRESETS.join(', ')}`, m['scale']);
+  if (!SCALE_PRESETS.includes(m['scale'] as ScalePreset))
+    fail('scale', `one of ${SCALE_PRESETS.join(', ')}`, m['scale']);
   if (m['profile'] !== 'default' && m['profile'] !== 'edge') fail('profile', 'default or edge', m['profile']);
   if (!isObject(m['counts'])) fail('counts', 'an object of entity counts', m['counts']);
   for (const [entity, n] of Object.entries(m['counts'] as Record<string, unknown>)) {
     if (!Number.isSafeInteger(n) || (n as number) < 0) fail(`counts.${entity}`, 'a whole number ≥ 0', n);
   }
-  if (typeof m['instance_hash'] !== 'string' || !HEX64.test(m['instance_hash'])) fail('instance_hash', 'a SHA-256 in hex', m['instance_hash']);
-  if (typeof m['er_sha256'] !== 'string' || !HEX64.test(m['er_sha256'])) fail('er_sha256', 'a SHA-256 in hex (build.json from an older equisql: rebuild)', m['er_sha256']);
+  if (typeof m['instance_hash'] !== 'string' || !HEX64.test(m['instance_hash']))
+    fail('instance_hash', 'a SHA-256 in hex', m['instance_hash']);
+  if (typeof m['er_sha256'] !== 'string' || !HEX64.test(m['er_sha256']))
+    fail('er_sha256', 'a SHA-256 in hex (build.json from an older equisql: rebuild)', m['er_sha256']);
   const database = m['database'];
   if (!isObject(database)) return fail('database', 'an object', database);
-  if (database['kind'] !== 'pglite' && database['kind'] !== 'postgres') fail('database.kind', 'pglite or postgres', database['kind']);
-  if (typeof database['location'] !== 'string' || database['location'] === '') fail('database.location', 'a non-empty string', database['location']);
+  if (database['kind'] !== 'pglite' && database['kind'] !== 'postgres')
+    fail('database.kind', 'pglite or postgres', database['kind']);
+  if (typeof database['location'] !== 'string' || database['location'] === '')
+    fail('database.location', 'a non-empty string', database['location']);
   const variants = m['variants'];
   if (!Array.isArray(variants)) return fail('variants', 'an array', variants);
   if (variants.length === 0) throw new ConfigError(`${path}: variants: empty; a build has at least one variant`);
@@ -121,19 +138,26 @@ export function parseManifest(value: unknown, path: string): BuildManifest {
   variants.forEach((v: unknown, i) => {
     const at = `variants[${i}]`;
     if (!isObject(v)) return fail(at, 'an object', v);
-    if (typeof v['name'] !== 'string' || !/^[a-z][a-z0-9_]*$/.test(v['name'])) fail(`${at}.name`, 'a variant name (lower case letters, digits, _)', v['name']);
-    if (names.has(v['name'] as string)) throw new ConfigError(`${path}: ${at}.name: variant "${v['name'] as string}" is listed twice`);
+    if (typeof v['name'] !== 'string' || !/^[a-z][a-z0-9_]*$/.test(v['name']))
+      fail(`${at}.name`, 'a variant name (lower case letters, digits, _)', v['name']);
+    if (names.has(v['name'] as string))
+      throw new ConfigError(`${path}: ${at}.name: variant "${v['name'] as string}" is listed twice`);
     names.add(v['name'] as string);
-    if (typeof v['pg_schema'] !== 'string' || v['pg_schema'] === '' || Buffer.byteLength(v['pg_schema']) > 63) fail(`${at}.pg_schema`, 'a schema name of 1 to 63 bytes', v['pg_schema']);
-    if (schemas.has(v['pg_schema'] as string)) throw new ConfigError(`${path}: ${at}.pg_schema: schema "${v['pg_schema'] as string}" is listed twice`);
+    if (typeof v['pg_schema'] !== 'string' || v['pg_schema'] === '' || Buffer.byteLength(v['pg_schema']) > 63)
+      fail(`${at}.pg_schema`, 'a schema name of 1 to 63 bytes', v['pg_schema']);
+    if (schemas.has(v['pg_schema'] as string))
+      throw new ConfigError(`${path}: ${at}.pg_schema: schema "${v['pg_schema'] as string}" is listed twice`);
     schemas.add(v['pg_schema'] as string);
-    for (const key of ['tables', 'rows']) if (!Number.isSafeInteger(v[key]) || (v[key] as number) < 0) fail(`${at}.${key}`, 'a whole number ≥ 0', v[key]);
-    for (const key of ['schema_sha256', 'dump_sha256']) if (typeof v[key] !== 'string' || !HEX64.test(v[key] as string)) fail(`${at}.${key}`, 'a SHA-256 in hex', v[key]);
+    for (const key of ['tables', 'rows'])
+      if (!Number.isSafeInteger(v[key]) || (v[key] as number) < 0) fail(`${at}.${key}`, 'a whole number ≥ 0', v[key]);
+    for (const key of ['schema_sha256', 'dump_sha256'])
+      if (typeof v[key] !== 'string' || !HEX64.test(v[key] as string)) fail(`${at}.${key}`, 'a SHA-256 in hex', v[key]);
     const spec = v['spec'];
     if (!isObject(spec)) return fail(`${at}.spec`, 'an object', spec);
     if (spec['name'] !== v['name']) fail(`${at}.spec.name`, JSON.stringify(v['name']), spec['name']);
     if (typeof spec['description'] !== 'string') fail(`${at}.spec.description`, 'a string', spec['description']);
-    for (const key of ['hierarchies', 'multiValued', 'relationships', 'naming']) if (!isObject(spec[key])) fail(`${at}.spec.${key}`, 'an object', spec[key]);
+    for (const key of ['hierarchies', 'multiValued', 'relationships', 'naming'])
+      if (!isObject(spec[key])) fail(`${at}.spec.${key}`, 'an object', spec[key]);
     return undefined;
   });
   return m as unknown as BuildManifest;
@@ -147,7 +171,8 @@ export function readManifest(dir: string): BuildManifest {
   const interrupted = interruptedBuild(dir);
   if (interrupted) throw new ConfigError(`--dir: ${dir}: ${interrupted}; rerun equisql build --out ${dir}`);
   const path = join(dir, 'build.json');
-  if (!existsSync(path)) throw new ConfigError(`--dir: ${dir} has no build.json (run equisql build --out ${dir} first)`);
+  if (!existsSync(path))
+    throw new ConfigError(`--dir: ${dir} has no build.json (run equisql build --out ${dir} first)`);
   let value: unknown;
   try {
     value = JSON.parse(readFileSync(path, 'utf8'));

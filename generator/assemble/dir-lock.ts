@@ -104,7 +104,8 @@ export function lockDir(dir: string, command: string): () => void {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
         const holder = readLockHolder(dir);
         if (holder && alive(holder.pid)) throw new BusyError(describe(dir, holder));
-        if (attempt >= 3) throw new BusyError(`${dir}: cannot take the lock ${path}; another equisql process keeps taking it`);
+        if (attempt >= 3)
+          throw new BusyError(`${dir}: cannot take the lock ${path}; another equisql process keeps taking it`);
         removeStaleLock(path);
       }
     }

@@ -34,7 +34,8 @@ export function interruptedBuild(dir: string): string | undefined {
   }
   const manifest = join(dir, 'build.json');
   // The swap had finished but for removing the marker: the directory is the new build, whole.
-  if (announced.build_sha256 && existsSync(manifest) && sha256Of(readFileSync(manifest)) === announced.build_sha256) return undefined;
+  if (announced.build_sha256 && existsSync(manifest) && sha256Of(readFileSync(manifest)) === announced.build_sha256)
+    return undefined;
   return `a build${announced.pid ? ` (pid ${announced.pid})` : ''} was interrupted while replacing its files, so they are a mix of two builds`;
 }
 
@@ -71,9 +72,17 @@ export function createStaging(dir: string): string {
  * the new build.json in place last. A kill at any point leaves the old build, the new
  * build, or a marked directory.
  */
-export async function swapIn(dir: string, staging: string, manifestText: string, beforeFiles?: () => Promise<void>): Promise<void> {
+export async function swapIn(
+  dir: string,
+  staging: string,
+  manifestText: string,
+  beforeFiles?: () => Promise<void>,
+): Promise<void> {
   const marker = join(dir, SWAP_MARKER);
-  writeFileSync(`${marker}.tmp-${process.pid}`, JSON.stringify({ pid: process.pid, build_sha256: sha256Of(manifestText) }));
+  writeFileSync(
+    `${marker}.tmp-${process.pid}`,
+    JSON.stringify({ pid: process.pid, build_sha256: sha256Of(manifestText) }),
+  );
   renameSync(`${marker}.tmp-${process.pid}`, marker);
   rmSync(join(dir, 'build.json'), { force: true });
   await beforeFiles?.();

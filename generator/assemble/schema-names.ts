@@ -32,12 +32,14 @@ export function pgSchemaName(prefix: string, variant: string): string {
 
 /** Every variant's schema name; refuses a prefix with a NUL byte, and names that would coincide. */
 export function pgSchemaNames(prefix: string, variants: readonly string[]): string[] {
-  if (prefix.includes('\0')) throw new ConfigError('--schema-prefix: contains a NUL byte, which PostgreSQL identifiers cannot hold');
+  if (prefix.includes('\0'))
+    throw new ConfigError('--schema-prefix: contains a NUL byte, which PostgreSQL identifiers cannot hold');
   const names = variants.map((v) => pgSchemaName(prefix, v));
   const seen = new Map<string, string>();
   names.forEach((name, i) => {
     const other = seen.get(name);
-    if (other !== undefined) throw new ConfigError(`--schema-prefix: variants ${other} and ${variants[i]} would share the schema "${name}"`);
+    if (other !== undefined)
+      throw new ConfigError(`--schema-prefix: variants ${other} and ${variants[i]} would share the schema "${name}"`);
     seen.set(name, variants[i] as string);
   });
   return names;

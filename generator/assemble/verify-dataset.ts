@@ -36,9 +36,11 @@ export function targetOf(dir: string, manifest: BuildManifest, db: string | unde
     return target.kind === 'pglite' ? { ...target, mustExist: true } : target;
   }
   const path = join(dir, 'build.json');
-  if (manifest.database.kind === 'postgres') throw new ConfigError(`${path}: built into a PostgreSQL server; give --db postgres://… or DATABASE_URL`);
+  if (manifest.database.kind === 'postgres')
+    throw new ConfigError(`${path}: built into a PostgreSQL server; give --db postgres://… or DATABASE_URL`);
   const location = manifest.database.location;
-  if (location === 'memory') throw new ConfigError(`${path}: built into an in-memory PGlite, which is gone; rebuild into a directory`);
+  if (location === 'memory')
+    throw new ConfigError(`${path}: built into an in-memory PGlite, which is gone; rebuild into a directory`);
   return { kind: 'pglite', dir: isAbsolute(location) ? location : join(dir, location), mustExist: true };
 }
 
@@ -56,17 +58,27 @@ export function checkBuildFiles(dir: string, manifest: BuildManifest): Map<strin
     const path = join(dir, sub);
     if (!existsSync(path)) continue;
     const listed = new Set(manifest.variants.map((v) => `${v.name}.sql`));
-    const extra = readdirSync(path).filter((name) => !listed.has(name)).sort();
-    if (extra.length > 0) problems.push(`${sub}/ holds ${extra.map((n) => JSON.stringify(n)).join(', ')}, which build.json does not list`);
+    const extra = readdirSync(path)
+      .filter((name) => !listed.has(name))
+      .sort();
+    if (extra.length > 0)
+      problems.push(`${sub}/ holds ${extra.map((n) => JSON.stringify(n)).join(', ')}, which build.json does not list`);
   }
-  if (problems.length > 0) throw new ConfigError(`--dir: ${dir}: ${problems.join('; ')}; rebuild with equisql build --out ${dir}`);
+  if (problems.length > 0)
+    throw new ConfigError(`--dir: ${dir}: ${problems.join('; ')}; rebuild with equisql build --out ${dir}`);
   const byVariant = new Map<string, string[]>();
   for (const built of manifest.variants) {
     const found: string[] = [];
-    for (const [sub, recorded] of [['schemas', built.schema_sha256], ['dumps', built.dump_sha256]] as const) {
+    for (const [sub, recorded] of [
+      ['schemas', built.schema_sha256],
+      ['dumps', built.dump_sha256],
+    ] as const) {
       const actual = fileSha256(join(dir, sub, `${built.name}.sql`));
       if (actual === undefined) found.push(`${sub}/${built.name}.sql is missing`);
-      else if (actual !== recorded) found.push(`${sub}/${built.name}.sql differs from build.json (sha256 ${actual.slice(0, 12)}…, recorded ${recorded.slice(0, 12)}…)`);
+      else if (actual !== recorded)
+        found.push(
+          `${sub}/${built.name}.sql differs from build.json (sha256 ${actual.slice(0, 12)}…, recorded ${recorded.slice(0, 12)}…)`,
+        );
     }
     byVariant.set(built.name, found);
   }
@@ -92,7 +104,11 @@ function lockForReading(dir: string): () => void {
  * from its database against the conceptual instance regenerated from `er.json` and the
  * recorded seed. The directory is locked meanwhile, so a build cannot swap files under it.
  */
-export async function verifyDataset(dir: string, target: DatabaseTarget | Database, onVariant?: (check: VariantCheck) => void): Promise<VariantCheck[]> {
+export async function verifyDataset(
+  dir: string,
+  target: DatabaseTarget | Database,
+  onVariant?: (check: VariantCheck) => void,
+): Promise<VariantCheck[]> {
   const release = lockForReading(dir);
   try {
     const manifest = readManifest(dir);
@@ -101,7 +117,14 @@ export async function verifyDataset(dir: string, target: DatabaseTarget | Databa
     const domain = parseDomainJson(readFileSync(erPath, 'utf8'), erPath);
     const index = indexDomain(domain);
     // An instance read from a database cannot be made again from the seed: its hash is the check.
-    const expected = manifest.instance_from ? undefined : generateInstance(domain, { seed: manifest.seed, scale: manifest.scale, profile: manifest.profile, counts: manifest.counts });
+    const expected = manifest.instance_from
+      ? undefined
+      : generateInstance(domain, {
+          seed: manifest.seed,
+          scale: manifest.scale,
+          profile: manifest.profile,
+          counts: manifest.counts,
+        });
     const expectedHash = expected ? instanceHash(expected) : manifest.instance_hash;
     const owned = !isDatabase(target);
     const db = isDatabase(target) ? target : await openDatabase(target);
@@ -123,7 +146,14 @@ export async function verifyDataset(dir: string, target: DatabaseTarget | Databa
           try {
             const contents = await readVariant(db, built.pg_schema, schema, index);
             hash = instanceHash(contents.instance);
-            const instanceDifferences = hash === expectedHash ? [] : expected ? diffInstances(expected, contents.instance) : [`instance hash ${hash.slice(0, 12)}, where build.json records ${expectedHash.slice(0, 12)} (the rows of ${manifest.instance_from?.source})`];
+            const instanceDifferences =
+              hash === expectedHash
+                ? []
+                : expected
+                  ? diffInstances(expected, contents.instance)
+                  : [
+                      `instance hash ${hash.slice(0, 12)}, where build.json records ${expectedHash.slice(0, 12)} (the rows of ${manifest.instance_from?.source})`,
+                    ];
             differences.push(...instanceDifferences, ...tableDifferences(index, schema, contents));
           } catch (error) {
             differences.push(`cannot read schema ${built.pg_schema}: ${oneLine(error)}`);

@@ -9,8 +9,17 @@ import { parseTable, type FlagTable } from './flag-table.ts';
 const DIALECTS: readonly Dialect[] = ['postgresql', 'sqlite', 'mysql'];
 
 const FLAGS = {
-  dialect: { type: 'string', value: 'D', default: 'sqlite', help: 'the SQL dialect tried first: postgresql, sqlite (default) or mysql' },
-  'no-fallback': { type: 'boolean', default: false, help: 'do not try the other dialects when the first does not parse a query' },
+  dialect: {
+    type: 'string',
+    value: 'D',
+    default: 'sqlite',
+    help: 'the SQL dialect tried first: postgresql, sqlite (default) or mysql',
+  },
+  'no-fallback': {
+    type: 'boolean',
+    default: false,
+    help: 'do not try the other dialects when the first does not parse a query',
+  },
 } as const satisfies FlagTable;
 
 const DETAILS = `Reads one SQL query per line on stdin and prints one JSON line per query:
@@ -51,7 +60,8 @@ export const command: Command = {
   async run(args: readonly string[], io: CliIo): Promise<number> {
     const values = parseTable('canon', args, FLAGS).values;
     const dialect = values.dialect as Dialect;
-    if (!DIALECTS.includes(dialect)) throw new ConfigError(`--dialect must be one of ${DIALECTS.join(', ')}, got "${dialect}"`);
+    if (!DIALECTS.includes(dialect))
+      throw new ConfigError(`--dialect must be one of ${DIALECTS.join(', ')}, got "${dialect}"`);
     const input = await io.readStdin();
     for (const line of input.split(/\r?\n/u)) {
       if (line.trim() === '') continue;

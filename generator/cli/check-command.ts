@@ -5,7 +5,12 @@ import { parseTable, type FlagTable } from './flag-table.ts';
 import { checkExport } from '../export/check-export.ts';
 
 const FLAGS = {
-  dir: { type: 'string', value: 'DIR', required: true, help: 'an exported directory (one with a manifest.json holding an "export" section)' },
+  dir: {
+    type: 'string',
+    value: 'DIR',
+    required: true,
+    help: 'an exported directory (one with a manifest.json holding an "export" section)',
+  },
 } as const satisfies FlagTable;
 
 const DETAILS = `Proves an export clean: some rows, no group, question text or SQL text in two splits (under

@@ -20,7 +20,10 @@ function flagTable(flags: FlagTable): string[] {
   return [
     '| flag | what it does |',
     '|---|---|',
-    ...Object.entries(flags).map(([name, f]) => `| \`${flagUsage(name, f).replaceAll('|', '\\|')}\`${f.short && name.length > 1 ? `, \`-${f.short}\`` : ''} | ${cell(f.help)}${f.required ? ' (required)' : ''} |`),
+    ...Object.entries(flags).map(
+      ([name, f]) =>
+        `| \`${flagUsage(name, f).replaceAll('|', '\\|')}\`${f.short && name.length > 1 ? `, \`-${f.short}\`` : ''} | ${cell(f.help)}${f.required ? ' (required)' : ''} |`,
+    ),
   ];
 }
 
@@ -81,7 +84,7 @@ export function cliReference(commands: readonly Command[]): string {
   const lines = [
     '# Command-line reference',
     '',
-    '<!-- Written by `npm run docs` from each command\'s flag table; edit the tables in generator/cli/, not this page. -->',
+    "<!-- Written by `npm run docs` from each command's flag table; edit the tables in generator/cli/, not this page. -->",
     '',
     '`equisql <command> --help` prints the same text. Every command also takes:',
     '',
@@ -98,5 +101,8 @@ export function cliReference(commands: readonly Command[]): string {
     lines.push(...section(c, '##'));
     for (const sub of c.subcommands ?? []) lines.push(...section(sub, '###'));
   }
-  return `${lines.join('\n').replace(/\n{3,}/gu, '\n\n').trimEnd()}\n`;
+  return `${lines
+    .join('\n')
+    .replace(/\n{3,}/gu, '\n\n')
+    .trimEnd()}\n`;
 }

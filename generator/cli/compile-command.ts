@@ -12,7 +12,12 @@ import { queryOfDocument, type Query, type QueryDocument } from '../query/concep
 const FLAGS = {
   dir: { type: 'string', value: 'DIR', required: true, help: 'a directory equisql build wrote' },
   variant: { type: 'string', value: 'V', required: true, help: 'the variant to compile for' },
-  query: { type: 'string', value: 'FILE.json', required: true, help: 'a conceptual query as JSON (format: docs/conceptual-query.md)' },
+  query: {
+    type: 'string',
+    value: 'FILE.json',
+    required: true,
+    help: 'a conceptual query as JSON (format: docs/conceptual-query.md)',
+  },
 } as const satisfies FlagTable;
 
 const DETAILS = `Prints the SQL of a conceptual query for one variant built in DIR.`;
@@ -28,7 +33,10 @@ export const command: Command = {
     const { manifest, index } = openBuiltDir(dir);
     const name = required('compile', 'variant', flags.variant);
     const built = manifest.variants.find((v) => v.name === name);
-    if (!built) throw new ConfigError(`--variant: no variant "${name}" in ${dir} (built: ${manifest.variants.map((v) => v.name).join(', ')})`);
+    if (!built)
+      throw new ConfigError(
+        `--variant: no variant "${name}" in ${dir} (built: ${manifest.variants.map((v) => v.name).join(', ')})`,
+      );
     const file = required('compile', 'query', flags.query);
     // A conceptual query is a few kilobytes; the cap keeps `--query /dev/zero` from filling memory.
     const text = readInputFile(file, '--query', 16 * 1024 * 1024);

@@ -10,6 +10,8 @@ export type Engine = 'postgres' | 'sqlite';
  */
 export function parseEngines(command: string, text: string | undefined): Engine[] {
   const names = (text ?? 'postgres').split(',').map((n) => n.trim());
-  for (const n of names) if (n !== 'postgres' && n !== 'sqlite') throw new ConfigError(`${command}: --engines takes postgres and sqlite, got "${n}"`);
+  for (const n of names)
+    if (n !== 'postgres' && n !== 'sqlite')
+      throw new ConfigError(`${command}: --engines takes postgres and sqlite, got "${n}"`);
   return ['postgres', ...(names.includes('sqlite') ? (['sqlite'] as const) : [])];
 }

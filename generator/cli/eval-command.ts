@@ -22,23 +22,78 @@ import { required } from './flags.ts';
 import { parseTable, type FlagTable } from './flag-table.ts';
 
 const FLAGS = {
-  dir: { type: 'string', value: 'DIR', help: 'a directory equisql generate and export wrote (its data/, schemas/, groups/, build.json and edge/build.json); required unless --compare' },
+  dir: {
+    type: 'string',
+    value: 'DIR',
+    help: 'a directory equisql generate and export wrote (its data/, schemas/, groups/, build.json and edge/build.json); required unless --compare',
+  },
   split: { type: 'string', value: 'S', help: 'the split scored (default test)' },
   variants: { type: 'string', value: 'V,V,…', help: 'the variants scored (default every variant of the build)' },
-  model: { type: 'string', value: 'M', help: 'the model asked through an OpenAI-compatible endpoint (--base-url, the config\'s llm.baseURL, else OPENAI_BASE_URL; OPENAI_API_KEY), or gold: the gold SQL itself (scores 100%, a self-check)' },
-  'base-url': { type: 'string', value: 'URL', help: 'the endpoint, such as http://127.0.0.1:8000/v1 (default: the config\'s llm.baseURL, else OPENAI_BASE_URL)' },
-  predictions: { type: 'string', value: 'FILE.jsonl', help: 'SQL written elsewhere instead of a model: {"id", "sql"} a line, ids of the export\'s rows (a row without a line is scored missing)' },
-  context: { type: 'string', value: 'ddl|ddl+er', help: 'the prompt\'s context: the variant\'s DDL (default), or also the E/R model and the variant\'s shredding choices in words' },
-  engine: { type: 'string', value: 'postgres|sqlite', help: 'the engine the SQL runs on: the build\'s PostgreSQL schemas (default), or its SQLite files, DIR/sqlite/<variant>.sqlite and DIR/edge/sqlite/<variant>.sqlite (equisql build --engines postgres,sqlite); the prompt then shows the SQLite schema and asks for SQLite\'s SQL' },
-  prompt: { type: 'string', value: 'paper|training', help: 'the prompt asked: the first paper\'s (default), or the export\'s fine-tuning prompt (the system text, schema form and question wording of finetune/), for a model tuned on those files' },
-  concurrency: { type: 'string', value: 'K', help: 'predictions asked at once, and server connections (default 4; PGlite has one)' },
-  budget: { type: 'string', value: 'TOKENS', help: 'tokens after which the endpoint is asked nothing more (the run stops cleanly; --resume continues)' },
+  model: {
+    type: 'string',
+    value: 'M',
+    help: "the model asked through an OpenAI-compatible endpoint (--base-url, the config's llm.baseURL, else OPENAI_BASE_URL; OPENAI_API_KEY), or gold: the gold SQL itself (scores 100%, a self-check)",
+  },
+  'base-url': {
+    type: 'string',
+    value: 'URL',
+    help: "the endpoint, such as http://127.0.0.1:8000/v1 (default: the config's llm.baseURL, else OPENAI_BASE_URL)",
+  },
+  predictions: {
+    type: 'string',
+    value: 'FILE.jsonl',
+    help: 'SQL written elsewhere instead of a model: {"id", "sql"} a line, ids of the export\'s rows (a row without a line is scored missing)',
+  },
+  context: {
+    type: 'string',
+    value: 'ddl|ddl+er',
+    help: "the prompt's context: the variant's DDL (default), or also the E/R model and the variant's shredding choices in words",
+  },
+  engine: {
+    type: 'string',
+    value: 'postgres|sqlite',
+    help: "the engine the SQL runs on: the build's PostgreSQL schemas (default), or its SQLite files, DIR/sqlite/<variant>.sqlite and DIR/edge/sqlite/<variant>.sqlite (equisql build --engines postgres,sqlite); the prompt then shows the SQLite schema and asks for SQLite's SQL",
+  },
+  prompt: {
+    type: 'string',
+    value: 'paper|training',
+    help: "the prompt asked: the first paper's (default), or the export's fine-tuning prompt (the system text, schema form and question wording of finetune/), for a model tuned on those files",
+  },
+  concurrency: {
+    type: 'string',
+    value: 'K',
+    help: 'predictions asked at once, and server connections (default 4; PGlite has one)',
+  },
+  budget: {
+    type: 'string',
+    value: 'TOKENS',
+    help: 'tokens after which the endpoint is asked nothing more (the run stops cleanly; --resume continues)',
+  },
   timeout: { type: 'string', value: 'S', help: 'seconds a prediction may run on each instance (default 30)' },
-  db: { type: 'string', value: 'URL', help: 'postgres://… or pglite:DIR (default DATABASE_URL for a server build, else the PGlite that build.json names)' },
-  config: { type: 'string', value: 'FILE', help: 'the datasets.config.ts whose llm section (model, baseURL, prices) applies; the cost goes to EVALDIR/run.json' },
-  resume: { type: 'boolean', help: 'keep the complete lines an earlier (killed) run into EVALDIR wrote and continue after them' },
-  out: { type: 'string', value: 'EVALDIR', required: true, help: 'where predictions.jsonl, summary.json, run.json, the heatmaps and report.html go; with --compare, the page FILE' },
-  compare: { type: 'boolean', help: 'write one page comparing the finished evaluations EVALDIR … (the operands) to --out FILE, and score nothing' },
+  db: {
+    type: 'string',
+    value: 'URL',
+    help: 'postgres://… or pglite:DIR (default DATABASE_URL for a server build, else the PGlite that build.json names)',
+  },
+  config: {
+    type: 'string',
+    value: 'FILE',
+    help: 'the datasets.config.ts whose llm section (model, baseURL, prices) applies; the cost goes to EVALDIR/run.json',
+  },
+  resume: {
+    type: 'boolean',
+    help: 'keep the complete lines an earlier (killed) run into EVALDIR wrote and continue after them',
+  },
+  out: {
+    type: 'string',
+    value: 'EVALDIR',
+    required: true,
+    help: 'where predictions.jsonl, summary.json, run.json, the heatmaps and report.html go; with --compare, the page FILE',
+  },
+  compare: {
+    type: 'boolean',
+    help: 'write one page comparing the finished evaluations EVALDIR … (the operands) to --out FILE, and score nothing',
+  },
 } as const satisfies FlagTable;
 
 const DETAILS = `Scores SQL for every (question, variant) row of a split. Each row's prompt is the first
@@ -69,7 +124,8 @@ equisql eval --compare EVALDIR_1 EVALDIR_2 … --out FILE puts several finished 
 function whole(flag: string, value: string | undefined, fallback: number, max: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!/^[0-9]+$/u.test(value) || !Number.isSafeInteger(n) || n < 1 || n > max) throw new ConfigError(`--${flag}: expected a whole number from 1 to ${max}, got "${value.slice(0, 40)}"`);
+  if (!/^[0-9]+$/u.test(value) || !Number.isSafeInteger(n) || n < 1 || n > max)
+    throw new ConfigError(`--${flag}: expected a whole number from 1 to ${max}, got "${value.slice(0, 40)}"`);
   return n;
 }
 
@@ -83,33 +139,64 @@ export const command: Command = {
     const { values: flags, positionals } = parseTable('eval', args, FLAGS, { positionals: true });
     const out = resolve(process.cwd(), required('eval', 'out', flags.out));
     if (flags.compare) {
-      if (positionals.length === 0) throw new ConfigError('eval --compare: name the evaluation directories to compare (EVALDIR …)');
+      if (positionals.length === 0)
+        throw new ConfigError('eval --compare: name the evaluation directories to compare (EVALDIR …)');
       const other = (['dir', 'model', 'predictions', 'resume'] as const).find((f) => flags[f] !== undefined);
       if (other) throw new ConfigError(`eval --compare: --${other} does not go with --compare (it scores nothing)`);
-      await writeCompareReport(positionals.map((p) => resolve(process.cwd(), p)), out);
+      await writeCompareReport(
+        positionals.map((p) => resolve(process.cwd(), p)),
+        out,
+      );
       io.err(`eval: ${positionals.length} evaluations compared in ${out}`);
       return EXIT.ok;
     }
-    if (positionals.length > 0) throw new ConfigError(`eval: unexpected argument "${positionals[0]?.slice(0, 60)}" (directories are operands of --compare only)`);
+    if (positionals.length > 0)
+      throw new ConfigError(
+        `eval: unexpected argument "${positionals[0]?.slice(0, 60)}" (directories are operands of --compare only)`,
+      );
     const dir = resolve(process.cwd(), required('eval', 'dir', flags.dir));
     const context = (flags.context ?? 'ddl') as EvalContext;
-    if (!EVAL_CONTEXTS.includes(context)) throw new ConfigError(`--context: expected ${EVAL_CONTEXTS.join(' or ')}, got "${flags.context}"`);
+    if (!EVAL_CONTEXTS.includes(context))
+      throw new ConfigError(`--context: expected ${EVAL_CONTEXTS.join(' or ')}, got "${flags.context}"`);
     const prompt = (flags.prompt ?? 'paper') as EvalPrompt;
-    if (!EVAL_PROMPTS.includes(prompt)) throw new ConfigError(`--prompt: expected ${EVAL_PROMPTS.join(' or ')}, got "${flags.prompt?.slice(0, 40)}"`);
-    if (prompt === 'training' && context !== 'ddl') throw new ConfigError(`--prompt training: the fine-tuning prompt shows the schema only; it does not go with --context ${context}`);
+    if (!EVAL_PROMPTS.includes(prompt))
+      throw new ConfigError(`--prompt: expected ${EVAL_PROMPTS.join(' or ')}, got "${flags.prompt?.slice(0, 40)}"`);
+    if (prompt === 'training' && context !== 'ddl')
+      throw new ConfigError(
+        `--prompt training: the fine-tuning prompt shows the schema only; it does not go with --context ${context}`,
+      );
     const engine = (flags.engine ?? 'postgres') as EvalEngine;
-    if (!EVAL_ENGINES.includes(engine)) throw new ConfigError(`--engine: expected ${EVAL_ENGINES.join(' or ')}, got "${flags.engine?.slice(0, 40)}"`);
-    if (engine === 'sqlite' && prompt === 'training') throw new ConfigError('--prompt training: the fine-tuning files teach PostgreSQL; it does not go with --engine sqlite');
-    if (engine === 'sqlite' && flags.db !== undefined) throw new ConfigError('--db: not with --engine sqlite (the SQL runs on the build\'s SQLite files)');
+    if (!EVAL_ENGINES.includes(engine))
+      throw new ConfigError(`--engine: expected ${EVAL_ENGINES.join(' or ')}, got "${flags.engine?.slice(0, 40)}"`);
+    if (engine === 'sqlite' && prompt === 'training')
+      throw new ConfigError(
+        '--prompt training: the fine-tuning files teach PostgreSQL; it does not go with --engine sqlite',
+      );
+    if (engine === 'sqlite' && flags.db !== undefined)
+      throw new ConfigError("--db: not with --engine sqlite (the SQL runs on the build's SQLite files)");
     const concurrency = whole('concurrency', flags.concurrency, 4, 256);
     const budget = flags.budget === undefined ? undefined : whole('budget', flags.budget, 1, Number.MAX_SAFE_INTEGER);
     const seconds = flags.timeout === undefined ? 30 : Number(flags.timeout);
-    if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400) throw new ConfigError(`--timeout: expected seconds above 0 and at most 86400, got "${flags.timeout}"`);
-    const sources = [flags.model !== undefined && flags.model !== 'gold' ? 'model' : undefined, flags.model === 'gold' ? 'gold' : undefined, flags.predictions !== undefined ? 'predictions' : undefined].filter(Boolean);
-    if (sources.length !== 1) throw new ConfigError('eval: give exactly one of --model M, --model gold and --predictions FILE.jsonl');
-    if (flags['base-url'] !== undefined && (flags.model === undefined || flags.model === 'gold')) throw new ConfigError('--base-url: only with --model M (an endpoint)');
-    if (budget !== undefined && (flags.model === undefined || flags.model === 'gold')) throw new ConfigError('--budget: only with --model M (an endpoint)');
-    const variants = flags.variants === undefined ? undefined : flags.variants.split(',').map((v) => v.trim()).filter((v) => v !== '');
+    if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400)
+      throw new ConfigError(`--timeout: expected seconds above 0 and at most 86400, got "${flags.timeout}"`);
+    const sources = [
+      flags.model !== undefined && flags.model !== 'gold' ? 'model' : undefined,
+      flags.model === 'gold' ? 'gold' : undefined,
+      flags.predictions !== undefined ? 'predictions' : undefined,
+    ].filter(Boolean);
+    if (sources.length !== 1)
+      throw new ConfigError('eval: give exactly one of --model M, --model gold and --predictions FILE.jsonl');
+    if (flags['base-url'] !== undefined && (flags.model === undefined || flags.model === 'gold'))
+      throw new ConfigError('--base-url: only with --model M (an endpoint)');
+    if (budget !== undefined && (flags.model === undefined || flags.model === 'gold'))
+      throw new ConfigError('--budget: only with --model M (an endpoint)');
+    const variants =
+      flags.variants === undefined
+        ? undefined
+        : flags.variants
+            .split(',')
+            .map((v) => v.trim())
+            .filter((v) => v !== '');
     if (variants && variants.length === 0) throw new ConfigError('--variants: no variant named');
 
     refuseIfLocked(dir);
@@ -117,7 +204,13 @@ export const command: Command = {
     // On SQLite the files are checked here, before any model is asked anything.
     const onSqlite = engine === 'sqlite' ? sqliteEvalInputs(read) : undefined;
     const inputs = onSqlite?.inputs ?? read;
-    const target = onSqlite ? undefined : targetOf(dir, inputs.manifest, flags.db ?? (inputs.manifest.database.kind === 'postgres' ? io.env['DATABASE_URL'] : undefined));
+    const target = onSqlite
+      ? undefined
+      : targetOf(
+          dir,
+          inputs.manifest,
+          flags.db ?? (inputs.manifest.database.kind === 'postgres' ? io.env['DATABASE_URL'] : undefined),
+        );
 
     let client: LlmClient | undefined;
     let source: PredictionSource;
@@ -129,20 +222,31 @@ export const command: Command = {
       source = goldSource((row) => onSqlite?.sqliteSql(row) ?? row.sql);
     } else {
       const model = flags.model as string;
-      if (!/^\S{1,200}$/u.test(model)) throw new ConfigError(`--model: expected a model name without spaces, got "${model.slice(0, 40)}"`);
-      const llmConfig = flags.config !== undefined ? (await loadConfig(flags.config, process.cwd())).config.llm : undefined;
+      if (!/^\S{1,200}$/u.test(model))
+        throw new ConfigError(`--model: expected a model name without spaces, got "${model.slice(0, 40)}"`);
+      const llmConfig =
+        flags.config !== undefined ? (await loadConfig(flags.config, process.cwd())).config.llm : undefined;
       const resolved = resolveLlmEndpoint(llmConfig, model, io.env['OPENAI_BASE_URL']);
       const baseURL = flags['base-url'] ?? resolved.baseURL;
-      if (!baseURL) throw new ConfigError('--model: needs an endpoint: --base-url, llm.baseURL in the config, or OPENAI_BASE_URL');
+      if (!baseURL)
+        throw new ConfigError('--model: needs an endpoint: --base-url, llm.baseURL in the config, or OPENAI_BASE_URL');
       try {
         if (!['http:', 'https:'].includes(new URL(baseURL).protocol)) throw new Error('not http');
       } catch {
-        throw new ConfigError(`--base-url: expected an http(s) URL such as http://127.0.0.1:8000/v1, got "${baseURL.slice(0, 80)}"`);
+        throw new ConfigError(
+          `--base-url: expected an http(s) URL such as http://127.0.0.1:8000/v1, got "${baseURL.slice(0, 80)}"`,
+        );
       }
       price = llmConfig?.prices ? ownValue(llmConfig.prices, model) : undefined;
       // The files and names are checked; the endpoint is looked at once before any request, connection or file.
       await probeEndpoint(baseURL, '--model');
-      client = createLlmClient({ baseURL, apiKey: io.env['OPENAI_API_KEY'] ?? 'unused', model, cacheDir: join(out, '.llm-cache'), rng: createRng(`eval/${model}`) });
+      client = createLlmClient({
+        baseURL,
+        apiKey: io.env['OPENAI_API_KEY'] ?? 'unused',
+        model,
+        cacheDir: join(out, '.llm-cache'),
+        rng: createRng(`eval/${model}`),
+      });
       source = endpointSource(client, model, baseURL, budget);
     }
 
@@ -150,7 +254,9 @@ export const command: Command = {
     // One run at a time writes an evaluation: two would write every line twice.
     const release = lockDir(out, 'eval');
     try {
-      if (target) for (let i = 0; i < (target.kind === 'postgres' ? concurrency : 1); i++) connections.push(await openDatabase(target));
+      if (target)
+        for (let i = 0; i < (target.kind === 'postgres' ? concurrency : 1); i++)
+          connections.push(await openDatabase(target));
       const result = await runEval({
         inputs,
         source,
@@ -168,7 +274,12 @@ export const command: Command = {
           ? {
               usage: () => {
                 const u = (client as LlmClient).usage;
-                return { tokens: { prompt: u.prompt_tokens, completion: u.completion_tokens }, cost_usd: estimateCost(price, u.prompt_tokens, u.completion_tokens), calls: u.requests, cache_hits: u.cache_hits };
+                return {
+                  tokens: { prompt: u.prompt_tokens, completion: u.completion_tokens },
+                  cost_usd: estimateCost(price, u.prompt_tokens, u.completion_tokens),
+                  calls: u.requests,
+                  cache_hits: u.cache_hits,
+                };
               },
             }
           : {}),
@@ -177,7 +288,9 @@ export const command: Command = {
       if (s) {
         await writeEvalReport(out);
         const pct = (r: number) => `${(100 * r).toFixed(1)}%`;
-        io.err(`eval: ${result.rows} predictions of ${s.robust.total} questions on ${inputs.variants.length} variants: EX ${pct(s.ex.rate)}, robust ${pct(s.robust.rate)}, invalid ${pct(s.errors.invalid_rate)}; ${out}`);
+        io.err(
+          `eval: ${result.rows} predictions of ${s.robust.total} questions on ${inputs.variants.length} variants: EX ${pct(s.ex.rate)}, robust ${pct(s.robust.rate)}, invalid ${pct(s.errors.invalid_rate)}; ${out}`,
+        );
       }
     } finally {
       for (const c of connections) await c.close();

@@ -17,11 +17,29 @@ import { exportSettings } from '../export/export-settings.ts';
 import { displayFor } from './progress-bar.ts';
 
 const FLAGS = {
-  dir: { type: 'string', value: 'DIR', required: true, help: 'a directory equisql generate wrote (reads DIR/groups/ and DIR/questions/, or the suite\'s own questions when there is no questions file; for a generate --corpus DIR, every database under DIR/databases/)' },
+  dir: {
+    type: 'string',
+    value: 'DIR',
+    required: true,
+    help: "a directory equisql generate wrote (reads DIR/groups/ and DIR/questions/, or the suite's own questions when there is no questions file; for a generate --corpus DIR, every database under DIR/databases/)",
+  },
   ...EXPORT_FLAGS,
-  include: { type: 'string', value: 'OTHER_DIR', multiple: true, help: 'add the groups of another generated directory (its schemas and dumps are copied under DIR/datasets/<dataset>/)' },
-  'hub-dir': { type: 'string', value: 'OUT', help: 'copy what belongs on the Hugging Face Hub (the files hub-files.txt lists: no databases, no stage inputs) into OUT, a new or empty directory; when DIR already holds an export, that export is checked and copied as it is (export flags must match it), else DIR is exported first' },
-  config: { type: 'string', value: 'FILE', help: 'the configuration whose datasets.<dataset>.card gives the card\'s licence and metadata (default datasets.config.ts in the working directory)' },
+  include: {
+    type: 'string',
+    value: 'OTHER_DIR',
+    multiple: true,
+    help: 'add the groups of another generated directory (its schemas and dumps are copied under DIR/datasets/<dataset>/)',
+  },
+  'hub-dir': {
+    type: 'string',
+    value: 'OUT',
+    help: 'copy what belongs on the Hugging Face Hub (the files hub-files.txt lists: no databases, no stage inputs) into OUT, a new or empty directory; when DIR already holds an export, that export is checked and copied as it is (export flags must match it), else DIR is exported first',
+  },
+  config: {
+    type: 'string',
+    value: 'FILE',
+    help: "the configuration whose datasets.<dataset>.card gives the card's licence and metadata (default datasets.config.ts in the working directory)",
+  },
 } as const satisfies FlagTable;
 
 const DETAILS = `Re-exports a generated directory without regenerating, into:
@@ -63,24 +81,48 @@ export const command: Command = {
       const recorded = readManifestObject(dir)?.['export'] as Record<string, unknown> | undefined;
       if (flags['hub-dir'] !== undefined && recorded !== undefined) {
         // Copy the export that is there, as check sees it: a re-export with other (default) settings would put on the Hub what no one checked.
-        const given = (Object.keys(EXPORT_FLAGS) as (keyof typeof EXPORT_FLAGS)[]).filter((k) => flags[k] !== undefined);
-        const differs = given.length > 0 || include.length > 0 ? (include.length > 0 ? 'more datasets (--include)' : exportSettingsDiffer(recorded, settings)) : undefined;
-        if (differs) throw new ConfigError(`export: --hub-dir: ${dir} holds an export made with other settings (${differs}); re-export without --hub-dir, check it, then give --hub-dir alone`);
+        const given = (Object.keys(EXPORT_FLAGS) as (keyof typeof EXPORT_FLAGS)[]).filter(
+          (k) => flags[k] !== undefined,
+        );
+        const differs =
+          given.length > 0 || include.length > 0
+            ? include.length > 0
+              ? 'more datasets (--include)'
+              : exportSettingsDiffer(recorded, settings)
+            : undefined;
+        if (differs)
+          throw new ConfigError(
+            `export: --hub-dir: ${dir} holds an export made with other settings (${differs}); re-export without --hub-dir, check it, then give --hub-dir alone`,
+          );
         const found = checkExport(dir).findings[0];
-        if (found) throw new ConfigError(`export: --hub-dir: ${dir} does not pass check (${found.kind}: ${found.detail.slice(0, 200)}); re-export it first`);
+        if (found)
+          throw new ConfigError(
+            `export: --hub-dir: ${dir} does not pass check (${found.kind}: ${found.detail.slice(0, 200)}); re-export it first`,
+          );
         const out = resolve(process.cwd(), flags['hub-dir']);
-        const list = readFileSync(join(dir, HUB_LIST_FILE), 'utf8').split('\n').filter((l) => l !== '');
+        const list = readFileSync(join(dir, HUB_LIST_FILE), 'utf8')
+          .split('\n')
+          .filter((l) => l !== '');
         io.err(`export: ${layOutHub(dir, out, list)} files of the checked export for the Hub in ${out}`);
         return EXIT.ok;
       }
       const shown = displayFor(io);
       const card = await configuredCard(dir, flags.config);
-      const report = await exportDataset({ dir, ...settings, include, progress: shown.message, tick: shown.tick, ...(card ? { card } : {}) });
+      const report = await exportDataset({
+        dir,
+        ...settings,
+        include,
+        progress: shown.message,
+        tick: shown.tick,
+        ...(card ? { card } : {}),
+      });
       shown.end();
       io.err(`${report.rows} rows in ${report.seconds.total.toFixed(1)} s`);
       if (flags['hub-dir'] !== undefined) {
         const out = resolve(process.cwd(), flags['hub-dir']);
-        const list = readFileSync(join(dir, HUB_LIST_FILE), 'utf8').split('\n').filter((l) => l !== '');
+        const list = readFileSync(join(dir, HUB_LIST_FILE), 'utf8')
+          .split('\n')
+          .filter((l) => l !== '');
         io.err(`export: ${layOutHub(dir, out, list)} files for the Hub in ${out}`);
       }
       return EXIT.ok;

@@ -27,7 +27,11 @@ export type FlagTable = Readonly<Record<string, FlagSpec>>;
 
 /** The parsed values of a table's flags: strings, string lists for `multiple`, booleans. */
 export type FlagValues<T extends FlagTable> = {
-  -readonly [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : T[K]['multiple'] extends true ? string[] : string;
+  -readonly [K in keyof T]?: T[K]['type'] extends 'boolean'
+    ? boolean
+    : T[K]['multiple'] extends true
+      ? string[]
+      : string;
 };
 
 /** What `--help` and the CLI reference show of a command or a subcommand. */
@@ -45,7 +49,7 @@ export interface CommandHelp {
 /** The flags every command takes, handled before the command runs. */
 export const GLOBAL_FLAGS: FlagTable = {
   quiet: { type: 'boolean', help: 'no progress on stderr (errors are still printed)' },
-  help: { type: 'boolean', short: 'h', help: 'print the command\'s usage and flags, and exit' },
+  help: { type: 'boolean', short: 'h', help: "print the command's usage and flags, and exit" },
 };
 
 /**
@@ -54,11 +58,21 @@ export const GLOBAL_FLAGS: FlagTable = {
  * @example
  * parseTable('check', ['--dir', 'out'], { dir: { type: 'string', value: 'DIR', help: '…' } }).values.dir; // 'out'
  */
-export function parseTable<T extends FlagTable>(command: string, args: readonly string[], table: T, settings: { positionals?: boolean } = {}): { values: FlagValues<T>; positionals: string[] } {
+export function parseTable<T extends FlagTable>(
+  command: string,
+  args: readonly string[],
+  table: T,
+  settings: { positionals?: boolean } = {},
+): { values: FlagValues<T>; positionals: string[] } {
   const options = Object.fromEntries(
     Object.entries(table).map(([name, f]) => [
       name,
-      { type: f.type, ...(f.short ? { short: f.short } : {}), ...(f.multiple ? { multiple: true } : {}), ...(f.default !== undefined ? { default: f.default } : {}) },
+      {
+        type: f.type,
+        ...(f.short ? { short: f.short } : {}),
+        ...(f.multiple ? { multiple: true } : {}),
+        ...(f.default !== undefined ? { default: f.default } : {}),
+      },
     ]),
   ) as Parameters<typeof parseCommandLine>[2];
   const parsed = parseCommandLine(command, args, options, settings);
@@ -73,7 +87,9 @@ export function flagUsage(name: string, f: FlagSpec): string {
 
 /** The synopsis' words: required flags bare, the others in brackets, then the operands. */
 function synopsisParts(help: CommandHelp): string[] {
-  const parts = Object.entries(help.flags).map(([name, f]) => (f.required ? flagUsage(name, f) : `[${flagUsage(name, f)}]`));
+  const parts = Object.entries(help.flags).map(([name, f]) =>
+    f.required ? flagUsage(name, f) : `[${flagUsage(name, f)}]`,
+  );
   return [...parts, ...(help.operands ? [help.operands] : [])];
 }
 
@@ -112,14 +128,17 @@ function wrap(text: string, width: number, indent: string): string[] {
 
 /** The flag list of `--help`: each flag, its value, what it does (wrapped under a hanging indent). */
 export function flagList(flags: FlagTable): string[] {
-  const entries = Object.entries(flags).map(([name, f]) => [f.short && name.length > 1 ? `${flagUsage(name, f)}, -${f.short}` : flagUsage(name, f), f] as const);
+  const entries = Object.entries(flags).map(
+    ([name, f]) => [f.short && name.length > 1 ? `${flagUsage(name, f)}, -${f.short}` : flagUsage(name, f), f] as const,
+  );
   const column = Math.min(28, Math.max(...entries.map(([u]) => u.length), 0) + 4);
   const out: string[] = [];
   for (const [usage, f] of entries) {
     const text = `${f.help}${f.required ? ' (required)' : ''}`;
     const body = wrap(text, 100, ' '.repeat(column));
     const head = `  ${usage}`;
-    if (head.length < column) out.push(`${head}${' '.repeat(column - head.length)}${(body[0] ?? '').trimStart()}`, ...body.slice(1));
+    if (head.length < column)
+      out.push(`${head}${' '.repeat(column - head.length)}${(body[0] ?? '').trimStart()}`, ...body.slice(1));
     else out.push(head, ...body);
   }
   return out;
@@ -138,6 +157,8 @@ export function helpText(help: CommandHelp, subcommands: readonly CommandHelp[] 
     ...(h.details ? ['', h.details] : []),
   ];
   const parts = subcommands.length > 0 ? subcommands.map((s) => one(s).join('\n')) : [one(help).join('\n')];
-  const global = Object.entries(GLOBAL_FLAGS).map(([name, f]) => flagName(name)).join(' and ');
+  const global = Object.entries(GLOBAL_FLAGS)
+    .map(([name, f]) => flagName(name))
+    .join(' and ');
   return `${parts.join('\n\n')}\n\nEvery command also takes ${global}.`;
 }

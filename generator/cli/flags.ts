@@ -43,7 +43,9 @@ function attachValues(command: string, args: readonly string[], options: Options
     const shown = escapeControl(arg);
     if (value === undefined) throw new ConfigError(`${command}: ${shown} needs a value`);
     if (value.startsWith('-') && value !== '-' && !NEGATIVE_NUMBER.test(value)) {
-      throw new ConfigError(`${command}: ${shown} needs a value, got the flag "${escapeControl(value)}" (write --${key}=${escapeControl(value)} for a value that starts with "-")`);
+      throw new ConfigError(
+        `${command}: ${shown} needs a value, got the flag "${escapeControl(value)}" (write --${key}=${escapeControl(value)} for a value that starts with "-")`,
+      );
     }
     out.push(`--${key}=${value}`);
     i++;
@@ -72,7 +74,10 @@ function flagError(command: string, error: unknown, options: Options): ConfigErr
 }
 
 /** What parseCommandLine returns: parseArgs' values and positionals for these options (named, for the declarations). */
-export type ParsedCommandLine<O extends Options> = Omit<ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: boolean; tokens: true }>>, 'tokens'>;
+export type ParsedCommandLine<O extends Options> = Omit<
+  ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: boolean; tokens: true }>>,
+  'tokens'
+>;
 
 /**
  * Parses a command's flags and positional arguments strictly: an unknown flag, a missing
@@ -82,11 +87,22 @@ export type ParsedCommandLine<O extends Options> = Omit<ReturnType<typeof parseA
  * @example
  * parseCommandLine('check', ['g.pcfg'], {}, { positionals: true }); // { values: {}, positionals: ['g.pcfg'] }
  */
-export function parseCommandLine<O extends Options>(command: string, args: readonly string[], options: O, settings: { positionals?: boolean } = {}): ParsedCommandLine<O> {
+export function parseCommandLine<O extends Options>(
+  command: string,
+  args: readonly string[],
+  options: O,
+  settings: { positionals?: boolean } = {},
+): ParsedCommandLine<O> {
   const prepared = attachValues(command, args, options);
   let parsed;
   try {
-    parsed = parseArgs({ args: prepared, options, strict: true, allowPositionals: settings.positionals ?? false, tokens: true });
+    parsed = parseArgs({
+      args: prepared,
+      options,
+      strict: true,
+      allowPositionals: settings.positionals ?? false,
+      tokens: true,
+    });
   } catch (error) {
     throw flagError(command, error, options);
   }
@@ -106,7 +122,8 @@ function refuseRepeats(command: string, tokens: readonly { kind: string; name?: 
     if (token.kind !== 'option' || token.name === undefined) continue;
     const option = options[token.name];
     if (option?.type !== 'string' || option.multiple) continue;
-    if (seen.has(token.name)) throw new ConfigError(`${command}: ${flagName(token.name)} is given twice (give it once)`);
+    if (seen.has(token.name))
+      throw new ConfigError(`${command}: ${flagName(token.name)} is given twice (give it once)`);
     seen.add(token.name);
   }
 }
@@ -119,7 +136,11 @@ function refuseRepeats(command: string, tokens: readonly { kind: string; name?: 
  * parseFlags('suite', ['--dir', 'out', '--json'], { dir: { type: 'string' }, json: { type: 'boolean' } });
  * // { dir: 'out', json: true }
  */
-export function parseFlags<O extends Options>(command: string, args: readonly string[], options: O): ParsedCommandLine<O>['values'] {
+export function parseFlags<O extends Options>(
+  command: string,
+  args: readonly string[],
+  options: O,
+): ParsedCommandLine<O>['values'] {
   return parseCommandLine(command, args, options).values;
 }
 

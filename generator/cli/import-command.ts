@@ -8,7 +8,11 @@ import type { CliIo, Command } from './command.ts';
 import { parseTable, type FlagTable } from './flag-table.ts';
 
 const FLAGS = {
-  out: { type: 'string', value: 'MODEL.er.json', help: 'where to write the draft E/R model (the report goes beside it, as MODEL.import.md)' },
+  out: {
+    type: 'string',
+    value: 'MODEL.er.json',
+    help: 'where to write the draft E/R model (the report goes beside it, as MODEL.import.md)',
+  },
   schema: { type: 'string', value: 'S', default: 'public', help: 'the PostgreSQL schema to read (default public)' },
   tables: { type: 'string', value: 'T,…', help: 'read only these tables (comma-separated)' },
   name: { type: 'string', value: 'N', help: "the model's name (default: from the database or file name)" },
@@ -28,11 +32,15 @@ export const command: Command = {
   async run(args: readonly string[], io: CliIo): Promise<number> {
     const { values, positionals } = parseTable('import', args, FLAGS, { positionals: true });
     const [source, ...extra] = positionals;
-    if (source === undefined || extra.length > 0) throw new ConfigError('import: give one SOURCE (a postgres:// URL or a SQLite file)');
+    if (source === undefined || extra.length > 0)
+      throw new ConfigError('import: give one SOURCE (a postgres:// URL or a SQLite file)');
     const out = values.out;
     if (out === undefined) throw new ConfigError('import: --out MODEL.er.json is required');
     const sqlite = !/^postgres(ql)?:\/\//u.test(source);
-    const tables = values.tables?.split(',').map((t) => t.trim()).filter((t) => t !== '');
+    const tables = values.tables
+      ?.split(',')
+      .map((t) => t.trim())
+      .filter((t) => t !== '');
     const read = await readSource(source, { schema: values.schema, ...(tables ? { tables } : {}) });
     const draft = draftModel(read, values.name !== undefined ? { name: values.name } : {});
     const safety = sqlite ? 'opened read-only; the file was not changed' : READ_ONLY_NOTE;

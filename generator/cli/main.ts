@@ -38,8 +38,18 @@ function processIo(quiet: boolean): CliIo {
       return Buffer.concat(chunks).toString('utf8');
     },
     drain: () =>
-      process.stdout.writableNeedDrain ? new Promise((done) => process.stdout.once('drain', done)) : new Promise((done) => setImmediate(done)),
-    ...(quiet ? {} : { progress: { tty: process.stderr.isTTY === true, write: (text: string) => void process.stderr.write(text), ...(process.stderr.columns ? { columns: process.stderr.columns } : {}) } }),
+      process.stdout.writableNeedDrain
+        ? new Promise((done) => process.stdout.once('drain', done))
+        : new Promise((done) => setImmediate(done)),
+    ...(quiet
+      ? {}
+      : {
+          progress: {
+            tty: process.stderr.isTTY === true,
+            write: (text: string) => void process.stderr.write(text),
+            ...(process.stderr.columns ? { columns: process.stderr.columns } : {}),
+          },
+        }),
     terminal: process.stdout.isTTY === true,
     env: process.env,
   };
@@ -62,7 +72,8 @@ function usage(): string {
  * functions that name their command (`suite: --dir is required`) do not repeat it.
  */
 export function errorLine(name: string, error: unknown): string {
-  if (!(error instanceof EquisqlError) && isFileSystemError(error)) error = new FileSystemError(describeFileSystemError(error), { cause: error });
+  if (!(error instanceof EquisqlError) && isFileSystemError(error))
+    error = new FileSystemError(describeFileSystemError(error), { cause: error });
   let message = escapeControl(oneLine(error));
   if (message.startsWith(`${name}: `)) message = message.slice(name.length + 2);
   return error instanceof EquisqlError ? `equisql ${name}: ${message}` : `equisql ${name}: internal error: ${message}`;
@@ -93,7 +104,10 @@ export async function main(argv: readonly string[], io?: CliIo): Promise<number>
       streams.out(helpText(command, command.subcommands));
       return 0;
     }
-    return await command.run(rest.filter((arg) => arg !== '--quiet'), streams);
+    return await command.run(
+      rest.filter((arg) => arg !== '--quiet'),
+      streams,
+    );
   } catch (error) {
     if (streams.env['EQUISQL_DEBUG'] && error instanceof Error) fail(`${error.stack}\n`);
     // Printed past --quiet: a failing command must always say why.

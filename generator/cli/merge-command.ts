@@ -9,7 +9,12 @@ import { checkMergeDirs, expandShardDirs, mergeShards } from '../run/merge-shard
 import { displayFor } from './progress-bar.ts';
 
 const FLAGS = {
-  out: { type: 'string', value: 'DIR', required: true, help: 'where the merged run goes; must not exist yet or be empty' },
+  out: {
+    type: 'string',
+    value: 'DIR',
+    required: true,
+    help: 'where the merged run goes; must not exist yet or be empty',
+  },
   ...EXPORT_FLAGS,
 } as const satisfies FlagTable;
 
@@ -26,7 +31,7 @@ export const command: Command = {
   name: 'merge',
   summary: 'join shard runs (generate --shard i/N) into the output of one unsharded run',
   flags: FLAGS,
-  operands: 'DIR_1 … DIR_N | \'DIR_*\'',
+  operands: "DIR_1 … DIR_N | 'DIR_*'",
   details: DETAILS,
   async run(args, io) {
     const { values: flags, positionals } = parseTable('merge', args, FLAGS, { positionals: true });

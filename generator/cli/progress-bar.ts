@@ -24,7 +24,11 @@ export function formatDuration(seconds: number): string {
 /** Units a second, with sensible precision: `0.42/s`, `3.4/s`, `1250/s`. */
 export function formatRate(perSecond: number): string {
   if (!Number.isFinite(perSecond) || perSecond <= 0) return '0/s';
-  return perSecond >= 100 ? `${Math.round(perSecond)}/s` : perSecond >= 10 ? `${perSecond.toFixed(1)}/s` : `${perSecond.toFixed(2)}/s`;
+  return perSecond >= 100
+    ? `${Math.round(perSecond)}/s`
+    : perSecond >= 10
+      ? `${perSecond.toFixed(1)}/s`
+      : `${perSecond.toFixed(2)}/s`;
 }
 
 /** The rate and the seconds left, from the units done in `elapsed` seconds (`base` were done before: a resumed run's). */
@@ -58,7 +62,8 @@ export function renderBar(count: ProgressCount, elapsed: number, width: number, 
  */
 export function progressLine(count: ProgressCount, elapsed: number, base = 0): string {
   const { rate, left } = pace(count, elapsed, base);
-  if (count.done >= count.total) return `${count.stage}: ${count.done}/${count.total} ${count.unit} in ${formatDuration(elapsed)}`;
+  if (count.done >= count.total)
+    return `${count.stage}: ${count.done}/${count.total} ${count.unit} in ${formatDuration(elapsed)}`;
   const percent = count.total > 0 ? Math.floor((100 * count.done) / count.total) : 100;
   return `${count.stage}: ${count.done}/${count.total} ${count.unit} (${percent}%), ${formatRate(rate)}, ETA ${formatDuration(left)}`;
 }
@@ -143,6 +148,9 @@ export function progressDisplay(options: DisplayOptions): ProgressDisplay {
  * The display a command uses: the bar or lines on stderr as `io.progress` says, else plain
  * lines through `io.err` (silent under --quiet).
  */
-export function displayFor(io: { readonly err: (text: string) => void; readonly progress?: DisplayOptions }): ProgressDisplay {
+export function displayFor(io: {
+  readonly err: (text: string) => void;
+  readonly progress?: DisplayOptions;
+}): ProgressDisplay {
   return progressDisplay(io.progress ?? { tty: false, write: (text) => io.err(text.replace(/\n$/u, '')) });
 }

@@ -12,11 +12,27 @@ import { DEFAULT_CAPS, streamUntrusted } from '../execute/untrusted-query.ts';
 const FLAGS = {
   dir: { type: 'string', value: 'DIR', required: true, help: 'a directory equisql build wrote' },
   variant: { type: 'string', value: 'V', required: true, help: 'the variant to run on' },
-  db: { type: 'string', value: 'URL', help: 'postgres://… or pglite:DIR (default DATABASE_URL, else the PGlite that build.json names)' },
+  db: {
+    type: 'string',
+    value: 'URL',
+    help: 'postgres://… or pglite:DIR (default DATABASE_URL, else the PGlite that build.json names)',
+  },
   timeout: { type: 'string', value: 'S', help: 'seconds before the query is stopped (default 30)' },
-  'max-rows': { type: 'string', value: 'N', help: `refuse a result of more than N rows (default ${DEFAULT_CAPS.maxRows.toLocaleString('en-US')})` },
-  'max-bytes': { type: 'string', value: 'N', help: `refuse a result of more than N bytes of rows, as the database sends them (default ${DEFAULT_CAPS.maxBytes.toLocaleString('en-US')})` },
-  format: { type: 'string', value: 'table|csv|json', help: 'table (default; aligned columns, NULL as an empty cell), csv (RFC 4180) or json (JSON Lines, one object per row)' },
+  'max-rows': {
+    type: 'string',
+    value: 'N',
+    help: `refuse a result of more than N rows (default ${DEFAULT_CAPS.maxRows.toLocaleString('en-US')})`,
+  },
+  'max-bytes': {
+    type: 'string',
+    value: 'N',
+    help: `refuse a result of more than N bytes of rows, as the database sends them (default ${DEFAULT_CAPS.maxBytes.toLocaleString('en-US')})`,
+  },
+  format: {
+    type: 'string',
+    value: 'table|csv|json',
+    help: 'table (default; aligned columns, NULL as an empty cell), csv (RFC 4180) or json (JSON Lines, one object per row)',
+  },
 } as const satisfies FlagTable;
 
 const DETAILS = `Runs one read-only query on one variant built in DIR and prints its result. The query is
@@ -76,7 +92,11 @@ export class TableBuffer {
 
   /** Aligned text columns under a header and a rule, then the row count, as psql prints; one line at a time. */
   *lines(): Generator<string> {
-    const line = (cells: readonly string[]): string => cells.map((c, i) => c + ' '.repeat(Math.max(0, (this.widths[i] ?? 0) - cellWidth(c)))).join(' | ').trimEnd();
+    const line = (cells: readonly string[]): string =>
+      cells
+        .map((c, i) => c + ' '.repeat(Math.max(0, (this.widths[i] ?? 0) - cellWidth(c))))
+        .join(' | ')
+        .trimEnd();
     yield line(this.header);
     yield this.widths.map((w) => '-'.repeat(w)).join('-+-');
     for (const row of this.rows) yield line(this.header.length === 1 ? [row] : row.split('\u0000'));
@@ -121,7 +141,8 @@ function jsonKeys(columns: readonly string[]): string[] {
 }
 
 // C1 controls and bidi overrides, which JSON.stringify leaves raw, are escaped too: the same JSON value, safe on a terminal.
-const jsonLine = (keys: readonly string[], row: readonly (string | null)[]): string => jsonForTerminal(JSON.stringify(Object.fromEntries(keys.map((k, i) => [k, row[i] ?? null]))));
+const jsonLine = (keys: readonly string[], row: readonly (string | null)[]): string =>
+  jsonForTerminal(JSON.stringify(Object.fromEntries(keys.map((k, i) => [k, row[i] ?? null]))));
 
 /** JSON Lines, one object per row; a repeated column name gets a suffix so no value is lost. */
 export function formatJson(result: TextResult): string {
@@ -133,7 +154,8 @@ export function formatJson(result: TextResult): string {
 function count(flag: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!/^[0-9]+$/u.test(value) || !Number.isSafeInteger(n) || n < 1) throw new ConfigError(`--${flag}: expected a whole number above 0, got "${value}"`);
+  if (!/^[0-9]+$/u.test(value) || !Number.isSafeInteger(n) || n < 1)
+    throw new ConfigError(`--${flag}: expected a whole number above 0, got "${value}"`);
   return n;
 }
 
@@ -145,22 +167,30 @@ export const command: Command = {
   details: DETAILS,
   async run(args, io) {
     const { values: flags, positionals } = parseTable('run', args, FLAGS, { positionals: true });
-    if (positionals.length > 1) throw new ConfigError(`run: expected one query argument, got ${positionals.length} (quote the query)`);
+    if (positionals.length > 1)
+      throw new ConfigError(`run: expected one query argument, got ${positionals.length} (quote the query)`);
     const dir = resolve(process.cwd(), required('run', 'dir', flags.dir));
     // Flags first: a mistyped flag is named before the directory is read.
     const format = (flags.format ?? 'table') as Format;
-    if (!FORMATS.includes(format)) throw new ConfigError(`--format: expected ${FORMATS.join(', ')}, got "${flags.format}"`);
+    if (!FORMATS.includes(format))
+      throw new ConfigError(`--format: expected ${FORMATS.join(', ')}, got "${flags.format}"`);
     const seconds = flags.timeout === undefined ? 30 : Number(flags.timeout);
-    if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400) throw new ConfigError(`--timeout: expected seconds above 0 and at most 86400, got "${flags.timeout}"`);
+    if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400)
+      throw new ConfigError(`--timeout: expected seconds above 0 and at most 86400, got "${flags.timeout}"`);
     const maxRows = count('max-rows', flags['max-rows'], DEFAULT_CAPS.maxRows);
     const maxBytes = count('max-bytes', flags['max-bytes'], DEFAULT_CAPS.maxBytes);
     const { manifest } = openBuiltDir(dir);
     const name = required('run', 'variant', flags.variant);
     const built = manifest.variants.find((v) => v.name === name);
-    if (!built) throw new ConfigError(`--variant: no variant "${name}" in ${dir} (built: ${manifest.variants.map((v) => v.name).join(', ')})`);
+    if (!built)
+      throw new ConfigError(
+        `--variant: no variant "${name}" in ${dir} (built: ${manifest.variants.map((v) => v.name).join(', ')})`,
+      );
     const sql = positionals[0] ?? (await io.readStdin());
     if (sql.trim() === '') throw new ConfigError('run: no query (give it as an argument or on standard input)');
-    const db = await openDatabase(targetOf(dir, manifest, flags.db ?? (manifest.database.kind === 'postgres' ? io.env['DATABASE_URL'] : undefined)));
+    const db = await openDatabase(
+      targetOf(dir, manifest, flags.db ?? (manifest.database.kind === 'postgres' ? io.env['DATABASE_URL'] : undefined)),
+    );
     try {
       const options = { timeoutMs: Math.ceil(seconds * 1000), maxRows, maxBytes };
       // Rows go out page by page; a page waits for stdout to take the one before, so a slow
@@ -178,10 +208,16 @@ export const command: Command = {
           return;
         }
         const lines: string[] = [];
-        if (!written && format === 'csv') lines.push(csvRecord(io.terminal ? page.columns.map(escapeControl) : page.columns));
+        if (!written && format === 'csv')
+          lines.push(csvRecord(io.terminal ? page.columns.map(escapeControl) : page.columns));
         keys ??= jsonKeys(page.columns);
         // CSV holds the values as they are, for a file or a pipe; on a terminal, controls are escaped.
-        for (const row of page.rows) lines.push(format === 'csv' ? csvRecord(io.terminal ? row.map((v) => (v === null ? null : escapeControl(v))) : row) : `${jsonLine(keys, row)}\n`);
+        for (const row of page.rows)
+          lines.push(
+            format === 'csv'
+              ? csvRecord(io.terminal ? row.map((v) => (v === null ? null : escapeControl(v))) : row)
+              : `${jsonLine(keys, row)}\n`,
+          );
         written = true;
         if (lines.length > 0) {
           const text = lines.join('');
@@ -191,7 +227,12 @@ export const command: Command = {
       };
       const outcome = await streamUntrusted(db, built.pg_schema, sql, onPage, options);
       // A query is the user's input: refused, failing, too slow or too big, it is bad input.
-      if (outcome.kind !== 'rows') throw new ConfigError(outcome.kind === 'over-cap' ? `${outcome.message.replace('(the cap; raise it to read more)', `(--max-${outcome.cap} ${outcome.limit})`)}` : outcome.message);
+      if (outcome.kind !== 'rows')
+        throw new ConfigError(
+          outcome.kind === 'over-cap'
+            ? `${outcome.message.replace('(the cap; raise it to read more)', `(--max-${outcome.cap} ${outcome.limit})`)}`
+            : outcome.message,
+        );
       if (format === 'table') {
         // In chunks, each waiting for stdout to take the one before: the lines are not all queued at once.
         let chunk: string[] = [];

@@ -10,9 +10,19 @@ import { parseTable, type FlagTable } from './flag-table.ts';
 const DIALECTS: readonly Dialect[] = ['postgresql', 'sqlite', 'mysql'];
 
 const FLAGS = {
-  input: { type: 'string', value: 'FILE.jsonl', required: true, help: 'generated SQL, one {"input_id", "perturbation_id", "sql"} a line (perturbation_id defaults to "0", the original input)' },
+  input: {
+    type: 'string',
+    value: 'FILE.jsonl',
+    required: true,
+    help: 'generated SQL, one {"input_id", "perturbation_id", "sql"} a line (perturbation_id defaults to "0", the original input)',
+  },
   gold: { type: 'string', value: 'FILE.jsonl', help: 'gold SQL, one {"input_id", "sql"} a line, for gold alignment' },
-  dialect: { type: 'string', value: 'D', default: 'sqlite', help: 'the SQL dialect tried first: postgresql, sqlite (default) or mysql' },
+  dialect: {
+    type: 'string',
+    value: 'D',
+    default: 'sqlite',
+    help: 'the SQL dialect tried first: postgresql, sqlite (default) or mysql',
+  },
   details: { type: 'boolean', default: false, help: 'first print one JSON line per group and per input id' },
 } as const satisfies FlagTable;
 
@@ -37,19 +47,26 @@ function readJsonl(path: string, what: string): { line: number; value: Record<st
       } catch {
         throw new ConfigError(`${path}:${i + 1}: not JSON`);
       }
-      if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(`${path}:${i + 1}: expected a JSON object`);
+      if (value === null || typeof value !== 'object' || Array.isArray(value))
+        throw new ConfigError(`${path}:${i + 1}: expected a JSON object`);
       out.push({ line: i + 1, value: value as Record<string, unknown> });
     });
   return out;
 }
 
-function field(row: { line: number; value: Record<string, unknown> }, path: string, name: string, fallback?: string): string {
+function field(
+  row: { line: number; value: Record<string, unknown> },
+  path: string,
+  name: string,
+  fallback?: string,
+): string {
   const v = row.value[name];
   if (v === undefined || v === null) {
     if (fallback !== undefined) return fallback;
     throw new ConfigError(`${path}:${row.line}: missing "${name}"`);
   }
-  if (typeof v !== 'string' && typeof v !== 'number') throw new ConfigError(`${path}:${row.line}: "${name}" must be a string or number`);
+  if (typeof v !== 'string' && typeof v !== 'number')
+    throw new ConfigError(`${path}:${row.line}: "${name}" must be a string or number`);
   return String(v);
 }
 
@@ -63,7 +80,8 @@ export const command: Command = {
     const inputPath = values.input;
     if (!inputPath) throw new ConfigError('--input is required');
     const dialect = values.dialect as Dialect;
-    if (!DIALECTS.includes(dialect)) throw new ConfigError(`--dialect must be one of ${DIALECTS.join(', ')}, got "${dialect}"`);
+    if (!DIALECTS.includes(dialect))
+      throw new ConfigError(`--dialect must be one of ${DIALECTS.join(', ')}, got "${dialect}"`);
     const structureOf = (sql: string): string | null => {
       try {
         return canonicalStructure(parseSql(sql, { dialect, fallback: true })).canonical;
@@ -80,15 +98,43 @@ export const command: Command = {
     let gold: Map<string, string | null> | undefined;
     if (values.gold) {
       const goldPath = values.gold;
-      gold = new Map(readJsonl(goldPath, 'gold file').map((row) => [field(row, goldPath, 'input_id'), structureOf(field(row, goldPath, 'sql'))]));
+      gold = new Map(
+        readJsonl(goldPath, 'gold file').map((row) => [
+          field(row, goldPath, 'input_id'),
+          structureOf(field(row, goldPath, 'sql')),
+        ]),
+      );
     }
     const report = computeStructureMetrics(rows, gold ? { gold } : {});
     if (values.details) {
       for (const g of report.perGroup) {
-        io.out(JSON.stringify({ group: { input_id: g.inputId, perturbation_id: g.perturbationId, generations: g.generations, parsed: g.parsed, distinct: g.distinct, majority: g.majority, entropy: g.entropy, gold: g.gold } }));
+        io.out(
+          JSON.stringify({
+            group: {
+              input_id: g.inputId,
+              perturbation_id: g.perturbationId,
+              generations: g.generations,
+              parsed: g.parsed,
+              distinct: g.distinct,
+              majority: g.majority,
+              entropy: g.entropy,
+              gold: g.gold,
+            },
+          }),
+        );
       }
       for (const i of report.perInput) {
-        io.out(JSON.stringify({ input: { input_id: i.inputId, original: i.original, perturbations: i.perturbations, agreement: i.agreement, sensitivity: i.sensitivity } }));
+        io.out(
+          JSON.stringify({
+            input: {
+              input_id: i.inputId,
+              original: i.original,
+              perturbations: i.perturbations,
+              agreement: i.agreement,
+              sensitivity: i.sensitivity,
+            },
+          }),
+        );
       }
     }
     io.out(

@@ -7,10 +7,19 @@ import { selectVariantsReport } from '../variants/select-variants.ts';
 import { buildRelationalSchema } from '../variants/build-schema.ts';
 
 const FLAGS = {
-  dataset: { type: 'string', value: 'NAME', required: true, help: 'a dataset of datasets.config.ts, or an E/R model as a .json file' },
+  dataset: {
+    type: 'string',
+    value: 'NAME',
+    required: true,
+    help: 'a dataset of datasets.config.ts, or an E/R model as a .json file',
+  },
   variants: { type: 'string', value: 'all|a,b,…|random:K', help: 'which variants to list (default all)' },
-  seed: { type: 'string', value: 'N', help: 'seed of random:K (default: the dataset\'s, else 1)' },
-  config: { type: 'string', value: 'FILE', help: 'the configuration file (default datasets.config.ts in the working directory)' },
+  seed: { type: 'string', value: 'N', help: "seed of random:K (default: the dataset's, else 1)" },
+  config: {
+    type: 'string',
+    value: 'FILE',
+    help: 'the configuration file (default datasets.config.ts in the working directory)',
+  },
   json: { type: 'boolean', help: 'one JSON line per variant, with its choices and its tables' },
 } as const satisfies FlagTable;
 
@@ -42,11 +51,17 @@ export const command: Command = {
         const groups = choice.groups.map((g) => `[${g.join(', ')}]`).join(' ');
         io.out(`  ${root}: ${choice.mode}${choice.registry ? ' with registry' : ''} ${groups}`);
       }
-      const mv = Object.entries(variant.multiValued).map(([k, v]) => `${k}=${v}`).join(', ');
+      const mv = Object.entries(variant.multiValued)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ');
       if (mv) io.out(`  multi-valued: ${mv}`);
-      const rel = Object.entries(variant.relationships).map(([k, v]) => `${k}=${v}`).join(', ');
+      const rel = Object.entries(variant.relationships)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ');
       if (rel) io.out(`  relationships: ${rel}`);
-      io.out(`  tables (${schema.tables.length}, ${variant.naming.tables}): ${schema.tables.map((t) => t.name).join(', ')}`);
+      io.out(
+        `  tables (${schema.tables.length}, ${variant.naming.tables}): ${schema.tables.map((t) => t.name).join(', ')}`,
+      );
     }
     return 0;
   },

@@ -7,7 +7,11 @@ import { refuseIfLocked } from '../assemble/dir-lock.ts';
 
 const FLAGS = {
   dir: { type: 'string', value: 'DIR', required: true, help: 'a directory equisql build wrote' },
-  db: { type: 'string', value: 'URL', help: 'postgres://… or pglite:DIR (default DATABASE_URL, else the PGlite that build.json names)' },
+  db: {
+    type: 'string',
+    value: 'URL',
+    help: 'postgres://… or pglite:DIR (default DATABASE_URL, else the PGlite that build.json names)',
+  },
   json: { type: 'boolean', help: 'one JSON line per variant: {"variant", "instance_hash", "ok"}' },
 } as const satisfies FlagTable;
 
@@ -29,12 +33,18 @@ export const command: Command = {
     const manifest = readManifest(dir);
     const db = flags.db ?? (manifest.database.kind === 'postgres' ? io.env['DATABASE_URL'] : undefined);
     const checks = await verifyDataset(dir, targetOf(dir, manifest, db), (check) => {
-      if (flags.json) io.out(JSON.stringify({ variant: check.variant, instance_hash: check.instance_hash, ok: check.ok }));
+      if (flags.json)
+        io.out(JSON.stringify({ variant: check.variant, instance_hash: check.instance_hash, ok: check.ok }));
       else io.out(`${check.ok ? 'ok  ' : 'FAIL'} ${check.variant} ${check.instance_hash.slice(0, 16)}`);
       if (!check.ok) for (const line of check.differences) io.err(`  ${check.variant}: ${line}`);
     });
     const failed = checks.filter((c) => !c.ok).length;
-    if (!flags.json) io.err(failed === 0 ? `all ${checks.length} variants match the instance` : `${failed} of ${checks.length} variants differ from the instance`);
+    if (!flags.json)
+      io.err(
+        failed === 0
+          ? `all ${checks.length} variants match the instance`
+          : `${failed} of ${checks.length} variants differ from the instance`,
+      );
     return failed === 0 ? 0 : 1;
   },
 };

@@ -31,7 +31,8 @@ export function sealFile(path: string): FileSeal {
  */
 function sealPrefix(path: string, lines: number): { seal: FileSeal; whole: boolean } {
   const hash = createHash('sha256');
-  if (!existsSync(path)) return { seal: { sha256: hash.digest('hex'), lines: 0 }, whole: lines === 0 || lines === Infinity };
+  if (!existsSync(path))
+    return { seal: { sha256: hash.digest('hex'), lines: 0 }, whole: lines === 0 || lines === Infinity };
   refuseNonFile(path);
   const fd = openSync(path, 'r');
   const buffer = Buffer.alloc(1 << 20);
@@ -66,7 +67,10 @@ function sealPrefix(path: string, lines: number): { seal: FileSeal; whole: boole
 /** A directory (or another non-file) where a stage file should be: one line, exit 2. */
 export function refuseNonFile(path: string): void {
   const stat = statSync(path, { throwIfNoEntry: false });
-  if (stat && !stat.isFile()) throw new ConfigError(`${path}: ${stat.isDirectory() ? 'a directory' : 'not a regular file'} where a file should be`);
+  if (stat && !stat.isFile())
+    throw new ConfigError(
+      `${path}: ${stat.isDirectory() ? 'a directory' : 'not a regular file'} where a file should be`,
+    );
 }
 
 const HEX64 = /^[0-9a-f]{64}$/u;
@@ -78,11 +82,21 @@ const HEX64 = /^[0-9a-f]{64}$/u;
 export function manifestSeals(manifest: Readonly<Record<string, unknown>>, manifestPath: string): Seals | undefined {
   const seals = manifest['seals'];
   if (seals === undefined) return undefined;
-  if (seals === null || typeof seals !== 'object' || Array.isArray(seals)) throw new ConfigError(`${manifestPath}: "seals" must be an object of {sha256, lines} by file`);
+  if (seals === null || typeof seals !== 'object' || Array.isArray(seals))
+    throw new ConfigError(`${manifestPath}: "seals" must be an object of {sha256, lines} by file`);
   for (const [rel, seal] of Object.entries(seals as Record<string, unknown>)) {
     const s = seal as Partial<FileSeal> | null;
-    if (s === null || typeof s !== 'object' || typeof s.sha256 !== 'string' || !HEX64.test(s.sha256) || !Number.isSafeInteger(s.lines) || (s.lines as number) < 0) {
-      throw new ConfigError(`${manifestPath}: seals.${rel} must be {"sha256": 64 hex digits, "lines": a whole number}, got ${JSON.stringify(seal)?.slice(0, 80)}`);
+    if (
+      s === null ||
+      typeof s !== 'object' ||
+      typeof s.sha256 !== 'string' ||
+      !HEX64.test(s.sha256) ||
+      !Number.isSafeInteger(s.lines) ||
+      (s.lines as number) < 0
+    ) {
+      throw new ConfigError(
+        `${manifestPath}: seals.${rel} must be {"sha256": 64 hex digits, "lines": a whole number}, got ${JSON.stringify(seal)?.slice(0, 80)}`,
+      );
     }
   }
   return seals as Seals;
@@ -99,7 +113,8 @@ export function readManifestObject(dir: string): Record<string, unknown> | undef
   } catch (error) {
     throw new ConfigError(`${path}: not JSON: ${(error as Error).message}`);
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(`${path}: not a JSON object`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new ConfigError(`${path}: not a JSON object`);
   return value as Record<string, unknown>;
 }
 
@@ -121,7 +136,10 @@ export function updateSeals(dir: string, changes: Readonly<Record<string, FileSe
     if (seal === null) delete seals[rel];
     else seals[rel] = seal;
   }
-  writeFileAtomic(join(dir, 'manifest.json'), `${JSON.stringify(JSON.parse(stableStringify({ ...manifest, seals })), null, 2)}\n`);
+  writeFileAtomic(
+    join(dir, 'manifest.json'),
+    `${JSON.stringify(JSON.parse(stableStringify({ ...manifest, seals })), null, 2)}\n`,
+  );
 }
 
 /** Seals of files of `dir`, by relative path, as they are now. */
@@ -129,7 +147,8 @@ export function sealFiles(dir: string, rels: readonly string[]): Record<string, 
   return Object.fromEntries(rels.map((rel) => [rel, sealFile(join(dir, rel))]));
 }
 
-const shortSeal = (s: FileSeal): string => `${s.lines} ${s.lines === 1 ? 'line' : 'lines'}, sha256 ${s.sha256.slice(0, 12)}…`;
+const shortSeal = (s: FileSeal): string =>
+  `${s.lines} ${s.lines === 1 ? 'line' : 'lines'}, sha256 ${s.sha256.slice(0, 12)}…`;
 
 /**
  * Refuses `DIR/rel` unless it is what its seal says. `exact` (the next stage, `check`): the
@@ -156,24 +175,34 @@ export function checkSeal(
   const path = join(dir, rel);
   const seal = seals[rel];
   if (!seal) {
-    if (how === 'exact' && options.mustBeSealed === true && existsSync(path)) throw new ConfigError(`${who}: ${path} is not sealed in ${join(dir, sealsFile)}: the run writing it did not finish (${rerun})`);
+    if (how === 'exact' && options.mustBeSealed === true && existsSync(path))
+      throw new ConfigError(
+        `${who}: ${path} is not sealed in ${join(dir, sealsFile)}: the run writing it did not finish (${rerun})`,
+      );
     return;
   }
   const problem = sealMismatch(path, seal, how);
-  if (problem !== undefined) throw new ConfigError(`${who}: ${path} differs from its seal in ${join(dir, sealsFile)} (${problem}): it was changed after its stage wrote it (${options.changed ?? rerun})`);
+  if (problem !== undefined)
+    throw new ConfigError(
+      `${who}: ${path} differs from its seal in ${join(dir, sealsFile)} (${problem}): it was changed after its stage wrote it (${options.changed ?? rerun})`,
+    );
 }
 
 /** How the file at `path` differs from `seal` (all of it, or its first sealed lines), or undefined when it does not. */
 export function sealMismatch(path: string, seal: FileSeal, how: 'exact' | 'prefix' = 'exact'): string | undefined {
   const found = sealPrefix(path, how === 'exact' ? Infinity : seal.lines);
-  const same = found.whole && found.seal.sha256 === seal.sha256 && (how === 'prefix' || found.seal.lines === seal.lines);
+  const same =
+    found.whole && found.seal.sha256 === seal.sha256 && (how === 'prefix' || found.seal.lines === seal.lines);
   if (same) return undefined;
   return `${how === 'prefix' && !found.whole ? `fewer than ${seal.lines} ${seal.lines === 1 ? 'line' : 'lines'}` : shortSeal(found.seal)}; sealed: ${shortSeal(seal)}`;
 }
 
 /** The seal of text about to be written (a file written whole). */
 export function sealText(text: string): FileSeal {
-  return { sha256: createHash('sha256').update(text, 'utf8').digest('hex'), lines: (text.match(/\n/gu)?.length ?? 0) + (text !== '' && !text.endsWith('\n') ? 1 : 0) };
+  return {
+    sha256: createHash('sha256').update(text, 'utf8').digest('hex'),
+    lines: (text.match(/\n/gu)?.length ?? 0) + (text !== '' && !text.endsWith('\n') ? 1 : 0),
+  };
 }
 
 /** `.name.<pid>.tmp`: what `writeFileAtomic` and the Parquet writer write before their rename. */

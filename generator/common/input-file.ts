@@ -39,7 +39,10 @@ export function isFileSystemError(error: unknown): error is NodeJS.ErrnoExceptio
  *
  * @example describeFileSystemError(eexist) // "/etc/passwd: exists and is not a directory (EEXIST, mkdir)"
  */
-export function describeFileSystemError(error: NodeJS.ErrnoException & { code: string; syscall: string }, path?: string): string {
+export function describeFileSystemError(
+  error: NodeJS.ErrnoException & { code: string; syscall: string },
+  path?: string,
+): string {
   const where = path ?? error.path ?? (error as { dest?: string }).dest;
   const words = FS_CODES[error.code] ?? error.message.replace(/^E[A-Z]+:\s*/u, '').split(/[,\n]/u)[0];
   return `${where !== undefined ? `${escapeControl(String(where))}: ` : ''}${words} (${error.code}, ${error.syscall})`;
@@ -58,7 +61,8 @@ export function readInputFile(path: string, flag: string, capBytes = INPUT_FILE_
     if (statSync(path).isDirectory()) throw new ConfigError(`${flag}: ${shown} is a directory, not a file`);
     fd = openSync(path, 'r');
   } catch (error) {
-    if (isFileSystemError(error)) throw new ConfigError(`${flag}: ${describeFileSystemError(error, path)}`, { cause: error });
+    if (isFileSystemError(error))
+      throw new ConfigError(`${flag}: ${describeFileSystemError(error, path)}`, { cause: error });
     throw error;
   }
   try {
@@ -69,12 +73,16 @@ export function readInputFile(path: string, flag: string, capBytes = INPUT_FILE_
       const n = readSync(fd, chunk, 0, chunk.length, null);
       if (n === 0) break;
       total += n;
-      if (total > capBytes) throw new ConfigError(`${flag}: ${shown} is larger than ${Math.round(capBytes / (1024 * 1024))} MB, more than such a file holds`);
+      if (total > capBytes)
+        throw new ConfigError(
+          `${flag}: ${shown} is larger than ${Math.round(capBytes / (1024 * 1024))} MB, more than such a file holds`,
+        );
       chunks.push(Buffer.from(chunk.subarray(0, n)));
     }
     return Buffer.concat(chunks).toString('utf8');
   } catch (error) {
-    if (isFileSystemError(error)) throw new ConfigError(`${flag}: ${describeFileSystemError(error, path)}`, { cause: error });
+    if (isFileSystemError(error))
+      throw new ConfigError(`${flag}: ${describeFileSystemError(error, path)}`, { cause: error });
     throw error;
   } finally {
     closeSync(fd);

@@ -40,7 +40,9 @@ export function makeDirectory(path: string): void {
 }
 
 function asFileSystemError(error: unknown, path: string): unknown {
-  return isFileSystemError(error) ? new FileSystemError(`cannot create the directory ${describeFileSystemError(error, path)}`, { cause: error }) : error;
+  return isFileSystemError(error)
+    ? new FileSystemError(`cannot create the directory ${describeFileSystemError(error, path)}`, { cause: error })
+    : error;
 }
 
 /**
@@ -69,10 +71,16 @@ export function checkOutputDir(path: string, flag: string): void {
         if (link) throw new FileSystemError(`${flag} ${target}: ${at} is a symbolic link to nothing`);
         continue;
       }
-      if (isFileSystemError(error)) throw new FileSystemError(`${flag} ${describeFileSystemError(error, at)}`, { cause: error });
+      if (isFileSystemError(error))
+        throw new FileSystemError(`${flag} ${describeFileSystemError(error, at)}`, { cause: error });
       throw error;
     }
-    if (!isDir) throw new FileSystemError(at === target ? `${flag} ${target}: exists and is not a directory` : `${flag} ${target}: ${at} is not a directory`);
+    if (!isDir)
+      throw new FileSystemError(
+        at === target
+          ? `${flag} ${target}: exists and is not a directory`
+          : `${flag} ${target}: ${at} is not a directory`,
+      );
     return;
   }
 }

@@ -12,11 +12,21 @@ export const MAX_ALIAS_LENGTH = 6;
  * @example aliasBase('cust_order_contains') // 'coc'
  */
 export function aliasBase(name: string): string {
-  const words = name.toLowerCase().replace(/[^a-z0-9_]/g, '').split('_').filter((w) => /^[a-z]/.test(w));
+  const words = name
+    .toLowerCase()
+    .replace(/[^a-z0-9_]/g, '')
+    .split('_')
+    .filter((w) => /^[a-z]/.test(w));
   if (words.length === 0) return 't';
-  const initials = words.map((w) => w[0]).join('').slice(0, 4);
+  const initials = words
+    .map((w) => w[0])
+    .join('')
+    .slice(0, 4);
   if (!identNeedsQuotes(initials)) return initials;
-  const longer = `${words[0]!.slice(0, 2)}${words.slice(1).map((w) => w[0]).join('')}`.slice(0, 4);
+  const longer = `${words[0]!.slice(0, 2)}${words
+    .slice(1)
+    .map((w) => w[0])
+    .join('')}`.slice(0, 4);
   return identNeedsQuotes(longer) ? `${initials}x` : longer;
 }
 

@@ -11,7 +11,13 @@ export interface ExpressionCompiler {
   kindOf(e: Expr): ValueKind | undefined;
 }
 
-const UNIT_PLURAL: Record<DateUnit, string> = { year: 'years', quarter: 'months', month: 'months', week: 'weeks', day: 'days' };
+const UNIT_PLURAL: Record<DateUnit, string> = {
+  year: 'years',
+  quarter: 'months',
+  month: 'months',
+  week: 'weeks',
+  day: 'days',
+};
 
 /** A number spelled as written: `100.0` keeps numeric arithmetic numeric. */
 const decimal = (text: string): SqlLiteral => ({ kind: 'literal', value: Number(text), text });
@@ -24,12 +30,22 @@ const decimal = (text: string): SqlLiteral => ({ kind: 'literal', value: Number(
  * the server's time zone.
  */
 export function compileAnalyticExpr(e: AnalyticExpr, c: ExpressionCompiler): SqlExpr {
-  const date = (x: Expr): SqlExpr => (x.kind === 'literal' ? { kind: 'cast', arg: c.literal(x.value), type: 'date' } : c.expr(x));
+  const date = (x: Expr): SqlExpr =>
+    x.kind === 'literal' ? { kind: 'cast', arg: c.literal(x.value), type: 'date' } : c.expr(x);
   switch (e.kind) {
     case 'case':
-      return { kind: 'case', whens: e.whens.map((w) => ({ when: c.predicate(w.when), then: c.expr(w.then) })), ...(e.else ? { else: c.expr(e.else) } : {}) };
+      return {
+        kind: 'case',
+        whens: e.whens.map((w) => ({ when: c.predicate(w.when), then: c.expr(w.then) })),
+        ...(e.else ? { else: c.expr(e.else) } : {}),
+      };
     case 'simpleCase':
-      return { kind: 'case', operand: c.expr(e.operand), whens: e.whens.map((w) => ({ when: c.literal(w.value), then: c.expr(w.then) })), ...(e.else ? { else: c.expr(e.else) } : {}) };
+      return {
+        kind: 'case',
+        operand: c.expr(e.operand),
+        whens: e.whens.map((w) => ({ when: c.literal(w.value), then: c.expr(w.then) })),
+        ...(e.else ? { else: c.expr(e.else) } : {}),
+      };
     case 'cast':
       return { kind: 'cast', arg: c.expr(e.arg), type: e.to };
     case 'nullif':
@@ -42,7 +58,8 @@ export function compileAnalyticExpr(e: AnalyticExpr, c: ExpressionCompiler): Sql
       // (a cast to real) is brought back to numeric, which round(…, n) needs.
       const scale = decimal(e.percent ? '100.0' : '1.0');
       // A number other than 0 as the denominator needs no guard.
-      const constant = e.denominator.kind === 'literal' && typeof e.denominator.value === 'number' && e.denominator.value !== 0;
+      const constant =
+        e.denominator.kind === 'literal' && typeof e.denominator.value === 'number' && e.denominator.value !== 0;
       const denominator = constant ? c.expr(e.denominator) : call('nullif', c.expr(e.denominator), literal(0));
       const quotient = binary('/', binary('*', scale, c.expr(e.numerator)), denominator);
       const float = [e.numerator, e.denominator].some((x) => x.kind === 'cast' && x.to === 'real');
@@ -76,7 +93,11 @@ export function compileAnalyticExpr(e: AnalyticExpr, c: ExpressionCompiler): Sql
  * An aggregate call: `count(*)`, `sum(DISTINCT (x))`, and with a filter the rows it
  * aggregates narrowed to those meeting it (`count(*) FILTER (WHERE …)`).
  */
-export function compileAggregate(e: Extract<Expr, { kind: 'aggregate' }>, c: ExpressionCompiler, conditions: (p: Predicate) => SqlExpr[]): SqlExpr {
+export function compileAggregate(
+  e: Extract<Expr, { kind: 'aggregate' }>,
+  c: ExpressionCompiler,
+  conditions: (p: Predicate) => SqlExpr[],
+): SqlExpr {
   const filter = e.filter ? conditions(e.filter) : [];
   // Arithmetic compiles in brackets of its own, which a call's parentheses make needless: sum(a - b).
   const compiled = e.arg ? c.expr(e.arg) : STAR;

@@ -56,7 +56,10 @@ export function compileSql(index: ErIndex, schema: RelationalSchema, query: Quer
 const canonicalCopies = new WeakMap<Query, Query>();
 
 /** The query rules' result, by query: the same for every variant of one domain. */
-const ruledCopies = new WeakMap<Query, { readonly index: ErIndex; readonly rules: readonly CompileRule[]; readonly query: Query }>();
+const ruledCopies = new WeakMap<
+  Query,
+  { readonly index: ErIndex; readonly rules: readonly CompileRule[]; readonly query: Query }
+>();
 
 function queryRulesApplied(query: Query, index: ErIndex, rules: readonly CompileRule[]): Query {
   const cached = ruledCopies.get(query);
@@ -89,7 +92,12 @@ function canonicalQuery(query: Query): Query {
  * The SQL tree of a conceptual query for one variant: the query rules, lowering, then the
  * tree rules (`rules` chooses which; all of COMPILE_RULES by default, in their order).
  */
-export function compileTree(index: ErIndex, schema: RelationalSchema, query: Query, rules: readonly CompileRule[] = COMPILE_RULES): SqlQuery {
+export function compileTree(
+  index: ErIndex,
+  schema: RelationalSchema,
+  query: Query,
+  rules: readonly CompileRule[] = COMPILE_RULES,
+): SqlQuery {
   const scope = scopeOf(index, query);
   // Keys in one order from here on: the SQL cannot depend on how the JSON was written, and
   // parts compare by their plain JSON.

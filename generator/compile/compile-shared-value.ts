@@ -42,12 +42,20 @@ export function valueKey(e: Expr): string {
 /** Whether a subquery returns one row whatever the data, and names no alias of the query around it. */
 function isStandaloneAggregate(q: SelectQuery): boolean {
   const only = q.select.length === 1 ? (q.select[0] as { expr: Expr }).expr : undefined;
-  if (!only || (q.groupBy ?? []).length > 0 || q.having !== undefined || q.limit !== undefined || q.qualify !== undefined) return false;
+  if (
+    !only ||
+    (q.groupBy ?? []).length > 0 ||
+    q.having !== undefined ||
+    q.limit !== undefined ||
+    q.qualify !== undefined
+  )
+    return false;
   if (!isGrouped(q)) return false;
   const declared = new Set(declaredAliases(q));
   for (const used of aliasesIn(only)) if (!declared.has(used)) return false;
   if (q.where) for (const used of aliasesIn(q.where)) if (!declared.has(used)) return false;
-  for (const j of q.joins ?? []) if (j.kind === 'relationship' && j.on) for (const used of aliasesIn(j.on)) if (!declared.has(used)) return false;
+  for (const j of q.joins ?? [])
+    if (j.kind === 'relationship' && j.on) for (const used of aliasesIn(j.on)) if (!declared.has(used)) return false;
   return true;
 }
 

@@ -1,7 +1,18 @@
 import type { Expr, OrderItem, Qualify, SelectQuery, WindowExpr, WindowFunction } from '../query/conceptual-query.ts';
 /** The query is in canonical order (compileTree sees to it): its parts compare by their JSON. */
 const canonical = (value: unknown): string => JSON.stringify(value);
-import { binary, call, column, literal, STAR, table, type SqlCall, type SqlExpr, type SqlOrderItem, type SqlSelect } from './sql-tree.ts';
+import {
+  binary,
+  call,
+  column,
+  literal,
+  STAR,
+  table,
+  type SqlCall,
+  type SqlExpr,
+  type SqlOrderItem,
+  type SqlSelect,
+} from './sql-tree.ts';
 
 /**
  * Window functions and top-N per group in SQL. A window prints as PostgreSQL writes it; a
@@ -74,7 +85,12 @@ const WINDOW_COLUMN: Record<WindowFunction, string> = {
  * // WITH ranked AS (SELECT …, rank() OVER (PARTITION BY … ORDER BY … DESC) AS rnk FROM …)
  * // SELECT title FROM ranked WHERE rnk <= 3 ORDER BY title
  */
-export function qualifiedSelect(q: SelectQuery & { readonly qualify: Qualify }, inner: SqlSelect, window: SqlExpr, taken: ReadonlySet<string>): SqlSelect {
+export function qualifiedSelect(
+  q: SelectQuery & { readonly qualify: Qualify },
+  inner: SqlSelect,
+  window: SqlExpr,
+  taken: ReadonlySet<string>,
+): SqlSelect {
   const outputs = q.select.map((c) => c.name);
   // The window may already be an output; else it is computed under a name of its own.
   const shown = q.select.find((c) => canonical(c.expr) === canonical(q.qualify.window));
@@ -90,7 +106,10 @@ export function qualifiedSelect(q: SelectQuery & { readonly qualify: Qualify }, 
   let cte = 'ranked';
   for (let i = 2; taken.has(cte); i++) cte = `ranked_${i}`;
   const order = (o: OrderItem): SqlOrderItem => {
-    const name = o.expr.kind === 'output' ? o.expr.name : (q.select.find((c) => canonical(c.expr) === canonical(o.expr))?.name as string);
+    const name =
+      o.expr.kind === 'output'
+        ? o.expr.name
+        : (q.select.find((c) => canonical(c.expr) === canonical(o.expr))?.name as string);
     return { expr: column(undefined, name), ...(o.direction === 'desc' ? { desc: true } : {}) };
   };
   return {

@@ -1,7 +1,22 @@
 import type { ErIndex } from '../er-model/er-index.ts';
 import { CompileError } from '../common/errors.ts';
 import type { Column, ColumnRole, RelationalSchema, Table } from '../variants/relational-schema.ts';
-import { binary, column, emptySelect, FALSE, isBoolean, isNull, literal, table as tableItem, type SqlColumn, type SqlExpr, type SqlFromItem, type SqlJoin, type SqlQuery, type SqlSelect } from './sql-tree.ts';
+import {
+  binary,
+  column,
+  emptySelect,
+  FALSE,
+  isBoolean,
+  isNull,
+  literal,
+  table as tableItem,
+  type SqlColumn,
+  type SqlExpr,
+  type SqlFromItem,
+  type SqlJoin,
+  type SqlQuery,
+  type SqlSelect,
+} from './sql-tree.ts';
 
 /** A column an entity alias must provide, beyond its id. */
 export type Need =
@@ -91,7 +106,11 @@ function roleMatches(need: Need, role: ColumnRole): boolean {
     case 'reference':
       return role.kind === 'reference' && role.relationship === need.relationship;
     case 'relationshipAttribute':
-      return role.kind === 'relationshipAttribute' && role.relationship === need.relationship && role.attribute === need.attribute;
+      return (
+        role.kind === 'relationshipAttribute' &&
+        role.relationship === need.relationship &&
+        role.attribute === need.attribute
+      );
     case 'type':
       return role.kind === 'type';
   }
@@ -100,7 +119,8 @@ function roleMatches(need: Need, role: ColumnRole): boolean {
 /** The column of `table` that provides `need`; a variant without one is a compiler bug. */
 function needColumn(v: VariantIndex, table: Table, need: Need): Column {
   const column = v.column(table, (r) => roleMatches(need, r));
-  if (!column) throw new CompileError(`variant ${v.schema.variant.name}: table ${table.name} has no column for ${needKey(need)}`);
+  if (!column)
+    throw new CompileError(`variant ${v.schema.variant.name}: table ${table.name} has no column for ${needKey(need)}`);
   return column;
 }
 
@@ -136,7 +156,9 @@ export function instanceFilter(v: VariantIndex, table: Table, alias: string, ent
   const role = table.role;
   if (role.kind === 'entity' && role.mode === 'nested') {
     if (entity === role.classes[0] || !role.classes.includes(entity)) {
-      return role.classes.includes(entity) || v.index.isAncestorOrSelf(entity, role.classes[0] as string) ? undefined : FALSE;
+      return role.classes.includes(entity) || v.index.isAncestorOrSelf(entity, role.classes[0] as string)
+        ? undefined
+        : FALSE;
     }
     const flag = v.column(table, (r) => r.kind === 'flag' && r.entity === entity);
     if (flag) return col(alias, flag.name);
@@ -146,7 +168,10 @@ export function instanceFilter(v: VariantIndex, table: Table, alias: string, ent
   if (inside.length === typed.length) return undefined;
   if (inside.length === 0) return FALSE;
   const typeColumn = v.column(table, (r) => r.kind === 'type');
-  if (!typeColumn) throw new CompileError(`variant ${v.schema.variant.name}: table ${table.name} holds several classes but has no type column`);
+  if (!typeColumn)
+    throw new CompileError(
+      `variant ${v.schema.variant.name}: table ${table.name} holds several classes but has no type column`,
+    );
   const values = inside.map((c) => literal(typeValue(table, c)));
   return oneOf(col(alias, typeColumn.name), values);
 }
@@ -169,7 +194,14 @@ function typeValue(table: Table, entity: string): string {
  * a discriminator filter on a merged table, only the joins up the hierarchy the needs call
  * for, and a UNION ALL only where the instances are spread over several concrete tables.
  */
-export function entityView(v: VariantIndex, alias: string, entity: string, needs: readonly Need[], fresh: (base: string) => string, tested: readonly string[] = []): EntityView {
+export function entityView(
+  v: VariantIndex,
+  alias: string,
+  entity: string,
+  needs: readonly Need[],
+  fresh: (base: string) => string,
+  tested: readonly string[] = [],
+): EntityView {
   const root = v.index.root(entity).name;
   const subclasses = new Set(v.index.subtree(entity).map((e) => e.name));
   const columns = new Map<string, SqlColumn>();
@@ -194,7 +226,11 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
       if (!tableAlias) {
         tableAlias = fresh(table.name);
         joined.set(table.name, tableAlias);
-        joins.push({ type: 'JOIN', item: { kind: 'table', name: table.name, alias: tableAlias }, on: [binary('=', col(tableAlias, keyColumn(table)), baseKey)] });
+        joins.push({
+          type: 'JOIN',
+          item: { kind: 'table', name: table.name, alias: tableAlias },
+          on: [binary('=', col(tableAlias, keyColumn(table)), baseKey)],
+        });
       }
       const column = needColumn(v, table, need);
       columns.set(needKey(need), col(tableAlias, column.name));
@@ -213,7 +249,12 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
       const condition = instanceFilter(v, table, probe, cls);
       if (isBoolean(condition, false)) continue;
       const probeKey = col(probe, keyColumn(table));
-      joins.push({ type: 'LEFT JOIN', item: tableItem(table.name, probe), on: [binary('=', probeKey, baseKey), ...(condition ? [condition] : [])], unique: true });
+      joins.push({
+        type: 'LEFT JOIN',
+        item: tableItem(table.name, probe),
+        on: [binary('=', probeKey, baseKey), ...(condition ? [condition] : [])],
+        unique: true,
+      });
       probes.set(cls, isNull(probeKey, true));
       groupExtras.push(probeKey);
     }
@@ -233,7 +274,11 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
         if (table === base) return instanceFilter(v, base, alias, cls);
         const inner = fresh(table.name);
         const condition = instanceFilter(v, table, inner, cls);
-        const test: SqlSelect = { ...emptySelect(tableItem(table.name, inner)), columns: [{ expr: literal(1) }], where: [binary('=', col(inner, keyColumn(table)), baseKey), ...(condition ? [condition] : [])] };
+        const test: SqlSelect = {
+          ...emptySelect(tableItem(table.name, inner)),
+          columns: [{ expr: literal(1) }],
+          where: [binary('=', col(inner, keyColumn(table)), baseKey), ...(condition ? [condition] : [])],
+        };
         return { kind: 'exists', negated: false, query: { kind: 'subquery', layout: 'line', query: test } };
       },
     };
@@ -280,7 +325,9 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
   const branches: SqlSelect[] = tables.map((table) => {
     const t = fresh(table.name);
     const key = keyColumn(table);
-    const cols: { expr: SqlExpr; alias?: string }[] = [key === 'id' ? { expr: col(t, key) } : { expr: col(t, key), alias: 'id' }];
+    const cols: { expr: SqlExpr; alias?: string }[] = [
+      key === 'id' ? { expr: col(t, key) } : { expr: col(t, key), alias: 'id' },
+    ];
     for (const need of needs) {
       if (need.kind === 'type') continue;
       const column = needColumn(v, table, need);
@@ -294,14 +341,23 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
       const typeColumn = v.column(table, (r) => r.kind === 'type');
       const expr: SqlExpr =
         typeColumn && typed.length > 1
-          ? { kind: 'case', operand: col(t, typeColumn.name), whens: typed.map((c) => ({ when: literal(typeValue(table, c)), then: literal(c) })) }
+          ? {
+              kind: 'case',
+              operand: col(t, typeColumn.name),
+              whens: typed.map((c) => ({ when: literal(typeValue(table, c)), then: literal(c) })),
+            }
           : literal(typed[0] as string);
       cols.push({ expr, alias: typeName });
     }
     const filter = instanceFilter(v, table, t, entity);
     return { ...emptySelect(tableItem(table.name, t)), columns: cols, where: filter ? [filter] : [] };
   });
-  const union = branches.slice(1).reduce<SqlQuery>((acc, b) => ({ kind: 'set', op: 'UNION ALL', left: acc, right: b, orderBy: [] }), branches[0] as SqlSelect);
+  const union = branches
+    .slice(1)
+    .reduce<SqlQuery>(
+      (acc, b) => ({ kind: 'set', op: 'UNION ALL', left: acc, right: b, orderBy: [] }),
+      branches[0] as SqlSelect,
+    );
   columns.set('id', col(alias, 'id'));
   for (const [key, name] of names) columns.set(key, col(alias, name));
   if (wantsType) columns.set('type', col(alias, typeName));
@@ -314,10 +370,23 @@ export function entityView(v: VariantIndex, alias: string, entity: string, needs
     columns,
     isA: (cls) => {
       if (v.index.isAncestorOrSelf(cls, entity)) return undefined;
-      const inside = v.index.subtree(cls).map((e) => e.name).filter((c) => v.index.canBeDirect(c));
+      const inside = v.index
+        .subtree(cls)
+        .map((e) => e.name)
+        .filter((c) => v.index.canBeDirect(c));
       if (inside.length === 0) return FALSE;
-      return oneOf(col(alias, typeName), inside.map((c) => literal(c)));
+      return oneOf(
+        col(alias, typeName),
+        inside.map((c) => literal(c)),
+      );
     },
-    ...(wantsType ? { classColumn: { sql: col(alias, typeName), classes: [...new Set(tables.flatMap((t) => v.typedClasses(t)))].filter((c) => subclasses.has(c)) } } : {}),
+    ...(wantsType
+      ? {
+          classColumn: {
+            sql: col(alias, typeName),
+            classes: [...new Set(tables.flatMap((t) => v.typedClasses(t)))].filter((c) => subclasses.has(c)),
+          },
+        }
+      : {}),
   };
 }

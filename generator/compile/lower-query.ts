@@ -13,8 +13,38 @@ import { sharedValues, valueKey } from './compile-shared-value.ts';
 import { uniqueAlias } from './alias-names.ts';
 import { printExpr } from './print-sql.ts';
 import { readsAlias, rewriteExpr } from './sql-tree-walk.ts';
-import { binary, call, column, emptySelect, FALSE, isBoolean, isNull, literal, not, paren, STAR, table as tableItem, TRUE, type SqlColumn, type SqlExpr, type SqlFromItem, type SqlJoin, type SqlOrderItem, type SqlQuery, type SqlSelect, type SqlSelectColumn, type SqlSetOperator } from './sql-tree.ts';
-import { aggregates, builtFrom, conditionBuiltFrom, conjunctsOf, expressionKey, sharedOutputs } from './shared-expressions.ts';
+import {
+  binary,
+  call,
+  column,
+  emptySelect,
+  FALSE,
+  isBoolean,
+  isNull,
+  literal,
+  not,
+  paren,
+  STAR,
+  table as tableItem,
+  TRUE,
+  type SqlColumn,
+  type SqlExpr,
+  type SqlFromItem,
+  type SqlJoin,
+  type SqlOrderItem,
+  type SqlQuery,
+  type SqlSelect,
+  type SqlSelectColumn,
+  type SqlSetOperator,
+} from './sql-tree.ts';
+import {
+  aggregates,
+  builtFrom,
+  conditionBuiltFrom,
+  conjunctsOf,
+  expressionKey,
+  sharedOutputs,
+} from './shared-expressions.ts';
 import { isAnalytic, valueKind } from '../query/analytic-expr.ts';
 import { compileAggregate, compileAnalyticExpr, type ExpressionCompiler } from './compile-expression.ts';
 
@@ -105,12 +135,14 @@ class QueryCompiler {
         case 'setArray':
         case 'contains': {
           const owner = this.scope.attributeOwner(n.alias, n.attribute);
-          if (this.encodingOf(owner.entity, n.attribute) !== 'table') this.need(n.alias, { kind: 'nested', entity: owner.entity, attribute: n.attribute });
+          if (this.encodingOf(owner.entity, n.attribute) !== 'table')
+            this.need(n.alias, { kind: 'nested', entity: owner.entity, attribute: n.attribute });
           break;
         }
         case 'elements': {
           const owner = this.scope.attributeOwner(n.of, n.attribute);
-          if (this.encodingOf(owner.entity, n.attribute) !== 'table') this.need(n.of, { kind: 'nested', entity: owner.entity, attribute: n.attribute });
+          if (this.encodingOf(owner.entity, n.attribute) !== 'table')
+            this.need(n.of, { kind: 'nested', entity: owner.entity, attribute: n.attribute });
           break;
         }
         case 'isA':
@@ -122,13 +154,21 @@ class QueryCompiler {
           break;
         }
         case 'relationship':
-          if (!this.relationshipInTable(n.relationship)) this.need(n.direction === 'forward' ? n.from : n.alias, { kind: 'reference', relationship: n.relationship });
+          if (!this.relationshipInTable(n.relationship))
+            this.need(n.direction === 'forward' ? n.from : n.alias, {
+              kind: 'reference',
+              relationship: n.relationship,
+            });
           break;
         case 'linkAttribute': {
           const info = this.info(n.alias);
           if (info.kind === 'entity' && info.via && !this.relationshipInTable(info.via.relationship)) {
             const fromSide = info.via.direction === 'forward' ? info.via.from : n.alias;
-            this.need(fromSide, { kind: 'relationshipAttribute', relationship: info.via.relationship, attribute: n.attribute });
+            this.need(fromSide, {
+              kind: 'relationshipAttribute',
+              relationship: info.via.relationship,
+              attribute: n.attribute,
+            });
           }
           break;
         }
@@ -139,7 +179,9 @@ class QueryCompiler {
   }
 
   private view(alias: string, entity: string): EntityView {
-    return entityView(this.v, alias, entity, [...(this.needs.get(alias)?.values() ?? [])], (b) => this.fresh(b), [...(this.isATargets.get(alias) ?? [])]);
+    return entityView(this.v, alias, entity, [...(this.needs.get(alias)?.values() ?? [])], (b) => this.fresh(b), [
+      ...(this.isATargets.get(alias) ?? []),
+    ]);
   }
 
   // ---- pass 2: SQL ----
@@ -152,7 +194,10 @@ class QueryCompiler {
         op: q.op.toUpperCase() as SqlSetOperator,
         left: this.query(q.left),
         right: this.query(q.right),
-        orderBy: (q.orderBy ?? []).map((o) => ({ expr: column(undefined, o.name), ...(o.direction === 'desc' ? { desc: true } : {}) })),
+        orderBy: (q.orderBy ?? []).map((o) => ({
+          expr: column(undefined, o.name),
+          ...(o.direction === 'desc' ? { desc: true } : {}),
+        })),
         limit: q.limit,
       };
     }
@@ -174,8 +219,19 @@ class QueryCompiler {
     }
     // Top-N per group: the window beside the outputs in a CTE, filtered outside it.
     const { qualify } = q;
-    const inner = this.plainSelect({ ...q, qualify: undefined, orderBy: undefined, limit: undefined, distinct: undefined });
-    return qualifiedSelect({ ...q, qualify }, inner, this.expr(qualify.window), new Set(this.v.schema.tables.map((t) => t.name)));
+    const inner = this.plainSelect({
+      ...q,
+      qualify: undefined,
+      orderBy: undefined,
+      limit: undefined,
+      distinct: undefined,
+    });
+    return qualifiedSelect(
+      { ...q, qualify },
+      inner,
+      this.expr(qualify.window),
+      new Set(this.v.schema.tables.map((t) => t.name)),
+    );
   }
 
   /**
@@ -202,7 +258,8 @@ class QueryCompiler {
     const hidden: { name: string; expr: Expr }[] = [];
     const order: (string | { expr: Expr })[] = [];
     for (const o of q.orderBy ?? []) {
-      const same = o.expr.kind === 'output' ? o.expr.name : q.select.find((c) => sameExpr(c.expr, o.expr as Expr))?.name;
+      const same =
+        o.expr.kind === 'output' ? o.expr.name : q.select.find((c) => sameExpr(c.expr, o.expr as Expr))?.name;
       if (same !== undefined) order.push(same);
       else if (builtFrom(o.expr as Expr, shared)) order.push({ expr: o.expr as Expr });
       else {
@@ -216,7 +273,8 @@ class QueryCompiler {
         order.push(name);
       }
     }
-    const and = (ps: Predicate[]): Predicate | undefined => (ps.length === 0 ? undefined : ps.length === 1 ? ps[0] : { kind: 'and', args: ps });
+    const and = (ps: Predicate[]): Predicate | undefined =>
+      ps.length === 0 ? undefined : ps.length === 1 ? ps[0] : { kind: 'and', args: ps };
     const innerWhereP = and(innerWhere);
     const innerHavingP = and(innerHaving);
     const inner = this.plainSelect({
@@ -237,7 +295,10 @@ class QueryCompiler {
         where: outer.flatMap((p) => this.conjuncts(p)),
         orderBy: (q.orderBy ?? []).map((o, i): SqlOrderItem => {
           const item = order[i] as string | { expr: Expr };
-          return { expr: typeof item === 'string' ? column(undefined, item) : this.expr(item.expr), ...(o.direction === 'desc' ? { desc: true } : {}) };
+          return {
+            expr: typeof item === 'string' ? column(undefined, item) : this.expr(item.expr),
+            ...(o.direction === 'desc' ? { desc: true } : {}),
+          };
         }),
         limit: q.limit,
       };
@@ -266,7 +327,8 @@ class QueryCompiler {
       columns: q.select.map((c): SqlSelectColumn => {
         const expr = this.expr(c.expr);
         // A column read under its own name needs no `AS`, whichever table it comes from.
-        const plain = c.expr.kind === 'attribute' && expr.kind === 'column' && expr.table !== undefined && expr.name === c.name;
+        const plain =
+          c.expr.kind === 'attribute' && expr.kind === 'column' && expr.table !== undefined && expr.name === c.name;
         return plain ? { expr } : { expr, alias: c.name };
       }),
       from: lead?.item ?? base.from,
@@ -278,7 +340,11 @@ class QueryCompiler {
       having: q.having ? this.conjuncts(q.having) : [],
       orderBy: (q.orderBy ?? []).map((o): SqlOrderItem => {
         const target = o.expr.kind === 'output' ? column(undefined, o.expr.name) : this.orderExpr(o.expr, q, outputs);
-        return { expr: target, ...(o.direction === 'desc' ? { desc: true } : {}), ...(o.nulls ? { nulls: o.nulls } : {}) };
+        return {
+          expr: target,
+          ...(o.direction === 'desc' ? { desc: true } : {}),
+          ...(o.nulls ? { nulls: o.nulls } : {}),
+        };
       }),
       limit: q.limit,
       ...(ctes.length > 0 ? { with: ctes } : {}),
@@ -340,7 +406,13 @@ class QueryCompiler {
   }
 
   private bind(alias: string, view: EntityView, link?: ReadonlyMap<string, SqlExpr>): void {
-    this.bound.set(alias, { columns: view.columns, isA: view.isA, link, ...(view.groupExtras ? { groupExtras: view.groupExtras } : {}), ...(view.classColumn ? { classColumn: view.classColumn } : {}) });
+    this.bound.set(alias, {
+      columns: view.columns,
+      isA: view.isA,
+      link,
+      ...(view.groupExtras ? { groupExtras: view.groupExtras } : {}),
+      ...(view.classColumn ? { classColumn: view.classColumn } : {}),
+    });
   }
 
   private bound_(alias: string): Bound {
@@ -357,9 +429,15 @@ class QueryCompiler {
 
   /** The table of a relationship kept in its own table, and its columns for each side of `j`. */
   private linkEnds(j: Extract<Join, { kind: 'relationship' }>): { table: Table; fromColumn: string; toColumn: string } {
-    const table = this.v.tableByRole((t) => t.role.kind === 'relationship' && t.role.relationship === j.relationship) as Table;
-    const fromColumn = table.columns.find((c) => c.role.kind === 'end' && c.role.end === (j.direction === 'forward' ? 'from' : 'to'))?.name as string;
-    const toColumn = table.columns.find((c) => c.role.kind === 'end' && c.role.end === (j.direction === 'forward' ? 'to' : 'from'))?.name as string;
+    const table = this.v.tableByRole(
+      (t) => t.role.kind === 'relationship' && t.role.relationship === j.relationship,
+    ) as Table;
+    const fromColumn = table.columns.find(
+      (c) => c.role.kind === 'end' && c.role.end === (j.direction === 'forward' ? 'from' : 'to'),
+    )?.name as string;
+    const toColumn = table.columns.find(
+      (c) => c.role.kind === 'end' && c.role.end === (j.direction === 'forward' ? 'to' : 'from'),
+    )?.name as string;
     return { table, fromColumn, toColumn };
   }
 
@@ -372,7 +450,14 @@ class QueryCompiler {
    */
   private leadingLink(q: SelectQuery, base: EntityView): { item: SqlFromItem; alias: string; id: SqlExpr } | undefined {
     const j = q.joins?.[0];
-    if (!j || j.kind !== 'relationship' || j.type !== 'inner' || j.from !== q.from.alias || !this.relationshipInTable(j.relationship)) return undefined;
+    if (
+      !j ||
+      j.kind !== 'relationship' ||
+      j.type !== 'inner' ||
+      j.from !== q.from.alias ||
+      !this.relationshipInTable(j.relationship)
+    )
+      return undefined;
     const rel = this.v.index.relationship(j.relationship);
     if (q.from.entity !== (j.direction === 'forward' ? rel.from : rel.to)) return undefined;
     if (base.from.kind !== 'table' || base.joins.length > 0 || base.filters.length > 0) return undefined;
@@ -424,11 +509,24 @@ class QueryCompiler {
     // A relationship table: link rows between the two ends.
     const { table, fromColumn, toColumn } = this.linkEnds(j);
     const linkColumns = (linkAlias: string): Map<string, SqlExpr> =>
-      new Map(table.columns.filter((c) => c.role.kind === 'relationshipAttribute').map((c) => [(c.role as { attribute: string }).attribute, col(linkAlias, c.name)]));
+      new Map(
+        table.columns
+          .filter((c) => c.role.kind === 'relationshipAttribute')
+          .map((c) => [(c.role as { attribute: string }).attribute, col(linkAlias, c.name)]),
+      );
     if (needsOnlyId) {
       const link = leadLink ?? this.fresh(table.name);
-      if (!leadLink) joins.push({ type: left ? 'LEFT JOIN' : 'JOIN', item: tableItem(table.name, link), on: [binary('=', col(link, fromColumn), this.column(j.from, 'id'))] });
-      this.bound.set(j.alias, { columns: new Map([['id', col(link, toColumn)]]), isA: () => undefined, link: linkColumns(link) });
+      if (!leadLink)
+        joins.push({
+          type: left ? 'LEFT JOIN' : 'JOIN',
+          item: tableItem(table.name, link),
+          on: [binary('=', col(link, fromColumn), this.column(j.from, 'id'))],
+        });
+      this.bound.set(j.alias, {
+        columns: new Map([['id', col(link, toColumn)]]),
+        isA: () => undefined,
+        link: linkColumns(link),
+      });
       return;
     }
     // Two plain LEFT JOINs (link, then partner) are right only when every link's partner
@@ -437,8 +535,17 @@ class QueryCompiler {
     if (!left || simpleTarget) {
       const link = leadLink ?? this.fresh(table.name);
       const type = left ? 'LEFT JOIN' : 'JOIN';
-      if (!leadLink) joins.push({ type, item: tableItem(table.name, link), on: [binary('=', col(link, fromColumn), this.column(j.from, 'id'))] });
-      joins.push({ type, item: target.from, on: [binary('=', this.column(j.alias, 'id'), col(link, toColumn)), ...stated] });
+      if (!leadLink)
+        joins.push({
+          type,
+          item: tableItem(table.name, link),
+          on: [binary('=', col(link, fromColumn), this.column(j.from, 'id'))],
+        });
+      joins.push({
+        type,
+        item: target.from,
+        on: [binary('=', this.column(j.alias, 'id'), col(link, toColumn)), ...stated],
+      });
       joins.push(...target.joins);
       this.bind(j.alias, target, linkColumns(link));
       return;
@@ -447,17 +554,35 @@ class QueryCompiler {
     // the partner first, inside a derived table, so an object without a matching partner
     // keeps exactly one row.
     const link = this.fresh(table.name);
-    const exposed = this.expose(j.alias, target, [['link_from', col(link, fromColumn)], ...[...linkColumns(link)].map(([k, s]) => [`link_${k}`, s] as [string, SqlExpr])]);
+    const exposed = this.expose(j.alias, target, [
+      ['link_from', col(link, fromColumn)],
+      ...[...linkColumns(link)].map(([k, s]) => [`link_${k}`, s] as [string, SqlExpr]),
+    ]);
     const inner: SqlSelect = {
       ...emptySelect(tableItem(table.name, link)),
       columns: exposed.columns,
-      joins: [{ type: 'JOIN', item: target.from, on: [binary('=', target.columns.get('id') as SqlExpr, col(link, toColumn))] }, ...target.joins],
+      joins: [
+        {
+          type: 'JOIN',
+          item: target.from,
+          on: [binary('=', target.columns.get('id') as SqlExpr, col(link, toColumn))],
+        },
+        ...target.joins,
+      ],
       where: stated,
     };
     const outer = exposed.bound.columns;
-    joins.push({ type: 'LEFT JOIN', item: { kind: 'derived', query: inner, alias: j.alias }, on: [binary('=', outer.get('link_from') as SqlExpr, this.column(j.from, 'id'))] });
+    joins.push({
+      type: 'LEFT JOIN',
+      item: { kind: 'derived', query: inner, alias: j.alias },
+      on: [binary('=', outer.get('link_from') as SqlExpr, this.column(j.from, 'id'))],
+    });
     const entityColumns = new Map([...outer].filter(([k]) => !k.startsWith('link_')));
-    this.bound.set(j.alias, { ...exposed.bound, columns: entityColumns, link: new Map([...linkColumns(link)].map(([k]) => [k, outer.get(`link_${k}`) as SqlExpr])) });
+    this.bound.set(j.alias, {
+      ...exposed.bound,
+      columns: entityColumns,
+      link: new Map([...linkColumns(link)].map(([k]) => [k, outer.get(`link_${k}`) as SqlExpr])),
+    });
   }
 
   /** Whether an alias's only use is its id (so a reference column can stand in for it). */
@@ -469,7 +594,14 @@ class QueryCompiler {
    * Joins an entity view. Inner joins, and LEFT joins to a single FROM item, go in as they
    * are; a LEFT join to a view that joins several tables is wrapped in a derived table first.
    */
-  private attach(alias: string, target: EntityView, on: SqlExpr[], conditions: readonly SqlExpr[], left: boolean, joins: SqlJoin[]): void {
+  private attach(
+    alias: string,
+    target: EntityView,
+    on: SqlExpr[],
+    conditions: readonly SqlExpr[],
+    left: boolean,
+    joins: SqlJoin[],
+  ): void {
     if (!left || target.joins.length === 0) {
       // When the link reads a column of a joined ancestor table, that table comes first
       // (joins of a view all meet on the id, so any of its tables can lead).
@@ -480,7 +612,14 @@ class QueryCompiler {
         const base = items[0] as (typeof items)[number];
         joins.push({ type: 'JOIN', item: first.item, on: [...on] });
         const key = (item: SqlFromItem): string => (item.kind === 'table' ? keyColumnOf(this.v, item.name) : 'id');
-        joins.push({ type: 'JOIN', item: base.item, on: [binary('=', col(base.item.alias, key(base.item)), col(first.item.alias, key(first.item))), ...conditions] });
+        joins.push({
+          type: 'JOIN',
+          item: base.item,
+          on: [
+            binary('=', col(base.item.alias, key(base.item)), col(first.item.alias, key(first.item))),
+            ...conditions,
+          ],
+        });
         for (const x of items.slice(1)) if (x !== first) joins.push(x);
         return;
       }
@@ -490,9 +629,17 @@ class QueryCompiler {
     }
     // The ON clause refers to the view's columns; re-express it over the derived table.
     const exposed = this.expose(alias, target, []);
-    const inner: SqlSelect = { ...emptySelect(target.from), columns: exposed.columns, joins: target.joins, where: conditions };
-    const replacements = new Map([...target.columns].map(([key, sql]) => [printExpr(sql), exposed.bound.columns.get(key) as SqlExpr]));
-    const rewrite = (condition: SqlExpr): SqlExpr => rewriteExpr(condition, { expr: (x) => (x.kind === 'column' ? (replacements.get(printExpr(x)) ?? x) : x) });
+    const inner: SqlSelect = {
+      ...emptySelect(target.from),
+      columns: exposed.columns,
+      joins: target.joins,
+      where: conditions,
+    };
+    const replacements = new Map(
+      [...target.columns].map(([key, sql]) => [printExpr(sql), exposed.bound.columns.get(key) as SqlExpr]),
+    );
+    const rewrite = (condition: SqlExpr): SqlExpr =>
+      rewriteExpr(condition, { expr: (x) => (x.kind === 'column' ? (replacements.get(printExpr(x)) ?? x) : x) });
     joins.push({ type: 'LEFT JOIN', item: { kind: 'derived', query: inner, alias }, on: on.map(rewrite) });
     this.bound.set(alias, exposed.bound);
   }
@@ -501,7 +648,11 @@ class QueryCompiler {
    * The columns of an entity view as the select list of a derived table named after its
    * alias, with a boolean column for each subclass test the query makes on it.
    */
-  private expose(alias: string, view: EntityView, extra: [string, SqlExpr][]): { columns: SqlSelectColumn[]; bound: Bound } {
+  private expose(
+    alias: string,
+    view: EntityView,
+    extra: [string, SqlExpr][],
+  ): { columns: SqlSelectColumn[]; bound: Bound } {
     const columns: SqlSelectColumn[] = [];
     const outer = new Map<string, SqlExpr>();
     const names = new Set<string>();
@@ -509,7 +660,9 @@ class QueryCompiler {
       let name = preferred.replace(/[^a-z0-9_]/g, '_');
       for (let i = 2; names.has(name); i++) name = `${preferred}_${i}`;
       names.add(name);
-      columns.push(sql.kind === 'column' && sql.table === alias && sql.name === name ? { expr: sql } : { expr: sql, alias: name });
+      columns.push(
+        sql.kind === 'column' && sql.table === alias && sql.name === name ? { expr: sql } : { expr: sql, alias: name },
+      );
       return col(alias, name);
     };
     for (const [key, sql] of view.columns) outer.set(key, add(sql, key === 'id' ? 'id' : sql.name));
@@ -531,19 +684,30 @@ class QueryCompiler {
     if (encoding === 'table') {
       const table = this.childTable(owner.entity, j.attribute);
       const [ownerColumn, elementColumn] = table.columns.map((c) => c.name) as [string, string];
-      joins.push({ type: left ? 'LEFT JOIN' : 'JOIN', item: tableItem(table.name, j.alias), on: [binary('=', col(j.alias, ownerColumn), this.column(j.of, 'id'))] });
+      joins.push({
+        type: left ? 'LEFT JOIN' : 'JOIN',
+        item: tableItem(table.name, j.alias),
+        on: [binary('=', col(j.alias, ownerColumn), this.column(j.of, 'id'))],
+      });
       this.bound.set(j.alias, { columns: new Map(), element: col(j.alias, elementColumn) });
       return;
     }
     const nested = this.column(j.of, needKey({ kind: 'nested', entity: owner.entity, attribute: j.attribute }));
-    const item: SqlFromItem = { kind: 'function', call: call(encoding === 'array' ? 'unnest' : 'jsonb_array_elements_text', nested), alias: j.alias, column: 'value' };
+    const item: SqlFromItem = {
+      kind: 'function',
+      call: call(encoding === 'array' ? 'unnest' : 'jsonb_array_elements_text', nested),
+      alias: j.alias,
+      column: 'value',
+    };
     joins.push(left ? { type: 'LEFT JOIN', item, on: [TRUE] } : { type: 'CROSS JOIN', item, on: [] });
     const element = col(j.alias, 'value');
     this.bound.set(j.alias, { columns: new Map(), element: encoding === 'jsonb' ? castText(element, type) : element });
   }
 
   private childTable(entity: string, attribute: string): Table {
-    const t = this.v.tableByRole((t) => t.role.kind === 'multiValued' && t.role.entity === entity && t.role.attribute === attribute);
+    const t = this.v.tableByRole(
+      (t) => t.role.kind === 'multiValued' && t.role.entity === entity && t.role.attribute === attribute,
+    );
     if (!t) throw new CompileError(`variant ${this.v.schema.variant.name}: no child table for ${entity}.${attribute}`);
     return t;
   }
@@ -562,7 +726,9 @@ class QueryCompiler {
         const sql = this.column(e.alias, needKey({ kind: 'attribute', entity: owner.entity, attribute: e.attribute }));
         // A source's enum type orders by its own list and refuses other values: read as the
         // text every other variant stores, it answers as they do.
-        return isEnumTyped(this.v.schema.variant, owner.attribute) ? { kind: 'cast', arg: sql, type: 'text', colons: true } : sql;
+        return isEnumTyped(this.v.schema.variant, owner.attribute)
+          ? { kind: 'cast', arg: sql, type: 'text', colons: true }
+          : sql;
       }
       case 'element': {
         const element = this.bound_(e.alias).element;
@@ -574,11 +740,17 @@ class QueryCompiler {
         const viaLink = bound.link?.get(e.attribute);
         if (viaLink) return viaLink;
         const info = this.info(e.alias);
-        if (info.kind !== 'entity' || !info.via) throw new CompileError(`alias "${e.alias}" was not joined through a relationship`);
+        if (info.kind !== 'entity' || !info.via)
+          throw new CompileError(`alias "${e.alias}" was not joined through a relationship`);
         const fromSide = info.via.direction === 'forward' ? info.via.from : e.alias;
-        const sql = this.column(fromSide, needKey({ kind: 'relationshipAttribute', relationship: info.via.relationship, attribute: e.attribute }));
+        const sql = this.column(
+          fromSide,
+          needKey({ kind: 'relationshipAttribute', relationship: info.via.relationship, attribute: e.attribute }),
+        );
         // Stored on the `from` row, the value outlives a LEFT join that found no partner.
-        return this.nullable.has(e.alias) && fromSide !== e.alias ? { kind: 'case', whens: [{ when: isNull(this.column(e.alias, 'id'), true), then: sql }] } : sql;
+        return this.nullable.has(e.alias) && fromSide !== e.alias
+          ? { kind: 'case', whens: [{ when: isNull(this.column(e.alias, 'id'), true), then: sql }] }
+          : sql;
       }
       case 'literal':
         return literal(e.value);
@@ -587,12 +759,17 @@ class QueryCompiler {
       case 'setSize': {
         const { encoding, nested, owner } = this.setAccess(e.alias, e.attribute);
         // An absent partner's set is empty: 0, as the child-table count gives.
-        const orZero = (sql: SqlExpr): SqlExpr => (this.nullable.has(e.alias) ? call('coalesce', sql, literal(0)) : sql);
+        const orZero = (sql: SqlExpr): SqlExpr =>
+          this.nullable.has(e.alias) ? call('coalesce', sql, literal(0)) : sql;
         if (encoding === 'array') return orZero(call('cardinality', nested));
         if (encoding === 'jsonb') return orZero(call('jsonb_array_length', nested));
         const table = this.childTable(owner, e.attribute);
         const s = this.fresh(table.name);
-        const count: SqlSelect = { ...emptySelect(tableItem(table.name, s)), columns: [{ expr: call('count', STAR) }], where: [binary('=', col(s, table.columns[0]?.name as string), this.column(e.alias, 'id'))] };
+        const count: SqlSelect = {
+          ...emptySelect(tableItem(table.name, s)),
+          columns: [{ expr: call('count', STAR) }],
+          where: [binary('=', col(s, table.columns[0]?.name as string), this.column(e.alias, 'id'))],
+        };
         return { kind: 'subquery', layout: 'line', query: count };
       }
       case 'setArray': {
@@ -603,12 +780,24 @@ class QueryCompiler {
         if (encoding === 'array') return this.nullable.has(e.alias) ? call('coalesce', nested, literal('{}')) : nested;
         const s = this.fresh(encoding === 'table' ? this.childTable(owner, e.attribute).name : e.attribute);
         if (encoding === 'jsonb') {
-          const elements: SqlSelect = { ...emptySelect({ kind: 'function', call: call('jsonb_array_elements_text', nested), alias: s, column: 'value' }), columns: [{ expr: castText(col(s, 'value'), type) }] };
+          const elements: SqlSelect = {
+            ...emptySelect({
+              kind: 'function',
+              call: call('jsonb_array_elements_text', nested),
+              alias: s,
+              column: 'value',
+            }),
+            columns: [{ expr: castText(col(s, 'value'), type) }],
+          };
           return { kind: 'array', query: { kind: 'subquery', layout: 'line', query: elements } };
         }
         const table = this.childTable(owner, e.attribute);
         const [ownerColumn, elementColumn] = table.columns.map((c) => c.name) as [string, string];
-        const elements: SqlSelect = { ...emptySelect(tableItem(table.name, s)), columns: [{ expr: col(s, elementColumn) }], where: [binary('=', col(s, ownerColumn), this.column(e.alias, 'id'))] };
+        const elements: SqlSelect = {
+          ...emptySelect(tableItem(table.name, s)),
+          columns: [{ expr: col(s, elementColumn) }],
+          where: [binary('=', col(s, ownerColumn), this.column(e.alias, 'id'))],
+        };
         return { kind: 'array', query: { kind: 'subquery', layout: 'line', query: elements } };
       }
       case 'classOf': {
@@ -627,7 +816,9 @@ class QueryCompiler {
       case 'round':
         return call('round', this.expr(e.arg), literal(e.digits));
       case 'scalarSubquery':
-        return this.lifted.get(valueKey(e)) ?? { kind: 'subquery', layout: 'block', query: unnamed(this.select(e.query)) };
+        return (
+          this.lifted.get(valueKey(e)) ?? { kind: 'subquery', layout: 'block', query: unnamed(this.select(e.query)) }
+        );
       case 'window':
         return windowSql(e, (x) => this.expr(x));
       default:
@@ -636,21 +827,35 @@ class QueryCompiler {
     }
   }
 
-  private readonly expressionCompiler: ExpressionCompiler = { expr: (x) => this.expr(x), predicate: (p) => this.predicate(p), literal, kindOf: (x) => this.kindOf(x) };
+  private readonly expressionCompiler: ExpressionCompiler = {
+    expr: (x) => this.expr(x),
+    predicate: (p) => this.predicate(p),
+    literal,
+    kindOf: (x) => this.kindOf(x),
+  };
 
   /** The kind of value an expression gives, from the attribute types it reads. */
   private kindOf(e: Expr) {
     return valueKind(e, (x) => {
-      if (x.kind === 'attribute') return x.attribute === 'id' ? { kind: 'integer' } : this.scope.attributeOwner(x.alias, x.attribute).attribute.type;
+      if (x.kind === 'attribute')
+        return x.attribute === 'id'
+          ? { kind: 'integer' }
+          : this.scope.attributeOwner(x.alias, x.attribute).attribute.type;
       const info = x.kind === 'element' ? this.scope.aliases.get(x.alias) : undefined;
       return info?.kind === 'elements' ? info.attribute.type : undefined;
     });
   }
 
-  private setAccess(alias: string, attribute: string): { encoding: 'array' | 'jsonb' | 'table'; nested: SqlExpr; owner: string; type: AttributeType } {
+  private setAccess(
+    alias: string,
+    attribute: string,
+  ): { encoding: 'array' | 'jsonb' | 'table'; nested: SqlExpr; owner: string; type: AttributeType } {
     const owner = this.scope.attributeOwner(alias, attribute);
     const encoding = this.encodingOf(owner.entity, attribute);
-    const nested = encoding === 'table' ? literal(null) : this.column(alias, needKey({ kind: 'nested', entity: owner.entity, attribute }));
+    const nested =
+      encoding === 'table'
+        ? literal(null)
+        : this.column(alias, needKey({ kind: 'nested', entity: owner.entity, attribute }));
     return { encoding, nested, owner: owner.entity, type: owner.attribute.type };
   }
 
@@ -666,9 +871,21 @@ class QueryCompiler {
       case 'in':
         return { kind: 'in', arg: this.expr(p.expr), values: p.values.map(literal), negated: p.negated === true };
       case 'like':
-        return { kind: 'like', arg: this.expr(p.expr), pattern: literal(p.pattern), caseInsensitive: p.caseInsensitive === true, negated: p.negated === true };
+        return {
+          kind: 'like',
+          arg: this.expr(p.expr),
+          pattern: literal(p.pattern),
+          caseInsensitive: p.caseInsensitive === true,
+          negated: p.negated === true,
+        };
       case 'between':
-        return { kind: 'between', arg: this.expr(p.expr), low: this.expr(p.low), high: this.expr(p.high), negated: p.negated === true };
+        return {
+          kind: 'between',
+          arg: this.expr(p.expr),
+          low: this.expr(p.low),
+          high: this.expr(p.high),
+          negated: p.negated === true,
+        };
       case 'isNull':
         return isNull(this.expr(p.expr), p.negated === true);
       case 'contains': {
@@ -679,11 +896,21 @@ class QueryCompiler {
         else if (encoding === 'jsonb') {
           // Containment compares JSON values: exact for the text and integers stored there.
           if (type.kind === 'text' || type.kind === 'enum' || type.kind === 'integer' || type.kind === 'bigint') {
-            sql = binary('@>', nested, { kind: 'cast', arg: literal(JSON.stringify([p.value])), type: 'jsonb', colons: true });
+            sql = binary('@>', nested, {
+              kind: 'cast',
+              arg: literal(JSON.stringify([p.value])),
+              type: 'jsonb',
+              colons: true,
+            });
           } else {
             const s = this.fresh(p.attribute);
             const probe: SqlSelect = {
-              ...emptySelect({ kind: 'function', call: call('jsonb_array_elements_text', nested), alias: s, column: 'value' }),
+              ...emptySelect({
+                kind: 'function',
+                call: call('jsonb_array_elements_text', nested),
+                alias: s,
+                column: 'value',
+              }),
               columns: [{ expr: literal(1) }],
               where: [binary('=', castText(col(s, 'value'), type), value)],
             };
@@ -696,7 +923,10 @@ class QueryCompiler {
           const probe: SqlSelect = {
             ...emptySelect(tableItem(table.name, s)),
             columns: [{ expr: literal(1) }],
-            where: [binary('=', col(s, ownerColumn), this.column(p.alias, 'id')), binary('=', col(s, elementColumn), value)],
+            where: [
+              binary('=', col(s, ownerColumn), this.column(p.alias, 'id')),
+              binary('=', col(s, elementColumn), value),
+            ],
           };
           sql = { kind: 'exists', negated: false, query: { kind: 'subquery', layout: 'line', query: probe } };
         }
@@ -719,9 +949,18 @@ class QueryCompiler {
       case 'not':
         return not(paren(this.predicate(p.arg)));
       case 'exists':
-        return { kind: 'exists', negated: p.negated === true, query: { kind: 'subquery', layout: 'block', query: existence(this.select(p.query)) } };
+        return {
+          kind: 'exists',
+          negated: p.negated === true,
+          query: { kind: 'subquery', layout: 'block', query: existence(this.select(p.query)) },
+        };
       case 'inQuery':
-        return { kind: 'in', arg: this.expr(p.expr), values: { kind: 'subquery', layout: 'block', query: unnamed(this.select(p.query)) }, negated: p.negated === true };
+        return {
+          kind: 'in',
+          arg: this.expr(p.expr),
+          values: { kind: 'subquery', layout: 'block', query: unnamed(this.select(p.query)) },
+          negated: p.negated === true,
+        };
     }
   }
 }
@@ -740,13 +979,16 @@ function unnamed(q: SqlSelect): SqlSelect {
  * unless its GROUP BY names a column by position.
  */
 function existence(q: SqlSelect): SqlSelect {
-  if (q.distinct || q.orderBy.length > 0 || q.groupBy.some((g) => g.kind === 'literal' && typeof g.value === 'number')) return unnamed(q);
+  if (q.distinct || q.orderBy.length > 0 || q.groupBy.some((g) => g.kind === 'literal' && typeof g.value === 'number'))
+    return unnamed(q);
   return { ...q, columns: [{ expr: literal(1) }] };
 }
 
 /** A JSONB element read as text, cast back to its attribute's type. */
 function castText(sql: SqlExpr, type: AttributeType): SqlExpr {
-  return type.kind === 'text' || type.kind === 'enum' ? sql : { kind: 'cast', arg: sql, type: scalarSqlType(type), colons: true };
+  return type.kind === 'text' || type.kind === 'enum'
+    ? sql
+    : { kind: 'cast', arg: sql, type: scalarSqlType(type), colons: true };
 }
 
 /** Structural equality of two expressions of the query (in canonical order, so their JSON). */

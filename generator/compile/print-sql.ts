@@ -12,7 +12,15 @@
  */
 import { quoteIdent, quoteLiteral } from '../common/sql-text.ts';
 import { mintCompiledSql, type CompiledSql } from './compiled-sql.ts';
-import type { SqlExpr, SqlFromItem, SqlLiteralValue, SqlOrderItem, SqlQuery, SqlSelect, SqlSubquery } from './sql-tree.ts';
+import type {
+  SqlExpr,
+  SqlFromItem,
+  SqlLiteralValue,
+  SqlOrderItem,
+  SqlQuery,
+  SqlSelect,
+  SqlSubquery,
+} from './sql-tree.ts';
 
 const INDENT = '  ';
 
@@ -25,7 +33,10 @@ export function printLiteral(value: SqlLiteralValue): string {
 }
 
 function indent(text: string, by: string): string {
-  return text.split('\n').map((line) => (line ? by + line : line)).join('\n');
+  return text
+    .split('\n')
+    .map((line) => (line ? by + line : line))
+    .join('\n');
 }
 
 /**
@@ -120,7 +131,9 @@ export function printExpr(e: SqlExpr): string {
     case 'isNull':
       return `${operand(e.arg, 5)} IS ${e.negated ? 'NOT ' : ''}NULL`;
     case 'in': {
-      const list = Array.isArray(e.values) ? `(${(e.values as readonly SqlExpr[]).map(printExpr).join(', ')})` : printExpr(e.values as SqlSubquery);
+      const list = Array.isArray(e.values)
+        ? `(${(e.values as readonly SqlExpr[]).map(printExpr).join(', ')})`
+        : printExpr(e.values as SqlSubquery);
       return `${operand(e.arg, 7)} ${e.negated ? 'NOT IN' : 'IN'} ${list}`;
     }
     case 'like':
@@ -173,7 +186,10 @@ function printFrom(item: SqlFromItem, depth: string): string {
     case 'table':
       return item.alias === item.name ? quoteIdent(item.name) : `${quoteIdent(item.name)} AS ${quoteIdent(item.alias)}`;
     case 'function':
-      if (item.column === undefined) return item.alias === item.call.name ? printExpr(item.call) : `${printExpr(item.call)} AS ${quoteIdent(item.alias)}`;
+      if (item.column === undefined)
+        return item.alias === item.call.name
+          ? printExpr(item.call)
+          : `${printExpr(item.call)} AS ${quoteIdent(item.alias)}`;
       return `${printExpr(item.call)} AS ${quoteIdent(item.alias)}(${item.column})`;
     case 'derived':
       return `(\n${indent(printSql(item.query), depth + INDENT + INDENT)}\n${depth}${INDENT}) AS ${quoteIdent(item.alias)}`;
@@ -186,7 +202,8 @@ export function printSql(query: SqlQuery): string {
     const side = (q: SqlQuery, isLeft: boolean): string => {
       const text = printSql(q);
       // A chain of one operator reads left to right without parentheses.
-      const chained = isLeft && q.kind === 'set' && q.op === query.op && q.orderBy.length === 0 && q.limit === undefined;
+      const chained =
+        isLeft && q.kind === 'set' && q.op === query.op && q.orderBy.length === 0 && q.limit === undefined;
       const needsParens = !chained && (q.kind === 'set' || q.orderBy.length > 0 || q.limit !== undefined);
       return needsParens ? `(\n${indent(text, INDENT)}\n)` : text;
     };
@@ -197,11 +214,19 @@ export function printSql(query: SqlQuery): string {
   }
   const lines: string[] = [];
   const ctes = query.with ?? [];
-  ctes.forEach((c, i) => lines.push(`${i === 0 ? 'WITH ' : ''}${quoteIdent(c.name)} AS (\n${indent(printSql(c.query), INDENT)}\n)${i < ctes.length - 1 ? ',' : ''}`));
+  ctes.forEach((c, i) =>
+    lines.push(
+      `${i === 0 ? 'WITH ' : ''}${quoteIdent(c.name)} AS (\n${indent(printSql(c.query), INDENT)}\n)${i < ctes.length - 1 ? ',' : ''}`,
+    ),
+  );
   const cols = query.columns.map(printColumn);
   const head = `SELECT ${query.distinct ? 'DISTINCT ' : ''}`;
   const oneLine = head + cols.join(', ');
-  lines.push(oneLine.length <= 100 && !oneLine.includes('\n') ? oneLine : `${head.trimEnd()}\n${cols.map((c) => indent(c, INDENT)).join(',\n')}`);
+  lines.push(
+    oneLine.length <= 100 && !oneLine.includes('\n')
+      ? oneLine
+      : `${head.trimEnd()}\n${cols.map((c) => indent(c, INDENT)).join(',\n')}`,
+  );
   lines.push(`FROM ${printFrom(query.from, '')}`);
   for (const j of query.joins) {
     const on = j.on.length > 0 ? ` ON ${conjunction(j.on, ' AND ')}` : j.type === 'LEFT JOIN' ? ' ON TRUE' : '';

@@ -127,7 +127,9 @@ function caseArms(sql: string): { text: string; whens: string[] }[] {
     const text = sql.slice(m.index, end);
     const body = text.slice(4, -3);
     if (/^\s*WHEN\b/u.test(body)) {
-      const whens = splitTopWith(body, /\bWHEN\b|\bTHEN\b|\bELSE\b/gy).filter((p) => p.before === 'WHEN').map((p) => p.text.trim());
+      const whens = splitTopWith(body, /\bWHEN\b|\bTHEN\b|\bELSE\b/gy)
+        .filter((p) => p.before === 'WHEN')
+        .map((p) => p.text.trim());
       out.push({ text, whens });
     }
   }
@@ -153,7 +155,8 @@ function clauses(sql: string): string[][] {
     if (where) {
       let text = where[3] as string;
       // Continuation lines are indented deeper than the clause (its `  AND`s, its subqueries).
-      for (let j = i + 1; j < lines.length && (lines[j] as string).startsWith(`${where[1]} `); j++) text += `\n${lines[j]}`;
+      for (let j = i + 1; j < lines.length && (lines[j] as string).startsWith(`${where[1]} `); j++)
+        text += `\n${lines[j]}`;
       out.push(conditionsOf(text));
       continue;
     }
@@ -184,7 +187,16 @@ type Bound = { op: string; value: number };
 
 function implies(a: Bound, b: Bound): boolean {
   const lower = (op: string): boolean => op === '>' || op === '>=';
-  if (a.op === '=') return b.op === '=' ? a.value === b.value : b.op === '<' ? a.value < b.value : b.op === '<=' ? a.value <= b.value : b.op === '>' ? a.value > b.value : a.value >= b.value;
+  if (a.op === '=')
+    return b.op === '='
+      ? a.value === b.value
+      : b.op === '<'
+        ? a.value < b.value
+        : b.op === '<='
+          ? a.value <= b.value
+          : b.op === '>'
+            ? a.value > b.value
+            : a.value >= b.value;
   if (b.op === '=' || lower(a.op) !== lower(b.op)) return false;
   if (lower(a.op)) return a.value > b.value || (a.value === b.value && (a.op === '>' || b.op === '>='));
   return a.value < b.value || (a.value === b.value && (a.op === '<' || b.op === '<='));
@@ -215,15 +227,21 @@ export function readabilityFindings(sql: string): ReadabilityFinding[] {
   for (const m of text.matchAll(/^(\s*)LEFT JOIN ([\w"]+) AS ([\w"]+) ON (.*)$/gmu)) {
     const alias = m[3] as string;
     const reads = [...text.matchAll(new RegExp(String.raw`(?<![\w".])${alias.replace(/[^\w]/gu, '\\$&')}\.`, 'gu'))];
-    const own = [...(m[4] as string).matchAll(new RegExp(String.raw`(?<![\w".])${alias.replace(/[^\w]/gu, '\\$&')}\.`, 'gu'))].length;
-    const grouped = [...text.matchAll(/^\s*GROUP BY (.*)$/gmu)].reduce((n, g) => n + [...(g[1] as string).matchAll(new RegExp(String.raw`(?<![\w".])${alias}\.`, 'gu'))].length, 0);
+    const own = [
+      ...(m[4] as string).matchAll(new RegExp(String.raw`(?<![\w".])${alias.replace(/[^\w]/gu, '\\$&')}\.`, 'gu')),
+    ].length;
+    const grouped = [...text.matchAll(/^\s*GROUP BY (.*)$/gmu)].reduce(
+      (n, g) => n + [...(g[1] as string).matchAll(new RegExp(String.raw`(?<![\w".])${alias}\.`, 'gu'))].length,
+      0,
+    );
     if (reads.length <= own + grouped) add('unused-left-join', m[0]);
   }
 
   for (const m of text.matchAll(/\bcoalesce\(/gu)) {
     const open = m.index + m[0].length - 1;
     const close = closing(text, open);
-    if (close > 0 && splitTop(text.slice(open + 1, close), /,/gy).length === 1) add('single-coalesce', text.slice(m.index, close + 1));
+    if (close > 0 && splitTop(text.slice(open + 1, close), /,/gy).length === 1)
+      add('single-coalesce', text.slice(m.index, close + 1));
   }
 
   // A derived table: `FROM (` … `) AS t`, then the outer WHERE; grouped inside.
@@ -235,7 +253,8 @@ export function readabilityFindings(sql: string): ReadabilityFinding[] {
     const end = lines.findIndex((l, j) => j > i && new RegExp(`^${indent}  \\) AS [\\w"]+$`, 'u').test(l));
     if (end < 0 || !lines[end + 1]?.startsWith(`${indent}WHERE `)) return;
     const inner = lines.slice(i + 1, end);
-    if (inner.some((l) => l.startsWith(`${indent}    GROUP BY `) || l.startsWith(`${indent}    HAVING `))) add('having-in-derived-table', `${line.trim()} … ${lines[end]?.trim()} ${lines[end + 1]?.trim()}`);
+    if (inner.some((l) => l.startsWith(`${indent}    GROUP BY `) || l.startsWith(`${indent}    HAVING `)))
+      add('having-in-derived-table', `${line.trim()} … ${lines[end]?.trim()} ${lines[end + 1]?.trim()}`);
   });
 
   for (const conditions of clauses(text)) {
@@ -248,15 +267,20 @@ export function readabilityFindings(sql: string): ReadabilityFinding[] {
       bounds.set(m[1] as string, list);
     }
     for (const [expr, list] of bounds) {
-      if (list.some((a, i) => list.some((b, j) => i !== j && implies(a, b)))) add('implied-bound', `${expr} ${list.map((b) => `${b.op} ${b.value}`).join(', ')}`);
+      if (list.some((a, i) => list.some((b, j) => i !== j && implies(a, b))))
+        add('implied-bound', `${expr} ${list.map((b) => `${b.op} ${b.value}`).join(', ')}`);
     }
     for (const c of conditions) {
       const m = /^([\w".]+) IS NOT NULL$/u.exec(c);
       if (!m) continue;
       // Only the characters a pattern gives meaning to are escaped: a `u` pattern refuses `\"`.
       const column = (m[1] as string).replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
-      const strict = new RegExp(String.raw`(?:^|[\s(])${column}\s*(?:=|<>|<=|>=|<|>|IN \(|NOT IN \(|LIKE|ILIKE|BETWEEN)|(?:=|<>|<=|>=|<|>)\s*${column}(?![\w"])`, 'u');
-      if (conditions.some((other) => other !== c && strict.test(other) && !/\bOR\b/u.test(other))) add('implied-not-null', c);
+      const strict = new RegExp(
+        String.raw`(?:^|[\s(])${column}\s*(?:=|<>|<=|>=|<|>|IN \(|NOT IN \(|LIKE|ILIKE|BETWEEN)|(?:=|<>|<=|>=|<|>)\s*${column}(?![\w"])`,
+        'u',
+      );
+      if (conditions.some((other) => other !== c && strict.test(other) && !/\bOR\b/u.test(other)))
+        add('implied-not-null', c);
     }
   }
 
@@ -266,11 +290,15 @@ export function readabilityFindings(sql: string): ReadabilityFinding[] {
     if (close < 0) continue;
     const inner = text.slice(open + 1, close);
     if (/^\s*SELECT\b/u.test(inner) || splitTop(inner, / (?:AND|OR) /gy).length > 1) continue;
-    const top = splitTop(inner, / (?:=|<>|<=|>=|<|>) | IS (?:NOT )?NULL$| (?:NOT )?IN \(| (?:NOT )?I?LIKE | (?:NOT )?BETWEEN /gy);
+    const top = splitTop(
+      inner,
+      / (?:=|<>|<=|>=|<|>) | IS (?:NOT )?NULL$| (?:NOT )?IN \(| (?:NOT )?I?LIKE | (?:NOT )?BETWEEN /gy,
+    );
     if (top.length > 1 && !/\bANY \(/u.test(inner)) add('negated-comparison', text.slice(m.index, close + 1));
   }
 
-  for (const m of text.matchAll(/\bAS (?:count|sum|avg|min|max)(?:_\d+)?(?![\w"(])/gu)) add('generic-column-name', text.slice(Math.max(0, m.index - 40), m.index + m[0].length));
+  for (const m of text.matchAll(/\bAS (?:count|sum|avg|min|max)(?:_\d+)?(?![\w"(])/gu))
+    add('generic-column-name', text.slice(Math.max(0, m.index - 40), m.index + m[0].length));
 
   for (const m of text.matchAll(/(?<![\w".(:])(?:[\w"]+\.)?([\w"]+) AS \1(?![\w"(])/gu)) {
     // A CAST's type, or a table named as itself, is not an output column.
@@ -284,7 +312,8 @@ export function readabilityFindings(sql: string): ReadabilityFinding[] {
     if (close < 0 || /^\(\s*SELECT\b/u.test(text.slice(open))) continue;
     const rest = text.slice(close + 1);
     // The bracket closes the whole clause: the line ends, and no AND or operator follows.
-    if (/^\s*(?:\n|$)/u.test(rest) && !/^\s*\n\s*AND\b/u.test(rest)) add('bracketed-clause', text.slice(m.index, close + 1));
+    if (/^\s*(?:\n|$)/u.test(rest) && !/^\s*\n\s*AND\b/u.test(rest))
+      add('bracketed-clause', text.slice(m.index, close + 1));
   }
   return found;
 }

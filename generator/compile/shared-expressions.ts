@@ -55,7 +55,10 @@ export function builtFrom(e: Expr, shared: ReadonlyMap<string, string>): boolean
 
 /** Whether a condition reads nothing but `builtFrom` expressions, and at least one shared one. */
 export function conditionBuiltFrom(p: Predicate, shared: ReadonlyMap<string, string>): boolean {
-  const uses = (e: Expr): boolean => shared.has(expressionKey(e)) || (e.kind === 'arithmetic' && (uses(e.left) || uses(e.right))) || (e.kind === 'round' && uses(e.arg));
+  const uses = (e: Expr): boolean =>
+    shared.has(expressionKey(e)) ||
+    (e.kind === 'arithmetic' && (uses(e.left) || uses(e.right))) ||
+    (e.kind === 'round' && uses(e.arg));
   const exprs = ((): Expr[] | undefined => {
     switch (p.kind) {
       case 'compare':
@@ -85,14 +88,15 @@ export function conditionBuiltFrom(p: Predicate, shared: ReadonlyMap<string, str
  */
 export function sharedOutputs(q: SelectQuery): Map<string, string> {
   const candidates = new Map<string, string>();
-  for (const c of q.select) if (c.expr.kind !== 'attribute' && c.expr.kind !== 'literal') candidates.set(expressionKey(c.expr), c.name);
+  for (const c of q.select)
+    if (c.expr.kind !== 'attribute' && c.expr.kind !== 'literal') candidates.set(expressionKey(c.expr), c.name);
   if (candidates.size === 0) return new Map();
   const found = new Map<string, string>();
   const visit = (e: Expr): void => {
     const key = expressionKey(e);
     const name = candidates.get(key);
     if (name !== undefined) found.set(key, name);
-    else if (e.kind === 'arithmetic') (visit(e.left), visit(e.right));
+    else if (e.kind === 'arithmetic') visit(e.left), visit(e.right);
     else if (e.kind === 'round') visit(e.arg);
   };
   const grouped = (q.groupBy?.length ?? 0) > 0 || q.having !== undefined || q.select.some((c) => aggregates(c.expr));
@@ -120,7 +124,8 @@ export function conjunctsOf(p: Predicate | undefined): Predicate[] {
 
 /** The expressions a simple condition compares, through arithmetic. */
 function conditionExprs(p: Predicate): Expr[] {
-  const flat = (e: Expr): Expr[] => (e.kind === 'arithmetic' ? [e, ...flat(e.left), ...flat(e.right)] : e.kind === 'round' ? [e, ...flat(e.arg)] : [e]);
+  const flat = (e: Expr): Expr[] =>
+    e.kind === 'arithmetic' ? [e, ...flat(e.left), ...flat(e.right)] : e.kind === 'round' ? [e, ...flat(e.arg)] : [e];
   switch (p.kind) {
     case 'compare':
       return [...flat(p.left), ...flat(p.right)];

@@ -14,7 +14,11 @@ export function exprChildren(e: SqlExpr): readonly SqlExpr[] {
     case 'subquery':
       return [];
     case 'call':
-      return [...e.args, ...(e.filter ?? []), ...(e.over ? [...e.over.partitionBy, ...e.over.orderBy.map((o) => o.expr)] : [])];
+      return [
+        ...e.args,
+        ...(e.filter ?? []),
+        ...(e.over ? [...e.over.partitionBy, ...e.over.orderBy.map((o) => o.expr)] : []),
+      ];
     case 'binary':
       return [e.left, e.right];
     case 'logic':
@@ -36,7 +40,11 @@ export function exprChildren(e: SqlExpr): readonly SqlExpr[] {
     case 'array':
       return [e.query];
     case 'case':
-      return [...(e.operand ? [e.operand] : []), ...e.whens.flatMap((w) => [w.when, w.then]), ...(e.else ? [e.else] : [])];
+      return [
+        ...(e.operand ? [e.operand] : []),
+        ...e.whens.flatMap((w) => [w.when, w.then]),
+        ...(e.else ? [e.else] : []),
+      ];
   }
 }
 
@@ -69,7 +77,8 @@ export function someExpr(e: SqlExpr, test: (e: SqlExpr) => boolean): boolean {
 
 /** Whether some expression anywhere in `q` (nested queries included) meets `test`. */
 export function someInQuery(q: SqlQuery, test: (e: SqlExpr) => boolean): boolean {
-  if (q.kind === 'set') return someInQuery(q.left, test) || someInQuery(q.right, test) || q.orderBy.some((o) => someExpr(o.expr, test));
+  if (q.kind === 'set')
+    return someInQuery(q.left, test) || someInQuery(q.right, test) || q.orderBy.some((o) => someExpr(o.expr, test));
   return selectExprs(q).some((e) => someExpr(e, test)) || childQueries(q).some((c) => someInQuery(c, test));
 }
 
@@ -146,8 +155,18 @@ export function rewriteSelect(q: SqlSelect, r: TreeRewrite): SqlSelect {
   const groupBy = rewriteList(q.groupBy, r);
   const having = rewriteList(q.having, r);
   const orderBy = rewriteOrder(q.orderBy, r);
-  const changed = withs !== q.with || columns !== q.columns || from !== q.from || joins !== q.joins || where !== q.where || groupBy !== q.groupBy || having !== q.having || orderBy !== q.orderBy;
-  const rebuilt: SqlSelect = changed ? { ...q, ...(withs ? { with: withs } : {}), columns, from, joins, where, groupBy, having, orderBy } : q;
+  const changed =
+    withs !== q.with ||
+    columns !== q.columns ||
+    from !== q.from ||
+    joins !== q.joins ||
+    where !== q.where ||
+    groupBy !== q.groupBy ||
+    having !== q.having ||
+    orderBy !== q.orderBy;
+  const rebuilt: SqlSelect = changed
+    ? { ...q, ...(withs ? { with: withs } : {}), columns, from, joins, where, groupBy, having, orderBy }
+    : q;
   return r.select ? r.select(rebuilt) : rebuilt;
 }
 
@@ -173,8 +192,14 @@ function rewriteChildren(e: SqlExpr, r: TreeRewrite): SqlExpr {
       const filter = e.filter ? rewriteList(e.filter, r) : undefined;
       const partitionBy = e.over ? rewriteList(e.over.partitionBy, r) : undefined;
       const orderBy = e.over ? rewriteOrder(e.over.orderBy, r) : undefined;
-      if (args === e.args && filter === e.filter && partitionBy === e.over?.partitionBy && orderBy === e.over?.orderBy) return e;
-      return { ...e, args, ...(filter ? { filter } : {}), ...(e.over ? { over: { partitionBy: partitionBy!, orderBy: orderBy! } } : {}) };
+      if (args === e.args && filter === e.filter && partitionBy === e.over?.partitionBy && orderBy === e.over?.orderBy)
+        return e;
+      return {
+        ...e,
+        args,
+        ...(filter ? { filter } : {}),
+        ...(e.over ? { over: { partitionBy: partitionBy!, orderBy: orderBy! } } : {}),
+      };
     }
     case 'binary': {
       const left = rewriteExpr(e.left, r);
@@ -196,7 +221,9 @@ function rewriteChildren(e: SqlExpr, r: TreeRewrite): SqlExpr {
     }
     case 'in': {
       const arg = rewriteExpr(e.arg, r);
-      const values = Array.isArray(e.values) ? rewriteList(e.values as readonly SqlExpr[], r) : rewriteExpr(e.values as SqlSubquery, r);
+      const values = Array.isArray(e.values)
+        ? rewriteList(e.values as readonly SqlExpr[], r)
+        : rewriteExpr(e.values as SqlSubquery, r);
       return arg === e.arg && values === e.values ? e : ({ ...e, arg, values } as SqlExpr);
     }
     case 'like': {
@@ -257,7 +284,16 @@ export type TreeFeature = keyof TreeFeatures;
 
 /** One pass over a tree, noting its features. */
 export function treeFeatures(q: SqlQuery): TreeFeatures {
-  const f: TreeFeatures = { constantCase: false, uniqueLeftJoin: false, filteredDerived: false, not: false, singleCoalesce: false, brackets: false, conditionList: false, selfAlias: false };
+  const f: TreeFeatures = {
+    constantCase: false,
+    uniqueLeftJoin: false,
+    filteredDerived: false,
+    not: false,
+    singleCoalesce: false,
+    brackets: false,
+    conditionList: false,
+    selfAlias: false,
+  };
   scanQuery(q, f);
   return f;
 }
@@ -300,7 +336,11 @@ function scanExpr(e: SqlExpr, f: TreeFeatures): void {
       scanQuery(e.query, f);
       return;
     case 'case':
-      if (e.operand === undefined && e.whens.some((w) => w.when.kind === 'literal' && typeof w.when.value === 'boolean')) f.constantCase = true;
+      if (
+        e.operand === undefined &&
+        e.whens.some((w) => w.when.kind === 'literal' && typeof w.when.value === 'boolean')
+      )
+        f.constantCase = true;
       break;
     case 'not':
       f.not = true;

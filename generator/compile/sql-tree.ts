@@ -276,13 +276,19 @@ export type SqlQuery = SqlSelect | SqlSet;
 
 // ---- constructors ----
 
-export const column = (table: string | undefined, name: string): SqlColumn => (table === undefined ? { kind: 'column', name } : { kind: 'column', table, name });
+export const column = (table: string | undefined, name: string): SqlColumn =>
+  table === undefined ? { kind: 'column', name } : { kind: 'column', table, name };
 export const literal = (value: SqlLiteralValue): SqlLiteral => ({ kind: 'literal', value });
 export const TRUE: SqlLiteral = literal(true);
 export const FALSE: SqlLiteral = literal(false);
 export const STAR: SqlStar = { kind: 'star' };
 export const call = (name: string, ...args: SqlExpr[]): SqlCall => ({ kind: 'call', name, args });
-export const binary = (op: SqlBinaryOperator, left: SqlExpr, right: SqlExpr): SqlBinary => ({ kind: 'binary', op, left, right });
+export const binary = (op: SqlBinaryOperator, left: SqlExpr, right: SqlExpr): SqlBinary => ({
+  kind: 'binary',
+  op,
+  left,
+  right,
+});
 export const paren = (arg: SqlExpr): SqlParen => ({ kind: 'paren', arg });
 export const not = (arg: SqlExpr): SqlNot => ({ kind: 'not', arg });
 export const isNull = (arg: SqlExpr, negated: boolean): SqlIsNull => ({ kind: 'isNull', arg, negated });
@@ -290,11 +296,20 @@ export const table = (name: string, alias: string): SqlFromTable => ({ kind: 'ta
 
 /** A SELECT with nothing but its FROM item; spread it and set the clauses it has. */
 export function emptySelect(from: SqlFromItem): SqlSelect {
-  return { kind: 'select', distinct: false, columns: [], from, joins: [], where: [], groupBy: [], having: [], orderBy: [] };
+  return {
+    kind: 'select',
+    distinct: false,
+    columns: [],
+    from,
+    joins: [],
+    where: [],
+    groupBy: [],
+    having: [],
+    orderBy: [],
+  };
 }
 
 /** Whether an expression is the literal TRUE (or FALSE, with `value` false). */
 export function isBoolean(e: SqlExpr | undefined, value: boolean): boolean {
   return e !== undefined && e.kind === 'literal' && e.value === value;
 }
-

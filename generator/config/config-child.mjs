@@ -7,7 +7,10 @@ import { pathToFileURL } from 'node:url';
 
 registerTsx();
 // The public API beside this file: the sources in a checkout, the built index.js in dist/.
-const entry = new URL(existsSync(new URL('../index.ts', import.meta.url)) ? '../index.ts' : '../index.js', import.meta.url);
+const entry = new URL(
+  existsSync(new URL('../index.ts', import.meta.url)) ? '../index.ts' : '../index.js',
+  import.meta.url,
+);
 register(new URL('./config-import-hooks.mjs', import.meta.url), { data: { entry: entry.href } });
 
 const path = process.argv[2];
@@ -23,6 +26,9 @@ try {
   await reply(outcome);
 } catch (error) {
   // A default export that cannot be copied to the parent (a function, a symbol).
-  await reply({ ok: false, message: `the default export cannot be read as data: ${String(error instanceof Error ? error.message : error).split('\n')[0]}` });
+  await reply({
+    ok: false,
+    message: `the default export cannot be read as data: ${String(error instanceof Error ? error.message : error).split('\n')[0]}`,
+  });
 }
 process.disconnect();

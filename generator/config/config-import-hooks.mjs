@@ -20,7 +20,11 @@ export async function resolve(specifier, context, nextResolve) {
   // A .ts file in a folder without `"type": "module"` would be read as CommonJS and then
   // fail on its own import statements ("Cannot require() ES Module … in a cycle"). Config
   // files are written as ES modules, so read user TypeScript as one.
-  if (resolved.format === 'commonjs' && /^file:.*\.ts$/.test(resolved.url) && !resolved.url.includes('/node_modules/')) {
+  if (
+    resolved.format === 'commonjs' &&
+    /^file:.*\.ts$/.test(resolved.url) &&
+    !resolved.url.includes('/node_modules/')
+  ) {
     return { ...resolved, format: 'module' };
   }
   return resolved;

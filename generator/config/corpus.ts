@@ -48,20 +48,28 @@ const IMPORT_FILE = /\.(sqlite3?|db)$/iu;
 
 /** What a written entry names; `base` is the folder its paths are relative to. */
 export function classifyEntry(text: string, config: EquisqlConfig, base: string, where: string): CorpusEntry[] {
-  if (typeof text !== 'string' || text.trim() === '') throw new ConfigError(`${where}: an entry must be a non-empty string (a dataset, a built-in domain, a model file, a folder or a database to import)`);
-  if (/^postgres(ql)?:\/\//iu.test(text) || IMPORT_FILE.test(text)) return [{ kind: 'import', source: /^postgres/iu.test(text) ? text : resolve(base, text) }];
+  if (typeof text !== 'string' || text.trim() === '')
+    throw new ConfigError(
+      `${where}: an entry must be a non-empty string (a dataset, a built-in domain, a model file, a folder or a database to import)`,
+    );
+  if (/^postgres(ql)?:\/\//iu.test(text) || IMPORT_FILE.test(text))
+    return [{ kind: 'import', source: /^postgres/iu.test(text) ? text : resolve(base, text) }];
   if (Object.hasOwn(config.datasets, text)) return [{ kind: 'dataset', name: text }];
   if (ownValue(BUILT_IN_DOMAINS, text)) return [{ kind: 'domain', name: text }];
   const path = resolve(base, text);
   const stat = statSync(path, { throwIfNoEntry: false });
   if (stat?.isDirectory()) {
-    const models = readdirSync(path).filter((n) => n.endsWith('.json') && statSync(join(path, n)).isFile()).sort();
+    const models = readdirSync(path)
+      .filter((n) => n.endsWith('.json') && statSync(join(path, n)).isFile())
+      .sort();
     if (models.length === 0) throw new ConfigError(`${where}: the folder ${text} holds no .json model`);
     return models.map((n) => ({ kind: 'model', path: join(path, n) }));
   }
   if (stat?.isFile() && text.endsWith('.json')) return [{ kind: 'model', path }];
   const shown = escapeControl(text.length > 60 ? `${text.slice(0, 57)}...` : text);
-  throw new ConfigError(`${where}: "${shown}" is not a dataset of the config, a built-in domain (${Object.keys(BUILT_IN_DOMAINS).join(', ')}), a .json model, a folder of them, or a database to import`);
+  throw new ConfigError(
+    `${where}: "${shown}" is not a dataset of the config, a built-in domain (${Object.keys(BUILT_IN_DOMAINS).join(', ')}), a .json model, a folder of them, or a database to import`,
+  );
 }
 
 /**
@@ -83,7 +91,9 @@ export function corpusEntries(name: string, config: EquisqlConfig, configPath: s
     const stat = statSync(path, { throwIfNoEntry: false });
     if (stat?.isDirectory()) return classifyEntry(path, config, cwd, `--corpus ${name}`);
     if (!stat?.isFile() || !name.endsWith('.json')) {
-      throw new ConfigError(`--corpus: "${escapeControl(name)}" is neither a corpus of the config (${Object.keys(corpora).join(', ') || 'none'}) nor a .json list or a folder`);
+      throw new ConfigError(
+        `--corpus: "${escapeControl(name)}" is neither a corpus of the config (${Object.keys(corpora).join(', ') || 'none'}) nor a .json list or a folder`,
+      );
     }
     try {
       list = JSON.parse(readFileSync(path, 'utf8'));
@@ -106,7 +116,13 @@ export function corpusEntries(name: string, config: EquisqlConfig, configPath: s
  * await resolveCorpus(corpusEntries('both', config, path, cwd), config, path, cwd);
  * // [{ db_id: 'retail', … }, { db_id: 'social_media', … }]
  */
-export async function resolveCorpus(entries: readonly CorpusEntry[], config: EquisqlConfig, configPath: string, cwd: string, options: { readonly importModel?: ImportModel } = {}): Promise<CorpusDatabase[]> {
+export async function resolveCorpus(
+  entries: readonly CorpusEntry[],
+  config: EquisqlConfig,
+  configPath: string,
+  cwd: string,
+  options: { readonly importModel?: ImportModel } = {},
+): Promise<CorpusDatabase[]> {
   const out: CorpusDatabase[] = [];
   const seen = new Map<string, CorpusEntry>();
   for (const entry of entries) {
@@ -120,12 +136,18 @@ export async function resolveCorpus(entries: readonly CorpusEntry[], config: Equ
       dataset = { name: domain.name, domain, definition: { domain } };
     } else {
       // The import seam: see ImportModel.
-      if (!options.importModel) throw new ConfigError(`--corpus: ${entry.source}: importing a database into a model is not available in this build (give its E/R model as a .json file)`);
+      if (!options.importModel)
+        throw new ConfigError(
+          `--corpus: ${entry.source}: importing a database into a model is not available in this build (give its E/R model as a .json file)`,
+        );
       const domain = await options.importModel(entry.source);
       dataset = { name: domain.name, domain, definition: { domain } };
     }
     const other = seen.get(dataset.name);
-    if (other) throw new ConfigError(`--corpus: db_id "${escapeControl(dataset.name)}" twice (${describe(other)} and ${describe(entry)}): every database of a corpus needs its own name`);
+    if (other)
+      throw new ConfigError(
+        `--corpus: db_id "${escapeControl(dataset.name)}" twice (${describe(other)} and ${describe(entry)}): every database of a corpus needs its own name`,
+      );
     seen.set(dataset.name, entry);
     out.push({ db_id: dataset.name, entry, dataset });
   }
@@ -144,4 +166,3 @@ function describe(entry: CorpusEntry): string {
       return `import ${entry.source}`;
   }
 }
-

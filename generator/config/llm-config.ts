@@ -37,7 +37,10 @@ function show(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'an array';
   if (isRecord(value)) return 'an object';
-  const text = (JSON.stringify(value) ?? String(value)).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+  const text = (JSON.stringify(value) ?? String(value)).replace(
+    /[\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16)}`,
+  );
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
 
@@ -65,7 +68,8 @@ export function validateLlmConfig(section: unknown, where: string): LlmConfig {
   if (!isRecord(section)) return fail('', `must be an object {model, baseURL, prices}, got ${show(section)}`);
   for (const key of Object.keys(section)) if (!LLM_KEYS.includes(key)) fail(member(key), unknownKey(key, LLM_KEYS));
   const { model, baseURL, prices } = section;
-  if (model !== undefined && !(typeof model === 'string' && /^\S{1,200}$/u.test(model))) fail('.model', `must be a model name (no spaces, at most 200 characters), got ${show(model)}`);
+  if (model !== undefined && !(typeof model === 'string' && /^\S{1,200}$/u.test(model)))
+    fail('.model', `must be a model name (no spaces, at most 200 characters), got ${show(model)}`);
   if (baseURL !== undefined) {
     let ok = typeof baseURL === 'string';
     if (ok) {
@@ -78,15 +82,21 @@ export function validateLlmConfig(section: unknown, where: string): LlmConfig {
     if (!ok) fail('.baseURL', `must be an http(s) URL such as "http://127.0.0.1:8000/v1", got ${show(baseURL)}`);
   }
   if (prices !== undefined) {
-    if (!isRecord(prices)) fail('.prices', `must be an object {model: {input, output}} of dollars per million tokens, got ${show(prices)}`);
+    if (!isRecord(prices))
+      fail('.prices', `must be an object {model: {input, output}} of dollars per million tokens, got ${show(prices)}`);
     for (const [name, price] of Object.entries(prices as Record<string, unknown>)) {
       const path = `.prices${member(name)}`;
-      if (!isRecord(price)) fail(path, `must be an object {input, output} of dollars per million tokens, got ${show(price)}`);
-      for (const key of Object.keys(price as Record<string, unknown>)) if (!PRICE_KEYS.includes(key)) fail(`${path}${member(key)}`, unknownKey(key, PRICE_KEYS));
+      if (!isRecord(price))
+        fail(path, `must be an object {input, output} of dollars per million tokens, got ${show(price)}`);
+      for (const key of Object.keys(price as Record<string, unknown>))
+        if (!PRICE_KEYS.includes(key)) fail(`${path}${member(key)}`, unknownKey(key, PRICE_KEYS));
       for (const key of PRICE_KEYS) {
         const value = (price as Record<string, unknown>)[key];
         if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > MAX_PRICE) {
-          fail(`${path}.${key}`, `must be a number of dollars per million tokens from 0 to ${MAX_PRICE}, got ${show(value)}`);
+          fail(
+            `${path}.${key}`,
+            `must be a number of dollars per million tokens from 0 to ${MAX_PRICE}, got ${show(value)}`,
+          );
         }
       }
     }
@@ -108,14 +118,22 @@ export function mergeLlmConfig(shipped: LlmConfig | undefined, user: LlmConfig |
 }
 
 /** Which model and endpoint a run uses: flag, then config, then environment. */
-export function resolveLlmEndpoint(config: LlmConfig | undefined, flagModel: string | undefined, envBaseURL: string | undefined): { model?: string; baseURL?: string } {
+export function resolveLlmEndpoint(
+  config: LlmConfig | undefined,
+  flagModel: string | undefined,
+  envBaseURL: string | undefined,
+): { model?: string; baseURL?: string } {
   const model = flagModel ?? config?.model;
   const baseURL = config?.baseURL ?? envBaseURL;
   return { ...(model ? { model } : {}), ...(baseURL ? { baseURL } : {}) };
 }
 
 /** What a run cost: the tokens it sent and received at the model's price, or "unknown" without one. */
-export function estimateCost(price: ModelPrice | undefined, promptTokens: number, completionTokens: number): number | 'unknown' {
+export function estimateCost(
+  price: ModelPrice | undefined,
+  promptTokens: number,
+  completionTokens: number,
+): number | 'unknown' {
   if (!price) return 'unknown';
   // Rounded to a millionth of a dollar: float noise must not reach the manifest.
   return Math.round(promptTokens * price.input + completionTokens * price.output) / 1e6;

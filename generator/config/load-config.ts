@@ -15,7 +15,9 @@ import { mergeLlmConfig, validateLlmConfig } from './llm-config.ts';
 // The project's own datasets: the source beside generator/, or in the built package the copy
 // `npm run build` compiles into dist/ (Node loads no TypeScript from node_modules).
 const BUILT_CONFIG = resolve(dirname(fileURLToPath(import.meta.url)), '../datasets.config.js');
-const PROJECT_CONFIG = existsSync(BUILT_CONFIG) ? BUILT_CONFIG : resolve(dirname(fileURLToPath(import.meta.url)), '../../datasets.config.ts');
+const PROJECT_CONFIG = existsSync(BUILT_CONFIG)
+  ? BUILT_CONFIG
+  : resolve(dirname(fileURLToPath(import.meta.url)), '../../datasets.config.ts');
 
 /** Time a user's config may take to load, and the memory it may use, before it is refused. */
 export const CONFIG_LIMITS = { seconds: 30, megabytes: 512 } as const;
@@ -25,7 +27,10 @@ export const CONFIG_LIMITS = { seconds: 30, megabytes: 512 } as const;
  * in a child process with a time and memory limit, and its default export comes back as
  * data (structured clone), so none of that can hang this process or end it as a success.
  */
-function importInChild(path: string, limits: { readonly seconds: number; readonly megabytes: number } = CONFIG_LIMITS): Promise<unknown> {
+function importInChild(
+  path: string,
+  limits: { readonly seconds: number; readonly megabytes: number } = CONFIG_LIMITS,
+): Promise<unknown> {
   return new Promise((done, fail) => {
     const child = fork(fileURLToPath(new URL('./config-child.mjs', import.meta.url)), [path], {
       execArgv: [`--max-old-space-size=${limits.megabytes}`],
@@ -49,11 +54,20 @@ function importInChild(path: string, limits: { readonly seconds: number; readonl
       clearTimeout(timer);
       if (reply?.ok) return done(reply.value);
       if (reply) return fail(new ConfigError(`${path}: cannot load: ${reply.message}`));
-      if (timedOut) return fail(new ConfigError(`${path}: cannot load: it did not finish loading within ${limits.seconds} s (a loop?)`));
+      if (timedOut)
+        return fail(
+          new ConfigError(`${path}: cannot load: it did not finish loading within ${limits.seconds} s (a loop?)`),
+        );
       if (/heap out of memory|Allocation failed|invalid array length|Reached heap limit/iu.test(stderr)) {
-        return fail(new ConfigError(`${path}: cannot load: it ran out of memory while loading (limit ${limits.megabytes} MB)`));
+        return fail(
+          new ConfigError(`${path}: cannot load: it ran out of memory while loading (limit ${limits.megabytes} MB)`),
+        );
       }
-      fail(new ConfigError(`${path}: cannot load: it ended the process while loading (${signal ? `signal ${signal}` : `exit code ${code}`}) instead of exporting a config`));
+      fail(
+        new ConfigError(
+          `${path}: cannot load: it ended the process while loading (${signal ? `signal ${signal}` : `exit code ${code}`}) instead of exporting a config`,
+        ),
+      );
     });
   });
 }
@@ -71,7 +85,9 @@ async function importConfig(path: string, shipped: boolean): Promise<EquisqlConf
   }
   const datasets = (loaded as EquisqlConfig | undefined)?.datasets;
   if (typeof datasets !== 'object' || datasets === null || Array.isArray(datasets)) {
-    throw new ConfigError(`${path}: the default export has no "datasets" object (export default defineConfig({ datasets: { … } }))`);
+    throw new ConfigError(
+      `${path}: the default export has no "datasets" object (export default defineConfig({ datasets: { … } }))`,
+    );
   }
   const { llm } = loaded as EquisqlConfig;
   // Checked on load: a price typo must not surface only after a paid run.
@@ -86,7 +102,10 @@ async function importConfig(path: string, shipped: boolean): Promise<EquisqlConf
  * (The shipped datasets name built-in domains, so resolving them from the user's folder is
  * the same as from ours.) Its `llm` section merges with the shipped one (see mergeLlmConfig).
  */
-export async function loadConfig(file: string | undefined, cwd: string): Promise<{ config: EquisqlConfig; path: string }> {
+export async function loadConfig(
+  file: string | undefined,
+  cwd: string,
+): Promise<{ config: EquisqlConfig; path: string }> {
   const local = resolve(cwd, 'datasets.config.ts');
   const candidate = file ? resolve(cwd, file) : existsSync(local) ? local : PROJECT_CONFIG;
   if (!existsSync(candidate)) throw new ConfigError(`--config: no such file ${candidate}`);
@@ -95,7 +114,10 @@ export async function loadConfig(file: string | undefined, cwd: string): Promise
   const user = await importConfig(candidate, false);
   const llm = mergeLlmConfig(shipped.llm, user.llm);
   const corpora = shipped.corpora || user.corpora ? { corpora: { ...shipped.corpora, ...user.corpora } } : {};
-  return { config: { ...user, datasets: { ...shipped.datasets, ...user.datasets }, ...corpora, ...(llm ? { llm } : {}) }, path: candidate };
+  return {
+    config: { ...user, datasets: { ...shipped.datasets, ...user.datasets }, ...corpora, ...(llm ? { llm } : {}) },
+    path: candidate,
+  };
 }
 
 /** A dataset resolved to its validated domain. */
@@ -118,10 +140,16 @@ export function resolveDataset(name: string, config: EquisqlConfig, configPath: 
   }
   const definition = Object.hasOwn(config.datasets, name) ? (config.datasets[name] as unknown) : undefined;
   if (definition === undefined) {
-    throw new ConfigError(`--dataset: unknown dataset "${escapeControl(name)}" (known: ${Object.keys(config.datasets).join(', ')}; or a path to a .json model)`);
+    throw new ConfigError(
+      `--dataset: unknown dataset "${escapeControl(name)}" (known: ${Object.keys(config.datasets).join(', ')}; or a path to a .json model)`,
+    );
   }
   const checked = validateDataset(definition, `${configPath}: datasets.${name}`);
-  return { name, domain: resolveDomain(checked.domain, `datasets.${name}.domain`, dirname(configPath)), definition: checked };
+  return {
+    name,
+    domain: resolveDomain(checked.domain, `datasets.${name}.domain`, dirname(configPath)),
+    definition: checked,
+  };
 }
 
 function resolveDomain(domain: Domain | string, where: string, base: string): Domain {
@@ -130,7 +158,9 @@ function resolveDomain(domain: Domain | string, where: string, base: string): Do
   if (builtIn) return builtIn;
   const path = resolve(base, domain);
   if (!domain.endsWith('.json') || domain.includes('\0') || !existsSync(path)) {
-    throw new ConfigError(`${where}: ${JSON.stringify(domain.length > 60 ? `${domain.slice(0, 57)}...` : domain)} is neither a built-in domain (${Object.keys(BUILT_IN_DOMAINS).join(', ')}) nor a JSON model file`);
+    throw new ConfigError(
+      `${where}: ${JSON.stringify(domain.length > 60 ? `${domain.slice(0, 57)}...` : domain)} is neither a built-in domain (${Object.keys(BUILT_IN_DOMAINS).join(', ')}) nor a JSON model file`,
+    );
   }
   return parseDomainJson(readFileSync(path, 'utf8'), domain);
 }

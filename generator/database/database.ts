@@ -83,7 +83,8 @@ export function batchText(batch: TextBatch): string {
 export function pickResults<R>(all: readonly R[], batch: TextBatch): R[] {
   return batch.results.map((i) => {
     const r = all[i];
-    if (r === undefined) throw new Error(`a batch of ${batch.statements.length} statements gave ${all.length} results, none at ${i}`);
+    if (r === undefined)
+      throw new Error(`a batch of ${batch.statements.length} statements gave ${all.length} results, none at ${i}`);
     return r;
   });
 }
@@ -189,7 +190,9 @@ export interface TextResult {
  * Where a database is: a PGlite directory (or memory) or a server URL. `mustExist` is for
  * readers: a PGlite directory that holds no database is refused instead of created empty.
  */
-export type DatabaseTarget = { readonly kind: 'pglite'; readonly dir?: string; readonly mustExist?: boolean } | { readonly kind: 'postgres'; readonly url: string };
+export type DatabaseTarget =
+  | { readonly kind: 'pglite'; readonly dir?: string; readonly mustExist?: boolean }
+  | { readonly kind: 'postgres'; readonly url: string };
 
 /** The entries without which a directory is no PGlite database (PGlite aborts on it). */
 export const PGLITE_ESSENTIALS = ['PG_VERSION', 'global', 'base'] as const;
@@ -223,7 +226,8 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
 
 /** Turns `--db` / `DATABASE_URL` into a target; PGlite in `fallbackDir` otherwise. */
 export function resolveTarget(db: string | undefined, fallbackDir: string | undefined): DatabaseTarget {
-  if (db === undefined || db === '') return fallbackDir === undefined ? { kind: 'pglite' } : { kind: 'pglite', dir: fallbackDir };
+  if (db === undefined || db === '')
+    return fallbackDir === undefined ? { kind: 'pglite' } : { kind: 'pglite', dir: fallbackDir };
   if (/^postgres(ql)?:\/\//.test(db)) return { kind: 'postgres', url: db };
   if (db.startsWith('pglite:')) {
     const dir = db.slice('pglite:'.length);

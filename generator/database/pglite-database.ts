@@ -3,10 +3,30 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExecutionError, LoadError } from '../common/errors.ts';
-import { batchText, PageCounter, pickResults, PGLITE_ESSENTIALS, type Database, type PagedEnd, type PagedRead, type QueryOptions, type Row, type TextResult } from './database.ts';
+import {
+  batchText,
+  PageCounter,
+  pickResults,
+  PGLITE_ESSENTIALS,
+  type Database,
+  type PagedEnd,
+  type PagedRead,
+  type QueryOptions,
+  type Row,
+  type TextResult,
+} from './database.ts';
 
 type Request = {
-  readonly op: 'exec' | 'query' | 'queryText' | 'queryTextBatch' | 'pageStart' | 'pageNext' | 'pageEnd' | 'copyIn' | 'close';
+  readonly op:
+    | 'exec'
+    | 'query'
+    | 'queryText'
+    | 'queryTextBatch'
+    | 'pageStart'
+    | 'pageNext'
+    | 'pageEnd'
+    | 'copyIn'
+    | 'close';
   readonly sql?: string;
   readonly params?: readonly unknown[];
   readonly data?: string;
@@ -17,15 +37,42 @@ type ReplyError = { readonly message: string; readonly code?: string; readonly e
 type Reply = { readonly id: number; readonly ok: boolean; readonly value?: unknown; readonly error?: ReplyError };
 
 // Emscripten's file system reports WASI errno numbers, often with no message at all.
-const WASI_ERRNO: Record<number, string> = { 2: 'EACCES', 6: 'EAGAIN', 8: 'EBADF', 20: 'EEXIST', 28: 'EINVAL', 29: 'EIO', 44: 'ENOENT', 48: 'ENOMEM', 51: 'ENOSPC', 54: 'ENOTDIR', 63: 'EPERM', 69: 'EROFS', 75: 'EDQUOT' };
+const WASI_ERRNO: Record<number, string> = {
+  2: 'EACCES',
+  6: 'EAGAIN',
+  8: 'EBADF',
+  20: 'EEXIST',
+  28: 'EINVAL',
+  29: 'EIO',
+  44: 'ENOENT',
+  48: 'ENOMEM',
+  51: 'ENOSPC',
+  54: 'ENOTDIR',
+  63: 'EPERM',
+  69: 'EROFS',
+  75: 'EDQUOT',
+};
 
-const MEANING: Record<string, string> = { ENOSPC: 'no space left on device', EDQUOT: 'disk quota exceeded', EROFS: 'read-only file system', EACCES: 'permission denied' };
+const MEANING: Record<string, string> = {
+  ENOSPC: 'no space left on device',
+  EDQUOT: 'disk quota exceeded',
+  EROFS: 'read-only file system',
+  EACCES: 'permission denied',
+};
 
 /** A one-line reason from whatever PGlite or the file system threw (never "undefined"). */
 function reason(error: unknown): string {
   const e = error as { message?: unknown; code?: unknown; errno?: unknown } | undefined;
-  const code = typeof e?.code === 'string' ? e.code : typeof e?.errno === 'number' ? (WASI_ERRNO[e.errno] ?? `errno ${e.errno}`) : undefined;
-  const message = typeof e?.message === 'string' && e.message !== '' && e.message !== 'undefined' ? e.message.split('\n')[0] : undefined;
+  const code =
+    typeof e?.code === 'string'
+      ? e.code
+      : typeof e?.errno === 'number'
+        ? (WASI_ERRNO[e.errno] ?? `errno ${e.errno}`)
+        : undefined;
+  const message =
+    typeof e?.message === 'string' && e.message !== '' && e.message !== 'undefined'
+      ? e.message.split('\n')[0]
+      : undefined;
   if (message && code && !message.includes(code)) return `${code}: ${message}`;
   if (message) return message;
   return code ? `${code}${code in MEANING ? ` (${MEANING[code]})` : ''}` : String(error);
@@ -73,7 +120,12 @@ class PgliteWorker {
       const onExit = (code: number): void => fail(new Error(`worker exited with code ${code}`));
       // A damaged catalog can keep PGlite's start-up spinning for good: give up and say so.
       const timer = setTimeout(
-        () => fail(new Error(`it did not open within ${this.openTimeoutMs / 1000} s (a damaged data directory? rebuild it with equisql build)`)),
+        () =>
+          fail(
+            new Error(
+              `it did not open within ${this.openTimeoutMs / 1000} s (a damaged data directory? rebuild it with equisql build)`,
+            ),
+          ),
         this.openTimeoutMs,
       );
       const detach = (): void => {
@@ -189,7 +241,17 @@ type WireMessage =
   | { readonly name: 'dataRow'; readonly length: number; readonly fields: (string | null)[] }
   | { readonly name: 'rowDescription'; readonly columns: string[] }
   | { readonly name: 'error'; readonly message: string; readonly code?: string }
-  | { readonly name: 'commandComplete' | 'portalSuspended' | 'readyForQuery' | 'parseComplete' | 'bindComplete' | 'noData' | 'emptyQuery' | 'notice' }
+  | {
+      readonly name:
+        | 'commandComplete'
+        | 'portalSuspended'
+        | 'readyForQuery'
+        | 'parseComplete'
+        | 'bindComplete'
+        | 'noData'
+        | 'emptyQuery'
+        | 'notice';
+    }
   /** The worker rolled the read back already (its rows ended, or it failed). */
   | { readonly name: 'ended' };
 
@@ -220,16 +282,23 @@ async function pgliteReadPaged(worker: PgliteWorker, read: PagedRead): Promise<P
     }
   };
   try {
-    take((await worker.send({ op: 'pageStart', setup: read.setup, sql: read.query, rows: counter.nextPageRows() }, left())) as WireMessage[]);
+    take(
+      (await worker.send(
+        { op: 'pageStart', setup: read.setup, sql: read.query, rows: counter.nextPageRows() },
+        left(),
+      )) as WireMessage[],
+    );
     while (!failure && !counter.over && state === 'suspended') {
       await counter.flush();
-      if (performance.now() - started > read.timeoutMs) throw new ExecutionError(`timed out after ${read.timeoutMs} ms`);
+      if (performance.now() - started > read.timeoutMs)
+        throw new ExecutionError(`timed out after ${read.timeoutMs} ms`);
       take((await worker.send({ op: 'pageNext', rows: counter.nextPageRows() }, left())) as WireMessage[]);
     }
     if (!failure && !counter.over) await counter.flush();
   } catch (error) {
     // A worker ended for overrunning took its transaction with it; otherwise roll back.
-    if (!ended && !(error instanceof ExecutionError && /^timed out/u.test(error.message))) await worker.send({ op: 'pageEnd' }).catch(() => {});
+    if (!ended && !(error instanceof ExecutionError && /^timed out/u.test(error.message)))
+      await worker.send({ op: 'pageEnd' }).catch(() => {});
     throw error;
   }
   if (!ended) await worker.send({ op: 'pageEnd' });
@@ -248,7 +317,10 @@ async function pgliteReadPaged(worker: PgliteWorker, read: PagedRead): Promise<P
  * await db.queryText('SELECT count(*) FROM generate_series(1, 300000000)', { timeoutMs: 1000 });
  * // ExecutionError: timed out after 1000 ms; db still answers the next query
  */
-export async function openPglite(dir?: string, options: { readonly mustExist?: boolean; readonly openTimeoutMs?: number } = {}): Promise<Database> {
+export async function openPglite(
+  dir?: string,
+  options: { readonly mustExist?: boolean; readonly openTimeoutMs?: number } = {},
+): Promise<Database> {
   if (dir) {
     // A directory that exists but is not a whole database is refused by name (PGlite itself
     // only says "Aborted()"); with `mustExist`, so is one that does not exist or is empty,
@@ -256,7 +328,10 @@ export async function openPglite(dir?: string, options: { readonly mustExist?: b
     const present = existsSync(dir) && readdirSync(dir).length > 0;
     if (present) {
       const missing = PGLITE_ESSENTIALS.filter((entry) => !existsSync(`${dir}/${entry}`));
-      if (missing.length > 0) throw new LoadError(`${dir} is not a whole PGlite database (no ${missing.join(', ')}); rebuild it with equisql build`);
+      if (missing.length > 0)
+        throw new LoadError(
+          `${dir} is not a whole PGlite database (no ${missing.join(', ')}); rebuild it with equisql build`,
+        );
     } else if (options.mustExist) {
       throw new LoadError(`no PGlite database in ${dir}; build into it first`);
     } else {
@@ -284,12 +359,16 @@ export async function openPglite(dir?: string, options: { readonly mustExist?: b
       await worker.send({ op: 'exec', sql });
     },
     query: async (sql, params) => (await worker.send({ op: 'query', sql, params: params ?? [] })) as Row[],
-    queryText: async (sql, options?: QueryOptions) => (await worker.send({ op: 'queryText', sql }, options?.timeoutMs)) as TextResult,
+    queryText: async (sql, options?: QueryOptions) =>
+      (await worker.send({ op: 'queryText', sql }, options?.timeoutMs)) as TextResult,
     queryTextBatch: async (batch, options?: QueryOptions) => {
       // One message to the worker and one `exec` inside it: the statements around a query
       // cost neither a message each nor a pass through PGlite's query machinery each. The
       // timeout is the whole message's: PGlite cannot say which statement is running.
-      const all = (await worker.send({ op: 'queryTextBatch', sql: batchText(batch) }, options?.timeoutMs)) as TextResult[];
+      const all = (await worker.send(
+        { op: 'queryTextBatch', sql: batchText(batch) },
+        options?.timeoutMs,
+      )) as TextResult[];
       return pickResults(all, batch);
     },
     readPaged: (read) => pgliteReadPaged(worker, read),

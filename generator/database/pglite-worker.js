@@ -72,13 +72,18 @@ async function wire(parts) {
  * @param {{ name: string }[]} messages
  */
 async function endUnlessSuspended(messages) {
-  if (messages.some((msg) => msg.name === 'portalSuspended') && !messages.some((msg) => msg.name === 'error')) return messages;
+  if (messages.some((msg) => msg.name === 'portalSuspended') && !messages.some((msg) => msg.name === 'error'))
+    return messages;
   await wire([...statement('ROLLBACK'), protocol.serialize.sync()]);
   return [...messages, { name: 'ended' }];
 }
 
 /** @param {string} text */
-const statement = (text) => [protocol.serialize.parse({ text }), protocol.serialize.bind({}), protocol.serialize.execute({})];
+const statement = (text) => [
+  protocol.serialize.parse({ text }),
+  protocol.serialize.bind({}),
+  protocol.serialize.execute({}),
+];
 
 /** @param {{ op: string, sql: string, params?: unknown[], data?: string, setup?: string[], rows?: number }} m */
 async function run(m) {

@@ -36,13 +36,20 @@ export async function openPostgres(url: string): Promise<Database> {
     queryText: async (sql) => {
       // The extended protocol takes exactly one statement, as PGlite's query does: text
       // that smuggles a COMMIT and a write after a SELECT is refused, not run.
-      const result = await client.query<(string | null)[]>({ text: sql, rowMode: 'array', queryMode: 'extended' } as pg.QueryArrayConfig);
+      const result = await client.query<(string | null)[]>({
+        text: sql,
+        rowMode: 'array',
+        queryMode: 'extended',
+      } as pg.QueryArrayConfig);
       return { columns: result.fields.map((f) => f.name), rows: result.rows };
     },
     queryTextBatch: async (batch) => {
       // Without parameters pg sends the simple protocol, which runs several statements in
       // one round trip and answers with one result per statement.
-      const reply = (await client.query<(string | null)[]>({ text: batchText(batch), rowMode: 'array' } as pg.QueryArrayConfig)) as unknown;
+      const reply = (await client.query<(string | null)[]>({
+        text: batchText(batch),
+        rowMode: 'array',
+      } as pg.QueryArrayConfig)) as unknown;
       const all = (Array.isArray(reply) ? reply : [reply]) as pg.QueryArrayResult<(string | null)[]>[];
       return pickResults(all, batch).map((r) => ({ columns: r.fields.map((f) => f.name), rows: r.rows }));
     },

@@ -47,7 +47,10 @@ $equisql$;
 GRANT USAGE ON SCHEMA ${schema} TO ${role};
 GRANT SELECT ON ALL TABLES IN SCHEMA ${schema} TO ${role};`);
   } catch (error) {
-    throw new LoadError(`cannot grant role ${READER_ROLE} read access to schema ${pgSchema} on ${db.label}: ${oneLine(error)}`, { cause: error });
+    throw new LoadError(
+      `cannot grant role ${READER_ROLE} read access to schema ${pgSchema} on ${db.label}: ${oneLine(error)}`,
+      { cause: error },
+    );
   }
 }
 

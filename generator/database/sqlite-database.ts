@@ -48,7 +48,8 @@ export class SqliteFile {
 /** A SQLite value as text: integers and reals as SQLite's own text conversion gives them. */
 export function sqliteText(value: unknown): string | null {
   if (value === null || value === undefined) return null;
-  if (typeof value === 'number') return Number.isInteger(value) && !Number.isSafeInteger(value) ? BigInt(value).toString() : String(value);
+  if (typeof value === 'number')
+    return Number.isInteger(value) && !Number.isSafeInteger(value) ? BigInt(value).toString() : String(value);
   if (Buffer.isBuffer(value)) return `\\x${value.toString('hex')}`;
   return String(value);
 }

@@ -17,15 +17,30 @@ export const retail = defineDomain({
       lexicon: noun('product'),
       counts: { tiny: 80, small: 1600, paper: 8000, large: 80000 },
       attributes: [
-        attr.text('name', { role: { kind: 'name' }, lexicon: noun('product name'), hints: { faker: 'commerce.productName' } }),
-        attr.numeric('price', 10, 2, { role: { kind: 'measure', unit: 'USD', additive: true, multipliedBy: ['quantity'] }, lexicon: { ...noun('price'), high: 'expensive', low: 'cheap', unit: 'dollars' }, hints: { min: 1, max: 2000 } }),
-        attr.integer('quantity', { role: { kind: 'count' }, lexicon: { ...noun('quantity in stock', 'quantities in stock'), high: 'well-stocked', low: 'scarce' }, hints: { min: 0, max: 500 } }),
+        attr.text('name', {
+          role: { kind: 'name' },
+          lexicon: noun('product name'),
+          hints: { faker: 'commerce.productName' },
+        }),
+        attr.numeric('price', 10, 2, {
+          role: { kind: 'measure', unit: 'USD', additive: true, multipliedBy: ['quantity'] },
+          lexicon: { ...noun('price'), high: 'expensive', low: 'cheap', unit: 'dollars' },
+          hints: { min: 1, max: 2000 },
+        }),
+        attr.integer('quantity', {
+          role: { kind: 'count' },
+          lexicon: { ...noun('quantity in stock', 'quantities in stock'), high: 'well-stocked', low: 'scarce' },
+          hints: { min: 0, max: 500 },
+        }),
         attr.text('tags', {
           optional: true,
           multiValued: true,
           role: { kind: 'category' },
           lexicon: noun('tag'),
-          hints: { pool: ['new', 'sale', 'bestseller', 'eco', 'gift', 'limited', "editor's pick", 'café'], setSize: [0, 4] },
+          hints: {
+            pool: ['new', 'sale', 'bestseller', 'eco', 'gift', 'limited', "editor's pick", 'café'],
+            setSize: [0, 4],
+          },
         }),
       ],
     },
@@ -36,7 +51,11 @@ export const retail = defineDomain({
       lexicon: noun('physical product'),
       fraction: 0.6,
       attributes: [
-        attr.text('material', { role: { kind: 'category' }, lexicon: noun('material'), hints: { faker: 'commerce.productMaterial' } }),
+        attr.text('material', {
+          role: { kind: 'category' },
+          lexicon: noun('material'),
+          hints: { faker: 'commerce.productMaterial' },
+        }),
         attr.text('dimensions', {
           role: { kind: 'category' },
           lexicon: noun('dimensions', 'dimensions'),
@@ -87,13 +106,20 @@ export const retail = defineDomain({
       lexicon: { ...noun('electronics product'), everyday: noun('device') },
       fraction: 0.21,
       attributes: [
-        attr.text('model_no', { role: { kind: 'identifier' }, lexicon: noun('model number'), hints: { faker: 'vehicle.vrm', unique: true } }),
+        attr.text('model_no', {
+          role: { kind: 'identifier' },
+          lexicon: noun('model number'),
+          hints: { faker: 'vehicle.vrm', unique: true },
+        }),
         attr.text('standards', {
           optional: true,
           multiValued: true,
           role: { kind: 'category' },
           lexicon: noun('supported standard'),
-          hints: { pool: ['USB-C', 'Bluetooth 5.0', 'Wi-Fi 6', 'HDMI 2.1', 'Qi', 'NFC', 'DisplayPort 1.4'], setSize: [0, 4] },
+          hints: {
+            pool: ['USB-C', 'Bluetooth 5.0', 'Wi-Fi 6', 'HDMI 2.1', 'Qi', 'NFC', 'DisplayPort 1.4'],
+            setSize: [0, 4],
+          },
         }),
       ],
     },
@@ -123,7 +149,16 @@ export const retail = defineDomain({
       lexicon: { ...noun('media product'), everyday: noun('media item') },
       fraction: 0.5,
       attributes: [
-        attr.integer('duration', { role: { kind: 'measure', unit: 'second', additive: true }, lexicon: { ...noun('duration in seconds', 'durations in seconds'), high: 'long', low: 'short', unit: 'seconds' }, hints: { min: 30, max: 10800 } }),
+        attr.integer('duration', {
+          role: { kind: 'measure', unit: 'second', additive: true },
+          lexicon: {
+            ...noun('duration in seconds', 'durations in seconds'),
+            high: 'long',
+            low: 'short',
+            unit: 'seconds',
+          },
+          hints: { min: 30, max: 10800 },
+        }),
       ],
     },
     {
@@ -132,7 +167,11 @@ export const retail = defineDomain({
       lexicon: { ...noun('software product'), everyday: noun('app') },
       fraction: 0.5,
       attributes: [
-        attr.text('version', { role: { kind: 'identifier' }, lexicon: noun('version'), hints: { faker: 'system.semver' } }),
+        attr.text('version', {
+          role: { kind: 'identifier' },
+          lexicon: noun('version'),
+          hints: { faker: 'system.semver' },
+        }),
         attr.text('platforms', {
           multiValued: true,
           role: { kind: 'category' },
@@ -147,9 +186,21 @@ export const retail = defineDomain({
       lexicon: noun('user'),
       counts: { tiny: 60, small: 1000, paper: 10000, large: 100000 },
       attributes: [
-        attr.text('first_name', { role: { kind: 'name' }, lexicon: noun('first name'), hints: { faker: 'person.firstName' } }),
-        attr.text('last_name', { role: { kind: 'name' }, lexicon: noun('last name'), hints: { faker: 'person.lastName' } }),
-        attr.text('email', { role: { kind: 'contact' }, lexicon: noun('email address', 'email addresses'), hints: { faker: 'internet.email', unique: true } }),
+        attr.text('first_name', {
+          role: { kind: 'name' },
+          lexicon: noun('first name'),
+          hints: { faker: 'person.firstName' },
+        }),
+        attr.text('last_name', {
+          role: { kind: 'name' },
+          lexicon: noun('last name'),
+          hints: { faker: 'person.lastName' },
+        }),
+        attr.text('email', {
+          role: { kind: 'contact' },
+          lexicon: noun('email address', 'email addresses'),
+          hints: { faker: 'internet.email', unique: true },
+        }),
         attr.text('phone_no', {
           optional: true,
           multiValued: true,
@@ -164,7 +215,13 @@ export const retail = defineDomain({
       parent: 'User',
       lexicon: noun('customer'),
       fraction: 0.9,
-      attributes: [attr.integer('loyalty_points', { role: { kind: 'count' }, lexicon: { ...noun('loyalty point balance'), high: 'loyal', low: 'new' }, hints: { min: 0, max: 10000 } })],
+      attributes: [
+        attr.integer('loyalty_points', {
+          role: { kind: 'count' },
+          lexicon: { ...noun('loyalty point balance'), high: 'loyal', low: 'new' },
+          hints: { min: 0, max: 10000 },
+        }),
+      ],
     },
     {
       name: 'Employee',
@@ -182,7 +239,11 @@ export const retail = defineDomain({
           lexicon: noun('job role'),
           hints: { pool: ['associate', 'specialist', 'team lead', 'manager', 'director', 'intern'] },
         }),
-        attr.date('hire_date', { role: { kind: 'date' }, lexicon: { ...noun('hire date'), high: 'recent', low: 'early' }, hints: { min: '2010-01-01', max: '2025-12-31' } }),
+        attr.date('hire_date', {
+          role: { kind: 'date' },
+          lexicon: { ...noun('hire date'), high: 'recent', low: 'early' },
+          hints: { min: '2010-01-01', max: '2025-12-31' },
+        }),
       ],
     },
     {
@@ -190,7 +251,11 @@ export const retail = defineDomain({
       lexicon: noun('order'),
       counts: { tiny: 60, small: 2000, paper: 20000, large: 200000 },
       attributes: [
-        attr.timestamptz('placed_at', { role: { kind: 'time' }, lexicon: { ...noun('order time'), high: 'recent', low: 'early' }, hints: { min: '2021-01-01', max: '2025-12-31' } }),
+        attr.timestamptz('placed_at', {
+          role: { kind: 'time' },
+          lexicon: { ...noun('order time'), high: 'recent', low: 'early' },
+          hints: { min: '2021-01-01', max: '2025-12-31' },
+        }),
       ],
     },
     {
@@ -198,8 +263,17 @@ export const retail = defineDomain({
       lexicon: noun('review'),
       counts: { tiny: 60, small: 1500, paper: 15000, large: 150000 },
       attributes: [
-        attr.integer('rating', { role: { kind: 'score' }, lexicon: { ...noun('rating'), high: 'good', low: 'bad' }, hints: { min: 1, max: 5 } }),
-        attr.text('body', { optional: true, role: { kind: 'description' }, lexicon: noun('review text'), hints: { faker: 'lorem.sentence', nullRate: 0.3 } }),
+        attr.integer('rating', {
+          role: { kind: 'score' },
+          lexicon: { ...noun('rating'), high: 'good', low: 'bad' },
+          hints: { min: 1, max: 5 },
+        }),
+        attr.text('body', {
+          optional: true,
+          role: { kind: 'description' },
+          lexicon: noun('review text'),
+          hints: { faker: 'lorem.sentence', nullRate: 0.3 },
+        }),
       ],
     },
   ],

@@ -16,8 +16,16 @@ export const socialMedia = defineDomain({
       lexicon: noun('account'),
       counts: { tiny: 60, small: 1000, paper: 10000, large: 100000 },
       attributes: [
-        attr.text('username', { role: { kind: 'name' }, lexicon: noun('username'), hints: { faker: 'internet.username', unique: true } }),
-        attr.text('email', { role: { kind: 'contact' }, lexicon: noun('email address', 'email addresses'), hints: { faker: 'internet.email', unique: true } }),
+        attr.text('username', {
+          role: { kind: 'name' },
+          lexicon: noun('username'),
+          hints: { faker: 'internet.username', unique: true },
+        }),
+        attr.text('email', {
+          role: { kind: 'contact' },
+          lexicon: noun('email address', 'email addresses'),
+          hints: { faker: 'internet.email', unique: true },
+        }),
         attr.timestamptz('created_at', {
           role: { kind: 'time' },
           lexicon: { ...noun('sign-up time'), high: 'recent', low: 'early' },
@@ -32,8 +40,16 @@ export const socialMedia = defineDomain({
       lexicon: noun('creator'),
       fraction: 0.2843,
       attributes: [
-        attr.text('bio', { optional: true, role: { kind: 'description' }, lexicon: noun('bio'), hints: { faker: 'lorem.sentence', nullRate: 0.25 } }),
-        attr.boolean('verified', { role: { kind: 'flag' }, lexicon: { ...noun('verification status', 'verification statuses'), adjective: 'verified' } }),
+        attr.text('bio', {
+          optional: true,
+          role: { kind: 'description' },
+          lexicon: noun('bio'),
+          hints: { faker: 'lorem.sentence', nullRate: 0.25 },
+        }),
+        attr.boolean('verified', {
+          role: { kind: 'flag' },
+          lexicon: { ...noun('verification status', 'verification statuses'), adjective: 'verified' },
+        }),
       ],
     },
     {
@@ -42,8 +58,15 @@ export const socialMedia = defineDomain({
       lexicon: noun('streamer'),
       fraction: 0.52,
       attributes: [
-        attr.enum('platform', ['twitch', 'youtube', 'kick', 'facebook'], { role: { kind: 'category' }, lexicon: noun('streaming platform') }),
-        attr.integer('avg_viewers', { role: { kind: 'measure', unit: 'viewer', additive: false }, lexicon: { ...noun('average viewer count'), high: 'popular', low: 'unpopular', unit: 'viewers' }, hints: { min: 0, max: 50000 } }),
+        attr.enum('platform', ['twitch', 'youtube', 'kick', 'facebook'], {
+          role: { kind: 'category' },
+          lexicon: noun('streaming platform'),
+        }),
+        attr.integer('avg_viewers', {
+          role: { kind: 'measure', unit: 'viewer', additive: false },
+          lexicon: { ...noun('average viewer count'), high: 'popular', low: 'unpopular', unit: 'viewers' },
+          hints: { min: 0, max: 50000 },
+        }),
       ],
     },
     {
@@ -57,9 +80,17 @@ export const socialMedia = defineDomain({
           optional: true,
           role: { kind: 'category' },
           lexicon: noun('preference note'),
-          hints: { pool: ['gaming', 'music', 'cooking', 'travel', 'fitness', 'tech', "kids' shows", 'animé'], nullRate: 0.3 },
+          hints: {
+            pool: ['gaming', 'music', 'cooking', 'travel', 'fitness', 'tech', "kids' shows", 'animé'],
+            nullRate: 0.3,
+          },
         }),
-        attr.integer('age', { optional: true, role: { kind: 'measure', unit: 'year', additive: false }, lexicon: { ...noun('age'), high: 'old', low: 'young', unit: 'years' }, hints: { min: 13, max: 90, nullRate: 0.15 } }),
+        attr.integer('age', {
+          optional: true,
+          role: { kind: 'measure', unit: 'year', additive: false },
+          lexicon: { ...noun('age'), high: 'old', low: 'young', unit: 'years' },
+          hints: { min: 13, max: 90, nullRate: 0.15 },
+        }),
         attr.timestamptz('watch_history_timestamps', {
           optional: true,
           multiValued: true,
@@ -75,8 +106,14 @@ export const socialMedia = defineDomain({
       lexicon: noun('subscriber'),
       fraction: 0.6,
       attributes: [
-        attr.enum('subscription_tier', ['basic', 'plus', 'premium'], { role: { kind: 'category' }, lexicon: noun('subscription tier') }),
-        attr.boolean('active', { role: { kind: 'flag' }, lexicon: { ...noun('active status', 'active statuses'), adjective: 'active' } }),
+        attr.enum('subscription_tier', ['basic', 'plus', 'premium'], {
+          role: { kind: 'category' },
+          lexicon: noun('subscription tier'),
+        }),
+        attr.boolean('active', {
+          role: { kind: 'flag' },
+          lexicon: { ...noun('active status', 'active statuses'), adjective: 'active' },
+        }),
         attr.enum('notification_prefs', ['email', 'push', 'sms', 'in_app'], {
           optional: true,
           multiValued: true,
@@ -93,8 +130,21 @@ export const socialMedia = defineDomain({
       counts: { tiny: 80, small: 1200, paper: 12000, large: 120000 },
       attributes: [
         attr.text('title', { role: { kind: 'name' }, lexicon: noun('title'), hints: { faker: 'book.title' } }),
-        attr.timestamptz('created_at', { role: { kind: 'time' }, lexicon: { ...noun('creation time'), high: 'recent', low: 'early' }, hints: { min: '2019-01-01', max: '2025-12-31' } }),
-        attr.integer('duration', { role: { kind: 'measure', unit: 'second', additive: true }, lexicon: { ...noun('duration in seconds', 'durations in seconds'), high: 'long', low: 'short', unit: 'seconds' }, hints: { min: 5, max: 14400 } }),
+        attr.timestamptz('created_at', {
+          role: { kind: 'time' },
+          lexicon: { ...noun('creation time'), high: 'recent', low: 'early' },
+          hints: { min: '2019-01-01', max: '2025-12-31' },
+        }),
+        attr.integer('duration', {
+          role: { kind: 'measure', unit: 'second', additive: true },
+          lexicon: {
+            ...noun('duration in seconds', 'durations in seconds'),
+            high: 'long',
+            low: 'short',
+            unit: 'seconds',
+          },
+          hints: { min: 5, max: 14400 },
+        }),
         attr.enum('quality_opts', ['360p', '480p', '720p', '1080p', '4k'], {
           optional: true,
           multiValued: true,
@@ -111,8 +161,15 @@ export const socialMedia = defineDomain({
       lexicon: { ...noun('live content item'), everyday: noun('live video') },
       fraction: 0.3333,
       attributes: [
-        attr.timestamptz('scheduled_start', { role: { kind: 'time' }, lexicon: { ...noun('scheduled start'), high: 'late', low: 'early' }, hints: { min: '2019-01-01', max: '2025-12-31' } }),
-        attr.boolean('is_live', { role: { kind: 'flag' }, lexicon: { ...noun('live status', 'live statuses'), adjective: 'live' } }),
+        attr.timestamptz('scheduled_start', {
+          role: { kind: 'time' },
+          lexicon: { ...noun('scheduled start'), high: 'late', low: 'early' },
+          hints: { min: '2019-01-01', max: '2025-12-31' },
+        }),
+        attr.boolean('is_live', {
+          role: { kind: 'flag' },
+          lexicon: { ...noun('live status', 'live statuses'), adjective: 'live' },
+        }),
       ],
     },
     {
@@ -121,8 +178,15 @@ export const socialMedia = defineDomain({
       lexicon: noun('live stream'),
       fraction: 0.5,
       attributes: [
-        attr.integer('peak_viewers', { role: { kind: 'measure', unit: 'viewer', additive: false }, lexicon: { ...noun('peak viewer count'), high: 'popular', low: 'unpopular', unit: 'viewers' }, hints: { min: 0, max: 250000 } }),
-        attr.boolean('chat_enabled', { role: { kind: 'flag' }, lexicon: { ...noun('chat setting'), adjective: 'chat-enabled' } }),
+        attr.integer('peak_viewers', {
+          role: { kind: 'measure', unit: 'viewer', additive: false },
+          lexicon: { ...noun('peak viewer count'), high: 'popular', low: 'unpopular', unit: 'viewers' },
+          hints: { min: 0, max: 250000 },
+        }),
+        attr.boolean('chat_enabled', {
+          role: { kind: 'flag' },
+          lexicon: { ...noun('chat setting'), adjective: 'chat-enabled' },
+        }),
       ],
     },
     {
@@ -132,8 +196,15 @@ export const socialMedia = defineDomain({
       lexicon: { ...noun('recorded content item'), everyday: noun('recorded video') },
       fraction: 0.5,
       attributes: [
-        attr.numeric('file_size_mb', 10, 2, { role: { kind: 'measure', unit: 'MB', additive: true }, lexicon: { ...noun('file size in MB', 'file sizes in MB'), high: 'large', low: 'small', unit: 'MB' }, hints: { min: 0.5, max: 20000 } }),
-        attr.enum('resolution', ['480p', '720p', '1080p', '1440p', '4k'], { role: { kind: 'category' }, lexicon: noun('resolution') }),
+        attr.numeric('file_size_mb', 10, 2, {
+          role: { kind: 'measure', unit: 'MB', additive: true },
+          lexicon: { ...noun('file size in MB', 'file sizes in MB'), high: 'large', low: 'small', unit: 'MB' },
+          hints: { min: 0.5, max: 20000 },
+        }),
+        attr.enum('resolution', ['480p', '720p', '1080p', '1440p', '4k'], {
+          role: { kind: 'category' },
+          lexicon: noun('resolution'),
+        }),
         attr.integer('chapter_markers', {
           optional: true,
           multiValued: true,
@@ -149,8 +220,26 @@ export const socialMedia = defineDomain({
       lexicon: noun('clip'),
       fraction: 0.6,
       attributes: [
-        attr.integer('start_offset', { role: { kind: 'measure', unit: 'second', additive: false }, lexicon: { ...noun('start offset in seconds', 'start offsets in seconds'), high: 'late', low: 'early', unit: 'seconds' }, hints: { min: 0, max: 7200 } }),
-        attr.integer('end_offset', { role: { kind: 'measure', unit: 'second', additive: false }, lexicon: { ...noun('end offset in seconds', 'end offsets in seconds'), high: 'late', low: 'early', unit: 'seconds' }, hints: { min: 5, max: 7260 } }),
+        attr.integer('start_offset', {
+          role: { kind: 'measure', unit: 'second', additive: false },
+          lexicon: {
+            ...noun('start offset in seconds', 'start offsets in seconds'),
+            high: 'late',
+            low: 'early',
+            unit: 'seconds',
+          },
+          hints: { min: 0, max: 7200 },
+        }),
+        attr.integer('end_offset', {
+          role: { kind: 'measure', unit: 'second', additive: false },
+          lexicon: {
+            ...noun('end offset in seconds', 'end offsets in seconds'),
+            high: 'late',
+            low: 'early',
+            unit: 'seconds',
+          },
+          hints: { min: 5, max: 7260 },
+        }),
       ],
     },
     {
@@ -159,8 +248,17 @@ export const socialMedia = defineDomain({
       counts: { tiny: 20, small: 300, paper: 3000, large: 30000 },
       attributes: [
         attr.text('name', { role: { kind: 'name' }, lexicon: noun('channel name'), hints: { faker: 'company.name' } }),
-        attr.text('description', { optional: true, role: { kind: 'description' }, lexicon: noun('description'), hints: { faker: 'company.catchPhrase', nullRate: 0.2 } }),
-        attr.timestamptz('created_at', { role: { kind: 'time' }, lexicon: { ...noun('creation time'), high: 'recent', low: 'early' }, hints: { min: '2019-01-01', max: '2025-12-31' } }),
+        attr.text('description', {
+          optional: true,
+          role: { kind: 'description' },
+          lexicon: noun('description'),
+          hints: { faker: 'company.catchPhrase', nullRate: 0.2 },
+        }),
+        attr.timestamptz('created_at', {
+          role: { kind: 'time' },
+          lexicon: { ...noun('creation time'), high: 'recent', low: 'early' },
+          hints: { min: '2019-01-01', max: '2025-12-31' },
+        }),
       ],
     },
     {
@@ -168,7 +266,11 @@ export const socialMedia = defineDomain({
       lexicon: noun('tag'),
       counts: { tiny: 15, small: 100, paper: 500, large: 2000 },
       attributes: [
-        attr.text('name', { role: { kind: 'name' }, lexicon: noun('tag name'), hints: { faker: 'word.noun', unique: true } }),
+        attr.text('name', {
+          role: { kind: 'name' },
+          lexicon: noun('tag name'),
+          hints: { faker: 'word.noun', unique: true },
+        }),
         attr.text('aliases', {
           optional: true,
           multiValued: true,

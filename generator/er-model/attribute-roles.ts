@@ -38,7 +38,8 @@ export interface AttributeRoleEntry {
 
 const DESCRIPTION_FAKER = /^lorem\.|description|catchphrase|paragraph|sentence|bio/iu;
 const CONTACT_FAKER = /^(internet\.(email|exampleemail|url|domainname)|phone\.)/iu;
-const NAME_FAKER = /^(person\.|company\.name|book\.title|commerce\.productname|internet\.(username|displayname)|music\.songname|location\.city|location\.country)/iu;
+const NAME_FAKER =
+  /^(person\.|company\.name|book\.title|commerce\.productname|internet\.(username|displayname)|music\.songname|location\.city|location\.country)/iu;
 const NAME_LIKE = /(^|_)(name|title|username|handle|label|nickname)s?$/u;
 const COUNT_LIKE = /(_count$|^num_|^n_|^quantity$|_quantity$)/u;
 const NOT_ADDITIVE = /(^|_)(age|year|years|rank|level|percent|pct|ratio|rate|score|rating|temperature)($|_)/u;
@@ -76,11 +77,16 @@ export function inferRole(attribute: Attribute): { readonly role: AttributeRole;
     case 'bigint':
     case 'numeric': {
       if (hints?.unique === true) return { role: { kind: 'identifier' }, because: 'a unique number' };
-      if (type.kind !== 'numeric' && COUNT_LIKE.test(name)) return { role: { kind: 'count' }, because: 'a whole number named as a count' };
+      if (type.kind !== 'numeric' && COUNT_LIKE.test(name))
+        return { role: { kind: 'count' }, because: 'a whole number named as a count' };
       const min = typeof hints?.min === 'number' ? hints.min : undefined;
       const max = typeof hints?.max === 'number' ? hints.max : undefined;
-      if (type.kind === 'integer' && min !== undefined && max !== undefined && min >= 0 && max <= 10) return { role: { kind: 'score' }, because: 'a whole number within 0..10' };
-      return { role: { kind: 'measure', unit: name, additive: !NOT_ADDITIVE.test(name) }, because: min !== undefined && max !== undefined ? 'a bounded number' : 'a number' };
+      if (type.kind === 'integer' && min !== undefined && max !== undefined && min >= 0 && max <= 10)
+        return { role: { kind: 'score' }, because: 'a whole number within 0..10' };
+      return {
+        role: { kind: 'measure', unit: name, additive: !NOT_ADDITIVE.test(name) },
+        because: min !== undefined && max !== undefined ? 'a bounded number' : 'a number',
+      };
     }
   }
 }

@@ -44,7 +44,9 @@ function inline(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(inline).join(', ')}]`;
   if (typeof value === 'object' && value !== null) {
     const entries = Object.entries(value).filter(([, v]) => v !== undefined);
-    return entries.length === 0 ? '{}' : `{ ${entries.map(([k, v]) => `${JSON.stringify(k)}: ${inline(v)}`).join(', ')} }`;
+    return entries.length === 0
+      ? '{}'
+      : `{ ${entries.map(([k, v]) => `${JSON.stringify(k)}: ${inline(v)}`).join(', ')} }`;
   }
   return JSON.stringify(value);
 }
@@ -127,7 +129,8 @@ function parseJsonStrict(text: string, origin: string): unknown {
         }
         continue;
       }
-      if (ch < ' ') fail(ch === '\n' || ch === '\r' ? 'unterminated string' : `control character ${showChar(ch)} in string`);
+      if (ch < ' ')
+        fail(ch === '\n' || ch === '\r' ? 'unterminated string' : `control character ${showChar(ch)} in string`);
       at++;
     }
     return fail('unterminated string', start);
@@ -156,7 +159,9 @@ function parseJsonStrict(text: string, origin: string): unknown {
     if (ch === 'f') return expectWord('false', false);
     if (ch === 'n') return expectWord('null', null);
     if (ch === '-' || (ch !== undefined && ch >= '0' && ch <= '9')) return readNumber();
-    return fail(ch === undefined ? 'unexpected end of the file, expected a value' : `expected a value, got ${showChar(ch)}`);
+    return fail(
+      ch === undefined ? 'unexpected end of the file, expected a value' : `expected a value, got ${showChar(ch)}`,
+    );
   };
   const readArray = (): unknown[] => {
     const items: unknown[] = [];
@@ -195,7 +200,8 @@ function parseJsonStrict(text: string, origin: string): unknown {
       const key = readString();
       if (Object.hasOwn(object, key)) fail(`duplicate key ${JSON.stringify(key)}`, keyAt);
       skipSpace();
-      if (source[at] !== ':') fail(`expected ':' after property name ${JSON.stringify(key)}, got ${showChar(source[at])}`);
+      if (source[at] !== ':')
+        fail(`expected ':' after property name ${JSON.stringify(key)}, got ${showChar(source[at])}`);
       at++;
       // defineProperty, not assignment: a key named __proto__ must stay a plain key.
       Object.defineProperty(object, key, { value: readValue(), enumerable: true, writable: true, configurable: true });

@@ -77,7 +77,8 @@ export function indexDomain(domain: Domain): ErIndex {
     isAncestorOrSelf: (ancestor, name) => chain(name).some((e) => e.name === ancestor),
     canBeDirect: (name) => children(name).length === 0 || entity(name).specialization?.total !== true,
     ownAttributes: (name) => entity(name).attributes,
-    allAttributes: (name) => chain(name).flatMap((owner) => owner.attributes.map((attribute) => ({ owner, attribute }))),
+    allAttributes: (name) =>
+      chain(name).flatMap((owner) => owner.attributes.map((attribute) => ({ owner, attribute }))),
     relationship: (name) => {
       const r = relationships.get(name);
       if (!r) throw new Error(`unknown relationship "${name}" in domain ${domain.name}`);

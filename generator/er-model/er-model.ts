@@ -104,7 +104,19 @@ export type AttributeRole =
 export type AttributeRoleKind = AttributeRole['kind'];
 
 /** Every role kind, in the order the docs list them. */
-export const ATTRIBUTE_ROLE_KINDS: readonly AttributeRoleKind[] = ['identifier', 'name', 'category', 'measure', 'count', 'score', 'date', 'time', 'contact', 'description', 'flag'];
+export const ATTRIBUTE_ROLE_KINDS: readonly AttributeRoleKind[] = [
+  'identifier',
+  'name',
+  'category',
+  'measure',
+  'count',
+  'score',
+  'date',
+  'time',
+  'contact',
+  'description',
+  'flag',
+];
 
 /**
  * An attribute's words: its noun, and for the question writer the adjectives a comparison

@@ -15,7 +15,33 @@ const CLOCK = String.raw`(?:now\(\)|CURRENT_TIMESTAMP|CURRENT_DATE|LOCALTIMESTAM
 const DEFAULT = new RegExp(String.raw`^\(?(?:${LITERAL}|${CLOCK})\)?(?:::${TYPE})?$`, 'iu');
 
 /** Functions a generated column may call: pure, and unable to reach beyond the row. */
-const PURE_FUNCTIONS = new Set(['length', 'char_length', 'octet_length', 'lower', 'upper', 'trim', 'btrim', 'ltrim', 'rtrim', 'substr', 'substring', 'coalesce', 'nullif', 'greatest', 'least', 'round', 'abs', 'floor', 'ceil', 'concat', 'concat_ws', 'to_tsvector', 'setweight', 'date_part', 'extract']);
+const PURE_FUNCTIONS = new Set([
+  'length',
+  'char_length',
+  'octet_length',
+  'lower',
+  'upper',
+  'trim',
+  'btrim',
+  'ltrim',
+  'rtrim',
+  'substr',
+  'substring',
+  'coalesce',
+  'nullif',
+  'greatest',
+  'least',
+  'round',
+  'abs',
+  'floor',
+  'ceil',
+  'concat',
+  'concat_ws',
+  'to_tsvector',
+  'setweight',
+  'date_part',
+  'extract',
+]);
 
 /**
  * Whether a type name is one a column may be declared with: `smallint`, `character
@@ -46,7 +72,8 @@ export function isSafeDefault(text: string): boolean {
 export function isSafeExpression(text: string): boolean {
   // A comment could hide the rest of a statement; none is needed in an expression.
   if (text.length > 2000 || text.includes('--') || text.includes('/*')) return false;
-  const token = /\s+|"(?:[^"\u0000]|"")+"|'(?:[^'\\\u0000]|'')*'|\d+(?:\.\d+)?|[A-Za-z_][A-Za-z0-9_$]*|::|[-+*/%|(),.<>=]/uy;
+  const token =
+    /\s+|"(?:[^"\u0000]|"")+"|'(?:[^'\\\u0000]|'')*'|\d+(?:\.\d+)?|[A-Za-z_][A-Za-z0-9_$]*|::|[-+*/%|(),.<>=]/uy;
   let depth = 0;
   let previousWord: string | undefined;
   for (let at = 0; at < text.length; ) {

@@ -100,13 +100,25 @@ const ATTRIBUTE_KEYS = keysOf<Attribute>({
   neverAsked: true,
   storage: true,
 });
-const ATTRIBUTE_LEXICON_KEYS = keysOf<AttributeLexicon>({ singular: true, plural: true, high: true, low: true, adjective: true, unit: true });
+const ATTRIBUTE_LEXICON_KEYS = keysOf<AttributeLexicon>({
+  singular: true,
+  plural: true,
+  high: true,
+  low: true,
+  adjective: true,
+  unit: true,
+});
 /** Keys of each role kind besides `kind`. */
 const ROLE_KEYS: Record<AttributeRoleKind, readonly string[]> = {
   identifier: ['kind'],
   name: ['kind'],
   category: ['kind'],
-  measure: keysOf<Extract<AttributeRole, { kind: 'measure' }>>({ kind: true, unit: true, additive: true, multipliedBy: true }),
+  measure: keysOf<Extract<AttributeRole, { kind: 'measure' }>>({
+    kind: true,
+    unit: true,
+    additive: true,
+    multipliedBy: true,
+  }),
   count: ['kind'],
   score: ['kind'],
   date: ['kind'],
@@ -158,11 +170,55 @@ const RELATIONSHIP_KEYS = keysOf<Relationship>({
   storage: true,
 });
 const PARTICIPATION_KEYS = ['from', 'to'] as const;
-const ENTITY_STORAGE_KEYS = keysOf<EntityStorage>({ table: true, key: true, keyType: true, primaryKey: true, uniques: true, opaque: true });
-const ATTRIBUTE_STORAGE_KEYS = keysOf<AttributeStorage>({ column: true, sqlType: true, nullable: true, table: true, ownerColumn: true });
-const RELATIONSHIP_STORAGE_KEYS = keysOf<RelationshipStorage>({ table: true, fromColumn: true, fromSqlType: true, column: true, sqlType: true, uniques: true, opaque: true });
-const OPAQUE_KEYS = keysOf<OpaqueColumn>({ column: true, sqlType: true, nullable: true, default: true, generated: true });
-const STORAGE_KEYS = [...new Set(['table', 'key', 'keyType', 'primaryKey', 'fromColumn', 'fromSqlType', 'ownerColumn', 'column', 'sqlType', 'nullable', 'default', 'generated', 'uniques', 'opaque'])];
+const ENTITY_STORAGE_KEYS = keysOf<EntityStorage>({
+  table: true,
+  key: true,
+  keyType: true,
+  primaryKey: true,
+  uniques: true,
+  opaque: true,
+});
+const ATTRIBUTE_STORAGE_KEYS = keysOf<AttributeStorage>({
+  column: true,
+  sqlType: true,
+  nullable: true,
+  table: true,
+  ownerColumn: true,
+});
+const RELATIONSHIP_STORAGE_KEYS = keysOf<RelationshipStorage>({
+  table: true,
+  fromColumn: true,
+  fromSqlType: true,
+  column: true,
+  sqlType: true,
+  uniques: true,
+  opaque: true,
+});
+const OPAQUE_KEYS = keysOf<OpaqueColumn>({
+  column: true,
+  sqlType: true,
+  nullable: true,
+  default: true,
+  generated: true,
+});
+const STORAGE_KEYS = [
+  ...new Set([
+    'table',
+    'key',
+    'keyType',
+    'primaryKey',
+    'fromColumn',
+    'fromSqlType',
+    'ownerColumn',
+    'column',
+    'sqlType',
+    'nullable',
+    'default',
+    'generated',
+    'uniques',
+    'opaque',
+  ]),
+];
 const DEGREE_KEYS = keysOf<DegreeHints>({ mean: true, max: true, skew: true, noneRate: true });
 const TYPE_KEYS: Record<AttributeTypeKind, readonly string[]> = {
   integer: ['kind'],
@@ -244,7 +300,11 @@ function describe(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'an array';
   // JSON escapes control characters but not the two Unicode line separators.
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 37)}...` : value).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+  if (typeof value === 'string')
+    return JSON.stringify(value.length > 40 ? `${value.slice(0, 37)}...` : value).replace(
+      /[\u2028\u2029]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16)}`,
+    );
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (typeof value === 'object') return 'an object';
   return `a ${typeof value}`;
@@ -348,7 +408,10 @@ class DomainChecker {
     if (!this.string(value, path)) return false;
     if (IDENTIFIER.test(value) && value.length > MAX_NAME_BYTES) {
       // Longer names would be cut short by PostgreSQL, and two cut names can collide.
-      this.report(path, `${describe(value)} is ${value.length} characters long, more than the ${MAX_NAME_BYTES} PostgreSQL allows in a name`);
+      this.report(
+        path,
+        `${describe(value)} is ${value.length} characters long, more than the ${MAX_NAME_BYTES} PostgreSQL allows in a name`,
+      );
       return false;
     }
     if (IDENTIFIER.test(value)) return true;
@@ -384,7 +447,12 @@ class DomainChecker {
       .filter(({ k, d }) => d <= Math.max(1, Math.floor(k.length / 3)))
       .sort((a, b) => a.d - b.d);
     const listed = known.length <= 12 ? known.join(', ') : `${known.slice(0, 12).join(', ')}, …`;
-    const hint = near[0] !== undefined ? `did you mean "${near[0].k}"?` : known.length > 0 ? `known: ${listed}` : 'the domain declares no entity';
+    const hint =
+      near[0] !== undefined
+        ? `did you mean "${near[0].k}"?`
+        : known.length > 0
+          ? `known: ${listed}`
+          : 'the domain declares no entity';
     return `unknown entity ${describe(name)} (${hint})`;
   }
 
@@ -423,12 +491,20 @@ class DomainChecker {
     const entitiesPath = `${this.base}.entities`;
     // Past the caps, checking (and later building) would take minutes: stop at the count.
     if (this.tooMany(input.entities, MODEL_LIMITS.entities, entitiesPath, 'entities')) return;
-    if (this.tooMany(input.relationships, MODEL_LIMITS.relationships, `${this.base}.relationships`, 'relationships')) return;
+    if (this.tooMany(input.relationships, MODEL_LIMITS.relationships, `${this.base}.relationships`, 'relationships'))
+      return;
     const attributeCount = [input.entities, input.relationships]
       .flatMap((list) => (Array.isArray(list) ? list : []))
-      .reduce((sum: number, element) => sum + (isRecord(element) && Array.isArray(element.attributes) ? element.attributes.length : 0), 0);
+      .reduce(
+        (sum: number, element) =>
+          sum + (isRecord(element) && Array.isArray(element.attributes) ? element.attributes.length : 0),
+        0,
+      );
     if (attributeCount > MODEL_LIMITS.attributesTotal) {
-      this.report(this.base, `${attributeCount} attributes in all, more than the ${MODEL_LIMITS.attributesTotal} a domain may have`);
+      this.report(
+        this.base,
+        `${attributeCount} attributes in all, more than the ${MODEL_LIMITS.attributesTotal} a domain may have`,
+      );
       return;
     }
     if (Array.isArray(input.entities)) {
@@ -486,7 +562,12 @@ class DomainChecker {
    * once; an attribute name declared in both would have two values for one object. Reported
    * on the later declaration.
    */
-  private coOccurringAttributes(list: readonly unknown[], info: EntityInfo, listPath: string, inherited: ReadonlyMap<string, string>): void {
+  private coOccurringAttributes(
+    list: readonly unknown[],
+    info: EntityInfo,
+    listPath: string,
+    inherited: ReadonlyMap<string, string>,
+  ): void {
     const others = new Map<string, string>();
     let below = info;
     for (const ancestor of this.ancestors(info)) {
@@ -522,7 +603,8 @@ class DomainChecker {
 
   private subtreeOf(info: EntityInfo): EntityInfo[] {
     const out: EntityInfo[] = [info];
-    for (const child of this.children.get(info.name ?? '') ?? []) if (child !== info) out.push(...this.subtreeOf(child));
+    for (const child of this.children.get(info.name ?? '') ?? [])
+      if (child !== info) out.push(...this.subtreeOf(child));
     return out;
   }
 
@@ -570,7 +652,10 @@ class DomainChecker {
       } else {
         const depth = this.ancestors(info).length;
         if (depth > MODEL_LIMITS.hierarchyDepth) {
-          this.report(`${path}.parent`, `${info.name ?? 'this entity'} is ${depth} levels below its root, more than the ${MODEL_LIMITS.hierarchyDepth} a hierarchy may have`);
+          this.report(
+            `${path}.parent`,
+            `${info.name ?? 'this entity'} is ${depth} levels below its root, more than the ${MODEL_LIMITS.hierarchyDepth} a hierarchy may have`,
+          );
         }
         const cycle = this.cycleThrough(info);
         // Report a cycle once, on the member declared first.
@@ -583,7 +668,8 @@ class DomainChecker {
 
     this.specialization(raw, info, path);
 
-    if (raw.lexicon === undefined) this.report(`${path}.lexicon`, 'required: {singular, plural} nouns for the question writer');
+    if (raw.lexicon === undefined)
+      this.report(`${path}.lexicon`, 'required: {singular, plural} nouns for the question writer');
     else this.entityLexicon(raw.lexicon, `${path}.lexicon`);
 
     if (raw.counts !== undefined) {
@@ -617,7 +703,8 @@ class DomainChecker {
     } else {
       this.report(`${path}.attributes`, `must be a list of attributes, got ${describe(raw.attributes)}`);
     }
-    if (raw.storage !== undefined) this.storage(raw.storage, `${path}.storage`, ENTITY_STORAGE_KEYS, ['table', 'key', 'keyType']);
+    if (raw.storage !== undefined)
+      this.storage(raw.storage, `${path}.storage`, ENTITY_STORAGE_KEYS, ['table', 'key', 'keyType']);
   }
 
   // ---- physical names ------------------------------------------------------------------
@@ -632,26 +719,39 @@ class DomainChecker {
     }
     for (const key of ['keyType', 'sqlType', 'fromSqlType']) this.sqlType(value[key], `${path}.${key}`);
     if ((value.table === undefined) !== (value.ownerColumn === undefined) && keys === ATTRIBUTE_STORAGE_KEYS) {
-      this.report(`${path}.${value.table === undefined ? 'table' : 'ownerColumn'}`, 'a child table needs both its name and its owner column');
+      this.report(
+        `${path}.${value.table === undefined ? 'table' : 'ownerColumn'}`,
+        'a child table needs both its name and its owner column',
+      );
     }
     if ((value.table === undefined) !== (value.fromColumn === undefined) && keys === RELATIONSHIP_STORAGE_KEYS) {
-      this.report(`${path}.${value.table === undefined ? 'table' : 'fromColumn'}`, 'a relationship table needs both its name and its from column');
+      this.report(
+        `${path}.${value.table === undefined ? 'table' : 'fromColumn'}`,
+        'a relationship table needs both its name and its from column',
+      );
     }
     if (value.nullable !== undefined) this.boolean(value.nullable, `${path}.nullable`);
     if (value.primaryKey !== undefined) {
-      if (!Array.isArray(value.primaryKey) || !value.primaryKey.includes(value.key)) this.report(`${path}.primaryKey`, `must be a list of column names holding the key ${describe(value.key)}, got ${describe(value.primaryKey)}`);
+      if (!Array.isArray(value.primaryKey) || !value.primaryKey.includes(value.key))
+        this.report(
+          `${path}.primaryKey`,
+          `must be a list of column names holding the key ${describe(value.key)}, got ${describe(value.primaryKey)}`,
+        );
       else value.primaryKey.forEach((c: unknown, i: number) => this.physicalName(c, `${path}.primaryKey[${i}]`));
     }
     if (value.uniques !== undefined) {
-      if (!Array.isArray(value.uniques)) this.report(`${path}.uniques`, `must be a list of column lists, got ${describe(value.uniques)}`);
+      if (!Array.isArray(value.uniques))
+        this.report(`${path}.uniques`, `must be a list of column lists, got ${describe(value.uniques)}`);
       else
         value.uniques.forEach((u: unknown, i: number) => {
-          if (!Array.isArray(u) || u.length === 0) this.report(`${path}.uniques[${i}]`, `must be a non-empty list of column names, got ${describe(u)}`);
+          if (!Array.isArray(u) || u.length === 0)
+            this.report(`${path}.uniques[${i}]`, `must be a non-empty list of column names, got ${describe(u)}`);
           else u.forEach((c: unknown, j: number) => this.physicalName(c, `${path}.uniques[${i}][${j}]`));
         });
     }
     if (value.opaque !== undefined) {
-      if (!Array.isArray(value.opaque)) this.report(`${path}.opaque`, `must be a list of columns, got ${describe(value.opaque)}`);
+      if (!Array.isArray(value.opaque))
+        this.report(`${path}.opaque`, `must be a list of columns, got ${describe(value.opaque)}`);
       else
         value.opaque.forEach((o: unknown, i: number) => {
           const at = `${path}.opaque[${i}]`;
@@ -661,10 +761,20 @@ class DomainChecker {
           this.sqlType(o.sqlType ?? '', `${at}.sqlType`);
           this.boolean(o.nullable, `${at}.nullable`);
           if (o.default !== undefined && this.nonEmptyString(o.default, `${at}.default`) && !isSafeDefault(o.default)) {
-            this.report(`${at}.default`, `${describe(o.default)} is not a literal or a clock (only those are written into the DDL)`);
+            this.report(
+              `${at}.default`,
+              `${describe(o.default)} is not a literal or a clock (only those are written into the DDL)`,
+            );
           }
-          if (o.generated !== undefined && this.nonEmptyString(o.generated, `${at}.generated`) && !isSafeExpression(o.generated)) {
-            this.report(`${at}.generated`, `${describe(o.generated)} is not an expression of the row's columns, literals and pure functions`);
+          if (
+            o.generated !== undefined &&
+            this.nonEmptyString(o.generated, `${at}.generated`) &&
+            !isSafeExpression(o.generated)
+          ) {
+            this.report(
+              `${at}.generated`,
+              `${describe(o.generated)} is not an expression of the row's columns, literals and pure functions`,
+            );
           }
         });
     }
@@ -679,12 +789,14 @@ class DomainChecker {
   /** A table or column name as the source spells it: any text PostgreSQL takes when quoted. */
   private physicalName(value: unknown, path: string): void {
     if (!this.nonEmptyString(value, path)) return;
-    if (Buffer.byteLength(value, 'utf8') > MAX_NAME_BYTES) this.report(path, `${describe(value)} is longer than the ${MAX_NAME_BYTES} bytes PostgreSQL allows in a name`);
+    if (Buffer.byteLength(value, 'utf8') > MAX_NAME_BYTES)
+      this.report(path, `${describe(value)} is longer than the ${MAX_NAME_BYTES} bytes PostgreSQL allows in a name`);
     else if (value.includes('\u0000')) this.report(path, 'a name cannot hold a NUL character');
   }
 
   private specialization(raw: Json, info: EntityInfo, path: string): void {
-    const subclasses = info.name === undefined || this.byName.get(info.name) !== info ? [] : (this.children.get(info.name) ?? []);
+    const subclasses =
+      info.name === undefined || this.byName.get(info.name) !== info ? [] : (this.children.get(info.name) ?? []);
     const specPath = `${path}.specialization`;
     if (raw.specialization === undefined) {
       if (subclasses.length > 0) {
@@ -711,9 +823,15 @@ class DomainChecker {
       const sum = parts.reduce((acc, child) => acc + (child.raw.fraction as number), 0);
       const terms = parts.map((child) => `${child.name} ${child.raw.fraction as number}`).join(' + ');
       if (sum > 1 + SUM_TOLERANCE) {
-        this.report(specPath, `subclass fractions sum to ${round(sum)} (${terms}), more than 1 for a disjoint specialization`);
+        this.report(
+          specPath,
+          `subclass fractions sum to ${round(sum)} (${terms}), more than 1 for a disjoint specialization`,
+        );
       } else if (total === true && parts.length === subclasses.length && sum < 1 - SUM_TOLERANCE) {
-        this.report(specPath, `subclass fractions sum to ${round(sum)} (${terms}), but a disjoint total specialization needs them to sum to 1`);
+        this.report(
+          specPath,
+          `subclass fractions sum to ${round(sum)} (${terms}), but a disjoint total specialization needs them to sum to 1`,
+        );
       }
     }
   }
@@ -724,11 +842,21 @@ class DomainChecker {
     for (const preset of COUNT_KEYS) {
       let sum = 0;
       for (const raw of list) {
-        const count = isRecord(raw) && raw.parent === undefined && isRecord(raw.counts) ? raw.counts[preset] : undefined;
-        if (typeof count === 'number' && Number.isSafeInteger(count) && count > 0 && count <= MODEL_LIMITS.countPerEntity) sum += count;
+        const count =
+          isRecord(raw) && raw.parent === undefined && isRecord(raw.counts) ? raw.counts[preset] : undefined;
+        if (
+          typeof count === 'number' &&
+          Number.isSafeInteger(count) &&
+          count > 0 &&
+          count <= MODEL_LIMITS.countPerEntity
+        )
+          sum += count;
       }
       if (sum > MODEL_LIMITS.countTotal) {
-        this.report(path, `the root entities' counts.${preset} sum to ${sum}, more than the cap of ${MODEL_LIMITS.countTotal} objects per scale`);
+        this.report(
+          path,
+          `the root entities' counts.${preset} sum to ${sum}, more than the cap of ${MODEL_LIMITS.countTotal} objects per scale`,
+        );
       }
     }
   }
@@ -743,7 +871,10 @@ class DomainChecker {
       } else if (this.integer(count, `${path}.${preset}`)) {
         if (count < 0) this.report(`${path}.${preset}`, `must not be negative, got ${count}`);
         else if (count > MODEL_LIMITS.countPerEntity) {
-          this.report(`${path}.${preset}`, `must be at most ${MODEL_LIMITS.countPerEntity} (the cap per entity and scale), got ${count}`);
+          this.report(
+            `${path}.${preset}`,
+            `must be at most ${MODEL_LIMITS.countPerEntity} (the cap per entity and scale), got ${count}`,
+          );
         }
       }
     }
@@ -751,9 +882,17 @@ class DomainChecker {
 
   // ---- attributes ----------------------------------------------------------------------
 
-  private attributes(list: readonly unknown[], listPath: string, inherited: ReadonlyMap<string, string>, ofRelationship: boolean): void {
+  private attributes(
+    list: readonly unknown[],
+    listPath: string,
+    inherited: ReadonlyMap<string, string>,
+    ofRelationship: boolean,
+  ): void {
     if (list.length > MODEL_LIMITS.attributes) {
-      this.report(listPath, `${list.length} attributes, more than the ${MODEL_LIMITS.attributes} an entity or relationship may have`);
+      this.report(
+        listPath,
+        `${list.length} attributes, more than the ${MODEL_LIMITS.attributes} an entity or relationship may have`,
+      );
       return;
     }
     const own = new Map<string, string>();
@@ -778,8 +917,10 @@ class DomainChecker {
       }
 
       const kind = this.attributeType(raw.type, `${path}.type`);
-      const optional = raw.optional === undefined ? false : this.boolean(raw.optional, `${path}.optional`) && raw.optional;
-      let multiValued = raw.multiValued === undefined ? false : this.boolean(raw.multiValued, `${path}.multiValued`) && raw.multiValued;
+      const optional =
+        raw.optional === undefined ? false : this.boolean(raw.optional, `${path}.optional`) && raw.optional;
+      let multiValued =
+        raw.multiValued === undefined ? false : this.boolean(raw.multiValued, `${path}.multiValued`) && raw.multiValued;
       if (ofRelationship && multiValued) {
         this.report(`${path}.multiValued`, 'a relationship attribute cannot be multi-valued');
         multiValued = false;
@@ -789,11 +930,14 @@ class DomainChecker {
         this.hints(raw.hints, `${path}.hints`, { kind, type, optional, multiValued });
       }
       if (raw.neverAsked !== undefined) this.boolean(raw.neverAsked, `${path}.neverAsked`);
-      if (raw.storage !== undefined) this.storage(raw.storage, `${path}.storage`, ATTRIBUTE_STORAGE_KEYS, ['column', 'sqlType']);
+      if (raw.storage !== undefined)
+        this.storage(raw.storage, `${path}.storage`, ATTRIBUTE_STORAGE_KEYS, ['column', 'sqlType']);
       const role = raw.role === undefined ? undefined : this.role(raw.role, `${path}.role`, kind);
       if (raw.lexicon !== undefined) {
         // The adjectives and the unit's word must fit the role, declared or as inferred.
-        const resolved = role ?? (kind !== undefined && raw.role === undefined ? inferRole(raw as unknown as Attribute).role.kind : undefined);
+        const resolved =
+          role ??
+          (kind !== undefined && raw.role === undefined ? inferRole(raw as unknown as Attribute).role.kind : undefined);
         this.attributeLexicon(raw.lexicon, `${path}.lexicon`, resolved);
       }
     });
@@ -805,7 +949,8 @@ class DomainChecker {
         if (!this.string(name, `${path}[${i}]`)) return;
         const key = snakeCase(name);
         if (key === snakeCase(String(raw.name))) this.report(`${path}[${i}]`, 'a measure multiplied by itself');
-        else if (!own.has(key) && !inherited.has(key)) this.report(`${path}[${i}]`, `unknown attribute ${describe(name)} (expected a count of the same object)`);
+        else if (!own.has(key) && !inherited.has(key))
+          this.report(`${path}[${i}]`, `unknown attribute ${describe(name)} (expected a count of the same object)`);
       });
     });
   }
@@ -815,20 +960,32 @@ class DomainChecker {
     if (!this.record(value, path, 'an object {kind, …}')) return undefined;
     const kind = value.kind;
     if (!ATTRIBUTE_ROLE_KINDS.includes(kind as AttributeRoleKind)) {
-      this.report(`${path}.kind`, `unknown role ${describe(kind)} (expected one of ${ATTRIBUTE_ROLE_KINDS.join(', ')})`);
+      this.report(
+        `${path}.kind`,
+        `unknown role ${describe(kind)} (expected one of ${ATTRIBUTE_ROLE_KINDS.join(', ')})`,
+      );
       return undefined;
     }
     const roleKind = kind as AttributeRoleKind;
     this.keys(value, ROLE_KEYS[roleKind], path);
     if (type !== undefined && !ROLE_TYPES[roleKind].includes(type)) {
-      this.report(`${path}.kind`, `a ${roleKind} cannot be of type ${type} (expected ${ROLE_TYPES[roleKind].join(', ')})`);
+      this.report(
+        `${path}.kind`,
+        `a ${roleKind} cannot be of type ${type} (expected ${ROLE_TYPES[roleKind].join(', ')})`,
+      );
     }
     if (roleKind === 'measure') {
-      if (value.unit === undefined) this.report(`${path}.unit`, 'required: what the measure counts in ("USD", "second", "MB")');
+      if (value.unit === undefined)
+        this.report(`${path}.unit`, 'required: what the measure counts in ("USD", "second", "MB")');
       else this.nonEmptyString(value.unit, `${path}.unit`);
-      if (value.additive === undefined) this.report(`${path}.additive`, 'required: whether the measure adds up across objects (a price does, an age does not)');
+      if (value.additive === undefined)
+        this.report(
+          `${path}.additive`,
+          'required: whether the measure adds up across objects (a price does, an age does not)',
+        );
       else this.boolean(value.additive, `${path}.additive`);
-      if (value.multipliedBy !== undefined && !Array.isArray(value.multipliedBy)) this.report(`${path}.multipliedBy`, `must be a list of attribute names, got ${describe(value.multipliedBy)}`);
+      if (value.multipliedBy !== undefined && !Array.isArray(value.multipliedBy))
+        this.report(`${path}.multipliedBy`, `must be a list of attribute names, got ${describe(value.multipliedBy)}`);
     }
     return roleKind;
   }
@@ -840,12 +997,20 @@ class DomainChecker {
     this.nonEmptyString(value.singular, `${path}.singular`);
     this.nonEmptyString(value.plural, `${path}.plural`);
     for (const key of ['high', 'low', 'adjective', 'unit'] as const) {
-      if (value[key] === undefined || !this.nonEmptyString(value[key], `${path}.${key}`) || role === undefined) continue;
-      if ((key === 'high' || key === 'low') && !ORDERED_ROLES.includes(role)) this.report(`${path}.${key}`, `only a ${ORDERED_ROLES.join(', ')} has a high and a low end, not a ${role}`);
-      if (key === 'adjective' && role !== 'flag') this.report(`${path}.${key}`, `only a flag has an adjective, not a ${role}`);
-      if (key === 'unit' && role !== 'measure') this.report(`${path}.${key}`, `only a measure has a unit, not a ${role}`);
+      if (value[key] === undefined || !this.nonEmptyString(value[key], `${path}.${key}`) || role === undefined)
+        continue;
+      if ((key === 'high' || key === 'low') && !ORDERED_ROLES.includes(role))
+        this.report(`${path}.${key}`, `only a ${ORDERED_ROLES.join(', ')} has a high and a low end, not a ${role}`);
+      if (key === 'adjective' && role !== 'flag')
+        this.report(`${path}.${key}`, `only a flag has an adjective, not a ${role}`);
+      if (key === 'unit' && role !== 'measure')
+        this.report(`${path}.${key}`, `only a measure has a unit, not a ${role}`);
     }
-    if ((value.high === undefined) !== (value.low === undefined)) this.report(`${path}.${value.high === undefined ? 'high' : 'low'}`, 'required beside its opposite: a comparison is said both ways');
+    if ((value.high === undefined) !== (value.low === undefined))
+      this.report(
+        `${path}.${value.high === undefined ? 'high' : 'low'}`,
+        'required beside its opposite: a comparison is said both ways',
+      );
   }
 
   /** Checks an attribute type and returns its kind when the type is usable. */
@@ -885,7 +1050,10 @@ class DomainChecker {
         this.report(`${path}.values`, 'an enumeration needs at least one value');
         usable = false;
       } else if (values.length > MODEL_LIMITS.listValues) {
-        this.report(`${path}.values`, `${values.length} values, more than the ${MODEL_LIMITS.listValues} an enumeration may have`);
+        this.report(
+          `${path}.values`,
+          `${values.length} values, more than the ${MODEL_LIMITS.listValues} an enumeration may have`,
+        );
         usable = false;
       } else {
         const seen = new Set<string>();
@@ -950,7 +1118,8 @@ class DomainChecker {
       }
     }
 
-    if (value.setSize !== undefined) this.setSize(value.setSize, `${path}.setSize`, { optional, multiValued, distinctValues });
+    if (value.setSize !== undefined)
+      this.setSize(value.setSize, `${path}.setSize`, { optional, multiValued, distinctValues });
 
     if (value.unique !== undefined && this.boolean(value.unique, `${path}.unique`) && value.unique) {
       if (multiValued) this.report(`${path}.unique`, 'applies only to a single-valued attribute');
@@ -974,7 +1143,10 @@ class DomainChecker {
       case 'numeric': {
         if (!this.number(value, path)) return undefined;
         if (Math.abs(value) > MODEL_LIMITS.numericBound) {
-          this.report(path, `must be between -${MODEL_LIMITS.numericBound} and ${MODEL_LIMITS.numericBound} (generated numbers beyond lose digits), got ${value}`);
+          this.report(
+            path,
+            `must be between -${MODEL_LIMITS.numericBound} and ${MODEL_LIMITS.numericBound} (generated numbers beyond lose digits), got ${value}`,
+          );
           return undefined;
         }
         const digits = (type.precision as number) - (type.scale as number);
@@ -1001,7 +1173,11 @@ class DomainChecker {
     }
   }
 
-  private setSize(value: unknown, path: string, attribute: { optional: boolean; multiValued: boolean; distinctValues: number | undefined }): void {
+  private setSize(
+    value: unknown,
+    path: string,
+    attribute: { optional: boolean; multiValued: boolean; distinctValues: number | undefined },
+  ): void {
     if (!attribute.multiValued) {
       this.report(path, 'applies only to a multi-valued attribute');
       return;
@@ -1021,7 +1197,10 @@ class DomainChecker {
       return;
     }
     if (!attribute.optional && min < 1) {
-      this.report(path, `a required multi-valued attribute has at least one value, so min must be at least 1 (or mark it optional), got [${min}, ${max}]`);
+      this.report(
+        path,
+        `a required multi-valued attribute has at least one value, so min must be at least 1 (or mark it optional), got [${min}, ${max}]`,
+      );
       return;
     }
     if (attribute.distinctValues !== undefined && max > attribute.distinctValues) {
@@ -1054,10 +1233,17 @@ class DomainChecker {
 
     let cardinality: string | undefined;
     if (typeof raw.cardinality === 'string' && CARDINALITIES.includes(raw.cardinality)) cardinality = raw.cardinality;
-    else this.report(`${path}.cardinality`, `must be one of ${CARDINALITIES.join(', ')}, got ${describe(raw.cardinality)}`);
+    else
+      this.report(
+        `${path}.cardinality`,
+        `must be one of ${CARDINALITIES.join(', ')}, got ${describe(raw.cardinality)}`,
+      );
 
     let fromParticipation: unknown;
-    if (raw.participation !== undefined && this.record(raw.participation, `${path}.participation`, 'an object {from, to}')) {
+    if (
+      raw.participation !== undefined &&
+      this.record(raw.participation, `${path}.participation`, 'an object {from, to}')
+    ) {
       this.keys(raw.participation, PARTICIPATION_KEYS, `${path}.participation`);
       for (const end of PARTICIPATION_KEYS) {
         const value = raw.participation[end];
@@ -1076,7 +1262,11 @@ class DomainChecker {
     // `from` end, and under single-table inheritance every such column of a hierarchy lands
     // in one table, so their names must differ across the hierarchy.
     const fromEnd = ends.from;
-    if ((cardinality === 'many-to-one' || cardinality === 'one-to-one') && fromEnd !== undefined && typeof raw.to === 'string') {
+    if (
+      (cardinality === 'many-to-one' || cardinality === 'one-to-one') &&
+      fromEnd !== undefined &&
+      typeof raw.to === 'string'
+    ) {
       const roleName = isIdentifier(raw.role) ? raw.role : raw.to;
       const column = `${snakeCase(roleName)}_id`;
       const root = this.ancestors(fromEnd).at(-1) ?? fromEnd;
@@ -1091,8 +1281,10 @@ class DomainChecker {
       } else fkColumns.set(key, relationshipName);
     }
 
-    if (raw.storage !== undefined) this.storage(raw.storage, `${path}.storage`, RELATIONSHIP_STORAGE_KEYS, ['column', 'sqlType']);
-    if (raw.lexicon === undefined) this.report(`${path}.lexicon`, 'required: {forward, reverse} verb phrases for the question writer');
+    if (raw.storage !== undefined)
+      this.storage(raw.storage, `${path}.storage`, RELATIONSHIP_STORAGE_KEYS, ['column', 'sqlType']);
+    if (raw.lexicon === undefined)
+      this.report(`${path}.lexicon`, 'required: {forward, reverse} verb phrases for the question writer');
     else if (this.record(raw.lexicon, `${path}.lexicon`, 'a lexicon {forward, reverse}')) {
       this.keys(raw.lexicon, VERB_KEYS, `${path}.lexicon`);
       this.nonEmptyString(raw.lexicon.forward, `${path}.lexicon.forward`);
@@ -1114,20 +1306,36 @@ class DomainChecker {
     let mean: number | undefined;
     if (value.mean !== undefined && this.number(value.mean, `${path}.mean`)) {
       if (value.mean < 0) this.report(`${path}.mean`, `must not be negative, got ${value.mean}`);
-      else if (value.mean > MODEL_LIMITS.perObject) this.report(`${path}.mean`, `must be at most ${MODEL_LIMITS.perObject} partners, got ${value.mean}`);
-      else if (single && value.mean > 1) this.report(`${path}.mean`, `a ${cardinality} relationship has at most one partner per "from" instance, got ${value.mean}`);
+      else if (value.mean > MODEL_LIMITS.perObject)
+        this.report(`${path}.mean`, `must be at most ${MODEL_LIMITS.perObject} partners, got ${value.mean}`);
+      else if (single && value.mean > 1)
+        this.report(
+          `${path}.mean`,
+          `a ${cardinality} relationship has at most one partner per "from" instance, got ${value.mean}`,
+        );
       else mean = value.mean;
     }
     if (value.max !== undefined && this.integer(value.max, `${path}.max`)) {
       if (value.max < 1) this.report(`${path}.max`, `must be at least 1, got ${value.max}`);
-      else if (value.max > MODEL_LIMITS.perObject) this.report(`${path}.max`, `must be at most ${MODEL_LIMITS.perObject} partners, got ${value.max}`);
-      else if (single && value.max > 1) this.report(`${path}.max`, `a ${cardinality} relationship has at most one partner per "from" instance, got ${value.max}`);
-      else if (mean !== undefined && mean > value.max) this.report(`${path}.max`, `${value.max} is less than mean ${mean}`);
+      else if (value.max > MODEL_LIMITS.perObject)
+        this.report(`${path}.max`, `must be at most ${MODEL_LIMITS.perObject} partners, got ${value.max}`);
+      else if (single && value.max > 1)
+        this.report(
+          `${path}.max`,
+          `a ${cardinality} relationship has at most one partner per "from" instance, got ${value.max}`,
+        );
+      else if (mean !== undefined && mean > value.max)
+        this.report(`${path}.max`, `${value.max} is less than mean ${mean}`);
     }
     if (value.skew !== undefined && this.number(value.skew, `${path}.skew`) && value.skew < 0) {
       this.report(`${path}.skew`, `must not be negative, got ${value.skew}`);
     }
-    if (value.noneRate !== undefined && this.share(value.noneRate, `${path}.noneRate`) && value.noneRate > 0 && fromParticipation === 'total') {
+    if (
+      value.noneRate !== undefined &&
+      this.share(value.noneRate, `${path}.noneRate`) &&
+      value.noneRate > 0 &&
+      fromParticipation === 'total'
+    ) {
       this.report(`${path}.noneRate`, 'must be 0 when participation.from is total');
     }
   }

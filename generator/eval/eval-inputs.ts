@@ -55,9 +55,17 @@ function splitFiles(dir: string, split: string): string[] {
   const data = join(dir, 'data');
   if (!existsSync(data)) throw new ConfigError(`--dir: ${dir} has no data/ (run equisql export --dir ${dir} first)`);
   const pattern = new RegExp(`^${split.replace(/[^a-z0-9_-]/giu, '')}-\\d{5}-of-\\d{5}\\.jsonl$`, 'u');
-  const files = readdirSync(data).filter((f) => pattern.test(f)).sort();
+  const files = readdirSync(data)
+    .filter((f) => pattern.test(f))
+    .sort();
   if (files.length === 0) {
-    const present = [...new Set(readdirSync(data).map((f) => /^([a-z]+)-\d{5}-of-\d{5}\.jsonl$/u.exec(f)?.[1]).filter((s): s is string => s !== undefined))].sort();
+    const present = [
+      ...new Set(
+        readdirSync(data)
+          .map((f) => /^([a-z]+)-\d{5}-of-\d{5}\.jsonl$/u.exec(f)?.[1])
+          .filter((s): s is string => s !== undefined),
+      ),
+    ].sort();
     throw new ConfigError(`--split: ${dir}/data has no ${split} split (present: ${present.join(', ') || 'none'})`);
   }
   return files.map((f) => join(data, f));
@@ -66,9 +74,15 @@ function splitFiles(dir: string, split: string): string[] {
 /** The schema form the export's fine-tuning prompts show, from `manifest.json`. */
 export function exportPromptSchema(dir: string): PromptSchema {
   const exported = readManifestObject(dir)?.['export'] as { prompt_schema?: unknown } | undefined;
-  if (exported === undefined) throw new ConfigError(`--prompt training: ${join(dir, 'manifest.json')} has no export section (run equisql export --dir ${dir} first)`);
+  if (exported === undefined)
+    throw new ConfigError(
+      `--prompt training: ${join(dir, 'manifest.json')} has no export section (run equisql export --dir ${dir} first)`,
+    );
   const form = exported.prompt_schema ?? 'compact';
-  if (!PROMPT_SCHEMAS.includes(form as PromptSchema)) throw new ConfigError(`--prompt training: ${join(dir, 'manifest.json')}: export.prompt_schema is ${JSON.stringify(form)}, not one of ${PROMPT_SCHEMAS.join(', ')}`);
+  if (!PROMPT_SCHEMAS.includes(form as PromptSchema))
+    throw new ConfigError(
+      `--prompt training: ${join(dir, 'manifest.json')}: export.prompt_schema is ${JSON.stringify(form)}, not one of ${PROMPT_SCHEMAS.join(', ')}`,
+    );
   return form as PromptSchema;
 }
 
@@ -81,8 +95,14 @@ export function exportPromptSchema(dir: string): PromptSchema {
  * const inputs = readEvalInputs('output/social_media', 'test');
  * inputs.rows.length; // 2100
  */
-export function readEvalInputs(dir: string, split: string, variants?: readonly string[], prompt: EvalPrompt = 'paper'): EvalInputs {
-  if (!/^[a-z][a-z0-9_-]{0,39}$/u.test(split)) throw new ConfigError(`--split: expected a split name such as test, got ${JSON.stringify(split.slice(0, 40))}`);
+export function readEvalInputs(
+  dir: string,
+  split: string,
+  variants?: readonly string[],
+  prompt: EvalPrompt = 'paper',
+): EvalInputs {
+  if (!/^[a-z][a-z0-9_-]{0,39}$/u.test(split))
+    throw new ConfigError(`--split: expected a split name such as test, got ${JSON.stringify(split.slice(0, 40))}`);
   const manifest = readManifest(dir);
   const erPath = join(dir, 'er.json');
   if (!existsSync(erPath)) throw new ConfigError(`--dir: ${dir} has no er.json`);
@@ -90,37 +110,51 @@ export function readEvalInputs(dir: string, split: string, variants?: readonly s
   const built = manifest.variants.map((v) => v.name);
   if (variants) {
     const unknown = variants.filter((v) => !built.includes(v));
-    if (unknown.length > 0) throw new ConfigError(`--variants: no variant ${unknown.map((v) => JSON.stringify(v)).join(', ')} in ${dir} (built: ${built.join(', ')})`);
+    if (unknown.length > 0)
+      throw new ConfigError(
+        `--variants: no variant ${unknown.map((v) => JSON.stringify(v)).join(', ')} in ${dir} (built: ${built.join(', ')})`,
+      );
   }
   const chosen = new Set(variants ?? built);
   const edgeDir = join(dir, 'edge');
   const edge = existsSync(join(edgeDir, 'build.json')) ? readManifest(edgeDir) : undefined;
   const form = prompt === 'training' ? exportPromptSchema(dir) : undefined;
   const compact = form === undefined || form === 'full' ? undefined : promptSchemaTexts(dir, form);
-  const evalVariants = manifest.variants.filter((v) => chosen.has(v.name)).map((v): EvalVariant => {
-    const path = join(dir, 'schemas', `${v.name}.sql`);
-    if (!existsSync(path)) throw new ConfigError(`--dir: ${path} is missing (rebuild with equisql build --out ${dir})`);
-    const edgeSchema = edge?.variants.find((e) => e.name === v.name)?.pg_schema;
-    if (edge && edgeSchema === undefined) throw new ConfigError(`${join(edgeDir, 'build.json')}: has no variant ${v.name}, which build.json has`);
-    const ddl = fullDdl(readFileSync(path, 'utf8'));
-    const trainingDdl = form === undefined ? undefined : form === 'full' ? ddl : compact?.get(v.name);
-    return { name: v.name, spec: v.spec, ddl, trainingDdl, mainSchema: v.pg_schema, edgeSchema };
-  });
+  const evalVariants = manifest.variants
+    .filter((v) => chosen.has(v.name))
+    .map((v): EvalVariant => {
+      const path = join(dir, 'schemas', `${v.name}.sql`);
+      if (!existsSync(path))
+        throw new ConfigError(`--dir: ${path} is missing (rebuild with equisql build --out ${dir})`);
+      const edgeSchema = edge?.variants.find((e) => e.name === v.name)?.pg_schema;
+      if (edge && edgeSchema === undefined)
+        throw new ConfigError(`${join(edgeDir, 'build.json')}: has no variant ${v.name}, which build.json has`);
+      const ddl = fullDdl(readFileSync(path, 'utf8'));
+      const trainingDdl = form === undefined ? undefined : form === 'full' ? ddl : compact?.get(v.name);
+      return { name: v.name, spec: v.spec, ddl, trainingDdl, mainSchema: v.pg_schema, edgeSchema };
+    });
   const rows: ExportRecord[] = [];
   for (const file of splitFiles(dir, split)) {
-    readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
-      if (line === '') return;
-      let row: ExportRecord;
-      try {
-        row = JSON.parse(line) as ExportRecord;
-      } catch {
-        throw new ConfigError(`${file}:${i + 1}: not a JSON line`);
-      }
-      if (typeof row.id !== 'string' || typeof row.sql !== 'string' || typeof row.result_hash !== 'string') throw new ConfigError(`${file}:${i + 1}: not an export row (no id, sql or result_hash)`);
-      if (row.dataset !== manifest.dataset) throw new ConfigError(`${file}:${i + 1}: a row of dataset ${JSON.stringify(row.dataset)}, but ${dir} was built for ${manifest.dataset} (evaluate each generated directory on its own)`);
-      if (!built.includes(row.variant)) throw new ConfigError(`${file}:${i + 1}: variant ${JSON.stringify(row.variant)} is not in build.json`);
-      if (chosen.has(row.variant)) rows.push(row);
-    });
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (line === '') return;
+        let row: ExportRecord;
+        try {
+          row = JSON.parse(line) as ExportRecord;
+        } catch {
+          throw new ConfigError(`${file}:${i + 1}: not a JSON line`);
+        }
+        if (typeof row.id !== 'string' || typeof row.sql !== 'string' || typeof row.result_hash !== 'string')
+          throw new ConfigError(`${file}:${i + 1}: not an export row (no id, sql or result_hash)`);
+        if (row.dataset !== manifest.dataset)
+          throw new ConfigError(
+            `${file}:${i + 1}: a row of dataset ${JSON.stringify(row.dataset)}, but ${dir} was built for ${manifest.dataset} (evaluate each generated directory on its own)`,
+          );
+        if (!built.includes(row.variant))
+          throw new ConfigError(`${file}:${i + 1}: variant ${JSON.stringify(row.variant)} is not in build.json`);
+        if (chosen.has(row.variant)) rows.push(row);
+      });
   }
   const edgeGold = new Map<string, string>();
   if (edge) {
@@ -132,7 +166,10 @@ export function readEvalInputs(dir: string, split: string, variants?: readonly s
       if (onEdge && onEdge.instance_hash === edge.instance_hash) edgeGold.set(g.group_id, onEdge.result_hash);
     }
     const lacking = rows.find((r) => !edgeGold.has(r.group_id));
-    if (lacking) throw new ConfigError(`${groupsPath(dir, manifest.dataset)}: group ${lacking.group_id} has no answer on the edge instance of ${edgeDir} (regenerate with equisql generate --out ${dir})`);
+    if (lacking)
+      throw new ConfigError(
+        `${groupsPath(dir, manifest.dataset)}: group ${lacking.group_id} has no answer on the edge instance of ${edgeDir} (regenerate with equisql generate --out ${dir})`,
+      );
   }
   return { dir, split, dataset: manifest.dataset, domain, manifest, variants: evalVariants, rows, edgeGold };
 }

@@ -48,14 +48,24 @@ export function errorRates(lines: readonly PredictionLine[]): ErrorRates {
     invalid++;
     byKind[l.outcome]++;
   }
-  return { total: lines.length, invalid, invalid_rate: lines.length === 0 ? 0 : invalid / lines.length, by_kind: byKind };
+  return {
+    total: lines.length,
+    invalid,
+    invalid_rate: lines.length === 0 ? 0 : invalid / lines.length,
+    by_kind: byKind,
+  };
 }
 
 const valid = (l: PredictionLine): boolean => l.outcome === 'rows';
 /** Two valid predictions give the same answer: the same on the main instance and on the edge one. */
-const agree = (a: PredictionLine, b: PredictionLine): boolean => a.result_hash === b.result_hash && a.edge_result_hash === b.edge_result_hash;
+const agree = (a: PredictionLine, b: PredictionLine): boolean =>
+  a.result_hash === b.result_hash && a.edge_result_hash === b.edge_result_hash;
 
-function byKey(lines: readonly PredictionLine[], rows: ReadonlyMap<string, ExportRecord>, key: (r: ExportRecord) => string): Record<string, Accuracy> {
+function byKey(
+  lines: readonly PredictionLine[],
+  rows: ReadonlyMap<string, ExportRecord>,
+  key: (r: ExportRecord) => string,
+): Record<string, Accuracy> {
   const counts = new Map<string, [number, number]>();
   for (const l of lines) {
     const k = key(rows.get(l.id) as ExportRecord);
@@ -64,11 +74,16 @@ function byKey(lines: readonly PredictionLine[], rows: ReadonlyMap<string, Expor
     if (l.correct) c[0]++;
     counts.set(k, c);
   }
-  return Object.fromEntries([...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, [c, t]]) => [k, accuracy(c, t)]));
+  return Object.fromEntries(
+    [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, [c, t]]) => [k, accuracy(c, t)]),
+  );
 }
 
 /** SQLStructEval's measures over one question's predicted SQL (one generation per variant). */
-export function structureStats(lines: readonly PredictionLine[], goldStructure: (l: PredictionLine) => string): StructureStats {
+export function structureStats(
+  lines: readonly PredictionLine[],
+  goldStructure: (l: PredictionLine) => string,
+): StructureStats {
   const parsed = lines.filter((l) => l.structure_hash !== null);
   if (parsed.length === 0) return { parsed: 0, distinct: null, majority: null, entropy: null, gold: null };
   const counts = new Map<string, number>();
@@ -91,7 +106,13 @@ function mean(values: readonly (number | null)[]): number | null {
   return present.length === 0 ? null : present.reduce((a, b) => a + b, 0) / present.length;
 }
 
-function datasetEval(dataset: string, variants: readonly string[], edgeInstance: boolean, lines: readonly PredictionLine[], rows: ReadonlyMap<string, ExportRecord>): DatasetEval {
+function datasetEval(
+  dataset: string,
+  variants: readonly string[],
+  edgeInstance: boolean,
+  lines: readonly PredictionLine[],
+  rows: ReadonlyMap<string, ExportRecord>,
+): DatasetEval {
   const order = new Map(variants.map((v, i) => [v, i]));
   const exByVariant = variants.map((variant): VariantAccuracy => {
     const mine = lines.filter((l) => l.variant === variant);
@@ -189,7 +210,11 @@ export interface SummaryInput {
   /** The engine scored on (default postgres). */
   readonly engine?: EvalEngine;
   /** Per dataset, the variants scored in the build's order and whether it has an edge instance. */
-  readonly datasets: readonly { readonly dataset: string; readonly variants: readonly string[]; readonly edgeInstance: boolean }[];
+  readonly datasets: readonly {
+    readonly dataset: string;
+    readonly variants: readonly string[];
+    readonly edgeInstance: boolean;
+  }[];
   /** The rows scored, in the export's order. */
   readonly rows: readonly ExportRecord[];
   /** One line per row, in the rows' order. */
@@ -206,7 +231,15 @@ export function summarize(input: SummaryInput): EvalSummary {
   const rows = new Map(input.rows.map((r) => [r.id, r]));
   const datasets = [...input.datasets]
     .sort((a, b) => (a.dataset < b.dataset ? -1 : a.dataset > b.dataset ? 1 : 0))
-    .map((d) => datasetEval(d.dataset, d.variants, d.edgeInstance, input.lines.filter((l) => l.dataset === d.dataset), rows));
+    .map((d) =>
+      datasetEval(
+        d.dataset,
+        d.variants,
+        d.edgeInstance,
+        input.lines.filter((l) => l.dataset === d.dataset),
+        rows,
+      ),
+    );
   const robust = datasets.reduce((a, d) => a + d.robust.correct, 0);
   const questions = datasets.reduce((a, d) => a + d.robust.total, 0);
   return {

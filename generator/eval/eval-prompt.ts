@@ -45,7 +45,12 @@ export interface ErContext {
 
 function typeWords(e: Entity['attributes'][number]): string {
   const t = e.type;
-  const base = t.kind === 'enum' ? `one of ${t.values.map((v) => `'${v}'`).join(', ')}` : t.kind === 'numeric' ? `numeric(${t.precision}, ${t.scale})` : t.kind;
+  const base =
+    t.kind === 'enum'
+      ? `one of ${t.values.map((v) => `'${v}'`).join(', ')}`
+      : t.kind === 'numeric'
+        ? `numeric(${t.precision}, ${t.scale})`
+        : t.kind;
   return `${e.name} (${base}${e.optional ? ', optional' : ''}${e.multiValued ? ', a set of values' : ''})`;
 }
 
@@ -63,14 +68,23 @@ export function erDiagramText(domain: Domain): string {
   const lines = ['Entities:'];
   for (const e of domain.entities) {
     const head = e.parent ? `${e.name}, a kind of ${e.parent}` : e.name;
-    const spec = e.specialization ? ` Its subtypes are ${e.specialization.disjoint ? 'disjoint' : 'overlapping'} and ${e.specialization.total ? 'total (every instance is of a subtype)' : 'partial'}.` : '';
-    lines.push(`- ${head}: ${e.attributes.length === 0 ? 'no attributes of its own' : e.attributes.map(typeWords).join(', ')}.${spec}`);
+    const spec = e.specialization
+      ? ` Its subtypes are ${e.specialization.disjoint ? 'disjoint' : 'overlapping'} and ${e.specialization.total ? 'total (every instance is of a subtype)' : 'partial'}.`
+      : '';
+    lines.push(
+      `- ${head}: ${e.attributes.length === 0 ? 'no attributes of its own' : e.attributes.map(typeWords).join(', ')}.${spec}`,
+    );
   }
   lines.push('Relationships:');
   for (const r of domain.relationships) {
     const from = r.participation?.from === 'total' ? 'every' : 'a';
-    const attrs = r.attributes && r.attributes.length > 0 ? ` It has the attributes ${r.attributes.map(typeWords).join(', ')}.` : '';
-    lines.push(`- ${r.name}: ${r.from} ${r.lexicon.forward} ${r.to}, ${r.cardinality}; ${from} ${r.from} takes part${r.participation?.to === 'total' ? `, and every ${r.to} does` : ''}.${attrs}`);
+    const attrs =
+      r.attributes && r.attributes.length > 0
+        ? ` It has the attributes ${r.attributes.map(typeWords).join(', ')}.`
+        : '';
+    lines.push(
+      `- ${r.name}: ${r.from} ${r.lexicon.forward} ${r.to}, ${r.cardinality}; ${from} ${r.from} takes part${r.participation?.to === 'total' ? `, and every ${r.to} does` : ''}.${attrs}`,
+    );
   }
   return lines.join('\n');
 }
@@ -87,16 +101,21 @@ export function shreddingText(spec: VariantSpec): string {
   const lines = [`Variant ${spec.name}: ${spec.description}.`];
   for (const [root, h] of Object.entries(spec.hierarchies)) {
     const groups = h.groups.map((g) => `[${g.join(', ')}]`).join(', ');
-    const mode = h.mode === 'nested'
-      ? 'an instance has a row in the table of every group along its is-a chain'
-      : `an instance has exactly one row, in the table of its most specific class's group, with inherited attributes copied down${h.registry ? ', and a narrow root table holds every id and type' : ''}`;
+    const mode =
+      h.mode === 'nested'
+        ? 'an instance has a row in the table of every group along its is-a chain'
+        : `an instance has exactly one row, in the table of its most specific class's group, with inherited attributes copied down${h.registry ? ', and a narrow root table holds every id and type' : ''}`;
     lines.push(`- Hierarchy ${root}: one table per group of classes (${groups}); ${mode}.`);
   }
   for (const [attr, encoding] of Object.entries(spec.multiValued)) {
-    lines.push(`- Set-valued attribute ${attr}: stored as ${encoding === 'array' ? 'an array column' : encoding === 'jsonb' ? 'a jsonb array column' : 'a child table, one row per value'}.`);
+    lines.push(
+      `- Set-valued attribute ${attr}: stored as ${encoding === 'array' ? 'an array column' : encoding === 'jsonb' ? 'a jsonb array column' : 'a child table, one row per value'}.`,
+    );
   }
   for (const [rel, encoding] of Object.entries(spec.relationships)) {
-    lines.push(`- Relationship ${rel}: stored as ${encoding === 'fk' ? 'a foreign key column' : 'a table of its own, one row per related pair (an instance with no partner has no row)'}.`);
+    lines.push(
+      `- Relationship ${rel}: stored as ${encoding === 'fk' ? 'a foreign key column' : 'a table of its own, one row per related pair (an instance with no partner has no row)'}.`,
+    );
   }
   lines.push(`- Tables are named in the ${spec.naming.tables}.`);
   return lines.join('\n');
@@ -111,7 +130,12 @@ export function shreddingText(spec: VariantSpec): string {
  * // [{ role: 'system', content: "You are the world's best …" },
  * //  { role: 'user', content: 'The database schema is:\n\nCREATE TABLE t (id integer);\n\nThe question is: How many t are there?' }]
  */
-export function evalMessages(ddl: string, row: Pick<ExportRecord, 'question' | 'evidence'>, er?: ErContext, engine: EvalEngine = 'postgres'): ChatMessage[] {
+export function evalMessages(
+  ddl: string,
+  row: Pick<ExportRecord, 'question' | 'evidence'>,
+  er?: ErContext,
+  engine: EvalEngine = 'postgres',
+): ChatMessage[] {
   const evidence = row.evidence.trim() === '' ? '' : `\n\nEvidence: ${row.evidence}`;
   const question = `The question is: ${row.question}${evidence}`;
   const user = er
@@ -128,9 +152,18 @@ export function evalMessages(ddl: string, row: Pick<ExportRecord, 'question' | '
  * when given, for the engine scored on), or the fine-tuning files' system and user turns on
  * the schema they show.
  */
-export function promptMessages(prompt: EvalPrompt, variant: EvalVariant, row: Pick<ExportRecord, 'question' | 'evidence'>, er?: ErContext, engine: EvalEngine = 'postgres'): ChatMessage[] {
+export function promptMessages(
+  prompt: EvalPrompt,
+  variant: EvalVariant,
+  row: Pick<ExportRecord, 'question' | 'evidence'>,
+  er?: ErContext,
+  engine: EvalEngine = 'postgres',
+): ChatMessage[] {
   if (prompt === 'paper') return evalMessages(variant.ddl, row, er, engine);
-  if (variant.trainingDdl === undefined) throw new Error(`variant ${variant.name}: the training prompt's schema was not read (readEvalInputs with prompt training)`);
+  if (variant.trainingDdl === undefined)
+    throw new Error(
+      `variant ${variant.name}: the training prompt's schema was not read (readEvalInputs with prompt training)`,
+    );
   return trainingMessages(variant.trainingDdl, row);
 }
 

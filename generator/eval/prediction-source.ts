@@ -31,13 +31,21 @@ export class BudgetSpent extends Error {
  * budget is checked: once the tokens spent reach it, `BudgetSpent` is thrown and nothing more
  * is asked.
  */
-export function endpointSource(client: LlmClient, model: string, baseUrl: string | null, budget?: number): PredictionSource {
+export function endpointSource(
+  client: LlmClient,
+  model: string,
+  baseUrl: string | null,
+  budget?: number,
+): PredictionSource {
   return {
     source: { kind: 'endpoint', model, base_url: baseUrl },
     label: model,
     predict: async (_row, messages) => {
-      if (budget !== undefined && client.usage.prompt_tokens + client.usage.completion_tokens >= budget) throw new BudgetSpent(budget);
-      return client.completeText(messages, (text) => (typeof text === 'string' ? { ok: true, value: replySql(text) } : { ok: false, reason: 'the reply is not text' }));
+      if (budget !== undefined && client.usage.prompt_tokens + client.usage.completion_tokens >= budget)
+        throw new BudgetSpent(budget);
+      return client.completeText(messages, (text) =>
+        typeof text === 'string' ? { ok: true, value: replySql(text) } : { ok: false, reason: 'the reply is not text' },
+      );
     },
   };
 }
@@ -52,21 +60,26 @@ export function fileSource(path: string, label: string): PredictionSource & { re
   if (!existsSync(path)) throw new ConfigError(`--predictions: ${path} does not exist`);
   const byId = new Map<string, string | null>();
   // A byte order mark some editors write first is no part of the first line.
-  readFileSync(path, 'utf8').replace(/^\uFEFF/u, '').split('\n').forEach((line, i) => {
-    if (line.trim() === '') return;
-    const where = `--predictions: ${path}:${i + 1}`;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      throw new ConfigError(`${where}: not a JSON line`);
-    }
-    const o = value as { id?: unknown; sql?: unknown };
-    if (typeof value !== 'object' || value === null || Array.isArray(value) || typeof o.id !== 'string') throw new ConfigError(`${where}: expected {"id": "…", "sql": "…"}`);
-    if (!(typeof o.sql === 'string' || o.sql === null)) throw new ConfigError(`${where}: "sql" must be a string or null`);
-    if (byId.has(o.id)) throw new ConfigError(`${where}: id ${o.id.slice(0, 80)} is given twice`);
-    byId.set(o.id, o.sql === null ? null : replySql(o.sql));
-  });
+  readFileSync(path, 'utf8')
+    .replace(/^\uFEFF/u, '')
+    .split('\n')
+    .forEach((line, i) => {
+      if (line.trim() === '') return;
+      const where = `--predictions: ${path}:${i + 1}`;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        throw new ConfigError(`${where}: not a JSON line`);
+      }
+      const o = value as { id?: unknown; sql?: unknown };
+      if (typeof value !== 'object' || value === null || Array.isArray(value) || typeof o.id !== 'string')
+        throw new ConfigError(`${where}: expected {"id": "…", "sql": "…"}`);
+      if (!(typeof o.sql === 'string' || o.sql === null))
+        throw new ConfigError(`${where}: "sql" must be a string or null`);
+      if (byId.has(o.id)) throw new ConfigError(`${where}: id ${o.id.slice(0, 80)} is given twice`);
+      byId.set(o.id, o.sql === null ? null : replySql(o.sql));
+    });
   return {
     source: { kind: 'predictions', file: path },
     label,

@@ -23,9 +23,11 @@
 const THINK_TAGS = 'think|thinking|reasoning';
 const SQL_TAGS = new Set(['', 'sql', 'postgresql', 'postgres', 'psql', 'pgsql', 'sqlite', 'sqlite3']);
 /** Words a SQL statement (of any kind) starts with: such a reply is SQL, even if the guard will refuse it. */
-const STATEMENT = /^(?:select|with|values|table|insert|update|delete|merge|create|drop|alter|truncate|grant|revoke|copy|set|reset|show|explain|begin|start|commit|rollback|end|do|call|lock|vacuum|analyze|prepare|execute|declare|listen|notify|comment|security|refresh|discard|load|savepoint|release|abort|checkpoint|cluster|reindex|import|attach|detach|pragma|replace)\b|^\(|^--|^\/\*/iu;
+const STATEMENT =
+  /^(?:select|with|values|table|insert|update|delete|merge|create|drop|alter|truncate|grant|revoke|copy|set|reset|show|explain|begin|start|commit|rollback|end|do|call|lock|vacuum|analyze|prepare|execute|declare|listen|notify|comment|security|refresh|discard|load|savepoint|release|abort|checkpoint|cluster|reindex|import|attach|detach|pragma|replace)\b|^\(|^--|^\/\*/iu;
 const QUERY_START = /^[ \t]*(?:select|with)\b/imu;
-const LABEL = /^[ \t]*(?:\*\*)?(?:final answer|final sql|sql query|sql|query|answer)(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*/gimu;
+const LABEL =
+  /^[ \t]*(?:\*\*)?(?:final answer|final sql|sql query|sql|query|answer)(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*/gimu;
 
 /** The reply without its reasoning blocks (rule 1). */
 export function dropReasoning(reply: string): string {

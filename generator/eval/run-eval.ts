@@ -23,7 +23,15 @@ import type { ExportRecord } from '../records/export-record.ts';
 import { erDiagramText, promptHash, promptMessages, shreddingText, type ErContext } from './eval-prompt.ts';
 import type { EvalInputs, EvalVariant } from './eval-inputs.ts';
 import { summarize } from './eval-metrics.ts';
-import { EVAL_SUMMARY_VERSION, type EvalContext, type EvalEngine, type EvalPrompt, type EvalRun, type EvalSummary, type PredictionLine } from './eval-summary.ts';
+import {
+  EVAL_SUMMARY_VERSION,
+  type EvalContext,
+  type EvalEngine,
+  type EvalPrompt,
+  type EvalRun,
+  type EvalSummary,
+  type PredictionLine,
+} from './eval-summary.ts';
 import { BudgetSpent, type PredictionSource } from './prediction-source.ts';
 import { createScorer, RECORDED_GOLD, sqliteGold } from './score-prediction.ts';
 
@@ -71,10 +79,33 @@ export interface EvalResult {
 /** One line, keys in `PredictionLine` order. */
 export function serializePrediction(l: PredictionLine): string {
   const o: PredictionLine = {
-    id: l.id, dataset: l.dataset, question_id: l.question_id, group_id: l.group_id, variant: l.variant, engine: l.engine ?? 'postgres', prompt_hash: l.prompt_hash, sql: l.sql,
-    outcome: l.outcome, message: l.message, result_hash: l.result_hash, edge_result_hash: l.edge_result_hash,
-    correct_main: l.correct_main, correct_edge: l.correct_edge, correct: l.correct, structure_hash: l.structure_hash,
-    ...(l.answers ? { answers: { instance: l.answers.instance, schema: l.answers.schema, gold: l.answers.gold, predicted: l.answers.predicted, first_difference: l.answers.first_difference } } : {}),
+    id: l.id,
+    dataset: l.dataset,
+    question_id: l.question_id,
+    group_id: l.group_id,
+    variant: l.variant,
+    engine: l.engine ?? 'postgres',
+    prompt_hash: l.prompt_hash,
+    sql: l.sql,
+    outcome: l.outcome,
+    message: l.message,
+    result_hash: l.result_hash,
+    edge_result_hash: l.edge_result_hash,
+    correct_main: l.correct_main,
+    correct_edge: l.correct_edge,
+    correct: l.correct,
+    structure_hash: l.structure_hash,
+    ...(l.answers
+      ? {
+          answers: {
+            instance: l.answers.instance,
+            schema: l.answers.schema,
+            gold: l.answers.gold,
+            predicted: l.answers.predicted,
+            first_difference: l.answers.first_difference,
+          },
+        }
+      : {}),
   };
   return `${JSON.stringify(o)}\n`;
 }
@@ -85,13 +116,17 @@ function readEarlier(path: string): PredictionLine[] {
   const text = readFileSync(path, 'utf8');
   const end = text.lastIndexOf('\n') + 1;
   if (end < text.length) truncateSync(path, Buffer.byteLength(text.slice(0, end), 'utf8'));
-  return text.slice(0, end).split('\n').filter((l) => l !== '').map((line, i) => {
-    try {
-      return JSON.parse(line) as PredictionLine;
-    } catch {
-      throw new ConfigError(`${path}:${i + 1}: not a JSON line (remove the file to start again)`);
-    }
-  });
+  return text
+    .slice(0, end)
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((line, i) => {
+      try {
+        return JSON.parse(line) as PredictionLine;
+      } catch {
+        throw new ConfigError(`${path}:${i + 1}: not a JSON line (remove the file to start again)`);
+      }
+    });
 }
 
 function runRecord(o: EvalOptions): EvalRun {
@@ -114,7 +149,8 @@ function runRecord(o: EvalOptions): EvalRun {
 function sameEvaluation(earlier: EvalRun, now: EvalRun): string | undefined {
   const before = { ...earlier, prompt: earlier.prompt ?? 'paper', engine: earlier.engine ?? 'postgres' };
   for (const key of ['source', 'split', 'context', 'prompt', 'engine', 'variants'] as const) {
-    if (JSON.stringify(before[key]) !== JSON.stringify(now[key])) return `its ${key} was ${JSON.stringify(before[key])}, now ${JSON.stringify(now[key])}`;
+    if (JSON.stringify(before[key]) !== JSON.stringify(now[key]))
+      return `its ${key} was ${JSON.stringify(before[key])}, now ${JSON.stringify(now[key])}`;
   }
   return undefined;
 }
@@ -135,11 +171,21 @@ export async function runEval(options: EvalOptions): Promise<EvalResult> {
   const predictionsPath = join(out, PREDICTIONS_FILE);
   const runPath = join(out, RUN_FILE);
   const record = runRecord(options);
-  if (record.prompt === 'training' && options.context !== 'ddl') throw new ConfigError(`--prompt training: the fine-tuning prompt shows the schema only; it does not go with --context ${options.context}`);
+  if (record.prompt === 'training' && options.context !== 'ddl')
+    throw new ConfigError(
+      `--prompt training: the fine-tuning prompt shows the schema only; it does not go with --context ${options.context}`,
+    );
   const engine = record.engine ?? 'postgres';
-  if (engine === 'sqlite' && record.prompt === 'training') throw new ConfigError('--prompt training: the fine-tuning files teach PostgreSQL; it does not go with --engine sqlite');
-  if (engine === 'sqlite' && options.sqliteSql === undefined) throw new Error('runEval: --engine sqlite needs the gold SQL for SQLite (sqliteEvalInputs)');
-  if (!options.resume && existsSync(predictionsPath)) throw new ConfigError(`--out: ${out} already holds ${PREDICTIONS_FILE}; --resume continues that evaluation, or give another --out`);
+  if (engine === 'sqlite' && record.prompt === 'training')
+    throw new ConfigError(
+      '--prompt training: the fine-tuning files teach PostgreSQL; it does not go with --engine sqlite',
+    );
+  if (engine === 'sqlite' && options.sqliteSql === undefined)
+    throw new Error('runEval: --engine sqlite needs the gold SQL for SQLite (sqliteEvalInputs)');
+  if (!options.resume && existsSync(predictionsPath))
+    throw new ConfigError(
+      `--out: ${out} already holds ${PREDICTIONS_FILE}; --resume continues that evaluation, or give another --out`,
+    );
   if (options.resume && existsSync(runPath)) {
     const differs = sameEvaluation(JSON.parse(readFileSync(runPath, 'utf8')) as EvalRun, record);
     if (differs) throw new ConfigError(`--resume: ${out} holds another evaluation (${differs}); give another --out`);
@@ -150,7 +196,12 @@ export async function runEval(options: EvalOptions): Promise<EvalResult> {
 
   const variants = new Map<string, EvalVariant>(inputs.variants.map((v) => [v.name, v]));
   const diagram = options.context === 'ddl+er' ? erDiagramText(inputs.domain) : undefined;
-  const contexts = new Map<string, ErContext | undefined>(inputs.variants.map((v) => [v.name, diagram === undefined ? undefined : { diagram, choices: shreddingText(v.spec) }]));
+  const contexts = new Map<string, ErContext | undefined>(
+    inputs.variants.map((v) => [
+      v.name,
+      diagram === undefined ? undefined : { diagram, choices: shreddingText(v.spec) },
+    ]),
+  );
   const prompt = (row: ExportRecord) => {
     const v = variants.get(row.variant) as EvalVariant;
     const messages = promptMessages(record.prompt, v, row, contexts.get(row.variant), engine);
@@ -159,17 +210,33 @@ export async function runEval(options: EvalOptions): Promise<EvalResult> {
 
   const rows = inputs.rows;
   const earlier = options.resume ? readEarlier(predictionsPath) : [];
-  if (earlier.length > rows.length) throw new ConfigError(`--resume: ${predictionsPath} has ${earlier.length} lines, but the split has ${rows.length} rows: it was written for another export; give another --out`);
+  if (earlier.length > rows.length)
+    throw new ConfigError(
+      `--resume: ${predictionsPath} has ${earlier.length} lines, but the split has ${rows.length} rows: it was written for another export; give another --out`,
+    );
   earlier.forEach((l, i) => {
     const row = rows[i] as ExportRecord;
-    if (l.id !== row.id || l.prompt_hash !== prompt(row).hash) throw new ConfigError(`--resume: ${predictionsPath}:${i + 1} is not row ${i + 1} of this split and prompt (written for another export, context or prompt); give another --out`);
+    if (l.id !== row.id || l.prompt_hash !== prompt(row).hash)
+      throw new ConfigError(
+        `--resume: ${predictionsPath}:${i + 1} is not row ${i + 1} of this split and prompt (written for another export, context or prompt); give another --out`,
+      );
   });
   if (earlier.length > 0) progress(`eval: resuming after ${earlier.length} of ${rows.length} predictions`);
 
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const sqlite = engine === 'sqlite' ? createSqliteExecutor(inputs.dir, { timeoutMs, processes: options.concurrency ?? 4 }) : undefined;
+  const sqlite =
+    engine === 'sqlite'
+      ? createSqliteExecutor(inputs.dir, { timeoutMs, processes: options.concurrency ?? 4 })
+      : undefined;
   try {
-    return await score(options, sqlite ?? createUntrustedExecutor(options.connections, { timeoutMs }), { predictionsPath, earlier, rows, prompt, variants, progress });
+    return await score(options, sqlite ?? createUntrustedExecutor(options.connections, { timeoutMs }), {
+      predictionsPath,
+      earlier,
+      rows,
+      prompt,
+      variants,
+      progress,
+    });
   } finally {
     await sqlite?.close();
   }
@@ -189,7 +256,10 @@ async function score(options: EvalOptions, executor: UntrustedExecutor, s: Scori
   const { inputs, source, out } = options;
   const { predictionsPath, earlier, rows, prompt, variants, progress } = s;
   const runPath = join(out, RUN_FILE);
-  const scorer = createScorer(executor, options.engine === 'sqlite' ? sqliteGold(options.sqliteSql as (row: ExportRecord) => string) : RECORDED_GOLD);
+  const scorer = createScorer(
+    executor,
+    options.engine === 'sqlite' ? sqliteGold(options.sqliteSql as (row: ExportRecord) => string) : RECORDED_GOLD,
+  );
   const concurrency = Math.max(1, options.concurrency ?? 4);
   const asking = pLimit(concurrency);
   // Enough rows in flight to keep every connection busy while others wait on the model.
@@ -203,12 +273,15 @@ async function score(options: EvalOptions, executor: UntrustedExecutor, s: Scori
   let reported = -1;
   const flush = (): void => {
     let chunk = '';
-    while (written < rows.length && lines[written] !== undefined) chunk += serializePrediction(lines[written++] as PredictionLine);
+    while (written < rows.length && lines[written] !== undefined)
+      chunk += serializePrediction(lines[written++] as PredictionLine);
     if (chunk !== '') appendFileSync(predictionsPath, chunk);
     if (written !== reported && (written >= nextReport || written === rows.length)) {
       reported = written;
       const rate = (written - earlier.length) / Math.max(1e-3, (performance.now() - started) / 1000);
-      progress(`eval: ${written}/${rows.length} predictions (${Math.floor((100 * written) / Math.max(1, rows.length))}%), ${rate.toFixed(0)}/s`);
+      progress(
+        `eval: ${written}/${rows.length} predictions (${Math.floor((100 * written) / Math.max(1, rows.length))}%), ${rate.toFixed(0)}/s`,
+      );
       nextReport = written + Math.max(1, Math.ceil(rows.length / 20));
     }
   };
@@ -218,7 +291,9 @@ async function score(options: EvalOptions, executor: UntrustedExecutor, s: Scori
     const { messages, hash } = prompt(row);
     let sql: string | null;
     try {
-      sql = await asking(() => (stopped || failure ? Promise.reject(stopped ?? failure) : source.predict(row, messages)));
+      sql = await asking(() =>
+        stopped || failure ? Promise.reject(stopped ?? failure) : source.predict(row, messages),
+      );
     } catch (error) {
       if (error instanceof BudgetSpent) stopped ??= error;
       else failure ??= error;
@@ -228,7 +303,12 @@ async function score(options: EvalOptions, executor: UntrustedExecutor, s: Scori
     // that runs, and the one recorded.
     if (sql !== null) sql = sql.replace(LONE_SURROGATE, '\uFFFD');
     try {
-      const line = await scorer.score(row, variants.get(row.variant) as EvalVariant, sql, inputs.edgeGold.get(row.group_id));
+      const line = await scorer.score(
+        row,
+        variants.get(row.variant) as EvalVariant,
+        sql,
+        inputs.edgeGold.get(row.group_id),
+      );
       lines[i] = { ...line, prompt_hash: hash };
       flush();
     } catch (error) {
@@ -242,10 +322,15 @@ async function score(options: EvalOptions, executor: UntrustedExecutor, s: Scori
     // A lost connection, a server that went down: a fault of the run, not of a prediction.
     // The lines before it are written; --resume continues after them.
     if (!isConnectionFault(failure) || failure instanceof RunFaultError) throw failure;
-    throw new RunFaultError(`${oneLine(failure)}; stopped after ${written} of ${rows.length} predictions (rerun with --resume to continue)`, { cause: failure });
+    throw new RunFaultError(
+      `${oneLine(failure)}; stopped after ${written} of ${rows.length} predictions (rerun with --resume to continue)`,
+      { cause: failure },
+    );
   }
   if (stopped) {
-    progress(`eval: ${stopped.message}; stopped after ${written} of ${rows.length} predictions (rerun with --resume to continue)`);
+    progress(
+      `eval: ${stopped.message}; stopped after ${written} of ${rows.length} predictions (rerun with --resume to continue)`,
+    );
     return { lines: written, rows: rows.length, resumed: earlier.length };
   }
   const all = lines as PredictionLine[];
@@ -253,7 +338,13 @@ async function score(options: EvalOptions, executor: UntrustedExecutor, s: Scori
     split: inputs.split,
     context: options.context,
     engine: options.engine ?? 'postgres',
-    datasets: [{ dataset: inputs.dataset, variants: inputs.variants.map((v) => v.name), edgeInstance: inputs.variants.some((v) => v.edgeSchema !== undefined) }],
+    datasets: [
+      {
+        dataset: inputs.dataset,
+        variants: inputs.variants.map((v) => v.name),
+        edgeInstance: inputs.variants.some((v) => v.edgeSchema !== undefined),
+      },
+    ],
     rows,
     lines: all,
   });

@@ -20,7 +20,14 @@ import type { UntrustedExecutor, UntrustedOutcome } from '../execute/untrusted-q
 import type { ExportRecord } from '../records/export-record.ts';
 import { canonicalizeSql } from '../structure/canonical-structure.ts';
 import type { EvalVariant } from './eval-inputs.ts';
-import { ANSWER_ROWS_KEPT, type AnswerRows, type EvalEngine, type OutcomeKind, type PredictionLine, type WrongAnswer } from './eval-summary.ts';
+import {
+  ANSWER_ROWS_KEPT,
+  type AnswerRows,
+  type EvalEngine,
+  type OutcomeKind,
+  type PredictionLine,
+  type WrongAnswer,
+} from './eval-summary.ts';
 
 /** One execution as scoring keeps it: the kind, the message, the normalized answer's hash and its first rows. */
 export interface ScoredRun {
@@ -33,14 +40,28 @@ export interface ScoredRun {
 
 export interface PredictionScorer {
   /** The line for `row` (its variant `variant`) with `sql`, all but `prompt_hash`. */
-  score(row: ExportRecord, variant: EvalVariant, sql: string | null, edgeGold: string | undefined): Promise<Omit<PredictionLine, 'prompt_hash'>>;
+  score(
+    row: ExportRecord,
+    variant: EvalVariant,
+    sql: string | null,
+    edgeGold: string | undefined,
+  ): Promise<Omit<PredictionLine, 'prompt_hash'>>;
 }
 
 /** An outcome reduced to what scoring keeps (the rows themselves are dropped after hashing). */
 export function scoredRun(outcome: UntrustedOutcome, ordered: boolean): ScoredRun {
   if (outcome.kind === 'rows') {
     const normalized = normalizeResult({ columns: outcome.columns, rows: outcome.rows }, ordered);
-    return { kind: 'rows', message: null, hash: normalized.hash, answer: { columns: outcome.columns, rows: normalized.rows.slice(0, ANSWER_ROWS_KEPT), count: normalized.rows.length } };
+    return {
+      kind: 'rows',
+      message: null,
+      hash: normalized.hash,
+      answer: {
+        columns: outcome.columns,
+        rows: normalized.rows.slice(0, ANSWER_ROWS_KEPT),
+        count: normalized.rows.length,
+      },
+    };
   }
   return { kind: outcome.kind, message: outcome.message, hash: null, answer: null };
 }
@@ -109,33 +130,80 @@ export function createScorer(executor: UntrustedExecutor, gold: GoldSide = RECOR
     return scored;
   };
   /** The gold's hash on an instance: recorded, or run (a gold that fails is a fault of the export, thrown). */
-  const goldHash = async (row: ExportRecord, schema: string, instance: 'main' | 'edge', recorded: string | undefined): Promise<string | undefined> => {
+  const goldHash = async (
+    row: ExportRecord,
+    schema: string,
+    instance: 'main' | 'edge',
+    recorded: string | undefined,
+  ): Promise<string | undefined> => {
     if (!gold.run) return recorded;
     const answer = await run(schema, gold.sql(row), row.ordered);
-    if (answer.hash === null || answer.answer === null) throw new ExecutionError(`group ${row.group_id}, variant ${row.variant}: the gold SQL does not run on ${schema}: ${answer.message ?? answer.kind}`);
+    if (answer.hash === null || answer.answer === null)
+      throw new ExecutionError(
+        `group ${row.group_id}, variant ${row.variant}: the gold SQL does not run on ${schema}: ${answer.message ?? answer.kind}`,
+      );
     if (instance === 'main' && answer.answer.count !== row.row_count) {
-      throw new ExecutionError(`group ${row.group_id}, variant ${row.variant}: the gold SQL gives ${answer.answer.count} rows on ${schema}, ${row.row_count} recorded (the ${gold.engine} file is not of this build)`);
+      throw new ExecutionError(
+        `group ${row.group_id}, variant ${row.variant}: the gold SQL gives ${answer.answer.count} rows on ${schema}, ${row.row_count} recorded (the ${gold.engine} file is not of this build)`,
+      );
     }
     return answer.hash;
   };
   return {
     score: async (row, variant, sql, edgeGold) => {
-      const base = { id: row.id, dataset: row.dataset, question_id: row.question_id, group_id: row.group_id, variant: row.variant, engine: gold.engine, sql };
+      const base = {
+        id: row.id,
+        dataset: row.dataset,
+        question_id: row.question_id,
+        group_id: row.group_id,
+        variant: row.variant,
+        engine: gold.engine,
+        sql,
+      };
       if (sql === null) {
-        return { ...base, outcome: 'missing', message: 'no SQL was given for this row', result_hash: null, edge_result_hash: null, correct_main: false, correct_edge: false, correct: false, structure_hash: null };
+        return {
+          ...base,
+          outcome: 'missing',
+          message: 'no SQL was given for this row',
+          result_hash: null,
+          edge_result_hash: null,
+          correct_main: false,
+          correct_edge: false,
+          correct: false,
+          structure_hash: null,
+        };
       }
       const main = await run(variant.mainSchema, sql, row.ordered);
-      const edge = main.kind === 'rows' && variant.edgeSchema !== undefined ? await run(variant.edgeSchema, sql, row.ordered) : undefined;
-      const correctMain = main.hash !== null && main.hash === (await goldHash(row, variant.mainSchema, 'main', row.result_hash));
-      const correctEdge = variant.edgeSchema === undefined ? true : edge !== undefined && edge.hash !== null && edge.hash === (await goldHash(row, variant.edgeSchema, 'edge', edgeGold));
+      const edge =
+        main.kind === 'rows' && variant.edgeSchema !== undefined
+          ? await run(variant.edgeSchema, sql, row.ordered)
+          : undefined;
+      const correctMain =
+        main.hash !== null && main.hash === (await goldHash(row, variant.mainSchema, 'main', row.result_hash));
+      const correctEdge =
+        variant.edgeSchema === undefined
+          ? true
+          : edge !== undefined &&
+            edge.hash !== null &&
+            edge.hash === (await goldHash(row, variant.edgeSchema, 'edge', edgeGold));
       const failed = main.kind !== 'rows' ? main : edge !== undefined && edge.kind !== 'rows' ? edge : undefined;
       // A wrong answer keeps both answers where it first went wrong: main, else edge.
       const wrongAnswer = async (): Promise<{ answers?: WrongAnswer }> => {
         if (failed !== undefined || (correctMain && correctEdge)) return {};
-        const [instance, schema, predicted] = correctMain ? (['edge', variant.edgeSchema as string, edge] as const) : (['main', variant.mainSchema, main] as const);
+        const [instance, schema, predicted] = correctMain
+          ? (['edge', variant.edgeSchema as string, edge] as const)
+          : (['main', variant.mainSchema, main] as const);
         const goldRun = await run(schema, gold.sql(row), row.ordered);
         if (goldRun.answer === null || predicted?.answer == null) return {};
-        return { answers: { instance, schema, gold: goldRun.answer, predicted: predicted.answer, first_difference: firstDifference(goldRun.answer, predicted.answer) } };
+        return {
+          answers: {
+            instance,
+            schema,
+            gold: goldRun.answer,
+            predicted: predicted.answer,
+            first_difference: firstDifference(goldRun.answer, predicted.answer),
+          },
+        };
       };
       let structure = structures.get(sql);
       if (structure === undefined) structures.set(sql, (structure = structureHashOf(sql)));

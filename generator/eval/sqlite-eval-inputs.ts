@@ -32,7 +32,11 @@ export function sqliteFileOf(variant: string, instance: 'main' | 'edge'): string
 export function sqliteDdl(path: string): string {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
-    const rows = db.prepare("SELECT sql FROM sqlite_master WHERE type IN ('table', 'view') AND sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY CASE type WHEN 'table' THEN 0 ELSE 1 END, rowid").all() as { sql: string }[];
+    const rows = db
+      .prepare(
+        "SELECT sql FROM sqlite_master WHERE type IN ('table', 'view') AND sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY CASE type WHEN 'table' THEN 0 ELSE 1 END, rowid",
+      )
+      .all() as { sql: string }[];
     return rows.map((r) => `${r.sql.trim()};`).join('\n\n');
   } finally {
     db.close();
@@ -41,7 +45,9 @@ export function sqliteDdl(path: string): string {
 
 /** The SQLite text of a group's gold on a variant (see the module comment). */
 function sqliteSqlOf(group: GroupRecord | undefined, row: ExportRecord): string {
-  const answer = group?.variants[row.variant] as { sql: string; sqlite_sql?: string; dialects?: { sqlite?: { sql?: string } } } | undefined;
+  const answer = group?.variants[row.variant] as
+    | { sql: string; sqlite_sql?: string; dialects?: { sqlite?: { sql?: string } } }
+    | undefined;
   return answer?.sqlite_sql ?? answer?.dialects?.sqlite?.sql ?? row.sql;
 }
 
@@ -66,7 +72,10 @@ export function sqliteEvalInputs(inputs: EvalInputs): SqliteEvalInputs {
     const main = sqliteFileOf(v.name, 'main');
     const edge = v.edgeSchema === undefined ? undefined : sqliteFileOf(v.name, 'edge');
     for (const file of [main, ...(edge === undefined ? [] : [edge])]) {
-      if (!existsSync(join(inputs.dir, file))) throw new ConfigError(`--engine sqlite: ${join(inputs.dir, file)} is missing (build with equisql build --engines postgres,sqlite)`);
+      if (!existsSync(join(inputs.dir, file)))
+        throw new ConfigError(
+          `--engine sqlite: ${join(inputs.dir, file)} is missing (build with equisql build --engines postgres,sqlite)`,
+        );
     }
     let ddl: string;
     try {

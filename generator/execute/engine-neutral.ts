@@ -29,12 +29,24 @@ export function neutralValue(value: string | null): string | null {
   if (stamp) return stamp[1] as string;
   if (value.startsWith('{')) {
     const elements = arrayElements(value);
-    if (elements) return JSON.stringify(elements.map((e) => neutralElement(e.startsWith('"') ? e.slice(1, -1).replace(/\\(.)/gu, '$1') : e === 'NULL' ? null : e)).sort());
+    if (elements)
+      return JSON.stringify(
+        elements
+          .map((e) =>
+            neutralElement(e.startsWith('"') ? e.slice(1, -1).replace(/\\(.)/gu, '$1') : e === 'NULL' ? null : e),
+          )
+          .sort(),
+      );
   }
   if (value.startsWith('[')) {
     try {
       const elements = JSON.parse(value) as unknown;
-      if (Array.isArray(elements)) return JSON.stringify(elements.map((e) => neutralElement(e === null ? null : typeof e === 'boolean' ? (e ? 't' : 'f') : String(e))).sort());
+      if (Array.isArray(elements))
+        return JSON.stringify(
+          elements
+            .map((e) => neutralElement(e === null ? null : typeof e === 'boolean' ? (e ? 't' : 'f') : String(e)))
+            .sort(),
+        );
     } catch {
       // not JSON: a text that starts with a bracket
     }

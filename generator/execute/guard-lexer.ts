@@ -15,11 +15,73 @@ import { READ_ONLY_FUNCTIONS, refuse } from './allowed-sql.ts';
  * PostgreSQL has a function of such a name, it only computes (`left`, `numeric`).
  */
 const SYNTAX_BEFORE_PARENTHESIS: ReadonlySet<string> = new Set([
-  'select', 'from', 'where', 'and', 'or', 'not', 'in', 'exists', 'any', 'some', 'all', 'array', 'as', 'on', 'using', 'join',
-  'lateral', 'values', 'union', 'intersect', 'except', 'distinct', 'between', 'like', 'ilike', 'similar', 'is', 'case', 'when',
-  'then', 'else', 'end', 'having', 'by', 'limit', 'offset', 'over', 'filter', 'within', 'group', 'order', 'row', 'only',
-  'asc', 'desc', 'nulls', 'first', 'last', 'inner', 'outer', 'cross', 'natural', 'full', 'cast', 'ordinality', 'with',
-  'numeric', 'decimal', 'varchar', 'char', 'character', 'varying', 'bit', 'timestamp', 'time', 'interval', 'float',
+  'select',
+  'from',
+  'where',
+  'and',
+  'or',
+  'not',
+  'in',
+  'exists',
+  'any',
+  'some',
+  'all',
+  'array',
+  'as',
+  'on',
+  'using',
+  'join',
+  'lateral',
+  'values',
+  'union',
+  'intersect',
+  'except',
+  'distinct',
+  'between',
+  'like',
+  'ilike',
+  'similar',
+  'is',
+  'case',
+  'when',
+  'then',
+  'else',
+  'end',
+  'having',
+  'by',
+  'limit',
+  'offset',
+  'over',
+  'filter',
+  'within',
+  'group',
+  'order',
+  'row',
+  'only',
+  'asc',
+  'desc',
+  'nulls',
+  'first',
+  'last',
+  'inner',
+  'outer',
+  'cross',
+  'natural',
+  'full',
+  'cast',
+  'ordinality',
+  'with',
+  'numeric',
+  'decimal',
+  'varchar',
+  'char',
+  'character',
+  'varying',
+  'bit',
+  'timestamp',
+  'time',
+  'interval',
+  'float',
 ]);
 
 /** A token as PostgreSQL's scanner splits the text; strings and comments are dropped. */
@@ -90,7 +152,8 @@ function lex(sql: string, pgSchema: string): Token[] {
       i = skipQuoted(sql, i, '"', pgSchema);
       tokens.push({ kind: 'quoted', text: sql.slice(start + 1, i - 1).replaceAll('""', '"'), at: start + 1 });
     } else if (c === '$') {
-      if (/^\$([A-Za-z_][A-Za-z0-9_]*)?\$/u.test(sql.slice(i))) throw refuse(pgSchema, `dollar-quoted string at character ${i + 1}`);
+      if (/^\$([A-Za-z_][A-Za-z0-9_]*)?\$/u.test(sql.slice(i)))
+        throw refuse(pgSchema, `dollar-quoted string at character ${i + 1}`);
       const m = /^\$[0-9]+/u.exec(sql.slice(i));
       tokens.push({ kind: 'other', text: m ? m[0] : '$', at: i + 1 });
       i += m ? m[0].length : 1;
@@ -100,7 +163,8 @@ function lex(sql: string, pgSchema: string): Token[] {
       const word = m[0];
       const after = sql[i + word.length];
       if (after === "'" && /^[eE]$/u.test(word)) throw refuse(pgSchema, `escape string E'…' at character ${i + 1}`);
-      if (/^[uU]$/u.test(word) && after === '&') throw refuse(pgSchema, `Unicode-escaped name or string U&… at character ${i + 1}`);
+      if (/^[uU]$/u.test(word) && after === '&')
+        throw refuse(pgSchema, `Unicode-escaped name or string U&… at character ${i + 1}`);
       // B'…', X'…' and N'…' are plain strings after a prefix: the quote is read next round.
       tokens.push({ kind: 'word', text: word.toLowerCase(), at: i + 1 });
       i += word.length;
@@ -117,7 +181,11 @@ function lex(sql: string, pgSchema: string): Token[] {
       tokens.push({ kind: 'symbol', text: '::', at: i + 1 });
       i += 2;
     } else {
-      if (c === '(' && ++depth > MAX_GUARDED_DEPTH) throw refuse(pgSchema, `query nested too deeply: more than ${MAX_GUARDED_DEPTH} parentheses at character ${i + 1}`);
+      if (c === '(' && ++depth > MAX_GUARDED_DEPTH)
+        throw refuse(
+          pgSchema,
+          `query nested too deeply: more than ${MAX_GUARDED_DEPTH} parentheses at character ${i + 1}`,
+        );
       if (c === ')') depth = Math.max(0, depth - 1);
       tokens.push({ kind: 'symbol', text: c, at: i + 1 });
       i++;
@@ -131,7 +199,11 @@ function skipQuoted(sql: string, start: number, quote: string, pgSchema: string)
   let i = start + 1;
   for (;;) {
     const end = sql.indexOf(quote, i);
-    if (end < 0) throw refuse(pgSchema, `unterminated ${quote === "'" ? 'string' : 'quoted identifier'} at character ${start + 1}`);
+    if (end < 0)
+      throw refuse(
+        pgSchema,
+        `unterminated ${quote === "'" ? 'string' : 'quoted identifier'} at character ${start + 1}`,
+      );
     if (sql[end + 1] === quote) {
       i = end + 2;
       continue;
@@ -156,8 +228,10 @@ function callName(tokens: readonly Token[], i: number): { schema: string | null;
 
 function checkCall(pgSchema: string, schema: string | null, name: string, where: string): void {
   const qualified = schema === null ? name : `${schema}.${name}`;
-  if (schema !== null && schema !== 'pg_catalog') throw refuse(pgSchema, `function ${qualified}${where}: only built-in functions may be called`);
-  if (!READ_ONLY_FUNCTIONS.has(name)) throw refuse(pgSchema, `function ${qualified}${where} is not on the list of read-only functions a query may call`);
+  if (schema !== null && schema !== 'pg_catalog')
+    throw refuse(pgSchema, `function ${qualified}${where}: only built-in functions may be called`);
+  if (!READ_ONLY_FUNCTIONS.has(name))
+    throw refuse(pgSchema, `function ${qualified}${where} is not on the list of read-only functions a query may call`);
 }
 
 /** Statements a data-modifying CTE starts with. */
@@ -184,7 +258,8 @@ function skipGroup(tokens: readonly Token[], i: number): number {
  */
 function cteNameTokens(tokens: readonly Token[], pgSchema: string): Set<number> {
   const names = new Set<number>();
-  const is = (j: number, kind: Token['kind'], text: string): boolean => tokens[j]?.kind === kind && tokens[j]?.text === text;
+  const is = (j: number, kind: Token['kind'], text: string): boolean =>
+    tokens[j]?.kind === kind && tokens[j]?.text === text;
   for (let i = 0; i < tokens.length; i++) {
     if (!is(i, 'word', 'with')) continue;
     let j = i + 1;
@@ -201,7 +276,10 @@ function cteNameTokens(tokens: readonly Token[], pgSchema: string): Set<number> 
       if (!is(k, 'symbol', '(')) break;
       const verb = tokens[k + 1];
       if (verb?.kind === 'word' && WRITING_VERBS.has(verb.text)) {
-        throw refuse(pgSchema, `data-modifying WITH (${verb.text.toUpperCase()} at character ${verb.at}); only one SELECT is run`);
+        throw refuse(
+          pgSchema,
+          `data-modifying WITH (${verb.text.toUpperCase()} at character ${verb.at}); only one SELECT is run`,
+        );
       }
       if (withColumns) names.add(j);
       k = skipGroup(tokens, k);
@@ -237,7 +315,10 @@ export function readByLexer(sql: string, pgSchema: string): LexerReading {
   const first = tokens.find((t) => !(t.kind === 'symbol' && t.text === '('));
   if (!first) throw refuse(pgSchema, 'empty query');
   if (first.kind !== 'word' || (first.text !== 'select' && first.text !== 'with')) {
-    throw refuse(pgSchema, `only one SELECT is run, not ${first.kind === 'word' ? first.text.toUpperCase() : `"${first.text}"`}`);
+    throw refuse(
+      pgSchema,
+      `only one SELECT is run, not ${first.kind === 'word' ? first.text.toUpperCase() : `"${first.text}"`}`,
+    );
   }
   let end = tokens.length;
   while (end > 0 && tokens[end - 1]?.kind === 'symbol' && tokens[end - 1]?.text === ';') end--;
@@ -254,7 +335,8 @@ export function readByLexer(sql: string, pgSchema: string): LexerReading {
   for (let i = 0; i < end; i++) {
     const token = tokens[i] as Token;
     const following = tokens[i + 1];
-    if ((token.kind !== 'word' && token.kind !== 'quoted') || following?.kind !== 'symbol' || following.text !== '(') continue;
+    if ((token.kind !== 'word' && token.kind !== 'quoted') || following?.kind !== 'symbol' || following.text !== '(')
+      continue;
     const call = callName(tokens, i);
     if (call && !cteNames.has(i)) checkCall(pgSchema, call.schema, call.name, ` at character ${token.at}`);
   }

@@ -41,7 +41,11 @@ export type { GuardScope };
 export function guardQuery(sql: string, scope: GuardScope): void {
   if (!pgParserReady()) throw new Error('guardQuery called before loadPgParser() finished');
   const lexer = readByLexer(sql, scope.pgSchema);
-  if (lexer.statements !== 1) throw refuse(scope.pgSchema, `several statements (a ";" at character ${lexer.separatorAt ?? '?'}); only one SELECT is run`);
+  if (lexer.statements !== 1)
+    throw refuse(
+      scope.pgSchema,
+      `several statements (a ";" at character ${lexer.separatorAt ?? '?'}); only one SELECT is run`,
+    );
   let tree;
   try {
     tree = readByPostgres(sql, scope);
@@ -51,7 +55,10 @@ export function guardQuery(sql: string, scope: GuardScope): void {
     throw error;
   }
   if (tree.statements !== lexer.statements) {
-    throw refuse(scope.pgSchema, `PostgreSQL's parser reads ${tree.statements} statements where the lexer reads ${lexer.statements}; only one SELECT is run`);
+    throw refuse(
+      scope.pgSchema,
+      `PostgreSQL's parser reads ${tree.statements} statements where the lexer reads ${lexer.statements}; only one SELECT is run`,
+    );
   }
 }
 
@@ -63,5 +70,9 @@ export function guardQuery(sql: string, scope: GuardScope): void {
  */
 export function guardCompiled(sql: string, pgSchema: string): void {
   const lexer = readByLexer(sql, pgSchema);
-  if (lexer.statements !== 1) throw refuse(pgSchema, `several statements (a ";" at character ${lexer.separatorAt ?? '?'}); only one SELECT is run`);
+  if (lexer.statements !== 1)
+    throw refuse(
+      pgSchema,
+      `several statements (a ";" at character ${lexer.separatorAt ?? '?'}); only one SELECT is run`,
+    );
 }

@@ -22,7 +22,8 @@ export interface RunOptions {
  * backends turn the setting on when they connect; this is the proof per batch, and it costs
  * no round trip.)
  */
-const STRINGS_AS_GUARDED = "SELECT CASE WHEN current_setting('standard_conforming_strings') = 'on' THEN 0 ELSE ('standard_conforming_strings is ' || current_setting('standard_conforming_strings') || ', so the query is not run')::int END";
+const STRINGS_AS_GUARDED =
+  "SELECT CASE WHEN current_setting('standard_conforming_strings') = 'on' THEN 0 ELSE ('standard_conforming_strings is ' || current_setting('standard_conforming_strings') || ', so the query is not run')::int END";
 
 /** Compiled texts the lexer passed (bounded): generation runs each on several schemas. */
 const passed = new Set<string>();
@@ -30,7 +31,8 @@ const PASSED_LIMIT = 20_000;
 
 /** The lexer's check of a compiled text (`guardCompiled`), once per text. */
 function guard(sql: CompiledSql, pgSchema: string): void {
-  if (!isCompiledSql(sql)) throw new ExecutionError(`schema ${pgSchema}: refused: the batched path runs only the compiler's own SQL`);
+  if (!isCompiledSql(sql))
+    throw new ExecutionError(`schema ${pgSchema}: refused: the batched path runs only the compiler's own SQL`);
   if (passed.has(sql.text)) return;
   guardCompiled(sql.text, pgSchema);
   if (passed.size >= PASSED_LIMIT) passed.clear();
@@ -82,11 +84,19 @@ async function readerFor(db: Database, pgSchema: string): Promise<void> {
  * this function: untrusted text goes by the extended protocol (`untrusted-query.ts`).
  * `schemaOfError` names the schema in a message.
  */
-async function runGuarded(db: Database, queries: readonly GuardedQuery[], after: string, timeout: number, schemaOfError: string, explain = false): Promise<TextResult[]> {
+async function runGuarded(
+  db: Database,
+  queries: readonly GuardedQuery[],
+  after: string,
+  timeout: number,
+  schemaOfError: string,
+  explain = false,
+): Promise<TextResult[]> {
   const statements = transactionStart(timeout);
   const results: number[] = [];
   for (const q of queries) {
-    if (!isCompiledSql(q.sql)) throw new ExecutionError(`schema ${q.pgSchema}: refused: the batched path runs only the compiler's own SQL`);
+    if (!isCompiledSql(q.sql))
+      throw new ExecutionError(`schema ${q.pgSchema}: refused: the batched path runs only the compiler's own SQL`);
     statements.push(`SET LOCAL search_path TO ${quoteIdent(q.pgSchema)}`);
     results.push(statements.push(explain ? `EXPLAIN (FORMAT JSON) ${q.sql.text}` : q.sql.text) - 1);
   }
@@ -100,7 +110,10 @@ async function runGuarded(db: Database, queries: readonly GuardedQuery[], after:
     if (!(error instanceof ExecutionError)) await db.exec('ROLLBACK').catch(() => {});
     // SQLSTATE 57014: the server cancelled the statement at statement_timeout.
     const timedOut = (error as { code?: unknown }).code === '57014' && /statement timeout/u.test(oneLine(error));
-    throw new ExecutionError(`schema ${schemaOfError}: ${timedOut ? `timed out after ${timeout} ms` : oneLine(error)}`, { cause: error });
+    throw new ExecutionError(
+      `schema ${schemaOfError}: ${timedOut ? `timed out after ${timeout} ms` : oneLine(error)}`,
+      { cause: error },
+    );
   }
 }
 
@@ -125,7 +138,12 @@ async function runGuarded(db: Database, queries: readonly GuardedQuery[], after:
  * await runReadOnly(db, 'retail__full_sti', "COPY users TO '/tmp/x'");
  * // ExecutionError: schema retail__full_sti: refused: only one SELECT is run, not COPY
  */
-export async function runReadOnly(db: Database, pgSchema: string, sql: CompiledSql | string, options: RunOptions = {}): Promise<TextResult> {
+export async function runReadOnly(
+  db: Database,
+  pgSchema: string,
+  sql: CompiledSql | string,
+  options: RunOptions = {},
+): Promise<TextResult> {
   const timeout = Math.max(1, Math.floor(options.timeoutMs ?? 30_000));
   if (typeof sql === 'string') return queryUntrusted(db, pgSchema, sql, { timeoutMs: timeout });
   guard(sql, pgSchema);
@@ -158,7 +176,11 @@ export interface ManyOutcome {
  * await runReadOnlyMany(db, [{ pgSchema: 'retail__full_sti', sql: compileSql(…) }, { pgSchema: 'retail__full_cti', sql: compileSql(…) }]);
  * // { results: [{ columns: ['n'], rows: [['1']] }, …] }
  */
-export async function runReadOnlyMany(db: Database, queries: readonly GuardedQuery[], options: RunOptions = {}): Promise<ManyOutcome> {
+export async function runReadOnlyMany(
+  db: Database,
+  queries: readonly GuardedQuery[],
+  options: RunOptions = {},
+): Promise<ManyOutcome> {
   const timeout = Math.max(1, Math.floor(options.timeoutMs ?? 30_000));
   let refused: { index: number; error: ExecutionError } | undefined;
   for (const [index, q] of queries.entries()) {
@@ -204,7 +226,12 @@ export async function runReadOnlyMany(db: Database, queries: readonly GuardedQue
  * @example
  * await explainCost(db, 'retail__full_sti', compileSql(index, schema, query));  // 2412.5
  */
-export async function explainCost(db: Database, pgSchema: string, sql: CompiledSql, options: RunOptions = {}): Promise<number> {
+export async function explainCost(
+  db: Database,
+  pgSchema: string,
+  sql: CompiledSql,
+  options: RunOptions = {},
+): Promise<number> {
   const timeout = Math.max(1, Math.floor(options.timeoutMs ?? 30_000));
   guard(sql, pgSchema);
   await readerFor(db, pgSchema);
@@ -249,7 +276,9 @@ function compareRows(a: readonly (string | null)[], b: readonly (string | null)[
  */
 export function normalizeResult(result: TextResult, ordered: boolean): NormalizedResult {
   // Most rows hold no array: they are kept as they are, without a copy.
-  const sets = result.rows.map((row) => (row.some(isArrayText) ? row.map((v) => (v === null ? v : sortedArrayText(v))) : row));
+  const sets = result.rows.map((row) =>
+    row.some(isArrayText) ? row.map((v) => (v === null ? v : sortedArrayText(v))) : row,
+  );
   const rows = ordered ? sets : sets.sort(compareRows);
   return { rows, hash: sha256(JSON.stringify(rows)), ordered };
 }
@@ -260,7 +289,12 @@ export interface GroupComparison {
   readonly hash: string;
   readonly rowCount: number;
   /** Variants whose result differs from the majority, with a few rows only they have or lack. */
-  readonly differing: readonly { readonly variant: string; readonly hash: string; readonly rowCount: number; readonly sample: readonly string[] }[];
+  readonly differing: readonly {
+    readonly variant: string;
+    readonly hash: string;
+    readonly rowCount: number;
+    readonly sample: readonly string[];
+  }[];
 }
 
 /** Compares one query's results across variants. */
@@ -272,15 +306,23 @@ export function compareResults(results: ReadonlyMap<string, NormalizedResult>): 
   for (const [hash, n] of counts) if (n > (counts.get(majority) ?? 0)) majority = hash;
   const reference = [...results.values()].find((r) => r.hash === majority);
   const key = (row: readonly (string | null)[]): string => JSON.stringify(row);
-  const differing = [...results].filter(([, r]) => r.hash !== majority).map(([variant, r]) => {
-    const mine = new Set(r.rows.map(key));
-    const theirs = new Set(reference?.rows.map(key) ?? []);
-    const sample = [
-      ...[...mine].filter((k) => !theirs.has(k)).slice(0, 3).map((k) => `+ ${k}`),
-      ...[...theirs].filter((k) => !mine.has(k)).slice(0, 3).map((k) => `- ${k}`),
-    ];
-    if (sample.length === 0) sample.push('same rows in another order');
-    return { variant, hash: r.hash, rowCount: r.rows.length, sample };
-  });
+  const differing = [...results]
+    .filter(([, r]) => r.hash !== majority)
+    .map(([variant, r]) => {
+      const mine = new Set(r.rows.map(key));
+      const theirs = new Set(reference?.rows.map(key) ?? []);
+      const sample = [
+        ...[...mine]
+          .filter((k) => !theirs.has(k))
+          .slice(0, 3)
+          .map((k) => `+ ${k}`),
+        ...[...theirs]
+          .filter((k) => !mine.has(k))
+          .slice(0, 3)
+          .map((k) => `- ${k}`),
+      ];
+      if (sample.length === 0) sample.push('same rows in another order');
+      return { variant, hash: r.hash, rowCount: r.rows.length, sample };
+    });
   return { agree: differing.length === 0, hash: majority, rowCount: reference?.rows.length ?? 0, differing };
 }

@@ -62,8 +62,14 @@ function run(m) {
     return { id: m.id, kind: 'error', message: String(e.message ?? error), code: e.code };
   }
   // SQLite's own judgement of the statement: it returns rows and writes nothing.
-  if (!stmt.reader) return { id: m.id, kind: 'refused', message: 'SQLite reads a statement that returns no rows; only one SELECT is run' };
-  if (!stmt.readonly) return { id: m.id, kind: 'refused', message: 'SQLite reads a statement that writes; only one SELECT is run' };
+  if (!stmt.reader)
+    return {
+      id: m.id,
+      kind: 'refused',
+      message: 'SQLite reads a statement that returns no rows; only one SELECT is run',
+    };
+  if (!stmt.readonly)
+    return { id: m.id, kind: 'refused', message: 'SQLite reads a statement that writes; only one SELECT is run' };
   try {
     stmt.safeIntegers(true);
     stmt.raw(true);

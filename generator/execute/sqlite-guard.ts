@@ -18,14 +18,40 @@ import { ExecutionError } from '../common/errors.ts';
  * answers that change from run to run (`random`, the connection's counters).
  */
 export const SQLITE_DENIED_FUNCTIONS: ReadonlySet<string> = new Set([
-  'load_extension', 'readfile', 'writefile', 'edit', 'fts3_tokenizer', 'sqlite_offset',
-  'randomblob', 'zeroblob', 'random', 'changes', 'total_changes', 'last_insert_rowid',
+  'load_extension',
+  'readfile',
+  'writefile',
+  'edit',
+  'fts3_tokenizer',
+  'sqlite_offset',
+  'randomblob',
+  'zeroblob',
+  'random',
+  'changes',
+  'total_changes',
+  'last_insert_rowid',
 ]);
 
 /** Words that begin or make a statement that is not a read, wherever they stand outside quotes. */
 const DENIED_WORDS: ReadonlySet<string> = new Set([
-  'attach', 'detach', 'pragma', 'vacuum', 'insert', 'update', 'delete', 'create', 'drop', 'alter',
-  'reindex', 'analyze', 'begin', 'commit', 'rollback', 'savepoint', 'release', 'returning',
+  'attach',
+  'detach',
+  'pragma',
+  'vacuum',
+  'insert',
+  'update',
+  'delete',
+  'create',
+  'drop',
+  'alter',
+  'reindex',
+  'analyze',
+  'begin',
+  'commit',
+  'rollback',
+  'savepoint',
+  'release',
+  'returning',
 ]);
 
 /** Keywords that read the clock. */
@@ -33,7 +59,15 @@ const CLOCK_WORDS: ReadonlySet<string> = new Set(['current_date', 'current_time'
 /** String literals that make a date function read the clock or the process's time zone. */
 const CLOCK_STRINGS: ReadonlySet<string> = new Set(['now', 'localtime', 'utc']);
 /** SQLite's date and time functions, where those strings are read so. */
-const DATE_FUNCTIONS: ReadonlySet<string> = new Set(['date', 'time', 'datetime', 'julianday', 'unixepoch', 'strftime', 'timediff']);
+const DATE_FUNCTIONS: ReadonlySet<string> = new Set([
+  'date',
+  'time',
+  'datetime',
+  'julianday',
+  'unixepoch',
+  'strftime',
+  'timediff',
+]);
 
 /** The widest `printf`/`format` field: it pads without a bound of its own. */
 export const MAX_FORMAT_WIDTH = 10_000;
@@ -147,8 +181,15 @@ function checkFormat(format: string, where: string, at: number): void {
   for (const m of format.matchAll(spec)) {
     const width = m[2] ?? '';
     const precision = m[3] ?? '';
-    if (width === '*' || precision === '*') throw refuse(where, `a printf width given as * at character ${at}; widths are literal, at most ${MAX_FORMAT_WIDTH}`);
-    if ((width !== '' && Number(width) > MAX_FORMAT_WIDTH) || (precision !== '' && Number(precision) > MAX_FORMAT_WIDTH)) {
+    if (width === '*' || precision === '*')
+      throw refuse(
+        where,
+        `a printf width given as * at character ${at}; widths are literal, at most ${MAX_FORMAT_WIDTH}`,
+      );
+    if (
+      (width !== '' && Number(width) > MAX_FORMAT_WIDTH) ||
+      (precision !== '' && Number(precision) > MAX_FORMAT_WIDTH)
+    ) {
       throw refuse(where, `a printf width or precision past ${MAX_FORMAT_WIDTH} at character ${at}`);
     }
   }
@@ -168,17 +209,22 @@ function checkFormat(format: string, where: string, at: number): void {
  * // ExecutionError: sqlite/full_cti.sqlite: refused: several statements (a ";" at character 9); only one SELECT is run
  */
 export function guardSqlite(sql: string, where: string): void {
-  if (sql.length > MAX_TEXT_LENGTH) throw refuse(where, `the text is longer than ${MAX_TEXT_LENGTH.toLocaleString('en-US')} characters`);
+  if (sql.length > MAX_TEXT_LENGTH)
+    throw refuse(where, `the text is longer than ${MAX_TEXT_LENGTH.toLocaleString('en-US')} characters`);
   if (sql.includes('\u0000')) throw refuse(where, 'the text holds a NUL character');
   const tokens = tokenize(sql, where);
   const end = tokens.findIndex((t) => t.kind === 'semicolon');
   // One `;` may end the statement; anything after it but comments is a second statement.
-  if (end >= 0 && end < tokens.length - 1) throw refuse(where, `several statements (a ";" at character ${(tokens[end] as Token).at}); only one SELECT is run`);
+  if (end >= 0 && end < tokens.length - 1)
+    throw refuse(where, `several statements (a ";" at character ${(tokens[end] as Token).at}); only one SELECT is run`);
   const body = end >= 0 ? tokens.slice(0, end) : tokens;
   const first = body[0];
   if (first === undefined) throw refuse(where, 'no statement');
   if (first.kind !== 'word' || (first.text !== 'select' && first.text !== 'with')) {
-    throw refuse(where, `${first.kind === 'word' ? first.text.toUpperCase() : JSON.stringify(first.text.slice(0, 20))} at character ${first.at}; only one SELECT (or WITH … SELECT) is run`);
+    throw refuse(
+      where,
+      `${first.kind === 'word' ? first.text.toUpperCase() : JSON.stringify(first.text.slice(0, 20))} at character ${first.at}; only one SELECT (or WITH … SELECT) is run`,
+    );
   }
   // The functions whose parentheses enclose each token (a call's name, or '' for a bare parenthesis).
   const calls: string[] = [];
@@ -188,19 +234,25 @@ export function guardSqlite(sql: string, where: string): void {
     else if (t.kind === 'other' && t.text === ')') calls.pop();
     if (t.kind === 'word') {
       const call = next?.kind === 'open';
-      if (call && SQLITE_DENIED_FUNCTIONS.has(t.text)) throw refuse(where, `function ${t.text} at character ${t.at} is not allowed`);
+      if (call && SQLITE_DENIED_FUNCTIONS.has(t.text))
+        throw refuse(where, `function ${t.text} at character ${t.at} is not allowed`);
       // replace() is a function; REPLACE alone begins a write.
       if (t.text === 'replace' && !call) throw refuse(where, `REPLACE at character ${t.at}; only one SELECT is run`);
-      if (DENIED_WORDS.has(t.text)) throw refuse(where, `${t.text.toUpperCase()} at character ${t.at}; only one SELECT is run`);
+      if (DENIED_WORDS.has(t.text))
+        throw refuse(where, `${t.text.toUpperCase()} at character ${t.at}; only one SELECT is run`);
       if (CLOCK_WORDS.has(t.text)) throw refuse(where, `${t.text.toUpperCase()} at character ${t.at} reads the clock`);
       if (call && (t.text === 'printf' || t.text === 'format')) {
         const format = body[i + 2];
-        if (format?.kind !== 'string') throw refuse(where, `${t.text} at character ${t.at} takes its format as a string literal`);
+        if (format?.kind !== 'string')
+          throw refuse(where, `${t.text} at character ${t.at} takes its format as a string literal`);
         checkFormat(format.text, where, format.at);
       }
-    } else if (t.kind === 'string' && CLOCK_STRINGS.has(t.text.trim().toLowerCase()) && calls.some((c) => DATE_FUNCTIONS.has(c))) {
+    } else if (
+      t.kind === 'string' &&
+      CLOCK_STRINGS.has(t.text.trim().toLowerCase()) &&
+      calls.some((c) => DATE_FUNCTIONS.has(c))
+    ) {
       throw refuse(where, `'${t.text.trim()}' at character ${t.at} reads the clock or the local time zone`);
     }
   });
 }
-

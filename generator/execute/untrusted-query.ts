@@ -58,14 +58,21 @@ export interface UntrustedOptions {
 
 /** How an untrusted query ended. Every `message` is one line naming the schema. */
 export type UntrustedOutcome =
-  | { readonly kind: 'rows'; readonly columns: readonly string[]; readonly rows: readonly (readonly (string | null)[])[]; readonly bytes: number }
+  | {
+      readonly kind: 'rows';
+      readonly columns: readonly string[];
+      readonly rows: readonly (readonly (string | null)[])[];
+      readonly bytes: number;
+    }
   | { readonly kind: 'refused'; readonly message: string }
   | { readonly kind: 'error'; readonly message: string; readonly sqlstate?: string }
   | { readonly kind: 'timeout'; readonly message: string; readonly timeoutMs: number }
   | { readonly kind: 'over-cap'; readonly message: string; readonly cap: 'rows' | 'bytes'; readonly limit: number };
 
 /** What `streamUntrusted` gives when the query did not run to its end: the outcome without rows. */
-export type StreamOutcome = Exclude<UntrustedOutcome, { kind: 'rows' }> | { readonly kind: 'rows'; readonly columns: readonly string[]; readonly rowCount: number; readonly bytes: number };
+export type StreamOutcome =
+  | Exclude<UntrustedOutcome, { kind: 'rows' }>
+  | { readonly kind: 'rows'; readonly columns: readonly string[]; readonly rowCount: number; readonly bytes: number };
 
 /** The types of a variant schema (the guard allows them by name), per set of its tables. */
 const schemaTypes = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
@@ -89,7 +96,10 @@ export function variantTables(db: Database, pgSchema: string): Promise<ReadonlyS
         "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')",
         [pgSchema],
       );
-      const types = await db.query('SELECT t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE n.nspname = $1', [pgSchema]);
+      const types = await db.query(
+        'SELECT t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE n.nspname = $1',
+        [pgSchema],
+      );
       const tables = new Set(rows.map((r) => String(r['relname'])));
       schemaTypes.set(tables, new Set(types.map((r) => String(r['typname']))));
       return tables;
@@ -110,13 +120,17 @@ const granting = new Map<string, Promise<void>>();
  */
 function grantOnce(db: Database, pgSchema: string): Promise<void> {
   const previous = granting.get(pgSchema) ?? Promise.resolve();
-  const next = previous.catch(() => {}).then(async () => {
-    if (!(await readerCanRead(db, pgSchema))) await grantReader(db, pgSchema);
-  });
+  const next = previous
+    .catch(() => {})
+    .then(async () => {
+      if (!(await readerCanRead(db, pgSchema))) await grantReader(db, pgSchema);
+    });
   granting.set(pgSchema, next);
-  void next.finally(() => {
-    if (granting.get(pgSchema) === next) granting.delete(pgSchema);
-  }).catch(() => {});
+  void next
+    .finally(() => {
+      if (granting.get(pgSchema) === next) granting.delete(pgSchema);
+    })
+    .catch(() => {});
   return next;
 }
 
@@ -134,7 +148,8 @@ const VERDICTS_LIMIT = 20_000;
 function verdict(text: string, pgSchema: string, tables: ReadonlySet<string>): Verdict {
   let scope = scopeKeys.get(tables);
   const types = schemaTypes.get(tables);
-  if (scope === undefined) scopeKeys.set(tables, (scope = JSON.stringify([pgSchema, [...tables].sort(), [...(types ?? [])].sort()])));
+  if (scope === undefined)
+    scopeKeys.set(tables, (scope = JSON.stringify([pgSchema, [...tables].sort(), [...(types ?? [])].sort()])));
   let known = verdicts.get(scope);
   if (!known) verdicts.set(scope, (known = new Map()));
   const key = text;
@@ -226,12 +241,16 @@ function outcomeOf(error: unknown, pgSchema: string, s: Settled): UntrustedOutco
   const { timeoutMs, maxRows, maxBytes } = s;
   const code = (error as { code?: unknown } | undefined)?.code;
   const text = oneLine(error);
-  if ((code === '57014' && /statement timeout/u.test(text)) || (error instanceof ExecutionError && /^timed out/u.test(text))) {
+  if (
+    (code === '57014' && /statement timeout/u.test(text)) ||
+    (error instanceof ExecutionError && /^timed out/u.test(text))
+  ) {
     return { kind: 'timeout', message: `schema ${pgSchema}: timed out after ${timeoutMs} ms`, timeoutMs };
   }
   if (typeof code === 'string' && /^[0-9A-Z]{5}$/u.test(code)) {
     if (FAULT_STATES.test(code)) return undefined;
-    if (code === '22P02' && text.includes(OVER_BYTES)) return overCap({ kind: 'over-cap', cap: 'bytes' } as PagedEnd, pgSchema, maxRows, maxBytes);
+    if (code === '22P02' && text.includes(OVER_BYTES))
+      return overCap({ kind: 'over-cap', cap: 'bytes' } as PagedEnd, pgSchema, maxRows, maxBytes);
     return { kind: 'error', message: `schema ${pgSchema}: ${text}`, sqlstate: code };
   }
   if (error instanceof ExecutionError) return { kind: 'error', message: `schema ${pgSchema}: ${text}` };
@@ -241,8 +260,16 @@ function outcomeOf(error: unknown, pgSchema: string, s: Settled): UntrustedOutco
 function overCap(end: PagedEnd, pgSchema: string, maxRows: number, maxBytes: number): UntrustedOutcome {
   const cap = end.cap ?? 'rows';
   const limit = cap === 'rows' ? maxRows : maxBytes;
-  const what = cap === 'rows' ? `more than ${maxRows.toLocaleString('en-US')} rows` : `more than ${maxBytes.toLocaleString('en-US')} bytes of rows`;
-  return { kind: 'over-cap', message: `schema ${pgSchema}: refused: the result has ${what} (the cap; raise it to read more)`, cap, limit };
+  const what =
+    cap === 'rows'
+      ? `more than ${maxRows.toLocaleString('en-US')} rows`
+      : `more than ${maxBytes.toLocaleString('en-US')} bytes of rows`;
+  return {
+    kind: 'over-cap',
+    message: `schema ${pgSchema}: refused: the result has ${what} (the cap; raise it to read more)`,
+    cap,
+    limit,
+  };
 }
 
 interface Settled {
@@ -252,7 +279,8 @@ interface Settled {
 }
 
 function settle(options: UntrustedOptions): Settled {
-  const positive = (n: number | undefined, fallback: number): number => (n === undefined || !Number.isFinite(n) ? fallback : Math.max(1, Math.floor(n)));
+  const positive = (n: number | undefined, fallback: number): number =>
+    n === undefined || !Number.isFinite(n) ? fallback : Math.max(1, Math.floor(n));
   return {
     timeoutMs: positive(options.timeoutMs, DEFAULT_TIMEOUT_MS),
     maxRows: positive(options.maxRows, DEFAULT_CAPS.maxRows),
@@ -261,7 +289,13 @@ function settle(options: UntrustedOptions): Settled {
 }
 
 /** Guard, then read in pages; `onPage` streams, its absence collects. */
-async function read(db: Database, pgSchema: string, text: string, s: Settled, onPage: ((page: TextResult) => void | Promise<void>) | undefined): Promise<{ outcome?: UntrustedOutcome; end?: PagedEnd }> {
+async function read(
+  db: Database,
+  pgSchema: string,
+  text: string,
+  s: Settled,
+  onPage: ((page: TextResult) => void | Promise<void>) | undefined,
+): Promise<{ outcome?: UntrustedOutcome; end?: PagedEnd }> {
   await loadPgParser();
   let tables: ReadonlySet<string>;
   try {
@@ -290,7 +324,12 @@ async function read(db: Database, pgSchema: string, text: string, s: Settled, on
       // aborted, or ran out of memory) stopped on what the query asked. The next request
       // reopens the database; a database that cannot reopen is the run's fault, thrown there.
       if (db.kind === 'pglite' && error instanceof LoadError && /^PGlite worker for .* stopped/u.test(error.message)) {
-        return { outcome: { kind: 'error', message: `schema ${pgSchema}: the engine stopped while running the query (${oneLine(error)})` } };
+        return {
+          outcome: {
+            kind: 'error',
+            message: `schema ${pgSchema}: the engine stopped while running the query (${oneLine(error)})`,
+          },
+        };
       }
       throw error;
     }
@@ -308,7 +347,12 @@ async function read(db: Database, pgSchema: string, text: string, s: Settled, on
  * await runUntrusted(db, 'retail__full_cti', "SELECT 1 --\r; COMMIT; COPY (SELECT 1) TO PROGRAM 'id'");
  * // { kind: 'refused', message: 'schema retail__full_cti: refused: several statements (a ";" at character 14); only one SELECT is run' }
  */
-export async function runUntrusted(db: Database, pgSchema: string, text: string, options: UntrustedOptions = {}): Promise<UntrustedOutcome> {
+export async function runUntrusted(
+  db: Database,
+  pgSchema: string,
+  text: string,
+  options: UntrustedOptions = {},
+): Promise<UntrustedOutcome> {
   const { outcome, end } = await read(db, pgSchema, text, settle(options), undefined);
   if (outcome) return outcome;
   const done = end as PagedEnd;
@@ -321,7 +365,13 @@ export async function runUntrusted(db: Database, pgSchema: string, text: string,
  * first call carries the columns even when there are no rows. A page handed over is within
  * the caps; a query that passes a cap ends `over-cap` after the pages before it.
  */
-export async function streamUntrusted(db: Database, pgSchema: string, text: string, onPage: (page: TextResult) => void | Promise<void>, options: UntrustedOptions = {}): Promise<StreamOutcome> {
+export async function streamUntrusted(
+  db: Database,
+  pgSchema: string,
+  text: string,
+  onPage: (page: TextResult) => void | Promise<void>,
+  options: UntrustedOptions = {},
+): Promise<StreamOutcome> {
   const { outcome, end } = await read(db, pgSchema, text, settle(options), onPage);
   if (outcome) return outcome as StreamOutcome;
   const done = end as PagedEnd;
@@ -332,7 +382,12 @@ export async function streamUntrusted(db: Database, pgSchema: string, text: stri
  * `runUntrusted` as the callers of a plain result want it: the rows, or an ExecutionError
  * whose message is the outcome's line.
  */
-export async function queryUntrusted(db: Database, pgSchema: string, text: string, options: UntrustedOptions = {}): Promise<TextResult> {
+export async function queryUntrusted(
+  db: Database,
+  pgSchema: string,
+  text: string,
+  options: UntrustedOptions = {},
+): Promise<TextResult> {
   const outcome = await runUntrusted(db, pgSchema, text, options);
   if (outcome.kind === 'rows') return { columns: outcome.columns, rows: outcome.rows };
   throw new ExecutionError(outcome.message);
@@ -352,7 +407,10 @@ export interface UntrustedExecutor {
  * const executor = createUntrustedExecutor([db1, db2, db3, db4], { timeoutMs: 10_000 });
  * const outcomes = await Promise.all(predictions.map((p) => executor.run(p.pgSchema, p.sql)));
  */
-export function createUntrustedExecutor(connections: readonly Database[], defaults: UntrustedOptions = {}): UntrustedExecutor {
+export function createUntrustedExecutor(
+  connections: readonly Database[],
+  defaults: UntrustedOptions = {},
+): UntrustedExecutor {
   if (connections.length === 0) throw new Error('createUntrustedExecutor: no connection');
   const free = [...connections];
   const waiting: ((db: Database) => void)[] = [];

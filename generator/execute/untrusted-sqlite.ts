@@ -32,7 +32,12 @@ import { fileURLToPath } from 'node:url';
 import { ExecutionError, oneLine, RunFaultError } from '../common/errors.ts';
 import { sqliteValueText } from '../export/rl/answer-text.ts';
 import { guardSqlite } from './sqlite-guard.ts';
-import { DEFAULT_CAPS, type UntrustedExecutor, type UntrustedOptions, type UntrustedOutcome } from './untrusted-query.ts';
+import {
+  DEFAULT_CAPS,
+  type UntrustedExecutor,
+  type UntrustedOptions,
+  type UntrustedOutcome,
+} from './untrusted-query.ts';
 
 const CHILD = fileURLToPath(new URL('./sqlite-child.js', import.meta.url));
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -42,7 +47,13 @@ const START_TIMEOUT_MS = 60_000;
 const CHILD_HEAP_MB = 1024;
 
 type ChildReply =
-  | { readonly id: number; readonly kind: 'rows'; readonly columns: string[]; readonly rows: unknown[][]; readonly bytes: number }
+  | {
+      readonly id: number;
+      readonly kind: 'rows';
+      readonly columns: string[];
+      readonly rows: unknown[][];
+      readonly bytes: number;
+    }
   | { readonly id: number; readonly kind: 'refused'; readonly message: string }
   | { readonly id: number; readonly kind: 'error'; readonly message: string; readonly code?: string }
   | { readonly id: number; readonly kind: 'over-cap'; readonly cap: 'rows' | 'bytes' };
@@ -62,14 +73,20 @@ class SqliteChild {
     if (this.starting) return this.starting;
     const started = new Promise<ChildProcess>((resolveStart, rejectStart) => {
       // The child's arguments are ours alone: no loader of the parent's (tsx, vitest) applies.
-      const child = fork(CHILD, [], { execArgv: [`--max-old-space-size=${CHILD_HEAP_MB}`], serialization: 'advanced', stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+      const child = fork(CHILD, [], {
+        execArgv: [`--max-old-space-size=${CHILD_HEAP_MB}`],
+        serialization: 'advanced',
+        stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+      });
       const timer = setTimeout(() => {
         child.kill('SIGKILL');
         rejectStart(new ExecutionError(`the SQLite child process did not start within ${START_TIMEOUT_MS / 1000} s`));
       }, START_TIMEOUT_MS);
       child.once('error', (error) => {
         clearTimeout(timer);
-        rejectStart(new ExecutionError(`the SQLite child process could not start: ${oneLine(error)}`, { cause: error }));
+        rejectStart(
+          new ExecutionError(`the SQLite child process could not start: ${oneLine(error)}`, { cause: error }),
+        );
       });
       child.on('message', (m: ChildReply | { id: 0; ready: true }) => {
         if ('ready' in m) {
@@ -83,7 +100,9 @@ class SqliteChild {
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
         this.forget(child);
-        rejectStart(new ExecutionError(`the SQLite child process stopped before it was ready (${signal ?? `exit ${code}`})`));
+        rejectStart(
+          new ExecutionError(`the SQLite child process stopped before it was ready (${signal ?? `exit ${code}`})`),
+        );
         if (this.pending?.child === child) this.pending.done({ kind: 'died', how: signal ?? `exit ${code}` });
       });
     });
@@ -157,13 +176,20 @@ function fingerprint(path: string): Fingerprint {
 }
 
 function settle(o: UntrustedOptions): { timeoutMs: number; maxRows: number; maxBytes: number } {
-  const positive = (n: number | undefined, fallback: number): number => (n === undefined || !Number.isFinite(n) ? fallback : Math.max(1, Math.floor(n)));
-  return { timeoutMs: positive(o.timeoutMs, DEFAULT_TIMEOUT_MS), maxRows: positive(o.maxRows, DEFAULT_CAPS.maxRows), maxBytes: positive(o.maxBytes, DEFAULT_CAPS.maxBytes) };
+  const positive = (n: number | undefined, fallback: number): number =>
+    n === undefined || !Number.isFinite(n) ? fallback : Math.max(1, Math.floor(n));
+  return {
+    timeoutMs: positive(o.timeoutMs, DEFAULT_TIMEOUT_MS),
+    maxRows: positive(o.maxRows, DEFAULT_CAPS.maxRows),
+    maxBytes: positive(o.maxBytes, DEFAULT_CAPS.maxBytes),
+  };
 }
 
 /** A value the child sent as the reward prints it; a blob crosses the process boundary as a Uint8Array. */
 function valueText(v: unknown): string | null {
-  return sqliteValueText(v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v);
+  return sqliteValueText(
+    v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v,
+  );
 }
 
 /**
@@ -201,7 +227,9 @@ export function createSqliteExecutor(root: string, defaults: SqliteExecutorOptio
     }
     if (!before) seen.set(path, now);
     else if (before.size !== now.size || before.mtimeMs !== now.mtimeMs || before.ino !== now.ino) {
-      throw new RunFaultError(`${file}: the SQLite file changed while queries ran on it (size ${before.size} → ${now.size}); nothing more is scored on it`);
+      throw new RunFaultError(
+        `${file}: the SQLite file changed while queries ran on it (size ${before.size} → ${now.size}); nothing more is scored on it`,
+      );
     }
   };
   return {
@@ -232,10 +260,19 @@ export function createSqliteExecutor(root: string, defaults: SqliteExecutorOptio
   };
 }
 
-function outcomeOf(ended: Ended, file: string, s: { timeoutMs: number; maxRows: number; maxBytes: number }): UntrustedOutcome {
+function outcomeOf(
+  ended: Ended,
+  file: string,
+  s: { timeoutMs: number; maxRows: number; maxBytes: number },
+): UntrustedOutcome {
   switch (ended.kind) {
     case 'rows':
-      return { kind: 'rows', columns: ended.columns, rows: ended.rows.map((row) => row.map(valueText)), bytes: ended.bytes };
+      return {
+        kind: 'rows',
+        columns: ended.columns,
+        rows: ended.rows.map((row) => row.map(valueText)),
+        bytes: ended.bytes,
+      };
     case 'refused':
       return { kind: 'refused', message: `${file}: refused: ${oneLine(ended.message)}` };
     case 'error':
@@ -243,8 +280,16 @@ function outcomeOf(ended: Ended, file: string, s: { timeoutMs: number; maxRows: 
     case 'timeout':
       return { kind: 'timeout', message: `${file}: timed out after ${s.timeoutMs} ms`, timeoutMs: s.timeoutMs };
     case 'over-cap': {
-      const what = ended.cap === 'rows' ? `more than ${s.maxRows.toLocaleString('en-US')} rows` : `more than ${s.maxBytes.toLocaleString('en-US')} bytes of rows`;
-      return { kind: 'over-cap', message: `${file}: refused: the result has ${what} (the cap; raise it to read more)`, cap: ended.cap, limit: ended.cap === 'rows' ? s.maxRows : s.maxBytes };
+      const what =
+        ended.cap === 'rows'
+          ? `more than ${s.maxRows.toLocaleString('en-US')} rows`
+          : `more than ${s.maxBytes.toLocaleString('en-US')} bytes of rows`;
+      return {
+        kind: 'over-cap',
+        message: `${file}: refused: the result has ${what} (the cap; raise it to read more)`,
+        cap: ended.cap,
+        limit: ended.cap === 'rows' ? s.maxRows : s.maxBytes,
+      };
     }
     case 'died':
       return { kind: 'error', message: `${file}: the engine stopped while running the query (${ended.how})` };

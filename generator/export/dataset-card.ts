@@ -11,7 +11,14 @@ import { RECORD_COLUMNS } from '../records/export-record.ts';
 import { PARQUET_TYPES } from './parquet-sink.ts';
 import { SPLIT_NAMES, type SplitKind, type SplitName } from './split-assign.ts';
 import { dataFile, type ExportFileEntry } from './export-dataset.ts';
-import { AXOLOTL_FILE, finetuneFile, finetuneParquetFile, LLAMA_FACTORY_FILE, llamaFactoryName, type FinetuneTokens } from './finetune-files.ts';
+import {
+  AXOLOTL_FILE,
+  finetuneFile,
+  finetuneParquetFile,
+  LLAMA_FACTORY_FILE,
+  llamaFactoryName,
+  type FinetuneTokens,
+} from './finetune-files.ts';
 import type { PromptSchema } from './prompt-schema.ts';
 import type { RowControls } from './row-selection.ts';
 import { stylesCardSection, type QuestionStyle } from '../records/question-record.ts';
@@ -69,7 +76,11 @@ function table(title: string, rows: readonly ExportRecord[], key: (r: ExportReco
 
 /** YAML scalar: quoted when it could be read as something else. */
 function y(text: string): string {
-  return /^[A-Za-z0-9_./-]+$/u.test(text) && !/^(true|false|null|yes|no|on|off|~)$/iu.test(text) && !/^[\d.]+$/u.test(text) ? text : JSON.stringify(text);
+  return /^[A-Za-z0-9_./-]+$/u.test(text) &&
+    !/^(true|false|null|yes|no|on|off|~)$/iu.test(text) &&
+    !/^[\d.]+$/u.test(text)
+    ? text
+    : JSON.stringify(text);
 }
 
 /** A YAML list under `key`, or nothing for an empty list. */
@@ -86,7 +97,14 @@ interface Subset {
 
 /** A fine-tuning line's record id: it lines the line up with `data/`. */
 const ID_FEATURE = ['  - name: id', '    dtype: string'];
-const MESSAGE_LIST = (name: string): string[] => [`  - name: ${name}`, '    list:', '    - name: role', '      dtype: string', '    - name: content', '      dtype: string'];
+const MESSAGE_LIST = (name: string): string[] => [
+  `  - name: ${name}`,
+  '    list:',
+  '    - name: role',
+  '      dtype: string',
+  '    - name: content',
+  '      dtype: string',
+];
 
 /**
  * The subsets whose files this export wrote, each with its features in dataset_info's YAML.
@@ -97,12 +115,23 @@ const MESSAGE_LIST = (name: string): string[] => [`  - name: ${name}`, '    list
  */
 export function cardSubsets(present: readonly SplitName[], files: Readonly<Record<string, ExportFileEntry>>): Subset[] {
   const out: Subset[] = [];
-  const kinds = (['chat', 'prompt'] as const).filter((k) => present.some((s) => files[finetuneFile(s, k)] || files[finetuneParquetFile(s, k)]));
+  const kinds = (['chat', 'prompt'] as const).filter((k) =>
+    present.some((s) => files[finetuneFile(s, k)] || files[finetuneParquetFile(s, k)]),
+  );
   const has = (ext: 'jsonl' | 'parquet'): boolean => present.some((s) => files[dataFile(s, ext)]);
   // Parquet throughout when every subset has its Parquet files, else JSON Lines.
   const allParquet = has('parquet') && kinds.every((k) => present.some((s) => files[finetuneParquetFile(s, k)]));
-  const ext = allParquet ? 'parquet' : kinds.length > 0 ? (has('jsonl') ? 'jsonl' : undefined) : has('jsonl') ? 'jsonl' : undefined;
-  const tunedFile = (s: SplitName, k: 'chat' | 'prompt'): string => (allParquet ? finetuneParquetFile(s, k) : finetuneFile(s, k));
+  const ext = allParquet
+    ? 'parquet'
+    : kinds.length > 0
+      ? has('jsonl')
+        ? 'jsonl'
+        : undefined
+      : has('jsonl')
+        ? 'jsonl'
+        : undefined;
+  const tunedFile = (s: SplitName, k: 'chat' | 'prompt'): string =>
+    allParquet ? finetuneParquetFile(s, k) : finetuneFile(s, k);
   if (ext) {
     out.push({
       name: 'data',
@@ -111,14 +140,30 @@ export function cardSubsets(present: readonly SplitName[], files: Readonly<Recor
     });
   }
   const chat = present.filter((s) => files[tunedFile(s, 'chat')]);
-  if (chat.length > 0) out.push({ name: 'chat', paths: chat.map((s) => ({ split: s, path: tunedFile(s, 'chat') })), features: [...ID_FEATURE, ...MESSAGE_LIST('messages')] });
+  if (chat.length > 0)
+    out.push({
+      name: 'chat',
+      paths: chat.map((s) => ({ split: s, path: tunedFile(s, 'chat') })),
+      features: [...ID_FEATURE, ...MESSAGE_LIST('messages')],
+    });
   const prompt = present.filter((s) => files[tunedFile(s, 'prompt')]);
-  if (prompt.length > 0) out.push({ name: 'prompt', paths: prompt.map((s) => ({ split: s, path: tunedFile(s, 'prompt') })), features: [...ID_FEATURE, ...MESSAGE_LIST('prompt'), ...MESSAGE_LIST('completion')] });
+  if (prompt.length > 0)
+    out.push({
+      name: 'prompt',
+      paths: prompt.map((s) => ({ split: s, path: tunedFile(s, 'prompt') })),
+      features: [...ID_FEATURE, ...MESSAGE_LIST('prompt'), ...MESSAGE_LIST('completion')],
+    });
   return out;
 }
 
 /** How often a question and an answer repeat in a split's rows. */
-export function repetition(rows: readonly ExportRecord[]): { rows: number; questions: number; sql: number; per_question: number; per_sql: number } {
+export function repetition(rows: readonly ExportRecord[]): {
+  rows: number;
+  questions: number;
+  sql: number;
+  per_question: number;
+  per_sql: number;
+} {
   const questions = new Set(rows.map((r) => r.question_id)).size;
   const sql = new Set(rows.map((r) => r.sql.replace(/\s+/gu, ' ').trim())).size;
   const ratio = (n: number): number => (n === 0 ? 0 : Number((rows.length / n).toFixed(2)));
@@ -149,10 +194,36 @@ export function datasetCard(input: CardInput): string {
   const meta = { ...CARD_DEFAULTS, ...(input.metadata ?? {}) };
   const subsets = cardSubsets(present, input.files);
   const writers = new Set(input.rows.map((r) => r.writer.split(':')[0]));
-  const annotations = input.metadata?.annotations_creators ?? [...(writers.has('suite') ? ['expert-generated'] : []), ...(writers.has('template') || writers.has('llm') || writers.size === 0 ? ['machine-generated'] : [])];
+  const annotations = input.metadata?.annotations_creators ?? [
+    ...(writers.has('suite') ? ['expert-generated'] : []),
+    ...(writers.has('template') || writers.has('llm') || writers.size === 0 ? ['machine-generated'] : []),
+  ];
   // An export with no rows names no data files: an empty `data_files` is not valid front matter.
-  const configs = subsets.length === 0 ? [] : ['configs:', ...subsets.flatMap((s, i) => [`- config_name: ${s.name}`, ...(i === 0 ? ['  default: true'] : []), '  data_files:', ...s.paths.flatMap((p) => [`  - split: ${p.split}`, `    path: ${y(p.path)}`])])];
-  const info = subsets.length === 0 ? [] : ['dataset_info:', ...subsets.flatMap((s) => [`- config_name: ${s.name}`, '  features:', ...s.features, '  splits:', ...s.paths.flatMap((p) => [`  - name: ${p.split}`, `    num_examples: ${input.files[p.path]?.rows ?? 0}`])])];
+  const configs =
+    subsets.length === 0
+      ? []
+      : [
+          'configs:',
+          ...subsets.flatMap((s, i) => [
+            `- config_name: ${s.name}`,
+            ...(i === 0 ? ['  default: true'] : []),
+            '  data_files:',
+            ...s.paths.flatMap((p) => [`  - split: ${p.split}`, `    path: ${y(p.path)}`]),
+          ]),
+        ];
+  const info =
+    subsets.length === 0
+      ? []
+      : [
+          'dataset_info:',
+          ...subsets.flatMap((s) => [
+            `- config_name: ${s.name}`,
+            '  features:',
+            ...s.features,
+            '  splits:',
+            ...s.paths.flatMap((p) => [`  - name: ${p.split}`, `    num_examples: ${input.files[p.path]?.rows ?? 0}`]),
+          ]),
+        ];
   const fm = [
     '---',
     ...configs,
@@ -190,9 +261,11 @@ export function datasetCard(input: CardInput): string {
     {
       random: 'Groups are shuffled by the seed and cut by the ratios.',
       skeleton: 'Skeletons are shuffled and cut; a skeleton of the test split never appears in train.',
-      variant: 'Variants and groups are each cut by the ratios; a row is kept only where its group and its variant fall in the same split, so test questions are new and asked on schemas train never saw.',
+      variant:
+        'Variants and groups are each cut by the ratios; a row is kept only where its group and its variant fall in the same split, so test questions are new and asked on schemas train never saw.',
       domain: 'Domains are held out: a domain of the test split never appears in train.',
-      database: 'Databases are held out: each database (`db_id`) is in exactly one split, so a test database never appears in train.',
+      database:
+        'Databases are held out: each database (`db_id`) is in exactly one split, so a test database never appears in train.',
     }[input.split],
     '',
     '| split | groups | rows |',
@@ -214,8 +287,8 @@ export function datasetCard(input: CardInput): string {
     ...loadingSection(input, subsets),
     '## Guarantees',
     '',
-    '- Every row\'s SQL ran read-only on its variant and returned a non-empty answer; all variants of its group return the same answer (`result_hash`), on two instances.',
-    '- No equivalence group is in two splits; no question text and no SQL text is in two splits (`equisql check --dir DIR` proves it, with every row valid against `record.schema.json` and every file\'s row count as `manifest.json` says).',
+    "- Every row's SQL ran read-only on its variant and returned a non-empty answer; all variants of its group return the same answer (`result_hash`), on two instances.",
+    "- No equivalence group is in two splits; no question text and no SQL text is in two splits (`equisql check --dir DIR` proves it, with every row valid against `record.schema.json` and every file's row count as `manifest.json` says).",
     '- The same configuration and seed give the same bytes.',
     '',
   ];
@@ -241,7 +314,12 @@ function stylePlan(rows: readonly ExportRecord[]): Partial<Record<QuestionStyle,
 
 function licenceSection(meta: CardMetadata & { license: string }): string[] {
   if (meta.license !== 'unknown') return [];
-  return ['## Licence', '', 'No licence is set. The data is generated from your model and settings; choose its terms in `datasets.config.ts` (`card: { license: "cc-by-4.0" }` on the dataset) before sharing it.', ''];
+  return [
+    '## Licence',
+    '',
+    'No licence is set. The data is generated from your model and settings; choose its terms in `datasets.config.ts` (`card: { license: "cc-by-4.0" }` on the dataset) before sharing it.',
+    '',
+  ];
 }
 
 function filesSection(input: CardInput, subsets: readonly Subset[]): string[] {
@@ -249,21 +327,29 @@ function filesSection(input: CardInput, subsets: readonly Subset[]): string[] {
   const schemaText = {
     full: 'its DDL file as built (tables, then keys, checks, foreign keys and indexes)',
     compact: 'compact DDL: one `CREATE TABLE` per table with its keys, references and checks inline, no indexes',
-    'compact+values': 'compact DDL (keys, references and checks inline, no indexes), each column followed by two example values from the data',
+    'compact+values':
+      'compact DDL (keys, references and checks inline, no indexes), each column followed by two example values from the data',
   }[schema];
   return [
     '## Files',
     '',
     '| subset | files | one line |',
     '|---|---|---|',
-    ...subsets.map((s) => `| \`${s.name}\` | ${s.paths.map((p) => `\`${p.path}\``).join(', ')} | ${{ data: 'a record (fields below)', chat: '`{"id", "messages": [system, user, assistant]}`', prompt: '`{"id", "prompt": [system, user], "completion": [assistant]}`: TRL\'s conversational prompt–completion, the loss on the SQL alone' }[s.name]} |`),
+    ...subsets.map(
+      (s) =>
+        `| \`${s.name}\` | ${s.paths.map((p) => `\`${p.path}\``).join(', ')} | ${{ data: 'a record (fields below)', chat: '`{"id", "messages": [system, user, assistant]}`', prompt: '`{"id", "prompt": [system, user], "completion": [assistant]}`: TRL\'s conversational prompt–completion, the loss on the SQL alone' }[s.name]} |`,
+    ),
     '',
     `The user turn holds the row's schema — ${schemaText} (\`--prompt-schema ${schema}\`) — then the question and its evidence; the assistant turn is exactly the row's \`sql\`.`,
     '',
-    ...(Object.keys(input.files).some((f) => f.startsWith('data/') && f.endsWith('.parquet')) ? ['- `data/<split>-00000-of-00001.parquet`: the same records as typed Parquet, for DuckDB, pandas and Spark (the subsets name one format, as `datasets` reads all of a folder\'s subsets with one builder: Parquet when the fine-tuning lines are in Parquet too, `--formats …,chat-parquet,prompt-parquet`).'] : []),
-    '- `schemas/<variant>.sql` (DDL) and `dumps/<variant>.sql` (DDL and data, `psql -v ON_ERROR_STOP=1 -f`): a row\'s `schema_id` is `<dataset>/<variant>`.',
+    ...(Object.keys(input.files).some((f) => f.startsWith('data/') && f.endsWith('.parquet'))
+      ? [
+          "- `data/<split>-00000-of-00001.parquet`: the same records as typed Parquet, for DuckDB, pandas and Spark (the subsets name one format, as `datasets` reads all of a folder's subsets with one builder: Parquet when the fine-tuning lines are in Parquet too, `--formats …,chat-parquet,prompt-parquet`).",
+        ]
+      : []),
+    "- `schemas/<variant>.sql` (DDL) and `dumps/<variant>.sql` (DDL and data, `psql -v ON_ERROR_STOP=1 -f`): a row's `schema_id` is `<dataset>/<variant>`.",
     `- \`${LLAMA_FACTORY_FILE}\` and \`${AXOLOTL_FILE}\`: LLaMA-Factory's and Axolotl's settings for the chat files.`,
-    '- `record.schema.json`: the JSON Schema of a record; `manifest.json`: settings, counts, token lengths and every file\'s row count and sha256; `hub-files.txt`: what to upload.',
+    "- `record.schema.json`: the JSON Schema of a record; `manifest.json`: settings, counts, token lengths and every file's row count and sha256; `hub-files.txt`: what to upload.",
     '',
   ];
 }
@@ -275,9 +361,14 @@ function fieldsSection(input: CardInput): string[] {
     '',
     '| field | type | what it holds |',
     '|---|---|---|',
-    ...RECORD_COLUMNS.map((c) => `| \`${c}\` | ${HF_DTYPE[PARQUET_TYPES[c].type]}${PARQUET_TYPES[c].optional ? ' or null' : ''} | ${(input.fields?.[c] ?? '').replaceAll('|', '\\|').replaceAll('<', '&lt;')} |`),
+    ...RECORD_COLUMNS.map(
+      (c) =>
+        `| \`${c}\` | ${HF_DTYPE[PARQUET_TYPES[c].type]}${PARQUET_TYPES[c].optional ? ' or null' : ''} | ${(input.fields?.[c] ?? '').replaceAll('|', '\\|').replaceAll('<', '&lt;')} |`,
+    ),
     '',
-    ...(example ? ['An example row (texts over 300 characters cut):', '', '```json', exampleRow(example), '```', ''] : []),
+    ...(example
+      ? ['An example row (texts over 300 characters cut):', '', '```json', exampleRow(example), '```', '']
+      : []),
   ];
 }
 
@@ -288,7 +379,10 @@ function rowsSection(input: CardInput, present: readonly SplitName[]): string[] 
     const rep = repetition(input.rows.filter((r) => r.split === s));
     return `| ${s} | ${fmt(rep.rows)} | ${fmt(rep.questions)} | ${fmt(rep.sql)} | ${rep.per_question} | ${rep.per_sql} | ${input.duplicates?.[s] ?? 0} |`;
   });
-  const k = c.variantsPerQuestion === 'all' ? 'every variant' : `${c.variantsPerQuestion} variant${c.variantsPerQuestion === 1 ? '' : 's'}`;
+  const k =
+    c.variantsPerQuestion === 'all'
+      ? 'every variant'
+      : `${c.variantsPerQuestion} variant${c.variantsPerQuestion === 1 ? '' : 's'}`;
   return [
     '## How often a question and an answer repeat',
     '',
@@ -304,7 +398,8 @@ function rowsSection(input: CardInput, present: readonly SplitName[]): string[] 
 function tokensSection(input: CardInput): string[] {
   const t = input.tokens;
   if (!t || Object.keys(t.files).length === 0) return [];
-  const stat = (s: { p50: number; p90: number; max: number } | undefined): string => (s ? `${fmt(s.p50)} / ${fmt(s.p90)} / ${fmt(s.max)}` : '');
+  const stat = (s: { p50: number; p90: number; max: number } | undefined): string =>
+    s ? `${fmt(s.p50)} / ${fmt(s.p90)} / ${fmt(s.max)}` : '';
   return [
     '## Lengths in tokens',
     '',
@@ -312,13 +407,19 @@ function tokensSection(input: CardInput): string[] {
     '',
     '| file | rows | sequence | prompt | completion |',
     '|---|---:|---:|---:|---:|',
-    ...Object.entries(t.files).map(([file, f]) => `| \`${file}\` | ${fmt(f.rows)} | ${stat(f.sequence)} | ${stat(f.prompt)} | ${stat(f.completion)} |`),
+    ...Object.entries(t.files).map(
+      ([file, f]) =>
+        `| \`${file}\` | ${fmt(f.rows)} | ${stat(f.sequence)} | ${stat(f.prompt)} | ${stat(f.completion)} |`,
+    ),
     '',
     `The longest row is ${fmt(t.longest)} tokens. Set the sequence length to at least that; **${fmt(t.suggested)}** leaves a fifth more for tokenizers and chat templates that count more: TRL \`SFTConfig(max_length=${t.suggested})\`, LLaMA-Factory \`cutoff_len: ${t.suggested}\`, Axolotl \`sequence_len: ${t.suggested}\`. At the trainers' defaults:`,
     '',
     '| trainer | default | rows longer | what happens to them |',
     '|---|---|---:|---|',
-    ...t.over_defaults.map((d) => `| ${d.trainer} | \`${d.setting}\` ${fmt(d.value)} | ${fmt(d.rows_over)} (${(100 * d.share_over).toFixed(1)}%) | ${d.excess} |`),
+    ...t.over_defaults.map(
+      (d) =>
+        `| ${d.trainer} | \`${d.setting}\` ${fmt(d.value)} | ${fmt(d.rows_over)} (${(100 * d.share_over).toFixed(1)}%) | ${d.excess} |`,
+    ),
     '',
   ];
 }
@@ -328,14 +429,23 @@ function loadingSection(input: CardInput, subsets: readonly Subset[]): string[] 
   const splits = SPLIT_NAMES.filter((s) => input.splits[s]);
   const evalSplit = splits.includes('validation') ? 'validation' : undefined;
   const length = input.tokens?.suggested ?? 2048;
-  const out = ['## Loading and training', '', '`DIR` is this folder, or its id on the Hub.', '', '```python', 'from datasets import load_dataset', ''];
-  if (has('data')) out.push('records = load_dataset(DIR)            # the "data" subset: one record per (question, variant)');
+  const out = [
+    '## Loading and training',
+    '',
+    '`DIR` is this folder, or its id on the Hub.',
+    '',
+    '```python',
+    'from datasets import load_dataset',
+    '',
+  ];
+  if (has('data'))
+    out.push('records = load_dataset(DIR)            # the "data" subset: one record per (question, variant)');
   if (has('chat')) out.push('chat = load_dataset(DIR, "chat")       # {"messages": [...]}');
   if (has('prompt')) out.push('prompt = load_dataset(DIR, "prompt")   # {"prompt": [...], "completion": [...]}');
   out.push('```', '');
   if (has('prompt')) {
     out.push(
-      'TRL (the loss falls on the completion, SFTTrainer\'s default for prompt–completion data):',
+      "TRL (the loss falls on the completion, SFTTrainer's default for prompt–completion data):",
       '',
       '```python',
       'from datasets import load_dataset',
@@ -362,7 +472,11 @@ function loadingSection(input: CardInput, subsets: readonly Subset[]): string[] 
       '',
       'client = OpenAI()',
       `train = client.files.create(file=open("${finetuneFile('train', 'chat')}", "rb"), purpose="fine-tune")`,
-      ...(evalSplit ? [`validation = client.files.create(file=open("${finetuneFile(evalSplit, 'chat')}", "rb"), purpose="fine-tune")`] : []),
+      ...(evalSplit
+        ? [
+            `validation = client.files.create(file=open("${finetuneFile(evalSplit, 'chat')}", "rb"), purpose="fine-tune")`,
+          ]
+        : []),
       `job = client.fine_tuning.jobs.create(model="gpt-4o-mini-2024-07-18", training_file=train.id${evalSplit ? ', validation_file=validation.id' : ''})`,
       '```',
       '',

@@ -7,7 +7,15 @@
 import type { ExportRecord } from '../records/export-record.ts';
 import { chatLine, promptLine, questionPart, schemaPart, SYSTEM_PROMPT } from './finetune-format.ts';
 import type { SplitName } from './split-assign.ts';
-import { createTokenCounter, lengthStats, suggestedLength, TOKENIZER, TRAINER_DEFAULTS, type LengthStats, type RowTokens } from './token-lengths.ts';
+import {
+  createTokenCounter,
+  lengthStats,
+  suggestedLength,
+  TOKENIZER,
+  TRAINER_DEFAULTS,
+  type LengthStats,
+  type RowTokens,
+} from './token-lengths.ts';
 
 export type FinetuneFormat = 'chat' | 'prompt';
 
@@ -44,7 +52,14 @@ export interface FinetuneTokens {
   /** The `max_length` / `cutoff_len` / `sequence_len` to set (see `suggestedLength`). */
   readonly suggested: number;
   /** Per trainer default, the share of rows longer than it. */
-  readonly over_defaults: readonly { readonly trainer: string; readonly setting: string; readonly value: number; readonly excess: string; readonly rows_over: number; readonly share_over: number }[];
+  readonly over_defaults: readonly {
+    readonly trainer: string;
+    readonly setting: string;
+    readonly value: number;
+    readonly excess: string;
+    readonly rows_over: number;
+    readonly share_over: number;
+  }[];
 }
 
 /** The files of one split: each file's lines, made as they are written. */
@@ -57,7 +72,14 @@ export interface FinetuneSplit {
  * One split's fine-tuning JSON Lines files in `formats`, and each row's tokens when `counted`
  * (once a row: every fine-tuning file holds the same text). `ddlOf` gives a row's prompt schema.
  */
-export function finetuneSplit(split: SplitName, rows: readonly ExportRecord[], formats: readonly FinetuneFormat[], ddlOf: (r: ExportRecord) => string, counted = formats.length > 0, count = createTokenCounter()): FinetuneSplit {
+export function finetuneSplit(
+  split: SplitName,
+  rows: readonly ExportRecord[],
+  formats: readonly FinetuneFormat[],
+  ddlOf: (r: ExportRecord) => string,
+  counted = formats.length > 0,
+  count = createTokenCounter(),
+): FinetuneSplit {
   const tokens = counted ? rows.map((r) => count(SYSTEM_PROMPT, schemaPart(ddlOf(r)), questionPart(r), r.sql)) : [];
   const lines = (line: (ddl: string, r: ExportRecord) => string): Iterable<string> => ({
     *[Symbol.iterator]() {
@@ -65,13 +87,20 @@ export function finetuneSplit(split: SplitName, rows: readonly ExportRecord[], f
     },
   });
   return {
-    files: formats.map((f) => ({ rel: finetuneFile(split, f), lines: lines(f === 'chat' ? chatLine : promptLine), count: rows.length })),
+    files: formats.map((f) => ({
+      rel: finetuneFile(split, f),
+      lines: lines(f === 'chat' ? chatLine : promptLine),
+      count: rows.length,
+    })),
     tokens,
   };
 }
 
 /** Token lengths of every fine-tuning file written (`formats`: each kind and its file types), from each split's row tokens. */
-export function finetuneTokens(splits: ReadonlyMap<SplitName, readonly RowTokens[]>, formats: readonly (readonly [FinetuneFormat, 'jsonl' | 'parquet'])[]): FinetuneTokens {
+export function finetuneTokens(
+  splits: ReadonlyMap<SplitName, readonly RowTokens[]>,
+  formats: readonly (readonly [FinetuneFormat, 'jsonl' | 'parquet'])[],
+): FinetuneTokens {
   const files: Record<string, FileTokens> = {};
   const all: number[] = [];
   for (const [split, rows] of splits) {
@@ -81,7 +110,12 @@ export function finetuneTokens(splits: ReadonlyMap<SplitName, readonly RowTokens
       files[ext === 'jsonl' ? finetuneFile(split, f) : finetuneParquetFile(split, f)] =
         f === 'chat'
           ? { rows: rows.length, sequence }
-          : { rows: rows.length, sequence, prompt: lengthStats(rows.map((t) => t.prompt)), completion: lengthStats(rows.map((t) => t.completion)) };
+          : {
+              rows: rows.length,
+              sequence,
+              prompt: lengthStats(rows.map((t) => t.prompt)),
+              completion: lengthStats(rows.map((t) => t.completion)),
+            };
     }
   }
   const longest = all.reduce((a, b) => Math.max(a, b), 0);
@@ -116,7 +150,13 @@ export function llamaFactoryInfo(dataset: string, splits: readonly SplitName[]):
         file_name: `${s}.chat.jsonl`,
         formatting: 'sharegpt',
         columns: { messages: 'messages' },
-        tags: { role_tag: 'role', content_tag: 'content', user_tag: 'user', assistant_tag: 'assistant', system_tag: 'system' },
+        tags: {
+          role_tag: 'role',
+          content_tag: 'content',
+          user_tag: 'user',
+          assistant_tag: 'assistant',
+          system_tag: 'system',
+        },
       },
     ]),
   );

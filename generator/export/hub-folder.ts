@@ -14,7 +14,13 @@ import type { ExportSettings } from './export-settings.ts';
 export const HUB_LIST_FILE = 'hub-files.txt';
 
 /** Large files go through Git LFS on the Hub, as its own repositories are set up. */
-export const GITATTRIBUTES = ['*.parquet filter=lfs diff=lfs merge=lfs -text', '*.jsonl filter=lfs diff=lfs merge=lfs -text', 'dumps/*.sql filter=lfs diff=lfs merge=lfs -text', 'datasets/*/dumps/*.sql filter=lfs diff=lfs merge=lfs -text', ''].join('\n');
+export const GITATTRIBUTES = [
+  '*.parquet filter=lfs diff=lfs merge=lfs -text',
+  '*.jsonl filter=lfs diff=lfs merge=lfs -text',
+  'dumps/*.sql filter=lfs diff=lfs merge=lfs -text',
+  'datasets/*/dumps/*.sql filter=lfs diff=lfs merge=lfs -text',
+  '',
+].join('\n');
 
 /** Files the export writes at the top of the folder, and those of the build it keeps. */
 const EXPORT_TOP_FILES = ['README.md', 'manifest.json', 'record.schema.json', '.gitattributes', HUB_LIST_FILE];
@@ -43,7 +49,12 @@ function filesUnder(dir: string, sub: string): string[] {
  * hubFiles('output/social_media', ['data/train-00000-of-00001.parquet']); // ['.gitattributes', 'README.md', …]
  */
 export function hubFiles(dir: string, exported: readonly string[]): string[] {
-  const list = new Set<string>([...EXPORT_TOP_FILES, ...BUILD_TOP_FILES.filter((f) => existsSync(join(dir, f))), ...exported, ...FOLDERS.flatMap((f) => filesUnder(dir, f))]);
+  const list = new Set<string>([
+    ...EXPORT_TOP_FILES,
+    ...BUILD_TOP_FILES.filter((f) => existsSync(join(dir, f))),
+    ...exported,
+    ...FOLDERS.flatMap((f) => filesUnder(dir, f)),
+  ]);
   return [...list].sort();
 }
 
@@ -54,8 +65,10 @@ export function hubFiles(dir: string, exported: readonly string[]): string[] {
 export function layOutHub(dir: string, out: string, list: readonly string[]): number {
   const from = resolve(dir);
   const to = resolve(out);
-  if (to === from || !relative(from, to).startsWith('..')) throw new ConfigError(`export: --hub-dir ${out}: must be outside the exported directory ${dir}`);
-  if (existsSync(to) && (!statSync(to).isDirectory() || readdirSync(to).length > 0)) throw new ConfigError(`export: --hub-dir ${out}: exists and is not an empty directory`);
+  if (to === from || !relative(from, to).startsWith('..'))
+    throw new ConfigError(`export: --hub-dir ${out}: must be outside the exported directory ${dir}`);
+  if (existsSync(to) && (!statSync(to).isDirectory() || readdirSync(to).length > 0))
+    throw new ConfigError(`export: --hub-dir ${out}: exists and is not an empty directory`);
   for (const rel of list) {
     mkdirSync(dirname(join(to, rel)), { recursive: true });
     copyFileSync(join(from, rel), join(to, rel));
@@ -76,7 +89,10 @@ function ratiosOf(r: Readonly<Record<string, unknown>> | undefined): unknown[] {
  * @example
  * exportSettingsDiffer({ split: 'skeleton', … }, { split: 'random', … }); // 'split "skeleton", not "random"'
  */
-export function exportSettingsDiffer(recorded: Readonly<Record<string, unknown>>, settings: ExportSettings): string | undefined {
+export function exportSettingsDiffer(
+  recorded: Readonly<Record<string, unknown>>,
+  settings: ExportSettings,
+): string | undefined {
   const rows = recorded['row_controls'] as Record<string, unknown> | undefined;
   const pairs: [string, unknown, unknown][] = [
     ['split', recorded['split'], settings.split],
@@ -90,5 +106,7 @@ export function exportSettingsDiffer(recorded: Readonly<Record<string, unknown>>
     ['max rows', rows?.['max_rows'], settings.rows.maxRows],
   ];
   const differ = pairs.filter(([, a, b]) => JSON.stringify(a) !== JSON.stringify(b));
-  return differ.length === 0 ? undefined : differ.map(([k, a, b]) => `${k} ${JSON.stringify(a)}, not ${JSON.stringify(b)}`).join('; ');
+  return differ.length === 0
+    ? undefined
+    : differ.map(([k, a, b]) => `${k} ${JSON.stringify(a)}, not ${JSON.stringify(b)}`).join('; ');
 }

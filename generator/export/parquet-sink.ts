@@ -10,7 +10,12 @@ import { RECORD_COLUMNS, type ExportRecord } from '../records/export-record.ts';
 import { trainingMessages } from './finetune-format.ts';
 
 /** Parquet physical/logical type of each column; the JSON Schema and the card say the same. */
-export const PARQUET_TYPES: Readonly<Record<(typeof RECORD_COLUMNS)[number], { readonly type: 'UTF8' | 'INT32' | 'INT64' | 'BOOLEAN'; readonly optional?: boolean }>> = {
+export const PARQUET_TYPES: Readonly<
+  Record<
+    (typeof RECORD_COLUMNS)[number],
+    { readonly type: 'UTF8' | 'INT32' | 'INT64' | 'BOOLEAN'; readonly optional?: boolean }
+  >
+> = {
   id: { type: 'UTF8' },
   group_id: { type: 'UTF8' },
   question_id: { type: 'UTF8' },
@@ -48,7 +53,12 @@ export const ROW_GROUP_SIZE = 10_000;
  */
 export async function writeParquet(path: string, rows: readonly ExportRecord[]): Promise<void> {
   const schema = new parquet.ParquetSchema(
-    Object.fromEntries(RECORD_COLUMNS.map((c) => [c, { type: PARQUET_TYPES[c].type, optional: PARQUET_TYPES[c].optional ?? false, compression: 'GZIP' }])),
+    Object.fromEntries(
+      RECORD_COLUMNS.map((c) => [
+        c,
+        { type: PARQUET_TYPES[c].type, optional: PARQUET_TYPES[c].optional ?? false, compression: 'GZIP' },
+      ]),
+    ),
   );
   await writeRows(path, schema, rows, (r) => {
     const row: Record<string, unknown> = {};
@@ -59,7 +69,12 @@ export async function writeParquet(path: string, rows: readonly ExportRecord[]):
 }
 
 /** Writes one Parquet row per item, whole or not at all (a temporary file renamed over `path`). */
-export async function writeRows<T>(path: string, schema: InstanceType<typeof parquet.ParquetSchema>, items: readonly T[], row: (item: T) => Record<string, unknown>): Promise<void> {
+export async function writeRows<T>(
+  path: string,
+  schema: InstanceType<typeof parquet.ParquetSchema>,
+  items: readonly T[],
+  row: (item: T) => Record<string, unknown>,
+): Promise<void> {
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
   try {
     const writer = await parquet.ParquetWriter.openFile(schema, temp, { rowGroupSize: ROW_GROUP_SIZE });
@@ -72,7 +87,10 @@ export async function writeRows<T>(path: string, schema: InstanceType<typeof par
 }
 
 /** A list of chat messages as Parquet: a repeated group of (role, content), read as list<struct>. */
-const MESSAGES = { repeated: true, fields: { role: { type: 'UTF8', compression: 'GZIP' }, content: { type: 'UTF8', compression: 'GZIP' } } } as const;
+const MESSAGES = {
+  repeated: true,
+  fields: { role: { type: 'UTF8', compression: 'GZIP' }, content: { type: 'UTF8', compression: 'GZIP' } },
+} as const;
 
 /**
  * The chat or prompt–completion lines of `rows` as Parquet (the same turns as the JSON Lines
@@ -82,9 +100,16 @@ const MESSAGES = { repeated: true, fields: { role: { type: 'UTF8', compression: 
  * @example
  * await writeMessagesParquet('out/finetune/train.prompt.parquet', 'prompt', rows, (r) => ddl.get(r.schema_id));
  */
-export async function writeMessagesParquet(path: string, kind: 'chat' | 'prompt', rows: readonly ExportRecord[], ddlOf: (r: ExportRecord) => string): Promise<void> {
+export async function writeMessagesParquet(
+  path: string,
+  kind: 'chat' | 'prompt',
+  rows: readonly ExportRecord[],
+  ddlOf: (r: ExportRecord) => string,
+): Promise<void> {
   const id = { type: 'UTF8' } as const;
-  const schema = new parquet.ParquetSchema(kind === 'chat' ? { id, messages: MESSAGES } : { id, prompt: MESSAGES, completion: MESSAGES });
+  const schema = new parquet.ParquetSchema(
+    kind === 'chat' ? { id, messages: MESSAGES } : { id, prompt: MESSAGES, completion: MESSAGES },
+  );
   await writeRows(path, schema, rows, (r) => {
     const prompt = trainingMessages(ddlOf(r), r);
     const completion = [{ role: 'assistant', content: r.sql }];

@@ -24,7 +24,10 @@ export function promptSchemaTexts(dir: string, kind: Exclude<PromptSchema, 'full
   const erPath = join(dir, 'er.json');
   const domain = parseDomainJson(readFileSync(erPath, 'utf8'), erPath);
   const index = indexDomain(domain);
-  const instance = kind === 'compact+values' ? generateInstance(domain, { seed: build.seed, scale: build.scale, profile: build.profile, counts: build.counts }) : undefined;
+  const instance =
+    kind === 'compact+values'
+      ? generateInstance(domain, { seed: build.seed, scale: build.scale, profile: build.profile, counts: build.counts })
+      : undefined;
   const out = new Map<string, string>();
   for (const v of build.variants) {
     const schema = buildRelationalSchema(index, v.spec);

@@ -67,7 +67,11 @@ function creationOrder(tables: readonly Table[]): { order: Table[]; deferred: Se
 /** A value as a prompt shows it: a number or boolean bare, text quoted and cut at 40 characters. */
 function exampleLiteral(cell: string, column: Column): string {
   const type = column.valueType.kind;
-  if (!column.sqlType.endsWith('[]') && column.sqlType !== 'jsonb' && ['integer', 'bigint', 'numeric', 'boolean', 'id'].includes(type)) {
+  if (
+    !column.sqlType.endsWith('[]') &&
+    column.sqlType !== 'jsonb' &&
+    ['integer', 'bigint', 'numeric', 'boolean', 'id'].includes(type)
+  ) {
     return type === 'boolean' ? (cell === 't' || cell === 'true' ? 'true' : 'false') : cell;
   }
   const chars = [...cell];
@@ -104,7 +108,11 @@ export function columnExamples(index: ErIndex, instance: ConceptualInstance, sch
       if (isKey(column)) return;
       // Map keeps first-seen order, and the sort is stable: ties stay in row order.
       const ranked = [...(counts[i] as Map<string, number>)].sort((a, b) => b[1] - a[1]).slice(0, EXAMPLES_PER_COLUMN);
-      if (ranked.length > 0) perColumn.set(column.name, ranked.map(([cell]) => exampleLiteral(cell, column)));
+      if (ranked.length > 0)
+        perColumn.set(
+          column.name,
+          ranked.map(([cell]) => exampleLiteral(cell, column)),
+        );
     });
     out.set(table.name, perColumn);
   }
@@ -136,8 +144,10 @@ export function compactDdl(schema: RelationalSchema, examples?: ColumnExamples):
     const tableFks: string[] = [];
     t.foreignKeys.forEach((fk, i) => {
       const text = `REFERENCES ${quoteIdent(fk.table)} (${cols(fk.references)})`;
-      if (deferred.has(`${t.name}\u0000${i}`)) later.push(`ALTER TABLE ${quoteIdent(t.name)} ADD FOREIGN KEY (${cols(fk.columns)}) ${text};`);
-      else if (fk.columns.length === 1 && !inline.has(fk.columns[0] as string)) inline.set(fk.columns[0] as string, text);
+      if (deferred.has(`${t.name}\u0000${i}`))
+        later.push(`ALTER TABLE ${quoteIdent(t.name)} ADD FOREIGN KEY (${cols(fk.columns)}) ${text};`);
+      else if (fk.columns.length === 1 && !inline.has(fk.columns[0] as string))
+        inline.set(fk.columns[0] as string, text);
       else tableFks.push(`FOREIGN KEY (${cols(fk.columns)}) ${text}`);
     });
     const lines = t.columns.map((c) => {

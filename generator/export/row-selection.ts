@@ -58,7 +58,9 @@ export function questionVariants(
     const sqls = new Set<string>();
     while (picks.length < take) {
       const slotsAfter = take - picks.length - 1 + (questionIds.length - i - 1) * take;
-      const free = order.filter((v) => !picks.includes(v)).sort((a, b) => (uses.get(a) as number) - (uses.get(b) as number));
+      const free = order
+        .filter((v) => !picks.includes(v))
+        .sort((a, b) => (uses.get(a) as number) - (uses.get(b) as number));
       const unused = free.filter((v) => uses.get(v) === 0);
       const pool = unused.length > slotsAfter ? unused : free;
       // Among the least used (with SQL new to the question, when there are such), the one whose
@@ -118,7 +120,11 @@ export function budgetRows(rows: readonly ExportRecord[], budget: number): Expor
  * The budget of each training split: `maxRows` shared in proportion to their rows, so
  * validation keeps the share of train it had.
  */
-export function splitBudgets(trainRows: number, validationRows: number, maxRows: number): { train: number; validation: number } {
+export function splitBudgets(
+  trainRows: number,
+  validationRows: number,
+  maxRows: number,
+): { train: number; validation: number } {
   const total = trainRows + validationRows;
   if (total <= maxRows) return { train: trainRows, validation: validationRows };
   const validation = Math.min(validationRows, Math.round((maxRows * validationRows) / total));
@@ -142,14 +148,34 @@ export interface PlacedGroup {
  * @example
  * splitRows(placed, DEFAULT_ROW_CONTROLS, 1).rows.train.length; // ≈ train questions × 2
  */
-export function splitRows(placed: readonly PlacedGroup[], controls: RowControls, seed: string | number): { rows: Record<SplitName, ExportRecord[]>; duplicates: Partial<Record<SplitName, number>> } {
+export function splitRows(
+  placed: readonly PlacedGroup[],
+  controls: RowControls,
+  seed: string | number,
+): { rows: Record<SplitName, ExportRecord[]>; duplicates: Partial<Record<SplitName, number>> } {
   const rows: Record<SplitName, ExportRecord[]> = { train: [], validation: [], test: [] };
   for (const p of placed) {
     const sampled = p.split !== 'test';
     const qs = sampled ? cappedParaphrases(p.questions, controls.paraphrasesPerStyle) : [...p.questions];
     const sql = Object.fromEntries(p.variants.map((v) => [v, (p.group.variants[v] as { sql: string }).sql]));
-    const perQuestion = sampled && controls.variantsPerQuestion !== 'all' ? questionVariants(p.group.group_id, qs.map((q) => q.question_id), sql, controls.variantsPerQuestion, seed) : undefined;
-    rows[p.split].push(...groupRows(p.group, qs, { domain: p.domain, split: p.split, variants: p.variants, ...(perQuestion ? { perQuestion } : {}) }));
+    const perQuestion =
+      sampled && controls.variantsPerQuestion !== 'all'
+        ? questionVariants(
+            p.group.group_id,
+            qs.map((q) => q.question_id),
+            sql,
+            controls.variantsPerQuestion,
+            seed,
+          )
+        : undefined;
+    rows[p.split].push(
+      ...groupRows(p.group, qs, {
+        domain: p.domain,
+        split: p.split,
+        variants: p.variants,
+        ...(perQuestion ? { perQuestion } : {}),
+      }),
+    );
   }
   const duplicates: Partial<Record<SplitName, number>> = {};
   if (controls.dedupe) {

@@ -69,7 +69,9 @@ function cut(n: number, ratios: SplitRatios): SplitName[] {
   const total = SPLIT_NAMES.reduce((a, s) => a + ratios[s], 0);
   const wanted = SPLIT_NAMES.map((s) => (n * ratios[s]) / total);
   const sizes = wanted.map(Math.floor);
-  const order = SPLIT_NAMES.map((_, i) => i).sort((a, b) => (wanted[b] as number) - (sizes[b] as number) - ((wanted[a] as number) - (sizes[a] as number)) || a - b);
+  const order = SPLIT_NAMES.map((_, i) => i).sort(
+    (a, b) => (wanted[b] as number) - (sizes[b] as number) - ((wanted[a] as number) - (sizes[a] as number)) || a - b,
+  );
   let left = n - sizes.reduce((a, b) => a + b, 0);
   for (const i of order) {
     if (left === 0) break;
@@ -131,7 +133,11 @@ export function planSplits(
         if (a !== b) parent.set(a < b ? b : a, a < b ? a : b);
       }
     }
-    const plan = assign(units.map((u) => root(key(u))), ratios, base);
+    const plan = assign(
+      units.map((u) => root(key(u))),
+      ratios,
+      base,
+    );
     return new Map(units.map((u) => [u.group_id, plan.get(root(key(u))) as SplitName]));
   };
   switch (kind) {
@@ -142,7 +148,10 @@ export function planSplits(
     case 'domain': {
       const domains = new Set(units.map((u) => u.domain));
       const needed = SPLIT_NAMES.filter((s) => ratios[s] > 0).length;
-      if (domains.size < needed) throw new ConfigError(`export: --split domain needs groups of at least ${needed} domains (one per non-empty split), got ${domains.size} (${[...domains].join(', ')}); add datasets with --include DIR`);
+      if (domains.size < needed)
+        throw new ConfigError(
+          `export: --split domain needs groups of at least ${needed} domains (one per non-empty split), got ${domains.size} (${[...domains].join(', ')}); add datasets with --include DIR`,
+        );
       return { kind, groups: byGroup((u) => u.domain) };
     }
     case 'database':
@@ -150,7 +159,10 @@ export function planSplits(
       return { kind, groups: byGroup((u) => u.db_id) };
     case 'variant': {
       const needed = SPLIT_NAMES.filter((s) => ratios[s] > 0).length;
-      if (new Set(variants).size < needed) throw new ConfigError(`export: --split variant needs at least ${needed} variants (one per non-empty split), got ${variants.length}`);
+      if (new Set(variants).size < needed)
+        throw new ConfigError(
+          `export: --split variant needs at least ${needed} variants (one per non-empty split), got ${variants.length}`,
+        );
       return { kind, groups: byGroup((u) => u.group_id), variants: assign(variants, ratios, `${base}/variants`) };
     }
   }
@@ -163,5 +175,8 @@ export function planSplits(
  */
 export function checkDatabaseCount(command: string, databases: readonly string[], ratios: SplitRatios): void {
   const needed = SPLIT_NAMES.filter((s) => ratios[s] > 0).length;
-  if (databases.length < needed) throw new ConfigError(`${command}: --split database needs at least ${needed} databases (one per non-empty split), got ${databases.length} (${databases.join(', ')}); generate a corpus (generate --corpus) or give --ratios with fewer splits`);
+  if (databases.length < needed)
+    throw new ConfigError(
+      `${command}: --split database needs at least ${needed} databases (one per non-empty split), got ${databases.length} (${databases.join(', ')}); generate a corpus (generate --corpus) or give --ratios with fewer splits`,
+    );
 }

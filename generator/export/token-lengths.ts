@@ -29,7 +29,12 @@ export interface RowTokens {
  * Counts rows' tokens. The user turn is the schema text then the question; the schema part
  * (ending in a blank line, where the tokenizer always cuts) is counted once per schema.
  */
-export function createTokenCounter(): (system: string, schemaPart: string, questionPart: string, sql: string) => RowTokens {
+export function createTokenCounter(): (
+  system: string,
+  schemaPart: string,
+  questionPart: string,
+  sql: string,
+) => RowTokens {
   const schemas = new Map<string, number>();
   let systemText = '';
   let systemTokens = 0;
@@ -81,7 +86,13 @@ export function suggestedLength(max: number): number {
 
 /** The trainers' own defaults, and what each does with a row longer than its length. */
 export const TRAINER_DEFAULTS = [
-  { trainer: 'TRL SFTTrainer', setting: 'max_length', value: 1024, excess: 'cut at the end (truncation keep_start); a prompt–completion row whose prompt fills it has no completion left and is dropped' },
+  {
+    trainer: 'TRL SFTTrainer',
+    setting: 'max_length',
+    value: 1024,
+    excess:
+      'cut at the end (truncation keep_start); a prompt–completion row whose prompt fills it has no completion left and is dropped',
+  },
   { trainer: 'LLaMA-Factory', setting: 'cutoff_len', value: 2048, excess: 'cut' },
   { trainer: 'Axolotl', setting: 'sequence_len', value: 512, excess: 'dropped (excess_length_strategy: drop)' },
 ] as const;

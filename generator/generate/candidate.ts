@@ -19,7 +19,14 @@ import type { Query as SqlQuery } from '../sql/sql-ast.ts';
 import { canonicalStructure } from '../structure/canonical-structure.ts';
 import { extractSkeleton } from '../grammar/skeleton-extractor.ts';
 import type { ProgressTick } from '../common/progress-tick.ts';
-import { CandidateRejected, DIFFICULTIES, reject, type Difficulty, type GroupRecord, type RejectionReason } from '../records/group-record.ts';
+import {
+  CandidateRejected,
+  DIFFICULTIES,
+  reject,
+  type Difficulty,
+  type GroupRecord,
+  type RejectionReason,
+} from '../records/group-record.ts';
 import { buildSchemaGraph } from './schema-graph.ts';
 import { readSkeleton, type QueryShape } from './skeleton-shape.ts';
 import { rejectMeaningless } from './meaning-gate.ts';
@@ -81,24 +88,32 @@ export function referenceVariant(names: readonly string[]): string {
 /** Skeletons sampled per seeded batch (candidate i is sample i mod this of batch i / this). */
 export const SKELETON_BATCH = 200;
 /** Rejections no other filling can cure: the skeleton itself is at fault. */
-export const FINAL: ReadonlySet<RejectionReason> = new Set(['unsupported-skeleton', 'meaningless-skeleton', 'difficulty-quota']);
+export const FINAL: ReadonlySet<RejectionReason> = new Set([
+  'unsupported-skeleton',
+  'meaningless-skeleton',
+  'difficulty-quota',
+]);
 
 /**
  * Whole-group quotas from shares: floors, then the remainder to the largest fractions, so
  * they sum to `groups` exactly.
  */
-export function difficultyQuotas(mix: Readonly<Record<Difficulty, number>>, groups: number): Record<Difficulty, number> {
+export function difficultyQuotas(
+  mix: Readonly<Record<Difficulty, number>>,
+  groups: number,
+): Record<Difficulty, number> {
   const total = DIFFICULTIES.reduce((a, d) => a + (mix[d] ?? 0), 0);
   const exact = DIFFICULTIES.map((d) => ((mix[d] ?? 0) / total) * groups);
   const quotas = exact.map(Math.floor);
-  const order = DIFFICULTIES.map((_, i) => i).sort((a, b) => (exact[b] as number) - (quotas[b] as number) - ((exact[a] as number) - (quotas[a] as number)) || a - b);
+  const order = DIFFICULTIES.map((_, i) => i).sort(
+    (a, b) => (exact[b] as number) - (quotas[b] as number) - ((exact[a] as number) - (quotas[a] as number)) || a - b,
+  );
   for (let k = 0; quotas.reduce((a, b) => a + b, 0) < groups; k++) {
     const i = order[k % order.length] as number;
     quotas[i] = (quotas[i] as number) + 1;
   }
   return Object.fromEntries(DIFFICULTIES.map((d, i) => [d, quotas[i]])) as Record<Difficulty, number>;
 }
-
 
 /** What a whole run asks of an attempt as it goes, to end it early: its duplicate and quota checks. A shard asks nothing, leaving them to the merge. */
 export interface AttemptGates {
@@ -111,7 +126,10 @@ export interface AttemptGates {
 }
 
 /** How one attempt ended: its group and structure key, or its rejection; with the id and difficulty as far as it got. */
-export type Attempt = { readonly id?: string; readonly difficulty?: Difficulty } & ({ readonly record: GroupRecord; readonly key: string } | { readonly rejected: CandidateRejected });
+export type Attempt = { readonly id?: string; readonly difficulty?: Difficulty } & (
+  | { readonly record: GroupRecord; readonly key: string }
+  | { readonly rejected: CandidateRejected }
+);
 
 /**
  * One attempt at candidate i, the same in a whole run and in each shard: the filling its seeded
@@ -123,7 +141,13 @@ export type Attempt = { readonly id?: string; readonly difficulty?: Difficulty }
 export async function attemptCandidate(
   options: GenerateOptions,
   sources: CandidateSources,
-  at: { readonly candidate: number; readonly attempt: number; readonly entry: SuiteEntry | undefined; readonly sample: Pick<Sample, 'skeleton' | 'tail'>; readonly shape: QueryShape | undefined },
+  at: {
+    readonly candidate: number;
+    readonly attempt: number;
+    readonly entry: SuiteEntry | undefined;
+    readonly sample: Pick<Sample, 'skeleton' | 'tail'>;
+    readonly shape: QueryShape | undefined;
+  },
   gates: AttemptGates = {},
 ): Promise<Attempt> {
   const { reference, refVariant, graph, probe } = sources;
@@ -132,17 +156,25 @@ export async function attemptCandidate(
   let difficulty: Difficulty | undefined;
   try {
     const rng = createRng(options.seed).fork(`candidate/${candidate}/${at.attempt}`);
-    const query = entry ? entry.query : await fillQuery(at.shape as QueryShape, { graph, instance: options.instance, rng, probe });
+    const query = entry
+      ? entry.query
+      : await fillQuery(at.shape as QueryShape, { graph, instance: options.instance, rng, probe });
     if (!entry) rejectMeaningless(options.index, query);
     id = groupId(query);
     gates.id?.(id);
     if (options.difficultyMix) {
       // Compiling and parsing is cheap next to running: the difficulty is known before the database.
-      difficulty = labelGroup({ [reference]: { sql: compileOrReject(options, refVariant, query) } }, reference, [reference]).difficulty;
+      difficulty = labelGroup({ [reference]: { sql: compileOrReject(options, refVariant, query) } }, reference, [
+        reference,
+      ]).difficulty;
       gates.difficulty?.(difficulty);
     }
     const verified = await verifyCandidate(sources, query, id, entry);
-    const labels = labelGroup(verified.answers, reference, options.variants.map((v) => v.name));
+    const labels = labelGroup(
+      verified.answers,
+      reference,
+      options.variants.map((v) => v.name),
+    );
     const key = structureKey(verified.answers[labels.reference]?.sql ?? '');
     gates.key?.(key);
     const record = groupRecord(options, { candidate, sample, entry, query, id, verified, labels });
@@ -159,7 +191,12 @@ export async function attemptCandidate(
  * theirs), then, in a run checked on SQLite, the agreement of SQLite with PostgreSQL, whose
  * SQL joins the answers.
  */
-async function verifyCandidate(sources: CandidateSources, query: Query, id: string, entry: SuiteEntry | undefined): Promise<VerifiedGroup> {
+async function verifyCandidate(
+  sources: CandidateSources,
+  query: Query,
+  id: string,
+  entry: SuiteEntry | undefined,
+): Promise<VerifiedGroup> {
   const { ctx, sqlite } = sources;
   const verified = await verifyGroup(query, ctx);
   // A question a reader could take another way, with another answer, is not emitted.
@@ -170,7 +207,15 @@ async function verifyCandidate(sources: CandidateSources, query: Query, id: stri
 /** A verified candidate as the line the groups file holds (a run and its shards write the same). */
 export function groupRecord(
   options: Pick<GenerateOptions, 'dataset' | 'instanceHashes'>,
-  c: { candidate: number; sample: Pick<Sample, 'skeleton' | 'tail'>; entry: SuiteEntry | undefined; query: Query; id: string; verified: VerifiedGroup; labels: ReturnType<typeof labelGroup> },
+  c: {
+    candidate: number;
+    sample: Pick<Sample, 'skeleton' | 'tail'>;
+    entry: SuiteEntry | undefined;
+    query: Query;
+    id: string;
+    verified: VerifiedGroup;
+    labels: ReturnType<typeof labelGroup>;
+  },
 ): GroupRecord {
   const { candidate, sample, entry, query, id, verified, labels } = c;
   return {
@@ -189,9 +234,13 @@ export function groupRecord(
     distinct_sql: verified.distinctSql,
     verified_on: [
       { profile: 'default', instance_hash: options.instanceHashes.main, ...verified.main },
-      ...(verified.edge && options.instanceHashes.edge ? [{ profile: 'edge' as const, instance_hash: options.instanceHashes.edge, ...verified.edge }] : []),
+      ...(verified.edge && options.instanceHashes.edge
+        ? [{ profile: 'edge' as const, instance_hash: options.instanceHashes.edge, ...verified.edge }]
+        : []),
     ],
-    ...(entry ? { source: { suite_id: entry.id, ...(entry.question !== undefined ? { question: entry.question } : {}) } } : {}),
+    ...(entry
+      ? { source: { suite_id: entry.id, ...(entry.question !== undefined ? { question: entry.question } : {}) } }
+      : {}),
   };
 }
 
@@ -241,7 +290,11 @@ export function structureKey(sql: string): string {
  * Structure hash and Spider hardness from the reference variant's SQL; when the SQL adapter
  * cannot read it, from the next variant whose SQL it reads.
  */
-export function labelGroup(answers: Readonly<Record<string, { sql: string }>>, reference: string, names: readonly string[]): { reference: string; structureHash: string; difficulty: Difficulty } {
+export function labelGroup(
+  answers: Readonly<Record<string, { sql: string }>>,
+  reference: string,
+  names: readonly string[],
+): { reference: string; structureHash: string; difficulty: Difficulty } {
   for (const name of [reference, ...names.filter((n) => n !== reference)]) {
     const sql = answers[name]?.sql;
     if (!sql) continue;
@@ -264,8 +317,17 @@ export function labelGroup(answers: Readonly<Record<string, { sql: string }>>, r
 export function candidateSources(options: GenerateOptions) {
   const reference = referenceVariant(options.variants.map((v) => v.name));
   const refVariant = options.variants.find((v) => v.name === reference) as CheckVariant;
-  const graph = buildSchemaGraph(options.index, options.variants.map((v) => v.schema));
-  const ctx = { index: options.index, variants: options.variants, reference, runner: options.runner, ...(options.maxCost !== undefined ? { maxCost: options.maxCost } : {}) };
+  const graph = buildSchemaGraph(
+    options.index,
+    options.variants.map((v) => v.schema),
+  );
+  const ctx = {
+    index: options.index,
+    variants: options.variants,
+    reference,
+    runner: options.runner,
+    ...(options.maxCost !== undefined ? { maxCost: options.maxCost } : {}),
+  };
   const probe: Probe = async (q) => {
     let sql: CompiledSql;
     try {
@@ -283,7 +345,11 @@ export function candidateSources(options: GenerateOptions) {
     let batch = batches.get(b);
     if (!batch) {
       batches.clear();
-      batch = sampleSkeletons(options.grammar, { n: SKELETON_BATCH, seed: `${options.seed}/skeletons/${b}`, tail: options.tail ?? 0.1 }).samples;
+      batch = sampleSkeletons(options.grammar, {
+        n: SKELETON_BATCH,
+        seed: `${options.seed}/skeletons/${b}`,
+        tail: options.tail ?? 0.1,
+      }).samples;
       batches.set(b, batch);
     }
     return batch[i % batch.length] as Sample;

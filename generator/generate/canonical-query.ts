@@ -32,12 +32,30 @@ function withoutIdleModifiers(o: Node): Node {
   let out = o;
   const order = o['orderBy'] as Node[] | undefined;
   if (Array.isArray(order) && order.some((item) => item['nulls'] !== undefined && neverNull(item['expr'], select))) {
-    out = { ...out, orderBy: order.map((item) => (item['nulls'] !== undefined && neverNull(item['expr'], select) ? Object.fromEntries(Object.entries(item).filter(([k]) => k !== 'nulls')) : item)) };
+    out = {
+      ...out,
+      orderBy: order.map((item) =>
+        item['nulls'] !== undefined && neverNull(item['expr'], select)
+          ? Object.fromEntries(Object.entries(item).filter(([k]) => k !== 'nulls'))
+          : item,
+      ),
+    };
   }
   const from = o['from'] as { alias?: unknown } | undefined;
-  const alone = (o['joins'] === undefined || (o['joins'] as unknown[]).length === 0) && o['groupBy'] === undefined && o['qualify'] === undefined;
-  const keyed = select.some((c) => { const e = c['expr'] as Node | undefined; return e?.['kind'] === 'attribute' && e['attribute'] === 'id' && e['alias'] === from?.alias; });
-  if (o['distinct'] === true && alone && keyed && !select.some((c) => (c['expr'] as Node | undefined)?.['kind'] === 'aggregate')) {
+  const alone =
+    (o['joins'] === undefined || (o['joins'] as unknown[]).length === 0) &&
+    o['groupBy'] === undefined &&
+    o['qualify'] === undefined;
+  const keyed = select.some((c) => {
+    const e = c['expr'] as Node | undefined;
+    return e?.['kind'] === 'attribute' && e['attribute'] === 'id' && e['alias'] === from?.alias;
+  });
+  if (
+    o['distinct'] === true &&
+    alone &&
+    keyed &&
+    !select.some((c) => (c['expr'] as Node | undefined)?.['kind'] === 'aggregate')
+  ) {
     out = Object.fromEntries(Object.entries(out).filter(([k]) => k !== 'distinct'));
   }
   return out;
@@ -51,7 +69,11 @@ export function canonicalQueryText(query: Query): string {
     if (Array.isArray(node)) return node.forEach(introduce);
     if (node === null || typeof node !== 'object') return;
     const o = node as Record<string, unknown>;
-    if ((o['kind'] === 'select' && typeof o['from'] === 'object') || o['kind'] === 'relationship' || o['kind'] === 'elements') {
+    if (
+      (o['kind'] === 'select' && typeof o['from'] === 'object') ||
+      o['kind'] === 'relationship' ||
+      o['kind'] === 'elements'
+    ) {
       const from = o['from'] as { alias?: string } | string;
       if (typeof from === 'object' && from.alias && !names.has(from.alias)) names.set(from.alias, `t${names.size + 1}`);
       if (typeof o['alias'] === 'string' && !names.has(o['alias'])) names.set(o['alias'], `t${names.size + 1}`);

@@ -116,7 +116,9 @@ export function spiderHardness(q: Sql.Query): Difficulty {
   if (limit !== null) comp1 += 1;
   comp1 += head.from?.joins.length ?? 0;
   comp1 += w.ors + h.ors + w.likes + h.likes;
-  const derived = (head.from ? [head.from.first, ...head.from.joins.map((j) => j.source)] : []).filter((s) => s.kind === 'derived').length;
+  const derived = (head.from ? [head.from.first, ...head.from.joins.map((j) => j.source)] : []).filter(
+    (s) => s.kind === 'derived',
+  ).length;
   const comp2 = arms + w.nested + h.nested + derived;
   let aggs = head.columns.reduce((n, c) => n + countAggregates(c.expr), 0) + w.aggregates + h.aggregates;
   aggs += head.groupBy.reduce((n, e) => n + countAggregates(e), 0);
@@ -128,7 +130,12 @@ export function spiderHardness(q: Sql.Query): Difficulty {
   if (head.groupBy.length > 1) others += 1;
   if (comp1 <= 1 && others === 0 && comp2 === 0) return 'easy';
   if ((others <= 2 && comp1 <= 1 && comp2 === 0) || (comp1 <= 2 && others < 2 && comp2 === 0)) return 'medium';
-  if ((others > 2 && comp1 <= 2 && comp2 === 0) || (comp1 > 2 && comp1 <= 3 && others <= 2 && comp2 === 0) || (comp1 <= 1 && others === 0 && comp2 <= 1)) return 'hard';
+  if (
+    (others > 2 && comp1 <= 2 && comp2 === 0) ||
+    (comp1 > 2 && comp1 <= 3 && others <= 2 && comp2 === 0) ||
+    (comp1 <= 1 && others === 0 && comp2 <= 1)
+  )
+    return 'hard';
   return 'extra';
 }
 

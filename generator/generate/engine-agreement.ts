@@ -54,12 +54,19 @@ export function checksSqlite(variants: readonly CheckVariant[]): boolean {
  * const answers = agreeOnSqlite(query, verified, variants, files);
  * answers['full_cti'].sqlite_sql; // SELECT CAST(strftime('%Y', o.placed_at) AS INTEGER) AS year, …
  */
-export function agreeOnSqlite(query: Query, verified: VerifiedGroup, variants: readonly CheckVariant[], files: SqliteFiles): Readonly<Record<string, VariantAnswer>> {
+export function agreeOnSqlite(
+  query: Query,
+  verified: VerifiedGroup,
+  variants: readonly CheckVariant[],
+  files: SqliteFiles,
+): Readonly<Record<string, VariantAnswer>> {
   const ordered = isOrdered(query);
   // Every PostgreSQL variant gave the same answer on an instance; one neutral form stands for them.
   const expected: Record<'main' | 'edge', NormalizedResult | undefined> = {
     main: neutralResult({ columns: [], rows: verified.results.main.rows as (string | null)[][] }, ordered),
-    edge: verified.results.edge && neutralResult({ columns: [], rows: verified.results.edge.rows as (string | null)[][] }, ordered),
+    edge:
+      verified.results.edge &&
+      neutralResult({ columns: [], rows: verified.results.edge.rows as (string | null)[][] }, ordered),
   };
   const sqlite = variants.filter((v) => v.sqliteFiles !== undefined);
   // Compiled for every variant before any runs (a refusal costs no query), from the tree
@@ -84,11 +91,13 @@ export function agreeOnSqlite(query: Query, verified: VerifiedGroup, variants: r
       } catch (error) {
         return reject(`engine-disagreement:${variant.name}`, `${instance} instance: SQLite fails: ${oneLine(error)}`);
       }
-      if (got.hash !== want.hash) reject(`engine-disagreement:${variant.name}`, `${instance} instance: ${difference(got, want)}`);
+      if (got.hash !== want.hash)
+        reject(`engine-disagreement:${variant.name}`, `${instance} instance: ${difference(got, want)}`);
     }
   }
   const answers: Record<string, VariantAnswer> = { ...verified.answers };
-  for (const { variant, sql } of compiled) answers[variant.name] = { ...(verified.answers[variant.name] as VariantAnswer), sqlite_sql: sql.text };
+  for (const { variant, sql } of compiled)
+    answers[variant.name] = { ...(verified.answers[variant.name] as VariantAnswer), sqlite_sql: sql.text };
   return answers;
 }
 
@@ -97,7 +106,16 @@ function difference(sqlite: NormalizedResult, postgres: NormalizedResult): strin
   const key = (row: readonly (string | null)[]): string => JSON.stringify(row);
   const mine = new Set(sqlite.rows.map(key));
   const theirs = new Set(postgres.rows.map(key));
-  const only = [...[...mine].filter((k) => !theirs.has(k)).slice(0, 2).map((k) => `SQLite + ${k}`), ...[...theirs].filter((k) => !mine.has(k)).slice(0, 2).map((k) => `PostgreSQL + ${k}`)];
+  const only = [
+    ...[...mine]
+      .filter((k) => !theirs.has(k))
+      .slice(0, 2)
+      .map((k) => `SQLite + ${k}`),
+    ...[...theirs]
+      .filter((k) => !mine.has(k))
+      .slice(0, 2)
+      .map((k) => `PostgreSQL + ${k}`),
+  ];
   const counts = `SQLite ${sqlite.rows.length} rows, PostgreSQL ${postgres.rows.length}`;
   return `${counts}; ${only.length > 0 ? only.join('; ') : 'same rows in another order'}`.slice(0, 400);
 }
@@ -112,9 +130,15 @@ export interface EngineLoss {
  * What the SQLite checks cost a run: the candidates whose final rejection was an engine
  * disagreement, and a dialect refusal, each as a count and a share of all its candidates.
  */
-export function engineLosses(rejected: Readonly<Record<string, number>>, candidates: number): { readonly engine_disagreement: EngineLoss; readonly dialect_refused: EngineLoss } {
+export function engineLosses(
+  rejected: Readonly<Record<string, number>>,
+  candidates: number,
+): { readonly engine_disagreement: EngineLoss; readonly dialect_refused: EngineLoss } {
   const lost = (prefix: string): EngineLoss => {
-    const n = Object.entries(rejected).reduce((sum, [reason, count]) => (reason.startsWith(prefix) ? sum + count : sum), 0);
+    const n = Object.entries(rejected).reduce(
+      (sum, [reason, count]) => (reason.startsWith(prefix) ? sum + count : sum),
+      0,
+    );
     return { candidates: n, share: candidates > 0 ? Number((n / candidates).toFixed(4)) : 0 };
   };
   return { engine_disagreement: lost('engine-disagreement:'), dialect_refused: lost('dialect-refused:') };

@@ -20,7 +20,13 @@ import type { SqlQuery } from '../compile/sql-tree.ts';
 import type { CompiledSql } from '../compile/compiled-sql.ts';
 import { firstUnreadable } from '../compile/readability.ts';
 import { canonicalKey } from '../query/walk.ts';
-import { compareResults, normalizeResult, type GroupComparison, type GuardedQuery, type NormalizedResult } from '../execute/run-query.ts';
+import {
+  compareResults,
+  normalizeResult,
+  type GroupComparison,
+  type GuardedQuery,
+  type NormalizedResult,
+} from '../execute/run-query.ts';
 import type { TextResult } from '../database/database.ts';
 import { oneLine } from '../common/errors.ts';
 import { reject, type VariantAnswer } from '../records/group-record.ts';
@@ -109,7 +115,12 @@ export async function verifyGroup(query: Query, ctx: CheckContext): Promise<Veri
   let mainOrder = determinedCheck(query, reference, 'main', ctx)?.[0];
   if (mainOrder) {
     const q = mainOrder.query;
-    const known = q === undefined ? undefined : q.pgSchema === reference.pgSchemas.main && q.sql.text === referenceSql.text ? refRaw : ctx.runner.kept(q.pgSchema, q.sql);
+    const known =
+      q === undefined
+        ? undefined
+        : q.pgSchema === reference.pgSchemas.main && q.sql.text === referenceSql.text
+          ? refRaw
+          : ctx.runner.kept(q.pgSchema, q.sql);
     if (q === undefined || known !== undefined) {
       mainOrder.judge(known);
       mainOrder = undefined;
@@ -124,15 +135,24 @@ export async function verifyGroup(query: Query, ctx: CheckContext): Promise<Veri
   const others = compiled.filter(({ variant }) => variant !== reference);
   const main = new Map<string, NormalizedResult>([[reference.name, refResult]]);
   const edgeResults = new Map<string, NormalizedResult>();
-  const collect = (into: Map<string, NormalizedResult>, name: string) => (r: TextResult | undefined) => void into.set(name, normalizeResult(r as TextResult, ordered));
+  const collect = (into: Map<string, NormalizedResult>, name: string) => (r: TextResult | undefined) =>
+    void into.set(name, normalizeResult(r as TextResult, ordered));
   const steps: Step[] = [
     ...(mainOrder ? [mainOrder] : []),
     ...(filterCheck(query, refResult, reference, ctx) ?? []),
-    ...others.map(({ variant, sql }) => ({ query: { pgSchema: variant.pgSchemas.main, sql }, judge: collect(main, variant.name) })),
+    ...others.map(({ variant, sql }) => ({
+      query: { pgSchema: variant.pgSchemas.main, sql },
+      judge: collect(main, variant.name),
+    })),
     // The edge-case order check has nothing to check without an ORDER BY (a LIMIT alone was
     // refused on the main instance).
     ...(hasEdge && (query.orderBy?.length ?? 0) > 0 ? (determinedCheck(query, reference, 'edge', ctx) ?? []) : []),
-    ...(hasEdge ? compiled.map(({ variant, sql }) => ({ query: { pgSchema: variant.pgSchemas.edge as string, sql }, judge: collect(edgeResults, variant.name) })) : []),
+    ...(hasEdge
+      ? compiled.map(({ variant, sql }) => ({
+          query: { pgSchema: variant.pgSchemas.edge as string, sql },
+          judge: collect(edgeResults, variant.name),
+        }))
+      : []),
   ];
   await runSteps(steps, ctx);
   // Variants that disagree on an ordered or limited query usually meet a tie: name it so.
@@ -140,11 +160,15 @@ export async function verifyGroup(query: Query, ctx: CheckContext): Promise<Veri
     if (query.orderBy?.length || query.limit !== undefined) await checkDetermined(query, reference, instance, ctx);
     return disagreement(instance, c);
   };
-  const mainComparison = compareResults(new Map(compiled.map(({ variant }) => [variant.name, main.get(variant.name) as NormalizedResult])));
+  const mainComparison = compareResults(
+    new Map(compiled.map(({ variant }) => [variant.name, main.get(variant.name) as NormalizedResult])),
+  );
   if (!mainComparison.agree) await explain('main', mainComparison);
   let edge: InstanceAnswer | undefined;
   if (hasEdge) {
-    const c = compareResults(new Map(compiled.map(({ variant }) => [variant.name, edgeResults.get(variant.name) as NormalizedResult])));
+    const c = compareResults(
+      new Map(compiled.map(({ variant }) => [variant.name, edgeResults.get(variant.name) as NormalizedResult])),
+    );
     if (!c.agree) await explain('edge', c);
     edge = { result_hash: c.hash, row_count: c.rowCount };
   }
@@ -169,7 +193,8 @@ export async function verifyGroup(query: Query, ctx: CheckContext): Promise<Veri
  */
 function disagreement(instance: string, c: GroupComparison): never {
   const detail = `${instance} instance: ${c.differing.map((d) => `${d.variant} ${d.sample[0] ?? ''}`).join('; ')}`;
-  if (c.differing.every((d) => d.sample.length === 1 && d.sample[0] === 'same rows in another order')) reject('order-undetermined', detail);
+  if (c.differing.every((d) => d.sample.length === 1 && d.sample[0] === 'same rows in another order'))
+    reject('order-undetermined', detail);
   return reject('variants-disagree', detail);
 }
 
@@ -179,7 +204,8 @@ const isAggregate = (e: Expr): boolean => e.kind === 'aggregate' || (e.kind === 
 export function checkAnswer(query: Query, result: NormalizedResult): void {
   const rows = result.rows;
   if (rows.length === 0) reject('empty-answer', 'no rows on the main instance');
-  if (rows.length === 1 && (rows[0] as readonly (string | null)[]).every((v) => v === null)) reject('null-answer', 'one row of NULLs');
+  if (rows.length === 1 && (rows[0] as readonly (string | null)[]).every((v) => v === null))
+    reject('null-answer', 'one row of NULLs');
   if (query.kind !== 'select') return;
   if (rows.length === 1) {
     const echo = echoedLiteral(query, rows[0] as readonly (string | null)[]);
@@ -189,7 +215,8 @@ export function checkAnswer(query: Query, result: NormalizedResult): void {
   if (rows.length === 1 && filters) {
     const row = rows[0] as readonly (string | null)[];
     query.select.forEach((o, i) => {
-      if (o.expr.kind === 'aggregate' && o.expr.fn === 'count' && row[i] === '0') reject('zero-count', `${o.name} is 0`);
+      if (o.expr.kind === 'aggregate' && o.expr.fn === 'count' && row[i] === '0')
+        reject('zero-count', `${o.name} is 0`);
     });
   }
   if ((query.groupBy?.length ?? 0) > 0 && rows.length >= 2) {
@@ -232,7 +259,8 @@ async function runSteps(steps: readonly Step[], ctx: CheckContext): Promise<void
     sent.set(key, i);
     return i;
   });
-  const { results, failure } = queries.length > 0 ? await ctx.runner.runMany(queries) : { results: [], failure: undefined };
+  const { results, failure } =
+    queries.length > 0 ? await ctx.runner.runMany(queries) : { results: [], failure: undefined };
   steps.forEach((step, k) => {
     const i = at[k] as number;
     if (failure && i === failure.index) throw failure.error;
@@ -241,29 +269,50 @@ async function runSteps(steps: readonly Step[], ctx: CheckContext): Promise<void
 }
 
 /** A WHERE clause must change the answer: the same query without it must answer differently. */
-function filterCheck(query: Query, result: NormalizedResult, reference: CheckVariant, ctx: CheckContext): [Step] | undefined {
+function filterCheck(
+  query: Query,
+  result: NormalizedResult,
+  reference: CheckVariant,
+  ctx: CheckContext,
+): [Step] | undefined {
   if (query.kind !== 'select' || query.where === undefined) return undefined;
   const { where: _where, ...rest } = query;
-  return [{
-    query: { pgSchema: reference.pgSchemas.main, sql: compileSql(ctx.index, reference.schema, rest) },
-    judge: (r) => {
-      const all = normalizeResult(r as TextResult, isOrdered(query));
-      if (all.hash === result.hash) reject('filter-keeps-everything', 'the answer is the same without the WHERE clause');
-      // "products not in any order" keeping 1,598 of 1,600: a filter that asks nothing of the data.
-      const kept = keptShare(query, result, all);
-      if (kept) reject('filter-keeps-almost-everything', `the WHERE clause keeps ${kept.kept} of ${kept.of}`);
+  return [
+    {
+      query: { pgSchema: reference.pgSchemas.main, sql: compileSql(ctx.index, reference.schema, rest) },
+      judge: (r) => {
+        const all = normalizeResult(r as TextResult, isOrdered(query));
+        if (all.hash === result.hash)
+          reject('filter-keeps-everything', 'the answer is the same without the WHERE clause');
+        // "products not in any order" keeping 1,598 of 1,600: a filter that asks nothing of the data.
+        const kept = keptShare(query, result, all);
+        if (kept) reject('filter-keeps-almost-everything', `the WHERE clause keeps ${kept.kept} of ${kept.of}`);
+      },
     },
-  }];
+  ];
 }
 
 /**
  * How much of the unfiltered answer a filter keeps, when that is at least 99% of at least 100
  * rows (a list), or of a count of at least 100 (one count): a filter that hardly filters.
  */
-function keptShare(query: SelectQuery, filtered: NormalizedResult, all: NormalizedResult): { kept: number; of: number } | undefined {
-  const plainList = query.groupBy === undefined && query.limit === undefined && !query.select.some((o) => isAggregate(o.expr));
-  const oneCount = query.select.length === 1 && query.groupBy === undefined && query.select[0]?.expr.kind === 'aggregate' && query.select[0].expr.fn === 'count';
-  const [kept, of] = plainList ? [filtered.rows.length, all.rows.length] : oneCount ? [Number(filtered.rows[0]?.[0]), Number(all.rows[0]?.[0])] : [NaN, NaN];
+function keptShare(
+  query: SelectQuery,
+  filtered: NormalizedResult,
+  all: NormalizedResult,
+): { kept: number; of: number } | undefined {
+  const plainList =
+    query.groupBy === undefined && query.limit === undefined && !query.select.some((o) => isAggregate(o.expr));
+  const oneCount =
+    query.select.length === 1 &&
+    query.groupBy === undefined &&
+    query.select[0]?.expr.kind === 'aggregate' &&
+    query.select[0].expr.fn === 'count';
+  const [kept, of] = plainList
+    ? [filtered.rows.length, all.rows.length]
+    : oneCount
+      ? [Number(filtered.rows[0]?.[0]), Number(all.rows[0]?.[0])]
+      : [NaN, NaN];
   return of >= 100 && kept < of && kept >= 0.99 * of ? { kept, of } : undefined;
 }
 
@@ -280,13 +329,19 @@ function echoedLiteral(query: SelectQuery, row: readonly (string | null)[]): str
     if (p.kind === 'compare' && p.right.kind === 'literal' && p.right.value !== null) {
       const v = p.right.value;
       if (p.op === '=') literals.push(String(v));
-      if (typeof v === 'number' && Number.isInteger(v) && (p.op === '>' || p.op === '<')) literals.push(String(p.op === '>' ? v + 1 : v - 1));
+      if (typeof v === 'number' && Number.isInteger(v) && (p.op === '>' || p.op === '<'))
+        literals.push(String(p.op === '>' ? v + 1 : v - 1));
       if (typeof v === 'number' && (p.op === '>=' || p.op === '<=')) literals.push(String(v));
     }
   };
   collect(query.where);
   collect(query.having);
-  return row.find((cell) => cell !== null && literals.some((l) => l === cell || (Number.isFinite(Number(l)) && Number(l) === Number(cell)))) ?? undefined;
+  return (
+    row.find(
+      (cell) =>
+        cell !== null && literals.some((l) => l === cell || (Number.isFinite(Number(l)) && Number(l) === Number(cell))),
+    ) ?? undefined
+  );
 }
 
 /** Alias → entity for the top level of a select (the aliases an ORDER BY can name). */
@@ -336,13 +391,23 @@ const sign = (n: number): number => (n < 0 ? -1 : n > 0 ? 1 : 0);
  * the cut does not fall inside a tie, and every adjacent pair decided by a text key
  * compares the same under the C collation (bytes) and ICU English.
  */
-export async function checkDetermined(query: Query, reference: CheckVariant, instance: 'main' | 'edge', ctx: CheckContext): Promise<void> {
+export async function checkDetermined(
+  query: Query,
+  reference: CheckVariant,
+  instance: 'main' | 'edge',
+  ctx: CheckContext,
+): Promise<void> {
   const [step] = determinedCheck(query, reference, instance, ctx) ?? [];
   if (step) step.judge(step.query ? await ctx.runner.run(step.query.pgSchema, step.query.sql) : undefined);
 }
 
 /** `checkDetermined` as a step: its query and its judgement of the rows; none without ORDER BY or LIMIT. */
-function determinedCheck(query: Query, reference: CheckVariant, instance: 'main' | 'edge', ctx: CheckContext): [Step] | undefined {
+function determinedCheck(
+  query: Query,
+  reference: CheckVariant,
+  instance: 'main' | 'edge',
+  ctx: CheckContext,
+): [Step] | undefined {
   const order = query.orderBy ?? [];
   if (order.length === 0) {
     if (query.limit === undefined) return undefined;
@@ -373,22 +438,44 @@ function determinedCheck(query: Query, reference: CheckVariant, instance: 'main'
     probe = { ...rest, select: [...query.select, ...extra] };
   }
   const sql = compileSql(ctx.index, reference.schema, probe);
-  return [{ query: { pgSchema: reference.pgSchemas[instance] as string, sql }, judge: (r) => judgeOrder(query, ctx, instance, (r as TextResult).rows, names.length, keyIdx, keyExprs) }];
+  return [
+    {
+      query: { pgSchema: reference.pgSchemas[instance] as string, sql },
+      judge: (r) => judgeOrder(query, ctx, instance, (r as TextResult).rows, names.length, keyIdx, keyExprs),
+    },
+  ];
 }
 
 /** The rows of `determinedCheck`'s query, judged: strict or identical up to the cut, no cut in a tie, no collation dependence. */
-function judgeOrder(query: Query, ctx: CheckContext, instance: 'main' | 'edge', rows: TextResult['rows'], width: number, keyIdx: readonly number[], keyExprs: readonly Expr[]): void {
+function judgeOrder(
+  query: Query,
+  ctx: CheckContext,
+  instance: 'main' | 'edge',
+  rows: TextResult['rows'],
+  width: number,
+  keyIdx: readonly number[],
+  keyExprs: readonly Expr[],
+): void {
   const keyOf = (row: readonly (string | null)[]): string => JSON.stringify(keyIdx.map((i) => row[i] ?? null));
   const outOf = (row: readonly (string | null)[]): string => JSON.stringify(row.slice(0, width));
   const limit = query.limit;
-  if (limit !== undefined && instance === 'main' && rows.length <= limit) reject('limit-cuts-nothing', `LIMIT ${limit} over ${rows.length} rows`);
+  if (limit !== undefined && instance === 'main' && rows.length <= limit)
+    reject('limit-cuts-nothing', `LIMIT ${limit} over ${rows.length} rows`);
   const end = limit === undefined ? rows.length : Math.min(rows.length, limit + 1);
   for (let i = 1; i < end; i++) {
     const a = rows[i - 1] as readonly (string | null)[];
     const b = rows[i] as readonly (string | null)[];
     if (keyOf(a) === keyOf(b)) {
-      if (limit !== undefined && i === limit) reject('limit-inside-tie', `${instance} instance: rows ${i} and ${i + 1} tie on the ORDER BY keys at the LIMIT ${limit} cut`);
-      if (outOf(a) !== outOf(b)) reject('order-undetermined', `${instance} instance: rows ${i} and ${i + 1} tie on the ORDER BY keys but differ`);
+      if (limit !== undefined && i === limit)
+        reject(
+          'limit-inside-tie',
+          `${instance} instance: rows ${i} and ${i + 1} tie on the ORDER BY keys at the LIMIT ${limit} cut`,
+        );
+      if (outOf(a) !== outOf(b))
+        reject(
+          'order-undetermined',
+          `${instance} instance: rows ${i} and ${i + 1} tie on the ORDER BY keys but differ`,
+        );
       continue;
     }
     const j = keyIdx.findIndex((k) => (a[k] ?? null) !== (b[k] ?? null));
@@ -396,7 +483,10 @@ function judgeOrder(query: Query, ctx: CheckContext, instance: 'main' | 'edge', 
     const y = b[keyIdx[j] as number];
     if (x == null || y == null || !isTextExpr(keyExprs[j] as Expr, query, ctx.index)) continue;
     if (sign(Buffer.compare(Buffer.from(x), Buffer.from(y))) !== sign(collator.compare(x, y))) {
-      reject('collation-dependent', `${instance} instance: ${JSON.stringify(x)} and ${JSON.stringify(y)} order differently under C and ICU English`);
+      reject(
+        'collation-dependent',
+        `${instance} instance: ${JSON.stringify(x)} and ${JSON.stringify(y)} order differently under C and ICU English`,
+      );
     }
   }
 }

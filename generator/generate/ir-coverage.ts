@@ -7,22 +7,86 @@ import type { Expr, Predicate, Query, SelectQuery } from '../query/conceptual-qu
 import { analyticParts, isAnalytic } from '../query/analytic-expr.ts';
 
 export const IR_CONSTRUCTS = [
-  'expr:attribute', 'expr:element', 'expr:linkAttribute', 'expr:literal', 'expr:aggregate', 'expr:setSize', 'expr:setArray', 'expr:classOf', 'expr:arithmetic', 'expr:round', 'expr:scalarSubquery',
-  'agg:count', 'agg:count-distinct', 'agg:sum', 'agg:avg', 'agg:min', 'agg:max',
-  'pred:compare', 'pred:in', 'pred:like', 'pred:between', 'pred:isNull', 'pred:contains', 'pred:isA', 'pred:and', 'pred:or', 'pred:not', 'pred:exists', 'pred:inQuery',
-  'join:relationship-inner', 'join:relationship-left', 'join:elements-inner', 'join:elements-left', 'join:subclass-end',
-  'select:distinct', 'select:where', 'select:groupBy', 'select:having', 'select:orderBy', 'select:limit',
-  'set:union', 'set:union all', 'set:intersect', 'set:except',
-  'expr:window', 'win:row_number', 'win:rank', 'win:dense_rank', 'win:lag', 'win:lead', 'win:sum', 'win:avg', 'win:count', 'select:qualify',
+  'expr:attribute',
+  'expr:element',
+  'expr:linkAttribute',
+  'expr:literal',
+  'expr:aggregate',
+  'expr:setSize',
+  'expr:setArray',
+  'expr:classOf',
+  'expr:arithmetic',
+  'expr:round',
+  'expr:scalarSubquery',
+  'agg:count',
+  'agg:count-distinct',
+  'agg:sum',
+  'agg:avg',
+  'agg:min',
+  'agg:max',
+  'pred:compare',
+  'pred:in',
+  'pred:like',
+  'pred:between',
+  'pred:isNull',
+  'pred:contains',
+  'pred:isA',
+  'pred:and',
+  'pred:or',
+  'pred:not',
+  'pred:exists',
+  'pred:inQuery',
+  'join:relationship-inner',
+  'join:relationship-left',
+  'join:elements-inner',
+  'join:elements-left',
+  'join:subclass-end',
+  'select:distinct',
+  'select:where',
+  'select:groupBy',
+  'select:having',
+  'select:orderBy',
+  'select:limit',
+  'set:union',
+  'set:union all',
+  'set:intersect',
+  'set:except',
+  'expr:window',
+  'win:row_number',
+  'win:rank',
+  'win:dense_rank',
+  'win:lag',
+  'win:lead',
+  'win:sum',
+  'win:avg',
+  'win:count',
+  'select:qualify',
   // Scalar analytics.
-  'expr:case', 'expr:simpleCase', 'expr:cast', 'expr:nullif', 'expr:coalesce', 'expr:ratio', 'expr:extract', 'expr:dateTrunc', 'expr:dateShift', 'expr:ageYears',
-  'expr:textFunction', 'expr:substring', 'expr:position', 'agg:filter', 'agg:distinct', 'order:nulls',
+  'expr:case',
+  'expr:simpleCase',
+  'expr:cast',
+  'expr:nullif',
+  'expr:coalesce',
+  'expr:ratio',
+  'expr:extract',
+  'expr:dateTrunc',
+  'expr:dateShift',
+  'expr:ageYears',
+  'expr:textFunction',
+  'expr:substring',
+  'expr:position',
+  'agg:filter',
+  'agg:distinct',
+  'order:nulls',
 ] as const;
 
 export type IrConstruct = (typeof IR_CONSTRUCTS)[number];
 
 /** The constructs one query uses. */
-export function irConstructs(query: Query, declaredEnd?: (relationship: string, direction: 'forward' | 'reverse') => string): Set<IrConstruct> {
+export function irConstructs(
+  query: Query,
+  declaredEnd?: (relationship: string, direction: 'forward' | 'reverse') => string,
+): Set<IrConstruct> {
   const out = new Set<IrConstruct>();
   const expr = (e: Expr | undefined): void => {
     if (!e) return;
@@ -46,8 +110,7 @@ export function irConstructs(query: Query, declaredEnd?: (relationship: string, 
       expr(e.arg);
       e.partitionBy?.forEach(expr);
       e.orderBy?.forEach((o) => expr(o.expr));
-    }
-    else if (e.kind === 'scalarSubquery') query_(e.query);
+    } else if (e.kind === 'scalarSubquery') query_(e.query);
   };
   const pred = (p: Predicate | undefined): void => {
     if (!p) return;

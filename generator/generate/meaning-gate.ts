@@ -11,5 +11,6 @@ import { reject } from '../records/group-record.ts';
 /** Throws `not-meaningful:<rule>` for the first violation of the rules of meaning. */
 export function rejectMeaningless(index: ErIndex, query: Query): void {
   const [first, ...rest] = checkMeaning(index, query);
-  if (first) reject(`not-meaningful:${first.rule}`, `${first.detail}${rest.length > 0 ? ` (and ${rest.length} more)` : ''}`);
+  if (first)
+    reject(`not-meaningful:${first.rule}`, `${first.detail}${rest.length > 0 ? ` (and ${rest.length} more)` : ''}`);
 }

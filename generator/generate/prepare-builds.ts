@@ -48,7 +48,12 @@ export interface PreparedBuilds {
   readonly variants: readonly CheckVariant[];
 }
 
-function reusable(dir: string, o: PrepareOptions, profile: InstanceProfile, names: readonly string[]): BuildManifest | undefined {
+function reusable(
+  dir: string,
+  o: PrepareOptions,
+  profile: InstanceProfile,
+  names: readonly string[],
+): BuildManifest | undefined {
   const path = join(dir, 'build.json');
   // A swap a killed build left halfway has the old build.json over a mix of files: rebuild.
   if (!existsSync(path) || interruptedBuild(dir) !== undefined) return undefined;
@@ -62,10 +67,13 @@ function reusable(dir: string, o: PrepareOptions, profile: InstanceProfile, name
       JSON.stringify(m.counts ?? {}) === JSON.stringify(o.counts ?? {}) &&
       m.database.kind === o.db.kind &&
       // A build of the user's rows is reused only for those same rows, and never for a generated instance.
-      (profile === 'default' && o.instance ? m.instance_from?.source === o.instance.source && m.instance_hash === instanceHash(o.instance.instance) : m.instance_from === undefined) &&
+      (profile === 'default' && o.instance
+        ? m.instance_from?.source === o.instance.source && m.instance_hash === instanceHash(o.instance.instance)
+        : m.instance_from === undefined) &&
       JSON.stringify(m.variants.map((v) => v.name)) === JSON.stringify(names) &&
       // A build without its SQLite files is not one a run with SQLite can check against.
-      (!o.engines?.includes('sqlite') || (m.sqlite !== undefined && m.sqlite.variants.every((v) => existsSync(join(dir, 'sqlite', `${v}.sqlite`)))));
+      (!o.engines?.includes('sqlite') ||
+        (m.sqlite !== undefined && m.sqlite.variants.every((v) => existsSync(join(dir, 'sqlite', `${v}.sqlite`)))));
     return same ? m : undefined;
   } catch {
     return undefined;
@@ -77,25 +85,55 @@ export async function prepareBuilds(o: PrepareOptions): Promise<PreparedBuilds> 
   const progress = o.progress ?? (() => {});
   const index = indexDomain(o.domain);
   const names = selectVariants(index, o.variants, o.seed).map((v) => v.name);
-  const build = async (dir: string, profile: InstanceProfile, prefix: string, lockHeld: boolean): Promise<BuildManifest> => {
+  const build = async (
+    dir: string,
+    profile: InstanceProfile,
+    prefix: string,
+    lockHeld: boolean,
+  ): Promise<BuildManifest> => {
     const existing = reusable(dir, o, profile, names);
     if (existing) {
       progress(`reusing the ${profile} build in ${dir}`);
       return existing;
     }
     const given = profile === 'default' ? o.instance : undefined;
-    const result = await buildDataset({ dataset: o.dataset, domain: o.domain, variants: o.variants, scale: o.scale, seed: o.seed, profile, counts: o.counts ?? {}, target: o.db, out: dir, schemaPrefix: prefix, progress, lockHeld, ...(o.engines ? { engines: o.engines } : {}), ...(given ? { instance: given } : {}) });
+    const result = await buildDataset({
+      dataset: o.dataset,
+      domain: o.domain,
+      variants: o.variants,
+      scale: o.scale,
+      seed: o.seed,
+      profile,
+      counts: o.counts ?? {},
+      target: o.db,
+      out: dir,
+      schemaPrefix: prefix,
+      progress,
+      lockHeld,
+      ...(o.engines ? { engines: o.engines } : {}),
+      ...(given ? { instance: given } : {}),
+    });
     return result.manifest;
   };
   const main = await build(o.out, 'default', `${o.dataset}__`, o.lockHeld === true);
   const edge = o.edge === false ? undefined : await build(join(o.out, 'edge'), 'edge', `${o.dataset}__edge__`, false);
-  const instance = o.instance?.instance ?? generateInstance(o.domain, { seed: o.seed, scale: o.scale, profile: 'default', counts: o.counts ?? {} });
+  const instance =
+    o.instance?.instance ??
+    generateInstance(o.domain, { seed: o.seed, scale: o.scale, profile: 'default', counts: o.counts ?? {} });
   const variants: CheckVariant[] = main.variants.map((v) => ({
     name: v.name,
     schema: buildRelationalSchema(index, v.spec),
-    pgSchemas: { main: v.pg_schema, ...(edge ? { edge: edge.variants.find((e) => e.name === v.name)?.pg_schema as string } : {}) },
+    pgSchemas: {
+      main: v.pg_schema,
+      ...(edge ? { edge: edge.variants.find((e) => e.name === v.name)?.pg_schema as string } : {}),
+    },
     ...(o.engines?.includes('sqlite') && main.sqlite?.variants.includes(v.name)
-      ? { sqliteFiles: { main: join(o.out, 'sqlite', `${v.name}.sqlite`), ...(edge ? { edge: join(o.out, 'edge', 'sqlite', `${v.name}.sqlite`) } : {}) } }
+      ? {
+          sqliteFiles: {
+            main: join(o.out, 'sqlite', `${v.name}.sqlite`),
+            ...(edge ? { edge: join(o.out, 'edge', 'sqlite', `${v.name}.sqlite`) } : {}),
+          },
+        }
       : {}),
   }));
   return { main, edge, instance, variants };

@@ -111,7 +111,11 @@ function rejectionOf(error: unknown): unknown {
  * const runner = createQueryRunner([db1, db2], 20_000);
  * await runner.runMany([{ pgSchema: 'retail__full_sti', sql: 'SELECT 1' }, …]);  // two round trips, one per connection
  */
-export function createQueryRunner(connections: readonly Database[], timeoutMs: number, options: RunnerOptions = {}): QueryRunner {
+export function createQueryRunner(
+  connections: readonly Database[],
+  timeoutMs: number,
+  options: RunnerOptions = {},
+): QueryRunner {
   if (connections.length === 0) throw new Error('createQueryRunner: no connection');
   const pool = [...connections];
   const free = [...connections];
@@ -141,14 +145,20 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
         last = error;
       }
     }
-    throw new RunFaultError(`lost the connection to ${lost.label} and could not reopen it (${attempts} attempts): ${oneLine(last)}; nothing was recorded for the candidate at hand, so --resume continues once the database is back`, { cause: last });
+    throw new RunFaultError(
+      `lost the connection to ${lost.label} and could not reopen it (${attempts} attempts): ${oneLine(last)}; nothing was recorded for the candidate at hand, so --resume continues once the database is back`,
+      { cause: last },
+    );
   };
   /**
    * Runs `fn` on a free connection. A lost connection is a fault of the run, never of the
    * query: the connection is reopened and `fn` runs again (a read-only query gives the same
    * answer), a bounded number of times. `faultOf` finds a fault in an outcome that is not thrown.
    */
-  const withConnection = async <T>(fn: (db: Database) => Promise<T>, faultOf: (value: T) => unknown = () => undefined): Promise<T> => {
+  const withConnection = async <T>(
+    fn: (db: Database) => Promise<T>,
+    faultOf: (value: T) => unknown = () => undefined,
+  ): Promise<T> => {
     let db = await acquire();
     try {
       for (let tries = 0; ; tries++) {
@@ -161,7 +171,11 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
           if (!isConnectionFault(error)) throw error;
           fault = error;
         }
-        if (tries >= RETRIES_PER_OPERATION) throw new RunFaultError(`the connection to ${db.label} was lost ${tries + 1} times running one query: ${oneLine(fault)}`, { cause: fault });
+        if (tries >= RETRIES_PER_OPERATION)
+          throw new RunFaultError(
+            `the connection to ${db.label} was lost ${tries + 1} times running one query: ${oneLine(fault)}`,
+            { cause: fault },
+          );
         db = await replace(db, fault);
       }
     } finally {
@@ -188,7 +202,13 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
   const coming = new Map<string, Promise<TextResult | number>>();
   let remembered = 0;
   /** The kept or coming answer of a compiled query, else `ask`'s, kept once it comes. */
-  const once = <T extends TextResult | number>(memo: ResultMemo<T>, kind: string, pgSchema: string, sql: CompiledSql, ask: () => Promise<T>): Promise<T> => {
+  const once = <T extends TextResult | number>(
+    memo: ResultMemo<T>,
+    kind: string,
+    pgSchema: string,
+    sql: CompiledSql,
+    ask: () => Promise<T>,
+  ): Promise<T> => {
     // Only the compiler's own values are answered from memory: anything else goes to `ask`, whose guard refuses it.
     if (!isCompiledSql(sql)) return ask();
     const key = queryKey(pgSchema, sql.text);
@@ -202,14 +222,17 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
       remembered += 1;
       return pending;
     }
-    const asked = ask().then((value) => {
-      memo.set(key, value);
-      return value;
-    }).finally(() => coming.delete(kind + key));
+    const asked = ask()
+      .then((value) => {
+        memo.set(key, value);
+        return value;
+      })
+      .finally(() => coming.delete(kind + key));
     coming.set(kind + key, asked);
     return asked;
   };
-  const run = (pgSchema: string, sql: CompiledSql): Promise<TextResult> => once(results, 'run ', pgSchema, sql, () => runOnce(pgSchema, sql));
+  const run = (pgSchema: string, sql: CompiledSql): Promise<TextResult> =>
+    once(results, 'run ', pgSchema, sql, () => runOnce(pgSchema, sql));
   const runOnce = async (pgSchema: string, sql: CompiledSql): Promise<TextResult> => {
     guardAhead([{ pgSchema, sql }]);
     return withConnection(async (db) => {
@@ -251,11 +274,13 @@ export function createQueryRunner(connections: readonly Database[], timeoutMs: n
     outcomes.forEach((outcome, k) => {
       const start = starts[k] as number;
       outcome.results.forEach((r, i) => (results[start + i] = r));
-      if (outcome.failure && failure === undefined) failure = { index: start + outcome.failure.index, error: rejectionOf(outcome.failure.error) };
+      if (outcome.failure && failure === undefined)
+        failure = { index: start + outcome.failure.index, error: rejectionOf(outcome.failure.error) };
     });
     return { results, ...(failure ? { failure } : {}) };
   };
-  const cost = (pgSchema: string, sql: CompiledSql): Promise<number> => once(costs, 'cost ', pgSchema, sql, () => costOnce(pgSchema, sql));
+  const cost = (pgSchema: string, sql: CompiledSql): Promise<number> =>
+    once(costs, 'cost ', pgSchema, sql, () => costOnce(pgSchema, sql));
   const costOnce = async (pgSchema: string, sql: CompiledSql): Promise<number> => {
     guardAhead([{ pgSchema, sql }]);
     return withConnection(async (db) => {

@@ -31,18 +31,36 @@ export interface DifferingReading {
  * await differingReadings(query, groupId, verified, ctx);
  * // [{ reading: { choice: 'grouping', detail: 'grouped by title instead of l.id', … }, instance: 'main' }]
  */
-export async function differingReadings(query: Query, groupId: string, verified: Pick<VerifiedGroup, 'main' | 'edge'>, ctx: CheckContext): Promise<DifferingReading[]> {
+export async function differingReadings(
+  query: Query,
+  groupId: string,
+  verified: Pick<VerifiedGroup, 'main' | 'edge'>,
+  ctx: CheckContext,
+): Promise<DifferingReading[]> {
   const written = writeNaturalQuestion(ctx.index, query, 0, groupId);
-  return answeringOtherwise(otherReadings(ctx.index, query, new Set([...written.covered, ...written.stated])), verified, ctx);
+  return answeringOtherwise(
+    otherReadings(ctx.index, query, new Set([...written.covered, ...written.stated])),
+    verified,
+    ctx,
+  );
 }
 
 /** The readings among `readings` whose answer on the reference variant differs from the gold's on the main or edge instance. */
-export async function answeringOtherwise(readings: readonly Reading[], verified: Pick<VerifiedGroup, 'main' | 'edge'>, ctx: CheckContext): Promise<DifferingReading[]> {
+export async function answeringOtherwise(
+  readings: readonly Reading[],
+  verified: Pick<VerifiedGroup, 'main' | 'edge'>,
+  ctx: CheckContext,
+): Promise<DifferingReading[]> {
   if (readings.length === 0) return [];
   const reference = ctx.variants.find((v) => v.name === ctx.reference) ?? (ctx.variants[0] as CheckVariant);
   const out: DifferingReading[] = [];
   for (const reading of readings) {
-    const instances = [['main', reference.pgSchemas.main, verified.main.result_hash] as const, ...(verified.edge && reference.pgSchemas.edge ? [['edge', reference.pgSchemas.edge, verified.edge.result_hash] as const] : [])];
+    const instances = [
+      ['main', reference.pgSchemas.main, verified.main.result_hash] as const,
+      ...(verified.edge && reference.pgSchemas.edge
+        ? [['edge', reference.pgSchemas.edge, verified.edge.result_hash] as const]
+        : []),
+    ];
     for (const [instance, pgSchema, gold] of instances) {
       const hash = await answerHash(reading.query, pgSchema, ctx, reference);
       if (hash !== undefined && hash !== gold) {
@@ -55,12 +73,26 @@ export async function answeringOtherwise(readings: readonly Reading[], verified:
 }
 
 /** Throws `ambiguous:<choice>` for the first reading whose answer differs from the gold's. */
-export async function rejectAmbiguous(query: Query, groupId: string, verified: VerifiedGroup, ctx: CheckContext): Promise<void> {
+export async function rejectAmbiguous(
+  query: Query,
+  groupId: string,
+  verified: VerifiedGroup,
+  ctx: CheckContext,
+): Promise<void> {
   const [first, ...rest] = await differingReadings(query, groupId, verified, ctx);
-  if (first) reject(`ambiguous:${first.reading.choice}`, `${first.instance} instance: ${first.reading.detail}${rest.length > 0 ? ` (and ${rest.length} more)` : ''}`);
+  if (first)
+    reject(
+      `ambiguous:${first.reading.choice}`,
+      `${first.instance} instance: ${first.reading.detail}${rest.length > 0 ? ` (and ${rest.length} more)` : ''}`,
+    );
 }
 
-async function answerHash(query: Query, pgSchema: string, ctx: CheckContext, reference: CheckVariant): Promise<string | undefined> {
+async function answerHash(
+  query: Query,
+  pgSchema: string,
+  ctx: CheckContext,
+  reference: CheckVariant,
+): Promise<string | undefined> {
   let sql: CompiledSql;
   try {
     sql = compileSql(ctx.index, reference.schema, query);

@@ -91,7 +91,13 @@ export interface SchemaGraph {
 }
 
 function slots(index: ErIndex, list: readonly { owner: { name: string }; attribute: Attribute }[]): AttributeSlot[] {
-  return list.map(({ owner, attribute }) => ({ name: attribute.name, kind: slotKind(attribute.type), attribute, owner: owner.name, role: roleOf(index.domain, owner.name, attribute.name) as AttributeRole }));
+  return list.map(({ owner, attribute }) => ({
+    name: attribute.name,
+    kind: slotKind(attribute.type),
+    attribute,
+    owner: owner.name,
+    role: roleOf(index.domain, owner.name, attribute.name) as AttributeRole,
+  }));
 }
 
 /**
@@ -119,19 +125,29 @@ export function buildSchemaGraph(index: ErIndex, schemas: readonly RelationalSch
   const entities = new Map<string, EntityNode>();
   for (const e of index.domain.entities) {
     // A never-asked attribute (bookkeeping) is no slot: no question reads it.
-    const all = slots(index, index.allAttributes(e.name).filter((x) => x.attribute.neverAsked !== true));
+    const all = slots(
+      index,
+      index.allAttributes(e.name).filter((x) => x.attribute.neverAsked !== true),
+    );
     entities.set(e.name, {
       name: e.name,
       attributes: all.filter((a) => !a.attribute.multiValued),
       sets: all.filter((a) => a.attribute.multiValued === true),
       parent: e.parent,
       subtypes: index.children(e.name).map((c) => c.name),
-      variation: variation({ kind: 'select', from: { entity: e.name, alias: 'x' }, select: [{ name: 'id', expr: { kind: 'attribute', alias: 'x', attribute: 'id' } }] }),
+      variation: variation({
+        kind: 'select',
+        from: { entity: e.name, alias: 'x' },
+        select: [{ name: 'id', expr: { kind: 'attribute', alias: 'x', attribute: 'id' } }],
+      }),
     });
   }
   const relationships: RelationshipEdge[] = [];
   for (const r of index.domain.relationships) {
-    const attrs = slots(index, (r.attributes ?? []).filter((a) => a.neverAsked !== true).map((attribute) => ({ owner: r, attribute })));
+    const attrs = slots(
+      index,
+      (r.attributes ?? []).filter((a) => a.neverAsked !== true).map((attribute) => ({ owner: r, attribute })),
+    );
     for (const direction of ['forward', 'reverse'] as const) {
       const from = direction === 'forward' ? r.from : r.to;
       const to = direction === 'forward' ? r.to : r.from;
@@ -139,10 +155,21 @@ export function buildSchemaGraph(index: ErIndex, schemas: readonly RelationalSch
       const probe: Query = {
         kind: 'select',
         from: { entity: from, alias: 'x' },
-        joins: [{ kind: 'relationship', type: 'inner', relationship: r.name, from: 'x', direction, alias: 'y', entity: to }],
+        joins: [
+          { kind: 'relationship', type: 'inner', relationship: r.name, from: 'x', direction, alias: 'y', entity: to },
+        ],
         select: [{ name: 'id', expr: { kind: 'attribute', alias: 'y', attribute: 'id' } }],
       };
-      relationships.push({ kind: 'relationship', relationship: r.name, direction, from, to, toOne, attributes: attrs, variation: variation(probe) });
+      relationships.push({
+        kind: 'relationship',
+        relationship: r.name,
+        direction,
+        from,
+        to,
+        toOne,
+        attributes: attrs,
+        variation: variation(probe),
+      });
     }
   }
   const elementCache = new Map<string, ElementEdge[]>();
@@ -150,17 +177,19 @@ export function buildSchemaGraph(index: ErIndex, schemas: readonly RelationalSch
     const cached = elementCache.get(entity);
     if (cached) return cached;
     const node = entities.get(entity);
-    const out = (node?.sets ?? []).map((attribute): ElementEdge => ({
-      kind: 'elements',
-      entity,
-      attribute,
-      variation: variation({
-        kind: 'select',
-        from: { entity, alias: 'x' },
-        joins: [{ kind: 'elements', type: 'inner', of: 'x', attribute: attribute.name, alias: 'e' }],
-        select: [{ name: 'v', expr: { kind: 'element', alias: 'e' } }],
+    const out = (node?.sets ?? []).map(
+      (attribute): ElementEdge => ({
+        kind: 'elements',
+        entity,
+        attribute,
+        variation: variation({
+          kind: 'select',
+          from: { entity, alias: 'x' },
+          joins: [{ kind: 'elements', type: 'inner', of: 'x', attribute: attribute.name, alias: 'e' }],
+          select: [{ name: 'v', expr: { kind: 'element', alias: 'e' } }],
+        }),
       }),
-    }));
+    );
     elementCache.set(entity, out);
     return out;
   };

@@ -63,9 +63,19 @@ export function isAggregateItem(item: ItemSlot): item is AggregateSlot | Aggrega
 export type ComparisonOp = '=' | '<>' | '<' | '<=' | '>' | '>=';
 
 export type PredicateSlot =
-  | { readonly kind: 'compareValue'; readonly op: ComparisonOp; readonly column: ColumnSlot; readonly valueType: 'number' | 'text' }
+  | {
+      readonly kind: 'compareValue';
+      readonly op: ComparisonOp;
+      readonly column: ColumnSlot;
+      readonly valueType: 'number' | 'text';
+    }
   | { readonly kind: 'compareColumn'; readonly op: ComparisonOp; readonly column: ColumnSlot }
-  | { readonly kind: 'compareSubquery'; readonly op: ComparisonOp; readonly column: ColumnSlot; readonly query: SelectShape }
+  | {
+      readonly kind: 'compareSubquery';
+      readonly op: ComparisonOp;
+      readonly column: ColumnSlot;
+      readonly query: SelectShape;
+    }
   | { readonly kind: 'compareAggregate'; readonly op: ComparisonOp; readonly aggregate: AggregateSlot }
   | { readonly kind: 'like'; readonly negated: boolean; readonly column: ColumnSlot }
   | { readonly kind: 'between'; readonly column: ColumnSlot }
@@ -160,7 +170,14 @@ function readItem(e: Sql.Expr): ItemSlot {
       if (e.arg.kind === 'arithmetic') {
         const { op, left, right } = e.arg;
         const plain = (x: Sql.Expr): boolean => x.kind === 'column' || x.kind === 'number';
-        if (op === '%' || op === '||' || !plain(left) || !plain(right) || (left.kind === 'number' && right.kind === 'number')) reject('unsupported-skeleton', 'aggregate of an expression other than arithmetic on columns');
+        if (
+          op === '%' ||
+          op === '||' ||
+          !plain(left) ||
+          !plain(right) ||
+          (left.kind === 'number' && right.kind === 'number')
+        )
+          reject('unsupported-skeleton', 'aggregate of an expression other than arithmetic on columns');
         if (e.distinct) reject('unsupported-skeleton', 'an aggregate of distinct values of arithmetic');
         return { kind: 'aggregate', mode: 'free', arg: { kind: 'column', type: 'numeric' }, argOp: op };
       }
@@ -168,7 +185,8 @@ function readItem(e: Sql.Expr): ItemSlot {
       return { kind: 'aggregate', mode: e.distinct ? 'distinct' : 'free', arg: columnSlot(e.arg) };
     case 'arithmetic': {
       if (e.op === '%' || e.op === '||') reject('unsupported-skeleton', `operator ${e.op}`);
-      if (e.left.kind === 'arithmetic' || e.right.kind === 'arithmetic') reject('unsupported-skeleton', 'nested arithmetic');
+      if (e.left.kind === 'arithmetic' || e.right.kind === 'arithmetic')
+        reject('unsupported-skeleton', 'nested arithmetic');
       if (e.left.kind === 'aggregate' || e.right.kind === 'aggregate') {
         const side = (x: Sql.Expr): AggregateArithmeticSlot['left'] => {
           if (x.kind === 'number') return { kind: 'number' };
@@ -202,7 +220,8 @@ function readPredicate(e: Sql.Expr, inHaving: boolean): PredicateSlot {
       if (e.left.kind !== 'column') reject('unsupported-skeleton', `comparison of ${e.left.kind}`);
       const column = columnSlot(e.left);
       if (inHaving) reject('meaningless-skeleton', 'HAVING on a plain column');
-      if (e.right.kind === 'number' || e.right.kind === 'string') return { kind: 'compareValue', op: op(e.op), column, valueType: e.right.kind === 'number' ? 'number' : 'text' };
+      if (e.right.kind === 'number' || e.right.kind === 'string')
+        return { kind: 'compareValue', op: op(e.op), column, valueType: e.right.kind === 'number' ? 'number' : 'text' };
       if (e.right.kind === 'column') return { kind: 'compareColumn', op: op(e.op), column };
       if (e.right.kind === 'subquery') {
         const sub = readQuery(e.right.query);
@@ -265,7 +284,8 @@ function readSelect(q: Sql.SelectQuery, existsBody = false): SelectShape {
   const leftJoins: number[] = [];
   for (const [i, j] of q.from.joins.entries()) {
     if (j.source.kind !== 'table') reject('unsupported-skeleton', 'a derived table in a JOIN');
-    if (j.kind === 'cross' || j.kind === 'comma') reject('meaningless-skeleton', 'a CROSS JOIN pairs every row with every row');
+    if (j.kind === 'cross' || j.kind === 'comma')
+      reject('meaningless-skeleton', 'a CROSS JOIN pairs every row with every row');
     if (j.kind === 'left') leftJoins.push(i);
     else if (j.kind !== 'inner') reject('unsupported-skeleton', `${j.kind} join`);
   }
@@ -276,17 +296,27 @@ function readSelect(q: Sql.SelectQuery, existsBody = false): SelectShape {
   const hasPlain = items.some((i) => !isAggregateItem(i));
   const stars = items.filter((i) => i.kind === 'star').length;
   if (stars > 0 && !existsBody) {
-    if (q.from.joins.length > 0) reject('meaningless-skeleton', "SELECT * over a join lists every table's columns, which differ between variants");
+    if (q.from.joins.length > 0)
+      reject('meaningless-skeleton', "SELECT * over a join lists every table's columns, which differ between variants");
     if (stars > 1) reject('meaningless-skeleton', 'SELECT * twice lists every attribute twice');
-    if (groupBy.length > 0) reject('meaningless-skeleton', 'SELECT * in a grouped query over one table: one group per object, nothing to aggregate');
+    if (groupBy.length > 0)
+      reject(
+        'meaningless-skeleton',
+        'SELECT * in a grouped query over one table: one group per object, nothing to aggregate',
+      );
   }
-  if (groupBy.length === 0 && hasAggregate && hasPlain) reject('meaningless-skeleton', 'columns beside aggregates without GROUP BY');
-  if (q.distinct && groupBy.length > 0 && !hasPlain) reject('meaningless-skeleton', 'SELECT DISTINCT of aggregates over groups');
-  if (q.distinct && groupBy.length === 0 && hasAggregate) reject('meaningless-skeleton', 'SELECT DISTINCT of a single aggregate row');
+  if (groupBy.length === 0 && hasAggregate && hasPlain)
+    reject('meaningless-skeleton', 'columns beside aggregates without GROUP BY');
+  if (q.distinct && groupBy.length > 0 && !hasPlain)
+    reject('meaningless-skeleton', 'SELECT DISTINCT of aggregates over groups');
+  if (q.distinct && groupBy.length === 0 && hasAggregate)
+    reject('meaningless-skeleton', 'SELECT DISTINCT of a single aggregate row');
   if (q.having !== null && groupBy.length === 0) reject('meaningless-skeleton', 'HAVING without GROUP BY');
   const orderBy = q.orderBy.map((o) => ({ key: readOrderKey(o), direction: o.direction ?? 'asc' }) as const);
-  if (groupBy.length === 0 && !hasAggregate && orderBy.some((o) => isAggregateItem(o.key))) reject('meaningless-skeleton', 'ORDER BY an aggregate without GROUP BY');
-  if (groupBy.length === 0 && hasAggregate && (orderBy.length > 0 || q.limit !== null)) reject('meaningless-skeleton', 'ORDER BY or LIMIT on a single aggregate row');
+  if (groupBy.length === 0 && !hasAggregate && orderBy.some((o) => isAggregateItem(o.key)))
+    reject('meaningless-skeleton', 'ORDER BY an aggregate without GROUP BY');
+  if (groupBy.length === 0 && hasAggregate && (orderBy.length > 0 || q.limit !== null))
+    reject('meaningless-skeleton', 'ORDER BY or LIMIT on a single aggregate row');
   return {
     kind: 'select',
     distinct: q.distinct,

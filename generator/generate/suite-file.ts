@@ -36,13 +36,20 @@ export function readSuiteFile(path: string, flag = '--from-suite'): SuiteEntry[]
         throw new ConfigError(`${where}: not JSON: ${(error as Error).message}`);
       }
       const o = value as Record<string, unknown>;
-      if (typeof o !== 'object' || o === null || typeof o['id'] !== 'string' || o['id'] === '') throw new ConfigError(`${where}: expected an object with a non-empty string "id"`);
+      if (typeof o !== 'object' || o === null || typeof o['id'] !== 'string' || o['id'] === '')
+        throw new ConfigError(`${where}: expected an object with a non-empty string "id"`);
       const q = o['query'] as { kind?: unknown } | undefined;
-      if (typeof q !== 'object' || q === null || (q.kind !== 'select' && q.kind !== 'set')) throw new ConfigError(`${where}: "query" must be a conceptual query (kind "select" or "set")`);
-      if (o['question'] !== undefined && typeof o['question'] !== 'string') throw new ConfigError(`${where}: "question" must be a string`);
+      if (typeof q !== 'object' || q === null || (q.kind !== 'select' && q.kind !== 'set'))
+        throw new ConfigError(`${where}: "query" must be a conceptual query (kind "select" or "set")`);
+      if (o['question'] !== undefined && typeof o['question'] !== 'string')
+        throw new ConfigError(`${where}: "question" must be a string`);
       if (ids.has(o['id'])) throw new ConfigError(`${where}: id "${o['id']}" appears twice`);
       ids.add(o['id']);
-      entries.push({ id: o['id'], query: q as Query, ...(typeof o['question'] === 'string' ? { question: o['question'] } : {}) });
+      entries.push({
+        id: o['id'],
+        query: q as Query,
+        ...(typeof o['question'] === 'string' ? { question: o['question'] } : {}),
+      });
     });
   return entries;
 }

@@ -41,13 +41,19 @@ export function readCorpus(text: string): CorpusQuery[] {
  * Parses each query (trying the other dialects after `dialect` unless `fallback` is false)
  * and derives its skeleton. A query counts as parsed when both steps succeed.
  */
-export function corpusSkeletons(queries: readonly CorpusQuery[], options: { dialect?: Dialect; fallback?: boolean; onProgress?: (done: number) => void } = {}): CorpusSkeletons {
+export function corpusSkeletons(
+  queries: readonly CorpusQuery[],
+  options: { dialect?: Dialect; fallback?: boolean; onProgress?: (done: number) => void } = {},
+): CorpusSkeletons {
   const derivations: Derivation[] = [];
   const unparsed: UnparsedQuery[] = [];
   const dialects: Record<Dialect, number> = { sqlite: 0, postgresql: 0, mysql: 0 };
   queries.forEach((query, i) => {
     try {
-      const parsed = parseSqlWithDialect(query.sql, { dialect: options.dialect ?? 'sqlite', fallback: options.fallback ?? true });
+      const parsed = parseSqlWithDialect(query.sql, {
+        dialect: options.dialect ?? 'sqlite',
+        fallback: options.fallback ?? true,
+      });
       derivations.push(deriveStatement(parsed.query));
       dialects[parsed.dialect]++;
     } catch (error) {

@@ -37,7 +37,9 @@ export function list(name: string, items: readonly Part[], separator: string | n
   const [first, ...rest] = items;
   if (first === undefined) return fail(`an empty ${name}`);
   if (rest.length === 0) return node(name, first);
-  return separator === null ? node(name, first, list(name, rest, separator)) : node(name, first, kw(separator), list(name, rest, separator));
+  return separator === null
+    ? node(name, first, list(name, rest, separator))
+    : node(name, first, kw(separator), list(name, rest, separator));
 }
 
 /** Throws the GrammarError that makes a query "not derived", naming the construct. */

@@ -31,31 +31,129 @@ import { deriveQuery, whereCondition } from './skeleton-extractor.ts';
 /** Function names by what they compute; a name in none of these is `<fn>`. */
 const FUNCTION_KINDS: Readonly<Record<string, readonly string[]>> = {
   text: [
-    'lower', 'upper', 'initcap', 'length', 'char_length', 'character_length', 'octet_length', 'concat', 'concat_ws', 'substring',
-    'substr', 'position', 'strpos', 'left', 'right', 'trim', 'btrim', 'ltrim', 'rtrim', 'lpad', 'rpad', 'replace', 'reverse',
-    'repeat', 'split_part', 'starts_with', 'translate', 'regexp_replace', 'regexp_match', 'regexp_count', 'to_char', 'format', 'instr',
+    'lower',
+    'upper',
+    'initcap',
+    'length',
+    'char_length',
+    'character_length',
+    'octet_length',
+    'concat',
+    'concat_ws',
+    'substring',
+    'substr',
+    'position',
+    'strpos',
+    'left',
+    'right',
+    'trim',
+    'btrim',
+    'ltrim',
+    'rtrim',
+    'lpad',
+    'rpad',
+    'replace',
+    'reverse',
+    'repeat',
+    'split_part',
+    'starts_with',
+    'translate',
+    'regexp_replace',
+    'regexp_match',
+    'regexp_count',
+    'to_char',
+    'format',
+    'instr',
   ],
   numeric: [
-    'abs', 'round', 'trunc', 'ceil', 'ceiling', 'floor', 'sign', 'sqrt', 'cbrt', 'power', 'pow', 'exp', 'ln', 'log', 'log10',
-    'mod', 'div', 'width_bucket', 'to_number', 'cardinality', 'array_length', 'random',
+    'abs',
+    'round',
+    'trunc',
+    'ceil',
+    'ceiling',
+    'floor',
+    'sign',
+    'sqrt',
+    'cbrt',
+    'power',
+    'pow',
+    'exp',
+    'ln',
+    'log',
+    'log10',
+    'mod',
+    'div',
+    'width_bucket',
+    'to_number',
+    'cardinality',
+    'array_length',
+    'random',
   ],
   date: [
-    'date_trunc', 'date_part', 'age', 'make_date', 'make_timestamp', 'make_interval', 'to_date', 'to_timestamp', 'now',
-    'justify_days', 'julianday', 'strftime', 'date', 'datetime', 'year', 'month', 'day',
+    'date_trunc',
+    'date_part',
+    'age',
+    'make_date',
+    'make_timestamp',
+    'make_interval',
+    'to_date',
+    'to_timestamp',
+    'now',
+    'justify_days',
+    'julianday',
+    'strftime',
+    'date',
+    'datetime',
+    'year',
+    'month',
+    'day',
   ],
-  window: ['row_number', 'rank', 'dense_rank', 'percent_rank', 'cume_dist', 'ntile', 'lag', 'lead', 'first_value', 'last_value', 'nth_value'],
+  window: [
+    'row_number',
+    'rank',
+    'dense_rank',
+    'percent_rank',
+    'cume_dist',
+    'ntile',
+    'lag',
+    'lead',
+    'first_value',
+    'last_value',
+    'nth_value',
+  ],
   agg: [
-    'array_agg', 'string_agg', 'group_concat', 'bool_and', 'bool_or', 'every', 'stddev', 'stddev_pop', 'stddev_samp', 'variance',
-    'var_pop', 'var_samp', 'corr', 'percentile_cont', 'percentile_disc', 'mode', 'jsonb_agg', 'json_agg',
+    'array_agg',
+    'string_agg',
+    'group_concat',
+    'bool_and',
+    'bool_or',
+    'every',
+    'stddev',
+    'stddev_pop',
+    'stddev_samp',
+    'variance',
+    'var_pop',
+    'var_samp',
+    'corr',
+    'percentile_cont',
+    'percentile_disc',
+    'mode',
+    'jsonb_agg',
+    'json_agg',
   ],
 };
-const KIND_OF_FUNCTION = new Map(Object.entries(FUNCTION_KINDS).flatMap(([kind, names]) => names.map((n) => [n, kind] as const)));
+const KIND_OF_FUNCTION = new Map(
+  Object.entries(FUNCTION_KINDS).flatMap(([kind, names]) => names.map((n) => [n, kind] as const)),
+);
 
 /** Functions kept as terminals: they are the structure of the expression, not its content. */
 const STRUCTURAL_FUNCTIONS = new Set(['coalesce', 'nullif', 'greatest', 'least']);
 
 const TYPE_KINDS: readonly (readonly [RegExp, string])[] = [
-  [/^(INT|INTEGER|BIGINT|SMALLINT|INT2|INT4|INT8|REAL|FLOAT|FLOAT4|FLOAT8|DOUBLE|DOUBLE PRECISION|NUMERIC|DECIMAL)\b/u, 'numeric'],
+  [
+    /^(INT|INTEGER|BIGINT|SMALLINT|INT2|INT4|INT8|REAL|FLOAT|FLOAT4|FLOAT8|DOUBLE|DOUBLE PRECISION|NUMERIC|DECIMAL)\b/u,
+    'numeric',
+  ],
   [/^(TEXT|VARCHAR|CHAR|CHARACTER|CHARACTER VARYING|STRING)\b/u, 'text'],
   [/^(DATE|TIMESTAMP|TIMESTAMPTZ|TIME|TIMETZ|INTERVAL|DATETIME)\b/u, 'date'],
   [/^(BOOLEAN|BOOL)\b/u, 'boolean'],
@@ -73,10 +171,22 @@ export function functionKind(name: string): string | null {
 
 /** Kinds printed with an operator between or before operands: parenthesized as operands. */
 export const COMPOUND_KINDS: ReadonlySet<Expr['kind']> = new Set<Expr['kind']>([
-  'comparison', 'arithmetic', 'logical', 'not', 'negate', 'like', 'in-list', 'in-subquery', 'exists', 'between', 'is-null', 'operator',
+  'comparison',
+  'arithmetic',
+  'logical',
+  'not',
+  'negate',
+  'like',
+  'in-list',
+  'in-subquery',
+  'exists',
+  'between',
+  'is-null',
+  'operator',
 ]);
 
-const isLiteral = (e: Expr): boolean => e.kind === 'number' || e.kind === 'string' || (e.kind === 'negate' && e.operand.kind === 'number');
+const isLiteral = (e: Expr): boolean =>
+  e.kind === 'number' || e.kind === 'string' || (e.kind === 'negate' && e.operand.kind === 'number');
 
 /** Negated forms that NOT folds into. */
 function foldNot(e: Expr): Expr | null {
@@ -98,7 +208,8 @@ function foldNot(e: Expr): Expr | null {
 /** Any expression in a slot that needs no parentheses (a select item, an argument). */
 export function xAny(e: Expr): Derivation {
   if (e.kind === 'column') return node('x_any', ph('column'));
-  if (e.kind === 'number' || (e.kind === 'negate' && e.operand.kind === 'number')) return node('x_any', ph('value', 'number'));
+  if (e.kind === 'number' || (e.kind === 'negate' && e.operand.kind === 'number'))
+    return node('x_any', ph('value', 'number'));
   if (e.kind === 'string') return node('x_any', ph('value', 'text'));
   return node('x_any', xOther(e));
 }
@@ -177,7 +288,9 @@ export function xAtom(e: Expr): Derivation {
     case 'window':
       return node('x_atom', xWindow(e));
     case 'case': {
-      const whens = e.whens.map((w) => node('x_when', kw('WHEN'), e.operand ? xAny(w.when) : whereCondition(w.when), kw('THEN'), xAny(w.then)));
+      const whens = e.whens.map((w) =>
+        node('x_when', kw('WHEN'), e.operand ? xAny(w.when) : whereCondition(w.when), kw('THEN'), xAny(w.then)),
+      );
       const parts: Part[] = [kw('CASE')];
       if (e.operand) parts.push(xAny(e.operand));
       parts.push(list('x_when_list', whens, null));
@@ -192,11 +305,15 @@ export function xAtom(e: Expr): Derivation {
     case 'extract':
       return node('x_atom', kw('EXTRACT'), kw('('), kw(e.field), kw('FROM'), xAnyOp(e.source), kw(')'));
     case 'interval':
-      return e.unit ? node('x_atom', kw('INTERVAL'), ph('value', 'interval'), kw(e.unit)) : node('x_atom', kw('INTERVAL'), ph('value', 'interval'));
+      return e.unit
+        ? node('x_atom', kw('INTERVAL'), ph('value', 'interval'), kw(e.unit))
+        : node('x_atom', kw('INTERVAL'), ph('value', 'interval'));
     case 'clock':
       return node('x_atom', kw(e.name));
     case 'array':
-      return e.items.length === 0 ? fail('an empty ARRAY[]', e) : node('x_atom', kw('ARRAY'), kw('['), xList(e.items), kw(']'));
+      return e.items.length === 0
+        ? fail('an empty ARRAY[]', e)
+        : node('x_atom', kw('ARRAY'), kw('['), xList(e.items), kw(']'));
     case 'array-subquery':
       return node('x_atom', kw('ARRAY'), kw('('), deriveQuery(e.query), kw(')'));
     default:
@@ -214,19 +331,23 @@ function xList(items: readonly Expr[]): Derivation {
  */
 function xCall(e: Expr, lhs = 'x_call'): Derivation {
   const node = (_: string, ...parts: Part[]): Derivation => makeNode(lhs, ...parts);
-  if (e.kind === 'filtered') return node('x_call', xCall(e.call), kw('FILTER'), kw('('), kw('WHERE'), whereCondition(e.where), kw(')'));
+  if (e.kind === 'filtered')
+    return node('x_call', xCall(e.call), kw('FILTER'), kw('('), kw('WHERE'), whereCondition(e.where), kw(')'));
   if (e.kind === 'aggregate') {
     if (e.arg.kind === 'star') {
       if (e.name !== 'count' || e.distinct) fail('an aggregate of * other than COUNT(*)', e);
       return node('x_call', kw('COUNT'), kw('('), kw('*'), kw(')'));
     }
-    return e.distinct ? node('x_call', ph('agg'), kw('('), kw('DISTINCT'), xDistinctArg(e.arg), kw(')')) : node('x_call', ph('agg'), kw('('), xAny(e.arg), kw(')'));
+    return e.distinct
+      ? node('x_call', ph('agg'), kw('('), kw('DISTINCT'), xDistinctArg(e.arg), kw(')'))
+      : node('x_call', ph('agg'), kw('('), xAny(e.arg), kw(')'));
   }
   if (e.kind !== 'function') return fail('a call', e);
   // NULLIF takes exactly two arguments in PostgreSQL's grammar itself: its rule says so.
   if (e.name === 'nullif') {
     const [a, b, ...rest] = e.args;
-    if (!a || !b || rest.length > 0 || e.distinct || e.orderBy.length > 0) fail('NULLIF without exactly two arguments', e);
+    if (!a || !b || rest.length > 0 || e.distinct || e.orderBy.length > 0)
+      fail('NULLIF without exactly two arguments', e);
     return node('x_call', kw('NULLIF'), kw('('), xAny(a), kw(','), xAny(b), kw(')'));
   }
   const name: Part = STRUCTURAL_FUNCTIONS.has(e.name) ? kw(e.name.toUpperCase()) : ph('fn', functionKind(e.name));
@@ -246,7 +367,8 @@ function xCall(e: Expr, lhs = 'x_call'): Derivation {
 function xDistinctArg(e: Expr): Derivation {
   if (e.kind === 'column') return node('x_distinct_arg', ph('column'));
   if (isLiteral(e)) return node('x_distinct_arg', ph('value', e.kind === 'string' ? 'text' : 'number'));
-  if (e.kind === 'subquery' || COMPOUND_KINDS.has(e.kind)) fail('DISTINCT over an operator expression or a subquery', e);
+  if (e.kind === 'subquery' || COMPOUND_KINDS.has(e.kind))
+    fail('DISTINCT over an operator expression or a subquery', e);
   return node('x_distinct_arg', xAtom(e));
 }
 
@@ -264,7 +386,8 @@ function xWindow(e: WindowCall): Derivation {
   const spec: Part[] = [];
   // The parser reads no parenthesis in PARTITION BY or a window's ORDER BY, and a literal
   // there as a column: keys are columns and units (see `xWindowKey`).
-  if (e.partitionBy.length > 0) spec.push(kw('PARTITION'), kw('BY'), list('x_partition_list', e.partitionBy.map(xWindowKey)));
+  if (e.partitionBy.length > 0)
+    spec.push(kw('PARTITION'), kw('BY'), list('x_partition_list', e.partitionBy.map(xWindowKey)));
   if (e.orderBy.length > 0) {
     const items = e.orderBy.map((o) => {
       const parts: Part[] = [xWindowKey(o.expr)];
@@ -276,11 +399,20 @@ function xWindow(e: WindowCall): Derivation {
   }
   if (e.frame) {
     const bound = (b: FrameBound): Derivation =>
-      b.offset ? node('x_frame_bound', ph('value', 'number'), kw(b.kind.toUpperCase())) : node('x_frame_bound', ...b.kind.toUpperCase().split(' ').map(kw));
+      b.offset
+        ? node('x_frame_bound', ph('value', 'number'), kw(b.kind.toUpperCase()))
+        : node('x_frame_bound', ...b.kind.toUpperCase().split(' ').map(kw));
     const unit = kw(e.frame.unit.toUpperCase());
-    spec.push(e.frame.end ? node('x_frame', unit, kw('BETWEEN'), bound(e.frame.start), kw('AND'), bound(e.frame.end)) : node('x_frame', unit, bound(e.frame.start)));
+    spec.push(
+      e.frame.end
+        ? node('x_frame', unit, kw('BETWEEN'), bound(e.frame.start), kw('AND'), bound(e.frame.end))
+        : node('x_frame', unit, bound(e.frame.start)),
+    );
   }
-  const over = spec.length === 0 ? node('x_over', kw('OVER'), kw('('), kw(')')) : node('x_over', kw('OVER'), kw('('), node('x_window_spec', ...spec), kw(')'));
+  const over =
+    spec.length === 0
+      ? node('x_over', kw('OVER'), kw('('), kw(')'))
+      : node('x_over', kw('OVER'), kw('('), node('x_window_spec', ...spec), kw(')'));
   return node('x_window', xCall(e.call, 'x_wcall'), over);
 }
 
@@ -326,11 +458,13 @@ function xPred(e: Expr): Derivation {
       return n(xAnyOp(e.operand), kw('IS'), ...not(e.negated), kw('NULL'));
     case 'between': {
       const tail = (low: Part, high: Part): Part[] => [...not(e.negated), kw('BETWEEN'), low, kw('AND'), high];
-      const lit = (x: Expr): 'number' | 'text' | null => (x.kind === 'string' ? 'text' : isLiteral(x) ? 'number' : null);
+      const lit = (x: Expr): 'number' | 'text' | null =>
+        x.kind === 'string' ? 'text' : isLiteral(x) ? 'number' : null;
       const [lo, hi] = [lit(e.low), lit(e.high)];
       if (e.operand.kind !== 'column') return n(xNonColOp(e.operand), ...tail(xAnyOp(e.low), xAnyOp(e.high)));
       // A column between two literals of one type takes their type, as the WHERE rules write it.
-      if (lo !== null && lo === hi) return n(ph('column', lo === 'number' ? 'numeric' : 'text'), ...tail(ph('value', lo), ph('value', lo)));
+      if (lo !== null && lo === hi)
+        return n(ph('column', lo === 'number' ? 'numeric' : 'text'), ...tail(ph('value', lo), ph('value', lo)));
       // Otherwise the low bound is no literal, or the high bound is no literal of its type.
       if (lo === null) return n(ph('column'), ...tail(xNonLitOp(e.low), xAnyOp(e.high)));
       const high = hi === null ? node(`x_not_${lo}`, xNonLitOp(e.high)) : node(`x_not_${lo}`, ph('value', hi));
@@ -352,8 +486,12 @@ function cmpOperand(lhs: string, e: Expr, allow: { column: boolean; literal: boo
     const inner = FOLDING.has(e.kind) || foldNot(e) ? xPred(foldNot(e) ?? e) : xOp(e, 'x_cmp_op');
     return node(lhs, kw('('), inner, kw(')'));
   }
-  if (e.kind === 'column') return allow.column ? node(lhs, ph('column')) : fail('a column where the grammar expects a non-column', e);
-  if (isLiteral(e)) return allow.literal ? node(lhs, ph('value', e.kind === 'string' ? 'text' : 'number')) : fail('a literal where the grammar expects a non-literal', e);
+  if (e.kind === 'column')
+    return allow.column ? node(lhs, ph('column')) : fail('a column where the grammar expects a non-column', e);
+  if (isLiteral(e))
+    return allow.literal
+      ? node(lhs, ph('value', e.kind === 'string' ? 'text' : 'number'))
+      : fail('a literal where the grammar expects a non-literal', e);
   if (e.kind === 'subquery') return node(lhs, ...valueQuery(e.query));
   return node(lhs, xAtom(e));
 }
@@ -374,11 +512,17 @@ function xOp(e: Expr, lhs = 'x_op'): Derivation {
       const cmp = makeNode('cmp', kw(e.op));
       const { left, right } = e;
       if (left.kind === 'column') {
-        if (right.kind === 'number' || (right.kind === 'negate' && right.operand.kind === 'number')) return node('x_op', ph('column', 'numeric'), cmp, ph('value', 'number'));
+        if (right.kind === 'number' || (right.kind === 'negate' && right.operand.kind === 'number'))
+          return node('x_op', ph('column', 'numeric'), cmp, ph('value', 'number'));
         if (right.kind === 'string') return node('x_op', ph('column', 'text'), cmp, ph('value', 'text'));
         return node('x_op', ph('column'), cmp, cmpOperand('x_cmp_nonlit', right, { column: true, literal: false }));
       }
-      return node('x_op', cmpOperand('x_cmp_noncol', left, { column: false, literal: true }), cmp, cmpOperand('x_cmp_any', right, { column: true, literal: true }));
+      return node(
+        'x_op',
+        cmpOperand('x_cmp_noncol', left, { column: false, literal: true }),
+        cmp,
+        cmpOperand('x_cmp_any', right, { column: true, literal: true }),
+      );
     }
     case 'arithmetic':
       return node('x_op', xArith(e));
@@ -389,7 +533,10 @@ function xOp(e: Expr, lhs = 'x_op'): Derivation {
       const inner = whereCondition(e);
       const top = inner.children[0] as Derivation;
       // A logical expression's condition is never a single predicate: keep the list rule.
-      const logic = inner.rhs.length > 1 ? derivation('x_logic', inner.rhs, inner.children) : derivation('x_logic', top.rhs, top.children);
+      const logic =
+        inner.rhs.length > 1
+          ? derivation('x_logic', inner.rhs, inner.children)
+          : derivation('x_logic', top.rhs, top.children);
       return node('x_op', logic);
     }
     case 'not': {
@@ -398,7 +545,8 @@ function xOp(e: Expr, lhs = 'x_op'): Derivation {
       if (foldNot(inner)) fail('NOT over a negated predicate', e);
       if (inner.kind === 'column') return node('x_op', kw('NOT'), makeNode('x_not_operand', ph('column')));
       if (isLiteral(inner)) return fail('NOT over a literal', e);
-      if (inner.kind === 'subquery') return node('x_op', kw('NOT'), makeNode('x_not_operand', ...valueQuery(inner.query)));
+      if (inner.kind === 'subquery')
+        return node('x_op', kw('NOT'), makeNode('x_not_operand', ...valueQuery(inner.query)));
       if (!COMPOUND_KINDS.has(inner.kind)) return node('x_op', kw('NOT'), makeNode('x_not_operand', xAtom(inner)));
       return node('x_op', kw('NOT'), makeNode('x_not_operand', kw('('), xOp(inner), kw(')')));
     }

@@ -11,7 +11,10 @@ import type { Derivation } from './derivation.ts';
 import { makeGrammar, nonterminalOrder, type Grammar, type GrammarSymbol, type Rule } from './pcfg.ts';
 
 /** How often each rule was used, with its shape, keyed by `Rule.key`. */
-export type RuleCounts = ReadonlyMap<string, { readonly lhs: string; readonly rhs: readonly GrammarSymbol[]; readonly count: number }>;
+export type RuleCounts = ReadonlyMap<
+  string,
+  { readonly lhs: string; readonly rhs: readonly GrammarSymbol[]; readonly count: number }
+>;
 
 /** Counts every rule use over a set of derivations. */
 export function countRules(derivations: Iterable<Derivation>): RuleCounts {
@@ -113,7 +116,8 @@ export function mixGrammars(parts: readonly WeightedGrammar[], options: { header
     if (!(part.weight > 0)) throw new GrammarError(`mixture weight must be positive, got ${part.weight}`);
   }
   const lhsWeight = new Map<string, number>();
-  for (const { grammar, weight } of parts) for (const lhs of grammar.byLhs.keys()) lhsWeight.set(lhs, (lhsWeight.get(lhs) ?? 0) + weight);
+  for (const { grammar, weight } of parts)
+    for (const lhs of grammar.byLhs.keys()) lhsWeight.set(lhs, (lhsWeight.get(lhs) ?? 0) + weight);
   const merged = new Map<string, Rule>();
   for (const { grammar, weight } of parts) {
     for (const rule of grammar.rules) {

@@ -68,7 +68,8 @@ export type RuleTable = ReadonlyMap<string, { readonly rules: readonly Rule[]; r
 /** Draw weights per nonterminal: the probabilities, flattened by `temperature` > 1. */
 export function ruleTable(grammar: Grammar, temperature = 1): RuleTable {
   const out = new Map<string, { rules: readonly Rule[]; weights: readonly number[] }>();
-  for (const [lhs, rules] of grammar.byLhs) out.set(lhs, { rules, weights: rules.map((r) => (temperature === 1 ? r.prob : r.prob ** (1 / temperature))) });
+  for (const [lhs, rules] of grammar.byLhs)
+    out.set(lhs, { rules, weights: rules.map((r) => (temperature === 1 ? r.prob : r.prob ** (1 / temperature))) });
   return out;
 }
 
@@ -77,7 +78,12 @@ class OutOfBounds extends Error {}
 /**
  * One draw, or `null` when it passed a bound. Exposed for tests that need raw draws.
  */
-export function drawOne(grammar: Grammar, rng: Rng, bounds: Partial<Bounds> = {}, weights?: RuleTable): { derivation: Derivation; logprob: number } | null {
+export function drawOne(
+  grammar: Grammar,
+  rng: Rng,
+  bounds: Partial<Bounds> = {},
+  weights?: RuleTable,
+): { derivation: Derivation; logprob: number } | null {
   const t = weights ?? ruleTable(grammar);
   const maxDepth = bounds.maxDepth ?? 40;
   const maxTokens = bounds.maxTokens ?? 120;
@@ -158,12 +164,15 @@ function skeletonKey(skeleton: string): number {
 export function* streamSkeletons(grammar: Grammar, options: SampleOptions): Generator<Sample, SampleTotals> {
   const { n } = options;
   const tailShare = options.tail ?? 0;
-  if (!Number.isSafeInteger(n) || n < 0) throw new ConfigError(`sample count must be a non-negative whole number, got ${n}`);
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new ConfigError(`sample count must be a non-negative whole number, got ${n}`);
   if (!(tailShare >= 0 && tailShare <= 1)) throw new ConfigError(`tail share must be in [0, 1], got ${tailShare}`);
   const bounds: Bounds = { maxDepth: options.maxDepth ?? 40, maxTokens: options.maxTokens ?? 120 };
   const dedupe = options.dedupe ?? true;
   if (dedupe && n > MAX_DEDUPED_SAMPLES) {
-    throw new ConfigError(`sample count ${n} is above ${MAX_DEDUPED_SAMPLES} distinct skeletons, the most deduplication keeps track of; sample without deduplication for more`);
+    throw new ConfigError(
+      `sample count ${n} is above ${MAX_DEDUPED_SAMPLES} distinct skeletons, the most deduplication keeps track of; sample without deduplication for more`,
+    );
   }
   const rng = createRng(options.seed ?? 0);
   const headRng = rng.fork('head');

@@ -90,7 +90,10 @@ export function ruleKey(lhs: string, rhs: readonly GrammarSymbol[]): string {
 }
 
 /** Builds a grammar from rules and checks it (sums, undefined and unreachable nonterminals). */
-export function makeGrammar(rules: readonly Rule[], options: { start?: string; header?: readonly string[]; file?: string } = {}): Grammar {
+export function makeGrammar(
+  rules: readonly Rule[],
+  options: { start?: string; header?: readonly string[]; file?: string } = {},
+): Grammar {
   const file = options.file ?? 'grammar';
   const byLhs = new Map<string, Rule[]>();
   const seen = new Set<string>();
@@ -113,7 +116,9 @@ export function makeGrammar(rules: readonly Rule[], options: { start?: string; h
     if (Math.abs(sum - 1) > SUM_TOLERANCE) {
       const lines = list.map((r) => r.line).filter((l) => l !== undefined);
       const at = lines.length > 0 ? `${file}:${lines[0]}` : file;
-      throw new GrammarError(`${at}: probabilities of "${lhs}" sum to ${sum.toFixed(6)}, not 1 (lines ${lines.join(', ')})`);
+      throw new GrammarError(
+        `${at}: probabilities of "${lhs}" sum to ${sum.toFixed(6)}, not 1 (lines ${lines.join(', ')})`,
+      );
     }
     for (const rule of list) {
       for (const symbol of rule.rhs) {
@@ -125,12 +130,15 @@ export function makeGrammar(rules: readonly Rule[], options: { start?: string; h
   }
   const reachable = reachableFrom(start, byLhs);
   for (const [lhs, list] of byLhs) {
-    if (!reachable.has(lhs)) throw new GrammarError(`${where(file, list[0] as Rule)}: nonterminal "${lhs}" is unreachable from "${start}"`);
+    if (!reachable.has(lhs))
+      throw new GrammarError(`${where(file, list[0] as Rule)}: nonterminal "${lhs}" is unreachable from "${start}"`);
   }
   const finishing = productive(byLhs);
   for (const [lhs, list] of byLhs) {
     if (!finishing.has(lhs)) {
-      throw new GrammarError(`${where(file, list[0] as Rule)}: nonterminal "${lhs}" can never finish a derivation (every rule leads back to a nonterminal that cannot)`);
+      throw new GrammarError(
+        `${where(file, list[0] as Rule)}: nonterminal "${lhs}" can never finish a derivation (every rule leads back to a nonterminal that cannot)`,
+      );
     }
   }
   return { start, rules, byLhs, header: options.header ?? [] };
@@ -222,14 +230,20 @@ function parseRhs(text: string, file: string, line: number): GrammarSymbol[] {
       const name = placeholder[1] as string;
       const type = placeholder[2] ?? null;
       const allowed = PLACEHOLDER_TYPES[name];
-      if (!allowed) throw new GrammarError(`${file}:${line}: unknown placeholder ${word} (known: ${Object.keys(PLACEHOLDER_TYPES).join(', ')})`);
+      if (!allowed)
+        throw new GrammarError(
+          `${file}:${line}: unknown placeholder ${word} (known: ${Object.keys(PLACEHOLDER_TYPES).join(', ')})`,
+        );
       if (!allowed.includes(type)) {
-        throw new GrammarError(`${file}:${line}: placeholder <${name}> does not take type "${type ?? ''}" (allowed: ${allowed.map((t) => t ?? '(none)').join(', ')})`);
+        throw new GrammarError(
+          `${file}:${line}: placeholder <${name}> does not take type "${type ?? ''}" (allowed: ${allowed.map((t) => t ?? '(none)').join(', ')})`,
+        );
       }
       symbols.push({ kind: 'placeholder', name, type });
       continue;
     }
-    if (!NAME.test(word)) throw new GrammarError(`${file}:${line}: "${word}" is neither a nonterminal, a "terminal" nor a <placeholder>`);
+    if (!NAME.test(word))
+      throw new GrammarError(`${file}:${line}: "${word}" is neither a nonterminal, a "terminal" nor a <placeholder>`);
     symbols.push({ kind: 'nonterminal', name: word });
   }
   return symbols;

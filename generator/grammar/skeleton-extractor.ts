@@ -27,7 +27,13 @@ import type { GrammarSymbol } from './pcfg.ts';
 type Context = 'where' | 'having';
 const COND_NAMES: Record<Context, { cond: string; conj: string; list: string; conjunct: string; pred: string }> = {
   where: { cond: 'cond', conj: 'conj', list: 'conj_list', conjunct: 'conjunct', pred: 'pred' },
-  having: { cond: 'having_cond', conj: 'having_conj', list: 'having_conj_list', conjunct: 'having_conjunct', pred: 'having_pred' },
+  having: {
+    cond: 'having_cond',
+    conj: 'having_conj',
+    list: 'having_conj_list',
+    conjunct: 'having_conjunct',
+    pred: 'having_pred',
+  },
 };
 
 /**
@@ -73,7 +79,20 @@ export function deriveStatement(query: Query): Derivation {
   const ctes = query.ctes.map((cte) =>
     cte.columns.length === 0
       ? node('cte', ph('alias'), kw('AS'), kw('('), deriveQuery(cte.query), kw(')'))
-      : node('cte', ph('alias'), kw('('), list('cte_columns', cte.columns.map(() => ph('column'))), kw(')'), kw('AS'), kw('('), deriveQuery(cte.query), kw(')')),
+      : node(
+          'cte',
+          ph('alias'),
+          kw('('),
+          list(
+            'cte_columns',
+            cte.columns.map(() => ph('column')),
+          ),
+          kw(')'),
+          kw('AS'),
+          kw('('),
+          deriveQuery(cte.query),
+          kw(')'),
+        ),
   );
   return node('statement', kw('WITH'), list('cte_list', ctes), selectStmt(query.body, 'query'));
 }
@@ -96,17 +115,33 @@ function selectCore(select: SelectQuery, qctx: QueryContext): Part[] {
     if (select.columns.length !== 1) fail('a subquery used as a value with more than one column');
     const only = (select.columns[0] as SelectItem).expr;
     // The parser refuses `(SELECT * …)` and `(SELECT (SELECT …) …)` as values.
-    if (only.kind === 'star' || only.kind === 'subquery') fail('SELECT * or a nested subquery as the value of a subquery');
+    if (only.kind === 'star' || only.kind === 'subquery')
+      fail('SELECT * or a nested subquery as the value of a subquery');
     // A subquery's value cannot start with a parenthesis (the parser refuses it), so the
     // expression rules enter here only through a unit: a call, a CASE, a CAST, …
-    parts.push(orElse(() => (only.kind === 'arithmetic' ? node('sub_item', subArith(only)) : selectItem(only, 'sub_item', false)), () => node('sub_item', xAtom(only))));
+    parts.push(
+      orElse(
+        () => (only.kind === 'arithmetic' ? node('sub_item', subArith(only)) : selectItem(only, 'sub_item', false)),
+        () => node('sub_item', xAtom(only)),
+      ),
+    );
   } else if (!select.from) {
     // Without FROM there is nothing for `*` to mean (PostgreSQL: a syntax error), so a
     // FROM-less select list has its own rule, over expressions only.
     if (select.columns.some((c) => c.expr.kind === 'star')) fail('SELECT * without FROM');
-    parts.push(list('free_select_list', select.columns.map((c) => xAny(c.expr))));
+    parts.push(
+      list(
+        'free_select_list',
+        select.columns.map((c) => xAny(c.expr)),
+      ),
+    );
   } else {
-    parts.push(list('select_list', select.columns.map((c) => selectItem(c.expr))));
+    parts.push(
+      list(
+        'select_list',
+        select.columns.map((c) => selectItem(c.expr)),
+      ),
+    );
   }
   if (select.from) parts.push(fromClause(select.from));
   if (select.where) parts.push(node('where_clause', kw('WHERE'), cond(select.where, 'where')));
@@ -119,7 +154,8 @@ function selectCore(select: SelectQuery, qctx: QueryContext): Part[] {
 
 function selectStmt(select: SelectQuery, qctx: QueryContext): Derivation {
   const parts = selectCore(select, qctx);
-  if (select.orderBy.length > 0) parts.push(node('order_clause', kw('ORDER'), kw('BY'), list('order_list', select.orderBy.map(orderItem))));
+  if (select.orderBy.length > 0)
+    parts.push(node('order_clause', kw('ORDER'), kw('BY'), list('order_list', select.orderBy.map(orderItem))));
   if (select.limit) parts.push(limitClause(select.limit, select.offset));
   return node(QUERY_NAMES[qctx].stmt, ...parts);
 }
@@ -148,7 +184,11 @@ function orElse(specific: () => Derivation, generic: () => Derivation): Derivati
 }
 
 function selectItem(expr: Expr, lhs = 'select_item', generic = true): Derivation {
-  if (generic) return orElse(() => selectItem(expr, lhs, false), () => node(lhs, xAny(expr)));
+  if (generic)
+    return orElse(
+      () => selectItem(expr, lhs, false),
+      () => node(lhs, xAny(expr)),
+    );
   switch (expr.kind) {
     case 'star':
       return node(lhs, kw('*'));
@@ -180,7 +220,8 @@ function aggCall(expr: Expr): Derivation {
       ? node('agg_call', ph('agg'), kw('('), kw('DISTINCT'), ph('column'), kw(')'))
       : node('agg_call', ph('agg'), kw('('), ph('column'), kw(')'));
   }
-  if (expr.arg.kind === 'arithmetic' && !expr.distinct) return node('agg_call', ph('agg'), kw('('), arith(expr.arg), kw(')'));
+  if (expr.arg.kind === 'arithmetic' && !expr.distinct)
+    return node('agg_call', ph('agg'), kw('('), arith(expr.arg), kw(')'));
   return fail('aggregate argument', expr);
 }
 
@@ -202,7 +243,10 @@ function subArith(expr: Expr): Derivation {
     lead.kind === 'column'
       ? node('lead_term', ph('column', 'numeric'))
       : lead.kind === 'aggregate'
-        ? orElse(() => node('lead_term', aggCall(lead)), () => node('lead_term', xAtom(lead)))
+        ? orElse(
+            () => node('lead_term', aggCall(lead)),
+            () => node('lead_term', xAtom(lead)),
+          )
         : lead.kind === 'number'
           ? node('lead_term', ph('value', 'number'))
           : lead.kind !== 'subquery' && !COMPOUND_KINDS.has(lead.kind)
@@ -212,7 +256,10 @@ function subArith(expr: Expr): Derivation {
 }
 
 function term(expr: Expr): Derivation {
-  return orElse(() => clauseTerm(expr), () => node('term', xNumOp(expr)));
+  return orElse(
+    () => clauseTerm(expr),
+    () => node('term', xNumOp(expr)),
+  );
 }
 
 function clauseTerm(expr: Expr): Derivation {
@@ -239,7 +286,16 @@ function fromClause(from: FromClause): Derivation {
   // apart from JOINs: a FROM clause has one kind or the other.
   const commas = from.joins.filter((j) => j.kind === 'comma').length;
   if (commas === from.joins.length) {
-    return node('from_clause', kw('FROM'), first, list('comma_list', from.joins.map((j) => node('comma_item', kw(','), source(j.source))), null));
+    return node(
+      'from_clause',
+      kw('FROM'),
+      first,
+      list(
+        'comma_list',
+        from.joins.map((j) => node('comma_item', kw(','), source(j.source))),
+        null,
+      ),
+    );
   }
   if (commas > 0) fail('a FROM clause mixing commas and JOINs');
   return node('from_clause', kw('FROM'), first, list('join_list', from.joins.map(join), null));
@@ -282,7 +338,10 @@ function flatten(expr: Expr, op: 'and' | 'or'): Expr[] {
 }
 
 function onCond(expr: Expr): Derivation {
-  return orElse(() => onEqualities(expr), () => node('on_cond', whereCondition(expr)));
+  return orElse(
+    () => onEqualities(expr),
+    () => node('on_cond', whereCondition(expr)),
+  );
 }
 
 function onEqualities(expr: Expr): Derivation {
@@ -324,7 +383,9 @@ function conjunct(expr: Expr, ctx: Context): Derivation {
 }
 
 function orChain(items: readonly Expr[]): Expr {
-  return items.slice(1).reduce<Expr>((acc, e) => ({ kind: 'logical', op: 'or', left: acc, right: e }), items[0] as Expr);
+  return items
+    .slice(1)
+    .reduce<Expr>((acc, e) => ({ kind: 'logical', op: 'or', left: acc, right: e }), items[0] as Expr);
 }
 
 /** The derivation of a WHERE condition (the expression rules use it for CASE WHEN, FILTER, AND/OR). */
@@ -333,7 +394,10 @@ export function whereCondition(expr: Expr): Derivation {
 }
 
 function pred(expr: Expr, ctx: Context): Derivation {
-  return orElse(() => clausePred(expr, ctx), () => node(COND_NAMES[ctx].pred, xAny(expr)));
+  return orElse(
+    () => clausePred(expr, ctx),
+    () => node(COND_NAMES[ctx].pred, xAny(expr)),
+  );
 }
 
 function clausePred(expr: Expr, ctx: Context): Derivation {
@@ -355,15 +419,28 @@ function clausePred(expr: Expr, ctx: Context): Derivation {
       return p(ph('column'), ...not(expr.negated), kw('IN'), ...valueQuery(expr.query));
     case 'in-list':
       if (expr.operand.kind !== 'column') return fail('IN with a non-column operand', expr);
-      return p(ph('column'), ...not(expr.negated), kw('IN'), kw('('), list('value_list', expr.values.map(listValue)), kw(')'));
+      return p(
+        ph('column'),
+        ...not(expr.negated),
+        kw('IN'),
+        kw('('),
+        list('value_list', expr.values.map(listValue)),
+        kw(')'),
+      );
     case 'exists':
       return p(...not(expr.negated), kw('EXISTS'), kw('('), deriveQuery(expr.query), kw(')'));
     case 'like':
-      if (expr.operand.kind !== 'column' || expr.pattern.kind !== 'string') return fail('LIKE other than column LIKE string', expr);
+      if (expr.operand.kind !== 'column' || expr.pattern.kind !== 'string')
+        return fail('LIKE other than column LIKE string', expr);
       if (expr.insensitive) return fail('ILIKE', expr);
       return p(ph('column', 'text'), ...not(expr.negated), kw('LIKE'), ph('value', 'pattern'));
     case 'between': {
-      const type = expr.low.kind === 'number' && expr.high.kind === 'number' ? 'number' : expr.low.kind === 'string' && expr.high.kind === 'string' ? 'text' : null;
+      const type =
+        expr.low.kind === 'number' && expr.high.kind === 'number'
+          ? 'number'
+          : expr.low.kind === 'string' && expr.high.kind === 'string'
+            ? 'text'
+            : null;
       if (type === null) return fail('BETWEEN with mixed or non-literal bounds', expr);
       const bounds = [...not(expr.negated), kw('BETWEEN'), ph('value', type), kw('AND'), ph('value', type)];
       if (expr.operand.kind === 'aggregate' && type === 'number') return p(aggCall(expr.operand), ...bounds);
@@ -376,7 +453,14 @@ function clausePred(expr: Expr, ctx: Context): Derivation {
     case 'not': {
       // `NOT x LIKE y` and `x NOT LIKE y` are one construct; the grammar knows the second form.
       const inner = expr.operand;
-      if (inner.kind === 'like' || inner.kind === 'in-list' || inner.kind === 'in-subquery' || inner.kind === 'between' || inner.kind === 'exists' || inner.kind === 'is-null') {
+      if (
+        inner.kind === 'like' ||
+        inner.kind === 'in-list' ||
+        inner.kind === 'in-subquery' ||
+        inner.kind === 'between' ||
+        inner.kind === 'exists' ||
+        inner.kind === 'is-null'
+      ) {
         return pred({ ...inner, negated: !inner.negated }, ctx);
       }
       return fail('NOT over this condition', expr);
@@ -438,7 +522,10 @@ function groupItem(expr: Expr): Part {
 
 function orderItem(item: OrderItem): Derivation {
   if (item.nulls !== null) return node('order_item', xOrderItem(item));
-  return orElse(() => clauseOrderItem(item), () => node('order_item', xOrderItem(item)));
+  return orElse(
+    () => clauseOrderItem(item),
+    () => node('order_item', xOrderItem(item)),
+  );
 }
 
 function clauseOrderItem(item: OrderItem): Derivation {
@@ -464,5 +551,7 @@ function limitClause(expr: Expr, offset: Expr | null = null): Derivation {
   if (expr.kind !== 'number') return fail('non-numeric LIMIT', expr);
   if (offset && offset.kind !== 'number') return fail('non-numeric OFFSET', offset);
   const tail = offset ? [kw('OFFSET'), ph('value', 'number')] : [];
-  return expr.text === '1' ? node('limit_clause', kw('LIMIT'), kw('1'), ...tail) : node('limit_clause', kw('LIMIT'), ph('value', 'number'), ...tail);
+  return expr.text === '1'
+    ? node('limit_clause', kw('LIMIT'), kw('1'), ...tail)
+    : node('limit_clause', kw('LIMIT'), ph('value', 'number'), ...tail);
 }

@@ -14,8 +14,20 @@
 const AGGREGATES = ['max', 'min', 'sum', 'avg', 'count'] as const;
 
 /** One function of each kind (`<fn:text>` → `upper`), named so the extractor reads it back as that kind. */
-const FUNCTIONS: Readonly<Record<string, string>> = { text: 'upper', numeric: 'round', date: 'date_trunc', agg: 'array_agg', '': 'md5' };
-const TYPES: Readonly<Record<string, string>> = { numeric: 'REAL', text: 'TEXT', date: 'DATE', boolean: 'BOOLEAN', '': 'JSONB' };
+const FUNCTIONS: Readonly<Record<string, string>> = {
+  text: 'upper',
+  numeric: 'round',
+  date: 'date_trunc',
+  agg: 'array_agg',
+  '': 'md5',
+};
+const TYPES: Readonly<Record<string, string>> = {
+  numeric: 'REAL',
+  text: 'TEXT',
+  date: 'DATE',
+  boolean: 'BOOLEAN',
+  '': 'JSONB',
+};
 
 const STRUCTURAL = new Set(['COALESCE', 'NULLIF', 'GREATEST', 'LEAST', 'CAST', 'EXTRACT']);
 

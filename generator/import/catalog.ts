@@ -118,7 +118,10 @@ export type CatalogProfile = ReadonlyMap<string, ReadonlyMap<string, ColumnProfi
  */
 export function parseInList(expression: string): { column: string; values: string[] } | undefined {
   const text = expression.trim().replace(/^CHECK\s*/iu, '');
-  const anyForm = /^\(*\s*"?([A-Za-z_][\w$]*|[^"]+)"?(?:::\w+(?:\s\w+)*)?\s*(?:=\s*ANY\s*\(\s*\(?|<@\s*\(?)ARRAY\[(.*)\]/isu.exec(text);
+  const anyForm =
+    /^\(*\s*"?([A-Za-z_][\w$]*|[^"]+)"?(?:::\w+(?:\s\w+)*)?\s*(?:=\s*ANY\s*\(\s*\(?|<@\s*\(?)ARRAY\[(.*)\]/isu.exec(
+      text,
+    );
   const inForm = /^\(*\s*"?([A-Za-z_][\w$]*|[^"]+)"?(?:::\w+(?:\s\w+)*)?\s+IN\s*\((.*)\)/isu.exec(text);
   const match = anyForm ?? inForm;
   if (!match) return undefined;
@@ -138,4 +141,5 @@ export interface DiscriminatorProfile {
 }
 
 /** Names a discriminator column goes by. */
-export const DISCRIMINATOR_NAME = /^(type|kind|class|subtype|discriminator|dtype|record_type|entity_type|[a-z_]*_type)$/iu;
+export const DISCRIMINATOR_NAME =
+  /^(type|kind|class|subtype|discriminator|dtype|record_type|entity_type|[a-z_]*_type)$/iu;

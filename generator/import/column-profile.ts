@@ -1,10 +1,28 @@
 import type { Row } from '../database/database.ts';
-import { type CatalogProfile, type CatalogTable, type CatalogType, type ColumnProfile, DISCRIMINATOR_NAME, type DiscriminatorProfile, POOL_LIMIT } from './catalog.ts';
+import {
+  type CatalogProfile,
+  type CatalogTable,
+  type CatalogType,
+  type ColumnProfile,
+  DISCRIMINATOR_NAME,
+  type DiscriminatorProfile,
+  POOL_LIMIT,
+} from './catalog.ts';
 
 /** Runs one read-only SELECT on the source and returns its rows. */
 export type SourceQuery = (sql: string) => Promise<Row[]>;
 
-const ORDERED = new Set<CatalogType['kind']>(['smallint', 'integer', 'bigint', 'numeric', 'real', 'double', 'date', 'timestamp', 'timestamptz']);
+const ORDERED = new Set<CatalogType['kind']>([
+  'smallint',
+  'integer',
+  'bigint',
+  'numeric',
+  'real',
+  'double',
+  'date',
+  'timestamp',
+  'timestamptz',
+]);
 const COMPARABLE = new Set<CatalogType['kind']>([...ORDERED, 'text', 'char', 'enum', 'uuid', 'boolean']);
 
 /** Columns profiled per query: four aggregates each stay under both engines' caps. */
@@ -18,7 +36,12 @@ const quote = (name: string): string => `"${name.replaceAll('"', '""')}"`;
  * (one of aggregates, one listing values of the few-valued columns), plain SQL that
  * PostgreSQL and SQLite both run; `from` names the table as the engine wants it.
  */
-export async function profileTable(run: SourceQuery, table: CatalogTable, from: string, engine: 'postgres' | 'sqlite'): Promise<Map<string, ColumnProfile>> {
+export async function profileTable(
+  run: SourceQuery,
+  table: CatalogTable,
+  from: string,
+  engine: 'postgres' | 'sqlite',
+): Promise<Map<string, ColumnProfile>> {
   const out = new Map<string, ColumnProfile>();
   const asText = (expr: string): string => (engine === 'postgres' ? `(${expr})::text` : `CAST(${expr} AS TEXT)`);
   // A wide table's aggregates are read in slices: SQLite allows 2,000 result columns, PostgreSQL 1,664.
@@ -30,7 +53,8 @@ export async function profileTable(run: SourceQuery, table: CatalogTable, from: 
       const col = quote(c.name);
       parts.push(`count(${col}) AS "c${i}"`);
       if (COMPARABLE.has(c.type.kind)) parts.push(`count(DISTINCT ${col}) AS "d${i}"`);
-      if (ORDERED.has(c.type.kind)) parts.push(`${asText(`min(${col})`)} AS "lo${i}"`, `${asText(`max(${col})`)} AS "hi${i}"`);
+      if (ORDERED.has(c.type.kind))
+        parts.push(`${asText(`min(${col})`)} AS "lo${i}"`, `${asText(`max(${col})`)} AS "hi${i}"`);
     });
     const [slice] = await run(`SELECT ${parts.join(', ')} FROM ${from}`);
     Object.assign(totals, slice);
@@ -61,7 +85,9 @@ export async function profileTable(run: SourceQuery, table: CatalogTable, from: 
     const c = table.columns[i];
     if (!c) continue;
     const col = quote(c.name);
-    const values = await run(`SELECT ${asText(col)} AS "v", count(*) AS "n" FROM ${from} WHERE ${col} IS NOT NULL GROUP BY ${col} ORDER BY 2 DESC, 1`);
+    const values = await run(
+      `SELECT ${asText(col)} AS "v", count(*) AS "n" FROM ${from} WHERE ${col} IS NOT NULL GROUP BY ${col} ORDER BY 2 DESC, 1`,
+    );
     const profile = out.get(c.name) as ColumnProfile;
     out.set(c.name, { ...profile, values: values.map((v) => ({ value: String(v['v']), count: Number(v['n']) })) });
   }
@@ -69,7 +95,12 @@ export async function profileTable(run: SourceQuery, table: CatalogTable, from: 
 }
 
 /** Profiles of every table, keyed by table name. */
-export async function profileTables(run: SourceQuery, tables: readonly CatalogTable[], from: (table: string) => string, engine: 'postgres' | 'sqlite'): Promise<CatalogProfile> {
+export async function profileTables(
+  run: SourceQuery,
+  tables: readonly CatalogTable[],
+  from: (table: string) => string,
+  engine: 'postgres' | 'sqlite',
+): Promise<CatalogProfile> {
   const out = new Map<string, ReadonlyMap<string, ColumnProfile>>();
   for (const t of tables) out.set(t.name, await profileTable(run, t, from(t.name), engine));
   return out;
@@ -91,13 +122,27 @@ export async function profileDiscriminators(
     const found: DiscriminatorProfile[] = [];
     for (const c of t.columns) {
       const p = profile.get(t.name)?.get(c.name);
-      if (c.nullable || !DISCRIMINATOR_NAME.test(c.name) || !['text', 'char', 'enum'].includes(c.type.kind) || !p?.values || p.values.length < 2 || p.values.length > 12) continue;
+      if (
+        c.nullable ||
+        !DISCRIMINATOR_NAME.test(c.name) ||
+        !['text', 'char', 'enum'].includes(c.type.kind) ||
+        !p?.values ||
+        p.values.length < 2 ||
+        p.values.length > 12
+      )
+        continue;
       const others = t.columns.filter((o) => o.name !== c.name);
       if (others.length === 0) continue;
       const cast = (expr: string): string => `CAST(${expr} AS TEXT)`;
-      const rows = await run(`SELECT ${cast(quote(c.name))} AS "v", count(*) AS "n", ${others.map((o, i) => `count(${quote(o.name)}) AS "c${i}"`).join(', ')} FROM ${from(t.name)} GROUP BY ${quote(c.name)}`);
+      const rows = await run(
+        `SELECT ${cast(quote(c.name))} AS "v", count(*) AS "n", ${others.map((o, i) => `count(${quote(o.name)}) AS "c${i}"`).join(', ')} FROM ${from(t.name)} GROUP BY ${quote(c.name)}`,
+      );
       const byValue = new Map<string, { rows: number; nonNull: Map<string, number> }>();
-      for (const r of rows) byValue.set(String(r['v']), { rows: Number(r['n']), nonNull: new Map(others.map((o, i) => [o.name, Number(r[`c${i}`])])) });
+      for (const r of rows)
+        byValue.set(String(r['v']), {
+          rows: Number(r['n']),
+          nonNull: new Map(others.map((o, i) => [o.name, Number(r[`c${i}`])])),
+        });
       found.push({ column: c.name, byValue });
     }
     if (found.length > 0) out.set(t.name, found);
@@ -109,14 +154,25 @@ export async function profileDiscriminators(
  * The one JSON type of the elements of a JSON column whose every non-NULL value is an array
  * (how a set of values is stored as JSON), or undefined.
  */
-async function jsonArrayElements(run: SourceQuery, from: string, col: string, engine: 'postgres' | 'sqlite'): Promise<ColumnProfile['jsonArrayOf']> {
+async function jsonArrayElements(
+  run: SourceQuery,
+  from: string,
+  col: string,
+  engine: 'postgres' | 'sqlite',
+): Promise<ColumnProfile['jsonArrayOf']> {
   const typeOf = engine === 'postgres' ? (x: string) => `jsonb_typeof(${x}::jsonb)` : (x: string) => `json_type(${x})`;
-  const [notArrays] = await run(`SELECT count(*) AS "n" FROM ${from} WHERE ${col} IS NOT NULL AND ${typeOf(col)} <> 'array'`);
+  const [notArrays] = await run(
+    `SELECT count(*) AS "n" FROM ${from} WHERE ${col} IS NOT NULL AND ${typeOf(col)} <> 'array'`,
+  );
   if (Number(notArrays?.['n'] ?? 1) > 0) return undefined;
   const kinds =
     engine === 'postgres'
-      ? await run(`SELECT DISTINCT CASE WHEN jsonb_typeof(e) = 'number' AND e::text ~ '^-?[0-9]+$' THEN 'integer' ELSE jsonb_typeof(e) END AS "k" FROM ${from}, jsonb_array_elements(${col}::jsonb) AS e`)
-      : await run(`SELECT DISTINCT CASE j.type WHEN 'text' THEN 'string' WHEN 'real' THEN 'number' WHEN 'true' THEN 'boolean' WHEN 'false' THEN 'boolean' ELSE j.type END AS "k" FROM ${from}, json_each(${col}) AS j`);
+      ? await run(
+          `SELECT DISTINCT CASE WHEN jsonb_typeof(e) = 'number' AND e::text ~ '^-?[0-9]+$' THEN 'integer' ELSE jsonb_typeof(e) END AS "k" FROM ${from}, jsonb_array_elements(${col}::jsonb) AS e`,
+        )
+      : await run(
+          `SELECT DISTINCT CASE j.type WHEN 'text' THEN 'string' WHEN 'real' THEN 'number' WHEN 'true' THEN 'boolean' WHEN 'false' THEN 'boolean' ELSE j.type END AS "k" FROM ${from}, json_each(${col}) AS j`,
+        );
   const found = new Set(kinds.map((k) => String(k['k'])));
   if (found.has('integer') && found.has('number')) found.delete('integer');
   if (found.size !== 1) return undefined;
@@ -146,7 +202,9 @@ export async function profileReferencedValues(
       const on = fk.columns.map((c, i) => `p.${quote(fk.references[i] as string)} = c.${quote(c)}`).join(' AND ');
       const per: ReferencedValues[] = [];
       for (const d of found) {
-        const rows = await run(`SELECT CAST(p.${quote(d.column)} AS TEXT) AS "v", count(*) AS "n" FROM (${keys}) AS c JOIN ${from(fk.table)} AS p ON ${on} GROUP BY p.${quote(d.column)}`);
+        const rows = await run(
+          `SELECT CAST(p.${quote(d.column)} AS TEXT) AS "v", count(*) AS "n" FROM (${keys}) AS c JOIN ${from(fk.table)} AS p ON ${on} GROUP BY p.${quote(d.column)}`,
+        );
         per.push({ column: d.column, values: new Map(rows.map((r) => [String(r['v']), Number(r['n'])])) });
       }
       out.set(referencesKey(t.name, fk.columns), per);
@@ -161,14 +219,19 @@ export interface ReferencedValues {
   readonly values: ReadonlyMap<string, number>;
 }
 
-export const referencesKey = (table: string, columns: readonly string[]): string => `${table}\u0000${columns.join(',')}`;
+export const referencesKey = (table: string, columns: readonly string[]): string =>
+  `${table}\u0000${columns.join(',')}`;
 
 /**
  * For each foreign key into a table with required boolean columns (which may be class
  * flags), the number of distinct rows it references and, per boolean, how many of them have
  * it set. Keyed by `referencesKey(table, fk columns)`.
  */
-export async function profileReferencedFlags(run: SourceQuery, tables: readonly CatalogTable[], from: (table: string) => string): Promise<Map<string, ReferencedFlags>> {
+export async function profileReferencedFlags(
+  run: SourceQuery,
+  tables: readonly CatalogTable[],
+  from: (table: string) => string,
+): Promise<Map<string, ReferencedFlags>> {
   const out = new Map<string, ReferencedFlags>();
   const byName = new Map(tables.map((t) => [t.name, t]));
   for (const t of tables) {
@@ -177,8 +240,13 @@ export async function profileReferencedFlags(run: SourceQuery, tables: readonly 
       if (fk.table === t.name || flags.length === 0 || fk.columns.length !== fk.references.length) continue;
       const keys = `SELECT DISTINCT ${fk.columns.map(quote).join(', ')} FROM ${from(t.name)}`;
       const on = fk.columns.map((c, i) => `p.${quote(fk.references[i] as string)} = c.${quote(c)}`).join(' AND ');
-      const [row] = await run(`SELECT count(*) AS "n", ${flags.map((f, i) => `count(CASE WHEN p.${quote(f.name)} THEN 1 END) AS "f${i}"`).join(', ')} FROM (${keys}) AS c JOIN ${from(fk.table)} AS p ON ${on}`);
-      out.set(referencesKey(t.name, fk.columns), { rows: Number(row?.['n'] ?? 0), set: new Map(flags.map((f, i) => [f.name, Number(row?.[`f${i}`] ?? 0)])) });
+      const [row] = await run(
+        `SELECT count(*) AS "n", ${flags.map((f, i) => `count(CASE WHEN p.${quote(f.name)} THEN 1 END) AS "f${i}"`).join(', ')} FROM (${keys}) AS c JOIN ${from(fk.table)} AS p ON ${on}`,
+      );
+      out.set(referencesKey(t.name, fk.columns), {
+        rows: Number(row?.['n'] ?? 0),
+        set: new Map(flags.map((f, i) => [f.name, Number(row?.[`f${i}`] ?? 0)])),
+      });
     }
   }
   return out;

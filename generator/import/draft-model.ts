@@ -1,5 +1,14 @@
 import { ConfigError } from '../common/errors.ts';
-import type { Attribute, Domain, Entity, EntityStorage, OpaqueColumn, Relationship, RelationshipStorage, ScaleCounts } from '../er-model/er-model.ts';
+import type {
+  Attribute,
+  Domain,
+  Entity,
+  EntityStorage,
+  OpaqueColumn,
+  Relationship,
+  RelationshipStorage,
+  ScaleCounts,
+} from '../er-model/er-model.ts';
 import { MODEL_LIMITS, validateDomain } from '../er-model/validate-domain.ts';
 import type { CatalogColumn, CatalogForeignKey, CatalogTable } from './catalog.ts';
 import type { SourceRead } from './read-source.ts';
@@ -33,10 +42,21 @@ export interface Draft {
 
 /** How each table was read. */
 type TableReading =
-  | { readonly kind: 'entity'; readonly table: CatalogTable; readonly entity: string; readonly parentKey?: CatalogForeignKey; readonly parentTable?: string }
+  | {
+      readonly kind: 'entity';
+      readonly table: CatalogTable;
+      readonly entity: string;
+      readonly parentKey?: CatalogForeignKey;
+      readonly parentTable?: string;
+    }
   | { readonly kind: 'link'; readonly link: LinkTable }
   | { readonly kind: 'child'; readonly child: ChildTable }
-  | { readonly kind: 'relationship'; readonly table: CatalogTable; readonly from: CatalogForeignKey; readonly to: CatalogForeignKey }
+  | {
+      readonly kind: 'relationship';
+      readonly table: CatalogTable;
+      readonly from: CatalogForeignKey;
+      readonly to: CatalogForeignKey;
+    }
   | { readonly kind: 'skipped'; readonly table: CatalogTable; readonly reason: string };
 
 /**
@@ -90,10 +110,17 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
    */
   const referencedSubtype = (fromTable: string, fk: CatalogForeignKey): string | undefined => {
     const flagged = read.referencedFlags?.get(referencesKey(fromTable, fk.columns));
-    const flagHolder = (flagClassesOf.get(fk.table) ?? []).filter((c) => flagged !== undefined && flagged.rows > 0 && flagged.set.get(c.flag) === flagged.rows).sort((a, b) => a.rows - b.rows)[0];
-    if (flagHolder && flagged) return (flagHolder.rows / Math.max(1, ctx.tables.get(fk.table)?.rowCount ?? 0)) ** flagged.rows <= SUBTYPE_CHANCE ? flagHolder.name : undefined;
+    const flagHolder = (flagClassesOf.get(fk.table) ?? [])
+      .filter((c) => flagged !== undefined && flagged.rows > 0 && flagged.set.get(c.flag) === flagged.rows)
+      .sort((a, b) => a.rows - b.rows)[0];
+    if (flagHolder && flagged)
+      return (flagHolder.rows / Math.max(1, ctx.tables.get(fk.table)?.rowCount ?? 0)) ** flagged.rows <= SUBTYPE_CHANCE
+        ? flagHolder.name
+        : undefined;
     const sti = stiOf.get(fk.table);
-    const seen = read.referenced?.get(referencesKey(fromTable, fk.columns))?.find((d) => d.column === sti?.discriminator);
+    const seen = read.referenced
+      ?.get(referencesKey(fromTable, fk.columns))
+      ?.find((d) => d.column === sti?.discriminator);
     if (!sti || !seen || seen.values.size === 0) return undefined;
     const holder = [...stiClasses.entries()]
       .filter(([, c]) => c.table === fk.table && [...seen.values.keys()].every((v) => c.values.includes(v)))
@@ -104,7 +131,8 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     return (holder[1].rows / Math.max(1, all)) ** referring <= SUBTYPE_CHANCE ? holder[0] : undefined;
   };
   /** The rows of a class read from a discriminator or a flag column. */
-  const subtypeRows = (cls: string): number => stiClasses.get(cls)?.rows ?? [...flagClassesOf.values()].flat().find((c) => c.name === cls)?.rows ?? 0;
+  const subtypeRows = (cls: string): number =>
+    stiClasses.get(cls)?.rows ?? [...flagClassesOf.values()].flat().find((c) => c.name === cls)?.rows ?? 0;
   for (const r of readings) {
     if (r.kind !== 'entity') continue;
     const sti = detectSingleTableHierarchy(r.table, read.discriminators.get(r.table.name) ?? []);
@@ -126,45 +154,123 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     if (parent !== undefined) parentOfEntity.set(name, parent);
     const hierarchyNames = hierarchyAttributes.get(rootOf(name)) ?? new Set<string>();
     hierarchyAttributes.set(rootOf(name), hierarchyNames);
-    const inheritedNames = new Set([...(parent !== undefined ? (attributeNames.get(parent) ?? []) : []), ...hierarchyNames]);
+    const inheritedNames = new Set([
+      ...(parent !== undefined ? (attributeNames.get(parent) ?? []) : []),
+      ...hierarchyNames,
+    ]);
     const parentTable = r.parentTable !== undefined ? ctx.tables.get(r.parentTable) : undefined;
     const sti = stiOf.get(t.name);
-    const stiColumns = new Set(sti ? [sti.discriminator, ...sti.subtypes.flatMap((s) => s.columns), ...sti.groups.flatMap((g) => g.columns)] : []);
+    const stiColumns = new Set(
+      sti
+        ? [sti.discriminator, ...sti.subtypes.flatMap((s) => s.columns), ...sti.groups.flatMap((g) => g.columns)]
+        : [],
+    );
     // Overlapping classes kept as flag columns, where no discriminator tells the subtypes.
     const flagClasses = sti ? [] : detectFlagClasses(t);
-    const skip = new Set<string>([...fkColumns(t, ctx), ...referenceColumns(t, ctx), ...stiColumns, ...flagClasses.flatMap((f) => [f.flag, ...f.columns])]);
+    const skip = new Set<string>([
+      ...fkColumns(t, ctx),
+      ...referenceColumns(t, ctx),
+      ...stiColumns,
+      ...flagClasses.flatMap((f) => [f.flag, ...f.columns]),
+    ]);
     // INHERITS copies the parent's columns into the child: they are inherited, not its own.
     if (r.parentKey === undefined && parentTable) for (const c of parentTable.columns) skip.add(c.name);
     for (const k of surrogateKey(t)) skip.add(k);
     const own = new Set<string>();
     const opaque: OpaqueColumn[] = [];
-    const attributes = columnAttributes(t, t.columns.filter((c) => !skip.has(c.name)), name, inheritedNames, own, ctx, enums, note, opaque);
+    const attributes = columnAttributes(
+      t,
+      t.columns.filter((c) => !skip.has(c.name)),
+      name,
+      inheritedNames,
+      own,
+      ctx,
+      enums,
+      note,
+      opaque,
+    );
     attributeNames.set(name, new Set([...(parent !== undefined ? (attributeNames.get(parent) ?? []) : []), ...own]));
     for (const n of own) hierarchyNames.add(n);
     // A subtype's reference and the attributes beside it are a relationship's, not the subtype's attributes.
     const notSubtypeAttributes = new Set([...fkColumns(t, ctx), ...referenceColumns(t, ctx)]);
-    const subclasses = sti ? stiSubclasses(sti, t, name, usedClassNames, own, ctx, enums, note, stiParents, opaque, notSubtypeAttributes, stiClasses) : [];
+    const subclasses = sti
+      ? stiSubclasses(
+          sti,
+          t,
+          name,
+          usedClassNames,
+          own,
+          ctx,
+          enums,
+          note,
+          stiParents,
+          opaque,
+          notSubtypeAttributes,
+          stiClasses,
+        )
+      : [];
     const flagRows: FlagClassRows[] = [];
-    subclasses.push(...flagSubclasses(flagClasses, t, name, usedClassNames, new Set([...inheritedNames, ...own]), ctx, enums, note, opaque, notSubtypeAttributes, flagRows));
+    subclasses.push(
+      ...flagSubclasses(
+        flagClasses,
+        t,
+        name,
+        usedClassNames,
+        new Set([...inheritedNames, ...own]),
+        ctx,
+        enums,
+        note,
+        opaque,
+        notSubtypeAttributes,
+        flagRows,
+      ),
+    );
     if (flagRows.length > 0) flagClassesOf.set(t.name, flagRows);
     for (const sub of subclasses) {
       parentOfEntity.set(sub.name, sub.parent as string);
-      attributeNames.set(sub.name, new Set([...(attributeNames.get(sub.parent as string) ?? []), ...sub.attributes.map((a) => a.name)]));
+      attributeNames.set(
+        sub.name,
+        new Set([...(attributeNames.get(sub.parent as string) ?? []), ...sub.attributes.map((a) => a.name)]),
+      );
     }
     const lexicon = nounWords(t.name, t.comment);
     // INHERITS copies columns into a table of its own, which no variant builds: such a class has no physical names.
     const storage = r.parentKey === undefined && parentTable ? undefined : entityStorage(t, opaque);
-    if (!storage) note('physical-names', t.name, 'no physical names: the native variant needs one integer key column (and no INHERITS)', true);
+    if (!storage)
+      note(
+        'physical-names',
+        t.name,
+        'no physical names: the native variant needs one integer key column (and no INHERITS)',
+        true,
+      );
     const entity: Entity = {
       name,
       ...(parent !== undefined ? { parent } : {}),
       attributes,
       lexicon,
-      ...(parent === undefined ? { counts: scaleCounts(t.rowCount) } : { fraction: fractionOf(t.rowCount, subtypeParent !== undefined ? subtypeRows(subtypeParent) : (parentTable?.rowCount ?? 0)) }),
+      ...(parent === undefined
+        ? { counts: scaleCounts(t.rowCount) }
+        : {
+            fraction: fractionOf(
+              t.rowCount,
+              subtypeParent !== undefined ? subtypeRows(subtypeParent) : (parentTable?.rowCount ?? 0),
+            ),
+          }),
       ...(storage ? { storage } : {}),
     };
-    if (subtypeParent !== undefined) note('subtype-reference', t.name, `every row's key references a row of ${r.parentTable} that is a ${subtypeParent}: ${name} is a kind of ${subtypeParent}`, true);
-    if (parent !== undefined) note(r.parentKey ? 'shared-key-subtable' : 'inherits', t.name, `${name} is a kind of ${parent} (${r.parentKey ? `its key ${r.parentKey.columns.join(', ')} references ${r.parentTable}` : `INHERITS (${r.parentTable})`})`);
+    if (subtypeParent !== undefined)
+      note(
+        'subtype-reference',
+        t.name,
+        `every row's key references a row of ${r.parentTable} that is a ${subtypeParent}: ${name} is a kind of ${subtypeParent}`,
+        true,
+      );
+    if (parent !== undefined)
+      note(
+        r.parentKey ? 'shared-key-subtable' : 'inherits',
+        t.name,
+        `${name} is a kind of ${parent} (${r.parentKey ? `its key ${r.parentKey.columns.join(', ')} references ${r.parentTable}` : `INHERITS (${r.parentTable})`})`,
+      );
     else note('entity-table', t.name, `entity ${name} (key ${(t.primaryKey ?? []).join(', ')}, ${t.rowCount} rows)`);
     entities.push(entity);
     entities.push(...subclasses);
@@ -202,7 +308,11 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
       continue;
     }
     const ownerTable = r.child.owner.table;
-    const prefixes = [`${snakeName(ownerTable)}_`, `${snakeName(className(ownerTable))}_`, ...(subtypeOwner !== undefined ? [`${snakeName(subtypeOwner)}_`] : [])];
+    const prefixes = [
+      `${snakeName(ownerTable)}_`,
+      `${snakeName(className(ownerTable))}_`,
+      ...(subtypeOwner !== undefined ? [`${snakeName(subtypeOwner)}_`] : []),
+    ];
     const tableName = snakeName(r.child.table.name);
     const stem = prefixes.reduce((n, p) => (n.startsWith(p) && n.length > p.length ? n.slice(p.length) : n), tableName);
     const taken = attributeNames.get(owner) ?? new Set<string>();
@@ -215,13 +325,37 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     const hints = valueHints(type, profile, false, set?.source === 'low-cardinality' ? set.values : undefined);
     const { unique: _unique, ...setHints } = hints ?? {};
     const ownerColumn = r.child.owner.columns.length === 1 ? r.child.owner.columns[0] : undefined;
-    const storage = ownerColumn !== undefined ? { column: r.child.value.name, sqlType: nativeSqlType(r.child.value), table: r.child.table.name, ownerColumn } : undefined;
+    const storage =
+      ownerColumn !== undefined
+        ? { column: r.child.value.name, sqlType: nativeSqlType(r.child.value), table: r.child.table.name, ownerColumn }
+        : undefined;
     entities[ownerEntity] = {
       ...e,
-      attributes: [...e.attributes, { name: attrName, type, optional: true, multiValued: true, lexicon: nounWords(stem), ...(Object.keys(setHints).length > 0 ? { hints: setHints } : {}), ...(storage ? { storage } : {}) }],
+      attributes: [
+        ...e.attributes,
+        {
+          name: attrName,
+          type,
+          optional: true,
+          multiValued: true,
+          lexicon: nounWords(stem),
+          ...(Object.keys(setHints).length > 0 ? { hints: setHints } : {}),
+          ...(storage ? { storage } : {}),
+        },
+      ],
     };
-    note('owner-keyed-child', r.child.table.name, `multi-valued attribute ${owner}.${attrName} (${r.child.value.name} per ${r.child.owner.columns.join(', ')})`);
-    if (subtypeOwner !== undefined) note('subtype-reference', r.child.table.name, `every row's owner is a row of ${r.child.owner.table} that is a ${subtypeOwner}: the attribute is ${subtypeOwner}'s`, true);
+    note(
+      'owner-keyed-child',
+      r.child.table.name,
+      `multi-valued attribute ${owner}.${attrName} (${r.child.value.name} per ${r.child.owner.columns.join(', ')})`,
+    );
+    if (subtypeOwner !== undefined)
+      note(
+        'subtype-reference',
+        r.child.table.name,
+        `every row's owner is a row of ${r.child.owner.table} that is a ${subtypeOwner}: the attribute is ${subtypeOwner}'s`,
+        true,
+      );
   }
 
   // 4. Relationships.
@@ -240,23 +374,51 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
       if (fk === r.parentKey) continue;
       const to = entityOf.get(fk.table);
       if (to === undefined) {
-        note('left-out', `${r.table.name}.${fk.columns.join(',')}`, ctx.tables.has(fk.table) ? `references ${fk.table}, which is not an entity` : `references ${fk.table}, which is not imported`);
+        note(
+          'left-out',
+          `${r.table.name}.${fk.columns.join(',')}`,
+          ctx.tables.has(fk.table)
+            ? `references ${fk.table}, which is not an entity`
+            : `references ${fk.table}, which is not imported`,
+        );
         continue;
       }
       const rel = foreignKeyRelationship(r.table, fk);
       const end = endName(fk.columns);
-      const name = claimRel(`${snakeName(from)}_${snakeName(end === 'id' ? fk.table : end)}`, `${snakeName(r.table.name)}_${end}`);
+      const name = claimRel(
+        `${snakeName(from)}_${snakeName(end === 'id' ? fk.table : end)}`,
+        `${snakeName(r.table.name)}_${end}`,
+      );
       const column = fk.columns.length === 1 ? r.table.columns.find((c) => c.name === fk.columns[0]) : undefined;
       const besideColumns = referenceAttributeColumns(r.table, fk);
       const opaque: OpaqueColumn[] = [];
-      const beside = columnAttributes(r.table, r.table.columns.filter((c) => besideColumns.includes(c.name)), name, new Set(), new Set(), ctx, enums, note, opaque);
-      for (const a of beside) note('reference-attribute', `${r.table.name}.${a.storage?.column ?? a.name}`, `attribute ${a.name} of relationship ${name}: a CHECK lets it hold a value only where ${fk.columns[0]} does`);
+      const beside = columnAttributes(
+        r.table,
+        r.table.columns.filter((c) => besideColumns.includes(c.name)),
+        name,
+        new Set(),
+        new Set(),
+        ctx,
+        enums,
+        note,
+        opaque,
+      );
+      for (const a of beside)
+        note(
+          'reference-attribute',
+          `${r.table.name}.${a.storage?.column ?? a.name}`,
+          `attribute ${a.name} of relationship ${name}: a CHECK lets it hold a value only where ${fk.columns[0]} does`,
+        );
       relationships.push({
         ...fkRelationship(name, from, to, rel.cardinality, rel.optional, rel.role),
         ...(beside.length > 0 ? { attributes: beside.map(asRelationshipAttribute) } : {}),
         ...(column ? { storage: { column: column.name, sqlType: nativeSqlType(column) } } : {}),
       });
-      note(rel.self ? 'self-reference' : 'foreign-key', `${r.table.name}.${fk.columns.join(',')}`, `${rel.cardinality}${rel.optional ? ', optional' : ''} relationship ${name}: ${from} → ${to}${rel.role ? ` (role ${rel.role})` : ''}`);
+      note(
+        rel.self ? 'self-reference' : 'foreign-key',
+        `${r.table.name}.${fk.columns.join(',')}`,
+        `${rel.cardinality}${rel.optional ? ', optional' : ''} relationship ${name}: ${from} → ${to}${rel.role ? ` (role ${rel.role})` : ''}`,
+      );
     }
   }
   for (const r of readings) {
@@ -264,19 +426,45 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
       const from = entityOf.get(r.from.table);
       const to = entityOf.get(r.to.table);
       if (from === undefined || to === undefined) continue;
-      const unique = r.table.uniques.some((u) => u.length === r.to.columns.length && u.every((c) => r.to.columns.includes(c)));
-      const stem = snakeName(r.table.name).replace(new RegExp(`^${snakeName(r.from.table).replace(/s$/u, '')}s?_`, 'u'), '');
+      const unique = r.table.uniques.some(
+        (u) => u.length === r.to.columns.length && u.every((c) => r.to.columns.includes(c)),
+      );
+      const stem = snakeName(r.table.name).replace(
+        new RegExp(`^${snakeName(r.from.table).replace(/s$/u, '')}s?_`, 'u'),
+        '',
+      );
       const name = claimRel(stem || snakeName(r.table.name), snakeName(r.table.name));
       const opaque: OpaqueColumn[] = [];
-      const attrs = columnAttributes(r.table, r.table.columns.filter((c) => !fkColumns(r.table, ctx).has(c.name)), name, new Set(), new Set(), ctx, enums, note, opaque);
+      const attrs = columnAttributes(
+        r.table,
+        r.table.columns.filter((c) => !fkColumns(r.table, ctx).has(c.name)),
+        name,
+        new Set(),
+        new Set(),
+        ctx,
+        enums,
+        note,
+        opaque,
+      );
       const role = endName(r.to.columns);
       const storage = tableStorage(r.table, r.from.columns, r.to.columns, opaque);
       relationships.push({
-        ...fkRelationship(name, from, to, unique ? 'one-to-one' : 'many-to-one', true, role !== snakeName(r.to.table) ? role : undefined),
+        ...fkRelationship(
+          name,
+          from,
+          to,
+          unique ? 'one-to-one' : 'many-to-one',
+          true,
+          role !== snakeName(r.to.table) ? role : undefined,
+        ),
         ...(attrs.length > 0 ? { attributes: attrs.map(asRelationshipAttribute) } : {}),
         ...(storage ? { storage } : {}),
       });
-      note('relationship-table', r.table.name, `${unique ? 'one-to-one' : 'many-to-one'} relationship ${name}: ${from} → ${to}, stored in its own table`);
+      note(
+        'relationship-table',
+        r.table.name,
+        `${unique ? 'one-to-one' : 'many-to-one'} relationship ${name}: ${from} → ${to}, stored in its own table`,
+      );
     }
     if (r.kind === 'link') {
       const from = entityOf.get(r.link.from.table);
@@ -287,9 +475,23 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
       }
       const name = claimRel(snakeName(r.link.table.name), `${snakeName(r.link.table.name)}_link`);
       const opaque: OpaqueColumn[] = [];
-      const attrs = columnAttributes(r.link.table, r.link.attributes, name, new Set(), new Set(), ctx, enums, note, opaque);
-      for (const a of r.link.audit) note('audit-column', `${r.link.table.name}.${a.name}`, 'bookkeeping, never asked: kept in the DDL only', false);
-      const storage = tableStorage(r.link.table, r.link.from.columns, r.link.to.columns, [...opaque, ...r.link.audit.map(opaqueColumn)]);
+      const attrs = columnAttributes(
+        r.link.table,
+        r.link.attributes,
+        name,
+        new Set(),
+        new Set(),
+        ctx,
+        enums,
+        note,
+        opaque,
+      );
+      for (const a of r.link.audit)
+        note('audit-column', `${r.link.table.name}.${a.name}`, 'bookkeeping, never asked: kept in the DDL only', false);
+      const storage = tableStorage(r.link.table, r.link.from.columns, r.link.to.columns, [
+        ...opaque,
+        ...r.link.audit.map(opaqueColumn),
+      ]);
       relationships.push({
         name,
         from,
@@ -297,29 +499,60 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
         cardinality: 'many-to-many',
         participation: { from: 'partial', to: 'partial' },
         ...(attrs.length > 0 ? { attributes: attrs.map(asRelationshipAttribute) } : {}),
-        lexicon: { forward: `linked by ${words(r.link.table.name)} to`, reverse: `linked by ${words(r.link.table.name)} to` },
+        lexicon: {
+          forward: `linked by ${words(r.link.table.name)} to`,
+          reverse: `linked by ${words(r.link.table.name)} to`,
+        },
         ...(storage ? { storage } : {}),
       });
-      note('link-table', r.link.table.name, `many-to-many relationship ${name}: ${from} ↔ ${to}${attrs.length > 0 ? ` with ${attrs.map((a) => a.name).join(', ')}` : ''}`);
+      note(
+        'link-table',
+        r.link.table.name,
+        `many-to-many relationship ${name}: ${from} ↔ ${to}${attrs.length > 0 ? ` with ${attrs.map((a) => a.name).join(', ')}` : ''}`,
+      );
     }
   }
 
   // 5. What the rules report without concluding.
-  for (const cycle of foreignKeyCycles(read.catalog.tables)) note('foreign-key-cycle', cycle.join(', '), `the tables reference each other in a cycle: kept, each reference a relationship`);
+  for (const cycle of foreignKeyCycles(read.catalog.tables))
+    note(
+      'foreign-key-cycle',
+      cycle.join(', '),
+      `the tables reference each other in a cycle: kept, each reference a relationship`,
+    );
   for (const g of sameColumnGroups(read.catalog.tables.filter((t) => entityOf.has(t.name)))) {
-    note('same-columns', g.tables.join(', '), `share ${g.columns.join(', ')}: perhaps concrete tables of one class; kept apart`, true);
+    note(
+      'same-columns',
+      g.tables.join(', '),
+      `share ${g.columns.join(', ')}: perhaps concrete tables of one class; kept apart`,
+      true,
+    );
   }
 
   // Past the model's caps a draft cannot be valid: the user chooses the part to import.
   if (entities.length > MODEL_LIMITS.entities) {
-    const first = [...entityOf.entries()].find(([, n]) => n === entities[MODEL_LIMITS.entities]?.name)?.[0] ?? entities[MODEL_LIMITS.entities]?.name;
-    throw new ConfigError(`${read.catalog.source}: ${entities.length} entities, more than the ${MODEL_LIMITS.entities} a model may have (the first beyond is table ${first}): choose tables with --tables`);
+    const first =
+      [...entityOf.entries()].find(([, n]) => n === entities[MODEL_LIMITS.entities]?.name)?.[0] ??
+      entities[MODEL_LIMITS.entities]?.name;
+    throw new ConfigError(
+      `${read.catalog.source}: ${entities.length} entities, more than the ${MODEL_LIMITS.entities} a model may have (the first beyond is table ${first}): choose tables with --tables`,
+    );
   }
   if (relationships.length > MODEL_LIMITS.relationships) {
-    throw new ConfigError(`${read.catalog.source}: ${relationships.length} relationships, more than the ${MODEL_LIMITS.relationships} a model may have (the first beyond is ${relationships[MODEL_LIMITS.relationships]?.name}): choose tables with --tables`);
+    throw new ConfigError(
+      `${read.catalog.source}: ${relationships.length} relationships, more than the ${MODEL_LIMITS.relationships} a model may have (the first beyond is ${relationships[MODEL_LIMITS.relationships]?.name}): choose tables with --tables`,
+    );
   }
   const domain: Domain = {
-    name: options.name ?? (snakeName(read.catalog.source.split(/[/\\]/u).pop()?.replace(/\.[^.]*$/u, '') ?? 'imported') || 'imported'),
+    name:
+      options.name ??
+      (snakeName(
+        read.catalog.source
+          .split(/[/\\]/u)
+          .pop()
+          ?.replace(/\.[^.]*$/u, '') ?? 'imported',
+      ) ||
+        'imported'),
     description: `Imported from ${read.catalog.engine === 'postgres' ? `schema ${read.catalog.schema} of ` : ''}${read.catalog.source}.`,
     entities,
     relationships,
@@ -327,7 +560,10 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
   return { domain: validateDomain(domain, 'the imported draft'), findings };
 }
 
-function classifyTables(ctx: RuleContext, note: (rule: string, subject: string, text: string, review?: boolean) => void): TableReading[] {
+function classifyTables(
+  ctx: RuleContext,
+  note: (rule: string, subject: string, text: string, review?: boolean) => void,
+): TableReading[] {
   const out: TableReading[] = [];
   const keyed = (name: string): boolean => ctx.tables.get(name)?.primaryKey !== undefined;
   for (const t of ctx.catalog.tables) {
@@ -336,7 +572,13 @@ function classifyTables(ctx: RuleContext, note: (rule: string, subject: string, 
       continue;
     }
     const link = detectLinkTable(t, ctx);
-    if (link && keyed(link.from.table) && keyed(link.to.table) && link.from.table !== t.name && link.to.table !== t.name) {
+    if (
+      link &&
+      keyed(link.from.table) &&
+      keyed(link.to.table) &&
+      link.from.table !== t.name &&
+      link.to.table !== t.name
+    ) {
       out.push({ kind: 'link', link });
       continue;
     }
@@ -352,7 +594,11 @@ function classifyTables(ctx: RuleContext, note: (rule: string, subject: string, 
       continue;
     }
     if (!t.primaryKey) {
-      out.push({ kind: 'skipped', table: t, reason: 'no primary key: its rows cannot be told apart (add a key, or import it as a link table)' });
+      out.push({
+        kind: 'skipped',
+        table: t,
+        reason: 'no primary key: its rows cannot be told apart (add a key, or import it as a link table)',
+      });
       continue;
     }
     const rel = detectRelationshipTable(t, ctx);
@@ -366,7 +612,12 @@ function classifyTables(ctx: RuleContext, note: (rule: string, subject: string, 
       continue;
     }
     const inherits = t.inherits.find((p) => keyed(p) || ctx.tables.has(p));
-    out.push({ kind: 'entity', table: t, entity: className(t.name), ...(inherits !== undefined ? { parentTable: inherits } : {}) });
+    out.push({
+      kind: 'entity',
+      table: t,
+      entity: className(t.name),
+      ...(inherits !== undefined ? { parentTable: inherits } : {}),
+    });
   }
   for (const r of out) if (r.kind === 'skipped') note('left-out', r.table.name, r.reason);
   // Parents before children, so inherited attribute names are known when a child is read.
@@ -377,9 +628,18 @@ function classifyTables(ctx: RuleContext, note: (rule: string, subject: string, 
     return p ? 1 + depth(p, seen) : 0;
   };
   // A subclass whose parent is not an entity is an entity of its own.
-  const entityTables = new Set(out.filter((r) => r.kind === 'entity').map((r) => (r as { table: CatalogTable }).table.name));
-  const fixed = out.map((r) => (r.kind === 'entity' && r.parentTable !== undefined && !entityTables.has(r.parentTable) ? { kind: 'entity' as const, table: r.table, entity: r.entity } : r));
-  return fixed.map((r, i) => ({ r, i, d: depth(r) })).sort((a, b) => a.d - b.d || a.i - b.i).map((x) => x.r);
+  const entityTables = new Set(
+    out.filter((r) => r.kind === 'entity').map((r) => (r as { table: CatalogTable }).table.name),
+  );
+  const fixed = out.map((r) =>
+    r.kind === 'entity' && r.parentTable !== undefined && !entityTables.has(r.parentTable)
+      ? { kind: 'entity' as const, table: r.table, entity: r.entity }
+      : r,
+  );
+  return fixed
+    .map((r, i) => ({ r, i, d: depth(r) }))
+    .sort((a, b) => a.d - b.d || a.i - b.i)
+    .map((x) => x.r);
 }
 
 /** The columns of foreign keys to tables the import reads: relationships, not attributes. */
@@ -389,7 +649,9 @@ function fkColumns(t: CatalogTable, ctx: RuleContext): Set<string> {
 
 /** The columns a CHECK ties to a foreign key of the table: attributes of that relationship (rule `reference-attribute`). */
 function referenceColumns(t: CatalogTable, ctx: RuleContext): Set<string> {
-  return new Set(t.foreignKeys.filter((fk) => ctx.tables.has(fk.table)).flatMap((fk) => referenceAttributeColumns(t, fk)));
+  return new Set(
+    t.foreignKeys.filter((fk) => ctx.tables.has(fk.table)).flatMap((fk) => referenceAttributeColumns(t, fk)),
+  );
 }
 
 /** The key columns that are the model's surrogate id: a single key column, or the integer `…id` columns of a composite key. */
@@ -398,7 +660,9 @@ function surrogateKey(t: CatalogTable): string[] {
   if (key.length === 1) return [...key];
   return key.filter((k) => {
     const c = t.columns.find((col) => col.name === k);
-    return c !== undefined && ['integer', 'bigint', 'smallint', 'uuid'].includes(c.type.kind) && /(^|_)id$|Id$/u.test(k);
+    return (
+      c !== undefined && ['integer', 'bigint', 'smallint', 'uuid'].includes(c.type.kind) && /(^|_)id$|Id$/u.test(k)
+    );
   });
 }
 
@@ -442,7 +706,11 @@ function columnAttributes(
       continue;
     }
     if (out.length >= MODEL_LIMITS.attributes) {
-      note('left-out', subject, `more than the ${MODEL_LIMITS.attributes} attributes an entity may have; kept in the DDL only`);
+      note(
+        'left-out',
+        subject,
+        `more than the ${MODEL_LIMITS.attributes} attributes an entity may have; kept in the DDL only`,
+      );
       opaque.push(opaqueColumn(c));
       continue;
     }
@@ -453,17 +721,34 @@ function columnAttributes(
     own.add(name);
     if (name !== snakeName(c.name)) note('column-name', subject, `attribute named ${name}`, true);
     const set = valueSet(c, t, profile, enums);
-    const type = set && set.source !== 'low-cardinality' && set.values.length > 0 ? { kind: 'enum' as const, values: set.values } : reading.type;
+    const type =
+      set && set.source !== 'low-cardinality' && set.values.length > 0
+        ? { kind: 'enum' as const, values: set.values }
+        : reading.type;
     if (set?.source === 'enum-type') note('enum-type', subject, `enum ${set.name}: ${set.values.join(', ')}`);
     else if (set?.source === 'check-in') note('check-in', subject, `enum from a CHECK: ${set.values.join(', ')}`);
-    else if (set?.source === 'low-cardinality') note('low-cardinality', subject, `${set.values.length} values in the rows (${set.values.slice(0, 6).join(', ')}${set.values.length > 6 ? ', …' : ''}): a pool, not a closed set`, true);
+    else if (set?.source === 'low-cardinality')
+      note(
+        'low-cardinality',
+        subject,
+        `${set.values.length} values in the rows (${set.values.slice(0, 6).join(', ')}${set.values.length > 6 ? ', …' : ''}): a pool, not a closed set`,
+        true,
+      );
     if (reading.approximated) note('column-type', subject, reading.approximated, true);
     const multiValued = reading.multiValued !== undefined;
-    if (multiValued && !neverAsked) note(reading.multiValued === 'json' ? 'json-array' : 'array-column', subject, `multi-valued attribute ${owner}.${name} (${reading.multiValued === 'json' ? 'a JSON array' : 'an array'})`);
+    if (multiValued && !neverAsked)
+      note(
+        reading.multiValued === 'json' ? 'json-array' : 'array-column',
+        subject,
+        `multi-valued attribute ${owner}.${name} (${reading.multiValued === 'json' ? 'a JSON array' : 'an array'})`,
+      );
     const optional = multiValued || c.nullable;
-    const hints = multiValued ? undefined : valueHints(type, profile, optional, set?.source === 'low-cardinality' ? set.values : undefined);
+    const hints = multiValued
+      ? undefined
+      : valueHints(type, profile, optional, set?.source === 'low-cardinality' ? set.values : undefined);
     const lexicon = nounWords(c.name, c.comment);
-    if (isNotNoun(c.name) && !neverAsked) note('lexicon', subject, `"${words(c.name)}" is not a noun: reword its lexicon`, true);
+    if (isNotNoun(c.name) && !neverAsked)
+      note('lexicon', subject, `"${words(c.name)}" is not a noun: reword its lexicon`, true);
     out.push({
       name,
       type,
@@ -508,7 +793,11 @@ function flagSubclasses(
 ): Entity[] {
   const out: Entity[] = [];
   const classOf = new Map<string, string>();
-  const setRows = (flag: string): number => ctx.profile.get(t.name)?.get(flag)?.values?.find((v) => v.value === 'true' || v.value === '1')?.count ?? 0;
+  const setRows = (flag: string): number =>
+    ctx.profile
+      .get(t.name)
+      ?.get(flag)
+      ?.values?.find((v) => v.value === 'true' || v.value === '1')?.count ?? 0;
   for (const f of flags) {
     const stem = f.flag.replace(/^(is|has)_/u, '');
     let name = className(stem);
@@ -518,11 +807,26 @@ function flagSubclasses(
     const parent = f.parentFlag !== undefined ? (classOf.get(f.parentFlag) ?? root) : root;
     const parentRows = f.parentFlag !== undefined ? setRows(f.parentFlag) : t.rowCount;
     const own = new Set<string>();
-    const attributes = columnAttributes(t, t.columns.filter((c) => f.columns.includes(c.name) && !notAttributes.has(c.name)), name, taken, own, ctx, enums, note, opaque);
+    const attributes = columnAttributes(
+      t,
+      t.columns.filter((c) => f.columns.includes(c.name) && !notAttributes.has(c.name)),
+      name,
+      taken,
+      own,
+      ctx,
+      enums,
+      note,
+      opaque,
+    );
     for (const n of own) taken.add(n);
     out.push({ name, parent, attributes, lexicon: nounWords(stem), fraction: fractionOf(setRows(f.flag), parentRows) });
     classes.push({ name, flag: f.flag, rows: setRows(f.flag) });
-    note('flag-column', `${t.name}.${f.flag}`, `rows with ${f.flag} set are ${name}, a kind of ${parent}${f.columns.length > 0 ? ` (only they may fill ${f.columns.join(', ')})` : ''}; the classes may overlap`, true);
+    note(
+      'flag-column',
+      `${t.name}.${f.flag}`,
+      `rows with ${f.flag} set are ${name}, a kind of ${parent}${f.columns.length > 0 ? ` (only they may fill ${f.columns.join(', ')})` : ''}; the classes may overlap`,
+      true,
+    );
   }
   return out;
 }
@@ -560,44 +864,76 @@ function stiSubclasses(
     return name;
   };
   // Classes of the hierarchy in the table: intermediate groups (largest first), then values.
-  interface Node { name: string; values: string[]; columns: readonly string[]; parent: string; label: string }
+  interface Node {
+    name: string;
+    values: string[];
+    columns: readonly string[];
+    parent: string;
+    label: string;
+  }
   const nodes: Node[] = [];
   const absorbed = new Set<string>();
   // The root's own rows carry its name: the class's (`Product`), or, on rows that fill no
   // column of a subtype, a name whose words begin the table's or begin with them
   // (`content` in `content_items`, `consumer_account` in `consumers`).
   const inGroup = (v: string): boolean => sti.groups.some((g) => g.values.includes(v));
-  const wordPrefix = (a: string, b: string): boolean => a.startsWith(b) && (a.length === b.length || /[A-Z0-9]/u.test(a.charAt(b.length)));
+  const wordPrefix = (a: string, b: string): boolean =>
+    a.startsWith(b) && (a.length === b.length || /[A-Z0-9]/u.test(a.charAt(b.length)));
   const tableClass = className(t.name);
   const rootValue =
     sti.subtypes.find((s) => className(s.value) === root)?.value ??
-    sti.subtypes.find((s) => s.columns.length === 0 && !inGroup(s.value) && (wordPrefix(className(s.value), tableClass) || wordPrefix(tableClass, className(s.value))))?.value;
+    sti.subtypes.find(
+      (s) =>
+        s.columns.length === 0 &&
+        !inGroup(s.value) &&
+        (wordPrefix(className(s.value), tableClass) || wordPrefix(tableClass, className(s.value))),
+    )?.value;
   if (rootValue !== undefined) absorbed.add(rootValue);
   const smallestGroup = (values: readonly string[], exclude?: Node): Node | undefined =>
-    nodes.filter((n) => n !== exclude && n.values.length > values.length && values.every((v) => n.values.includes(v))).sort((a, b) => a.values.length - b.values.length)[0];
+    nodes
+      .filter((n) => n !== exclude && n.values.length > values.length && values.every((v) => n.values.includes(v)))
+      .sort((a, b) => a.values.length - b.values.length)[0];
   for (const g of sti.groups) {
     // A value of the group that fills no column of its own names it: its rows are the group's direct instances.
     const naming = g.values.find((v) => (ownCols.get(v) ?? []).length === 0 && !absorbed.has(v));
     if (naming !== undefined) absorbed.add(naming);
     const label = naming ?? `${g.values[0]} group`;
-    const node: Node = { name: claim(className(label.replaceAll(' ', '_'))), values: [...g.values], columns: g.columns, parent: root, label };
+    const node: Node = {
+      name: claim(className(label.replaceAll(' ', '_'))),
+      values: [...g.values],
+      columns: g.columns,
+      parent: root,
+      label,
+    };
     node.parent = smallestGroup(g.values, node)?.name ?? root;
     nodes.push(node);
   }
   for (const s of sti.subtypes) {
     if (absorbed.has(s.value)) continue;
-    const node: Node = { name: claim(className(s.value)), values: [s.value], columns: s.columns, parent: root, label: s.value };
+    const node: Node = {
+      name: claim(className(s.value)),
+      values: [s.value],
+      columns: s.columns,
+      parent: root,
+      label: s.value,
+    };
     node.parent = smallestGroup([s.value])?.name ?? root;
     nodes.push(node);
   }
-  const rowsIn = (n: Node | undefined): number => (n === undefined ? sti.subtypes.reduce((x, s) => x + s.rows, 0) : n.values.reduce((x, v) => x + (rowsOf.get(v) ?? 0), 0));
+  const rowsIn = (n: Node | undefined): number =>
+    n === undefined
+      ? sti.subtypes.reduce((x, s) => x + s.rows, 0)
+      : n.values.reduce((x, v) => x + (rowsOf.get(v) ?? 0), 0);
   const out: Entity[] = [];
   const taken = new Set(rootOwn);
   for (const parentName of [root, ...nodes.map((n) => n.name)]) {
     const parentNode = nodes.find((n) => n.name === parentName);
     const children = nodes.filter((n) => n.parent === parentName);
     if (children.length === 0) continue;
-    const direct = parentNode === undefined ? rootValue !== undefined : parentNode.values.some((v) => absorbed.has(v) && !children.some((c) => c.values.includes(v)));
+    const direct =
+      parentNode === undefined
+        ? rootValue !== undefined
+        : parentNode.values.some((v) => absorbed.has(v) && !children.some((c) => c.values.includes(v)));
     stiParents.set(parentName, direct);
     let left = 1;
     for (const [i, c] of children.entries()) {
@@ -605,11 +941,32 @@ function stiSubclasses(
       const fraction = Math.max(0.001, !direct && i === children.length - 1 ? Math.round(left * 1e6) / 1e6 : share);
       left -= fraction;
       const own = new Set<string>();
-      const attributes = columnAttributes(t, t.columns.filter((col) => c.columns.includes(col.name) && !notAttributes.has(col.name)), c.name, taken, own, ctx, enums, note, opaque);
+      const attributes = columnAttributes(
+        t,
+        t.columns.filter((col) => c.columns.includes(col.name) && !notAttributes.has(col.name)),
+        c.name,
+        taken,
+        own,
+        ctx,
+        enums,
+        note,
+        opaque,
+      );
       for (const n of own) taken.add(n);
       classes.set(c.name, { table: t.name, values: c.values, rows: rowsIn(c) });
-      out.push({ name: c.name, parent: parentName, attributes, lexicon: nounWords(c.label.replaceAll(' ', '_')), fraction });
-      note('discriminator', `${t.name}.${sti.discriminator}`, `rows with ${sti.discriminator} in (${c.values.map((v) => `'${v}'`).join(', ')}) are ${c.name}, a kind of ${parentName}${c.columns.length > 0 ? ` (only they fill ${c.columns.join(', ')})` : ''}`, true);
+      out.push({
+        name: c.name,
+        parent: parentName,
+        attributes,
+        lexicon: nounWords(c.label.replaceAll(' ', '_')),
+        fraction,
+      });
+      note(
+        'discriminator',
+        `${t.name}.${sti.discriminator}`,
+        `rows with ${sti.discriminator} in (${c.values.map((v) => `'${v}'`).join(', ')}) are ${c.name}, a kind of ${parentName}${c.columns.length > 0 ? ` (only they fill ${c.columns.join(', ')})` : ''}`,
+        true,
+      );
     }
   }
   return out;
@@ -632,12 +989,19 @@ function entityStorage(t: CatalogTable, opaque: readonly OpaqueColumn[]): Entity
 }
 
 /** A relationship table's physical names, when each end is one column. */
-function tableStorage(t: CatalogTable, fromColumns: readonly string[], toColumns: readonly string[], opaque: readonly OpaqueColumn[]): RelationshipStorage | undefined {
+function tableStorage(
+  t: CatalogTable,
+  fromColumns: readonly string[],
+  toColumns: readonly string[],
+  opaque: readonly OpaqueColumn[],
+): RelationshipStorage | undefined {
   const from = fromColumns.length === 1 ? t.columns.find((c) => c.name === fromColumns[0]) : undefined;
   const to = toColumns.length === 1 ? t.columns.find((c) => c.name === toColumns[0]) : undefined;
   if (!from || !to) return undefined;
   // A unique key on exactly the two ends is the table's key itself.
-  const uniques = t.uniques.filter((u) => !(u.length === 2 && u.includes(from.name) && u.includes(to.name))).map((u) => [...u]);
+  const uniques = t.uniques
+    .filter((u) => !(u.length === 2 && u.includes(from.name) && u.includes(to.name)))
+    .map((u) => [...u]);
   return {
     table: t.name,
     fromColumn: from.name,
@@ -658,10 +1022,22 @@ function fractionOf(rows: number, parentRows: number): number {
 /** Instance counts per scale: the source's row count is the paper scale. */
 export function scaleCounts(rows: number): ScaleCounts {
   const cap = (n: number): number => Math.max(1, Math.min(MODEL_LIMITS.countPerEntity, Math.round(n)));
-  return { tiny: cap(Math.ceil(rows / 100)), small: cap(Math.ceil(rows / 10)), paper: cap(rows), large: cap(rows * 10) };
+  return {
+    tiny: cap(Math.ceil(rows / 100)),
+    small: cap(Math.ceil(rows / 10)),
+    paper: cap(rows),
+    large: cap(rows * 10),
+  };
 }
 
-function fkRelationship(name: string, from: string, to: string, cardinality: 'many-to-one' | 'one-to-one', optional: boolean, role: string | undefined): Relationship {
+function fkRelationship(
+  name: string,
+  from: string,
+  to: string,
+  cardinality: 'many-to-one' | 'one-to-one',
+  optional: boolean,
+  role: string | undefined,
+): Relationship {
   const safeRole = role === undefined || role === 'id' ? undefined : snakeName(role);
   const label = safeRole ? words(safeRole) : undefined;
   return {
@@ -671,6 +1047,8 @@ function fkRelationship(name: string, from: string, to: string, cardinality: 'ma
     cardinality,
     participation: { from: optional ? 'partial' : 'total', to: 'partial' },
     ...(safeRole ? { role: safeRole } : {}),
-    lexicon: label ? { forward: `with as ${label}`, reverse: `${label} of` } : { forward: 'belonging to', reverse: 'having' },
+    lexicon: label
+      ? { forward: `with as ${label}`, reverse: `${label} of` }
+      : { forward: 'belonging to', reverse: 'having' },
   };
 }

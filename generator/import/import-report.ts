@@ -11,7 +11,8 @@ import type { Catalog } from './catalog.ts';
 export function importReport(draft: Draft, catalog: Catalog, safety: string): string {
   const inferred = draft.findings.filter((f) => f.rule !== 'left-out' && f.rule !== 'audit-column');
   const omitted = draft.findings.filter((f) => f.rule === 'left-out' || f.rule === 'audit-column');
-  const line = (f: Draft['findings'][number]): string => `- ${f.rule} ${f.subject}: ${f.text}${f.review ? ' (review)' : ''}`;
+  const line = (f: Draft['findings'][number]): string =>
+    `- ${f.rule} ${f.subject}: ${f.text}${f.review ? ' (review)' : ''}`;
   return [
     `# Import of ${catalog.source}`,
     '',

@@ -1,6 +1,15 @@
 import { LoadError } from '../common/errors.ts';
 import type { Database, Row } from '../database/database.ts';
-import { type Catalog, type CatalogCheck, type CatalogColumn, type CatalogForeignKey, type CatalogOther, type CatalogTable, type CatalogType, parseInList } from './catalog.ts';
+import {
+  type Catalog,
+  type CatalogCheck,
+  type CatalogColumn,
+  type CatalogForeignKey,
+  type CatalogOther,
+  type CatalogTable,
+  type CatalogType,
+  parseInList,
+} from './catalog.ts';
 
 /** What to read from a PostgreSQL database. */
 export interface PgReadOptions {
@@ -11,8 +20,10 @@ export interface PgReadOptions {
 }
 
 const text = (value: unknown): string => (value === null || value === undefined ? '' : String(value));
-const optionalText = (value: unknown): string | undefined => (value === null || value === undefined || value === '' ? undefined : String(value));
-const list = (value: unknown): string[] => (value === null || value === undefined ? [] : (JSON.parse(String(value)) as string[]));
+const optionalText = (value: unknown): string | undefined =>
+  value === null || value === undefined || value === '' ? undefined : String(value);
+const list = (value: unknown): string[] =>
+  value === null || value === undefined ? [] : (JSON.parse(String(value)) as string[]);
 
 /**
  * Reads one schema's catalog from PostgreSQL. Every statement is a SELECT on the system
@@ -35,14 +46,23 @@ export async function readPgCatalog(db: Database, options: PgReadOptions = {}): 
   if (wanted) {
     const known = new Set(classes.map((c) => text(c['name'])));
     const missing = [...wanted].filter((t) => !known.has(t));
-    if (missing.length > 0) throw new LoadError(`${db.label}: no table ${missing.map((m) => `"${m}"`).join(', ')} in schema "${schema}"`);
+    if (missing.length > 0)
+      throw new LoadError(`${db.label}: no table ${missing.map((m) => `"${m}"`).join(', ')} in schema "${schema}"`);
   }
   const others: CatalogOther[] = [];
   const tableRows: Row[] = [];
   for (const c of classes) {
     const name = text(c['name']);
     const kind = text(c['kind']);
-    if (kind === 'v' || kind === 'm') others.push({ kind: 'view', name, note: kind === 'm' ? 'a materialized view: derived rows, not stored facts' : 'a view: derived rows, not stored facts' });
+    if (kind === 'v' || kind === 'm')
+      others.push({
+        kind: 'view',
+        name,
+        note:
+          kind === 'm'
+            ? 'a materialized view: derived rows, not stored facts'
+            : 'a view: derived rows, not stored facts',
+      });
     else if (kind === 'S') others.push({ kind: 'sequence', name, note: 'a sequence: key numbering, not data' });
     else if (kind === 'f') others.push({ kind: 'table', name, note: 'a foreign table: its rows live elsewhere' });
     else if (text(c['partition']) === 'true') continue;
@@ -117,19 +137,24 @@ export async function readPgCatalog(db: Database, options: PgReadOptions = {}): 
   // A partitioned table's foreign keys may be declared on each partition only (Pagila's
   // payment): a key every partition holds is the parent's.
   const partitionOids = inheritRows.filter((r) => text(r['partition']) === 'true').map((r) => text(r['child']));
-  const partitionKeys = partitionOids.length === 0 ? [] : await db.query(
-    `SELECT c.conrelid::text AS rel, (SELECT relname FROM pg_class WHERE oid = c.confrelid) AS ref_name,
+  const partitionKeys =
+    partitionOids.length === 0
+      ? []
+      : await db.query(
+          `SELECT c.conrelid::text AS rel, (SELECT relname FROM pg_class WHERE oid = c.confrelid) AS ref_name,
             (SELECT array_to_json(array_agg(a.attname ORDER BY k.i))::text FROM unnest(c.conkey) WITH ORDINALITY k(n, i)
                JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n) AS cols,
             (SELECT array_to_json(array_agg(a.attname ORDER BY k.i))::text FROM unnest(c.confkey) WITH ORDINALITY k(n, i)
                JOIN pg_attribute a ON a.attrelid = c.confrelid AND a.attnum = k.n) AS ref_cols
        FROM pg_constraint c WHERE c.conrelid = ANY($1::oid[]) AND c.contype = 'f' ORDER BY c.conname`,
-    [`{${partitionOids.join(',')}}`],
-  );
+          [`{${partitionOids.join(',')}}`],
+        );
   const enumNames = new Set(enumRows.map((e) => text(e['name'])));
   const tables: CatalogTable[] = tableRows.map((c, i) => {
     const oid = text(c['oid']);
-    const columns: CatalogColumn[] = columnRows.filter((r) => text(r['rel']) === oid).map((r) => pgColumn(r, enumNames));
+    const columns: CatalogColumn[] = columnRows
+      .filter((r) => text(r['rel']) === oid)
+      .map((r) => pgColumn(r, enumNames));
     const cons = constraintRows.filter((r) => text(r['rel']) === oid);
     const primary = cons.find((r) => text(r['type']) === 'p');
     const checks: CatalogCheck[] = cons
@@ -139,17 +164,28 @@ export async function readPgCatalog(db: Database, options: PgReadOptions = {}): 
         const inList = parseInList(expression);
         return inList ? { expression, inList } : { expression };
       });
-    const inheritsFrom = inheritRows.filter((r) => text(r['child']) === oid && text(r['partition']) !== 'true').map((r) => text(r['parent']));
-    const partitions = inheritRows.filter((r) => text(r['parent']) === text(c['name']) && text(r['partition']) === 'true').map((r) => text(r['child_name']));
+    const inheritsFrom = inheritRows
+      .filter((r) => text(r['child']) === oid && text(r['partition']) !== 'true')
+      .map((r) => text(r['parent']));
+    const partitions = inheritRows
+      .filter((r) => text(r['parent']) === text(c['name']) && text(r['partition']) === 'true')
+      .map((r) => text(r['child_name']));
     const comment = optionalText(c['comment']);
     return {
       name: text(c['name']),
       columns,
       ...(primary ? { primaryKey: list(primary['cols']) } : {}),
-      uniques: [...cons.filter((r) => text(r['type']) === 'u').map((r) => list(r['cols'])), ...indexRows.filter((r) => text(r['rel']) === oid).map((r) => list(r['cols']))],
+      uniques: [
+        ...cons.filter((r) => text(r['type']) === 'u').map((r) => list(r['cols'])),
+        ...indexRows.filter((r) => text(r['rel']) === oid).map((r) => list(r['cols'])),
+      ],
       foreignKeys: withPartitionKeys(
-        cons.filter((r) => text(r['type']) === 'f').map((r) => ({ columns: list(r['cols']), table: text(r['ref_name']), references: list(r['ref_cols']) })),
-        inheritRows.filter((r) => text(r['parent']) === text(c['name']) && text(r['partition']) === 'true').map((r) => partitionKeys.filter((k) => text(k['rel']) === text(r['child']))),
+        cons
+          .filter((r) => text(r['type']) === 'f')
+          .map((r) => ({ columns: list(r['cols']), table: text(r['ref_name']), references: list(r['ref_cols']) })),
+        inheritRows
+          .filter((r) => text(r['parent']) === text(c['name']) && text(r['partition']) === 'true')
+          .map((r) => partitionKeys.filter((k) => text(k['rel']) === text(r['child']))),
       ),
       checks,
       inherits: inheritsFrom,
@@ -158,9 +194,21 @@ export async function readPgCatalog(db: Database, options: PgReadOptions = {}): 
       rowCount: countRows[i] ?? 0,
     };
   });
-  for (const t of tables) for (const p of t.partitions) others.push({ kind: 'partition', name: p, note: `a partition of ${t.name}, folded into it` });
-  for (const f of functionRows) others.push({ kind: 'function', name: text(f['name']), note: text(f['kind']) === 'p' ? 'a procedure: code, not data' : 'a function: code, not data' });
-  for (const t of triggerRows) others.push({ kind: 'trigger', name: `${text(t['rel'])}.${text(t['name'])}`, note: 'a trigger: behaviour on write, not data' });
+  for (const t of tables)
+    for (const p of t.partitions)
+      others.push({ kind: 'partition', name: p, note: `a partition of ${t.name}, folded into it` });
+  for (const f of functionRows)
+    others.push({
+      kind: 'function',
+      name: text(f['name']),
+      note: text(f['kind']) === 'p' ? 'a procedure: code, not data' : 'a function: code, not data',
+    });
+  for (const t of triggerRows)
+    others.push({
+      kind: 'trigger',
+      name: `${text(t['rel'])}.${text(t['name'])}`,
+      note: 'a trigger: behaviour on write, not data',
+    });
   return {
     engine: 'postgres',
     source: db.label,
@@ -216,11 +264,15 @@ export function pgType(sqlType: string, enumNames: ReadonlySet<string>): Catalog
   if (sqlType.endsWith('[]')) return { kind: 'array', element: pgType(sqlType.slice(0, -2), enumNames) };
   const bare = sqlType.replace(/^"(.*)"$/u, '$1');
   if (enumNames.has(bare)) return { kind: 'enum', typeName: bare };
-  const sized = /^(character varying|varchar|character|char|bpchar|numeric|decimal)(?:\((\d+)(?:,\s*(\d+))?\))?$/u.exec(sqlType);
+  const sized = /^(character varying|varchar|character|char|bpchar|numeric|decimal)(?:\((\d+)(?:,\s*(\d+))?\))?$/u.exec(
+    sqlType,
+  );
   if (sized) {
     const [, base, a, b] = sized;
-    if (base === 'numeric' || base === 'decimal') return a === undefined ? { kind: 'numeric' } : { kind: 'numeric', precision: Number(a), scale: Number(b ?? 0) };
-    if (base === 'character varying' || base === 'varchar') return a === undefined ? { kind: 'text' } : { kind: 'text', length: Number(a) };
+    if (base === 'numeric' || base === 'decimal')
+      return a === undefined ? { kind: 'numeric' } : { kind: 'numeric', precision: Number(a), scale: Number(b ?? 0) };
+    if (base === 'character varying' || base === 'varchar')
+      return a === undefined ? { kind: 'text' } : { kind: 'text', length: Number(a) };
     return { kind: 'char', length: a === undefined ? 1 : Number(a) };
   }
   switch (sqlType) {

@@ -3,7 +3,14 @@ import { LoadError } from '../common/errors.ts';
 import type { Database } from '../database/database.ts';
 import { openPostgres } from '../database/postgres-database.ts';
 import type { Catalog, CatalogProfile, DiscriminatorProfile } from './catalog.ts';
-import { profileDiscriminators, profileReferencedFlags, profileReferencedValues, profileTables, type ReferencedFlags, type ReferencedValues } from './column-profile.ts';
+import {
+  profileDiscriminators,
+  profileReferencedFlags,
+  profileReferencedValues,
+  profileTables,
+  type ReferencedFlags,
+  type ReferencedValues,
+} from './column-profile.ts';
 import { qualified, readPgCatalog } from './pg-catalog-reader.ts';
 import { readSqliteSource } from './sqlite-catalog-reader.ts';
 
@@ -66,6 +73,7 @@ export async function readSource(source: string, options: SourceOptions = {}): P
       await db.close().catch(() => {});
     }
   }
-  if (!existsSync(source)) throw new LoadError(`${source}: no such file (give a postgres:// URL or the path of a SQLite file)`);
+  if (!existsSync(source))
+    throw new LoadError(`${source}: no such file (give a postgres:// URL or the path of a SQLite file)`);
   return readSqliteSource(source, options);
 }

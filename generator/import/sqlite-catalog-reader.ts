@@ -1,8 +1,20 @@
 import Sqlite from 'better-sqlite3';
 import { LoadError } from '../common/errors.ts';
 import type { Row } from '../database/database.ts';
-import { type Catalog, type CatalogCheck, type CatalogOther, type CatalogTable, type CatalogType, parseInList } from './catalog.ts';
-import { profileDiscriminators, profileReferencedFlags, profileReferencedValues, profileTables } from './column-profile.ts';
+import {
+  type Catalog,
+  type CatalogCheck,
+  type CatalogOther,
+  type CatalogTable,
+  type CatalogType,
+  parseInList,
+} from './catalog.ts';
+import {
+  profileDiscriminators,
+  profileReferencedFlags,
+  profileReferencedValues,
+  profileTables,
+} from './column-profile.ts';
 import type { SourceRead } from './read-source.ts';
 
 interface TableInfo {
@@ -35,7 +47,10 @@ const quote = (name: string): string => `"${name.replaceAll('"', '""')}"`;
  * changed. better-sqlite3 is native and synchronous, and opens a file read-only in place; a
  * WASM build would read the file into memory first.
  */
-export async function readSqliteSource(file: string, options: { readonly tables?: readonly string[] } = {}): Promise<SourceRead> {
+export async function readSqliteSource(
+  file: string,
+  options: { readonly tables?: readonly string[] } = {},
+): Promise<SourceRead> {
   let db: Sqlite.Database;
   try {
     db = new Sqlite(file, { readonly: true, fileMustExist: true });
@@ -61,7 +76,9 @@ export async function readSqliteSource(file: string, options: { readonly tables?
 }
 
 function readSqliteCatalog(db: Sqlite.Database, file: string, only: readonly string[] | undefined): Catalog {
-  const master = db.prepare("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name").all() as { type: string; name: string; tbl_name: string; sql: string | null }[];
+  const master = db
+    .prepare("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name")
+    .all() as { type: string; name: string; tbl_name: string; sql: string | null }[];
   const wanted = only ? new Set(only) : undefined;
   if (wanted) {
     const known = new Set(master.filter((m) => m.type === 'table').map((m) => m.name));
@@ -72,7 +89,12 @@ function readSqliteCatalog(db: Sqlite.Database, file: string, only: readonly str
   const tables: CatalogTable[] = [];
   for (const m of master) {
     if (m.type === 'view') others.push({ kind: 'view', name: m.name, note: 'a view: derived rows, not stored facts' });
-    else if (m.type === 'trigger') others.push({ kind: 'trigger', name: `${m.tbl_name}.${m.name}`, note: 'a trigger: behaviour on write, not data' });
+    else if (m.type === 'trigger')
+      others.push({
+        kind: 'trigger',
+        name: `${m.tbl_name}.${m.name}`,
+        note: 'a trigger: behaviour on write, not data',
+      });
     else if (m.type === 'table' && (!wanted || wanted.has(m.name))) {
       if (/^CREATE\s+VIRTUAL\s+TABLE/iu.test(m.sql ?? '')) {
         others.push({ kind: 'table', name: m.name, note: 'a virtual table: its rows come from a module' });
@@ -93,12 +115,16 @@ function readTable(db: Sqlite.Database, name: string, sql: string): CatalogTable
       sqlType: c.type,
       type: sqliteType(c.type),
       // A column of an INTEGER PRIMARY KEY is the rowid: never NULL, though not declared so.
-      nullable: c.notnull === 0 && !(c.pk > 0 && info.filter((x) => x.pk > 0).length === 1 && /^INTEGER$/iu.test(c.type)),
+      nullable:
+        c.notnull === 0 && !(c.pk > 0 && info.filter((x) => x.pk > 0).length === 1 && /^INTEGER$/iu.test(c.type)),
       ...(c.dflt_value !== null ? { default: c.dflt_value } : {}),
       ...(generated ? { generated: 'a generated column' } : {}),
     };
   });
-  const pk = info.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name);
+  const pk = info
+    .filter((c) => c.pk > 0)
+    .sort((a, b) => a.pk - b.pk)
+    .map((c) => c.name);
   const fkRows = db.prepare(`SELECT * FROM pragma_foreign_key_list(?)`).all(name) as ForeignKeyInfo[];
   const byId = new Map<number, ForeignKeyInfo[]>();
   for (const f of fkRows) byId.set(f.id, [...(byId.get(f.id) ?? []), f]);
@@ -106,13 +132,22 @@ function readTable(db: Sqlite.Database, name: string, sql: string): CatalogTable
     parts.sort((a, b) => a.seq - b.seq);
     const target = (parts[0] as ForeignKeyInfo).table;
     // A reference without columns is to the target's primary key.
-    const targetKey = (db.prepare(`SELECT * FROM pragma_table_info(?)`).all(target) as TableInfo[]).filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name);
-    return { columns: parts.map((p) => p.from), table: target, references: parts.map((p, i) => p.to ?? targetKey[i] ?? '') };
+    const targetKey = (db.prepare(`SELECT * FROM pragma_table_info(?)`).all(target) as TableInfo[])
+      .filter((c) => c.pk > 0)
+      .sort((a, b) => a.pk - b.pk)
+      .map((c) => c.name);
+    return {
+      columns: parts.map((p) => p.from),
+      table: target,
+      references: parts.map((p, i) => p.to ?? targetKey[i] ?? ''),
+    };
   });
   const uniques: string[][] = [];
   for (const ix of db.prepare(`SELECT * FROM pragma_index_list(?)`).all(name) as IndexInfo[]) {
     if (ix.unique !== 1 || ix.origin === 'pk' || ix.partial === 1) continue;
-    const cols = (db.prepare(`SELECT * FROM pragma_index_info(?)`).all(ix.name) as { seqno: number; name: string | null }[]).sort((a, b) => a.seqno - b.seqno);
+    const cols = (
+      db.prepare(`SELECT * FROM pragma_index_info(?)`).all(ix.name) as { seqno: number; name: string | null }[]
+    ).sort((a, b) => a.seqno - b.seqno);
     if (cols.every((c) => c.name !== null)) uniques.push(cols.map((c) => c.name as string));
   }
   const [count] = db.prepare(`SELECT count(*) AS n FROM ${quote(name)}`).all() as { n: number }[];
@@ -164,14 +199,16 @@ export function sqliteType(declared: string): CatalogType {
   if (/^(BIGINT|INT8|UNSIGNED BIG INT)/u.test(t)) return { kind: 'bigint' };
   if (/^(SMALLINT|TINYINT|INT2|MEDIUMINT)/u.test(t)) return { kind: 'smallint' };
   if (/INT/u.test(t)) return { kind: 'integer' };
-  if (/^(N?CHAR|CHARACTER|NATIVE CHARACTER)\b/u.test(t) && !/VARYING/u.test(t) && n !== undefined) return { kind: 'char', length: n };
+  if (/^(N?CHAR|CHARACTER|NATIVE CHARACTER)\b/u.test(t) && !/VARYING/u.test(t) && n !== undefined)
+    return { kind: 'char', length: n };
   if (/CHAR|CLOB|TEXT/u.test(t)) return n === undefined ? { kind: 'text' } : { kind: 'text', length: n };
   if (/^(BOOL|BOOLEAN)$/u.test(t)) return { kind: 'boolean' };
   if (/^DATE$/u.test(t)) return { kind: 'date' };
   if (/^(DATETIME|TIMESTAMP)/u.test(t)) return { kind: 'timestamp' };
   if (/^UUID$/u.test(t)) return { kind: 'uuid' };
   if (/^JSONB?$/u.test(t)) return { kind: 'json' };
-  if (/^(NUMERIC|DECIMAL)/u.test(t)) return size ? { kind: 'numeric', precision: Number(size[1]), scale: Number(size[2] ?? 0) } : { kind: 'numeric' };
+  if (/^(NUMERIC|DECIMAL)/u.test(t))
+    return size ? { kind: 'numeric', precision: Number(size[1]), scale: Number(size[2] ?? 0) } : { kind: 'numeric' };
   if (/REAL|FLOA|DOUB/u.test(t)) return { kind: 'double' };
   if (t === '') return { kind: 'text' };
   return { kind: 'opaque', typeName: declared };

@@ -13,14 +13,27 @@ import type {
   Value,
 } from './conceptual-instance.ts';
 import { canonicalSet } from './canonical-instance.ts';
-import { ODD_TEXTS, REALISTIC_ODD_TEXTS, ValueGenerator, distinctCapacity, type GenerationRates } from './value-generator.ts';
+import {
+  ODD_TEXTS,
+  REALISTIC_ODD_TEXTS,
+  ValueGenerator,
+  distinctCapacity,
+  type GenerationRates,
+} from './value-generator.ts';
 
 import { estimateInstanceBytes, memoryBudgetBytes } from './memory-estimate.ts';
 
 const DEFAULT_COUNTS = { tiny: 20, small: 500, paper: 5000, large: 50000 } as const;
 
 const RATES: Record<InstanceProfile, GenerationRates & { noneRate: number }> = {
-  default: { nullRate: 0.1, oddTextRate: 0.03, oddTexts: REALISTIC_ODD_TEXTS, tieRate: 0.05, emptySetRate: 0.1, noneRate: 0.15 },
+  default: {
+    nullRate: 0.1,
+    oddTextRate: 0.03,
+    oddTexts: REALISTIC_ODD_TEXTS,
+    tieRate: 0.05,
+    emptySetRate: 0.1,
+    noneRate: 0.15,
+  },
   edge: { nullRate: 0.35, oddTextRate: 0.3, oddTexts: ODD_TEXTS, tieRate: 0.4, emptySetRate: 0.35, noneRate: 0.4 },
 };
 
@@ -69,7 +82,8 @@ export function generateInstanceReport(domain: Domain, options: InstanceOptions)
   for (const root of index.roots) {
     const override = options.counts?.[root.name];
     const count = override ?? (root.counts ?? DEFAULT_COUNTS)[options.scale];
-    if (!Number.isInteger(count) || count < 0) throw new ConfigError(`counts.${root.name}: expected a non-negative integer, got ${count}`);
+    if (!Number.isInteger(count) || count < 0)
+      throw new ConfigError(`counts.${root.name}: expected a non-negative integer, got ${count}`);
     const classes = assignClasses(index, root, count, rng.fork(`classes/${root.name}`));
     classesOf.set(root.name, classes);
     const list: EntityObject[] = [];
@@ -81,7 +95,9 @@ export function generateInstanceReport(domain: Domain, options: InstanceOptions)
   // Members of every class (instances that are-a the class), in id order.
   for (const root of index.roots) {
     for (const entity of index.subtree(root.name)) {
-      const list = (objects[root.name] ?? []).filter((o) => o.classes.some((c) => index.isAncestorOrSelf(entity.name, c)));
+      const list = (objects[root.name] ?? []).filter((o) =>
+        o.classes.some((c) => index.isAncestorOrSelf(entity.name, c)),
+      );
       members.set(entity.name, list);
     }
   }
@@ -93,7 +109,14 @@ export function generateInstanceReport(domain: Domain, options: InstanceOptions)
     for (const attribute of entity.attributes) {
       const owners = members.get(entity.name) ?? [];
       const path = `domains.${domain.name}.entities.${entity.name}.attributes.${attribute.name}`;
-      const generated = generateColumn(attribute, owners.length, path, rng.fork(`attr/${entity.name}.${attribute.name}`), rates, warnings);
+      const generated = generateColumn(
+        attribute,
+        owners.length,
+        path,
+        rng.fork(`attr/${entity.name}.${attribute.name}`),
+        rates,
+        warnings,
+      );
       owners.forEach((o, i) => {
         (values.get(o) as Record<string, Value>)[attribute.name] = generated[i] as Value;
       });
@@ -105,7 +128,10 @@ export function generateInstanceReport(domain: Domain, options: InstanceOptions)
   for (const root of index.roots) {
     for (const entity of index.subtree(root.name)) {
       const ids = new Set((members.get(entity.name) ?? []).map((o) => o.id));
-      members.set(entity.name, (objects[root.name] ?? []).filter((o) => ids.has(o.id)));
+      members.set(
+        entity.name,
+        (objects[root.name] ?? []).filter((o) => ids.has(o.id)),
+      );
     }
   }
 
@@ -118,10 +144,19 @@ export function generateInstanceReport(domain: Domain, options: InstanceOptions)
     const pairs = generateLinks(rel, from, to, relRng, rates.noneRate, domain.name);
     const attrs = rel.attributes ?? [];
     const columns = attrs.map((a) =>
-      generateColumn(a, pairs.length, `domains.${domain.name}.relationships.${rel.name}.attributes.${a.name}`, relRng.fork(`attr/${a.name}`), rates, warnings),
+      generateColumn(
+        a,
+        pairs.length,
+        `domains.${domain.name}.relationships.${rel.name}.attributes.${a.name}`,
+        relRng.fork(`attr/${a.name}`),
+        rates,
+        warnings,
+      ),
     );
     links[rel.name] = pairs.map(([f, t], i) =>
-      attrs.length === 0 ? { from: f, to: t } : { from: f, to: t, values: Object.fromEntries(attrs.map((a, j) => [a.name, columns[j]?.[i] as Value])) },
+      attrs.length === 0
+        ? { from: f, to: t }
+        : { from: f, to: t, values: Object.fromEntries(attrs.map((a, j) => [a.name, columns[j]?.[i] as Value])) },
     );
   }
   return { instance: { domain: domain.name, objects, links }, warnings };
@@ -147,16 +182,27 @@ export function checkCounts(domain: Domain, options: InstanceOptions): void {
   for (const root of domain.entities.filter((e) => e.parent === undefined)) {
     const override = options.counts?.[root.name];
     const count = override ?? (root.counts ?? DEFAULT_COUNTS)[options.scale];
-    const where = override === undefined ? `domains.${domain.name}.entities.${root.name}.counts.${options.scale}` : `counts.${root.name}`;
-    if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) throw new ConfigError(`${where}: expected a non-negative integer, got ${String(count)}`);
-    if (count > MODEL_LIMITS.countPerEntity) throw new ConfigError(`${where}: at most ${MODEL_LIMITS.countPerEntity} objects per entity, got ${count}`);
+    const where =
+      override === undefined
+        ? `domains.${domain.name}.entities.${root.name}.counts.${options.scale}`
+        : `counts.${root.name}`;
+    if (typeof count !== 'number' || !Number.isInteger(count) || count < 0)
+      throw new ConfigError(`${where}: expected a non-negative integer, got ${String(count)}`);
+    if (count > MODEL_LIMITS.countPerEntity)
+      throw new ConfigError(`${where}: at most ${MODEL_LIMITS.countPerEntity} objects per entity, got ${count}`);
     total += count;
   }
   if (total > MODEL_LIMITS.countTotal) {
-    throw new ConfigError(`counts: ${total} objects at scale ${options.scale}, more than the cap of ${MODEL_LIMITS.countTotal}`);
+    throw new ConfigError(
+      `counts: ${total} objects at scale ${options.scale}, more than the cap of ${MODEL_LIMITS.countTotal}`,
+    );
   }
   // The caps above hold for a small model; what a rich one can hold is the machine's to say.
-  const counts = Object.fromEntries(domain.entities.filter((e) => e.parent === undefined).map((r) => [r.name, options.counts?.[r.name] ?? (r.counts ?? DEFAULT_COUNTS)[options.scale]]));
+  const counts = Object.fromEntries(
+    domain.entities
+      .filter((e) => e.parent === undefined)
+      .map((r) => [r.name, options.counts?.[r.name] ?? (r.counts ?? DEFAULT_COUNTS)[options.scale]]),
+  );
   const needed = estimateInstanceBytes(domain, counts);
   const budget = memoryBudgetBytes();
   if (needed > budget) {
@@ -180,7 +226,8 @@ function assignClasses(index: ErIndex, root: Entity, count: number, rng: Rng): M
   const walk = (entity: Entity, pool: number[]): void => {
     const children = index.children(entity.name);
     if (children.length === 0) {
-      for (const id of pool) result.set(id, [...(result.get(id) ?? []).filter((c) => !index.isAncestorOrSelf(c, entity.name)), entity.name]);
+      for (const id of pool)
+        result.set(id, [...(result.get(id) ?? []).filter((c) => !index.isAncestorOrSelf(c, entity.name)), entity.name]);
       return;
     }
     const spec = entity.specialization ?? { disjoint: true, total: false };
@@ -208,7 +255,10 @@ function assignClasses(index: ErIndex, root: Entity, count: number, rng: Rng): M
       let offset = 0;
       children.forEach((child, i) => {
         const q = quotas[i] as number;
-        walk(child, shuffled.slice(offset, offset + q).sort((a, b) => a - b));
+        walk(
+          child,
+          shuffled.slice(offset, offset + q).sort((a, b) => a - b),
+        );
         offset += q;
       });
       const direct = shuffled.slice(offset);
@@ -216,7 +266,9 @@ function assignClasses(index: ErIndex, root: Entity, count: number, rng: Rng): M
     } else {
       const chosen = new Set<number>();
       children.forEach((child, i) => {
-        const picked = rng.sample(pool, Math.max(m > 0 ? 1 : 0, Math.round((shares[i] as number) * m))).sort((a, b) => a - b);
+        const picked = rng
+          .sample(pool, Math.max(m > 0 ? 1 : 0, Math.round((shares[i] as number) * m)))
+          .sort((a, b) => a - b);
         for (const id of picked) chosen.add(id);
         walk(child, picked);
       });
@@ -245,7 +297,14 @@ function assignClasses(index: ErIndex, root: Entity, count: number, rng: Rng): M
  * and ties as the rates say, and at least one NULL or empty set where the attribute is
  * optional and there are two or more owners.
  */
-function generateColumn(attribute: Attribute, n: number, path: string, rng: Rng, rates: GenerationRates, warnings: string[]): Value[] {
+function generateColumn(
+  attribute: Attribute,
+  n: number,
+  path: string,
+  rng: Rng,
+  rates: GenerationRates,
+  warnings: string[],
+): Value[] {
   const unique = attribute.hints?.unique === true && attribute.multiValued !== true;
   if (unique) checkUniqueCapacity(attribute, n, path);
   const gen = new ValueGenerator(attribute, path, rng.fork('values'), rates);
@@ -253,7 +312,9 @@ function generateColumn(attribute: Attribute, n: number, path: string, rng: Rng,
   // A tenth of the values changed away from what the hint drew means the hint's source is
   // far too small for this many objects: the data no longer looks like the hint says.
   if (unique && gen.collisions > 0 && gen.collisions * 10 > n) {
-    const source = attribute.hints?.faker ? `faker method "${attribute.hints.faker}"` : `${attribute.type.kind} generator`;
+    const source = attribute.hints?.faker
+      ? `faker method "${attribute.hints.faker}"`
+      : `${attribute.type.kind} generator`;
     warnings.push(
       `${path}.hints.unique: ${gen.collisions} of ${n} values repeated an earlier one and were made unique (${attribute.type.kind === 'text' ? 'a number suffix' : 'the next free value'}); the ${source} draws from too few values`,
     );
@@ -282,10 +343,13 @@ function fillColumn(attribute: Attribute, n: number, gen: ValueGenerator, rng: R
     const [lo, hi] = attribute.hints?.setSize ?? [optional ? 0 : 1, 4];
     for (let i = 0; i < n; i++) {
       const forcedEmpty = optional && rng.chance(rates.emptySetRate);
-      out.push(forcedEmpty ? [] : canonicalSet(gen.nextSet(optional ? lo : Math.max(1, lo), Math.max(hi, optional ? lo : 1))));
+      out.push(
+        forcedEmpty ? [] : canonicalSet(gen.nextSet(optional ? lo : Math.max(1, lo), Math.max(hi, optional ? lo : 1))),
+      );
     }
     if (optional && n >= 2 && !out.some((v) => Array.isArray(v) && v.length === 0)) out[rng.int(0, n - 1)] = [];
-    if (n >= 2 && !out.some((v) => Array.isArray(v) && v.length > 0)) out[0] = canonicalSet(gen.nextSet(1, Math.max(1, hi)));
+    if (n >= 2 && !out.some((v) => Array.isArray(v) && v.length > 0))
+      out[0] = canonicalSet(gen.nextSet(1, Math.max(1, hi)));
     return out;
   }
   const nullRate = attribute.hints?.nullRate ?? rates.nullRate;
@@ -300,7 +364,10 @@ function fillColumn(attribute: Attribute, n: number, gen: ValueGenerator, rng: R
       const oddSlot = odd >= 0 ? odd : rng.pick(slots);
       if (odd < 0) out[oddSlot] = rng.pick(rates.oddTexts);
       if (new Set(slots.map((i) => out[i])).size === slots.length) {
-        const [a, b] = rng.sample(slots.filter((i) => i !== oddSlot), 2) as [number, number];
+        const [a, b] = rng.sample(
+          slots.filter((i) => i !== oddSlot),
+          2,
+        ) as [number, number];
         out[b] = out[a] as Scalar;
       }
     }
@@ -336,11 +403,20 @@ function drawIndex(cdf: Float64Array, rng: Rng): number {
  * Links of one relationship: degrees from the hints (the partner count of a `from` object),
  * partners drawn with Zipf skew so some targets are popular and some have none.
  */
-function generateLinks(rel: Relationship, from: number[], to: number[], rng: Rng, defaultNone: number, domain: string): [number, number][] {
+function generateLinks(
+  rel: Relationship,
+  from: number[],
+  to: number[],
+  rng: Rng,
+  defaultNone: number,
+  domain: string,
+): [number, number][] {
   const pairs: [number, number][] = [];
   if (from.length === 0 || to.length === 0) {
     if (rel.participation?.from === 'total' && from.length > 0) {
-      throw new ConfigError(`domains.${domain}.relationships.${rel.name}: every ${rel.from} needs a ${rel.to}, but there are none`);
+      throw new ConfigError(
+        `domains.${domain}.relationships.${rel.name}: every ${rel.from} needs a ${rel.to}, but there are none`,
+      );
     }
     return pairs;
   }
@@ -359,7 +435,10 @@ function generateLinks(rel: Relationship, from: number[], to: number[], rng: Rng
     if (rel.cardinality === 'one-to-one') {
       const t = free.pop();
       if (t === undefined) {
-        if (fromTotal) throw new ConfigError(`domains.${domain}.relationships.${rel.name}: not enough ${rel.to} objects for one each`);
+        if (fromTotal)
+          throw new ConfigError(
+            `domains.${domain}.relationships.${rel.name}: not enough ${rel.to} objects for one each`,
+          );
         continue;
       }
       pairs.push([f, t]);
@@ -399,7 +478,10 @@ function generateLinks(rel: Relationship, from: number[], to: number[], rng: Rng
     for (const t of to) if (!linked.has(t)) pairs.push([rng.pick(from), t]);
   }
   pairs.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  return pairs.filter((p, i) => i === 0 || p[0] !== (pairs[i - 1] as [number, number])[0] || p[1] !== (pairs[i - 1] as [number, number])[1]);
+  return pairs.filter(
+    (p, i) =>
+      i === 0 || p[0] !== (pairs[i - 1] as [number, number])[0] || p[1] !== (pairs[i - 1] as [number, number])[1],
+  );
 }
 
 function poisson(lambda: number, rng: Rng): number {

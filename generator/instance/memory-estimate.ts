@@ -21,12 +21,14 @@ const HEAP_SHARE = 0.75;
 /** Values an object of `root`'s hierarchy holds: itself, each attribute of the hierarchy (a set counts its mean size). */
 function valuesPerObject(domain: Domain, root: Entity): number {
   const inHierarchy = (e: Entity): boolean => {
-    for (let at: Entity | undefined = e; at; at = domain.entities.find((x) => x.name === at?.parent)) if (at === root) return true;
+    for (let at: Entity | undefined = e; at; at = domain.entities.find((x) => x.name === at?.parent))
+      if (at === root) return true;
     return false;
   };
   let values = 1;
   for (const e of domain.entities.filter(inHierarchy)) {
-    for (const a of e.attributes) values += a.multiValued ? ((a.hints?.setSize?.[0] ?? 0) + (a.hints?.setSize?.[1] ?? 4)) / 2 : 1;
+    for (const a of e.attributes)
+      values += a.multiValued ? ((a.hints?.setSize?.[0] ?? 0) + (a.hints?.setSize?.[1] ?? 4)) / 2 : 1;
   }
   return values;
 }
@@ -46,7 +48,8 @@ function rootOf(domain: Domain, name: string): Entity | undefined {
  */
 export function estimateInstanceBytes(domain: Domain, counts: Readonly<Record<string, number>>): number {
   let values = 0;
-  for (const root of domain.entities.filter((e) => e.parent === undefined)) values += (counts[root.name] ?? 0) * valuesPerObject(domain, root);
+  for (const root of domain.entities.filter((e) => e.parent === undefined))
+    values += (counts[root.name] ?? 0) * valuesPerObject(domain, root);
   for (const r of domain.relationships) {
     const from = rootOf(domain, r.from);
     const perObject = r.cardinality === 'many-to-many' ? (r.degree?.mean ?? 1) : 1;

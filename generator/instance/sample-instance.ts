@@ -12,8 +12,14 @@ import type { ConceptualInstance, EntityObject, Link } from './conceptual-instan
  *
  * @example sampleInstance(index, pagila, 100, 7).objects.Rental.length // 100
  */
-export function sampleInstance(index: ErIndex, instance: ConceptualInstance, size: number, seed: string | number): ConceptualInstance {
-  if (!Number.isInteger(size) || size < 1) throw new ConfigError(`--sample: expected a whole number of objects of at least 1, got ${size}`);
+export function sampleInstance(
+  index: ErIndex,
+  instance: ConceptualInstance,
+  size: number,
+  seed: string | number,
+): ConceptualInstance {
+  if (!Number.isInteger(size) || size < 1)
+    throw new ConfigError(`--sample: expected a whole number of objects of at least 1, got ${size}`);
   const rng = createRng(seed).fork('sample');
   const kept = new Map<string, Set<number>>();
   for (const root of index.roots) {

@@ -23,9 +23,16 @@ export interface SourceInstanceOptions {
  *
  * @example await readSourceInstance(indexDomain(pagila), 'postgres://me@localhost/pagila')
  */
-export async function readSourceInstance(index: ErIndex, source: string, options: SourceInstanceOptions = {}): Promise<ConceptualInstance> {
+export async function readSourceInstance(
+  index: ErIndex,
+  source: string,
+  options: SourceInstanceOptions = {},
+): Promise<ConceptualInstance> {
   const postgres = /^postgres(ql)?:\/\//u.test(source);
-  if (!postgres && !existsSync(source)) throw new LoadError(`--instance-from ${source}: no such file (give a postgres:// URL or the path of a SQLite file)`);
+  if (!postgres && !existsSync(source))
+    throw new LoadError(
+      `--instance-from ${source}: no such file (give a postgres:// URL or the path of a SQLite file)`,
+    );
   const schema = buildRelationalSchema(index, nativeVariant(index));
   if (postgres) {
     const db = await openPostgres(source);
@@ -46,7 +53,11 @@ export async function readSourceInstance(index: ErIndex, source: string, options
 }
 
 /** `readSourceInstance` over a PostgreSQL database already open (a server or PGlite). */
-export async function readDatabaseInstance(db: Database, index: ErIndex, options: SourceInstanceOptions = {}): Promise<ConceptualInstance> {
+export async function readDatabaseInstance(
+  db: Database,
+  index: ErIndex,
+  options: SourceInstanceOptions = {},
+): Promise<ConceptualInstance> {
   const schema = buildRelationalSchema(index, nativeVariant(index));
   await db.exec('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   try {

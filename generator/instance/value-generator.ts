@@ -34,7 +34,15 @@ export const ODD_TEXTS: readonly string[] = [
  * person would ask. Backslashes, control characters, empty and padded strings, double
  * quotes and the text `NULL` stay on the edge-case instance, where they test the SQL.
  */
-export const REALISTIC_ODD_TEXTS: readonly string[] = ["O'Brien", "Zoë's café", 'naïve résumé', '東京タワー', 'Straße über München', 'gamer 🎮', 'Ωmega, Ğüş'];
+export const REALISTIC_ODD_TEXTS: readonly string[] = [
+  "O'Brien",
+  "Zoë's café",
+  'naïve résumé',
+  '東京タワー',
+  'Straße über München',
+  'gamer 🎮',
+  'Ωmega, Ğüş',
+];
 
 export interface GenerationRates {
   /** Default NULL rate for optional attributes without a hint. */
@@ -184,7 +192,8 @@ export class ValueGenerator {
     let value = this.draw(this.attribute.type);
     if (this.seen.has(value)) {
       this.collisions++;
-      value = typeof value === 'string' && this.attribute.type.kind === 'text' ? this.suffixed(value) : this.following(value);
+      value =
+        typeof value === 'string' && this.attribute.type.kind === 'text' ? this.suffixed(value) : this.following(value);
     }
     this.seen.add(value);
     return value;
@@ -197,13 +206,15 @@ export class ValueGenerator {
   private closedValues(): readonly string[] | undefined {
     const type = this.attribute.type;
     if (type.kind === 'enum') return type.values;
-    if (type.kind === 'text' && this.attribute.hints?.pool && this.attribute.hints.pool.length > 0) return this.attribute.hints.pool;
+    if (type.kind === 'text' && this.attribute.hints?.pool && this.attribute.hints.pool.length > 0)
+      return this.attribute.hints.pool;
     return undefined;
   }
 
   private drawWithoutReplacement(values: readonly string[]): Scalar {
     this.remaining ??= [...new Set(values)];
-    if (this.remaining.length === 0) throw new ConfigError(`${this.path}.hints.unique: every one of its ${new Set(values).size} values is taken`);
+    if (this.remaining.length === 0)
+      throw new ConfigError(`${this.path}.hints.unique: every one of its ${new Set(values).size} values is taken`);
     const i = this.rng.int(0, this.remaining.length - 1);
     const value = this.remaining[i] as string;
     this.remaining[i] = this.remaining[this.remaining.length - 1] as string;
@@ -336,7 +347,9 @@ export class ValueGenerator {
    * the native variant holds every generated value; a model without storage is unchanged.
    */
   private fit(text: string): string {
-    const sized = /^(?:character varying|varchar|character|char)\((\d+)\)$/iu.exec(this.attribute.storage?.sqlType ?? '');
+    const sized = /^(?:character varying|varchar|character|char)\((\d+)\)$/iu.exec(
+      this.attribute.storage?.sqlType ?? '',
+    );
     if (!sized) return text;
     const letters = [...text];
     return letters.length > Number(sized[1]) ? letters.slice(0, Number(sized[1])).join('').trimEnd() : text;

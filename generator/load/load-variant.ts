@@ -37,12 +37,19 @@ export function renderDump(schema: RelationalSchema, data: readonly TableData[],
  * transaction: tables, COPY of every table, then constraints (which also checks the data
  * against every key, foreign key and CHECK).
  */
-export async function loadVariant(db: Database, pgSchema: string, schema: RelationalSchema, data: readonly TableData[]): Promise<void> {
+export async function loadVariant(
+  db: Database,
+  pgSchema: string,
+  schema: RelationalSchema,
+  data: readonly TableData[],
+): Promise<void> {
   const s = quoteIdent(pgSchema);
   let step = 'creating the schema';
   try {
     await db.exec('BEGIN');
-    await db.exec(`DROP SCHEMA IF EXISTS ${s} CASCADE; CREATE SCHEMA ${s}; SET LOCAL search_path TO ${s};\n${SESSION_SETTINGS}\n${renderCreateTables(schema)}`);
+    await db.exec(
+      `DROP SCHEMA IF EXISTS ${s} CASCADE; CREATE SCHEMA ${s}; SET LOCAL search_path TO ${s};\n${SESSION_SETTINGS}\n${renderCreateTables(schema)}`,
+    );
     for (const d of data) {
       step = `copying into ${d.table}`;
       if (d.rows > 0) await db.copyIn(d.copy, d.text);
@@ -52,6 +59,9 @@ export async function loadVariant(db: Database, pgSchema: string, schema: Relati
     await db.exec('COMMIT');
   } catch (error) {
     await db.exec('ROLLBACK').catch(() => {});
-    throw new LoadError(`variant ${schema.variant.name} (${db.label}, schema ${pgSchema}): ${step}: ${oneLine(error)}`, { cause: error });
+    throw new LoadError(
+      `variant ${schema.variant.name} (${db.label}, schema ${pgSchema}): ${step}: ${oneLine(error)}`,
+      { cause: error },
+    );
   }
 }

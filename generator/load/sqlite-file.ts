@@ -32,7 +32,9 @@ export function writeSqliteVariant(context: ShredContext, schema: RelationalSche
     db.transaction(() => {
       for (const table of schema.tables) {
         step = `inserting into ${table.name}`;
-        const insert = db.prepare(`INSERT INTO ${quoteIdent(table.name)} (${table.columns.map((c) => quoteIdent(c.name)).join(', ')}) VALUES (${table.columns.map(() => '?').join(', ')})`);
+        const insert = db.prepare(
+          `INSERT INTO ${quoteIdent(table.name)} (${table.columns.map((c) => quoteIdent(c.name)).join(', ')}) VALUES (${table.columns.map(() => '?').join(', ')})`,
+        );
         const where = `variant ${schema.variant.name}, table ${table.name}`;
         for (const row of shredTable(context, schema, table)) {
           insert.run(row.map((cell, i) => sqliteValue(cell, table.columns[i]!, where)));
@@ -47,7 +49,9 @@ export function writeSqliteVariant(context: ShredContext, schema: RelationalSche
   } catch (error) {
     if (db.open) db.close();
     rmSync(temp, { force: true });
-    throw new LoadError(`variant ${schema.variant.name} (SQLite ${path}): ${step}: ${oneLine(error)}`, { cause: error });
+    throw new LoadError(`variant ${schema.variant.name} (SQLite ${path}): ${step}: ${oneLine(error)}`, {
+      cause: error,
+    });
   }
   if (existsSync(path)) rmSync(path);
   renameSync(temp, path);

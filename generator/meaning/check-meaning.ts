@@ -70,7 +70,10 @@ export function checkMeaning(index: ErIndex, query: Query): MeaningViolation[] {
   const m = readQuery(index, query);
   const out: MeaningViolation[] = [];
   for (const check of MEANING_CHECKS) {
-    const details = [...(check.query ? check.query(m) : []), ...(check.select ? m.selects.flatMap((q) => check.select?.(m, q) ?? []) : [])];
+    const details = [
+      ...(check.query ? check.query(m) : []),
+      ...(check.select ? m.selects.flatMap((q) => check.select?.(m, q) ?? []) : []),
+    ];
     for (const detail of details) out.push({ rule: check.rule, detail });
   }
   return out;

@@ -46,7 +46,10 @@ export function readQuery(index: ErIndex, query: Query): QueryMeaning {
       if (j.kind === 'relationship') aliases.set(j.alias, { kind: 'entity', entity: j.entity, via: j });
       else {
         const of = aliases.get(j.of);
-        const found = of?.kind === 'entity' ? index.allAttributes(of.entity).find((a) => a.attribute.name === j.attribute) : undefined;
+        const found =
+          of?.kind === 'entity'
+            ? index.allAttributes(of.entity).find((a) => a.attribute.name === j.attribute)
+            : undefined;
         if (found) aliases.set(j.alias, { kind: 'elements', owner: found.owner.name, attribute: found.attribute });
       }
     }
@@ -86,7 +89,9 @@ export function refOf(m: QueryMeaning, e: Expr): AttributeRef | undefined {
   if (e.kind === 'element') {
     if (info.kind !== 'elements') return undefined;
     const role = roleOf(m.index.domain, info.owner, info.attribute.name);
-    return role ? { alias: e.alias, name: info.attribute.name, attribute: info.attribute, role, owner: info.owner } : undefined;
+    return role
+      ? { alias: e.alias, name: info.attribute.name, attribute: info.attribute, role, owner: info.owner }
+      : undefined;
   }
   if (e.kind === 'linkAttribute') {
     if (info.kind !== 'entity' || !info.via) return undefined;
@@ -96,11 +101,14 @@ export function refOf(m: QueryMeaning, e: Expr): AttributeRef | undefined {
     return role ? { alias: e.alias, name: e.attribute, attribute, role, owner: rel.name } : undefined;
   }
   if (e.kind !== 'attribute' || info.kind !== 'entity') return undefined;
-  if (e.attribute === 'id') return { alias: e.alias, name: 'id', attribute: undefined, role: { kind: 'identifier' }, owner: info.entity };
+  if (e.attribute === 'id')
+    return { alias: e.alias, name: 'id', attribute: undefined, role: { kind: 'identifier' }, owner: info.entity };
   const owner = m.index.allAttributes(info.entity).find((a) => a.attribute.name === e.attribute);
   if (!owner) return undefined;
   const role = roleOf(m.index.domain, owner.owner.name, e.attribute);
-  return role ? { alias: e.alias, name: e.attribute, attribute: owner.attribute, role, owner: owner.owner.name } : undefined;
+  return role
+    ? { alias: e.alias, name: e.attribute, attribute: owner.attribute, role, owner: owner.owner.name }
+    : undefined;
 }
 
 /** The attribute an expression shows, seen through wrappers that keep what it is (rounding, case, a default). */
@@ -119,7 +127,10 @@ export function shownRef(m: QueryMeaning, e: Expr): AttributeRef | undefined {
 }
 
 /** The unit of a number: what it counts in; `scalar` for a bare number. */
-export type Unit = { readonly kind: 'unit'; readonly unit: string; readonly additive: boolean; readonly ref?: AttributeRef } | { readonly kind: 'scalar'; readonly value: number } | { readonly kind: 'none'; readonly why: string };
+export type Unit =
+  | { readonly kind: 'unit'; readonly unit: string; readonly additive: boolean; readonly ref?: AttributeRef }
+  | { readonly kind: 'scalar'; readonly value: number }
+  | { readonly kind: 'none'; readonly why: string };
 
 /** The unit of a numeric expression, or `none` with what it is instead (an id, a category). */
 export function unitOf(m: QueryMeaning, e: Expr): Unit {
@@ -141,7 +152,8 @@ export function unitOf(m: QueryMeaning, e: Expr): Unit {
       if (e.fn === 'count') return { kind: 'unit', unit: 'count', additive: true };
       return e.arg ? unitOf(m, e.arg) : { kind: 'none', why: 'an aggregate of nothing' };
     case 'window':
-      if (e.fn === 'sum' || e.fn === 'avg' || e.fn === 'lag' || e.fn === 'lead') return e.arg ? unitOf(m, e.arg) : { kind: 'none', why: 'a window of nothing' };
+      if (e.fn === 'sum' || e.fn === 'avg' || e.fn === 'lag' || e.fn === 'lead')
+        return e.arg ? unitOf(m, e.arg) : { kind: 'none', why: 'a window of nothing' };
       return { kind: 'unit', unit: e.fn === 'count' ? 'count' : 'position', additive: e.fn === 'count' };
     case 'round':
     case 'cast':
@@ -160,8 +172,10 @@ export function unitOf(m: QueryMeaning, e: Expr): Unit {
       if (e.op === '*' || e.op === '/') {
         if (l.kind === 'unit' && r.kind === 'scalar') return l;
         if (l.kind === 'scalar' && r.kind === 'unit') return r;
-        if (e.op === '/' && l.kind === 'unit' && r.kind === 'unit' && l.unit === r.unit) return { kind: 'unit', unit: 'ratio', additive: false };
-        if (l.kind === 'unit' && r.kind === 'unit') return { kind: 'unit', unit: `${l.unit} ${e.op} ${r.unit}`, additive: l.additive && r.additive };
+        if (e.op === '/' && l.kind === 'unit' && r.kind === 'unit' && l.unit === r.unit)
+          return { kind: 'unit', unit: 'ratio', additive: false };
+        if (l.kind === 'unit' && r.kind === 'unit')
+          return { kind: 'unit', unit: `${l.unit} ${e.op} ${r.unit}`, additive: l.additive && r.additive };
         return { kind: 'scalar', value: 0 };
       }
       return l.kind === 'unit' ? l : r;
@@ -179,7 +193,8 @@ export function unitOf(m: QueryMeaning, e: Expr): Unit {
     case 'simpleCase': {
       const thens = [...e.whens.map((w) => w.then), ...(e.else ? [e.else] : [])];
       // CASE … THEN 1 ELSE 0: a count of the rows meeting a condition.
-      if (thens.every((t) => t.kind === 'literal' && (t.value === 0 || t.value === 1))) return { kind: 'unit', unit: 'count', additive: true };
+      if (thens.every((t) => t.kind === 'literal' && (t.value === 0 || t.value === 1)))
+        return { kind: 'unit', unit: 'count', additive: true };
       return { kind: 'none', why: 'a CASE' };
     }
     case 'scalarSubquery': {

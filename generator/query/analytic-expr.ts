@@ -1,9 +1,30 @@
 import type { AttributeType } from '../er-model/er-model.ts';
-import type { AnalyticExpr, CastType, DateField, DateUnit, Expr, Predicate, ScalarLiteral, TextFunction } from './conceptual-query.ts';
+import type {
+  AnalyticExpr,
+  CastType,
+  DateField,
+  DateUnit,
+  Expr,
+  Predicate,
+  ScalarLiteral,
+  TextFunction,
+} from './conceptual-query.ts';
 
 /** The analytic expression kinds (CASE, CAST, dates, text…), for dispatch. */
 export const ANALYTIC_KINDS: ReadonlySet<string> = new Set<AnalyticExpr['kind']>([
-  'case', 'simpleCase', 'cast', 'nullif', 'coalesce', 'ratio', 'extract', 'dateTrunc', 'dateShift', 'ageYears', 'textFunction', 'substring', 'position',
+  'case',
+  'simpleCase',
+  'cast',
+  'nullif',
+  'coalesce',
+  'ratio',
+  'extract',
+  'dateTrunc',
+  'dateShift',
+  'ageYears',
+  'textFunction',
+  'substring',
+  'position',
 ]);
 
 export const CAST_TYPES: readonly CastType[] = ['numeric', 'real', 'integer', 'text', 'date'];
@@ -17,10 +38,16 @@ export function isAnalytic(e: Expr): e is AnalyticExpr {
 }
 
 /** The sub-expressions and conditions of an analytic expression, in reading order. */
-export function analyticParts(e: AnalyticExpr): { readonly exprs: readonly Expr[]; readonly predicates: readonly Predicate[] } {
+export function analyticParts(e: AnalyticExpr): {
+  readonly exprs: readonly Expr[];
+  readonly predicates: readonly Predicate[];
+} {
   switch (e.kind) {
     case 'case':
-      return { exprs: [...e.whens.map((w) => w.then), ...(e.else ? [e.else] : [])], predicates: e.whens.map((w) => w.when) };
+      return {
+        exprs: [...e.whens.map((w) => w.then), ...(e.else ? [e.else] : [])],
+        predicates: e.whens.map((w) => w.when),
+      };
     case 'simpleCase':
       return { exprs: [e.operand, ...e.whens.map((w) => w.then), ...(e.else ? [e.else] : [])], predicates: [] };
     case 'nullif':

@@ -1,6 +1,14 @@
 import type { AttributeType } from '../er-model/er-model.ts';
 import type { AnalyticExpr, Expr, ScalarLiteral } from './conceptual-query.ts';
-import { CAST_TYPES, DATE_FIELDS, DATE_UNITS, TEXT_FUNCTIONS, isDateLiteral, valueKind, type ValueKind } from './analytic-expr.ts';
+import {
+  CAST_TYPES,
+  DATE_FIELDS,
+  DATE_UNITS,
+  TEXT_FUNCTIONS,
+  isDateLiteral,
+  valueKind,
+  type ValueKind,
+} from './analytic-expr.ts';
 
 /** What the scope checker lends the analytic checks. */
 export interface AnalyticCheckTools {
@@ -28,12 +36,14 @@ export function checkAnalyticExpr(e: AnalyticExpr, path: string, t: AnalyticChec
     return value;
   };
   const integer = (value: unknown, at: string, min: number, max: number): void => {
-    if (!Number.isInteger(value) || (value as number) < min || (value as number) > max) t.fail(at, `expected an integer from ${min} to ${max}, got ${t.show(value)}`);
+    if (!Number.isInteger(value) || (value as number) < min || (value as number) > max)
+      t.fail(at, `expected an integer from ${min} to ${max}, got ${t.show(value)}`);
   };
   /** The branches of a CASE or COALESCE must give one kind of value. */
   const sameKind = (exprs: readonly Expr[], at: string): void => {
     const kinds = [...new Set(exprs.map(kind).filter((k) => k !== undefined))];
-    if (kinds.length > 1) t.fail(at, `the values mix ${kinds.join(' and ')}: give every branch one kind of value (cast one)`);
+    if (kinds.length > 1)
+      t.fail(at, `the values mix ${kinds.join(' and ')}: give every branch one kind of value (cast one)`);
   };
   const wants = (x: Expr, allowed: readonly ValueKind[], at: string, what: string): void => {
     const k = kind(x);
@@ -64,7 +74,8 @@ export function checkAnalyticExpr(e: AnalyticExpr, path: string, t: AnalyticChec
         if (typeof w !== 'object' || w === null) return void t.fail(`${path}.whens[${i}]`, 'expected {value, then}');
         const value = (w as { value: unknown }).value;
         t.literal(value, `${path}.whens[${i}].value`);
-        if (value === null) t.fail(`${path}.whens[${i}].value`, 'NULL never equals anything: use a searched case with isNull');
+        if (value === null)
+          t.fail(`${path}.whens[${i}].value`, 'NULL never equals anything: use a searched case with isNull');
         t.literalFits(t.typeOf(e.operand), value as ScalarLiteral, `${path}.whens[${i}].value`);
         t.checkExpr((w as { then: unknown }).then, `${path}.whens[${i}].then`);
       });
@@ -133,7 +144,8 @@ export function checkAnalyticExpr(e: AnalyticExpr, path: string, t: AnalyticChec
       wants(e.arg, ['text'], `${path}.arg`, 'substring');
       return;
     case 'position':
-      if (typeof e.search !== 'string' || e.search.length === 0) t.fail(`${path}.search`, `expected a non-empty string, got ${t.show(e.search)}`);
+      if (typeof e.search !== 'string' || e.search.length === 0)
+        t.fail(`${path}.search`, `expected a non-empty string, got ${t.show(e.search)}`);
       t.checkExpr(e.arg, `${path}.arg`);
       wants(e.arg, ['text'], `${path}.arg`, 'position');
       return;

@@ -28,7 +28,13 @@ export type Expr =
    * COUNT(*) when `arg` is absent. `distinct` aggregates the distinct values of `arg`;
    * `filter` aggregates only the rows meeting it (`count(*) FILTER (WHERE …)`).
    */
-  | { readonly kind: 'aggregate'; readonly fn: AggregateFunction; readonly arg?: Expr; readonly distinct?: boolean; readonly filter?: Predicate }
+  | {
+      readonly kind: 'aggregate';
+      readonly fn: AggregateFunction;
+      readonly arg?: Expr;
+      readonly distinct?: boolean;
+      readonly filter?: Predicate;
+    }
   /** The number of elements of a multi-valued attribute (0 for an empty set). */
   | { readonly kind: 'setSize'; readonly alias: string; readonly attribute: string }
   /** A multi-valued attribute as an array: a set, its elements in no particular order. */
@@ -36,7 +42,12 @@ export type Expr =
   /** The name of the first class of `among` the object belongs to, or NULL. */
   | { readonly kind: 'classOf'; readonly alias: string; readonly among: readonly string[] }
   /** Arithmetic on numbers, or `||` to concatenate text. */
-  | { readonly kind: 'arithmetic'; readonly op: '+' | '-' | '*' | '/' | '||'; readonly left: Expr; readonly right: Expr }
+  | {
+      readonly kind: 'arithmetic';
+      readonly op: '+' | '-' | '*' | '/' | '||';
+      readonly left: Expr;
+      readonly right: Expr;
+    }
   /** ROUND(arg, digits): numeric, so every variant prints the same scale. */
   | { readonly kind: 'round'; readonly arg: Expr; readonly digits: number }
   /** A subquery returning one column and at most one row. */
@@ -80,9 +91,18 @@ export interface WindowOrderItem {
  */
 export type AnalyticExpr =
   /** Searched CASE: the `then` of the first `when` that holds, else `else` (NULL when absent). */
-  | { readonly kind: 'case'; readonly whens: readonly { readonly when: Predicate; readonly then: Expr }[]; readonly else?: Expr }
+  | {
+      readonly kind: 'case';
+      readonly whens: readonly { readonly when: Predicate; readonly then: Expr }[];
+      readonly else?: Expr;
+    }
   /** Simple CASE: the `then` of the first `value` equal to `operand`, else `else` (NULL when absent). */
-  | { readonly kind: 'simpleCase'; readonly operand: Expr; readonly whens: readonly { readonly value: ScalarLiteral; readonly then: Expr }[]; readonly else?: Expr }
+  | {
+      readonly kind: 'simpleCase';
+      readonly operand: Expr;
+      readonly whens: readonly { readonly value: ScalarLiteral; readonly then: Expr }[];
+      readonly else?: Expr;
+    }
   | { readonly kind: 'cast'; readonly arg: Expr; readonly to: CastType }
   /** NULL when `arg` equals `value`, else `arg`. */
   | { readonly kind: 'nullif'; readonly arg: Expr; readonly value: Expr }
@@ -92,7 +112,13 @@ export type AnalyticExpr =
    * numerator / denominator as a numeric rounded to `digits` places, times 100 when
    * `percent`; NULL when the denominator is 0.
    */
-  | { readonly kind: 'ratio'; readonly numerator: Expr; readonly denominator: Expr; readonly percent: boolean; readonly digits: number }
+  | {
+      readonly kind: 'ratio';
+      readonly numerator: Expr;
+      readonly denominator: Expr;
+      readonly percent: boolean;
+      readonly digits: number;
+    }
   /** A field of a date or time (in UTC): EXTRACT(YEAR FROM …). */
   | { readonly kind: 'extract'; readonly field: DateField; readonly arg: Expr }
   /** The date a date or time falls in, truncated to the start of its `unit` (in UTC). */
@@ -120,11 +146,29 @@ export type ComparisonOperator = '=' | '<>' | '<' | '<=' | '>' | '>=';
 export type Predicate =
   | { readonly kind: 'compare'; readonly op: ComparisonOperator; readonly left: Expr; readonly right: Expr }
   | { readonly kind: 'in'; readonly expr: Expr; readonly values: readonly ScalarLiteral[]; readonly negated?: boolean }
-  | { readonly kind: 'like'; readonly expr: Expr; readonly pattern: string; readonly caseInsensitive?: boolean; readonly negated?: boolean }
-  | { readonly kind: 'between'; readonly expr: Expr; readonly low: Expr; readonly high: Expr; readonly negated?: boolean }
+  | {
+      readonly kind: 'like';
+      readonly expr: Expr;
+      readonly pattern: string;
+      readonly caseInsensitive?: boolean;
+      readonly negated?: boolean;
+    }
+  | {
+      readonly kind: 'between';
+      readonly expr: Expr;
+      readonly low: Expr;
+      readonly high: Expr;
+      readonly negated?: boolean;
+    }
   | { readonly kind: 'isNull'; readonly expr: Expr; readonly negated?: boolean }
   /** The multi-valued attribute of `alias` contains `value`. */
-  | { readonly kind: 'contains'; readonly alias: string; readonly attribute: string; readonly value: ScalarLiteral; readonly negated?: boolean }
+  | {
+      readonly kind: 'contains';
+      readonly alias: string;
+      readonly attribute: string;
+      readonly value: ScalarLiteral;
+      readonly negated?: boolean;
+    }
   /** The object of `alias` is an instance of `entity` (a subclass of the alias's type). */
   | { readonly kind: 'isA'; readonly alias: string; readonly entity: string; readonly negated?: boolean }
   | { readonly kind: 'and'; readonly args: readonly Predicate[] }
@@ -154,7 +198,13 @@ export type Join =
       readonly on?: Predicate;
     }
   /** One row per element of a multi-valued attribute of `of`; a LEFT join keeps empty sets as one NULL row. */
-  | { readonly kind: 'elements'; readonly type: JoinType; readonly of: string; readonly attribute: string; readonly alias: string };
+  | {
+      readonly kind: 'elements';
+      readonly type: JoinType;
+      readonly of: string;
+      readonly attribute: string;
+      readonly alias: string;
+    };
 
 export interface OutputColumn {
   readonly name: string;

@@ -52,7 +52,8 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
     throw new ConfigError(`${path}: ${oneLineText(message)}`);
   };
   const oneOf = (value: unknown, allowed: readonly string[], path: string): void => {
-    if (typeof value !== 'string' || !allowed.includes(value)) fail(path, `expected one of ${allowed.join(', ')}, got ${show(value)}`);
+    if (typeof value !== 'string' || !allowed.includes(value))
+      fail(path, `expected one of ${allowed.join(', ')}, got ${show(value)}`);
   };
   const text = (value: unknown, path: string): string => {
     if (typeof value !== 'string') return fail(path, `expected a string, got ${show(value)}`);
@@ -76,16 +77,22 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
   };
   const ownerOf = (alias: string, attribute: string, path: string): { entity: string; attribute: Attribute } => {
     const entity = (aliases.get(alias) as Extract<AliasInfo, { kind: 'entity' }>).entity;
-    for (const { owner, attribute: a } of index.allAttributes(entity)) if (a.name === attribute) return { entity: owner.name, attribute: a };
+    for (const { owner, attribute: a } of index.allAttributes(entity))
+      if (a.name === attribute) return { entity: owner.name, attribute: a };
     return fail(path, `${entity} has no attribute "${attribute}"`);
   };
-  const attributeOwner = (alias: unknown, attribute: unknown, path: string): { entity: string; attribute: Attribute } => {
+  const attributeOwner = (
+    alias: unknown,
+    attribute: unknown,
+    path: string,
+  ): { entity: string; attribute: Attribute } => {
     entityOf(alias, path);
     return ownerOf(alias as string, text(attribute, path), path);
   };
   const declare = (alias: unknown, aliasInfo: AliasInfo, path: string): void => {
     const name = text(alias, path);
-    if (!ALIAS.test(name) || identNeedsQuotes(name)) fail(path, `alias "${name}" must be a lower-case identifier and not an SQL keyword`);
+    if (!ALIAS.test(name) || identNeedsQuotes(name))
+      fail(path, `alias "${name}" must be a lower-case identifier and not an SQL keyword`);
     if (aliases.has(name)) fail(path, `alias "${name}" is used twice`);
     aliases.set(name, aliasInfo);
     visible.add(name);
@@ -129,7 +136,8 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
             : type.kind === 'enum'
               ? typeof value === 'string' && type.values.includes(value)
               : typeof value === 'string';
-    if (!ok) fail(path, `${show(value)} is not a ${type.kind === 'enum' ? `value of ${type.values.join('|')}` : type.kind}`);
+    if (!ok)
+      fail(path, `${show(value)} is not a ${type.kind === 'enum' ? `value of ${type.values.join('|')}` : type.kind}`);
   };
   const literalOf = (e: Expr): ScalarLiteral | null | undefined => (e.kind === 'literal' ? e.value : undefined);
 
@@ -140,7 +148,8 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
       case 'attribute': {
         if (e.attribute === 'id') return void entityOf(e.alias, path);
         const { attribute } = attributeOwner(e.alias, e.attribute, path);
-        if (attribute.multiValued) fail(path, `"${e.attribute}" is multi-valued: use contains, setSize, setArray or an elements join`);
+        if (attribute.multiValued)
+          fail(path, `"${e.attribute}" is multi-valued: use contains, setSize, setArray or an elements join`);
         return;
       }
       case 'element':
@@ -148,17 +157,21 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
         return;
       case 'linkAttribute': {
         const found = info(e.alias, path);
-        if (found.kind !== 'entity' || !found.via) return void fail(path, `alias "${e.alias}" was not joined through a relationship`);
+        if (found.kind !== 'entity' || !found.via)
+          return void fail(path, `alias "${e.alias}" was not joined through a relationship`);
         const rel = index.relationship(found.via.relationship);
-        if (!(rel.attributes ?? []).some((a) => a.name === e.attribute)) fail(path, `relationship ${rel.name} has no attribute "${String(e.attribute)}"`);
+        if (!(rel.attributes ?? []).some((a) => a.name === e.attribute))
+          fail(path, `relationship ${rel.name} has no attribute "${String(e.attribute)}"`);
         return;
       }
       case 'literal':
         return literal(e.value, `${path}.value`);
       case 'aggregate':
         oneOf(e.fn, AGGREGATES, `${path}.fn`);
-        if (e.distinct !== undefined && typeof e.distinct !== 'boolean') fail(`${path}.distinct`, 'expected true or false');
-        if (e.distinct && e.arg === undefined) fail(`${path}.distinct`, 'count(*) counts rows: DISTINCT needs an argument');
+        if (e.distinct !== undefined && typeof e.distinct !== 'boolean')
+          fail(`${path}.distinct`, 'expected true or false');
+        if (e.distinct && e.arg === undefined)
+          fail(`${path}.distinct`, 'count(*) counts rows: DISTINCT needs an argument');
         if (e.filter !== undefined) {
           checkPredicate(e.filter, `${path}.filter`);
           noAggregate(e.filter, `${path}.filter`);
@@ -178,10 +191,12 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
       }
       case 'classOf': {
         const entity = entityOf(e.alias, path);
-        if (!Array.isArray(e.among) || e.among.length === 0) fail(`${path}.among`, 'expected a non-empty list of classes');
+        if (!Array.isArray(e.among) || e.among.length === 0)
+          fail(`${path}.among`, 'expected a non-empty list of classes');
         e.among.forEach((c, i) => {
           knownEntity(c, `${path}.among[${i}]`);
-          if (!index.isAncestorOrSelf(entity, c)) fail(`${path}.among[${i}]`, `${c} is not ${entity} or a subclass of it`);
+          if (!index.isAncestorOrSelf(entity, c))
+            fail(`${path}.among[${i}]`, `${c} is not ${entity} or a subclass of it`);
         });
         return;
       }
@@ -191,7 +206,8 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
         checkExpr(e.right, `${path}.right`);
         return;
       case 'round':
-        if (!Number.isInteger(e.digits) || e.digits < 0 || e.digits > 20) fail(`${path}.digits`, `expected an integer from 0 to 20, got ${show(e.digits)}`);
+        if (!Number.isInteger(e.digits) || e.digits < 0 || e.digits > 20)
+          fail(`${path}.digits`, `expected an integer from 0 to 20, got ${show(e.digits)}`);
         checkExpr(e.arg, `${path}.arg`);
         return;
       case 'scalarSubquery':
@@ -209,15 +225,25 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
           checkExpr(e.arg, `${path}.arg`);
           noWindow(e.arg, `${path}.arg`);
         }
-        if (e.offset !== undefined && (!shape.offset || !Number.isInteger(e.offset) || e.offset < 1 || e.offset > 100)) {
-          fail(`${path}.offset`, shape.offset ? `expected an integer from 1 to 100, got ${show(e.offset)}` : `only lag and lead take an offset`);
+        if (
+          e.offset !== undefined &&
+          (!shape.offset || !Number.isInteger(e.offset) || e.offset < 1 || e.offset > 100)
+        ) {
+          fail(
+            `${path}.offset`,
+            shape.offset
+              ? `expected an integer from 1 to 100, got ${show(e.offset)}`
+              : `only lag and lead take an offset`,
+          );
         }
-        if (e.partitionBy !== undefined && !Array.isArray(e.partitionBy)) fail(`${path}.partitionBy`, 'expected a list of expressions');
+        if (e.partitionBy !== undefined && !Array.isArray(e.partitionBy))
+          fail(`${path}.partitionBy`, 'expected a list of expressions');
         (e.partitionBy ?? []).forEach((k, i) => {
           checkExpr(k, `${path}.partitionBy[${i}]`);
           noWindow(k, `${path}.partitionBy[${i}]`);
         });
-        if (e.orderBy !== undefined && !Array.isArray(e.orderBy)) fail(`${path}.orderBy`, 'expected a list of {expr, direction}');
+        if (e.orderBy !== undefined && !Array.isArray(e.orderBy))
+          fail(`${path}.orderBy`, 'expected a list of {expr, direction}');
         if (shape.needsOrder && (e.orderBy ?? []).length === 0) fail(`${path}.orderBy`, `${e.fn} needs an order`);
         (e.orderBy ?? []).forEach((o, i) => {
           if (!isRecord(o)) return void fail(`${path}.orderBy[${i}]`, 'expected {expr, direction}');
@@ -228,7 +254,17 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
         return;
       }
       default:
-        if (isAnalytic(e)) return checkAnalyticExpr(e, path, { checkExpr, checkPredicate, fail, oneOf, literal, literalFits: (t, v, p) => literalFits(t, v, p), typeOf, show });
+        if (isAnalytic(e))
+          return checkAnalyticExpr(e, path, {
+            checkExpr,
+            checkPredicate,
+            fail,
+            oneOf,
+            literal,
+            literalFits: (t, v, p) => literalFits(t, v, p),
+            typeOf,
+            show,
+          });
         fail(`${path}.kind`, `unknown expression kind ${show((e as { kind?: unknown }).kind)}`);
     }
   };
@@ -236,7 +272,8 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
   const checkPredicate = (raw: unknown, path: string): void => {
     if (!isRecord(raw)) return void fail(path, `expected a condition, got ${show(raw)}`);
     const p = raw as Predicate;
-    if ('negated' in p && p.negated !== undefined && typeof p.negated !== 'boolean') fail(`${path}.negated`, 'expected true or false');
+    if ('negated' in p && p.negated !== undefined && typeof p.negated !== 'boolean')
+      fail(`${path}.negated`, 'expected true or false');
     switch (p.kind) {
       case 'compare': {
         oneOf(p.op, COMPARISONS, `${path}.op`);
@@ -249,7 +286,8 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
         return;
       }
       case 'in':
-        if (!Array.isArray(p.values) || p.values.length === 0) fail(`${path}.values`, 'an IN list needs at least one value');
+        if (!Array.isArray(p.values) || p.values.length === 0)
+          fail(`${path}.values`, 'an IN list needs at least one value');
         checkExpr(p.expr, `${path}.expr`);
         p.values.forEach((v, i) => {
           literal(v, `${path}.values[${i}]`);
@@ -268,7 +306,10 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
         checkExpr(p.low, `${path}.low`);
         checkExpr(p.high, `${path}.high`);
         const type = typeOf(p.expr);
-        for (const [bound, side] of [[p.low, 'low'], [p.high, 'high']] as const) {
+        for (const [bound, side] of [
+          [p.low, 'low'],
+          [p.high, 'high'],
+        ] as const) {
           const v = literalOf(bound);
           if (v !== undefined) literalFits(type, v, `${path}.${side}`);
         }
@@ -285,12 +326,14 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
       case 'isA': {
         const entity = entityOf(p.alias, path);
         knownEntity(p.entity, `${path}.entity`);
-        if (!index.isAncestorOrSelf(entity, p.entity)) fail(`${path}.entity`, `${p.entity} is not ${entity} or a subclass of it`);
+        if (!index.isAncestorOrSelf(entity, p.entity))
+          fail(`${path}.entity`, `${p.entity} is not ${entity} or a subclass of it`);
         return;
       }
       case 'and':
       case 'or':
-        if (!Array.isArray(p.args) || p.args.length === 0) fail(`${path}.args`, 'expected a non-empty list of conditions');
+        if (!Array.isArray(p.args) || p.args.length === 0)
+          fail(`${path}.args`, 'expected a non-empty list of conditions');
         p.args.forEach((a, i) => checkPredicate(a, `${path}.args[${i}]`));
         return;
       case 'not':
@@ -321,16 +364,26 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
       declare(j.alias, { kind: 'elements', of: j.of, owner: entity, attribute }, `${path}.alias`);
       return;
     }
-    if (j.kind !== 'relationship') return void fail(`${path}.kind`, `expected relationship or elements, got ${show((j as { kind?: unknown }).kind)}`);
+    if (j.kind !== 'relationship')
+      return void fail(
+        `${path}.kind`,
+        `expected relationship or elements, got ${show((j as { kind?: unknown }).kind)}`,
+      );
     oneOf(j.direction, ['forward', 'reverse'], `${path}.direction`);
-    if (!index.domain.relationships.some((r) => r.name === j.relationship)) fail(`${path}.relationship`, `unknown relationship "${String(j.relationship)}"`);
+    if (!index.domain.relationships.some((r) => r.name === j.relationship))
+      fail(`${path}.relationship`, `unknown relationship "${String(j.relationship)}"`);
     const rel = index.relationship(j.relationship);
     const fromEnd = j.direction === 'forward' ? rel.from : rel.to;
     const toEnd = j.direction === 'forward' ? rel.to : rel.from;
     const fromEntity = entityOf(j.from, `${path}.from`);
-    if (!index.isAncestorOrSelf(fromEnd, fromEntity)) fail(`${path}.from`, `alias "${j.from}" is a ${fromEntity}, not a ${fromEnd} (the ${j.direction} start of ${rel.name})`);
+    if (!index.isAncestorOrSelf(fromEnd, fromEntity))
+      fail(
+        `${path}.from`,
+        `alias "${j.from}" is a ${fromEntity}, not a ${fromEnd} (the ${j.direction} start of ${rel.name})`,
+      );
     knownEntity(j.entity, `${path}.entity`);
-    if (!index.isAncestorOrSelf(toEnd, j.entity)) fail(`${path}.entity`, `${j.entity} is not a ${toEnd} (the ${j.direction} end of ${rel.name})`);
+    if (!index.isAncestorOrSelf(toEnd, j.entity))
+      fail(`${path}.entity`, `${j.entity} is not a ${toEnd} (the ${j.direction} end of ${rel.name})`);
     declare(j.alias, { kind: 'entity', entity: j.entity, via: j }, `${path}.alias`);
     if (j.on !== undefined) {
       // Conditions of a join may only look at the alias it introduces (and their own subqueries).
@@ -338,7 +391,8 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
       checkPredicate(j.on, `${path}.on`);
       noAggregate(j.on, `${path}.on`);
       noWindow(j.on, `${path}.on`);
-      for (const used of aliasesIn(j.on)) if (outer.includes(used)) fail(`${path}.on`, `may only refer to "${j.alias}", not "${used}"`);
+      for (const used of aliasesIn(j.on))
+        if (outer.includes(used)) fail(`${path}.on`, `may only refer to "${j.alias}", not "${used}"`);
     }
   };
 
@@ -369,7 +423,11 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
     if (q.distinct !== undefined && typeof q.distinct !== 'boolean') fail(`${path}.distinct`, 'expected true or false');
     const names = new Set<string>();
     q.select.forEach((c, i) => {
-      if (!isRecord(c) || typeof c.name !== 'string' || !ALIAS.test(c.name)) fail(`${path}.select[${i}].name`, `output name ${show(isRecord(c) ? c.name : c)} must be a lower-case identifier`);
+      if (!isRecord(c) || typeof c.name !== 'string' || !ALIAS.test(c.name))
+        fail(
+          `${path}.select[${i}].name`,
+          `output name ${show(isRecord(c) ? c.name : c)} must be a lower-case identifier`,
+        );
       if (names.has(c.name)) fail(`${path}.select[${i}].name`, `output name "${c.name}" is used twice`);
       names.add(c.name);
       checkExpr(c.expr, `${path}.select[${i}].expr`);
@@ -386,11 +444,15 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
         // PostgreSQL: "for SELECT DISTINCT, ORDER BY expressions must appear in select list".
         const key = canonical(o.expr);
         if (q.distinct === true && !q.select.some((c) => canonical(c.expr) === key)) {
-          fail(`${path}.orderBy[${i}].expr`, 'a distinct query can only be ordered by what it selects: select this expression, or order by an output column');
+          fail(
+            `${path}.orderBy[${i}].expr`,
+            'a distinct query can only be ordered by what it selects: select this expression, or order by an output column',
+          );
         }
       }
     });
-    if (q.limit !== undefined && (!Number.isSafeInteger(q.limit) || q.limit < 0)) fail(`${path}.limit`, `expected a non-negative integer up to 2^53 - 1, got ${show(q.limit)}`);
+    if (q.limit !== undefined && (!Number.isSafeInteger(q.limit) || q.limit < 0))
+      fail(`${path}.limit`, `expected a non-negative integer up to 2^53 - 1, got ${show(q.limit)}`);
     if (q.qualify !== undefined) checkQualify(q, path);
     checkGrouping(q, path);
     const grouped = isGrouped(q);
@@ -404,14 +466,19 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
   function checkQualify(q: SelectQuery, path: string): void {
     const k = q.qualify as NonNullable<SelectQuery['qualify']>;
     if (path !== 'query') fail(`${path}.qualify`, 'only the outermost query may qualify its rows');
-    if (!isRecord(k) || !isRecord(k.window) || k.window.kind !== 'window') return void fail(`${path}.qualify`, 'expected {window, op, value} with a window expression');
+    if (!isRecord(k) || !isRecord(k.window) || k.window.kind !== 'window')
+      return void fail(`${path}.qualify`, 'expected {window, op, value} with a window expression');
     checkExpr(k.window, `${path}.qualify.window`);
     oneOf(k.op, COMPARISONS, `${path}.qualify.op`);
     if (!Number.isSafeInteger(k.value)) fail(`${path}.qualify.value`, `expected an integer, got ${show(k.value)}`);
     // The filter runs on a derived table of the outputs: order by what it holds.
     const outputs = new Set(q.select.map((c) => canonical(c.expr)));
     (q.orderBy ?? []).forEach((o, i) => {
-      if (o.expr.kind !== 'output' && !outputs.has(canonical(o.expr))) fail(`${path}.orderBy[${i}].expr`, 'a query with qualify is ordered by its output columns: select this expression, or order by an output');
+      if (o.expr.kind !== 'output' && !outputs.has(canonical(o.expr)))
+        fail(
+          `${path}.orderBy[${i}].expr`,
+          'a query with qualify is ordered by its output columns: select this expression, or order by an output',
+        );
     });
   }
 
@@ -425,16 +492,30 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
     if (!isGrouped(q)) return;
     const local = new Set([q.from.alias, ...(q.joins ?? []).map((j) => j.alias)]);
     const keys = new Set((q.groupBy ?? []).map(canonical));
-    const byId = new Set((q.groupBy ?? []).flatMap((e) => (e.kind === 'attribute' && e.attribute === 'id' ? [e.alias] : [])));
+    const byId = new Set(
+      (q.groupBy ?? []).flatMap((e) => (e.kind === 'attribute' && e.attribute === 'id' ? [e.alias] : [])),
+    );
     const name = (node: { alias: string; attribute?: unknown; kind: string }): string =>
-      node.kind === 'element' ? `element ${node.alias}` : typeof node.attribute === 'string' ? `${node.alias}.${node.attribute}` : `${node.kind} of ${node.alias}`;
+      node.kind === 'element'
+        ? `element ${node.alias}`
+        : typeof node.attribute === 'string'
+          ? `${node.alias}.${node.attribute}`
+          : `${node.kind} of ${node.alias}`;
     const ungrouped = (where: string, node: { alias: string; attribute?: unknown; kind: string }): never =>
-      fail(where, `${name(node)} is neither grouped nor inside an aggregate: add it to groupBy${node.kind === 'element' || node.kind === 'linkAttribute' ? '' : `, or group by ${node.alias}.id`}`);
+      fail(
+        where,
+        `${name(node)} is neither grouped nor inside an aggregate: add it to groupBy${node.kind === 'element' || node.kind === 'linkAttribute' ? '' : `, or group by ${node.alias}.id`}`,
+      );
     /** Any mention of a local alias deep inside a subquery or condition. */
     const within = (node: IrNode, where: string): void =>
       walk(node, (n) => {
         const alias = aliasOf(n);
-        if (alias !== undefined && local.has(alias) && !keys.has(canonical(n)) && (!byId.has(alias) || n.kind === 'element' || n.kind === 'linkAttribute')) {
+        if (
+          alias !== undefined &&
+          local.has(alias) &&
+          !keys.has(canonical(n)) &&
+          (!byId.has(alias) || n.kind === 'element' || n.kind === 'linkAttribute')
+        ) {
           ungrouped(where, n as { alias: string; kind: string });
         }
       });
@@ -521,26 +602,34 @@ export function scopeQuery(index: ErIndex, query: Query): QueryScope {
     const left = checkQuery(q.left, `${path}.left`);
     const right = checkQuery(q.right, `${path}.right`);
     if (left.length !== right.length) fail(path, `${q.op} of ${left.length} and ${right.length} columns`);
-    if (q.orderBy !== undefined && !Array.isArray(q.orderBy)) fail(`${path}.orderBy`, `expected a list of {name, direction}, got ${show(q.orderBy)}`);
+    if (q.orderBy !== undefined && !Array.isArray(q.orderBy))
+      fail(`${path}.orderBy`, `expected a list of {name, direction}, got ${show(q.orderBy)}`);
     (q.orderBy ?? []).forEach((o: unknown, i) => {
       if (!isRecord(o)) return void fail(`${path}.orderBy[${i}]`, `expected {name, direction}, got ${show(o)}`);
       oneOf(o['direction'], ['asc', 'desc'], `${path}.orderBy[${i}].direction`);
-      if (typeof o['name'] !== 'string' || !left.includes(o['name'])) fail(`${path}.orderBy[${i}].name`, `no output column ${show(o['name'])} (outputs: ${left.join(', ')})`);
+      if (typeof o['name'] !== 'string' || !left.includes(o['name']))
+        fail(`${path}.orderBy[${i}].name`, `no output column ${show(o['name'])} (outputs: ${left.join(', ')})`);
     });
-    if (q.limit !== undefined && (!Number.isSafeInteger(q.limit) || q.limit < 0)) fail(`${path}.limit`, `expected a non-negative integer up to 2^53 - 1, got ${show(q.limit)}`);
+    if (q.limit !== undefined && (!Number.isSafeInteger(q.limit) || q.limit < 0))
+      fail(`${path}.limit`, `expected a non-negative integer up to 2^53 - 1, got ${show(q.limit)}`);
     return left;
   }
 
   /** Windows exist once rows are grouped: PostgreSQL refuses them in WHERE, GROUP BY, HAVING, ON and inside aggregates. */
   function noWindow(node: Predicate | Expr, path: string): void {
     const at = windowIn(node);
-    if (at !== undefined) fail(`${path}${at}`, 'a window function is not allowed here (only in select, orderBy and qualify)');
+    if (at !== undefined)
+      fail(`${path}${at}`, 'a window function is not allowed here (only in select, orderBy and qualify)');
   }
 
   /** Rows are filtered and grouped before aggregates exist: PostgreSQL refuses them there. */
   function noAggregate(node: Predicate | Expr, path: string): void {
     const at = aggregateIn(node);
-    if (at !== undefined) fail(`${path}${at}`, 'an aggregate is not allowed here (only in select, having and orderBy); filter groups with having');
+    if (at !== undefined)
+      fail(
+        `${path}${at}`,
+        'an aggregate is not allowed here (only in select, having and orderBy); filter groups with having',
+      );
   }
 
   checkQuery(query, 'query');
@@ -577,14 +666,21 @@ function show(value: unknown): string {
 
 /** Control characters escaped, so a message is one line whatever it quotes. */
 function oneLineText(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(
+    /[\u0000-\u001f\u007f\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** Whether a query groups its rows: a GROUP BY, a HAVING, or an aggregate where values are read. */
 export function isGrouped(q: SelectQuery): boolean {
   const orderExprs = (q.orderBy ?? []).map((o) => o.expr).filter((e): e is Expr => e.kind !== 'output');
   const windows = q.qualify ? [q.qualify.window] : [];
-  return (q.groupBy ?? []).length > 0 || q.having !== undefined || [...q.select.map((c) => c.expr), ...orderExprs, ...windows].some(hasAggregate);
+  return (
+    (q.groupBy ?? []).length > 0 ||
+    q.having !== undefined ||
+    [...q.select.map((c) => c.expr), ...orderExprs, ...windows].some(hasAggregate)
+  );
 }
 
 /** An aggregate at this level of a query (not inside a subquery). */
@@ -597,7 +693,9 @@ export function hasAggregate(e: Expr): boolean {
     case 'round':
       return hasAggregate(e.arg);
     case 'window':
-      return [e.arg, ...(e.partitionBy ?? []), ...(e.orderBy ?? []).map((o) => o.expr)].some((x) => x !== undefined && hasAggregate(x));
+      return [e.arg, ...(e.partitionBy ?? []), ...(e.orderBy ?? []).map((o) => o.expr)].some(
+        (x) => x !== undefined && hasAggregate(x),
+      );
     default:
       // A CASE may test an aggregate in a condition: look at every part of this level.
       return isAnalytic(e) && aggregateIn(e) !== undefined;

@@ -33,7 +33,9 @@ function byKind(d: AnalyticDrawer, a: Alias) {
     text: all.filter((x) => x.type.kind === 'text'),
     labels: all.filter((x) => x.type.kind === 'enum' || x.type.kind === 'text'),
     // Small numbers only: a cast to integer must not overflow.
-    number: all.filter((x) => x.type.kind === 'integer' || (x.type.kind === 'numeric' && x.type.precision - x.type.scale <= 9)),
+    number: all.filter(
+      (x) => x.type.kind === 'integer' || (x.type.kind === 'numeric' && x.type.precision - x.type.scale <= 9),
+    ),
     temporal: all.filter((x) => x.type.kind === 'date' || x.type.kind === 'timestamptz' || x.type.kind === 'timestamp'),
     optional: all.filter((x) => x.optional === true && x.type.kind !== 'boolean'),
   };
@@ -55,9 +57,16 @@ export function drawAnalyticValue(d: AnalyticDrawer, a: Alias): Expr | undefined
     () => {
       if (k.labels.length === 0) return undefined;
       const x = r.pick(k.labels);
-      const values = [...new Set([d.sample(a.entity, x), d.sample(a.entity, x)].filter((v): v is ScalarLiteral => v !== undefined))];
+      const values = [
+        ...new Set([d.sample(a.entity, x), d.sample(a.entity, x)].filter((v): v is ScalarLiteral => v !== undefined)),
+      ];
       if (values.length === 0) return undefined;
-      return { kind: 'simpleCase', operand: attr(a, x.name), whens: values.map((v, i) => ({ value: v, then: lit(i + 1) })), ...(r.chance(0.6) ? { else: lit(0) } : {}) };
+      return {
+        kind: 'simpleCase',
+        operand: attr(a, x.name),
+        whens: values.map((v, i) => ({ value: v, then: lit(i + 1) })),
+        ...(r.chance(0.6) ? { else: lit(0) } : {}),
+      };
     },
     () => {
       if (k.number.length === 0) return undefined;
@@ -75,7 +84,12 @@ export function drawAnalyticValue(d: AnalyticDrawer, a: Alias): Expr | undefined
       if (k.optional.length === 0) return undefined;
       const x = r.pick(k.optional);
       const kind = kindOfType(x.type);
-      const fallback: Expr = kind === 'number' ? lit(0) : kind === 'text' ? lit('none') : { kind: 'cast', arg: lit('2000-01-01'), to: 'date' };
+      const fallback: Expr =
+        kind === 'number'
+          ? lit(0)
+          : kind === 'text'
+            ? lit('none')
+            : { kind: 'cast', arg: lit('2000-01-01'), to: 'date' };
       const arg: Expr = kind === 'time' ? { kind: 'cast', arg: attr(a, x.name), to: 'date' } : attr(a, x.name);
       return { kind: 'coalesce', args: [arg, fallback] };
     },
@@ -84,17 +98,39 @@ export function drawAnalyticValue(d: AnalyticDrawer, a: Alias): Expr | undefined
       const field = r.pick(['year', 'quarter', 'month', 'day', 'dow', 'hour'] as const);
       const x = r.pick(k.temporal);
       // The hour only of a moment: a date has none, so its draw of the hour reads the day.
-      return { kind: 'extract', field: field === 'hour' && x.type.kind === 'date' ? 'day' : field, arg: attr(a, x.name) };
+      return {
+        kind: 'extract',
+        field: field === 'hour' && x.type.kind === 'date' ? 'day' : field,
+        arg: attr(a, x.name),
+      };
     },
-    () => (k.temporal.length > 0 ? { kind: 'dateTrunc', unit: r.pick(['year', 'quarter', 'month', 'week', 'day'] as const), arg: attr(a, r.pick(k.temporal).name) } : undefined),
+    () =>
+      k.temporal.length > 0
+        ? {
+            kind: 'dateTrunc',
+            unit: r.pick(['year', 'quarter', 'month', 'week', 'day'] as const),
+            arg: attr(a, r.pick(k.temporal).name),
+          }
+        : undefined,
     () => {
       if (k.temporal.length === 0) return undefined;
       const x = r.pick(k.temporal);
       const ref = dayOf(d.sample(a.entity, x));
       return ref ? { kind: 'ageYears', from: attr(a, x.name), to: lit(ref) } : undefined;
     },
-    () => (k.text.length > 0 ? { kind: 'textFunction', fn: r.pick(['lower', 'upper', 'length'] as const), arg: attr(a, r.pick(k.text).name) } : undefined),
-    () => (k.text.length > 0 ? { kind: 'substring', arg: attr(a, r.pick(k.text).name), start: r.int(1, 3), ...(r.chance(0.7) ? { length: r.int(1, 4) } : {}) } : undefined),
+    () =>
+      k.text.length > 0
+        ? { kind: 'textFunction', fn: r.pick(['lower', 'upper', 'length'] as const), arg: attr(a, r.pick(k.text).name) }
+        : undefined,
+    () =>
+      k.text.length > 0
+        ? {
+            kind: 'substring',
+            arg: attr(a, r.pick(k.text).name),
+            start: r.int(1, 3),
+            ...(r.chance(0.7) ? { length: r.int(1, 4) } : {}),
+          }
+        : undefined,
     () => {
       if (k.text.length === 0) return undefined;
       const x = r.pick(k.text);
@@ -105,7 +141,12 @@ export function drawAnalyticValue(d: AnalyticDrawer, a: Alias): Expr | undefined
     () => {
       if (k.labels.length === 0) return undefined;
       const [x, y] = [r.pick(k.labels), r.pick(k.labels)];
-      return { kind: 'arithmetic', op: '||', left: { kind: 'arithmetic', op: '||', left: attr(a, x.name), right: lit(' ') }, right: attr(a, y.name) };
+      return {
+        kind: 'arithmetic',
+        op: '||',
+        left: { kind: 'arithmetic', op: '||', left: attr(a, x.name), right: lit(' ') },
+        right: attr(a, y.name),
+      };
     },
   ];
   return firstDrawn(r, options, [1, 1, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
@@ -127,18 +168,34 @@ export function drawAnalyticAggregate(d: AnalyticDrawer, a: Alias): Expr | undef
     },
     () => {
       const p = d.predicate(a);
-      return p ? { kind: 'aggregate', fn: 'sum', arg: { kind: 'case', whens: [{ when: p, then: lit(1) }], else: lit(0) } } : undefined;
+      return p
+        ? { kind: 'aggregate', fn: 'sum', arg: { kind: 'case', whens: [{ when: p, then: lit(1) }], else: lit(0) } }
+        : undefined;
     },
     () => {
       const p = d.predicate(a);
       if (!p) return undefined;
-      const part: Expr = r.chance(0.5) ? { kind: 'aggregate', fn: 'count', filter: p } : { kind: 'aggregate', fn: 'sum', arg: { kind: 'case', whens: [{ when: p, then: lit(1) }], else: lit(0) } };
-      return { kind: 'ratio', numerator: part, denominator: { kind: 'aggregate', fn: 'count' }, percent: r.chance(0.7), digits: r.int(0, 2) };
+      const part: Expr = r.chance(0.5)
+        ? { kind: 'aggregate', fn: 'count', filter: p }
+        : { kind: 'aggregate', fn: 'sum', arg: { kind: 'case', whens: [{ when: p, then: lit(1) }], else: lit(0) } };
+      return {
+        kind: 'ratio',
+        numerator: part,
+        denominator: { kind: 'aggregate', fn: 'count' },
+        percent: r.chance(0.7),
+        digits: r.int(0, 2),
+      };
     },
     () => {
       if (k.number.length === 0) return undefined;
       const x = attr(a, r.pick(k.number).name);
-      return { kind: 'ratio', numerator: { kind: 'aggregate', fn: 'sum', arg: x }, denominator: { kind: 'aggregate', fn: 'count', arg: id }, percent: false, digits: r.int(1, 3) };
+      return {
+        kind: 'ratio',
+        numerator: { kind: 'aggregate', fn: 'sum', arg: x },
+        denominator: { kind: 'aggregate', fn: 'count', arg: id },
+        percent: false,
+        digits: r.int(1, 3),
+      };
     },
     () => {
       if (k.number.length === 0) return undefined;
@@ -147,8 +204,18 @@ export function drawAnalyticAggregate(d: AnalyticDrawer, a: Alias): Expr | undef
       const agg: Expr = { kind: 'aggregate', fn, arg: attr(a, r.pick(k.number).name), distinct: true };
       return fn === 'avg' ? { kind: 'round', arg: agg, digits: r.int(0, 2) } : agg;
     },
-    () => (k.number.length > 0 ? { kind: 'coalesce', args: [{ kind: 'aggregate', fn: 'sum', arg: attr(a, r.pick(k.number).name) }, lit(0)] } : undefined),
-    () => (k.temporal.length > 0 ? { kind: 'aggregate', fn: r.pick(['min', 'max'] as const), arg: { kind: 'extract', field: 'year', arg: attr(a, r.pick(k.temporal).name) } } : undefined),
+    () =>
+      k.number.length > 0
+        ? { kind: 'coalesce', args: [{ kind: 'aggregate', fn: 'sum', arg: attr(a, r.pick(k.number).name) }, lit(0)] }
+        : undefined,
+    () =>
+      k.temporal.length > 0
+        ? {
+            kind: 'aggregate',
+            fn: r.pick(['min', 'max'] as const),
+            arg: { kind: 'extract', field: 'year', arg: attr(a, r.pick(k.temporal).name) },
+          }
+        : undefined,
   ];
   return firstDrawn(r, options, [1, 1, 1, 1, 4, 1, 1]);
 }
@@ -169,7 +236,12 @@ export function drawAnalyticPredicate(d: AnalyticDrawer, a: Alias): Predicate | 
       const x = r.pick(k.temporal);
       const ref = dayOf(d.sample(a.entity, x));
       if (!ref) return undefined;
-      const shift: Expr = { kind: 'dateShift', arg: lit(ref), amount: (r.chance(0.5) ? -1 : 1) * r.int(1, 12), unit: r.pick(SHIFT_UNITS) };
+      const shift: Expr = {
+        kind: 'dateShift',
+        arg: lit(ref),
+        amount: (r.chance(0.5) ? -1 : 1) * r.int(1, 12),
+        unit: r.pick(SHIFT_UNITS),
+      };
       return { kind: 'compare', op: r.pick(['<', '<=', '>', '>='] as const), left: attr(a, x.name), right: shift };
     },
     () => {
@@ -178,30 +250,73 @@ export function drawAnalyticPredicate(d: AnalyticDrawer, a: Alias): Predicate | 
       const ref = dayOf(d.sample(a.entity, x));
       if (!ref) return undefined;
       const field = r.pick(FIELDS);
-      const value = field === 'year' ? Number(ref.slice(0, 4)) : field === 'month' ? Number(ref.slice(5, 7)) : Math.floor((Number(ref.slice(5, 7)) - 1) / 3) + 1;
-      return { kind: 'compare', op: r.pick(['=', '>=', '<'] as const), left: { kind: 'extract', field, arg: attr(a, x.name) }, right: lit(value) };
+      const value =
+        field === 'year'
+          ? Number(ref.slice(0, 4))
+          : field === 'month'
+            ? Number(ref.slice(5, 7))
+            : Math.floor((Number(ref.slice(5, 7)) - 1) / 3) + 1;
+      return {
+        kind: 'compare',
+        op: r.pick(['=', '>=', '<'] as const),
+        left: { kind: 'extract', field, arg: attr(a, x.name) },
+        right: lit(value),
+      };
     },
     () => {
       if (k.temporal.length === 0) return undefined;
       const x = r.pick(k.temporal);
       const ref = dayOf(d.sample(a.entity, x));
-      return ref ? { kind: 'compare', op: r.pick(['>=', '<'] as const), left: { kind: 'ageYears', from: attr(a, x.name), to: lit('2026-01-01') }, right: lit(r.int(1, 6)) } : undefined;
+      return ref
+        ? {
+            kind: 'compare',
+            op: r.pick(['>=', '<'] as const),
+            left: { kind: 'ageYears', from: attr(a, x.name), to: lit('2026-01-01') },
+            right: lit(r.int(1, 6)),
+          }
+        : undefined;
     },
     () => {
       if (k.text.length === 0) return undefined;
       const x = r.pick(k.text);
       const v = d.sample(a.entity, x);
-      return typeof v === 'string' ? { kind: 'compare', op: '=', left: { kind: 'textFunction', fn: 'lower', arg: attr(a, x.name) }, right: lit(v.toLowerCase()) } : undefined;
+      return typeof v === 'string'
+        ? {
+            kind: 'compare',
+            op: '=',
+            left: { kind: 'textFunction', fn: 'lower', arg: attr(a, x.name) },
+            right: lit(v.toLowerCase()),
+          }
+        : undefined;
     },
-    () => (k.text.length > 0 ? { kind: 'compare', op: r.pick(['>', '<='] as const), left: { kind: 'textFunction', fn: 'length', arg: attr(a, r.pick(k.text).name) }, right: lit(r.int(3, 12)) } : undefined),
+    () =>
+      k.text.length > 0
+        ? {
+            kind: 'compare',
+            op: r.pick(['>', '<='] as const),
+            left: { kind: 'textFunction', fn: 'length', arg: attr(a, r.pick(k.text).name) },
+            right: lit(r.int(3, 12)),
+          }
+        : undefined,
     () => {
       if (k.number.length === 0) return undefined;
       const x = r.pick(k.number);
       const v = d.sample(a.entity, x);
-      return v === undefined ? undefined : { kind: 'compare', op: r.pick(['>', '<='] as const), left: { kind: 'coalesce', args: [attr(a, x.name), lit(0)] }, right: lit(v) };
+      return v === undefined
+        ? undefined
+        : {
+            kind: 'compare',
+            op: r.pick(['>', '<='] as const),
+            left: { kind: 'coalesce', args: [attr(a, x.name), lit(0)] },
+            right: lit(v),
+          };
     },
   ];
-  return firstDrawn(r, options, options.map(() => 1));
+  return firstDrawn(
+    r,
+    options,
+    options.map(() => 1),
+  );
 }
 
 /**

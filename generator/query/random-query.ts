@@ -4,7 +4,12 @@ import type { Rng } from '../common/rng.ts';
 import type { ConceptualInstance, Scalar } from '../instance/conceptual-instance.ts';
 import type { Expr, Join, OrderItem, Predicate, Query, ScalarLiteral, SelectQuery } from './conceptual-query.ts';
 import { randomGroupWindow, randomQualify, randomRowWindow, type WindowContext } from './random-window.ts';
-import { drawAnalyticAggregate, drawAnalyticPredicate, drawAnalyticValue, type AnalyticDrawer } from './random-analytic.ts';
+import {
+  drawAnalyticAggregate,
+  drawAnalyticPredicate,
+  drawAnalyticValue,
+  type AnalyticDrawer,
+} from './random-analytic.ts';
 import { sameNode } from './walk.ts';
 
 /**
@@ -88,15 +93,23 @@ class QueryDrawer {
   /** Objects of an entity in the instance (subclasses included). */
   private members(entity: string) {
     const root = this.index.root(entity).name;
-    return (this.instance.objects[root] ?? []).filter((o) => o.classes.some((c) => this.index.isAncestorOrSelf(entity, c)));
+    return (this.instance.objects[root] ?? []).filter((o) =>
+      o.classes.some((c) => this.index.isAncestorOrSelf(entity, c)),
+    );
   }
 
   private singleAttributes(entity: string): Attribute[] {
-    return this.index.allAttributes(entity).map((a) => a.attribute).filter((a) => !a.multiValued);
+    return this.index
+      .allAttributes(entity)
+      .map((a) => a.attribute)
+      .filter((a) => !a.multiValued);
   }
 
   private multiAttributes(entity: string): Attribute[] {
-    return this.index.allAttributes(entity).map((a) => a.attribute).filter((a) => a.multiValued === true);
+    return this.index
+      .allAttributes(entity)
+      .map((a) => a.attribute)
+      .filter((a) => a.multiValued === true);
   }
 
   /** A value the instance has for an attribute (or a set element), if any. */
@@ -112,12 +125,18 @@ class QueryDrawer {
   }
 
   /** A relationship join from an entity alias, in a direction its class allows. */
-  private relationshipJoin(from: EntityAlias, type: 'inner' | 'left', relationship?: string): { join: Join; alias: EntityAlias } | undefined {
+  private relationshipJoin(
+    from: EntityAlias,
+    type: 'inner' | 'left',
+    relationship?: string,
+  ): { join: Join; alias: EntityAlias } | undefined {
     const options: { rel: string; direction: 'forward' | 'reverse'; end: string }[] = [];
     for (const r of this.index.domain.relationships) {
       if (relationship && r.name !== relationship) continue;
-      if (this.index.isAncestorOrSelf(r.from, from.entity)) options.push({ rel: r.name, direction: 'forward', end: r.to });
-      if (this.index.isAncestorOrSelf(r.to, from.entity)) options.push({ rel: r.name, direction: 'reverse', end: r.from });
+      if (this.index.isAncestorOrSelf(r.from, from.entity))
+        options.push({ rel: r.name, direction: 'forward', end: r.to });
+      if (this.index.isAncestorOrSelf(r.to, from.entity))
+        options.push({ rel: r.name, direction: 'reverse', end: r.from });
     }
     if (options.length === 0) return undefined;
     const choice = this.rng.pick(options);
@@ -126,7 +145,15 @@ class QueryDrawer {
     const alias = { alias: this.alias('j'), entity };
     const relAttributes = this.index.relationship(choice.rel).attributes ?? [];
     if (relAttributes.length > 0) this.links.set(alias.alias, relAttributes);
-    let join: Join = { kind: 'relationship', type, relationship: choice.rel, from: from.alias, direction: choice.direction, alias: alias.alias, entity };
+    let join: Join = {
+      kind: 'relationship',
+      type,
+      relationship: choice.rel,
+      from: from.alias,
+      direction: choice.direction,
+      alias: alias.alias,
+      entity,
+    };
     if (type === 'left' && this.rng.chance(0.25)) {
       const on = this.rng.chance(0.3) ? this.subqueryPredicate(alias, 1) : this.simplePredicate(alias);
       if (on) join = { ...join, on };
@@ -147,30 +174,49 @@ class QueryDrawer {
       const attribute = r.pick(multi);
       const value = this.sampleValue(a.entity, attribute);
       if (value === undefined) return undefined;
-      return { kind: 'contains', alias: a.alias, attribute: attribute.name, value, ...(r.chance(0.3) ? { negated: true } : {}) };
+      return {
+        kind: 'contains',
+        alias: a.alias,
+        attribute: attribute.name,
+        value,
+        ...(r.chance(0.3) ? { negated: true } : {}),
+      };
     }
     if (roll < 0.26) {
       const subs = this.index.subtree(a.entity).slice(1);
-      if (subs.length > 0) return { kind: 'isA', alias: a.alias, entity: r.pick(subs).name, ...(r.chance(0.3) ? { negated: true } : {}) };
+      if (subs.length > 0)
+        return { kind: 'isA', alias: a.alias, entity: r.pick(subs).name, ...(r.chance(0.3) ? { negated: true } : {}) };
     }
     const attributes = this.singleAttributes(a.entity);
     if (attributes.length === 0) return undefined;
     const attribute = r.pick(attributes);
     const expr: Expr = { kind: 'attribute', alias: a.alias, attribute: attribute.name };
-    if (attribute.optional && r.chance(0.25)) return { kind: 'isNull', expr, ...(r.chance(0.5) ? { negated: true } : {}) };
+    if (attribute.optional && r.chance(0.25))
+      return { kind: 'isNull', expr, ...(r.chance(0.5) ? { negated: true } : {}) };
     const value = this.sampleValue(a.entity, attribute);
     if (value === undefined) return { kind: 'isNull', expr };
     return this.valuePredicate(expr, attribute.type, value, () => this.sampleValue(a.entity, attribute));
   }
 
-  private valuePredicate(expr: Expr, type: AttributeType, value: ScalarLiteral, another: () => ScalarLiteral | undefined): Predicate {
+  private valuePredicate(
+    expr: Expr,
+    type: AttributeType,
+    value: ScalarLiteral,
+    another: () => ScalarLiteral | undefined,
+  ): Predicate {
     const r = this.rng;
     const ordered = type.kind !== 'boolean';
     const roll = r.next();
     if (type.kind === 'text' && typeof value === 'string' && roll < 0.25) {
       const cut = value.slice(0, Math.max(1, Math.floor(value.length / 2)));
       const pattern = r.chance(0.5) ? `${cut}%` : `%${cut.slice(-2)}%`;
-      return { kind: 'like', expr, pattern, ...(r.chance(0.5) ? { caseInsensitive: true } : {}), ...(r.chance(0.2) ? { negated: true } : {}) };
+      return {
+        kind: 'like',
+        expr,
+        pattern,
+        ...(r.chance(0.5) ? { caseInsensitive: true } : {}),
+        ...(r.chance(0.2) ? { negated: true } : {}),
+      };
     }
     if (roll < 0.45) {
       const values = [value, another(), another()].filter((v): v is ScalarLiteral => v !== undefined);
@@ -189,7 +235,9 @@ class QueryDrawer {
   private subqueryPredicate(a: EntityAlias, depth: number): Predicate | undefined {
     const r = this.rng;
     const inner = { alias: this.alias('s'), entity: '' };
-    const rels = this.index.domain.relationships.filter((x) => this.index.isAncestorOrSelf(x.from, a.entity) || this.index.isAncestorOrSelf(x.to, a.entity));
+    const rels = this.index.domain.relationships.filter(
+      (x) => this.index.isAncestorOrSelf(x.from, a.entity) || this.index.isAncestorOrSelf(x.to, a.entity),
+    );
     if (rels.length === 0) return undefined;
     const rel = r.pick(rels);
     const forward = this.index.isAncestorOrSelf(rel.from, a.entity);
@@ -197,21 +245,66 @@ class QueryDrawer {
     const partner = forward ? rel.to : rel.from;
     const back = this.alias('b');
     const partnerAlias = { alias: inner.alias, entity: partner };
-    const link: Join = { kind: 'relationship', type: 'inner', relationship: rel.name, from: inner.alias, direction: forward ? 'reverse' : 'forward', alias: back, entity: forward ? rel.from : rel.to };
-    const correlate: Predicate = { kind: 'compare', op: '=', left: { kind: 'attribute', alias: back, attribute: 'id' }, right: { kind: 'attribute', alias: a.alias, attribute: 'id' } };
+    const link: Join = {
+      kind: 'relationship',
+      type: 'inner',
+      relationship: rel.name,
+      from: inner.alias,
+      direction: forward ? 'reverse' : 'forward',
+      alias: back,
+      entity: forward ? rel.from : rel.to,
+    };
+    const correlate: Predicate = {
+      kind: 'compare',
+      op: '=',
+      left: { kind: 'attribute', alias: back, attribute: 'id' },
+      right: { kind: 'attribute', alias: a.alias, attribute: 'id' },
+    };
     const condition = depth < 1 && r.chance(0.6) ? this.simplePredicate(partnerAlias) : undefined;
     const where: Predicate = condition ? { kind: 'and', args: [correlate, condition] } : correlate;
     const roll = r.next();
     if (roll < 0.45) {
-      return { kind: 'exists', query: { kind: 'select', from: partnerAlias, joins: [link], where, select: [{ name: 'one', expr: { kind: 'literal', value: 1 } }] }, ...(r.chance(0.4) ? { negated: true } : {}) };
+      return {
+        kind: 'exists',
+        query: {
+          kind: 'select',
+          from: partnerAlias,
+          joins: [link],
+          where,
+          select: [{ name: 'one', expr: { kind: 'literal', value: 1 } }],
+        },
+        ...(r.chance(0.4) ? { negated: true } : {}),
+      };
     }
     if (roll < 0.7) {
       // The outer id among the ids linked to partners meeting the condition.
-      const q: SelectQuery = { kind: 'select', from: partnerAlias, joins: [link], ...(condition ? { where: condition } : {}), select: [{ name: 'linked_id', expr: { kind: 'attribute', alias: back, attribute: 'id' } }] };
-      return { kind: 'inQuery', expr: { kind: 'attribute', alias: a.alias, attribute: 'id' }, query: q, ...(r.chance(0.3) ? { negated: true } : {}) };
+      const q: SelectQuery = {
+        kind: 'select',
+        from: partnerAlias,
+        joins: [link],
+        ...(condition ? { where: condition } : {}),
+        select: [{ name: 'linked_id', expr: { kind: 'attribute', alias: back, attribute: 'id' } }],
+      };
+      return {
+        kind: 'inQuery',
+        expr: { kind: 'attribute', alias: a.alias, attribute: 'id' },
+        query: q,
+        ...(r.chance(0.3) ? { negated: true } : {}),
+      };
     }
-    const counted: SelectQuery = { kind: 'select', from: partnerAlias, joins: [link], where, select: [{ name: 'n', expr: { kind: 'aggregate', fn: 'count' } }] };
-    return { kind: 'compare', op: r.pick(['>', '>=', '=', '<'] as const), left: { kind: 'scalarSubquery', query: counted }, right: { kind: 'literal', value: r.int(0, 3) } };
+    const counted: SelectQuery = {
+      kind: 'select',
+      from: partnerAlias,
+      joins: [link],
+      where,
+      select: [{ name: 'n', expr: { kind: 'aggregate', fn: 'count' } }],
+    };
+    return {
+      kind: 'compare',
+      op: r.pick(['>', '>=', '=', '<'] as const),
+      left: { kind: 'scalarSubquery', query: counted },
+      right: { kind: 'literal', value: r.int(0, 3) },
+    };
   }
 
   selectQuery(depth: number): SelectQuery {
@@ -229,8 +322,15 @@ class QueryDrawer {
         if (multi.length > 0) {
           const attribute = r.pick(multi);
           const alias = this.alias('e');
-          const owner = this.index.allAttributes(from.entity).find((x) => x.attribute.name === attribute.name)?.owner.name as string;
-          joins.push({ kind: 'elements', type: r.chance(0.5) ? 'left' : 'inner', of: from.alias, attribute: attribute.name, alias });
+          const owner = this.index.allAttributes(from.entity).find((x) => x.attribute.name === attribute.name)?.owner
+            .name as string;
+          joins.push({
+            kind: 'elements',
+            type: r.chance(0.5) ? 'left' : 'inner',
+            of: from.alias,
+            attribute: attribute.name,
+            alias,
+          });
           elementAliases.push({ alias, owner, attribute });
           continue;
         }
@@ -254,7 +354,10 @@ class QueryDrawer {
       else if (roll < 0.28 && elementAliases.length > 0) {
         const e = r.pick(elementAliases);
         const value = this.sampleValue(e.owner, e.attribute);
-        if (value !== undefined) p = this.valuePredicate({ kind: 'element', alias: e.alias }, e.attribute.type, value, () => this.sampleValue(e.owner, e.attribute));
+        if (value !== undefined)
+          p = this.valuePredicate({ kind: 'element', alias: e.alias }, e.attribute.type, value, () =>
+            this.sampleValue(e.owner, e.attribute),
+          );
       } else if (roll < 0.36) {
         const x = this.simplePredicate(a);
         const y = this.simplePredicate(r.pick(entityAliases));
@@ -262,13 +365,25 @@ class QueryDrawer {
       } else p = this.simplePredicate(a);
       if (p) conjuncts.push(p);
     }
-    const where: Predicate | undefined = conjuncts.length === 0 ? undefined : conjuncts.length === 1 ? conjuncts[0] : { kind: 'and', args: conjuncts };
+    const where: Predicate | undefined =
+      conjuncts.length === 0 ? undefined : conjuncts.length === 1 ? conjuncts[0] : { kind: 'and', args: conjuncts };
 
     const grouped = r.chance(0.45);
-    const query = grouped ? this.aggregated(entityAliases, elementAliases, depth) : this.projected(entityAliases, elementAliases);
+    const query = grouped
+      ? this.aggregated(entityAliases, elementAliases, depth)
+      : this.projected(entityAliases, elementAliases);
     // Top-N per group now and then: the rows ranked within a partition, the first few kept.
-    const qualify = !grouped && depth === 0 && r.chance(0.12) ? { qualify: randomQualify(this.windowContext(entityAliases, elementAliases)) } : {};
-    const drawn: SelectQuery = { ...query, from: base, ...(joins.length > 0 ? { joins } : {}), ...(where ? { where } : {}), ...qualify };
+    const qualify =
+      !grouped && depth === 0 && r.chance(0.12)
+        ? { qualify: randomQualify(this.windowContext(entityAliases, elementAliases)) }
+        : {};
+    const drawn: SelectQuery = {
+      ...query,
+      from: base,
+      ...(joins.length > 0 ? { joins } : {}),
+      ...(where ? { where } : {}),
+      ...qualify,
+    };
     return !grouped && depth === 0 && !drawn.qualify && r.chance(0.1) ? this.againstShared(drawn, base) : drawn;
   }
 
@@ -278,22 +393,45 @@ class QueryDrawer {
    */
   private againstShared(q: SelectQuery, base: EntityAlias): SelectQuery {
     const r = this.rng;
-    const numeric = this.singleAttributes(base.entity).filter((x) => ['integer', 'bigint', 'numeric'].includes(x.type.kind));
+    const numeric = this.singleAttributes(base.entity).filter((x) =>
+      ['integer', 'bigint', 'numeric'].includes(x.type.kind),
+    );
     if (numeric.length === 0) return q;
     const attribute = r.pick(numeric).name;
     const fn = r.pick(['avg', 'min', 'max'] as const);
     const value = (): Expr => {
       const alias = this.alias('v');
       const agg: Expr = { kind: 'aggregate', fn, arg: { kind: 'attribute', alias, attribute } };
-      return { kind: 'scalarSubquery', query: { kind: 'select', from: { entity: base.entity, alias }, select: [{ name: `${fn}_${attribute}`, expr: fn === 'avg' ? { kind: 'round', arg: agg, digits: 2 } : agg }] } };
+      return {
+        kind: 'scalarSubquery',
+        query: {
+          kind: 'select',
+          from: { entity: base.entity, alias },
+          select: [{ name: `${fn}_${attribute}`, expr: fn === 'avg' ? { kind: 'round', arg: agg, digits: 2 } : agg }],
+        },
+      };
     };
     const own: Expr = { kind: 'attribute', alias: base.alias, attribute };
-    const condition: Predicate = { kind: 'compare', op: r.pick(['>', '>=', '<', '<='] as const), left: own, right: value() };
+    const condition: Predicate = {
+      kind: 'compare',
+      op: r.pick(['>', '>=', '<', '<='] as const),
+      left: own,
+      right: value(),
+    };
     const name = q.select.some((c) => c.name === 'difference') ? 'difference_2' : 'difference';
-    const where: Predicate = q.where ? { kind: 'and', args: [...(q.where.kind === 'and' ? q.where.args : [q.where]), condition] } : condition;
+    const where: Predicate = q.where
+      ? { kind: 'and', args: [...(q.where.kind === 'and' ? q.where.args : [q.where]), condition] }
+      : condition;
     // The new output joins the ORDER BY, which stays total over the outputs.
-    const orderBy: OrderItem[] | undefined = q.orderBy ? [...q.orderBy, { expr: { kind: 'output', name }, direction: 'asc' }] : undefined;
-    return { ...q, select: [...q.select, { name, expr: { kind: 'arithmetic', op: '-', left: own, right: value() } }], where, ...(orderBy ? { orderBy } : {}) };
+    const orderBy: OrderItem[] | undefined = q.orderBy
+      ? [...q.orderBy, { expr: { kind: 'output', name }, direction: 'asc' }]
+      : undefined;
+    return {
+      ...q,
+      select: [...q.select, { name, expr: { kind: 'arithmetic', op: '-', left: own, right: value() } }],
+      where,
+      ...(orderBy ? { orderBy } : {}),
+    };
   }
 
   private windowContext(entityAliases: EntityAlias[], elementAliases: ElementAlias[]): WindowContext {
@@ -301,7 +439,12 @@ class QueryDrawer {
       const subs = this.index.subtree(a.entity).map((e) => e.name);
       return subs.length > 1 ? [{ kind: 'classOf', alias: a.alias, among: subs.slice(1) }] : [];
     });
-    return { rng: this.rng, entities: entityAliases.map((a) => ({ alias: a.alias, attributes: this.singleAttributes(a.entity) })), elements: elementAliases.map((e) => e.alias), kinds };
+    return {
+      rng: this.rng,
+      entities: entityAliases.map((a) => ({ alias: a.alias, attributes: this.singleAttributes(a.entity) })),
+      elements: elementAliases.map((e) => e.alias),
+      kinds,
+    };
   }
 
   /** Outputs of a plain query: attributes, ids, set sizes and arrays, class names, elements. */
@@ -310,10 +453,21 @@ class QueryDrawer {
     const outputs: { name: string; expr: Expr }[] = [];
     const used = new Set<string>();
     const count = r.int(1, 4);
-    for (let i = 0; i < count; i++) outputs.push({ name: this.outputName(`c${i + 1}`, used), expr: this.outputExpr(r.pick(entityAliases), elementAliases) });
-    if (r.chance(0.15)) outputs.push({ name: this.outputName('w1', used), expr: randomRowWindow(this.windowContext(entityAliases, elementAliases)) });
+    for (let i = 0; i < count; i++)
+      outputs.push({
+        name: this.outputName(`c${i + 1}`, used),
+        expr: this.outputExpr(r.pick(entityAliases), elementAliases),
+      });
+    if (r.chance(0.15))
+      outputs.push({
+        name: this.outputName('w1', used),
+        expr: randomRowWindow(this.windowContext(entityAliases, elementAliases)),
+      });
     const distinct = r.chance(0.3);
-    return this.finish({ kind: 'select', select: outputs, from: { entity: '', alias: '' }, ...(distinct ? { distinct } : {}) }, outputs);
+    return this.finish(
+      { kind: 'select', select: outputs, from: { entity: '', alias: '' }, ...(distinct ? { distinct } : {}) },
+      outputs,
+    );
   }
 
   private outputExpr(a: EntityAlias, elementAliases: ElementAlias[]): Expr {
@@ -325,14 +479,30 @@ class QueryDrawer {
     const roll = r.next();
     if (roll < 0.1 && elementAliases.length > 0) return { kind: 'element', alias: r.pick(elementAliases).alias };
     const multi = this.multiAttributes(a.entity);
-    if (roll < 0.2 && multi.length > 0) return { kind: r.chance(0.5) ? 'setSize' : 'setArray', alias: a.alias, attribute: r.pick(multi).name };
+    if (roll < 0.2 && multi.length > 0)
+      return { kind: r.chance(0.5) ? 'setSize' : 'setArray', alias: a.alias, attribute: r.pick(multi).name };
     const subs = this.index.subtree(a.entity).map((e) => e.name);
-    if (roll < 0.3 && subs.length > 1) return { kind: 'classOf', alias: a.alias, among: r.sample(subs, r.int(1, subs.length)) };
+    if (roll < 0.3 && subs.length > 1)
+      return { kind: 'classOf', alias: a.alias, among: r.sample(subs, r.int(1, subs.length)) };
     if (roll < 0.35) {
-      const numeric = this.singleAttributes(a.entity).filter((x) => ['integer', 'bigint', 'numeric'].includes(x.type.kind));
+      const numeric = this.singleAttributes(a.entity).filter((x) =>
+        ['integer', 'bigint', 'numeric'].includes(x.type.kind),
+      );
       const texts = this.singleAttributes(a.entity).filter((x) => x.type.kind === 'text');
-      if (numeric.length > 0 && r.chance(0.6)) return { kind: 'arithmetic', op: r.pick(['+', '-', '*'] as const), left: { kind: 'attribute', alias: a.alias, attribute: r.pick(numeric).name }, right: { kind: 'literal', value: r.int(1, 5) } };
-      if (texts.length > 0) return { kind: 'arithmetic', op: '||', left: { kind: 'attribute', alias: a.alias, attribute: r.pick(texts).name }, right: { kind: 'literal', value: ' /' } };
+      if (numeric.length > 0 && r.chance(0.6))
+        return {
+          kind: 'arithmetic',
+          op: r.pick(['+', '-', '*'] as const),
+          left: { kind: 'attribute', alias: a.alias, attribute: r.pick(numeric).name },
+          right: { kind: 'literal', value: r.int(1, 5) },
+        };
+      if (texts.length > 0)
+        return {
+          kind: 'arithmetic',
+          op: '||',
+          left: { kind: 'attribute', alias: a.alias, attribute: r.pick(texts).name },
+          right: { kind: 'literal', value: ' /' },
+        };
     }
     if (roll < 0.45) return { kind: 'attribute', alias: a.alias, attribute: 'id' };
     const link = this.links.get(a.alias);
@@ -355,7 +525,10 @@ class QueryDrawer {
       const a = r.pick(entityAliases);
       const key = this.outputExpr(a, elementAliases);
       // A set, or a plain attribute now and then, is grouped through its alias's id.
-      const throughId = key.kind === 'setSize' || key.kind === 'setArray' || (key.kind === 'attribute' && key.attribute !== 'id' && r.chance(0.3));
+      const throughId =
+        key.kind === 'setSize' ||
+        key.kind === 'setArray' ||
+        (key.kind === 'attribute' && key.attribute !== 'id' && r.chance(0.3));
       if (throughId) {
         const idKey: Expr = { kind: 'attribute', alias: (key as { alias: string }).alias, attribute: 'id' };
         if (!keys.some((k) => sameNode(k, idKey))) keys.push(idKey);
@@ -367,11 +540,34 @@ class QueryDrawer {
       outputs.push({ name: this.outputName(`k${outputs.length + 1}`, used), expr: key });
     }
     const aggregates = r.int(1, 3);
-    for (let i = 0; i < aggregates; i++) outputs.push({ name: this.outputName(`a${i + 1}`, used), expr: this.aggregateExpr(entityAliases, elementAliases) });
-    if (r.chance(0.15)) outputs.push({ name: this.outputName('w1', used), expr: randomGroupWindow(r, keys, (outputs[outputs.length - 1] as { expr: Expr }).expr) });
+    for (let i = 0; i < aggregates; i++)
+      outputs.push({
+        name: this.outputName(`a${i + 1}`, used),
+        expr: this.aggregateExpr(entityAliases, elementAliases),
+      });
+    if (r.chance(0.15))
+      outputs.push({
+        name: this.outputName('w1', used),
+        expr: randomGroupWindow(r, keys, (outputs[outputs.length - 1] as { expr: Expr }).expr),
+      });
     let having: Predicate | undefined;
-    if (r.chance(0.3)) having = { kind: 'compare', op: r.pick(['>', '>=', '<'] as const), left: this.aggregateExpr(entityAliases, elementAliases, true), right: { kind: 'literal', value: r.int(0, 3) } };
-    return this.finish({ kind: 'select', select: outputs, from: { entity: '', alias: '' }, groupBy: keys, ...(having ? { having } : {}) }, outputs);
+    if (r.chance(0.3))
+      having = {
+        kind: 'compare',
+        op: r.pick(['>', '>=', '<'] as const),
+        left: this.aggregateExpr(entityAliases, elementAliases, true),
+        right: { kind: 'literal', value: r.int(0, 3) },
+      };
+    return this.finish(
+      {
+        kind: 'select',
+        select: outputs,
+        from: { entity: '', alias: '' },
+        groupBy: keys,
+        ...(having ? { having } : {}),
+      },
+      outputs,
+    );
   }
 
   private aggregateExpr(entityAliases: EntityAlias[], elementAliases: ElementAlias[], countOnly = false): Expr {
@@ -384,11 +580,24 @@ class QueryDrawer {
     if (countOnly || r.chance(0.45)) {
       const roll = r.next();
       if (roll < 0.3) return { kind: 'aggregate', fn: 'count' };
-      if (roll < 0.65) return { kind: 'aggregate', fn: 'count', arg: { kind: 'attribute', alias: a.alias, attribute: 'id' } };
-      return { kind: 'aggregate', fn: 'count', arg: { kind: 'attribute', alias: a.alias, attribute: 'id' }, distinct: true };
+      if (roll < 0.65)
+        return { kind: 'aggregate', fn: 'count', arg: { kind: 'attribute', alias: a.alias, attribute: 'id' } };
+      return {
+        kind: 'aggregate',
+        fn: 'count',
+        arg: { kind: 'attribute', alias: a.alias, attribute: 'id' },
+        distinct: true,
+      };
     }
-    if (elementAliases.length > 0 && r.chance(0.15)) return { kind: 'aggregate', fn: r.pick(['min', 'max', 'count'] as const), arg: { kind: 'element', alias: r.pick(elementAliases).alias } };
-    const numeric = this.singleAttributes(a.entity).filter((x) => ['integer', 'bigint', 'numeric'].includes(x.type.kind));
+    if (elementAliases.length > 0 && r.chance(0.15))
+      return {
+        kind: 'aggregate',
+        fn: r.pick(['min', 'max', 'count'] as const),
+        arg: { kind: 'element', alias: r.pick(elementAliases).alias },
+      };
+    const numeric = this.singleAttributes(a.entity).filter((x) =>
+      ['integer', 'bigint', 'numeric'].includes(x.type.kind),
+    );
     if (numeric.length > 0) {
       const fn = r.pick(['sum', 'avg', 'min', 'max'] as const);
       const arg: Expr = { kind: 'attribute', alias: a.alias, attribute: r.pick(numeric).name };
@@ -396,7 +605,12 @@ class QueryDrawer {
       return fn === 'avg' && r.chance(0.6) ? { kind: 'round', arg: agg, digits: r.int(0, 3) } : agg;
     }
     const any = this.singleAttributes(a.entity).filter((x) => x.type.kind !== 'boolean');
-    if (any.length > 0) return { kind: 'aggregate', fn: r.pick(['min', 'max'] as const), arg: { kind: 'attribute', alias: a.alias, attribute: r.pick(any).name } };
+    if (any.length > 0)
+      return {
+        kind: 'aggregate',
+        fn: r.pick(['min', 'max'] as const),
+        arg: { kind: 'attribute', alias: a.alias, attribute: r.pick(any).name },
+      };
     return { kind: 'aggregate', fn: 'count' };
   }
 
@@ -405,9 +619,11 @@ class QueryDrawer {
     const r = this.rng;
     if (!r.chance(0.4)) return q;
     // By output name, or by the output's expression (the same order either way).
-    const orderBy: OrderItem[] = r
-      .shuffle(outputs)
-      .map((o) => ({ expr: r.chance(0.3) ? o.expr : { kind: 'output', name: o.name }, direction: r.chance(0.5) ? 'asc' : 'desc', ...(r.chance(0.15) ? { nulls: r.chance(0.5) ? 'first' : 'last' } : {}) }));
+    const orderBy: OrderItem[] = r.shuffle(outputs).map((o) => ({
+      expr: r.chance(0.3) ? o.expr : { kind: 'output', name: o.name },
+      direction: r.chance(0.5) ? 'asc' : 'desc',
+      ...(r.chance(0.15) ? { nulls: r.chance(0.5) ? 'first' : 'last' } : {}),
+    }));
     return { ...q, orderBy, ...(r.chance(0.7) ? { limit: r.int(1, 20) } : {}) };
   }
 
@@ -419,17 +635,32 @@ class QueryDrawer {
       const entity = r.pick(this.index.subtree(root)).name;
       const a = { alias: this.alias('u'), entity };
       const where = this.simplePredicate(a);
-      const own = r.chance(0.25) ? { orderBy: [{ expr: { kind: 'output', name: 'id' }, direction: 'desc' }] as OrderItem[], limit: r.int(1, 10) } : {};
-      return { kind: 'select', from: a, ...(where ? { where } : {}), select: [{ name: 'id', expr: { kind: 'attribute', alias: a.alias, attribute: 'id' } }], ...own };
+      const own = r.chance(0.25)
+        ? { orderBy: [{ expr: { kind: 'output', name: 'id' }, direction: 'desc' }] as OrderItem[], limit: r.int(1, 10) }
+        : {};
+      return {
+        kind: 'select',
+        from: a,
+        ...(where ? { where } : {}),
+        select: [{ name: 'id', expr: { kind: 'attribute', alias: a.alias, attribute: 'id' } }],
+        ...own,
+      };
     };
     const op = r.pick(['union', 'union all', 'intersect', 'except'] as const);
     const ordered = r.chance(0.4);
-    return { kind: 'set', op, left: side(), right: side(), ...(ordered ? { orderBy: [{ name: 'id', direction: r.chance(0.5) ? 'asc' : 'desc' }], limit: r.int(1, 20) } : {}) };
+    return {
+      kind: 'set',
+      op,
+      left: side(),
+      right: side(),
+      ...(ordered ? { orderBy: [{ name: 'id', direction: r.chance(0.5) ? 'asc' : 'desc' }], limit: r.int(1, 20) } : {}),
+    };
   }
 }
 
 function compare(a: ScalarLiteral, b: ScalarLiteral): number {
   if (typeof a === 'number' && typeof b === 'number') return a - b;
-  if (typeof a === 'string' && typeof b === 'string' && /^-?\d+(\.\d+)?$/.test(a) && /^-?\d+(\.\d+)?$/.test(b)) return Number(a) - Number(b);
+  if (typeof a === 'string' && typeof b === 'string' && /^-?\d+(\.\d+)?$/.test(a) && /^-?\d+(\.\d+)?$/.test(b))
+    return Number(a) - Number(b);
   return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
 }

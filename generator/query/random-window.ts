@@ -27,7 +27,10 @@ const NUMERIC = ['integer', 'bigint', 'numeric'];
 
 /** The keys that single out a row of a plain query: every alias's id or element. */
 function rowKeys(ctx: WindowContext): Expr[] {
-  return [...ctx.entities.map((e): Expr => ({ kind: 'attribute', alias: e.alias, attribute: 'id' })), ...ctx.elements.map((alias): Expr => ({ kind: 'element', alias }))];
+  return [
+    ...ctx.entities.map((e): Expr => ({ kind: 'attribute', alias: e.alias, attribute: 'id' })),
+    ...ctx.elements.map((alias): Expr => ({ kind: 'element', alias })),
+  ];
 }
 
 /** Some value of a row: an attribute (numeric when asked and there is one) or an id. */
@@ -42,10 +45,18 @@ function rowValue(ctx: WindowContext, numeric = false): Expr | undefined {
 const same = (a: Expr, b: Expr): boolean => sameNode(a, b);
 
 /** Order items: the value keys, then (when the function needs it) every tie-break key not yet a key. */
-function withTieBreak(fn: WindowFunction, values: WindowOrderItem[], partition: readonly Expr[], ties: readonly Expr[]): WindowOrderItem[] {
+function withTieBreak(
+  fn: WindowFunction,
+  values: WindowOrderItem[],
+  partition: readonly Expr[],
+  ties: readonly Expr[],
+): WindowOrderItem[] {
   if (!ORDER_SENSITIVE.has(fn)) return values;
   const keys = [...partition, ...values.map((o) => o.expr)];
-  return [...values, ...ties.filter((t) => !keys.some((k) => same(k, t))).map((expr): WindowOrderItem => ({ expr, direction: 'asc' }))];
+  return [
+    ...values,
+    ...ties.filter((t) => !keys.some((k) => same(k, t))).map((expr): WindowOrderItem => ({ expr, direction: 'asc' })),
+  ];
 }
 
 /** A window function over the rows of a plain query. */
@@ -55,21 +66,32 @@ export function randomRowWindow(ctx: WindowContext, fns: readonly WindowFunction
   const partition: Expr[] = [];
   if (r.chance(0.6)) {
     const roll = r.next();
-    const key = roll < 0.2 && ctx.kinds.length > 0 ? r.pick(ctx.kinds) : roll < 0.5 ? ({ kind: 'attribute', alias: r.pick(ctx.entities).alias, attribute: 'id' } as Expr) : rowValue(ctx);
+    const key =
+      roll < 0.2 && ctx.kinds.length > 0
+        ? r.pick(ctx.kinds)
+        : roll < 0.5
+          ? ({ kind: 'attribute', alias: r.pick(ctx.entities).alias, attribute: 'id' } as Expr)
+          : rowValue(ctx);
     if (key) partition.push(key);
   }
   const ordered = RANKING.has(fn) || fn === 'lag' || fn === 'lead' || r.chance(0.5);
   const values: WindowOrderItem[] = [];
   if (ordered) {
     const value = rowValue(ctx, r.chance(0.6)) ?? rowValue(ctx);
-    if (value && !partition.some((p) => same(p, value))) values.push({ expr: value, direction: r.chance(0.5) ? 'desc' : 'asc' });
-    if (values.length === 0) values.push({ expr: { kind: 'attribute', alias: r.pick(ctx.entities).alias, attribute: 'id' }, direction: 'asc' });
+    if (value && !partition.some((p) => same(p, value)))
+      values.push({ expr: value, direction: r.chance(0.5) ? 'desc' : 'asc' });
+    if (values.length === 0)
+      values.push({
+        expr: { kind: 'attribute', alias: r.pick(ctx.entities).alias, attribute: 'id' },
+        direction: 'asc',
+      });
   }
   const orderBy = ordered ? withTieBreak(fn, values, partition, rowKeys(ctx)) : [];
   let arg: Expr | undefined;
   if (fn === 'lag' || fn === 'lead') arg = rowValue(ctx);
   else if (fn === 'sum' || fn === 'avg') arg = rowValue(ctx, true) ?? undefined;
-  else if (fn === 'count' && r.chance(0.6)) arg = { kind: 'attribute', alias: r.pick(ctx.entities).alias, attribute: 'id' };
+  else if (fn === 'count' && r.chance(0.6))
+    arg = { kind: 'attribute', alias: r.pick(ctx.entities).alias, attribute: 'id' };
   // sum/avg over an entity without numbers: count instead.
   const fnUsed: WindowFunction = (fn === 'sum' || fn === 'avg') && arg === undefined ? 'count' : fn;
   return {
@@ -99,7 +121,14 @@ export function randomGroupWindow(rng: Rng, keys: readonly Expr[], aggregate: Ex
   const orderBy = ordered ? withTieBreak(fn, values, partition, keys) : [];
   // sum and avg need numbers: a count of the group's rows (the aggregate may be a max of text).
   const counted: Expr = { kind: 'aggregate', fn: 'count' };
-  const arg = fn === 'lag' || fn === 'lead' ? aggregate : fn === 'sum' || fn === 'avg' ? counted : fn === 'count' && rng.chance(0.3) ? aggregate : undefined;
+  const arg =
+    fn === 'lag' || fn === 'lead'
+      ? aggregate
+      : fn === 'sum' || fn === 'avg'
+        ? counted
+        : fn === 'count' && rng.chance(0.3)
+          ? aggregate
+          : undefined;
   return {
     kind: 'window',
     fn,

@@ -187,7 +187,9 @@ export function keyUpToAliases(node: IrNode, { canonical = false } = {}): string
   const declared = declaredAliases(ordered);
   if (declared.length === 0) return JSON.stringify(ordered);
   const renamed = new Map(declared.map((a, i) => [a, `#${i}`]));
-  return JSON.stringify(ordered, (key, value: unknown) => (typeof value === 'string' && ALIAS_FIELDS.has(key) ? (renamed.get(value) ?? value) : value));
+  return JSON.stringify(ordered, (key, value: unknown) =>
+    typeof value === 'string' && ALIAS_FIELDS.has(key) ? (renamed.get(value) ?? value) : value,
+  );
 }
 
 /**

@@ -7,7 +7,16 @@ import type { Expr, SelectQuery, WindowExpr, WindowFunction } from './conceptual
  * window whose value depends on how ties are ordered must not have ties.
  */
 
-export const WINDOW_FUNCTIONS: readonly WindowFunction[] = ['row_number', 'rank', 'dense_rank', 'lag', 'lead', 'sum', 'avg', 'count'];
+export const WINDOW_FUNCTIONS: readonly WindowFunction[] = [
+  'row_number',
+  'rank',
+  'dense_rank',
+  'lag',
+  'lead',
+  'sum',
+  'avg',
+  'count',
+];
 
 /** Functions whose value changes when two rows tied in the window order swap places. */
 export const ORDER_SENSITIVE: ReadonlySet<WindowFunction> = new Set(['row_number', 'lag', 'lead']);
@@ -16,7 +25,11 @@ export const ORDER_SENSITIVE: ReadonlySet<WindowFunction> = new Set(['row_number
 export const RANKING: ReadonlySet<WindowFunction> = new Set(['row_number', 'rank', 'dense_rank']);
 
 /** What a window function takes: whether `arg` is required, allowed, or refused; whether it needs an ORDER BY. */
-export function windowShape(fn: WindowFunction): { readonly arg: 'required' | 'optional' | 'none'; readonly needsOrder: boolean; readonly offset: boolean } {
+export function windowShape(fn: WindowFunction): {
+  readonly arg: 'required' | 'optional' | 'none';
+  readonly needsOrder: boolean;
+  readonly offset: boolean;
+} {
   if (RANKING.has(fn)) return { arg: 'none', needsOrder: true, offset: false };
   if (fn === 'lag' || fn === 'lead') return { arg: 'required', needsOrder: true, offset: true };
   return { arg: fn === 'count' ? 'optional' : 'required', needsOrder: false, offset: false };
@@ -76,17 +89,31 @@ export function windowsOf(q: SelectQuery, path: string): { readonly window: Wind
  * Returns the first missing key as a message, or undefined when the order is total or does
  * not matter (`rank`, `dense_rank` and the running aggregates give ties one value).
  */
-export function windowOrderGap(q: SelectQuery, w: WindowExpr, canonical: (value: unknown) => string, grouped: boolean): string | undefined {
+export function windowOrderGap(
+  q: SelectQuery,
+  w: WindowExpr,
+  canonical: (value: unknown) => string,
+  grouped: boolean,
+): string | undefined {
   if (!ORDER_SENSITIVE.has(w.fn)) return undefined;
   const keys = new Set([...(w.partitionBy ?? []), ...(w.orderBy ?? []).map((o) => o.expr)].map(canonical));
   if (grouped) {
     const missing = (q.groupBy ?? []).find((g) => !keys.has(canonical(g)));
-    return missing === undefined ? undefined : `${w.fn} must order every group apart: add the grouping key ${describeKey(missing)} to its orderBy (a tie-break)`;
+    return missing === undefined
+      ? undefined
+      : `${w.fn} must order every group apart: add the grouping key ${describeKey(missing)} to its orderBy (a tie-break)`;
   }
   const rowKeys: Expr[] = [{ kind: 'attribute', alias: q.from.alias, attribute: 'id' }];
-  for (const j of q.joins ?? []) rowKeys.push(j.kind === 'elements' ? { kind: 'element', alias: j.alias } : { kind: 'attribute', alias: j.alias, attribute: 'id' });
+  for (const j of q.joins ?? [])
+    rowKeys.push(
+      j.kind === 'elements'
+        ? { kind: 'element', alias: j.alias }
+        : { kind: 'attribute', alias: j.alias, attribute: 'id' },
+    );
   const missing = rowKeys.find((k) => !keys.has(canonical(k)));
-  return missing === undefined ? undefined : `${w.fn} must order every row apart: add ${describeKey(missing)} to its orderBy (a tie-break)`;
+  return missing === undefined
+    ? undefined
+    : `${w.fn} must order every row apart: add ${describeKey(missing)} to its orderBy (a tie-break)`;
 }
 
 function describeKey(e: Expr): string {

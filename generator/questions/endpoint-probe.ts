@@ -18,7 +18,12 @@ export async function probeEndpoint(baseURL: string, where: string, timeoutMs = 
     await reply.body?.cancel();
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code;
-    const reason = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : (cause ?? (error instanceof Error ? error.message : String(error)));
-    throw new LlmError(`${where}: the endpoint ${baseURL} does not answer (${reason}); nothing was sent`, { cause: error });
+    const reason =
+      error instanceof Error && error.name === 'TimeoutError'
+        ? `no answer within ${timeoutMs / 1000} s`
+        : (cause ?? (error instanceof Error ? error.message : String(error)));
+    throw new LlmError(`${where}: the endpoint ${baseURL} does not answer (${reason}); nothing was sent`, {
+      cause: error,
+    });
   }
 }

@@ -96,12 +96,17 @@ function estimateTokens(text: string): number {
  */
 function readUsage(usage: unknown): { ok: true; prompt?: number; completion?: number } | { ok: false; reason: string } {
   if (usage === undefined || usage === null) return { ok: true };
-  if (typeof usage !== 'object' || Array.isArray(usage)) return { ok: false, reason: 'the reply\'s usage is not an object' };
+  if (typeof usage !== 'object' || Array.isArray(usage))
+    return { ok: false, reason: "the reply's usage is not an object" };
   const record = usage as Record<string, unknown>;
   const counts: number[] = [];
   for (const key of ['prompt_tokens', 'completion_tokens'] as const) {
     const n = record[key];
-    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) return { ok: false, reason: `the reply's usage.${key} is not a count of tokens (${JSON.stringify(n)?.slice(0, 30) ?? typeof n})` };
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0)
+      return {
+        ok: false,
+        reason: `the reply's usage.${key} is not a count of tokens (${JSON.stringify(n)?.slice(0, 30) ?? typeof n})`,
+      };
     counts.push(n);
   }
   return { ok: true, prompt: counts[0] as number, completion: counts[1] as number };
@@ -135,7 +140,11 @@ function cappedFetch(cap: number): typeof fetch {
         chunks.push(value);
       }
     }
-    return new Response(size === 0 ? null : Buffer.concat(chunks), { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(size === 0 ? null : Buffer.concat(chunks), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   };
 }
 
@@ -148,7 +157,10 @@ export interface LlmUsage {
   /** Calls answered from the cache, without a request. */
   cache_hits: number;
   /** Failed attempts by kind (`too-large`: a body over the size cap; `malformed`: not JSON, or `usage` not counts). */
-  failures: Record<'rate-limited' | 'server-error' | 'timeout' | 'connection' | 'too-large' | 'malformed' | 'wrong-shape', number>;
+  failures: Record<
+    'rate-limited' | 'server-error' | 'timeout' | 'connection' | 'too-large' | 'malformed' | 'wrong-shape',
+    number
+  >;
 }
 
 interface CachedReply {
@@ -180,7 +192,13 @@ function oneLineOf(text: string): string {
 export function createLlmClient(options: LlmClientOptions): LlmClient {
   checkBaseUrl(options.baseURL, 'the LLM endpoint');
   const maxReplyBytes = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
-  const client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 60_000, fetch: cappedFetch(maxReplyBytes) });
+  const client = new OpenAI({
+    baseURL: options.baseURL,
+    apiKey: options.apiKey,
+    maxRetries: 0,
+    timeout: options.timeoutMs ?? 60_000,
+    fetch: cappedFetch(maxReplyBytes),
+  });
   const maxAttempts = options.maxAttempts ?? 8;
   const baseDelay = options.baseDelayMs ?? 500;
   const temperature = options.temperature ?? 0;
@@ -189,7 +207,15 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
     completion_tokens: 0,
     requests: 0,
     cache_hits: 0,
-    failures: { 'rate-limited': 0, 'server-error': 0, timeout: 0, connection: 0, 'too-large': 0, malformed: 0, 'wrong-shape': 0 },
+    failures: {
+      'rate-limited': 0,
+      'server-error': 0,
+      timeout: 0,
+      connection: 0,
+      'too-large': 0,
+      malformed: 0,
+      'wrong-shape': 0,
+    },
   };
   /** Tokens reserved by requests under way. */
   let reserved = 0;
@@ -216,7 +242,11 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
     renameSync(temp, cachePath(key));
   }
 
-  function parse<T>(content: string, check: ReplyCheck<T>, json: boolean): { ok: true; value: T } | { ok: false; kind: 'malformed' | 'wrong-shape'; reason: string } {
+  function parse<T>(
+    content: string,
+    check: ReplyCheck<T>,
+    json: boolean,
+  ): { ok: true; value: T } | { ok: false; kind: 'malformed' | 'wrong-shape'; reason: string } {
     if (!json) {
       const checked = check(content);
       return checked.ok ? checked : { ok: false, kind: 'wrong-shape', reason: checked.reason };
@@ -249,7 +279,8 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
     const promptEstimate = estimateTokens(messages.map((m) => m.content).join('\n'));
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       let retryAfterMs: number | undefined;
-      if (options.budget !== undefined && usage.prompt_tokens + usage.completion_tokens + reserved >= options.budget) throw new LlmBudgetSpent(options.budget);
+      if (options.budget !== undefined && usage.prompt_tokens + usage.completion_tokens + reserved >= options.budget)
+        throw new LlmBudgetSpent(options.budget);
       const reservation = promptEstimate + COMPLETION_ESTIMATE;
       reserved += reservation;
       usage.requests++;
@@ -265,10 +296,15 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         // Tokens of every delivered reply are spent, a rejected one's too; without counts to
         // trust, the estimate stands for them.
         const prompt = (counted.ok ? counted.prompt : undefined) ?? promptEstimate;
-        const completion = (counted.ok ? counted.completion : undefined) ?? estimateTokens(typeof content === 'string' ? content : '');
+        const completion =
+          (counted.ok ? counted.completion : undefined) ?? estimateTokens(typeof content === 'string' ? content : '');
         usage.prompt_tokens += prompt;
         usage.completion_tokens += completion;
-        const parsed = !counted.ok ? ({ ok: false, kind: 'malformed', reason: counted.reason } as const) : typeof content !== 'string' ? ({ ok: false, kind: 'malformed', reason: 'the reply\'s content is not text' } as const) : parse(content, check, json);
+        const parsed = !counted.ok
+          ? ({ ok: false, kind: 'malformed', reason: counted.reason } as const)
+          : typeof content !== 'string'
+            ? ({ ok: false, kind: 'malformed', reason: "the reply's content is not text" } as const)
+            : parse(content, check, json);
         if (parsed.ok) {
           writeCache(key, { content: content as string, prompt_tokens: prompt, completion_tokens: completion });
           return parsed.value;
@@ -286,7 +322,10 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         } else if (error instanceof OpenAI.APIConnectionError) {
           usage.failures.connection++;
           last = `connection: ${error.message}${cause instanceof Error ? ` (${cause.message})` : ''}`;
-        } else if (error instanceof TypeError && /terminated|other side closed|socket/iu.test(`${error.message} ${String(cause)}`)) {
+        } else if (
+          error instanceof TypeError &&
+          /terminated|other side closed|socket/iu.test(`${error.message} ${String(cause)}`)
+        ) {
           // A body cut off after the headers, read outside the client's fetch.
           usage.failures.connection++;
           last = `connection: ${error.message}`;
@@ -303,7 +342,10 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
           usage.failures.malformed++;
           last = 'the response body is not JSON';
         } else if (error instanceof OpenAI.APIError) {
-          throw new LlmError(`${options.baseURL}: the endpoint refused the request (${error.status ?? 'no status'}): ${oneLineOf(error.message)}`, { cause: error });
+          throw new LlmError(
+            `${options.baseURL}: the endpoint refused the request (${error.status ?? 'no status'}): ${oneLineOf(error.message)}`,
+            { cause: error },
+          );
         } else {
           throw error;
         }

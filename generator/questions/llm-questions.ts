@@ -57,7 +57,11 @@ const REOPEN_ATTEMPTS = 3;
 export interface LlmWriterRun {
   readonly client: LlmClient;
   /** A group's records (a person's question first, then the accepted ones) and its rejection lines. */
-  recordsOf(group: GroupRecord, styles: readonly QuestionStyle[], paraphrases: number): Promise<{ records: QuestionRecord[]; rejections: string[] }>;
+  recordsOf(
+    group: GroupRecord,
+    styles: readonly QuestionStyle[],
+    paraphrases: number,
+  ): Promise<{ records: QuestionRecord[]; rejections: string[] }>;
   /** Closes the connections it reopened (never `settings.db`). */
   close(): Promise<void>;
 }
@@ -97,7 +101,10 @@ export function openLlmWriter(dir: string, settings: LlmSettings, index: ErIndex
           outcome = await runUntrusted(db, pgSchema, sql, { timeoutMs: 10_000 });
         } catch (error) {
           if (!settings.reopen || attempt >= REOPEN_ATTEMPTS) {
-            throw new LoadError(`questions: the database ${db.label} failed under a back-translation${settings.reopen ? ` and again after ${REOPEN_ATTEMPTS} reopenings` : ''}: ${oneLine(error)}`, { cause: error });
+            throw new LoadError(
+              `questions: the database ${db.label} failed under a back-translation${settings.reopen ? ` and again after ${REOPEN_ATTEMPTS} reopenings` : ''}: ${oneLine(error)}`,
+              { cause: error },
+            );
           }
           await db.close().catch(() => undefined);
           await new Promise((done) => setTimeout(done, 200 * 2 ** attempt));
@@ -113,9 +120,16 @@ export function openLlmWriter(dir: string, settings: LlmSettings, index: ErIndex
         return normalizeResult({ columns: outcome.columns, rows: outcome.rows }, ordered).hash;
       }
     });
-  const recordsOf = async (group: GroupRecord, styles: readonly QuestionStyle[], paraphrases: number): Promise<{ records: QuestionRecord[]; rejections: string[] }> => {
+  const recordsOf = async (
+    group: GroupRecord,
+    styles: readonly QuestionStyle[],
+    paraphrases: number,
+  ): Promise<{ records: QuestionRecord[]; rejections: string[] }> => {
     const variant = manifest.variants.find((v) => v.name === group.reference_variant);
-    if (!variant) throw new ConfigError(`questions: group ${group.group_id}: its reference variant ${group.reference_variant} is not built in ${dir}`);
+    if (!variant)
+      throw new ConfigError(
+        `questions: group ${group.group_id}: its reference variant ${group.reference_variant} is not built in ${dir}`,
+      );
     const ctx: LlmWriterContext = {
       client,
       model: settings.model,
@@ -131,7 +145,9 @@ export function openLlmWriter(dir: string, settings: LlmSettings, index: ErIndex
       for (let p = 0; p < paraphrases; p++) {
         const q = await writeLlmQuestion(ctx, group, style, p);
         if (q.rejection) {
-          rejections.push(`${JSON.stringify({ group_id: group.group_id, dataset: group.dataset, style, paraphrase: p, question: q.question, reason: q.rejection, sql: q.check.sql })}\n`);
+          rejections.push(
+            `${JSON.stringify({ group_id: group.group_id, dataset: group.dataset, style, paraphrase: p, question: q.question, reason: q.rejection, sql: q.check.sql })}\n`,
+          );
           continue;
         }
         records.push({

@@ -45,18 +45,30 @@ function fill(template: string, slots: Record<string, string>): ChatMessage[] {
 /** A reply that must be an object with these non-empty string fields (and `evidence`, which may be empty). */
 function fields<K extends string>(required: readonly K[], optional: readonly K[] = []): ReplyCheck<Record<K, string>> {
   return (value) => {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, reason: 'the reply is not a JSON object' };
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      return { ok: false, reason: 'the reply is not a JSON object' };
     const record = value as Record<string, unknown>;
-    for (const k of required) if (typeof record[k] !== 'string' || (record[k] as string).trim() === '') return { ok: false, reason: `"${k}" is missing or not a non-empty string` };
-    for (const k of optional) if (record[k] !== undefined && typeof record[k] !== 'string') return { ok: false, reason: `"${k}" is not a string` };
+    for (const k of required)
+      if (typeof record[k] !== 'string' || (record[k] as string).trim() === '')
+        return { ok: false, reason: `"${k}" is missing or not a non-empty string` };
+    for (const k of optional)
+      if (record[k] !== undefined && typeof record[k] !== 'string')
+        return { ok: false, reason: `"${k}" is not a string` };
     const out = {} as Record<K, string>;
-    for (const k of [...required, ...optional]) out[k] = typeof record[k] === 'string' ? (record[k] as string).trim() : '';
+    for (const k of [...required, ...optional])
+      out[k] = typeof record[k] === 'string' ? (record[k] as string).trim() : '';
     return { ok: true, value: out };
   };
 }
 
 /** The longest text kept of each field a model writes, in characters. */
-export const MODEL_TEXT_LIMITS = { question: 1_000, evidence: 2_000, scenario: 2_000, meaning: 4_000, intent: 2_000 } as const;
+export const MODEL_TEXT_LIMITS = {
+  question: 1_000,
+  evidence: 2_000,
+  scenario: 2_000,
+  meaning: 4_000,
+  intent: 2_000,
+} as const;
 
 /**
  * Characters no question, evidence or chain of thought may hold: C0 and C1 controls (a line
@@ -78,7 +90,8 @@ export function checkModelText(field: string, text: string, limit: number): stri
   // With the u flag a pair is one code point, so only a surrogate standing alone matches.
   if (/[\ud800-\udfff]/u.test(text)) return `the ${field} has a lone surrogate`;
   const bad = FORBIDDEN.exec(text);
-  if (bad) return `the ${field} has a control character U+${(bad[0].codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')} at character ${bad.index + 1}`;
+  if (bad)
+    return `the ${field} has a control character U+${(bad[0].codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')} at character ${bad.index + 1}`;
   if (text.length > limit) return `the ${field} is longer than ${limit} characters (${text.length})`;
   return null;
 }
@@ -110,11 +123,16 @@ export function describeModel(index: ErIndex): string {
   const lines: string[] = [];
   for (const e of index.domain.entities) {
     const parent = e.parent ? ` (a kind of ${index.entity(e.parent).lexicon.singular})` : '';
-    const attributes = e.attributes.map((a) => `${a.lexicon?.singular ?? a.name}${a.multiValued ? ' (a set)' : ''}${a.optional ? ' (may be missing)' : ''}`);
+    const attributes = e.attributes.map(
+      (a) =>
+        `${a.lexicon?.singular ?? a.name}${a.multiValued ? ' (a set)' : ''}${a.optional ? ' (may be missing)' : ''}`,
+    );
     lines.push(`- ${e.lexicon.singular}${parent}: ${attributes.join(', ') || 'no attributes of its own'}`);
   }
   for (const r of index.domain.relationships) {
-    lines.push(`- a ${index.entity(r.from).lexicon.singular} ${r.lexicon.forward} a ${index.entity(r.to).lexicon.singular} (${r.cardinality})`);
+    lines.push(
+      `- a ${index.entity(r.from).lexicon.singular} ${r.lexicon.forward} a ${index.entity(r.to).lexicon.singular} (${r.cardinality})`,
+    );
   }
   return lines.join('\n');
 }
@@ -144,10 +162,16 @@ export interface LlmQuestion {
 }
 
 /** Writes and checks one question for a group in one style. */
-export async function writeLlmQuestion(ctx: LlmWriterContext, group: GroupRecord, style: QuestionStyle, paraphrase: number): Promise<LlmQuestion> {
+export async function writeLlmQuestion(
+  ctx: LlmWriterContext,
+  group: GroupRecord,
+  style: QuestionStyle,
+  paraphrase: number,
+): Promise<LlmQuestion> {
   const er = describeModel(ctx.index);
   const reference = group.variants[group.reference_variant];
-  if (!reference) throw new Error(`group ${group.group_id} has no SQL for its reference variant ${group.reference_variant}`);
+  if (!reference)
+    throw new Error(`group ${group.group_id} has no SQL for its reference variant ${group.reference_variant}`);
   const styles = JSON.parse(prompt('styles.json')) as Record<string, string>;
   const reading = writeTemplateQuestion(ctx.index, group.query, 'precise', 0, group.group_id).question;
   const refused = (reason: string, question = '', evidence = ''): LlmQuestion => ({
@@ -157,7 +181,10 @@ export async function writeLlmQuestion(ctx: LlmWriterContext, group: GroupRecord
     check: { kind: 'back-translation', variant: group.reference_variant, sql: '', result_hash: '', agrees: false },
     rejection: reason,
   });
-  const { meaning } = await ctx.client.complete(fill(prompt('meaning.md'), { er, query: JSON.stringify(group.query), sql: reference.sql, reading }), fields(['meaning'] as const));
+  const { meaning } = await ctx.client.complete(
+    fill(prompt('meaning.md'), { er, query: JSON.stringify(group.query), sql: reference.sql, reading }),
+    fields(['meaning'] as const),
+  );
   const badMeaning = checkModelText('meaning', meaning, MODEL_TEXT_LIMITS.meaning);
   if (badMeaning) return refused(badMeaning);
   const { intent } = await ctx.client.complete(fill(prompt('intent.md'), { meaning }), fields(['intent'] as const));
@@ -165,7 +192,12 @@ export async function writeLlmQuestion(ctx: LlmWriterContext, group: GroupRecord
   if (badIntent) return refused(badIntent);
   // The paraphrase index is part of the prompt, so paraphrases are distinct requests (and cache entries).
   const written = await ctx.client.complete(
-    fill(prompt('question.md'), { intent, meaning, style, style_hint: `${styles[style] ?? style} (variant ${paraphrase + 1})` }),
+    fill(prompt('question.md'), {
+      intent,
+      meaning,
+      style,
+      style_hint: `${styles[style] ?? style} (variant ${paraphrase + 1})`,
+    }),
     fields(['scenario', 'question'] as const, ['evidence'] as const),
   );
   for (const field of ['question', 'evidence', 'scenario'] as const) {
@@ -173,9 +205,22 @@ export async function writeLlmQuestion(ctx: LlmWriterContext, group: GroupRecord
     // A refused text is not copied into the rejections file either.
     if (bad) return refused(bad);
   }
-  if (quotesSql(`${written.question}\n${written.evidence}`, group)) return refused("the question quotes the query's SQL (its back-translation would be handed the answer)", written.question, written.evidence);
+  if (quotesSql(`${written.question}\n${written.evidence}`, group))
+    return refused(
+      "the question quotes the query's SQL (its back-translation would be handed the answer)",
+      written.question,
+      written.evidence,
+    );
   // A fresh conversation of one message: the question, its evidence and the schema; nothing the earlier phases saw or said.
-  const { sql } = await ctx.client.complete(fill(prompt('back-translation.md'), { ddl: ctx.ddl, er, question: written.question, evidence: written.evidence ? `Evidence: ${written.evidence}` : '' }), fields(['sql'] as const));
+  const { sql } = await ctx.client.complete(
+    fill(prompt('back-translation.md'), {
+      ddl: ctx.ddl,
+      er,
+      question: written.question,
+      evidence: written.evidence ? `Evidence: ${written.evidence}` : '',
+    }),
+    fields(['sql'] as const),
+  );
   let hash = '';
   let rejection = '';
   try {
@@ -190,7 +235,13 @@ export async function writeLlmQuestion(ctx: LlmWriterContext, group: GroupRecord
     question: written.question,
     evidence: written.evidence,
     cot: { meaning, intent, scenario: written.scenario },
-    check: { kind: 'back-translation', variant: group.reference_variant, sql, result_hash: hash, agrees: rejection === '' },
+    check: {
+      kind: 'back-translation',
+      variant: group.reference_variant,
+      sql,
+      result_hash: hash,
+      agrees: rejection === '',
+    },
     rejection,
   };
 }

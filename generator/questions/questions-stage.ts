@@ -24,7 +24,15 @@ import { parseDomainJson } from '../er-model/domain-json.ts';
 import { appendLine, readGroups, readJsonLines, readRecords } from '../records/groups-file.ts';
 import { checkSeal, readSeals, refuseNonFile, sealFile, updateSeals } from '../common/file-seal.ts';
 import type { GroupRecord } from '../records/group-record.ts';
-import { DEFAULT_QUESTION_PLAN, questionId, questionShape, serializeQuestion, TEMPLATE_STYLES, type QuestionRecord, type QuestionStyle } from '../records/question-record.ts';
+import {
+  DEFAULT_QUESTION_PLAN,
+  questionId,
+  questionShape,
+  serializeQuestion,
+  TEMPLATE_STYLES,
+  type QuestionRecord,
+  type QuestionStyle,
+} from '../records/question-record.ts';
 import { paraphraseCount, writeTemplateQuestions } from './template-writer.ts';
 import { suiteQuestion } from './suite-questions.ts';
 import type { ProgressTick } from '../common/progress-tick.ts';
@@ -77,21 +85,30 @@ function replaceRejections(dir: string, groupIds: ReadonlySet<string>, lines: re
 /** Checks the styles and paraphrase count a caller asked for; one-line errors. */
 export function checkQuestionSettings(styles: readonly string[], paraphrases: number): QuestionStyle[] {
   for (const s of styles) {
-    if (!(TEMPLATE_STYLES as readonly string[]).includes(s)) throw new ConfigError(`questions: --styles: unknown style "${s}" (known: ${TEMPLATE_STYLES.join(', ')})`);
+    if (!(TEMPLATE_STYLES as readonly string[]).includes(s))
+      throw new ConfigError(`questions: --styles: unknown style "${s}" (known: ${TEMPLATE_STYLES.join(', ')})`);
   }
   if (new Set(styles).size !== styles.length) throw new ConfigError(`questions: --styles names a style twice`);
-  if (!Number.isInteger(paraphrases) || paraphrases < 1 || paraphrases > 20) throw new ConfigError(`questions: --paraphrases must be a whole number from 1 to 20, got ${paraphrases}`);
+  if (!Number.isInteger(paraphrases) || paraphrases < 1 || paraphrases > 20)
+    throw new ConfigError(`questions: --paraphrases must be a whole number from 1 to 20, got ${paraphrases}`);
   return styles as QuestionStyle[];
 }
 
 /** The records of one group, in file order; `paraphrases` is one count for every style, or a count per style. */
-export function questionsOfGroup(index: ErIndex, group: GroupRecord, styles: readonly QuestionStyle[], paraphrases: number | Readonly<Partial<Record<QuestionStyle, number>>>): QuestionRecord[] {
+export function questionsOfGroup(
+  index: ErIndex,
+  group: GroupRecord,
+  styles: readonly QuestionStyle[],
+  paraphrases: number | Readonly<Partial<Record<QuestionStyle, number>>>,
+): QuestionRecord[] {
   const records: QuestionRecord[] = [];
   const person = suiteQuestion(group);
   if (person) records.push(person);
   // A style has as many distinct paraphrases as templates; asking more gives those.
   const count = (style: QuestionStyle) => (typeof paraphrases === 'number' ? paraphrases : (paraphrases[style] ?? 1));
-  const wanted = styles.flatMap((style) => Array.from({ length: Math.min(count(style), paraphraseCount(style)) }, (_, p) => ({ style, paraphrase: p })));
+  const wanted = styles.flatMap((style) =>
+    Array.from({ length: Math.min(count(style), paraphraseCount(style)) }, (_, p) => ({ style, paraphrase: p })),
+  );
   const written = writeTemplateQuestions(index, group.query, wanted, group.group_id);
   for (const [i, { style, paraphrase: p }] of wanted.entries()) {
     {
@@ -115,7 +132,8 @@ export function questionsOfGroup(index: ErIndex, group: GroupRecord, styles: rea
 /** Reads `DIR/er.json`, the model every group of the directory is over. */
 function readModel(dir: string): ErIndex {
   const erPath = join(dir, 'er.json');
-  if (!existsSync(erPath)) throw new ConfigError(`questions: --dir: ${dir} has no er.json (run equisql generate first)`);
+  if (!existsSync(erPath))
+    throw new ConfigError(`questions: --dir: ${dir} has no er.json (run equisql generate first)`);
   return indexDomain(parseDomainJson(readFileSync(erPath, 'utf8'), erPath));
 }
 
@@ -126,15 +144,22 @@ function readModel(dir: string): ErIndex {
 export async function writeQuestions(options: QuestionsOptions): Promise<QuestionsReport> {
   // Without styles or a count, the default plan (natural ×3, precise ×1: see DEFAULT_QUESTION_PLAN).
   const planned = options.styles === undefined && options.paraphrases === undefined && options.writer !== 'llm';
-  const styles = checkQuestionSettings(options.styles ?? (planned ? (Object.keys(DEFAULT_QUESTION_PLAN) as QuestionStyle[]) : TEMPLATE_STYLES), options.paraphrases ?? 3);
+  const styles = checkQuestionSettings(
+    options.styles ?? (planned ? (Object.keys(DEFAULT_QUESTION_PLAN) as QuestionStyle[]) : TEMPLATE_STYLES),
+    options.paraphrases ?? 3,
+  );
   const paraphrases = options.paraphrases ?? 3;
   const perStyle = planned ? DEFAULT_QUESTION_PLAN : paraphrases;
   const groupsDir = join(options.dir, 'groups');
-  if (!existsSync(groupsDir)) throw new ConfigError(`questions: --dir: ${options.dir} has no groups/ (run equisql generate first)`);
-  const files = readdirSync(groupsDir).filter((f) => f.endsWith('.jsonl')).sort();
+  if (!existsSync(groupsDir))
+    throw new ConfigError(`questions: --dir: ${options.dir} has no groups/ (run equisql generate first)`);
+  const files = readdirSync(groupsDir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort();
   if (files.length === 0) throw new ConfigError(`questions: --dir: ${groupsDir} has no .jsonl file`);
   const index = readModel(options.dir);
-  if (options.writer === 'llm' && !options.llm) throw new ConfigError('questions: --writer llm needs an endpoint (OPENAI_BASE_URL) and a model (--llm-model)');
+  if (options.writer === 'llm' && !options.llm)
+    throw new ConfigError('questions: --writer llm needs an endpoint (OPENAI_BASE_URL) and a model (--llm-model)');
   const llm = options.writer === 'llm' && options.llm ? openLlmWriter(options.dir, options.llm, index) : undefined;
   let failed = false;
   try {
@@ -178,7 +203,9 @@ async function writeFiles(
   const seals = readSeals(options.dir);
   for (const file of files) {
     const dataset = file.slice(0, -'.jsonl'.length);
-    checkSeal(options.dir, `groups/${file}`, seals, 'exact', 'questions', 'rerun equisql generate --resume for it', { changed: 'restore it, or generate the groups again into a new --out' });
+    checkSeal(options.dir, `groups/${file}`, seals, 'exact', 'questions', 'rerun equisql generate --resume for it', {
+      changed: 'restore it, or generate the groups again into a new --out',
+    });
     const groups = readGroups(join(groupsDir, file));
     const out = questionsPath(options.dir, dataset);
     const rel = `questions/${dataset}.jsonl`;
@@ -207,27 +234,37 @@ async function writeFiles(
         let records: QuestionRecord[];
         let rejections: string[];
         try {
-          ({ records, rejections } = await (pending ? (pending[g] as Promise<{ records: QuestionRecord[]; rejections: string[] }>) : recordsOf(group)));
+          ({ records, rejections } = await (pending
+            ? (pending[g] as Promise<{ records: QuestionRecord[]; rejections: string[] }>)
+            : recordsOf(group)));
         } catch (error) {
           limit.clearQueue();
           if (error instanceof LlmBudgetSpent) {
             // Groups before this one are written whole; a rerun with --resume continues here.
-            options.progress?.(`questions: ${dataset}: the token budget (${budget}) is spent; stopped before group ${g + 1} of ${groups.length} (rerun with --resume to continue)`);
+            options.progress?.(
+              `questions: ${dataset}: the token budget (${budget}) is spent; stopped before group ${g + 1} of ${groups.length} (rerun with --resume to continue)`,
+            );
             stopped = true;
             break;
           }
           // The endpoint or the database failed the run: no verdict on this query.
           if (error instanceof LlmError || error instanceof LoadError) throw error;
-          throw new ConfigError(`questions: ${join(groupsDir, file)}:${g + 1}: cannot write a question for this query: ${(error as Error).message}`);
+          throw new ConfigError(
+            `questions: ${join(groupsDir, file)}:${g + 1}: cannot write a question for this query: ${(error as Error).message}`,
+          );
         }
         // Lines already on disk must be this run's lines: same group, style and paraphrase.
         let fresh = 0;
         while (fresh < records.length && position < done.length) {
           if (done[position]?.question_id !== records[fresh]?.question_id) {
-            throw new ConfigError(`questions: ${out}:${position + 1}: written with other settings or groups than this run's (start anew without --resume)`);
+            throw new ConfigError(
+              `questions: ${out}:${position + 1}: written with other settings or groups than this run's (start anew without --resume)`,
+            );
           }
           if (doneLines[position] !== serializeQuestion(records[fresh] as QuestionRecord)) {
-            throw new ConfigError(`questions: ${out}:${position + 1}: differs from the line this run writes for its question (changed after it was written?; start anew without --resume)`);
+            throw new ConfigError(
+              `questions: ${out}:${position + 1}: differs from the line this run writes for its question (changed after it was written?; start anew without --resume)`,
+            );
           }
           position++;
           fresh++;
@@ -249,10 +286,15 @@ async function writeFiles(
           // Rate and ETA for the person watching; wall time never reaches the output files.
           const seconds = (Date.now() - started) / 1000;
           const rate = (g + 1) / Math.max(seconds, 1e-3);
-          options.progress?.(`questions: ${dataset}: ${g + 1}/${groups.length} groups, ${rate.toFixed(1)} groups/s, about ${Math.ceil((groups.length - g - 1) / rate)} s left`);
+          options.progress?.(
+            `questions: ${dataset}: ${g + 1}/${groups.length} groups, ${rate.toFixed(1)} groups/s, about ${Math.ceil((groups.length - g - 1) / rate)} s left`,
+          );
         }
       }
-      if (!stopped && position < done.length) throw new ConfigError(`questions: ${out} has more lines than ${join(groupsDir, file)} gives (start anew without --resume)`);
+      if (!stopped && position < done.length)
+        throw new ConfigError(
+          `questions: ${out} has more lines than ${join(groupsDir, file)} gives (start anew without --resume)`,
+        );
       // Closed (whole, or stopped cleanly at the budget): swapped in and sealed.
       if (target !== out) renameSync(target, out);
       updateSeals(options.dir, { [rel]: sealFile(out) });
@@ -263,7 +305,9 @@ async function writeFiles(
       }
       options.tick?.({ stage: 'questions', done: groups.length, total: groups.length, unit: 'groups' });
       const records = position + written;
-      options.progress?.(`questions: ${dataset}: ${records} questions for ${groups.length} groups (${written} written now) in ${out}`);
+      options.progress?.(
+        `questions: ${dataset}: ${records} questions for ${groups.length} groups (${written} written now) in ${out}`,
+      );
       report.push({ dataset, records, written });
     } finally {
       if (target !== out) rmSync(target, { force: true });
@@ -276,7 +320,10 @@ async function writeFiles(
 function writtenLines(path: string): string[] {
   if (!existsSync(path)) return [];
   const text = readFileSync(path, 'utf8');
-  return text.slice(0, text.lastIndexOf('\n') + 1).split(/(?<=\n)/u).filter((l) => l !== '');
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
+    .split(/(?<=\n)/u)
+    .filter((l) => l !== '');
 }
 
 /**
@@ -284,7 +331,11 @@ function writtenLines(path: string): string[] {
  * continuing what an earlier run wrote, and starting the files anew when they were written
  * for other groups (a rerun into a directory whose groups changed).
  */
-export async function writeQuestionsAfterGroups(dir: string, progress?: (line: string) => void, tick?: ProgressTick): Promise<QuestionsReport> {
+export async function writeQuestionsAfterGroups(
+  dir: string,
+  progress?: (line: string) => void,
+  tick?: ProgressTick,
+): Promise<QuestionsReport> {
   try {
     return await writeQuestions({ dir, resume: true, ...(progress ? { progress } : {}), ...(tick ? { tick } : {}) });
   } catch (error) {

@@ -18,5 +18,7 @@ export function quotedValues(text: string): string[] {
  * // ['live stream']
  */
 export function quotedNotInSql(question: string, evidence: string, sqlTexts: readonly string[]): string[] {
-  return [...quotedValues(question), ...quotedValues(evidence)].filter((v) => !sqlTexts.some((sql) => sql.includes(v.replace(/'/gu, "''"))));
+  return [...quotedValues(question), ...quotedValues(evidence)].filter(
+    (v) => !sqlTexts.some((sql) => sql.includes(v.replace(/'/gu, "''"))),
+  );
 }

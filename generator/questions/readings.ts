@@ -79,8 +79,16 @@ function joinReadings(q: SelectQuery): Reading[] {
   return (q.joins ?? []).flatMap((j, i): Reading[] => {
     // "clips derived from live streams" requires a stream in its words; "with their tags" does not.
     if (j.kind === 'relationship' && j.type === 'inner') return [];
-    const joins = (q.joins ?? []).map((x, k): Join => (k === i ? { ...x, type: x.type === 'inner' ? 'left' : 'inner' } : x));
-    return [{ choice: 'outer-join', detail: `${j.kind} join ${j.alias} ${j.type === 'inner' ? 'kept when empty' : 'required'}`, query: { ...q, joins } }];
+    const joins = (q.joins ?? []).map(
+      (x, k): Join => (k === i ? { ...x, type: x.type === 'inner' ? 'left' : 'inner' } : x),
+    );
+    return [
+      {
+        choice: 'outer-join',
+        detail: `${j.kind} join ${j.alias} ${j.type === 'inner' ? 'kept when empty' : 'required'}`,
+        query: { ...q, joins },
+      },
+    ];
   });
 }
 
@@ -94,7 +102,14 @@ function subtypeReadings(index: ErIndex, q: SelectQuery): Reading[] {
     const children = index.children(entity);
     if (children.length === 0 || !index.canBeDirect(entity)) return [];
     const plain: Predicate[] = children.map((c) => ({ kind: 'isA', alias, entity: c.name, negated: true }));
-    return [{ choice: 'subtypes', key: `subtypes:${entity}`, detail: `${alias} only plain ${entity}`, query: { ...q, where: and([...(q.where ? [q.where] : []), ...plain]) } }];
+    return [
+      {
+        choice: 'subtypes',
+        key: `subtypes:${entity}`,
+        detail: `${alias} only plain ${entity}`,
+        query: { ...q, where: and([...(q.where ? [q.where] : []), ...plain]) },
+      },
+    ];
   });
 }
 
@@ -122,7 +137,11 @@ function caseReadings(q: SelectQuery): Reading[] {
   flip(q.where, -1);
   return likes.map((target) => {
     seen = 0;
-    return { choice: 'case' as const, detail: `LIKE ${target + 1} ${caseOf(q.where as Predicate, target)}`, query: { ...q, where: flip(q.where as Predicate, target) } };
+    return {
+      choice: 'case' as const,
+      detail: `LIKE ${target + 1} ${caseOf(q.where as Predicate, target)}`,
+      query: { ...q, where: flip(q.where as Predicate, target) },
+    };
   });
 }
 
@@ -149,16 +168,30 @@ function groupingReadings(q: SelectQuery): Reading[] {
   const shown = q.select.filter((o) => o.expr.kind === 'attribute');
   if (shown.length === 0 || shown.some((o) => o.expr.kind === 'attribute' && o.expr.attribute === 'id')) return [];
   // An order on what the grouping no longer has cannot be read the other way; the output names stay.
-  const orderBy = q.orderBy?.filter((o) => o.expr.kind === 'output' || q.select.some((s) => JSON.stringify(s.expr) === JSON.stringify(o.expr)));
+  const orderBy = q.orderBy?.filter(
+    (o) => o.expr.kind === 'output' || q.select.some((s) => JSON.stringify(s.expr) === JSON.stringify(o.expr)),
+  );
   const { distinct: _distinct, ...rest } = q;
-  return [{ choice: 'grouping', detail: `grouped by ${shown.map((o) => o.name).join(', ')} instead of ${q.from.alias}.id`, query: { ...rest, groupBy: shown.map((o) => o.expr), ...(orderBy && orderBy.length > 0 ? { orderBy } : { orderBy: undefined }) } }];
+  return [
+    {
+      choice: 'grouping',
+      detail: `grouped by ${shown.map((o) => o.name).join(', ')} instead of ${q.from.alias}.id`,
+      query: {
+        ...rest,
+        groupBy: shown.map((o) => o.expr),
+        ...(orderBy && orderBy.length > 0 ? { orderBy } : { orderBy: undefined }),
+      },
+    },
+  ];
 }
 
 /** The tie-break keys of an ordered, limited query, each in the other direction. */
 function tieReadings(q: SelectQuery): Reading[] {
   const order = q.orderBy ?? [];
   if (order.length < 2 || q.limit === undefined) return [];
-  const flipped = order.map((o, i) => (i === 0 ? o : { ...o, direction: o.direction === 'asc' ? ('desc' as const) : ('asc' as const) }));
+  const flipped = order.map((o, i) =>
+    i === 0 ? o : { ...o, direction: o.direction === 'asc' ? ('desc' as const) : ('asc' as const) },
+  );
   return [{ choice: 'ties', detail: 'tie-break keys in the other direction', query: { ...q, orderBy: flipped } }];
 }
 
@@ -174,10 +207,18 @@ function pathReadings(index: ErIndex, q: SelectQuery): Reading[] {
     return index.domain.relationships
       .filter((o) => o.name !== r.name)
       .flatMap((o): Reading[] => {
-        const direction = o.from === near && o.to === far ? 'forward' : o.to === near && o.from === far ? 'reverse' : undefined;
+        const direction =
+          o.from === near && o.to === far ? 'forward' : o.to === near && o.from === far ? 'reverse' : undefined;
         if (!direction) return [];
         const joins = (q.joins ?? []).map((x, k): Join => (k === i ? { ...j, relationship: o.name, direction } : x));
-        return [{ choice: 'path', key: `path:${j.relationship}`, detail: `${j.alias} through ${o.name} instead of ${r.name}`, query: { ...q, joins } }];
+        return [
+          {
+            choice: 'path',
+            key: `path:${j.relationship}`,
+            detail: `${j.alias} through ${o.name} instead of ${r.name}`,
+            query: { ...q, joins },
+          },
+        ];
       });
   });
 }

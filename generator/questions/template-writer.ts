@@ -32,7 +32,9 @@ function loadFragments(): Fragments {
 
 /** The concise style's rewrites, compiled once. */
 function conciseRewrites(): readonly (readonly [RegExp, string])[] {
-  conciseRules ??= loadFragments().conciseRewrites.map(([pattern, replacement]) => [new RegExp(pattern, 'gu'), replacement] as const);
+  conciseRules ??= loadFragments().conciseRewrites.map(
+    ([pattern, replacement]) => [new RegExp(pattern, 'gu'), replacement] as const,
+  );
   return conciseRules;
 }
 
@@ -57,14 +59,26 @@ export interface TemplateQuestion {
 }
 
 type TemplateStyle = 'precise' | 'conversational' | 'imperative' | 'concise' | 'implicit';
-const TEMPLATE_STYLE_NAMES: readonly TemplateStyle[] = ['precise', 'conversational', 'imperative', 'concise', 'implicit'];
+const TEMPLATE_STYLE_NAMES: readonly TemplateStyle[] = [
+  'precise',
+  'conversational',
+  'imperative',
+  'concise',
+  'implicit',
+];
 
 /**
  * Writes a question for a conceptual query in one style; `paraphrase` picks among the
  * style's templates, starting at an offset drawn from `seed` (the group id), so paraphrases
  * of one group differ and the choice is the same on every run.
  */
-export function writeTemplateQuestion(index: ErIndex, query: Query, style: QuestionStyle, paraphrase: number, seed: string): TemplateQuestion {
+export function writeTemplateQuestion(
+  index: ErIndex,
+  query: Query,
+  style: QuestionStyle,
+  paraphrase: number,
+  seed: string,
+): TemplateQuestion {
   return writeTemplateQuestions(index, query, [{ style, paraphrase }], seed)[0] as TemplateQuestion;
 }
 
@@ -72,7 +86,12 @@ export function writeTemplateQuestion(index: ErIndex, query: Query, style: Quest
  * Questions for one query in several (style, paraphrase) pairs, realizing the query's
  * meaning once (the questions stage writes fifteen questions a group this way).
  */
-export function writeTemplateQuestions(index: ErIndex, query: Query, wanted: readonly { style: QuestionStyle; paraphrase: number }[], seed: string): TemplateQuestion[] {
+export function writeTemplateQuestions(
+  index: ErIndex,
+  query: Query,
+  wanted: readonly { style: QuestionStyle; paraphrase: number }[],
+  seed: string,
+): TemplateQuestion[] {
   // The implicit style states conventions in its evidence, so its frame is realized apart.
   const frames = new Map<'inline' | 'evidence', QueryFrame>();
   const frameOf = (mode: 'inline' | 'evidence'): QueryFrame => {
@@ -81,7 +100,11 @@ export function writeTemplateQuestions(index: ErIndex, query: Query, wanted: rea
     return frame;
   };
   const base = index.entity(query.kind === 'set' ? leftmost(query).from.entity : query.from.entity).lexicon;
-  return wanted.map((w) => (w.style === 'natural' ? writeNaturalQuestion(index, query, w.paraphrase, seed) : realize(frameOf(w.style === 'implicit' ? 'evidence' : 'inline'), w.style, w.paraphrase, seed, base)));
+  return wanted.map((w) =>
+    w.style === 'natural'
+      ? writeNaturalQuestion(index, query, w.paraphrase, seed)
+      : realize(frameOf(w.style === 'implicit' ? 'evidence' : 'inline'), w.style, w.paraphrase, seed, base),
+  );
 }
 
 function leftmost(q: Query): Extract<Query, { kind: 'select' }> {
@@ -96,8 +119,14 @@ function leftmost(q: Query): Extract<Query, { kind: 'select' }> {
 function plainRows(text: string, base: { singular: string; plural: string }): string {
   const noun = base.singular.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
   return text
-    .replace(new RegExp(` of the ${noun},? (?:for|taken over|considering) every ${noun}\\b`, 'gu'), ` of every ${base.singular}`)
-    .replace(new RegExp(`\\b(for|taken over|considering) every ${noun}(?=[ ]\\(|,|[.?]| with\\b| where\\b|$)`, 'gu'), `$1 all ${base.plural}`);
+    .replace(
+      new RegExp(` of the ${noun},? (?:for|taken over|considering) every ${noun}\\b`, 'gu'),
+      ` of every ${base.singular}`,
+    )
+    .replace(
+      new RegExp(`\\b(for|taken over|considering) every ${noun}(?=[ ]\\(|,|[.?]| with\\b| where\\b|$)`, 'gu'),
+      `$1 all ${base.plural}`,
+    );
 }
 
 /** The facts a question for `query` must mention, by construct (for tests and checks). */
@@ -117,9 +146,16 @@ function pick<T>(items: readonly T[], seed: string, label: string, k: number): T
   return items[(offset + k) % items.length] as T;
 }
 
-function realize(frame: QueryFrame, style: QuestionStyle, paraphrase: number, seed: string, base: { singular: string; plural: string }): TemplateQuestion {
+function realize(
+  frame: QueryFrame,
+  style: QuestionStyle,
+  paraphrase: number,
+  seed: string,
+  base: { singular: string; plural: string },
+): TemplateQuestion {
   const f = loadFragments();
-  if (!(TEMPLATE_STYLE_NAMES as readonly string[]).includes(style)) throw new Error(`the template writer has no style ${style}`);
+  if (!(TEMPLATE_STYLE_NAMES as readonly string[]).includes(style))
+    throw new Error(`the template writer has no style ${style}`);
   const templates = f[style as TemplateStyle];
   const template = pick(templates, seed, style, paraphrase);
   const notes = frame.notes.length > 0 ? ` ${frame.notes.join(' ')}` : '';
@@ -159,12 +195,19 @@ function realize(frame: QueryFrame, style: QuestionStyle, paraphrase: number, se
     notes: style === 'implicit' ? '' : notes,
     topic: frame.topic,
   };
-  const text = plainRows(template.replace(/\{(\w+)\}/gu, (_, name: string) => {
-    const value = slots[name];
-    if (value === undefined) throw new Error(`template slot {${name}} has no value`);
-    return value;
-  }), base);
-  return { question: tidy(style === 'concise' ? shorten(text) : text), evidence: tidy(evidence), covered: frame.covered };
+  const text = plainRows(
+    template.replace(/\{(\w+)\}/gu, (_, name: string) => {
+      const value = slots[name];
+      if (value === undefined) throw new Error(`template slot {${name}} has no value`);
+      return value;
+    }),
+    base,
+  );
+  return {
+    question: tidy(style === 'concise' ? shorten(text) : text),
+    evidence: tidy(evidence),
+    covered: frame.covered,
+  };
 }
 
 /** ", keeping only the first 50 rows" as a command: "Keep only the first 50 rows." */

@@ -44,7 +44,12 @@ interface Draft {
  * values found where the model has none are kept, so a comparison with the original
  * instance reports them.
  */
-export async function readInstance(db: Database, pgSchema: string, schema: RelationalSchema, index: ErIndex): Promise<ConceptualInstance> {
+export async function readInstance(
+  db: Database,
+  pgSchema: string,
+  schema: RelationalSchema,
+  index: ErIndex,
+): Promise<ConceptualInstance> {
   return (await readVariant(db, pgSchema, schema, index)).instance;
 }
 
@@ -59,7 +64,12 @@ export interface VariantContents {
  * Reads every table of a variant and reconstructs the conceptual instance from them; keeps
  * the rows too, so `tableDifferences` can check nothing else is in the tables.
  */
-export async function readVariant(db: Database, pgSchema: string, schema: RelationalSchema, index: ErIndex): Promise<VariantContents> {
+export async function readVariant(
+  db: Database,
+  pgSchema: string,
+  schema: RelationalSchema,
+  index: ErIndex,
+): Promise<VariantContents> {
   await db.exec(`SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'`);
   return readVariantRows(schema, index, (table) => readTable(db, pgSchema, table));
 }
@@ -69,7 +79,11 @@ export async function readVariant(db: Database, pgSchema: string, schema: Relati
  * ordered by primary key, each cell in PostgreSQL's text output (a set as a JSON array of
  * element texts, or its JSONB text). The SQLite files are read back through it too.
  */
-export async function readVariantRows(schema: RelationalSchema, index: ErIndex, readRows: (table: Table) => Promise<(string | null)[][]>): Promise<VariantContents> {
+export async function readVariantRows(
+  schema: RelationalSchema,
+  index: ErIndex,
+  readRows: (table: Table) => Promise<(string | null)[][]>,
+): Promise<VariantContents> {
   const tableRows = new Map<string, string[]>();
   const drafts = new Map<string, Map<number, Draft>>();
   for (const root of index.roots) drafts.set(root.name, new Map());
@@ -97,7 +111,10 @@ export async function readVariantRows(schema: RelationalSchema, index: ErIndex, 
     const rows = await readRows(table);
     const role = table.role;
     const columns = table.columns;
-    tableRows.set(table.name, rows.map((row) => JSON.stringify(row.map((cell, i) => shredForm(cell, columns[i] as Column)))));
+    tableRows.set(
+      table.name,
+      rows.map((row) => JSON.stringify(row.map((cell, i) => shredForm(cell, columns[i] as Column)))),
+    );
     for (const row of rows) {
       const cell = (i: number): string | null => row[i] ?? null;
       if (role.kind === 'relationship') {
@@ -106,7 +123,7 @@ export async function readVariantRows(schema: RelationalSchema, index: ErIndex, 
         const values: Record<string, Value> = {};
         columns.forEach((c, i) => {
           const r = c.role;
-          if (r.kind === 'end') (r.end === 'from' ? (from = Number(cell(i))) : (to = Number(cell(i))));
+          if (r.kind === 'end') r.end === 'from' ? (from = Number(cell(i))) : (to = Number(cell(i)));
           else if (r.kind === 'relationshipAttribute') values[r.attribute] = cellValue(cell(i), c);
         });
         addLink(role.relationship, hasAttributes(index, role.relationship) ? { from, to, values } : { from, to });
@@ -148,16 +165,24 @@ export async function readVariantRows(schema: RelationalSchema, index: ErIndex, 
           case 'nested':
             if (text !== null) {
               const elements = JSON.parse(text) as unknown[];
-              d.values[r.attribute] = canonicalSet(elements.map((e) => (typeof e === 'boolean' ? e : parseScalar(String(e), c.valueType))));
+              d.values[r.attribute] = canonicalSet(
+                elements.map((e) => (typeof e === 'boolean' ? e : parseScalar(String(e), c.valueType))),
+              );
             }
             break;
           case 'reference':
             if (text !== null) {
               const values: Record<string, Value> = {};
               columns.forEach((other, j) => {
-                if (other.role.kind === 'relationshipAttribute' && other.role.relationship === r.relationship) values[other.role.attribute] = cellValue(cell(j), other);
+                if (other.role.kind === 'relationshipAttribute' && other.role.relationship === r.relationship)
+                  values[other.role.attribute] = cellValue(cell(j), other);
               });
-              addLink(r.relationship, hasAttributes(index, r.relationship) ? { from: d.id, to: Number(text), values } : { from: d.id, to: Number(text) });
+              addLink(
+                r.relationship,
+                hasAttributes(index, r.relationship)
+                  ? { from: d.id, to: Number(text), values }
+                  : { from: d.id, to: Number(text) },
+              );
             }
             break;
           default:
@@ -192,9 +217,16 @@ export async function readVariantRows(schema: RelationalSchema, index: ErIndex, 
   for (const [key, byOwner] of sets) {
     const [entity, attribute] = key.split('.') as [string, string];
     const root = index.root(entity).name;
-    const known = new Set((objects[root] ?? []).filter((o) => o.classes.some((c) => index.isAncestorOrSelf(entity, c))).map((o) => o.id));
+    const known = new Set(
+      (objects[root] ?? []).filter((o) => o.classes.some((c) => index.isAncestorOrSelf(entity, c))).map((o) => o.id),
+    );
     for (const owner of byOwner.keys()) {
-      if (!known.has(owner)) (objects[root] as EntityObject[]).push({ id: owner, classes: [`?${entity}`], values: { [attribute]: canonicalSet(byOwner.get(owner) ?? []) } });
+      if (!known.has(owner))
+        (objects[root] as EntityObject[]).push({
+          id: owner,
+          classes: [`?${entity}`],
+          values: { [attribute]: canonicalSet(byOwner.get(owner) ?? []) },
+        });
     }
   }
   const linkLists: Record<string, Link[]> = {};
@@ -229,7 +261,12 @@ function shredForm(cell: string | null, column: Column): string | null {
  * row of the wrong class, a duplicate set element, a set element of the wrong JSON type.
  * Empty when the tables are exactly the shredding of their own instance.
  */
-export function tableDifferences(index: ErIndex, schema: RelationalSchema, contents: VariantContents, limit = 5): string[] {
+export function tableDifferences(
+  index: ErIndex,
+  schema: RelationalSchema,
+  contents: VariantContents,
+  limit = 5,
+): string[] {
   const out: string[] = [];
   let context: ReturnType<typeof createShredContext>;
   try {
@@ -242,7 +279,9 @@ export function tableDifferences(index: ErIndex, schema: RelationalSchema, conte
     try {
       expected = [...shredTable(context, schema, table)].map((row) => JSON.stringify(row));
     } catch (error) {
-      out.push(`table ${table.name}: the instance read back cannot be shredded again: ${(error as Error).message.split('\n')[0]}`);
+      out.push(
+        `table ${table.name}: the instance read back cannot be shredded again: ${(error as Error).message.split('\n')[0]}`,
+      );
       continue;
     }
     const actual = contents.tables.get(table.name) ?? [];
@@ -255,8 +294,10 @@ export function tableDifferences(index: ErIndex, schema: RelationalSchema, conte
       else extra.push(row);
     }
     const missing = [...remaining].flatMap(([row, n]) => Array<string>(n).fill(row));
-    for (const row of extra.slice(0, limit)) out.push(`table ${table.name}: row not implied by the instance: ${row.slice(0, 200)}`);
-    for (const row of missing.slice(0, limit)) out.push(`table ${table.name}: row the instance implies is missing: ${row.slice(0, 200)}`);
+    for (const row of extra.slice(0, limit))
+      out.push(`table ${table.name}: row not implied by the instance: ${row.slice(0, 200)}`);
+    for (const row of missing.slice(0, limit))
+      out.push(`table ${table.name}: row the instance implies is missing: ${row.slice(0, 200)}`);
   }
   return out;
 }
@@ -283,6 +324,8 @@ function classOfType(typeValues: Readonly<Record<string, string>>, value: string
 async function readTable(db: Database, pgSchema: string, table: Table): Promise<(string | null)[][]> {
   const select = table.columns.map((c, i) => `${readExpression(c)} AS c${i}`).join(', ');
   const order = table.primaryKey.map(quoteIdent).join(', ');
-  const rows = await db.query(`SELECT ${select} FROM ${quoteIdent(pgSchema)}.${quoteIdent(table.name)} ORDER BY ${order}`);
+  const rows = await db.query(
+    `SELECT ${select} FROM ${quoteIdent(pgSchema)}.${quoteIdent(table.name)} ORDER BY ${order}`,
+  );
   return rows.map((row) => table.columns.map((_, i) => (row[`c${i}`] ?? null) as string | null));
 }

@@ -14,12 +14,21 @@ import { readVariantRows, type VariantContents } from './read-instance.ts';
  * @example
  * instanceHash(await readSqliteInstance('out/retail/sqlite/full_cti.sqlite', schema, index)) === manifest.instance_hash
  */
-export async function readSqliteVariant(path: string, schema: RelationalSchema, index: ErIndex): Promise<VariantContents> {
+export async function readSqliteVariant(
+  path: string,
+  schema: RelationalSchema,
+  index: ErIndex,
+): Promise<VariantContents> {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
     return await readVariantRows(schema, index, async (table) => {
       const select = table.columns.map((c) => quoteIdent(c.name)).join(', ');
-      const rows = db.prepare(`SELECT ${select} FROM ${quoteIdent(table.name)} ORDER BY ${table.primaryKey.map(quoteIdent).join(', ')}`).raw().all() as unknown[][];
+      const rows = db
+        .prepare(
+          `SELECT ${select} FROM ${quoteIdent(table.name)} ORDER BY ${table.primaryKey.map(quoteIdent).join(', ')}`,
+        )
+        .raw()
+        .all() as unknown[][];
       return rows.map((row) => table.columns.map((c, i) => postgresText(row[i], c)));
     });
   } finally {
@@ -27,6 +36,10 @@ export async function readSqliteVariant(path: string, schema: RelationalSchema, 
   }
 }
 
-export async function readSqliteInstance(path: string, schema: RelationalSchema, index: ErIndex): Promise<ConceptualInstance> {
+export async function readSqliteInstance(
+  path: string,
+  schema: RelationalSchema,
+  index: ErIndex,
+): Promise<ConceptualInstance> {
   return (await readSqliteVariant(path, schema, index)).instance;
 }

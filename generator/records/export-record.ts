@@ -50,9 +50,30 @@ export interface ExportRecord {
 
 /** The columns in file order; JSONL keys and Parquet columns follow it. */
 export const RECORD_COLUMNS = [
-  'id', 'group_id', 'question_id', 'dataset', 'db_id', 'domain', 'variant', 'schema_id', 'question', 'style', 'paraphrase', 'writer',
-  'sql', 'canonical_sql', 'skeleton', 'structure_hash', 'result_hash', 'row_count', 'ordered', 'difficulty', 'split',
-  'query', 'evidence', 'cot',
+  'id',
+  'group_id',
+  'question_id',
+  'dataset',
+  'db_id',
+  'domain',
+  'variant',
+  'schema_id',
+  'question',
+  'style',
+  'paraphrase',
+  'writer',
+  'sql',
+  'canonical_sql',
+  'skeleton',
+  'structure_hash',
+  'result_hash',
+  'row_count',
+  'ordered',
+  'difficulty',
+  'split',
+  'query',
+  'evidence',
+  'cot',
 ] as const satisfies readonly (keyof ExportRecord)[];
 
 function writerName(q: QuestionRecord): string {
@@ -91,36 +112,40 @@ export function groupRows(
   }
   const query = JSON.stringify(group.query);
   return questions.flatMap((q) =>
-    names.filter((v) => options.perQuestion?.get(q.question_id)?.includes(v) ?? true).map((v): ExportRecord => {
-      const answer = group.variants[v] as { sql: string; row_count: number; result_hash: string };
-      const c = canon.get(v) as { canonical: string | null; hash: string };
-      return {
-        id: sha256(`${q.question_id}\u0000${v}`),
-        group_id: group.group_id,
-        question_id: q.question_id,
-        dataset: group.dataset,
-        db_id: group.dataset,
-        domain: options.domain,
-        variant: v,
-        schema_id: `${group.dataset}/${v}`,
-        question: q.question,
-        style: q.style,
-        paraphrase: q.paraphrase,
-        writer: writerName(q),
-        sql: answer.sql,
-        canonical_sql: c.canonical,
-        skeleton: group.skeleton,
-        structure_hash: c.hash,
-        result_hash: answer.result_hash,
-        row_count: answer.row_count,
-        ordered: group.ordered,
-        difficulty: group.difficulty,
-        split: options.split,
-        query,
-        evidence: q.evidence,
-        cot: q.cot ? JSON.stringify({ meaning: q.cot.meaning, intent: q.cot.intent, scenario: q.cot.scenario }) : null,
-      };
-    }),
+    names
+      .filter((v) => options.perQuestion?.get(q.question_id)?.includes(v) ?? true)
+      .map((v): ExportRecord => {
+        const answer = group.variants[v] as { sql: string; row_count: number; result_hash: string };
+        const c = canon.get(v) as { canonical: string | null; hash: string };
+        return {
+          id: sha256(`${q.question_id}\u0000${v}`),
+          group_id: group.group_id,
+          question_id: q.question_id,
+          dataset: group.dataset,
+          db_id: group.dataset,
+          domain: options.domain,
+          variant: v,
+          schema_id: `${group.dataset}/${v}`,
+          question: q.question,
+          style: q.style,
+          paraphrase: q.paraphrase,
+          writer: writerName(q),
+          sql: answer.sql,
+          canonical_sql: c.canonical,
+          skeleton: group.skeleton,
+          structure_hash: c.hash,
+          result_hash: answer.result_hash,
+          row_count: answer.row_count,
+          ordered: group.ordered,
+          difficulty: group.difficulty,
+          split: options.split,
+          query,
+          evidence: q.evidence,
+          cot: q.cot
+            ? JSON.stringify({ meaning: q.cot.meaning, intent: q.cot.intent, scenario: q.cot.scenario })
+            : null,
+        };
+      }),
   );
 }
 

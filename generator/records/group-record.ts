@@ -62,7 +62,12 @@ export interface GroupRecord {
   /** How many distinct SQL texts the variants have (1: the schema choice made no difference). */
   readonly distinct_sql: number;
   /** The instances every variant agreed on: `main` (answers above) and `edge`. */
-  readonly verified_on: readonly { readonly profile: 'default' | 'edge'; readonly instance_hash: string; readonly result_hash: string; readonly row_count: number }[];
+  readonly verified_on: readonly {
+    readonly profile: 'default' | 'edge';
+    readonly instance_hash: string;
+    readonly result_hash: string;
+    readonly row_count: number;
+  }[];
   /** Only for groups from a user's suite (`--from-suite`): the line's id and question. */
   readonly source?: { readonly suite_id: string; readonly question?: string };
 }
@@ -139,10 +144,20 @@ export type EngineRejectionReason = `engine-disagreement:${string}` | `dialect-r
 
 /** Whether a text is one of the rejection reasons. */
 export function isRejectionReason(reason: unknown): reason is RejectionReason {
-  return typeof reason === 'string' && ((REJECTION_REASONS as readonly string[]).includes(reason) || ENGINE_REASON_PREFIXES.some((p) => reason.startsWith(p) && /^[\w.-]+$/u.test(reason.slice(p.length))));
+  return (
+    typeof reason === 'string' &&
+    ((REJECTION_REASONS as readonly string[]).includes(reason) ||
+      ENGINE_REASON_PREFIXES.some((p) => reason.startsWith(p) && /^[\w.-]+$/u.test(reason.slice(p.length))))
+  );
 }
 
-export type RejectionReason = (typeof REJECTION_REASONS)[number] | `not-meaningful:${MeaningRule}` | `no-meaningful-slot:${MeaningRule}` | `unreadable-sql:${ReadabilityCheck}` | `ambiguous:${ReadingChoice}` | EngineRejectionReason;
+export type RejectionReason =
+  | (typeof REJECTION_REASONS)[number]
+  | `not-meaningful:${MeaningRule}`
+  | `no-meaningful-slot:${MeaningRule}`
+  | `unreadable-sql:${ReadabilityCheck}`
+  | `ambiguous:${ReadingChoice}`
+  | EngineRejectionReason;
 
 /** The detail of a `difficulty-quota` rejection (a run and the merge of its shards write the same). */
 export function quotaDetail(difficulty: Difficulty, quota: number | undefined, groups: number): string {
@@ -211,7 +226,8 @@ export function checkShape<T>(value: unknown, where: string, what: string, check
   return value as T;
 }
 
-const field = (ok: boolean, name: string, want: string): string | undefined => (ok ? undefined : `"${name}" must be ${want}`);
+const field = (ok: boolean, name: string, want: string): string | undefined =>
+  ok ? undefined : `"${name}" must be ${want}`;
 
 /** The shape of a `groups/<dataset>.jsonl` line. */
 export const GROUP_SHAPE: ShapeCheck = (g) =>
@@ -220,9 +236,27 @@ export const GROUP_SHAPE: ShapeCheck = (g) =>
   field(isCount(g['candidate']), 'candidate', 'a whole number') ??
   field(isObject(g['query']), 'query', 'an object') ??
   field(typeof g['ordered'] === 'boolean', 'ordered', 'true or false') ??
-  field(isObject(g['variants']) && Object.keys(g['variants']).length > 0 && Object.values(g['variants']).every((v) => isObject(v) && typeof v['sql'] === 'string' && isCount(v['row_count']) && typeof v['result_hash'] === 'string'), 'variants', 'an object of {sql, row_count, result_hash} by variant') ??
+  field(
+    isObject(g['variants']) &&
+      Object.keys(g['variants']).length > 0 &&
+      Object.values(g['variants']).every(
+        (v) =>
+          isObject(v) &&
+          typeof v['sql'] === 'string' &&
+          isCount(v['row_count']) &&
+          typeof v['result_hash'] === 'string',
+      ),
+    'variants',
+    'an object of {sql, row_count, result_hash} by variant',
+  ) ??
   field(typeof g['skeleton'] === 'string', 'skeleton', 'a string') ??
-  field(typeof g['reference_variant'] === 'string' && isObject(g['variants']) && Object.hasOwn(g['variants'], g['reference_variant'] as string), 'reference_variant', 'one of its variants') ??
+  field(
+    typeof g['reference_variant'] === 'string' &&
+      isObject(g['variants']) &&
+      Object.hasOwn(g['variants'], g['reference_variant'] as string),
+    'reference_variant',
+    'one of its variants',
+  ) ??
   field(typeof g['structure_hash'] === 'string', 'structure_hash', 'a string') ??
   field((DIFFICULTIES as readonly unknown[]).includes(g['difficulty']), 'difficulty', DIFFICULTIES.join(', ')) ??
   field(isCount(g['distinct_sql']), 'distinct_sql', 'a whole number') ??

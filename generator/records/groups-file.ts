@@ -7,7 +7,15 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, truncateSync } fro
 import { dirname, join } from 'node:path';
 import { ConfigError, FileSystemError } from '../common/errors.ts';
 import { describeFileSystemError, isFileSystemError } from '../common/input-file.ts';
-import { checkShape, GROUP_SHAPE, REJECTION_REASONS, REJECTION_SHAPE, type GroupRecord, type Rejection, type RejectionReason } from './group-record.ts';
+import {
+  checkShape,
+  GROUP_SHAPE,
+  REJECTION_REASONS,
+  REJECTION_SHAPE,
+  type GroupRecord,
+  type Rejection,
+  type RejectionReason,
+} from './group-record.ts';
 
 export function groupsPath(out: string, dataset: string): string {
   return join(out, 'groups', `${dataset}.jsonl`);
@@ -32,7 +40,11 @@ export function appendLine(path: string, line: string): void {
     mkdirSync(dirname(path), { recursive: true });
     appendFileSync(path, line);
   } catch (error) {
-    if (isFileSystemError(error)) throw new FileSystemError(`cannot append to ${describeFileSystemError(error, path)}; free the space and continue with --resume`, { cause: error });
+    if (isFileSystemError(error))
+      throw new FileSystemError(
+        `cannot append to ${describeFileSystemError(error, path)}; free the space and continue with --resume`,
+        { cause: error },
+      );
     throw error;
   }
 }
@@ -59,7 +71,9 @@ export function readJsonLines<T>(path: string, repair: boolean): T[] {
       }
       // Every stage file holds one record (an object) a line; `42` or `[]` is not one.
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-        throw new ConfigError(`${path}:${i + 1}: not a JSON object (a record a line), got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`}`);
+        throw new ConfigError(
+          `${path}:${i + 1}: not a JSON object (a record a line), got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`}`,
+        );
       }
       return value as T;
     });
@@ -69,14 +83,25 @@ export function readJsonLines<T>(path: string, repair: boolean): T[] {
  * Reads a stage file's records, each checked against its type's shape (`checkShape`) and,
  * with `key`, unique by that field: a line repeated is refused, naming both lines.
  */
-export function readRecords<T>(path: string, repair: boolean, what: string, shape: Parameters<typeof checkShape>[3], key?: keyof T & string): T[] {
-  const records = readJsonLines<unknown>(path, repair).map((value, i) => checkShape<T>(value, `${path}:${i + 1}`, what, shape));
+export function readRecords<T>(
+  path: string,
+  repair: boolean,
+  what: string,
+  shape: Parameters<typeof checkShape>[3],
+  key?: keyof T & string,
+): T[] {
+  const records = readJsonLines<unknown>(path, repair).map((value, i) =>
+    checkShape<T>(value, `${path}:${i + 1}`, what, shape),
+  );
   if (key) {
     const first = new Map<unknown, number>();
     for (const [i, r] of records.entries()) {
       const id = r[key];
       const earlier = first.get(id);
-      if (earlier !== undefined) throw new ConfigError(`${path}:${i + 1}: ${key} ${String(id).slice(0, 16)} repeats line ${earlier + 1} (a line written twice?)`);
+      if (earlier !== undefined)
+        throw new ConfigError(
+          `${path}:${i + 1}: ${key} ${String(id).slice(0, 16)} repeats line ${earlier + 1} (a line written twice?)`,
+        );
       first.set(id, i);
     }
   }
@@ -109,20 +134,35 @@ export function readGroupsState(out: string, dataset: string, repair: boolean): 
  * (a line deleted) or a candidate in both files (a line copied) means the files were changed
  * after the run wrote them; a resume over them would continue into another dataset. Returns n.
  */
-export function checkCandidates(groupsFile: string, groups: readonly GroupRecord[], rejections: readonly Rejection[]): number {
+export function checkCandidates(
+  groupsFile: string,
+  groups: readonly GroupRecord[],
+  rejections: readonly Rejection[],
+): number {
   const rejectionsFile = join(dirname(dirname(groupsFile)), 'rejections.jsonl');
   const where = new Map<number, string>();
   const note = (candidate: number, file: string, line: number, previous: number): void => {
-    if (candidate <= previous) throw new ConfigError(`${file}:${line}: candidate ${candidate} after candidate ${previous} (the run writes them in order; a line moved or copied?)`);
+    if (candidate <= previous)
+      throw new ConfigError(
+        `${file}:${line}: candidate ${candidate} after candidate ${previous} (the run writes them in order; a line moved or copied?)`,
+      );
     const other = where.get(candidate);
-    if (other !== undefined) throw new ConfigError(`${file}:${line}: candidate ${candidate} is also ${other} (a line copied?)`);
+    if (other !== undefined)
+      throw new ConfigError(`${file}:${line}: candidate ${candidate} is also ${other} (a line copied?)`);
     where.set(candidate, `${file}:${line}`);
   };
-  groups.forEach((g, i) => note(g.candidate, groupsFile, i + 1, i === 0 ? -1 : (groups[i - 1] as GroupRecord).candidate));
-  rejections.forEach((r, i) => note(r.candidate, rejectionsFile, i + 1, i === 0 ? -1 : (rejections[i - 1] as Rejection).candidate));
+  groups.forEach((g, i) =>
+    note(g.candidate, groupsFile, i + 1, i === 0 ? -1 : (groups[i - 1] as GroupRecord).candidate),
+  );
+  rejections.forEach((r, i) =>
+    note(r.candidate, rejectionsFile, i + 1, i === 0 ? -1 : (rejections[i - 1] as Rejection).candidate),
+  );
   const n = where.size;
   for (let c = 0; c < n; c++) {
-    if (!where.has(c)) throw new ConfigError(`${groupsFile}: candidate ${c} is in neither it nor ${rejectionsFile}, though later ones are (a line deleted?); choose another --out or start the run anew`);
+    if (!where.has(c))
+      throw new ConfigError(
+        `${groupsFile}: candidate ${c} is in neither it nor ${rejectionsFile}, though later ones are (a line deleted?); choose another --out or start the run anew`,
+      );
   }
   return n;
 }

@@ -11,9 +11,23 @@
 import { sha256 } from '../common/hash.ts';
 
 /** How a question is phrased. The LLM writer may add styles of its own (`llm:<name>`). */
-export type QuestionStyle = 'natural' | 'precise' | 'conversational' | 'imperative' | 'concise' | 'implicit' | `llm:${string}`;
+export type QuestionStyle =
+  | 'natural'
+  | 'precise'
+  | 'conversational'
+  | 'imperative'
+  | 'concise'
+  | 'implicit'
+  | `llm:${string}`;
 /** Every template style; `natural` (a user's question with BIRD-style evidence) first. */
-export const TEMPLATE_STYLES: readonly QuestionStyle[] = ['natural', 'precise', 'conversational', 'imperative', 'concise', 'implicit'];
+export const TEMPLATE_STYLES: readonly QuestionStyle[] = [
+  'natural',
+  'precise',
+  'conversational',
+  'imperative',
+  'concise',
+  'implicit',
+];
 
 /**
  * What `generate` writes for each group when no style is asked for: three natural
@@ -31,15 +45,27 @@ export const DEFAULT_QUESTION_PLAN: Readonly<Partial<Record<QuestionStyle, numbe
  * questions of each style a group has (as `DEFAULT_QUESTION_PLAN` gives them, or as counted
  * in an export), and only what the data holds is described.
  */
-export function stylesCardSection(plan: Readonly<Partial<Record<QuestionStyle, number>>> = DEFAULT_QUESTION_PLAN): string {
+export function stylesCardSection(
+  plan: Readonly<Partial<Record<QuestionStyle, number>>> = DEFAULT_QUESTION_PLAN,
+): string {
   const styles = Object.keys(plan) as QuestionStyle[];
   const parts = styles.map((style) => `${style} ×${plan[style]}`);
   const why: string[] = [];
-  if (styles.includes('natural')) why.push("The natural questions are what a user types, in the register of Spider and BIRD (a median length near BIRD's); their evidence states what the question leaves to convention and the query decides otherwise (tie-breaks, subtype scope, partners required, repeats, rounding, column order), and the register's defaults are documented, so question and evidence together admit one answer.");
-  if (styles.includes('precise')) why.push('The precise question says every choice in one sentence, so each group also carries a full statement of its meaning.');
-  if (styles.some((s) => s.startsWith('llm:'))) why.push('The llm: styles were written by a language model from the conceptual query and kept only where a back-translation of the question alone returned the group\'s answer.');
+  if (styles.includes('natural'))
+    why.push(
+      "The natural questions are what a user types, in the register of Spider and BIRD (a median length near BIRD's); their evidence states what the question leaves to convention and the query decides otherwise (tie-breaks, subtype scope, partners required, repeats, rounding, column order), and the register's defaults are documented, so question and evidence together admit one answer.",
+    );
+  if (styles.includes('precise'))
+    why.push(
+      'The precise question says every choice in one sentence, so each group also carries a full statement of its meaning.',
+    );
+  if (styles.some((s) => s.startsWith('llm:')))
+    why.push(
+      "The llm: styles were written by a language model from the conceptual query and kept only where a back-translation of the question alone returned the group's answer.",
+    );
   const others = TEMPLATE_STYLES.filter((s) => !styles.includes(s));
-  if (others.length > 0) why.push(`Other styles (${others.join(', ')}) can be written with \`equisql questions --styles\`.`);
+  if (others.length > 0)
+    why.push(`Other styles (${others.join(', ')}) can be written with \`equisql questions --styles\`.`);
   return [`Questions per group: ${parts.join(', ')}.`, ...why].join(' ');
 }
 
@@ -47,7 +73,10 @@ export function stylesCardSection(plan: Readonly<Partial<Record<QuestionStyle, n
  * Who wrote the question: the offline template writer, an LLM through an OpenAI-compatible
  * API, or a person (a user's suite line that carried its own question, `generate --from-suite`).
  */
-export type QuestionWriter = { readonly kind: 'template' } | { readonly kind: 'llm'; readonly model: string } | { readonly kind: 'suite' };
+export type QuestionWriter =
+  | { readonly kind: 'template' }
+  | { readonly kind: 'llm'; readonly model: string }
+  | { readonly kind: 'suite' };
 
 /** The three phases of the chain-of-thought writer, kept as the record's chain of thought. */
 export interface ChainOfThought {
@@ -64,7 +93,13 @@ export type QuestionCheck =
   /** Template questions: the realization covers every construct of the query (what was checked is listed). */
   | { readonly kind: 'template-coverage'; readonly covered: readonly string[] }
   /** LLM questions: a back-translation to SQL run through the guarded executor gave the group's answer. */
-  | { readonly kind: 'back-translation'; readonly variant: string; readonly sql: string; readonly result_hash: string; readonly agrees: boolean }
+  | {
+      readonly kind: 'back-translation';
+      readonly variant: string;
+      readonly sql: string;
+      readonly result_hash: string;
+      readonly agrees: boolean;
+    }
   /** A person's question, taken as written. */
   | { readonly kind: 'as-written' };
 
@@ -73,7 +108,12 @@ export type QuestionCheck =
  * reruns. A person's question (writer `suite`) hashes `suite` in place of its style, so it
  * never shares an id with the template question of the same style and paraphrase.
  */
-export function questionId(groupId: string, style: QuestionStyle, paraphrase: number, writer: QuestionWriter['kind']): string {
+export function questionId(
+  groupId: string,
+  style: QuestionStyle,
+  paraphrase: number,
+  writer: QuestionWriter['kind'],
+): string {
   return sha256(`${groupId}\n${writer === 'suite' ? 'suite' : style}\n${paraphrase}`);
 }
 
@@ -113,11 +153,13 @@ export function serializeQuestion(q: QuestionRecord): string {
 /** The shape of a `questions/<dataset>.jsonl` line (for `checkShape`). */
 export function questionShape(q: Record<string, unknown>): string | undefined {
   const obj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-  if (typeof q['question_id'] !== 'string' || q['question_id'] === '') return '"question_id" must be a non-empty string';
+  if (typeof q['question_id'] !== 'string' || q['question_id'] === '')
+    return '"question_id" must be a non-empty string';
   if (typeof q['group_id'] !== 'string') return '"group_id" must be a string';
   if (typeof q['dataset'] !== 'string') return '"dataset" must be a string';
   if (typeof q['style'] !== 'string') return '"style" must be a string';
-  if (!Number.isSafeInteger(q['paraphrase']) || (q['paraphrase'] as number) < 0) return '"paraphrase" must be a whole number';
+  if (!Number.isSafeInteger(q['paraphrase']) || (q['paraphrase'] as number) < 0)
+    return '"paraphrase" must be a whole number';
   if (typeof q['question'] !== 'string') return '"question" must be a string';
   if (typeof q['evidence'] !== 'string') return '"evidence" must be a string';
   if (!obj(q['writer']) || typeof q['writer']['kind'] !== 'string') return '"writer" must be {"kind": …}';

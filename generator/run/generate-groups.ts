@@ -18,12 +18,39 @@ import { stableStringify } from '../common/hash.ts';
 import type { Sample } from '../grammar/pcfg-sampler.ts';
 import { writeFileAtomic } from '../common/atomic-write.ts';
 import { checkSeal, readSeals, sealFiles } from '../common/file-seal.ts';
-import { CandidateRejected, DIFFICULTIES, quotaDetail, reject, serializeGroup, type Difficulty, type GroupRecord, type Rejection, type RejectionReason } from '../records/group-record.ts';
-import { appendLine, countRejections, groupsPath, readGroupsState, rejectionsPath, stageFiles } from '../records/groups-file.ts';
+import {
+  CandidateRejected,
+  DIFFICULTIES,
+  quotaDetail,
+  reject,
+  serializeGroup,
+  type Difficulty,
+  type GroupRecord,
+  type Rejection,
+  type RejectionReason,
+} from '../records/group-record.ts';
+import {
+  appendLine,
+  countRejections,
+  groupsPath,
+  readGroupsState,
+  rejectionsPath,
+  stageFiles,
+} from '../records/groups-file.ts';
 import type { SuiteEntry } from '../generate/suite-file.ts';
 import { engineLosses } from '../generate/engine-agreement.ts';
 import { readManifest } from '../assemble/build-manifest.ts';
-import { attemptCandidate, candidateSources, difficultyQuotas, FINAL, referenceVariant, structureKey, type AttemptGates, type CandidateSources, type GenerateOptions } from '../generate/candidate.ts';
+import {
+  attemptCandidate,
+  candidateSources,
+  difficultyQuotas,
+  FINAL,
+  referenceVariant,
+  structureKey,
+  type AttemptGates,
+  type CandidateSources,
+  type GenerateOptions,
+} from '../generate/candidate.ts';
 
 export type { GenerateOptions };
 
@@ -81,7 +108,8 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
   let redecided = 0;
   try {
     for (; accepted < options.groups && candidate < sources.maxCandidates; candidate++) {
-      for (next = Math.max(next, candidate); next <= candidate + ahead && next < sources.maxCandidates; next++) pending.set(next, decide(next));
+      for (next = Math.max(next, candidate); next <= candidate + ahead && next < sources.maxCandidates; next++)
+        pending.set(next, decide(next));
       let decision = await (pending.get(candidate) as Promise<Decision>);
       pending.delete(candidate);
       if (!decision.seen.stillHolds()) {
@@ -96,9 +124,15 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
         perDifficulty[record.difficulty] += 1;
         appendLine(groupsPath(options.out, options.dataset), serializeGroup(record));
         accepted += 1;
-        if (accepted % 25 === 0 || accepted === options.groups) progress(`${accepted}/${options.groups} groups after ${candidate + 1} candidates`);
+        if (accepted % 25 === 0 || accepted === options.groups)
+          progress(`${accepted}/${options.groups} groups after ${candidate + 1} candidates`);
       } else {
-        const rejection: Rejection = { candidate, reason: last?.reason ?? 'no-fitting-slot', detail: `${entry ? `${entry.id}: ` : ''}${last?.detail ?? 'no filling'}`, skeleton: sample.skeleton };
+        const rejection: Rejection = {
+          candidate,
+          reason: last?.reason ?? 'no-fitting-slot',
+          detail: `${entry ? `${entry.id}: ` : ''}${last?.detail ?? 'no filling'}`,
+          skeleton: sample.skeleton,
+        };
         appendLine(rejectionsPath(options.out), `${JSON.stringify(rejection)}\n`);
       }
     }
@@ -120,12 +154,14 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
     roundTrips: options.runner.roundTrips() - tripsAtStart,
     redecided,
     unused: pending.size,
-    differs3: final.groups.length === 0 ? 0 : final.groups.filter((g) => g.distinct_sql >= 3).length / final.groups.length,
+    differs3:
+      final.groups.length === 0 ? 0 : final.groups.filter((g) => g.distinct_sql >= 3).length / final.groups.length,
     longTail: final.groups.length === 0 ? 0 : final.groups.filter((g) => g.long_tail).length / final.groups.length,
     difficulty,
   };
   writeManifest(options, report);
-  if (accepted < options.groups) progress(`stopped after ${candidate} candidates with ${accepted} of ${options.groups} groups`);
+  if (accepted < options.groups)
+    progress(`stopped after ${candidate} candidates with ${accepted} of ${options.groups} groups`);
   return report;
 }
 
@@ -136,7 +172,8 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
  */
 export function checkGroupsFiles(out: string, dataset: string): void {
   const seals = readSeals(out);
-  for (const rel of stageFiles(dataset)) checkSeal(out, rel, seals, 'prefix', 'generate: --resume', 'choose another --out or start the run anew');
+  for (const rel of stageFiles(dataset))
+    checkSeal(out, rel, seals, 'prefix', 'generate: --resume', 'choose another --out or start the run anew');
   readGroupsState(out, dataset, false);
 }
 
@@ -203,9 +240,16 @@ interface Decision {
  * Decides candidate i — its attempts until one is a new group or they run out — consulting
  * the run's state only through `seen` and changing nothing: the caller commits the decision.
  */
-async function decideCandidate(options: GenerateOptions, sources: CandidateSources, candidate: number, seen: SeenState): Promise<Decision> {
+async function decideCandidate(
+  options: GenerateOptions,
+  sources: CandidateSources,
+  candidate: number,
+  seen: SeenState,
+): Promise<Decision> {
   const entry = options.suite?.[candidate];
-  const sample: Pick<Sample, 'skeleton' | 'tokens' | 'tail'> = entry ? { skeleton: '', tokens: [], tail: false } : sources.skeletonAt(candidate);
+  const sample: Pick<Sample, 'skeleton' | 'tokens' | 'tail'> = entry
+    ? { skeleton: '', tokens: [], tail: false }
+    : sources.skeletonAt(candidate);
   const gates: AttemptGates = {
     id: (id) => {
       if (seen.hasId(id)) reject('duplicate', 'same canonical conceptual query as an earlier group');
@@ -234,7 +278,12 @@ async function decideCandidate(options: GenerateOptions, sources: CandidateSourc
 }
 
 /** The groups stage's `manifest.json` (a merge of shards writes it from the same fields). */
-export function writeManifest(options: Pick<GenerateOptions, 'dataset' | 'out' | 'settings' | 'instanceHashes' | 'suite' | 'tail'> & { readonly variants: readonly { readonly name: string }[] }, report: Omit<GenerateReport, 'roundTrips' | 'redecided' | 'unused'>): void {
+export function writeManifest(
+  options: Pick<GenerateOptions, 'dataset' | 'out' | 'settings' | 'instanceHashes' | 'suite' | 'tail'> & {
+    readonly variants: readonly { readonly name: string }[];
+  },
+  report: Omit<GenerateReport, 'roundTrips' | 'redecided' | 'unused'>,
+): void {
   const manifest = {
     stage: 'groups',
     dataset: options.dataset,
@@ -247,25 +296,40 @@ export function writeManifest(options: Pick<GenerateOptions, 'dataset' | 'out' |
     sql_differs_between_3_variants: Number(report.differs3.toFixed(4)),
     // Long-tail skeletons are sampled at the requested share but fail the checks far more
     // often than ordinary ones, so the accepted share is reported as it is.
-    long_tail: { requested: options.suite ? 0 : (options.tail ?? 0.1), accepted_share: Number(report.longTail.toFixed(4)) },
+    long_tail: {
+      requested: options.suite ? 0 : (options.tail ?? 0.1),
+      accepted_share: Number(report.longTail.toFixed(4)),
+    },
     // Timings are of this run only (a resumed run reports its own part).
     timings: {
       total_seconds: Number(report.seconds.total.toFixed(2)),
       database_seconds: Number(report.seconds.database.toFixed(2)),
       own_seconds: Number(report.seconds.own.toFixed(2)),
-      database_share: report.seconds.total > 0 ? Number((report.seconds.database / report.seconds.total).toFixed(3)) : 0,
+      database_share:
+        report.seconds.total > 0 ? Number((report.seconds.database / report.seconds.total).toFixed(3)) : 0,
     },
     files: { groups: `groups/${options.dataset}.jsonl`, rejections: 'rejections.jsonl' },
     // Only in a run checked on SQLite: where SQLite was checked, and what it cost.
-    ...(Array.isArray(options.settings['engines']) && options.settings['engines'].includes('sqlite') ? { sqlite: sqliteSection(options, report) } : {}),
+    ...(Array.isArray(options.settings['engines']) && options.settings['engines'].includes('sqlite')
+      ? { sqlite: sqliteSection(options, report) }
+      : {}),
     // The files this stage closed, as it closed them: the next stage refuses them changed.
     seals: sealFiles(options.out, stageFiles(options.dataset)),
   };
-  writeFileAtomic(join(options.out, 'manifest.json'), `${JSON.stringify(JSON.parse(stableStringify(manifest)), null, 2)}\n`);
+  writeFileAtomic(
+    join(options.out, 'manifest.json'),
+    `${JSON.stringify(JSON.parse(stableStringify(manifest)), null, 2)}\n`,
+  );
 }
 
 /** The manifest's `sqlite`: the variants SQLite holds (files under `sqlite/` and `edge/sqlite/`), those it cannot, and the candidates lost to it. */
-function sqliteSection(options: { readonly out: string; readonly variants: readonly { readonly name: string; readonly sqliteFiles?: unknown }[] }, report: Pick<GenerateReport, 'rejected' | 'candidates'>) {
+function sqliteSection(
+  options: {
+    readonly out: string;
+    readonly variants: readonly { readonly name: string; readonly sqliteFiles?: unknown }[];
+  },
+  report: Pick<GenerateReport, 'rejected' | 'candidates'>,
+) {
   // The build in the run's directory says it (a merge has no variants' files at hand); else the variants checked.
   const built = existsSync(join(options.out, 'build.json')) ? readManifest(options.out).sqlite : undefined;
   const variants = built?.variants ?? options.variants.filter((v) => v.sqliteFiles !== undefined).map((v) => v.name);

@@ -21,7 +21,16 @@ import { DIFFICULTIES, type Difficulty, type GroupRecord } from '../records/grou
 import { countRejections, groupsPath, rejectionsPath } from '../records/groups-file.ts';
 import { checkSeal } from '../common/file-seal.ts';
 import { writeManifest } from './generate-groups.ts';
-import { candidatesFile, candidatesPath, readCandidates, readShardDone, readShardState, type CandidateOutcome, type ShardDone, type ShardState } from './shard-run.ts';
+import {
+  candidatesFile,
+  candidatesPath,
+  readCandidates,
+  readShardDone,
+  readShardState,
+  type CandidateOutcome,
+  type ShardDone,
+  type ShardState,
+} from './shard-run.ts';
 import { replayShards } from './shard-replay.ts';
 import { writeRunSettings } from './run-settings.ts';
 import { writeQuestionsAfterGroups } from '../questions/questions-stage.ts';
@@ -119,7 +128,10 @@ export function expandShardDirs(operands: readonly string[], cwd: string): strin
 }
 
 /** The first top-level key whose values differ, for a one-line message. */
-function firstDifference(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): string | undefined {
+function firstDifference(
+  a: Readonly<Record<string, unknown>>,
+  b: Readonly<Record<string, unknown>>,
+): string | undefined {
   for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
     if (stableStringify(a[key] ?? null) !== stableStringify(b[key] ?? null)) return key;
   }
@@ -134,56 +146,106 @@ export function checkMergeDirs(out: string, shards: readonly string[]): void {
   for (const dir of shards) {
     const stat = statSync(dir, { throwIfNoEntry: false });
     if (!stat) throw new ConfigError(`merge: ${dir}: no such directory`);
-    if (!stat.isDirectory()) throw new ConfigError(`merge: ${dir}: a file, not a shard directory (name the directories generate --shard i/N wrote)`);
+    if (!stat.isDirectory())
+      throw new ConfigError(
+        `merge: ${dir}: a file, not a shard directory (name the directories generate --shard i/N wrote)`,
+      );
   }
   const parent = statSync(dirname(out), { throwIfNoEntry: false });
-  if (parent && !parent.isDirectory()) throw new ConfigError(`merge: --out ${out}: ${dirname(out)} is a file, not a directory`);
+  if (parent && !parent.isDirectory())
+    throw new ConfigError(`merge: --out ${out}: ${dirname(out)} is a file, not a directory`);
   let stat: ReturnType<typeof statSync> | undefined;
   try {
     stat = statSync(out, { throwIfNoEntry: false });
   } catch (error) {
     // A symlink loop or another refusal of the file system: said as every command says it.
-    if ((error as NodeJS.ErrnoException).code !== 'ENOTDIR' && isFileSystemError(error)) throw new FileSystemError(`--out ${describeFileSystemError(error, out)}`, { cause: error });
+    if ((error as NodeJS.ErrnoException).code !== 'ENOTDIR' && isFileSystemError(error))
+      throw new FileSystemError(`--out ${describeFileSystemError(error, out)}`, { cause: error });
     // A file further up the path.
-    throw new ConfigError(`merge: --out ${out}: ${(error as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'a file on the way, not a directory' : (error as Error).message}`);
+    throw new ConfigError(
+      `merge: --out ${out}: ${(error as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'a file on the way, not a directory' : (error as Error).message}`,
+    );
   }
-  if (stat && !stat.isDirectory()) throw new ConfigError(`merge: --out ${out}: a file, not a directory (merge writes a new directory)`);
+  if (stat && !stat.isDirectory())
+    throw new ConfigError(`merge: --out ${out}: a file, not a directory (merge writes a new directory)`);
 }
 
 /** The shard states, checked to be one complete run of the same settings split N ways. */
-function checkShards(dirs: readonly string[]): { dir: string; state: ShardState & { readonly seals: ShardDone['seals'] } }[] {
-  if (dirs.length === 0) throw new ConfigError('merge: name the shard directories (equisql merge --out DIR DIR_1 … DIR_N)');
+function checkShards(
+  dirs: readonly string[],
+): { dir: string; state: ShardState & { readonly seals: ShardDone['seals'] } }[] {
+  if (dirs.length === 0)
+    throw new ConfigError('merge: name the shard directories (equisql merge --out DIR DIR_1 … DIR_N)');
   const shards = dirs.map((dir) => {
     if (!existsSync(dir)) throw new ConfigError(`merge: ${dir}: no such directory`);
     const state = readShardState(dir);
-    if (!state) throw new ConfigError(`merge: ${dir}: not a shard run (no shard.json; run equisql generate … --shard i/N --out ${dir})`);
+    if (!state)
+      throw new ConfigError(
+        `merge: ${dir}: not a shard run (no shard.json; run equisql generate … --shard i/N --out ${dir})`,
+      );
     return { dir, state };
   });
   const first = shards[0] as (typeof shards)[number];
   const count = first.state.shard.count;
   const seen = new Map<number, string>();
   for (const { dir, state } of shards) {
-    if (state.shard.count !== count) throw new ConfigError(`merge: ${dir} is shard ${state.shard.index}/${state.shard.count}, but ${first.dir} is one of ${count} shards`);
+    if (state.shard.count !== count)
+      throw new ConfigError(
+        `merge: ${dir} is shard ${state.shard.index}/${state.shard.count}, but ${first.dir} is one of ${count} shards`,
+      );
     const other = seen.get(state.shard.index);
-    if (other !== undefined) throw new ConfigError(`merge: shard ${state.shard.index}/${count} is given twice (${other} and ${dir})`);
+    if (other !== undefined)
+      throw new ConfigError(`merge: shard ${state.shard.index}/${count} is given twice (${other} and ${dir})`);
     seen.set(state.shard.index, dir);
     const key = firstDifference(first.state.settings, state.settings);
-    if (key !== undefined) throw new ConfigError(`merge: ${dir} was generated with ${key} ${stableStringify(state.settings[key] ?? null)}, but ${first.dir} with ${stableStringify(first.state.settings[key] ?? null)}`);
-    if (stableStringify(state.instances) !== stableStringify(first.state.instances) || stableStringify(state.variants) !== stableStringify(first.state.variants)) {
+    if (key !== undefined)
+      throw new ConfigError(
+        `merge: ${dir} was generated with ${key} ${stableStringify(state.settings[key] ?? null)}, but ${first.dir} with ${stableStringify(first.state.settings[key] ?? null)}`,
+      );
+    if (
+      stableStringify(state.instances) !== stableStringify(first.state.instances) ||
+      stableStringify(state.variants) !== stableStringify(first.state.variants)
+    ) {
       throw new ConfigError(`merge: ${dir} checked other databases than ${first.dir} (instances or variants differ)`);
     }
-    if (!state.complete) throw new ConfigError(`merge: shard ${state.shard.index}/${count} in ${dir} is unfinished: rerun its generate command with --resume`);
+    if (!state.complete)
+      throw new ConfigError(
+        `merge: shard ${state.shard.index}/${count} in ${dir} is unfinished: rerun its generate command with --resume`,
+      );
     const done = readShardDone(dir);
-    if (!done) throw new ConfigError(`merge: shard ${state.shard.index}/${count} in ${dir} is incomplete: no completion marker shard.done (its task did not finish: rerun its generate command with --resume)`);
-    if (done.dataset !== state.dataset || done.shard.index !== state.shard.index || done.shard.count !== state.shard.count || stableStringify(done.seals) !== stableStringify(state.seals ?? {})) {
-      throw new ConfigError(`merge: ${join(dir, 'shard.done')} does not match ${join(dir, 'shard.json')} (another shard's marker, or one of them changed after the shard wrote it): run shard ${state.shard.index}/${count} again into a new --out`);
+    if (!done)
+      throw new ConfigError(
+        `merge: shard ${state.shard.index}/${count} in ${dir} is incomplete: no completion marker shard.done (its task did not finish: rerun its generate command with --resume)`,
+      );
+    if (
+      done.dataset !== state.dataset ||
+      done.shard.index !== state.shard.index ||
+      done.shard.count !== state.shard.count ||
+      stableStringify(done.seals) !== stableStringify(state.seals ?? {})
+    ) {
+      throw new ConfigError(
+        `merge: ${join(dir, 'shard.done')} does not match ${join(dir, 'shard.json')} (another shard's marker, or one of them changed after the shard wrote it): run shard ${state.shard.index}/${count} again into a new --out`,
+      );
     }
-    const build = (d: string): string => (existsSync(join(d, 'build.json')) ? readFileSync(join(d, 'build.json'), 'utf8') : '');
-    if (build(dir) !== build(first.dir)) throw new ConfigError(`merge: ${join(dir, 'build.json')} differs from ${join(first.dir, 'build.json')} (shards of one run have the same build)`);
+    const build = (d: string): string =>
+      existsSync(join(d, 'build.json')) ? readFileSync(join(d, 'build.json'), 'utf8') : '';
+    if (build(dir) !== build(first.dir))
+      throw new ConfigError(
+        `merge: ${join(dir, 'build.json')} differs from ${join(first.dir, 'build.json')} (shards of one run have the same build)`,
+      );
   }
   const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !seen.has(i));
-  if (missing.length > 0) throw new ConfigError(`merge: shard ${missing.map((i) => `${i}/${count}`).join(', ')} missing (given: ${[...seen.keys()].sort((a, b) => a - b).map((i) => `${i}/${count}`).join(', ')})`);
-  return shards.sort((a, b) => a.state.shard.index - b.state.shard.index) as { dir: string; state: ShardState & { readonly seals: ShardDone['seals'] } }[];
+  if (missing.length > 0)
+    throw new ConfigError(
+      `merge: shard ${missing.map((i) => `${i}/${count}`).join(', ')} missing (given: ${[...seen.keys()]
+        .sort((a, b) => a - b)
+        .map((i) => `${i}/${count}`)
+        .join(', ')})`,
+    );
+  return shards.sort((a, b) => a.state.shard.index - b.state.shard.index) as {
+    dir: string;
+    state: ShardState & { readonly seals: ShardDone['seals'] };
+  }[];
 }
 
 /**
@@ -197,35 +259,60 @@ export async function mergeShards(options: MergeOptions): Promise<MergeReport> {
   // A symlink loop or a file at --out would fail only at the final rename, after the whole merge.
   checkOutputDir(out, '--out');
   checkMergeDirs(out, options.shards);
-  if (existsSync(out) && readdirSync(out).length > 0) throw new ConfigError(`merge: --out ${out} is not empty (merge writes a new directory)`);
+  if (existsSync(out) && readdirSync(out).length > 0)
+    throw new ConfigError(`merge: --out ${out} is not empty (merge writes a new directory)`);
   const shards = checkShards(options.shards);
   const first = (shards[0] as (typeof shards)[number]).state;
   const dataset = first.dataset;
-  const settings = first.settings as { groups: number; difficulty: Record<Difficulty, number> | null; from_suite: string | null; tail: number };
-  const hint = (index: number): string => `continue shard ${index} with its generate command plus --resume and a larger --shard-margin (default 0.25)`;
+  const settings = first.settings as {
+    groups: number;
+    difficulty: Record<Difficulty, number> | null;
+    from_suite: string | null;
+    tail: number;
+  };
+  const hint = (index: number): string =>
+    `continue shard ${index} with its generate command plus --resume and a larger --shard-margin (default 0.25)`;
   const replay = replayShards({
     shards: shards.map(({ dir, state }) => {
       // The candidates as the shard closed them, each line an outcome, in the shard's order.
-      checkSeal(dir, candidatesFile(dataset), state.seals, 'exact', 'merge', `run shard ${state.shard.index}/${state.shard.count} again into a new --out`, { sealsFile: 'shard.json' });
+      checkSeal(
+        dir,
+        candidatesFile(dataset),
+        state.seals,
+        'exact',
+        'merge',
+        `run shard ${state.shard.index}/${state.shard.count} again into a new --out`,
+        { sealsFile: 'shard.json' },
+      );
       const outcomes = readCandidates(candidatesPath(dir, dataset), state.shard, false, 'merge');
-      return { dir, index: state.shard.index, outcomes: new Map(outcomes.map((o) => [o.candidate, o])), last: outcomes.length > 0 ? (outcomes[outcomes.length - 1] as CandidateOutcome).candidate : -1 };
+      return {
+        dir,
+        index: state.shard.index,
+        outcomes: new Map(outcomes.map((o) => [o.candidate, o])),
+        last: outcomes.length > 0 ? (outcomes[outcomes.length - 1] as CandidateOutcome).candidate : -1,
+      };
     }),
     groups: settings.groups,
     attempts: first.attempts,
     maxCandidates: first.max_candidates,
     ...(settings.difficulty ? { difficultyMix: settings.difficulty } : {}),
     continueHint: hint,
-    redoHint: () => 'another shard holds both its group and the spare filling shards verify; no shard tries a third: generate this run unsharded',
+    redoHint: () =>
+      'another shard holds both its group and the spare filling shards verify; no shard tries a third: generate this run unsharded',
   });
   const staging = join(dirname(out), `.${basename(out)}.merging`);
   rmSync(staging, { recursive: true, force: true });
   // The build: the same bytes in every shard (checked above), so the first shard's.
   const source = (shards[0] as (typeof shards)[number]).dir;
-  cpSync(source, staging, { recursive: true, filter: (src) => !NOT_COPIED.has(basename(src)) && !(src !== source && basename(src).startsWith('.')) });
+  cpSync(source, staging, {
+    recursive: true,
+    filter: (src) => !NOT_COPIED.has(basename(src)) && !(src !== source && basename(src).startsWith('.')),
+  });
   writeRunSettings(staging, first.settings);
   if (replay.groupLines.length > 0) mkdirSync(dirname(groupsPath(staging, dataset)), { recursive: true });
   if (replay.groupLines.length > 0) writeFileAtomic(groupsPath(staging, dataset), replay.groupLines.join(''));
-  if (replay.rejections.length > 0) writeFileAtomic(rejectionsPath(staging), replay.rejections.map((r) => `${JSON.stringify(r)}\n`).join(''));
+  if (replay.rejections.length > 0)
+    writeFileAtomic(rejectionsPath(staging), replay.rejections.map((r) => `${JSON.stringify(r)}\n`).join(''));
   const groups = replay.groupLines.map((line) => JSON.parse(line) as GroupRecord);
   const difficulty = Object.fromEntries(DIFFICULTIES.map((d) => [d, 0])) as Record<Difficulty, number>;
   for (const g of groups) difficulty[g.difficulty] += 1;
@@ -253,7 +340,19 @@ export async function mergeShards(options: MergeOptions): Promise<MergeReport> {
   );
   options.progress?.(`merge: ${groups.length} groups from ${replay.candidates} candidates of ${shards.length} shards`);
   await writeQuestionsAfterGroups(staging, options.progress, options.tick);
-  const exported = groups.length > 0 ? await exportDataset({ dir: staging, split: options.split, ratios: options.ratios, formats: options.formats, promptSchema: options.promptSchema, rows: options.rows, ...(options.progress ? { progress: options.progress } : {}), ...(options.tick ? { tick: options.tick } : {}) }) : undefined;
+  const exported =
+    groups.length > 0
+      ? await exportDataset({
+          dir: staging,
+          split: options.split,
+          ratios: options.ratios,
+          formats: options.formats,
+          promptSchema: options.promptSchema,
+          rows: options.rows,
+          ...(options.progress ? { progress: options.progress } : {}),
+          ...(options.tick ? { tick: options.tick } : {}),
+        })
+      : undefined;
   if (existsSync(out)) rmSync(out, { recursive: true });
   renameSync(staging, out);
   return { groups: groups.length, candidates: replay.candidates, target: settings.groups, rows: exported?.rows ?? 0 };

@@ -24,7 +24,10 @@ const FREE = new Set(['concurrency']);
 
 /** Records the run's settings (and its shard, if one) before any group is written. */
 export function writeRunSettings(out: string, settings: Readonly<Record<string, unknown>>, shard?: string): void {
-  writeFileAtomic(runSettingsPath(out), `${JSON.stringify(JSON.parse(stableStringify({ settings, shard: shard ?? null })), null, 2)}\n`);
+  writeFileAtomic(
+    runSettingsPath(out),
+    `${JSON.stringify(JSON.parse(stableStringify({ settings, shard: shard ?? null })), null, 2)}\n`,
+  );
 }
 
 function readRun(out: string): { settings: Record<string, unknown>; shard: string | null } | undefined {
@@ -49,13 +52,20 @@ function readRun(out: string): { settings: Record<string, unknown>; shard: strin
 
 /** True when `out` holds a generation run, whole or cut short (builds alone are not one). */
 export function holdsRun(out: string, dataset: string): boolean {
-  return existsSync(runSettingsPath(out)) || existsSync(groupsPath(out, dataset)) || existsSync(rejectionsPath(out)) || existsSync(join(out, 'shard.json'));
+  return (
+    existsSync(runSettingsPath(out)) ||
+    existsSync(groupsPath(out, dataset)) ||
+    existsSync(rejectionsPath(out)) ||
+    existsSync(join(out, 'shard.json'))
+  );
 }
 
 /** A recorded setting; a run on PostgreSQL alone records no `engines`. */
-const setting = (settings: Readonly<Record<string, unknown>>, key: string): unknown => (key === 'engines' ? (settings[key] ?? ['postgres']) : settings[key]);
+const setting = (settings: Readonly<Record<string, unknown>>, key: string): unknown =>
+  key === 'engines' ? (settings[key] ?? ['postgres']) : settings[key];
 
-const shown = (value: unknown): string => (value === undefined || value === null ? 'none' : typeof value === 'string' ? value : stableStringify(value));
+const shown = (value: unknown): string =>
+  value === undefined || value === null ? 'none' : typeof value === 'string' ? value : stableStringify(value);
 
 /**
  * The rule of `--resume`. Without it, a directory that holds a run is refused (the command
@@ -66,18 +76,35 @@ const shown = (value: unknown): string => (value === undefined || value === null
  * @example
  * checkResume('output/retail', 'retail', settings, false); // throws when output/retail holds a run
  */
-export function checkResume(out: string, dataset: string, settings: Readonly<Record<string, unknown>>, resume: boolean, shard?: string): void {
+export function checkResume(
+  out: string,
+  dataset: string,
+  settings: Readonly<Record<string, unknown>>,
+  resume: boolean,
+  shard?: string,
+): void {
   if (!holdsRun(out, dataset)) return;
-  if (!resume) throw new ConfigError(`generate: ${out} holds a run already; pass --resume to continue it (same settings), or choose another --out`);
+  if (!resume)
+    throw new ConfigError(
+      `generate: ${out} holds a run already; pass --resume to continue it (same settings), or choose another --out`,
+    );
   const run = readRun(out);
-  if (!run) throw new ConfigError(`generate: --resume: ${out} holds groups but no record of their settings (${runSettingsPath(out)}); choose another --out`);
-  if ((run.shard ?? null) !== (shard ?? null)) throw new ConfigError(`generate: --resume: ${out} holds ${run.shard ? `shard ${run.shard}` : 'an unsharded run'}, not ${shard ? `shard ${shard}` : 'an unsharded run'}`);
+  if (!run)
+    throw new ConfigError(
+      `generate: --resume: ${out} holds groups but no record of their settings (${runSettingsPath(out)}); choose another --out`,
+    );
+  if ((run.shard ?? null) !== (shard ?? null))
+    throw new ConfigError(
+      `generate: --resume: ${out} holds ${run.shard ? `shard ${run.shard}` : 'an unsharded run'}, not ${shard ? `shard ${shard}` : 'an unsharded run'}`,
+    );
   for (const key of [...new Set([...Object.keys(run.settings), ...Object.keys(settings)])].sort()) {
     if (FREE.has(key)) continue;
     const was = setting(run.settings, key);
     const now = setting(settings, key);
     if (stableStringify(was ?? null) !== stableStringify(now ?? null)) {
-      throw new ConfigError(`generate: --resume: ${out} was generated with ${key} ${shown(was)}, not ${shown(now)}; resume with the same settings or choose another --out`);
+      throw new ConfigError(
+        `generate: --resume: ${out} was generated with ${key} ${shown(was)}, not ${shown(now)}; resume with the same settings or choose another --out`,
+      );
     }
   }
 }

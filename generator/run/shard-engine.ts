@@ -34,7 +34,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 function wholeVariable(env: Env, name: string): number | undefined {
   const text = env[name];
   if (text === undefined || text.trim() === '') return undefined;
-  if (!/^\d+$/u.test(text.trim()) || !Number.isSafeInteger(Number(text.trim()))) throw new ConfigError(`generate: --shard auto: ${name} must be a whole number, got "${text.slice(0, 40)}"`);
+  if (!/^\d+$/u.test(text.trim()) || !Number.isSafeInteger(Number(text.trim())))
+    throw new ConfigError(`generate: --shard auto: ${name} must be a whole number, got "${text.slice(0, 40)}"`);
   return Number(text.trim());
 }
 
@@ -47,13 +48,22 @@ function slurm(env: Env): EngineShard | undefined {
   const count = wholeVariable(env, 'SLURM_ARRAY_TASK_COUNT');
   if (step < 1) throw new ConfigError('generate: --shard auto: SLURM_ARRAY_TASK_STEP must be at least 1');
   if (id < min || (id - min) % step !== 0) {
-    throw new ConfigError(`generate: --shard auto: SLURM_ARRAY_TASK_ID ${id} is not in the range from SLURM_ARRAY_TASK_MIN ${min} by SLURM_ARRAY_TASK_STEP ${step} (submit the array as one range, e.g. --array=0-3)`);
+    throw new ConfigError(
+      `generate: --shard auto: SLURM_ARRAY_TASK_ID ${id} is not in the range from SLURM_ARRAY_TASK_MIN ${min} by SLURM_ARRAY_TASK_STEP ${step} (submit the array as one range, e.g. --array=0-3)`,
+    );
   }
   // A list of IDs (--array=1,2,7) is not a range: its tasks have no place 0 … N−1 to shard by.
   if (max !== undefined && count !== undefined && (max - min) / step + 1 !== count) {
-    throw new ConfigError(`generate: --shard auto: the Slurm array is not one even range (SLURM_ARRAY_TASK_MIN ${min}, _MAX ${max}, _STEP ${step}, _COUNT ${count}); submit it as one range, e.g. --array=0-${count - 1}`);
+    throw new ConfigError(
+      `generate: --shard auto: the Slurm array is not one even range (SLURM_ARRAY_TASK_MIN ${min}, _MAX ${max}, _STEP ${step}, _COUNT ${count}); submit it as one range, e.g. --array=0-${count - 1}`,
+    );
   }
-  return { engine: 'Slurm', variable: 'SLURM_ARRAY_TASK_ID', index0: (id - min) / step, ...(count !== undefined ? { count } : {}) };
+  return {
+    engine: 'Slurm',
+    variable: 'SLURM_ARRAY_TASK_ID',
+    index0: (id - min) / step,
+    ...(count !== undefined ? { count } : {}),
+  };
 }
 
 function zeroBased(env: Env, engine: string, variable: string, countVariable?: string): EngineShard | undefined {
@@ -72,7 +82,10 @@ function zeroBased(env: Env, engine: string, variable: string, countVariable?: s
  * shardFromEnvironment({ JOB_COMPLETION_INDEX: '2' }, 4);              // { index: 3, count: 4 }
  * shardFromEnvironment({ SLURM_ARRAY_TASK_ID: '1', SLURM_ARRAY_TASK_MIN: '1', SLURM_ARRAY_TASK_COUNT: '4' }); // { index: 1, count: 4 }
  */
-export function shardFromEnvironment(env: Env, flagCount?: number): ShardSpec & { readonly engines: readonly string[] } {
+export function shardFromEnvironment(
+  env: Env,
+  flagCount?: number,
+): ShardSpec & { readonly engines: readonly string[] } {
   const found = [
     zeroBased(env, 'Kubernetes Indexed Job', 'JOB_COMPLETION_INDEX'),
     slurm(env),
@@ -80,26 +93,43 @@ export function shardFromEnvironment(env: Env, flagCount?: number): ShardSpec & 
     zeroBased(env, 'Cloud Run', 'CLOUD_RUN_TASK_INDEX', 'CLOUD_RUN_TASK_COUNT'),
   ].filter((e): e is EngineShard => e !== undefined);
   if (found.length === 0) {
-    throw new ConfigError('generate: --shard auto: no array-job index in the environment (JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID, AWS_BATCH_JOB_ARRAY_INDEX or CLOUD_RUN_TASK_INDEX); outside an array job give --shard i/N');
+    throw new ConfigError(
+      'generate: --shard auto: no array-job index in the environment (JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID, AWS_BATCH_JOB_ARRAY_INDEX or CLOUD_RUN_TASK_INDEX); outside an array job give --shard i/N',
+    );
   }
   const first = found[0] as EngineShard;
   for (const e of found.slice(1)) {
-    if (e.index0 !== first.index0) throw new ConfigError(`generate: --shard auto: ${first.variable} says shard ${first.index0} (0-based) but ${e.variable} says ${e.index0}; set only the engine that runs this task`);
+    if (e.index0 !== first.index0)
+      throw new ConfigError(
+        `generate: --shard auto: ${first.variable} says shard ${first.index0} (0-based) but ${e.variable} says ${e.index0}; set only the engine that runs this task`,
+      );
   }
   // Every count on offer, with where it came from; they must be one number.
   const counts: { readonly source: string; readonly count: number }[] = [
     ...(flagCount !== undefined ? [{ source: `--shard auto/${flagCount}`, count: flagCount }] : []),
-    ...(wholeVariable(env, SHARD_COUNT_VARIABLE) !== undefined ? [{ source: SHARD_COUNT_VARIABLE, count: wholeVariable(env, SHARD_COUNT_VARIABLE) as number }] : []),
-    ...found.filter((e) => e.count !== undefined).map((e) => ({ source: `${e.engine}'s count`, count: e.count as number })),
+    ...(wholeVariable(env, SHARD_COUNT_VARIABLE) !== undefined
+      ? [{ source: SHARD_COUNT_VARIABLE, count: wholeVariable(env, SHARD_COUNT_VARIABLE) as number }]
+      : []),
+    ...found
+      .filter((e) => e.count !== undefined)
+      .map((e) => ({ source: `${e.engine}'s count`, count: e.count as number })),
   ];
   const head = counts[0];
   if (!head) {
-    throw new ConfigError(`generate: --shard auto: ${first.variable} gives the index but not the number of shards: give --shard auto/N or set ${SHARD_COUNT_VARIABLE}`);
+    throw new ConfigError(
+      `generate: --shard auto: ${first.variable} gives the index but not the number of shards: give --shard auto/N or set ${SHARD_COUNT_VARIABLE}`,
+    );
   }
   for (const c of counts.slice(1)) {
-    if (c.count !== head.count) throw new ConfigError(`generate: --shard auto: ${head.source} is ${head.count} shards but ${c.source} is ${c.count}`);
+    if (c.count !== head.count)
+      throw new ConfigError(
+        `generate: --shard auto: ${head.source} is ${head.count} shards but ${c.source} is ${c.count}`,
+      );
   }
   if (head.count < 1) throw new ConfigError(`generate: --shard auto: ${head.source} must be at least 1 shard`);
-  if (first.index0 >= head.count) throw new ConfigError(`generate: --shard auto: ${first.variable} is task ${first.index0} (0-based) of ${head.count}: the index must be below the count`);
+  if (first.index0 >= head.count)
+    throw new ConfigError(
+      `generate: --shard auto: ${first.variable} is task ${first.index0} (0-based) of ${head.count}: the index must be below the count`,
+    );
   return { index: first.index0 + 1, count: head.count, engines: found.map((e) => e.engine) };
 }

@@ -8,13 +8,24 @@
  * groups file and the rejections file of the unsharded run, line for line.
  */
 import { ConfigError } from '../common/errors.ts';
-import { DIFFICULTIES, quotaDetail, type Difficulty, type Rejection, type RejectionReason } from '../records/group-record.ts';
+import {
+  DIFFICULTIES,
+  quotaDetail,
+  type Difficulty,
+  type Rejection,
+  type RejectionReason,
+} from '../records/group-record.ts';
 import { difficultyQuotas, FINAL } from '../generate/candidate.ts';
 import type { CandidateOutcome } from './shard-run.ts';
 
 export interface ReplayInput {
   /** Every shard's outcomes; candidate c is found in shard c mod N. */
-  readonly shards: readonly { readonly dir: string; readonly index: number; readonly outcomes: ReadonlyMap<number, CandidateOutcome>; readonly last: number }[];
+  readonly shards: readonly {
+    readonly dir: string;
+    readonly index: number;
+    readonly outcomes: ReadonlyMap<number, CandidateOutcome>;
+    readonly last: number;
+  }[];
   readonly groups: number;
   readonly attempts: number;
   readonly maxCandidates: number;
@@ -55,7 +66,9 @@ export function replayShards(input: ReplayInput): ReplayResult {
     const shard = input.shards[candidate % count] as ReplayInput['shards'][number];
     const outcome = shard.outcomes.get(candidate);
     if (!outcome) {
-      throw new ConfigError(`merge: the run needs candidate ${candidate}, but shard ${shard.index}/${count} (${shard.dir}) stopped after candidate ${shard.last}: ${input.continueHint(shard.index)}`);
+      throw new ConfigError(
+        `merge: the run needs candidate ${candidate}, but shard ${shard.index}/${count} (${shard.dir}) stopped after candidate ${shard.last}: ${input.continueHint(shard.index)}`,
+      );
     }
     let last: { reason: RejectionReason; detail: string } | undefined = outcome.rejected;
     let accepted: { line: string; key: string; difficulty: Difficulty; id: string } | undefined;
@@ -92,7 +105,9 @@ export function replayShards(input: ReplayInput): ReplayResult {
     // next filling, which no shard tried.
     const tail = outcome.attempts[outcome.attempts.length - 1];
     if (!accepted && !ended && tail?.group !== undefined && outcome.attempts.length < input.attempts) {
-      throw new ConfigError(`merge: candidate ${candidate} of shard ${shard.index}/${count} (${shard.dir}) needs a filling the shard did not try: ${input.redoHint(shard.index)}`);
+      throw new ConfigError(
+        `merge: candidate ${candidate} of shard ${shard.index}/${count} (${shard.dir}) needs a filling the shard did not try: ${input.redoHint(shard.index)}`,
+      );
     }
     if (accepted) {
       ids.add(accepted.id);
@@ -100,7 +115,12 @@ export function replayShards(input: ReplayInput): ReplayResult {
       perDifficulty[accepted.difficulty] += 1;
       groupLines.push(accepted.line);
     } else {
-      rejections.push({ candidate, reason: last?.reason ?? 'no-fitting-slot', detail: `${outcome.suite_id !== undefined ? `${outcome.suite_id}: ` : ''}${last?.detail ?? 'no filling'}`, skeleton: outcome.skeleton });
+      rejections.push({
+        candidate,
+        reason: last?.reason ?? 'no-fitting-slot',
+        detail: `${outcome.suite_id !== undefined ? `${outcome.suite_id}: ` : ''}${last?.detail ?? 'no filling'}`,
+        skeleton: outcome.skeleton,
+      });
     }
   }
   return { groupLines, rejections, candidates: candidate };

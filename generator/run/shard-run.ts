@@ -25,10 +25,24 @@ import { ConfigError } from '../common/errors.ts';
 import { stableStringify } from '../common/hash.ts';
 import { writeFileAtomic } from '../common/atomic-write.ts';
 import type { Sample } from '../grammar/pcfg-sampler.ts';
-import { CandidateRejected, checkShape, DIFFICULTIES, GROUP_SHAPE, serializeGroup, type Difficulty, type RejectionReason } from '../records/group-record.ts';
+import {
+  CandidateRejected,
+  checkShape,
+  DIFFICULTIES,
+  GROUP_SHAPE,
+  serializeGroup,
+  type Difficulty,
+  type RejectionReason,
+} from '../records/group-record.ts';
 import { appendLine, readRecords } from '../records/groups-file.ts';
 import { checkSeal, refuseNonFile, sealFile, type Seals } from '../common/file-seal.ts';
-import { attemptCandidate, candidateSources, difficultyQuotas, FINAL, type GenerateOptions } from '../generate/candidate.ts';
+import {
+  attemptCandidate,
+  candidateSources,
+  difficultyQuotas,
+  FINAL,
+  type GenerateOptions,
+} from '../generate/candidate.ts';
 
 /** Which shard: `index` counts from 1 (`--shard 1/4` … `--shard 4/4`). */
 export interface ShardSpec {
@@ -46,7 +60,8 @@ export function parseShard(text: string): ShardSpec {
   const m = /^(\d+)\/(\d+)$/u.exec(text.trim());
   const index = m ? Number(m[1]) : NaN;
   const count = m ? Number(m[2]) : NaN;
-  if (!m || !(count >= 1) || !(index >= 1 && index <= count)) throw new ConfigError(`generate: --shard expects i/N with 1 ≤ i ≤ N, got "${text}"`);
+  if (!m || !(count >= 1) || !(index >= 1 && index <= count))
+    throw new ConfigError(`generate: --shard expects i/N with 1 ≤ i ≤ N, got "${text}"`);
   return { index, count };
 }
 
@@ -94,13 +109,15 @@ export interface ShardState {
 
 /** The shape of a candidates line (for `checkShape`). */
 export const CANDIDATE_SHAPE = (c: Record<string, unknown>): string | undefined => {
-  if (!Number.isSafeInteger(c['candidate']) || (c['candidate'] as number) < 0) return '"candidate" must be a whole number';
+  if (!Number.isSafeInteger(c['candidate']) || (c['candidate'] as number) < 0)
+    return '"candidate" must be a whole number';
   if (typeof c['skeleton'] !== 'string') return '"skeleton" must be a string';
   if (!Array.isArray(c['attempts'])) return '"attempts" must be a list';
   for (const a of c['attempts'] as unknown[]) {
     if (a === null || typeof a !== 'object' || Array.isArray(a)) return '"attempts" must be a list of objects';
     const group = (a as { group?: unknown }).group as { line?: unknown; key?: unknown } | undefined;
-    if (group !== undefined && (group === null || typeof group.line !== 'string' || typeof group.key !== 'string')) return 'an attempt\'s "group" must be {line, key, difficulty}';
+    if (group !== undefined && (group === null || typeof group.line !== 'string' || typeof group.key !== 'string'))
+      return 'an attempt\'s "group" must be {line, key, difficulty}';
   }
   return undefined;
 };
@@ -115,7 +132,9 @@ export function readCandidates(path: string, shard: ShardSpec, repair: boolean, 
   for (const [k, o] of outcomes.entries()) {
     const expected = shard.index - 1 + k * shard.count;
     if (o.candidate !== expected) {
-      throw new ConfigError(`${who}: ${path}:${k + 1}: candidate ${o.candidate} where shard ${shard.index}/${shard.count}'s candidate ${expected} belongs (a line deleted, moved or copied after the shard wrote it): run the shard again into a new --out`);
+      throw new ConfigError(
+        `${who}: ${path}:${k + 1}: candidate ${o.candidate} where shard ${shard.index}/${shard.count}'s candidate ${expected} belongs (a line deleted, moved or copied after the shard wrote it): run the shard again into a new --out`,
+      );
     }
   }
   for (const [k, o] of outcomes.entries()) {
@@ -188,8 +207,19 @@ export function readShardDone(out: string): ShardDone | undefined {
   } catch (error) {
     throw new ConfigError(`${path}: not JSON: ${(error as Error).message}`);
   }
-  if (value === null || typeof value !== 'object' || value.stage !== 'groups-shard-done' || typeof value.dataset !== 'string' || typeof value.shard?.index !== 'number' || typeof value.shard?.count !== 'number' || typeof value.seals !== 'object' || value.seals === null) {
-    throw new ConfigError(`${path}: not a shard's completion marker ({stage: "groups-shard-done", dataset, shard, seals})`);
+  if (
+    value === null ||
+    typeof value !== 'object' ||
+    value.stage !== 'groups-shard-done' ||
+    typeof value.dataset !== 'string' ||
+    typeof value.shard?.index !== 'number' ||
+    typeof value.shard?.count !== 'number' ||
+    typeof value.seals !== 'object' ||
+    value.seals === null
+  ) {
+    throw new ConfigError(
+      `${path}: not a shard's completion marker ({stage: "groups-shard-done", dataset, shard, seals})`,
+    );
   }
   return value as ShardDone;
 }
@@ -199,9 +229,16 @@ function writeShardState(out: string, state: ShardState): void {
 }
 
 /** A shard's even part of the run: of the groups, or of each difficulty's quota (an exact fraction). */
-export function shardShares(groups: number, count: number, mix: Readonly<Record<Difficulty, number>> | undefined): { even: Record<Difficulty | 'all', number> } {
+export function shardShares(
+  groups: number,
+  count: number,
+  mix: Readonly<Record<Difficulty, number>> | undefined,
+): { even: Record<Difficulty | 'all', number> } {
   const quotas = mix ? difficultyQuotas(mix, groups) : undefined;
-  const even = { ...(Object.fromEntries(DIFFICULTIES.map((d) => [d, quotas ? quotas[d] / count : 0])) as Record<Difficulty, number>), all: groups / count };
+  const even = {
+    ...(Object.fromEntries(DIFFICULTIES.map((d) => [d, quotas ? quotas[d] / count : 0])) as Record<Difficulty, number>),
+    all: groups / count,
+  };
   return { even };
 }
 
@@ -213,7 +250,15 @@ export interface ShardOptions extends GenerateOptions {
 
 /** What an earlier run of this shard sealed must be there unchanged, and its lines in the shard's order, before it is continued. */
 export function checkShardFiles(out: string, dataset: string, shard: ShardSpec): void {
-  checkSeal(out, candidatesFile(dataset), readShardState(out)?.seals, 'prefix', 'generate: --resume', 'run the shard again into a new --out', { sealsFile: 'shard.json' });
+  checkSeal(
+    out,
+    candidatesFile(dataset),
+    readShardState(out)?.seals,
+    'prefix',
+    'generate: --resume',
+    'run the shard again into a new --out',
+    { sealsFile: 'shard.json' },
+  );
   readCandidates(candidatesPath(out, dataset), shard, false, 'generate: --resume');
 }
 
@@ -257,7 +302,8 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
   // Where the run stops is estimated from this shard alone: at the candidate where its own
   // groups reach its even part (of each quota, with a mix), the unsharded run has about
   // reached its target. The shard goes on past it by the margin, in candidates.
-  const holdsEvenPart = (): boolean => (options.difficultyMix ? DIFFICULTIES.every((d) => perDifficulty[d] >= even[d]) : verified >= even.all);
+  const holdsEvenPart = (): boolean =>
+    options.difficultyMix ? DIFFICULTIES.every((d) => perDifficulty[d] >= even[d]) : verified >= even.all;
   let stopAt: number | undefined;
   const decide = (candidate: number): void => {
     if (stopAt === undefined && holdsEvenPart()) stopAt = Math.ceil((1 + margin) * (candidate + 1)) + shard.count;
@@ -272,7 +318,11 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
   const { skeletonAt, shapeOf, maxCandidates, attempts } = sources;
   const state = (complete: boolean, candidates: number): ShardState => ({
     // Complete: the file as closed; until then, what an earlier run closed (lines after it are this run's).
-    ...(complete ? { seals: { [candidatesFile(options.dataset)]: sealFile(path) } } : earlier?.seals ? { seals: earlier.seals } : {}),
+    ...(complete
+      ? { seals: { [candidatesFile(options.dataset)]: sealFile(path) } }
+      : earlier?.seals
+        ? { seals: earlier.seals }
+        : {}),
     stage: 'groups-shard',
     dataset: options.dataset,
     shard,
@@ -283,7 +333,10 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
     max_candidates: maxCandidates,
     complete,
     counts: { candidates, verified },
-    timings: { total_seconds: Number(((performance.now() - started) / 1000).toFixed(2)), database_seconds: Number((options.runner.dbSeconds() - dbAtStart).toFixed(2)) },
+    timings: {
+      total_seconds: Number(((performance.now() - started) / 1000).toFixed(2)),
+      database_seconds: Number((options.runner.dbSeconds() - dbAtStart).toFixed(2)),
+    },
   });
   const last = done.length > 0 ? (done[done.length - 1] as CandidateOutcome).candidate : shard.index - 1 - shard.count;
   let decided = done.length;
@@ -291,9 +344,15 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
   rmSync(shardDonePath(options.out), { force: true });
   writeShardState(options.out, state(false, decided));
   try {
-    for (let candidate = last + shard.count; (stopAt === undefined || candidate < stopAt) && candidate < maxCandidates; candidate += shard.count) {
+    for (
+      let candidate = last + shard.count;
+      (stopAt === undefined || candidate < stopAt) && candidate < maxCandidates;
+      candidate += shard.count
+    ) {
       const entry = options.suite?.[candidate];
-      const sample: Pick<Sample, 'skeleton' | 'tokens' | 'tail'> = entry ? { skeleton: '', tokens: [], tail: false } : skeletonAt(candidate);
+      const sample: Pick<Sample, 'skeleton' | 'tokens' | 'tail'> = entry
+        ? { skeleton: '', tokens: [], tail: false }
+        : skeletonAt(candidate);
       const outcomes: AttemptOutcome[] = [];
       let early: CandidateRejected | undefined;
       try {
@@ -307,13 +366,19 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
           // Verified whatever this shard has seen: whether it duplicates an earlier group is
           // the merge's decision, over the groups of every shard.
           const tried = await attemptCandidate(options, sources, { candidate, attempt, entry, sample, shape });
-          const seenAs = { ...(tried.id !== undefined ? { id: tried.id } : {}), ...(tried.difficulty ? { difficulty: tried.difficulty } : {}) };
+          const seenAs = {
+            ...(tried.id !== undefined ? { id: tried.id } : {}),
+            ...(tried.difficulty ? { difficulty: tried.difficulty } : {}),
+          };
           if ('rejected' in tried) {
             outcomes.push({ ...seenAs, rejected: { reason: tried.rejected.reason, detail: tried.rejected.detail } });
             if (FINAL.has(tried.rejected.reason)) break;
             continue;
           }
-          const outcome: AttemptOutcome = { ...seenAs, group: { line: serializeGroup(tried.record), key: tried.key, difficulty: tried.record.difficulty } };
+          const outcome: AttemptOutcome = {
+            ...seenAs,
+            group: { line: serializeGroup(tried.record), key: tried.key, difficulty: tried.record.difficulty },
+          };
           outcomes.push(outcome);
           if (own) spare = true;
           else {
@@ -345,7 +410,12 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
   const closed = state(true, decided);
   writeShardState(options.out, closed);
   // Written last: a folder with the marker holds a whole shard.
-  const marker: ShardDone = { stage: 'groups-shard-done', dataset: options.dataset, shard: { index: shard.index, count: shard.count }, seals: closed.seals as Seals };
+  const marker: ShardDone = {
+    stage: 'groups-shard-done',
+    dataset: options.dataset,
+    shard: { index: shard.index, count: shard.count },
+    seals: closed.seals as Seals,
+  };
   writeFileAtomic(shardDonePath(options.out), `${JSON.stringify(JSON.parse(stableStringify(marker)), null, 2)}\n`);
   return { candidates: decided, verified, complete: true };
 }

@@ -18,7 +18,9 @@ export const SESSION_SETTINGS = [
  * Names are unqualified: the caller's search_path decides the schema.
  */
 export function renderCreateTables(schema: RelationalSchema): string {
-  const types = (schema.enumTypes ?? []).map((t) => `CREATE TYPE ${t.name} AS ENUM (${t.values.map(quoteLiteral).join(', ')});\n`);
+  const types = (schema.enumTypes ?? []).map(
+    (t) => `CREATE TYPE ${t.name} AS ENUM (${t.values.map(quoteLiteral).join(', ')});\n`,
+  );
   return [...types, ...schema.tables.map(renderCreateTable)].join('\n');
 }
 
@@ -49,7 +51,9 @@ export function renderConstraints(schema: RelationalSchema): string {
   }
   for (const t of schema.tables) {
     for (const fk of t.foreignKeys) {
-      out.push(`ALTER TABLE ${quoteIdent(t.name)} ADD FOREIGN KEY (${cols(fk.columns)}) REFERENCES ${quoteIdent(fk.table)} (${cols(fk.references)});`);
+      out.push(
+        `ALTER TABLE ${quoteIdent(t.name)} ADD FOREIGN KEY (${cols(fk.columns)}) REFERENCES ${quoteIdent(fk.table)} (${cols(fk.references)});`,
+      );
     }
   }
   for (const t of schema.tables) {

@@ -83,7 +83,10 @@ export function* shredTable(context: ShredContext, schema: RelationalSchema, tab
           if (!context.isA(o, top)) continue;
           if (hasType) {
             // The deepest class of the group on the object's chain.
-            const chain = index.chain(mostSpecific(o, schema)).map((e) => e.name).filter((n) => inGroup.has(n));
+            const chain = index
+              .chain(mostSpecific(o, schema))
+              .map((e) => e.name)
+              .filter((n) => inGroup.has(n));
             typeClass = chain[chain.length - 1];
           }
         } else {
@@ -121,7 +124,9 @@ export function* shredTable(context: ShredContext, schema: RelationalSchema, tab
 function mostSpecific(o: EntityObject, schema: RelationalSchema): string {
   const c = o.classes[0];
   if (c === undefined || o.classes.length > 1) {
-    throw new ShredError(`variant ${schema.variant.name}: object ${o.id} has ${o.classes.length} most specific classes where one is needed`);
+    throw new ShredError(
+      `variant ${schema.variant.name}: object ${o.id} has ${o.classes.length} most specific classes where one is needed`,
+    );
   }
   return c;
 }

@@ -62,7 +62,8 @@ export function sqliteRefusal(schema: RelationalSchema): string | undefined {
   for (const table of schema.tables) {
     for (const column of table.columns) {
       const type = column.valueType;
-      if (type.kind === 'numeric' && type.precision > REAL_DIGITS) return `${table.name}.${column.name} numeric(${type.precision},${type.scale}): a REAL holds ${REAL_DIGITS} significant digits`;
+      if (type.kind === 'numeric' && type.precision > REAL_DIGITS)
+        return `${table.name}.${column.name} numeric(${type.precision},${type.scale}): a REAL holds ${REAL_DIGITS} significant digits`;
     }
   }
   return undefined;
@@ -70,10 +71,13 @@ export function sqliteRefusal(schema: RelationalSchema): string | undefined {
 
 /** `CREATE TABLE` with columns, keys, unique constraints and foreign keys, as SQLite declares them. */
 export function renderSqliteTable(table: Table): string {
-  const lines = table.columns.map((c) => `    ${quoteIdent(c.name)} ${sqliteColumnType(c)}${c.nullable ? '' : ' NOT NULL'}`);
+  const lines = table.columns.map(
+    (c) => `    ${quoteIdent(c.name)} ${sqliteColumnType(c)}${c.nullable ? '' : ' NOT NULL'}`,
+  );
   lines.push(`    PRIMARY KEY (${cols(table.primaryKey)})`);
   for (const u of table.uniques) lines.push(`    UNIQUE (${cols(u)})`);
-  for (const fk of table.foreignKeys) lines.push(`    FOREIGN KEY (${cols(fk.columns)}) REFERENCES ${quoteIdent(fk.table)} (${cols(fk.references)})`);
+  for (const fk of table.foreignKeys)
+    lines.push(`    FOREIGN KEY (${cols(fk.columns)}) REFERENCES ${quoteIdent(fk.table)} (${cols(fk.references)})`);
   return `CREATE TABLE ${quoteIdent(table.name)} (\n${lines.join(',\n')}\n);\n`;
 }
 
@@ -81,7 +85,8 @@ export function renderSqliteTable(table: Table): string {
 export function renderSqliteSchema(schema: RelationalSchema): string {
   const out = schema.tables.map(renderSqliteTable);
   for (const t of schema.tables) {
-    for (const ix of t.indexes) out.push(`CREATE INDEX ${quoteIdent(`${t.name}_${ix.join('_')}_idx`)} ON ${quoteIdent(t.name)} (${cols(ix)});\n`);
+    for (const ix of t.indexes)
+      out.push(`CREATE INDEX ${quoteIdent(`${t.name}_${ix.join('_')}_idx`)} ON ${quoteIdent(t.name)} (${cols(ix)});\n`);
   }
   return out.join('\n');
 }
@@ -107,7 +112,8 @@ export function sqliteValue(cell: Cell, column: Column, where: string): SqliteVa
     case 'boolean':
       return cell === 't' || cell === 'true' ? 1 : 0;
     case 'timestamptz':
-      if (!/\+00$/u.test(cell)) throw new ShredError(`${where}: column ${column.name}: a timestamp not in UTC: ${cell}`);
+      if (!/\+00$/u.test(cell))
+        throw new ShredError(`${where}: column ${column.name}: a timestamp not in UTC: ${cell}`);
       return cell.slice(0, -3);
     default:
       return cell;

@@ -67,7 +67,20 @@ const FALLBACK_ORDER: Record<Dialect, readonly Dialect[]> = {
 const PARSER_DATABASE: Record<Dialect, string> = { postgresql: 'postgresql', sqlite: 'sqlite', mysql: 'mysql' };
 
 /** Words that can never be a table alias; seeing one as an alias means a misread join. */
-const KEYWORD_ALIASES = new Set(['CROSS', 'NATURAL', 'JOIN', 'INNER', 'LEFT', 'RIGHT', 'FULL', 'OUTER', 'ON', 'USING', 'WHERE', 'LATERAL']);
+const KEYWORD_ALIASES = new Set([
+  'CROSS',
+  'NATURAL',
+  'JOIN',
+  'INNER',
+  'LEFT',
+  'RIGHT',
+  'FULL',
+  'OUTER',
+  'ON',
+  'USING',
+  'WHERE',
+  'LATERAL',
+]);
 
 let parserInstance: InstanceType<typeof nodeSqlParser.Parser> | undefined;
 function parser(): InstanceType<typeof nodeSqlParser.Parser> {
@@ -115,7 +128,10 @@ export function parseSqlWithDialect(text: string, options: ParseOptions = {}): P
 function parseIn(body: string, scanned: ScannedSql, dialect: Dialect, source: Dialect): Query {
   let raw: unknown;
   try {
-    raw = parser().astify(compatibleText(scanned.text), { database: PARSER_DATABASE[dialect], parseOptions: { includeLocations: true } });
+    raw = parser().astify(compatibleText(scanned.text), {
+      database: PARSER_DATABASE[dialect],
+      parseOptions: { includeLocations: true },
+    });
   } catch (error) {
     throw fromParserError(error, dialect);
   }
@@ -126,7 +142,12 @@ function parseIn(body: string, scanned: ScannedSql, dialect: Dialect, source: Di
   try {
     return new Converter(body, dialect, source).query(restoreMasked(raw, scanned.masked));
   } catch (error) {
-    if (isStackOverflow(error)) throw new SqlParseError(`${dialect}: query nested too deeply to read (a chain of operators or subqueries)`, undefined, { cause: error });
+    if (isStackOverflow(error))
+      throw new SqlParseError(
+        `${dialect}: query nested too deeply to read (a chain of operators or subqueries)`,
+        undefined,
+        { cause: error },
+      );
     throw error;
   }
 }
@@ -134,7 +155,12 @@ function parseIn(body: string, scanned: ScannedSql, dialect: Dialect, source: Di
 function fromParserError(error: unknown, dialect: Dialect): SqlParseError {
   // The scanner bounds nesting and size; should the parser still run out of stack, that is
   // this query's problem, not the process's.
-  if (isStackOverflow(error)) return new SqlParseError(`${dialect}: query nested too deeply to read (a chain of operators or subqueries)`, undefined, { cause: error });
+  if (isStackOverflow(error))
+    return new SqlParseError(
+      `${dialect}: query nested too deeply to read (a chain of operators or subqueries)`,
+      undefined,
+      { cause: error },
+    );
   const location = (error as { location?: { start?: { line?: number; column?: number } } }).location?.start;
   const found = /but (.*) found/u.exec(error instanceof Error ? error.message : '')?.[1];
   if (!location) {
@@ -143,9 +169,13 @@ function fromParserError(error: unknown, dialect: Dialect): SqlParseError {
     return new SqlParseError(`${dialect}: ${message || 'syntax error'}`, undefined, { cause: error });
   }
   const what = found ? `unexpected ${found}` : 'syntax error';
-  return new SqlParseError(`${dialect}: ${what} at line ${location.line}, column ${location.column}`, { line: location.line, column: location.column }, {
-    cause: error,
-  });
+  return new SqlParseError(
+    `${dialect}: ${what} at line ${location.line}, column ${location.column}`,
+    { line: location.line, column: location.column },
+    {
+      cause: error,
+    },
+  );
 }
 
 type Raw = Record<string, unknown>;
@@ -222,15 +252,31 @@ function ident(value: unknown): string | null {
   if (typeof value === 'string') return value;
   if (isRaw(value)) {
     if ('expr' in value && isRaw(value['expr'])) return ident(value['expr']);
-    if ('value' in value && (typeof value['value'] === 'string' || typeof value['value'] === 'number')) return String(value['value']);
+    if ('value' in value && (typeof value['value'] === 'string' || typeof value['value'] === 'number'))
+      return String(value['value']);
   }
   return null;
 }
 
-const COMPARISONS: Record<string, ComparisonOperator> = { '=': '=', '==': '=', '!=': '!=', '<>': '!=', '<': '<', '>': '>', '<=': '<=', '>=': '>=' };
+const COMPARISONS: Record<string, ComparisonOperator> = {
+  '=': '=',
+  '==': '=',
+  '!=': '!=',
+  '<>': '!=',
+  '<': '<',
+  '>': '>',
+  '<=': '<=',
+  '>=': '>=',
+};
 const ARITHMETIC: Record<string, ArithmeticOperator> = { '+': '+', '-': '-', '*': '*', '/': '/', '%': '%', '||': '||' };
 const AGGREGATES = new Set<AggregateName>(['count', 'sum', 'avg', 'min', 'max']);
-const CLOCK_VALUES: ReadonlySet<string> = new Set(['CURRENT_DATE', 'CURRENT_TIMESTAMP', 'CURRENT_TIME', 'LOCALTIMESTAMP', 'LOCALTIME']);
+const CLOCK_VALUES: ReadonlySet<string> = new Set([
+  'CURRENT_DATE',
+  'CURRENT_TIMESTAMP',
+  'CURRENT_TIME',
+  'LOCALTIMESTAMP',
+  'LOCALTIME',
+]);
 const OTHER_OPERATOR = /^[-+*/<>=~!@#%^&|`?]+$/u;
 const JOINS: Record<string, JoinKind> = {
   JOIN: 'inner',
@@ -307,7 +353,10 @@ class Converter {
     const loc = this.current?.['loc'];
     const start = isRaw(loc) && isRaw(loc['start']) ? loc['start'] : undefined;
     if (start && typeof start['line'] === 'number' && typeof start['column'] === 'number') {
-      return refusal(`${this.dialect}: unsupported ${what} at line ${start['line']}, column ${start['column']}`, { line: start['line'], column: start['column'] });
+      return refusal(`${this.dialect}: unsupported ${what} at line ${start['line']}, column ${start['column']}`, {
+        line: start['line'],
+        column: start['column'],
+      });
     }
     return refusal(`${this.dialect}: unsupported ${what}`);
   }
@@ -334,7 +383,9 @@ class Converter {
     for (const [key, value] of Object.entries(raw)) {
       if (INERT_KEYS.has(key) || read.includes(key) || isEmpty(value)) continue;
       const known = CONSTRUCTS[key];
-      throw known ? this.refuse(known.name, known.keyword) : this.refuse(`${node} with "${key}"`, wordPattern(key), true);
+      throw known
+        ? this.refuse(known.name, known.keyword)
+        : this.refuse(`${node} with "${key}"`, wordPattern(key), true);
     }
   }
 
@@ -404,23 +455,43 @@ class Converter {
     let orderBy: OrderItem[] = this.orderItems(Array.isArray(raw['_orderby']) ? (raw['_orderby'] as unknown[]) : []);
     let { limit, offset } = this.limit(raw['_limit'], undefined);
     if (!lastRaw['parentheses_symbol']) {
-      if (orderBy.length > 0 || limit !== null || offset !== null) throw this.unsupported('ORDER BY or LIMIT given twice after a set operator');
+      if (orderBy.length > 0 || limit !== null || offset !== null)
+        throw this.unsupported('ORDER BY or LIMIT given twice after a set operator');
       ({ orderBy, limit, offset } = { orderBy: [...last.orderBy], limit: last.limit, offset: last.offset });
       arms[arms.length - 1] = { ...last, orderBy: [], limit: null, offset: null };
     }
     const [head, ...rest] = arms as [SelectQuery, ...SelectQuery[]];
-    return { kind: 'compound', head, tail: rest.map((query, i) => ({ op: ops[i] as SetOperator, query })), orderBy, limit, offset };
+    return {
+      kind: 'compound',
+      head,
+      tail: rest.map((query, i) => ({ op: ops[i] as SetOperator, query })),
+      orderBy,
+      limit,
+      offset,
+    };
   }
 
   /** One SELECT; an `arm` of a compound leaves `_orderby` / `_limit` to the compound. */
   private select(raw: Raw, arm: boolean): SelectQuery {
     const compoundKeys = arm ? ['_next', 'set_op', 'parentheses_symbol', '_orderby', '_limit'] : ['_limit'];
     // `query` takes a leading WITH off; one still here sits on a parenthesized arm of a compound.
-    if (Array.isArray(raw['with']) && raw['with'].length > 0) throw this.refuse('WITH inside a set operation arm', /\bWITH\b/iu);
-    this.only(raw, 'SELECT', ['distinct', 'columns', 'from', 'where', 'groupby', 'having', 'orderby', 'limit', ...compoundKeys]);
+    if (Array.isArray(raw['with']) && raw['with'].length > 0)
+      throw this.refuse('WITH inside a set operation arm', /\bWITH\b/iu);
+    this.only(raw, 'SELECT', [
+      'distinct',
+      'columns',
+      'from',
+      'where',
+      'groupby',
+      'having',
+      'orderby',
+      'limit',
+      ...compoundKeys,
+    ]);
     const distinctRaw = raw['distinct'];
     const distinctText = isRaw(distinctRaw) ? distinctRaw['type'] : distinctRaw;
-    if (typeof distinctText === 'string' && distinctText.toUpperCase() !== 'DISTINCT') throw this.refuse(distinctText.toUpperCase(), /\bDISTINCT\b/iu);
+    if (typeof distinctText === 'string' && distinctText.toUpperCase() !== 'DISTINCT')
+      throw this.refuse(distinctText.toUpperCase(), /\bDISTINCT\b/iu);
     if (isRaw(distinctRaw)) this.only(distinctRaw, 'DISTINCT', []);
     const distinct = typeof distinctText === 'string';
     const columnsRaw = raw['columns'];
@@ -433,7 +504,11 @@ class Converter {
           });
     const from = Array.isArray(raw['from']) && raw['from'].length > 0 ? this.from(raw['from'] as Raw[]) : null;
     const groupRaw = raw['groupby'];
-    const groupList = Array.isArray(groupRaw) ? groupRaw : isRaw(groupRaw) && Array.isArray(groupRaw['columns']) ? groupRaw['columns'] : [];
+    const groupList = Array.isArray(groupRaw)
+      ? groupRaw
+      : isRaw(groupRaw) && Array.isArray(groupRaw['columns'])
+        ? groupRaw['columns']
+        : [];
     const orderBy = this.orderItems(Array.isArray(raw['orderby']) ? (raw['orderby'] as unknown[]) : []);
     const { limit, offset } = this.limit(raw['limit'], arm ? undefined : raw['_limit']);
     return {
@@ -498,7 +573,13 @@ class Converter {
       const next = items[i + 1];
       const nextJoin = typeof next?.['join'] === 'string' ? next['join'].toUpperCase() : '';
       const crossAlias = item['as'] === 'CROSS' || item['as'] === 'cross' || item['as'] === 'Cross';
-      if (crossAlias && next && (nextJoin === 'JOIN' || nextJoin === 'INNER JOIN') && isEmpty(next['on']) && !/"cross"/iu.test(this.text)) {
+      if (
+        crossAlias &&
+        next &&
+        (nextJoin === 'JOIN' || nextJoin === 'INNER JOIN') &&
+        isEmpty(next['on']) &&
+        !/"cross"/iu.test(this.text)
+      ) {
         item['as'] = null;
         next['join'] = 'CROSS JOIN';
       }
@@ -525,8 +606,16 @@ class Converter {
     if (alias !== null && KEYWORD_ALIASES.has(alias.toUpperCase())) throw this.misreadAlias(alias);
     if (isRaw(item['expr']) && isRaw(item['expr']['ast'])) {
       this.only(item['expr'], 'derived table', ['ast', 'tableList', 'columnList']);
-      if (!isEmpty(item['prefix'])) throw this.refuse(`${String(item['prefix']).toUpperCase()} before a derived table`, wordPattern(String(item['prefix'])));
-      if (alias?.includes('(')) throw this.refuse(`column aliases after a table alias ("${alias}")`, /\)\s*(AS\s+)?[A-Za-z_][A-Za-z0-9_]*\s*\(/iu);
+      if (!isEmpty(item['prefix']))
+        throw this.refuse(
+          `${String(item['prefix']).toUpperCase()} before a derived table`,
+          wordPattern(String(item['prefix'])),
+        );
+      if (alias?.includes('('))
+        throw this.refuse(
+          `column aliases after a table alias ("${alias}")`,
+          /\)\s*(AS\s+)?[A-Za-z_][A-Za-z0-9_]*\s*\(/iu,
+        );
       return { kind: 'derived', query: this.query(item['expr']['ast']), alias };
     }
     if (isRaw(item['expr']) && item['expr']['type'] === 'function') {
@@ -538,14 +627,21 @@ class Converter {
         kind: 'table-function',
         call,
         alias: withColumns ? (withColumns[1] as string).trim() : alias,
-        columns: withColumns ? (withColumns[2] as string).split(',').map((c) => c.trim().replace(/^"(.*)"$/u, '$1')) : [],
+        columns: withColumns
+          ? (withColumns[2] as string).split(',').map((c) => c.trim().replace(/^"(.*)"$/u, '$1'))
+          : [],
         lateral: typeof item['prefix'] === 'string' && item['prefix'].toUpperCase() === 'LATERAL',
       };
     }
     const table = ident(item['table']);
     if (table === null) throw this.unsupported('table source');
-    if (alias?.includes('(')) throw this.refuse(`column aliases after a table alias ("${alias}")`, new RegExp(`\\b${alias.slice(0, alias.indexOf('(')).trim()}\\s*\\(`, 'iu'));
-    if (typeof item['prefix'] === 'string' && item['prefix'] !== '') throw this.refuse(`${item['prefix'].toUpperCase()} before a table`);
+    if (alias?.includes('('))
+      throw this.refuse(
+        `column aliases after a table alias ("${alias}")`,
+        new RegExp(`\\b${alias.slice(0, alias.indexOf('(')).trim()}\\s*\\(`, 'iu'),
+      );
+    if (typeof item['prefix'] === 'string' && item['prefix'] !== '')
+      throw this.refuse(`${item['prefix'].toUpperCase()} before a table`);
     const db = ident(item['db']);
     return { kind: 'table', name: db ? `${db}.${table}` : table, alias };
   }
@@ -624,10 +720,18 @@ class Converter {
         const name = ident(column);
         if (name === null) throw this.unsupported('column reference');
         // The SQLite and MySQL grammars read `age::integer` as one column named "age::integer".
-        if (name.includes('::') && ![`"${name}"`, `\`${name}\``, `[${name}]`].some((quoted) => this.text.includes(quoted))) {
+        if (
+          name.includes('::') &&
+          ![`"${name}"`, `\`${name}\``, `[${name}]`].some((quoted) => this.text.includes(quoted))
+        ) {
           throw this.unsupported(`"${name}" read as a column name (a :: cast)`);
         }
-        if (inner && inner['type'] === 'double_quote_string' && table === null && this.doubleQuotedIsString(valueSlot)) {
+        if (
+          inner &&
+          inner['type'] === 'double_quote_string' &&
+          table === null &&
+          this.doubleQuotedIsString(valueSlot)
+        ) {
           return { kind: 'string', value: name };
         }
         return { kind: 'column', table, name };
@@ -644,7 +748,9 @@ class Converter {
         // The scanner has already made doubled quotes single, except in MySQL text.
         const written = String(raw['value']);
         const value = this.sourceDialect === 'mysql' ? written.replaceAll('""', '"') : written;
-        return this.doubleQuotedIsString(valueSlot) ? { kind: 'string', value } : { kind: 'column', table: null, name: value };
+        return this.doubleQuotedIsString(valueSlot)
+          ? { kind: 'string', value }
+          : { kind: 'column', table: null, name: value };
       }
       case 'null':
         return { kind: 'null' };
@@ -665,7 +771,8 @@ class Converter {
       }
       case 'interval': {
         const value = raw['expr'];
-        if (!isRaw(value) || (value['type'] !== 'single_quote_string' && value['type'] !== 'string')) throw this.unsupported('INTERVAL other than a quoted string');
+        if (!isRaw(value) || (value['type'] !== 'single_quote_string' && value['type'] !== 'string'))
+          throw this.unsupported('INTERVAL other than a quoted string');
         const unit = typeof raw['unit'] === 'string' && raw['unit'] !== '' ? raw['unit'].toUpperCase() : null;
         return { kind: 'interval', value: String(value['value']).replaceAll("''", "'"), unit };
       }
@@ -693,9 +800,11 @@ class Converter {
       if (hoisted) return { kind: 'not', operand: this.expr(hoisted) };
     }
     const comparison = COMPARISONS[op];
-    if (comparison) return { kind: 'comparison', op: comparison, left: this.expr(raw['left']), right: this.value(raw['right']) };
+    if (comparison)
+      return { kind: 'comparison', op: comparison, left: this.expr(raw['left']), right: this.value(raw['right']) };
     const arithmetic = ARITHMETIC[op];
-    if (arithmetic) return { kind: 'arithmetic', op: arithmetic, left: this.expr(raw['left']), right: this.expr(raw['right']) };
+    if (arithmetic)
+      return { kind: 'arithmetic', op: arithmetic, left: this.expr(raw['left']), right: this.expr(raw['right']) };
     switch (op) {
       case 'AND':
       case 'OR':
@@ -724,7 +833,8 @@ class Converter {
       case 'BETWEEN':
       case 'NOT BETWEEN': {
         const bounds = raw['right'];
-        if (!isRaw(bounds) || !Array.isArray(bounds['value']) || bounds['value'].length !== 2) throw this.unsupported('BETWEEN bounds');
+        if (!isRaw(bounds) || !Array.isArray(bounds['value']) || bounds['value'].length !== 2)
+          throw this.unsupported('BETWEEN bounds');
         return {
           kind: 'between',
           negated: op === 'NOT BETWEEN',
@@ -742,7 +852,8 @@ class Converter {
       default:
         // PostgreSQL's other operators (JSON, arrays, ranges) are symbols; words the parser
         // passes through here (SIMILAR TO, REGEXP, …) are not read.
-        if (OTHER_OPERATOR.test(op)) return { kind: 'operator', op, left: this.expr(raw['left']), right: this.expr(raw['right']) };
+        if (OTHER_OPERATOR.test(op))
+          return { kind: 'operator', op, left: this.expr(raw['left']), right: this.expr(raw['right']) };
         throw this.unsupported(`operator "${op}"`);
     }
   }
@@ -780,7 +891,9 @@ class Converter {
       }
     });
     disjuncts.push(current);
-    return disjuncts.slice(1).reduce<Expr>((left, right) => ({ kind: 'logical', op: 'or', left, right }), disjuncts[0] as Expr);
+    return disjuncts
+      .slice(1)
+      .reduce<Expr>((left, right) => ({ kind: 'logical', op: 'or', left, right }), disjuncts[0] as Expr);
   }
 
   private caseExpr(raw: Raw): Expr {
@@ -801,7 +914,10 @@ class Converter {
     const target = Array.isArray(targets) && targets.length === 1 && isRaw(targets[0]) ? targets[0] : null;
     if (!target || typeof target['dataType'] !== 'string') throw this.unsupported('cast target');
     this.only(target, 'cast target', ['dataType', 'length', 'scale']);
-    const size = typeof target['length'] === 'number' ? `(${[target['length'], target['scale']].filter((n) => typeof n === 'number').join(', ')})` : '';
+    const size =
+      typeof target['length'] === 'number'
+        ? `(${[target['length'], target['scale']].filter((n) => typeof n === 'number').join(', ')})`
+        : '';
     return { kind: 'cast', operand: this.expr(raw['expr']), type: `${target['dataType'].toUpperCase()}${size}` };
   }
 
@@ -818,9 +934,11 @@ class Converter {
   private windowed(raw: Raw, call: Expr): Expr {
     const over = raw['over'];
     if (isEmpty(over)) return call;
-    if (call.kind !== 'aggregate' && call.kind !== 'function' && call.kind !== 'filtered') throw this.unsupported('OVER after an expression that is not a call');
+    if (call.kind !== 'aggregate' && call.kind !== 'function' && call.kind !== 'filtered')
+      throw this.unsupported('OVER after an expression that is not a call');
     // PostgreSQL: "DISTINCT is not implemented for window functions".
-    if ((call.kind === 'filtered' ? call.call : call).distinct) throw this.refuse('DISTINCT in a window function', /\bDISTINCT\b/iu);
+    if ((call.kind === 'filtered' ? call.call : call).distinct)
+      throw this.refuse('DISTINCT in a window function', /\bDISTINCT\b/iu);
     if (!isRaw(over) || over['type'] !== 'window') throw this.unsupported('OVER clause');
     this.only(over, 'OVER', ['as_window_specification']);
     const spec = over['as_window_specification'];
@@ -842,7 +960,13 @@ class Converter {
     });
     const orderBy = this.orderItems(Array.isArray(window['orderby']) ? (window['orderby'] as unknown[]) : []);
     const frame = isEmpty(window['window_frame_clause']) ? null : this.frame(window['window_frame_clause']);
-    const node: WindowCall = { kind: 'window', call: call as Aggregate | FunctionCall | Filtered, partitionBy, orderBy, frame };
+    const node: WindowCall = {
+      kind: 'window',
+      call: call as Aggregate | FunctionCall | Filtered,
+      partitionBy,
+      orderBy,
+      frame,
+    };
     return node;
   }
 
@@ -857,7 +981,12 @@ class Converter {
       const unitRaw = raw['left'];
       const bounds = raw['right'];
       const unit = isRaw(unitRaw) ? String(unitRaw['value']).toLowerCase() : '';
-      if ((unit !== 'rows' && unit !== 'range') || !isRaw(bounds) || !Array.isArray(bounds['value']) || bounds['value'].length !== 2) {
+      if (
+        (unit !== 'rows' && unit !== 'range') ||
+        !isRaw(bounds) ||
+        !Array.isArray(bounds['value']) ||
+        bounds['value'].length !== 2
+      ) {
         throw this.unsupported('window frame');
       }
       return { unit, start: this.frameBound(bounds['value'][0]), end: this.frameBound(bounds['value'][1]) };
@@ -869,7 +998,8 @@ class Converter {
 
   private frameBound(raw: unknown): FrameBound {
     const text = isRaw(raw) ? String(raw['value']).trim().toLowerCase().replace(/\s+/gu, ' ') : '';
-    if (text === 'unbounded preceding' || text === 'unbounded following' || text === 'current row') return { kind: text, offset: null };
+    if (text === 'unbounded preceding' || text === 'unbounded following' || text === 'current row')
+      return { kind: text, offset: null };
     const m = /^([0-9]+) (preceding|following)$/u.exec(text);
     if (!m) throw this.unsupported(`window frame bound "${text}"`);
     return { kind: m[2] as 'preceding' | 'following', offset: { kind: 'number', text: m[1] as string } };
@@ -908,11 +1038,16 @@ class Converter {
   }
 
   private call(raw: Raw): Expr {
-    const nameParts = isRaw(raw['name']) && Array.isArray(raw['name']['name']) ? (raw['name']['name'] as unknown[]) : [raw['name']];
-    const name = nameParts.map((part) => ident(part) ?? '').join('.').toLowerCase();
+    const nameParts =
+      isRaw(raw['name']) && Array.isArray(raw['name']['name']) ? (raw['name']['name'] as unknown[]) : [raw['name']];
+    const name = nameParts
+      .map((part) => ident(part) ?? '')
+      .join('.')
+      .toLowerCase();
     // CURRENT_DATE and its kin come back as calls of a keyword with no argument list.
     const clock = name.toUpperCase();
-    if (!('args' in raw) && nameParts.length === 1 && CLOCK_VALUES.has(clock)) return { kind: 'clock', name: clock as ClockValue['name'] };
+    if (!('args' in raw) && nameParts.length === 1 && CLOCK_VALUES.has(clock))
+      return { kind: 'clock', name: clock as ClockValue['name'] };
     const argsRaw = raw['args'];
     if (isRaw(argsRaw)) this.only(argsRaw, 'function arguments', ['value']);
     const argList = isRaw(argsRaw) && Array.isArray(argsRaw['value']) ? (argsRaw['value'] as unknown[]) : [];

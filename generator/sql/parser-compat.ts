@@ -66,7 +66,8 @@ const word = (t: Token | undefined, w: string): boolean => t !== undefined && t.
 /** `a`, `a.b` (quoted parts allowed), or a call `f(…)` spanning the whole item. */
 function isPlainItem(tokens: readonly Token[]): boolean {
   if (tokens.length === 0) return true;
-  const name = (t: Token | undefined): boolean => t !== undefined && /^(?:[A-Za-z_][\w$]*|"(?:[^"]|"")*")$/u.test(t.text);
+  const name = (t: Token | undefined): boolean =>
+    t !== undefined && /^(?:[A-Za-z_][\w$]*|"(?:[^"]|"")*")$/u.test(t.text);
   if (tokens.length === 1) return name(tokens[0]);
   if (tokens.length === 3 && name(tokens[0]) && tokens[1]?.text === '.' && name(tokens[2])) return true;
   // A call: a name, its bracket, and the matching bracket last.
@@ -88,13 +89,25 @@ export function compatibleText(sql: string): string {
       const depth = t.depth;
       let item: Token[] = [];
       const close = (): void => {
-        if (!isPlainItem(item)) inserts.push({ at: (item[0] as Token).start, text: 'coalesce(' }, { at: (item[item.length - 1] as Token).end, text: ')' });
+        if (!isPlainItem(item))
+          inserts.push(
+            { at: (item[0] as Token).start, text: 'coalesce(' },
+            { at: (item[item.length - 1] as Token).end, text: ')' },
+          );
         item = [];
       };
       let j = i + 2;
       for (; j < tokens.length; j++) {
         const u = tokens[j] as Token;
-        if (u.depth < depth || (u.depth === depth && ((word(u, 'ORDER') && word(tokens[j + 1], 'BY')) || word(u, 'ROWS') || word(u, 'RANGE') || word(u, 'GROUPS')))) break;
+        if (
+          u.depth < depth ||
+          (u.depth === depth &&
+            ((word(u, 'ORDER') && word(tokens[j + 1], 'BY')) ||
+              word(u, 'ROWS') ||
+              word(u, 'RANGE') ||
+              word(u, 'GROUPS')))
+        )
+          break;
         if (u.depth === depth && u.text === ',') close();
         else item.push(u);
       }
@@ -103,14 +116,20 @@ export function compatibleText(sql: string): string {
       continue;
     }
     // fn(DISTINCT arg) with fn other than count: arg in brackets of its own.
-    if (t.text === '(' && word(tokens[i + 1], 'DISTINCT') && tokens[i - 1] && /^(?:sum|avg|min|max)$/iu.test((tokens[i - 1] as Token).text)) {
+    if (
+      t.text === '(' &&
+      word(tokens[i + 1], 'DISTINCT') &&
+      tokens[i - 1] &&
+      /^(?:sum|avg|min|max)$/iu.test((tokens[i - 1] as Token).text)
+    ) {
       const depth = t.depth;
       let j = i + 2;
       while (j < tokens.length && !((tokens[j] as Token).depth === depth && (tokens[j] as Token).text === ')')) j++;
       const arg = tokens.slice(i + 2, j);
       const first = arg[0];
       const last = arg[arg.length - 1];
-      const bracketed = first?.text === '(' && last?.text === ')' && arg.slice(1, -1).every((u) => u.depth > first.depth);
+      const bracketed =
+        first?.text === '(' && last?.text === ')' && arg.slice(1, -1).every((u) => u.depth > first.depth);
       if (first && last && !bracketed) inserts.push({ at: first.start, text: '(' }, { at: last.end, text: ')' });
     }
   }

@@ -63,7 +63,11 @@ export function parsePostgres(sql: string): PgParseTree {
   } catch (error) {
     const details = (error as { sqlDetails?: { cursorPosition?: number } }).sqlDetails;
     const message = error instanceof Error ? error.message : String(error);
-    throw new SqlParseError(`PostgreSQL cannot parse the query: ${message}`, details?.cursorPosition === undefined ? undefined : position(sql, details.cursorPosition), { cause: error });
+    throw new SqlParseError(
+      `PostgreSQL cannot parse the query: ${message}`,
+      details?.cursorPosition === undefined ? undefined : position(sql, details.cursorPosition),
+      { cause: error },
+    );
   }
   return { version: tree.version, stmts: tree.stmts ?? [] };
 }

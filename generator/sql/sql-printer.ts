@@ -6,7 +6,17 @@
  * printSql(parseSql("select  name from singer where age>30 and country='France'"));
  * // "SELECT name FROM singer WHERE age > 30 AND country = 'France'"
  */
-import type { Dialect, Expr, FrameBound, FromClause, OrderItem, Query, SelectQuery, TableSource, WindowCall } from './sql-ast.ts';
+import type {
+  Dialect,
+  Expr,
+  FrameBound,
+  FromClause,
+  OrderItem,
+  Query,
+  SelectQuery,
+  TableSource,
+  WindowCall,
+} from './sql-ast.ts';
 
 export interface PrintOptions {
   /** Decides how identifiers that need quoting are quoted (default `postgresql`). */
@@ -80,7 +90,11 @@ class Printer {
   }
 
   /** ORDER BY, LIMIT and OFFSET of a select or a compound, as clauses. */
-  private ordering(query: { readonly orderBy: readonly OrderItem[]; readonly limit: Expr | null; readonly offset: Expr | null }): string[] {
+  private ordering(query: {
+    readonly orderBy: readonly OrderItem[];
+    readonly limit: Expr | null;
+    readonly offset: Expr | null;
+  }): string[] {
     const parts: string[] = [];
     if (query.orderBy.length > 0) parts.push(this.orderBy(query.orderBy));
     if (query.limit) parts.push(`LIMIT ${this.expr(query.limit)}`);
@@ -90,7 +104,13 @@ class Printer {
 
   private select(select: SelectQuery): string {
     const parts = [select.distinct ? 'SELECT DISTINCT' : 'SELECT'];
-    parts.push(select.columns.map((item) => (item.alias === null ? this.expr(item.expr) : `${this.expr(item.expr)} AS ${this.ident(item.alias)}`)).join(', '));
+    parts.push(
+      select.columns
+        .map((item) =>
+          item.alias === null ? this.expr(item.expr) : `${this.expr(item.expr)} AS ${this.ident(item.alias)}`,
+        )
+        .join(', '),
+    );
     if (select.from) parts.push(`FROM ${this.from(select.from)}`);
     if (select.where) parts.push(`WHERE ${this.expr(select.where)}`);
     if (select.groupBy.length > 0) parts.push(`GROUP BY ${select.groupBy.map((e) => this.expr(e)).join(', ')}`);
@@ -101,7 +121,9 @@ class Printer {
 
   private orderBy(items: readonly OrderItem[]): string {
     const item = (o: OrderItem): string =>
-      [this.expr(o.expr), o.direction?.toUpperCase(), o.nulls ? `NULLS ${o.nulls.toUpperCase()}` : undefined].filter((part) => part !== undefined).join(' ');
+      [this.expr(o.expr), o.direction?.toUpperCase(), o.nulls ? `NULLS ${o.nulls.toUpperCase()}` : undefined]
+        .filter((part) => part !== undefined)
+        .join(' ');
     return `ORDER BY ${items.map(item).join(', ')}`;
   }
 
@@ -131,7 +153,10 @@ class Printer {
   }
 
   private tableName(name: string): string {
-    return name.split('.').map((part) => this.ident(part)).join('.');
+    return name
+      .split('.')
+      .map((part) => this.ident(part))
+      .join('.');
   }
 
   private ident(name: string): string {
@@ -236,9 +261,14 @@ class Printer {
     if (w.partitionBy.length > 0) parts.push(`PARTITION BY ${w.partitionBy.map((e) => this.expr(e)).join(', ')}`);
     if (w.orderBy.length > 0) parts.push(this.orderBy(w.orderBy));
     if (w.frame) {
-      const bound = (b: FrameBound): string => (b.offset ? `${this.expr(b.offset)} ${b.kind.toUpperCase()}` : b.kind.toUpperCase());
+      const bound = (b: FrameBound): string =>
+        b.offset ? `${this.expr(b.offset)} ${b.kind.toUpperCase()}` : b.kind.toUpperCase();
       const unit = w.frame.unit.toUpperCase();
-      parts.push(w.frame.end ? `${unit} BETWEEN ${bound(w.frame.start)} AND ${bound(w.frame.end)}` : `${unit} ${bound(w.frame.start)}`);
+      parts.push(
+        w.frame.end
+          ? `${unit} BETWEEN ${bound(w.frame.start)} AND ${bound(w.frame.end)}`
+          : `${unit} ${bound(w.frame.start)}`,
+      );
     }
     return parts.join(' ');
   }

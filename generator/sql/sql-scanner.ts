@@ -72,7 +72,10 @@ function closeQuote(text: string, start: number, quote: string, backslashEscapes
  */
 export function scanSql(sql: string, source: Dialect): ScannedSql {
   if (sql.length > MAX_SQL_LENGTH) {
-    throw new SqlParseError(`query too long: ${sql.length} characters (at most ${MAX_SQL_LENGTH})`, { line: 1, column: MAX_SQL_LENGTH + 1 });
+    throw new SqlParseError(`query too long: ${sql.length} characters (at most ${MAX_SQL_LENGTH})`, {
+      line: 1,
+      column: MAX_SQL_LENGTH + 1,
+    });
   }
   const standardStrings = source !== 'mysql';
   const masked: MaskedLiteral[] = [];
@@ -85,7 +88,11 @@ export function scanSql(sql: string, source: Dialect): ScannedSql {
     const length = end - start - 2;
     if (length < 1) return;
     // Left unmasked, the parser would misread it: refuse rather than read another query.
-    if (masked.length >= MARKS) throw new SqlParseError(`more than ${MARKS} quoted strings or names with a backslash or doubled quote`, position(sql, start));
+    if (masked.length >= MARKS)
+      throw new SqlParseError(
+        `more than ${MARKS} quoted strings or names with a backslash or doubled quote`,
+        position(sql, start),
+      );
     parts.push(sql.slice(copied, start + 1), String.fromCharCode(FIRST_MARK + masked.length) + PAD.repeat(length - 1));
     copied = end - 1;
     masked.push(literal);
@@ -117,11 +124,16 @@ export function scanSql(sql: string, source: Dialect): ScannedSql {
     }
     if (++tokens > MAX_SQL_TOKENS) {
       const at = position(sql, i);
-      throw new SqlParseError(`query too large: more than ${MAX_SQL_TOKENS} tokens at line ${at.line}, column ${at.column}`, at);
+      throw new SqlParseError(
+        `query too large: more than ${MAX_SQL_TOKENS} tokens at line ${at.line}, column ${at.column}`,
+        at,
+      );
     }
     if (c === "'") {
       // E'…' (PostgreSQL) and every MySQL string take backslash escapes; standard strings do not.
-      const escaped = !standardStrings || (source === 'postgresql' && /[eE]/u.test(sql[i - 1] ?? '') && !/[\w$]/u.test(sql[i - 2] ?? ''));
+      const escaped =
+        !standardStrings ||
+        (source === 'postgresql' && /[eE]/u.test(sql[i - 1] ?? '') && !/[\w$]/u.test(sql[i - 2] ?? ''));
       const end = closeQuote(sql, i, "'", escaped);
       const body = sql.slice(i + 1, end - 1);
       if (!escaped && body.includes('\\')) mask(i, end, { kind: 'string', value: body });
@@ -131,14 +143,18 @@ export function scanSql(sql: string, source: Dialect): ScannedSql {
     if (c === '"' || c === '`') {
       const end = closeQuote(sql, i, c, false);
       const body = sql.slice(i + 1, end - 1);
-      if (c === '"' && standardStrings && body.includes('""')) mask(i, end, { kind: 'identifier', value: body.replaceAll('""', '"') });
+      if (c === '"' && standardStrings && body.includes('""'))
+        mask(i, end, { kind: 'identifier', value: body.replaceAll('""', '"') });
       i = end;
       continue;
     }
     if (c === '(') {
       if (++depth > MAX_SQL_DEPTH) {
         const at = position(sql, i);
-        throw new SqlParseError(`query nested too deeply: more than ${MAX_SQL_DEPTH} parentheses at line ${at.line}, column ${at.column}`, at);
+        throw new SqlParseError(
+          `query nested too deeply: more than ${MAX_SQL_DEPTH} parentheses at line ${at.line}, column ${at.column}`,
+          at,
+        );
       }
     } else if (c === ')') {
       depth = Math.max(0, depth - 1);
@@ -159,9 +175,11 @@ export function scanSql(sql: string, source: Dialect): ScannedSql {
 export function restoreMasked(raw: unknown, masked: readonly MaskedLiteral[]): unknown {
   if (masked.length === 0) return raw;
   const walk = (value: unknown): unknown => {
-    if (typeof value === 'string') return value.replace(PLACEHOLDER, (mark) => masked[mark.charCodeAt(0) - FIRST_MARK]?.value ?? mark);
+    if (typeof value === 'string')
+      return value.replace(PLACEHOLDER, (mark) => masked[mark.charCodeAt(0) - FIRST_MARK]?.value ?? mark);
     if (Array.isArray(value)) return value.map(walk);
-    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v)]));
+    if (value !== null && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v)]));
     return value;
   };
   return walk(raw);

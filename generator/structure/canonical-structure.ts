@@ -49,7 +49,11 @@ export function canonicalizeQuery(query: Query): Query {
  * lower case (string literals included, as in SQLStructEval).
  */
 export function normalizeSqlText(text: string): string {
-  return text.replace(/[\s;]+$/u, '').replace(/\s+/gu, ' ').trim().toLowerCase();
+  return text
+    .replace(/[\s;]+$/u, '')
+    .replace(/\s+/gu, ' ')
+    .trim()
+    .toLowerCase();
 }
 
 /** Canonical string and structure hash of a parsed query. */
@@ -59,6 +63,9 @@ export function canonicalStructure(query: Query): CanonicalStructure {
 }
 
 /** Parses and canonicalizes; throws SqlParseError for SQL that does not parse. */
-export function canonicalizeSql(text: string, options: { dialect?: Dialect; fallback?: boolean } = {}): CanonicalStructure {
+export function canonicalizeSql(
+  text: string,
+  options: { dialect?: Dialect; fallback?: boolean } = {},
+): CanonicalStructure {
   return canonicalStructure(parseSql(text, options));
 }

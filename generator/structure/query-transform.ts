@@ -66,7 +66,11 @@ function transformSelect(select: SelectQuery, t: Transform): SelectQuery {
 function transformFrom(from: FromClause, t: Transform): FromClause {
   return {
     first: transformSource(from.first, t),
-    joins: from.joins.map((j) => ({ kind: j.kind, source: transformSource(j.source, t), on: j.on ? transformExpr(j.on, t) : null })),
+    joins: from.joins.map((j) => ({
+      kind: j.kind,
+      source: transformSource(j.source, t),
+      on: j.on ? transformExpr(j.on, t) : null,
+    })),
   };
 }
 
@@ -106,7 +110,12 @@ export function transformExpr(expr: Expr, t: Transform): Expr {
       out = { ...expr, left: e(expr.left), right: e(expr.right) } as Expr;
       break;
     case 'case':
-      out = { ...expr, operand: expr.operand ? e(expr.operand) : null, whens: expr.whens.map((w) => ({ when: e(w.when), then: e(w.then) })), else: expr.else ? e(expr.else) : null };
+      out = {
+        ...expr,
+        operand: expr.operand ? e(expr.operand) : null,
+        whens: expr.whens.map((w) => ({ when: e(w.when), then: e(w.then) })),
+        else: expr.else ? e(expr.else) : null,
+      };
       break;
     case 'cast':
       out = { ...expr, operand: e(expr.operand) };
@@ -122,7 +131,11 @@ export function transformExpr(expr: Expr, t: Transform): Expr {
       out = { ...expr, operand: e(expr.operand), values: expr.values.map(e) };
       break;
     case 'in-subquery':
-      out = { ...expr, operand: e(expr.operand), query: t.nested ? t.nested(expr.query) : transformQuery(expr.query, t) };
+      out = {
+        ...expr,
+        operand: e(expr.operand),
+        query: t.nested ? t.nested(expr.query) : transformQuery(expr.query, t),
+      };
       break;
     case 'exists':
     case 'subquery':
@@ -146,7 +159,11 @@ export function transformExpr(expr: Expr, t: Transform): Expr {
       break;
     case 'filtered': {
       const call = e(expr.call);
-      out = { ...expr, call: call.kind === 'aggregate' || call.kind === 'function' ? call : expr.call, where: e(expr.where) };
+      out = {
+        ...expr,
+        call: call.kind === 'aggregate' || call.kind === 'function' ? call : expr.call,
+        where: e(expr.where),
+      };
       break;
     }
     case 'extract':

@@ -91,7 +91,12 @@ function mean(values: readonly (number | null)[]): number | null {
 }
 
 /** The measures of one group of generations. */
-export function groupMetrics(inputId: string, perturbationId: string, structures: readonly (string | null)[], gold?: string | null): GroupMetrics {
+export function groupMetrics(
+  inputId: string,
+  perturbationId: string,
+  structures: readonly (string | null)[],
+  gold?: string | null,
+): GroupMetrics {
   const counts = new Map<string, number>();
   for (const s of structures) if (s !== null) counts.set(s, (counts.get(s) ?? 0) + 1);
   const parsed = [...counts.values()].reduce((a, b) => a + b, 0);
@@ -147,18 +152,29 @@ export function computeStructureMetrics(rows: readonly GenerationRow[], options:
   let changedTotal = 0;
   const withoutOriginal: string[] = [];
   for (const [inputId, perturbations] of byInput) {
-    const groups = [...perturbations].map(([pid, structures]) => groupMetrics(inputId, pid, structures, options.gold?.get(inputId)));
+    const groups = [...perturbations].map(([pid, structures]) =>
+      groupMetrics(inputId, pid, structures, options.gold?.get(inputId)),
+    );
     perGroup.push(...groups);
     const original = groups.find((g) => originals.has(g.perturbationId));
     if (!original) withoutOriginal.push(inputId);
-    const same = (a: GroupMetrics, b: GroupMetrics): boolean => a.majorityStructure !== null && a.majorityStructure === b.majorityStructure;
+    const same = (a: GroupMetrics, b: GroupMetrics): boolean =>
+      a.majorityStructure !== null && a.majorityStructure === b.majorityStructure;
     const T = groups.length - 1;
     if (T === 0) {
-      perInput.push({ inputId, original: original?.perturbationId ?? null, perturbations: 0, agreement: null, sensitivity: null });
+      perInput.push({
+        inputId,
+        original: original?.perturbationId ?? null,
+        perturbations: 0,
+        agreement: null,
+        sensitivity: null,
+      });
       continue;
     }
     let agreeing = 0;
-    for (let i = 0; i < groups.length; i++) for (let j = i + 1; j < groups.length; j++) if (same(groups[i] as GroupMetrics, groups[j] as GroupMetrics)) agreeing++;
+    for (let i = 0; i < groups.length; i++)
+      for (let j = i + 1; j < groups.length; j++)
+        if (same(groups[i] as GroupMetrics, groups[j] as GroupMetrics)) agreeing++;
     let sensitivity: number | null = null;
     if (original) {
       const changed = groups.filter((g) => g !== original && !same(g, original)).length;
@@ -166,7 +182,13 @@ export function computeStructureMetrics(rows: readonly GenerationRow[], options:
       changedTotal += changed;
       sensitivity = changed / T;
     }
-    perInput.push({ inputId, original: original?.perturbationId ?? null, perturbations: T, agreement: (2 * agreeing) / ((T + 1) * T), sensitivity });
+    perInput.push({
+      inputId,
+      original: original?.perturbationId ?? null,
+      perturbations: T,
+      agreement: (2 * agreeing) / ((T + 1) * T),
+      sensitivity,
+    });
   }
   return {
     generations: rows.length,

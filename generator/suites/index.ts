@@ -6,7 +6,8 @@ import { PAPER_RETAIL } from './paper-retail.ts';
 export const SUITES: Readonly<Record<string, Suite>> = {
   paper: {
     name: 'paper',
-    description: "The fifteen social_media questions of the paper's Section 2.3 and the fifteen retail questions of its Appendix A",
+    description:
+      "The fifteen social_media questions of the paper's Section 2.3 and the fifteen retail questions of its Appendix A",
     domains: { social_media: PAPER_SOCIAL_MEDIA, retail: PAPER_RETAIL },
   },
 };

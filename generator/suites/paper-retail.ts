@@ -1,5 +1,24 @@
 import {
-  agg, and, arith, asc, attr, classOf, cmp, count, countDistinct, desc, entity, id, inner, left, lit, out, round, scalar, select, setArray,
+  agg,
+  and,
+  arith,
+  asc,
+  attr,
+  classOf,
+  cmp,
+  count,
+  countDistinct,
+  desc,
+  entity,
+  id,
+  inner,
+  left,
+  lit,
+  out,
+  round,
+  scalar,
+  select,
+  setArray,
 } from '../query/query-builder.ts';
 import type { Expr, SelectQuery } from '../query/conceptual-query.ts';
 import type { SuiteQuestion } from './suite.ts';
@@ -13,8 +32,8 @@ const PRODUCT_TYPES = ['Apparel', 'Accessories', 'Electronics', 'Media', 'Softwa
 const CUSTOMER_COLUMNS = ['first_name', 'last_name', 'email', 'loyalty_points'] as const;
 const customerOutputs = (alias: string) => CUSTOMER_COLUMNS.map((c) => out(c, attr(alias, c)));
 const customerKeys = (alias: string): Expr[] => [id(alias), ...CUSTOMER_COLUMNS.map((c) => attr(alias, c))];
-const fullName = (alias: string): Expr => arith('||', arith('||', attr(alias, 'first_name'), lit(' ')), attr(alias, 'last_name'));
-
+const fullName = (alias: string): Expr =>
+  arith('||', arith('||', attr(alias, 'first_name'), lit(' ')), attr(alias, 'last_name'));
 
 export const PAPER_RETAIL: readonly SuiteQuestion[] = [
   {
@@ -28,7 +47,20 @@ export const PAPER_RETAIL: readonly SuiteQuestion[] = [
         out('employee_count', count()),
         out(
           'avg_orders_processed',
-          round(agg('avg', scalar(select({ from: entity('CustOrder', 'o'), joins: [inner('processes', 'o', 'reverse', 'pe', 'Employee')], where: cmp(id('pe'), '=', id('e')), select: [out('n', count())] }))), 2),
+          round(
+            agg(
+              'avg',
+              scalar(
+                select({
+                  from: entity('CustOrder', 'o'),
+                  joins: [inner('processes', 'o', 'reverse', 'pe', 'Employee')],
+                  where: cmp(id('pe'), '=', id('e')),
+                  select: [out('n', count())],
+                }),
+              ),
+            ),
+            2,
+          ),
         ),
       ],
       groupBy: [attr('e', 'department')],
@@ -58,8 +90,15 @@ export const PAPER_RETAIL: readonly SuiteQuestion[] = [
       'For each of the Electronics products, report the number of distinct Software products installable on it and the number of distinct Media products that can stream to it. Order by the sum of the two counts descending; break ties by product name ascending.',
     query: select({
       from: entity('Electronics', 'e'),
-      joins: [left('installable_on', 'e', 'reverse', 's', 'Software'), left('streams_to', 'e', 'reverse', 'm', 'Media')],
-      select: [out('product_name', attr('e', 'name')), out('software_count', countDistinct(id('s'))), out('media_count', countDistinct(id('m')))],
+      joins: [
+        left('installable_on', 'e', 'reverse', 's', 'Software'),
+        left('streams_to', 'e', 'reverse', 'm', 'Media'),
+      ],
+      select: [
+        out('product_name', attr('e', 'name')),
+        out('software_count', countDistinct(id('s'))),
+        out('media_count', countDistinct(id('m'))),
+      ],
       groupBy: [id('e'), attr('e', 'name')],
       orderBy: [desc(arith('+', countDistinct(id('s')), countDistinct(id('m')))), asc('product_name'), asc(id('e'))],
     }),
@@ -70,7 +109,11 @@ export const PAPER_RETAIL: readonly SuiteQuestion[] = [
       'For each of the five concrete product types: Apparel, Accessories, Electronics, Media, and Software, report the total number of products of that type and the average price rounded to the nearest integer. Return one row per product type. Order by average price descending.',
     query: select({
       from: entity('Product', 'p'),
-      select: [out('product_type', classOf('p', PRODUCT_TYPES)), out('product_count', count()), out('avg_price', round(agg('avg', attr('p', 'price')), 0))],
+      select: [
+        out('product_type', classOf('p', PRODUCT_TYPES)),
+        out('product_count', count()),
+        out('avg_price', round(agg('avg', attr('p', 'price')), 0)),
+      ],
       groupBy: [classOf('p', PRODUCT_TYPES)],
       orderBy: [desc('avg_price'), asc('product_type')],
     }),
@@ -100,10 +143,7 @@ export const PAPER_RETAIL: readonly SuiteQuestion[] = [
     query: select({
       from: entity('Customer', 'c'),
       joins: [inner('downloads', 'c', 'forward', 's', 'Software')],
-      select: [
-        ...customerOutputs('c'),
-        out('download_count', countDistinct(id('s'))),
-      ],
+      select: [...customerOutputs('c'), out('download_count', countDistinct(id('s')))],
       groupBy: customerKeys('c'),
       orderBy: [desc('download_count'), asc('last_name'), asc(id('c'))],
     }),
@@ -114,9 +154,23 @@ export const PAPER_RETAIL: readonly SuiteQuestion[] = [
       "List every customer who has placed at least 3 orders and written at least 2 reviews. Return the customer's first name, last name, email, order count, and review count. Order by order count descending, then review count descending, then last name ascending.",
     query: (() => {
       const orders = (alias: string, link: string) =>
-        scalar(select({ from: entity('CustOrder', alias), joins: [inner('places', alias, 'forward', link, 'Customer')], where: cmp(id(link), '=', id('c')), select: [out('n', count())] }));
+        scalar(
+          select({
+            from: entity('CustOrder', alias),
+            joins: [inner('places', alias, 'forward', link, 'Customer')],
+            where: cmp(id(link), '=', id('c')),
+            select: [out('n', count())],
+          }),
+        );
       const reviews = (alias: string, link: string) =>
-        scalar(select({ from: entity('Review', alias), joins: [inner('writes', alias, 'forward', link, 'Customer')], where: cmp(id(link), '=', id('c')), select: [out('n', count())] }));
+        scalar(
+          select({
+            from: entity('Review', alias),
+            joins: [inner('writes', alias, 'forward', link, 'Customer')],
+            where: cmp(id(link), '=', id('c')),
+            select: [out('n', count())],
+          }),
+        );
       return select({
         from: entity('Customer', 'c'),
         where: and(cmp(orders('o1', 'oc1'), '>=', lit(3)), cmp(reviews('r1', 'rc1'), '>=', lit(2))),
@@ -139,7 +193,12 @@ export const PAPER_RETAIL: readonly SuiteQuestion[] = [
       from: entity('Review', 'r'),
       joins: [inner('writes', 'r', 'forward', 'c', 'Customer'), inner('about', 'r', 'forward', 'p', 'Product')],
       where: cmp(attr('r', 'rating'), '=', lit(5)),
-      select: [out('first_name', attr('c', 'first_name')), out('last_name', attr('c', 'last_name')), out('product_name', attr('p', 'name')), out('body', attr('r', 'body'))],
+      select: [
+        out('first_name', attr('c', 'first_name')),
+        out('last_name', attr('c', 'last_name')),
+        out('product_name', attr('p', 'name')),
+        out('body', attr('r', 'body')),
+      ],
       orderBy: [asc('last_name'), asc('first_name'), asc(id('r'))],
     }),
   },
@@ -168,10 +227,7 @@ export const PAPER_RETAIL: readonly SuiteQuestion[] = [
     query: select({
       from: entity('Customer', 'c'),
       joins: [inner('writes', 'c', 'reverse', 'r', 'Review')],
-      select: [
-        ...customerOutputs('c'),
-        out('review_count', count(id('r'))),
-      ],
+      select: [...customerOutputs('c'), out('review_count', count(id('r')))],
       groupBy: customerKeys('c'),
       orderBy: [desc('loyalty_points'), asc('last_name'), asc(id('c'))],
       limit: 5,
@@ -184,10 +240,7 @@ export const PAPER_RETAIL: readonly SuiteQuestion[] = [
     query: select({
       from: entity('Customer', 'c'),
       joins: [inner('places', 'c', 'reverse', 'o', 'CustOrder'), inner('contains', 'o', 'forward', 'p', 'Product')],
-      select: [
-        ...customerOutputs('c'),
-        out('total_spend', agg('sum', attr('p', 'price'))),
-      ],
+      select: [...customerOutputs('c'), out('total_spend', agg('sum', attr('p', 'price')))],
       groupBy: customerKeys('c'),
       orderBy: [desc('total_spend'), asc('last_name'), asc(id('c'))],
       limit: 5,
@@ -200,7 +253,12 @@ export const PAPER_RETAIL: readonly SuiteQuestion[] = [
     query: select({
       from: entity('Employee', 'e'),
       joins: [inner('processes', 'e', 'forward', 'o', 'CustOrder')],
-      select: [out('full_name', fullName('e')), out('department', attr('e', 'department')), out('role', attr('e', 'role')), out('order_count', countDistinct(id('o')))],
+      select: [
+        out('full_name', fullName('e')),
+        out('department', attr('e', 'department')),
+        out('role', attr('e', 'role')),
+        out('order_count', countDistinct(id('o'))),
+      ],
       groupBy: [id('e'), attr('e', 'first_name'), attr('e', 'last_name'), attr('e', 'department'), attr('e', 'role')],
       orderBy: [desc('order_count'), asc('full_name'), asc(id('e'))],
       limit: 5,
@@ -231,7 +289,12 @@ export const PAPER_RETAIL: readonly SuiteQuestion[] = [
       'List the 5 most expensive Electronics products by price. Return the product name, model number, price, and the list of supported standards. Order by price descending; break ties by product name ascending.',
     query: select({
       from: entity('Electronics', 'e'),
-      select: [out('product_name', attr('e', 'name')), out('model_no', attr('e', 'model_no')), out('price', attr('e', 'price')), out('standards', setArray('e', 'standards'))],
+      select: [
+        out('product_name', attr('e', 'name')),
+        out('model_no', attr('e', 'model_no')),
+        out('price', attr('e', 'price')),
+        out('standards', setArray('e', 'standards')),
+      ],
       orderBy: [desc('price'), asc('product_name'), asc(id('e'))],
       limit: 5,
     }),
@@ -243,7 +306,12 @@ export const PAPER_RETAIL: readonly SuiteQuestion[] = [
     query: select({
       from: entity('Software', 's'),
       joins: [inner('installable_on', 's', 'forward', 'e', 'Electronics')],
-      select: [out('software_name', attr('s', 'name')), out('version', attr('s', 'version')), out('price', attr('s', 'price')), out('compatible_electronics_count', countDistinct(id('e')))],
+      select: [
+        out('software_name', attr('s', 'name')),
+        out('version', attr('s', 'version')),
+        out('price', attr('s', 'price')),
+        out('compatible_electronics_count', countDistinct(id('e'))),
+      ],
       groupBy: [id('s'), attr('s', 'name'), attr('s', 'version'), attr('s', 'price')],
       orderBy: [desc('compatible_electronics_count'), asc('software_name'), asc(id('s'))],
       limit: 5,

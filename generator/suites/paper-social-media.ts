@@ -1,5 +1,18 @@
 import {
-  cmp, count, countDistinct, desc, asc, entity, exists, id, inner, left, lit, out, scalar, select,
+  cmp,
+  count,
+  countDistinct,
+  desc,
+  asc,
+  entity,
+  exists,
+  id,
+  inner,
+  left,
+  lit,
+  out,
+  scalar,
+  select,
 } from '../query/query-builder.ts';
 import type { SelectQuery } from '../query/conceptual-query.ts';
 import type { SuiteQuestion } from './suite.ts';
@@ -9,14 +22,29 @@ import type { SuiteQuestion } from './suite.ts';
 
 /** Top `n` of `alias` by a count, ids only. */
 function top(base: SelectQuery, alias: string, counted: ReturnType<typeof count>, output: string, n = 50): SelectQuery {
-  return { ...base, select: [out(output, id(alias))], groupBy: [id(alias)], orderBy: [desc(counted), asc(id(alias))], limit: n };
+  return {
+    ...base,
+    select: [out(output, id(alias))],
+    groupBy: [id(alias)],
+    orderBy: [desc(counted), asc(id(alias))],
+    limit: n,
+  };
 }
 
 export const PAPER_SOCIAL_MEDIA: readonly SuiteQuestion[] = [
   {
     id: 'q01',
     question: 'Who are the 50 creators that own the largest number of channels?',
-    query: top(select({ from: entity('CreatorAccount', 'c'), joins: [left('owns', 'c', 'forward', 'ch', 'Channel')], select: [] }), 'c', count(id('ch')), 'creator_id'),
+    query: top(
+      select({
+        from: entity('CreatorAccount', 'c'),
+        joins: [left('owns', 'c', 'forward', 'ch', 'Channel')],
+        select: [],
+      }),
+      'c',
+      count(id('ch')),
+      'creator_id',
+    ),
   },
   {
     id: 'q02',
@@ -31,7 +59,16 @@ export const PAPER_SOCIAL_MEDIA: readonly SuiteQuestion[] = [
   {
     id: 'q03',
     question: 'Who are the 50 streamers that have hosted the most live streams?',
-    query: top(select({ from: entity('Streamer', 's'), joins: [left('hosted_by', 's', 'reverse', 'l', 'LiveStream')], select: [] }), 's', count(id('l')), 'streamer_id'),
+    query: top(
+      select({
+        from: entity('Streamer', 's'),
+        joins: [left('hosted_by', 's', 'reverse', 'l', 'LiveStream')],
+        select: [],
+      }),
+      's',
+      count(id('l')),
+      'streamer_id',
+    ),
   },
   {
     id: 'q04',
@@ -46,7 +83,16 @@ export const PAPER_SOCIAL_MEDIA: readonly SuiteQuestion[] = [
   {
     id: 'q05',
     question: 'Who are the top 50 creators that have the largest number of subscribers?',
-    query: top(select({ from: entity('CreatorAccount', 'c'), joins: [left('subscribes_to', 'c', 'reverse', 's', 'Subscriber')], select: [] }), 'c', count(id('s')), 'creator_id'),
+    query: top(
+      select({
+        from: entity('CreatorAccount', 'c'),
+        joins: [left('subscribes_to', 'c', 'reverse', 's', 'Subscriber')],
+        select: [],
+      }),
+      'c',
+      count(id('s')),
+      'creator_id',
+    ),
   },
   {
     id: 'q06',
@@ -61,7 +107,16 @@ export const PAPER_SOCIAL_MEDIA: readonly SuiteQuestion[] = [
   {
     id: 'q07',
     question: 'Which 50 channels have published the most content items?',
-    query: top(select({ from: entity('Channel', 'ch'), joins: [left('published_on', 'ch', 'reverse', 'p', 'Content')], select: [] }), 'ch', count(id('p')), 'channel_id'),
+    query: top(
+      select({
+        from: entity('Channel', 'ch'),
+        joins: [left('published_on', 'ch', 'reverse', 'p', 'Content')],
+        select: [],
+      }),
+      'ch',
+      count(id('p')),
+      'channel_id',
+    ),
   },
   {
     id: 'q08',
@@ -76,23 +131,39 @@ export const PAPER_SOCIAL_MEDIA: readonly SuiteQuestion[] = [
   {
     id: 'q09',
     question: 'What are the 50 tags that are used on the largest number of content items?',
-    query: top(select({ from: entity('Tag', 't'), joins: [left('tagged_with', 't', 'reverse', 'p', 'Content')], select: [] }), 't', count(id('p')), 'tag_id'),
+    query: top(
+      select({ from: entity('Tag', 't'), joins: [left('tagged_with', 't', 'reverse', 'p', 'Content')], select: [] }),
+      't',
+      count(id('p')),
+      'tag_id',
+    ),
   },
   {
     id: 'q10',
     question: 'For each creator, how many times has content they produced been viewed by consumer accounts?',
     query: select({
       from: entity('CreatorAccount', 'c'),
-      joins: [left('produced_by', 'c', 'reverse', 'p', 'Content'), left('viewed', 'p', 'reverse', 'v', 'ConsumerAccount')],
+      joins: [
+        left('produced_by', 'c', 'reverse', 'p', 'Content'),
+        left('viewed', 'p', 'reverse', 'v', 'ConsumerAccount'),
+      ],
       select: [out('creator_id', id('c')), out('view_count', count(id('v')))],
       groupBy: [id('c')],
     }),
   },
   {
     id: 'q11',
-    question: 'Who are the top 50 creators that produce content that is published on the greatest number of distinct channels?',
+    question:
+      'Who are the top 50 creators that produce content that is published on the greatest number of distinct channels?',
     query: top(
-      select({ from: entity('CreatorAccount', 'c'), joins: [left('produced_by', 'c', 'reverse', 'p', 'Content'), left('published_on', 'p', 'forward', 'ch', 'Channel')], select: [] }),
+      select({
+        from: entity('CreatorAccount', 'c'),
+        joins: [
+          left('produced_by', 'c', 'reverse', 'p', 'Content'),
+          left('published_on', 'p', 'forward', 'ch', 'Channel'),
+        ],
+        select: [],
+      }),
       'c',
       countDistinct(id('ch')),
       'creator_id',
@@ -110,7 +181,14 @@ export const PAPER_SOCIAL_MEDIA: readonly SuiteQuestion[] = [
           'reverse',
           'l',
           'LiveStream',
-          exists(select({ from: entity('Clip', 'c'), joins: [inner('derived_from', 'c', 'forward', 'src', 'LiveStream')], where: cmp(id('src'), '=', id('l')), select: [out('one', lit(1))] })),
+          exists(
+            select({
+              from: entity('Clip', 'c'),
+              joins: [inner('derived_from', 'c', 'forward', 'src', 'LiveStream')],
+              where: cmp(id('src'), '=', id('l')),
+              select: [out('one', lit(1))],
+            }),
+          ),
         ),
       ],
       select: [out('streamer_id', id('s')), out('live_stream_count', count(id('l')))],
@@ -125,7 +203,10 @@ export const PAPER_SOCIAL_MEDIA: readonly SuiteQuestion[] = [
       where: exists(
         select({
           from: entity('CreatorAccount', 'c'),
-          joins: [inner('subscribes_to', 'c', 'reverse', 'f', 'Subscriber'), inner('owns', 'c', 'forward', 'ch', 'Channel')],
+          joins: [
+            inner('subscribes_to', 'c', 'reverse', 'f', 'Subscriber'),
+            inner('owns', 'c', 'forward', 'ch', 'Channel'),
+          ],
           where: cmp(id('f'), '=', id('s')),
           groupBy: [id('c')],
           having: cmp(count(id('ch')), '>', lit(1)),
@@ -142,8 +223,28 @@ export const PAPER_SOCIAL_MEDIA: readonly SuiteQuestion[] = [
       from: entity('Channel', 'ch'),
       select: [
         out('channel_id', id('ch')),
-        out('live_stream_count', scalar(select({ from: entity('LiveStream', 'l'), joins: [inner('published_on', 'l', 'forward', 'lc', 'Channel')], where: cmp(id('lc'), '=', id('ch')), select: [out('n', count())] }))),
-        out('clip_count', scalar(select({ from: entity('Clip', 'k'), joins: [inner('published_on', 'k', 'forward', 'kc', 'Channel')], where: cmp(id('kc'), '=', id('ch')), select: [out('n', count())] }))),
+        out(
+          'live_stream_count',
+          scalar(
+            select({
+              from: entity('LiveStream', 'l'),
+              joins: [inner('published_on', 'l', 'forward', 'lc', 'Channel')],
+              where: cmp(id('lc'), '=', id('ch')),
+              select: [out('n', count())],
+            }),
+          ),
+        ),
+        out(
+          'clip_count',
+          scalar(
+            select({
+              from: entity('Clip', 'k'),
+              joins: [inner('published_on', 'k', 'forward', 'kc', 'Channel')],
+              where: cmp(id('kc'), '=', id('ch')),
+              select: [out('n', count())],
+            }),
+          ),
+        ),
       ],
     }),
   },
@@ -155,7 +256,14 @@ export const PAPER_SOCIAL_MEDIA: readonly SuiteQuestion[] = [
         from: entity('CreatorAccount', 'c'),
         joins: [inner('produced_by', 'c', 'reverse', 'p', 'Content')],
         where: cmp(
-          scalar(select({ from: entity('Tag', 't'), joins: [inner('tagged_with', 't', 'reverse', 'tp', 'Content')], where: cmp(id('tp'), '=', id('p')), select: [out('n', count())] })),
+          scalar(
+            select({
+              from: entity('Tag', 't'),
+              joins: [inner('tagged_with', 't', 'reverse', 'tp', 'Content')],
+              where: cmp(id('tp'), '=', id('p')),
+              select: [out('n', count())],
+            }),
+          ),
           '>=',
           lit(3),
         ),
@@ -167,4 +275,3 @@ export const PAPER_SOCIAL_MEDIA: readonly SuiteQuestion[] = [
     ),
   },
 ];
-

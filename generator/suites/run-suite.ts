@@ -5,7 +5,13 @@ import { buildRelationalSchema } from '../variants/build-schema.ts';
 import { compileQuery } from '../compile/compile-query.ts';
 import { isOrdered } from '../query/conceptual-query.ts';
 import type { SuiteQuestion } from './suite.ts';
-import { compareResults, normalizeResult, runReadOnly, type GroupComparison, type NormalizedResult } from '../execute/run-query.ts';
+import {
+  compareResults,
+  normalizeResult,
+  runReadOnly,
+  type GroupComparison,
+  type NormalizedResult,
+} from '../execute/run-query.ts';
 
 export interface VariantAnswer {
   readonly question: string;
@@ -48,7 +54,14 @@ export async function runQuestions(
       const dbMs = performance.now() - started;
       const normalized = normalizeResult(result, isOrdered(q.query));
       results.set(built.name, normalized);
-      const answer = { question: q.id, variant: built.name, sql, row_count: normalized.rows.length, result_hash: normalized.hash, db_ms: dbMs };
+      const answer = {
+        question: q.id,
+        variant: built.name,
+        sql,
+        row_count: normalized.rows.length,
+        result_hash: normalized.hash,
+        db_ms: dbMs,
+      };
       answers.push(answer);
       onAnswer?.(answer);
     }

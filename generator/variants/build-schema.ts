@@ -3,7 +3,15 @@ import { type ErIndex, snakeCase } from '../er-model/er-index.ts';
 import { ShredError } from '../common/errors.ts';
 import { quoteIdent, quoteLiteral } from '../common/sql-text.ts';
 import type { HierarchyChoice, MultiValuedEncoding, VariantSpec } from './variant-spec.ts';
-import type { Column, ColumnRole, EnumType, ForeignKey, RelationalSchema, Table, TableRole } from './relational-schema.ts';
+import type {
+  Column,
+  ColumnRole,
+  EnumType,
+  ForeignKey,
+  RelationalSchema,
+  Table,
+  TableRole,
+} from './relational-schema.ts';
 import { nativeEnumTypes, nativeNames } from './native-names.ts';
 
 /** The PostgreSQL type of one value of an attribute type. */
@@ -62,7 +70,11 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
   // The native variant takes every name and type from the model's storage; the others make them up.
   const physical = nativeNames(index, variant);
   const tableName = (entity: Entity): string =>
-    physical ? physical.table(entity) : variant.naming.tables === 'plural' ? snakeCase(entity.lexicon.plural) : snakeCase(entity.name);
+    physical
+      ? physical.table(entity)
+      : variant.naming.tables === 'plural'
+        ? snakeCase(entity.lexicon.plural)
+        : snakeCase(entity.name);
 
   // 1. Decide the group tables of every root, and where each class's rows can be found.
   const groups: GroupTable[] = [];
@@ -82,7 +94,8 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
         groups.push({ name: tableName(top), root, mode: 'nested', classes, typed, overlapping });
       } else {
         const typed = classes.filter((c) => index.canBeDirect(c.name));
-        if (typed.length > 0) groups.push({ name: tableName(top), root, mode: 'concrete', classes, typed, overlapping });
+        if (typed.length > 0)
+          groups.push({ name: tableName(top), root, mode: 'concrete', classes, typed, overlapping });
       }
     }
     if (choice.mode === 'concrete' && choice.registry) {
@@ -116,7 +129,10 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
     const registry = registries.get(root.name);
     if (registry) {
       const typeValues = Object.fromEntries(
-        index.subtree(root.name).filter((c) => index.canBeDirect(c.name)).map((c) => [c.name, snakeCase(c.name)]),
+        index
+          .subtree(root.name)
+          .filter((c) => index.canBeDirect(c.name))
+          .map((c) => [c.name, snakeCase(c.name)]),
       );
       tables.push({
         name: registry,
@@ -157,12 +173,19 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
       for (const c of group.classes.slice(1)) {
         const name = claim(used, `is_${snakeCase(c.name)}`, `is_${snakeCase(c.name)}_member`);
         flagColumns.set(c.name, name);
-        columns.push({ name, role: { kind: 'flag', entity: c.name }, sqlType: 'boolean', valueType: { kind: 'boolean' }, nullable: false });
+        columns.push({
+          name,
+          role: { kind: 'flag', entity: c.name },
+          sqlType: 'boolean',
+          valueType: { kind: 'boolean' },
+          nullable: false,
+        });
       }
       for (const c of group.classes.slice(1)) {
         const parent = c.parent as string;
         const parentFlag = flagColumns.get(parent);
-        if (parentFlag) checks.push(`NOT ${quoteIdent(flagColumns.get(c.name) as string)} OR ${quoteIdent(parentFlag)}`);
+        if (parentFlag)
+          checks.push(`NOT ${quoteIdent(flagColumns.get(c.name) as string)} OR ${quoteIdent(parentFlag)}`);
       }
       // Within the group, a disjoint specialization allows at most one child flag, and a
       // total one requires one whenever the parent's flag (or, for the top, the row) is set.
@@ -170,7 +193,8 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
         const kids = index.children(parent.name).filter((k) => flagColumns.has(k.name));
         if (kids.length === 0) continue;
         const flags = kids.map((k) => quoteIdent(flagColumns.get(k.name) as string));
-        if (parent.specialization?.disjoint && kids.length > 1) checks.push(`num_nonnulls(${flags.map((f) => `NULLIF(${f}, FALSE)`).join(', ')}) <= 1`);
+        if (parent.specialization?.disjoint && kids.length > 1)
+          checks.push(`num_nonnulls(${flags.map((f) => `NULLIF(${f}, FALSE)`).join(', ')}) <= 1`);
         if (parent.specialization?.total && kids.length === index.children(parent.name).length) {
           const own = flagColumns.get(parent.name);
           checks.push(`${own ? `NOT ${quoteIdent(own)} OR ` : ''}(${flags.join(' OR ')})`);
@@ -216,11 +240,28 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
         const key = `${owner.name}.${attribute.name}`;
         const encoding: MultiValuedEncoding | undefined = attribute.multiValued ? variant.multiValued[key] : undefined;
         if (encoding === 'table') continue;
-        const base = physical ? physical.column(attribute) : (attrCount.get(attribute.name) ?? 0) > 1 ? `${snakeCase(owner.name)}_${attribute.name}` : attribute.name;
+        const base = physical
+          ? physical.column(attribute)
+          : (attrCount.get(attribute.name) ?? 0) > 1
+            ? `${snakeCase(owner.name)}_${attribute.name}`
+            : attribute.name;
         const name = claim(used, base, `${snakeCase(owner.name)}_${attribute.name}`);
         if (encoding === 'array' || encoding === 'jsonb') {
-          const sqlType = physical ? physical.sqlType(attribute) : encoding === 'array' ? `${scalarSqlType(attribute.type)}[]` : 'jsonb';
-          addOwnedColumn(owner.name, { name, role: { kind: 'nested', entity: owner.name, attribute: attribute.name, encoding }, sqlType, valueType: attribute.type }, !(physical && attribute.storage?.nullable === true));
+          const sqlType = physical
+            ? physical.sqlType(attribute)
+            : encoding === 'array'
+              ? `${scalarSqlType(attribute.type)}[]`
+              : 'jsonb';
+          addOwnedColumn(
+            owner.name,
+            {
+              name,
+              role: { kind: 'nested', entity: owner.name, attribute: attribute.name, encoding },
+              sqlType,
+              valueType: attribute.type,
+            },
+            !(physical && attribute.storage?.nullable === true),
+          );
           const q = quoteIdent(name);
           if (encoding === 'jsonb') checks.push(`jsonb_typeof(${q}) = 'array'`);
           if (attribute.type.kind === 'enum' && encoding === 'array' && !physical?.enumTyped(attribute)) {
@@ -231,7 +272,16 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
             checks.push(`${q} <@ ${quoteLiteral(JSON.stringify(attribute.type.values))}::jsonb`);
           }
         } else {
-          addOwnedColumn(owner.name, { name, role: { kind: 'attribute', entity: owner.name, attribute: attribute.name }, sqlType: physical ? physical.sqlType(attribute) : scalarSqlType(attribute.type), valueType: attribute.type }, attribute.optional !== true);
+          addOwnedColumn(
+            owner.name,
+            {
+              name,
+              role: { kind: 'attribute', entity: owner.name, attribute: attribute.name },
+              sqlType: physical ? physical.sqlType(attribute) : scalarSqlType(attribute.type),
+              valueType: attribute.type,
+            },
+            attribute.optional !== true,
+          );
           if (attribute.type.kind === 'enum' && !physical?.enumTyped(attribute)) {
             checks.push(`${quoteIdent(name)} IN (${attribute.type.values.map(quoteLiteral).join(', ')})`);
           }
@@ -245,16 +295,35 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
       if (!rowTables(rel.from).includes(group)) continue;
       const base = physical ? physical.reference(rel).name : `${rel.role ?? snakeCase(rel.to)}_id`;
       const name = claim(used, base, `${snakeCase(rel.name)}_id`);
-      addOwnedColumn(rel.from, { name, role: { kind: 'reference', relationship: rel.name }, sqlType: physical ? physical.reference(rel).sqlType : 'integer', valueType: { kind: 'id' } }, rel.participation?.from === 'total');
+      addOwnedColumn(
+        rel.from,
+        {
+          name,
+          role: { kind: 'reference', relationship: rel.name },
+          sqlType: physical ? physical.reference(rel).sqlType : 'integer',
+          valueType: { kind: 'id' },
+        },
+        rel.participation?.from === 'total',
+      );
       const target = idTarget(rel.to);
       if (target) foreignKeys.push({ columns: [name], table: target, references: [keyOf(target)] });
       if (rel.cardinality === 'one-to-one') {
         if (!uniques.some((u) => u.length === 1 && u[0] === name)) uniques.push([name]);
       } else indexes.push([name]);
       for (const attribute of rel.attributes ?? []) {
-        const attrName = claim(used, physical ? physical.column(attribute) : attribute.name, `${snakeCase(rel.name)}_${attribute.name}`);
+        const attrName = claim(
+          used,
+          physical ? physical.column(attribute) : attribute.name,
+          `${snakeCase(rel.name)}_${attribute.name}`,
+        );
         // A relationship attribute exists exactly where the reference does.
-        columns.push({ name: attrName, role: { kind: 'relationshipAttribute', relationship: rel.name, attribute: attribute.name }, sqlType: physical ? physical.sqlType(attribute) : scalarSqlType(attribute.type), valueType: attribute.type, nullable: true });
+        columns.push({
+          name: attrName,
+          role: { kind: 'relationshipAttribute', relationship: rel.name, attribute: attribute.name },
+          sqlType: physical ? physical.sqlType(attribute) : scalarSqlType(attribute.type),
+          valueType: attribute.type,
+          nullable: true,
+        });
         checks.push(
           attribute.optional === true
             ? `${quoteIdent(name)} IS NOT NULL OR ${quoteIdent(attrName)} IS NULL`
@@ -271,9 +340,25 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
     const registry = registries.get(group.root.name);
     if (registry) foreignKeys.push({ columns: ['id'], table: registry, references: ['id'] });
 
-    const role: TableRole = { kind: 'entity', root: group.root.name, mode: group.mode, classes: group.classes.map((c) => c.name), typeValues };
+    const role: TableRole = {
+      kind: 'entity',
+      root: group.root.name,
+      mode: group.mode,
+      classes: group.classes.map((c) => c.name),
+      typeValues,
+    };
     const opaque = physical ? physical.opaque(top) : [];
-    return { name: group.name, role, columns, primaryKey: physical ? physical.primaryKey(top) : [key.name], uniques, foreignKeys, checks, indexes, ...(opaque.length > 0 ? { opaque } : {}) };
+    return {
+      name: group.name,
+      role,
+      columns,
+      primaryKey: physical ? physical.primaryKey(top) : [key.name],
+      uniques,
+      foreignKeys,
+      checks,
+      indexes,
+      ...(opaque.length > 0 ? { opaque } : {}),
+    };
   }
 
   // 3. Child tables of multi-valued attributes stored as tables.
@@ -289,8 +374,20 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
           name: child?.table ?? `${snakeCase(entity.name)}_${attribute.name}`,
           role: { kind: 'multiValued', entity: entity.name, attribute: attribute.name },
           columns: [
-            { name: ownerColumn, role: { kind: 'owner' }, sqlType: child?.ownerSqlType ?? 'integer', valueType: { kind: 'id' }, nullable: false },
-            { name: elementColumn, role: { kind: 'element' }, sqlType: child?.sqlType ?? scalarSqlType(attribute.type), valueType: attribute.type, nullable: false },
+            {
+              name: ownerColumn,
+              role: { kind: 'owner' },
+              sqlType: child?.ownerSqlType ?? 'integer',
+              valueType: { kind: 'id' },
+              nullable: false,
+            },
+            {
+              name: elementColumn,
+              role: { kind: 'element' },
+              sqlType: child?.sqlType ?? scalarSqlType(attribute.type),
+              valueType: attribute.type,
+              nullable: false,
+            },
           ],
           primaryKey: [ownerColumn, elementColumn],
           uniques: [],
@@ -314,16 +411,39 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
   function relationshipTable(rel: Relationship): Table {
     const stored = physical?.relationshipTable(rel);
     const fromName = stored?.fromColumn ?? `${snakeCase(rel.from)}_id`;
-    let toName = stored?.column ?? (rel.cardinality !== 'many-to-many' && rel.role ? `${rel.role}_id` : `${snakeCase(rel.to)}_id`);
+    let toName =
+      stored?.column ?? (rel.cardinality !== 'many-to-many' && rel.role ? `${rel.role}_id` : `${snakeCase(rel.to)}_id`);
     if (toName === fromName) toName = `other_${toName}`;
     const used = new Set([fromName, toName]);
     const columns: Column[] = [
-      { name: fromName, role: { kind: 'end', end: 'from' }, sqlType: stored?.fromSqlType ?? 'integer', valueType: { kind: 'id' }, nullable: false },
-      { name: toName, role: { kind: 'end', end: 'to' }, sqlType: stored?.sqlType ?? 'integer', valueType: { kind: 'id' }, nullable: false },
+      {
+        name: fromName,
+        role: { kind: 'end', end: 'from' },
+        sqlType: stored?.fromSqlType ?? 'integer',
+        valueType: { kind: 'id' },
+        nullable: false,
+      },
+      {
+        name: toName,
+        role: { kind: 'end', end: 'to' },
+        sqlType: stored?.sqlType ?? 'integer',
+        valueType: { kind: 'id' },
+        nullable: false,
+      },
     ];
     for (const attribute of rel.attributes ?? []) {
-      const name = claim(used, physical ? physical.column(attribute) : attribute.name, `${snakeCase(rel.name)}_${attribute.name}`);
-      columns.push({ name, role: { kind: 'relationshipAttribute', relationship: rel.name, attribute: attribute.name }, sqlType: physical ? physical.sqlType(attribute) : scalarSqlType(attribute.type), valueType: attribute.type, nullable: attribute.optional === true });
+      const name = claim(
+        used,
+        physical ? physical.column(attribute) : attribute.name,
+        `${snakeCase(rel.name)}_${attribute.name}`,
+      );
+      columns.push({
+        name,
+        role: { kind: 'relationshipAttribute', relationship: rel.name, attribute: attribute.name },
+        sqlType: physical ? physical.sqlType(attribute) : scalarSqlType(attribute.type),
+        valueType: attribute.type,
+        nullable: attribute.optional === true,
+      });
     }
     const foreignKeys: ForeignKey[] = [];
     const fromTarget = idTarget(rel.from);
@@ -332,7 +452,8 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
     if (toTarget) foreignKeys.push({ columns: [toName], table: toTarget, references: [keyOf(toTarget)] });
     const manyToMany = rel.cardinality === 'many-to-many';
     const uniques: string[][] = [...(stored?.uniques ?? [])];
-    if (rel.cardinality === 'one-to-one' && !uniques.some((u) => u.length === 1 && u[0] === toName)) uniques.push([toName]);
+    if (rel.cardinality === 'one-to-one' && !uniques.some((u) => u.length === 1 && u[0] === toName))
+      uniques.push([toName]);
     return {
       name: stored?.table ?? `${snakeCase(rel.from)}_${snakeCase(rel.name)}`,
       role: { kind: 'relationship', relationship: rel.name },
@@ -353,7 +474,8 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
     seen.add(t.name);
     // PostgreSQL truncates longer names silently, which could merge two of them.
     for (const name of [t.name, ...t.columns.map((c) => c.name)]) {
-      if (Buffer.byteLength(name, 'utf8') > 63) throw new ShredError(`${where}: name "${name}" in table ${t.name} is longer than PostgreSQL's 63 bytes`);
+      if (Buffer.byteLength(name, 'utf8') > 63)
+        throw new ShredError(`${where}: name "${name}" in table ${t.name} is longer than PostgreSQL's 63 bytes`);
     }
   }
   const enumTypes: EnumType[] = physical ? nativeEnumTypes(index) : [];
@@ -381,22 +503,27 @@ export function checkVariant(index: ErIndex, variant: VariantSpec): void {
   const where = `variant ${variant.name}`;
   for (const [rootName, choice] of Object.entries(variant.hierarchies)) {
     const root = index.domain.entities.find((e) => e.name === rootName);
-    if (!root || root.parent !== undefined) throw new ShredError(`${where}.hierarchies.${rootName}: not a root entity of domain ${index.domain.name}`);
+    if (!root || root.parent !== undefined)
+      throw new ShredError(`${where}.hierarchies.${rootName}: not a root entity of domain ${index.domain.name}`);
     const members = index.subtree(rootName).map((e) => e.name);
     const placed = choice.groups.flat();
     for (const m of members) {
       const count = placed.filter((p) => p === m).length;
-      if (count !== 1) throw new ShredError(`${where}.hierarchies.${rootName}: class ${m} is in ${count} groups, expected exactly 1`);
+      if (count !== 1)
+        throw new ShredError(`${where}.hierarchies.${rootName}: class ${m} is in ${count} groups, expected exactly 1`);
     }
     for (const p of placed) {
-      if (!members.includes(p)) throw new ShredError(`${where}.hierarchies.${rootName}: ${p} is not in the hierarchy of ${rootName}`);
+      if (!members.includes(p))
+        throw new ShredError(`${where}.hierarchies.${rootName}: ${p} is not in the hierarchy of ${rootName}`);
     }
     for (const group of choice.groups) {
       if (group.length === 0) throw new ShredError(`${where}.hierarchies.${rootName}: empty group`);
       for (const c of group.slice(1)) {
         const parent = index.entity(c).parent;
         if (parent === undefined || !group.includes(parent) || group.indexOf(parent) > group.indexOf(c)) {
-          throw new ShredError(`${where}.hierarchies.${rootName}: group [${group.join(', ')}] is not a connected subtree listed top first`);
+          throw new ShredError(
+            `${where}.hierarchies.${rootName}: group [${group.join(', ')}] is not a connected subtree listed top first`,
+          );
         }
       }
     }
@@ -416,14 +543,19 @@ export function checkVariant(index: ErIndex, variant: VariantSpec): void {
       const key = `${entity.name}.${attribute.name}`;
       const encoding = variant.multiValued[key];
       if (encoding !== 'array' && encoding !== 'jsonb' && encoding !== 'table') {
-        throw new ShredError(`${where}.multiValued.${key}: expected array, jsonb or table, got ${JSON.stringify(encoding)}`);
+        throw new ShredError(
+          `${where}.multiValued.${key}: expected array, jsonb or table, got ${JSON.stringify(encoding)}`,
+        );
       }
     }
   }
   for (const key of Object.keys(variant.multiValued)) {
     const [entity, attribute] = key.split('.');
-    const found = index.domain.entities.find((e) => e.name === entity)?.attributes.find((a: Attribute) => a.name === attribute);
-    if (!found?.multiValued) throw new ShredError(`${where}.multiValued.${key}: not a multi-valued attribute of domain ${index.domain.name}`);
+    const found = index.domain.entities
+      .find((e) => e.name === entity)
+      ?.attributes.find((a: Attribute) => a.name === attribute);
+    if (!found?.multiValued)
+      throw new ShredError(`${where}.multiValued.${key}: not a multi-valued attribute of domain ${index.domain.name}`);
   }
   for (const rel of index.domain.relationships) {
     if (rel.cardinality === 'many-to-many') continue;
@@ -435,7 +567,9 @@ export function checkVariant(index: ErIndex, variant: VariantSpec): void {
   for (const name of Object.keys(variant.relationships)) {
     const rel = index.domain.relationships.find((r) => r.name === name);
     if (!rel || rel.cardinality === 'many-to-many') {
-      throw new ShredError(`${where}.relationships.${name}: not a many-to-one or one-to-one relationship of domain ${index.domain.name}`);
+      throw new ShredError(
+        `${where}.relationships.${name}: not a many-to-one or one-to-one relationship of domain ${index.domain.name}`,
+      );
     }
   }
 }

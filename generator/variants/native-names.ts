@@ -24,18 +24,24 @@ const TEXT_TYPE = /^(text|character varying|varchar|character|char|bpchar|citext
 export function nativeVariant(index: ErIndex): VariantSpec {
   const missing = firstWithoutStorage(index);
   if (missing) {
-    throw new ConfigError(`variant native: model ${index.domain.name} has no physical names (${missing} has no "storage"); the native variant is for a model made by equisql import`);
+    throw new ConfigError(
+      `variant native: model ${index.domain.name} has no physical names (${missing} has no "storage"); the native variant is for a model made by equisql import`,
+    );
   }
   const hierarchies: Record<string, HierarchyChoice> = {};
   for (const root of index.hierarchyRoots) {
-    hierarchies[root.name] = { mode: 'nested', groups: partitionHierarchy(index, root.name, (e) => e.storage === undefined) };
+    hierarchies[root.name] = {
+      mode: 'nested',
+      groups: partitionHierarchy(index, root.name, (e) => e.storage === undefined),
+    };
   }
   const multiValued: Record<string, MultiValuedEncoding> = {};
   for (const entity of index.domain.entities) {
     for (const a of entity.attributes) {
       if (!a.multiValued) continue;
       const storage = a.storage;
-      multiValued[`${entity.name}.${a.name}`] = storage?.table !== undefined ? 'table' : /^jsonb?$/iu.test(storage?.sqlType ?? '') ? 'jsonb' : 'array';
+      multiValued[`${entity.name}.${a.name}`] =
+        storage?.table !== undefined ? 'table' : /^jsonb?$/iu.test(storage?.sqlType ?? '') ? 'jsonb' : 'array';
     }
   }
   const relationships: Record<string, RelationshipEncoding> = {};
@@ -83,8 +89,21 @@ export interface NativeNames {
   /** Whether the attribute's values are an enum type of the source (which checks them itself). */
   readonly enumTyped: (attribute: Attribute) => boolean;
   readonly reference: (rel: Relationship) => { readonly name: string; readonly sqlType: string };
-  readonly childTable: (entity: Entity, attribute: Attribute) => { table: string; ownerColumn: string; ownerSqlType: string; column: string; sqlType: string } | undefined;
-  readonly relationshipTable: (rel: Relationship) => { table: string; fromColumn: string; fromSqlType: string; column: string; sqlType: string; uniques: string[][]; opaque: OpaqueColumn[] } | undefined;
+  readonly childTable: (
+    entity: Entity,
+    attribute: Attribute,
+  ) => { table: string; ownerColumn: string; ownerSqlType: string; column: string; sqlType: string } | undefined;
+  readonly relationshipTable: (rel: Relationship) =>
+    | {
+        table: string;
+        fromColumn: string;
+        fromSqlType: string;
+        column: string;
+        sqlType: string;
+        uniques: string[][];
+        opaque: OpaqueColumn[];
+      }
+    | undefined;
 }
 
 /** The physical names of a `native` variant; undefined for every other variant. */
@@ -104,18 +123,28 @@ export function nativeNames(index: ErIndex, variant: VariantSpec): NativeNames |
   return {
     table: (e) => storageOf(e).table,
     key: (e) => ({ name: storageOf(e).key, sqlType: storageOf(e).keyType }),
-    uniques: (e) => (storageOf(e).uniques ?? []).map((u) => [...u]).filter((u) => !leftOut.has(uniqueKey(storageOf(e).table, u))),
+    uniques: (e) =>
+      (storageOf(e).uniques ?? []).map((u) => [...u]).filter((u) => !leftOut.has(uniqueKey(storageOf(e).table, u))),
     primaryKey: (e) => [...(storageOf(e).primaryKey ?? [storageOf(e).key])],
     opaque: (e) => [...(storageOf(e).opaque ?? [])],
     column: (a) => attributeStorage(a).column,
     sqlType: (a) => attributeStorage(a).sqlType,
     enumTyped: (a) => a.type.kind === 'enum' && !TEXT_TYPE.test(attributeStorage(a).sqlType),
-    reference: (rel) => ({ name: (rel.storage as NonNullable<Relationship['storage']>).column, sqlType: (rel.storage as NonNullable<Relationship['storage']>).sqlType }),
+    reference: (rel) => ({
+      name: (rel.storage as NonNullable<Relationship['storage']>).column,
+      sqlType: (rel.storage as NonNullable<Relationship['storage']>).sqlType,
+    }),
     childTable: (entity, a) => {
       const s = attributeStorage(a);
       if (s.table === undefined || s.ownerColumn === undefined) return undefined;
       const key = storageOf(entity);
-      return { table: s.table, ownerColumn: s.ownerColumn, ownerSqlType: key.keyType, column: s.column, sqlType: s.sqlType };
+      return {
+        table: s.table,
+        ownerColumn: s.ownerColumn,
+        ownerSqlType: key.keyType,
+        column: s.column,
+        sqlType: s.sqlType,
+      };
     },
     relationshipTable: (rel) => {
       const s = rel.storage;
@@ -123,7 +152,15 @@ export function nativeNames(index: ErIndex, variant: VariantSpec): NativeNames |
       const from = storageOf(index.entity(rel.from));
       const table = s.table;
       const uniques = (s.uniques ?? []).map((u) => [...u]).filter((u) => !leftOut.has(uniqueKey(table, u)));
-      return { table, fromColumn: s.fromColumn, fromSqlType: s.fromSqlType ?? from.keyType, column: s.column, sqlType: s.sqlType, uniques, opaque: [...(s.opaque ?? [])] };
+      return {
+        table,
+        fromColumn: s.fromColumn,
+        fromSqlType: s.fromSqlType ?? from.keyType,
+        column: s.column,
+        sqlType: s.sqlType,
+        uniques,
+        opaque: [...(s.opaque ?? [])],
+      };
     },
   };
 }
@@ -135,7 +172,12 @@ export function uniqueKey(table: string, columns: readonly string[]): string {
 
 /** Whether a variant stores an attribute as an enum type of the source (the native variant only). */
 export function isEnumTyped(variant: VariantSpec, attribute: Attribute): boolean {
-  return variant.native === true && attribute.type.kind === 'enum' && attribute.storage !== undefined && !TEXT_TYPE.test(attribute.storage.sqlType);
+  return (
+    variant.native === true &&
+    attribute.type.kind === 'enum' &&
+    attribute.storage !== undefined &&
+    !TEXT_TYPE.test(attribute.storage.sqlType)
+  );
 }
 
 /** The enum types a native schema creates: one per enum attribute stored as a type of its own, with the attribute's values in order. */
@@ -146,7 +188,9 @@ export function nativeEnumTypes(index: ErIndex): EnumType[] {
     const name = a.storage.sqlType.replace(/\[\]$/u, '');
     const known = out.get(name);
     if (known && known.join('\u0000') !== a.type.values.join('\u0000')) {
-      throw new ConfigError(`variant native: enum type ${name} is given two lists of values (${known.join(', ')}; ${a.type.values.join(', ')})`);
+      throw new ConfigError(
+        `variant native: enum type ${name} is given two lists of values (${known.join(', ')}; ${a.type.values.join(', ')})`,
+      );
     }
     out.set(name, a.type.values);
   };

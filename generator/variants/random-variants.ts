@@ -21,7 +21,12 @@ export function variantSignature(variant: VariantSpec): string {
     ]),
   );
   // The native variant's names are part of its design: it is the source's schema, not a re-design.
-  return stableStringify({ hierarchies, multiValued: variant.multiValued, relationships: variant.relationships, ...(variant.native ? { native: true } : {}) });
+  return stableStringify({
+    hierarchies,
+    multiValued: variant.multiValued,
+    relationships: variant.relationships,
+    ...(variant.native ? { native: true } : {}),
+  });
 }
 
 /**
@@ -37,7 +42,8 @@ export function designSpaceSize(index: ErIndex): number {
     const partitions = 2 ** (index.subtree(root.name).length - 1);
     size *= partitions * (index.hierarchyIsDisjoint(root.name) ? 3 : 1);
   }
-  for (const entity of index.domain.entities) for (const attribute of entity.attributes) if (attribute.multiValued) size *= 3;
+  for (const entity of index.domain.entities)
+    for (const attribute of entity.attributes) if (attribute.multiValued) size *= 3;
   for (const rel of index.domain.relationships) if (rel.cardinality !== 'many-to-many') size *= 2;
   return size;
 }
@@ -46,7 +52,12 @@ export function designSpaceSize(index: ErIndex): number {
  * Draws `count` variants from the seed, each distinct from every variant in `exclude` and
  * from each other. Named `random_1`, `random_2`, … in draw order.
  */
-export function drawRandomVariants(index: ErIndex, count: number, rng: Rng, exclude: readonly VariantSpec[]): VariantSpec[] {
+export function drawRandomVariants(
+  index: ErIndex,
+  count: number,
+  rng: Rng,
+  exclude: readonly VariantSpec[],
+): VariantSpec[] {
   const seen = new Set(exclude.map(variantSignature));
   const drawn: VariantSpec[] = [];
   const maxAttempts = 200 + count * 200;
@@ -58,7 +69,9 @@ export function drawRandomVariants(index: ErIndex, count: number, rng: Rng, excl
     drawn.push(candidate);
   }
   if (drawn.length < count) {
-    throw new ConfigError(`random:${count}: domain ${index.domain.name} has only ${drawn.length} further distinct variants`);
+    throw new ConfigError(
+      `random:${count}: domain ${index.domain.name} has only ${drawn.length} further distinct variants`,
+    );
   }
   return drawn;
 }
@@ -72,12 +85,15 @@ function drawOne(index: ErIndex, rng: Rng, name: string): VariantSpec {
     const groups = partitionHierarchy(index, root.name, () => rng.chance(0.5));
     const registry = concrete && rng.chance(0.5);
     hierarchies[root.name] = concrete ? { mode: 'concrete', groups, registry } : { mode: 'nested', groups };
-    parts.push(`${root.name}: ${concrete ? 'concrete' : 'nested'} in ${groups.length} tables${registry ? ' with a registry' : ''}`);
+    parts.push(
+      `${root.name}: ${concrete ? 'concrete' : 'nested'} in ${groups.length} tables${registry ? ' with a registry' : ''}`,
+    );
   }
   const multiValued: Record<string, MultiValuedEncoding> = {};
   for (const entity of index.domain.entities) {
     for (const attribute of entity.attributes) {
-      if (attribute.multiValued) multiValued[`${entity.name}.${attribute.name}`] = rng.pick(['array', 'jsonb', 'table'] as const);
+      if (attribute.multiValued)
+        multiValued[`${entity.name}.${attribute.name}`] = rng.pick(['array', 'jsonb', 'table'] as const);
     }
   }
   const relationships: Record<string, 'fk' | 'table'> = {};

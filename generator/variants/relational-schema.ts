@@ -16,7 +16,12 @@ export type ColumnRole =
   /** A single-valued attribute declared on `entity`. */
   | { readonly kind: 'attribute'; readonly entity: string; readonly attribute: string }
   /** A multi-valued attribute stored in the owner's row as an array or a JSONB array. */
-  | { readonly kind: 'nested'; readonly entity: string; readonly attribute: string; readonly encoding: 'array' | 'jsonb' }
+  | {
+      readonly kind: 'nested';
+      readonly entity: string;
+      readonly attribute: string;
+      readonly encoding: 'array' | 'jsonb';
+    }
   /** A many-to-one or one-to-one relationship stored as the partner's id on the `from` row. */
   | { readonly kind: 'reference'; readonly relationship: string }
   /** An attribute of a relationship, next to its reference or in its table. */

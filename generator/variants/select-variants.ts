@@ -55,7 +55,10 @@ export function selectVariantsReport(index: ErIndex, selection: string, seed: st
     bySignature.set(signature, v.name);
     out.push(v);
   };
-  const items = selection.split(',').map((s) => s.trim()).filter(Boolean);
+  const items = selection
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (items.length === 0) throw new ConfigError('--variants: empty selection');
   for (const item of items) {
     const random = /^random:(\d+)$/.exec(item);
@@ -68,7 +71,9 @@ export function selectVariantsReport(index: ErIndex, selection: string, seed: st
       const k = Number(random[1]);
       if (k < 1) throw new ConfigError(`--variants: random:${random[1]} must draw at least one variant`);
       if (k > MAX_RANDOM_VARIANTS) {
-        throw new ConfigError(`--variants: random:${random[1]}: at most ${MAX_RANDOM_VARIANTS} random variants can be drawn at once`);
+        throw new ConfigError(
+          `--variants: random:${random[1]}: at most ${MAX_RANDOM_VARIANTS} random variants can be drawn at once`,
+        );
       }
       const presets = allPresets(index);
       const available = designSpaceSize(index) - new Set(presets.map(variantSignature)).size;
@@ -79,7 +84,10 @@ export function selectVariantsReport(index: ErIndex, selection: string, seed: st
       }
       drawRandomVariants(index, k, createRng(seed).fork('variants'), presets).forEach(add);
     } else if ((PRESET_NAMES as readonly string[]).includes(item)) add(presetVariant(index, item));
-    else throw new ConfigError(`--variants: unknown variant "${item}" (presets: ${PRESET_NAMES.join(', ')}; all; random:K; native for an imported model)`);
+    else
+      throw new ConfigError(
+        `--variants: unknown variant "${item}" (presets: ${PRESET_NAMES.join(', ')}; all; random:K; native for an imported model)`,
+      );
   }
   return { variants: out, notes };
 }

@@ -34,7 +34,10 @@ export function ctiGroups(index: ErIndex, root: string): string[][] {
 /** The root and its children in one group; every deeper class alone. */
 export function rootsMergedGroups(index: ErIndex, root: string): string[][] {
   const first = [root, ...index.children(root).map((c) => c.name)];
-  const rest = index.subtree(root).filter((e) => !first.includes(e.name)).map((e) => [e.name]);
+  const rest = index
+    .subtree(root)
+    .filter((e) => !first.includes(e.name))
+    .map((e) => [e.name]);
   return [first, ...rest];
 }
 
@@ -70,7 +73,12 @@ function splitGroups(index: ErIndex, root: string): string[][] {
 
 /** Whether any relationship ends at a class of this hierarchy that has subclasses. */
 function needsRegistry(index: ErIndex, root: string): boolean {
-  const inner = new Set(index.subtree(root).filter((e) => index.children(e.name).length > 0).map((e) => e.name));
+  const inner = new Set(
+    index
+      .subtree(root)
+      .filter((e) => index.children(e.name).length > 0)
+      .map((e) => e.name),
+  );
   return index.domain.relationships.some((r) => inner.has(r.from) || inner.has(r.to));
 }
 
@@ -86,7 +94,8 @@ function multiValuedSites(index: ErIndex): MultiValuedSite[] {
   const sites: MultiValuedSite[] = [];
   for (const owner of index.domain.entities) {
     for (const attribute of owner.attributes) {
-      if (attribute.multiValued) sites.push({ key: `${owner.name}.${attribute.name}`, owner, attribute, ordinal: sites.length });
+      if (attribute.multiValued)
+        sites.push({ key: `${owner.name}.${attribute.name}`, owner, attribute, ordinal: sites.length });
     }
   }
   return sites;
@@ -96,15 +105,24 @@ function manyToOne(index: ErIndex) {
   return index.domain.relationships.filter((r) => r.cardinality !== 'many-to-many');
 }
 
-function hierarchies(index: ErIndex, choose: (root: string, ordinal: number) => HierarchyChoice): Record<string, HierarchyChoice> {
+function hierarchies(
+  index: ErIndex,
+  choose: (root: string, ordinal: number) => HierarchyChoice,
+): Record<string, HierarchyChoice> {
   return Object.fromEntries(index.hierarchyRoots.map((r, i) => [r.name, choose(r.name, i)]));
 }
 
-function multiValued(index: ErIndex, choose: (site: MultiValuedSite) => MultiValuedEncoding): Record<string, MultiValuedEncoding> {
+function multiValued(
+  index: ErIndex,
+  choose: (site: MultiValuedSite) => MultiValuedEncoding,
+): Record<string, MultiValuedEncoding> {
   return Object.fromEntries(multiValuedSites(index).map((s) => [s.key, choose(s)]));
 }
 
-function relationships(index: ErIndex, choose: (name: string, ordinal: number) => RelationshipEncoding): Record<string, RelationshipEncoding> {
+function relationships(
+  index: ErIndex,
+  choose: (name: string, ordinal: number) => RelationshipEncoding,
+): Record<string, RelationshipEncoding> {
   return Object.fromEntries(manyToOne(index).map((r, i) => [r.name, choose(r.name, i)]));
 }
 
@@ -116,7 +134,9 @@ const nested = (groups: string[][]): HierarchyChoice => ({ mode: 'nested', group
  */
 function concreteOrCti(index: ErIndex, root: string, registry?: boolean): HierarchyChoice {
   if (!index.hierarchyIsDisjoint(root)) return nested(ctiGroups(index, root));
-  return registry === undefined ? { mode: 'concrete', groups: ctiGroups(index, root) } : { mode: 'concrete', groups: ctiGroups(index, root), registry };
+  return registry === undefined
+    ? { mode: 'concrete', groups: ctiGroups(index, root) }
+    : { mode: 'concrete', groups: ctiGroups(index, root), registry };
 }
 /** Why a concrete preset is not concrete everywhere on this domain, or '' when it is. */
 function concreteFallbackNote(index: ErIndex): string {
@@ -153,7 +173,10 @@ export function presetVariant(index: ErIndex, name: string): VariantSpec {
   switch (name as PresetName) {
     case 'full_sti':
       return {
-        ...base('single-table inheritance everywhere; multi-valued attributes as arrays and JSONB; foreign keys', 'plural'),
+        ...base(
+          'single-table inheritance everywhere; multi-valued attributes as arrays and JSONB; foreign keys',
+          'plural',
+        ),
         hierarchies: hierarchies(index, (r) => nested(stiGroups(index, r))),
         multiValued: multiValued(index, (s) => (s.ordinal % 2 === 0 ? 'array' : 'jsonb')),
         relationships: relationships(index, () => 'fk'),
@@ -167,21 +190,30 @@ export function presetVariant(index: ErIndex, name: string): VariantSpec {
       };
     case 'full_concrete':
       return {
-        ...base(`a table per concrete class with inherited attributes copied down; child tables${concreteFallbackNote(index)}`, 'plural'),
+        ...base(
+          `a table per concrete class with inherited attributes copied down; child tables${concreteFallbackNote(index)}`,
+          'plural',
+        ),
         hierarchies: hierarchies(index, (r) => concreteOrCti(index, r)),
         multiValued: multiValued(index, () => 'table'),
         relationships: relationships(index, () => 'fk'),
       };
     case 'full_normalized':
       return {
-        ...base('class-table inheritance; child tables; relationship tables for partial and some total many-to-one', 'singular'),
+        ...base(
+          'class-table inheritance; child tables; relationship tables for partial and some total many-to-one',
+          'singular',
+        ),
         hierarchies: hierarchies(index, (r) => nested(ctiGroups(index, r))),
         multiValued: multiValued(index, () => 'table'),
         relationships: relationships(index, (rel, i) => (partial(rel) || i % 2 === 0 ? 'table' : 'fk')),
       };
     case 'concrete_all_tables':
       return {
-        ...base(`concrete tables with a root registry where relationships need one; relationship tables${concreteFallbackNote(index)}`, 'plural'),
+        ...base(
+          `concrete tables with a root registry where relationships need one; relationship tables${concreteFallbackNote(index)}`,
+          'plural',
+        ),
         hierarchies: hierarchies(index, (r) => concreteOrCti(index, r, needsRegistry(index, r))),
         multiValued: multiValued(index, () => 'table'),
         relationships: relationships(index, (rel) => (partial(rel) || touchesInner(rel) ? 'table' : 'fk')),
@@ -189,7 +221,10 @@ export function presetVariant(index: ErIndex, name: string): VariantSpec {
     case 'hybrid_roots_merged': {
       const merged = new Set(index.hierarchyRoots.flatMap((r) => rootsMergedGroups(index, r.name)[0] ?? []));
       return {
-        ...base('roots and first-level classes merged, deeper classes separate; mixed multi-valued storage', 'singular'),
+        ...base(
+          'roots and first-level classes merged, deeper classes separate; mixed multi-valued storage',
+          'singular',
+        ),
         hierarchies: hierarchies(index, (r) => nested(rootsMergedGroups(index, r))),
         multiValued: multiValued(index, (s) => (merged.has(s.owner.name) ? 'table' : 'array')),
         relationships: relationships(index, () => 'fk'),
@@ -197,32 +232,51 @@ export function presetVariant(index: ErIndex, name: string): VariantSpec {
     }
     case 'hybrid_leaves_merged':
       return {
-        ...base('roots separate, leaves merged into their parents; compact sets nested, large ones in tables', 'plural'),
+        ...base(
+          'roots separate, leaves merged into their parents; compact sets nested, large ones in tables',
+          'plural',
+        ),
         hierarchies: hierarchies(index, (r) => nested(leavesMergedGroups(index, r))),
-        multiValued: multiValued(index, (s) => ((s.attribute.hints?.setSize?.[1] ?? 4) >= 6 ? 'table' : isText(s.attribute) ? 'jsonb' : 'array')),
+        multiValued: multiValued(index, (s) =>
+          (s.attribute.hints?.setSize?.[1] ?? 4) >= 6 ? 'table' : isText(s.attribute) ? 'jsonb' : 'array',
+        ),
         relationships: relationships(index, () => 'fk'),
       };
     case 'mixed_sti_cti':
       return {
-        ...base('single-table inheritance for one hierarchy, class-table for the next; mixed multi-valued storage', 'singular'),
+        ...base(
+          'single-table inheritance for one hierarchy, class-table for the next; mixed multi-valued storage',
+          'singular',
+        ),
         hierarchies: hierarchies(index, (r, i) => nested(i % 2 === 0 ? stiGroups(index, r) : ctiGroups(index, r))),
         multiValued: multiValued(index, (s) => (s.ordinal % 2 === 0 ? 'array' : 'table')),
         relationships: relationships(index, () => 'fk'),
       };
     case 'sti_junction_fks':
       return {
-        ...base('single-table inheritance; every multi-valued attribute in a child table; foreign keys and junctions', 'plural'),
+        ...base(
+          'single-table inheritance; every multi-valued attribute in a child table; foreign keys and junctions',
+          'plural',
+        ),
         hierarchies: hierarchies(index, (r) => nested(stiGroups(index, r))),
         multiValued: multiValued(index, () => 'table'),
         relationships: relationships(index, () => 'fk'),
       };
     case 'kitchen_sink':
       return {
-        ...base('concrete, single-table and class-table inheritance side by side; storage chosen attribute by attribute', 'singular'),
-        hierarchies: hierarchies(index, (r, i) =>
-          i % 2 === 0 && index.hierarchyIsDisjoint(r) ? { mode: 'concrete', groups: ctiGroups(index, r) } : nested(splitGroups(index, r)),
+        ...base(
+          'concrete, single-table and class-table inheritance side by side; storage chosen attribute by attribute',
+          'singular',
         ),
-        multiValued: multiValued(index, (s) => (['array', 'jsonb', 'table'] as const)[s.ordinal % 3] as MultiValuedEncoding),
+        hierarchies: hierarchies(index, (r, i) =>
+          i % 2 === 0 && index.hierarchyIsDisjoint(r)
+            ? { mode: 'concrete', groups: ctiGroups(index, r) }
+            : nested(splitGroups(index, r)),
+        ),
+        multiValued: multiValued(
+          index,
+          (s) => (['array', 'jsonb', 'table'] as const)[s.ordinal % 3] as MultiValuedEncoding,
+        ),
         relationships: relationships(index, (_rel, i) => (i % 2 === 1 ? 'table' : 'fk')),
       };
     default:

@@ -20,28 +20,55 @@ afterAll(async () => {
 });
 
 describe.each(DOMAINS)('%s on PGlite', (name, domain) => {
-  it.each(INSTANCES)('builds all ten presets and reads each back unchanged (seed $seed, $profile)', async ({ seed, profile }) => {
-    const out = join(tmp.dir, `${name}-${seed}`);
-    const built = await buildDataset({ dataset: name, domain, variants: 'all', scale: 'tiny', seed, profile, target: db, out, schemaPrefix: `${name}_${seed}_` });
-    expect(built.manifest.variants.map((v) => v.name)).toEqual([...PRESET_NAMES]);
-    const checks = await verifyDataset(out, db);
-    expect(checks.map((c) => c.variant)).toEqual([...PRESET_NAMES]);
-    for (const check of checks) {
-      expect(check.differences, check.variant).toEqual([]);
-      expect(check.instance_hash, check.variant).toBe(built.manifest.instance_hash);
-    }
-  });
+  it.each(INSTANCES)(
+    'builds all ten presets and reads each back unchanged (seed $seed, $profile)',
+    async ({ seed, profile }) => {
+      const out = join(tmp.dir, `${name}-${seed}`);
+      const built = await buildDataset({
+        dataset: name,
+        domain,
+        variants: 'all',
+        scale: 'tiny',
+        seed,
+        profile,
+        target: db,
+        out,
+        schemaPrefix: `${name}_${seed}_`,
+      });
+      expect(built.manifest.variants.map((v) => v.name)).toEqual([...PRESET_NAMES]);
+      const checks = await verifyDataset(out, db);
+      expect(checks.map((c) => c.variant)).toEqual([...PRESET_NAMES]);
+      for (const check of checks) {
+        expect(check.differences, check.variant).toEqual([]);
+        expect(check.instance_hash, check.variant).toBe(built.manifest.instance_hash);
+      }
+    },
+  );
 });
 
 describe('verify reads the databases, not memory', () => {
   it('reports a changed value, a lost link and a moved reference in the variant that has them', async () => {
     const [name, domain] = DOMAINS.find(([n]) => n === 'social_media') as (typeof DOMAINS)[number];
     const out = join(tmp.dir, 'tamper');
-    const built = await buildDataset({ dataset: name, domain, variants: 'full_sti,full_cti,kitchen_sink', scale: 'tiny', seed: 5, profile: 'default', target: db, out, schemaPrefix: 'tamper_' });
+    const built = await buildDataset({
+      dataset: name,
+      domain,
+      variants: 'full_sti,full_cti,kitchen_sink',
+      scale: 'tiny',
+      seed: 5,
+      profile: 'default',
+      target: db,
+      out,
+      schemaPrefix: 'tamper_',
+    });
     const [sti, cti, sink] = built.manifest.variants.map((v) => quoteIdent(v.pg_schema)) as [string, string, string];
     await db.exec(`UPDATE ${sti}.accounts SET username = username || 'x' WHERE id = 3`);
-    await db.exec(`DELETE FROM ${cti}.content_tagged_with WHERE (content_id, tag_id) IN (SELECT content_id, tag_id FROM ${cti}.content_tagged_with ORDER BY 1, 2 LIMIT 1)`);
-    await db.exec(`UPDATE ${sink}.content SET producer_id = (SELECT min(id) FROM ${sink}.creator_account) + 0 WHERE id = (SELECT max(id) FROM ${sink}.content) AND producer_id <> (SELECT min(id) FROM ${sink}.creator_account)`);
+    await db.exec(
+      `DELETE FROM ${cti}.content_tagged_with WHERE (content_id, tag_id) IN (SELECT content_id, tag_id FROM ${cti}.content_tagged_with ORDER BY 1, 2 LIMIT 1)`,
+    );
+    await db.exec(
+      `UPDATE ${sink}.content SET producer_id = (SELECT min(id) FROM ${sink}.creator_account) + 0 WHERE id = (SELECT max(id) FROM ${sink}.content) AND producer_id <> (SELECT min(id) FROM ${sink}.creator_account)`,
+    );
     const checks = await verifyDataset(out, db);
     const byName = Object.fromEntries(checks.map((c) => [c.variant, c]));
     expect(byName['full_sti']?.ok).toBe(false);
@@ -59,23 +86,71 @@ describe('verify catches tables that say more than the instance', () => {
   // Each case changes one variant in a way that reads back into the same instance, or
   // nearly, but leaves rows no correct shredding would write.
   const cases: [string, string, (s: string) => string[]][] = [
-    ['an object stored in two concrete tables', 'full_concrete', (s) => [`INSERT INTO ${s}.accounts SELECT id, username, email, created_at FROM ${s}.streamers ORDER BY id LIMIT 1`]],
-    ['a registry type that contradicts the concrete table', 'concrete_all_tables', (s) => [`UPDATE ${s}.account_registry SET type = 'account' WHERE id = (SELECT min(id) FROM ${s}.streamers)`]],
-    ['a discriminator that contradicts a subclass table', 'hybrid_roots_merged', (s) => [dropChecks(`${s}.account`), `UPDATE ${s}.account SET type = 'account' WHERE id = (SELECT min(id) FROM ${s}.streamer)`]],
-    ['a value on a row of another class', 'full_sti', (s) => [dropChecks(`${s}.accounts`), `UPDATE ${s}.accounts SET platform = 'twitch' WHERE id = (SELECT min(id) FROM ${s}.accounts WHERE type = 'consumer_account')`]],
-    ['a duplicate array element', 'full_sti', (s) => [`UPDATE ${s}.content_items SET quality_opts = quality_opts || quality_opts[1] WHERE id = (SELECT min(id) FROM ${s}.content_items WHERE cardinality(quality_opts) > 0)`]],
-    ['a JSONB element of the wrong JSON type', 'full_sti', (s) => [`UPDATE ${s}.content_items SET chapter_markers = (SELECT jsonb_agg(e #>> '{}') FROM jsonb_array_elements(chapter_markers) AS e) WHERE id = (SELECT min(id) FROM ${s}.content_items WHERE jsonb_array_length(chapter_markers) > 0)`]],
+    [
+      'an object stored in two concrete tables',
+      'full_concrete',
+      (s) => [
+        `INSERT INTO ${s}.accounts SELECT id, username, email, created_at FROM ${s}.streamers ORDER BY id LIMIT 1`,
+      ],
+    ],
+    [
+      'a registry type that contradicts the concrete table',
+      'concrete_all_tables',
+      (s) => [`UPDATE ${s}.account_registry SET type = 'account' WHERE id = (SELECT min(id) FROM ${s}.streamers)`],
+    ],
+    [
+      'a discriminator that contradicts a subclass table',
+      'hybrid_roots_merged',
+      (s) => [
+        dropChecks(`${s}.account`),
+        `UPDATE ${s}.account SET type = 'account' WHERE id = (SELECT min(id) FROM ${s}.streamer)`,
+      ],
+    ],
+    [
+      'a value on a row of another class',
+      'full_sti',
+      (s) => [
+        dropChecks(`${s}.accounts`),
+        `UPDATE ${s}.accounts SET platform = 'twitch' WHERE id = (SELECT min(id) FROM ${s}.accounts WHERE type = 'consumer_account')`,
+      ],
+    ],
+    [
+      'a duplicate array element',
+      'full_sti',
+      (s) => [
+        `UPDATE ${s}.content_items SET quality_opts = quality_opts || quality_opts[1] WHERE id = (SELECT min(id) FROM ${s}.content_items WHERE cardinality(quality_opts) > 0)`,
+      ],
+    ],
+    [
+      'a JSONB element of the wrong JSON type',
+      'full_sti',
+      (s) => [
+        `UPDATE ${s}.content_items SET chapter_markers = (SELECT jsonb_agg(e #>> '{}') FROM jsonb_array_elements(chapter_markers) AS e) WHERE id = (SELECT min(id) FROM ${s}.content_items WHERE jsonb_array_length(chapter_markers) > 0)`,
+      ],
+    ],
   ];
   it.each(cases)('%s', async (_what, variant, tamper) => {
     const [name, domain] = DOMAINS.find(([n]) => n === 'social_media') as (typeof DOMAINS)[number];
     const out = join(tmp.dir, `strict-${variant}-${Math.random().toString(36).slice(2, 8)}`);
     const prefix = `strict_${Math.random().toString(36).slice(2, 8)}_`;
-    const built = await buildDataset({ dataset: name, domain, variants: variant, scale: 'tiny', seed: 6, profile: 'default', target: db, out, schemaPrefix: prefix });
+    const built = await buildDataset({
+      dataset: name,
+      domain,
+      variants: variant,
+      scale: 'tiny',
+      seed: 6,
+      profile: 'default',
+      target: db,
+      out,
+      schemaPrefix: prefix,
+    });
     expect((await verifyDataset(out, db))[0]?.ok).toBe(true);
     for (const sql of tamper(quoteIdent(built.manifest.variants[0]!.pg_schema))) await db.exec(sql);
     const [check] = await verifyDataset(out, db);
     expect(check?.ok).toBe(false);
-    expect(check?.differences.join('\n')).toMatch(/^table \w+: row (not implied by the instance|the instance implies is missing): /m);
+    expect(check?.differences.join('\n')).toMatch(
+      /^table \w+: row (not implied by the instance|the instance implies is missing): /m,
+    );
   });
 });
 
@@ -84,10 +159,23 @@ describe('a domain with what the reference domains lack', () => {
     const { readFileSync } = await import('node:fs');
     const { parseDomainJson } = await import('../../generator/er-model/domain-json.ts');
     const { REPO_ROOT } = await import('../helpers/run-cli.ts');
-    const domain = parseDomainJson(readFileSync(join(REPO_ROOT, 'test/fixtures/er-model/valid/library.json'), 'utf8'), 'library.json');
+    const domain = parseDomainJson(
+      readFileSync(join(REPO_ROOT, 'test/fixtures/er-model/valid/library.json'), 'utf8'),
+      'library.json',
+    );
     for (const profile of ['default', 'edge'] as const) {
       const out = join(tmp.dir, `library-${profile}`);
-      await buildDataset({ dataset: 'library', domain, variants: 'all,random:8', scale: 'tiny', seed: 8, profile, target: db, out, schemaPrefix: `library_${profile}_` });
+      await buildDataset({
+        dataset: 'library',
+        domain,
+        variants: 'all,random:8',
+        scale: 'tiny',
+        seed: 8,
+        profile,
+        target: db,
+        out,
+        schemaPrefix: `library_${profile}_`,
+      });
       const checks = await verifyDataset(out, db);
       // Two presets fall back to another's design on an overlapping hierarchy and are left
       // out (full_concrete = full_cti, concrete_all_tables = full_normalized): 8 + random:8.

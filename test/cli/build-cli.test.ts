@@ -12,13 +12,33 @@ afterAll(() => tmp.remove());
 // The CLI falls back to DATABASE_URL; these runs are about PGlite unless they say --db.
 const NO_SERVER = { DATABASE_URL: undefined };
 
-const jsonLines = (text: string) => text.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+const jsonLines = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('equisql build and verify on PGlite', () => {
   const out = join(tmp.dir, 'social');
 
   it('writes er.json, schemas, dumps and build.json, and verify --json prints one ok line per variant', () => {
-    const build = runCli(['build', '--dataset', 'social_media', '--variants', 'full_sti,kitchen_sink', '--scale', 'tiny', '--seed', '4', '--out', out], { env: NO_SERVER });
+    const build = runCli(
+      [
+        'build',
+        '--dataset',
+        'social_media',
+        '--variants',
+        'full_sti,kitchen_sink',
+        '--scale',
+        'tiny',
+        '--seed',
+        '4',
+        '--out',
+        out,
+      ],
+      { env: NO_SERVER },
+    );
     expect(build.stderr).toMatch(/built 2 variants of social_media/);
     expect(build.status).toBe(0);
     expect(readdirSync(join(out, 'schemas')).sort()).toEqual(['full_sti.sql', 'kitchen_sink.sql']);
@@ -57,20 +77,73 @@ describe('equisql build and verify on PGlite', () => {
 
 describe('bad input gets one line, no stack trace', () => {
   const cases: [string, string[], RegExp][] = [
-    ['a malformed model', ['build', '--dataset', 'test/fixtures/er-model/malformed/unknown-relationship-end.json', '--out', 'OUT'], /^equisql build: test\/fixtures\/er-model\/malformed\/unknown-relationship-end\.json: domains\.\w+\.relationships\.\w+\.to: unknown entity "\w+" \(did you mean "\w+"\?\)\n$/],
-    ['an unknown variant', ['build', '--dataset', 'retail', '--variants', 'full_sti,fully_cti', '--out', 'OUT'], /^equisql build: --variants: unknown variant "fully_cti" \(presets: full_sti, .*\)\n$/],
-    ['an unknown dataset', ['build', '--dataset', 'retial', '--out', 'OUT'], /^equisql build: --dataset: unknown dataset "retial" \(known: social_media, retail, .*\)\n$/],
-    ['an unknown flag', ['build', '--dataset', 'retail', '--out', 'OUT', '--sale', 'tiny'], /^equisql build: unknown flag --sale \(flags: --dataset, .*\)\n$/],
-    ['a bad scale', ['build', '--dataset', 'retail', '--out', 'OUT', '--scale', 'huge'], /^equisql build: --scale must be one of tiny, small, paper, large, got "huge"\n$/],
-    ['an unreachable server', ['build', '--dataset', 'retail', '--scale', 'tiny', '--out', 'OUT', '--db', 'postgres://someone:secret@127.0.0.1:1/none'], /^equisql build: cannot connect to postgres:\/\/someone:\*\*\*@127\.0\.0\.1:1\/none: .*\n$/],
-    ['a seed with a line break', ['build', '--dataset', 'retail', '--seed', '1\nDROP TABLE x;', '--out', 'OUT'], /^equisql build: --seed: expected 1 to 64 letters, digits or \. _ : -, got "1\\nDROP TABLE x;"\n$/],
-    ['a --db that is not a database URL', ['build', '--dataset', 'retail', '--out', 'OUT', '--db', 'pgsql://bob:secret@host/db'], /^equisql build: --db: expected postgres:\/\/… or pglite:DIR, got "pgsql:\/\/bob:\*\*\*@host\/db"\n$/],
-    ['a server URL that does not parse', ['build', '--dataset', 'retail', '--out', 'OUT', '--db', 'postgres://bob:secret@127.0.0.1:notaport/db'], /^equisql build: cannot connect to postgres:\/\/\*\*\*@127\.0\.0\.1:notaport\/db: .*\n$/],
-    ['a directory with no build', ['verify', '--dir', 'OUT'], /^equisql verify: --dir: .* has no build\.json \(run equisql build --out .* first\)\n$/],
+    [
+      'a malformed model',
+      ['build', '--dataset', 'test/fixtures/er-model/malformed/unknown-relationship-end.json', '--out', 'OUT'],
+      /^equisql build: test\/fixtures\/er-model\/malformed\/unknown-relationship-end\.json: domains\.\w+\.relationships\.\w+\.to: unknown entity "\w+" \(did you mean "\w+"\?\)\n$/,
+    ],
+    [
+      'an unknown variant',
+      ['build', '--dataset', 'retail', '--variants', 'full_sti,fully_cti', '--out', 'OUT'],
+      /^equisql build: --variants: unknown variant "fully_cti" \(presets: full_sti, .*\)\n$/,
+    ],
+    [
+      'an unknown dataset',
+      ['build', '--dataset', 'retial', '--out', 'OUT'],
+      /^equisql build: --dataset: unknown dataset "retial" \(known: social_media, retail, .*\)\n$/,
+    ],
+    [
+      'an unknown flag',
+      ['build', '--dataset', 'retail', '--out', 'OUT', '--sale', 'tiny'],
+      /^equisql build: unknown flag --sale \(flags: --dataset, .*\)\n$/,
+    ],
+    [
+      'a bad scale',
+      ['build', '--dataset', 'retail', '--out', 'OUT', '--scale', 'huge'],
+      /^equisql build: --scale must be one of tiny, small, paper, large, got "huge"\n$/,
+    ],
+    [
+      'an unreachable server',
+      [
+        'build',
+        '--dataset',
+        'retail',
+        '--scale',
+        'tiny',
+        '--out',
+        'OUT',
+        '--db',
+        'postgres://someone:secret@127.0.0.1:1/none',
+      ],
+      /^equisql build: cannot connect to postgres:\/\/someone:\*\*\*@127\.0\.0\.1:1\/none: .*\n$/,
+    ],
+    [
+      'a seed with a line break',
+      ['build', '--dataset', 'retail', '--seed', '1\nDROP TABLE x;', '--out', 'OUT'],
+      /^equisql build: --seed: expected 1 to 64 letters, digits or \. _ : -, got "1\\nDROP TABLE x;"\n$/,
+    ],
+    [
+      'a --db that is not a database URL',
+      ['build', '--dataset', 'retail', '--out', 'OUT', '--db', 'pgsql://bob:secret@host/db'],
+      /^equisql build: --db: expected postgres:\/\/… or pglite:DIR, got "pgsql:\/\/bob:\*\*\*@host\/db"\n$/,
+    ],
+    [
+      'a server URL that does not parse',
+      ['build', '--dataset', 'retail', '--out', 'OUT', '--db', 'postgres://bob:secret@127.0.0.1:notaport/db'],
+      /^equisql build: cannot connect to postgres:\/\/\*\*\*@127\.0\.0\.1:notaport\/db: .*\n$/,
+    ],
+    [
+      'a directory with no build',
+      ['verify', '--dir', 'OUT'],
+      /^equisql verify: --dir: .* has no build\.json \(run equisql build --out .* first\)\n$/,
+    ],
   ];
   it.each(cases)('%s', (_what, args, expected) => {
     const out = join(tmp.dir, `bad-${Math.random().toString(36).slice(2)}`);
-    const run = runCli(args.map((a) => (a === 'OUT' ? out : a)), { env: NO_SERVER });
+    const run = runCli(
+      args.map((a) => (a === 'OUT' ? out : a)),
+      { env: NO_SERVER },
+    );
     expect(run.stderr).toMatch(expected);
     expect(run.stderr).not.toMatch(/secret/);
     expect(run.status).not.toBe(0);
@@ -79,8 +152,14 @@ describe('bad input gets one line, no stack trace', () => {
   });
 
   it("prints a malformed model's fixture message exactly, prefixed by the command", () => {
-    const expected = readFileSync(join(REPO_ROOT, 'test/fixtures/er-model/malformed/unknown-relationship-end.expected'), 'utf8').trim();
-    const run = runCli(['build', '--dataset', 'unknown-relationship-end.json', '--out', join(tmp.dir, 'x')], { env: NO_SERVER, cwd: join(REPO_ROOT, 'test/fixtures/er-model/malformed') });
+    const expected = readFileSync(
+      join(REPO_ROOT, 'test/fixtures/er-model/malformed/unknown-relationship-end.expected'),
+      'utf8',
+    ).trim();
+    const run = runCli(['build', '--dataset', 'unknown-relationship-end.json', '--out', join(tmp.dir, 'x')], {
+      env: NO_SERVER,
+      cwd: join(REPO_ROOT, 'test/fixtures/er-model/malformed'),
+    });
     expect(run.stderr.trim()).toBe(`equisql build: ${expected}`);
   });
 });
@@ -93,7 +172,9 @@ describe('equisql variants', () => {
     expect(lines).toHaveLength(10);
     expect(lines[1]?.['name']).toBe('full_cti');
     expect(lines[1]?.['tables']).toContain('user');
-    expect(Object.keys(lines[0] ?? {})).toEqual(expect.arrayContaining(['hierarchies', 'multiValued', 'relationships', 'naming', 'tables']));
+    expect(Object.keys(lines[0] ?? {})).toEqual(
+      expect.arrayContaining(['hierarchies', 'multiValued', 'relationships', 'naming', 'tables']),
+    );
   });
 });
 

@@ -39,11 +39,14 @@ async function parserFlags(command: Command, sub?: string): Promise<string[]> {
   );
   const m = /\((?:flags: (.*)|it takes no flags)\)$/u.exec(message);
   expect(m, `${command.name}${sub ? ` ${sub}` : ''}: ${message}`).not.toBeNull();
-  return (m?.[1] ?? '').split(', ').filter((f) => f !== '').sort();
+  return (m?.[1] ?? '')
+    .split(', ')
+    .filter((f) => f !== '')
+    .sort();
 }
 
 describe('--help and the CLI reference', () => {
-  it('every command\'s --help lists exactly the flags its parser takes', async () => {
+  it("every command's --help lists exactly the flags its parser takes", async () => {
     const commands = await loadCommands();
     expect(commands.map((c) => c.name)).toEqual(Object.keys(COMMANDS));
     for (const command of commands) {
@@ -75,7 +78,9 @@ describe('--help and the CLI reference', () => {
     const readme = join(REPO_ROOT, 'README.md');
     expect(statSync(readme).size).toBeLessThanOrEqual(10 * 1024);
     const text = readFileSync(readme, 'utf8');
-    const links = [...text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/gu)].map((m) => m[1] as string).filter((l) => !/^https?:/u.test(l));
+    const links = [...text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/gu)]
+      .map((m) => m[1] as string)
+      .filter((l) => !/^https?:/u.test(l));
     expect(links).toEqual(expect.arrayContaining(['docs/cli.md', 'docs/records.md', 'docs/testing.md']));
     for (const link of links) expect(existsSync(join(dirname(readme), link)), link).toBe(true);
   });

@@ -24,7 +24,11 @@ describe("docs/testing.md's layout table", () => {
   it('names every top-level folder of the checkout, and no folder that is not there', () => {
     // Installed, built or written by runs: not part of the checkout's layout.
     const generated = ['node_modules', 'test-artifacts', 'dist'];
-    expect(named(0).filter((n) => !generated.includes(n)).sort()).toEqual(folders(REPO_ROOT, generated));
+    expect(
+      named(0)
+        .filter((n) => !generated.includes(n))
+        .sort(),
+    ).toEqual(folders(REPO_ROOT, generated));
   });
 
   it('names every folder of generator/, and no folder that is not there', () => {

@@ -1,12 +1,31 @@
 import { describe, expect, it } from 'vitest';
-import { displayFor, formatDuration, formatRate, progressDisplay, progressLine, renderBar } from '../../generator/cli/progress-bar.ts';
+import {
+  displayFor,
+  formatDuration,
+  formatRate,
+  progressDisplay,
+  progressLine,
+  renderBar,
+} from '../../generator/cli/progress-bar.ts';
 import type { ProgressCount } from '../../generator/common/progress-tick.ts';
 
-const at = (done: number, total = 100, stage: ProgressCount['stage'] = 'groups'): ProgressCount => ({ stage, done, total, unit: stage === 'export' ? 'rows' : 'groups' });
+const at = (done: number, total = 100, stage: ProgressCount['stage'] = 'groups'): ProgressCount => ({
+  stage,
+  done,
+  total,
+  unit: stage === 'export' ? 'rows' : 'groups',
+});
 
 describe('progress text', () => {
   it('writes durations as m:ss or h:mm:ss, and --:-- when unknown', () => {
-    expect([0, 7, 59.6, 205, 3725, 36000].map(formatDuration)).toEqual(['0:00', '0:07', '1:00', '3:25', '1:02:05', '10:00:00']);
+    expect([0, 7, 59.6, 205, 3725, 36000].map(formatDuration)).toEqual([
+      '0:00',
+      '0:07',
+      '1:00',
+      '3:25',
+      '1:02:05',
+      '10:00:00',
+    ]);
     expect(formatDuration(Number.NaN)).toBe('--:--');
     expect(formatDuration(Number.POSITIVE_INFINITY)).toBe('--:--');
   });
@@ -38,7 +57,7 @@ describe('progress text', () => {
     expect(line).not.toContain('[');
   });
 
-  it('counts the rate from what this run did: a resumed run\'s earlier groups do not inflate it', () => {
+  it("counts the rate from what this run did: a resumed run's earlier groups do not inflate it", () => {
     // 20 groups were there before; 5 more in 10 s: 0.5/s, 75 left: 2:30.
     expect(renderBar(at(25), 10, 80, 20)).toMatch(/ 25\/100 groups 0\.50\/s ETA 2:30 *$/u);
     expect(progressLine(at(25), 10, 20)).toBe('groups: 25/100 groups (25%), 0.50/s, ETA 2:30');
@@ -87,11 +106,19 @@ describe('progress display', () => {
     shown.tick(at(4, 4));
     shown.end();
     const bar = (done: number, elapsed: number): string => renderBar(at(done, 4), elapsed, 60);
-    expect(out).toEqual([`\r${bar(0, 0)}`, `\r${bar(2, 1)}`, '\r\u001b[K', 'reusing the default build\n', bar(2, 1), `\r${bar(4, 2)}`, '\n']);
+    expect(out).toEqual([
+      `\r${bar(0, 0)}`,
+      `\r${bar(2, 1)}`,
+      '\r\u001b[K',
+      'reusing the default build\n',
+      bar(2, 1),
+      `\r${bar(4, 2)}`,
+      '\n',
+    ]);
     expect(bar(2, 1)).toContain('2/4 groups 2.00/s ETA 0:01');
   });
 
-  it('without a stderr of its own (tests, --quiet) goes through the command\'s err as lines', () => {
+  it("without a stderr of its own (tests, --quiet) goes through the command's err as lines", () => {
     const lines: string[] = [];
     const shown = displayFor({ err: (s) => lines.push(s) });
     shown.tick(at(3, 3, 'export'));

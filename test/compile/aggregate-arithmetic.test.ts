@@ -9,7 +9,12 @@ describe('an aggregate of arithmetic', () => {
   it('is written without a second pair of brackets: sum(p.price * p.quantity), count(DISTINCT p.price * p.quantity)', () => {
     const index = indexDomain(BUILT_IN_DOMAINS['retail']!);
     const schema = buildRelationalSchema(index, presetVariant(index, 'full_normalized'));
-    const times = { kind: 'arithmetic', op: '*', left: { kind: 'attribute', alias: 'p', attribute: 'price' }, right: { kind: 'attribute', alias: 'p', attribute: 'quantity' } } as const;
+    const times = {
+      kind: 'arithmetic',
+      op: '*',
+      left: { kind: 'attribute', alias: 'p', attribute: 'price' },
+      right: { kind: 'attribute', alias: 'p', attribute: 'quantity' },
+    } as const;
     const sql = compileQuery(index, schema, {
       kind: 'select',
       from: { entity: 'Product', alias: 'p' },

@@ -11,7 +11,12 @@ import { printSql } from '../../generator/compile/print-sql.ts';
 import { COMPILE_RULES, rulesThrough } from '../../generator/compile/rules/index.ts';
 import { openDatabase, type Database } from '../../generator/database/database.ts';
 import { buildDataset, type BuildManifest } from '../../generator/assemble/build-dataset.ts';
-import { compareResults, normalizeResult, runReadOnly, type NormalizedResult } from '../../generator/execute/run-query.ts';
+import {
+  compareResults,
+  normalizeResult,
+  runReadOnly,
+  type NormalizedResult,
+} from '../../generator/execute/run-query.ts';
 import { isOrdered } from '../../generator/query/conceptual-query.ts';
 import { REPO_ROOT } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
@@ -32,10 +37,15 @@ const INSTANCES = [
   { seed: 3, profile: 'edge' as const },
 ];
 
-const domains = new Map(Object.entries(BUILT_IN_DOMAINS).map(([name, domain]) => {
-  const index = indexDomain(domain);
-  return [name, { domain, index, schemas: new Map(allPresets(index).map((v) => [v.name, buildRelationalSchema(index, v)])) }] as const;
-}));
+const domains = new Map(
+  Object.entries(BUILT_IN_DOMAINS).map(([name, domain]) => {
+    const index = indexDomain(domain);
+    return [
+      name,
+      { domain, index, schemas: new Map(allPresets(index).map((v) => [v.name, buildRelationalSchema(index, v)])) },
+    ] as const;
+  }),
+);
 
 /** The SQL of an entry's query on one variant, before and after its rule. */
 function sides(rule: string, f: RuleFixture, variant: string): { before: string; after: string } {
@@ -62,7 +72,10 @@ const files = new Map(
 
 describe('the compile rules', () => {
   it('each have a fixture file, and no file is left without its rule', () => {
-    const names = readdirSync(DIR).filter((f) => f.endsWith('.sql')).map((f) => f.replace(/\.sql$/u, '')).sort();
+    const names = readdirSync(DIR)
+      .filter((f) => f.endsWith('.sql'))
+      .map((f) => f.replace(/\.sql$/u, ''))
+      .sort();
     expect(names).toEqual(COMPILE_RULES.map((r) => r.name).sort());
   });
 
@@ -92,7 +105,17 @@ function executedOn(label: string, open: () => Promise<{ db: Database; close: ()
       const list: { label: string; manifest: BuildManifest }[] = [];
       for (const { seed, profile } of INSTANCES) {
         const prefix = `${name}_${seed}_${profile}`;
-        const built = await buildDataset({ dataset: name, domain: d.domain, variants: 'all', scale: 'tiny', seed, profile, target: db, out: join(tmp.dir, prefix), schemaPrefix: `${prefix}_` });
+        const built = await buildDataset({
+          dataset: name,
+          domain: d.domain,
+          variants: 'all',
+          scale: 'tiny',
+          seed,
+          profile,
+          target: db,
+          out: join(tmp.dir, prefix),
+          schemaPrefix: `${prefix}_`,
+        });
         list.push({ label: prefix, manifest: built.manifest });
       }
       builds.set(name, list);
@@ -103,28 +126,40 @@ function executedOn(label: string, open: () => Promise<{ db: Database; close: ()
     tmp.remove();
   });
 
-  it.each(COMPILE_RULES.map((r) => [r.name] as const))(`%s: input and expected give one answer on every variant, on ${label}`, async (rule) => {
-    for (const f of files.get(rule)!) {
-      let rows = 0;
-      for (const build of builds.get(f.domain)!) {
-        const results = new Map<string, NormalizedResult>();
-        const texts = new Map<string, string>();
-        for (const v of build.manifest.variants) {
-          const { before, after } = sides(rule, f, v.name);
-          for (const [side, sql] of [['before', before], ['after', after]] as const) {
-            texts.set(`${v.name} ${side}`, sql);
-            results.set(`${v.name} ${side}`, normalizeResult(await runReadOnly(db, v.pg_schema, sql), isOrdered(f.query)));
+  it.each(COMPILE_RULES.map((r) => [r.name] as const))(
+    `%s: input and expected give one answer on every variant, on ${label}`,
+    async (rule) => {
+      for (const f of files.get(rule)!) {
+        let rows = 0;
+        for (const build of builds.get(f.domain)!) {
+          const results = new Map<string, NormalizedResult>();
+          const texts = new Map<string, string>();
+          for (const v of build.manifest.variants) {
+            const { before, after } = sides(rule, f, v.name);
+            for (const [side, sql] of [
+              ['before', before],
+              ['after', after],
+            ] as const) {
+              texts.set(`${v.name} ${side}`, sql);
+              results.set(
+                `${v.name} ${side}`,
+                normalizeResult(await runReadOnly(db, v.pg_schema, sql), isOrdered(f.query)),
+              );
+            }
           }
+          const comparison = compareResults(results);
+          const detail = comparison.differing
+            .map((d) => `--- ${d.variant}: ${d.sample.join(' ')}\n${texts.get(d.variant)}`)
+            .join('\n');
+          expect(comparison.agree, `${rule}: ${f.title} on ${build.label}\n${detail}`).toBe(true);
+          rows += comparison.rowCount;
         }
-        const comparison = compareResults(results);
-        const detail = comparison.differing.map((d) => `--- ${d.variant}: ${d.sample.join(' ')}\n${texts.get(d.variant)}`).join('\n');
-        expect(comparison.agree, `${rule}: ${f.title} on ${build.label}\n${detail}`).toBe(true);
-        rows += comparison.rowCount;
+        // An answer that is empty on every instance would prove little.
+        expect(rows, `${rule}: ${f.title}: no rows on any instance`).toBeGreaterThan(0);
       }
-      // An answer that is empty on every instance would prove little.
-      expect(rows, `${rule}: ${f.title}: no rows on any instance`).toBeGreaterThan(0);
-    }
-  }, 300_000);
+    },
+    300_000,
+  );
 }
 
 describe('the compile rules, executed on PGlite', () => {

@@ -21,7 +21,11 @@ import { REPO_ROOT } from '../helpers/run-cli.ts';
 
 const index = indexDomain(BUILT_IN_DOMAINS['retail'] as Domain);
 const schema = buildRelationalSchema(index, presetVariant(index, 'full_normalized'));
-const QUERY: Query = { kind: 'select', from: { entity: 'Product', alias: 'p' }, select: [{ name: 'n', expr: { kind: 'aggregate', fn: 'count' } }] };
+const QUERY: Query = {
+  kind: 'select',
+  from: { entity: 'Product', alias: 'p' },
+  select: [{ name: 'n', expr: { kind: 'aggregate', fn: 'count' } }],
+};
 
 describe('CompiledSql', () => {
   it('is what compileSql gives, holding the text compileQuery prints', () => {
@@ -41,8 +45,13 @@ describe('CompiledSql', () => {
   });
 
   it('is made only by the compiler: no module outside generator/compile/ mints one', () => {
-    const files = (dir: string): string[] => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : /\.(ts|js)$/u.test(f) ? [join(dir, f)] : []));
-    const minting = files(join(REPO_ROOT, 'generator')).filter((f) => /\bmintCompiledSql\b/u.test(readFileSync(f, 'utf8'))).map((f) => relative(REPO_ROOT, f));
+    const files = (dir: string): string[] =>
+      readdirSync(dir).flatMap((f) =>
+        statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : /\.(ts|js)$/u.test(f) ? [join(dir, f)] : [],
+      );
+    const minting = files(join(REPO_ROOT, 'generator'))
+      .filter((f) => /\bmintCompiledSql\b/u.test(readFileSync(f, 'utf8')))
+      .map((f) => relative(REPO_ROOT, f));
     expect(minting.length).toBeGreaterThan(0);
     for (const f of minting) expect(f, f).toMatch(/^generator\/compile\//u);
   });
@@ -70,7 +79,7 @@ describe('the executor by what it is given', () => {
   });
   afterAll(async () => db?.close());
 
-  it('runs the compiler\'s value on the batched path and any string by the extended protocol', async () => {
+  it("runs the compiler's value on the batched path and any string by the extended protocol", async () => {
     const text = compileSql(index, schema, QUERY).text.replace(/FROM\s+\S+ AS p/u, 'FROM t AS p');
     // The same text twice: once as a string (untrusted), once as if the compiler had made it.
     expect((await runReadOnly(recorded, 'v1', text)).rows).toEqual([['2']]);
@@ -81,8 +90,12 @@ describe('the executor by what it is given', () => {
     expect(batches).toEqual([]);
     const fake = { text } as unknown as CompiledSql;
     // A look-alike object is no CompiledSql: the batched path refuses it.
-    await expect(runReadOnly(recorded, 'v1', fake)).rejects.toThrow(/^schema v1: refused: the batched path runs only the compiler's own SQL$/u);
-    await expect(runReadOnlyMany(recorded, [{ pgSchema: 'v1', sql: fake }])).resolves.toMatchObject({ failure: { index: 0 } });
+    await expect(runReadOnly(recorded, 'v1', fake)).rejects.toThrow(
+      /^schema v1: refused: the batched path runs only the compiler's own SQL$/u,
+    );
+    await expect(runReadOnlyMany(recorded, [{ pgSchema: 'v1', sql: fake }])).resolves.toMatchObject({
+      failure: { index: 0 },
+    });
     expect(batches).toEqual([]);
   });
 

@@ -30,10 +30,19 @@ export function constructsOf(query: Query): Set<string> {
     else if (kind === 'window') {
       found.add(`window:${n['fn']}`);
       if (Array.isArray(n['partitionBy'])) found.add('window partition');
-      if (Array.isArray(n['partitionBy']) && (n['partitionBy'] as { kind: string }[]).some((k) => k.kind === 'classOf')) found.add('window partition by kind');
-      if (['sum', 'avg', 'count'].includes(n['fn'] as string) && Array.isArray(n['orderBy'])) found.add('window running');
+      if (Array.isArray(n['partitionBy']) && (n['partitionBy'] as { kind: string }[]).some((k) => k.kind === 'classOf'))
+        found.add('window partition by kind');
+      if (['sum', 'avg', 'count'].includes(n['fn'] as string) && Array.isArray(n['orderBy']))
+        found.add('window running');
     } else if (kind === 'select') {
-      const q = n as unknown as { distinct?: boolean; groupBy?: unknown[]; having?: unknown; orderBy?: unknown[]; limit?: number; joins?: { kind: string; relationship?: string }[] };
+      const q = n as unknown as {
+        distinct?: boolean;
+        groupBy?: unknown[];
+        having?: unknown;
+        orderBy?: unknown[];
+        limit?: number;
+        joins?: { kind: string; relationship?: string }[];
+      };
       if (q.distinct) found.add('distinct');
       if ((q as { qualify?: unknown }).qualify) found.add('qualify (top-N per group)');
       if (sharedValues(q as unknown as SelectQuery).length > 0) found.add('value computed once (WITH)');
@@ -54,17 +63,93 @@ export function constructsOf(query: Query): Set<string> {
 
 /** Every construct of the IR the property test must exercise. */
 export const REQUIRED_CONSTRUCTS = [
-  'join:inner:forward', 'join:inner:reverse', 'join:left:forward', 'join:left:reverse', 'join on', 'relationship joined twice',
-  'elements:inner', 'elements:left', 'compare', 'in', 'like', 'ilike', 'between', 'isNull', 'contains', 'isA', 'and', 'or', 'not',
-  'exists', 'not exists', 'inQuery', 'not in query', 'scalarSubquery', 'aggregate:count *', 'aggregate:count', 'aggregate:count distinct',
-  'aggregate:sum', 'aggregate:avg', 'aggregate:min', 'aggregate:max', 'group by', 'having', 'order by + limit', 'distinct',
-  'set:union', 'set:union all', 'set:intersect', 'set:except', 'setArray', 'setSize', 'classOf', 'round', 'element', 'arithmetic',
+  'join:inner:forward',
+  'join:inner:reverse',
+  'join:left:forward',
+  'join:left:reverse',
+  'join on',
+  'relationship joined twice',
+  'elements:inner',
+  'elements:left',
+  'compare',
+  'in',
+  'like',
+  'ilike',
+  'between',
+  'isNull',
+  'contains',
+  'isA',
+  'and',
+  'or',
+  'not',
+  'exists',
+  'not exists',
+  'inQuery',
+  'not in query',
+  'scalarSubquery',
+  'aggregate:count *',
+  'aggregate:count',
+  'aggregate:count distinct',
+  'aggregate:sum',
+  'aggregate:avg',
+  'aggregate:min',
+  'aggregate:max',
+  'group by',
+  'having',
+  'order by + limit',
+  'distinct',
+  'set:union',
+  'set:union all',
+  'set:intersect',
+  'set:except',
+  'setArray',
+  'setSize',
+  'classOf',
+  'round',
+  'element',
+  'arithmetic',
   // Windows, top-N per group and WITH.
-  'window:row_number', 'window:rank', 'window:dense_rank', 'window:lag', 'window:lead', 'window:sum', 'window:avg', 'window:count',
-  'window partition', 'window partition by kind', 'window running', 'qualify (top-N per group)', 'value computed once (WITH)',
+  'window:row_number',
+  'window:rank',
+  'window:dense_rank',
+  'window:lag',
+  'window:lead',
+  'window:sum',
+  'window:avg',
+  'window:count',
+  'window partition',
+  'window partition by kind',
+  'window running',
+  'qualify (top-N per group)',
+  'value computed once (WITH)',
   // Scalar analytics.
-  'case', 'simpleCase', 'cast:numeric', 'cast:real', 'cast:integer', 'cast:text', 'cast:date', 'nullif', 'coalesce',
-  'aggregate filter', 'sum of case', 'percentage', 'ratio', 'extract', 'dateTrunc', 'dateShift', 'ageYears',
-  'textFunction:lower', 'textFunction:upper', 'textFunction:length', 'substring', 'position', 'concat', 'nulls first', 'nulls last',
-  'aggregate:sum distinct', 'aggregate:avg distinct', 'aggregate:min distinct', 'aggregate:max distinct',
+  'case',
+  'simpleCase',
+  'cast:numeric',
+  'cast:real',
+  'cast:integer',
+  'cast:text',
+  'cast:date',
+  'nullif',
+  'coalesce',
+  'aggregate filter',
+  'sum of case',
+  'percentage',
+  'ratio',
+  'extract',
+  'dateTrunc',
+  'dateShift',
+  'ageYears',
+  'textFunction:lower',
+  'textFunction:upper',
+  'textFunction:length',
+  'substring',
+  'position',
+  'concat',
+  'nulls first',
+  'nulls last',
+  'aggregate:sum distinct',
+  'aggregate:avg distinct',
+  'aggregate:min distinct',
+  'aggregate:max distinct',
 ];

@@ -22,10 +22,20 @@ const cases = DOMAIN_NAMES.flatMap((domainName) => {
   const index = indexDomain(BUILT_IN_DOMAINS[domainName]!);
   return allPresets(index).map((variant) => {
     const schema = buildRelationalSchema(index, variant);
-    const linkTables = new Map(schema.tables.filter((t) => t.role.kind === 'relationship').map((t) => [t.name, new Map(t.foreignKeys.map((fk) => [fk.columns[0] as string, fk.table]))]));
+    const linkTables = new Map(
+      schema.tables
+        .filter((t) => t.role.kind === 'relationship')
+        .map((t) => [t.name, new Map(t.foreignKeys.map((fk) => [fk.columns[0] as string, fk.table]))]),
+    );
     const dir = join(FIXTURES, domainName, variant.name);
-    const files = readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
-    return { label: `${domainName}/${variant.name}`, linkTables, queries: files.map((f) => ({ name: f, sql: readFileSync(join(dir, f), 'utf8') })) };
+    const files = readdirSync(dir)
+      .filter((f) => f.endsWith('.sql'))
+      .sort();
+    return {
+      label: `${domainName}/${variant.name}`,
+      linkTables,
+      queries: files.map((f) => ({ name: f, sql: readFileSync(join(dir, f), 'utf8') })),
+    };
   });
 });
 
@@ -36,25 +46,42 @@ describe('the checks recognise the patterns they look for', () => {
     expect(findImpliedNotNull('SELECT CASE WHEN o.c IS NOT NULL THEN 1 END FROM o WHERE o.c = 2')).toEqual([]);
   });
   it('aliases over six characters or with _link', () => {
-    expect(findLongAliases('SELECT 1 FROM a AS ch_link JOIN b AS e_product ON TRUE JOIN c AS ok ON TRUE')).toEqual(['ch_link', 'e_product']);
+    expect(findLongAliases('SELECT 1 FROM a AS ch_link JOIN b AS e_product ON TRUE JOIN c AS ok ON TRUE')).toEqual([
+      'ch_link',
+      'e_product',
+    ]);
     expect(findLongAliases('SELECT (\n  SELECT 1\n) AS a_long_output_name\nFROM t AS t')).toEqual([]);
     expect(findLongAliases('SELECT 1\nFROM (\n    SELECT 1\n  ) AS derived_t\nWHERE TRUE')).toEqual(['derived_t']);
     expect(findLongAliases('SELECT v.value FROM t CROSS JOIN unnest(t.xs) AS values_x(value)')).toEqual(['values_x']);
   });
   it('a subquery written twice under other aliases, and an aggregate call written twice', () => {
-    const sql = 'SELECT (SELECT count(*) FROM o AS o2 WHERE o2.c = c.id) AS n FROM c WHERE (SELECT count(*) FROM o AS o1 WHERE o1.c = c.id) >= 3';
+    const sql =
+      'SELECT (SELECT count(*) FROM o AS o2 WHERE o2.c = c.id) AS n FROM c WHERE (SELECT count(*) FROM o AS o1 WHERE o1.c = c.id) >= 3';
     expect(findRepeatedExpressions(sql)).toHaveLength(1);
-    expect(findRepeatedExpressions('SELECT count(DISTINCT s.id) AS n FROM t ORDER BY count(DISTINCT s.id) + 1')).toEqual(['count(DISTINCT s.id)']);
+    expect(
+      findRepeatedExpressions('SELECT count(DISTINCT s.id) AS n FROM t ORDER BY count(DISTINCT s.id) + 1'),
+    ).toEqual(['count(DISTINCT s.id)']);
     expect(findRepeatedExpressions('SELECT count(*) AS n, count(*) AS m FROM t')).toEqual([]);
   });
   it('a join to a table used only to reach a link table', () => {
-    const sql = 'SELECT count(*)\nFROM orders AS o\n  JOIN employee_processes AS ep ON ep.cust_order_id = o.id\nWHERE ep.employee_id = 1';
-    const links = new Map([['employee_processes', new Map([['cust_order_id', 'orders'], ['employee_id', 'employees']])]]);
+    const sql =
+      'SELECT count(*)\nFROM orders AS o\n  JOIN employee_processes AS ep ON ep.cust_order_id = o.id\nWHERE ep.employee_id = 1';
+    const links = new Map([
+      [
+        'employee_processes',
+        new Map([
+          ['cust_order_id', 'orders'],
+          ['employee_id', 'employees'],
+        ]),
+      ],
+    ]);
     expect(findNeedlessJoins(sql, links)).toEqual(['o']);
     expect(findNeedlessJoins(sql.replace('count(*)', 'o.total'), links)).toEqual([]);
     // A subclass's table filters the link rows; a LEFT join keeps the rows without one.
     expect(findNeedlessJoins(sql.replace('orders AS o', 'big_orders AS o'), links)).toEqual([]);
-    expect(findNeedlessJoins(sql.replace('  JOIN employee_processes', '  LEFT JOIN employee_processes'), links)).toEqual([]);
+    expect(
+      findNeedlessJoins(sql.replace('  JOIN employee_processes', '  LEFT JOIN employee_processes'), links),
+    ).toEqual([]);
   });
 });
 

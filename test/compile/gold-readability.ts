@@ -25,7 +25,9 @@ export function findImpliedNotNull(sql: string): string[] {
   const found: string[] = [];
   for (const m of sql.matchAll(new RegExp(String.raw`\b(?:WHERE|AND|ON)\s+(${COLUMN}) IS NOT NULL`, 'g'))) {
     const column = m[1] as string;
-    const compared = new RegExp(String.raw`${whole(column)}\s*${COMPARISON}\s|\s${COMPARISON}\s*${whole(column)}`).test(sql);
+    const compared = new RegExp(String.raw`${whole(column)}\s*${COMPARISON}\s|\s${COMPARISON}\s*${whole(column)}`).test(
+      sql,
+    );
     if (compared && !found.includes(column)) found.push(column);
   }
   return found;
@@ -41,10 +43,14 @@ export function tableAliases(sql: string): { alias: string; table?: string }[] {
   for (const m of sql.matchAll(/\bAS\s+([\w"]+)\(/g)) out.push({ index: m.index, alias: m[1] as string });
   // A derived table's alias closes its parenthesis and is followed by ON or the next clause
   // (an output column's alias is followed by a comma or FROM instead).
-  for (const m of sql.matchAll(/\)\s+AS\s+([\w"]+)(?=\s+ON\b|\s*\n\s*(?:JOIN|LEFT JOIN|CROSS JOIN|WHERE|GROUP|ORDER|LIMIT|\))|\s*$)/g)) {
+  for (const m of sql.matchAll(
+    /\)\s+AS\s+([\w"]+)(?=\s+ON\b|\s*\n\s*(?:JOIN|LEFT JOIN|CROSS JOIN|WHERE|GROUP|ORDER|LIMIT|\))|\s*$)/g,
+  )) {
     out.push({ index: m.index, alias: m[1] as string });
   }
-  return out.sort((a, b) => a.index - b.index).map(({ alias, table }) => (table === undefined ? { alias } : { alias, table }));
+  return out
+    .sort((a, b) => a.index - b.index)
+    .map(({ alias, table }) => (table === undefined ? { alias } : { alias, table }));
 }
 
 /** Table aliases longer than six characters or with `_link` in them. */
@@ -113,7 +119,11 @@ export function findNeedlessJoins(sql: string, links: LinkReferences): string[] 
       const join = /^\s*JOIN\s+([\w"]+)\s+AS\s+([\w"]+)\s+ON\s+(.*)$/.exec(line);
       const columns = join ? links.get(bare(join[1] as string)) : undefined;
       if (!join || !columns) return false;
-      return [...columns].some(([column, referenced]) => referenced === bare(table) && new RegExp(String.raw`${whole(`${join[2]}.${column}`)} = ${whole(`${alias}.id`)}`).test(join[3] as string));
+      return [...columns].some(
+        ([column, referenced]) =>
+          referenced === bare(table) &&
+          new RegExp(String.raw`${whole(`${join[2]}.${column}`)} = ${whole(`${alias}.id`)}`).test(join[3] as string),
+      );
     });
     if (viaLink) found.push(alias);
   }

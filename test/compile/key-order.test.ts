@@ -29,7 +29,10 @@ describe.each(Object.keys(BUILT_IN_DOMAINS))('a %s query whose JSON keys are per
   const schemas = allPresets(index).map((v) => buildRelationalSchema(index, v));
   const instance = generateInstance(domain, { seed: 1, scale: 'tiny' });
   const rng = createRng(`key-order/${name}`);
-  const queries: Query[] = [...(SUITES['paper']!.domains[name] ?? []).map((q) => q.query), ...Array.from({ length: 150 }, (_, i) => randomQuery(index, instance, rng.fork(String(i))))];
+  const queries: Query[] = [
+    ...(SUITES['paper']!.domains[name] ?? []).map((q) => q.query),
+    ...Array.from({ length: 150 }, (_, i) => randomQuery(index, instance, rng.fork(String(i)))),
+  ];
 
   it('is the same query to the walker', () => {
     for (const q of queries) expect(canonicalKey(permuteKeys(q, rng))).toBe(canonicalKey(q));
@@ -40,7 +43,8 @@ describe.each(Object.keys(BUILT_IN_DOMAINS))('a %s query whose JSON keys are per
     for (const [i, q] of queries.entries()) {
       const p = permuteKeys(q, rng.fork(`p${i}`));
       if (JSON.stringify(p) !== JSON.stringify(q)) permuted++;
-      for (const s of schemas) expect(compileQuery(index, s, p), `query ${i} on ${s.variant.name}`).toBe(compileQuery(index, s, q));
+      for (const s of schemas)
+        expect(compileQuery(index, s, p), `query ${i} on ${s.variant.name}`).toBe(compileQuery(index, s, q));
     }
     // The draw did reorder keys (a shuffle that left every query as written would prove nothing).
     expect(permuted).toBeGreaterThan(queries.length / 2);

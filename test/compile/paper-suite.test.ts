@@ -38,13 +38,20 @@ describe.each(DOMAIN_NAMES)('the paper suite for %s compiles', (domainName) => {
   const questions = paper.domains[domainName]!;
 
   it('has fifteen questions, each stored as its conceptual query in JSON', () => {
-    expect(questions.map((q) => q.id)).toEqual(Array.from({ length: 15 }, (_, i) => `q${String(i + 1).padStart(2, '0')}`));
-    for (const q of questions) matchFixture(join(FIXTURES, domainName, 'queries', `${q.id}.json`), `${JSON.stringify(q.query, null, 2)}\n`);
+    expect(questions.map((q) => q.id)).toEqual(
+      Array.from({ length: 15 }, (_, i) => `q${String(i + 1).padStart(2, '0')}`),
+    );
+    for (const q of questions)
+      matchFixture(join(FIXTURES, domainName, 'queries', `${q.id}.json`), `${JSON.stringify(q.query, null, 2)}\n`);
   });
 
   it.each(allPresets(index).map((v) => [v.name, v] as const))('to the committed SQL for %s', (_name, variant) => {
     const schema = buildRelationalSchema(index, variant);
-    for (const q of questions) matchFixture(join(FIXTURES, domainName, variant.name, `${q.id}.sql`), `${compileQuery(index, schema, q.query)};\n`);
+    for (const q of questions)
+      matchFixture(
+        join(FIXTURES, domainName, variant.name, `${q.id}.sql`),
+        `${compileQuery(index, schema, q.query)};\n`,
+      );
   });
 
   it("to SQL that PostgreSQL's own parser reads back as one SELECT, for every variant", async () => {
@@ -73,7 +80,10 @@ describe.each(DOMAIN_NAMES)('the paper suite for %s compiles', (domainName) => {
       const schema = buildRelationalSchema(index, allPresets(index).find((v) => v.name === name)!);
       for (const q of questions) {
         // The one derived table allowed computes the outputs once (`… ) AS t`), and holds none.
-        const sql = compileQuery(index, schema, q.query).replace(/^SELECT [^\n]*\nFROM \(\n([\s\S]*)\n {2}\) AS t\d*\n/, '$1\n');
+        const sql = compileQuery(index, schema, q.query).replace(
+          /^SELECT [^\n]*\nFROM \(\n([\s\S]*)\n {2}\) AS t\d*\n/,
+          '$1\n',
+        );
         expect(sql, `${name} ${q.id}`).not.toMatch(/(FROM|JOIN) \(\s*SELECT/);
       }
     }
@@ -93,9 +103,25 @@ describe.each(DOMAIN_NAMES)('the paper suite for %s compiles', (domainName) => {
 });
 
 /** Builds a domain at small scale, default and edge-case profiles, and runs the suite. */
-async function runPaperSuite(db: Database, domainName: string, profile: 'default' | 'edge', out: string, prefix: string) {
+async function runPaperSuite(
+  db: Database,
+  domainName: string,
+  profile: 'default' | 'edge',
+  out: string,
+  prefix: string,
+) {
   const domain = BUILT_IN_DOMAINS[domainName]!;
-  const built = await buildDataset({ dataset: domainName, domain, variants: 'all', scale: 'small', seed: profile === 'edge' ? 3 : 1, profile, target: db, out, schemaPrefix: prefix });
+  const built = await buildDataset({
+    dataset: domainName,
+    domain,
+    variants: 'all',
+    scale: 'small',
+    seed: profile === 'edge' ? 3 : 1,
+    profile,
+    target: db,
+    out,
+    schemaPrefix: prefix,
+  });
   return runQuestions(indexDomain(domain), built.manifest, db, paper.domains[domainName]!);
 }
 
@@ -118,8 +144,24 @@ describe('the paper suite on PGlite', () => {
     await db?.close();
     tmp.remove();
   });
-  it.each(DOMAIN_NAMES.flatMap((d) => [[d, 'default'], [d, 'edge']] as const))('%s (%s instance): all fifteen agree on ten variants and are non-empty', async (domainName, profile) => {
-    expectAllAgree(await runPaperSuite(db, domainName, profile, join(tmp.dir, `${domainName}-${profile}`), `${domainName}_${profile}_`));
+  it.each(
+    DOMAIN_NAMES.flatMap(
+      (d) =>
+        [
+          [d, 'default'],
+          [d, 'edge'],
+        ] as const,
+    ),
+  )('%s (%s instance): all fifteen agree on ten variants and are non-empty', async (domainName, profile) => {
+    expectAllAgree(
+      await runPaperSuite(
+        db,
+        domainName,
+        profile,
+        join(tmp.dir, `${domainName}-${profile}`),
+        `${domainName}_${profile}_`,
+      ),
+    );
   });
 });
 
@@ -137,7 +179,23 @@ describeServer('the paper suite on the server', (serverUrl) => {
     await drop?.();
     tmp.remove();
   });
-  it.each(DOMAIN_NAMES.flatMap((d) => [[d, 'default'], [d, 'edge']] as const))('%s (%s instance): all fifteen agree on ten variants and are non-empty', async (domainName, profile) => {
-    expectAllAgree(await runPaperSuite(db, domainName, profile, join(tmp.dir, `${domainName}-${profile}`), `${domainName}_${profile}_`));
+  it.each(
+    DOMAIN_NAMES.flatMap(
+      (d) =>
+        [
+          [d, 'default'],
+          [d, 'edge'],
+        ] as const,
+    ),
+  )('%s (%s instance): all fifteen agree on ten variants and are non-empty', async (domainName, profile) => {
+    expectAllAgree(
+      await runPaperSuite(
+        db,
+        domainName,
+        profile,
+        join(tmp.dir, `${domainName}-${profile}`),
+        `${domainName}_${profile}_`,
+      ),
+    );
   });
 });

@@ -6,7 +6,12 @@ import type { Database } from '../../generator/database/database.ts';
 import { buildDataset, type BuildManifest } from '../../generator/assemble/build-dataset.ts';
 import { buildRelationalSchema } from '../../generator/variants/build-schema.ts';
 import { compileQuery } from '../../generator/compile/compile-query.ts';
-import { compareResults, normalizeResult, runReadOnly, type NormalizedResult } from '../../generator/execute/run-query.ts';
+import {
+  compareResults,
+  normalizeResult,
+  runReadOnly,
+  type NormalizedResult,
+} from '../../generator/execute/run-query.ts';
 import { isOrdered } from '../../generator/query/conceptual-query.ts';
 import { constructsOf } from './construct-coverage.ts';
 
@@ -49,7 +54,17 @@ export async function checkRandomQueries(
   const builds: Built[] = [];
   for (const { seed, profile } of INSTANCES) {
     const label = `${domainName}_${seed}_${profile}`;
-    const built = await buildDataset({ dataset: domainName, domain, variants: options.variants ?? 'all', scale: 'tiny', seed, profile, target: db, out: join(outDir, label), schemaPrefix: `${label}_` });
+    const built = await buildDataset({
+      dataset: domainName,
+      domain,
+      variants: options.variants ?? 'all',
+      scale: 'tiny',
+      seed,
+      profile,
+      target: db,
+      out: join(outDir, label),
+      schemaPrefix: `${label}_`,
+    });
     builds.push({ manifest: built.manifest, label });
   }
   // Random variants differ with the seed, so each build compiles for its own variants.
@@ -60,7 +75,11 @@ export async function checkRandomQueries(
     if (!schema) schemaCache.set(key, (schema = buildRelationalSchema(index, spec)));
     return schema;
   };
-  const literals = generateInstance(domain, { seed: INSTANCES[0]?.seed ?? 1, scale: 'tiny', profile: INSTANCES[0]?.profile ?? 'default' });
+  const literals = generateInstance(domain, {
+    seed: INSTANCES[0]?.seed ?? 1,
+    scale: 'tiny',
+    profile: INSTANCES[0]?.profile ?? 'default',
+  });
   const rng = createRng(`property/${domainName}`);
   const covered = new Set<string>();
   for (let i = 0; i < count; i++) {
@@ -74,7 +93,9 @@ export async function checkRandomQueries(
         try {
           text = compileQuery(index, schemaOf(v.spec), query);
         } catch (error) {
-          throw new Error(`query ${i} does not compile for ${v.name}: ${(error as Error).message}\n${JSON.stringify(query)}`);
+          throw new Error(
+            `query ${i} does not compile for ${v.name}: ${(error as Error).message}\n${JSON.stringify(query)}`,
+          );
         }
         sql.set(v.name, text);
         // Every fourth query's SQL (first instance) also goes through our parser adapter.
@@ -82,20 +103,31 @@ export async function checkRandomQueries(
           try {
             parseSql(text, { dialect: 'postgresql' });
           } catch (error) {
-            throw new Error(`query ${i} for ${v.name} compiles to SQL our adapter cannot read: ${(error as Error).message}\n${text}`);
+            throw new Error(
+              `query ${i} for ${v.name} compiles to SQL our adapter cannot read: ${(error as Error).message}\n${text}`,
+            );
           }
         }
         try {
           results.set(v.name, normalizeResult(await runReadOnly(db, v.pg_schema, text), isOrdered(query)));
         } catch (error) {
-          throw new Error(`query ${i} fails on ${v.name} (${build.label}): ${(error as Error).message}\n${JSON.stringify(query)}\n${text}`);
+          throw new Error(
+            `query ${i} fails on ${v.name} (${build.label}): ${(error as Error).message}\n${JSON.stringify(query)}\n${text}`,
+          );
         }
       }
       const comparison = compareResults(results);
       if (!comparison.agree) {
-        const detail = comparison.differing.map((d) => `--- ${d.variant} (${d.rowCount} rows vs ${comparison.rowCount}): ${d.sample.join(' ')}\n${sql.get(d.variant)}`).join('\n');
+        const detail = comparison.differing
+          .map(
+            (d) =>
+              `--- ${d.variant} (${d.rowCount} rows vs ${comparison.rowCount}): ${d.sample.join(' ')}\n${sql.get(d.variant)}`,
+          )
+          .join('\n');
         const reference = [...results].find(([, r]) => r.hash === comparison.hash)?.[0] as string;
-        expect.fail(`query ${i} disagrees on ${build.label}\n${JSON.stringify(query)}\n--- ${reference} (majority)\n${sql.get(reference)}\n${detail}`);
+        expect.fail(
+          `query ${i} disagrees on ${build.label}\n${JSON.stringify(query)}\n--- ${reference} (majority)\n${sql.get(reference)}\n${detail}`,
+        );
       }
     }
   }

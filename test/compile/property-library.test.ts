@@ -21,7 +21,10 @@ afterAll(async () => {
 // What the reference domains lack: an overlapping hierarchy (class flags), a one-to-one
 // and a self relationship, relationship attributes; over the presets and random variants.
 it('random conceptual queries agree on every variant of a domain with overlapping classes and relationship attributes', async () => {
-  const domain = parseDomainJson(readFileSync(join(REPO_ROOT, 'test/fixtures/er-model/valid/library.json'), 'utf8'), 'library.json');
+  const domain = parseDomainJson(
+    readFileSync(join(REPO_ROOT, 'test/fixtures/er-model/valid/library.json'), 'utf8'),
+    'library.json',
+  );
   const covered = await checkRandomQueries(db, 'library', 150, tmp.dir, { domain, variants: 'all,random:2' });
   const wanted = ['linkAttribute', 'isA', 'classOf', 'contains', 'elements:left', 'join:left:reverse'];
   expect(wanted.filter((c) => !covered.has(c))).toEqual([]);

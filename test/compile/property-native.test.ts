@@ -25,10 +25,17 @@ afterAll(async () => {
 
 // The native variant compiles against the source's own names (quoted, mixed case, keys
 // named per table, a timestamp without zone); every preset of the same model must agree.
-it.skipIf(!existsSync(CHINOOK))('random conceptual queries agree on the native variant of Chinook and on every preset', async () => {
-  const { domain } = draftModel(await readSource(CHINOOK), { name: 'chinook' });
-  await checkRandomQueries(db, 'chinook', QUERIES, tmp.dir, { domain, variants: 'native,full_sti,full_cti,full_normalized' });
-}, 600_000);
+it.skipIf(!existsSync(CHINOOK))(
+  'random conceptual queries agree on the native variant of Chinook and on every preset',
+  async () => {
+    const { domain } = draftModel(await readSource(CHINOOK), { name: 'chinook' });
+    await checkRandomQueries(db, 'chinook', QUERIES, tmp.dir, {
+      domain,
+      variants: 'native,full_sti,full_cti,full_normalized',
+    });
+  },
+  600_000,
+);
 
 // The enum type's values are listed out of alphabetical order: its column is read as text on
 // the native variant, so it sorts and compares as the presets' text does.

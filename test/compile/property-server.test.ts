@@ -25,11 +25,15 @@ describeServer('random conceptual queries on a PostgreSQL server', (serverUrl) =
   });
 
   for (const domain of ['retail', 'social_media']) {
-    it(`agree on all ten variants of ${domain} over three instances, windows, top-N per group and WITH included`, async () => {
-      const covered = await checkRandomQueries(db, domain, COUNT, tmp.dir);
-      expect([...covered].some((c) => c.startsWith('window:'))).toBe(true);
-      // At the PGlite test's size (EQUISQL_PROPERTY_QUERIES=10000 gives 500), every construct.
-      if (COUNT >= 500) expect(REQUIRED_CONSTRUCTS.filter((c) => !covered.has(c))).toEqual([]);
-    }, Math.max(600_000, COUNT * 2_500));
+    it(
+      `agree on all ten variants of ${domain} over three instances, windows, top-N per group and WITH included`,
+      async () => {
+        const covered = await checkRandomQueries(db, domain, COUNT, tmp.dir);
+        expect([...covered].some((c) => c.startsWith('window:'))).toBe(true);
+        // At the PGlite test's size (EQUISQL_PROPERTY_QUERIES=10000 gives 500), every construct.
+        if (COUNT >= 500) expect(REQUIRED_CONSTRUCTS.filter((c) => !covered.has(c))).toEqual([]);
+      },
+      Math.max(600_000, COUNT * 2_500),
+    );
   }
 });

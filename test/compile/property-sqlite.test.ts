@@ -39,14 +39,25 @@ afterAll(async () => {
 });
 
 describe.each(['retail', 'social_media'])('%s on SQLite', (domainName) => {
-  it('every variant\'s SQLite file reads back as the instance, and random queries agree with PostgreSQL on it', async () => {
+  it("every variant's SQLite file reads back as the instance, and random queries agree with PostgreSQL on it", async () => {
     const domain = BUILT_IN_DOMAINS[domainName]!;
     const index = indexDomain(domain);
     const builds = [];
     for (const { seed, profile } of INSTANCES) {
       const label = `${domainName}_${seed}_${profile}`;
       const out = join(tmp.dir, label);
-      const { manifest } = await buildDataset({ dataset: domainName, domain, variants: 'all', scale: 'tiny', seed, profile, target: db, out, schemaPrefix: `${label}_`, engines: ['postgres', 'sqlite'] });
+      const { manifest } = await buildDataset({
+        dataset: domainName,
+        domain,
+        variants: 'all',
+        scale: 'tiny',
+        seed,
+        profile,
+        target: db,
+        out,
+        schemaPrefix: `${label}_`,
+        engines: ['postgres', 'sqlite'],
+      });
       const variants = [];
       for (const v of manifest.variants) {
         const schema = buildRelationalSchema(index, v.spec);
@@ -83,10 +94,14 @@ describe.each(['retail', 'social_media'])('%s on SQLite', (domainName) => {
             try {
               actual = neutralResult(v.file.run(sqlite), ordered);
             } catch (error) {
-              throw new Error(`query ${i} fails on SQLite ${v.name} (${build.label}): ${(error as Error).message}\n${JSON.stringify(query)}\n${sqlite.text}`);
+              throw new Error(
+                `query ${i} fails on SQLite ${v.name} (${build.label}): ${(error as Error).message}\n${JSON.stringify(query)}\n${sqlite.text}`,
+              );
             }
             if (actual.hash !== expected.hash) {
-              expect.fail(`query ${i} disagrees on ${v.name} (${build.label})\n${JSON.stringify(query)}\n--- PostgreSQL (${expected.rows.length} rows)\n${pg.text}\n${JSON.stringify(expected.rows.slice(0, 5))}\n--- SQLite (${actual.rows.length} rows)\n${sqlite.text}\n${JSON.stringify(actual.rows.slice(0, 5))}`);
+              expect.fail(
+                `query ${i} disagrees on ${v.name} (${build.label})\n${JSON.stringify(query)}\n--- PostgreSQL (${expected.rows.length} rows)\n${pg.text}\n${JSON.stringify(expected.rows.slice(0, 5))}\n--- SQLite (${actual.rows.length} rows)\n${sqlite.text}\n${JSON.stringify(actual.rows.slice(0, 5))}`,
+              );
             }
             compared++;
           }

@@ -36,10 +36,25 @@ export function readRuleFixtures(path: string): RuleFixture[] {
   let at = 0;
   const flush = (): void => {
     if (Object.keys(header).length === 0) return;
-    const statements = body.join('\n').split(/;\n/u).map((s) => s.trim()).filter((s) => s !== '');
-    for (const key of ['title', 'domain', 'variant', 'query']) if (!(key in header)) throw new Error(`${path}:${at}: entry without "-- ${key}:"`);
-    if (statements.length !== 2) throw new Error(`${path}:${at}: "${header['title']}" needs two statements (before and after the rule), found ${statements.length}`);
-    out.push({ title: header['title']!, domain: header['domain']!, variant: header['variant']!, query: JSON.parse(header['query']!) as Query, before: statements[0]!.replace(/;$/u, ''), after: statements[1]!.replace(/;$/u, '') });
+    const statements = body
+      .join('\n')
+      .split(/;\n/u)
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+    for (const key of ['title', 'domain', 'variant', 'query'])
+      if (!(key in header)) throw new Error(`${path}:${at}: entry without "-- ${key}:"`);
+    if (statements.length !== 2)
+      throw new Error(
+        `${path}:${at}: "${header['title']}" needs two statements (before and after the rule), found ${statements.length}`,
+      );
+    out.push({
+      title: header['title']!,
+      domain: header['domain']!,
+      variant: header['variant']!,
+      query: JSON.parse(header['query']!) as Query,
+      before: statements[0]!.replace(/;$/u, ''),
+      after: statements[1]!.replace(/;$/u, ''),
+    });
   };
   lines.forEach((line, i) => {
     const m = HEADER.exec(line);
@@ -58,6 +73,15 @@ export function readRuleFixtures(path: string): RuleFixture[] {
 
 /** Writes fixtures back, each with the texts given (how EQUISQL_UPDATE_FIXTURES=1 refreshes them). */
 export function writeRuleFixtures(path: string, fixtures: readonly RuleFixture[]): void {
-  const entries = fixtures.map((f) => [`-- title: ${f.title}`, `-- domain: ${f.domain}`, `-- variant: ${f.variant}`, `-- query: ${JSON.stringify(f.query)}`, `${f.before};`, `${f.after};`].join('\n'));
+  const entries = fixtures.map((f) =>
+    [
+      `-- title: ${f.title}`,
+      `-- domain: ${f.domain}`,
+      `-- variant: ${f.variant}`,
+      `-- query: ${JSON.stringify(f.query)}`,
+      `${f.before};`,
+      `${f.after};`,
+    ].join('\n'),
+  );
   writeFileSync(path, `${entries.join('\n\n')}\n`);
 }

@@ -11,14 +11,21 @@ import { selectVariants } from '../../generator/variants/select-variants.ts';
 import { buildRelationalSchema } from '../../generator/variants/build-schema.ts';
 import { buildDataset } from '../../generator/assemble/build-dataset.ts';
 import { openDatabase, type Database } from '../../generator/database/database.ts';
-import { compareResults, normalizeResult, runReadOnly, type NormalizedResult } from '../../generator/execute/run-query.ts';
+import {
+  compareResults,
+  normalizeResult,
+  runReadOnly,
+  type NormalizedResult,
+} from '../../generator/execute/run-query.ts';
 import { REPO_ROOT } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
 
 /** The first ```json block of a doc that contains `marker`. */
 function example(doc: string, marker: string): string {
   const text = readFileSync(join(REPO_ROOT, 'docs', doc), 'utf8');
-  const block = [...text.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1] as string).find((b) => b.includes(marker));
+  const block = [...text.matchAll(/```json\n([\s\S]*?)```/g)]
+    .map((m) => m[1] as string)
+    .find((b) => b.includes(marker));
   if (!block) throw new Error(`docs/${doc}: no json example containing ${marker}`);
   return block;
 }
@@ -53,7 +60,14 @@ describe('the worked examples of docs/er-model.md and docs/conceptual-query.md',
     const variants = selectVariants(index, 'all', 1);
     expect(variants.length).toBeGreaterThanOrEqual(8);
     const result = await buildDataset({
-      dataset: 'shop', domain, variants: 'all', scale: 'tiny', seed: 1, profile: 'default', target: db, out: join(tmp.dir, 'shop'),
+      dataset: 'shop',
+      domain,
+      variants: 'all',
+      scale: 'tiny',
+      seed: 1,
+      profile: 'default',
+      target: db,
+      out: join(tmp.dir, 'shop'),
     });
     const results = new Map<string, NormalizedResult>();
     for (const built of result.manifest.variants) {

@@ -24,7 +24,9 @@ describe('the JSON Schemas of the E/R model and the conceptual query', () => {
       expect(erSchema(JSON.parse(domainToJson(domain))), `${domain.name}: ${errorsOf(erSchema)}`).toBe(true);
     }
     for (const file of readdirSync(join(REPO_ROOT, 'test/fixtures/er-model/valid'))) {
-      expect(erSchema(JSON.parse(read(`test/fixtures/er-model/valid/${file}`))), `${file}: ${errorsOf(erSchema)}`).toBe(true);
+      expect(erSchema(JSON.parse(read(`test/fixtures/er-model/valid/${file}`))), `${file}: ${errorsOf(erSchema)}`).toBe(
+        true,
+      );
     }
   });
 

@@ -101,7 +101,8 @@ describe('built-in domains', () => {
     it(`${name} transcribes the entities, hierarchy and attributes of domains.md`, () => {
       const domain = BUILT_IN_DOMAINS[name] as Domain;
       const actual = domain.entities.map(
-        (e) => `${e.name}(${e.parent ?? ''}): ${e.attributes.map((a) => a.name + (a.multiValued ? '[]' : '')).join(', ')}`,
+        (e) =>
+          `${e.name}(${e.parent ?? ''}): ${e.attributes.map((a) => a.name + (a.multiValued ? '[]' : '')).join(', ')}`,
       );
       expect(actual).toEqual(expected);
     });
@@ -181,7 +182,8 @@ describe('built-in domains', () => {
   it('carry a lexicon on every entity, attribute and relationship', () => {
     for (const domain of Object.values(BUILT_IN_DOMAINS)) {
       for (const entity of domain.entities) {
-        for (const attribute of entity.attributes) expect(attribute.lexicon, `${entity.name}.${attribute.name}`).toBeDefined();
+        for (const attribute of entity.attributes)
+          expect(attribute.lexicon, `${entity.name}.${attribute.name}`).toBeDefined();
       }
       for (const relationship of domain.relationships) expect(relationship.lexicon.reverse).not.toBe('');
     }
@@ -246,7 +248,13 @@ describe('JSON form', () => {
   it('writes keys in a canonical order whatever order the model used', () => {
     const shuffled = {
       relationships: [],
-      entities: [{ attributes: [{ type: { kind: 'text' }, name: 'label' }], lexicon: { plural: 'things', singular: 'thing' }, name: 'Thing' }],
+      entities: [
+        {
+          attributes: [{ type: { kind: 'text' }, name: 'label' }],
+          lexicon: { plural: 'things', singular: 'thing' },
+          name: 'Thing',
+        },
+      ],
       name: 'order_test',
     };
     expect(domainToJson(validateDomain(shuffled))).toBe(
@@ -279,14 +287,21 @@ describe('JSON form', () => {
   });
 
   it('reports text after the value, a BOM-prefixed file parses', () => {
-    expect(() => parseDomainJson('{}\n}', 'x.json')).toThrow("x.json:2:1: invalid JSON: unexpected '}' after the end of the JSON value");
+    expect(() => parseDomainJson('{}\n}', 'x.json')).toThrow(
+      "x.json:2:1: invalid JSON: unexpected '}' after the end of the JSON value",
+    );
     const text = `\uFEFF${domainToJson(BUILT_IN_DOMAINS.retail as Domain)}`;
     expect(parseDomainJson(text, 'bom.json').name).toBe('retail');
   });
 
   it('treats a "__proto__" key as an unknown key rather than a prototype', () => {
-    const text = domainToJson(readValid('retail-mini.json')).replace('"name": "retail",', '"name": "retail", "__proto__": { "x": 1 },');
-    expect(() => parseDomainJson(text, 'p.json')).toThrow('p.json: domains.retail.__proto__: unknown key (expected one of');
+    const text = domainToJson(readValid('retail-mini.json')).replace(
+      '"name": "retail",',
+      '"name": "retail", "__proto__": { "x": 1 },',
+    );
+    expect(() => parseDomainJson(text, 'p.json')).toThrow(
+      'p.json: domains.retail.__proto__: unknown key (expected one of',
+    );
   });
 });
 
@@ -336,13 +351,20 @@ describe('checkDomain', () => {
     model.entities[3].lexicon.plural = ' ';
     model.entities[4].bogus = 1;
     expect(checkDomain(model)).toEqual([
-      { path: 'domains.retail.entities.Product.attributes.price.type.scale', message: 'must be between 0 and the precision 10, got 12' },
+      {
+        path: 'domains.retail.entities.Product.attributes.price.type.scale',
+        message: 'must be between 0 and the precision 10, got 12',
+      },
       { path: 'domains.retail.entities.Customer.lexicon.plural', message: 'must not be empty' },
       {
         path: 'domains.retail.entities.CustOrder.bogus',
-        message: 'unknown key (expected one of name, parent, specialization, lexicon, counts, fraction, attributes, storage)',
+        message:
+          'unknown key (expected one of name, parent, specialization, lexicon, counts, fraction, attributes, storage)',
       },
-      { path: 'domains.retail.relationships.paired_with.to', message: 'unknown entity "Accesories" (did you mean "Accessories"?)' },
+      {
+        path: 'domains.retail.relationships.paired_with.to',
+        message: 'unknown entity "Accesories" (did you mean "Accessories"?)',
+      },
     ]);
   });
 
@@ -352,7 +374,10 @@ describe('checkDomain', () => {
     model.entities[4].lexicon.everyday = { singular: 'purchase', plural: 'purchases', casual: true };
     expect(checkDomain(model)).toEqual([
       { path: 'domains.retail.entities.Customer.lexicon.everyday.plural', message: 'must not be empty' },
-      { path: 'domains.retail.entities.CustOrder.lexicon.everyday.casual', message: 'unknown key (expected one of singular, plural)' },
+      {
+        path: 'domains.retail.entities.CustOrder.lexicon.everyday.casual',
+        message: 'unknown key (expected one of singular, plural)',
+      },
     ]);
     model.entities[3].lexicon.everyday = { singular: 'shopper', plural: 'shoppers' };
     delete model.entities[4].lexicon.everyday.casual;
@@ -390,7 +415,9 @@ describe('checkDomain', () => {
     delete model.entities[0].counts;
     model.entities[0].fraction = 0.5;
     const cycles = checkDomain(model).filter((i) => i.message.startsWith('inheritance cycle'));
-    expect(cycles).toEqual([{ path: 'domains.retail.entities.Product.parent', message: 'inheritance cycle Product -> Apparel -> Product' }]);
+    expect(cycles).toEqual([
+      { path: 'domains.retail.entities.Product.parent', message: 'inheritance cycle Product -> Apparel -> Product' },
+    ]);
   });
 
   it('takes date bounds as calendar dates only, for dates and timestamps alike', () => {
@@ -405,7 +432,10 @@ describe('checkDomain', () => {
     ]);
     hints.max = '2020-06-30';
     expect(checkDomain(model)).toEqual([
-      { path: 'domains.retail.entities.CustOrder.attributes.placed_at.hints.max', message: '"2020-06-30" is less than min "2021-01-01"' },
+      {
+        path: 'domains.retail.entities.CustOrder.attributes.placed_at.hints.max',
+        message: '"2020-06-30" is less than min "2021-01-01"',
+      },
     ]);
   });
 
@@ -425,7 +455,8 @@ describe('validateDomain and defineDomain', () => {
   it('throw the first issue as one line, prefixed by the origin when given', () => {
     const model = mutable(BUILT_IN_DOMAINS.retail as Domain);
     model.relationships.find((r: { name: string }) => r.name === 'paired_with').to = 'Accesories';
-    const message = 'domains.retail.relationships.paired_with.to: unknown entity "Accesories" (did you mean "Accessories"?)';
+    const message =
+      'domains.retail.relationships.paired_with.to: unknown entity "Accesories" (did you mean "Accessories"?)';
     expect(() => validateDomain(model)).toThrow(new ConfigError(message));
     expect(() => validateDomain(model, 'model.json')).toThrow(new ConfigError(`model.json: ${message}`));
     expect(() => defineDomain(model)).toThrow(new ConfigError(message));
@@ -434,7 +465,9 @@ describe('validateDomain and defineDomain', () => {
   it('return a frozen copy, leaving the input alone', () => {
     const input = {
       name: 'tiny',
-      entities: [{ name: 'Thing', lexicon: noun('thing'), attributes: [attr.numeric('weight', 6, 3, { optional: true })] }],
+      entities: [
+        { name: 'Thing', lexicon: noun('thing'), attributes: [attr.numeric('weight', 6, 3, { optional: true })] },
+      ],
       relationships: [],
     };
     const domain = defineDomain(input);
@@ -455,8 +488,21 @@ describe('validateDomain and defineDomain', () => {
       attr.timestamptz('g', { multiValued: true, hints: { setSize: [1, 2] } }),
       attr.enum('h', ['x', 'y']),
     ];
-    expect(attributes.map((a) => a.type.kind)).toEqual(['integer', 'bigint', 'numeric', 'text', 'boolean', 'date', 'timestamptz', 'enum']);
-    const domain = { name: 'kinds', entities: [{ name: 'Thing', lexicon: noun('thing'), attributes }], relationships: [] };
+    expect(attributes.map((a) => a.type.kind)).toEqual([
+      'integer',
+      'bigint',
+      'numeric',
+      'text',
+      'boolean',
+      'date',
+      'timestamptz',
+      'enum',
+    ]);
+    const domain = {
+      name: 'kinds',
+      entities: [{ name: 'Thing', lexicon: noun('thing'), attributes }],
+      relationships: [],
+    };
     expect(checkDomain(domain)).toEqual([]);
   });
 });

@@ -19,17 +19,51 @@ const tmp = tempDir('eval-prompt-replies');
 afterAll(() => tmp.remove());
 const noServer = { DATABASE_URL: undefined };
 const dir = join(tmp.dir, 'generated');
-const lines = (path: string): string[] => readFileSync(path, 'utf8').split('\n').filter((l) => l !== '');
-const summaryOf = (out: string): EvalSummary => JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as EvalSummary;
-const predictionsOf = (out: string): PredictionLine[] => lines(join(out, 'predictions.jsonl')).map((l) => JSON.parse(l) as PredictionLine);
-const evalArgs = (out: string, ...rest: string[]): string[] => ['eval', '--dir', dir, '--split', 'test', ...rest, '--out', out];
+const lines = (path: string): string[] =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
+const summaryOf = (out: string): EvalSummary =>
+  JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as EvalSummary;
+const predictionsOf = (out: string): PredictionLine[] =>
+  lines(join(out, 'predictions.jsonl')).map((l) => JSON.parse(l) as PredictionLine);
+const evalArgs = (out: string, ...rest: string[]): string[] => [
+  'eval',
+  '--dir',
+  dir,
+  '--split',
+  'test',
+  ...rest,
+  '--out',
+  out,
+];
 
 let inputs: EvalInputs;
 
 beforeAll(() => {
   const suite = join(tmp.dir, 'suite.jsonl');
-  writeFileSync(suite, PAPER_SOCIAL_MEDIA.map((q) => JSON.stringify({ id: q.id, query: q.query, question: q.question })).join('\n') + '\n');
-  const generated = runCli(['generate', '--dataset', 'social_media', '--variants', 'full_normalized,full_sti', '--scale', 'tiny', '--from-suite', suite, '--variants-per-question', 'all', '--out', dir], { env: noServer });
+  writeFileSync(
+    suite,
+    PAPER_SOCIAL_MEDIA.map((q) => JSON.stringify({ id: q.id, query: q.query, question: q.question })).join('\n') + '\n',
+  );
+  const generated = runCli(
+    [
+      'generate',
+      '--dataset',
+      'social_media',
+      '--variants',
+      'full_normalized,full_sti',
+      '--scale',
+      'tiny',
+      '--from-suite',
+      suite,
+      '--variants-per-question',
+      'all',
+      '--out',
+      dir,
+    ],
+    { env: noServer },
+  );
   expect(generated.stderr).toMatch(/groups from/);
   const exported = runCli(['export', '--dir', dir, '--ratios', 'test=1'], { env: noServer });
   expect(exported.status, exported.stderr).toBe(0);
@@ -38,15 +72,22 @@ beforeAll(() => {
 }, 300_000);
 
 describe('eval --prompt', () => {
-  it('training asks exactly the fine-tuning turns (a model tuned on them scores 100%), paper the paper\'s (it scores less); run.json says which', async () => {
+  it("training asks exactly the fine-tuning turns (a model tuned on them scores 100%), paper the paper's (it scores less); run.json says which", async () => {
     // The model knows the fine-tuning files' prompts and nothing else: their gold is its answer.
-    const tuned = lines(join(dir, 'finetune/test.chat.jsonl')).map((l) => JSON.parse(l) as { id: string; messages: ChatMessage[] });
+    const tuned = lines(join(dir, 'finetune/test.chat.jsonl')).map(
+      (l) => JSON.parse(l) as { id: string; messages: ChatMessage[] },
+    );
     expect(tuned.map((t) => t.id)).toEqual(inputs.rows.map((r) => r.id));
-    const known = new Map(tuned.map((t) => [promptHash(t.messages.slice(0, 2)), (t.messages[2] as ChatMessage).content]));
+    const known = new Map(
+      tuned.map((t) => [promptHash(t.messages.slice(0, 2)), (t.messages[2] as ChatMessage).content]),
+    );
     const server = await startSqlModelServer(known);
     try {
       const training = join(tmp.dir, 'training');
-      const run = await runCliAsync(evalArgs(training, '--model', 'tuned', '--base-url', server.url, '--prompt', 'training'), { env: noServer });
+      const run = await runCliAsync(
+        evalArgs(training, '--model', 'tuned', '--base-url', server.url, '--prompt', 'training'),
+        { env: noServer },
+      );
       expect(run.status, run.stderr).toBe(0);
       expect(summaryOf(training).ex).toEqual({ correct: inputs.rows.length, total: inputs.rows.length, rate: 1 });
       expect(new Set(server.received)).toEqual(new Set(known.keys()));
@@ -54,13 +95,19 @@ describe('eval --prompt', () => {
 
       const paper = join(tmp.dir, 'paper');
       const asked = server.received.length;
-      const other = await runCliAsync(evalArgs(paper, '--model', 'tuned', '--base-url', server.url, '--prompt', 'paper'), { env: noServer });
+      const other = await runCliAsync(
+        evalArgs(paper, '--model', 'tuned', '--base-url', server.url, '--prompt', 'paper'),
+        { env: noServer },
+      );
       expect(other.status, other.stderr).toBe(0);
       expect(summaryOf(paper).ex.rate).toBeLessThan(1);
       expect(server.received.slice(asked).some((h) => known.has(h))).toBe(false);
       expect((JSON.parse(readFileSync(join(paper, 'run.json'), 'utf8')) as EvalRun).prompt).toBe('paper');
       // A run under one prompt is not resumed under the other.
-      const mixed = await runCliAsync([...evalArgs(paper, '--model', 'tuned', '--base-url', server.url, '--prompt', 'training'), '--resume'], { env: noServer });
+      const mixed = await runCliAsync(
+        [...evalArgs(paper, '--model', 'tuned', '--base-url', server.url, '--prompt', 'training'), '--resume'],
+        { env: noServer },
+      );
       expect(mixed.status).toBe(2);
       expect(mixed.stderr).toMatch(/holds another evaluation \(its prompt was "paper", now "training"\)/u);
     } finally {
@@ -71,7 +118,10 @@ describe('eval --prompt', () => {
   it('refuses an unknown prompt, and the training prompt with the E/R context, in one line', () => {
     for (const [extra, message] of [
       [['--prompt', 'chat'], /--prompt: expected paper or training, got "chat"/u],
-      [['--prompt', 'training', '--context', 'ddl+er'], /--prompt training: the fine-tuning prompt shows the schema only; it does not go with --context ddl\+er/u],
+      [
+        ['--prompt', 'training', '--context', 'ddl+er'],
+        /--prompt training: the fine-tuning prompt shows the schema only; it does not go with --context ddl\+er/u,
+      ],
     ] as const) {
       const run = runCli([...evalArgs(join(tmp.dir, 'refused'), '--model', 'gold'), ...extra], { env: noServer });
       expect(run.status).toBe(2);
@@ -89,16 +139,57 @@ const SHAPES: readonly { readonly shape: string; readonly reply: (g: string) => 
   { shape: 'a sql fence', reply: (g) => `\`\`\`sql\n${g}\n\`\`\``, scored: 'correct' },
   { shape: 'an untagged fence', reply: (g) => `\`\`\`\n${g}\n\`\`\``, scored: 'correct' },
   { shape: 'a postgresql fence', reply: (g) => `\`\`\`postgresql\n${g};\n\`\`\``, scored: 'correct' },
-  { shape: 'a think block, then bare SQL', reply: (g) => `<think>\nThe question wants rows where a < b; I should join.\n</think>\n\n${g}`, scored: 'correct' },
-  { shape: 'a fenced draft inside the think block, the answer fenced after it', reply: (g) => `<think>\nFirst try:\n\`\`\`sql\n${DRAFT}\n\`\`\`\nNo, that is wrong.\n</think>\n\`\`\`sql\n${g}\n\`\`\``, scored: 'correct' },
-  { shape: 'a closing </think> only (the template opened it)', reply: (g) => `Let me look at the tables.\nSELECT is needed.\n</think>\n\n${g}`, scored: 'correct' },
-  { shape: 'a think block never closed (cut off)', reply: (g) => `<think>\nI would write ${g} but let me check`, scored: 'missing' },
-  { shape: 'a "Reasoning:" preface', reply: (g) => `Reasoning: the streamers are in one table; filter, then project.\n${g}`, scored: 'correct' },
-  { shape: 'a "Reasoning:" preface and an "SQL:" label', reply: (g) => `Reasoning: select the accounts, then count.\n\nSQL: ${g}`, scored: 'correct' },
-  { shape: 'prose around a fence', reply: (g) => `Here is the query:\n\n\`\`\`sql\n${g}\n\`\`\`\n\nIt returns the rows the question asks for.`, scored: 'correct' },
-  { shape: 'a draft fence, then the final fence', reply: (g) => `Draft:\n\`\`\`sql\n${DRAFT}\n\`\`\`\nFinal:\n\`\`\`sql\n${g}\n\`\`\``, scored: 'correct' },
-  { shape: 'the gold fenced, then a wrong fence (the last wins)', reply: (g) => `\`\`\`sql\n${g}\n\`\`\`\nOr rather:\n\`\`\`sql\n${DRAFT}\n\`\`\``, scored: 'wrong' },
-  { shape: 'a refusal in words', reply: () => 'I cannot answer this question with the given schema.', scored: 'missing' },
+  {
+    shape: 'a think block, then bare SQL',
+    reply: (g) => `<think>\nThe question wants rows where a < b; I should join.\n</think>\n\n${g}`,
+    scored: 'correct',
+  },
+  {
+    shape: 'a fenced draft inside the think block, the answer fenced after it',
+    reply: (g) =>
+      `<think>\nFirst try:\n\`\`\`sql\n${DRAFT}\n\`\`\`\nNo, that is wrong.\n</think>\n\`\`\`sql\n${g}\n\`\`\``,
+    scored: 'correct',
+  },
+  {
+    shape: 'a closing </think> only (the template opened it)',
+    reply: (g) => `Let me look at the tables.\nSELECT is needed.\n</think>\n\n${g}`,
+    scored: 'correct',
+  },
+  {
+    shape: 'a think block never closed (cut off)',
+    reply: (g) => `<think>\nI would write ${g} but let me check`,
+    scored: 'missing',
+  },
+  {
+    shape: 'a "Reasoning:" preface',
+    reply: (g) => `Reasoning: the streamers are in one table; filter, then project.\n${g}`,
+    scored: 'correct',
+  },
+  {
+    shape: 'a "Reasoning:" preface and an "SQL:" label',
+    reply: (g) => `Reasoning: select the accounts, then count.\n\nSQL: ${g}`,
+    scored: 'correct',
+  },
+  {
+    shape: 'prose around a fence',
+    reply: (g) => `Here is the query:\n\n\`\`\`sql\n${g}\n\`\`\`\n\nIt returns the rows the question asks for.`,
+    scored: 'correct',
+  },
+  {
+    shape: 'a draft fence, then the final fence',
+    reply: (g) => `Draft:\n\`\`\`sql\n${DRAFT}\n\`\`\`\nFinal:\n\`\`\`sql\n${g}\n\`\`\``,
+    scored: 'correct',
+  },
+  {
+    shape: 'the gold fenced, then a wrong fence (the last wins)',
+    reply: (g) => `\`\`\`sql\n${g}\n\`\`\`\nOr rather:\n\`\`\`sql\n${DRAFT}\n\`\`\``,
+    scored: 'wrong',
+  },
+  {
+    shape: 'a refusal in words',
+    reply: () => 'I cannot answer this question with the given schema.',
+    scored: 'missing',
+  },
   { shape: 'an empty reply', reply: () => '', scored: 'missing' },
   { shape: 'an empty fence', reply: () => '```sql\n```', scored: 'missing' },
   { shape: 'prose after the statement', reply: (g) => `${g};\n\nThis query lists what was asked.`, scored: 'correct' },
@@ -124,21 +215,31 @@ describe('reply parsing', () => {
     const server = await startSqlModelServer(replies, 0, true);
     const endpoint = join(tmp.dir, 'shapes-endpoint');
     try {
-      const run = await runCliAsync(evalArgs(endpoint, '--model', 'shapes', '--base-url', server.url), { env: noServer });
+      const run = await runCliAsync(evalArgs(endpoint, '--model', 'shapes', '--base-url', server.url), {
+        env: noServer,
+      });
       expect(run.status, run.stderr).toBe(0);
     } finally {
       await server.close();
     }
     const file = join(tmp.dir, 'shapes.jsonl');
-    writeFileSync(file, rows.map((r, i) => JSON.stringify({ id: r.id, sql: shapeOf(i).reply(gold(r.sql)) })).join('\n') + '\n');
+    writeFileSync(
+      file,
+      rows.map((r, i) => JSON.stringify({ id: r.id, sql: shapeOf(i).reply(gold(r.sql)) })).join('\n') + '\n',
+    );
     const fromFile = join(tmp.dir, 'shapes-file');
     const run = await runCliAsync(evalArgs(fromFile, '--predictions', file), { env: noServer });
     expect(run.status, run.stderr).toBe(0);
-    expect(readFileSync(join(fromFile, 'predictions.jsonl'))).toEqual(readFileSync(join(endpoint, 'predictions.jsonl')));
+    expect(readFileSync(join(fromFile, 'predictions.jsonl'))).toEqual(
+      readFileSync(join(endpoint, 'predictions.jsonl')),
+    );
 
-    const scoredAs = (l: PredictionLine): Scored => (l.correct ? 'correct' : l.outcome === 'rows' ? 'wrong' : (l.outcome as Scored));
+    const scoredAs = (l: PredictionLine): Scored =>
+      l.correct ? 'correct' : l.outcome === 'rows' ? 'wrong' : (l.outcome as Scored);
     predictionsOf(endpoint).forEach((l, i) => {
-      expect(`${shapeOf(i).shape}: ${scoredAs(l)}`, `${l.sql} ${l.message}`).toBe(`${shapeOf(i).shape}: ${shapeOf(i).scored}`);
+      expect(`${shapeOf(i).shape}: ${scoredAs(l)}`, `${l.sql} ${l.message}`).toBe(
+        `${shapeOf(i).shape}: ${shapeOf(i).scored}`,
+      );
     });
     // The rule itself, on each reply: the SQL kept is the gold where the table says correct.
     rows.forEach((r, i) => {
@@ -158,10 +259,17 @@ describe('an endpoint that does not answer', () => {
     const port = (closed.address() as { port: number }).port;
     await new Promise<void>((done) => closed.close(() => done()));
     const refusedOut = join(tmp.dir, 'refused');
-    const refused = await runMain(evalArgs(refusedOut, '--model', 'm', '--base-url', `http://127.0.0.1:${port}/v1`), { env: noServer });
+    const refused = await runMain(evalArgs(refusedOut, '--model', 'm', '--base-url', `http://127.0.0.1:${port}/v1`), {
+      env: noServer,
+    });
     expect(refused.status).toBe(2);
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
-    expect(refused.stderr).toMatch(new RegExp(`--model: the endpoint http://127\\.0\\.0\\.1:${port}/v1 does not answer \\(ECONNREFUSED\\); nothing was sent`, 'u'));
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `--model: the endpoint http://127\\.0\\.0\\.1:${port}/v1 does not answer \\(ECONNREFUSED\\); nothing was sent`,
+        'u',
+      ),
+    );
     expect(existsSync(refusedOut)).toBe(false);
 
     // A server that takes the connection and says nothing: the probe's timeout ends it.
@@ -170,9 +278,13 @@ describe('an endpoint that does not answer', () => {
     try {
       const before = readdirSync(dir).sort();
       const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}/v1`;
-      const run = await runMain(['questions', '--dir', dir, '--writer', 'llm', '--llm-model', 'm'], { env: { ...noServer, OPENAI_BASE_URL: url } });
+      const run = await runMain(['questions', '--dir', dir, '--writer', 'llm', '--llm-model', 'm'], {
+        env: { ...noServer, OPENAI_BASE_URL: url },
+      });
       expect(run.status).toBe(2);
-      expect(run.stderr).toMatch(/^equisql questions: questions --writer llm: the endpoint .* does not answer \(no answer within 5 s\); nothing was sent\n$/u);
+      expect(run.stderr).toMatch(
+        /^equisql questions: questions --writer llm: the endpoint .* does not answer \(no answer within 5 s\); nothing was sent\n$/u,
+      );
       expect(readdirSync(dir).sort()).toEqual(before);
     } finally {
       silent.close();

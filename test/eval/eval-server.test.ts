@@ -16,15 +16,38 @@ describeServer('equisql eval on a server', (serverUrl) => {
   let url = '';
   let drop: (() => Promise<void>) | undefined;
   let rows: ExportRecord[] = [];
-  const read = (path: string) => readFileSync(path, 'utf8').split('\n').filter((l) => l !== '');
+  const read = (path: string) =>
+    readFileSync(path, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
 
   beforeAll(async () => {
     const fresh = await createDatabase(serverUrl, 'wt_eval_server');
     url = fresh.url;
     drop = fresh.drop;
     const suite = join(tmp.dir, 'suite.jsonl');
-    writeFileSync(suite, PAPER_SOCIAL_MEDIA.map((q) => JSON.stringify({ id: q.id, query: q.query, question: q.question })).join('\n') + '\n');
-    const generated = runCli(['generate', '--dataset', 'social_media', '--variants', 'full_normalized,full_sti', '--scale', 'tiny', '--from-suite', suite, '--variants-per-question', 'all', '--db', url, '--out', dir]);
+    writeFileSync(
+      suite,
+      PAPER_SOCIAL_MEDIA.map((q) => JSON.stringify({ id: q.id, query: q.query, question: q.question })).join('\n') +
+        '\n',
+    );
+    const generated = runCli([
+      'generate',
+      '--dataset',
+      'social_media',
+      '--variants',
+      'full_normalized,full_sti',
+      '--scale',
+      'tiny',
+      '--from-suite',
+      suite,
+      '--variants-per-question',
+      'all',
+      '--db',
+      url,
+      '--out',
+      dir,
+    ]);
     expect(generated.stderr).toMatch(/groups from/);
     const exported = runCli(['export', '--dir', dir, '--ratios', 'test=1', '--formats', 'jsonl']);
     expect(exported.status, exported.stderr).toBe(0);
@@ -43,7 +66,10 @@ describeServer('equisql eval on a server', (serverUrl) => {
     const d = s.datasets[0] as EvalSummary['datasets'][number];
     const questions = new Set(rows.map((r) => r.question_id)).size;
     expect(s.ex).toEqual({ correct: rows.length, total: rows.length, rate: 1 });
-    expect(d.pss.matrix).toEqual([[questions, questions], [questions, questions]]);
+    expect(d.pss.matrix).toEqual([
+      [questions, questions],
+      [questions, questions],
+    ]);
     expect(d.edge_instance).toBe(true);
   }, 300_000);
 
@@ -56,11 +82,21 @@ describeServer('equisql eval on a server', (serverUrl) => {
     ]);
     const file = join(tmp.dir, 'bad.jsonl');
     // The third row has no line: scored missing.
-    writeFileSync(file, rows.filter((r) => r.id !== sti[3]?.id).map((r) => JSON.stringify({ id: r.id, sql: bad.get(r.id) ?? r.sql })).join('\n') + '\n');
+    writeFileSync(
+      file,
+      rows
+        .filter((r) => r.id !== sti[3]?.id)
+        .map((r) => JSON.stringify({ id: r.id, sql: bad.get(r.id) ?? r.sql }))
+        .join('\n') + '\n',
+    );
     const out = join(tmp.dir, 'bad');
     const run = runCli(['eval', '--dir', dir, '--predictions', file, '--db', url, '--timeout', '1', '--out', out]);
     expect(run.status, run.stderr).toBe(0);
-    const lines = new Map(read(join(out, 'predictions.jsonl')).map((l) => JSON.parse(l) as PredictionLine).map((l) => [l.id, l]));
+    const lines = new Map(
+      read(join(out, 'predictions.jsonl'))
+        .map((l) => JSON.parse(l) as PredictionLine)
+        .map((l) => [l.id, l]),
+    );
     expect(lines.get(sti[0]?.id as string)?.outcome).toBe('timeout');
     expect(lines.get(sti[1]?.id as string)?.outcome).toBe('error');
     expect(lines.get(sti[1]?.id as string)?.message).toMatch(/division by zero/);

@@ -26,9 +26,14 @@ afterAll(() => tmp.remove());
 const noServer = { DATABASE_URL: undefined };
 const VARIANTS = ['full_normalized', 'full_sti'];
 const dir = join(tmp.dir, 'generated');
-const lines = (path: string): string[] => readFileSync(path, 'utf8').split('\n').filter((l) => l !== '');
-const predictionsOf = (evalDir: string): PredictionLine[] => lines(join(evalDir, 'predictions.jsonl')).map((l) => JSON.parse(l) as PredictionLine);
-const summaryOf = (evalDir: string): EvalSummary => JSON.parse(readFileSync(join(evalDir, 'summary.json'), 'utf8')) as EvalSummary;
+const lines = (path: string): string[] =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
+const predictionsOf = (evalDir: string): PredictionLine[] =>
+  lines(join(evalDir, 'predictions.jsonl')).map((l) => JSON.parse(l) as PredictionLine);
+const summaryOf = (evalDir: string): EvalSummary =>
+  JSON.parse(readFileSync(join(evalDir, 'summary.json'), 'utf8')) as EvalSummary;
 const digest = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
 
 let rows: ExportRecord[];
@@ -42,17 +47,54 @@ function writePredictions(name: string, sqlOf: (row: ExportRecord, i: number) =>
   return path;
 }
 
-const evalArgs = (out: string, ...rest: string[]): string[] => ['eval', '--dir', dir, '--split', 'test', '--engine', 'sqlite', '--concurrency', '2', ...rest, '--out', join(tmp.dir, out)];
+const evalArgs = (out: string, ...rest: string[]): string[] => [
+  'eval',
+  '--dir',
+  dir,
+  '--split',
+  'test',
+  '--engine',
+  'sqlite',
+  '--concurrency',
+  '2',
+  ...rest,
+  '--out',
+  join(tmp.dir, out),
+];
 
 beforeAll(async () => {
   const suite = join(tmp.dir, 'suite.jsonl');
-  writeFileSync(suite, PAPER_SOCIAL_MEDIA.map((q) => JSON.stringify({ id: q.id, query: q.query, question: q.question })).join('\n') + '\n');
-  const generated = await runMain(['generate', '--dataset', 'social_media', '--variants', VARIANTS.join(','), '--scale', 'tiny', '--engines', 'postgres,sqlite', '--from-suite', suite, '--variants-per-question', 'all', '--out', dir], { env: noServer });
+  writeFileSync(
+    suite,
+    PAPER_SOCIAL_MEDIA.map((q) => JSON.stringify({ id: q.id, query: q.query, question: q.question })).join('\n') + '\n',
+  );
+  const generated = await runMain(
+    [
+      'generate',
+      '--dataset',
+      'social_media',
+      '--variants',
+      VARIANTS.join(','),
+      '--scale',
+      'tiny',
+      '--engines',
+      'postgres,sqlite',
+      '--from-suite',
+      suite,
+      '--variants-per-question',
+      'all',
+      '--out',
+      dir,
+    ],
+    { env: noServer },
+  );
   // Exit 1 says fewer groups than the suite's queries (some are refused on the tiny instance).
   expect(generated.stderr).toMatch(/groups from/);
   files = VARIANTS.flatMap((v) => [join(dir, 'sqlite', `${v}.sqlite`), join(dir, 'edge', 'sqlite', `${v}.sqlite`)]);
   expect(files.every((f) => existsSync(f))).toBe(true);
-  const exported = await runMain(['export', '--dir', dir, '--ratios', 'test=1', '--formats', 'jsonl'], { env: noServer });
+  const exported = await runMain(['export', '--dir', dir, '--ratios', 'test=1', '--formats', 'jsonl'], {
+    env: noServer,
+  });
   expect(exported.status, exported.stderr).toBe(0);
   rows = lines(join(dir, 'data/test-00000-of-00001.jsonl')).map((l) => JSON.parse(l) as ExportRecord);
   expect(rows.length).toBeGreaterThan(6);
@@ -60,7 +102,7 @@ beforeAll(async () => {
 }, 300_000);
 
 describe('eval --engine sqlite', () => {
-  it('scores the gold 100% on the SQLite files, asks in SQLite\'s words with the file\'s own schema, and says the engine', async () => {
+  it("scores the gold 100% on the SQLite files, asks in SQLite's words with the file's own schema, and says the engine", async () => {
     const gold = await runMain(evalArgs('gold', '--model', 'gold'), { env: noServer });
     expect(gold.status, gold.stderr).toBe(0);
     const summary = summaryOf(join(tmp.dir, 'gold'));
@@ -76,7 +118,12 @@ describe('eval --engine sqlite', () => {
       const messages = evalMessages(sqliteDdl(join(dir, 'sqlite', `${row.variant}.sqlite`)), row, undefined, 'sqlite');
       expect(line.prompt_hash).toBe(promptHash(messages));
     }
-    const asked = evalMessages(sqliteDdl(join(dir, 'sqlite', 'full_sti.sqlite')), rows[0] as ExportRecord, undefined, 'sqlite');
+    const asked = evalMessages(
+      sqliteDdl(join(dir, 'sqlite', 'full_sti.sqlite')),
+      rows[0] as ExportRecord,
+      undefined,
+      'sqlite',
+    );
     expect(asked[0]?.content).toMatch(/a schema for a SQLite database/u);
     expect(asked[0]?.content).toMatch(/SQLite dialect/u);
     expect(asked[0]?.content).not.toMatch(/PostgreSQL/u);
@@ -105,7 +152,9 @@ describe('eval --engine sqlite', () => {
 
   it('scores the gold SQL given as predictions 100%, and a known-wrong prediction 0 on its row only', async () => {
     const wrongAt = rows.findIndex((r) => r.variant === 'full_normalized');
-    const wrong = writePredictions('wrong', (r, i) => (i === wrongAt ? `SELECT * FROM (${r.sql.replace(/;\s*$/u, '')}) AS t LIMIT 0` : r.sql));
+    const wrong = writePredictions('wrong', (r, i) =>
+      i === wrongAt ? `SELECT * FROM (${r.sql.replace(/;\s*$/u, '')}) AS t LIMIT 0` : r.sql,
+    );
     const right = writePredictions('right', (r) => r.sql);
     const a = await runMain(evalArgs('right', '--predictions', right), { env: noServer });
     expect(a.status, a.stderr).toBe(0);
@@ -115,7 +164,12 @@ describe('eval --engine sqlite', () => {
     const scored = predictionsOf(join(tmp.dir, 'wrong'));
     // The gold of that row has rows on the main instance, so none is wrong there.
     expect((rows[wrongAt] as ExportRecord).row_count).toBeGreaterThan(0);
-    expect(scored[wrongAt]).toMatchObject({ outcome: 'rows', correct_main: false, correct: false, answers: { instance: 'main', schema: 'sqlite/full_normalized.sqlite', predicted: { count: 0 } } });
+    expect(scored[wrongAt]).toMatchObject({
+      outcome: 'rows',
+      correct_main: false,
+      correct: false,
+      answers: { instance: 'main', schema: 'sqlite/full_normalized.sqlite', predicted: { count: 0 } },
+    });
     expect(scored.filter((l) => !l.correct).map((l) => l.id)).toEqual([(rows[wrongAt] as ExportRecord).id]);
     expect(summaryOf(join(tmp.dir, 'wrong')).ex.correct).toBe(rows.length - 1);
   }, 120_000);
@@ -139,11 +193,14 @@ describe('eval --engine sqlite', () => {
     ["SELECT date('now')", 'refused'],
     ['SELECT no_such_column FROM streamer', 'error'],
     // 20,000 rows of 10 kB: past the 128 MB byte cap, read no further than it.
-    ["SELECT printf('%.10000c', 'x') FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 20000) SELECT x FROM c)", 'over-cap'],
+    [
+      "SELECT printf('%.10000c', 'x') FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 20000) SELECT x FROM c)",
+      'over-cap',
+    ],
     ['SELECT name, sql FROM sqlite_master', 'rows'],
   ];
 
-  it('refuses or bounds every hostile prediction by its kind, and leaves every file\'s bytes unchanged', async () => {
+  it("refuses or bounds every hostile prediction by its kind, and leaves every file's bytes unchanged", async () => {
     expect(rows.length).toBeGreaterThanOrEqual(HOSTILE.length / 2);
     // Each hostile text on at least one row; the rows past the list get them again in turn.
     const textOf = new Map(rows.map((r, i) => [r.id, HOSTILE[i % HOSTILE.length] as readonly [string, string]]));
@@ -196,9 +253,14 @@ describe('eval --engine sqlite', () => {
     expect(resumed.status, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/resuming after 5 of/u);
     expect(readFileSync(join(cut, 'predictions.jsonl'), 'utf8')).toBe(whole);
-    const onPostgres = await runMain(['eval', '--dir', dir, '--split', 'test', '--model', 'gold', '--out', cut, '--resume'], { env: noServer });
+    const onPostgres = await runMain(
+      ['eval', '--dir', dir, '--split', 'test', '--model', 'gold', '--out', cut, '--resume'],
+      { env: noServer },
+    );
     expect(onPostgres.status).not.toBe(0);
-    expect(onPostgres.stderr).toMatch(/--resume: .* holds another evaluation \(its engine was "sqlite", now "postgres"\)/u);
+    expect(onPostgres.stderr).toMatch(
+      /--resume: .* holds another evaluation \(its engine was "sqlite", now "postgres"\)/u,
+    );
   }, 120_000);
 
   it('refuses in one line naming the missing file, before anything is scored or written', async () => {
@@ -214,7 +276,10 @@ describe('eval --engine sqlite', () => {
     } finally {
       renameSync(`${file}.away`, file);
     }
-    const bad = await runMain(evalArgs('bad-engine', '--model', 'gold').map((a) => (a === 'sqlite' ? 'mysql' : a)), { env: noServer });
+    const bad = await runMain(
+      evalArgs('bad-engine', '--model', 'gold').map((a) => (a === 'sqlite' ? 'mysql' : a)),
+      { env: noServer },
+    );
     expect(bad.stderr.trim()).toBe('equisql eval: --engine: expected postgres or sqlite, got "mysql"');
     expect(readdirSync(tmp.dir)).not.toContain('bad-engine');
   }, 60_000);

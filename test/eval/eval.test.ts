@@ -23,9 +23,14 @@ afterAll(() => tmp.remove());
 const noServer = { DATABASE_URL: undefined };
 const VARIANTS = ['full_normalized', 'full_sti', 'full_cti', 'full_concrete'];
 const dir = join(tmp.dir, 'generated');
-const lines = (path: string): string[] => readFileSync(path, 'utf8').split('\n').filter((l) => l !== '');
-const predictionsOf = (evalDir: string): PredictionLine[] => lines(join(evalDir, 'predictions.jsonl')).map((l) => JSON.parse(l) as PredictionLine);
-const summaryOf = (evalDir: string): EvalSummary => JSON.parse(readFileSync(join(evalDir, 'summary.json'), 'utf8')) as EvalSummary;
+const lines = (path: string): string[] =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
+const predictionsOf = (evalDir: string): PredictionLine[] =>
+  lines(join(evalDir, 'predictions.jsonl')).map((l) => JSON.parse(l) as PredictionLine);
+const summaryOf = (evalDir: string): EvalSummary =>
+  JSON.parse(readFileSync(join(evalDir, 'summary.json'), 'utf8')) as EvalSummary;
 
 /** A streamer top three, ordered: the one question here whose order is part of the answer. */
 const ORDERED_QUESTION = {
@@ -43,7 +48,8 @@ const ORDERED_QUESTION = {
     ],
     limit: 3,
   },
-  question: 'Which three streamers have the most average viewers? Give their usernames and average viewers, most first; ties by id.',
+  question:
+    'Which three streamers have the most average viewers? Give their usernames and average viewers, most first; ties by id.',
 };
 
 /**
@@ -64,11 +70,17 @@ let before: string;
 function modelAnswer(row: ExportRecord): { sql: string; label: Label } {
   const suite = suiteOf.get(row.group_id);
   // An inner join where a LEFT join is needed, on the class-table variants: creators without content vanish.
-  if (suite === 'q02' && (row.variant === 'full_cti' || row.variant === 'full_normalized')) return { sql: row.sql.replaceAll('LEFT JOIN', 'JOIN'), label: 'inner' };
+  if (suite === 'q02' && (row.variant === 'full_cti' || row.variant === 'full_normalized'))
+    return { sql: row.sql.replaceAll('LEFT JOIN', 'JOIN'), label: 'inner' };
   // The right rows in the wrong order, on two variants.
-  if (suite === 't01' && (row.variant === 'full_sti' || row.variant === 'full_concrete')) return { sql: `SELECT t.username, t.avg_viewers FROM (${row.sql}) AS t ORDER BY t.avg_viewers, t.username DESC`, label: 'reversed' };
+  if (suite === 't01' && (row.variant === 'full_sti' || row.variant === 'full_concrete'))
+    return {
+      sql: `SELECT t.username, t.avg_viewers FROM (${row.sql}) AS t ORDER BY t.avg_viewers, t.username DESC`,
+      label: 'reversed',
+    };
   // Invalid SQL on one variant: a column that does not exist.
-  if (suite === 'q06' && row.variant === 'full_sti') return { sql: 'SELECT s.id AS subscriber_id, s.no_such_column FROM accounts AS s', label: null };
+  if (suite === 'q06' && row.variant === 'full_sti')
+    return { sql: 'SELECT s.id AS subscriber_id, s.no_such_column FROM accounts AS s', label: null };
   // Right on the main instance (13 rows) by luck, wrong on the edge one (15 rows).
   if (suite === 'q13' && row.variant === 'full_normalized') return { sql: `${row.sql}\nLIMIT 13`, label: 'limited' };
   return { sql: row.sql, label: 'gold' };
@@ -76,8 +88,30 @@ function modelAnswer(row: ExportRecord): { sql: string; label: Label } {
 
 beforeAll(async () => {
   const suite = join(tmp.dir, 'suite.jsonl');
-  writeFileSync(suite, [...PAPER_SOCIAL_MEDIA.map((q) => ({ id: q.id, query: q.query, question: q.question })), ORDERED_QUESTION].map((q) => JSON.stringify(q)).join('\n') + '\n');
-  const generated = runCli(['generate', '--dataset', 'social_media', '--variants', VARIANTS.join(','), '--scale', 'tiny', '--from-suite', suite, '--variants-per-question', 'all', '--out', dir], { env: noServer });
+  writeFileSync(
+    suite,
+    [...PAPER_SOCIAL_MEDIA.map((q) => ({ id: q.id, query: q.query, question: q.question })), ORDERED_QUESTION]
+      .map((q) => JSON.stringify(q))
+      .join('\n') + '\n',
+  );
+  const generated = runCli(
+    [
+      'generate',
+      '--dataset',
+      'social_media',
+      '--variants',
+      VARIANTS.join(','),
+      '--scale',
+      'tiny',
+      '--from-suite',
+      suite,
+      '--variants-per-question',
+      'all',
+      '--out',
+      dir,
+    ],
+    { env: noServer },
+  );
   // Some of the paper's questions are refused on the tiny instance (exit 1: fewer groups than asked); nine stay.
   expect(generated.stderr).toMatch(/9 groups from/);
   const exported = runCli(['export', '--dir', dir, '--ratios', 'test=1'], { env: noServer });
@@ -99,16 +133,26 @@ beforeAll(async () => {
   const db = await openDatabase({ kind: 'pglite', dir: join(dir, 'pglite'), mustExist: true });
   try {
     for (const prefix of ['social_media__', 'social_media__edge__']) {
-      const lonely = await db.query(`SELECT count(*)::int AS n FROM ${prefix}full_cti.creator_account c WHERE NOT EXISTS (SELECT 1 FROM ${prefix}full_cti.content p WHERE p.producer_id = c.id)`);
+      const lonely = await db.query(
+        `SELECT count(*)::int AS n FROM ${prefix}full_cti.creator_account c WHERE NOT EXISTS (SELECT 1 FROM ${prefix}full_cti.content p WHERE p.producer_id = c.id)`,
+      );
       expect(lonely[0]?.['n'], `${prefix}: a creator without content`).toBeGreaterThan(0);
-      const top = await db.query(`SELECT avg_viewers FROM ${prefix}full_concrete.streamers ORDER BY avg_viewers DESC, id LIMIT 3`);
-      expect(top[0]?.['avg_viewers'], `${prefix}: the top three are not all level`).not.toEqual(top[2]?.['avg_viewers']);
+      const top = await db.query(
+        `SELECT avg_viewers FROM ${prefix}full_concrete.streamers ORDER BY avg_viewers DESC, id LIMIT 3`,
+      );
+      expect(top[0]?.['avg_viewers'], `${prefix}: the top three are not all level`).not.toEqual(
+        top[2]?.['avg_viewers'],
+      );
     }
     fingerprint = async (d) => {
-      const tables = await d.query("SELECT table_schema AS s, table_name AS t FROM information_schema.tables WHERE table_schema LIKE 'social_media%' ORDER BY 1, 2");
+      const tables = await d.query(
+        "SELECT table_schema AS s, table_name AS t FROM information_schema.tables WHERE table_schema LIKE 'social_media%' ORDER BY 1, 2",
+      );
       const parts: string[] = [];
       for (const t of tables) {
-        const r = await d.query(`SELECT count(*)::int AS n, md5(coalesce(string_agg(x::text, ',' ORDER BY x::text), '')) AS h FROM "${t['s']}"."${t['t']}" AS x`);
+        const r = await d.query(
+          `SELECT count(*)::int AS n, md5(coalesce(string_agg(x::text, ',' ORDER BY x::text), '')) AS h FROM "${t['s']}"."${t['t']}" AS x`,
+        );
         parts.push(`${t['s']}.${t['t']}:${r[0]?.['n']}:${r[0]?.['h']}`);
       }
       const roles = await d.query('SELECT rolname FROM pg_roles ORDER BY 1');
@@ -145,7 +189,10 @@ describe('equisql eval on a model with known mistakes', () => {
   });
 
   it('scores every (question, variant) and every metric equals the count made by hand', async () => {
-    const run = await runCliAsync(evalArgs(endpointDir, '--model', 'local-model', '--base-url', server.url, '--concurrency', '4'), { env: noServer });
+    const run = await runCliAsync(
+      evalArgs(endpointDir, '--model', 'local-model', '--base-url', server.url, '--concurrency', '4'),
+      { env: noServer },
+    );
     expect(run.status, run.stderr).toBe(0);
     expect(server.received.length).toBe(rows.length);
     const predicted = predictionsOf(endpointDir);
@@ -178,8 +225,18 @@ describe('equisql eval on a model with known mistakes', () => {
       ['full_concrete', Q - perGroup, Q], // the order
     ]);
     const normalized = d.ex_by_variant[0];
-    expect([normalized?.correct_main, normalized?.correct_edge, normalized?.main_only]).toEqual([Q - perGroup, Q - 2 * perGroup, perGroup]);
-    expect(d.ex_by_variant[1]?.errors.by_kind).toEqual({ refused: 0, error: perGroup, timeout: 0, 'over-cap': 0, missing: 0 });
+    expect([normalized?.correct_main, normalized?.correct_edge, normalized?.main_only]).toEqual([
+      Q - perGroup,
+      Q - 2 * perGroup,
+      perGroup,
+    ]);
+    expect(d.ex_by_variant[1]?.errors.by_kind).toEqual({
+      refused: 0,
+      error: perGroup,
+      timeout: 0,
+      'over-cap': 0,
+      missing: 0,
+    });
     expect(d.ex_by_variant[1]?.rate).toBeCloseTo(35 / 45, 12);
     expect(s.ex).toEqual({ correct: 150, total: 180, rate: 150 / 180 });
     // Robust: right on all four variants — every question but the four groups' twenty.
@@ -198,12 +255,14 @@ describe('equisql eval on a model with known mistakes', () => {
     expect(d.pss.n).toEqual([45, 45, 45, 45]);
 
     // The same counts from the labels, cell by cell, and QAS/QDS/QMS per question.
-    const label = (q: string, v: string): Label => labelOf.get((rows.find((r) => r.question_id === q && r.variant === v) as ExportRecord).id) as Label;
+    const label = (q: string, v: string): Label =>
+      labelOf.get((rows.find((r) => r.question_id === q && r.variant === v) as ExportRecord).id) as Label;
     for (const [i, vi] of VARIANTS.entries()) {
       for (const [j, vj] of VARIANTS.entries()) {
-        const expected = i === j
-          ? questions.filter((q) => label(q, vi) !== null).length
-          : questions.filter((q) => label(q, vi) !== null && label(q, vi) === label(q, vj)).length;
+        const expected =
+          i === j
+            ? questions.filter((q) => label(q, vi) !== null).length
+            : questions.filter((q) => label(q, vi) !== null && label(q, vi) === label(q, vj)).length;
         expect(d.pss.matrix[i]?.[j], `PSS(${vi}, ${vj})`).toBe(expected);
       }
     }
@@ -226,22 +285,33 @@ describe('equisql eval on a model with known mistakes', () => {
       expect(q.robust).toBe(VARIANTS.every((v) => label(q.question_id, v) === 'gold'));
     }
     // Per group: the inner join and the order agree on 2 pairs of 6, the invalid SQL misses 3, the LIMIT differs on 3.
-    const bySuite = (id: string) => d.questions.filter((q) => suiteOf.get(q.group_id) === id).map((q) => [q.qas, q.qds, q.qms]);
+    const bySuite = (id: string) =>
+      d.questions.filter((q) => suiteOf.get(q.group_id) === id).map((q) => [q.qas, q.qds, q.qms]);
     expect(bySuite('q02')).toEqual(Array(perGroup).fill([2, 4, 0]));
     expect(bySuite('t01')).toEqual(Array(perGroup).fill([2, 4, 0]));
     expect(bySuite('q06')).toEqual(Array(perGroup).fill([3, 0, 3]));
     expect(bySuite('q13')).toEqual(Array(perGroup).fill([3, 3, 0]));
-    expect(d.agreement).toEqual({ qas: 25 * 6 + perGroup * (2 + 2 + 3 + 3), qds: perGroup * (4 + 4 + 3), qms: perGroup * 3, pairs: Q * 6 });
+    expect(d.agreement).toEqual({
+      qas: 25 * 6 + perGroup * (2 + 2 + 3 + 3),
+      qds: perGroup * (4 + 4 + 3),
+      qms: perGroup * 3,
+      pairs: Q * 6,
+    });
 
     // EX per style and difficulty, from the rows.
-    for (const [key, table] of [['style', d.ex_by_style], ['difficulty', d.ex_by_difficulty]] as const) {
+    for (const [key, table] of [
+      ['style', d.ex_by_style],
+      ['difficulty', d.ex_by_difficulty],
+    ] as const) {
       const mine = new Map<string, [number, number]>();
       for (const r of rows) {
         const k = r[key];
         const c = mine.get(k) ?? [0, 0];
         mine.set(k, [c[0] + (labelOf.get(r.id) === 'gold' ? 1 : 0), c[1] + 1]);
       }
-      expect(Object.fromEntries(Object.entries(table).map(([k, a]) => [k, [a.correct, a.total]]))).toEqual(Object.fromEntries([...mine].sort()));
+      expect(Object.fromEntries(Object.entries(table).map(([k, a]) => [k, [a.correct, a.total]]))).toEqual(
+        Object.fromEntries([...mine].sort()),
+      );
     }
 
     // Structure: the gold's own SQL matches the gold structure; a question's four variants differ in SQL.
@@ -249,13 +319,24 @@ describe('equisql eval on a model with known mistakes', () => {
     expect(untouched?.structure.gold).toBe(1);
     expect(untouched?.structure.parsed).toBe(4);
     const run2 = JSON.parse(readFileSync(join(endpointDir, 'run.json'), 'utf8'));
-    expect(run2).toMatchObject({ label: 'local-model', source: { kind: 'endpoint', model: 'local-model' }, calls: rows.length, cache_hits: 0 });
+    expect(run2).toMatchObject({
+      label: 'local-model',
+      source: { kind: 'endpoint', model: 'local-model' },
+      calls: rows.length,
+      cache_hits: 0,
+    });
     expect(run2.tokens.prompt).toBeGreaterThan(0);
   }, 300_000);
 
   it('gives the same predictions.jsonl and summary.json from a predictions file with the same SQL', async () => {
     const file = join(tmp.dir, 'model.jsonl');
-    writeFileSync(file, [...rows].reverse().map((r) => JSON.stringify({ id: r.id, sql: sqlOf.get(r.id) })).join('\n') + '\n');
+    writeFileSync(
+      file,
+      [...rows]
+        .reverse()
+        .map((r) => JSON.stringify({ id: r.id, sql: sqlOf.get(r.id) }))
+        .join('\n') + '\n',
+    );
     const out = join(tmp.dir, 'eval-file');
     const run = await runCliAsync(evalArgs(out, '--predictions', file), { env: noServer });
     expect(run.status, run.stderr).toBe(0);
@@ -269,7 +350,10 @@ describe('equisql eval on a model with known mistakes', () => {
     const args = evalArgs(out, '--model', 'local-model', '--base-url', server.url, '--concurrency', '1');
     const stopped = await runCliAsync([...args, '--budget', '20000'], { env: noServer });
     expect(stopped.status, stopped.stderr).toBe(0);
-    const at = /the token budget \(20000\) is spent; stopped after (\d+) of 180 predictions \(rerun with --resume to continue\)/u.exec(stopped.stderr);
+    const at =
+      /the token budget \(20000\) is spent; stopped after (\d+) of 180 predictions \(rerun with --resume to continue\)/u.exec(
+        stopped.stderr,
+      );
     expect(at, stopped.stderr).not.toBeNull();
     expect(Number(at?.[1])).toBeGreaterThan(0);
     expect(Number(at?.[1])).toBeLessThan(rows.length);
@@ -289,7 +373,11 @@ describe('equisql eval on a model with known mistakes', () => {
       await new Promise<void>((done, fail) => {
         const env = { ...process.env };
         delete env['DATABASE_URL'];
-        const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/equisql.js'), ...args], { cwd: REPO_ROOT, env, stdio: 'ignore' });
+        const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/equisql.js'), ...args], {
+          cwd: REPO_ROOT,
+          env,
+          stdio: 'ignore',
+        });
         const file = join(out, 'predictions.jsonl');
         const poll = setInterval(() => {
           if (existsSync(file) && lines(file).length >= 40) {
@@ -313,7 +401,9 @@ describe('equisql eval on a model with known mistakes', () => {
       const resumed = await runCliAsync([...args, '--resume'], { env: noServer });
       expect(resumed.status, resumed.stderr).toBe(0);
       expect(resumed.stderr).toMatch(/resuming after \d+ of 180/);
-      expect(readFileSync(join(out, 'predictions.jsonl'))).toEqual(readFileSync(join(endpointDir, 'predictions.jsonl')));
+      expect(readFileSync(join(out, 'predictions.jsonl'))).toEqual(
+        readFileSync(join(endpointDir, 'predictions.jsonl')),
+      );
       expect(readFileSync(join(out, 'summary.json'))).toEqual(readFileSync(join(endpointDir, 'summary.json')));
       // Only the rows without a line were asked again (a reply the killed run got came from the cache).
       const again = JSON.parse(readFileSync(join(out, 'run.json'), 'utf8'));
@@ -330,14 +420,23 @@ describe('equisql eval on bad input', () => {
     const bad = join(tmp.dir, 'bad.jsonl');
     writeFileSync(bad, `${JSON.stringify({ id: rows[0]?.id, sql: 'SELECT 1' })}\n{"id": 7}\n`);
     const twice = join(tmp.dir, 'twice.jsonl');
-    writeFileSync(twice, `${JSON.stringify({ id: rows[0]?.id, sql: 'SELECT 1' })}\n${JSON.stringify({ id: rows[0]?.id, sql: 'SELECT 2' })}\n`);
+    writeFileSync(
+      twice,
+      `${JSON.stringify({ id: rows[0]?.id, sql: 'SELECT 1' })}\n${JSON.stringify({ id: rows[0]?.id, sql: 'SELECT 2' })}\n`,
+    );
     const cases: [string[], RegExp][] = [
       [evalArgs(out), /give exactly one of --model M, --model gold and --predictions/],
       [evalArgs(out, '--model', 'gold', '--predictions', bad), /give exactly one of/],
       [evalArgs(out, '--predictions', bad), /bad\.jsonl:2: expected \{"id": "…", "sql": "…"\}/],
       [evalArgs(out, '--predictions', twice), /twice\.jsonl:2: id [0-9a-f]+ is given twice/],
-      [evalArgs(out, '--model', 'gold', '--variants', 'full_sti,no_such_variant'), /--variants: no variant "no_such_variant" in .* \(built: full_normalized, full_sti, full_cti, full_concrete\)/],
-      [evalArgs(out, '--model', 'gold').map((a) => (a === 'test' ? 'train' : a)), /--split: .*data has no train split \(present: test\)/],
+      [
+        evalArgs(out, '--model', 'gold', '--variants', 'full_sti,no_such_variant'),
+        /--variants: no variant "no_such_variant" in .* \(built: full_normalized, full_sti, full_cti, full_concrete\)/,
+      ],
+      [
+        evalArgs(out, '--model', 'gold').map((a) => (a === 'test' ? 'train' : a)),
+        /--split: .*data has no train split \(present: test\)/,
+      ],
       [[...evalArgs(out, '--model', 'gold'), '--context', 'er'], /--context: expected ddl or ddl\+er/],
       [evalArgs(out, '--model', 'm'), /--model: needs an endpoint/],
     ];
@@ -358,7 +457,8 @@ describe('equisql eval --model gold', () => {
     expect(run.status, run.stderr).toBe(0);
     const s = summaryOf(out);
     const d = s.datasets[0] as EvalSummary['datasets'][number];
-    for (const v of d.ex_by_variant) expect([v.variant, v.rate, v.correct_main, v.correct_edge]).toEqual([v.variant, 1, v.total, v.total]);
+    for (const v of d.ex_by_variant)
+      expect([v.variant, v.rate, v.correct_main, v.correct_edge]).toEqual([v.variant, 1, v.total, v.total]);
     expect(s.robust.rate).toBe(1);
     expect(d.pss.matrix).toEqual(VARIANTS.map(() => VARIANTS.map(() => 45)));
     expect(d.agreement).toEqual({ qas: 270, qds: 0, qms: 0, pairs: 270 });
@@ -367,7 +467,9 @@ describe('equisql eval --model gold', () => {
     expect(readFileSync(join(out, 'report.html'), 'utf8')).toMatch(/<svg|heatmap/u);
     expect(existsSync(join(out, 'heatmap-gold-social_media.svg'))).toBe(true);
     const page = join(tmp.dir, 'compare.html');
-    const compared = runCli(['eval', '--compare', out, join(tmp.dir, 'eval-endpoint'), '--out', page], { env: noServer });
+    const compared = runCli(['eval', '--compare', out, join(tmp.dir, 'eval-endpoint'), '--out', page], {
+      env: noServer,
+    });
     expect(compared.status, compared.stderr).toBe(0);
     const html = readFileSync(page, 'utf8');
     expect(html).toContain('gold');
@@ -384,7 +486,7 @@ describe('hostile predictions', () => {
     'SELECT pg_sleep(30)',
     "UPDATE accounts SET username = 'x'",
     'WITH gone AS (DELETE FROM accounts RETURNING id) SELECT id FROM gone',
-    "SELECT 1; CREATE ROLE intruder SUPERUSER",
+    'SELECT 1; CREATE ROLE intruder SUPERUSER',
     "COPY (SELECT 1) TO PROGRAM 'touch /tmp/equisql-eval-probe'",
   ];
 
@@ -392,7 +494,10 @@ describe('hostile predictions', () => {
     const sti = rows.filter((r) => r.variant === 'full_sti').slice(0, PROBES.length);
     const hostile = new Map(sti.map((r, i) => [r.id, PROBES[i] as string]));
     const file = join(tmp.dir, 'hostile.jsonl');
-    writeFileSync(file, rows.map((r) => JSON.stringify({ id: r.id, sql: hostile.get(r.id) ?? r.sql })).join('\n') + '\n');
+    writeFileSync(
+      file,
+      rows.map((r) => JSON.stringify({ id: r.id, sql: hostile.get(r.id) ?? r.sql })).join('\n') + '\n',
+    );
     const out = join(tmp.dir, 'eval-hostile');
     const run = runCli([...evalArgs(out, '--predictions', file), '--timeout', '2'], { env: noServer });
     expect(run.status, run.stderr).toBe(0);

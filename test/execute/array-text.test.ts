@@ -12,7 +12,8 @@ describe('the text form of an array', () => {
     expect(arrayElements('{"a\\\\"}')).toEqual(['"a\\\\"']);
   });
   it('is not taken for an array when it is other text', () => {
-    for (const text of ['', 'plain', '{', '{a', 'a}', '{{1,2},{3,4}}', '{"open}', '{a"b}']) expect(arrayElements(text), text).toBeUndefined();
+    for (const text of ['', 'plain', '{', '{a', 'a}', '{{1,2},{3,4}}', '{"open}', '{a"b}'])
+      expect(arrayElements(text), text).toBeUndefined();
     expect(sortedArrayText('{"open}')).toBe('{"open}');
   });
   it('sorts elements into one order, so the same set prints the same', () => {
@@ -48,12 +49,24 @@ function agreement(open: () => Promise<Database>) {
   it('lets variants that store a set in different orders agree, and no others', async () => {
     const run = async (schema: string, sql: string) => normalizeResult(await runReadOnly(db, schema, sql), false);
     const array = await run('va', 'SELECT i.id, i.sizes FROM item AS i');
-    const table = await run('vt', 'SELECT i.id, ARRAY(SELECT s.size FROM item_sizes AS s WHERE s.item_id = i.id) AS sizes FROM item AS i');
-    const jsonb = await run('vj', 'SELECT i.id, ARRAY(SELECT s.value FROM jsonb_array_elements_text(i.sizes) AS s(value)) AS sizes FROM item AS i');
-    expect(array.rows).toEqual([['1', '{"S M",L,XL}'], ['2', '{}']]);
+    const table = await run(
+      'vt',
+      'SELECT i.id, ARRAY(SELECT s.size FROM item_sizes AS s WHERE s.item_id = i.id) AS sizes FROM item AS i',
+    );
+    const jsonb = await run(
+      'vj',
+      'SELECT i.id, ARRAY(SELECT s.value FROM jsonb_array_elements_text(i.sizes) AS s(value)) AS sizes FROM item AS i',
+    );
+    expect(array.rows).toEqual([
+      ['1', '{"S M",L,XL}'],
+      ['2', '{}'],
+    ]);
     expect(table.hash).toBe(array.hash);
     expect(jsonb.hash).toBe(array.hash);
-    const fewer = await run('vt', "SELECT i.id, ARRAY(SELECT s.size FROM item_sizes AS s WHERE s.item_id = i.id AND s.size <> 'L') AS sizes FROM item AS i");
+    const fewer = await run(
+      'vt',
+      "SELECT i.id, ARRAY(SELECT s.size FROM item_sizes AS s WHERE s.item_id = i.id AND s.size <> 'L') AS sizes FROM item AS i",
+    );
     expect(fewer.hash).not.toBe(array.hash);
   });
 }

@@ -70,7 +70,9 @@ function contract(open: () => Promise<Database>) {
     expect(batch.results).toEqual([batch.statements.indexOf('SELECT count(*) AS n FROM t')]);
     // What the batch's statements do is the database's to say: the role and the read-only
     // transaction hold while the query runs.
-    const statements = batch.statements.map((s, i) => (i === batch.results[0] ? "SELECT current_user, current_setting('transaction_read_only')" : s));
+    const statements = batch.statements.map((s, i) =>
+      i === batch.results[0] ? "SELECT current_user, current_setting('transaction_read_only')" : s,
+    );
     const [seen] = await real.queryTextBatch({ statements, results: batch.results });
     expect(seen?.rows).toEqual([[READER_ROLE, 'on']]);
     await expectNoOpenTransaction(real);
@@ -94,15 +96,20 @@ function contract(open: () => Promise<Database>) {
       await expect(runReadOnly(db, 'v1', sql), sql).rejects.toThrow(/^schema v1: refused: /);
       await expect(runReadOnly(db, 'v1', c(sql)), sql).rejects.toThrow(/^schema v1: refused: /);
     }
-    await expect(explainCost(db, 'v1', c('SELECT 1; COMMIT; DELETE FROM t'))).rejects.toThrow(/^schema v1: refused: several statements/);
+    await expect(explainCost(db, 'v1', c('SELECT 1; COMMIT; DELETE FROM t'))).rejects.toThrow(
+      /^schema v1: refused: several statements/,
+    );
     expect(batches).toEqual([]);
     expect((await runReadOnly(real, 'v1', 'SELECT count(*) FROM t')).rows).toEqual([['3']]);
   });
 
   it('keeps a passed text to its schema when it names one, however often it ran before', async () => {
     await real.exec('CREATE SCHEMA IF NOT EXISTS v3; CREATE TABLE IF NOT EXISTS v3.t (id integer)');
-    for (let i = 0; i < 2; i++) expect((await runReadOnly(real, 'v1', 'SELECT count(*) FROM v1.t')).rows).toEqual([['3']]);
-    await expect(runReadOnly(real, 'v3', 'SELECT count(*) FROM v1.t')).rejects.toThrow(/^schema v3: refused: table v1\.t: a query reads only its variant's tables$/);
+    for (let i = 0; i < 2; i++)
+      expect((await runReadOnly(real, 'v1', 'SELECT count(*) FROM v1.t')).rows).toEqual([['3']]);
+    await expect(runReadOnly(real, 'v3', 'SELECT count(*) FROM v1.t')).rejects.toThrow(
+      /^schema v3: refused: table v1\.t: a query reads only its variant's tables$/,
+    );
     await expect(runReadOnly(real, 'v3', 'SELECT count(*) FROM "V1".t')).rejects.toThrow(/^schema v3: refused: /);
     // A text that names no schema passes for any, once parsed.
     expect((await runReadOnly(real, 'v1', 'SELECT count(*) AS n FROM t')).rows).toEqual([['3']]);
@@ -110,28 +117,44 @@ function contract(open: () => Promise<Database>) {
   });
 
   it('ends a query that closes on a line comment or semicolons on its own line, so the COMMIT still runs', async () => {
-    expect((await runReadOnly(real, 'v1', c('SELECT count(*) FROM t -- the rest of this line is a comment'))).rows).toEqual([['3']]);
+    expect(
+      (await runReadOnly(real, 'v1', c('SELECT count(*) FROM t -- the rest of this line is a comment'))).rows,
+    ).toEqual([['3']]);
     await expectNoOpenTransaction(real);
     expect((await runReadOnly(real, 'v1', c('SELECT count(*) FROM t ;; '))).rows).toEqual([['3']]);
     await expectNoOpenTransaction(real);
-    expect(batchText({ statements: ['BEGIN', 'SELECT 1 -- c;', 'COMMIT'], results: [1] })).toBe('BEGIN\n;\nSELECT 1 -- c\n;\nCOMMIT\n;\n');
+    expect(batchText({ statements: ['BEGIN', 'SELECT 1 -- c;', 'COMMIT'], results: [1] })).toBe(
+      'BEGIN\n;\nSELECT 1 -- c\n;\nCOMMIT\n;\n',
+    );
   });
 
   it('rolls back after an error inside the batch: no transaction stays open and the next query works', async () => {
     // Fails while running (division by zero on the row with id 1), after BEGIN and the settings.
-    await expect(runReadOnly(real, 'v1', c('SELECT 10 / (id - 1) FROM t'))).rejects.toThrow(/^schema v1: division by zero$/);
+    await expect(runReadOnly(real, 'v1', c('SELECT 10 / (id - 1) FROM t'))).rejects.toThrow(
+      /^schema v1: division by zero$/,
+    );
     await expectNoOpenTransaction(real);
-    expect((await runReadOnly(real, 'v1', c('SELECT name FROM t ORDER BY id'))).rows).toEqual([['one'], ['two'], ['three']]);
+    expect((await runReadOnly(real, 'v1', c('SELECT name FROM t ORDER BY id'))).rows).toEqual([
+      ['one'],
+      ['two'],
+      ['three'],
+    ]);
     // A table the query cannot see fails at planning, still inside the batch.
-    await expect(runReadOnly(real, 'v1', c('SELECT * FROM missing'))).rejects.toThrow(/^schema v1: relation "missing" does not exist$/);
+    await expect(runReadOnly(real, 'v1', c('SELECT * FROM missing'))).rejects.toThrow(
+      /^schema v1: relation "missing" does not exist$/,
+    );
     await expectNoOpenTransaction(real);
-    await expect(explainCost(real, 'v1', c('SELECT * FROM missing'))).rejects.toThrow(/^schema v1: relation "missing" does not exist$/);
+    await expect(explainCost(real, 'v1', c('SELECT * FROM missing'))).rejects.toThrow(
+      /^schema v1: relation "missing" does not exist$/,
+    );
     await expectNoOpenTransaction(real);
     expect((await runReadOnly(real, 'v1', c('SELECT count(*) FROM t'))).rows).toEqual([['3']]);
   });
 
   it('stops a batch at the statement timeout and leaves the connection clean', async () => {
-    await expect(runReadOnly(real, 'v1', c('SELECT count(*) FROM generate_series(1, 300000000)'), { timeoutMs: 200 })).rejects.toThrow(/^schema v1: timed out after 200 ms$/);
+    await expect(
+      runReadOnly(real, 'v1', c('SELECT count(*) FROM generate_series(1, 300000000)'), { timeoutMs: 200 }),
+    ).rejects.toThrow(/^schema v1: timed out after 200 ms$/);
     await expectNoOpenTransaction(real);
     expect((await runReadOnly(real, 'v1', c('SELECT max(id) FROM t'))).rows).toEqual([['3']]);
   }, 120_000);
@@ -143,7 +166,9 @@ function contract(open: () => Promise<Database>) {
     expect((await runReadOnly(real, 'v1', c(tricky))).rows).toHaveLength(3);
     await real.exec('SET standard_conforming_strings = off');
     try {
-      await expect(runReadOnly(real, 'v1', c(tricky))).rejects.toThrow(/standard_conforming_strings is off, so the query is not run/);
+      await expect(runReadOnly(real, 'v1', c(tricky))).rejects.toThrow(
+        /standard_conforming_strings is off, so the query is not run/,
+      );
       await expectNoOpenTransaction(real);
       // Untrusted text sets the reading itself before its text is parsed, and is parsed alone.
       expect((await runReadOnly(real, 'v1', tricky)).rows).toHaveLength(3);
@@ -155,7 +180,9 @@ function contract(open: () => Promise<Database>) {
   });
 
   it('runs several queries as one each would, stopping at the first refused or failing one', async () => {
-    await real.exec("CREATE SCHEMA v2; CREATE TABLE v2.t (id integer PRIMARY KEY, name text); INSERT INTO v2.t VALUES (7, 'seven')");
+    await real.exec(
+      "CREATE SCHEMA v2; CREATE TABLE v2.t (id integer PRIMARY KEY, name text); INSERT INTO v2.t VALUES (7, 'seven')",
+    );
     const { db, batches } = recording(real);
     const queries = [
       { pgSchema: 'v1', sql: c('SELECT name FROM t ORDER BY id') },
@@ -170,7 +197,11 @@ function contract(open: () => Promise<Database>) {
     await expectNoOpenTransaction(real);
 
     // A query that fails while running: the ones before it answer, the error is its own.
-    const failing = await runReadOnlyMany(real, [queries[0]!, { pgSchema: 'v2', sql: c('SELECT 10 / (id - 7) FROM t') }, queries[2]!]);
+    const failing = await runReadOnlyMany(real, [
+      queries[0]!,
+      { pgSchema: 'v2', sql: c('SELECT 10 / (id - 7) FROM t') },
+      queries[2]!,
+    ]);
     expect(failing.results.map((r) => r.rows)).toEqual([[['one'], ['two'], ['three']]]);
     expect(failing.failure?.index).toBe(1);
     expect(failing.failure?.error.message).toBe('schema v2: division by zero');
@@ -178,7 +209,12 @@ function contract(open: () => Promise<Database>) {
 
     // A refused query: nothing from it on reaches the database.
     batches.length = 0;
-    const refused = await runReadOnlyMany(db, [queries[0]!, queries[1]!, { pgSchema: 'v1', sql: c('SELECT 1; DELETE FROM t') }, queries[2]!]);
+    const refused = await runReadOnlyMany(db, [
+      queries[0]!,
+      queries[1]!,
+      { pgSchema: 'v1', sql: c('SELECT 1; DELETE FROM t') },
+      queries[2]!,
+    ]);
     expect(refused.results).toHaveLength(2);
     expect(refused.failure?.index).toBe(2);
     expect(refused.failure?.error.message).toMatch(/^schema v1: refused: several statements/);
@@ -187,7 +223,11 @@ function contract(open: () => Promise<Database>) {
     // A timeout: each query of a server's batch keeps its own statement timeout (PGlite runs
     // them one at a time, as runReadOnly, whose timeout is tested above).
     if (real.kind === 'pglite') return;
-    const slow = await runReadOnlyMany(real, [queries[2]!, { pgSchema: 'v1', sql: c('SELECT count(*) FROM generate_series(1, 300000000)') }], { timeoutMs: 200 });
+    const slow = await runReadOnlyMany(
+      real,
+      [queries[2]!, { pgSchema: 'v1', sql: c('SELECT count(*) FROM generate_series(1, 300000000)') }],
+      { timeoutMs: 200 },
+    );
     expect(slow.results.map((r) => r.rows)).toEqual([[['3']]]);
     expect(slow.failure?.error.message).toBe('schema v1: timed out after 200 ms');
     await expectNoOpenTransaction(real);
@@ -199,7 +239,9 @@ function contract(open: () => Promise<Database>) {
     const cross = await explainCost(real, 'v1', c('SELECT a.id FROM t AS a, t AS b, t AS c'));
     expect(one).toBeGreaterThan(0);
     expect(cross).toBeGreaterThan(100 * one);
-    await expect(explainCost(real, 'v1', c('DELETE FROM t'))).rejects.toThrow(/^schema v1: refused: only one SELECT is run, not DELETE$/);
+    await expect(explainCost(real, 'v1', c('DELETE FROM t'))).rejects.toThrow(
+      /^schema v1: refused: only one SELECT is run, not DELETE$/,
+    );
     await expectNoOpenTransaction(real);
   });
 }

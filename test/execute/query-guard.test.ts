@@ -22,18 +22,36 @@ const ACCEPTED = [
 
 const REFUSED: readonly (readonly [string, RegExp])[] = [
   ['WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d', /refused: data-modifying WITH \(DELETE at character 12\)/],
-  ['WITH d AS (INSERT INTO t VALUES (9, \'x\') RETURNING id) SELECT id FROM d', /refused: data-modifying WITH \(INSERT/],
-  ['WITH d(i) AS NOT MATERIALIZED (UPDATE t SET name = \'x\' RETURNING id) SELECT i FROM d', /refused: data-modifying WITH \(UPDATE/],
-  ['WITH RECURSIVE r AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM r) SELECT n FROM r', /^schema v1: refused: WITH RECURSIVE/],
+  ["WITH d AS (INSERT INTO t VALUES (9, 'x') RETURNING id) SELECT id FROM d", /refused: data-modifying WITH \(INSERT/],
+  [
+    "WITH d(i) AS NOT MATERIALIZED (UPDATE t SET name = 'x' RETURNING id) SELECT i FROM d",
+    /refused: data-modifying WITH \(UPDATE/,
+  ],
+  [
+    'WITH RECURSIVE r AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM r) SELECT n FROM r',
+    /^schema v1: refused: WITH RECURSIVE/,
+  ],
   ['WITH a AS (SELECT * INTO t2 FROM t) SELECT * FROM a', /^schema v1: refused: SELECT … INTO/],
   ['WITH a AS (SELECT id FROM t FOR UPDATE) SELECT * FROM a', /^schema v1: refused: a locking clause/],
   // A CTE's own WITH is read in its scope: its table is checked, its CTE name is not.
-  ['WITH a AS (WITH b AS (SELECT 1) SELECT * FROM b, pg_roles) SELECT * FROM a', /refused: table pg_roles: .*system catalogs/],
+  [
+    'WITH a AS (WITH b AS (SELECT 1) SELECT * FROM b, pg_roles) SELECT * FROM a',
+    /refused: table pg_roles: .*system catalogs/,
+  ],
   ['SELECT * FROM (WITH b AS (SELECT 1) SELECT * FROM b) AS x, b', /refused: table b: .*v1 has no table b/],
-  ['WITH a(x) AS (SELECT pg_sleep(1)) SELECT x FROM a', /refused: function pg_sleep at character 22 is not on the list/],
+  [
+    'WITH a(x) AS (SELECT pg_sleep(1)) SELECT x FROM a',
+    /refused: function pg_sleep at character 22 is not on the list/,
+  ],
   // The CTE's name is in scope in the body only, not in a CTE listed before it.
-  ['WITH b AS (SELECT * FROM pg_authid), pg_authid AS (SELECT 1) SELECT * FROM b', /refused: table pg_authid: .*system catalogs/],
-  ['WITH a AS (SELECT 1) SELECT * FROM secret.t, a', /refused: table secret.t: a query reads only its variant's tables/],
+  [
+    'WITH b AS (SELECT * FROM pg_authid), pg_authid AS (SELECT 1) SELECT * FROM b',
+    /refused: table pg_authid: .*system catalogs/,
+  ],
+  [
+    'WITH a AS (SELECT 1) SELECT * FROM secret.t, a',
+    /refused: table secret.t: a query reads only its variant's tables/,
+  ],
   ['SELECT id FROM t, evil(1) AS (a int)', /refused: function evil at character 19/],
   ['WITH a AS (SELECT 1) DELETE FROM t', /^schema v1: refused: /],
 ];
@@ -80,7 +98,9 @@ function runs(open: () => Promise<Database>) {
   });
 
   it('refuses a writing CTE before it reaches the database, and the table keeps its rows', async () => {
-    await expect(runReadOnly(db, 'v1', 'WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d')).rejects.toThrow(/refused: data-modifying WITH/);
+    await expect(runReadOnly(db, 'v1', 'WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d')).rejects.toThrow(
+      /refused: data-modifying WITH/,
+    );
     expect((await runReadOnly(db, 'v1', 'SELECT count(*) FROM t')).rows).toEqual([['4']]);
   });
 }

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../generator/database/database.ts';
-import { compareResults, normalizeResult, runReadOnly, type NormalizedResult } from '../../generator/execute/run-query.ts';
+import {
+  compareResults,
+  normalizeResult,
+  runReadOnly,
+  type NormalizedResult,
+} from '../../generator/execute/run-query.ts';
 import { createDatabase, describeServer } from '../helpers/postgres.ts';
 
 const SETUP = `
@@ -32,17 +37,23 @@ function contract(open: () => Promise<Database>) {
   });
 
   it('refuses to write', async () => {
-    await expect(runReadOnly(db, 'v1', 'DELETE FROM t')).rejects.toThrow(/^schema v1: refused: only one SELECT is run, not DELETE$/);
+    await expect(runReadOnly(db, 'v1', 'DELETE FROM t')).rejects.toThrow(
+      /^schema v1: refused: only one SELECT is run, not DELETE$/,
+    );
     expect((await runReadOnly(db, 'v1', 'SELECT count(*) FROM t')).rows).toEqual([['2']]);
   });
 
   it('refuses several statements, so none can end the read-only transaction and write', async () => {
-    await expect(runReadOnly(db, 'v1', 'SELECT 1; COMMIT; DELETE FROM t; SELECT 2')).rejects.toThrow(/^schema v1: refused: several statements \(a ";" at character 9\); only one SELECT is run$/);
+    await expect(runReadOnly(db, 'v1', 'SELECT 1; COMMIT; DELETE FROM t; SELECT 2')).rejects.toThrow(
+      /^schema v1: refused: several statements \(a ";" at character 9\); only one SELECT is run$/,
+    );
     expect((await runReadOnly(db, 'v1', 'SELECT count(*) FROM t')).rows).toEqual([['2']]);
   });
 
   it('stops a query at the statement timeout', async () => {
-    await expect(runReadOnly(db, 'v1', 'SELECT count(*) FROM generate_series(1, 300000000)', { timeoutMs: 100 })).rejects.toThrow(/^schema v1: timed out after 100 ms$/);
+    await expect(
+      runReadOnly(db, 'v1', 'SELECT count(*) FROM generate_series(1, 300000000)', { timeoutMs: 100 }),
+    ).rejects.toThrow(/^schema v1: timed out after 100 ms$/);
     // The connection is usable afterwards.
     expect((await runReadOnly(db, 'v2', 'SELECT 1')).rows).toEqual([['1']]);
   });
@@ -72,16 +83,27 @@ describeServer('runReadOnly on the server', (serverUrl) => {
 describe('compareResults', () => {
   const result = (rows: string[][]): NormalizedResult => normalizeResult({ columns: ['x'], rows }, false);
   it('names the variants that differ from the majority and shows rows only they have or lack', () => {
-    const c = compareResults(new Map([
-      ['a', result([['1'], ['2']])],
-      ['b', result([['2'], ['1']])],
-      ['c', result([['1'], ['3']])],
-    ]));
+    const c = compareResults(
+      new Map([
+        ['a', result([['1'], ['2']])],
+        ['b', result([['2'], ['1']])],
+        ['c', result([['1'], ['3']])],
+      ]),
+    );
     expect(c.agree).toBe(false);
     expect(c.rowCount).toBe(2);
-    expect(c.differing).toEqual([{ variant: 'c', hash: expect.any(String), rowCount: 2, sample: ['+ ["3"]', '- ["2"]'] }]);
+    expect(c.differing).toEqual([
+      { variant: 'c', hash: expect.any(String), rowCount: 2, sample: ['+ ["3"]', '- ["2"]'] },
+    ]);
   });
   it('agrees when all hashes match', () => {
-    expect(compareResults(new Map([['a', result([['1']])], ['b', result([['1']])]])).agree).toBe(true);
+    expect(
+      compareResults(
+        new Map([
+          ['a', result([['1']])],
+          ['b', result([['1']])],
+        ]),
+      ).agree,
+    ).toBe(true);
   });
 });

@@ -26,21 +26,34 @@ const plain = join(tmp.dir, 'plain');
 /** The same build exported with --formats bird,defog,spider only. */
 const evaluated = join(tmp.dir, 'evaluated');
 const SPLITS = ['train', 'validation', 'test'] as const;
-const BIRD_LEVEL: Record<string, string> = { easy: 'simple', medium: 'moderate', hard: 'challenging', extra: 'challenging' };
+const BIRD_LEVEL: Record<string, string> = {
+  easy: 'simple',
+  medium: 'moderate',
+  hard: 'challenging',
+  extra: 'challenging',
+};
 
 const read = (path: string): string => readFileSync(path, 'utf8');
 const manifestOf = (dir: string) => JSON.parse(read(join(dir, 'manifest.json')));
-const rowsOf = (split: string): ExportRecord[] => read(join(plain, `data/${split}-00000-of-00001.jsonl`)).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as ExportRecord);
+const rowsOf = (split: string): ExportRecord[] =>
+  read(join(plain, `data/${split}-00000-of-00001.jsonl`))
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as ExportRecord);
 /** Lines of a gold file, each split at its tabs. */
 const goldOf = (path: string): string[][] => {
   const text = read(path);
   expect(text.endsWith('\n')).toBe(true);
-  return text.slice(0, -1).split('\n').map((l) => l.split('\t'));
+  return text
+    .slice(0, -1)
+    .split('\n')
+    .map((l) => l.split('\t'));
 };
 
 /** A CSV file as Python's csv module reads it: the header and the records. */
 function pythonCsv(path: string): { header: string[]; records: Record<string, string>[] } {
-  const script = 'import csv, json, sys\nwith open(sys.argv[1], newline="", encoding="utf-8") as f:\n    r = csv.reader(f)\n    rows = list(r)\nprint(json.dumps({"header": rows[0], "records": [dict(zip(rows[0], x)) for x in rows[1:]], "widths": sorted(set(len(x) for x in rows))}))';
+  const script =
+    'import csv, json, sys\nwith open(sys.argv[1], newline="", encoding="utf-8") as f:\n    r = csv.reader(f)\n    rows = list(r)\nprint(json.dumps({"header": rows[0], "records": [dict(zip(rows[0], x)) for x in rows[1:]], "widths": sorted(set(len(x) for x in rows))}))';
   const run = spawnSync('python3', ['-c', script, path], { encoding: 'utf8' });
   expect(run.status, run.stderr).toBe(0);
   const parsed = JSON.parse(run.stdout) as { header: string[]; records: Record<string, string>[]; widths: number[] };
@@ -51,7 +64,9 @@ function pythonCsv(path: string): { header: string[]; records: Record<string, st
 
 /** A parse tree without the byte offsets, which whitespace moves: what PostgreSQL understood. */
 function meaning(sql: string): unknown {
-  return JSON.parse(JSON.stringify(parsePostgres(sql).stmts.map((s) => s.stmt)), (k, v) => (k === 'location' ? undefined : v));
+  return JSON.parse(JSON.stringify(parsePostgres(sql).stmts.map((s) => s.stmt)), (k, v) =>
+    k === 'location' ? undefined : v,
+  );
 }
 
 /** Every file under `dir` (relative paths), but the database and the lock. */
@@ -65,7 +80,9 @@ function filesUnder(dir: string, sub = ''): string[] {
 
 beforeAll(async () => {
   await loadPgParser();
-  const gen = runCli(['generate', '--dataset', 'retail', '--scale', 'tiny', '--groups', '12', '--out', base], { env: noServer });
+  const gen = runCli(['generate', '--dataset', 'retail', '--scale', 'tiny', '--groups', '12', '--out', base], {
+    env: noServer,
+  });
   expect(gen.status, gen.stderr).toBe(0);
   cpSync(base, plain, { recursive: true });
   cpSync(base, evaluated, { recursive: true });
@@ -81,14 +98,31 @@ describe('evaluator formats read back', () => {
     const splits = Object.keys(m.export.splits);
     expect(splits.length).toBe(3);
     expect(Object.keys(m.export.files).sort()).toEqual(
-      [...splits.flatMap((s) => [`evaluators/bird/${s}.json`, `evaluators/bird/${s}_gold.sql`, `evaluators/defog/${s}.csv`, `evaluators/spider/${s}_gold.sql`]), 'record.schema.json', '.gitattributes'].sort(),
+      [
+        ...splits.flatMap((s) => [
+          `evaluators/bird/${s}.json`,
+          `evaluators/bird/${s}_gold.sql`,
+          `evaluators/defog/${s}.csv`,
+          `evaluators/spider/${s}_gold.sql`,
+        ]),
+        'record.schema.json',
+        '.gitattributes',
+      ].sort(),
     );
     for (const [rel, entry] of Object.entries(m.export.files) as [string, { sha256: string }][]) {
-      expect(createHash('sha256').update(readFileSync(join(evaluated, rel))).digest('hex'), rel).toBe(entry.sha256);
+      expect(
+        createHash('sha256')
+          .update(readFileSync(join(evaluated, rel)))
+          .digest('hex'),
+        rel,
+      ).toBe(entry.sha256);
     }
     expect(readdirSync(join(evaluated, 'data'))).toEqual([]);
     const all = SPLITS.flatMap((split) => rowsOf(split));
-    expect(m.export.evaluators).toEqual({ formats: ['bird', 'defog', 'spider'], left_out: { defog: all.filter((r) => r.sql.includes(';') || /\{[\s\S]*\}/u.test(r.sql)).length } });
+    expect(m.export.evaluators).toEqual({
+      formats: ['bird', 'defog', 'spider'],
+      left_out: { defog: all.filter((r) => r.sql.includes(';') || /\{[\s\S]*\}/u.test(r.sql)).length },
+    });
     // Both exports drew the same rows.
     expect(m.export.splits).toEqual(manifestOf(plain).export.splits);
   });
@@ -102,7 +136,15 @@ describe('evaluator formats read back', () => {
       bird.forEach((item, i) => {
         const r = rows[i] as ExportRecord;
         expect(Object.keys(item)).toEqual(['question_id', 'db_id', 'question', 'evidence', 'SQL', 'difficulty', 'id']);
-        expect(item).toEqual({ question_id: i, db_id: r.schema_id, question: r.question, evidence: r.evidence, SQL: r.sql, difficulty: BIRD_LEVEL[r.difficulty], id: r.id });
+        expect(item).toEqual({
+          question_id: i,
+          db_id: r.schema_id,
+          question: r.question,
+          evidence: r.evidence,
+          SQL: r.sql,
+          difficulty: BIRD_LEVEL[r.difficulty],
+          id: r.id,
+        });
       });
       items += bird.length;
     }
@@ -143,7 +185,15 @@ describe('evaluator formats read back', () => {
       expect(records.length).toBe(kept.length);
       records.forEach((rec, i) => {
         const r = kept[i] as ExportRecord;
-        expect(rec).toEqual({ db_name: r.schema_id, db_type: 'postgres', query_category: r.difficulty, query: r.sql, question: r.question, instructions: r.evidence, id: r.id });
+        expect(rec).toEqual({
+          db_name: r.schema_id,
+          db_type: 'postgres',
+          query_category: r.difficulty,
+          query: r.sql,
+          question: r.question,
+          instructions: r.evidence,
+          id: r.id,
+        });
       });
       expect(manifestOf(evaluated).export.files[`evaluators/defog/${split}.csv`].rows).toBe(kept.length);
     }
@@ -152,7 +202,9 @@ describe('evaluator formats read back', () => {
   it('refuses --formats sqlite in one line, exit 2, for a run not checked on SQLite', () => {
     const run = runCli(['export', '--dir', join(tmp.dir, 'plain'), '--formats', 'jsonl,sqlite'], { env: noServer });
     expect(run.status).toBe(2);
-    expect(run.stderr).toMatch(/^equisql export: --formats sqlite: .+ was not checked on SQLite; generate it with --engines postgres,sqlite\n$/u);
+    expect(run.stderr).toMatch(
+      /^equisql export: --formats sqlite: .+ was not checked on SQLite; generate it with --engines postgres,sqlite\n$/u,
+    );
   });
 
   it('an export without --formats is byte for byte the default export, and drops the evaluator files of an earlier one', () => {
@@ -164,7 +216,8 @@ describe('evaluator formats read back', () => {
     expect(filesUnder(again).sort()).toEqual(files);
     for (const rel of files) expect(read(join(again, rel)), rel).toBe(read(join(plain, rel)));
     // And the build's own export (generate's last stage) is that same default.
-    for (const rel of files.filter((f) => f.startsWith('data/') || f.startsWith('finetune/'))) expect(read(join(base, rel)), rel).toBe(read(join(plain, rel)));
+    for (const rel of files.filter((f) => f.startsWith('data/') || f.startsWith('finetune/')))
+      expect(read(join(base, rel)), rel).toBe(read(join(plain, rel)));
   });
 });
 
@@ -176,9 +229,19 @@ function record(fields: Partial<ExportRecord>): ExportRecord {
 describe('hostile text in the evaluator files', () => {
   it('quotes commas, quotes and line breaks so Python reads every field back, and leaves out SQL that sql-eval reads as other queries', () => {
     const rows = [
-      record({ id: 'a', question: 'Which products, "on sale", cost\nless than 10?', evidence: 'price is in dollars,\r\n"sale" means discount > 0', sql: "SELECT p.name\nFROM products AS p\nWHERE p.note = 'a,\"b\"'" }),
+      record({
+        id: 'a',
+        question: 'Which products, "on sale", cost\nless than 10?',
+        evidence: 'price is in dollars,\r\n"sale" means discount > 0',
+        sql: 'SELECT p.name\nFROM products AS p\nWHERE p.note = \'a,"b"\'',
+      }),
       record({ id: 'b', question: ' leading and trailing space ', evidence: '', sql: "SELECT 'x;y' AS s" }),
-      record({ id: 'c', question: 'tags', evidence: '', sql: "SELECT p.name FROM products AS p WHERE p.tags @> '{sale}'" }),
+      record({
+        id: 'c',
+        question: 'tags',
+        evidence: '',
+        sql: "SELECT p.name FROM products AS p WHERE p.tags @> '{sale}'",
+      }),
       record({ id: 'd', question: 'plain', evidence: 'none', sql: 'SELECT 1 AS one' }),
     ];
     const { files, leftOut } = defogFiles('train', rows);
@@ -189,10 +252,16 @@ describe('hostile text in the evaluator files', () => {
     writeFileSync(path, [...file.lines].join(''));
     const { header, records } = pythonCsv(path);
     expect(header).toEqual([...DEFOG_COLUMNS]);
-    expect(records.map((r) => [r['id'], r['question'], r['instructions'], r['query']])).toEqual(([rows[0], rows[3]] as ExportRecord[]).map((r) => [r.id, r.question, r.evidence, r.sql]));
+    expect(records.map((r) => [r['id'], r['question'], r['instructions'], r['query']])).toEqual(
+      ([rows[0], rows[3]] as ExportRecord[]).map((r) => [r.id, r.question, r.evidence, r.sql]),
+    );
     // The BIRD file is JSON: it holds any text as it is.
     const bird = birdFiles('train', rows);
-    expect(JSON.parse([...(bird[0] as { lines: Iterable<string> }).lines].join('')).map((i: { question: string }) => i.question)).toEqual(rows.map((r) => r.question));
+    expect(
+      JSON.parse([...(bird[0] as { lines: Iterable<string> }).lines].join('')).map(
+        (i: { question: string }) => i.question,
+      ),
+    ).toEqual(rows.map((r) => r.question));
   });
 });
 
@@ -201,14 +270,33 @@ describe('the dump loader refuses bad input in one line, exit 2, before it conne
   const loader = (args: string[], env: Record<string, string | undefined>) => {
     const merged: Record<string, string | undefined> = { ...process.env, ...env };
     for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
-    return spawnSync(process.execPath, [join(REPO_ROOT, 'bin/run-ts.js'), 'scripts/load-dumps.ts', ...args], { cwd: REPO_ROOT, encoding: 'utf8', env: merged as NodeJS.ProcessEnv });
+    return spawnSync(process.execPath, [join(REPO_ROOT, 'bin/run-ts.js'), 'scripts/load-dumps.ts', ...args], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      env: merged as NodeJS.ProcessEnv,
+    });
   };
   const nowhere = { DATABASE_URL: 'postgres://nobody@127.0.0.1:9/none' };
   it.each([
-    ['a name PostgreSQL would cut', () => ['--dir', evaluated, '--prefix', 'p'.repeat(50)], nowhere, /^load-dumps: database name "p{50}retail\/\w+" is longer than 63 bytes \(PostgreSQL would cut it\); use a shorter --prefix\n$/u],
+    [
+      'a name PostgreSQL would cut',
+      () => ['--dir', evaluated, '--prefix', 'p'.repeat(50)],
+      nowhere,
+      /^load-dumps: database name "p{50}retail\/\w+" is longer than 63 bytes \(PostgreSQL would cut it\); use a shorter --prefix\n$/u,
+    ],
     ['no directory', () => [], nowhere, /^load-dumps: --dir DIR is required \(an export or a build directory\)\n$/u],
-    ['a directory that is no export', () => ['--dir', tmp.dir], nowhere, /^load-dumps: .+: neither an export \(manifest.json with an export section\) nor a build \(build.json\)\n$/u],
-    ['no server', () => ['--dir', evaluated], { DATABASE_URL: undefined }, /^load-dumps: no server: give --url postgres:\/\/… or set DATABASE_URL\n$/u],
+    [
+      'a directory that is no export',
+      () => ['--dir', tmp.dir],
+      nowhere,
+      /^load-dumps: .+: neither an export \(manifest.json with an export section\) nor a build \(build.json\)\n$/u,
+    ],
+    [
+      'no server',
+      () => ['--dir', evaluated],
+      { DATABASE_URL: undefined },
+      /^load-dumps: no server: give --url postgres:\/\/… or set DATABASE_URL\n$/u,
+    ],
     ['an unknown flag', () => ['--dir', evaluated, '--prefx', 'x'], nowhere, /^load-dumps: Unknown option '--prefx'/u],
   ])('%s', (_what, args, env, message) => {
     const run = loader(args(), env);
@@ -225,12 +313,19 @@ describeServer('the dump loader on a real server', (serverUrl) => {
     const c = admin();
     await c.connect();
     try {
-      return (await c.query('SELECT datname FROM pg_database WHERE starts_with(datname, $1) ORDER BY datname', [prefix])).rows.map((r) => String(r.datname));
+      return (
+        await c.query('SELECT datname FROM pg_database WHERE starts_with(datname, $1) ORDER BY datname', [prefix])
+      ).rows.map((r) => String(r.datname));
     } finally {
       await c.end();
     }
   };
-  const load = () => spawnSync(process.execPath, [join(REPO_ROOT, 'bin/run-ts.js'), 'scripts/load-dumps.ts', '--dir', evaluated, '--prefix', prefix], { cwd: REPO_ROOT, encoding: 'utf8', env: { ...process.env, DATABASE_URL: serverUrl } });
+  const load = () =>
+    spawnSync(
+      process.execPath,
+      [join(REPO_ROOT, 'bin/run-ts.js'), 'scripts/load-dumps.ts', '--dir', evaluated, '--prefix', prefix],
+      { cwd: REPO_ROOT, encoding: 'utf8', env: { ...process.env, DATABASE_URL: serverUrl } },
+    );
 
   afterAll(async () => {
     const c = admin();
@@ -242,12 +337,17 @@ describeServer('the dump loader on a real server', (serverUrl) => {
     }
   });
 
-  it('creates a database for every db_id, and every gold line runs on its database with the record\'s answer', async () => {
+  it("creates a database for every db_id, and every gold line runs on its database with the record's answer", async () => {
     const run = load();
     expect(run.status, run.stderr).toBe(0);
     const ids = Object.keys(manifestOf(evaluated).export.schemas).sort();
     expect(ids.length).toBe(10);
-    expect(run.stdout.split('\n').filter((l) => l !== '').map((l) => l.split('\t'))).toEqual(ids.map((id) => [id, `${prefix}${id}`]));
+    expect(
+      run.stdout
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => l.split('\t')),
+    ).toEqual(ids.map((id) => [id, `${prefix}${id}`]));
     expect(await databases()).toEqual(ids.map((id) => `${prefix}${id}`).sort());
 
     const open = new Map<string, Awaited<ReturnType<typeof openPostgres>>>();
@@ -270,7 +370,10 @@ describeServer('the dump loader on a real server', (serverUrl) => {
           if (outcome.kind !== 'rows') continue;
           expect(outcome.rows.length).toBeGreaterThan(0);
           expect(outcome.rows.length).toBe(r.row_count);
-          expect(normalizeResult({ columns: outcome.columns, rows: outcome.rows }, r.ordered).hash, `${db}: ${sql}`).toBe(r.result_hash);
+          expect(
+            normalizeResult({ columns: outcome.columns, rows: outcome.rows }, r.ordered).hash,
+            `${db}: ${sql}`,
+          ).toBe(r.result_hash);
           checked++;
         }
       }

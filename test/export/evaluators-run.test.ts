@@ -35,12 +35,21 @@ interface Item {
 }
 
 const read = (path: string): string => readFileSync(path, 'utf8');
-const rowsOf = (split: string): ExportRecord[] => read(join(dir, `data/${split}-00000-of-00001.jsonl`)).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as ExportRecord);
+const rowsOf = (split: string): ExportRecord[] =>
+  read(join(dir, `data/${split}-00000-of-00001.jsonl`))
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as ExportRecord);
 const itemsOf = (split: string): Item[] => JSON.parse(read(join(layout, `${split}.json`))) as Item[];
-const goldOf = (split: string): [string, string][] => read(join(layout, `${split}_gold.sql`)).split('\n').filter((l) => l !== '').map((l) => l.split('\t') as [string, string]);
+const goldOf = (split: string): [string, string][] =>
+  read(join(layout, `${split}_gold.sql`))
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => l.split('\t') as [string, string]);
 const groups = (): Map<string, GroupRecord> => {
   const out = new Map<string, GroupRecord>();
-  for (const line of read(join(dir, 'groups/social_media.jsonl')).split('\n')) if (line !== '') out.set((JSON.parse(line) as GroupRecord).group_id, JSON.parse(line) as GroupRecord);
+  for (const line of read(join(dir, 'groups/social_media.jsonl')).split('\n'))
+    if (line !== '') out.set((JSON.parse(line) as GroupRecord).group_id, JSON.parse(line) as GroupRecord);
   return out;
 };
 
@@ -62,13 +71,18 @@ async function equisqlVerdicts(split: string, sqlOf: (item: Item, i: number) => 
   const file = join(tmp.dir, `predictions-${evals}.jsonl`);
   writeFileSync(file, items.map((it, i) => `${JSON.stringify({ id: it.id, sql: sqlOf(it, i) })}\n`).join(''));
   const out = join(tmp.dir, `eval-${evals}`);
-  const run = await runMain(['eval', '--dir', dir, '--split', split, '--engine', 'sqlite', '--predictions', file, '--out', out], { env: noServer });
+  const run = await runMain(
+    ['eval', '--dir', dir, '--split', split, '--engine', 'sqlite', '--predictions', file, '--out', out],
+    { env: noServer },
+  );
   expect(run.status, run.stderr).toBe(0);
   const byId = new Map(
     read(join(out, 'predictions.jsonl'))
       .split('\n')
       .filter((l) => l !== '')
-      .map((l) => JSON.parse(l) as { id: string; correct: boolean; correct_main: boolean; correct_edge: boolean | null })
+      .map(
+        (l) => JSON.parse(l) as { id: string; correct: boolean; correct_main: boolean; correct_edge: boolean | null },
+      )
       .map((p) => [p.id, { correct: p.correct, main: p.correct_main, edge: p.correct_edge === true }] as const),
   );
   expect(byId.size).toBe(items.length);
@@ -79,7 +93,24 @@ async function equisqlVerdicts(split: string, sqlOf: (item: Item, i: number) => 
 const distinctOf = (sql: string): string => `SELECT DISTINCT * FROM (${sql})`;
 
 beforeAll(async () => {
-  const gen = await runMain(['generate', '--dataset', 'social_media', '--variants', 'full_normalized,full_sti', '--scale', 'tiny', '--engines', 'postgres,sqlite', '--groups', '30', '--out', dir], { env: noServer });
+  const gen = await runMain(
+    [
+      'generate',
+      '--dataset',
+      'social_media',
+      '--variants',
+      'full_normalized,full_sti',
+      '--scale',
+      'tiny',
+      '--engines',
+      'postgres,sqlite',
+      '--groups',
+      '30',
+      '--out',
+      dir,
+    ],
+    { env: noServer },
+  );
   expect(gen.status, gen.stderr).toBe(0);
   const run = await runMain(['export', '--dir', dir, '--formats', 'jsonl,sqlite'], { env: noServer });
   expect(run.status, run.stderr).toBe(0);
@@ -106,7 +137,12 @@ describe('the SQLite layout (export --formats sqlite)', () => {
         expect(gold[i]).toEqual([oneLineSql(sqlite), r.schema_id]);
       });
       // The JSON Lines file holds the same items, one a line.
-      expect(read(join(layout, `${split}.jsonl`)).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l))).toEqual(items);
+      expect(
+        read(join(layout, `${split}.jsonl`))
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l) => JSON.parse(l)),
+      ).toEqual(items);
       held += items.length;
     }
     const manifest = JSON.parse(read(join(dir, 'manifest.json')));
@@ -114,11 +150,16 @@ describe('the SQLite layout (export --formats sqlite)', () => {
     expect(manifest.export.evaluators).toEqual({ formats: ['sqlite'], left_out: { sqlite: 0 } });
   });
 
-  it('puts each variant\'s main and edge SQLite files at database/<db_id>/<db_id>.sqlite and .edge.sqlite, listed in the manifest, not in the Hub\'s list', () => {
+  it("puts each variant's main and edge SQLite files at database/<db_id>/<db_id>.sqlite and .edge.sqlite, listed in the manifest, not in the Hub's list", () => {
     const manifest = JSON.parse(read(join(dir, 'manifest.json')));
-    const databases = Object.keys(manifest.export.files).filter((f) => f.includes('/database/')).sort();
+    const databases = Object.keys(manifest.export.files)
+      .filter((f) => f.includes('/database/'))
+      .sort();
     expect(databases).toEqual(
-      ['full_normalized', 'full_sti'].flatMap((v) => [`evaluators/sqlite/database/social_media/${v}/social_media/${v}.edge.sqlite`, `evaluators/sqlite/database/social_media/${v}/social_media/${v}.sqlite`]),
+      ['full_normalized', 'full_sti'].flatMap((v) => [
+        `evaluators/sqlite/database/social_media/${v}/social_media/${v}.edge.sqlite`,
+        `evaluators/sqlite/database/social_media/${v}/social_media/${v}.sqlite`,
+      ]),
     );
     for (const rel of databases) {
       const variant = rel.split('/')[4] as string;
@@ -130,7 +171,7 @@ describe('the SQLite layout (export --formats sqlite)', () => {
     expect(read(join(dir, 'hub-files.txt'))).toMatch(/^evaluators\/sqlite\/test_gold\.sql$/mu);
   });
 
-  it('every gold line runs on both of its databases, and equisql eval scores the layout\'s SQL 100% on both instances', async () => {
+  it("every gold line runs on both of its databases, and equisql eval scores the layout's SQL 100% on both instances", async () => {
     for (const split of SPLITS) {
       for (const [sql, db] of goldOf(split)) {
         for (const file of [`${db}.sqlite`, `${db}.edge.sqlite`]) {
@@ -143,14 +184,21 @@ describe('the SQLite layout (export --formats sqlite)', () => {
         }
       }
       const verdicts = await equisqlVerdicts(split, (it) => it.SQL);
-      expect(verdicts.every((v) => v.correct && v.main && v.edge), split).toBe(true);
+      expect(
+        verdicts.every((v) => v.correct && v.main && v.edge),
+        split,
+      ).toBe(true);
     }
   }, 120_000);
 
   it('leaves out a row whose variant SQLite does not hold, or whose SQLite SQL has a line break inside a literal', () => {
     const base = rowsOf('train')[0] as ExportRecord;
     const rows = ['held', 'unheld', 'literal'].map((id) => ({ ...base, id, variant: id }) as ExportRecord);
-    const sql: Record<string, string | undefined> = { held: 'SELECT t.name\n  FROM tag AS t', unheld: undefined, literal: "SELECT 'a\nb' AS x" };
+    const sql: Record<string, string | undefined> = {
+      held: 'SELECT t.name\n  FROM tag AS t',
+      unheld: undefined,
+      literal: "SELECT 'a\nb' AS x",
+    };
     const source: SqliteSource = { sqlOf: (r) => sql[r.variant], fileOf: () => '/nowhere.sqlite' };
     const held = sqliteRows(rows, source);
     expect(held.leftOut).toBe(2);
@@ -184,14 +232,17 @@ function pythonFails(code: string, cwd: string): string | undefined {
 }
 
 const birdMissing = ((): string | undefined => {
-  if (!BIRD) return 'set EQUISQL_BIRD_EVAL to the folder of BIRD\'s evaluation.py, and EQUISQL_PYTHON to a Python with func_timeout';
+  if (!BIRD)
+    return "set EQUISQL_BIRD_EVAL to the folder of BIRD's evaluation.py, and EQUISQL_PYTHON to a Python with func_timeout";
   if (!existsSync(join(BIRD, 'evaluation.py'))) return `EQUISQL_BIRD_EVAL=${BIRD} holds no evaluation.py`;
   return pythonFails('import func_timeout', BIRD);
 })();
 
 const minidevMissing = ((): string | undefined => {
-  if (!MINIDEV) return 'set EQUISQL_BIRD_MINIDEV_EVAL to the folder of BIRD mini-dev\'s evaluation_ex.py, and EQUISQL_PYTHON to a Python with func_timeout, psycopg2 and pymysql';
-  if (!existsSync(join(MINIDEV, 'evaluation_ex.py'))) return `EQUISQL_BIRD_MINIDEV_EVAL=${MINIDEV} holds no evaluation_ex.py`;
+  if (!MINIDEV)
+    return "set EQUISQL_BIRD_MINIDEV_EVAL to the folder of BIRD mini-dev's evaluation_ex.py, and EQUISQL_PYTHON to a Python with func_timeout, psycopg2 and pymysql";
+  if (!existsSync(join(MINIDEV, 'evaluation_ex.py')))
+    return `EQUISQL_BIRD_MINIDEV_EVAL=${MINIDEV} holds no evaluation_ex.py`;
   return pythonFails('import func_timeout, evaluation_utils', MINIDEV);
 })();
 
@@ -199,9 +250,13 @@ const minidevMissing = ((): string | undefined => {
 const complete = (split: string): boolean => LEVELS.every((l) => itemsOf(split).some((it) => it.difficulty === l));
 
 const spiderMissing = ((): string | undefined => {
-  if (!SPIDER) return 'set EQUISQL_SPIDER_EVAL to a checkout of test-suite-sql-eval, and EQUISQL_PYTHON to a Python with nltk (and its punkt_tab data) and sqlparse';
+  if (!SPIDER)
+    return 'set EQUISQL_SPIDER_EVAL to a checkout of test-suite-sql-eval, and EQUISQL_PYTHON to a Python with nltk (and its punkt_tab data) and sqlparse';
   if (!existsSync(join(SPIDER, 'evaluation.py'))) return `EQUISQL_SPIDER_EVAL=${SPIDER} holds no evaluation.py`;
-  return pythonFails('import process_sql, exec_eval\nfrom nltk import word_tokenize\nword_tokenize("SELECT a FROM b")', SPIDER);
+  return pythonFails(
+    'import process_sql, exec_eval\nfrom nltk import word_tokenize\nword_tokenize("SELECT a FROM b")',
+    SPIDER,
+  );
 })();
 
 /** A float printed by an evaluator, matched to the one count out of `n` it stands for. */
@@ -211,96 +266,177 @@ function countOf(printed: number, n: number, scale: number, decimals: number): n
   return k;
 }
 
-describe.skipIf(birdMissing !== undefined)(`BIRD's evaluation.py on the layout${birdMissing ? ` (skipped: ${birdMissing})` : ''}`, () => {
-  /** Runs BIRD's documented command line on a split with the given predictions; its total accuracy and count. */
-  function bird(split: string, sqls: readonly string[]): { status: number; total: number; count: number; stderr: string } {
-    const predDir = join(tmp.dir, `bird-${split}-${createHash('sha256').update(sqls.join('\n')).digest('hex').slice(0, 8)}/`);
-    mkdirSync(predDir, { recursive: true });
-    const items = itemsOf(split);
-    writeFileSync(join(predDir, `predict_${split}.json`), JSON.stringify(Object.fromEntries(sqls.map((s, i) => [String(i), `${s}\t----- bird -----\t${(items[i] as Item).db_id}`]))));
-    const run = spawnSync(PYTHON, ['-u', join(BIRD as string, 'evaluation.py'), '--predicted_sql_path', predDir, '--ground_truth_path', `${layout}/`, '--data_mode', split, '--db_root_path', `${layout}/database/`, '--diff_json_path', join(layout, `${split}.json`), '--num_cpus', '1'], {
-      cwd: BIRD,
-      encoding: 'utf8',
-    });
-    const acc = run.stdout.split('\n').find((l) => l.startsWith('accuracy'));
-    const counts = run.stdout.split('\n').find((l) => l.startsWith('count'));
-    const last = (line: string | undefined): number => Number(line?.trim().split(/\s+/u).at(-1) ?? Number.NaN);
-    return { status: run.status ?? -1, total: last(acc), count: last(counts), stderr: run.stderr };
-  }
-
-  it('scores the gold 100% on every split that has all three of its levels, and stops on a split that lacks one', () => {
-    const scored = SPLITS.filter(complete);
-    expect(scored.length).toBeGreaterThan(0);
-    for (const split of SPLITS) {
-      const result = bird(split, itemsOf(split).map((it) => it.SQL));
-      if (complete(split)) {
-        expect(result.status, result.stderr).toBe(0);
-        expect(result.count).toBe(itemsOf(split).length);
-        expect(result.total, split).toBe(100);
-      } else {
-        expect(result.status).not.toBe(0);
-        expect(result.stderr).toMatch(/ZeroDivisionError/u);
-      }
-    }
-  }, 300_000);
-
-  it('scores predictions wrong at every 5th item as the hand count says, as equisql eval does', async () => {
-    for (const split of SPLITS.filter(complete)) {
+describe.skipIf(birdMissing !== undefined)(
+  `BIRD's evaluation.py on the layout${birdMissing ? ` (skipped: ${birdMissing})` : ''}`,
+  () => {
+    /** Runs BIRD's documented command line on a split with the given predictions; its total accuracy and count. */
+    function bird(
+      split: string,
+      sqls: readonly string[],
+    ): { status: number; total: number; count: number; stderr: string } {
+      const predDir = join(
+        tmp.dir,
+        `bird-${split}-${createHash('sha256').update(sqls.join('\n')).digest('hex').slice(0, 8)}/`,
+      );
+      mkdirSync(predDir, { recursive: true });
       const items = itemsOf(split);
-      const sqls = items.map((it, i) => (wrongAt(i) ? WRONG : it.SQL));
-      const hand = items.filter((_, i) => !wrongAt(i)).length;
+      writeFileSync(
+        join(predDir, `predict_${split}.json`),
+        JSON.stringify(
+          Object.fromEntries(sqls.map((s, i) => [String(i), `${s}\t----- bird -----\t${(items[i] as Item).db_id}`])),
+        ),
+      );
+      const run = spawnSync(
+        PYTHON,
+        [
+          '-u',
+          join(BIRD as string, 'evaluation.py'),
+          '--predicted_sql_path',
+          predDir,
+          '--ground_truth_path',
+          `${layout}/`,
+          '--data_mode',
+          split,
+          '--db_root_path',
+          `${layout}/database/`,
+          '--diff_json_path',
+          join(layout, `${split}.json`),
+          '--num_cpus',
+          '1',
+        ],
+        {
+          cwd: BIRD,
+          encoding: 'utf8',
+        },
+      );
+      const acc = run.stdout.split('\n').find((l) => l.startsWith('accuracy'));
+      const counts = run.stdout.split('\n').find((l) => l.startsWith('count'));
+      const last = (line: string | undefined): number => Number(line?.trim().split(/\s+/u).at(-1) ?? Number.NaN);
+      return { status: run.status ?? -1, total: last(acc), count: last(counts), stderr: run.stderr };
+    }
+
+    it('scores the gold 100% on every split that has all three of its levels, and stops on a split that lacks one', () => {
+      const scored = SPLITS.filter(complete);
+      expect(scored.length).toBeGreaterThan(0);
+      for (const split of SPLITS) {
+        const result = bird(
+          split,
+          itemsOf(split).map((it) => it.SQL),
+        );
+        if (complete(split)) {
+          expect(result.status, result.stderr).toBe(0);
+          expect(result.count).toBe(itemsOf(split).length);
+          expect(result.total, split).toBe(100);
+        } else {
+          expect(result.status).not.toBe(0);
+          expect(result.stderr).toMatch(/ZeroDivisionError/u);
+        }
+      }
+    }, 300_000);
+
+    it('scores predictions wrong at every 5th item as the hand count says, as equisql eval does', async () => {
+      for (const split of SPLITS.filter(complete)) {
+        const items = itemsOf(split);
+        const sqls = items.map((it, i) => (wrongAt(i) ? WRONG : it.SQL));
+        const hand = items.filter((_, i) => !wrongAt(i)).length;
+        const result = bird(split, sqls);
+        expect(result.status, result.stderr).toBe(0);
+        expect(countOf(result.total, items.length, 100, 2), split).toBe(hand);
+        const verdicts = await equisqlVerdicts(split, (_, i) => sqls[i] as string);
+        expect(verdicts.filter((v) => v.correct).length).toBe(hand);
+      }
+    }, 300_000);
+
+    it('accepts every prediction wrong only in its duplicate rows (it compares sets) or only on the edge-case instance (it reads the main one), which equisql eval counts wrong', async () => {
+      const split = SPLITS.filter(complete)[0] as string;
+      const items = itemsOf(split);
+      const sqls = items.map((it) => distinctOf(it.SQL));
       const result = bird(split, sqls);
       expect(result.status, result.stderr).toBe(0);
-      expect(countOf(result.total, items.length, 100, 2), split).toBe(hand);
+      expect(result.total).toBe(100);
       const verdicts = await equisqlVerdicts(split, (_, i) => sqls[i] as string);
-      expect(verdicts.filter((v) => v.correct).length).toBe(hand);
-    }
-  }, 300_000);
+      // The run has answers with duplicate rows on the main instance, and answers with them on the edge-case one only.
+      expect(verdicts.filter((v) => !v.main).length).toBeGreaterThan(0);
+      expect(verdicts.filter((v) => v.main && !v.edge).length).toBeGreaterThan(0);
+    }, 300_000);
+  },
+);
 
-  it('accepts every prediction wrong only in its duplicate rows (it compares sets) or only on the edge-case instance (it reads the main one), which equisql eval counts wrong', async () => {
-    const split = SPLITS.filter(complete)[0] as string;
-    const items = itemsOf(split);
-    const sqls = items.map((it) => distinctOf(it.SQL));
-    const result = bird(split, sqls);
-    expect(result.status, result.stderr).toBe(0);
-    expect(result.total).toBe(100);
-    const verdicts = await equisqlVerdicts(split, (_, i) => sqls[i] as string);
-    // The run has answers with duplicate rows on the main instance, and answers with them on the edge-case one only.
-    expect(verdicts.filter((v) => !v.main).length).toBeGreaterThan(0);
-    expect(verdicts.filter((v) => v.main && !v.edge).length).toBeGreaterThan(0);
-  }, 300_000);
-});
-
-describe.skipIf(minidevMissing !== undefined)(`BIRD mini-dev's evaluation_ex.py (SQLite) on the layout${minidevMissing ? ` (skipped: ${minidevMissing})` : ''}`, () => {
-  /** Runs mini-dev's documented command line (SQLite) on a split; its total EX and count. */
-  function minidev(split: string, sqls: readonly string[]): { status: number; total: number; count: number; stderr: string } {
-    const pred = join(tmp.dir, `minidev-${split}-${createHash('sha256').update(sqls.join('\n')).digest('hex').slice(0, 8)}.json`);
-    const items = itemsOf(split);
-    writeFileSync(pred, JSON.stringify(Object.fromEntries(sqls.map((s, i) => [String(i), `${s}\t----- bird -----\t${(items[i] as Item).db_id}`]))));
-    const run = spawnSync(
-      PYTHON,
-      ['-u', join(MINIDEV as string, 'evaluation_ex.py'), '--db_root_path', `${layout}/database/`, '--predicted_sql_path', pred, '--ground_truth_path', join(layout, `${split}_gold.sql`), '--diff_json_path', join(layout, `${split}.jsonl`), '--sql_dialect', 'SQLite', '--output_log_path', `${pred}.log`, '--num_cpus', '1'],
-      { cwd: MINIDEV, encoding: 'utf8' },
-    );
-    const last = (prefix: string): number => Number(run.stdout.split('\n').find((l) => l.startsWith(prefix))?.trim().split(/\s+/u).at(-1) ?? Number.NaN);
-    return { status: run.status ?? -1, total: last('EX '), count: last('count'), stderr: run.stderr };
-  }
-
-  it('scores the gold 100% on every split with all three levels, and predictions wrong at every 5th item as the hand count says', () => {
-    const scored = SPLITS.filter(complete);
-    expect(scored.length).toBeGreaterThan(0);
-    for (const split of scored) {
+describe.skipIf(minidevMissing !== undefined)(
+  `BIRD mini-dev's evaluation_ex.py (SQLite) on the layout${minidevMissing ? ` (skipped: ${minidevMissing})` : ''}`,
+  () => {
+    /** Runs mini-dev's documented command line (SQLite) on a split; its total EX and count. */
+    function minidev(
+      split: string,
+      sqls: readonly string[],
+    ): { status: number; total: number; count: number; stderr: string } {
+      const pred = join(
+        tmp.dir,
+        `minidev-${split}-${createHash('sha256').update(sqls.join('\n')).digest('hex').slice(0, 8)}.json`,
+      );
       const items = itemsOf(split);
-      const gold = minidev(split, items.map((it) => it.SQL));
-      expect(gold.status, gold.stderr).toBe(0);
-      expect(gold.count).toBe(items.length);
-      expect(gold.total, split).toBe(100);
-      const wrong = minidev(split, items.map((it, i) => (wrongAt(i) ? WRONG : it.SQL)));
-      expect(wrong.status, wrong.stderr).toBe(0);
-      expect(countOf(wrong.total, items.length, 100, 2), split).toBe(items.filter((_, i) => !wrongAt(i)).length);
+      writeFileSync(
+        pred,
+        JSON.stringify(
+          Object.fromEntries(sqls.map((s, i) => [String(i), `${s}\t----- bird -----\t${(items[i] as Item).db_id}`])),
+        ),
+      );
+      const run = spawnSync(
+        PYTHON,
+        [
+          '-u',
+          join(MINIDEV as string, 'evaluation_ex.py'),
+          '--db_root_path',
+          `${layout}/database/`,
+          '--predicted_sql_path',
+          pred,
+          '--ground_truth_path',
+          join(layout, `${split}_gold.sql`),
+          '--diff_json_path',
+          join(layout, `${split}.jsonl`),
+          '--sql_dialect',
+          'SQLite',
+          '--output_log_path',
+          `${pred}.log`,
+          '--num_cpus',
+          '1',
+        ],
+        { cwd: MINIDEV, encoding: 'utf8' },
+      );
+      const last = (prefix: string): number =>
+        Number(
+          run.stdout
+            .split('\n')
+            .find((l) => l.startsWith(prefix))
+            ?.trim()
+            .split(/\s+/u)
+            .at(-1) ?? Number.NaN,
+        );
+      return { status: run.status ?? -1, total: last('EX '), count: last('count'), stderr: run.stderr };
     }
-  }, 300_000);
-});
+
+    it('scores the gold 100% on every split with all three levels, and predictions wrong at every 5th item as the hand count says', () => {
+      const scored = SPLITS.filter(complete);
+      expect(scored.length).toBeGreaterThan(0);
+      for (const split of scored) {
+        const items = itemsOf(split);
+        const gold = minidev(
+          split,
+          items.map((it) => it.SQL),
+        );
+        expect(gold.status, gold.stderr).toBe(0);
+        expect(gold.count).toBe(items.length);
+        expect(gold.total, split).toBe(100);
+        const wrong = minidev(
+          split,
+          items.map((it, i) => (wrongAt(i) ? WRONG : it.SQL)),
+        );
+        expect(wrong.status, wrong.stderr).toBe(0);
+        expect(countOf(wrong.total, items.length, 100, 2), split).toBe(items.filter((_, i) => !wrongAt(i)).length);
+      }
+    }, 300_000);
+  },
+);
 
 /** The lines of a gold file that Spider's own parser (process_sql.get_sql) reads, by index. */
 function spiderReadable(split: string): number[] {
@@ -315,68 +451,108 @@ function spiderReadable(split: string): number[] {
     '    except Exception:',
     '        pass',
   ].join('\n');
-  const run = spawnSync(PYTHON, ['-c', code, join(layout, 'database'), join(layout, `${split}_gold.sql`)], { cwd: SPIDER, encoding: 'utf8' });
+  const run = spawnSync(PYTHON, ['-c', code, join(layout, 'database'), join(layout, `${split}_gold.sql`)], {
+    cwd: SPIDER,
+    encoding: 'utf8',
+  });
   expect(run.status, run.stderr).toBe(0);
-  return run.stdout.split('\n').filter((l) => l !== '').map(Number);
+  return run.stdout
+    .split('\n')
+    .filter((l) => l !== '')
+    .map(Number);
 }
 
-describe.skipIf(spiderMissing !== undefined)(`Spider's test-suite evaluation.py on the layout${spiderMissing ? ` (skipped: ${spiderMissing})` : ''}`, () => {
-  /** Runs Spider's documented command line; its execution accuracy over all levels. */
-  function spider(gold: string, sqls: readonly string[], flags: readonly string[] = []): { status: number; all: number; stderr: string } {
-    const pred = join(tmp.dir, `spider-${createHash('sha256').update(gold + sqls.join('\n')).digest('hex').slice(0, 8)}.txt`);
-    writeFileSync(pred, sqls.map((s) => `${s}\n`).join(''));
-    const run = spawnSync(PYTHON, [join(SPIDER as string, 'evaluation.py'), '--gold', gold, '--pred', pred, '--db', join(layout, 'database'), '--etype', 'exec', ...flags], { cwd: SPIDER, encoding: 'utf8' });
-    const lines = run.stdout.split('\n');
-    const at = lines.findIndex((l) => l.includes('EXECUTION ACCURACY'));
-    return { status: run.status ?? -1, all: Number(lines[at + 1]?.trim().split(/\s+/u).at(-1)), stderr: run.stderr };
-  }
-  /** The gold file of a split cut to the lines Spider's parser reads. */
-  function readableGold(split: string): { path: string; lines: [string, string][] } {
-    const keep = spiderReadable(split);
-    const lines = keep.map((i) => goldOf(split)[i] as [string, string]);
-    const path = join(tmp.dir, `spider-${split}_gold.sql`);
-    writeFileSync(path, lines.map((l) => `${l.join('\t')}\n`).join(''));
-    return { path, lines };
-  }
-
-  it('stops at the first gold line its grammar does not read; on the lines it reads, scores the gold 100%', () => {
-    const whole = spider(join(layout, 'train_gold.sql'), goldOf('train').map(([s]) => s));
-    expect(whole.status).not.toBe(0);
-    expect(whole.stderr).toMatch(/AssertionError|KeyError/u);
-    let read = 0;
-    for (const split of SPLITS) {
-      const { path, lines } = readableGold(split);
-      read += lines.length;
-      if (lines.length === 0) continue;
-      const result = spider(path, lines.map(([s]) => s));
-      expect(result.status, result.stderr).toBe(0);
-      expect(result.all, split).toBe(1);
+describe.skipIf(spiderMissing !== undefined)(
+  `Spider's test-suite evaluation.py on the layout${spiderMissing ? ` (skipped: ${spiderMissing})` : ''}`,
+  () => {
+    /** Runs Spider's documented command line; its execution accuracy over all levels. */
+    function spider(
+      gold: string,
+      sqls: readonly string[],
+      flags: readonly string[] = [],
+    ): { status: number; all: number; stderr: string } {
+      const pred = join(
+        tmp.dir,
+        `spider-${createHash('sha256')
+          .update(gold + sqls.join('\n'))
+          .digest('hex')
+          .slice(0, 8)}.txt`,
+      );
+      writeFileSync(pred, sqls.map((s) => `${s}\n`).join(''));
+      const run = spawnSync(
+        PYTHON,
+        [
+          join(SPIDER as string, 'evaluation.py'),
+          '--gold',
+          gold,
+          '--pred',
+          pred,
+          '--db',
+          join(layout, 'database'),
+          '--etype',
+          'exec',
+          ...flags,
+        ],
+        { cwd: SPIDER, encoding: 'utf8' },
+      );
+      const lines = run.stdout.split('\n');
+      const at = lines.findIndex((l) => l.includes('EXECUTION ACCURACY'));
+      return { status: run.status ?? -1, all: Number(lines[at + 1]?.trim().split(/\s+/u).at(-1)), stderr: run.stderr };
     }
-    expect(read).toBeGreaterThan(0);
-  }, 300_000);
-
-  it('scores predictions wrong at every 5th line as the hand count says', () => {
-    for (const split of SPLITS) {
-      const { path, lines } = readableGold(split);
-      if (lines.length === 0) continue;
-      const sqls = lines.map(([s], i) => (wrongAt(i) ? WRONG : s));
-      const result = spider(path, sqls);
-      expect(result.status, result.stderr).toBe(0);
-      expect(countOf(result.all, lines.length, 1, 3), split).toBe(lines.filter((_, i) => !wrongAt(i)).length);
+    /** The gold file of a split cut to the lines Spider's parser reads. */
+    function readableGold(split: string): { path: string; lines: [string, string][] } {
+      const keep = spiderReadable(split);
+      const lines = keep.map((i) => goldOf(split)[i] as [string, string]);
+      const path = join(tmp.dir, `spider-${split}_gold.sql`);
+      writeFileSync(path, lines.map((l) => `${l.join('\t')}\n`).join(''));
+      return { path, lines };
     }
-  }, 300_000);
 
-  it('drops DISTINCT before comparing, so accepts predictions wrong only in duplicate rows; with --keep_distinct it counts them wrong as equisql eval does', async () => {
-    const split = 'train';
-    const keep = spiderReadable(split);
-    const { path, lines } = readableGold(split);
-    const sqls = lines.map(([s]) => distinctOf(s));
-    expect(spider(path, sqls).all).toBe(1);
-    const verdicts = await equisqlVerdicts(split, (it) => distinctOf(it.SQL));
-    const right = keep.filter((i) => (verdicts[i] as Verdict).correct).length;
-    expect(right).toBeLessThan(lines.length);
-    const kept = spider(path, sqls, ['--keep_distinct']);
-    expect(kept.status, kept.stderr).toBe(0);
-    expect(countOf(kept.all, lines.length, 1, 3)).toBe(right);
-  }, 300_000);
-});
+    it('stops at the first gold line its grammar does not read; on the lines it reads, scores the gold 100%', () => {
+      const whole = spider(
+        join(layout, 'train_gold.sql'),
+        goldOf('train').map(([s]) => s),
+      );
+      expect(whole.status).not.toBe(0);
+      expect(whole.stderr).toMatch(/AssertionError|KeyError/u);
+      let read = 0;
+      for (const split of SPLITS) {
+        const { path, lines } = readableGold(split);
+        read += lines.length;
+        if (lines.length === 0) continue;
+        const result = spider(
+          path,
+          lines.map(([s]) => s),
+        );
+        expect(result.status, result.stderr).toBe(0);
+        expect(result.all, split).toBe(1);
+      }
+      expect(read).toBeGreaterThan(0);
+    }, 300_000);
+
+    it('scores predictions wrong at every 5th line as the hand count says', () => {
+      for (const split of SPLITS) {
+        const { path, lines } = readableGold(split);
+        if (lines.length === 0) continue;
+        const sqls = lines.map(([s], i) => (wrongAt(i) ? WRONG : s));
+        const result = spider(path, sqls);
+        expect(result.status, result.stderr).toBe(0);
+        expect(countOf(result.all, lines.length, 1, 3), split).toBe(lines.filter((_, i) => !wrongAt(i)).length);
+      }
+    }, 300_000);
+
+    it('drops DISTINCT before comparing, so accepts predictions wrong only in duplicate rows; with --keep_distinct it counts them wrong as equisql eval does', async () => {
+      const split = 'train';
+      const keep = spiderReadable(split);
+      const { path, lines } = readableGold(split);
+      const sqls = lines.map(([s]) => distinctOf(s));
+      expect(spider(path, sqls).all).toBe(1);
+      const verdicts = await equisqlVerdicts(split, (it) => distinctOf(it.SQL));
+      const right = keep.filter((i) => (verdicts[i] as Verdict).correct).length;
+      expect(right).toBeLessThan(lines.length);
+      const kept = spider(path, sqls, ['--keep_distinct']);
+      expect(kept.status, kept.stderr).toBe(0);
+      expect(countOf(kept.all, lines.length, 1, 3)).toBe(right);
+    }, 300_000);
+  },
+);

@@ -29,10 +29,14 @@ afterAll(async () => {
 });
 
 type Message = { role: string; content: string };
-const lines = (path: string): string[] => readFileSync(path, 'utf8').split('\n').filter((l) => l !== '');
+const lines = (path: string): string[] =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
 const json = <T>(path: string): T[] => lines(path).map((l) => JSON.parse(l) as T);
 const manifestOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
-const frontMatter = (dir: string) => parseYaml(/^---\n([\s\S]*?)\n---\n/u.exec(readFileSync(join(dir, 'README.md'), 'utf8'))?.[1] ?? '');
+const frontMatter = (dir: string) =>
+  parseYaml(/^---\n([\s\S]*?)\n---\n/u.exec(readFileSync(join(dir, 'README.md'), 'utf8'))?.[1] ?? '');
 
 function exported(name: string, args: string[]): string {
   const dir = join(tmp.dir, name);
@@ -50,14 +54,48 @@ function stats(values: number[]): { p50: number; p90: number; max: number } {
 }
 
 beforeAll(async () => {
-  const run = runCli(['generate', '--dataset', 'social_media', '--variants', VARIANTS, '--scale', 'tiny', '--groups', '8', '--out', base], { env: NO_SERVER });
+  const run = runCli(
+    [
+      'generate',
+      '--dataset',
+      'social_media',
+      '--variants',
+      VARIANTS,
+      '--scale',
+      'tiny',
+      '--groups',
+      '8',
+      '--out',
+      base,
+    ],
+    { env: NO_SERVER },
+  );
   expect(run.status, run.stderr).toBe(0);
-  const gen = runCli(['generate', '--dataset', 'retail', '--variants', VARIANTS, '--scale', 'tiny', '--groups', '3', '--out', llm], { env: NO_SERVER });
+  const gen = runCli(
+    ['generate', '--dataset', 'retail', '--variants', VARIANTS, '--scale', 'tiny', '--groups', '3', '--out', llm],
+    { env: NO_SERVER },
+  );
   expect(gen.status, gen.stderr).toBe(0);
   server = await startChatServer();
   const config = join(tmp.dir, 'llm.config.ts');
   writeFileSync(config, `export default { datasets: {}, llm: { model: 'local-model' } };\n`);
-  const q = await runCliAsync(['questions', '--dir', llm, '--writer', 'llm', '--styles', 'precise', '--paraphrases', '1', '--config', config, '--quiet'], { env: { ...NO_SERVER, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'local-key' } });
+  const q = await runCliAsync(
+    [
+      'questions',
+      '--dir',
+      llm,
+      '--writer',
+      'llm',
+      '--styles',
+      'precise',
+      '--paraphrases',
+      '1',
+      '--config',
+      config,
+      '--quiet',
+    ],
+    { env: { ...NO_SERVER, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'local-key' } },
+  );
   expect(q.status, q.stderr).toBe(0);
 }, 600_000);
 
@@ -75,7 +113,10 @@ describe('fine-tuning files', () => {
       // The sequence a trainer holds: every turn, framed as gpt-4o's chat format frames it
       // (encodeChat adds the header a reply would start from; a finished chat has none).
       const header = encodeChat([], 'gpt-4o').length;
-      const sequence = rows.map((r) => encodeChat((r.messages ?? [...(r.prompt ?? []), ...(r.completion ?? [])]) as never, 'gpt-4o').length - header);
+      const sequence = rows.map(
+        (r) =>
+          encodeChat((r.messages ?? [...(r.prompt ?? []), ...(r.completion ?? [])]) as never, 'gpt-4o').length - header,
+      );
       const entry = tokens.files[rel];
       expect(entry.rows).toBe(rows.length);
       expect(entry.sequence, rel).toEqual(stats(sequence));
@@ -85,7 +126,8 @@ describe('fine-tuning files', () => {
         expect(entry.completion, rel).toEqual(stats(sequence.map((n, i) => n - (prompt[i] as number))));
         expect(entry.completion.max).toBeLessThan(entry.prompt.p50);
       }
-      const fmt = (s: { p50: number; p90: number; max: number }) => `${s.p50.toLocaleString('en-US')} / ${s.p90.toLocaleString('en-US')} / ${s.max.toLocaleString('en-US')}`;
+      const fmt = (s: { p50: number; p90: number; max: number }) =>
+        `${s.p50.toLocaleString('en-US')} / ${s.p90.toLocaleString('en-US')} / ${s.max.toLocaleString('en-US')}`;
       expect(card).toContain(`| \`${rel}\` | ${rows.length} | ${fmt(entry.sequence)} |`);
       longest = Math.max(longest, ...sequence);
     }
@@ -98,12 +140,16 @@ describe('fine-tuning files', () => {
     expect(card).toMatch(new RegExp(`\\| TRL SFTTrainer \\| \`max_length\` 1,024 \\| ${trl.rows_over} `, 'u'));
   });
 
-  it('the prompt–completion file\'s completion is exactly the SQL and its prompt holds the system turn and the user turn with the schema and question; the chat file holds the same turns', () => {
+  it("the prompt–completion file's completion is exactly the SQL and its prompt holds the system turn and the user turn with the schema and question; the chat file holds the same turns", () => {
     const dir = base;
     const ddl = promptSchemaTexts(dir, 'compact');
     for (const split of Object.keys(manifestOf(dir).export.splits)) {
-      const data = json<{ id: string; sql: string; question: string; evidence: string; variant: string }>(join(dir, `data/${split}-00000-of-00001.jsonl`));
-      const prompt = json<{ id: string; prompt: Message[]; completion: Message[] }>(join(dir, `finetune/${split}.prompt.jsonl`));
+      const data = json<{ id: string; sql: string; question: string; evidence: string; variant: string }>(
+        join(dir, `data/${split}-00000-of-00001.jsonl`),
+      );
+      const prompt = json<{ id: string; prompt: Message[]; completion: Message[] }>(
+        join(dir, `finetune/${split}.prompt.jsonl`),
+      );
       const chat = json<{ id: string; messages: Message[] }>(join(dir, `finetune/${split}.chat.jsonl`));
       expect(prompt.length).toBe(data.length);
       prompt.forEach((p, i) => {
@@ -113,7 +159,9 @@ describe('fine-tuning files', () => {
         expect([p.id, chat[i]!.id]).toEqual([row.id, row.id]);
         expect(p.completion).toEqual([{ role: 'assistant', content: row.sql }]);
         expect(p.prompt.map((m) => m.role)).toEqual(['system', 'user']);
-        expect(p.prompt[1]!.content).toBe(`Database schema:\n\n${ddl.get(row.variant)}\n\nQuestion: ${row.question}${row.evidence ? `\n\nEvidence: ${row.evidence}` : ''}`);
+        expect(p.prompt[1]!.content).toBe(
+          `Database schema:\n\n${ddl.get(row.variant)}\n\nQuestion: ${row.question}${row.evidence ? `\n\nEvidence: ${row.evidence}` : ''}`,
+        );
         expect(chat[i]!.messages).toEqual([...p.prompt, ...p.completion]);
       });
     }
@@ -122,7 +170,8 @@ describe('fine-tuning files', () => {
   it('--prompt-schema full and compact+values show those schemas; compact prompts are shorter than full ones', () => {
     const full = exported('full-schema', ['--prompt-schema', 'full']);
     const values = exported('values-schema', ['--prompt-schema', 'compact+values']);
-    const first = (dir: string) => json<{ prompt: Message[] }>(join(dir, 'finetune/train.prompt.jsonl'))[0]!.prompt[1]!.content;
+    const first = (dir: string) =>
+      json<{ prompt: Message[] }>(join(dir, 'finetune/train.prompt.jsonl'))[0]!.prompt[1]!.content;
     expect(first(full)).toMatch(/ALTER TABLE .* ADD PRIMARY KEY/u);
     expect(first(full)).toMatch(/CREATE INDEX/u);
     expect(first(values)).toMatch(/ -- e\.g\. /u);
@@ -135,7 +184,7 @@ describe('fine-tuning files', () => {
 });
 
 describe('the card as the Hub and datasets read it', () => {
-  it('names data, chat and prompt subsets whose paths, splits, row counts and features are the files\'; all in one format', async () => {
+  it("names data, chat and prompt subsets whose paths, splits, row counts and features are the files'; all in one format", async () => {
     const dir = base;
     const fm = frontMatter(dir);
     const m = manifestOf(dir);
@@ -162,21 +211,37 @@ describe('the card as the Hub and datasets read it', () => {
         for (const row of rows) {
           expect(Object.keys(row)).toEqual(features.map((x) => x.name));
           for (const feature of features.filter((x) => x.list)) {
-            for (const message of row[feature.name] as Record<string, unknown>[]) expect(Object.keys(message)).toEqual(feature.list!.map((x) => x.name));
+            for (const message of row[feature.name] as Record<string, unknown>[])
+              expect(Object.keys(message)).toEqual(feature.list!.map((x) => x.name));
           }
         }
         if (config.config_name === 'data') {
           // The declared dtypes are the ones the typed Parquet copy of the same rows has.
           const pq = path.replace(/\.jsonl$/u, '.parquet');
-          const types = Object.fromEntries((await c.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${pq}')`)).getRowObjectsJson().map((r) => [r['column_name'], r['column_type']]));
-          const duck = { string: 'VARCHAR', int32: 'INTEGER', int64: 'BIGINT', bool: 'BOOLEAN' } as Record<string, string>;
+          const types = Object.fromEntries(
+            (await c.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${pq}')`))
+              .getRowObjectsJson()
+              .map((r) => [r['column_name'], r['column_type']]),
+          );
+          const duck = { string: 'VARCHAR', int32: 'INTEGER', int64: 'BIGINT', bool: 'BOOLEAN' } as Record<
+            string,
+            string
+          >;
           expect(types).toEqual(Object.fromEntries(features.map((x) => [x.name, duck[x.dtype as string]])));
         }
       }
     }
     // datasets reads every subset of a folder with one builder: one file format for all.
     expect([...exts]).toEqual(['jsonl']);
-    for (const key of ['license', 'annotations_creators', 'task_categories', 'size_categories', 'pretty_name', 'source_datasets']) expect(fm[key], key).toBeDefined();
+    for (const key of [
+      'license',
+      'annotations_creators',
+      'task_categories',
+      'size_categories',
+      'pretty_name',
+      'source_datasets',
+    ])
+      expect(fm[key], key).toBeDefined();
     expect(fm.license).toBe('unknown');
     expect(fm.annotations_creators).toEqual(['machine-generated']);
   });
@@ -191,7 +256,9 @@ describe('the card as the Hub and datasets read it', () => {
     const c = await db.connect();
     for (const split of ['train', 'validation', 'test'].filter((s) => manifestOf(dir).export.splits[s])) {
       for (const kind of ['chat', 'prompt']) {
-        const fromParquet = (await c.runAndReadAll(`SELECT * FROM read_parquet('${join(dir, `finetune/${split}.${kind}.parquet`)}')`)).getRowObjectsJson();
+        const fromParquet = (
+          await c.runAndReadAll(`SELECT * FROM read_parquet('${join(dir, `finetune/${split}.${kind}.parquet`)}')`)
+        ).getRowObjectsJson();
         expect(fromParquet, `${split} ${kind}`).toEqual(json(join(dir, `finetune/${split}.${kind}.jsonl`)));
       }
     }
@@ -199,11 +266,20 @@ describe('the card as the Hub and datasets read it', () => {
   });
 
   it('every nullable column has one type in every split, when one split has LLM chains of thought and another none', async () => {
-    const dir = exported('mixed', ['--include', llm, '--split', 'domain', '--ratios', 'train=0.5,validation=0,test=0.5']);
+    const dir = exported('mixed', [
+      '--include',
+      llm,
+      '--split',
+      'domain',
+      '--ratios',
+      'train=0.5,validation=0,test=0.5',
+    ]);
     const m = manifestOf(dir);
     const splits = Object.keys(m.export.splits);
     expect(splits.length).toBe(2);
-    const rows = Object.fromEntries(splits.map((s) => [s, json<Record<string, unknown>>(join(dir, `data/${s}-00000-of-00001.jsonl`))]));
+    const rows = Object.fromEntries(
+      splits.map((s) => [s, json<Record<string, unknown>>(join(dir, `data/${s}-00000-of-00001.jsonl`))]),
+    );
     // The case that breaks a reader inferring types per split: strings in one, only nulls in the other.
     const withCot = splits.filter((s) => rows[s]!.some((r) => typeof r['cot'] === 'string'));
     const without = splits.filter((s) => rows[s]!.every((r) => r['cot'] === null));
@@ -211,26 +287,40 @@ describe('the card as the Hub and datasets read it', () => {
     expect(without.length).toBe(1);
     const db = await DuckDBInstance.create(':memory:');
     const c = await db.connect();
-    const typesOf = async (s: string) => (await c.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${join(dir, `data/${s}-00000-of-00001.parquet`)}')`)).getRowObjectsJson().map((r) => `${r['column_name']} ${r['column_type']} ${r['null']}`);
+    const typesOf = async (s: string) =>
+      (await c.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${join(dir, `data/${s}-00000-of-00001.parquet`)}')`))
+        .getRowObjectsJson()
+        .map((r) => `${r['column_name']} ${r['column_type']} ${r['null']}`);
     expect(await typesOf(splits[0]!)).toEqual(await typesOf(splits[1]!));
     const fm = frontMatter(dir);
-    const features = fm.dataset_info.find((i: { config_name: string }) => i.config_name === 'data').features as { name: string; dtype: string }[];
-    const schema = JSON.parse(readFileSync(join(dir, 'record.schema.json'), 'utf8')) as { properties: Record<string, { type: string | string[] }> };
-    const nullable = Object.entries(schema.properties).filter(([, p]) => Array.isArray(p.type) && p.type.includes('null')).map(([k]) => k);
+    const features = fm.dataset_info.find((i: { config_name: string }) => i.config_name === 'data').features as {
+      name: string;
+      dtype: string;
+    }[];
+    const schema = JSON.parse(readFileSync(join(dir, 'record.schema.json'), 'utf8')) as {
+      properties: Record<string, { type: string | string[] }>;
+    };
+    const nullable = Object.entries(schema.properties)
+      .filter(([, p]) => Array.isArray(p.type) && p.type.includes('null'))
+      .map(([k]) => k);
     expect(nullable).toEqual(expect.arrayContaining(['cot', 'canonical_sql']));
     for (const col of nullable) {
       expect(features.find((f) => f.name === col)?.dtype, col).toBe('string');
-      for (const s of splits) for (const r of rows[s]!) expect(r[col] === null || typeof r[col] === 'string', `${s} ${col}`).toBe(true);
+      for (const s of splits)
+        for (const r of rows[s]!) expect(r[col] === null || typeof r[col] === 'string', `${s} ${col}`).toBe(true);
     }
     expect(fm.annotations_creators).toEqual(['machine-generated']);
     expect(runCli(['check', '--dir', dir]).status).toBe(0);
   });
 
-  it('takes the licence and metadata from the config\'s card', () => {
+  it("takes the licence and metadata from the config's card", () => {
     const dir = join(tmp.dir, 'licensed');
     cpSync(base, dir, { recursive: true });
     const config = join(tmp.dir, 'card.config.ts');
-    writeFileSync(config, `export default { datasets: { social_media: { domain: 'social_media', card: { license: 'cc-by-4.0', pretty_name: 'Streams and clips', tags: ['text-to-sql'] } } } };\n`);
+    writeFileSync(
+      config,
+      `export default { datasets: { social_media: { domain: 'social_media', card: { license: 'cc-by-4.0', pretty_name: 'Streams and clips', tags: ['text-to-sql'] } } } };\n`,
+    );
     const run = runCli(['export', '--dir', dir, '--config', config]);
     expect(run.status, run.stderr).toBe(0);
     const fm = frontMatter(dir);
@@ -238,7 +328,10 @@ describe('the card as the Hub and datasets read it', () => {
     expect(fm.pretty_name).toBe('Streams and clips');
     expect(fm.tags).toEqual(['text-to-sql']);
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('# Streams and clips');
-    writeFileSync(config, `export default { datasets: { social_media: { domain: 'social_media', card: { licence: 'mit' } } } };\n`);
+    writeFileSync(
+      config,
+      `export default { datasets: { social_media: { domain: 'social_media', card: { licence: 'mit' } } } };\n`,
+    );
     const bad = runCli(['export', '--dir', dir, '--config', config]);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/datasets\.social_media\.card\["licence"\]: unknown key \(did you mean "license"\?\)/u);
@@ -249,19 +342,36 @@ describe('trainer settings next to the files', () => {
   it('the LLaMA-Factory entries and the Axolotl snippet name files and fields that exist, with a length no row exceeds', () => {
     const dir = base;
     const tokens = manifestOf(dir).export.tokens;
-    const info = JSON.parse(readFileSync(join(dir, 'finetune/dataset_info.json'), 'utf8')) as Record<string, { file_name: string; formatting: string; columns: { messages: string }; tags: Record<string, string> }>;
-    expect(Object.keys(info).sort()).toEqual(Object.keys(manifestOf(dir).export.splits).map((s) => `equisql_social_media_${s}`).sort());
+    const info = JSON.parse(readFileSync(join(dir, 'finetune/dataset_info.json'), 'utf8')) as Record<
+      string,
+      { file_name: string; formatting: string; columns: { messages: string }; tags: Record<string, string> }
+    >;
+    expect(Object.keys(info).sort()).toEqual(
+      Object.keys(manifestOf(dir).export.splits)
+        .map((s) => `equisql_social_media_${s}`)
+        .sort(),
+    );
     for (const entry of Object.values(info)) {
       // dataset_dir is the finetune folder: file_name is relative to it.
       const rows = json<Record<string, Message[]>>(join(dir, 'finetune', entry.file_name));
       expect(entry.formatting).toBe('sharegpt');
       for (const row of rows) {
         const messages = row[entry.columns.messages]!;
-        expect(messages.map((m) => Object.keys(m).sort())).toEqual(messages.map(() => [entry.tags['content_tag'], entry.tags['role_tag']].sort()));
-        expect(messages.map((m) => (m as Record<string, string>)[entry.tags['role_tag']!])).toEqual([entry.tags['system_tag'], entry.tags['user_tag'], entry.tags['assistant_tag']]);
+        expect(messages.map((m) => Object.keys(m).sort())).toEqual(
+          messages.map(() => [entry.tags['content_tag'], entry.tags['role_tag']].sort()),
+        );
+        expect(messages.map((m) => (m as Record<string, string>)[entry.tags['role_tag']!])).toEqual([
+          entry.tags['system_tag'],
+          entry.tags['user_tag'],
+          entry.tags['assistant_tag'],
+        ]);
       }
     }
-    const axolotl = parseYaml(readFileSync(join(dir, 'finetune/axolotl.yaml'), 'utf8')) as { sequence_len: number; datasets: Record<string, unknown>[]; test_datasets: Record<string, unknown>[] };
+    const axolotl = parseYaml(readFileSync(join(dir, 'finetune/axolotl.yaml'), 'utf8')) as {
+      sequence_len: number;
+      datasets: Record<string, unknown>[];
+      test_datasets: Record<string, unknown>[];
+    };
     expect(axolotl.sequence_len).toBe(tokens.suggested);
     expect(axolotl.sequence_len).toBeGreaterThanOrEqual(tokens.longest);
     for (const d of [...axolotl.datasets, ...axolotl.test_datasets]) {
@@ -287,7 +397,9 @@ describe('how many rows a group becomes', () => {
     for (const q of questions) qPerGroup.set(q.group_id, (qPerGroup.get(q.group_id) ?? 0) + 1);
     let sampled = 0;
     for (const split of Object.keys(m.export.splits)) {
-      const rows = json<{ group_id: string; question_id: string; variant: string; sql: string }>(join(dir, `data/${split}-00000-of-00001.jsonl`));
+      const rows = json<{ group_id: string; question_id: string; variant: string; sql: string }>(
+        join(dir, `data/${split}-00000-of-00001.jsonl`),
+      );
       const groups = new Set(rows.map((r) => r.group_id));
       for (const g of groups) {
         const mine = rows.filter((r) => r.group_id === g);
@@ -308,7 +420,8 @@ describe('how many rows a group becomes', () => {
     expect(check.status, check.stdout).toBe(0);
     // Drawn from the seed: the same export twice is the same bytes.
     const again = exported('two-variants-again', ['--variants-per-question', '2']);
-    for (const f of Object.keys(m.export.files)) expect(readFileSync(join(again, f)).equals(readFileSync(join(dir, f))), f).toBe(true);
+    for (const f of Object.keys(m.export.files))
+      expect(readFileSync(join(again, f)).equals(readFileSync(join(dir, f))), f).toBe(true);
   });
 
   it('--variants-per-question all asks every question on every variant; --paraphrases-per-style and --max-rows cut train and validation only; the card states the repetition', () => {
@@ -317,7 +430,8 @@ describe('how many rows a group becomes', () => {
     expect(all.counts.rows).toBe(questions * 4);
     // Variants whose SQL is the same text give the same (question, SQL) pair: dropped by default.
     const deduped = manifestOf(exported('all-deduped', ['--variants-per-question', 'all'])).export;
-    const dropped = (deduped.counts.duplicates_dropped.train ?? 0) + (deduped.counts.duplicates_dropped.validation ?? 0);
+    const dropped =
+      (deduped.counts.duplicates_dropped.train ?? 0) + (deduped.counts.duplicates_dropped.validation ?? 0);
     expect(deduped.counts.rows).toBe(questions * 4 - dropped);
     expect(deduped.splits.test.rows).toBe(all.splits.test.rows);
     const cut = exported('cut', ['--paraphrases-per-style', '1', '--max-rows', '20']);
@@ -329,7 +443,9 @@ describe('how many rows a group becomes', () => {
     expect(new Set(train.map((r) => r.group_id)).size).toBe(m.splits.train.groups);
     expect(m.splits.test.rows).toBe(all.splits.test.rows);
     const card = readFileSync(join(cut, 'README.md'), 'utf8');
-    expect(card).toMatch(/\| split \| rows \| questions \| distinct SQL \| rows per question \| rows per SQL \| duplicates dropped \|/u);
+    expect(card).toMatch(
+      /\| split \| rows \| questions \| distinct SQL \| rows per question \| rows per SQL \| duplicates dropped \|/u,
+    );
     expect(card).toMatch(/at most 20 rows/u);
     const bad = runCli(['export', '--dir', cut, '--variants-per-question', '0']);
     expect(bad.status).toBe(2);
@@ -342,16 +458,34 @@ describe('the Hub folder', () => {
     // A whole generated directory, databases and stage inputs included.
     const dir = join(tmp.dir, 'hub-source');
     cpSync(base, dir, { recursive: true });
-    expect(existsSync(join(dir, 'pglite')) && existsSync(join(dir, 'edge')) && existsSync(join(dir, 'questions'))).toBe(true);
+    expect(existsSync(join(dir, 'pglite')) && existsSync(join(dir, 'edge')) && existsSync(join(dir, 'questions'))).toBe(
+      true,
+    );
     const out = join(tmp.dir, 'hub');
     const run = runCli(['export', '--dir', dir, '--hub-dir', out]);
     expect(run.status, run.stderr).toBe(0);
     const list = lines(join(dir, 'hub-files.txt'));
-    const walk = (d: string, prefix = ''): string[] => readdirSync(d).flatMap((n) => (statSync(join(d, n)).isDirectory() ? walk(join(d, n), `${prefix}${n}/`) : [`${prefix}${n}`]));
+    const walk = (d: string, prefix = ''): string[] =>
+      readdirSync(d).flatMap((n) =>
+        statSync(join(d, n)).isDirectory() ? walk(join(d, n), `${prefix}${n}/`) : [`${prefix}${n}`],
+      );
     expect(walk(out).sort()).toEqual(list);
     for (const f of list) expect(readFileSync(join(out, f)).equals(readFileSync(join(dir, f))), f).toBe(true);
-    expect(list.some((f) => f.startsWith('pglite/') || f.startsWith('edge/') || f.startsWith('questions/') || f === 'rejections.jsonl')).toBe(false);
-    for (const f of ['README.md', 'manifest.json', 'record.schema.json', '.gitattributes', 'finetune/dataset_info.json', 'finetune/axolotl.yaml']) expect(list).toContain(f);
+    expect(
+      list.some(
+        (f) =>
+          f.startsWith('pglite/') || f.startsWith('edge/') || f.startsWith('questions/') || f === 'rejections.jsonl',
+      ),
+    ).toBe(false);
+    for (const f of [
+      'README.md',
+      'manifest.json',
+      'record.schema.json',
+      '.gitattributes',
+      'finetune/dataset_info.json',
+      'finetune/axolotl.yaml',
+    ])
+      expect(list).toContain(f);
     expect(runCli(['check', '--dir', out]).status).toBe(0);
     const again = runCli(['export', '--dir', dir, '--hub-dir', out]);
     expect(again.status).toBe(2);
@@ -371,10 +505,15 @@ describe('the Hub folder of an export already made', () => {
     const refused = runCli(['export', '--dir', dir, '--split', 'random', '--hub-dir', other]);
     expect(refused.status).toBe(2);
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
-    expect(refused.stderr).toMatch(/--hub-dir: .* holds an export made with other settings \(split "skeleton", not "random"; formats \["chat","jsonl"\], not \[.*\]\)/u);
+    expect(refused.stderr).toMatch(
+      /--hub-dir: .* holds an export made with other settings \(split "skeleton", not "random"; formats \["chat","jsonl"\], not \[.*\]\)/u,
+    );
     expect(existsSync(other)).toBe(false);
     // --hub-dir alone, and with the settings the export was made with, copy it as it is.
-    for (const [name, extra] of [['hub-alone', []], ['hub-same', ['--split', 'skeleton', '--formats', 'chat,jsonl']]] as const) {
+    for (const [name, extra] of [
+      ['hub-alone', []],
+      ['hub-same', ['--split', 'skeleton', '--formats', 'chat,jsonl']],
+    ] as const) {
       const out = join(tmp.dir, name);
       const run = runCli(['export', '--dir', dir, ...extra, '--hub-dir', out]);
       expect(run.status, run.stderr).toBe(0);

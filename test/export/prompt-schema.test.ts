@@ -43,16 +43,24 @@ async function catalog(pgSchema: string): Promise<Record<string, { columns: stri
 }
 
 async function load(pgSchema: string, ddl: string): Promise<void> {
-  await db.exec(`DROP SCHEMA IF EXISTS ${pgSchema} CASCADE; CREATE SCHEMA ${pgSchema}; SET search_path = ${pgSchema};\n${ddl}`);
+  await db.exec(
+    `DROP SCHEMA IF EXISTS ${pgSchema} CASCADE; CREATE SCHEMA ${pgSchema}; SET search_path = ${pgSchema};\n${ddl}`,
+  );
 }
 
-const cases: { name: string; schema: RelationalSchema; full: string; examples: ReturnType<typeof columnExamples> }[] = [];
+const cases: { name: string; schema: RelationalSchema; full: string; examples: ReturnType<typeof columnExamples> }[] =
+  [];
 for (const [name, domain] of DOMAINS) {
   const index = indexDomain(domain);
   const instance = generateInstance(domain, { seed: 1, scale: 'tiny', profile: 'default' });
   for (const spec of selectVariants(index, 'all', 1)) {
     const schema = buildRelationalSchema(index, spec);
-    cases.push({ name: `${name}/${spec.name}`, schema, full: fullDdl(renderSchemaFile(schema, '-- header')), examples: columnExamples(index, instance, schema) });
+    cases.push({
+      name: `${name}/${spec.name}`,
+      schema,
+      full: fullDdl(renderSchemaFile(schema, '-- header')),
+      examples: columnExamples(index, instance, schema),
+    });
   }
 }
 
@@ -64,7 +72,10 @@ describe('prompt schemas', () => {
       await load('full_ddl', c.full);
       const expected = await catalog('full_ddl');
       expect(Object.keys(expected).length).toBe(c.schema.tables.length);
-      expect(Object.values(expected).some((t) => t.constraints.some((k) => k.startsWith('f '))), c.name).toBe(true);
+      expect(
+        Object.values(expected).some((t) => t.constraints.some((k) => k.startsWith('f '))),
+        c.name,
+      ).toBe(true);
       const compact = compactDdl(c.schema);
       expect(compact).not.toMatch(/CREATE INDEX|ALTER TABLE|--/u);
       await load('compact_ddl', compact);
@@ -78,7 +89,7 @@ describe('prompt schemas', () => {
     expect(compactTokens).toBeLessThan(fullTokens * 0.67);
   });
 
-  it('example values are the data\'s own, at most two a column, none for keys, quoted as SQL literals', () => {
+  it("example values are the data's own, at most two a column, none for keys, quoted as SQL literals", () => {
     const c = cases.find((x) => x.name === 'social_media/full_cti') as (typeof cases)[number];
     const platforms = c.examples.get('streamer')?.get('platform') ?? [];
     expect(platforms.length).toBe(2);

@@ -20,7 +20,21 @@ afterAll(() => tmp.remove());
 const noServer = { ...process.env, DATABASE_URL: undefined };
 delete noServer.DATABASE_URL;
 const suite = join(tmp.dir, 'suite.jsonl');
-const args = (out: string) => ['generate', '--dataset', 'social_media', '--variants', 'full_normalized,full_sti', '--scale', 'tiny', '--from-suite', suite, '--difficulty', 'easy=1,medium=1,hard=1,extra=1', '--out', out];
+const args = (out: string) => [
+  'generate',
+  '--dataset',
+  'social_media',
+  '--variants',
+  'full_normalized,full_sti',
+  '--scale',
+  'tiny',
+  '--from-suite',
+  suite,
+  '--difficulty',
+  'easy=1,medium=1,hard=1,extra=1',
+  '--out',
+  out,
+];
 
 /** Every file the stages write that a user takes away, with the manifest's timings left out (they are of one run). */
 function snapshot(dir: string): Record<string, string> {
@@ -43,7 +57,11 @@ function snapshot(dir: string): Record<string, string> {
 
 function killedAfter(out: string, ms: number): Promise<void> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/equisql.js'), ...args(out)], { cwd: REPO_ROOT, env: noServer, stdio: 'ignore' });
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/equisql.js'), ...args(out)], {
+      cwd: REPO_ROOT,
+      env: noServer,
+      stdio: 'ignore',
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), ms);
     child.on('exit', () => {
       clearTimeout(timer);
@@ -58,7 +76,12 @@ let wallMs = 0;
 const BUILT = ['build.json', 'er.json', 'schemas', 'dumps', 'edge', 'pglite'];
 let built: string;
 beforeAll(() => {
-  writeFileSync(suite, PAPER_SOCIAL_MEDIA.slice(0, 6).map((q) => JSON.stringify({ id: q.id, query: q.query, question: q.question })).join('\n') + '\n');
+  writeFileSync(
+    suite,
+    PAPER_SOCIAL_MEDIA.slice(0, 6)
+      .map((q) => JSON.stringify({ id: q.id, query: q.query, question: q.question }))
+      .join('\n') + '\n',
+  );
   const out = join(tmp.dir, 'reference');
   const run = runCli(args(out), { env: { DATABASE_URL: undefined } });
   expect(run.stderr).toMatch(/export: \d+ rows/u);
@@ -86,7 +109,8 @@ describe('kill -9 and rerun', () => {
       expect(run.stderr, `kill ${i} at ${ms} ms`).toMatch(/export: \d+ rows/u);
       const got = snapshot(out);
       expect(Object.keys(got).sort(), `kill ${i} at ${ms} ms`).toEqual(Object.keys(reference).sort());
-      for (const [rel, text] of Object.entries(reference)) expect(got[rel] === text, `kill ${i} at ${ms} ms: ${rel}`).toBe(true);
+      for (const [rel, text] of Object.entries(reference))
+        expect(got[rel] === text, `kill ${i} at ${ms} ms: ${rel}`).toBe(true);
     }
   }, 1_200_000);
 
@@ -94,11 +118,18 @@ describe('kill -9 and rerun', () => {
     const out = join(tmp.dir, 'reference');
     const run = runCli(args(out), { env: { DATABASE_URL: undefined } });
     expect(run.status).toBe(2);
-    expect(run.stderr).toBe(`equisql generate: ${out} holds a run already; pass --resume to continue it (same settings), or choose another --out\n`);
+    expect(run.stderr).toBe(
+      `equisql generate: ${out} holds a run already; pass --resume to continue it (same settings), or choose another --out\n`,
+    );
     expect(snapshot(out)).toEqual(reference);
-    const other = runCli([...args(out).map((a) => (a === 'easy=1,medium=1,hard=1,extra=1' ? 'easy=1' : a)), '--resume'], { env: { DATABASE_URL: undefined } });
+    const other = runCli(
+      [...args(out).map((a) => (a === 'easy=1,medium=1,hard=1,extra=1' ? 'easy=1' : a)), '--resume'],
+      { env: { DATABASE_URL: undefined } },
+    );
     expect(other.status).toBe(2);
-    expect(other.stderr).toMatch(/^equisql generate: --resume: .* was generated with difficulty \{"easy":1,"extra":1,"hard":1,"medium":1\}, not \{"easy":1,"extra":0,"hard":0,"medium":0\}; resume with the same settings or choose another --out\n$/u);
+    expect(other.stderr).toMatch(
+      /^equisql generate: --resume: .* was generated with difficulty \{"easy":1,"extra":1,"hard":1,"medium":1\}, not \{"easy":1,"extra":0,"hard":0,"medium":0\}; resume with the same settings or choose another --out\n$/u,
+    );
     expect(snapshot(out)).toEqual(reference);
   }, 120_000);
 });

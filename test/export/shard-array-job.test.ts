@@ -16,7 +16,14 @@ const ACCEPTANCE = process.env['EQUISQL_ACCEPTANCE'] === '1';
 const GROUPS = ACCEPTANCE ? '60' : '6';
 const tmp = tempDir('shard-array-job');
 afterAll(() => tmp.remove());
-const env = { DATABASE_URL: undefined, JOB_COMPLETION_INDEX: undefined, SLURM_ARRAY_TASK_ID: undefined, AWS_BATCH_JOB_ARRAY_INDEX: undefined, CLOUD_RUN_TASK_INDEX: undefined, EQUISQL_SHARD_COUNT: undefined };
+const env = {
+  DATABASE_URL: undefined,
+  JOB_COMPLETION_INDEX: undefined,
+  SLURM_ARRAY_TASK_ID: undefined,
+  AWS_BATCH_JOB_ARRAY_INDEX: undefined,
+  CLOUD_RUN_TASK_INDEX: undefined,
+  EQUISQL_SHARD_COUNT: undefined,
+};
 const RUN = ['--dataset', 'retail', '--variants', 'full_normalized,full_sti', '--scale', 'tiny', '--groups', GROUPS];
 
 /** Every file of a run directory (the database and the lock aside), as bytes in hex; the manifest without its timings. */
@@ -44,17 +51,26 @@ function expectSame(got: Record<string, string>, want: Record<string, string>): 
 
 /** A folder holding only the build of `from` (each task would build the same bytes itself). */
 function builtCopy(from: string, to: string): string {
-  for (const f of ['build.json', 'er.json', 'schemas', 'dumps', 'edge', 'pglite']) cpSync(join(from, f), join(to, f), { recursive: true });
+  for (const f of ['build.json', 'er.json', 'schemas', 'dumps', 'edge', 'pglite'])
+    cpSync(join(from, f), join(to, f), { recursive: true });
   return to;
 }
 
 const unsharded = join(tmp.dir, 'unsharded');
 
 /** Four tasks at once, each its own process, told only its engine's variables. */
-async function arrayJob(folder: string, taskEnv: (task: number) => Record<string, string>, shardFlags: readonly string[]): Promise<void> {
+async function arrayJob(
+  folder: string,
+  taskEnv: (task: number) => Record<string, string>,
+  shardFlags: readonly string[],
+): Promise<void> {
   mkdirSync(join(tmp.dir, folder));
   const dirs = [0, 1, 2, 3].map((t) => builtCopy(unsharded, join(tmp.dir, folder, `task-${t}`)));
-  const runs = await Promise.all(dirs.map((dir, t) => runCliAsync(['generate', ...RUN, ...shardFlags, '--out', dir], { env: { ...env, ...taskEnv(t) } })));
+  const runs = await Promise.all(
+    dirs.map((dir, t) =>
+      runCliAsync(['generate', ...RUN, ...shardFlags, '--out', dir], { env: { ...env, ...taskEnv(t) } }),
+    ),
+  );
   for (const [t, r] of runs.entries()) {
     expect(r.status, r.stderr).toBe(0);
     const done = JSON.parse(readFileSync(join(dirs[t] as string, 'shard.done'), 'utf8'));
@@ -71,8 +87,21 @@ beforeAll(async () => {
   const io = { out: () => {}, err: (t: string) => void lines.push(t), readStdin: async () => '', env };
   expect(await generate.run([...RUN, '--out', unsharded], io), lines.join('\n')).toBe(0);
   // As docs/scale-out.md's manifest runs it: --resume on a folder holding only the build starts the shard.
-  await arrayJob('k8s', (t) => ({ JOB_COMPLETION_INDEX: String(t), EQUISQL_SHARD_COUNT: '4' }), ['--shard', 'auto', '--resume']);
-  await arrayJob('slurm', (t) => ({ SLURM_ARRAY_TASK_ID: String(t + 1), SLURM_ARRAY_TASK_MIN: '1', SLURM_ARRAY_TASK_MAX: '4', SLURM_ARRAY_TASK_COUNT: '4' }), ['--shard', 'auto']);
+  await arrayJob('k8s', (t) => ({ JOB_COMPLETION_INDEX: String(t), EQUISQL_SHARD_COUNT: '4' }), [
+    '--shard',
+    'auto',
+    '--resume',
+  ]);
+  await arrayJob(
+    'slurm',
+    (t) => ({
+      SLURM_ARRAY_TASK_ID: String(t + 1),
+      SLURM_ARRAY_TASK_MIN: '1',
+      SLURM_ARRAY_TASK_MAX: '4',
+      SLURM_ARRAY_TASK_COUNT: '4',
+    }),
+    ['--shard', 'auto'],
+  );
 }, 600_000);
 
 describe('shards of an array job', () => {
@@ -94,9 +123,19 @@ describe('shards of an array job', () => {
   it('a finished task run again (a retried pod, with --resume) leaves its candidates and marker as they were', () => {
     const dir = join(tmp.dir, 'slurm', 'task-2');
     const before = ['shard/retail.candidates.jsonl', 'shard.done'].map((f) => readFileSync(join(dir, f), 'utf8'));
-    const r = runCli(['generate', ...RUN, '--shard', 'auto', '--resume', '--out', dir], { env: { ...env, SLURM_ARRAY_TASK_ID: '3', SLURM_ARRAY_TASK_MIN: '1', SLURM_ARRAY_TASK_MAX: '4', SLURM_ARRAY_TASK_COUNT: '4' } });
+    const r = runCli(['generate', ...RUN, '--shard', 'auto', '--resume', '--out', dir], {
+      env: {
+        ...env,
+        SLURM_ARRAY_TASK_ID: '3',
+        SLURM_ARRAY_TASK_MIN: '1',
+        SLURM_ARRAY_TASK_MAX: '4',
+        SLURM_ARRAY_TASK_COUNT: '4',
+      },
+    });
     expect(r.status, r.stderr).toBe(0);
-    expect(['shard/retail.candidates.jsonl', 'shard.done'].map((f) => readFileSync(join(dir, f), 'utf8'))).toEqual(before);
+    expect(['shard/retail.candidates.jsonl', 'shard.done'].map((f) => readFileSync(join(dir, f), 'utf8'))).toEqual(
+      before,
+    );
   }, 120_000);
 
   it('refuses a pattern with a shard missing, a shard without its marker, and a pattern matching nothing, each in one line naming it', () => {
@@ -109,22 +148,32 @@ describe('shards of an array job', () => {
       return r.stderr.trim();
     };
     // Shard 3 (task 2) never reached the shared folder.
-    expect(refusal([join(tmp.dir, 'k8s', 'task-[013]')])).toMatch(/^equisql merge: shard 3\/4 missing \(given: 1\/4, 2\/4, 4\/4\)$/u);
+    expect(refusal([join(tmp.dir, 'k8s', 'task-[013]')])).toMatch(
+      /^equisql merge: shard 3\/4 missing \(given: 1\/4, 2\/4, 4\/4\)$/u,
+    );
     // A task killed before its marker: the folder has its candidates but is not complete.
     const partial = join(tmp.dir, 'partial');
     cpSync(join(tmp.dir, 'k8s'), partial, { recursive: true });
     rmSync(join(partial, 'task-1', 'shard.done'));
-    expect(refusal([join(partial, 'task-*')])).toBe(`equisql merge: shard 2/4 in ${join(partial, 'task-1')} is incomplete: no completion marker shard.done (its task did not finish: rerun its generate command with --resume)`);
+    expect(refusal([join(partial, 'task-*')])).toBe(
+      `equisql merge: shard 2/4 in ${join(partial, 'task-1')} is incomplete: no completion marker shard.done (its task did not finish: rerun its generate command with --resume)`,
+    );
     // The same shard twice (two runs' folders in one pattern).
-    expect(refusal([join(tmp.dir, 'k8s', 'task-0'), join(tmp.dir, 'slurm', 'task-0'), join(tmp.dir, 'k8s', 'task-[123]')])).toMatch(/shard 1\/4 is given twice/u);
-    expect(refusal([join(tmp.dir, 'k8s', 'nothing-*')])).toBe(`equisql merge: ${join(tmp.dir, 'k8s', 'nothing-*')} matches no directory`);
+    expect(
+      refusal([join(tmp.dir, 'k8s', 'task-0'), join(tmp.dir, 'slurm', 'task-0'), join(tmp.dir, 'k8s', 'task-[123]')]),
+    ).toMatch(/shard 1\/4 is given twice/u);
+    expect(refusal([join(tmp.dir, 'k8s', 'nothing-*')])).toBe(
+      `equisql merge: ${join(tmp.dir, 'k8s', 'nothing-*')} matches no directory`,
+    );
   }, 120_000);
 
-  it('without an engine\'s variables --shard auto is refused in one line before anything is written', () => {
+  it("without an engine's variables --shard auto is refused in one line before anything is written", () => {
     const dir = join(tmp.dir, 'no-engine');
     const r = runCli(['generate', ...RUN, '--shard', 'auto/4', '--out', dir], { env });
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/^equisql generate: --shard auto: no array-job index in the environment .*give --shard i\/N\n$/u);
+    expect(r.stderr).toMatch(
+      /^equisql generate: --shard auto: no array-job index in the environment .*give --shard i\/N\n$/u,
+    );
     expect(existsSync(dir)).toBe(false);
   });
 });

@@ -20,9 +20,27 @@ const tmp = tempDir('shard-merge');
 afterAll(() => tmp.remove());
 const env = { ...process.env, DATABASE_URL: undefined };
 // The dataset's own difficulty mix applies (datasets.config.ts), so quotas are replayed too.
-const SAMPLED = ['--dataset', 'social_media', '--variants', 'full_normalized,full_sti', '--scale', 'tiny', '--groups', '6'];
+const SAMPLED = [
+  '--dataset',
+  'social_media',
+  '--variants',
+  'full_normalized,full_sti',
+  '--scale',
+  'tiny',
+  '--groups',
+  '6',
+];
 const suite = join(tmp.dir, 'suite.jsonl');
-const FROM_SUITE = ['--dataset', 'social_media', '--variants', 'full_normalized,full_sti', '--scale', 'tiny', '--from-suite', suite];
+const FROM_SUITE = [
+  '--dataset',
+  'social_media',
+  '--variants',
+  'full_normalized,full_sti',
+  '--scale',
+  'tiny',
+  '--from-suite',
+  suite,
+];
 
 /** Every file of a run directory (the database and the lock aside), as bytes in hex. */
 function files(dir: string): Record<string, string> {
@@ -58,14 +76,20 @@ async function run([name, ...args]: readonly string[]): Promise<{ status: number
 
 /** A directory holding only the build of `from`: what a run finds after its build stage. */
 function builtCopy(from: string, to: string): string {
-  for (const f of ['build.json', 'er.json', 'schemas', 'dumps', 'edge', 'pglite']) cpSync(join(from, f), join(to, f), { recursive: true });
+  for (const f of ['build.json', 'er.json', 'schemas', 'dumps', 'edge', 'pglite'])
+    cpSync(join(from, f), join(to, f), { recursive: true });
   return to;
 }
 
 const unsharded = join(tmp.dir, 'unsharded');
 const shards = [join(tmp.dir, 's1'), join(tmp.dir, 's2')];
 beforeAll(async () => {
-  writeFileSync(suite, PAPER_SOCIAL_MEDIA.slice(0, 4).map((q) => JSON.stringify({ id: q.id, query: q.query, question: q.question })).join('\n') + '\n');
+  writeFileSync(
+    suite,
+    PAPER_SOCIAL_MEDIA.slice(0, 4)
+      .map((q) => JSON.stringify({ id: q.id, query: q.query, question: q.question }))
+      .join('\n') + '\n',
+  );
   const whole = await run(['generate', ...SAMPLED, '--out', unsharded]);
   expect(whole.stderr).toMatch(/6 groups from \d+ candidates/u);
   expect(whole.status).toBe(0);
@@ -93,10 +117,26 @@ describe('equisql merge', () => {
     expect(r.stderr).toMatch(/merge: 6 groups, \d+ rows into /u);
     expect(r.status).toBe(0);
     const want = files(unsharded);
-    expect(Object.keys(want)).toEqual(expect.arrayContaining(['groups/social_media.jsonl', 'rejections.jsonl', 'questions/social_media.jsonl', 'data/train-00000-of-00001.parquet', 'finetune/train.chat.jsonl', 'README.md', 'edge/build.json', '.run.json']));
+    expect(Object.keys(want)).toEqual(
+      expect.arrayContaining([
+        'groups/social_media.jsonl',
+        'rejections.jsonl',
+        'questions/social_media.jsonl',
+        'data/train-00000-of-00001.parquet',
+        'finetune/train.chat.jsonl',
+        'README.md',
+        'edge/build.json',
+        '.run.json',
+      ]),
+    );
     expectSame(files(merged), want);
     // The shards did the unsharded run's candidates between them, each its own residue.
-    const decided = shards.map((d) => readFileSync(join(d, 'shard', 'social_media.candidates.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).candidate as number));
+    const decided = shards.map((d) =>
+      readFileSync(join(d, 'shard', 'social_media.candidates.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).candidate as number),
+    );
     decided.forEach((cs, i) => expect(cs.every((c) => c % 2 === i)).toBe(true));
     const manifest = JSON.parse(readFileSync(join(unsharded, 'manifest.json'), 'utf8'));
     const covered = new Set(decided.flat());
@@ -158,14 +198,26 @@ describe('equisql merge', () => {
     writeFileSync(join(other, 'shard.json'), JSON.stringify(state));
     const path = join(other, 'shard', 'social_media.candidates.jsonl');
     writeFileSync(path, `${readFileSync(path, 'utf8').split('\n')[0]}\n`);
-    await refused([s1, other], /candidates\.jsonl differs from its seal in .*shard\.json \(1 line, .*\(run shard 2\/2 again into a new --out\)$/u);
+    await refused(
+      [s1, other],
+      /candidates\.jsonl differs from its seal in .*shard\.json \(1 line, .*\(run shard 2\/2 again into a new --out\)$/u,
+    );
     // A shard that stopped before a candidate the merged run needs (its file as it closed it).
     const resealed = { 'shard/social_media.candidates.jsonl': sealFile(path) };
     writeFileSync(join(other, 'shard.json'), JSON.stringify({ ...state, seals: resealed }));
     // Its marker still seals the file as the shard closed it.
-    await refused([s1, other], /other-seed\/shard\.done does not match .*other-seed\/shard\.json .*: run shard 2\/2 again into a new --out$/u);
-    writeFileSync(join(other, 'shard.done'), JSON.stringify({ ...JSON.parse(readFileSync(join(other, 'shard.done'), 'utf8')), seals: resealed }));
-    await refused([s1, other], /the run needs candidate 3, but shard 2\/2 .* stopped after candidate 1: continue shard 2 with its generate command plus --resume and a larger --shard-margin/u);
+    await refused(
+      [s1, other],
+      /other-seed\/shard\.done does not match .*other-seed\/shard\.json .*: run shard 2\/2 again into a new --out$/u,
+    );
+    writeFileSync(
+      join(other, 'shard.done'),
+      JSON.stringify({ ...JSON.parse(readFileSync(join(other, 'shard.done'), 'utf8')), seals: resealed }),
+    );
+    await refused(
+      [s1, other],
+      /the run needs candidate 3, but shard 2\/2 .* stopped after candidate 1: continue shard 2 with its generate command plus --resume and a larger --shard-margin/u,
+    );
     // Through the CLI: exit status 2 and one line, and the directory it would merge into untouched.
     const cli = runCli(['merge', '--out', unsharded, s1, s2], { env });
     expect(cli.status).toBe(2);
@@ -184,12 +236,24 @@ describe('equisql merge', () => {
     const state = JSON.parse(readFileSync(join(copy, 'shard.json'), 'utf8'));
     delete state.seals;
     writeFileSync(join(copy, 'shard.json'), JSON.stringify({ ...state, complete: false }));
-    await expect(run(['generate', ...SAMPLED, '--shard', '1/2', '--out', copy])).rejects.toThrow(/holds a run already; pass --resume to continue it/u);
+    await expect(run(['generate', ...SAMPLED, '--shard', '1/2', '--out', copy])).rejects.toThrow(
+      /holds a run already; pass --resume to continue it/u,
+    );
     const r = await run(['generate', ...SAMPLED, '--shard', '1/2', '--resume', '--out', copy]);
     expect(r.status, r.stderr).toBe(0);
     expect(readFileSync(path, 'utf8')).toBe(whole);
-    await expect(run(['generate', ...SAMPLED, '--shard', '2/2', '--resume', '--out', copy])).rejects.toThrow(/holds shard 1\/2, not shard 2\/2/u);
-    await expect(run(['generate', ...SAMPLED, '--resume', '--out', copy])).rejects.toThrow(/holds shard 1\/2, not an unsharded run/u);
-    await expect(run(['generate', ...SAMPLED, '--seed', '5', '--shard', '1/2', '--resume', '--out', copy])).rejects.toThrow(new ConfigError(`generate: --resume: ${copy} was generated with seed 1, not 5; resume with the same settings or choose another --out`));
+    await expect(run(['generate', ...SAMPLED, '--shard', '2/2', '--resume', '--out', copy])).rejects.toThrow(
+      /holds shard 1\/2, not shard 2\/2/u,
+    );
+    await expect(run(['generate', ...SAMPLED, '--resume', '--out', copy])).rejects.toThrow(
+      /holds shard 1\/2, not an unsharded run/u,
+    );
+    await expect(
+      run(['generate', ...SAMPLED, '--seed', '5', '--shard', '1/2', '--resume', '--out', copy]),
+    ).rejects.toThrow(
+      new ConfigError(
+        `generate: --resume: ${copy} was generated with seed 1, not 5; resume with the same settings or choose another --out`,
+      ),
+    );
   }, 120_000);
 });

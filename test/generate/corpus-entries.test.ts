@@ -28,7 +28,10 @@ describe('corpus entries', () => {
   it('a corpus of the shipped config, a JSON list and a folder resolve to databases with their db_id', async () => {
     const { config, path } = await loadConfig(undefined, REPO_ROOT);
     const shipped = await resolveCorpus(corpusEntries('built_in', config, path, REPO_ROOT), config, path, REPO_ROOT);
-    expect(shipped.map((d) => [d.db_id, d.entry.kind])).toEqual([['social_media', 'dataset'], ['retail', 'dataset']]);
+    expect(shipped.map((d) => [d.db_id, d.entry.kind])).toEqual([
+      ['social_media', 'dataset'],
+      ['retail', 'dataset'],
+    ]);
     // The config's dataset carries its settings (seed, difficulty) into the corpus.
     expect(shipped[1]?.dataset.definition.difficulty).toEqual({ easy: 0.2, medium: 0.35, hard: 0.25, extra: 0.2 });
 
@@ -53,13 +56,18 @@ describe('corpus entries', () => {
       { kind: 'import', source: 'postgres://reader@db.example/shop' },
       { kind: 'import', source: join(tmp.dir, 'chinook.sqlite') },
     ]);
-    expect(await refusal(() => resolveCorpus(entries, config, path, tmp.dir))).toBe('--corpus: postgres://reader@db.example/shop: importing a database into a model is not available in this build (give its E/R model as a .json file)');
+    expect(await refusal(() => resolveCorpus(entries, config, path, tmp.dir))).toBe(
+      '--corpus: postgres://reader@db.example/shop: importing a database into a model is not available in this build (give its E/R model as a .json file)',
+    );
     const asked: string[] = [];
     const names = ['shop', 'chinook'];
     const imported = await resolveCorpus(entries, config, path, tmp.dir, {
       importModel: (source) => {
         asked.push(source);
-        return { ...(BUILT_IN_DOMAINS['retail'] as NonNullable<(typeof BUILT_IN_DOMAINS)['retail']>), name: names[asked.length - 1] as string };
+        return {
+          ...(BUILT_IN_DOMAINS['retail'] as NonNullable<(typeof BUILT_IN_DOMAINS)['retail']>),
+          name: names[asked.length - 1] as string,
+        };
       },
     });
     expect(asked).toEqual(entries.map((e) => (e.kind === 'import' ? e.source : '')));
@@ -70,12 +78,20 @@ describe('corpus entries', () => {
     const { config, path } = await loadConfig(undefined, REPO_ROOT);
     const list = join(tmp.dir, 'bad.json');
     writeFileSync(list, JSON.stringify(['retail', 'nowhere']));
-    expect(await refusal(() => corpusEntries(list, config, path, tmp.dir))).toMatch(/^--corpus .*bad\.json\[1\]: "nowhere" is not a dataset of the config, a built-in domain/u);
+    expect(await refusal(() => corpusEntries(list, config, path, tmp.dir))).toMatch(
+      /^--corpus .*bad\.json\[1\]: "nowhere" is not a dataset of the config, a built-in domain/u,
+    );
     writeFileSync(list, '[]');
-    expect(await refusal(() => corpusEntries(list, config, path, tmp.dir))).toMatch(/bad\.json: must be a non-empty list of entries$/u);
-    expect(await refusal(() => corpusEntries('no_such_corpus', config, path, tmp.dir))).toMatch(/^--corpus: "no_such_corpus" is neither a corpus of the config \(built_in\)/u);
+    expect(await refusal(() => corpusEntries(list, config, path, tmp.dir))).toMatch(
+      /bad\.json: must be a non-empty list of entries$/u,
+    );
+    expect(await refusal(() => corpusEntries('no_such_corpus', config, path, tmp.dir))).toMatch(
+      /^--corpus: "no_such_corpus" is neither a corpus of the config \(built_in\)/u,
+    );
     writeFileSync(list, JSON.stringify(['retail', 'retail']));
     const twice = corpusEntries(list, config, path, tmp.dir);
-    expect(await refusal(() => resolveCorpus(twice, config, path, tmp.dir))).toBe('--corpus: db_id "retail" twice (dataset retail and dataset retail): every database of a corpus needs its own name');
+    expect(await refusal(() => resolveCorpus(twice, config, path, tmp.dir))).toBe(
+      '--corpus: db_id "retail" twice (dataset retail and dataset retail): every database of a corpus needs its own name',
+    );
   });
 });

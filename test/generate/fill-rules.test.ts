@@ -23,7 +23,8 @@ const retail = indexDomain(BUILT_IN_DOMAINS['retail']!);
 const social = indexDomain(BUILT_IN_DOMAINS['social_media']!);
 const graphs = { retail: buildSchemaGraph(retail), social: buildSchemaGraph(social) };
 const slot = (graph: keyof typeof graphs, entity: string, name: string): AttributeSlot => {
-  const s = graphs[graph].attribute(entity, name) ?? graphs[graph].entities.get(entity)?.sets.find((x) => x.name === name);
+  const s =
+    graphs[graph].attribute(entity, name) ?? graphs[graph].entities.get(entity)?.sets.find((x) => x.name === name);
   if (!s) throw new Error(`${entity}.${name}`);
   return s;
 };
@@ -38,7 +39,9 @@ describe('the filler rules of meaning', () => {
     expect(combinable('*', named('social', 'Clip', 'end_offset'), named('social', 'Clip', 'start_offset'))).toBe(false);
     expect(combinable('/', named('retail', 'Product', 'price'), named('retail', 'Product', 'quantity'))).toBe(true);
     expect(additiveResult('*', named('retail', 'Product', 'price'), named('retail', 'Product', 'quantity'))).toBe(true);
-    expect(additiveResult('-', named('social', 'Clip', 'end_offset'), named('social', 'Clip', 'start_offset'))).toBe(false);
+    expect(additiveResult('-', named('social', 'Clip', 'end_offset'), named('social', 'Clip', 'start_offset'))).toBe(
+      false,
+    );
     expect(conversionFactors('second')).toEqual([60, 3600]);
     expect(conversionFactors('MB')).toEqual([1024]);
   });

@@ -23,12 +23,20 @@ import { createDatabase, describeServer } from '../helpers/postgres.ts';
 const DATASET = 'social_media';
 const domain = BUILT_IN_DOMAINS[DATASET]!;
 const index = indexDomain(domain);
-const grammar = parseGrammar(readFileSync(new URL('../../grammars/spider.pcfg', import.meta.url), 'utf8'), 'spider.pcfg');
+const grammar = parseGrammar(
+  readFileSync(new URL('../../grammars/spider.pcfg', import.meta.url), 'utf8'),
+  'spider.pcfg',
+);
 const VARIANTS = 'full_sti,full_cti,full_concrete,full_normalized';
 const GROUPS = 20;
 const tmp = tempDir('generate');
 
-async function generate(db: Database, builds: PreparedBuilds, out: string, extra: Partial<Parameters<typeof generateGroups>[0]> = {}): Promise<GenerateReport> {
+async function generate(
+  db: Database,
+  builds: PreparedBuilds,
+  out: string,
+  extra: Partial<Parameters<typeof generateGroups>[0]> = {},
+): Promise<GenerateReport> {
   return generateGroups({
     dataset: DATASET,
     out,
@@ -52,7 +60,15 @@ const outA = join(tmp.dir, 'a');
 
 beforeAll(async () => {
   db = await openDatabase({ kind: 'pglite' });
-  builds = await prepareBuilds({ dataset: DATASET, domain, variants: VARIANTS, scale: 'tiny', seed: 1, db, out: join(tmp.dir, 'build') });
+  builds = await prepareBuilds({
+    dataset: DATASET,
+    domain,
+    variants: VARIANTS,
+    scale: 'tiny',
+    seed: 1,
+    db,
+    out: join(tmp.dir, 'build'),
+  });
   report = await generate(db, builds, outA);
 }, 300_000);
 
@@ -75,7 +91,9 @@ describe('generateGroups on PGlite', () => {
     expect(candidates).toEqual(candidates.map((_, i) => i));
     const manifest = JSON.parse(readFileSync(join(outA, 'manifest.json'), 'utf8'));
     expect(manifest.counts.accepted).toBe(GROUPS);
-    expect(Object.values(manifest.counts.rejected as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(rejections.length);
+    expect(Object.values(manifest.counts.rejected as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(
+      rejections.length,
+    );
     expect(manifest.timings.database_seconds).toBeGreaterThan(0);
     // The long-tail share is the accepted groups' own, whatever was asked for.
     expect(manifest.long_tail.requested).toBe(0.1);
@@ -84,7 +102,9 @@ describe('generateGroups on PGlite', () => {
 
   it('the SQL of every group, on every variant, reads as an engineer writes it: no readability check fires, and none rejected a candidate', () => {
     const groups = readJsonLines<GroupRecord>(groupsPath(outA, DATASET), false);
-    for (const g of groups) for (const [variant, { sql }] of Object.entries(g.variants)) expect(readabilityFindings(sql), `${variant}\n${sql}`).toEqual([]);
+    for (const g of groups)
+      for (const [variant, { sql }] of Object.entries(g.variants))
+        expect(readabilityFindings(sql), `${variant}\n${sql}`).toEqual([]);
     const rejections = readJsonLines<Rejection>(rejectionsPath(outA), false);
     expect(rejections.filter((r) => r.reason.startsWith('unreadable-sql:'))).toEqual([]);
   });
@@ -131,7 +151,9 @@ describe('generateGroups on PGlite', () => {
     const lines = bytes.split('\n');
     const cut = (JSON.parse(lines[8] as string) as GroupRecord).candidate;
     writeFileSync(groupsPath(outC, DATASET), `${lines.slice(0, 8).join('\n')}\n${(lines[8] as string).slice(0, 40)}`);
-    const rejections = readFileSync(rejectionsPath(outA), 'utf8').split('\n').filter((l) => l !== '' && (JSON.parse(l) as Rejection).candidate < cut);
+    const rejections = readFileSync(rejectionsPath(outA), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '' && (JSON.parse(l) as Rejection).candidate < cut);
     writeFileSync(rejectionsPath(outC), rejections.map((l) => `${l}\n`).join(''));
     await generate(db, builds, outC);
     expect(readFileSync(groupsPath(outC, DATASET), 'utf8')).toBe(bytes);
@@ -142,8 +164,15 @@ describe('generateGroups on PGlite', () => {
 describe('groups from a user suite', () => {
   it('turns hand-written queries into groups through the same checks, rejecting a bad one with its reason', async () => {
     const paper = SUITES['paper']!.domains[DATASET]!.slice(0, 3);
-    const empty = select({ from: entity('Channel', 'ch'), select: [out('name', attr('ch', 'name'))], where: cmp(attr('ch', 'name'), '=', lit('no such channel')) });
-    const suite = [...paper.map((q) => ({ id: q.id, query: q.query, question: 'hand-written' })), { id: 'empty', query: empty }];
+    const empty = select({
+      from: entity('Channel', 'ch'),
+      select: [out('name', attr('ch', 'name'))],
+      where: cmp(attr('ch', 'name'), '=', lit('no such channel')),
+    });
+    const suite = [
+      ...paper.map((q) => ({ id: q.id, query: q.query, question: 'hand-written' })),
+      { id: 'empty', query: empty },
+    ];
     const outE = join(tmp.dir, 'e');
     const r = await generate(db, builds, outE, { suite, groups: suite.length });
     const groups = readJsonLines<GroupRecord>(groupsPath(outE, DATASET), false);
@@ -162,13 +191,26 @@ describe('groups from a user suite', () => {
 
 describe('difficulty mix', () => {
   it('splits a mix into whole quotas that sum to the groups asked for', () => {
-    expect(difficultyQuotas({ easy: 0.24, medium: 0.43, hard: 0.17, extra: 0.16 }, 1000)).toEqual({ easy: 240, medium: 430, hard: 170, extra: 160 });
-    expect(difficultyQuotas({ easy: 1, medium: 1, hard: 1, extra: 0 }, 10)).toEqual({ easy: 4, medium: 3, hard: 3, extra: 0 });
+    expect(difficultyQuotas({ easy: 0.24, medium: 0.43, hard: 0.17, extra: 0.16 }, 1000)).toEqual({
+      easy: 240,
+      medium: 430,
+      hard: 170,
+      extra: 160,
+    });
+    expect(difficultyQuotas({ easy: 1, medium: 1, hard: 1, extra: 0 }, 10)).toEqual({
+      easy: 4,
+      medium: 3,
+      hard: 3,
+      extra: 0,
+    });
   });
 
   it('meets the requested mix exactly when generation completes, rejecting the surplus with its reason', async () => {
     const outD = join(tmp.dir, 'd');
-    const r = await generate(db, builds, outD, { groups: 12, difficultyMix: { easy: 0.25, medium: 0.25, hard: 0.25, extra: 0.25 } });
+    const r = await generate(db, builds, outD, {
+      groups: 12,
+      difficultyMix: { easy: 0.25, medium: 0.25, hard: 0.25, extra: 0.25 },
+    });
     expect(r.accepted).toBe(12);
     expect(r.difficulty).toEqual({ easy: 3, medium: 3, hard: 3, extra: 3 });
     const rejections = readJsonLines<Rejection>(rejectionsPath(outD), false);
@@ -187,7 +229,9 @@ describe('deciding candidates ahead', () => {
     // Quotas filled while later candidates were already decided: those were decided again.
     expect(ahead.redecided).toBeGreaterThan(0);
     expect(ahead.unused).toBeGreaterThan(0);
-    expect(readFileSync(groupsPath(outAhead, DATASET), 'utf8')).toBe(readFileSync(groupsPath(outStep, DATASET), 'utf8'));
+    expect(readFileSync(groupsPath(outAhead, DATASET), 'utf8')).toBe(
+      readFileSync(groupsPath(outStep, DATASET), 'utf8'),
+    );
     expect(readFileSync(rejectionsPath(outAhead), 'utf8')).toBe(readFileSync(rejectionsPath(outStep), 'utf8'));
   }, 300_000);
 });
@@ -196,9 +240,20 @@ describeServer('generateGroups on a PostgreSQL server', (serverUrl) => {
   it('writes the same groups bytes as on PGlite for the same seed', async () => {
     const server = await createDatabase(serverUrl, 'generate');
     // Two connections: a group's queries run concurrently, which must not change a byte.
-    const conns = [await openDatabase({ kind: 'postgres', url: server.url }), await openDatabase({ kind: 'postgres', url: server.url })];
+    const conns = [
+      await openDatabase({ kind: 'postgres', url: server.url }),
+      await openDatabase({ kind: 'postgres', url: server.url }),
+    ];
     try {
-      const onServer = await prepareBuilds({ dataset: DATASET, domain, variants: VARIANTS, scale: 'tiny', seed: 1, db: conns[0] as Database, out: join(tmp.dir, 'server-build') });
+      const onServer = await prepareBuilds({
+        dataset: DATASET,
+        domain,
+        variants: VARIANTS,
+        scale: 'tiny',
+        seed: 1,
+        db: conns[0] as Database,
+        out: join(tmp.dir, 'server-build'),
+      });
       const outS = join(tmp.dir, 'server');
       await generate(conns[0] as Database, onServer, outS, { runner: createQueryRunner(conns, 20_000) });
       expect(readFileSync(groupsPath(outS, DATASET), 'utf8')).toBe(readFileSync(groupsPath(outA, DATASET), 'utf8'));

@@ -3,7 +3,21 @@ import { openDatabase, type Database } from '../../generator/database/database.t
 import { BUILT_IN_DOMAINS } from '../../generator/domains/index.ts';
 import { indexDomain } from '../../generator/er-model/er-index.ts';
 import type { Query } from '../../generator/query/conceptual-query.ts';
-import { asc, attr, cmp, count, countDistinct, desc, entity, id, inner, isA, lit, out, select } from '../../generator/query/query-builder.ts';
+import {
+  asc,
+  attr,
+  cmp,
+  count,
+  countDistinct,
+  desc,
+  entity,
+  id,
+  inner,
+  isA,
+  lit,
+  out,
+  select,
+} from '../../generator/query/query-builder.ts';
 import { prepareBuilds, type PreparedBuilds } from '../../generator/generate/prepare-builds.ts';
 import { createQueryRunner } from '../../generator/generate/query-runner.ts';
 import { verifyGroup, type CheckContext } from '../../generator/generate/group-checks.ts';
@@ -22,7 +36,15 @@ const tmp = tempDir('checks');
 
 beforeAll(async () => {
   db = await openDatabase({ kind: 'pglite' });
-  builds = await prepareBuilds({ dataset: 'social_media', domain, variants: 'full_sti,full_cti,full_normalized', scale: 'tiny', seed: 1, db, out: tmp.dir });
+  builds = await prepareBuilds({
+    dataset: 'social_media',
+    domain,
+    variants: 'full_sti,full_cti,full_normalized',
+    scale: 'tiny',
+    seed: 1,
+    db,
+    out: tmp.dir,
+  });
   ctx = { index, variants: builds.variants, reference: 'full_normalized', runner: createQueryRunner([db], 20_000) };
 }, 120_000);
 
@@ -43,7 +65,11 @@ async function reasonOf(q: Query): Promise<RejectionReason | 'accepted'> {
 
 describe('group checks', () => {
   it('accept a determined, non-trivial query and report its SQL on every variant', async () => {
-    const q = select({ from: entity('Streamer', 's'), select: [out('platform', attr('s', 'platform')), out('streamers', count())], groupBy: [attr('s', 'platform')] });
+    const q = select({
+      from: entity('Streamer', 's'),
+      select: [out('platform', attr('s', 'platform')), out('streamers', count())],
+      groupBy: [attr('s', 'platform')],
+    });
     const g = await verifyGroup(q, ctx);
     expect(Object.keys(g.answers)).toEqual(['full_sti', 'full_cti', 'full_normalized']);
     expect(g.main.row_count).toBeGreaterThan(1);
@@ -53,15 +79,24 @@ describe('group checks', () => {
   });
 
   it('reject an empty answer', async () => {
-    const q = select({ from: entity('Account', 'a'), select: [out('username', attr('a', 'username'))], where: cmp(attr('a', 'username'), '=', lit('no such user')) });
+    const q = select({
+      from: entity('Account', 'a'),
+      select: [out('username', attr('a', 'username'))],
+      where: cmp(attr('a', 'username'), '=', lit('no such user')),
+    });
     expect(await reasonOf(q)).toBe('empty-answer');
   });
 
-  it('reject a one-row answer that gives back the question\'s own threshold', async () => {
+  it("reject a one-row answer that gives back the question's own threshold", async () => {
     // "the youngest age of viewers over the youngest age less one": the answer is the threshold plus one.
-    const youngest = select({ from: entity('ConsumerAccount', 'c'), select: [out('youngest', { kind: 'aggregate', fn: 'min', arg: attr('c', 'age') })] });
+    const youngest = select({
+      from: entity('ConsumerAccount', 'c'),
+      select: [out('youngest', { kind: 'aggregate', fn: 'min', arg: attr('c', 'age') })],
+    });
     const ref = builds.variants.find((v) => v.name === 'full_normalized')!;
-    const age = Number((await ctx.runner.run(ref.pgSchemas.main, compileSql(index, ref.schema, youngest))).rows[0]?.[0]);
+    const age = Number(
+      (await ctx.runner.run(ref.pgSchemas.main, compileSql(index, ref.schema, youngest))).rows[0]?.[0],
+    );
     expect(age).toBeGreaterThan(13);
     expect(await reasonOf({ ...youngest, where: cmp(attr('c', 'age'), '>', lit(age - 1)) })).toBe('echoes-literal');
     // A threshold below the youngest by more than one gives an answer the question did not.
@@ -69,49 +104,93 @@ describe('group checks', () => {
   });
 
   it('reject a single row of NULLs', async () => {
-    const q = select({ from: entity('ConsumerAccount', 'c'), select: [out('oldest', { kind: 'aggregate', fn: 'max', arg: attr('c', 'age') })], where: { kind: 'isNull', expr: attr('c', 'age') } });
+    const q = select({
+      from: entity('ConsumerAccount', 'c'),
+      select: [out('oldest', { kind: 'aggregate', fn: 'max', arg: attr('c', 'age') })],
+      where: { kind: 'isNull', expr: attr('c', 'age') },
+    });
     expect(await reasonOf(q)).toBe('null-answer');
   });
 
   it('reject a zero count as the answer of a filtering query', async () => {
-    const q = select({ from: entity('Account', 'a'), select: [out('n', count())], where: cmp(attr('a', 'username'), '=', lit('nobody at all')) });
+    const q = select({
+      from: entity('Account', 'a'),
+      select: [out('n', count())],
+      where: cmp(attr('a', 'username'), '=', lit('nobody at all')),
+    });
     expect(await reasonOf(q)).toBe('zero-count');
   });
 
   it('reject a WHERE clause that keeps every row', async () => {
-    const q = select({ from: entity('Channel', 'ch'), select: [out('name', attr('ch', 'name'))], where: cmp(attr('ch', 'created_at'), '>', lit('1900-01-01')) });
+    const q = select({
+      from: entity('Channel', 'ch'),
+      select: [out('name', attr('ch', 'name'))],
+      where: cmp(attr('ch', 'created_at'), '>', lit('1900-01-01')),
+    });
     expect(await reasonOf(q)).toBe('filter-keeps-everything');
   });
 
   it('reject an aggregate with the same value in every group', async () => {
-    const q = select({ from: entity('Channel', 'ch'), select: [out('name', attr('ch', 'name')), out('n', countDistinct(id('ch')))], groupBy: [id('ch')] });
+    const q = select({
+      from: entity('Channel', 'ch'),
+      select: [out('name', attr('ch', 'name')), out('n', countDistinct(id('ch')))],
+      groupBy: [id('ch')],
+    });
     expect(await reasonOf(q)).toBe('constant-aggregate');
   });
 
   it('reject a LIMIT that cuts inside a tie', async () => {
-    const q = select({ from: entity('CreatorAccount', 'c'), select: [out('verified', attr('c', 'verified'))], orderBy: [asc('verified')], limit: 1 });
+    const q = select({
+      from: entity('CreatorAccount', 'c'),
+      select: [out('verified', attr('c', 'verified'))],
+      orderBy: [asc('verified')],
+      limit: 1,
+    });
     expect(await reasonOf(q)).toBe('limit-inside-tie');
   });
 
   it('reject a LIMIT that cuts nothing', async () => {
-    const q = select({ from: entity('Channel', 'ch'), select: [out('name', attr('ch', 'name')), out('created_at', attr('ch', 'created_at'))], orderBy: [desc('created_at')], limit: 1000 });
+    const q = select({
+      from: entity('Channel', 'ch'),
+      select: [out('name', attr('ch', 'name')), out('created_at', attr('ch', 'created_at'))],
+      orderBy: [desc('created_at')],
+      limit: 1000,
+    });
     expect(await reasonOf(q)).toBe('limit-cuts-nothing');
   });
 
   it('reject an order that leaves tied rows to the database', async () => {
-    const q = select({ from: entity('CreatorAccount', 'c'), select: [out('username', attr('c', 'username')), out('verified', attr('c', 'verified'))], orderBy: [asc('verified')] });
+    const q = select({
+      from: entity('CreatorAccount', 'c'),
+      select: [out('username', attr('c', 'username')), out('verified', attr('c', 'verified'))],
+      orderBy: [asc('verified')],
+    });
     expect(await reasonOf(q)).toBe('order-undetermined');
   });
 
   it('reject an order over text that C and ICU English sort differently, and accept the same rows ordered by time', async () => {
-    const byName = select({ from: entity('Account', 'a'), select: [out('username', attr('a', 'username'))], where: isA('a', 'CreatorAccount'), orderBy: [asc('username')] });
+    const byName = select({
+      from: entity('Account', 'a'),
+      select: [out('username', attr('a', 'username'))],
+      where: isA('a', 'CreatorAccount'),
+      orderBy: [asc('username')],
+    });
     expect(await reasonOf(byName)).toBe('collation-dependent');
-    const byTime = select({ from: entity('Account', 'a'), select: [out('username', attr('a', 'username')), out('created_at', attr('a', 'created_at')), out('id', id('a'))], where: isA('a', 'CreatorAccount'), orderBy: [asc('created_at'), asc('id')] });
+    const byTime = select({
+      from: entity('Account', 'a'),
+      select: [out('username', attr('a', 'username')), out('created_at', attr('a', 'created_at')), out('id', id('a'))],
+      where: isA('a', 'CreatorAccount'),
+      orderBy: [asc('created_at'), asc('id')],
+    });
     expect(await reasonOf(byTime)).toBe('accepted');
   });
 
   it('reject a query whose planner cost is above the limit, without running it', async () => {
-    const q = select({ from: entity('Streamer', 's'), select: [out('platform', attr('s', 'platform')), out('streamers', count())], groupBy: [attr('s', 'platform')] });
+    const q = select({
+      from: entity('Streamer', 's'),
+      select: [out('platform', attr('s', 'platform')), out('streamers', count())],
+      groupBy: [attr('s', 'platform')],
+    });
     expect(await reasonOf(q)).toBe('accepted');
     const strict = { ...ctx, maxCost: 1 };
     await expect(verifyGroup(q, strict)).rejects.toMatchObject({ reason: 'too-costly' });
@@ -152,7 +231,11 @@ describe('group checks', () => {
     // The first variant's 100 ms and reopening the worker; no further variant is started.
     expect(performance.now() - started).toBeLessThan(10_000);
     // The connection answers an ordinary group right afterwards, with its data all there.
-    const fine = select({ from: entity('Streamer', 's'), select: [out('platform', attr('s', 'platform')), out('streamers', count())], groupBy: [attr('s', 'platform')] });
+    const fine = select({
+      from: entity('Streamer', 's'),
+      select: [out('platform', attr('s', 'platform')), out('streamers', count())],
+      groupBy: [attr('s', 'platform')],
+    });
     const g = await verifyGroup(fine, ctx);
     expect(g.main.row_count).toBeGreaterThan(1);
   }, 120_000);

@@ -45,7 +45,11 @@ function checkQuestions(index: ReturnType<typeof indexDomain>, query: Query, see
       continue;
     }
     for (const f of facts) expect(f.test(text), `${f.construct} not stated — ${where}`).toBe(true);
-    for (const m of mentions) expect(m.anyOf.some((all) => all.every((s) => text.toLowerCase().includes(s.toLowerCase()))), `${m.construct} not stated — ${where}`).toBe(true);
+    for (const m of mentions)
+      expect(
+        m.anyOf.some((all) => all.every((s) => text.toLowerCase().includes(s.toLowerCase()))),
+        `${m.construct} not stated — ${where}`,
+      ).toBe(true);
     if (style === 'precise') precise = w.question;
   }
   return precise;
@@ -65,7 +69,10 @@ describe.each(DOMAINS)('long-tail skeletons on %s', (name, domain) => {
     builds = await prepareBuilds({ dataset: name, domain, variants: 'all', scale: 'tiny', seed: 1, db, out: tmp.dir });
     const runner = createQueryRunner([db], 20_000);
     ctx = { index, variants: builds.variants, reference: 'full_normalized', runner };
-    graph = buildSchemaGraph(index, builds.variants.map((v) => v.schema));
+    graph = buildSchemaGraph(
+      index,
+      builds.variants.map((v) => v.schema),
+    );
     const ref = builds.variants.find((v) => v.name === 'full_normalized');
     if (!ref) throw new Error('no full_normalized variant');
     probe = async (q) => (await runner.run(ref.pgSchemas.main, compileSql(index, ref.schema, q))).rows;
@@ -77,12 +84,20 @@ describe.each(DOMAINS)('long-tail skeletons on %s', (name, domain) => {
   });
 
   /** Fills a skeleton from successive seeds until `wanted` candidates pass every check. */
-  async function verified(skeleton: string, wanted: number): Promise<{ query: Query; group: VerifiedGroup; seed: number }[]> {
+  async function verified(
+    skeleton: string,
+    wanted: number,
+  ): Promise<{ query: Query; group: VerifiedGroup; seed: number }[]> {
     const shape = readSkeleton(tokens(skeleton));
     const out: { query: Query; group: VerifiedGroup; seed: number }[] = [];
     for (let seed = 0; seed < 60 && out.length < wanted; seed++) {
       try {
-        const query = await fillQuery(shape, { graph, instance: builds.instance, rng: createRng(`long-tail/${seed}`), probe });
+        const query = await fillQuery(shape, {
+          graph,
+          instance: builds.instance,
+          rng: createRng(`long-tail/${seed}`),
+          probe,
+        });
         out.push({ query, group: await verifyGroup(query, ctx), seed });
       } catch (error) {
         if (!(error instanceof CandidateRejected)) throw error;
@@ -99,12 +114,24 @@ describe.each(DOMAINS)('long-tail skeletons on %s', (name, domain) => {
   }
 
   it('fills SELECT * as the id and every attribute of one entity, listed on every variant, all ten agreeing', async () => {
-    const groups = [...(await verified('SELECT * FROM <table> WHERE <column:numeric> > <value:number>', 3)), ...(await verified('SELECT * FROM <table> ORDER BY <column:numeric> - <column:numeric> DESC LIMIT <value:number>', 1))];
+    const groups = [
+      ...(await verified('SELECT * FROM <table> WHERE <column:numeric> > <value:number>', 3)),
+      ...(await verified(
+        'SELECT * FROM <table> ORDER BY <column:numeric> - <column:numeric> DESC LIMIT <value:number>',
+        1,
+      )),
+    ];
     expect(groups.length).toBeGreaterThanOrEqual(3);
     for (const { query, group, seed } of groups) {
       const q = query as SelectQuery;
       expect(q.joins ?? []).toEqual([]);
-      const every = ['id', ...index.allAttributes(q.from.entity).filter((a) => !a.attribute.multiValued).map((a) => a.attribute.name)];
+      const every = [
+        'id',
+        ...index
+          .allAttributes(q.from.entity)
+          .filter((a) => !a.attribute.multiValued)
+          .map((a) => a.attribute.name),
+      ];
       // A window output may follow the attributes; the attributes come first, in the model's order.
       const attrs = q.select.filter((o) => o.expr.kind === 'attribute');
       expect(attrs.map((o) => (o.expr as Extract<Expr, { kind: 'attribute' }>).attribute)).toEqual(every);
@@ -117,7 +144,10 @@ describe.each(DOMAINS)('long-tail skeletons on %s', (name, domain) => {
   }, 240_000);
 
   it('fills SELECT * arms of a set operation as whole objects of one hierarchy', async () => {
-    const groups = await verified('SELECT * FROM <table> WHERE <column:numeric> > <value:number> EXCEPT SELECT * FROM <table> WHERE <column:text> LIKE <value:pattern>', 1);
+    const groups = await verified(
+      'SELECT * FROM <table> WHERE <column:numeric> > <value:number> EXCEPT SELECT * FROM <table> WHERE <column:text> LIKE <value:pattern>',
+      1,
+    );
     expect(groups.length).toBe(1);
     const { query, group, seed } = groups[0] as (typeof groups)[number];
     if (query.kind !== 'set' || query.left.kind !== 'select') throw new Error('expected a set of selects');
@@ -129,90 +159,150 @@ describe.each(DOMAINS)('long-tail skeletons on %s', (name, domain) => {
 
   it.each([
     ['a range, MAX − MIN, over the rows', 'SELECT <agg> ( <column> ) - <agg> ( <column> ) FROM <table>'],
-    ['an aggregate times a number, per group', 'SELECT <column> , <agg> ( <column> ) * <value:number> FROM <table> GROUP BY <column>'],
-    ['an aggregate divided by a number, per group', 'SELECT <column> , <agg> ( <column> ) / <value:number> FROM <table> GROUP BY <column>'],
-    ['an aggregate of a product, per group', 'SELECT <column> , <agg> ( <column:numeric> * <value:number> ) FROM <table> GROUP BY <column>'],
-  ])('fills arithmetic on or of aggregates: %s', async (_label, skeleton) => {
-    const groups = await verified(skeleton, 2);
-    expect(groups.length).toBeGreaterThanOrEqual(1);
-    const of = (e: Expr): boolean => (e.kind === 'round' ? of(e.arg) : e.kind === 'aggregate' && e.arg?.kind === 'arithmetic');
-    for (const { query, group, seed } of groups) {
-      const q = query as SelectQuery;
-      const computed = q.select.filter((o) => ((o.expr.kind === 'arithmetic' || o.expr.kind === 'ratio') && hasAggregate(o.expr)) || of(o.expr));
-      expect(computed.length, JSON.stringify(q.select)).toBeGreaterThanOrEqual(1);
-      expectAgreement(group);
-      // A number other than 0 as a denominator needs no nullif guard.
-      for (const a of Object.values(group.answers)) expect(a.sql).not.toMatch(/nullif\(\d+, 0\)/u);
-      checkQuestions(index, query, String(seed));
-    }
-  }, 240_000);
+    [
+      'an aggregate times a number, per group',
+      'SELECT <column> , <agg> ( <column> ) * <value:number> FROM <table> GROUP BY <column>',
+    ],
+    [
+      'an aggregate divided by a number, per group',
+      'SELECT <column> , <agg> ( <column> ) / <value:number> FROM <table> GROUP BY <column>',
+    ],
+    [
+      'an aggregate of a product, per group',
+      'SELECT <column> , <agg> ( <column:numeric> * <value:number> ) FROM <table> GROUP BY <column>',
+    ],
+  ])(
+    'fills arithmetic on or of aggregates: %s',
+    async (_label, skeleton) => {
+      const groups = await verified(skeleton, 2);
+      expect(groups.length).toBeGreaterThanOrEqual(1);
+      const of = (e: Expr): boolean =>
+        e.kind === 'round' ? of(e.arg) : e.kind === 'aggregate' && e.arg?.kind === 'arithmetic';
+      for (const { query, group, seed } of groups) {
+        const q = query as SelectQuery;
+        const computed = q.select.filter(
+          (o) => ((o.expr.kind === 'arithmetic' || o.expr.kind === 'ratio') && hasAggregate(o.expr)) || of(o.expr),
+        );
+        expect(computed.length, JSON.stringify(q.select)).toBeGreaterThanOrEqual(1);
+        expectAgreement(group);
+        // A number other than 0 as a denominator needs no nullif guard.
+        for (const a of Object.values(group.answers)) expect(a.sql).not.toMatch(/nullif\(\d+, 0\)/u);
+        checkQuestions(index, query, String(seed));
+      }
+    },
+    240_000,
+  );
 
   // Adding totals, or subtracting one number from another on each row, means something only
   // within one unit: where the domain has two such numbers these fill, and where it has none
   // (retail: a price and a quantity; social media: one additive duration) they are refused
   // as not meaningful rather than filled with price + quantity.
   it.each([
-    ['a sum or difference of totals, ordered by it', 'SELECT <column> , <agg> ( <column> ) + <agg> ( <column> ) FROM <table> JOIN <table> ON <column> = <column> GROUP BY <column> ORDER BY <agg> ( <column> ) + <agg> ( <column> ) DESC', { social_media: 'refused', retail: 'refused' }],
-    ['an aggregate of a difference worked out on each row', 'SELECT <agg> ( <column:numeric> - <column:numeric> ) FROM <table> WHERE <column:text> = <value:text>', { social_media: 'filled', retail: 'refused' }],
-  ] as const)('fills arithmetic within one unit, or refuses it as not meaningful: %s', async (_label, skeleton, expected) => {
-    const shape = readSkeleton(tokens(skeleton));
-    const reasons = new Set<string>();
-    const groups: { query: Query; group: VerifiedGroup }[] = [];
-    for (let seed = 0; seed < 60 && groups.length < 1; seed++) {
-      try {
-        const query = await fillQuery(shape, { graph, instance: builds.instance, rng: createRng(`long-tail/${seed}`), probe });
-        groups.push({ query, group: await verifyGroup(query, ctx) });
-      } catch (error) {
-        if (!(error instanceof CandidateRejected)) throw error;
-        reasons.add(error.reason);
+    [
+      'a sum or difference of totals, ordered by it',
+      'SELECT <column> , <agg> ( <column> ) + <agg> ( <column> ) FROM <table> JOIN <table> ON <column> = <column> GROUP BY <column> ORDER BY <agg> ( <column> ) + <agg> ( <column> ) DESC',
+      { social_media: 'refused', retail: 'refused' },
+    ],
+    [
+      'an aggregate of a difference worked out on each row',
+      'SELECT <agg> ( <column:numeric> - <column:numeric> ) FROM <table> WHERE <column:text> = <value:text>',
+      { social_media: 'filled', retail: 'refused' },
+    ],
+  ] as const)(
+    'fills arithmetic within one unit, or refuses it as not meaningful: %s',
+    async (_label, skeleton, expected) => {
+      const shape = readSkeleton(tokens(skeleton));
+      const reasons = new Set<string>();
+      const groups: { query: Query; group: VerifiedGroup }[] = [];
+      for (let seed = 0; seed < 60 && groups.length < 1; seed++) {
+        try {
+          const query = await fillQuery(shape, {
+            graph,
+            instance: builds.instance,
+            rng: createRng(`long-tail/${seed}`),
+            probe,
+          });
+          groups.push({ query, group: await verifyGroup(query, ctx) });
+        } catch (error) {
+          if (!(error instanceof CandidateRejected)) throw error;
+          reasons.add(error.reason);
+        }
       }
-    }
-    if (expected[name as keyof typeof expected] === 'refused') {
-      expect(groups).toEqual([]);
-      expect([...reasons]).toContain('no-meaningful-slot:unit-arithmetic');
-    } else {
-      expect(groups.length).toBe(1);
-      for (const { group } of groups) expectAgreement(group);
-      expect(JSON.stringify(groups[0]?.query)).toMatch(/"op":"-"/u);
-    }
-  }, 240_000);
+      if (expected[name as keyof typeof expected] === 'refused') {
+        expect(groups).toEqual([]);
+        expect([...reasons]).toContain('no-meaningful-slot:unit-arithmetic');
+      } else {
+        expect(groups.length).toBe(1);
+        for (const { group } of groups) expectAgreement(group);
+        expect(JSON.stringify(groups[0]?.query)).toMatch(/"op":"-"/u);
+      }
+    },
+    240_000,
+  );
 
   it.each([
-    ['two counts', 'SELECT COUNT ( * ) FROM <table> WHERE <column:text> = <value:text> UNION SELECT COUNT ( * ) FROM <table> WHERE <column:numeric> > <value:number>'],
-    ['two aggregates of one number', 'SELECT <agg> ( <column> ) FROM <table> WHERE <column:numeric> < <value:number> UNION SELECT <agg> ( <column> ) FROM <table> WHERE <column:text> LIKE <value:pattern>'],
-  ])('fills a UNION of single aggregates as a list of numbers, one row an arm, equal ones kept (UNION ALL): %s', async (_label, skeleton) => {
-    const groups = await verified(skeleton, 2);
-    expect(groups.length).toBeGreaterThanOrEqual(1);
-    for (const { query, group, seed } of groups) {
-      if (query.kind !== 'set' || query.left.kind !== 'select') throw new Error('expected a set of selects');
-      expect(query.op).toBe('union all');
-      expect(query.left.select).toHaveLength(1);
-      expect(query.left.select[0]?.expr.kind).toBe('aggregate');
-      expectAgreement(group);
-      expect(group.main.row_count).toBe(2);
-      for (const a of Object.values(group.answers)) expect(a.sql).toMatch(/\nUNION ALL\n/u);
-      expect(checkQuestions(index, query, String(seed))).toMatch(/a number for each list, one row each, repeats kept/u);
-    }
-  }, 240_000);
+    [
+      'two counts',
+      'SELECT COUNT ( * ) FROM <table> WHERE <column:text> = <value:text> UNION SELECT COUNT ( * ) FROM <table> WHERE <column:numeric> > <value:number>',
+    ],
+    [
+      'two aggregates of one number',
+      'SELECT <agg> ( <column> ) FROM <table> WHERE <column:numeric> < <value:number> UNION SELECT <agg> ( <column> ) FROM <table> WHERE <column:text> LIKE <value:pattern>',
+    ],
+  ])(
+    'fills a UNION of single aggregates as a list of numbers, one row an arm, equal ones kept (UNION ALL): %s',
+    async (_label, skeleton) => {
+      const groups = await verified(skeleton, 2);
+      expect(groups.length).toBeGreaterThanOrEqual(1);
+      for (const { query, group, seed } of groups) {
+        if (query.kind !== 'set' || query.left.kind !== 'select') throw new Error('expected a set of selects');
+        expect(query.op).toBe('union all');
+        expect(query.left.select).toHaveLength(1);
+        expect(query.left.select[0]?.expr.kind).toBe('aggregate');
+        expectAgreement(group);
+        expect(group.main.row_count).toBe(2);
+        for (const a of Object.values(group.answers)) expect(a.sql).toMatch(/\nUNION ALL\n/u);
+        expect(checkQuestions(index, query, String(seed))).toMatch(
+          /a number for each list, one row each, repeats kept/u,
+        );
+      }
+    },
+    240_000,
+  );
 
   it('refuses an intersection or difference of single aggregates', () => {
     const shape = readSkeleton(tokens('SELECT COUNT ( * ) FROM <table> INTERSECT SELECT COUNT ( * ) FROM <table>'));
-    return expect(fillQuery(shape, { graph, instance: builds.instance, rng: createRng('x'), probe })).rejects.toMatchObject({ reason: 'meaningless-skeleton', detail: 'an intersection or difference of single aggregates' });
+    return expect(
+      fillQuery(shape, { graph, instance: builds.instance, rng: createRng('x'), probe }),
+    ).rejects.toMatchObject({
+      reason: 'meaningless-skeleton',
+      detail: 'an intersection or difference of single aggregates',
+    });
   });
 
   it.each([
-    ['columns of objects and their partners', 'SELECT DISTINCT <column> , <column> FROM <table> LEFT JOIN <table> ON <column> = <column> WHERE <column:text> = <value:text>'],
-    ['partners counted per object', 'SELECT <column> , COUNT ( * ) FROM <table> LEFT JOIN <table> ON <column> = <column> GROUP BY <column>'],
-  ])('fills a LEFT JOIN as objects kept without a partner: %s', async (_label, skeleton) => {
-    const groups = await verified(skeleton, 2);
-    expect(groups.length).toBeGreaterThanOrEqual(1);
-    for (const { query, group, seed } of groups) {
-      const q = query as SelectQuery;
-      expect((q.joins ?? []).filter((j) => j.type === 'left')).toHaveLength(1);
-      expectAgreement(group);
-      checkQuestions(index, query, String(seed));
-    }
-  }, 240_000);
+    [
+      'columns of objects and their partners',
+      'SELECT DISTINCT <column> , <column> FROM <table> LEFT JOIN <table> ON <column> = <column> WHERE <column:text> = <value:text>',
+    ],
+    [
+      'partners counted per object',
+      'SELECT <column> , COUNT ( * ) FROM <table> LEFT JOIN <table> ON <column> = <column> GROUP BY <column>',
+    ],
+  ])(
+    'fills a LEFT JOIN as objects kept without a partner: %s',
+    async (_label, skeleton) => {
+      const groups = await verified(skeleton, 2);
+      expect(groups.length).toBeGreaterThanOrEqual(1);
+      for (const { query, group, seed } of groups) {
+        const q = query as SelectQuery;
+        expect((q.joins ?? []).filter((j) => j.type === 'left')).toHaveLength(1);
+        expectAgreement(group);
+        checkQuestions(index, query, String(seed));
+      }
+    },
+    240_000,
+  );
 });
 
 describe('long-tail skeletons the reader refuses', () => {
@@ -226,31 +316,69 @@ describe('long-tail skeletons the reader refuses', () => {
     }
   }
 
-  it('rejects SELECT * over a join, whose columns are each variant\'s tables', () => {
-    expect(reasonOf('SELECT * FROM <table> JOIN <table> ON <column> = <column> WHERE <column:numeric> > <value:number>')).toEqual({ reason: 'meaningless-skeleton', detail: "SELECT * over a join lists every table's columns, which differ between variants" });
+  it("rejects SELECT * over a join, whose columns are each variant's tables", () => {
+    expect(
+      reasonOf('SELECT * FROM <table> JOIN <table> ON <column> = <column> WHERE <column:numeric> > <value:number>'),
+    ).toEqual({
+      reason: 'meaningless-skeleton',
+      detail: "SELECT * over a join lists every table's columns, which differ between variants",
+    });
   });
 
   it('rejects SELECT * twice, of groups, or beside aggregates', () => {
     expect(reasonOf('SELECT * , * FROM <table>')).toMatchObject({ reason: 'meaningless-skeleton' });
-    expect(reasonOf('SELECT * FROM <table> GROUP BY <column> HAVING COUNT ( * ) > <value:number>')).toMatchObject({ reason: 'meaningless-skeleton' });
-    expect(reasonOf('SELECT * , COUNT ( * ) FROM <table>')).toMatchObject({ reason: 'meaningless-skeleton', detail: 'columns beside aggregates without GROUP BY' });
+    expect(reasonOf('SELECT * FROM <table> GROUP BY <column> HAVING COUNT ( * ) > <value:number>')).toMatchObject({
+      reason: 'meaningless-skeleton',
+    });
+    expect(reasonOf('SELECT * , COUNT ( * ) FROM <table>')).toMatchObject({
+      reason: 'meaningless-skeleton',
+      detail: 'columns beside aggregates without GROUP BY',
+    });
   });
 
   it('reads LEFT joins by position, and refuses RIGHT and FULL joins', () => {
-    expect(readSkeleton(tokens('SELECT <column> FROM <table> JOIN <table> ON <column> = <column> LEFT JOIN <table> ON <column> = <column>'))).toMatchObject({ joins: 2, leftJoins: [1] });
-    expect(reasonOf('SELECT <column> FROM <table> FULL JOIN <table> ON <column> = <column>')).toMatchObject({ reason: 'unsupported-skeleton', detail: 'full join' });
-    expect(reasonOf('SELECT <column> FROM <table> RIGHT JOIN <table> ON <column> = <column>')).toMatchObject({ reason: 'unsupported-skeleton', detail: 'right join' });
+    expect(
+      readSkeleton(
+        tokens(
+          'SELECT <column> FROM <table> JOIN <table> ON <column> = <column> LEFT JOIN <table> ON <column> = <column>',
+        ),
+      ),
+    ).toMatchObject({ joins: 2, leftJoins: [1] });
+    expect(reasonOf('SELECT <column> FROM <table> FULL JOIN <table> ON <column> = <column>')).toMatchObject({
+      reason: 'unsupported-skeleton',
+      detail: 'full join',
+    });
+    expect(reasonOf('SELECT <column> FROM <table> RIGHT JOIN <table> ON <column> = <column>')).toMatchObject({
+      reason: 'unsupported-skeleton',
+      detail: 'right join',
+    });
   });
 
   it('reads * in an EXISTS subquery, joined or not: its select list says nothing', () => {
-    expect(reasonOf('SELECT <column> FROM <table> WHERE EXISTS ( SELECT * FROM <table> JOIN <table> ON <column> = <column> WHERE <column:numeric> > <value:number> )')).toBe('read');
+    expect(
+      reasonOf(
+        'SELECT <column> FROM <table> WHERE EXISTS ( SELECT * FROM <table> JOIN <table> ON <column> = <column> WHERE <column:numeric> > <value:number> )',
+      ),
+    ).toBe('read');
   });
 
   it('reads arithmetic on aggregates and numbers and aggregates of arithmetic on columns, and refuses an aggregate with a plain column', () => {
-    expect(readSkeleton(tokens('SELECT <agg> ( <column> ) - <agg> ( <column> ) FROM <table>'))).toMatchObject({ items: [{ kind: 'aggregateArithmetic', op: '-', left: { kind: 'aggregate' }, right: { kind: 'aggregate' } }] });
-    expect(readSkeleton(tokens('SELECT <value:number> * COUNT ( * ) FROM <table>'))).toMatchObject({ items: [{ kind: 'aggregateArithmetic', op: '*', left: { kind: 'number' }, right: { kind: 'aggregate', mode: 'star' } }] });
-    expect(reasonOf('SELECT <agg> ( DISTINCT <column> ) + <column:numeric> , COUNT ( * ) FROM <table> GROUP BY <column>')).toMatchObject({ reason: 'unsupported-skeleton' });
-    expect(readSkeleton(tokens('SELECT <agg> ( <column:numeric> + <column:numeric> ) FROM <table>'))).toMatchObject({ items: [{ kind: 'aggregate', mode: 'free', argOp: '+' }] });
-    expect(reasonOf('SELECT <agg> ( <column:numeric> / <agg> ( <column> ) ) FROM <table>')).toMatchObject({ reason: 'unsupported-skeleton' });
+    expect(readSkeleton(tokens('SELECT <agg> ( <column> ) - <agg> ( <column> ) FROM <table>'))).toMatchObject({
+      items: [{ kind: 'aggregateArithmetic', op: '-', left: { kind: 'aggregate' }, right: { kind: 'aggregate' } }],
+    });
+    expect(readSkeleton(tokens('SELECT <value:number> * COUNT ( * ) FROM <table>'))).toMatchObject({
+      items: [
+        { kind: 'aggregateArithmetic', op: '*', left: { kind: 'number' }, right: { kind: 'aggregate', mode: 'star' } },
+      ],
+    });
+    expect(
+      reasonOf('SELECT <agg> ( DISTINCT <column> ) + <column:numeric> , COUNT ( * ) FROM <table> GROUP BY <column>'),
+    ).toMatchObject({ reason: 'unsupported-skeleton' });
+    expect(readSkeleton(tokens('SELECT <agg> ( <column:numeric> + <column:numeric> ) FROM <table>'))).toMatchObject({
+      items: [{ kind: 'aggregate', mode: 'free', argOp: '+' }],
+    });
+    expect(reasonOf('SELECT <agg> ( <column:numeric> / <agg> ( <column> ) ) FROM <table>')).toMatchObject({
+      reason: 'unsupported-skeleton',
+    });
   });
 });

@@ -22,7 +22,15 @@ const tmp = tempDir('runner-memo');
 
 beforeAll(async () => {
   db = await openDatabase({ kind: 'pglite' });
-  builds = await prepareBuilds({ dataset: 'social_media', domain, variants: 'full_sti,full_cti,full_normalized', scale: 'tiny', seed: 1, db, out: tmp.dir });
+  builds = await prepareBuilds({
+    dataset: 'social_media',
+    domain,
+    variants: 'full_sti,full_cti,full_normalized',
+    scale: 'tiny',
+    seed: 1,
+    db,
+    out: tmp.dir,
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -31,8 +39,18 @@ afterAll(async () => {
 });
 
 const variant = (name: string) => builds.variants.find((v) => v.name === name)!;
-const platforms = select({ from: entity('Streamer', 's'), select: [out('platform', attr('s', 'platform')), out('streamers', count())], groupBy: [attr('s', 'platform')], orderBy: [asc('platform')] });
-const ctxWith = (runner: QueryRunner): CheckContext => ({ index, variants: builds.variants, reference: 'full_normalized', runner });
+const platforms = select({
+  from: entity('Streamer', 's'),
+  select: [out('platform', attr('s', 'platform')), out('streamers', count())],
+  groupBy: [attr('s', 'platform')],
+  orderBy: [asc('platform')],
+});
+const ctxWith = (runner: QueryRunner): CheckContext => ({
+  index,
+  variants: builds.variants,
+  reference: 'full_normalized',
+  runner,
+});
 
 describe('the query runner keeps what the database answered', () => {
   it('answers a query asked again in the same schema from memory, the same rows, and asks again in another schema', async () => {
@@ -71,7 +89,14 @@ describe('the query runner keeps what the database answered', () => {
     // Content → Tag → Content → Tag → Content: far beyond 100 ms on PGlite.
     const heavy = select({
       from: entity('Content', 'c1'),
-      joins: [inner('tagged_with', 'c1', 'forward', 't1', 'Tag'), inner('tagged_with', 't1', 'reverse', 'c2', 'Content'), inner('tagged_with', 'c2', 'forward', 't2', 'Tag'), inner('tagged_with', 't2', 'reverse', 'c3', 'Content'), inner('tagged_with', 'c3', 'forward', 't3', 'Tag'), inner('tagged_with', 't3', 'reverse', 'c4', 'Content')],
+      joins: [
+        inner('tagged_with', 'c1', 'forward', 't1', 'Tag'),
+        inner('tagged_with', 't1', 'reverse', 'c2', 'Content'),
+        inner('tagged_with', 'c2', 'forward', 't2', 'Tag'),
+        inner('tagged_with', 't2', 'reverse', 'c3', 'Content'),
+        inner('tagged_with', 'c3', 'forward', 't3', 'Tag'),
+        inner('tagged_with', 't3', 'reverse', 'c4', 'Content'),
+      ],
       select: [out('n', count())],
     });
     const runner = createQueryRunner([db], 100);
@@ -101,14 +126,22 @@ describe('the query runner keeps what the database answered', () => {
   it('refuses an order the collation decides from the reference answer, sending nothing else', async () => {
     const runner = createQueryRunner([db], 20_000);
     // The main instance holds a channel named "gamer 🎮": C sorts it after "Wiegand LLC", English before.
-    const byName = select({ from: entity('Channel', 'ch'), select: [out('name', attr('ch', 'name'))], orderBy: [asc('name')] });
+    const byName = select({
+      from: entity('Channel', 'ch'),
+      select: [out('name', attr('ch', 'name'))],
+      orderBy: [asc('name')],
+    });
     const error = await verifyGroup(byName, ctxWith(runner)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CandidateRejected);
     expect((error as CandidateRejected).reason).toBe('collation-dependent');
     // The planner estimate and the reference answer: no other variant, no edge-case instance.
     expect(runner.roundTrips()).toBe(2);
     // The same rows ordered by time pass.
-    const byTime = select({ from: entity('Channel', 'ch'), select: [out('name', attr('ch', 'name')), out('created_at', attr('ch', 'created_at')), out('id', id('ch'))], orderBy: [asc('created_at'), asc('id')] });
+    const byTime = select({
+      from: entity('Channel', 'ch'),
+      select: [out('name', attr('ch', 'name')), out('created_at', attr('ch', 'created_at')), out('id', id('ch'))],
+      orderBy: [asc('created_at'), asc('id')],
+    });
     expect((await verifyGroup(byTime, ctxWith(runner))).main.row_count).toBeGreaterThan(1);
   });
 });

@@ -35,7 +35,15 @@ const tmp = tempDir('readings');
 
 beforeAll(async () => {
   db = await openDatabase({ kind: 'pglite' });
-  builds = await prepareBuilds({ dataset: 'social_media', domain, variants: 'full_sti,full_cti,full_normalized', scale: 'tiny', seed: 1, db, out: tmp.dir });
+  builds = await prepareBuilds({
+    dataset: 'social_media',
+    domain,
+    variants: 'full_sti,full_cti,full_normalized',
+    scale: 'tiny',
+    seed: 1,
+    db,
+    out: tmp.dir,
+  });
   ctx = { index, variants: builds.variants, reference: 'full_normalized', runner: createQueryRunner([db], 20_000) };
 }, 120_000);
 
@@ -56,7 +64,11 @@ const examples: { choice: ReadingChoice; words: RegExp | undefined; query: Query
     // "usernames of subscribers with their watch-history timestamps": the ones with none kept or not.
     choice: 'outer-join',
     words: /Subscribers with no watch-history timestamps are left out\./u,
-    query: select({ from: entity('Subscriber', 's'), select: [out('username', attr('s', 'username')), out('watched_at', element('w'))], joins: [elements('inner', 's', 'watch_history_timestamps', 'w')] }),
+    query: select({
+      from: entity('Subscriber', 's'),
+      select: [out('username', attr('s', 'username')), out('watched_at', element('w'))],
+      joins: [elements('inner', 's', 'watch_history_timestamps', 'w')],
+    }),
   },
   {
     // "usernames of accounts": every account, or the plain ones only.
@@ -68,13 +80,22 @@ const examples: { choice: ReadingChoice; words: RegExp | undefined; query: Query
     // "videos whose title contains 'the'": "The Picture of Dorian Gray" matches only without case.
     choice: 'case',
     words: /Text matching is case-sensitive\./u,
-    query: select({ from: entity('Content', 'c'), select: [out('n', count())], where: { kind: 'like', expr: attr('c', 'title'), pattern: '%the%' } }),
+    query: select({
+      from: entity('Content', 'c'),
+      select: [out('n', count())],
+      where: { kind: 'like', expr: attr('c', 'title'), pattern: '%the%' },
+    }),
   },
   {
     // "the titles of the 3 earliest-year videos, ties broken by id": which id first.
     choice: 'ties',
     words: /Ties are broken by/u,
-    query: select({ from: entity('Content', 'c'), select: [out('title', attr('c', 'title')), out('year', year)], orderBy: [asc(year), asc(id('c'))], limit: 3 }),
+    query: select({
+      from: entity('Content', 'c'),
+      select: [out('title', attr('c', 'title')), out('year', year)],
+      orderBy: [asc(year), asc(id('c'))],
+      limit: 3,
+    }),
   },
 ];
 
@@ -85,13 +106,20 @@ describe('readings by execution', () => {
       const w = writeNaturalQuestion(index, ex.query, 0, 'g');
       expect(w.evidence).toMatch(ex.words as RegExp);
       const verified = await verifyGroup(ex.query, ctx);
-      expect((await differingReadings(ex.query, 'g', verified, ctx)).map((d) => d.reading.choice)).not.toContain(ex.choice);
+      expect((await differingReadings(ex.query, 'g', verified, ctx)).map((d) => d.reading.choice)).not.toContain(
+        ex.choice,
+      );
     });
   }
 
   it('catches one row per video read as one row per title (grouping), which the writer leaves to execution', async () => {
     // Titles repeat among the tiny instance's videos: per video and per title differ.
-    const q = select({ from: entity('Content', 'c'), select: [out('title', attr('c', 'title')), out('quality_options', count(element('o')))], joins: [elements('left', 'c', 'quality_opts', 'o')], groupBy: [id('c'), attr('c', 'title')] });
+    const q = select({
+      from: entity('Content', 'c'),
+      select: [out('title', attr('c', 'title')), out('quality_options', count(element('o')))],
+      joins: [elements('left', 'c', 'quality_opts', 'o')],
+      groupBy: [id('c'), attr('c', 'title')],
+    });
     const verified = await verifyGroup(q, ctx);
     const found = await differingReadings(q, 'g', verified, ctx);
     expect(found.map((d) => d.reading.choice)).toContain('grouping');
@@ -101,9 +129,37 @@ describe('readings by execution', () => {
   });
 
   it('builds a path reading through another relationship between the same kinds, settled once the verb is said', () => {
-    const twoLinks = indexDomain({ ...domain, relationships: [...domain.relationships, { ...domain.relationships.find((r) => r.name === 'produced_by')!, name: 'edited_by', lexicon: { forward: 'edited by', reverse: 'edited' } }] });
-    const q = select({ from: entity('Content', 'c'), select: [out('title', attr('c', 'title')), out('username', attr('p', 'username'))], joins: [{ kind: 'relationship', type: 'inner', relationship: 'produced_by', from: 'c', direction: 'forward', alias: 'p', entity: 'CreatorAccount' }] });
-    expect(otherReadings(twoLinks, q, new Set()).filter((r) => r.choice === 'path').map((r) => r.detail)).toEqual(['p through edited_by instead of produced_by']);
+    const twoLinks = indexDomain({
+      ...domain,
+      relationships: [
+        ...domain.relationships,
+        {
+          ...domain.relationships.find((r) => r.name === 'produced_by')!,
+          name: 'edited_by',
+          lexicon: { forward: 'edited by', reverse: 'edited' },
+        },
+      ],
+    });
+    const q = select({
+      from: entity('Content', 'c'),
+      select: [out('title', attr('c', 'title')), out('username', attr('p', 'username'))],
+      joins: [
+        {
+          kind: 'relationship',
+          type: 'inner',
+          relationship: 'produced_by',
+          from: 'c',
+          direction: 'forward',
+          alias: 'p',
+          entity: 'CreatorAccount',
+        },
+      ],
+    });
+    expect(
+      otherReadings(twoLinks, q, new Set())
+        .filter((r) => r.choice === 'path')
+        .map((r) => r.detail),
+    ).toEqual(['p through edited_by instead of produced_by']);
     expect(otherReadings(twoLinks, q, new Set(['path:produced_by'])).filter((r) => r.choice === 'path')).toEqual([]);
   });
 });
@@ -119,10 +175,33 @@ describe('generated groups have one reading', () => {
       const dir = tempDir(`readings-${dataset}`);
       const gdb = await openDatabase({ kind: 'pglite' });
       try {
-        const b = await prepareBuilds({ dataset, domain: d, variants: 'full_normalized,full_sti', scale: 'tiny', seed: 7, db: gdb, out: dir.dir });
+        const b = await prepareBuilds({
+          dataset,
+          domain: d,
+          variants: 'full_normalized,full_sti',
+          scale: 'tiny',
+          seed: 7,
+          db: gdb,
+          out: dir.dir,
+        });
         const runner = createQueryRunner([gdb], 20_000);
-        const grammar = parseGrammar(readFileSync(new URL('../../grammars/spider.pcfg', import.meta.url), 'utf8'), 'spider.pcfg');
-        await generateGroups({ dataset, out: dir.dir, index: ix, instance: b.instance, instanceHashes: { main: b.main.instance_hash, ...(b.edge ? { edge: b.edge.instance_hash } : {}) }, variants: b.variants, runner, grammar, seed: 7, groups: perDomain, settings: {} });
+        const grammar = parseGrammar(
+          readFileSync(new URL('../../grammars/spider.pcfg', import.meta.url), 'utf8'),
+          'spider.pcfg',
+        );
+        await generateGroups({
+          dataset,
+          out: dir.dir,
+          index: ix,
+          instance: b.instance,
+          instanceHashes: { main: b.main.instance_hash, ...(b.edge ? { edge: b.edge.instance_hash } : {}) },
+          variants: b.variants,
+          runner,
+          grammar,
+          seed: 7,
+          groups: perDomain,
+          settings: {},
+        });
         const groups = readJsonLines<GroupRecord>(groupsPath(dir.dir, dataset), false);
         expect(groups.length).toBe(perDomain);
         const gctx: CheckContext = { index: ix, variants: b.variants, reference: groups[0]!.reference_variant, runner };
@@ -130,10 +209,20 @@ describe('generated groups have one reading', () => {
           const main = { result_hash: g.variants[g.reference_variant]!.result_hash, row_count: 0 };
           const verified = await verifyGroup(g.query, gctx);
           expect(verified.main.result_hash).toBe(main.result_hash);
-          expect((await differingReadings(g.query, g.group_id, verified, gctx)).map((x) => `${x.reading.choice}: ${x.reading.detail}`)).toEqual([]);
+          expect(
+            (await differingReadings(g.query, g.group_id, verified, gctx)).map(
+              (x) => `${x.reading.choice}: ${x.reading.detail}`,
+            ),
+          ).toEqual([]);
           // Every quoted value of every style's question and evidence is in the group's SQL, verbatim.
           const sqls = Object.values(g.variants).map((v) => v.sql);
-          for (const w of writeTemplateQuestions(ix, g.query, STYLES.map((style) => ({ style, paraphrase: 0 })), g.group_id)) expect(quotedNotInSql(w.question, w.evidence, sqls), w.question).toEqual([]);
+          for (const w of writeTemplateQuestions(
+            ix,
+            g.query,
+            STYLES.map((style) => ({ style, paraphrase: 0 })),
+            g.group_id,
+          ))
+            expect(quotedNotInSql(w.question, w.evidence, sqls), w.question).toEqual([]);
         }
       } finally {
         await gdb.close();

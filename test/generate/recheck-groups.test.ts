@@ -27,9 +27,16 @@ const DIR = process.env['EQUISQL_GROUPS_DIR'];
     const edge = existsSync(join(dir, 'edge', 'build.json')) ? readManifest(join(dir, 'edge')) : undefined;
     const groups = readJsonLines<GroupRecord>(groupsPath(dir, manifest.dataset), false);
     expect(groups.length).toBeGreaterThan(0);
-    const db = await openDatabase(targetOf(dir, manifest, manifest.database.kind === 'postgres' ? process.env['DATABASE_URL'] : undefined));
+    const db = await openDatabase(
+      targetOf(dir, manifest, manifest.database.kind === 'postgres' ? process.env['DATABASE_URL'] : undefined),
+    );
     try {
-      const variants = manifest.variants.map((v) => ({ name: v.name, main: v.pg_schema, edge: edge?.variants.find((e) => e.name === v.name)?.pg_schema, schema: buildRelationalSchema(index, v.spec) }));
+      const variants = manifest.variants.map((v) => ({
+        name: v.name,
+        main: v.pg_schema,
+        edge: edge?.variants.find((e) => e.name === v.name)?.pg_schema,
+        schema: buildRelationalSchema(index, v.spec),
+      }));
       const ids = new Set<string>();
       for (const g of groups) {
         expect(groupId(g.query)).toBe(g.group_id);

@@ -27,10 +27,17 @@ function reasonOf(f: () => unknown): RejectionReason | 'ok' {
 
 describe('readSkeleton', () => {
   it('reads slots, joins, conditions, order and limit', () => {
-    const shape = readSkeleton(tokens('SELECT <column> , COUNT ( * ) FROM <table> JOIN <table> ON <column> = <column> WHERE <column:numeric> > <value:number> GROUP BY <column> ORDER BY COUNT ( * ) DESC LIMIT 1'));
+    const shape = readSkeleton(
+      tokens(
+        'SELECT <column> , COUNT ( * ) FROM <table> JOIN <table> ON <column> = <column> WHERE <column:numeric> > <value:number> GROUP BY <column> ORDER BY COUNT ( * ) DESC LIMIT 1',
+      ),
+    );
     expect(shape).toMatchObject({
       kind: 'select',
-      items: [{ kind: 'column', type: 'any' }, { kind: 'aggregate', mode: 'star' }],
+      items: [
+        { kind: 'column', type: 'any' },
+        { kind: 'aggregate', mode: 'star' },
+      ],
       joins: 1,
       where: [[{ kind: 'compareValue', op: '>', column: { type: 'numeric' }, valueType: 'number' }]],
       groupBy: [{ kind: 'column' }],
@@ -40,7 +47,11 @@ describe('readSkeleton', () => {
   });
 
   it('reads set operations and subqueries', () => {
-    const shape = readSkeleton(tokens('SELECT <column> FROM <table> WHERE <column> NOT IN ( SELECT <column> FROM <table> WHERE <column:text> = <value:text> ) EXCEPT SELECT <column> FROM <table>'));
+    const shape = readSkeleton(
+      tokens(
+        'SELECT <column> FROM <table> WHERE <column> NOT IN ( SELECT <column> FROM <table> WHERE <column:text> = <value:text> ) EXCEPT SELECT <column> FROM <table>',
+      ),
+    );
     expect(shape.kind).toBe('set');
     if (shape.kind !== 'set' || shape.left.kind !== 'select') throw new Error('expected a set of selects');
     expect(shape.op).toBe('except');
@@ -48,11 +59,25 @@ describe('readSkeleton', () => {
   });
 
   it('rejects skeletons a conceptual query cannot mean, each with its reason', () => {
-    expect(reasonOf(() => readSkeleton(tokens('SELECT DISTINCT COUNT ( * ) FROM <table> GROUP BY <column> HAVING COUNT ( * ) > <value:number>')))).toBe('meaningless-skeleton');
-    expect(reasonOf(() => readSkeleton(tokens('SELECT <column> , COUNT ( * ) FROM <table>')))).toBe('meaningless-skeleton');
-    expect(reasonOf(() => readSkeleton(tokens('SELECT * FROM <table> JOIN <table> ON <column> = <column>')))).toBe('meaningless-skeleton');
-    expect(reasonOf(() => readSkeleton(tokens('SELECT <column> FROM <table> CROSS JOIN <table>')))).toBe('meaningless-skeleton');
-    expect(reasonOf(() => readSkeleton(tokens('SELECT <column> FROM <table> WHERE COUNT ( * ) > <value:number>')))).toBe('meaningless-skeleton');
+    expect(
+      reasonOf(() =>
+        readSkeleton(
+          tokens('SELECT DISTINCT COUNT ( * ) FROM <table> GROUP BY <column> HAVING COUNT ( * ) > <value:number>'),
+        ),
+      ),
+    ).toBe('meaningless-skeleton');
+    expect(reasonOf(() => readSkeleton(tokens('SELECT <column> , COUNT ( * ) FROM <table>')))).toBe(
+      'meaningless-skeleton',
+    );
+    expect(reasonOf(() => readSkeleton(tokens('SELECT * FROM <table> JOIN <table> ON <column> = <column>')))).toBe(
+      'meaningless-skeleton',
+    );
+    expect(reasonOf(() => readSkeleton(tokens('SELECT <column> FROM <table> CROSS JOIN <table>')))).toBe(
+      'meaningless-skeleton',
+    );
+    expect(
+      reasonOf(() => readSkeleton(tokens('SELECT <column> FROM <table> WHERE COUNT ( * ) > <value:number>'))),
+    ).toBe('meaningless-skeleton');
   });
 });
 
@@ -66,8 +91,12 @@ describe('fillQuery', () => {
   };
 
   it('rejects x NOT IN (SELECT COUNT(*) …) as meaningless', async () => {
-    const shape = readSkeleton(tokens('SELECT <column> FROM <table> WHERE <column> NOT IN ( SELECT COUNT ( * ) FROM <table> )'));
-    await expect(fillQuery(shape, { graph, instance, rng: createRng(1), probe: noProbe })).rejects.toMatchObject({ reason: 'meaningless-skeleton' });
+    const shape = readSkeleton(
+      tokens('SELECT <column> FROM <table> WHERE <column> NOT IN ( SELECT COUNT ( * ) FROM <table> )'),
+    );
+    await expect(fillQuery(shape, { graph, instance, rng: createRng(1), probe: noProbe })).rejects.toMatchObject({
+      reason: 'meaningless-skeleton',
+    });
   });
 
   it('fills typed slots with attributes of that type and values that exist in the instance', async () => {
@@ -80,8 +109,13 @@ describe('fillQuery', () => {
       const w = q.where;
       // Equality slots may become set membership, a subtype test or IS NULL, still grounded in the data.
       if (w?.kind === 'contains') {
-        const e = q.from.alias === w.alias ? q.from.entity : ((q.joins ?? []).find((j: Join) => j.alias === w.alias) as { entity: string }).entity;
-        const sets = (instance.objects[index.root(e).name] ?? []).flatMap((o) => (o.values[w.attribute] as readonly unknown[] | null) ?? []);
+        const e =
+          q.from.alias === w.alias
+            ? q.from.entity
+            : ((q.joins ?? []).find((j: Join) => j.alias === w.alias) as { entity: string }).entity;
+        const sets = (instance.objects[index.root(e).name] ?? []).flatMap(
+          (o) => (o.values[w.attribute] as readonly unknown[] | null) ?? [],
+        );
         expect(sets).toContain(w.value);
         checked += 1;
         continue;
@@ -90,7 +124,10 @@ describe('fillQuery', () => {
       // Or IS NULL on an optional attribute that is NULL for some object.
       if (w?.kind === 'isNull' && w.expr.kind === 'attribute') {
         const alias = w.expr.alias;
-        const e = q.from.alias === alias ? q.from.entity : ((q.joins ?? []).find((j: Join) => j.alias === alias) as { entity: string }).entity;
+        const e =
+          q.from.alias === alias
+            ? q.from.entity
+            : ((q.joins ?? []).find((j: Join) => j.alias === alias) as { entity: string }).entity;
         const attribute = w.expr.attribute;
         expect(index.allAttributes(e).find((a) => a.attribute.name === attribute)?.attribute.optional).toBe(true);
         expect((instance.objects[index.root(e).name] ?? []).some((o) => o.values[attribute] === null)).toBe(true);
@@ -100,7 +137,12 @@ describe('fillQuery', () => {
       if (w?.kind !== 'compare' && w?.kind !== 'in') throw new Error(`expected a comparison, got ${w?.kind}`);
       const left = w.kind === 'compare' ? w.left : w.expr;
       const wanted = w.kind === 'compare' ? [w.right.kind === 'literal' ? w.right.value : undefined] : w.values;
-      const aliasEntity = new Map([[q.from.alias, q.from.entity], ...(q.joins ?? []).flatMap((j: Join) => (j.kind === 'relationship' ? [[j.alias, j.entity] as [string, string]] : []))]);
+      const aliasEntity = new Map([
+        [q.from.alias, q.from.entity],
+        ...(q.joins ?? []).flatMap((j: Join) =>
+          j.kind === 'relationship' ? [[j.alias, j.entity] as [string, string]] : [],
+        ),
+      ]);
       if (left.kind !== 'attribute') continue;
       const e = aliasEntity.get(left.alias) as string;
       const type = index.allAttributes(e).find((a) => a.attribute.name === left.attribute)?.attribute.type.kind;
@@ -118,15 +160,41 @@ describe('labels', () => {
   it("computes Spider's hardness", () => {
     expect(spiderHardness(parseSql('SELECT count(*) FROM singer'))).toBe('easy');
     expect(spiderHardness(parseSql('SELECT name, country, age FROM singer ORDER BY age DESC'))).toBe('medium');
-    expect(spiderHardness(parseSql('SELECT T2.name, count(*) FROM concert AS T1 JOIN stadium AS T2 ON T1.stadium_id = T2.stadium_id GROUP BY T1.stadium_id'))).toBe('medium');
-    expect(spiderHardness(parseSql('SELECT song_name FROM singer WHERE age > (SELECT avg(age) FROM singer)'))).toBe('hard');
-    expect(spiderHardness(parseSql('SELECT name FROM stadium EXCEPT SELECT T2.name FROM concert AS T1 JOIN stadium AS T2 ON T1.stadium_id = T2.stadium_id WHERE T1.year = 2014'))).toBe('hard');
-    expect(spiderHardness(parseSql("SELECT count(*) FROM a JOIN b ON a.id = b.a_id WHERE a.x = 1 OR b.y LIKE '%z%'"))).toBe('extra');
+    expect(
+      spiderHardness(
+        parseSql(
+          'SELECT T2.name, count(*) FROM concert AS T1 JOIN stadium AS T2 ON T1.stadium_id = T2.stadium_id GROUP BY T1.stadium_id',
+        ),
+      ),
+    ).toBe('medium');
+    expect(spiderHardness(parseSql('SELECT song_name FROM singer WHERE age > (SELECT avg(age) FROM singer)'))).toBe(
+      'hard',
+    );
+    expect(
+      spiderHardness(
+        parseSql(
+          'SELECT name FROM stadium EXCEPT SELECT T2.name FROM concert AS T1 JOIN stadium AS T2 ON T1.stadium_id = T2.stadium_id WHERE T1.year = 2014',
+        ),
+      ),
+    ).toBe('hard');
+    expect(
+      spiderHardness(parseSql("SELECT count(*) FROM a JOIN b ON a.id = b.a_id WHERE a.x = 1 OR b.y LIKE '%z%'")),
+    ).toBe('extra');
   });
 
   it('counts constructs and gives one id to queries that differ only in aliases and conjunct order', () => {
-    const q1 = select({ from: entity('Streamer', 's'), joins: [inner('produced_by', 's', 'reverse', 'c', 'Content')], select: [out('n', count())], where: and(cmp(attr('s', 'platform'), '=', lit('kick')), cmp(attr('c', 'duration'), '>', lit(60))) });
-    const q2 = select({ from: entity('Streamer', 'x'), joins: [inner('produced_by', 'x', 'reverse', 'y', 'Content')], select: [out('n', count())], where: and(cmp(attr('y', 'duration'), '>', lit(60)), cmp(attr('x', 'platform'), '=', lit('kick'))) });
+    const q1 = select({
+      from: entity('Streamer', 's'),
+      joins: [inner('produced_by', 's', 'reverse', 'c', 'Content')],
+      select: [out('n', count())],
+      where: and(cmp(attr('s', 'platform'), '=', lit('kick')), cmp(attr('c', 'duration'), '>', lit(60))),
+    });
+    const q2 = select({
+      from: entity('Streamer', 'x'),
+      joins: [inner('produced_by', 'x', 'reverse', 'y', 'Content')],
+      select: [out('n', count())],
+      where: and(cmp(attr('y', 'duration'), '>', lit(60)), cmp(attr('x', 'platform'), '=', lit('kick'))),
+    });
     expect(canonicalQueryText(q1)).toBe(canonicalQueryText(q2));
     expect(groupId(q1)).toBe(groupId(q2));
     const q3 = select({ ...q1, where: cmp(attr('s', 'platform'), '=', lit('kick')) });

@@ -25,7 +25,7 @@ export const BY_KIND: Record<ExprKind, string> = {
   'is-null': 'SELECT a FROM t WHERE abs(b) IS NULL',
   subquery: 'SELECT (SELECT max(b) FROM u) FROM t',
   aggregate: 'SELECT count(DISTINCT a), avg(a * 2) FROM t',
-  function: 'SELECT string_agg(a, \',\' ORDER BY b) FROM t',
+  function: "SELECT string_agg(a, ',' ORDER BY b) FROM t",
   case: "SELECT CASE a WHEN 1 THEN 'one' ELSE 'other' END FROM t",
   cast: 'SELECT CAST(a AS REAL) / NULLIF(b, 0) FROM t',
   operator: "SELECT a FROM t WHERE b ->> 'k' = 'v'",
@@ -37,4 +37,3 @@ export const BY_KIND: Record<ExprKind, string> = {
   interval: "SELECT a FROM t WHERE b > c - INTERVAL '1 day'",
   clock: 'SELECT a FROM t WHERE b < CURRENT_DATE',
 };
-

@@ -21,13 +21,16 @@ function kindsOf(query: Query): Set<ExprKind> {
 }
 
 describe('the grammar read off the AST', () => {
-  it.each(Object.entries(BY_KIND))('derives an expression of kind %s, and its skeleton reads back the same', (kind, sql) => {
-    const query = parseSql(sql, { dialect: 'postgresql' });
-    expect(kindsOf(query).has(kind as ExprKind), `${sql} holds no ${kind}`).toBe(true);
-    const skeleton = extractSkeleton(query);
-    const again = extractSkeleton(parseSql(instantiateSkeleton(skeleton.tokens), { dialect: 'postgresql' }));
-    expect(again.text).toBe(skeleton.text);
-  });
+  it.each(Object.entries(BY_KIND))(
+    'derives an expression of kind %s, and its skeleton reads back the same',
+    (kind, sql) => {
+      const query = parseSql(sql, { dialect: 'postgresql' });
+      expect(kindsOf(query).has(kind as ExprKind), `${sql} holds no ${kind}`).toBe(true);
+      const skeleton = extractSkeleton(query);
+      const again = extractSkeleton(parseSql(instantiateSkeleton(skeleton.tokens), { dialect: 'postgresql' }));
+      expect(again.text).toBe(skeleton.text);
+    },
+  );
 
   it.each([
     ['SELECT a FROM t ORDER BY count(*) >= 5', 'SELECT <column> FROM <table> ORDER BY COUNT ( * ) >= <value:number>'],
@@ -59,7 +62,9 @@ describe('the grammar read off the AST', () => {
   it('keeps the Spider-shaped skeleton where the clause rules cover a query', () => {
     // The expression rules write the same text the clause rules would, so which one derived
     // a part never shows in the skeleton.
-    expect(extractSkeleton(parseSql("SELECT a FROM t WHERE b = 'x' AND c > 3 ORDER BY count(*) DESC LIMIT 1")).text).toBe(
+    expect(
+      extractSkeleton(parseSql("SELECT a FROM t WHERE b = 'x' AND c > 3 ORDER BY count(*) DESC LIMIT 1")).text,
+    ).toBe(
       'SELECT <column> FROM <table> WHERE <column:text> = <value:text> AND <column:numeric> > <value:number> ORDER BY COUNT ( * ) DESC LIMIT 1',
     );
   });
@@ -70,7 +75,11 @@ describe('the grammar read off the AST', () => {
     expect(result.unparsed).toEqual([]);
     const grammar = estimateGrammar(countRules(result.derivations));
     const keys = new Set(grammar.rules.map((r) => r.key));
-    for (const rule of ['x_atom -> "CAST" "(" x_any_op "AS" <type:numeric> ")"', 'x_call -> "COUNT" "(" "*" ")"', 'statement -> query']) {
+    for (const rule of [
+      'x_atom -> "CAST" "(" x_any_op "AS" <type:numeric> ")"',
+      'x_call -> "COUNT" "(" "*" ")"',
+      'statement -> query',
+    ]) {
       expect(keys.has(rule), rule).toBe(true);
     }
     expect(grammar.rules.find((r) => r.key === 'x_over -> "OVER" "(" x_window_spec ")"')?.count).toBe(1);

@@ -25,7 +25,9 @@ describe('equisql grammar', () => {
     expect(await command.run(['estimate', '--corpus', corpus, '--out', out, '--json', '--smoothing', '0'], io)).toBe(0);
     const last = JSON.parse(stdout[stdout.length - 1] as string) as { total: number; parsed: number; rules: number };
     expect(last).toMatchObject({ total: 8, parsed: 6 });
-    const unparsed = stdout.slice(0, -1).map((l) => (JSON.parse(l) as { unparsed: { line: number; reason: string } }).unparsed);
+    const unparsed = stdout
+      .slice(0, -1)
+      .map((l) => (JSON.parse(l) as { unparsed: { line: number; reason: string } }).unparsed);
     expect(unparsed.map((u) => u.line)).toEqual([7, 8]);
     expect(unparsed[0]?.reason).toMatch(/OFFSET without LIMIT/u);
     expect(unparsed[1]?.reason).toMatch(/line 1, column/u);
@@ -42,7 +44,9 @@ describe('equisql grammar', () => {
     const dir = mkdtempSync(join(tmpdir(), 'equisql-grammar-'));
     const out = join(dir, 'spider.pcfg');
     const { io, out: stdout } = capture();
-    expect(await command.run(['estimate', '--corpus', corpusPath('spider/spider_train.sql'), '--out', out, '--json'], io)).toBe(0);
+    expect(
+      await command.run(['estimate', '--corpus', corpusPath('spider/spider_train.sql'), '--out', out, '--json'], io),
+    ).toBe(0);
     const summary = JSON.parse(stdout[stdout.length - 1] as string) as { total: number; parsed: number; rules: number };
     expect(summary.total).toBe(7000);
     expect(summary.parsed / summary.total).toBeGreaterThanOrEqual(0.99);
@@ -55,7 +59,9 @@ describe('equisql grammar', () => {
   it('estimate is deterministic: the same corpus gives the same bytes', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'equisql-grammar-'));
     for (const name of ['a.pcfg', 'b.pcfg']) {
-      expect(await command.run(['estimate', '--corpus', corpus, '--out', join(dir, name), '--licence', 'CC0'], capture().io)).toBe(0);
+      expect(
+        await command.run(['estimate', '--corpus', corpus, '--out', join(dir, name), '--licence', 'CC0'], capture().io),
+      ).toBe(0);
     }
     expect(readFileSync(join(dir, 'a.pcfg'), 'utf8')).toBe(readFileSync(join(dir, 'b.pcfg'), 'utf8'));
   });
@@ -63,9 +69,19 @@ describe('equisql grammar', () => {
   it('estimate mixes in another grammar by weight', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'equisql-grammar-'));
     const extra = join(dir, 'extra.pcfg');
-    writeFileSync(extra, readFileSync(resolve(repoRoot, 'grammars/default.pcfg'), 'utf8').replace(/^0\.60\s+cmp -> "="$/mu, '0.10 cmp -> "="').replace(/^0\.15\s+cmp -> ">"$/mu, '0.65 cmp -> ">"'));
+    writeFileSync(
+      extra,
+      readFileSync(resolve(repoRoot, 'grammars/default.pcfg'), 'utf8')
+        .replace(/^0\.60\s+cmp -> "="$/mu, '0.10 cmp -> "="')
+        .replace(/^0\.15\s+cmp -> ">"$/mu, '0.65 cmp -> ">"'),
+    );
     const out = join(dir, 'mixed.pcfg');
-    expect(await command.run(['estimate', '--corpus', corpus, '--out', out, '--smoothing', '0', '--mix', `${extra}:0.25`], capture().io)).toBe(0);
+    expect(
+      await command.run(
+        ['estimate', '--corpus', corpus, '--out', out, '--smoothing', '0', '--mix', `${extra}:0.25`],
+        capture().io,
+      ),
+    ).toBe(0);
     const mixed = parseGrammar(readFileSync(out, 'utf8'));
     // The corpus compares with ">" 2 times and "=" once: P(">") = 2/3 there, 0.65 in extra.
     const gt = mixed.rules.find((r) => r.key === 'cmp -> ">"');
@@ -92,7 +108,10 @@ describe('equisql grammar', () => {
 
   it('sample --tail marks the long-tail share', async () => {
     const { io, out } = capture();
-    await command.run(['sample', '--grammar', resolve(repoRoot, 'grammars/spider.pcfg'), '-n', '20', '--tail', '0.5', '--json'], io);
+    await command.run(
+      ['sample', '--grammar', resolve(repoRoot, 'grammars/spider.pcfg'), '-n', '20', '--tail', '0.5', '--json'],
+      io,
+    );
     expect(out.map((l) => (JSON.parse(l) as { tail: boolean }).tail).filter(Boolean)).toHaveLength(10);
   });
 
@@ -100,23 +119,40 @@ describe('equisql grammar', () => {
     const { io, out } = capture();
     expect(await command.run(['check', tiny], io)).toBe(0);
     expect(out[0]).toMatch(/11 rules over 4 nonterminals/u);
-    await expect(command.run(['check', resolve(repoRoot, 'test/fixtures/grammar/invalid/sum-not-one.pcfg')], io)).rejects.toThrow(GrammarError);
+    await expect(
+      command.run(['check', resolve(repoRoot, 'test/fixtures/grammar/invalid/sum-not-one.pcfg')], io),
+    ).rejects.toThrow(GrammarError);
   });
 
   it('refuses bad flags with a ConfigError', async () => {
     const { io } = capture();
     await expect(command.run(['estimate', '--out', 'x.pcfg'], io)).rejects.toThrow(/--corpus is required/u);
-    await expect(command.run(['estimate', '--corpus', corpus, '--out', 'x.pcfg', '--mix', 'g.pcfg'], io)).rejects.toThrow(ConfigError);
-    await expect(command.run(['sample', '--grammar', tiny, '-n', '3', '--tail', '2'], io)).rejects.toThrow(/tail share/u);
+    await expect(
+      command.run(['estimate', '--corpus', corpus, '--out', 'x.pcfg', '--mix', 'g.pcfg'], io),
+    ).rejects.toThrow(ConfigError);
+    await expect(command.run(['sample', '--grammar', tiny, '-n', '3', '--tail', '2'], io)).rejects.toThrow(
+      /tail share/u,
+    );
     await expect(command.run(['frobnicate'], io)).rejects.toThrow(ConfigError);
-    await expect(command.run(['sample', '--grammar', 'missing.pcfg', '-n', '1'], io)).rejects.toThrow(/does not exist/u);
+    await expect(command.run(['sample', '--grammar', 'missing.pcfg', '-n', '1'], io)).rejects.toThrow(
+      /does not exist/u,
+    );
   });
 
   it('names flags as they are written and refuses bounds that are not whole positive numbers', async () => {
     const { io } = capture();
-    await expect(command.run(['sample', '--grammar', tiny, '-n', 'abc'], io)).rejects.toThrow(/^-n must be a whole number/u);
-    for (const [flag, value] of [['--max-depth', '0'], ['--max-depth', 'deep'], ['--max-tokens', '2.5'], ['--max-tokens', '-3']]) {
-      await expect(command.run(['sample', '--grammar', tiny, '-n', '3', `${flag}=${value}`], io)).rejects.toThrow(new RegExp(`^${flag} must be a whole number`, 'u'));
+    await expect(command.run(['sample', '--grammar', tiny, '-n', 'abc'], io)).rejects.toThrow(
+      /^-n must be a whole number/u,
+    );
+    for (const [flag, value] of [
+      ['--max-depth', '0'],
+      ['--max-depth', 'deep'],
+      ['--max-tokens', '2.5'],
+      ['--max-tokens', '-3'],
+    ]) {
+      await expect(command.run(['sample', '--grammar', tiny, '-n', '3', `${flag}=${value}`], io)).rejects.toThrow(
+        new RegExp(`^${flag} must be a whole number`, 'u'),
+      );
     }
   });
 });

@@ -54,7 +54,8 @@ describe('estimation', () => {
       if (seen < 500) continue;
       checked.push(rule.key);
       const p = estimate.get(rule.key) ?? 0;
-      if (Math.abs(p - rule.prob) > 0.02) off.push(`${rule.key}: true ${rule.prob}, estimated ${p.toFixed(4)} from ${seen}`);
+      if (Math.abs(p - rule.prob) > 0.02)
+        off.push(`${rule.key}: true ${rule.prob}, estimated ${p.toFixed(4)} from ${seen}`);
     }
     expect(off).toEqual([]);
     expect(checked.length).toBeGreaterThanOrEqual(40);
@@ -65,7 +66,9 @@ describe('estimation', () => {
       ['cmp -> "="', { lhs: 'cmp', rhs: [{ kind: 'terminal', text: '=' }] as const, count: 6 }],
       ['cmp -> "<>"', { lhs: 'cmp', rhs: [{ kind: 'terminal', text: '<>' }] as const, count: 2 }],
     ]);
-    const base = parseGrammar('1 q -> "SELECT" cmp\n0.5 cmp -> "="\n0.25 cmp -> ">"\n0.15 cmp -> "<"\n0.10 cmp -> "!="\n');
+    const base = parseGrammar(
+      '1 q -> "SELECT" cmp\n0.5 cmp -> "="\n0.25 cmp -> ">"\n0.15 cmp -> "<"\n0.10 cmp -> "!="\n',
+    );
     const withQ = new Map([...counts, ['q -> "SELECT" cmp', { lhs: 'q', rhs: base.rules[0]?.rhs ?? [], count: 8 }]]);
     const g = probs(estimateGrammar(withQ, { base, smoothing: 1 }));
     // 8 observations over 5 rules (4 base + 1 new): (c + 1) / (8 + 5).
@@ -96,13 +99,25 @@ describe('estimation', () => {
   it('mixes grammars by weight, per nonterminal', () => {
     const a = parseGrammar('1 q -> "SELECT" cmp\n0.8 cmp -> "="\n0.2 cmp -> ">"\n');
     const b = parseGrammar('1 q -> "SELECT" cmp\n0.5 cmp -> ">"\n0.5 cmp -> "<"\n');
-    const mixed = probs(mixGrammars([{ grammar: a, weight: 0.7 }, { grammar: b, weight: 0.3 }]));
+    const mixed = probs(
+      mixGrammars([
+        { grammar: a, weight: 0.7 },
+        { grammar: b, weight: 0.3 },
+      ]),
+    );
     expect(mixed.get('cmp -> "="')).toBeCloseTo(0.56, 12);
     expect(mixed.get('cmp -> ">"')).toBeCloseTo(0.14 + 0.15, 12);
     expect(mixed.get('cmp -> "<"')).toBeCloseTo(0.15, 12);
     // A nonterminal only one grammar has keeps that grammar's probabilities.
-    const c = parseGrammar('1 q -> "SELECT" cmp "LIMIT" lim\n1 cmp -> "="\n0.9 lim -> "1"\n0.1 lim -> <value:number>\n');
-    const withLim = probs(mixGrammars([{ grammar: a, weight: 0.6 }, { grammar: c, weight: 0.4 }]));
+    const c = parseGrammar(
+      '1 q -> "SELECT" cmp "LIMIT" lim\n1 cmp -> "="\n0.9 lim -> "1"\n0.1 lim -> <value:number>\n',
+    );
+    const withLim = probs(
+      mixGrammars([
+        { grammar: a, weight: 0.6 },
+        { grammar: c, weight: 0.4 },
+      ]),
+    );
     expect(withLim.get('lim -> "1"')).toBeCloseTo(0.9, 12);
     expect(withLim.get('q -> "SELECT" cmp')).toBeCloseTo(0.6, 12);
   });

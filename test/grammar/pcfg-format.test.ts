@@ -6,7 +6,9 @@ import { formatGrammar, parseGrammar, SUM_TOLERANCE } from '../../generator/gram
 import { fixture, repoRoot } from '../sql/corpus-path.ts';
 
 const invalidDir = resolve(repoRoot, 'test', 'fixtures', 'grammar', 'invalid');
-const invalid = readdirSync(invalidDir).filter((f) => f.endsWith('.pcfg')).sort();
+const invalid = readdirSync(invalidDir)
+  .filter((f) => f.endsWith('.pcfg'))
+  .sort();
 
 describe('grammar file format', () => {
   it('reads rules, placeholders, comments and %start', () => {
@@ -56,13 +58,18 @@ describe('grammar file format', () => {
     expect(parseGrammar(formatGrammar(g)).rules[0]?.key).toBe(g.rules[0]?.key);
   });
 
-  it.each(['grammars/default.pcfg', 'grammars/spider.pcfg'])('loads %s, and format → parse keeps every rule', (path) => {
-    const g = parseGrammar(readFileSync(resolve(repoRoot, path), 'utf8'), path);
-    const again = parseGrammar(formatGrammar(g), `${path} (reformatted)`);
-    expect(again.start).toBe(g.start);
-    expect(new Map(again.rules.map((r) => [r.key, r.prob]))).toEqual(new Map(g.rules.map((r) => [r.key, Number(r.prob.toPrecision(6))])));
-    expect(new Map(again.rules.map((r) => [r.key, r.count]))).toEqual(new Map(g.rules.map((r) => [r.key, r.count])));
-  });
+  it.each(['grammars/default.pcfg', 'grammars/spider.pcfg'])(
+    'loads %s, and format → parse keeps every rule',
+    (path) => {
+      const g = parseGrammar(readFileSync(resolve(repoRoot, path), 'utf8'), path);
+      const again = parseGrammar(formatGrammar(g), `${path} (reformatted)`);
+      expect(again.start).toBe(g.start);
+      expect(new Map(again.rules.map((r) => [r.key, r.prob]))).toEqual(
+        new Map(g.rules.map((r) => [r.key, Number(r.prob.toPrecision(6))])),
+      );
+      expect(new Map(again.rules.map((r) => [r.key, r.count]))).toEqual(new Map(g.rules.map((r) => [r.key, r.count])));
+    },
+  );
 
   it('reads a comment holding only a whole number as the observed count', () => {
     const g = parseGrammar('0.75 q -> "A"  # 3\n0.25 q -> "B"  # about 1\n');

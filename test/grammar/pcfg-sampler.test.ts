@@ -22,7 +22,10 @@ function chiSquareCritical(df: number): number {
  * Per nonterminal, Pearson's statistic of how often each rule expanded it against the
  * grammar's probabilities. Cells expected under 5 are pooled.
  */
-function chiSquareByNonterminal(derivations: readonly Derivation[], grammar: Grammar): { lhs: string; stat: number; df: number }[] {
+function chiSquareByNonterminal(
+  derivations: readonly Derivation[],
+  grammar: Grammar,
+): { lhs: string; stat: number; df: number }[] {
   const counts = countRules(derivations);
   const out: { lhs: string; stat: number; df: number }[] = [];
   for (const [lhs, rules] of grammar.byLhs) {
@@ -59,13 +62,19 @@ describe('sampling', () => {
     const sample = draws(defaultGrammar, 5000, 'chi-square');
     const tests = chiSquareByNonterminal(sample, defaultGrammar);
     expect(tests.length).toBeGreaterThanOrEqual(25);
-    const rejected = tests.filter((t) => t.stat > chiSquareCritical(t.df)).map((t) => `${t.lhs}: ${t.stat.toFixed(1)} (df ${t.df})`);
+    const rejected = tests
+      .filter((t) => t.stat > chiSquareCritical(t.df))
+      .map((t) => `${t.lhs}: ${t.stat.toFixed(1)} (df ${t.df})`);
     expect(rejected).toEqual([]);
   });
 
   it('the same test rejects a grammar the sample was not drawn from', () => {
     const sample = draws(tiny, 3000, 'power');
-    const skewed = parseGrammar(fixture('grammar/tiny.pcfg').replace('0.50 cmp -> "="', '0.40 cmp -> "="').replace('0.25 cmp -> ">"', '0.35 cmp -> ">"'));
+    const skewed = parseGrammar(
+      fixture('grammar/tiny.pcfg')
+        .replace('0.50 cmp -> "="', '0.40 cmp -> "="')
+        .replace('0.25 cmp -> ">"', '0.35 cmp -> ">"'),
+    );
     const fair = chiSquareByNonterminal(sample, tiny).find((t) => t.lhs === 'cmp');
     const wrong = chiSquareByNonterminal(sample, skewed).find((t) => t.lhs === 'cmp');
     expect(fair && fair.stat < chiSquareCritical(fair.df)).toBe(true);

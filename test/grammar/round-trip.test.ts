@@ -67,7 +67,9 @@ describe('round trip of sampled skeletons', () => {
     // No tables exist, so PostgreSQL parses each statement and then stops at the first
     // unknown table or column; only a syntax error (42601) means the printer or the
     // grammar wrote something PostgreSQL cannot read.
-    const byKind = Object.values(BY_KIND).map((q) => instantiateSkeleton(extractSkeleton(parseSql(q, { dialect: 'postgresql' })).tokens));
+    const byKind = Object.values(BY_KIND).map((q) =>
+      instantiateSkeleton(extractSkeleton(parseSql(q, { dialect: 'postgresql' })).tokens),
+    );
     const db = await PGlite.create();
     try {
       const syntaxErrors: string[] = [];
@@ -79,7 +81,8 @@ describe('round trip of sampled skeletons', () => {
           await db.query(`EXPLAIN ${sql}`);
         } catch (error) {
           const code = (error as { code?: string }).code;
-          if (code === '42601' || code === undefined) syntaxErrors.push(`${code ?? 'no code'} ${(error as Error).message}: ${sql}`);
+          if (code === '42601' || code === undefined)
+            syntaxErrors.push(`${code ?? 'no code'} ${(error as Error).message}: ${sql}`);
         }
       }
       expect(syntaxErrors.slice(0, 3)).toEqual([]);

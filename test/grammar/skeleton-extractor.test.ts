@@ -25,14 +25,18 @@ describe('skeleton extraction', () => {
   });
 
   it('gives queries that differ only in names and literals the same skeleton', () => {
-    expect(skeleton("SELECT a FROM t WHERE b = 'x' AND c > 3")).toBe(skeleton('SELECT name FROM singer WHERE country = "France" AND age > 40'));
+    expect(skeleton("SELECT a FROM t WHERE b = 'x' AND c > 3")).toBe(
+      skeleton('SELECT name FROM singer WHERE country = "France" AND age > 40'),
+    );
     expect(skeleton('SELECT a FROM t')).not.toBe(skeleton('SELECT DISTINCT a FROM t'));
   });
 
   it('derives only rules of the default grammar for the fixture queries', () => {
     const known = new Set(parseGrammar(fixture('../../grammars/default.pcfg')).rules.map((r) => r.key));
     for (const [sql] of pairs) {
-      const unknown = rulesOf(deriveQuery(parseSql(sql, { dialect: 'sqlite', fallback: true }))).filter((r) => !known.has(r));
+      const unknown = rulesOf(deriveQuery(parseSql(sql, { dialect: 'sqlite', fallback: true }))).filter(
+        (r) => !known.has(r),
+      );
       expect(unknown, sql).toEqual([]);
     }
   });
@@ -41,7 +45,10 @@ describe('skeleton extraction', () => {
     ['SELECT a FROM t OFFSET 2', /OFFSET without LIMIT/u],
     ['SELECT a FROM t WHERE b IN (SELECT c, d FROM u)', /more than one column/u],
     ['WITH a AS (SELECT 1 FROM t) SELECT x FROM a UNION SELECT y FROM b', /WITH before a set operation/u],
-    ['SELECT d.x FROM (WITH c AS (SELECT 1 AS x FROM t) SELECT x FROM c) AS d', /WITH inside a subquery, a derived table/u],
+    [
+      'SELECT d.x FROM (WITH c AS (SELECT 1 AS x FROM t) SELECT x FROM c) AS d',
+      /WITH inside a subquery, a derived table/u,
+    ],
     ['SELECT COUNT(DISTINCT (SELECT 1 FROM u)) FROM t', /aggregate argument/u],
   ])('names the construct the grammar lacks: %s', (sql, reason) => {
     const query = parseSql(sql, { dialect: 'postgresql', fallback: true });

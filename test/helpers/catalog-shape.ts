@@ -10,9 +10,13 @@ export function catalogShape(catalog: Catalog, tables?: readonly string[]): Reco
   for (const t of catalog.tables) {
     if (tables && !tables.includes(t.name)) continue;
     out[t.name] = {
-      columns: [...t.columns].sort((a, b) => (a.name < b.name ? -1 : 1)).map((c) => ({ name: c.name, type: c.type, nullable: c.nullable })),
+      columns: [...t.columns]
+        .sort((a, b) => (a.name < b.name ? -1 : 1))
+        .map((c) => ({ name: c.name, type: c.type, nullable: c.nullable })),
       primaryKey: t.primaryKey ?? null,
-      foreignKeys: t.foreignKeys.map((fk) => `${fk.columns.join(',')} -> ${fk.table}(${fk.references.join(',')})`).sort(),
+      foreignKeys: t.foreignKeys
+        .map((fk) => `${fk.columns.join(',')} -> ${fk.table}(${fk.references.join(',')})`)
+        .sort(),
       uniques: t.uniques.map((u) => u.join(',')).sort(),
     };
   }

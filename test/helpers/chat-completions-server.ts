@@ -74,7 +74,9 @@ export async function startChatServer(): Promise<ChatServer> {
   const server: Server = createServer((req, res) => {
     // The model list, as OpenAI-compatible servers give it: what the CLI looks at before a run.
     if (req.method === 'GET' && req.url?.endsWith('/models')) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'served', object: 'model' }] }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ object: 'list', data: [{ id: 'served', object: 'model' }] }));
       return;
     }
     let body = '';
@@ -98,7 +100,11 @@ export async function startChatServer(): Promise<ChatServer> {
         phase = 'question';
         const style = /style "([^"]+)"/u.exec(content)?.[1] ?? '';
         const variant = /\(variant (\d+)\)/u.exec(content)?.[1] ?? '';
-        reply = { scenario: 'A weekly review of the platform.', question: `Which rows does the analyst need, ${style} wording ${variant} [ref ${tagIn(content)}]?`, evidence: style === 'implicit' ? 'Nothing is left unsaid beyond the reference.' : '' };
+        reply = {
+          scenario: 'A weekly review of the platform.',
+          question: `Which rows does the analyst need, ${style} wording ${variant} [ref ${tagIn(content)}]?`,
+          evidence: style === 'implicit' ? 'Nothing is left unsaid beyond the reference.' : '',
+        };
       } else {
         phase = 'back-translation';
         reply = { sql: state.backTranslation ?? sqlByTag.get(tagIn(content)) ?? 'SELECT 1' };
@@ -112,7 +118,11 @@ export async function startChatServer(): Promise<ChatServer> {
       const completionTokens = Math.ceil(completion.length / 4);
       state.usage.prompt_tokens += promptTokens;
       state.usage.completion_tokens += completionTokens;
-      sendCompletion(res, completion, { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens });
+      sendCompletion(res, completion, {
+        prompt_tokens: promptTokens,
+        completion_tokens: completionTokens,
+        total_tokens: promptTokens + completionTokens,
+      });
     });
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));

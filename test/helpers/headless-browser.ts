@@ -10,7 +10,13 @@ import { describe, it } from 'vitest';
 
 /** The chromium binary: `/usr/bin/chromium`, else the first `chromium` on PATH; undefined when none. */
 export function chromiumPath(): string | undefined {
-  const candidates = ['/usr/bin/chromium', ...(process.env.PATH ?? '').split(delimiter).filter((d) => d !== '').map((d) => join(d, 'chromium'))];
+  const candidates = [
+    '/usr/bin/chromium',
+    ...(process.env.PATH ?? '')
+      .split(delimiter)
+      .filter((d) => d !== '')
+      .map((d) => join(d, 'chromium')),
+  ];
   for (const path of candidates) {
     try {
       accessSync(path, constants.X_OK);
@@ -36,12 +42,15 @@ export function describeBrowser(name: string, body: (chromium: string) => void):
   } else if (IN_CI) {
     describe(name, () => {
       it('has a chromium binary', () => {
-        throw new Error('CI is set but there is no /usr/bin/chromium (nor chromium on PATH): the browser tests cannot run');
+        throw new Error(
+          'CI is set but there is no /usr/bin/chromium (nor chromium on PATH): the browser tests cannot run',
+        );
       });
     });
   } else {
     // Skipped on purpose: a developer without chromium still runs every other test; CI (above) never gets here.
-    describe.skip(`${name} (skipped: no chromium binary at /usr/bin/chromium or on PATH; apt-get install chromium to run)`, () => body(''));
+    describe.skip(`${name} (skipped: no chromium binary at /usr/bin/chromium or on PATH; apt-get install chromium to run)`, () =>
+      body(''));
   }
 }
 
@@ -84,7 +93,11 @@ export async function pixelStats(browser: Browser, png: Uint8Array, colours: rea
         const context = canvas.getContext('2d') as CanvasRenderingContext2D;
         context.drawImage(image, 0, 0);
         const data = context.getImageData(0, 0, canvas.width, canvas.height).data;
-        const targets = wanted.map((hex) => [parseInt(hex.slice(1, 3), 16), parseInt(hex.slice(3, 5), 16), parseInt(hex.slice(5, 7), 16)]);
+        const targets = wanted.map((hex) => [
+          parseInt(hex.slice(1, 3), 16),
+          parseInt(hex.slice(3, 5), 16),
+          parseInt(hex.slice(5, 7), 16),
+        ]);
         const near: Record<string, number> = Object.fromEntries(wanted.map((w) => [w, 0]));
         const seen = new Set<number>();
         let inked = 0;
@@ -95,7 +108,12 @@ export async function pixelStats(browser: Browser, png: Uint8Array, colours: rea
           seen.add((r << 16) | (g << 8) | b);
           if (r < 245 || g < 245 || b < 245) inked += 1;
           targets.forEach((t, k) => {
-            if (Math.abs(r - (t[0] as number)) <= 12 && Math.abs(g - (t[1] as number)) <= 12 && Math.abs(b - (t[2] as number)) <= 12) near[wanted[k] as string] = (near[wanted[k] as string] ?? 0) + 1;
+            if (
+              Math.abs(r - (t[0] as number)) <= 12 &&
+              Math.abs(g - (t[1] as number)) <= 12 &&
+              Math.abs(b - (t[2] as number)) <= 12
+            )
+              near[wanted[k] as string] = (near[wanted[k] as string] ?? 0) + 1;
           });
         }
         const pixels = data.length / 4;

@@ -34,8 +34,13 @@ export function describeServer(name: string, body: (url: string) => void): void 
 }
 
 /** Creates a fresh, uniquely named database on the server and returns its URL. */
-export async function createDatabase(serverUrl: string, label: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `equisql_${label}_${process.pid}_${Math.floor(performance.now())}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
+export async function createDatabase(
+  serverUrl: string,
+  label: string,
+): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `equisql_${label}_${process.pid}_${Math.floor(performance.now())}`
+    .toLowerCase()
+    .replace(/[^a-z0-9_]/g, '_');
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);

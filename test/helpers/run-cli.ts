@@ -12,7 +12,10 @@ export interface CliRun {
 }
 
 /** Runs `equisql …` as a user would, in a child process, and captures everything. */
-export function runCli(args: readonly string[], options: { cwd?: string; env?: Record<string, string | undefined>; input?: string } = {}): CliRun {
+export function runCli(
+  args: readonly string[],
+  options: { cwd?: string; env?: Record<string, string | undefined>; input?: string } = {},
+): CliRun {
   const env = { ...process.env, ...options.env };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
   const result = spawnSync(process.execPath, [BIN, ...args], {
@@ -29,11 +32,17 @@ export function runCli(args: readonly string[], options: { cwd?: string; env?: R
  * `runCli` without blocking this process: for a child that talks to a server the test runs
  * in this same process (a blocked event loop could not answer it).
  */
-export function runCliAsync(args: readonly string[], options: { cwd?: string; env?: Record<string, string | undefined> } = {}): Promise<CliRun> {
+export function runCliAsync(
+  args: readonly string[],
+  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+): Promise<CliRun> {
   const env = { ...process.env, ...options.env };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? REPO_ROOT, env: env as NodeJS.ProcessEnv });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: env as NodeJS.ProcessEnv,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -52,7 +61,10 @@ let queue: Promise<unknown> = Promise.resolve();
  * one at a time, since a run may change the working directory. For every test where the
  * child process is not the point: it skips the child's start-up (tsx, module loading).
  */
-export function runMain(args: readonly string[], options: { cwd?: string; env?: Record<string, string | undefined>; input?: string } = {}): Promise<CliRun> {
+export function runMain(
+  args: readonly string[],
+  options: { cwd?: string; env?: Record<string, string | undefined>; input?: string } = {},
+): Promise<CliRun> {
   const run = queue.then(async () => {
     const { main } = await import('../../generator/cli/main.ts');
     const env: Record<string, string | undefined> = { ...process.env, ...options.env };

@@ -13,12 +13,18 @@ export interface SqlModelServer {
   close(): Promise<void>;
 }
 
-export async function startSqlModelServer(replies: ReadonlyMap<string, string>, delayMs = 0, raw = false): Promise<SqlModelServer> {
+export async function startSqlModelServer(
+  replies: ReadonlyMap<string, string>,
+  delayMs = 0,
+  raw = false,
+): Promise<SqlModelServer> {
   const received: string[] = [];
   const server: Server = createServer((req, res) => {
     // The model list, as OpenAI-compatible servers give it: what the CLI looks at before a run.
     if (req.method === 'GET' && req.url?.endsWith('/models')) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'served', object: 'model' }] }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ object: 'list', data: [{ id: 'served', object: 'model' }] }));
       return;
     }
     let body = '';
@@ -46,9 +52,10 @@ export async function startSqlModelServer(replies: ReadonlyMap<string, string>, 
   return {
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`,
     received,
-    close: () => new Promise<void>((done) => {
-      server.closeAllConnections();
-      server.close(() => done());
-    }),
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
   };
 }

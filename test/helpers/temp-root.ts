@@ -40,7 +40,10 @@ function removeRoot(root: string): void {
   try {
     rmSync(root, { recursive: true, force: true });
   } catch {
-    const mounts = readFileSync('/proc/mounts', 'utf8').split('\n').map((l) => l.split(' ')[1] ?? '').filter((m) => m.startsWith(`${root}/`));
+    const mounts = readFileSync('/proc/mounts', 'utf8')
+      .split('\n')
+      .map((l) => l.split(' ')[1] ?? '')
+      .filter((m) => m.startsWith(`${root}/`));
     for (const m of mounts.sort().reverse()) spawnSync('umount', [m]);
     try {
       rmSync(root, { recursive: true, force: true });

@@ -12,7 +12,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** Runs the command as the CLI does; a refusal is printed by `main` and seen here as status 2. */
 async function run(args: string[]): Promise<{ status: number; out: string }> {
   const out: string[] = [];
-  const status = await main(['import', ...args], { out: (t) => out.push(t), err: () => {}, readStdin: async () => '', env: {} });
+  const status = await main(['import', ...args], {
+    out: (t) => out.push(t),
+    err: () => {},
+    readStdin: async () => '',
+    env: {},
+  });
   return { status, out: out.join('') };
 }
 
@@ -29,7 +34,15 @@ describe('equisql import', () => {
     expect(status).toBe(0);
     expect(out).toContain('opened read-only; the file was not changed');
     const domain = parseDomainJson(readFileSync(model, 'utf8'), model);
-    expect(domain.relationships).toMatchObject([{ name: 'order_customer', from: 'Order', to: 'Customer', cardinality: 'many-to-one', participation: { from: 'total' } }]);
+    expect(domain.relationships).toMatchObject([
+      {
+        name: 'order_customer',
+        from: 'Order',
+        to: 'Customer',
+        cardinality: 'many-to-one',
+        participation: { from: 'total' },
+      },
+    ]);
     expect(readFileSync(join(dir, 'shop.import.md'), 'utf8')).toBe(out);
   });
 

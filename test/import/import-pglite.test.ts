@@ -39,7 +39,10 @@ describe('import from PostgreSQL (PGlite)', () => {
   });
 
   it('drafts a valid model with each pattern read, and leaves out what it must', async () => {
-    const objects = async (): Promise<string> => JSON.stringify(await db.query("SELECT relname, relkind FROM pg_class WHERE relnamespace = 'public'::regnamespace ORDER BY 1"));
+    const objects = async (): Promise<string> =>
+      JSON.stringify(
+        await db.query("SELECT relname, relkind FROM pg_class WHERE relnamespace = 'public'::regnamespace ORDER BY 1"),
+      );
     const before = await objects();
     const read = await readDatabaseSource(db);
     expect(await objects()).toBe(before);
@@ -56,22 +59,44 @@ describe('import from PostgreSQL (PGlite)', () => {
     expect(entity('SpecialBook')?.attributes.map((a) => a.name)).toEqual(['extra']);
     // Quoted and reserved names become model names; the generated column is left out (kept in
     // the DDL only), the audit column kept but never asked.
-    expect(entity('PersonTable')?.attributes.map((a) => a.name)).toEqual(['full_name', 'select', 'nicknames', 'last_update']);
-    expect(entity('PersonTable')?.attributes.find((a) => a.name === 'last_update')).toMatchObject({ neverAsked: true, storage: { column: 'last_update', sqlType: 'timestamp with time zone' } });
-    expect(entity('PersonTable')?.storage).toMatchObject({ table: 'Person Table', opaque: [{ column: 'name_len', nullable: true }] });
-    expect(entity('PersonTable')?.attributes.find((a) => a.name === 'nicknames')).toMatchObject({ multiValued: true, optional: true });
+    expect(entity('PersonTable')?.attributes.map((a) => a.name)).toEqual([
+      'full_name',
+      'select',
+      'nicknames',
+      'last_update',
+    ]);
+    expect(entity('PersonTable')?.attributes.find((a) => a.name === 'last_update')).toMatchObject({
+      neverAsked: true,
+      storage: { column: 'last_update', sqlType: 'timestamp with time zone' },
+    });
+    expect(entity('PersonTable')?.storage).toMatchObject({
+      table: 'Person Table',
+      opaque: [{ column: 'name_len', nullable: true }],
+    });
+    expect(entity('PersonTable')?.attributes.find((a) => a.name === 'nicknames')).toMatchObject({
+      multiValued: true,
+      optional: true,
+    });
     // Enum type and CHECK IN; owner-keyed child table.
     const book = entity('Book');
     expect(book?.attributes.find((a) => a.name === 'feel')?.type).toEqual({ kind: 'enum', values: ['calm', 'tense'] });
     expect(book?.attributes.find((a) => a.name === 'status')?.type).toEqual({ kind: 'enum', values: ['draft', 'out'] });
     expect(book?.attributes.find((a) => a.name === 'tags')).toMatchObject({ multiValued: true });
     // A JSON column of string arrays is a set of values; a JSON document is left out.
-    expect(book?.attributes.find((a) => a.name === 'labels')).toMatchObject({ multiValued: true, type: { kind: 'text' } });
+    expect(book?.attributes.find((a) => a.name === 'labels')).toMatchObject({
+      multiValued: true,
+      type: { kind: 'text' },
+    });
     expect(book?.attributes.some((a) => a.name === 'doc')).toBe(false);
     // Link table under its own name, with its attribute; a self-reference with a role.
     expect(rel('order')).toMatchObject({ from: 'PersonTable', to: 'Book', cardinality: 'many-to-many' });
     expect(rel('order')?.attributes?.map((a) => a.name)).toEqual(['copies']);
-    expect(rel('book_sequel')).toMatchObject({ from: 'Book', to: 'Book', role: 'sequel', participation: { from: 'partial' } });
+    expect(rel('book_sequel')).toMatchObject({
+      from: 'Book',
+      to: 'Book',
+      role: 'sequel',
+      participation: { from: 'partial' },
+    });
     expect(entity('EmptyShelf')?.counts?.paper).toBe(1);
 
     const lines = findings.map((f) => `${f.rule} ${f.subject}`);
@@ -88,7 +113,9 @@ describe('import from PostgreSQL (PGlite)', () => {
   });
 
   it('reads only the tables asked for, reporting references out of the list', async () => {
-    const { domain, findings } = draftModel(await readDatabaseSource(db, { tables: ['book', 'book_tags'] }), { name: 'part' });
+    const { domain, findings } = draftModel(await readDatabaseSource(db, { tables: ['book', 'book_tags'] }), {
+      name: 'part',
+    });
     expect(domain.entities.map((e) => e.name)).toEqual(['Book']);
     expect(findings.some((f) => f.subject === 'book.author_id' && /not imported/u.test(f.text))).toBe(true);
   });

@@ -20,7 +20,12 @@ import { valueSet } from '../../generator/import/rules/value-sets.ts';
 
 const int: CatalogType = { kind: 'integer' };
 const txt: CatalogType = { kind: 'text' };
-const col = (name: string, type: CatalogType = int, nullable = false): CatalogColumn => ({ name, sqlType: type.kind, type, nullable });
+const col = (name: string, type: CatalogType = int, nullable = false): CatalogColumn => ({
+  name,
+  sqlType: type.kind,
+  type,
+  nullable,
+});
 const table = (name: string, columns: CatalogColumn[], more: Partial<CatalogTable> = {}): CatalogTable => ({
   name,
   columns,
@@ -33,7 +38,14 @@ const table = (name: string, columns: CatalogColumn[], more: Partial<CatalogTabl
   rowCount: 10,
   ...more,
 });
-const catalog = (tables: CatalogTable[]): Catalog => ({ engine: 'postgres', source: 'test', schema: 'public', tables, enums: [], others: [] });
+const catalog = (tables: CatalogTable[]): Catalog => ({
+  engine: 'postgres',
+  source: 'test',
+  schema: 'public',
+  tables,
+  enums: [],
+  others: [],
+});
 const fk = (columns: string[], target: string, references = ['id']) => ({ columns, table: target, references });
 
 const actor = table('actor', [col('actor_id'), col('name', txt)], { primaryKey: ['actor_id'] });
@@ -41,10 +53,14 @@ const film = table('film', [col('film_id'), col('title', txt)], { primaryKey: ['
 
 describe('link-table', () => {
   it('reads a table keyed by two foreign keys as many-to-many, its audit column aside', () => {
-    const link = table('film_actor', [col('actor_id'), col('film_id'), col('billing'), col('last_update', { kind: 'timestamptz' })], {
-      primaryKey: ['actor_id', 'film_id'],
-      foreignKeys: [fk(['actor_id'], 'actor', ['actor_id']), fk(['film_id'], 'film', ['film_id'])],
-    });
+    const link = table(
+      'film_actor',
+      [col('actor_id'), col('film_id'), col('billing'), col('last_update', { kind: 'timestamptz' })],
+      {
+        primaryKey: ['actor_id', 'film_id'],
+        foreignKeys: [fk(['actor_id'], 'actor', ['actor_id']), fk(['film_id'], 'film', ['film_id'])],
+      },
+    );
     const ctx = ruleContext(catalog([actor, film, link]), new Map());
     const found = detectLinkTable(link, ctx);
     expect(found?.from.table).toBe('actor');
@@ -53,7 +69,10 @@ describe('link-table', () => {
     expect(found?.audit.map((c) => c.name)).toEqual(['last_update']);
   });
   it('does not read a table with its own surrogate key as a link', () => {
-    const rental = table('rental', [col('rental_id'), col('actor_id'), col('film_id')], { primaryKey: ['rental_id'], foreignKeys: [fk(['actor_id'], 'actor'), fk(['film_id'], 'film')] });
+    const rental = table('rental', [col('rental_id'), col('actor_id'), col('film_id')], {
+      primaryKey: ['rental_id'],
+      foreignKeys: [fk(['actor_id'], 'actor'), fk(['film_id'], 'film')],
+    });
     expect(detectLinkTable(rental, ruleContext(catalog([actor, film, rental]), new Map()))).toBeUndefined();
   });
 });
@@ -61,11 +80,17 @@ describe('link-table', () => {
 describe('owner-keyed-child and shared-key-subtable', () => {
   const person = table('person', [col('id'), col('full_name', txt)]);
   it('reads an owner key plus one value column keyed by both as a multi-valued attribute', () => {
-    const nick = table('person_nicknames', [col('person_id'), col('nickname', txt)], { primaryKey: ['person_id', 'nickname'], foreignKeys: [fk(['person_id'], 'person')] });
+    const nick = table('person_nicknames', [col('person_id'), col('nickname', txt)], {
+      primaryKey: ['person_id', 'nickname'],
+      foreignKeys: [fk(['person_id'], 'person')],
+    });
     const found = detectChildTable(nick, ruleContext(catalog([person, nick]), new Map()));
     expect(found?.value.name).toBe('nickname');
     // Two value columns: an entity of its own, not a set of values.
-    const two = table('person_phone', [col('person_id'), col('phone', txt), col('kind', txt)], { primaryKey: ['person_id', 'phone'], foreignKeys: [fk(['person_id'], 'person')] });
+    const two = table('person_phone', [col('person_id'), col('phone', txt), col('kind', txt)], {
+      primaryKey: ['person_id', 'phone'],
+      foreignKeys: [fk(['person_id'], 'person')],
+    });
     expect(detectChildTable(two, ruleContext(catalog([person, two]), new Map()))).toBeUndefined();
   });
   it('reads a key that is a foreign key to the parent key as a subclass, and a named one with a second key as a relationship table', () => {
@@ -73,17 +98,29 @@ describe('owner-keyed-child and shared-key-subtable', () => {
     const ctx = ruleContext(catalog([person, author]), new Map());
     expect(detectSubclassTable(author, ctx)?.table).toBe('person');
     expect(detectRelationshipTable(author, ctx)).toBeUndefined();
-    const relTable = table('person_mentor', [col('person_id'), col('mentor_id')], { foreignKeys: [fk(['person_id'], 'person'), fk(['mentor_id'], 'person')] });
-    expect(detectRelationshipTable(relTable, ruleContext(catalog([person, relTable]), new Map()))?.to.columns).toEqual(['mentor_id']);
+    const relTable = table('person_mentor', [col('person_id'), col('mentor_id')], {
+      foreignKeys: [fk(['person_id'], 'person'), fk(['mentor_id'], 'person')],
+    });
+    expect(detectRelationshipTable(relTable, ruleContext(catalog([person, relTable]), new Map()))?.to.columns).toEqual([
+      'mentor_id',
+    ]);
   });
 });
 
 describe('foreign-key', () => {
-  const f = table('film', [col('film_id'), col('language_id'), col('original_language_id', int, true), col('poster_id')], {
-    primaryKey: ['film_id'],
-    uniques: [['poster_id']],
-    foreignKeys: [fk(['language_id'], 'language'), fk(['original_language_id'], 'language'), fk(['poster_id'], 'poster')],
-  });
+  const f = table(
+    'film',
+    [col('film_id'), col('language_id'), col('original_language_id', int, true), col('poster_id')],
+    {
+      primaryKey: ['film_id'],
+      uniques: [['poster_id']],
+      foreignKeys: [
+        fk(['language_id'], 'language'),
+        fk(['original_language_id'], 'language'),
+        fk(['poster_id'], 'poster'),
+      ],
+    },
+  );
   it('gives cardinality, optionality and roles', () => {
     const [lang, orig, poster] = f.foreignKeys.map((k) => foreignKeyRelationship(f, k));
     expect(lang).toMatchObject({ cardinality: 'many-to-one', optional: false, role: 'language' });
@@ -93,18 +130,52 @@ describe('foreign-key', () => {
   });
   it('finds cycles and self-references', () => {
     const store = table('store', [col('store_id'), col('manager_id')], { foreignKeys: [fk(['manager_id'], 'staff')] });
-    const staff = table('staff', [col('staff_id'), col('store_id'), col('boss_id', int, true)], { foreignKeys: [fk(['store_id'], 'store'), fk(['boss_id'], 'staff')] });
+    const staff = table('staff', [col('staff_id'), col('store_id'), col('boss_id', int, true)], {
+      foreignKeys: [fk(['store_id'], 'store'), fk(['boss_id'], 'staff')],
+    });
     expect(foreignKeyCycles([store, staff, film])).toEqual([['staff', 'store']]);
-    expect(foreignKeyRelationship(staff, staff.foreignKeys[1] as never)).toMatchObject({ self: true, role: 'boss', optional: true });
+    expect(foreignKeyRelationship(staff, staff.foreignKeys[1] as never)).toMatchObject({
+      self: true,
+      role: 'boss',
+      optional: true,
+    });
   });
 });
 
 describe('discriminator', () => {
   it('reads subtypes and their own columns from the rows', () => {
-    const t = table('person', [col('id'), col('type', txt), col('school', txt, true), col('salary', int, true), col('nick', txt, true)]);
+    const t = table('person', [
+      col('id'),
+      col('type', txt),
+      col('school', txt, true),
+      col('salary', int, true),
+      col('nick', txt, true),
+    ]);
     const byValue = new Map([
-      ['student', { rows: 6, nonNull: new Map([['id', 6], ['school', 6], ['salary', 0], ['nick', 2]]) }],
-      ['staff', { rows: 4, nonNull: new Map([['id', 4], ['school', 0], ['salary', 4], ['nick', 1]]) }],
+      [
+        'student',
+        {
+          rows: 6,
+          nonNull: new Map([
+            ['id', 6],
+            ['school', 6],
+            ['salary', 0],
+            ['nick', 2],
+          ]),
+        },
+      ],
+      [
+        'staff',
+        {
+          rows: 4,
+          nonNull: new Map([
+            ['id', 4],
+            ['school', 0],
+            ['salary', 4],
+            ['nick', 1],
+          ]),
+        },
+      ],
     ]);
     const found = detectSingleTableHierarchy(t, [{ column: 'type', byValue }]);
     expect(found?.subtypes).toEqual([
@@ -113,15 +184,40 @@ describe('discriminator', () => {
     ]);
     expect(found?.groups).toEqual([]);
     // Columns filled by every value: a category, not a hierarchy.
-    const flat = new Map([...byValue].map(([v, s]) => [v, { rows: s.rows, nonNull: new Map([['school', 1], ['salary', 1], ['nick', 1]]) }]));
+    const flat = new Map(
+      [...byValue].map(([v, s]) => [
+        v,
+        {
+          rows: s.rows,
+          nonNull: new Map([
+            ['school', 1],
+            ['salary', 1],
+            ['nick', 1],
+          ]),
+        },
+      ]),
+    );
     expect(detectSingleTableHierarchy(t, [{ column: 'type', byValue: flat }])).toBeUndefined();
   });
 });
 
 describe('discriminator, nested', () => {
   it('reads columns filled by several values as an intermediate class of them', () => {
-    const t = table('person', [col('id'), col('type', txt), col('joined', txt, true), col('school', txt, true), col('salary', int, true)]);
-    const stats = (rows: number, joined: number, school: number, salary: number) => ({ rows, nonNull: new Map([['joined', joined], ['school', school], ['salary', salary]]) });
+    const t = table('person', [
+      col('id'),
+      col('type', txt),
+      col('joined', txt, true),
+      col('school', txt, true),
+      col('salary', int, true),
+    ]);
+    const stats = (rows: number, joined: number, school: number, salary: number) => ({
+      rows,
+      nonNull: new Map([
+        ['joined', joined],
+        ['school', school],
+        ['salary', salary],
+      ]),
+    });
     const byValue = new Map([
       ['person', stats(5, 0, 0, 0)],
       ['member', stats(2, 2, 0, 0)],
@@ -130,35 +226,80 @@ describe('discriminator, nested', () => {
     ]);
     const found = detectSingleTableHierarchy(t, [{ column: 'type', byValue }]);
     expect(found?.groups).toEqual([{ values: ['staff', 'student', 'member'], columns: ['joined'] }]);
-    expect(found?.subtypes.map((s) => [s.value, s.columns])).toEqual([['person', []], ['staff', ['salary']], ['student', ['school']], ['member', []]]);
+    expect(found?.subtypes.map((s) => [s.value, s.columns])).toEqual([
+      ['person', []],
+      ['staff', ['salary']],
+      ['student', ['school']],
+      ['member', []],
+    ]);
   });
 });
 
 describe('value sets, types and hints', () => {
   it('reads CHECK … IN in both engines spellings', () => {
-    expect(parseInList("CHECK ((status = ANY (ARRAY['open'::text, 'shut'::text])))")).toEqual({ column: 'status', values: ['open', 'shut'] });
+    expect(parseInList("CHECK ((status = ANY (ARRAY['open'::text, 'shut'::text])))")).toEqual({
+      column: 'status',
+      values: ['open', 'shut'],
+    });
     expect(parseInList("status IN ('a', 'it''s')")).toEqual({ column: 'status', values: ['a', "it's"] });
-    expect(parseInList("CHECK ((tags <@ ARRAY['a'::text, 'b'::text]))")).toEqual({ column: 'tags', values: ['a', 'b'] });
+    expect(parseInList("CHECK ((tags <@ ARRAY['a'::text, 'b'::text]))")).toEqual({
+      column: 'tags',
+      values: ['a', 'b'],
+    });
     expect(parseInList('price > 0')).toBeUndefined();
-    expect(sqliteChecks('CREATE TABLE t ([s] TEXT CHECK ([s] IN (\'x\', \'y)\')), n INT CHECK (n > 0))').map((c) => c.inList?.values)).toEqual([['x', 'y)'], undefined]);
+    expect(
+      sqliteChecks("CREATE TABLE t ([s] TEXT CHECK ([s] IN ('x', 'y)')), n INT CHECK (n > 0))").map(
+        (c) => c.inList?.values,
+      ),
+    ).toEqual([['x', 'y)'], undefined]);
   });
   it('reports few repeated values as a pool, never as an enum, and takes enums and checks as closed', () => {
     const c = col('status', txt);
     const t = table('t', [col('id'), c], { checks: [] });
-    const profile = { rows: 100, nulls: 0, distinct: 2, values: [{ value: 'a', count: 60 }, { value: 'b', count: 40 }] };
+    const profile = {
+      rows: 100,
+      nulls: 0,
+      distinct: 2,
+      values: [
+        { value: 'a', count: 60 },
+        { value: 'b', count: 40 },
+      ],
+    };
     expect(valueSet(c, t, profile, new Map())).toEqual({ source: 'low-cardinality', values: ['a', 'b'] });
-    expect(valueSet(c, { ...t, checks: [{ expression: '', inList: { column: 'status', values: ['a', 'b', 'c'] } }] }, profile, new Map())?.source).toBe('check-in');
-    expect(valueSet(col('r', { kind: 'enum', typeName: 'mpaa' }), t, undefined, new Map([['mpaa', ['G', 'R']]]))).toEqual({ source: 'enum-type', name: 'mpaa', values: ['G', 'R'] });
+    expect(
+      valueSet(
+        c,
+        { ...t, checks: [{ expression: '', inList: { column: 'status', values: ['a', 'b', 'c'] } }] },
+        profile,
+        new Map(),
+      )?.source,
+    ).toBe('check-in');
+    expect(
+      valueSet(col('r', { kind: 'enum', typeName: 'mpaa' }), t, undefined, new Map([['mpaa', ['G', 'R']]])),
+    ).toEqual({ source: 'enum-type', name: 'mpaa', values: ['G', 'R'] });
     // An array column's list inside a subtype's larger CHECK.
     const tags = col('tags', { kind: 'array', element: txt }, true);
-    const sub = table('item', [col('id'), col('type', txt), tags], { checks: [{ expression: "CHECK (((type = 'book') = (tags IS NOT NULL)) AND (tags <@ ARRAY['new'::text, 'old'::text]))" }] });
+    const sub = table('item', [col('id'), col('type', txt), tags], {
+      checks: [
+        { expression: "CHECK (((type = 'book') = (tags IS NOT NULL)) AND (tags <@ ARRAY['new'::text, 'old'::text]))" },
+      ],
+    });
     expect(valueSet(tags, sub, undefined, new Map())).toEqual({ source: 'check-in', values: ['new', 'old'] });
     expect(valueSet(col('other_tags', { kind: 'array', element: txt }), sub, undefined, new Map())).toBeUndefined();
     // A JSON array's list: every element one of the strings of a JSON array (as PostgreSQL prints it).
     const sizes = col('sizes', { kind: 'json' }, true);
-    const shop = table('item', [col('id'), sizes], { checks: [{ expression: `CHECK ((sizes <@ '["S", "M", "L''s"]'::jsonb))` }] });
+    const shop = table('item', [col('id'), sizes], {
+      checks: [{ expression: `CHECK ((sizes <@ '["S", "M", "L''s"]'::jsonb))` }],
+    });
     expect(valueSet(sizes, shop, undefined, new Map())).toEqual({ source: 'check-in', values: ['S', 'M', "L's"] });
-    expect(valueSet(sizes, { ...shop, checks: [{ expression: `CHECK ((sizes <@ '[1, 2]'::jsonb))` }] }, undefined, new Map())).toBeUndefined();
+    expect(
+      valueSet(
+        sizes,
+        { ...shop, checks: [{ expression: `CHECK ((sizes <@ '[1, 2]'::jsonb))` }] },
+        undefined,
+        new Map(),
+      ),
+    ).toBeUndefined();
   });
   it('maps engine types, saying where it approximates', () => {
     expect(pgType('character varying(45)', new Set())).toEqual({ kind: 'text', length: 45 });
@@ -166,13 +307,28 @@ describe('value sets, types and hints', () => {
     expect(pgType('tsvector', new Set())).toEqual({ kind: 'opaque', typeName: 'tsvector' });
     expect(sqliteType('NVARCHAR(120)')).toEqual({ kind: 'text', length: 120 });
     expect(sqliteType('NUMERIC(10,2)')).toEqual({ kind: 'numeric', precision: 10, scale: 2 });
-    expect(columnType(col('n', { kind: 'smallint' }), new Map())).toEqual({ type: { kind: 'integer' }, approximated: 'smallint read as integer' });
-    expect(columnType(col('tags', { kind: 'array', element: txt }), new Map())).toEqual({ type: { kind: 'text' }, multiValued: 'array' });
+    expect(columnType(col('n', { kind: 'smallint' }), new Map())).toEqual({
+      type: { kind: 'integer' },
+      approximated: 'smallint read as integer',
+    });
+    expect(columnType(col('tags', { kind: 'array', element: txt }), new Map())).toEqual({
+      type: { kind: 'text' },
+      multiValued: 'array',
+    });
     expect('leftOut' in columnType(col('blob', { kind: 'opaque', typeName: 'bytea' }), new Map())).toBe(true);
   });
   it('turns a profile into hints', () => {
-    expect(valueHints({ kind: 'integer' }, { rows: 10, nulls: 2, distinct: 8, min: '1', max: '9' }, true, undefined)).toEqual({ min: 1, max: 9, nullRate: 0.2 });
-    expect(valueHints({ kind: 'date' }, { rows: 3, nulls: 0, distinct: 3, min: '2020-01-02', max: '2021-03-04' }, false, undefined)).toEqual({ min: '2020-01-02', max: '2021-03-04', unique: true });
+    expect(
+      valueHints({ kind: 'integer' }, { rows: 10, nulls: 2, distinct: 8, min: '1', max: '9' }, true, undefined),
+    ).toEqual({ min: 1, max: 9, nullRate: 0.2 });
+    expect(
+      valueHints(
+        { kind: 'date' },
+        { rows: 3, nulls: 0, distinct: 3, min: '2020-01-02', max: '2021-03-04' },
+        false,
+        undefined,
+      ),
+    ).toEqual({ min: '2020-01-02', max: '2021-03-04', unique: true });
   });
 });
 
@@ -189,17 +345,39 @@ describe('words', () => {
   });
   it('groups tables that share columns as concrete-table candidates', () => {
     const a = table('customer', [col('id'), col('first_name', txt), col('last_name', txt), col('email', txt)]);
-    const b = table('staff', [col('id'), col('first_name', txt), col('last_name', txt), col('email', txt), col('salary')]);
-    expect(sameColumnGroups([a, b, film])).toEqual([{ tables: ['customer', 'staff'], columns: ['first_name', 'last_name', 'email'] }]);
+    const b = table('staff', [
+      col('id'),
+      col('first_name', txt),
+      col('last_name', txt),
+      col('email', txt),
+      col('salary'),
+    ]);
+    expect(sameColumnGroups([a, b, film])).toEqual([
+      { tables: ['customer', 'staff'], columns: ['first_name', 'last_name', 'email'] },
+    ]);
   });
 });
 
 describe('reference-attribute', () => {
   it('reads a column a CHECK ties to a reference as an attribute of that relationship', () => {
-    const loan = table('copy', [col('id'), col('member_id', int, true), col('since', { kind: 'date' }, true), col('note', txt, true), col('shelf', txt, true)], {
-      foreignKeys: [fk(['member_id'], 'member')],
-      checks: [{ expression: 'CHECK (((member_id IS NULL) = (since IS NULL)))' }, { expression: 'CHECK (((member_id IS NOT NULL) OR (note IS NULL)))' }, { expression: 'CHECK ((shelf IS NULL) OR (length(shelf) > 0))' }],
-    });
+    const loan = table(
+      'copy',
+      [
+        col('id'),
+        col('member_id', int, true),
+        col('since', { kind: 'date' }, true),
+        col('note', txt, true),
+        col('shelf', txt, true),
+      ],
+      {
+        foreignKeys: [fk(['member_id'], 'member')],
+        checks: [
+          { expression: 'CHECK (((member_id IS NULL) = (since IS NULL)))' },
+          { expression: 'CHECK (((member_id IS NOT NULL) OR (note IS NULL)))' },
+          { expression: 'CHECK ((shelf IS NULL) OR (length(shelf) > 0))' },
+        ],
+      },
+    );
     expect(referenceAttributeColumns(loan, fk(['member_id'], 'member'))).toEqual(['since', 'note']);
     expect(referenceAttributeColumns({ ...loan, checks: [] }, fk(['member_id'], 'member'))).toEqual([]);
   });
@@ -208,14 +386,27 @@ describe('reference-attribute', () => {
 describe('flag-column', () => {
   it('reads a boolean the CHECKs treat as a membership flag as a class, parents first, and leaves other booleans alone', () => {
     const bool: CatalogType = { kind: 'boolean' };
-    const people = table('people', [col('id'), col('is_student', bool), col('is_member', bool), col('active', bool), col('joined_on', { kind: 'date' }, true), col('school', txt, true), col('pen_name', txt, true), col('is_author', bool)], {
-      checks: [
-        { expression: 'CHECK (((NOT is_student) OR is_member))' },
-        { expression: 'CHECK ((is_member = (joined_on IS NOT NULL)))' },
-        { expression: 'CHECK ((is_student = (school IS NOT NULL)))' },
-        { expression: 'CHECK ((is_author OR (pen_name IS NULL)))' },
+    const people = table(
+      'people',
+      [
+        col('id'),
+        col('is_student', bool),
+        col('is_member', bool),
+        col('active', bool),
+        col('joined_on', { kind: 'date' }, true),
+        col('school', txt, true),
+        col('pen_name', txt, true),
+        col('is_author', bool),
       ],
-    });
+      {
+        checks: [
+          { expression: 'CHECK (((NOT is_student) OR is_member))' },
+          { expression: 'CHECK ((is_member = (joined_on IS NOT NULL)))' },
+          { expression: 'CHECK ((is_student = (school IS NOT NULL)))' },
+          { expression: 'CHECK ((is_author OR (pen_name IS NULL)))' },
+        ],
+      },
+    );
     expect(detectFlagClasses(people)).toEqual([
       { flag: 'is_member', columns: ['joined_on'] },
       { flag: 'is_author', columns: ['pen_name'] },

@@ -27,12 +27,38 @@ describe.skipIf(!existsSync(CHINOOK))('Chinook from its SQLite file', () => {
     const before = digest(CHINOOK);
     const { domain, findings } = draftModel(await readSource(CHINOOK), { name: 'chinook' });
     expect(digest(CHINOOK)).toBe(before);
-    expect(domain.entities.map((e) => e.name).sort()).toEqual(['Album', 'Artist', 'Customer', 'Employee', 'Genre', 'Invoice', 'InvoiceLine', 'MediaType', 'Playlist', 'Track']);
-    expect(domain.relationships.find((r) => r.name === 'playlist_track')).toMatchObject({ from: 'Playlist', to: 'Track', cardinality: 'many-to-many' });
-    expect(domain.relationships.find((r) => r.name === 'employee_reports_to')).toMatchObject({ from: 'Employee', to: 'Employee', role: 'reports_to' });
-    expect(domain.entities.find((e) => e.name === 'Track')?.attributes.find((a) => a.name === 'unit_price')?.type).toEqual({ kind: 'numeric', precision: 10, scale: 2 });
+    expect(domain.entities.map((e) => e.name).sort()).toEqual([
+      'Album',
+      'Artist',
+      'Customer',
+      'Employee',
+      'Genre',
+      'Invoice',
+      'InvoiceLine',
+      'MediaType',
+      'Playlist',
+      'Track',
+    ]);
+    expect(domain.relationships.find((r) => r.name === 'playlist_track')).toMatchObject({
+      from: 'Playlist',
+      to: 'Track',
+      cardinality: 'many-to-many',
+    });
+    expect(domain.relationships.find((r) => r.name === 'employee_reports_to')).toMatchObject({
+      from: 'Employee',
+      to: 'Employee',
+      role: 'reports_to',
+    });
+    expect(
+      domain.entities.find((e) => e.name === 'Track')?.attributes.find((a) => a.name === 'unit_price')?.type,
+    ).toEqual({ kind: 'numeric', precision: 10, scale: 2 });
     // DATETIME is the model's timestamp (without a zone), as the native variant declares it.
-    expect(domain.entities.find((e) => e.name === 'Employee')?.attributes.find((a) => a.name === 'birth_date')).toMatchObject({ type: { kind: 'timestamp' }, storage: { column: 'BirthDate', sqlType: 'timestamp without time zone' } });
+    expect(
+      domain.entities.find((e) => e.name === 'Employee')?.attributes.find((a) => a.name === 'birth_date'),
+    ).toMatchObject({
+      type: { kind: 'timestamp' },
+      storage: { column: 'BirthDate', sqlType: 'timestamp without time zone' },
+    });
     expect(findings.some((f) => f.rule === 'column-type' && f.subject === 'Employee.BirthDate')).toBe(false);
   });
 });
@@ -48,7 +74,11 @@ describe('hostile SQLite files', () => {
     const before = digest(file);
     const { domain } = draftModel(await readSource(file));
     expect(digest(file)).toBe(before);
-    expect(domain.entities.find((e) => e.name === 'OrderItem')?.attributes.map((a) => a.name)).toEqual(['say_hi', 'select', 'group']);
+    expect(domain.entities.find((e) => e.name === 'OrderItem')?.attributes.map((a) => a.name)).toEqual([
+      'say_hi',
+      'select',
+      'group',
+    ]);
     expect(domain.relationships.map((r) => `${r.from}>${r.to}`)).toEqual(['From>OrderItem']);
   });
 
@@ -72,10 +102,16 @@ describe('hostile SQLite files', () => {
   });
 
   it('names the first table past the cap of a model, and imports a chosen part of it', async () => {
-    const many = Array.from({ length: 300 }, (_, i) => `CREATE TABLE t${i} (id INTEGER PRIMARY KEY, v TEXT${i > 0 ? `, prev_id INTEGER REFERENCES t${i - 1}` : ''});`).join('\n');
+    const many = Array.from(
+      { length: 300 },
+      (_, i) =>
+        `CREATE TABLE t${i} (id INTEGER PRIMARY KEY, v TEXT${i > 0 ? `, prev_id INTEGER REFERENCES t${i - 1}` : ''});`,
+    ).join('\n');
     const file = sqliteFile('many.sqlite', many);
     const read = await readSource(file);
-    expect(() => draftModel(read)).toThrow(/300 entities, more than the 200 a model may have \(the first beyond is table t\d+\): choose tables with --tables$/u);
+    expect(() => draftModel(read)).toThrow(
+      /300 entities, more than the 200 a model may have \(the first beyond is table t\d+\): choose tables with --tables$/u,
+    );
     const part = draftModel(await readSource(file, { tables: ['t0', 't1', 't2'] }));
     expect(part.domain.relationships.map((r) => r.name)).toEqual(['t1_prev', 't2_prev']);
   });
@@ -92,6 +128,8 @@ describe('hostile SQLite files', () => {
   });
 
   it('refuses a URL where nothing listens, in one line', async () => {
-    await expect(readSource('postgres://nobody@127.0.0.1:1/none')).rejects.toThrow(/^cannot connect to postgres:\/\/nobody@127\.0\.0\.1:1\/none: /u);
+    await expect(readSource('postgres://nobody@127.0.0.1:1/none')).rejects.toThrow(
+      /^cannot connect to postgres:\/\/nobody@127\.0\.0\.1:1\/none: /u,
+    );
   });
 });

@@ -18,7 +18,10 @@ import { buildRelationalSchema } from '../../generator/variants/build-schema.ts'
 import { presetVariant } from '../../generator/variants/variant-presets.ts';
 import { modelShape, renameInstance } from './round-trip.ts';
 
-const LIBRARY = parseDomainJson(readFileSync(resolve(import.meta.dirname, '../fixtures/er-model/valid/library.json'), 'utf8'), 'library.json');
+const LIBRARY = parseDomainJson(
+  readFileSync(resolve(import.meta.dirname, '../fixtures/er-model/valid/library.json'), 'utf8'),
+  'library.json',
+);
 const DOMAINS: [string, Domain][] = [['library', LIBRARY], ...Object.entries(BUILT_IN_DOMAINS)];
 const ACCEPTANCE = process.env['EQUISQL_ACCEPTANCE'] === '1';
 
@@ -30,8 +33,24 @@ const ACCEPTANCE = process.env['EQUISQL_ACCEPTANCE'] === '1';
  * `AT_SMALL_SCALE`.
  */
 const EQUAL_UP_TO_NAMES: Readonly<Record<string, readonly string[]>> = {
-  library: ['full_sti', 'full_cti', 'full_normalized', 'hybrid_leaves_merged', 'mixed_sti_cti', 'sti_junction_fks', 'kitchen_sink'],
-  social_media: ['full_sti', 'full_normalized', 'full_cti', 'hybrid_roots_merged', 'hybrid_leaves_merged', 'mixed_sti_cti', 'sti_junction_fks'],
+  library: [
+    'full_sti',
+    'full_cti',
+    'full_normalized',
+    'hybrid_leaves_merged',
+    'mixed_sti_cti',
+    'sti_junction_fks',
+    'kitchen_sink',
+  ],
+  social_media: [
+    'full_sti',
+    'full_normalized',
+    'full_cti',
+    'hybrid_roots_merged',
+    'hybrid_leaves_merged',
+    'mixed_sti_cti',
+    'sti_junction_fks',
+  ],
   retail: ['full_sti', 'full_normalized', 'full_cti', 'hybrid_leaves_merged', 'mixed_sti_cti', 'sti_junction_fks'],
 };
 
@@ -71,7 +90,17 @@ afterAll(async () => {
 describe.each(DOMAINS)('%s: build, then import the built schemas', (name, domain) => {
   const variants = ACCEPTANCE ? [...PRESET_NAMES] : (EQUAL_UP_TO_NAMES[name] ?? []);
   it(`gives a valid draft for ${ACCEPTANCE ? 'every preset' : variants.join(', ')}, equal to the model up to names where the reading is complete`, async () => {
-    const built = await buildDataset({ dataset: name, domain, variants: variants.join(','), scale: 'tiny', seed: 3, profile: 'default', target: db, out: join(tmp.dir, name), schemaPrefix: `rt_${name}_` });
+    const built = await buildDataset({
+      dataset: name,
+      domain,
+      variants: variants.join(','),
+      scale: 'tiny',
+      seed: 3,
+      profile: 'default',
+      target: db,
+      out: join(tmp.dir, name),
+      schemaPrefix: `rt_${name}_`,
+    });
     const want = modelShape(domain);
     for (const v of built.manifest.variants) {
       const draft = draftModel(await readDatabaseSource(db, { schema: v.pg_schema }), { name });
@@ -79,18 +108,37 @@ describe.each(DOMAINS)('%s: build, then import the built schemas', (name, domain
       if ((READS_BACK[name] ?? []).includes(v.name)) {
         const index = indexDomain(domain);
         const read = await readDatabaseInstance(db, indexDomain(draft.domain), { schema: v.pg_schema });
-        const renamed = renameInstance(read, draft.domain, buildRelationalSchema(index, presetVariant(index, v.name)), domain);
+        const renamed = renameInstance(
+          read,
+          draft.domain,
+          buildRelationalSchema(index, presetVariant(index, v.name)),
+          domain,
+        );
         expect(instanceHash(renamed), `${v.name}: instance read through the draft`).toBe(built.manifest.instance_hash);
       }
       expect(draft.domain.entities.length, v.name).toBeGreaterThan(0);
     }
   }, 300_000);
   const small = AT_SMALL_SCALE[name] ?? [];
-  it.runIf(small.length > 0)(`is equal to the model up to names for ${small.join(', ')} at the small scale`, async () => {
-    const built = await buildDataset({ dataset: name, domain, variants: small.join(','), scale: 'small', seed: 3, profile: 'default', target: db, out: join(tmp.dir, `${name}-small`), schemaPrefix: `rt_small_${name}_` });
-    for (const v of built.manifest.variants) {
-      const draft = draftModel(await readDatabaseSource(db, { schema: v.pg_schema }), { name });
-      expect(modelShape(draft.domain), v.name).toEqual(modelShape(domain));
-    }
-  }, 300_000);
+  it.runIf(small.length > 0)(
+    `is equal to the model up to names for ${small.join(', ')} at the small scale`,
+    async () => {
+      const built = await buildDataset({
+        dataset: name,
+        domain,
+        variants: small.join(','),
+        scale: 'small',
+        seed: 3,
+        profile: 'default',
+        target: db,
+        out: join(tmp.dir, `${name}-small`),
+        schemaPrefix: `rt_small_${name}_`,
+      });
+      for (const v of built.manifest.variants) {
+        const draft = draftModel(await readDatabaseSource(db, { schema: v.pg_schema }), { name });
+        expect(modelShape(draft.domain), v.name).toEqual(modelShape(domain));
+      }
+    },
+    300_000,
+  );
 });

@@ -29,7 +29,10 @@ export function modelShape(domain: Domain): { entities: string[]; relationships:
  * the built one of one relationship. Undefined for an element the built schema does not
  * name one-to-one (a class read from a discriminator has no table of its own).
  */
-export function originalNames(draft: Domain, built: RelationalSchema): { entities: Map<string, string>; attributes: Map<string, string>; relationships: Map<string, string> } {
+export function originalNames(
+  draft: Domain,
+  built: RelationalSchema,
+): { entities: Map<string, string>; attributes: Map<string, string>; relationships: Map<string, string> } {
   const entities = new Map<string, string>();
   const attributes = new Map<string, string>();
   const relationships = new Map<string, string>();
@@ -62,7 +65,12 @@ export function originalNames(draft: Domain, built: RelationalSchema): { entitie
  * `originalNames`), with each link turned round where the draft reads a relationship from
  * its other end. Throws naming the first element it cannot map.
  */
-export function renameInstance(instance: ConceptualInstance, draft: Domain, built: RelationalSchema, original: Domain): ConceptualInstance {
+export function renameInstance(
+  instance: ConceptualInstance,
+  draft: Domain,
+  built: RelationalSchema,
+  original: Domain,
+): ConceptualInstance {
   const names = originalNames(draft, built);
   const get = (map: Map<string, string>, key: string, what: string): string => {
     const v = map.get(key);
@@ -82,11 +90,21 @@ export function renameInstance(instance: ConceptualInstance, draft: Domain, buil
     const name = get(names.relationships, rel, 'relationship');
     const draftRel = draft.relationships.find((r) => r.name === rel);
     const want = original.relationships.find((r) => r.name === name);
-    const turned = want !== undefined && draftRel !== undefined && want.from !== want.to && names.entities.get(draftRel.from) === want.to;
+    const turned =
+      want !== undefined &&
+      draftRel !== undefined &&
+      want.from !== want.to &&
+      names.entities.get(draftRel.from) === want.to;
     links[name] = list.map((l) => ({
       from: turned ? l.to : l.from,
       to: turned ? l.from : l.to,
-      ...(l.values ? { values: Object.fromEntries(Object.entries(l.values).map(([k, v]) => [get(names.attributes, `${rel}.${k}`, 'attribute'), v])) } : {}),
+      ...(l.values
+        ? {
+            values: Object.fromEntries(
+              Object.entries(l.values).map(([k, v]) => [get(names.attributes, `${rel}.${k}`, 'attribute'), v]),
+            ),
+          }
+        : {}),
     }));
   }
   return { domain: instance.domain, objects, links };

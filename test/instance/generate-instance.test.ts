@@ -11,12 +11,17 @@ import type { ConceptualInstance, EntityObject, Scalar } from '../../generator/i
 import { DOMAINS, INSTANCES } from '../helpers/build-fixtures.ts';
 import { REPO_ROOT } from '../helpers/run-cli.ts';
 
-const library = parseDomainJson(readFileSync(join(REPO_ROOT, 'test/fixtures/er-model/valid/library.json'), 'utf8'), 'library.json');
+const library = parseDomainJson(
+  readFileSync(join(REPO_ROOT, 'test/fixtures/er-model/valid/library.json'), 'utf8'),
+  'library.json',
+);
 const ALL: [string, Domain][] = [...DOMAINS, ['library', library]];
 
 function membersOf(domain: Domain, instance: ConceptualInstance, entity: string): EntityObject[] {
   const index = indexDomain(domain);
-  return (instance.objects[index.root(entity).name] ?? []).filter((o) => o.classes.some((c) => index.isAncestorOrSelf(entity, c)));
+  return (instance.objects[index.root(entity).name] ?? []).filter((o) =>
+    o.classes.some((c) => index.isAncestorOrSelf(entity, c)),
+  );
 }
 
 /** Text no real record holds: backslashes, control characters, empty or padded strings, `NULL`. */
@@ -29,19 +34,30 @@ describe.each(ALL)('the %s instance', (_name, domain) => {
     const a = generateInstance(domain, { seed: 9, scale: 'tiny' });
     expect(instanceHash(generateInstance(domain, { seed: 9, scale: 'tiny' }))).toBe(instanceHash(a));
     expect(instanceHash(generateInstance(domain, { seed: 10, scale: 'tiny' }))).not.toBe(instanceHash(a));
-    expect(instanceHash(generateInstance(domain, { seed: 9, scale: 'tiny', profile: 'edge' }))).not.toBe(instanceHash(a));
+    expect(instanceHash(generateInstance(domain, { seed: 9, scale: 'tiny', profile: 'edge' }))).not.toBe(
+      instanceHash(a),
+    );
   });
 
   it('follows the scale preset and per-entity overrides', () => {
     const root = index.roots[index.roots.length - 1] as (typeof index.roots)[number];
     const inst = generateInstance(domain, { seed: 1, scale: 'small', counts: { [root.name]: 77 } });
     expect(inst.objects[root.name]).toHaveLength(77);
-    for (const other of index.roots.slice(0, -1)) expect(inst.objects[other.name]).toHaveLength(other.counts?.small ?? 500);
+    for (const other of index.roots.slice(0, -1))
+      expect(inst.objects[other.name]).toHaveLength(other.counts?.small ?? 500);
   });
 
   it('plants the odd text that only tests SQL (backslashes, control characters, `\\N`, empty strings) on the edge-case instance alone', () => {
     const textsOf = (inst: ConceptualInstance): Set<string> =>
-      new Set(Object.values(inst.objects).flatMap((objects) => objects.flatMap((o) => Object.values(o.values).flatMap((v) => (Array.isArray(v) ? v : [v])).filter((v): v is string => typeof v === 'string'))));
+      new Set(
+        Object.values(inst.objects).flatMap((objects) =>
+          objects.flatMap((o) =>
+            Object.values(o.values)
+              .flatMap((v) => (Array.isArray(v) ? v : [v]))
+              .filter((v): v is string => typeof v === 'string'),
+          ),
+        ),
+      );
     const edgeOnly = ODD_TEXTS.filter((t) => !REALISTIC_ODD_TEXTS.includes(t));
     const main = textsOf(generateInstance(domain, { seed: 1, scale: 'tiny' }));
     const edge = textsOf(generateInstance(domain, { seed: 1, scale: 'tiny', profile: 'edge' }));
@@ -58,11 +74,21 @@ describe.each(ALL)('the %s instance', (_name, domain) => {
       for (const attribute of entity.attributes) {
         const values = members.map((m) => m.values[attribute.name]);
         const where = `${entity.name}.${attribute.name}`;
-        expect(values.every((v) => v !== undefined), `${where} is set on every member`).toBe(true);
+        expect(
+          values.every((v) => v !== undefined),
+          `${where} is set on every member`,
+        ).toBe(true);
         if (members.length < 2) continue;
         if (attribute.multiValued) {
-          if (attribute.optional) expect(values.some((v) => Array.isArray(v) && v.length === 0), `${where} has an empty set`).toBe(true);
-          expect(values.some((v) => Array.isArray(v) && v.length > 0), `${where} has a non-empty set`).toBe(true);
+          if (attribute.optional)
+            expect(
+              values.some((v) => Array.isArray(v) && v.length === 0),
+              `${where} has an empty set`,
+            ).toBe(true);
+          expect(
+            values.some((v) => Array.isArray(v) && v.length > 0),
+            `${where} has a non-empty set`,
+          ).toBe(true);
         } else {
           if (attribute.optional) expect(values.includes(null), `${where} has a NULL`).toBe(true);
           if (!attribute.optional) expect(values.includes(null), `${where} has no NULL`).toBe(false);
@@ -71,9 +97,16 @@ describe.each(ALL)('the %s instance', (_name, domain) => {
             // Every text attribute has odd text: on the edge-case profile any kind, on the
             // main instance only the kinds real data holds (an apostrophe, accents, scripts).
             const planted = profile === 'edge' ? ODD_TEXTS : REALISTIC_ODD_TEXTS;
-            expect(present.some((v) => planted.includes(v as string)), `${where} has odd text`).toBe(true);
+            expect(
+              present.some((v) => planted.includes(v as string)),
+              `${where} has odd text`,
+            ).toBe(true);
             if (profile !== 'edge') {
-              const unrealistic = present.filter((v) => typeof v === 'string' && (UNREALISTIC.test(v) || (ODD_TEXTS.includes(v) && !REALISTIC_ODD_TEXTS.includes(v))));
+              const unrealistic = present.filter(
+                (v) =>
+                  typeof v === 'string' &&
+                  (UNREALISTIC.test(v) || (ODD_TEXTS.includes(v) && !REALISTIC_ODD_TEXTS.includes(v))),
+              );
               expect(unrealistic, `${where} holds no edge-case-only text on the main instance`).toEqual([]);
             }
             expect(new Set(present).size, `${where} has a tie`).toBeLessThan(present.length);
@@ -90,14 +123,23 @@ describe.each(ALL)('the %s instance', (_name, domain) => {
       const toLinked = new Set(links.map((l) => l.to));
       expect(links.length, `${rel.name} has links`).toBeGreaterThan(0);
       for (const l of links) {
-        expect(from.includes(l.from) && to.includes(l.to), `${rel.name} link ${l.from}→${l.to} joins the right classes`).toBe(true);
+        expect(
+          from.includes(l.from) && to.includes(l.to),
+          `${rel.name} link ${l.from}→${l.to} joins the right classes`,
+        ).toBe(true);
       }
-      if (rel.participation?.from === 'total') expect(fromLinked.size, `every ${rel.from} has a partner in ${rel.name}`).toBe(from.length);
-      else if (from.length >= 2) expect(fromLinked.size, `some ${rel.from} has no partner in ${rel.name}`).toBeLessThan(from.length);
-      if (rel.participation?.to !== 'total' && to.length >= 2) expect(toLinked.size, `some ${rel.to} has no partner in ${rel.name}`).toBeLessThan(to.length);
-      if (rel.cardinality !== 'many-to-many') expect(fromLinked.size, `${rel.name} gives each ${rel.from} at most one partner`).toBe(links.length);
+      if (rel.participation?.from === 'total')
+        expect(fromLinked.size, `every ${rel.from} has a partner in ${rel.name}`).toBe(from.length);
+      else if (from.length >= 2)
+        expect(fromLinked.size, `some ${rel.from} has no partner in ${rel.name}`).toBeLessThan(from.length);
+      if (rel.participation?.to !== 'total' && to.length >= 2)
+        expect(toLinked.size, `some ${rel.to} has no partner in ${rel.name}`).toBeLessThan(to.length);
+      if (rel.cardinality !== 'many-to-many')
+        expect(fromLinked.size, `${rel.name} gives each ${rel.from} at most one partner`).toBe(links.length);
       if (rel.cardinality === 'one-to-one') expect(toLinked.size, `${rel.name} is one-to-one`).toBe(links.length);
-      expect(new Set(links.map((l) => `${l.from}/${l.to}`)).size, `${rel.name} has no duplicate links`).toBe(links.length);
+      expect(new Set(links.map((l) => `${l.from}/${l.to}`)).size, `${rel.name} has no duplicate links`).toBe(
+        links.length,
+      );
     }
   });
 
@@ -107,7 +149,8 @@ describe.each(ALL)('the %s instance', (_name, domain) => {
       for (const o of inst.objects[root.name] ?? []) {
         for (const c of o.classes) {
           const entity = index.entity(c);
-          if (index.children(c).length > 0) expect(entity.specialization?.total, `${c} has direct member ${o.id}`).not.toBe(true);
+          if (index.children(c).length > 0)
+            expect(entity.specialization?.total, `${c} has direct member ${o.id}`).not.toBe(true);
         }
         if (index.hierarchyIsDisjoint(root.name)) expect(o.classes).toHaveLength(1);
       }

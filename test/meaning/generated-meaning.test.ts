@@ -28,25 +28,53 @@ import { sized } from '../helpers/tiers.ts';
 
 const grammar = parseGrammar(readFileSync(join(REPO_ROOT, 'grammars/spider.pcfg'), 'utf8'), 'spider.pcfg');
 const docs = readFileSync(join(REPO_ROOT, 'docs/er-model.md'), 'utf8');
-const shop = parseDomainJson([...docs.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1] as string).find((b) => b.includes('"entities"')) as string, 'docs/er-model.md');
+const shop = parseDomainJson(
+  [...docs.matchAll(/```json\n([\s\S]*?)```/g)]
+    .map((m) => m[1] as string)
+    .find((b) => b.includes('"entities"')) as string,
+  'docs/er-model.md',
+);
 // 300 candidates per built-in domain and 100 groups of the docs model by default; 1,000 and 300 in the acceptance tier.
 const CANDIDATES = sized('EQUISQL_MEANING_CANDIDATES', 300, 1000);
 const DOCS_GROUPS = sized('EQUISQL_MEANING_DOCS_GROUPS', 100, 300);
 const tmp = tempDir('generated-meaning');
 afterAll(() => tmp.remove());
 
-async function run(domain: Domain, target: { groups: number; candidates: number }): Promise<{ groups: GroupRecord[]; rejections: Rejection[] }> {
+async function run(
+  domain: Domain,
+  target: { groups: number; candidates: number },
+): Promise<{ groups: GroupRecord[]; rejections: Rejection[] }> {
   const out = join(tmp.dir, domain.name);
   const db = await openDatabase({ kind: 'pglite' });
   try {
-    const builds = await prepareBuilds({ dataset: domain.name, domain, variants: 'all', scale: 'tiny', seed: 1, db, out, edge: false });
-    await generateGroups({
-      dataset: domain.name, out, index: indexDomain(domain), instance: builds.instance,
-      instanceHashes: { main: builds.main.instance_hash },
-      variants: builds.variants, runner: createQueryRunner([db], 30_000), grammar, seed: 1,
-      groups: target.groups, maxCandidates: target.candidates, settings: { test: true },
+    const builds = await prepareBuilds({
+      dataset: domain.name,
+      domain,
+      variants: 'all',
+      scale: 'tiny',
+      seed: 1,
+      db,
+      out,
+      edge: false,
     });
-    return { groups: readJsonLines<GroupRecord>(groupsPath(out, domain.name), false), rejections: readJsonLines<Rejection>(rejectionsPath(out), false) };
+    await generateGroups({
+      dataset: domain.name,
+      out,
+      index: indexDomain(domain),
+      instance: builds.instance,
+      instanceHashes: { main: builds.main.instance_hash },
+      variants: builds.variants,
+      runner: createQueryRunner([db], 30_000),
+      grammar,
+      seed: 1,
+      groups: target.groups,
+      maxCandidates: target.candidates,
+      settings: { test: true },
+    });
+    return {
+      groups: readJsonLines<GroupRecord>(groupsPath(out, domain.name), false),
+      rejections: readJsonLines<Rejection>(rejectionsPath(out), false),
+    };
   } finally {
     await db.close();
   }
@@ -54,11 +82,16 @@ async function run(domain: Domain, target: { groups: number; candidates: number 
 
 describe('the meaning of generated groups', () => {
   for (const [name, domain] of [...Object.entries(BUILT_IN_DOMAINS), ['docs model', shop] as const]) {
-    const target = name === 'docs model' ? { groups: DOCS_GROUPS, candidates: DOCS_GROUPS * 10 } : { groups: CANDIDATES, candidates: CANDIDATES };
+    const target =
+      name === 'docs model'
+        ? { groups: DOCS_GROUPS, candidates: DOCS_GROUPS * 10 }
+        : { groups: CANDIDATES, candidates: CANDIDATES };
     it(`${name}: no accepted group breaks a rule of meaning, and the check refuses few candidates`, async () => {
       const { groups, rejections } = await run(domain, target);
       const index = indexDomain(domain);
-      const hits = groups.flatMap((g) => checkMeaning(index, g.query).map((v) => `${g.group_id.slice(0, 8)} ${v.rule}: ${v.detail}`));
+      const hits = groups.flatMap((g) =>
+        checkMeaning(index, g.query).map((v) => `${g.group_id.slice(0, 8)} ${v.rule}: ${v.detail}`),
+      );
       expect(hits).toEqual([]);
       if (name === 'docs model') expect(groups).toHaveLength(target.groups);
       // More than 15% of the candidates become groups (150 of the acceptance tier's 1,000).

@@ -5,7 +5,29 @@ import { checkMeaning, MEANING_CHECKS } from '../../generator/meaning/check-mean
 import { MEANING_RULES, type MeaningRule } from '../../generator/meaning/meaning-rules.ts';
 import { isTypedNumber, significantDigits } from '../../generator/meaning/rules/typed-value.ts';
 import type { Expr, Query } from '../../generator/query/conceptual-query.ts';
-import { agg, and, arith, asc, attr, classOf, cmp, contains, count, countDistinct, desc, element, elements, entity, id, inner, lit, or, out, round, select } from '../../generator/query/query-builder.ts';
+import {
+  agg,
+  and,
+  arith,
+  asc,
+  attr,
+  classOf,
+  cmp,
+  contains,
+  count,
+  countDistinct,
+  desc,
+  element,
+  elements,
+  entity,
+  id,
+  inner,
+  lit,
+  or,
+  out,
+  round,
+  select,
+} from '../../generator/query/query-builder.ts';
 
 const retail = indexDomain(BUILT_IN_DOMAINS['retail']!);
 const social = indexDomain(BUILT_IN_DOMAINS['social_media']!);
@@ -14,7 +36,8 @@ const rules = (q: Query, index = retail): MeaningRule[] => [...new Set(checkMean
 const product = entity('Product', 'p');
 const name = out('name', attr('p', 'name'));
 /** Products, named, with one more output. */
-const products = (extra: { name: string; expr: Expr }[], rest: Partial<Parameters<typeof select>[0]> = {}) => select({ from: product, select: [name, ...extra], ...rest });
+const products = (extra: { name: string; expr: Expr }[], rest: Partial<Parameters<typeof select>[0]> = {}) =>
+  select({ from: product, select: [name, ...extra], ...rest });
 
 /** Each rule: a query it refuses and the closest one it accepts. */
 const CASES: Record<MeaningRule, { bad: Query; good: Query; index?: typeof retail }> = {
@@ -23,12 +46,25 @@ const CASES: Record<MeaningRule, { bad: Query; good: Query; index?: typeof retai
     good: products([out('stock_value', arith('*', attr('p', 'price'), attr('p', 'quantity')))]),
   },
   'comparable-columns': {
-    bad: select({ from: entity('Review', 'r'), joins: [inner('about', 'r', 'forward', 'p', 'Product')], select: [name], where: cmp(attr('p', 'price'), '>', attr('r', 'rating')) }),
-    good: select({ from: entity('CustOrder', 'o'), joins: [inner('contains', 'o', 'forward', 'p', 'Product'), inner('contains', 'p', 'reverse', 'o2', 'CustOrder')], select: [name], where: cmp(attr('o', 'placed_at'), '>', attr('o2', 'placed_at')) }),
+    bad: select({
+      from: entity('Review', 'r'),
+      joins: [inner('about', 'r', 'forward', 'p', 'Product')],
+      select: [name],
+      where: cmp(attr('p', 'price'), '>', attr('r', 'rating')),
+    }),
+    good: select({
+      from: entity('CustOrder', 'o'),
+      joins: [inner('contains', 'o', 'forward', 'p', 'Product'), inner('contains', 'p', 'reverse', 'o2', 'CustOrder')],
+      select: [name],
+      where: cmp(attr('o', 'placed_at'), '>', attr('o2', 'placed_at')),
+    }),
   },
   'additive-sum': {
     bad: select({ from: entity('Review', 'r'), select: [out('total_rating', agg('sum', attr('r', 'rating')))] }),
-    good: select({ from: entity('Review', 'r'), select: [out('avg_rating', round(agg('avg', attr('r', 'rating')), 2))] }),
+    good: select({
+      from: entity('Review', 'r'),
+      select: [out('avg_rating', round(agg('avg', attr('r', 'rating')), 2))],
+    }),
   },
   'aggregate-argument': {
     bad: select({ from: product, select: [out('avg_id', agg('avg', id('p')))] }),
@@ -39,57 +75,166 @@ const CASES: Record<MeaningRule, { bad: Query; good: Query; index?: typeof retai
     good: select({ from: product, select: [out('s', agg('sum', attr('p', 'price')))] }),
   },
   'group-key': {
-    bad: select({ from: product, select: [out('price', attr('p', 'price')), out('n', count())], groupBy: [attr('p', 'price')] }),
-    good: select({ from: entity('Employee', 'e'), select: [out('department', attr('e', 'department')), out('n', count())], groupBy: [attr('e', 'department')] }),
+    bad: select({
+      from: product,
+      select: [out('price', attr('p', 'price')), out('n', count())],
+      groupBy: [attr('p', 'price')],
+    }),
+    good: select({
+      from: entity('Employee', 'e'),
+      select: [out('department', attr('e', 'department')), out('n', count())],
+      groupBy: [attr('e', 'department')],
+    }),
   },
   'exact-match': {
-    bad: select({ from: entity('DigitalProduct', 'd'), select: [out('name', attr('d', 'name'))], where: cmp(attr('d', 'description'), '=', lit('Ergonomic Cheese made with Silk for all-day unaware support')) }),
-    good: select({ from: entity('DigitalProduct', 'd'), select: [out('name', attr('d', 'name'))], where: cmp(attr('d', 'format'), '=', lit('pdf')) }),
+    bad: select({
+      from: entity('DigitalProduct', 'd'),
+      select: [out('name', attr('d', 'name'))],
+      where: cmp(attr('d', 'description'), '=', lit('Ergonomic Cheese made with Silk for all-day unaware support')),
+    }),
+    good: select({
+      from: entity('DigitalProduct', 'd'),
+      select: [out('name', attr('d', 'name'))],
+      where: cmp(attr('d', 'format'), '=', lit('pdf')),
+    }),
   },
   'range-on-quantity': {
-    bad: select({ from: entity('User', 'u'), select: [out('email', attr('u', 'email'))], where: cmp(attr('u', 'last_name'), '>', lit('M')) }),
-    good: select({ from: entity('Customer', 'c'), select: [out('email', attr('c', 'email'))], where: cmp(attr('c', 'loyalty_points'), '>', lit(5000)) }),
+    bad: select({
+      from: entity('User', 'u'),
+      select: [out('email', attr('u', 'email'))],
+      where: cmp(attr('u', 'last_name'), '>', lit('M')),
+    }),
+    good: select({
+      from: entity('Customer', 'c'),
+      select: [out('email', attr('c', 'email'))],
+      where: cmp(attr('c', 'loyalty_points'), '>', lit(5000)),
+    }),
   },
   'like-on-text': {
-    bad: select({ from: entity('User', 'u'), select: [out('last_name', attr('u', 'last_name'))], where: { kind: 'like', expr: attr('u', 'email'), pattern: '%gmail%' } }),
-    good: select({ from: entity('User', 'u'), select: [out('email', attr('u', 'email'))], where: { kind: 'like', expr: attr('u', 'last_name'), pattern: 'Mc%' } }),
+    bad: select({
+      from: entity('User', 'u'),
+      select: [out('last_name', attr('u', 'last_name'))],
+      where: { kind: 'like', expr: attr('u', 'email'), pattern: '%gmail%' },
+    }),
+    good: select({
+      from: entity('User', 'u'),
+      select: [out('email', attr('u', 'email'))],
+      where: { kind: 'like', expr: attr('u', 'last_name'), pattern: 'Mc%' },
+    }),
   },
   'text-function': {
-    bad: select({ from: entity('Electronics', 'e'), select: [out('name', attr('e', 'name')), out('len', { kind: 'textFunction', fn: 'length', arg: attr('e', 'model_no') })] }),
-    good: select({ from: entity('Review', 'r'), joins: [inner('about', 'r', 'forward', 'p', 'Product')], select: [name, out('len', { kind: 'textFunction', fn: 'length', arg: attr('r', 'body') })] }),
+    bad: select({
+      from: entity('Electronics', 'e'),
+      select: [
+        out('name', attr('e', 'name')),
+        out('len', { kind: 'textFunction', fn: 'length', arg: attr('e', 'model_no') }),
+      ],
+    }),
+    good: select({
+      from: entity('Review', 'r'),
+      joins: [inner('about', 'r', 'forward', 'p', 'Product')],
+      select: [name, out('len', { kind: 'textFunction', fn: 'length', arg: attr('r', 'body') })],
+    }),
   },
   'shown-by-name': {
     bad: select({ from: product, select: [out('price', attr('p', 'price'))] }),
-    good: select({ from: product, select: [out('price', attr('p', 'price'))], where: cmp(attr('p', 'name'), '=', lit('Sleek Steel Chair')) }),
+    good: select({
+      from: product,
+      select: [out('price', attr('p', 'price'))],
+      where: cmp(attr('p', 'name'), '=', lit('Sleek Steel Chair')),
+    }),
   },
   'self-pairing': {
-    bad: select({ from: entity('CustOrder', 'o'), joins: [inner('contains', 'o', 'forward', 'p', 'Product'), inner('contains', 'o', 'forward', 'p2', 'Product')], select: [out('n', count())] }),
-    good: select({ from: entity('CustOrder', 'o'), joins: [inner('contains', 'o', 'forward', 'p', 'Product'), inner('places', 'o', 'forward', 'c', 'Customer')], select: [out('n', count())] }),
+    bad: select({
+      from: entity('CustOrder', 'o'),
+      joins: [inner('contains', 'o', 'forward', 'p', 'Product'), inner('contains', 'o', 'forward', 'p2', 'Product')],
+      select: [out('n', count())],
+    }),
+    good: select({
+      from: entity('CustOrder', 'o'),
+      joins: [inner('contains', 'o', 'forward', 'p', 'Product'), inner('places', 'o', 'forward', 'c', 'Customer')],
+      select: [out('n', count())],
+    }),
   },
   'implied-bound': {
-    bad: select({ from: entity('ConsumerAccount', 'c'), select: [out('username', attr('c', 'username'))], where: and(cmp(attr('c', 'age'), '>=', lit(53)), cmp(attr('c', 'age'), '>', lit(34))) }),
-    good: select({ from: entity('ConsumerAccount', 'c'), select: [out('username', attr('c', 'username'))], where: and(cmp(attr('c', 'age'), '>=', lit(30)), cmp(attr('c', 'age'), '<', lit(40))) }),
+    bad: select({
+      from: entity('ConsumerAccount', 'c'),
+      select: [out('username', attr('c', 'username'))],
+      where: and(cmp(attr('c', 'age'), '>=', lit(53)), cmp(attr('c', 'age'), '>', lit(34))),
+    }),
+    good: select({
+      from: entity('ConsumerAccount', 'c'),
+      select: [out('username', attr('c', 'username'))],
+      where: and(cmp(attr('c', 'age'), '>=', lit(30)), cmp(attr('c', 'age'), '<', lit(40))),
+    }),
     index: social,
   },
   'constant-output': {
-    bad: select({ from: entity('PhysicalProduct', 'pp'), select: [out('name', attr('pp', 'name')), out('kind', classOf('pp', ['PhysicalProduct', 'Apparel', 'Accessories', 'Electronics']))] }),
-    good: select({ from: entity('PhysicalProduct', 'pp'), select: [out('name', attr('pp', 'name')), out('kind', classOf('pp', ['Apparel', 'Accessories', 'Electronics']))] }),
+    bad: select({
+      from: entity('PhysicalProduct', 'pp'),
+      select: [
+        out('name', attr('pp', 'name')),
+        out('kind', classOf('pp', ['PhysicalProduct', 'Apparel', 'Accessories', 'Electronics'])),
+      ],
+    }),
+    good: select({
+      from: entity('PhysicalProduct', 'pp'),
+      select: [out('name', attr('pp', 'name')), out('kind', classOf('pp', ['Apparel', 'Accessories', 'Electronics']))],
+    }),
   },
   'single-object-groups': {
-    bad: select({ from: entity('Review', 'r'), joins: [inner('about', 'r', 'forward', 'p', 'Product')], select: [out('review_id', id('r')), out('n', count())], groupBy: [id('r')] }),
-    good: select({ from: product, joins: [inner('about', 'p', 'reverse', 'r', 'Review')], select: [name, out('n', count())], groupBy: [id('p')] }),
+    bad: select({
+      from: entity('Review', 'r'),
+      joins: [inner('about', 'r', 'forward', 'p', 'Product')],
+      select: [out('review_id', id('r')), out('n', count())],
+      groupBy: [id('r')],
+    }),
+    good: select({
+      from: product,
+      joins: [inner('about', 'p', 'reverse', 'r', 'Review')],
+      select: [name, out('n', count())],
+      groupBy: [id('p')],
+    }),
   },
   'fan-out': {
-    bad: select({ from: product, joins: [elements('inner', 'p', 'tags', 't')], select: [out('total_price', agg('sum', attr('p', 'price')))] }),
-    good: select({ from: product, joins: [elements('inner', 'p', 'tags', 't')], select: [out('tag', element('t')), out('total_price', agg('sum', attr('p', 'price')))], groupBy: [element('t')] }),
+    bad: select({
+      from: product,
+      joins: [elements('inner', 'p', 'tags', 't')],
+      select: [out('total_price', agg('sum', attr('p', 'price')))],
+    }),
+    good: select({
+      from: product,
+      joins: [elements('inner', 'p', 'tags', 't')],
+      select: [out('tag', element('t')), out('total_price', agg('sum', attr('p', 'price')))],
+      groupBy: [element('t')],
+    }),
   },
   'cross-product': {
-    bad: select({ from: product, joins: [elements('inner', 'p', 'tags', 't'), inner('about', 'p', 'reverse', 'r', 'Review')], select: [name, out('n', count())], groupBy: [id('p')] }),
-    good: select({ from: product, joins: [inner('about', 'p', 'reverse', 'r', 'Review')], select: [name, out('n', count())], groupBy: [id('p')] }),
+    bad: select({
+      from: product,
+      joins: [elements('inner', 'p', 'tags', 't'), inner('about', 'p', 'reverse', 'r', 'Review')],
+      select: [name, out('n', count())],
+      groupBy: [id('p')],
+    }),
+    good: select({
+      from: product,
+      joins: [inner('about', 'p', 'reverse', 'r', 'Review')],
+      select: [name, out('n', count())],
+      groupBy: [id('p')],
+    }),
   },
   'repeated-rows': {
-    bad: select({ from: entity('PhysicalProduct', 'pp'), joins: [inner('recommends', 'pp', 'reverse', 'e', 'Employee')], select: [out('last_name', attr('e', 'last_name'))] }),
-    good: select({ distinct: true, from: entity('PhysicalProduct', 'pp'), joins: [inner('recommends', 'pp', 'reverse', 'e', 'Employee')], select: [out('last_name', attr('e', 'last_name'))] }),
+    bad: select({
+      from: entity('PhysicalProduct', 'pp'),
+      joins: [inner('recommends', 'pp', 'reverse', 'e', 'Employee')],
+      select: [out('last_name', attr('e', 'last_name'))],
+    }),
+    good: select({
+      distinct: true,
+      from: entity('PhysicalProduct', 'pp'),
+      joins: [inner('recommends', 'pp', 'reverse', 'e', 'Employee')],
+      select: [out('last_name', attr('e', 'last_name'))],
+    }),
   },
   'typed-value': {
     bad: products([], { where: cmp(attr('p', 'price'), '>', lit(9512.32)) }),
@@ -133,16 +278,34 @@ describe('the meaning check', () => {
   });
 
   it('reads sets, links and subqueries for roles', () => {
-    const tagged = select({ from: product, joins: [elements('inner', 'p', 'tags', 't')], select: [name, out('tag', element('t'))], where: cmp(element('t'), '=', lit('sale')) });
+    const tagged = select({
+      from: product,
+      joins: [elements('inner', 'p', 'tags', 't')],
+      select: [name, out('tag', element('t'))],
+      where: cmp(element('t'), '=', lit('sale')),
+    });
     // The tag the WHERE clause fixes is the same in every row.
     expect(rules(tagged)).toEqual(['constant-output']);
     expect(rules({ ...tagged, select: [name] })).toEqual([]);
     expect(rules(select({ from: product, select: [name], where: contains('p', 'tags', 'sale') }))).toEqual([]);
-    const sub = select({ from: product, select: [name], where: cmp(attr('p', 'price'), '>', { kind: 'scalarSubquery', query: select({ from: entity('Product', 'p2'), select: [out('a', agg('sum', attr('p2', 'quantity')))] }) }) });
+    const sub = select({
+      from: product,
+      select: [name],
+      where: cmp(attr('p', 'price'), '>', {
+        kind: 'scalarSubquery',
+        query: select({ from: entity('Product', 'p2'), select: [out('a', agg('sum', attr('p2', 'quantity')))] }),
+      }),
+    });
     expect(rules(sub)).toEqual([]);
-    const or2 = select({ from: product, select: [name], where: or(cmp(attr('p', 'quantity'), '>', lit(5)), cmp(attr('p', 'quantity'), '>', lit(10))) });
+    const or2 = select({
+      from: product,
+      select: [name],
+      where: or(cmp(attr('p', 'quantity'), '>', lit(5)), cmp(attr('p', 'quantity'), '>', lit(10))),
+    });
     expect(rules(or2)).toEqual(['implied-bound']);
-    expect(rules(select({ from: entity('Employee', 'e'), select: [out('n', countDistinct(attr('e', 'hire_date')))] }))).toEqual(['aggregate-argument']);
+    expect(
+      rules(select({ from: entity('Employee', 'e'), select: [out('n', countDistinct(attr('e', 'hire_date')))] })),
+    ).toEqual(['aggregate-argument']);
   });
 
   it('counts significant digits as a person types them', () => {

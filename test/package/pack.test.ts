@@ -13,7 +13,8 @@ import { ACCEPTANCE } from '../helpers/tiers.ts';
 describe.runIf(ACCEPTANCE)('the packed package, installed into an empty folder', () => {
   const work = tempDir('pack');
   afterAll(() => work.remove());
-  const npm = (args: string[], cwd: string) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const npm = (args: string[], cwd: string) =>
+    execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
   it('answers `npx equisql --help`, lists variants, and a plain .mjs imports defineDomain and defineConfig', () => {
     npm(['pack', '--silent', '--pack-destination', work.dir], REPO_ROOT);
@@ -21,7 +22,10 @@ describe.runIf(ACCEPTANCE)('the packed package, installed into an empty folder',
     expect(tarball).toBeDefined();
     const project = join(work.dir, 'project');
     execFileSync('mkdir', [project]);
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'uses-equisql', version: '1.0.0', type: 'module', private: true }));
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'uses-equisql', version: '1.0.0', type: 'module', private: true }),
+    );
     npm(['install', '--prefer-offline', '--no-audit', '--no-fund', join(work.dir, tarball as string)], project);
 
     const help = spawnSync('npx', ['--no-install', 'equisql', '--help'], { cwd: project, encoding: 'utf8' });
@@ -29,7 +33,10 @@ describe.runIf(ACCEPTANCE)('the packed package, installed into an empty folder',
     expect(help.stdout).toMatch(/^usage: equisql <command> \[options\]\n/u);
     expect(help.stdout).toMatch(/^ {2}generate$/mu);
 
-    const variants = spawnSync('npx', ['--no-install', 'equisql', 'variants', '--dataset', 'social_media', '--json'], { cwd: project, encoding: 'utf8' });
+    const variants = spawnSync('npx', ['--no-install', 'equisql', 'variants', '--dataset', 'social_media', '--json'], {
+      cwd: project,
+      encoding: 'utf8',
+    });
     expect(variants.status, variants.stderr).toBe(0);
     expect(variants.stdout).toMatch(/full_sti/u);
 
@@ -38,7 +45,7 @@ describe.runIf(ACCEPTANCE)('the packed package, installed into an empty folder',
       [
         "import { defineConfig, defineDomain } from 'equisql';",
         "const shop = defineDomain({ name: 'shop', entities: [{ name: 'Item', lexicon: { singular: 'item', plural: 'items' }, attributes: [{ name: 'title', type: { kind: 'text' } }] }], relationships: [] });",
-        "const config = defineConfig({ datasets: { shop: { domain: shop } } });",
+        'const config = defineConfig({ datasets: { shop: { domain: shop } } });',
         'console.log(JSON.stringify({ domain: shop.name, datasets: Object.keys(config.datasets) }));',
       ].join('\n'),
     );

@@ -36,7 +36,8 @@ async function startEndpoint(faultShare: number): Promise<FakeEndpoint> {
     req.on('end', () => {
       const n = state.requests++;
       const roll = parseInt(sha256(`fault/${n}`).slice(0, 8), 16) / 0xffffffff;
-      const fault: Fault = roll < faultShare ? (FAULTS[Math.floor((roll / faultShare) * FAULTS.length)] as Fault) : 'none';
+      const fault: Fault =
+        roll < faultShare ? (FAULTS[Math.floor((roll / faultShare) * FAULTS.length)] as Fault) : 'none';
       counts[fault]++;
       const request = JSON.parse(body) as { messages: { content: string }[] };
       const prompt = request.messages.map((m) => m.content).join('\n');
@@ -44,9 +45,18 @@ async function startEndpoint(faultShare: number): Promise<FakeEndpoint> {
       if (fault === 'invalid-json') content = 'Sure! Here is the question: …';
       if (fault === 'wrong-shape') content = JSON.stringify({ answer: 42 });
       const usage = { prompt_tokens: Math.ceil(prompt.length / 4), completion_tokens: Math.ceil(content.length / 4) };
-      const reply = JSON.stringify({ id: `c${n}`, object: 'chat.completion', created: 0, model: 'fake', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } });
+      const reply = JSON.stringify({
+        id: `c${n}`,
+        object: 'chat.completion',
+        created: 0,
+        model: 'fake',
+        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+      });
       if (fault === '429') {
-        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '0' }).end(JSON.stringify({ error: { message: 'slow down' } }));
+        res
+          .writeHead(429, { 'content-type': 'application/json', 'retry-after': '0' })
+          .end(JSON.stringify({ error: { message: 'slow down' } }));
       } else if (fault === '500') {
         res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'boom' } }));
       } else if (fault === 'hang') {
@@ -94,9 +104,22 @@ afterEach(async () => {
 });
 
 async function runCalls(url: string, cacheDir: string) {
-  const client = createLlmClient({ baseURL: url, apiKey: 'test', model: 'fake', cacheDir, timeoutMs: 1500, baseDelayMs: 1, maxAttempts: 12, rng: createRng('llm-test') });
+  const client = createLlmClient({
+    baseURL: url,
+    apiKey: 'test',
+    model: 'fake',
+    cacheDir,
+    timeoutMs: 1500,
+    baseDelayMs: 1,
+    maxAttempts: 12,
+    rng: createRng('llm-test'),
+  });
   const limit = pLimit(16);
-  const results = await Promise.all(Array.from({ length: CALLS }, (_, i) => limit(() => client.complete([{ role: 'user', content: `Write question ${i}` }], check))));
+  const results = await Promise.all(
+    Array.from({ length: CALLS }, (_, i) =>
+      limit(() => client.complete([{ role: 'user', content: `Write question ${i}` }], check)),
+    ),
+  );
   return { results, usage: client.usage };
 }
 
@@ -139,15 +162,33 @@ describe('LLM client against a real chat-completions server', () => {
   it('gives up with one LlmError line after the last attempt, and refuses a 4xx at once', async () => {
     const server = await startEndpoint(1);
     cleanup.push(() => server.close());
-    const client = createLlmClient({ baseURL: server.url, apiKey: 'k', model: 'fake', timeoutMs: 200, baseDelayMs: 1, maxAttempts: 3, rng: createRng('x') });
+    const client = createLlmClient({
+      baseURL: server.url,
+      apiKey: 'k',
+      model: 'fake',
+      timeoutMs: 200,
+      baseDelayMs: 1,
+      maxAttempts: 3,
+      rng: createRng('x'),
+    });
     await expect(client.complete([{ role: 'user', content: 'q' }], check)).rejects.toThrow(LlmError);
     expect(server.requests).toBe(3);
-    const refusing = createServer((_req, res) => res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"bad key"}}'));
+    const refusing = createServer((_req, res) =>
+      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"bad key"}}'),
+    );
     await new Promise<void>((done) => refusing.listen(0, '127.0.0.1', done));
     cleanup.push(() => new Promise<void>((done) => refusing.close(() => done())));
     const port = (refusing.address() as { port: number }).port;
-    const denied = createLlmClient({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: 'k', model: 'fake', maxAttempts: 5, rng: createRng('y') });
-    await expect(denied.complete([{ role: 'user', content: 'q' }], check)).rejects.toThrow(/refused the request \(401\)/u);
+    const denied = createLlmClient({
+      baseURL: `http://127.0.0.1:${port}/v1`,
+      apiKey: 'k',
+      model: 'fake',
+      maxAttempts: 5,
+      rng: createRng('y'),
+    });
+    await expect(denied.complete([{ role: 'user', content: 'q' }], check)).rejects.toThrow(
+      /refused the request \(401\)/u,
+    );
     expect(denied.usage.requests).toBe(1);
   }, 60_000);
 });

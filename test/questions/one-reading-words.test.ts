@@ -11,7 +11,13 @@ const year: Expr = { kind: 'extract', field: 'year', arg: attr('a', 'created_at'
 
 describe('output columns stated', () => {
   it('asks for the shown year beside the count of the earliest sign-up year, in every paraphrase', () => {
-    const q = select({ from: entity('Account', 'a'), select: [out('year', year), out('accounts', count())], groupBy: [year], orderBy: [asc(year)], limit: 1 });
+    const q = select({
+      from: entity('Account', 'a'),
+      select: [out('year', year), out('accounts', count())],
+      groupBy: [year],
+      orderBy: [asc(year)],
+      limit: 1,
+    });
     for (let p = 0; p < 3; p++) {
       const w = writeNaturalQuestion(index, q, p, 'g');
       // The year is asked for as an output, not only as the group the count is of.
@@ -20,7 +26,13 @@ describe('output columns stated', () => {
   });
 
   it('asks only for the count when only the count is shown', () => {
-    const q = select({ from: entity('Account', 'a'), select: [out('accounts', count())], groupBy: [year], orderBy: [asc(year)], limit: 1 });
+    const q = select({
+      from: entity('Account', 'a'),
+      select: [out('accounts', count())],
+      groupBy: [year],
+      orderBy: [asc(year)],
+      limit: 1,
+    });
     expect(writeNaturalQuestion(index, q, 0, 'g').question).not.toMatch(/too\.$/u);
   });
 });
@@ -28,8 +40,16 @@ describe('output columns stated', () => {
 describe('labels quoted are labels returned', () => {
   it('finds each quoted value of question and evidence in the SQL, quotes doubled, and names the one it cannot', () => {
     expect(quotedValues('Titled "Emma" or "Dune"')).toEqual(['Emma', 'Dune']);
-    expect(quotedNotInSql('Clips titled "O\'Brien"', 'Kind is "LiveStream".', ["SELECT 1 WHERE t = 'O''Brien' AND k = 'LiveStream'"])).toEqual([]);
+    expect(
+      quotedNotInSql('Clips titled "O\'Brien"', 'Kind is "LiveStream".', [
+        "SELECT 1 WHERE t = 'O''Brien' AND k = 'LiveStream'",
+      ]),
+    ).toEqual([]);
     // The precise style once quoted "live stream" where the SQL writes 'LiveStream'.
-    expect(quotedNotInSql('Rows whose kind is "live stream"', '', ["SELECT c.title FROM content AS c WHERE c.type = 'LiveStream'"])).toEqual(['live stream']);
+    expect(
+      quotedNotInSql('Rows whose kind is "live stream"', '', [
+        "SELECT c.title FROM content AS c WHERE c.type = 'LiveStream'",
+      ]),
+    ).toEqual(['live stream']);
   });
 });

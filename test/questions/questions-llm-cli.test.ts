@@ -23,12 +23,33 @@ let groups: GroupRecord[];
 beforeAll(async () => {
   tmp = tempDir('questions-llm-cli');
   dir = join(tmp.dir, 'out');
-  const generate = runCli(['generate', '--dataset', 'social_media', '--variants', 'full_cti,full_sti', '--scale', 'tiny', '--groups', '3', '--out', dir], { env: NO_SERVER });
+  const generate = runCli(
+    [
+      'generate',
+      '--dataset',
+      'social_media',
+      '--variants',
+      'full_cti,full_sti',
+      '--scale',
+      'tiny',
+      '--groups',
+      '3',
+      '--out',
+      dir,
+    ],
+    { env: NO_SERVER },
+  );
   expect(generate.status, generate.stderr).toBe(0);
-  groups = readFileSync(join(dir, 'groups', 'social_media.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as GroupRecord);
+  groups = readFileSync(join(dir, 'groups', 'social_media.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as GroupRecord);
   config = join(tmp.dir, 'equisql.config.ts');
   // Prices far above real ones, so the cost is a figure the test can check to the cent.
-  writeFileSync(config, `export default { datasets: {}, llm: { model: 'local-model', prices: { 'local-model': { input: 100, output: 400 } } } };\n`);
+  writeFileSync(
+    config,
+    `export default { datasets: {}, llm: { model: 'local-model', prices: { 'local-model': { input: 100, output: 400 } } } };\n`,
+  );
   server = await startChatServer();
 }, 300_000);
 
@@ -39,24 +60,52 @@ afterAll(async () => {
 
 const env = () => ({ ...NO_SERVER, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'local-key' });
 const questionsFile = () => join(dir, 'questions', 'social_media.jsonl');
-const manifest = () => (JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { questions: Record<string, unknown> & { usage: { requests: number; cache_hits: number } } }).questions;
+const manifest = () =>
+  (
+    JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
+      questions: Record<string, unknown> & { usage: { requests: number; cache_hits: number } };
+    }
+  ).questions;
 
 describe('equisql questions --writer llm', () => {
   it('writes checked LLM questions with their chain of thought, tokens and cost in the manifest; a rerun sends nothing and gives the same bytes', async () => {
-    const args = ['questions', '--dir', dir, '--writer', 'llm', '--styles', 'precise,implicit', '--paraphrases', '1', '--config', config, '--quiet'];
+    const args = [
+      'questions',
+      '--dir',
+      dir,
+      '--writer',
+      'llm',
+      '--styles',
+      'precise,implicit',
+      '--paraphrases',
+      '1',
+      '--config',
+      config,
+      '--quiet',
+    ];
     const first = await runCliAsync(args, { env: env() });
     expect(first.status, first.stderr).toBe(0);
     const text = readFileSync(questionsFile(), 'utf8');
-    const records = text.trim().split('\n').map((l) => JSON.parse(l) as QuestionRecord);
+    const records = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as QuestionRecord);
     // Every group, both styles, every back-translation agreeing (the fake model answers with the reference SQL).
-    expect(records.map((r) => `${r.group_id} ${r.style}`)).toEqual(groups.flatMap((g) => [`${g.group_id} precise`, `${g.group_id} implicit`]));
+    expect(records.map((r) => `${r.group_id} ${r.style}`)).toEqual(
+      groups.flatMap((g) => [`${g.group_id} precise`, `${g.group_id} implicit`]),
+    );
     for (const r of records) {
       expect(r.writer).toEqual({ kind: 'llm', model: 'local-model' });
       expect(r.cot?.meaning).toMatch(/\[ref [0-9a-f]{8}\]/u);
       expect(r.cot?.intent).toMatch(/analyst/u);
       expect(r.cot?.scenario).not.toBe('');
       const group = groups.find((g) => g.group_id === r.group_id)!;
-      expect(r.check).toMatchObject({ kind: 'back-translation', variant: group.reference_variant, agrees: true, result_hash: group.variants[group.reference_variant]!.result_hash });
+      expect(r.check).toMatchObject({
+        kind: 'back-translation',
+        variant: group.reference_variant,
+        agrees: true,
+        result_hash: group.variants[group.reference_variant]!.result_hash,
+      });
     }
     expect(records.filter((r) => r.style === 'implicit').every((r) => r.evidence !== '')).toBe(true);
     // Four phases per question; the first two do not depend on the style, so a group's
@@ -82,10 +131,31 @@ describe('equisql questions --writer llm', () => {
     expect(manifest()['estimated_cost_usd']).toBe(0);
   }, 300_000);
 
-  it('--llm-model overrides the config\'s model; a model without a price has an unknown cost', async () => {
-    const run = await runCliAsync(['questions', '--dir', dir, '--writer', 'llm', '--styles', 'concise', '--paraphrases', '1', '--config', config, '--llm-model', 'unpriced-model', '--quiet'], { env: env() });
+  it("--llm-model overrides the config's model; a model without a price has an unknown cost", async () => {
+    const run = await runCliAsync(
+      [
+        'questions',
+        '--dir',
+        dir,
+        '--writer',
+        'llm',
+        '--styles',
+        'concise',
+        '--paraphrases',
+        '1',
+        '--config',
+        config,
+        '--llm-model',
+        'unpriced-model',
+        '--quiet',
+      ],
+      { env: env() },
+    );
     expect(run.status, run.stderr).toBe(0);
-    const records = readFileSync(questionsFile(), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as QuestionRecord);
+    const records = readFileSync(questionsFile(), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as QuestionRecord);
     expect(records).toHaveLength(groups.length);
     expect(records.every((r) => r.writer.kind === 'llm' && r.writer.model === 'unpriced-model')).toBe(true);
     const q = manifest();
@@ -98,13 +168,22 @@ describe('equisql questions --writer llm', () => {
   it('refuses a bad llm section or a missing endpoint with one line and exit 2, the questions file untouched', async () => {
     const before = readFileSync(questionsFile(), 'utf8');
     const bad = join(tmp.dir, 'bad.config.ts');
-    writeFileSync(bad, `export default { datasets: {}, llm: { model: 'm', prices: { m: { input: 0.15, ouput: 0.6 } } } };\n`);
+    writeFileSync(
+      bad,
+      `export default { datasets: {}, llm: { model: 'm', prices: { m: { input: 0.15, ouput: 0.6 } } } };\n`,
+    );
     const refused = await runCliAsync(['questions', '--dir', dir, '--writer', 'llm', '--config', bad], { env: env() });
     expect(refused.status).toBe(2);
-    expect(refused.stderr).toBe(`equisql questions: ${bad}: llm.prices.m.ouput: unknown key (did you mean "output"?)\n`);
-    const noEndpoint = await runCliAsync(['questions', '--dir', dir, '--writer', 'llm', '--config', config], { env: { ...NO_SERVER, OPENAI_BASE_URL: undefined } });
+    expect(refused.stderr).toBe(
+      `equisql questions: ${bad}: llm.prices.m.ouput: unknown key (did you mean "output"?)\n`,
+    );
+    const noEndpoint = await runCliAsync(['questions', '--dir', dir, '--writer', 'llm', '--config', config], {
+      env: { ...NO_SERVER, OPENAI_BASE_URL: undefined },
+    });
     expect(noEndpoint.status).toBe(2);
-    expect(noEndpoint.stderr).toBe('equisql questions: --writer llm needs an endpoint: OPENAI_BASE_URL or llm.baseURL in the config\n');
+    expect(noEndpoint.stderr).toBe(
+      'equisql questions: --writer llm needs an endpoint: OPENAI_BASE_URL or llm.baseURL in the config\n',
+    );
     expect(readFileSync(questionsFile(), 'utf8')).toBe(before);
   }, 120_000);
 });

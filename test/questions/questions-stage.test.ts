@@ -1,7 +1,16 @@
 // @tier long
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, truncateSync, copyFileSync } from 'node:fs';
+import {
+  mkdtempSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  truncateSync,
+  copyFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { BUILT_IN_DOMAINS } from '../../generator/domains/index.ts';
@@ -27,7 +36,10 @@ function group(query: GroupRecord['query'], candidate: number, source?: GroupRec
     candidate,
     query,
     ordered: (query.orderBy?.length ?? 0) > 0,
-    variants: { full_cti: { sql: `SELECT ${candidate} AS n`, row_count: 1, result_hash: 'h' }, fk_only: { sql: `SELECT ${candidate} AS m`, row_count: 1, result_hash: 'h' } },
+    variants: {
+      full_cti: { sql: `SELECT ${candidate} AS n`, row_count: 1, result_hash: 'h' },
+      fk_only: { sql: `SELECT ${candidate} AS m`, row_count: 1, result_hash: 'h' },
+    },
     skeleton: 'SELECT _',
     long_tail: false,
     reference_variant: 'full_cti',
@@ -53,8 +65,11 @@ beforeAll(() => {
   const instance = generateInstance(domain, { seed: 1, scale: 'tiny', profile: 'default' });
   const rng = createRng('questions-stage');
   const lines: string[] = [];
-  PAPER_SOCIAL_MEDIA.slice(0, 3).forEach((q, i) => lines.push(serializeGroup(group(q.query, i, { suite_id: q.id, question: q.question }))));
-  for (let i = 0; i < GROUPS; i++) lines.push(serializeGroup(group(randomQuery(index, instance, rng.fork(String(i))), 3 + i)));
+  PAPER_SOCIAL_MEDIA.slice(0, 3).forEach((q, i) =>
+    lines.push(serializeGroup(group(q.query, i, { suite_id: q.id, question: q.question }))),
+  );
+  for (let i = 0; i < GROUPS; i++)
+    lines.push(serializeGroup(group(randomQuery(index, instance, rng.fork(String(i))), 3 + i)));
   writeFileSync(join(dir, 'groups', 'social_media.jsonl'), lines.join(''));
 });
 
@@ -65,12 +80,15 @@ const out = () => join(dir, 'questions', 'social_media.jsonl');
 describe('equisql questions', () => {
   let full = '';
 
-  it('writes one line per (group, style, paraphrase), a person\'s question kept as written, the same bytes on a rerun', () => {
+  it("writes one line per (group, style, paraphrase), a person's question kept as written, the same bytes on a rerun", () => {
     const first = runCli(['questions', '--dir', dir]);
     expect(first.stderr + first.stdout).not.toMatch(/internal error/u);
     expect(first.status).toBe(0);
     full = readFileSync(out(), 'utf8');
-    const records = full.trim().split('\n').map((l) => JSON.parse(l) as QuestionRecord);
+    const records = full
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as QuestionRecord);
     // The default plan: three natural questions and one precise a group, plus the three suite questions.
     expect(records).toHaveLength((GROUPS + 3) * 4 + 3);
     expect(records.filter((r) => r.style === 'natural')).toHaveLength((GROUPS + 3) * 3);
@@ -87,7 +105,11 @@ describe('equisql questions', () => {
 
   it('after kill -9 in the middle of a run, --resume gives the bytes of an uninterrupted run', async () => {
     writeFileSync(out(), '');
-    const child = spawn(process.execPath, [resolve(REPO_ROOT, 'bin/equisql.js'), 'questions', '--dir', dir, '--resume'], { stdio: 'ignore' });
+    const child = spawn(
+      process.execPath,
+      [resolve(REPO_ROOT, 'bin/equisql.js'), 'questions', '--dir', dir, '--resume'],
+      { stdio: 'ignore' },
+    );
     const target = full.length / 3;
     // The killed process must be reaped before its lock counts as stale (a zombie's pid is alive).
     const exited = new Promise((done) => child.once('exit', done));
@@ -131,7 +153,12 @@ describe('equisql questions', () => {
     expect(other.stderr.trim().split('\n')).toHaveLength(1);
     expect(other.stderr).toMatch(/other settings/u);
     expect(readFileSync(out(), 'utf8')).toBe(readFileSync(copy, 'utf8'));
-    for (const args of [['--styles', 'poetic'], ['--paraphrases', '0'], ['--writer', 'oracle'], ['--concurrency', 'x']]) {
+    for (const args of [
+      ['--styles', 'poetic'],
+      ['--paraphrases', '0'],
+      ['--writer', 'oracle'],
+      ['--concurrency', 'x'],
+    ]) {
       const r = runCli(['questions', '--dir', dir, ...args]);
       expect(r.status, args.join(' ')).toBe(2);
       expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
@@ -147,9 +174,17 @@ describe('equisql questions', () => {
     const blocks = a.stdout.trim().split('\n\n');
     expect(blocks).toHaveLength(4);
     // Natural questions by default: what a user types.
-    for (const b of blocks) expect(b).toMatch(/^\[social_media natural#\d template\] .+\n(evidence: .+\n)?-- (full_cti|fk_only)\nSELECT \d+ AS [nm]$/u);
+    for (const b of blocks)
+      expect(b).toMatch(
+        /^\[social_media natural#\d template\] .+\n(evidence: .+\n)?-- (full_cti|fk_only)\nSELECT \d+ AS [nm]$/u,
+      );
     const precise = runCli(['show', '--dir', dir, '-n', '4', '--style', 'precise']);
-    expect(precise.stdout.trim().split('\n\n').every((b) => b.startsWith('[social_media precise#0 '))).toBe(true);
+    expect(
+      precise.stdout
+        .trim()
+        .split('\n\n')
+        .every((b) => b.startsWith('[social_media precise#0 ')),
+    ).toBe(true);
     const none = runCli(['show', '--dir', dir, '--style', 'concise']);
     expect(none.status).toBe(2);
     expect(none.stderr).toMatch(/no concise question \(styles there: .*natural/u);

@@ -61,7 +61,10 @@ describe('template writer', () => {
   });
 
   it('writes every paper question in every style, stating what decides its rows', () => {
-    for (const [domain, suite] of [['social_media', PAPER_SOCIAL_MEDIA], ['retail', PAPER_RETAIL]] as const) {
+    for (const [domain, suite] of [
+      ['social_media', PAPER_SOCIAL_MEDIA],
+      ['retail', PAPER_RETAIL],
+    ] as const) {
       const index = indexDomain(BUILT_IN_DOMAINS[domain]!);
       for (const q of suite) checkQuery(index, q.query, q.id, `${domain} ${q.id}`);
     }
@@ -73,7 +76,9 @@ describe('template writer', () => {
     const w = writeTemplateQuestion(index, q01.query, 'precise', 0, 'q01');
     expect(w.question).toMatch(/streamers included/u);
     expect(w.question).toMatch(/every creator \(streamers included\), including those without any channel/u);
-    expect(w.question).toMatch(/number of channels owned by the creator \(0 when there are none\) in descending order, ties broken by the id of the creator in ascending order/u);
+    expect(w.question).toMatch(
+      /number of channels owned by the creator \(0 when there are none\) in descending order, ties broken by the id of the creator in ascending order/u,
+    );
     expect(w.question).not.toMatch(/in the group|rows in/u);
     const short = writeTemplateQuestion(index, q01.query, 'concise', 0, 'q01').question;
     expect(short).toMatch(/streamers included/u);
@@ -89,34 +94,51 @@ describe('template writer', () => {
       const index = indexDomain(d);
       const instance = generateInstance(d, { seed: 1, scale: 'tiny', profile: 'default' });
       const rng = createRng(`questions/${domain}`);
-      for (let i = 0; i < COUNT; i++) checkQuery(index, randomQuery(index, instance, rng.fork(String(i))), `r${i}`, `${domain} r${i}`);
+      for (let i = 0; i < COUNT; i++)
+        checkQuery(index, randomQuery(index, instance, rng.fork(String(i))), `r${i}`, `${domain} r${i}`);
     }, 600_000);
   }
 
   it('makes the styles differ: concise much shorter than precise, conversational with a scenario, no two styles alike', () => {
     const lengths: Record<string, number> = {};
-    for (const [domain, suite] of [['social_media', PAPER_SOCIAL_MEDIA], ['retail', PAPER_RETAIL]] as const) {
+    for (const [domain, suite] of [
+      ['social_media', PAPER_SOCIAL_MEDIA],
+      ['retail', PAPER_RETAIL],
+    ] as const) {
       const index = indexDomain(BUILT_IN_DOMAINS[domain]!);
       for (const q of suite) {
         const texts = TEMPLATE_STYLES.map((style) => writeTemplateQuestion(index, q.query, style, 0, q.id).question);
         expect(new Set(texts).size, `${domain} ${q.id}`).toBe(TEMPLATE_STYLES.length);
         TEMPLATE_STYLES.forEach((style, i) => (lengths[style] = (lengths[style] ?? 0) + texts[i]!.length));
         // A scenario sentence, then the ask.
-        expect(texts[TEMPLATE_STYLES.indexOf('conversational')], `${domain} ${q.id}`).toMatch(/^[^?]*(review|audit|figures)[^.?]*[.,] /u);
-        for (const t of texts) expect(t, `${domain} ${q.id}`).not.toMatch(/\bin the group\b|\bnumber of rows\b|\brows in\b/u);
+        expect(texts[TEMPLATE_STYLES.indexOf('conversational')], `${domain} ${q.id}`).toMatch(
+          /^[^?]*(review|audit|figures)[^.?]*[.,] /u,
+        );
+        for (const t of texts)
+          expect(t, `${domain} ${q.id}`).not.toMatch(/\bin the group\b|\bnumber of rows\b|\brows in\b/u);
       }
     }
     expect(lengths['concise']!).toBeLessThan(lengths['precise']! * 0.85);
   });
 
   it('shortens only the clauses its rewrites name: every quoted value and every other word of the precise question stays', () => {
-    const fragments = JSON.parse(readFileSync(join(REPO_ROOT, 'templates/question-fragments.json'), 'utf8')) as { conciseRewrites: [string, string][] };
-    const wordsOf = (t: string) => new Set(t.replace(/"[^"]*"/gu, ' ').toLowerCase().match(/[a-z]+/gu) ?? []);
+    const fragments = JSON.parse(readFileSync(join(REPO_ROOT, 'templates/question-fragments.json'), 'utf8')) as {
+      conciseRewrites: [string, string][];
+    };
+    const wordsOf = (t: string) =>
+      new Set(
+        t
+          .replace(/"[^"]*"/gu, ' ')
+          .toLowerCase()
+          .match(/[a-z]+/gu) ?? [],
+      );
     // A word may go only where a rewrite's own pattern names it and its replacement does not.
-    const droppable = new Set(fragments.conciseRewrites.flatMap(([pattern, replacement]) => {
-      const kept = wordsOf(replacement);
-      return [...wordsOf(pattern.replace(/\\[a-z]/gu, ' '))].filter((w) => !kept.has(w));
-    }));
+    const droppable = new Set(
+      fragments.conciseRewrites.flatMap(([pattern, replacement]) => {
+        const kept = wordsOf(replacement);
+        return [...wordsOf(pattern.replace(/\\[a-z]/gu, ' '))].filter((w) => !kept.has(w));
+      }),
+    );
     const literals = (t: string) => (t.match(/"[^"]*"/gu) ?? []).sort();
     for (const domain of ['social_media', 'retail']) {
       const d = BUILT_IN_DOMAINS[domain]!;
@@ -130,7 +152,15 @@ describe('template writer', () => {
         const short = writeTemplateQuestion(index, query, 'concise', 0, `r${i}`).question;
         expect(literals(short), `${domain} r${i}: ${short}`).toEqual(literals(full));
         const shortWords = wordsOf(short);
-        const lost = [...wordsOf(full)].filter((w) => !shortWords.has(w) && !shortWords.has(w.replace(/s$/u, '')) && !shortWords.has(w.replace(/es$/u, '')) && !shortWords.has(w.replace(/ies$/u, 'y')) && !droppable.has(w) && !['return', 'retrieve', 'report', 'considering', 'taken', 'over', 'all'].includes(w));
+        const lost = [...wordsOf(full)].filter(
+          (w) =>
+            !shortWords.has(w) &&
+            !shortWords.has(w.replace(/s$/u, '')) &&
+            !shortWords.has(w.replace(/es$/u, '')) &&
+            !shortWords.has(w.replace(/ies$/u, 'y')) &&
+            !droppable.has(w) &&
+            !['return', 'retrieve', 'report', 'considering', 'taken', 'over', 'all'].includes(w),
+        );
         expect(lost, `${domain} r${i}:\n${full}\n${short}`).toEqual([]);
       }
     }
@@ -139,7 +169,11 @@ describe('template writer', () => {
   it('gives the same question for the same query and seed, and another for another paraphrase', () => {
     const index = indexDomain(BUILT_IN_DOMAINS.retail!);
     const q = PAPER_RETAIL[0]!.query;
-    expect(writeTemplateQuestion(index, q, 'imperative', 1, 'g')).toEqual(writeTemplateQuestion(index, q, 'imperative', 1, 'g'));
-    expect(writeTemplateQuestion(index, q, 'imperative', 1, 'g').question).not.toBe(writeTemplateQuestion(index, q, 'imperative', 2, 'g').question);
+    expect(writeTemplateQuestion(index, q, 'imperative', 1, 'g')).toEqual(
+      writeTemplateQuestion(index, q, 'imperative', 1, 'g'),
+    );
+    expect(writeTemplateQuestion(index, q, 'imperative', 1, 'g').question).not.toBe(
+      writeTemplateQuestion(index, q, 'imperative', 2, 'g').question,
+    );
   });
 });

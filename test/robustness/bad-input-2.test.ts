@@ -5,7 +5,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { PAPER_RETAIL } from '../../generator/suites/paper-retail.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
@@ -43,18 +52,35 @@ function copyOfBase(name: string): string {
 
 describe('flags', () => {
   it('a single-valued flag given twice is refused in one line, not silently the last value', () => {
-    const ratios = runCli(['export', '--dir', base, '--ratios', 'train=0.8,validation=0.1,test=0.1', '--ratios', 'train=0.1,validation=0.1,test=0.8']);
+    const ratios = runCli([
+      'export',
+      '--dir',
+      base,
+      '--ratios',
+      'train=0.8,validation=0.1,test=0.1',
+      '--ratios',
+      'train=0.1,validation=0.1,test=0.8',
+    ]);
     refusedInOneLine(ratios, /^equisql export: --ratios is given twice \(give it once\)\n$/u);
-    refusedInOneLine(runCli(['build', '--dataset', 'retail', '--seed', '1', '--seed=2', '--out', join(tmp.dir, 'never')]), /^equisql build: --seed is given twice/u);
+    refusedInOneLine(
+      runCli(['build', '--dataset', 'retail', '--seed', '1', '--seed=2', '--out', join(tmp.dir, 'never')]),
+      /^equisql build: --seed is given twice/u,
+    );
     expect(existsSync(join(tmp.dir, 'never'))).toBe(false);
   });
 
   it('a key given twice inside one flag value is refused in one line, and the export before it stays', () => {
     const manifest = readFileSync(join(base, 'manifest.json'));
     const ratios = runCli(['export', '--dir', base, '--ratios', 'train=0.8,validation=0.1,test=0.1,train=0.1']);
-    refusedInOneLine(ratios, /^equisql export: --ratios: train is given twice in "train=0\.8,validation=0\.1,test=0\.1,train=0\.1"\n$/u);
+    refusedInOneLine(
+      ratios,
+      /^equisql export: --ratios: train is given twice in "train=0\.8,validation=0\.1,test=0\.1,train=0\.1"\n$/u,
+    );
     expect(readFileSync(join(base, 'manifest.json'))).toEqual(manifest);
-    const mix = runCli([...GENERATE, '--difficulty', 'easy=0.5,hard=0.5,easy=0.1', '--out', join(tmp.dir, 'never-mix')], { env: NO_SERVER });
+    const mix = runCli(
+      [...GENERATE, '--difficulty', 'easy=0.5,hard=0.5,easy=0.1', '--out', join(tmp.dir, 'never-mix')],
+      { env: NO_SERVER },
+    );
     refusedInOneLine(mix, /generate: --difficulty: easy is given twice in "easy=0\.5,hard=0\.5,easy=0\.1"/u);
     expect(existsSync(join(tmp.dir, 'never-mix'))).toBe(false);
   });
@@ -74,28 +100,64 @@ describe('files that are not what a command expects', () => {
     appendFileSync(groups, '42\n');
     // The groups stage sealed the file, so the seal is the first to see the change (sealed-files.test.ts
     // reseals such a file and shows the line itself refused as not a group).
-    refusedInOneLine(runCli(['export', '--dir', dir]), new RegExp(`^equisql export: ${groups} differs from its seal in .*manifest\\.json \\(${lines + 1} lines, .*; sealed: ${lines} lines, `, 'u'));
+    refusedInOneLine(
+      runCli(['export', '--dir', dir]),
+      new RegExp(
+        `^equisql export: ${groups} differs from its seal in .*manifest\\.json \\(${lines + 1} lines, .*; sealed: ${lines} lines, `,
+        'u',
+      ),
+    );
   });
 
   it('questions --dir /etc/passwd: one line, exit 2', () => {
-    refusedInOneLine(runCli(['questions', '--dir', '/etc/passwd']), /^equisql questions: \/etc\/passwd: exists and is not a directory/u);
+    refusedInOneLine(
+      runCli(['questions', '--dir', '/etc/passwd']),
+      /^equisql questions: \/etc\/passwd: exists and is not a directory/u,
+    );
   });
 
   it('suite --suite DIR: one line naming the directory', () => {
     const dir = join(tmp.dir, 'suite-dir.jsonl');
     mkdirSync(dir);
-    refusedInOneLine(runCli(['suite', '--dir', base, '--suite', dir]), new RegExp(`^equisql suite: --suite: ${dir} is a directory, not a file\\n$`, 'u'));
+    refusedInOneLine(
+      runCli(['suite', '--dir', base, '--suite', dir]),
+      new RegExp(`^equisql suite: --suite: ${dir} is a directory, not a file\\n$`, 'u'),
+    );
   });
 
   it('compile --query /dev/zero reads at most a bounded size', () => {
-    const run = spawnSync(process.execPath, [join(REPO_ROOT, 'bin/equisql.js'), 'compile', '--dir', base, '--variant', 'full_sti', '--query', '/dev/zero'], { encoding: 'utf8', timeout: 60_000 });
-    refusedInOneLine({ status: run.status ?? -1, stdout: run.stdout, stderr: run.stderr }, /^equisql compile: --query: \/dev\/zero is larger than 16 MB/u);
+    const run = spawnSync(
+      process.execPath,
+      [join(REPO_ROOT, 'bin/equisql.js'), 'compile', '--dir', base, '--variant', 'full_sti', '--query', '/dev/zero'],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
+    refusedInOneLine(
+      { status: run.status ?? -1, stdout: run.stdout, stderr: run.stderr },
+      /^equisql compile: --query: \/dev\/zero is larger than 16 MB/u,
+    );
   });
 
   it('build --out /proc/x does not spin: one line, exit 2', () => {
-    const run = spawnSync(process.execPath, [join(REPO_ROOT, 'bin/equisql.js'), 'build', '--dataset', 'retail', '--scale', 'tiny', '--out', '/proc/x', '--quiet'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, DATABASE_URL: '' } });
+    const run = spawnSync(
+      process.execPath,
+      [
+        join(REPO_ROOT, 'bin/equisql.js'),
+        'build',
+        '--dataset',
+        'retail',
+        '--scale',
+        'tiny',
+        '--out',
+        '/proc/x',
+        '--quiet',
+      ],
+      { encoding: 'utf8', timeout: 60_000, env: { ...process.env, DATABASE_URL: '' } },
+    );
     expect(run.signal, 'killed after 60 s: it spun').toBeNull();
-    refusedInOneLine({ status: run.status ?? -1, stdout: run.stdout, stderr: run.stderr }, /^equisql build: cannot create the directory \/proc\/x: /u);
+    refusedInOneLine(
+      { status: run.status ?? -1, stdout: run.stdout, stderr: run.stderr },
+      /^equisql build: cannot create the directory \/proc\/x: /u,
+    );
   });
 
   it('export --dir FILE: one line, exit 2, the file untouched', () => {
@@ -110,16 +172,25 @@ describe('files that are not what a command expects', () => {
     mkdirSync(dir);
     symlinkSync(join(dir, 'loopB'), join(dir, 'loopA'));
     symlinkSync(join(dir, 'loopA'), join(dir, 'loopB'));
-    refusedInOneLine(runCli(['merge', '--out', join(dir, 'loopA'), base]), /^equisql merge: --out .*loopA: too many levels of symbolic links \(a symlink loop\) \(ELOOP, stat\)\n$/u);
+    refusedInOneLine(
+      runCli(['merge', '--out', join(dir, 'loopA'), base]),
+      /^equisql merge: --out .*loopA: too many levels of symbolic links \(a symlink loop\) \(ELOOP, stat\)\n$/u,
+    );
     expect(readdirSync(dir).sort()).toEqual(['loopA', 'loopB']);
   });
 
   it('export --include refuses a dataset name that is a path (../), writing nothing outside DIR', () => {
     const other = copyOfBase('evil');
     const buildPath = join(other, 'build.json');
-    writeFileSync(buildPath, readFileSync(buildPath, 'utf8').replace('"dataset": "retail"', '"dataset": "../../escaped"'));
+    writeFileSync(
+      buildPath,
+      readFileSync(buildPath, 'utf8').replace('"dataset": "retail"', '"dataset": "../../escaped"'),
+    );
     const target = copyOfBase('target');
-    refusedInOneLine(runCli(['export', '--dir', target, '--include', other]), /^equisql export: .*evil\/build\.json: dataset "\.\.\/\.\.\/escaped" is not a dataset name/u);
+    refusedInOneLine(
+      runCli(['export', '--dir', target, '--include', other]),
+      /^equisql export: .*evil\/build\.json: dataset "\.\.\/\.\.\/escaped" is not a dataset name/u,
+    );
     expect(existsSync(join(tmp.dir, 'escaped'))).toBe(false);
   });
 });
@@ -130,20 +201,31 @@ describe('a user config is code, and loaded as such', () => {
   const build = (body: string, name: string): CliRun => {
     const file = join(project, `${name}.config.ts`);
     writeFileSync(file, `${body}\nexport default { datasets: {} };\n`);
-    return runCli(['build', '--config', file, '--dataset', 'x', '--out', join(project, `out-${name}`)], { env: NO_SERVER });
+    return runCli(['build', '--config', file, '--dataset', 'x', '--out', join(project, `out-${name}`)], {
+      env: NO_SERVER,
+    });
   };
 
   it('one that calls process.exit(0) is refused, not taken for success', () => {
-    refusedInOneLine(build('process.exit(0);', 'exits'), /^equisql build: .*exits\.config\.ts: cannot load: it ended the process while loading \(exit code 0\) instead of exporting a config\n$/u);
+    refusedInOneLine(
+      build('process.exit(0);', 'exits'),
+      /^equisql build: .*exits\.config\.ts: cannot load: it ended the process while loading \(exit code 0\) instead of exporting a config\n$/u,
+    );
     expect(existsSync(join(project, 'out-exits'))).toBe(false);
   });
 
   it('one that exhausts memory is refused in one line', () => {
-    refusedInOneLine(build('const hoard = []; for (;;) hoard.push(new Array(1e6).fill(7));', 'hungry'), /^equisql build: .*hungry\.config\.ts: cannot load: it ran out of memory while loading \(limit 512 MB\)\n$/u);
+    refusedInOneLine(
+      build('const hoard = []; for (;;) hoard.push(new Array(1e6).fill(7));', 'hungry'),
+      /^equisql build: .*hungry\.config\.ts: cannot load: it ran out of memory while loading \(limit 512 MB\)\n$/u,
+    );
   });
 
   it('one that loops is stopped after its time limit', () => {
-    refusedInOneLine(build('for (;;) {}', 'loops'), /^equisql build: .*loops\.config\.ts: cannot load: it did not finish loading within 30 s \(a loop\?\)\n$/u);
+    refusedInOneLine(
+      build('for (;;) {}', 'loops'),
+      /^equisql build: .*loops\.config\.ts: cannot load: it did not finish loading within 30 s \(a loop\?\)\n$/u,
+    );
   }, 120_000);
 });
 
@@ -151,10 +233,16 @@ describe('output and limits', () => {
   it('show escapes control characters in questions, evidence and SQL', () => {
     const dir = copyOfBase('escapes');
     const qpath = join(dir, 'questions', 'retail.jsonl');
-    const lines = readFileSync(qpath, 'utf8').split('\n').filter((l) => l !== '');
+    const lines = readFileSync(qpath, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
     const spoiled = lines.map((l) => {
       const q = JSON.parse(l);
-      return JSON.stringify({ ...q, question: `${ESC}[2J${ESC}]0;owned\u0007 ${q.question}`, evidence: `\u202e${q.evidence ?? ''}` });
+      return JSON.stringify({
+        ...q,
+        question: `${ESC}[2J${ESC}]0;owned\u0007 ${q.question}`,
+        evidence: `\u202e${q.evidence ?? ''}`,
+      });
     });
     writeFileSync(qpath, `${spoiled.join('\n')}\n`);
     const run = runCli(['show', '--dir', dir, '--style', 'all', '-n', '3']);
@@ -179,9 +267,27 @@ describe('output and limits', () => {
 
   it('--count within the old cap but beyond what memory holds is refused before work starts', () => {
     const out = join(tmp.dir, 'huge');
-    const run = spawnSync(process.execPath, [join(REPO_ROOT, 'bin/equisql.js'), 'build', '--dataset', 'social_media', '--scale', 'tiny', '--count', 'Account=10000000', '--out', out], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, DATABASE_URL: '' } });
+    const run = spawnSync(
+      process.execPath,
+      [
+        join(REPO_ROOT, 'bin/equisql.js'),
+        'build',
+        '--dataset',
+        'social_media',
+        '--scale',
+        'tiny',
+        '--count',
+        'Account=10000000',
+        '--out',
+        out,
+      ],
+      { encoding: 'utf8', timeout: 60_000, env: { ...process.env, DATABASE_URL: '' } },
+    );
     expect(run.signal, 'killed after 60 s: it started the work').toBeNull();
-    refusedInOneLine({ status: run.status ?? -1, stdout: run.stdout, stderr: run.stderr }, /^equisql build: counts: 10000\d+ objects \(10000000 Account\) need about \d+\.\d GB of memory, more than the \d+\.\d GB this process may use; lower the counts \(about \d+ Account fit\)/u);
+    refusedInOneLine(
+      { status: run.status ?? -1, stdout: run.stdout, stderr: run.stderr },
+      /^equisql build: counts: 10000\d+ objects \(10000000 Account\) need about \d+\.\d GB of memory, more than the \d+\.\d GB this process may use; lower the counts \(about \d+ Account fit\)/u,
+    );
     expect(existsSync(out)).toBe(false);
   });
 
@@ -190,9 +296,22 @@ describe('output and limits', () => {
     const q = PAPER_RETAIL[0] as (typeof PAPER_RETAIL)[number];
     writeFileSync(suite, `${JSON.stringify({ id: q.id, query: q.query, question: q.question })}\n`);
     // q01 is extra hard; a mix with no extra share has no room for it.
-    const run = runCli([...GENERATE, '--from-suite', suite, '--difficulty', 'easy=1,medium=1,hard=1,extra=0', '--out', join(tmp.dir, 'quota')], { env: NO_SERVER });
+    const run = runCli(
+      [
+        ...GENERATE,
+        '--from-suite',
+        suite,
+        '--difficulty',
+        'easy=1,medium=1,hard=1,extra=0',
+        '--out',
+        join(tmp.dir, 'quota'),
+      ],
+      { env: NO_SERVER },
+    );
     expect(run.status).toBe(1);
     expect(run.stderr).not.toMatch(/has no groups\//u);
-    expect(run.stderr).toMatch(/generate: no group from 1 candidates \(rejected: difficulty-quota 1\); the first: difficulty-quota: q01: refused by the difficulty quota: the query is extra, and the extra quota \(0 of 1 groups\) is full/u);
+    expect(run.stderr).toMatch(
+      /generate: no group from 1 candidates \(rejected: difficulty-quota 1\); the first: difficulty-quota: q01: refused by the difficulty quota: the query is extra, and the extra quota \(0 of 1 groups\) is full/u,
+    );
   }, 240_000);
 });

@@ -32,14 +32,28 @@ afterAll(async () => {
 let n = 0;
 function options(out: string, extra: Partial<BuildOptions> = {}): BuildOptions {
   n++;
-  return { dataset: 'social_media', domain, variants: 'full_sti', scale: 'tiny', seed: 3, profile: 'default', target: db, out, schemaPrefix: `bd${n}_`, ...extra };
+  return {
+    dataset: 'social_media',
+    domain,
+    variants: 'full_sti',
+    scale: 'tiny',
+    seed: 3,
+    profile: 'default',
+    target: db,
+    out,
+    schemaPrefix: `bd${n}_`,
+    ...extra,
+  };
 }
 
 /** The build's own files, by relative path. */
 function files(dir: string): Map<string, string> {
   const out = new Map<string, string>();
-  for (const name of ['er.json', 'build.json']) if (existsSync(join(dir, name))) out.set(name, readFileSync(join(dir, name), 'utf8'));
-  for (const sub of ['schemas', 'dumps']) for (const name of existsSync(join(dir, sub)) ? readdirSync(join(dir, sub)) : []) out.set(`${sub}/${name}`, readFileSync(join(dir, sub, name), 'utf8'));
+  for (const name of ['er.json', 'build.json'])
+    if (existsSync(join(dir, name))) out.set(name, readFileSync(join(dir, name), 'utf8'));
+  for (const sub of ['schemas', 'dumps'])
+    for (const name of existsSync(join(dir, sub)) ? readdirSync(join(dir, sub)) : [])
+      out.set(`${sub}/${name}`, readFileSync(join(dir, sub, name), 'utf8'));
   return out;
 }
 
@@ -73,10 +87,16 @@ describe('finding 1: one build at a time per directory', () => {
     await buildDataset(options(out));
     const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 120000)'], { stdio: 'ignore' });
     try {
-      writeFileSync(join(out, LOCK_FILE), JSON.stringify({ pid: holder.pid, command: 'build', since: '2026-01-01T00:00:00.000Z' }));
+      writeFileSync(
+        join(out, LOCK_FILE),
+        JSON.stringify({ pid: holder.pid, command: 'build', since: '2026-01-01T00:00:00.000Z' }),
+      );
       const busy = `${out} is in use by equisql build (pid ${holder.pid}, since 2026-01-01T00:00:00.000Z); wait for it to finish (or, if pid ${holder.pid} is no equisql, remove ${join(out, LOCK_FILE)})`;
       await expect(verifyDataset(out, db)).rejects.toThrow(new BusyError(busy));
-      for (const command of [['verify', '--dir', out], ['compile', '--dir', out, '--variant', 'full_sti', '--query', 'q.json']]) {
+      for (const command of [
+        ['verify', '--dir', out],
+        ['compile', '--dir', out, '--variant', 'full_sti', '--query', 'q.json'],
+      ]) {
         const run = runCli(command, { env: NO_SERVER });
         expect(run.stderr, command[0]).toBe(`equisql ${command[0]}: ${busy}\n`);
         expect(run.status, command[0]).not.toBe(0);
@@ -91,7 +111,10 @@ describe('finding 1: one build at a time per directory', () => {
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
     const { mkdirSync } = await import('node:fs');
     mkdirSync(out, { recursive: true });
-    writeFileSync(join(out, LOCK_FILE), JSON.stringify({ pid: Number(dead.stdout), command: 'build', since: '2026-01-01T00:00:00.000Z' }));
+    writeFileSync(
+      join(out, LOCK_FILE),
+      JSON.stringify({ pid: Number(dead.stdout), command: 'build', since: '2026-01-01T00:00:00.000Z' }),
+    );
     await buildDataset(options(out));
     expect((await verifyDataset(out, db))[0]?.ok).toBe(true);
   });
@@ -108,7 +131,9 @@ describe('finding 3: a rebuild leaves nothing of the build before', () => {
     // The directory holds only what it held before, plus build files: no staging, no lock.
     expect(readdirSync(out).sort()).toEqual(['build.json', 'dumps', 'er.json', 'schemas']);
     writeFileSync(join(out, 'dumps', 'full_sti.sql'), '-- a dump of another build\n');
-    expect(await verifyError(out)).toBe(`--dir: ${out}: dumps/ holds "full_sti.sql", which build.json does not list; rebuild with equisql build --out ${out}`);
+    expect(await verifyError(out)).toBe(
+      `--dir: ${out}: dumps/ holds "full_sti.sql", which build.json does not list; rebuild with equisql build --out ${out}`,
+    );
   });
 
   it('files of later stages in the directory survive the same rebuild; another build under them is refused', async () => {
@@ -121,7 +146,9 @@ describe('finding 3: a rebuild leaves nothing of the build before', () => {
     expect(readFileSync(join(out, 'groups', 'g.jsonl'), 'utf8')).toBe('{"group":1}\n');
     const before = readFileSync(join(out, 'build.json'), 'utf8');
     // The groups were checked against this build: one with another seed would leave them unchecked.
-    await expect(buildDataset(options(out, { seed: 10 }))).rejects.toThrow(/^build: .* holds groups checked against its build .*choose another --out, or remove them first$/u);
+    await expect(buildDataset(options(out, { seed: 10 }))).rejects.toThrow(
+      /^build: .* holds groups checked against its build .*choose another --out, or remove them first$/u,
+    );
     expect(readFileSync(join(out, 'build.json'), 'utf8')).toBe(before);
     expect(readFileSync(join(out, 'groups', 'g.jsonl'), 'utf8')).toBe('{"group":1}\n');
   });
@@ -129,9 +156,17 @@ describe('finding 3: a rebuild leaves nothing of the build before', () => {
 
 describe('finding 4: a build that fails validation changes nothing', () => {
   it.each([
-    ['an unknown entity in counts', { counts: { Nope: 5 } }, /^counts\.Nope: not a root entity of domain social_media \(roots: Account, Content, Channel, Tag\)$/],
+    [
+      'an unknown entity in counts',
+      { counts: { Nope: 5 } },
+      /^counts\.Nope: not a root entity of domain social_media \(roots: Account, Content, Channel, Tag\)$/,
+    ],
     ['an unknown variant', { variants: 'full_sti,fully_cti' }, /^--variants: unknown variant "fully_cti"/],
-    ['a seed above 2^53-1 as a number', { seed: 2 ** 60 }, /^--seed: 1152921504606847000 is not a whole number up to 2\^53-1/],
+    [
+      'a seed above 2^53-1 as a number',
+      { seed: 2 ** 60 },
+      /^--seed: 1152921504606847000 is not a whole number up to 2\^53-1/,
+    ],
   ] as const)('%s', async (_what, bad, message) => {
     const out = join(tmp.dir, `validation-${n}`);
     await buildDataset(options(out));
@@ -146,9 +181,18 @@ describe('finding 4: a build that fails validation changes nothing', () => {
 describe('finding 5: verify checks every file build.json lists', () => {
   const damages: [string, (dir: string) => void, RegExp][] = [
     ['a deleted dump', (d) => rmSync(join(d, 'dumps', 'full_sti.sql')), /^dumps\/full_sti\.sql is missing$/],
-    ['a garbage dump', (d) => writeFileSync(join(d, 'dumps', 'full_sti.sql'), 'garbage\n'), /^dumps\/full_sti\.sql differs from build\.json \(sha256 [0-9a-f]{12}…, recorded [0-9a-f]{12}…\)$/],
+    [
+      'a garbage dump',
+      (d) => writeFileSync(join(d, 'dumps', 'full_sti.sql'), 'garbage\n'),
+      /^dumps\/full_sti\.sql differs from build\.json \(sha256 [0-9a-f]{12}…, recorded [0-9a-f]{12}…\)$/,
+    ],
     ['a deleted schema file', (d) => rmSync(join(d, 'schemas', 'full_sti.sql')), /^schemas\/full_sti\.sql is missing$/],
-    ['a dump one byte longer', (d) => writeFileSync(join(d, 'dumps', 'full_sti.sql'), `${readFileSync(join(d, 'dumps', 'full_sti.sql'), 'utf8')}\n`), /^dumps\/full_sti\.sql differs/],
+    [
+      'a dump one byte longer',
+      (d) =>
+        writeFileSync(join(d, 'dumps', 'full_sti.sql'), `${readFileSync(join(d, 'dumps', 'full_sti.sql'), 'utf8')}\n`),
+      /^dumps\/full_sti\.sql differs/,
+    ],
     [
       'a spec in build.json edited to another design',
       (d) => {
@@ -172,7 +216,9 @@ describe('finding 5: verify checks every file build.json lists', () => {
     const out = join(tmp.dir, `er-${n}`);
     await buildDataset(options(out));
     writeFileSync(join(out, 'er.json'), readFileSync(join(out, 'er.json'), 'utf8').replace('"name"', ' "name"'));
-    expect(await verifyError(out)).toBe(`--dir: ${out}: er.json differs from the one build.json records; rebuild with equisql build --out ${out}`);
+    expect(await verifyError(out)).toBe(
+      `--dir: ${out}: er.json differs from the one build.json records; rebuild with equisql build --out ${out}`,
+    );
     rmSync(join(out, 'er.json'));
     expect(await verifyError(out)).toMatch(/: er\.json is missing; /);
   });
@@ -183,12 +229,32 @@ describe('build.json is checked field by field', () => {
     ['variants: []', (m) => (m['variants'] = []), 'variants: empty; a build has at least one variant'],
     ['variants: "x"', (m) => (m['variants'] = 'x'), 'variants: expected an array, got the string "x"'],
     ['variants: null', (m) => (m['variants'] = null), 'variants: expected an array, got null'],
-    ['a spec of "x"', (m) => ((m['variants'] as Record<string, unknown>[])[0]!['spec'] = 'x'), 'variants[0].spec: expected an object, got the string "x"'],
-    ['scale: "gigantic"', (m) => (m['scale'] = 'gigantic'), 'scale: expected one of tiny, small, paper, large, got the string "gigantic"'],
-    ['a seed of 2^60', (m) => (m['seed'] = 2 ** 60), 'seed: 1152921504606847000 is not a whole number up to 2^53-1, which is all a JavaScript number holds exactly; give it as a string'],
-    ['no er_sha256 (an older build)', (m) => delete m['er_sha256'], 'er_sha256: expected a SHA-256 in hex (build.json from an older equisql: rebuild), got undefined'],
+    [
+      'a spec of "x"',
+      (m) => ((m['variants'] as Record<string, unknown>[])[0]!['spec'] = 'x'),
+      'variants[0].spec: expected an object, got the string "x"',
+    ],
+    [
+      'scale: "gigantic"',
+      (m) => (m['scale'] = 'gigantic'),
+      'scale: expected one of tiny, small, paper, large, got the string "gigantic"',
+    ],
+    [
+      'a seed of 2^60',
+      (m) => (m['seed'] = 2 ** 60),
+      'seed: 1152921504606847000 is not a whole number up to 2^53-1, which is all a JavaScript number holds exactly; give it as a string',
+    ],
+    [
+      'no er_sha256 (an older build)',
+      (m) => delete m['er_sha256'],
+      'er_sha256: expected a SHA-256 in hex (build.json from an older equisql: rebuild), got undefined',
+    ],
     ['counts of -1', (m) => (m['counts'] = { Account: -1 }), 'counts.Account: expected a whole number ≥ 0, got -1'],
-    ['a schema name of 64 bytes', (m) => ((m['variants'] as Record<string, unknown>[])[0]!['pg_schema'] = 'x'.repeat(64)), 'variants[0].pg_schema: expected a schema name of 1 to 63 bytes, got the string "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"'],
+    [
+      'a schema name of 64 bytes',
+      (m) => ((m['variants'] as Record<string, unknown>[])[0]!['pg_schema'] = 'x'.repeat(64)),
+      'variants[0].pg_schema: expected a schema name of 1 to 63 bytes, got the string "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"',
+    ],
   ];
   let out: string;
   let original: string;
@@ -208,7 +274,9 @@ describe('build.json is checked field by field', () => {
     m['variants'] = [];
     writeFileSync(join(out, 'build.json'), JSON.stringify(m));
     const run = runCli(['verify', '--dir', out], { env: NO_SERVER });
-    expect(run.stderr).toBe(`equisql verify: ${join(out, 'build.json')}: variants: empty; a build has at least one variant\n`);
+    expect(run.stderr).toBe(
+      `equisql verify: ${join(out, 'build.json')}: variants: empty; a build has at least one variant\n`,
+    );
     expect(run.status).toBe(2);
   });
 });
@@ -218,7 +286,9 @@ describe('an interrupted swap is refused by name', () => {
     const out = join(tmp.dir, 'swap');
     await buildDataset(options(out));
     writeFileSync(join(out, '.swapping'), JSON.stringify({ pid: 4242, build_sha256: '0'.repeat(64) }));
-    expect(await verifyError(out)).toBe(`--dir: ${out}: a build (pid 4242) was interrupted while replacing its files, so they are a mix of two builds; rerun equisql build --out ${out}`);
+    expect(await verifyError(out)).toBe(
+      `--dir: ${out}: a build (pid 4242) was interrupted while replacing its files, so they are a mix of two builds; rerun equisql build --out ${out}`,
+    );
     // The next build clears it.
     await buildDataset(options(out, { seed: 12 }));
     expect(existsSync(join(out, '.swapping'))).toBe(false);
@@ -233,13 +303,19 @@ describe('a swap that stops halfway', () => {
     const staging = createStaging(out);
     writeFileSync(join(staging, 'er.json'), '{}');
     // The server's schema rename runs at this point of a swap; a failure there stops it as a kill would.
-    await expect(swapIn(out, staging, '{"new": true}\n', async () => {
-      throw new Error('stopped');
-    })).rejects.toThrow('stopped');
+    await expect(
+      swapIn(out, staging, '{"new": true}\n', async () => {
+        throw new Error('stopped');
+      }),
+    ).rejects.toThrow('stopped');
     expect(existsSync(join(out, 'build.json'))).toBe(false);
     const interrupted = `--dir: ${out}: a build (pid ${process.pid}) was interrupted while replacing its files, so they are a mix of two builds; rerun equisql build --out ${out}`;
     expect(await verifyError(out)).toBe(interrupted);
-    for (const command of [['verify', '--dir', out], ['suite', '--dir', out, '--suite', 'paper'], ['compile', '--dir', out, '--variant', 'full_sti', '--query', 'q.json']]) {
+    for (const command of [
+      ['verify', '--dir', out],
+      ['suite', '--dir', out, '--suite', 'paper'],
+      ['compile', '--dir', out, '--variant', 'full_sti', '--query', 'q.json'],
+    ]) {
       const run = runCli(command, { env: NO_SERVER });
       expect(run.stderr, command[0]).toBe(`equisql ${command[0]}: ${interrupted}\n`);
       expect(run.status, command[0]).toBe(2);
@@ -263,8 +339,13 @@ describe('finding 13: seeds are exact', () => {
 describe('finding 13 in a config', () => {
   it('a numeric seed above 2^53-1 in a config is refused, naming the config and the dataset, before anything is written', () => {
     const out = join(tmp.dir, 'big-seed');
-    const run = runCli(['build', '--config', 'test/fixtures/config/big-seed.config.ts', '--dataset', 'big_seed', '--out', out], { env: NO_SERVER });
-    expect(run.stderr).toMatch(/^equisql build: \/.*\/test\/fixtures\/config\/big-seed\.config\.ts: datasets\.big_seed\.seed: 12345678901234567000 is above 2\^53-1 and was already rounded when the config was read; write the seed as a string\n$/);
+    const run = runCli(
+      ['build', '--config', 'test/fixtures/config/big-seed.config.ts', '--dataset', 'big_seed', '--out', out],
+      { env: NO_SERVER },
+    );
+    expect(run.stderr).toMatch(
+      /^equisql build: \/.*\/test\/fixtures\/config\/big-seed\.config\.ts: datasets\.big_seed\.seed: 12345678901234567000 is above 2\^53-1 and was already rounded when the config was read; write the seed as a string\n$/,
+    );
     expect(run.status).toBe(2);
     expect(existsSync(out)).toBe(false);
   });
@@ -272,19 +353,40 @@ describe('finding 13 in a config', () => {
 
 describe('finding 7 and PGlite directories: the real location, never an empty database', () => {
   it('--db pglite: with no directory is refused', () => {
-    expect(() => resolveTarget('pglite:', undefined)).toThrow(new ConfigError('--db: pglite: needs a directory (pglite:DIR)'));
+    expect(() => resolveTarget('pglite:', undefined)).toThrow(
+      new ConfigError('--db: pglite: needs a directory (pglite:DIR)'),
+    );
   });
 
   it('build --db pglite:OTHER --seed 12345678901234567890 records both exactly; verify finds the database without --db', () => {
     const out = join(tmp.dir, 'other-out');
     const other = join(tmp.dir, 'other-db');
-    const build = runCli(['build', '--dataset', 'social_media', '--variants', 'full_sti', '--scale', 'tiny', '--seed', '12345678901234567890', '--db', `pglite:${other}`, '--out', out], { env: NO_SERVER });
+    const build = runCli(
+      [
+        'build',
+        '--dataset',
+        'social_media',
+        '--variants',
+        'full_sti',
+        '--scale',
+        'tiny',
+        '--seed',
+        '12345678901234567890',
+        '--db',
+        `pglite:${other}`,
+        '--out',
+        out,
+      ],
+      { env: NO_SERVER },
+    );
     expect(build.stderr).toMatch(/built 1 variants/);
     expect(build.status).toBe(0);
     const manifest = JSON.parse(readFileSync(join(out, 'build.json'), 'utf8'));
     expect(manifest.seed).toBe('12345678901234567890');
     expect(manifest.database).toEqual({ kind: 'pglite', location: other });
-    expect(readFileSync(join(out, 'dumps', 'full_sti.sql'), 'utf8')).toMatch(/^-- equisql dump: .*; seed 12345678901234567890, /);
+    expect(readFileSync(join(out, 'dumps', 'full_sti.sql'), 'utf8')).toMatch(
+      /^-- equisql dump: .*; seed 12345678901234567890, /,
+    );
     const verify = runCli(['verify', '--dir', out], { env: NO_SERVER });
     expect(verify.stderr).toBe('all 1 variants match the instance\n');
     expect(verify.status).toBe(0);
@@ -296,7 +398,9 @@ describe('finding 7 and PGlite directories: the real location, never an empty da
     const dir = join(out, 'pglite');
     await buildDataset(options(out, { target: { kind: 'pglite', dir } }));
     rmSync(dir, { recursive: true });
-    await expect(verifyDataset(out, targetOf(out, readManifest(out), undefined))).rejects.toThrow(new LoadError(`no PGlite database in ${dir}; build into it first`));
+    await expect(verifyDataset(out, targetOf(out, readManifest(out), undefined))).rejects.toThrow(
+      new LoadError(`no PGlite database in ${dir}; build into it first`),
+    );
     expect(existsSync(dir)).toBe(false);
   });
 
@@ -305,7 +409,9 @@ describe('finding 7 and PGlite directories: the real location, never an empty da
     const dir = join(out, 'pglite');
     await buildDataset(options(out, { target: { kind: 'pglite', dir } }));
     rmSync(join(dir, 'global'), { recursive: true });
-    await expect(verifyDataset(out, targetOf(out, readManifest(out), undefined))).rejects.toThrow(new LoadError(`${dir} is not a whole PGlite database (no global); rebuild it with equisql build`));
+    await expect(verifyDataset(out, targetOf(out, readManifest(out), undefined))).rejects.toThrow(
+      new LoadError(`${dir} is not a whole PGlite database (no global); rebuild it with equisql build`),
+    );
     await buildDataset(options(out, { target: { kind: 'pglite', dir } }));
     expect((await verifyDataset(out, targetOf(out, readManifest(out), undefined)))[0]?.ok).toBe(true);
   });

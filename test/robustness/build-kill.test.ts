@@ -25,11 +25,32 @@ const BUILDS = {
  * Runs `equisql build` into `out`; with `killAfterMs`, kills it with SIGKILL then. Resolves
  * with its exit code or signal. `db` is a server URL; PGlite in `out/pglite` otherwise.
  */
-function build(out: string, which: 1 | 2, killAfterMs?: number, db?: string): Promise<{ code: number | null; signal: string | null; ms: number }> {
+function build(
+  out: string,
+  which: 1 | 2,
+  killAfterMs?: number,
+  db?: string,
+): Promise<{ code: number | null; signal: string | null; ms: number }> {
   const env = { ...process.env };
   delete env['DATABASE_URL'];
   const started = performance.now();
-  const child = spawn(process.execPath, [BIN, 'build', '--dataset', 'social_media', '--scale', 'tiny', ...BUILDS[which], '--out', out, '--quiet', ...(db ? ['--db', db] : [])], { cwd: REPO_ROOT, env, stdio: 'ignore' });
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'build',
+      '--dataset',
+      'social_media',
+      '--scale',
+      'tiny',
+      ...BUILDS[which],
+      '--out',
+      out,
+      '--quiet',
+      ...(db ? ['--db', db] : []),
+    ],
+    { cwd: REPO_ROOT, env, stdio: 'ignore' },
+  );
   const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
   return new Promise((done) => {
     child.on('exit', (code, signal) => {
@@ -42,7 +63,8 @@ function build(out: string, which: 1 | 2, killAfterMs?: number, db?: string): Pr
 /** The build's own files (not the database), by relative path. */
 function files(dir: string): Map<string, Buffer> {
   const out = new Map<string, Buffer>();
-  for (const name of ['er.json', 'build.json']) if (existsSync(join(dir, name))) out.set(name, readFileSync(join(dir, name)));
+  for (const name of ['er.json', 'build.json'])
+    if (existsSync(join(dir, name))) out.set(name, readFileSync(join(dir, name)));
   for (const sub of ['schemas', 'dumps']) {
     if (!existsSync(join(dir, sub))) continue;
     for (const name of readdirSync(join(dir, sub))) out.set(`${sub}/${name}`, readFileSync(join(dir, sub, name)));
@@ -83,12 +105,17 @@ async function killRebuilds(out: string, kills: number, label: string, db?: stri
     if (result.ok) {
       const expected = reference.get(result.seed) as Map<string, Buffer>;
       const actual = files(out);
-      expect([...actual.keys()].sort(), `kill ${i} at ${at} ms: files of build ${result.seed}`).toEqual([...expected.keys()].sort());
-      for (const [path, bytes] of expected) expect(actual.get(path)?.equals(bytes), `kill ${i} at ${at} ms: ${path}`).toBe(true);
+      expect([...actual.keys()].sort(), `kill ${i} at ${at} ms: files of build ${result.seed}`).toEqual(
+        [...expected.keys()].sort(),
+      );
+      for (const [path, bytes] of expected)
+        expect(actual.get(path)?.equals(bytes), `kill ${i} at ${at} ms: ${path}`).toBe(true);
       outcomes.push(`${at} ms: ${run.signal ?? `exit ${run.code}`}, verify passes on build ${result.seed}`);
     } else {
       // A named problem of the directory, never a crash of the tool.
-      expect(result.reason, `kill ${i} at ${at} ms`).toMatch(/interrupted while replacing|has no build\.json|differs|missing|does not list/);
+      expect(result.reason, `kill ${i} at ${at} ms`).toMatch(
+        /interrupted while replacing|has no build\.json|differs|missing|does not list/,
+      );
       expect(result.reason).not.toMatch(/Aborted|internal error|undefined/);
       outcomes.push(`${at} ms: ${run.signal ?? `exit ${run.code}`}, verify refuses: ${result.reason}`);
     }
@@ -107,8 +134,15 @@ describe('two build processes into one directory', () => {
     const lock = join(out, '.equisql.lock');
     while (!existsSync(lock)) await new Promise((r) => setTimeout(r, 50));
     const holder = JSON.parse(readFileSync(lock, 'utf8')) as { pid: number };
-    const second = runCli(['build', '--dataset', 'social_media', '--scale', 'tiny', '--seed', '5', '--out', out, '--quiet'], { env: { DATABASE_URL: undefined } });
-    expect(second.stderr).toMatch(new RegExp(`^equisql build: ${out} is in use by equisql build \\(pid ${holder.pid}, since [0-9T:.Z-]+\\); wait for it to finish \\(or, if pid ${holder.pid} is no equisql, remove ${lock}\\)\\n$`));
+    const second = runCli(
+      ['build', '--dataset', 'social_media', '--scale', 'tiny', '--seed', '5', '--out', out, '--quiet'],
+      { env: { DATABASE_URL: undefined } },
+    );
+    expect(second.stderr).toMatch(
+      new RegExp(
+        `^equisql build: ${out} is in use by equisql build \\(pid ${holder.pid}, since [0-9T:.Z-]+\\); wait for it to finish \\(or, if pid ${holder.pid} is no equisql, remove ${lock}\\)\\n$`,
+      ),
+    );
     expect(second.status).toBe(2);
     expect((await first).code).toBe(0);
     expect(await verify(out)).toEqual({ ok: true, seed: '1' });

@@ -39,10 +39,14 @@ describe('exit codes and one-line errors', () => {
   it('a flag missing its value says how to write a value that starts with a dash, in one line', () => {
     const options = { out: { type: 'string' }, json: { type: 'boolean' } } as const;
     expect(() => parseFlags('estimate', ['--out', '--json'], options)).toThrow(
-      new ConfigError('estimate: --out needs a value, got the flag "--json" (write --out=--json for a value that starts with "-")'),
+      new ConfigError(
+        'estimate: --out needs a value, got the flag "--json" (write --out=--json for a value that starts with "-")',
+      ),
     );
     expect(() => parseFlags('estimate', ['--out'], options)).toThrow(/^estimate: --out needs a value$/u);
-    expect(() => parseFlags('estimate', ['--bogus'], options)).toThrow(/^estimate: unknown flag --bogus \(flags: --out, --json\)$/u);
+    expect(() => parseFlags('estimate', ['--bogus'], options)).toThrow(
+      /^estimate: unknown flag --bogus \(flags: --out, --json\)$/u,
+    );
     expect(() => parseFlags('estimate', ['--json=1'], options)).toThrow(/^estimate: --json takes no value$/u);
     expect(parseFlags('estimate', ['--out', '-0.5'], options)).toEqual({ out: '-0.5' });
   });
@@ -51,9 +55,13 @@ describe('exit codes and one-line errors', () => {
     const run = runCli(['grammar', 'check', resolve(REPO_ROOT, 'test/fixtures/grammar/invalid/sum-not-one.pcfg')]);
     expect(run.status).toBe(2);
     expect(run.stderr.split('\n')).toHaveLength(2);
-    expect(errorLine('canon', new TypeError('x is undefined\nat …'))).toBe('equisql canon: internal error: x is undefined');
+    expect(errorLine('canon', new TypeError('x is undefined\nat …'))).toBe(
+      'equisql canon: internal error: x is undefined',
+    );
     expect(errorLine('suite', new ConfigError('suite: --dir is required'))).toBe('equisql suite: --dir is required');
-    expect(errorLine('grammar', new GrammarError('g.pcfg:3: bad \u001b[2J'))).toBe('equisql grammar: g.pcfg:3: bad \\u001b[2J');
+    expect(errorLine('grammar', new GrammarError('g.pcfg:3: bad \u001b[2J'))).toBe(
+      'equisql grammar: g.pcfg:3: bad \\u001b[2J',
+    );
   });
 });
 
@@ -67,8 +75,12 @@ describe('names the user gives are never inherited properties', () => {
   it('a command or dataset named after an Object property is unknown', async () => {
     expect(await main(['constructor'], quietIo())).toBe(2);
     expect(await main(['toString'], quietIo())).toBe(2);
-    await expect(variants.run(['--dataset', '__proto__'], quietIo())).rejects.toThrow(/^--dataset: unknown dataset "__proto__"/u);
-    await expect(variants.run(['--dataset', 'constructor'], quietIo())).rejects.toThrow(/^--dataset: unknown dataset "constructor"/u);
+    await expect(variants.run(['--dataset', '__proto__'], quietIo())).rejects.toThrow(
+      /^--dataset: unknown dataset "__proto__"/u,
+    );
+    await expect(variants.run(['--dataset', 'constructor'], quietIo())).rejects.toThrow(
+      /^--dataset: unknown dataset "constructor"/u,
+    );
   });
 });
 
@@ -82,9 +94,13 @@ describe('finding 6: grammar estimate never overwrites its corpus', () => {
     linkSync(corpus, join(dir, 'hard.sql'));
     const run = runCli(['grammar', 'estimate', '--corpus', corpus, '--out', join(dir, 'link.sql')]);
     expect(run.status).toBe(2);
-    expect(run.stderr).toMatch(/^equisql grammar: estimate: --out .*link\.sql is the corpus .*corpus\.sql; writing the grammar there would destroy it\n$/u);
+    expect(run.stderr).toMatch(
+      /^equisql grammar: estimate: --out .*link\.sql is the corpus .*corpus\.sql; writing the grammar there would destroy it\n$/u,
+    );
     for (const out of [relative(process.cwd(), corpus), join(dir, 'hard.sql'), join(dir, '.', 'corpus.sql')]) {
-      await expect(grammar.run(['estimate', '--corpus', corpus, '--out', out], quietIo())).rejects.toThrow(/is the corpus/u);
+      await expect(grammar.run(['estimate', '--corpus', corpus, '--out', out], quietIo())).rejects.toThrow(
+        /is the corpus/u,
+      );
     }
     expect(readFileSync(corpus, 'utf8')).toBe(text);
   });
@@ -101,14 +117,17 @@ describe('finding 6: grammar estimate never overwrites its corpus', () => {
   });
 });
 
-describe('findings 12 and 20: a huge or hostile line is that line\'s problem', () => {
+describe("findings 12 and 20: a huge or hostile line is that line's problem", () => {
   const ansi = 'SELECT \u001b[2J\u001b]0;pwned\u0007 FROM';
   const lines = ['SELECT a FROM t', wideSelect(110_000), ansi, 'SELECT b FROM u WHERE c = 1'];
 
   it('canon prints an error for the 1.1 MB SELECT and goes on with the next lines', () => {
     const run = runCli(['canon'], { input: `${lines.join('\n')}\n` });
     expect(run.status, run.stderr).toBe(0);
-    const records = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, string>);
+    const records = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, string>);
     expect(records.map((r) => Object.keys(r)[0])).toEqual(['canonical', 'error', 'error', 'canonical']);
     expect(records[1]?.['error']).toMatch(/^query too long: \d+ characters \(at most 100000\)$/u);
     expect(records[3]?.['canonical']).toBe('select b from u where c = 1');
@@ -120,7 +139,9 @@ describe('findings 12 and 20: a huge or hostile line is that line\'s problem', (
     writeFileSync(corpus, `${lines.join('\n')}\n`);
     const run = runCli(['grammar', 'estimate', '--corpus', corpus, '--out', join(dir, 'g.pcfg')]);
     expect(run.status, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/^unparsed line 2: query too long: \d+ characters \(at most 100000\): SELECT column_0, .{0,200}… \(\d+ more characters\)$/mu);
+    expect(run.stderr).toMatch(
+      /^unparsed line 2: query too long: \d+ characters \(at most 100000\): SELECT column_0, .{0,200}… \(\d+ more characters\)$/mu,
+    );
     expect(run.stderr).toMatch(/^unparsed line 3: .*SELECT \\u001b\[2J\\u001b\]0;pwned\\u0007 FROM$/mu);
     expect(run.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/u);
     expect(run.stderr).toMatch(/parsed 2 of 4/u);
@@ -133,7 +154,11 @@ describe('findings 12 and 20: a huge or hostile line is that line\'s problem', (
 
 describe('finding 11: grammar sample streams', () => {
   it('starts writing at once for -n 1000000000 and keeps memory flat', async () => {
-    const child = spawn(process.execPath, [BIN, 'grammar', 'sample', '--grammar', tiny, '-n', '1000000000', '--no-dedupe'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'grammar', 'sample', '--grammar', tiny, '-n', '1000000000', '--no-dedupe'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const started = Date.now();
     let lines = 0;
     let firstAfter = -1;

@@ -35,7 +35,8 @@ const SCHEMA = 'social_media__full_sti';
 const name = (c: string): string => `U+${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 /** A path no run shares, for the file the smuggled shell command would create. */
-const fileFor = (label: string): string => join('/tmp', `equisql-comment-ends-${process.pid}-${label.replace(/[^A-Za-z0-9]+/gu, '-')}`);
+const fileFor = (label: string): string =>
+  join('/tmp', `equisql-comment-ends-${process.pid}-${label.replace(/[^A-Za-z0-9]+/gu, '-')}`);
 
 /** The hostile text: a comment ended by `c`, then (to a reader that missed the end) a string; to PostgreSQL, statements. */
 function hostile(c: string, file: string): string {
@@ -46,11 +47,15 @@ function hostile(c: string, file: string): string {
 async function snapshot(target: DatabaseTarget): Promise<string> {
   const db: Database = await openDatabase(target);
   try {
-    const tables = await db.query("SELECT table_schema || '.' || table_name AS t FROM information_schema.tables WHERE table_schema LIKE 'social_media__%' ORDER BY 1");
+    const tables = await db.query(
+      "SELECT table_schema || '.' || table_name AS t FROM information_schema.tables WHERE table_schema LIKE 'social_media__%' ORDER BY 1",
+    );
     const parts: string[] = [];
     for (const { t } of tables) {
       const [schema, table] = String(t).split('.') as [string, string];
-      const rows = await db.queryText(`SELECT md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), '')) FROM "${schema}"."${table}" AS x`);
+      const rows = await db.queryText(
+        `SELECT md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), '')) FROM "${schema}"."${table}" AS x`,
+      );
       parts.push(`${t}=${rows.rows[0]?.[0]}`);
     }
     return parts.join('\n');
@@ -59,7 +64,10 @@ async function snapshot(target: DatabaseTarget): Promise<string> {
   }
 }
 
-function doors(label: string, setup: (tmp: string) => Promise<{ dir: string; target: DatabaseTarget; env: Record<string, string | undefined> }>) {
+function doors(
+  label: string,
+  setup: (tmp: string) => Promise<{ dir: string; target: DatabaseTarget; env: Record<string, string | undefined> }>,
+) {
   let dir: string;
   let target: DatabaseTarget;
   let env: Record<string, string | undefined>;
@@ -117,7 +125,10 @@ function doors(label: string, setup: (tmp: string) => Promise<{ dir: string; tar
         expect((await runReadOnly(db, SCHEMA, hostile(c, f))).rows, name(c)).toEqual([[]]);
         expect(existsSync(f), name(c)).toBe(false);
       }
-      for (const c of COMMENT_ENDS) await expect(runReadOnly(db, SCHEMA, hostile(c, file('executor', c))), name(c)).rejects.toThrow(/^schema social_media__full_sti: refused: /u);
+      for (const c of COMMENT_ENDS)
+        await expect(runReadOnly(db, SCHEMA, hostile(c, file('executor', c))), name(c)).rejects.toThrow(
+          /^schema social_media__full_sti: refused: /u,
+        );
     } finally {
       await db.close();
     }
@@ -128,19 +139,35 @@ function doors(label: string, setup: (tmp: string) => Promise<{ dir: string; tar
     const chars = [...COMMENT_ENDS, ...NOT_COMMENT_ENDS];
     const suite = join(tmp.dir, 'hostile.jsonl');
     const made = chars.map((c) => ({ c, f: file('suite', c) }));
-    writeFileSync(suite, made.map(({ c, f }, i) => `${JSON.stringify({
-      id: `hostile-${i}`,
-      query: {
-        kind: 'select',
-        from: { entity: 'Tag', alias: 't' },
-        select: [{ name: 'n', expr: { kind: 'aggregate', fn: 'count' } }],
-        where: { kind: 'compare', op: '<>', left: { kind: 'attribute', alias: 't', attribute: 'name' }, right: { kind: 'literal', value: hostile(c, f) } },
-      },
-    })}\n`).join(''));
+    writeFileSync(
+      suite,
+      made
+        .map(
+          ({ c, f }, i) =>
+            `${JSON.stringify({
+              id: `hostile-${i}`,
+              query: {
+                kind: 'select',
+                from: { entity: 'Tag', alias: 't' },
+                select: [{ name: 'n', expr: { kind: 'aggregate', fn: 'count' } }],
+                where: {
+                  kind: 'compare',
+                  op: '<>',
+                  left: { kind: 'attribute', alias: 't', attribute: 'name' },
+                  right: { kind: 'literal', value: hostile(c, f) },
+                },
+              },
+            })}\n`,
+        )
+        .join(''),
+    );
     const r = await runCliAsync(['suite', '--dir', dir, '--suite', suite, '--json'], { env });
     expect(r.stderr).toMatch(new RegExp(`all ${chars.length} questions agree on 2 variants`, 'u'));
     expect(r.status).toBe(0);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { sql: string; row_count: number });
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { sql: string; row_count: number });
     // Every variant counted the tags (none is named like the text): the text was a value.
     expect(lines).toHaveLength(chars.length * 2);
     for (const l of lines) expect(l.row_count).toBe(1);
@@ -150,26 +177,59 @@ function doors(label: string, setup: (tmp: string) => Promise<{ dir: string; tar
 
   it('a back-translation carrying the text is refused or read as a comment; its question is not accepted on it', async () => {
     const config = join(tmp.dir, 'equisql.config.ts');
-    writeFileSync(config, "export default { datasets: {}, llm: { model: 'local-model', prices: { 'local-model': { input: 1, output: 1 } } } };\n");
+    writeFileSync(
+      config,
+      "export default { datasets: {}, llm: { model: 'local-model', prices: { 'local-model': { input: 1, output: 1 } } } };\n",
+    );
     const rejectionsFile = join(dir, 'questions-rejections.jsonl');
-    const rejectionLines = (): string[] => (existsSync(rejectionsFile) ? readFileSync(rejectionsFile, 'utf8').split('\n').filter((l) => l !== '') : []);
+    const rejectionLines = (): string[] =>
+      existsSync(rejectionsFile)
+        ? readFileSync(rejectionsFile, 'utf8')
+            .split('\n')
+            .filter((l) => l !== '')
+        : [];
     // A CR LF pair too, as a model's reply written on Windows ends its lines.
     for (const c of [...COMMENT_ENDS, '\r\n', '\u2028']) {
       const f = file('llm', c);
       server.backTranslation = hostile(c, f);
-      const r = await runCliAsync(['questions', '--dir', dir, '--writer', 'llm', '--styles', 'precise', '--paraphrases', '1', '--config', config, '--quiet'], {
-        env: { ...env, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'local-key' },
-      });
+      const r = await runCliAsync(
+        [
+          'questions',
+          '--dir',
+          dir,
+          '--writer',
+          'llm',
+          '--styles',
+          'precise',
+          '--paraphrases',
+          '1',
+          '--config',
+          config,
+          '--quiet',
+        ],
+        {
+          env: { ...env, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'local-key' },
+        },
+      );
       expect([0, 1], `${name(c)}: ${r.stderr}`).toContain(r.status);
       expect(existsSync(f), name(c)).toBe(false);
       // The file is rebuilt by each run: it holds this run's rejections.
       const rejections = rejectionLines().map((l) => JSON.parse(l) as { reason: string });
       expect(rejections.length, name(c)).toBeGreaterThan(0);
       // Refused by the guard where PostgreSQL ends the comment; a bare SELECT (not the answer) where it does not.
-      for (const rej of rejections) expect(rej.reason, name(c)).toMatch(c !== '\u2028' ? /refused: /u : /back-translation|answer|differ|disagree/iu);
+      for (const rej of rejections)
+        expect(rej.reason, name(c)).toMatch(
+          c !== '\u2028' ? /refused: /u : /back-translation|answer|differ|disagree/iu,
+        );
       // Rejected: no question of the model's is kept on it.
-      const kept = readFileSync(join(dir, 'questions', 'social_media.jsonl'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { writer: { kind: string } });
-      expect(kept.filter((q) => q.writer.kind === 'llm'), name(c)).toEqual([]);
+      const kept = readFileSync(join(dir, 'questions', 'social_media.jsonl'), 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as { writer: { kind: string } });
+      expect(
+        kept.filter((q) => q.writer.kind === 'llm'),
+        name(c),
+      ).toEqual([]);
     }
     server.backTranslation = undefined;
     expect(await snapshot(target)).toBe(before);
@@ -181,7 +241,22 @@ const NO_SERVER = { DATABASE_URL: undefined };
 describe('comment ends on PGlite', () =>
   doors('pglite', async (tmp) => {
     const dir = join(tmp, 'out');
-    const r = runCli(['generate', '--dataset', 'social_media', '--variants', 'full_sti,full_cti', '--scale', 'tiny', '--groups', '2', '--out', dir], { env: NO_SERVER });
+    const r = runCli(
+      [
+        'generate',
+        '--dataset',
+        'social_media',
+        '--variants',
+        'full_sti,full_cti',
+        '--scale',
+        'tiny',
+        '--groups',
+        '2',
+        '--out',
+        dir,
+      ],
+      { env: NO_SERVER },
+    );
     expect(r.status, r.stderr).toBe(0);
     return { dir, target: { kind: 'pglite', dir: join(dir, 'pglite') }, env: NO_SERVER };
   }));
@@ -193,7 +268,24 @@ describeServer('comment ends on the server', (serverUrl) => {
     const fresh = await createDatabase(serverUrl, 'comment_ends');
     drop = fresh.drop;
     const dir = join(tmp, 'out');
-    const r = runCli(['generate', '--dataset', 'social_media', '--variants', 'full_sti,full_cti', '--scale', 'tiny', '--groups', '2', '--out', dir, '--db', fresh.url], { env: NO_SERVER });
+    const r = runCli(
+      [
+        'generate',
+        '--dataset',
+        'social_media',
+        '--variants',
+        'full_sti,full_cti',
+        '--scale',
+        'tiny',
+        '--groups',
+        '2',
+        '--out',
+        dir,
+        '--db',
+        fresh.url,
+      ],
+      { env: NO_SERVER },
+    );
     expect(r.status, r.stderr).toBe(0);
     return { dir, target: { kind: 'postgres', url: fresh.url }, env: { DATABASE_URL: fresh.url } };
   });

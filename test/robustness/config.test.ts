@@ -46,7 +46,10 @@ describe('a datasets.config.ts outside the repository', () => {
 
   it('builds at tiny scale from that directory, and verify agrees', () => {
     const out = join(project, 'out');
-    const build = runCli(['build', '--dataset', 'shop', '--variants', 'full_sti,full_normalized', '--out', out], { cwd: project, env: NO_SERVER });
+    const build = runCli(['build', '--dataset', 'shop', '--variants', 'full_sti,full_normalized', '--out', out], {
+      cwd: project,
+      env: NO_SERVER,
+    });
     expect(build.stderr).toMatch(/built 2 variants of shop \(\d+ rows\)/);
     expect(build.status).toBe(0);
     expect(JSON.parse(readFileSync(join(out, 'er.json'), 'utf8')).name).toBe('shop');
@@ -54,7 +57,7 @@ describe('a datasets.config.ts outside the repository', () => {
     expect(verify.status).toBe(0);
   });
 
-  it('keeps the shipped datasets reachable beside the user\'s own', () => {
+  it("keeps the shipped datasets reachable beside the user's own", () => {
     const run = runCli(['variants', '--dataset', 'social_media', '--variants', 'full_sti'], { cwd: project });
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/^full_sti: /);
@@ -63,7 +66,10 @@ describe('a datasets.config.ts outside the repository', () => {
   it('is found through --config from another directory', () => {
     const elsewhere = join(tmp.dir, 'elsewhere');
     mkdirSync(elsewhere, { recursive: true });
-    const run = runCli(['variants', '--dataset', 'shop', '--variants', 'full_cti', '--config', join(project, 'datasets.config.ts')], { cwd: elsewhere });
+    const run = runCli(
+      ['variants', '--dataset', 'shop', '--variants', 'full_cti', '--config', join(project, 'datasets.config.ts')],
+      { cwd: elsewhere },
+    );
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/tables \(2, singular\): product, review/);
   });
@@ -71,7 +77,10 @@ describe('a datasets.config.ts outside the repository', () => {
   it('a config with a bad model gets a one-line error naming the path, exit 2, nothing written', () => {
     const bad = join(tmp.dir, 'bad');
     mkdirSync(bad, { recursive: true });
-    writeFileSync(join(bad, 'datasets.config.ts'), SHOP_CONFIG.replace("cardinality: 'many-to-one'", "cardinality: 'many-to-few'"));
+    writeFileSync(
+      join(bad, 'datasets.config.ts'),
+      SHOP_CONFIG.replace("cardinality: 'many-to-one'", "cardinality: 'many-to-few'"),
+    );
     const run = runCli(['build', '--dataset', 'shop', '--out', join(bad, 'out')], { cwd: bad, env: NO_SERVER });
     expect(run.status).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
@@ -93,10 +102,36 @@ describe("the public API ('equisql')", () => {
   it('exports the user-facing functions and error classes by the package name', async () => {
     const api = await import('equisql');
     expect(Object.keys(api).sort()).toEqual([
-      'CompileError', 'ConfigError', 'DEFAULT_CAPS', 'EquisqlError', 'LoadError', 'MAX_RANDOM_VARIANTS', 'ShredError', 'attr', 'attributeRoles', 'buildDataset',
-      'buildRelationalSchema', 'compileQuery', 'createSqliteExecutor', 'createUntrustedExecutor', 'defineConfig', 'defineDomain', 'domainToJson', 'generateInstance',
-      'generateInstanceReport', 'indexDomain', 'inferRole', 'noun', 'openDatabase', 'parseDomainJson', 'runUntrusted', 'selectVariants', 'selectVariantsReport',
-      'streamUntrusted', 'validateDomain', 'verifyDataset',
+      'CompileError',
+      'ConfigError',
+      'DEFAULT_CAPS',
+      'EquisqlError',
+      'LoadError',
+      'MAX_RANDOM_VARIANTS',
+      'ShredError',
+      'attr',
+      'attributeRoles',
+      'buildDataset',
+      'buildRelationalSchema',
+      'compileQuery',
+      'createSqliteExecutor',
+      'createUntrustedExecutor',
+      'defineConfig',
+      'defineDomain',
+      'domainToJson',
+      'generateInstance',
+      'generateInstanceReport',
+      'indexDomain',
+      'inferRole',
+      'noun',
+      'openDatabase',
+      'parseDomainJson',
+      'runUntrusted',
+      'selectVariants',
+      'selectVariantsReport',
+      'streamUntrusted',
+      'validateDomain',
+      'verifyDataset',
     ]);
     const config = api.defineConfig({ datasets: { x: { domain: 'retail', scale: 'tiny' } } });
     expect(config.datasets['x']?.domain).toBe('retail');

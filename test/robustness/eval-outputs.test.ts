@@ -24,7 +24,9 @@ describe('eval --compare --out', () => {
       writeFileSync(join(d, 'summary.json'), '{"kept": true}\n');
     }
     await expect(writeCompareReport([a, b], join(a, 'summary.json'))).rejects.toThrow(ConfigError);
-    await expect(writeCompareReport([a, b], join(b, 'summary.json'))).rejects.toThrow(/is inside .*b, one of the evaluations compared/u);
+    await expect(writeCompareReport([a, b], join(b, 'summary.json'))).rejects.toThrow(
+      /is inside .*b, one of the evaluations compared/u,
+    );
     const unrelated = join(tmp.dir, 'notes.txt');
     writeFileSync(unrelated, 'my notes\n');
     await expect(writeCompareReport([a, b], unrelated)).rejects.toThrow(/exists and is not a page equisql wrote/u);

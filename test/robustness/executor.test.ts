@@ -50,23 +50,33 @@ function attacks(open: () => Promise<Database>) {
   it('refuses COPY … TO a file, and no file appears', async () => {
     const file = scratch('copy');
     files.push(file);
-    await expect(runReadOnly(db, 'v1', `COPY t TO '${file}'`)).rejects.toThrow(/^schema v1: refused: only one SELECT is run, not COPY$/);
-    await expect(runReadOnly(db, 'v1', `COPY (SELECT * FROM t) TO '${file}'`)).rejects.toThrow(/refused: only one SELECT is run, not COPY/);
+    await expect(runReadOnly(db, 'v1', `COPY t TO '${file}'`)).rejects.toThrow(
+      /^schema v1: refused: only one SELECT is run, not COPY$/,
+    );
+    await expect(runReadOnly(db, 'v1', `COPY (SELECT * FROM t) TO '${file}'`)).rejects.toThrow(
+      /refused: only one SELECT is run, not COPY/,
+    );
     expect(existsSync(file)).toBe(false);
   });
 
   it('refuses COPY … TO PROGRAM, and the program does not run', async () => {
     const file = scratch('program');
     files.push(file);
-    await expect(runReadOnly(db, 'v1', `COPY t TO PROGRAM 'id > ${file}'`)).rejects.toThrow(/refused: only one SELECT is run, not COPY/);
+    await expect(runReadOnly(db, 'v1', `COPY t TO PROGRAM 'id > ${file}'`)).rejects.toThrow(
+      /refused: only one SELECT is run, not COPY/,
+    );
     expect(existsSync(file)).toBe(false);
   });
 
   it('refuses large-object functions, and no large object exists', async () => {
     const before = Number(await scalar('SELECT count(*) FROM pg_largeobject_metadata'));
-    await expect(runReadOnly(db, 'v1', "SELECT lo_from_bytea(0, 'x')")).rejects.toThrow(/^schema v1: refused: function lo_from_bytea at character 8 is not on the list/);
+    await expect(runReadOnly(db, 'v1', "SELECT lo_from_bytea(0, 'x')")).rejects.toThrow(
+      /^schema v1: refused: function lo_from_bytea at character 8 is not on the list/,
+    );
     await expect(runReadOnly(db, 'v1', 'SELECT lo_create(0)')).rejects.toThrow(/refused: function lo_create/);
-    await expect(runReadOnly(db, 'v1', 'SELECT id FROM t WHERE lo_create(id) > 0')).rejects.toThrow(/refused: function lo_create/);
+    await expect(runReadOnly(db, 'v1', 'SELECT id FROM t WHERE lo_create(id) > 0')).rejects.toThrow(
+      /refused: function lo_create/,
+    );
     expect(Number(await scalar('SELECT count(*) FROM pg_largeobject_metadata'))).toBe(before);
   });
 
@@ -76,7 +86,9 @@ function attacks(open: () => Promise<Database>) {
     await expect(runReadOnly(db, 'v1', 'SELECT pg_reload_conf()')).rejects.toThrow(/refused: function pg_reload_conf/);
     await expect(runReadOnly(db, 'v1', 'SELECT pg_stat_reset()')).rejects.toThrow(/refused: function pg_stat_reset/);
     expect(await scalar('SELECT pg_conf_load_time()::text')).toBe(loaded);
-    expect(await scalar('SELECT stats_reset::text FROM pg_stat_database WHERE datname = current_database()')).toBe(reset);
+    expect(await scalar('SELECT stats_reset::text FROM pg_stat_database WHERE datname = current_database()')).toBe(
+      reset,
+    );
   });
 
   it('refuses the disguises of a call: quoted, qualified, commented, hidden from the parser in a backslash string', async () => {
@@ -97,10 +109,14 @@ function attacks(open: () => Promise<Database>) {
     }
   });
 
-  it('refuses SET, and the search_path of later queries is the variant\'s', async () => {
+  it("refuses SET, and the search_path of later queries is the variant's", async () => {
     const before = await scalar('SHOW search_path');
-    await expect(runReadOnly(db, 'v1', 'SET search_path TO secret')).rejects.toThrow(/refused: only one SELECT is run, not SET/);
-    await expect(runReadOnly(db, 'v1', 'SET LOCAL search_path TO secret')).rejects.toThrow(/refused: only one SELECT is run, not SET/);
+    await expect(runReadOnly(db, 'v1', 'SET search_path TO secret')).rejects.toThrow(
+      /refused: only one SELECT is run, not SET/,
+    );
+    await expect(runReadOnly(db, 'v1', 'SET LOCAL search_path TO secret')).rejects.toThrow(
+      /refused: only one SELECT is run, not SET/,
+    );
     await expect(runReadOnly(db, 'v1', 'RESET ROLE')).rejects.toThrow(/refused: only one SELECT is run, not RESET/);
     expect(await scalar('SHOW search_path')).toBe(before);
     expect(await scalar('SELECT current_user')).not.toBe(READER_ROLE);
@@ -108,9 +124,13 @@ function attacks(open: () => Promise<Database>) {
   });
 
   it('refuses reading another schema or the catalogs', async () => {
-    await expect(runReadOnly(db, 'v1', 'SELECT * FROM secret.t')).rejects.toThrow(/refused: table secret.t: a query reads only its variant's tables/);
+    await expect(runReadOnly(db, 'v1', 'SELECT * FROM secret.t')).rejects.toThrow(
+      /refused: table secret.t: a query reads only its variant's tables/,
+    );
     await expect(runReadOnly(db, 'v1', 'SELECT * FROM pg_authid')).rejects.toThrow(/refused: table pg_authid/);
-    await expect(runReadOnly(db, 'v1', 'SELECT * FROM pg_catalog.pg_settings')).rejects.toThrow(/refused: table pg_catalog.pg_settings/);
+    await expect(runReadOnly(db, 'v1', 'SELECT * FROM pg_catalog.pg_settings')).rejects.toThrow(
+      /refused: table pg_catalog.pg_settings/,
+    );
   });
 
   it('still refuses writes, several statements, SELECT INTO, DO blocks and writable CTEs', async () => {
@@ -119,7 +139,10 @@ function attacks(open: () => Promise<Database>) {
       ['SELECT 1; COMMIT; DELETE FROM t; SELECT 2', /several statements \(a ";" at character 9\)/],
       ['SELECT * INTO t2 FROM t', /^schema v1: refused: SELECT … INTO \(it creates a table\)/],
       ["DO 'BEGIN DELETE FROM t; END'", /not DO$/],
-      ['WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d', /refused: data-modifying WITH \(DELETE at character 12\)/],
+      [
+        'WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d',
+        /refused: data-modifying WITH \(DELETE at character 12\)/,
+      ],
       ['SELECT * FROM t FOR UPDATE', /^schema v1: refused: a locking clause \(FOR UPDATE, FOR SHARE\)/],
     ] as const) {
       await expect(runReadOnly(db, 'v1', sql), sql).rejects.toThrow(why);
@@ -127,7 +150,7 @@ function attacks(open: () => Promise<Database>) {
     expect((await runReadOnly(db, 'v1', 'SELECT count(*) FROM t')).rows).toEqual([['2']]);
   });
 
-  it('runs as the reader role, which by itself can neither write files nor call an administrator\'s function nor read other schemas', async () => {
+  it("runs as the reader role, which by itself can neither write files nor call an administrator's function nor read other schemas", async () => {
     expect((await runReadOnly(db, 'v1', 'SELECT lower(name) FROM t ORDER BY id')).rows).toEqual([['one'], ['two']]);
     const asReader = async (sql: string): Promise<void> => {
       await db.exec(`BEGIN; SET LOCAL ROLE ${READER_ROLE}; SET LOCAL search_path TO v1`);
@@ -151,7 +174,10 @@ function attacks(open: () => Promise<Database>) {
   });
 
   it('allows no function PostgreSQL marks volatile (one that may change the database or its answer)', async () => {
-    const rows = await db.query("SELECT DISTINCT proname FROM pg_proc WHERE proname = ANY($1) AND provolatile = 'v' ORDER BY 1", [[...READ_ONLY_FUNCTIONS]]);
+    const rows = await db.query(
+      "SELECT DISTINCT proname FROM pg_proc WHERE proname = ANY($1) AND provolatile = 'v' ORDER BY 1",
+      [[...READ_ONLY_FUNCTIONS]],
+    );
     expect(rows.map((r) => r['proname'])).toEqual([]);
   });
 }
@@ -165,27 +191,34 @@ describeServer('the executor under attack, on the server as superuser', (serverU
     const fresh = await createDatabase(serverUrl, 'attack');
     drop = fresh.drop;
     const db = await openDatabase({ kind: 'postgres', url: fresh.url });
-    expect((await db.query('SELECT rolsuper FROM pg_roles WHERE rolname = current_user'))[0]?.['rolsuper']).toMatch(/^(t|true)$/);
+    expect((await db.query('SELECT rolsuper FROM pg_roles WHERE rolname = current_user'))[0]?.['rolsuper']).toMatch(
+      /^(t|true)$/,
+    );
     return db;
   });
 });
 
 const sqlFiles = (dir: string): string[] =>
-  readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? sqlFiles(join(dir, f)) : f.endsWith('.sql') ? [join(dir, f)] : []));
+  readdirSync(dir).flatMap((f) =>
+    statSync(join(dir, f)).isDirectory() ? sqlFiles(join(dir, f)) : f.endsWith('.sql') ? [join(dir, f)] : [],
+  );
 
 /** The scope of a built-in variant: its tables, as the executor reads them from the catalog. */
 function variantScope(domain: string, variant: string): GuardScope {
   const index = indexDomain(BUILT_IN_DOMAINS[domain] as Domain);
-  return { pgSchema: `${domain}__${variant}`, tables: new Set(buildRelationalSchema(index, presetVariant(index, variant)).tables.map((t) => t.name)) };
+  return {
+    pgSchema: `${domain}__${variant}`,
+    tables: new Set(buildRelationalSchema(index, presetVariant(index, variant)).tables.map((t) => t.name)),
+  };
 }
 
 /** A scope for hand-written texts: the tables they name. */
 const X: GuardScope = { pgSchema: 'x', tables: new Set(['t', 'u', 'book']) };
 
-describe('the guard lets the compiler\'s SQL through', () => {
+describe("the guard lets the compiler's SQL through", () => {
   beforeAll(() => loadPgParser());
 
-  it('accepts every compiled paper query, over its variant\'s tables', () => {
+  it("accepts every compiled paper query, over its variant's tables", () => {
     const files = sqlFiles(join(REPO_ROOT, 'test/fixtures/compiled')).filter((f) => !f.includes('/queries/'));
     expect(files.length).toBeGreaterThanOrEqual(300);
     for (const f of files) {
@@ -195,23 +228,59 @@ describe('the guard lets the compiler\'s SQL through', () => {
   });
 
   it('reads strings, quoted names and comments as PostgreSQL does', () => {
-    expect(() => guardQuery("SELECT 'pg_reload_conf()' AS \"lo_create(\" -- pg_sleep(1)\n FROM t /* a /* nested */ set_config( */", X)).not.toThrow();
-    expect(() => guardQuery('SELECT CAST(price AS numeric(10, 2)), price::varchar(5), s.value FROM t JOIN LATERAL unnest(t.tags) AS s(value) ON true', X)).not.toThrow();
+    expect(() =>
+      guardQuery(
+        'SELECT \'pg_reload_conf()\' AS "lo_create(" -- pg_sleep(1)\n FROM t /* a /* nested */ set_config( */',
+        X,
+      ),
+    ).not.toThrow();
+    expect(() =>
+      guardQuery(
+        'SELECT CAST(price AS numeric(10, 2)), price::varchar(5), s.value FROM t JOIN LATERAL unnest(t.tags) AS s(value) ON true',
+        X,
+      ),
+    ).not.toThrow();
     expect(() => guardQuery("SELECT 'it''s', x FROM t WHERE x IN (1) AND EXISTS (SELECT 1 FROM u)", X)).not.toThrow();
-    expect(() => guardQuery("SELECT title FROM book AS a WHERE 'history' = ANY (a.genres) AND 1 <> ALL (a.n)", X)).not.toThrow();
+    expect(() =>
+      guardQuery("SELECT title FROM book AS a WHERE 'history' = ANY (a.genres) AND 1 <> ALL (a.n)", X),
+    ).not.toThrow();
     // PostgreSQL takes any non-ASCII character for a letter, astral ones too.
-    expect(() => guardQuery('SELECT 😀pg_reload_conf()', X)).toThrow(/refused: function 😀pg_reload_conf at character 8/);
+    expect(() => guardQuery('SELECT 😀pg_reload_conf()', X)).toThrow(
+      /refused: function 😀pg_reload_conf at character 8/,
+    );
   });
 
   it('answers any mangled query with a pass or a refusal, never a crash', () => {
-    const texts = sqlFiles(join(REPO_ROOT, 'test/fixtures/compiled')).slice(0, 50).map((f) => readFileSync(f, 'utf8'));
+    const texts = sqlFiles(join(REPO_ROOT, 'test/fixtures/compiled'))
+      .slice(0, 50)
+      .map((f) => readFileSync(f, 'utf8'));
     const rng = createRng('guard-fuzz');
-    const pieces = ["'", '"', '$$', '/*', '*/', '--', ';', '(', ')', '\\', "E'", 'U&', '😀', 'pg_sleep(', '::', '.', '\n'];
+    const pieces = [
+      "'",
+      '"',
+      '$$',
+      '/*',
+      '*/',
+      '--',
+      ';',
+      '(',
+      ')',
+      '\\',
+      "E'",
+      'U&',
+      '😀',
+      'pg_sleep(',
+      '::',
+      '.',
+      '\n',
+    ];
     for (let i = 0; i < 1000; i++) {
       let text = texts[rng.int(0, texts.length - 1)] as string;
       for (let k = rng.int(1, 3); k > 0; k--) {
         const at = rng.int(0, text.length);
-        text = rng.chance(0.5) ? text.slice(0, at) + (pieces[rng.int(0, pieces.length - 1)] as string) + text.slice(at) : text.slice(0, at) + text.slice(at + rng.int(1, 5));
+        text = rng.chance(0.5)
+          ? text.slice(0, at) + (pieces[rng.int(0, pieces.length - 1)] as string) + text.slice(at)
+          : text.slice(0, at) + text.slice(at + rng.int(1, 5));
       }
       try {
         guardQuery(text, X);
@@ -249,10 +318,16 @@ describe('a query that overruns its timeout on PGlite', () => {
       // Loaded the way build loads: COPY, never subject to a timeout.
       await db.copyIn('COPY v1.t (id, name) FROM STDIN', '1\tone\n2\ttwo\n3\tthree\n');
       const started = performance.now();
-      await expect(runReadOnly(db, 'v1', HEAVY, { timeoutMs: 1000 })).rejects.toThrow(/^schema v1: timed out after 1000 ms$/);
+      await expect(runReadOnly(db, 'v1', HEAVY, { timeoutMs: 1000 })).rejects.toThrow(
+        /^schema v1: timed out after 1000 ms$/,
+      );
       // Unbounded, this query runs for minutes; the bound is the point.
       expect(performance.now() - started).toBeLessThan(10_000);
-      expect((await runReadOnly(db, 'v1', 'SELECT id, name FROM t ORDER BY id')).rows).toEqual([['1', 'one'], ['2', 'two'], ['3', 'three']]);
+      expect((await runReadOnly(db, 'v1', 'SELECT id, name FROM t ORDER BY id')).rows).toEqual([
+        ['1', 'one'],
+        ['2', 'two'],
+        ['3', 'three'],
+      ]);
       // Twice in a row, and the database still takes writes outside the executor.
       await expect(db.queryText(HEAVY, { timeoutMs: 500 })).rejects.toThrow(/^timed out after 500 ms$/);
       await db.exec("INSERT INTO v1.t VALUES (4, 'four')");
@@ -272,7 +347,7 @@ describe('a query that overruns its timeout on PGlite', () => {
   it('keeps an in-memory database across the restart', async () => {
     const db = await openDatabase({ kind: 'pglite' });
     try {
-      await db.exec("CREATE SCHEMA v1; CREATE TABLE v1.t (id integer); INSERT INTO v1.t VALUES (1), (2)");
+      await db.exec('CREATE SCHEMA v1; CREATE TABLE v1.t (id integer); INSERT INTO v1.t VALUES (1), (2)');
       await expect(runReadOnly(db, 'v1', HEAVY, { timeoutMs: 300 })).rejects.toThrow(/timed out after 300 ms/);
       expect((await runReadOnly(db, 'v1', 'SELECT sum(id) FROM t')).rows).toEqual([['3']]);
     } finally {

@@ -32,8 +32,15 @@ const domain = BUILT_IN_DOMAINS['social_media']!;
 describe.skipIf(!canMount)('a full disk', () => {
   it('at the start of a build: one line naming the path and ENOSPC, exit 2, nothing left behind', () => {
     const out = join(small, 'out');
-    const run = runCli(['build', '--dataset', 'social_media', '--variants', 'full_sti', '--scale', 'tiny', '--out', out, '--quiet'], { env: { DATABASE_URL: undefined } });
-    expect(run.stderr).toMatch(new RegExp(`^equisql build: cannot open PGlite database in ${out}/\\.staging-\\d+/pglite: ENOSPC \\(no space left on device\\)\\n$`));
+    const run = runCli(
+      ['build', '--dataset', 'social_media', '--variants', 'full_sti', '--scale', 'tiny', '--out', out, '--quiet'],
+      { env: { DATABASE_URL: undefined } },
+    );
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^equisql build: cannot open PGlite database in ${out}/\\.staging-\\d+/pglite: ENOSPC \\(no space left on device\\)\\n$`,
+      ),
+    );
     expect(run.status).toBe(2);
     expect(readdirSync(out)).toEqual([]);
   });
@@ -42,14 +49,32 @@ describe.skipIf(!canMount)('a full disk', () => {
     let out: string;
     beforeAll(async () => {
       out = join(roomy, 'out');
-      await buildDataset({ dataset: 'social_media', domain, variants: 'full_sti', scale: 'tiny', seed: 1, profile: 'default', target: { kind: 'pglite', dir: join(out, 'pglite') }, out });
+      await buildDataset({
+        dataset: 'social_media',
+        domain,
+        variants: 'full_sti',
+        scale: 'tiny',
+        seed: 1,
+        profile: 'default',
+        target: { kind: 'pglite', dir: join(out, 'pglite') },
+        out,
+      });
     });
     it('fails with one line naming the directory and ENOSPC, and the old build still verifies', async () => {
       const before = readFileSync(join(out, 'build.json'), 'utf8');
       // Leave less room than a copy of the database needs.
       const fs = statfsSync(roomy);
       writeFileSync(join(roomy, 'filler'), Buffer.alloc(Math.max(0, fs.bavail * fs.bsize - 4 * 1024 * 1024)));
-      const rebuild = buildDataset({ dataset: 'social_media', domain, variants: 'full_sti', scale: 'tiny', seed: 2, profile: 'default', target: { kind: 'pglite', dir: join(out, 'pglite') }, out });
+      const rebuild = buildDataset({
+        dataset: 'social_media',
+        domain,
+        variants: 'full_sti',
+        scale: 'tiny',
+        seed: 2,
+        profile: 'default',
+        target: { kind: 'pglite', dir: join(out, 'pglite') },
+        out,
+      });
       await expect(rebuild).rejects.toThrow(LoadError);
       await expect(rebuild).rejects.toThrow(/ENOSPC/);
       await expect(rebuild).rejects.toThrow(out);

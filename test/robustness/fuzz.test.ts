@@ -66,7 +66,18 @@ const MODEL_SOURCES: readonly [string, unknown][] = [
 ];
 
 const CONFIG_SOURCES: readonly [string, unknown][] = [
-  ['social_media tiny', { domain: 'social_media', description: 'fuzzed', scale: 'tiny', seed: 7, profile: 'edge', counts: { Account: 30, Content: 40 }, variants: 'full_sti,full_cti' }],
+  [
+    'social_media tiny',
+    {
+      domain: 'social_media',
+      description: 'fuzzed',
+      scale: 'tiny',
+      seed: 7,
+      profile: 'edge',
+      counts: { Account: 30, Content: 40 },
+      variants: 'full_sti,full_cti',
+    },
+  ],
   ['library object', { domain: MODEL_SOURCES[2]?.[1], scale: 'tiny', seed: 'abc', variants: 'all' }],
   ['retail', { domain: 'retail', scale: 'small', counts: { Product: 50 }, variants: 'random:2' }],
 ];
@@ -75,20 +86,29 @@ const QUERY_SOURCES: readonly [string, string, unknown][] = ['social_media', 're
   const dir = join(FIXTURES, 'compiled', domain, 'queries');
   return readdirSync(dir)
     .sort()
-    .map((file): [string, string, unknown] => [domain, `${domain}/${file}`, JSON.parse(readFileSync(join(dir, file), 'utf8'))]);
+    .map((file): [string, string, unknown] => [
+      domain,
+      `${domain}/${file}`,
+      JSON.parse(readFileSync(join(dir, file), 'utf8')),
+    ]);
 });
 
 /** Message checks every refusal must pass: a one-line message that names where. */
 function messageProblem(error: unknown, where: RegExp | undefined): string | undefined {
-  if (!(error instanceof EquisqlError)) return `internal error ${(error as Error)?.name ?? typeof error}: ${String((error as Error)?.message ?? error).slice(0, 200)}`;
-  if (/[\n\r\u2028\u2029]/.test(error.message)) return `message spans lines: ${JSON.stringify(error.message.slice(0, 200))}`;
-  if (where !== undefined && !where.test(error.message)) return `message names no place: ${error.message.slice(0, 200)}`;
+  if (!(error instanceof EquisqlError))
+    return `internal error ${(error as Error)?.name ?? typeof error}: ${String((error as Error)?.message ?? error).slice(0, 200)}`;
+  if (/[\n\r\u2028\u2029]/.test(error.message))
+    return `message spans lines: ${JSON.stringify(error.message.slice(0, 200))}`;
+  if (where !== undefined && !where.test(error.message))
+    return `message names no place: ${error.message.slice(0, 200)}`;
   return undefined;
 }
 
 /** Small counts for every root, so a valid mutant is generated quickly. */
 function smallCounts(domain: Domain): Record<string, number> {
-  return Object.fromEntries(domain.entities.filter((e) => e.parent === undefined).map((e) => [e.name, Math.min(e.counts?.tiny ?? 20, 40)]));
+  return Object.fromEntries(
+    domain.entities.filter((e) => e.parent === undefined).map((e) => [e.name, Math.min(e.counts?.tiny ?? 20, 40)]),
+  );
 }
 
 /** Everything `build` does with a model before it writes, and shredding, all in memory. */
@@ -102,7 +122,8 @@ function downstreamOfModel(domain: Domain): void {
 
 const MODEL_WHERE = /^mutated\.json(:\d+:\d+: invalid JSON: |: (domains\.[A-Za-z_]\w*|domain)([.[]|: ))/;
 // A dataset's own fields are named after the config file that holds them.
-const CONFIG_WHERE = /^((\/[^:]+\.config\.ts: )?datasets\.x[.[: ]|domains\.[A-Za-z_]\w*[.[:]|domain: |[\w.-]+\.json[:]|--variants: |--seed: |counts[.:])/;
+const CONFIG_WHERE =
+  /^((\/[^:]+\.config\.ts: )?datasets\.x[.[: ]|domains\.[A-Za-z_]\w*[.[:]|domain: |[\w.-]+\.json[:]|--variants: |--seed: |counts[.:])/;
 const QUERY_WHERE = /^query[.[:]/;
 
 describe('mutation fuzzer over models, dataset configs and conceptual queries', () => {
@@ -111,7 +132,14 @@ describe('mutation fuzzer over models, dataset configs and conceptual queries', 
   const variantSchemas = new Map<string, { index: ErIndex; schemas: RelationalSchema[] }>();
 
   /** Runs one case, timing it and sorting its result. */
-  function run(kind: Kind, source: string, mutant: Mutant, where: RegExp, validate: () => void, downstream: () => void): void {
+  function run(
+    kind: Kind,
+    source: string,
+    mutant: Mutant,
+    where: RegExp,
+    validate: () => void,
+    downstream: () => void,
+  ): void {
     const started = performance.now();
     let result: Outcome['result'] = 'valid';
     let message: string | undefined;
@@ -139,7 +167,10 @@ describe('mutation fuzzer over models, dataset configs and conceptual queries', 
   beforeAll(() => {
     for (const [name, domain] of Object.entries(BUILT_IN_DOMAINS)) {
       const index = indexDomain(domain);
-      variantSchemas.set(name, { index, schemas: selectVariants(index, 'all', 1).map((v) => buildRelationalSchema(index, v)) });
+      variantSchemas.set(name, {
+        index,
+        schemas: selectVariants(index, 'all', 1).map((v) => buildRelationalSchema(index, v)),
+      });
     }
   });
 
@@ -150,9 +181,16 @@ describe('mutation fuzzer over models, dataset configs and conceptual queries', 
       const [source, model] = modelRng.pick(MODEL_SOURCES);
       const mutant = mutate(model, modelRng);
       let domain: Domain | undefined;
-      run('model', source, mutant, MODEL_WHERE, () => {
-        domain = parseDomainJson(mutantText(mutant), 'mutated.json');
-      }, () => downstreamOfModel(domain as Domain));
+      run(
+        'model',
+        source,
+        mutant,
+        MODEL_WHERE,
+        () => {
+          domain = parseDomainJson(mutantText(mutant), 'mutated.json');
+        },
+        () => downstreamOfModel(domain as Domain),
+      );
     }
 
     const { path: configPath } = await loadConfig(undefined, REPO_ROOT);
@@ -161,18 +199,40 @@ describe('mutation fuzzer over models, dataset configs and conceptual queries', 
       const [source, definition] = configRng.pick(CONFIG_SOURCES);
       const mutant = mutate(definition, configRng);
       let resolved: ReturnType<typeof resolveDataset> | undefined;
-      run('config', source, mutant, CONFIG_WHERE, () => {
-        resolved = resolveDataset('x', { datasets: Object.fromEntries([['x', mutantValue(mutant)]]) as never }, configPath, REPO_ROOT);
-      }, () => {
-        // What build does with a dataset before it writes anything.
-        const { domain, definition: def } = resolved as NonNullable<typeof resolved>;
-        const seed = def.seed ?? 1;
-        checkSeed(seed);
-        const options = { seed, scale: def.scale ?? 'small', profile: def.profile ?? 'default', counts: def.counts ?? {} };
-        checkCounts(domain, options);
-        selectVariants(indexDomain(domain), def.variants ?? 'all', seed);
-        if (Object.values(options.counts).every((n) => n <= 200)) generateInstance(domain, { ...options, scale: 'tiny', counts: { ...smallCounts(domain), ...options.counts } });
-      });
+      run(
+        'config',
+        source,
+        mutant,
+        CONFIG_WHERE,
+        () => {
+          resolved = resolveDataset(
+            'x',
+            { datasets: Object.fromEntries([['x', mutantValue(mutant)]]) as never },
+            configPath,
+            REPO_ROOT,
+          );
+        },
+        () => {
+          // What build does with a dataset before it writes anything.
+          const { domain, definition: def } = resolved as NonNullable<typeof resolved>;
+          const seed = def.seed ?? 1;
+          checkSeed(seed);
+          const options = {
+            seed,
+            scale: def.scale ?? 'small',
+            profile: def.profile ?? 'default',
+            counts: def.counts ?? {},
+          };
+          checkCounts(domain, options);
+          selectVariants(indexDomain(domain), def.variants ?? 'all', seed);
+          if (Object.values(options.counts).every((n) => n <= 200))
+            generateInstance(domain, {
+              ...options,
+              scale: 'tiny',
+              counts: { ...smallCounts(domain), ...options.counts },
+            });
+        },
+      );
     }
 
     const queryRng = rng.fork('query');
@@ -181,23 +241,37 @@ describe('mutation fuzzer over models, dataset configs and conceptual queries', 
       const mutant = mutate(query, queryRng);
       const { index, schemas } = variantSchemas.get(domainName) as { index: ErIndex; schemas: RelationalSchema[] };
       const value = mutantValue(mutant);
-      run('query', source, mutant, QUERY_WHERE, () => scopeQuery(index, value as Query), () => {
-        for (const schema of schemas) compileQuery(index, schema, value as Query);
-      });
+      run(
+        'query',
+        source,
+        mutant,
+        QUERY_WHERE,
+        () => scopeQuery(index, value as Query),
+        () => {
+          for (const schema of schemas) compileQuery(index, schema, value as Query);
+        },
+      );
     }
 
-    const tally = (kind: Kind, result: Outcome['result']): number => outcomes.filter((o) => o.kind === kind && o.result === result).length;
+    const tally = (kind: Kind, result: Outcome['result']): number =>
+      outcomes.filter((o) => o.kind === kind && o.result === result).length;
     const slowest = outcomes.reduce((a, b) => (b.ms > a.ms ? b : a));
     // Printed so a reader sees what the run exercised.
     console.info(
       `fuzz: ${outcomes.length} cases; ` +
-        (['model', 'config', 'query'] as const).map((k) => `${k} ${tally(k, 'rejected')} rejected / ${tally(k, 'downstream')} refused downstream / ${tally(k, 'valid')} valid`).join('; ') +
+        (['model', 'config', 'query'] as const)
+          .map(
+            (k) =>
+              `${k} ${tally(k, 'rejected')} rejected / ${tally(k, 'downstream')} refused downstream / ${tally(k, 'valid')} valid`,
+          )
+          .join('; ') +
         `; slowest ${slowest.ms.toFixed(0)} ms (${slowest.kind} ${slowest.label})`,
     );
     expect(failures).toEqual([]);
     expect(outcomes.length).toBeGreaterThanOrEqual(1000);
     // Most mutants must be malformed, or the fuzzer tests nothing.
-    for (const kind of ['model', 'config', 'query'] as const) expect(tally(kind, 'rejected'), kind).toBeGreaterThan(CASES[kind] / 2);
+    for (const kind of ['model', 'config', 'query'] as const)
+      expect(tally(kind, 'rejected'), kind).toBeGreaterThan(CASES[kind] / 2);
     expect(slowest.ms, `${slowest.kind} ${slowest.label}`).toBeLessThan(CASE_BOUND_MS);
   }, 600_000);
 
@@ -207,7 +281,17 @@ describe('mutation fuzzer over models, dataset configs and conceptual queries', 
     let before: string;
 
     beforeAll(async () => {
-      const built = await runCliAsync(['build', '--dataset', 'social_media', '--scale', 'tiny', '--variants', 'full_sti,full_cti', '--out', good]);
+      const built = await runCliAsync([
+        'build',
+        '--dataset',
+        'social_media',
+        '--scale',
+        'tiny',
+        '--variants',
+        'full_sti,full_cti',
+        '--out',
+        good,
+      ]);
       expect(built.status, built.stderr).toBe(0);
       before = treeHash(good);
     }, 300_000);
@@ -224,12 +308,18 @@ describe('mutation fuzzer over models, dataset configs and conceptual queries', 
       sample('model', CLI_SAMPLE.build).forEach((o, i) => {
         const file = join(work.dir, `model-${i}.json`);
         writeFileSync(file, mutantText(o.mutant));
-        runs.push({ args: ['build', '--dataset', file, '--scale', 'tiny', '--out', good], label: `${o.source}: ${o.label}` });
+        runs.push({
+          args: ['build', '--dataset', file, '--scale', 'tiny', '--out', good],
+          label: `${o.source}: ${o.label}`,
+        });
       });
       sample('query', CLI_SAMPLE.compile).forEach((o, i) => {
         const file = join(work.dir, `query-${i}.json`);
         writeFileSync(file, mutantText(o.mutant));
-        runs.push({ args: ['compile', '--dir', good, '--variant', 'full_sti', '--query', file], label: `${o.source}: ${o.label}` });
+        runs.push({
+          args: ['compile', '--dir', good, '--variant', 'full_sti', '--query', file],
+          label: `${o.source}: ${o.label}`,
+        });
       });
       const results = await pool(runs, 3, (r) => runCliAsync(r.args));
       const problems = results.flatMap((result, i) => {
@@ -255,7 +345,11 @@ function treeHash(dir: string): string {
     for (const name of readdirSync(at).sort()) {
       const path = join(at, name);
       if (statSync(path).isDirectory()) walk(path);
-      else hash.update(`${path.slice(dir.length)}\0`).update(readFileSync(path)).update('\0');
+      else
+        hash
+          .update(`${path.slice(dir.length)}\0`)
+          .update(readFileSync(path))
+          .update('\0');
     }
   };
   walk(dir);

@@ -31,7 +31,7 @@ const SEEDS = [
   "SELECT 'it''s' AS s, who, ro FROM probe WHERE who <> $$x$$",
   "SELECT E'\\'' AS e, who FROM probe; COMMIT",
   "SELECT U&'\\0041' AS u, ro FROM probe",
-  "SELECT \"who\", ro FROM probe -- tail\u2028; UPDATE t SET name = 'x'",
+  'SELECT "who", ro FROM probe -- tail\u2028; UPDATE t SET name = \'x\'',
   'WITH p AS (SELECT who, ro FROM probe) SELECT * FROM p',
   'SELECT who FROM ONLY probe UNION SELECT rolname::text FROM pg_authid',
   "SELECT ro FROM probe WHERE 'now'::date IS NOT NULL",
@@ -42,13 +42,70 @@ const SEEDS = [
 ];
 
 const PIECES = [
-  "'", '"', '$$', '$q$', '$1', '/*', '*/', '--', ';', '\n', '\r', '\u2028', '\u2029', '\u0085', '\u000b', '\f', '\u00a0',
-  "E'", "e'", "U&'", 'U&"', "N'", "B'", '\\', "''", '""', ' UESCAPE \'!\'',
-  ' COMMIT; ', ' ROLLBACK; ', ' BEGIN; ', " UPDATE t SET name = 'pwned'; ", ` COPY (SELECT 1) TO PROGRAM $$touch ${FILE}$$; `,
-  " COPY (SELECT 1) TO PROGRAM 'touch " + FILE + "'; ", ' SET ROLE NONE; ', ' RESET ROLE; ', ' SET SESSION AUTHORIZATION DEFAULT; ',
-  " set_config('role', 'none', false) ", ' pg_sleep(0) ', ' current_user ', ' localtimestamp ', ' FROM ONLY pg_authid ', '::regclass',
-  ' ONLY ', ' pg_catalog.', ' fz.', ' secret.', ' (', ')', ',', ' who ', ' ro ', ' probe ', ' t ', ' AS ', ' FROM ', ' WHERE ', ' UNION ',
-  ' INTO x ', ' FOR UPDATE ', ' RETURNING * ', ' TABLE t ', ' xmin ', ' lower(', ' count(*) ',
+  "'",
+  '"',
+  '$$',
+  '$q$',
+  '$1',
+  '/*',
+  '*/',
+  '--',
+  ';',
+  '\n',
+  '\r',
+  '\u2028',
+  '\u2029',
+  '\u0085',
+  '\u000b',
+  '\f',
+  '\u00a0',
+  "E'",
+  "e'",
+  "U&'",
+  'U&"',
+  "N'",
+  "B'",
+  '\\',
+  "''",
+  '""',
+  " UESCAPE '!'",
+  ' COMMIT; ',
+  ' ROLLBACK; ',
+  ' BEGIN; ',
+  " UPDATE t SET name = 'pwned'; ",
+  ` COPY (SELECT 1) TO PROGRAM $$touch ${FILE}$$; `,
+  " COPY (SELECT 1) TO PROGRAM 'touch " + FILE + "'; ",
+  ' SET ROLE NONE; ',
+  ' RESET ROLE; ',
+  ' SET SESSION AUTHORIZATION DEFAULT; ',
+  " set_config('role', 'none', false) ",
+  ' pg_sleep(0) ',
+  ' current_user ',
+  ' localtimestamp ',
+  ' FROM ONLY pg_authid ',
+  '::regclass',
+  ' ONLY ',
+  ' pg_catalog.',
+  ' fz.',
+  ' secret.',
+  ' (',
+  ')',
+  ',',
+  ' who ',
+  ' ro ',
+  ' probe ',
+  ' t ',
+  ' AS ',
+  ' FROM ',
+  ' WHERE ',
+  ' UNION ',
+  ' INTO x ',
+  ' FOR UPDATE ',
+  ' RETURNING * ',
+  ' TABLE t ',
+  ' xmin ',
+  ' lower(',
+  ' count(*) ',
 ];
 
 function mutate(text: string, rng: ReturnType<typeof createRng>): string {
@@ -85,7 +142,8 @@ function nodesOf(tree: unknown, type: string): Record<string, unknown>[] {
   return found;
 }
 
-const names = (list: unknown): string[] => (Array.isArray(list) ? list.map((n) => String((n as { String?: { sval?: string } }).String?.sval ?? '?')) : []);
+const names = (list: unknown): string[] =>
+  Array.isArray(list) ? list.map((n) => String((n as { String?: { sval?: string } }).String?.sval ?? '?')) : [];
 
 /** What PostgreSQL's parser makes of an accepted text, read without the guard's walk: the reasons it should not have been accepted. */
 function objections(text: string): string[] {
@@ -98,14 +156,21 @@ function objections(text: string): string[] {
   for (const r of nodesOf(tree, 'RangeVar')) {
     const schema = r['schemaname'] as string | undefined;
     const rel = String(r['relname']);
-    if (r['catalogname'] !== undefined || (schema !== undefined && schema !== 'fz') || !(SCOPE.tables.has(rel) || (schema === undefined && ctes.has(rel)))) out.push(`relation ${schema ?? ''}.${rel}`);
+    if (
+      r['catalogname'] !== undefined ||
+      (schema !== undefined && schema !== 'fz') ||
+      !(SCOPE.tables.has(rel) || (schema === undefined && ctes.has(rel)))
+    )
+      out.push(`relation ${schema ?? ''}.${rel}`);
   }
   for (const f of nodesOf(tree, 'FuncCall')) {
     const n = names(f['funcname']);
-    if ((n.length > 1 && n[0] !== 'pg_catalog') || !READ_ONLY_FUNCTIONS.has(n[n.length - 1] as string)) out.push(`function ${n.join('.')}`);
+    if ((n.length > 1 && n[0] !== 'pg_catalog') || !READ_ONLY_FUNCTIONS.has(n[n.length - 1] as string))
+      out.push(`function ${n.join('.')}`);
   }
   for (const t of nodesOf(tree, 'TypeName')) if (/^reg/u.test(names(t['names']).pop() ?? '')) out.push('a reg* type');
-  for (const k of ['SQLValueFunction', 'intoClause', 'lockingClause', 'ParamRef', 'RangeTableSample']) if (nodesOf(tree, k).length > 0) out.push(k);
+  for (const k of ['SQLValueFunction', 'intoClause', 'lockingClause', 'ParamRef', 'RangeTableSample'])
+    if (nodesOf(tree, k).length > 0) out.push(k);
   return out;
 }
 
@@ -115,7 +180,7 @@ const accepted: string[] = [];
 describe('the guard under 10,000 seeded mutants of hostile texts', () => {
   beforeAll(() => loadPgParser());
 
-  it('accepts only what PostgreSQL\'s parser reads as one SELECT over allowed relations and functions', () => {
+  it("accepts only what PostgreSQL's parser reads as one SELECT over allowed relations and functions", () => {
     let refused = 0;
     for (const text of texts) {
       try {
@@ -148,7 +213,9 @@ describeServer('the accepted mutants on the server', (serverUrl) => {
       CREATE TABLE secret.t (id integer); INSERT INTO secret.t VALUES (9);
       CREATE VIEW fz.probe AS SELECT current_user::text AS who, current_setting('transaction_read_only') AS ro;
     `);
-    before = await connections[0]?.query('SELECT (SELECT string_agg(id || name, \',\' ORDER BY id) FROM fz.t) AS t, (SELECT count(*) FROM secret.t) AS s');
+    before = await connections[0]?.query(
+      "SELECT (SELECT string_agg(id || name, ',' ORDER BY id) FROM fz.t) AS t, (SELECT count(*) FROM secret.t) AS s",
+    );
   }, 120_000);
   afterAll(async () => {
     rmSync(FILE, { force: true });
@@ -158,7 +225,14 @@ describeServer('the accepted mutants on the server', (serverUrl) => {
 
   it('runs each in a read-only transaction as the reader role, and none writes or runs anything', async () => {
     await loadPgParser();
-    if (accepted.length === 0) for (const text of texts) try { guardQuery(text, SCOPE); accepted.push(text); } catch { /* refused */ }
+    if (accepted.length === 0)
+      for (const text of texts)
+        try {
+          guardQuery(text, SCOPE);
+          accepted.push(text);
+        } catch {
+          /* refused */
+        }
     const executor = createUntrustedExecutor(connections, { timeoutMs: 5000, maxRows: 1000 });
     let probed = 0;
     const kinds = new Map<string, number>();
@@ -185,7 +259,11 @@ describeServer('the accepted mutants on the server', (serverUrl) => {
     expect(kinds.get('rows') ?? 0).toBeGreaterThan(accepted.length / 2);
     expect(existsSync(FILE)).toBe(false);
     const db = connections[0] as Database;
-    expect(await db.query('SELECT (SELECT string_agg(id || name, \',\' ORDER BY id) FROM fz.t) AS t, (SELECT count(*) FROM secret.t) AS s')).toEqual(before);
+    expect(
+      await db.query(
+        "SELECT (SELECT string_agg(id || name, ',' ORDER BY id) FROM fz.t) AS t, (SELECT count(*) FROM secret.t) AS s",
+      ),
+    ).toEqual(before);
     for (const c of connections) {
       const [state] = await c.query("SELECT current_user AS who, current_setting('transaction_read_only') AS ro");
       expect(state).toEqual({ who: 'postgres', ro: 'off' });

@@ -45,17 +45,33 @@ describe('the guard decides by type', () => {
     expect(refusal(sql)).toMatch(new RegExp(`refused: type (pg_catalog\\.)?${type}`, 'u'));
   });
 
-  it.each(["SELECT '{now}'::timestamptz[]", "SELECT '[today,)'::daterange", "SELECT '{\"tomorrow\"}'::date[]", "SELECT ARRAY['now']::timestamp[]"])('refuses the clock in %s', (sql) => {
+  it.each([
+    "SELECT '{now}'::timestamptz[]",
+    "SELECT '[today,)'::daterange",
+    'SELECT \'{"tomorrow"}\'::date[]',
+    "SELECT ARRAY['now']::timestamp[]",
+  ])('refuses the clock in %s', (sql) => {
     expect(refusal(sql)).toMatch(/reads the clock/u);
   });
 
-  it.each(["SELECT '{1,2}'::int4[]", "SELECT '[2020-01-01,2021-01-01)'::daterange", "SELECT 'Now and Then'::text", "SELECT '{a,b}'::_text", 'SELECT 1::integer, 2::bigint, 3.0::double precision'])('passes %s', (sql) => {
+  it.each([
+    "SELECT '{1,2}'::int4[]",
+    "SELECT '[2020-01-01,2021-01-01)'::daterange",
+    "SELECT 'Now and Then'::text",
+    "SELECT '{a,b}'::_text",
+    'SELECT 1::integer, 2::bigint, 3.0::double precision',
+  ])('passes %s', (sql) => {
     expect(refusal(sql)).toBeUndefined();
   });
 });
 
 describe('format() is bounded', () => {
-  it.each(["SELECT format('%1000000000s', 'x')", "SELECT format('%*s', 1000000000, 'x')", "SELECT format('%1$-20000s', 'x')", "SELECT format(name, 'x') FROM t"])('refuses %s', (sql) => {
+  it.each([
+    "SELECT format('%1000000000s', 'x')",
+    "SELECT format('%*s', 1000000000, 'x')",
+    "SELECT format('%1$-20000s', 'x')",
+    "SELECT format(name, 'x') FROM t",
+  ])('refuses %s', (sql) => {
     expect(refusal(sql)).toMatch(/refused: format\(\)/u);
   });
   it.each(["SELECT format('%s-%10s|%2$-5s %%', 'a', 'b')", "SELECT format('%I.%L', 'a', 'b')"])('passes %s', (sql) => {
@@ -77,7 +93,11 @@ describeServer('every type of the server', (serverUrl) => {
       // The variant's own types pass qualified by its schema (and unqualified, through GuardScope.types, which this scope lacks).
       const allowed = r.nspname === 'pg_catalog' && ALLOWED_TYPES.has(r.elem ?? r.typname);
       if (r.nspname === scope.pgSchema) continue;
-      for (const sql of [`SELECT 'x'::${quoted(r.typname)}`, `SELECT 'x'::${quoted(r.typname)}[]`, `SELECT 'x'::${quoted(r.nspname)}.${quoted(r.typname)}`]) {
+      for (const sql of [
+        `SELECT 'x'::${quoted(r.typname)}`,
+        `SELECT 'x'::${quoted(r.typname)}[]`,
+        `SELECT 'x'::${quoted(r.nspname)}.${quoted(r.typname)}`,
+      ]) {
         const refused = refusal(sql) !== undefined;
         // A literal the type's input rejects is the server's error, not the guard's: only the guard's verdict is asked here.
         if (refused === allowed) wrong.push(`${sql}: ${refused ? 'refused' : 'passed'}`);

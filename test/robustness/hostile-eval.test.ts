@@ -34,7 +34,12 @@ const HOSTILE: readonly (readonly [string, string])[] = [
   ["SELECT '{now}'::timestamptz[]", 'refused'],
   ["SELECT repeat('x', 3000000) FROM generate_series(1, 50)", 'over-cap'], // 150 MB of rows, 3 MB each
   [LONG, 'timeout'],
-  ...(ACCEPTANCE ? ([["SELECT repeat('x', 600000000)", 'over-cap'], ["SELECT repeat('x', 1000000000)", 'over-cap']] as const) : []),
+  ...(ACCEPTANCE
+    ? ([
+        ["SELECT repeat('x', 600000000)", 'over-cap'],
+        ["SELECT repeat('x', 1000000000)", 'over-cap'],
+      ] as const)
+    : []),
 ];
 
 /** The seed's choice of a hostile text for each row: a small LCG, so the same seed gives the same file. */
@@ -47,7 +52,10 @@ function hostilePredictions(rows: readonly ExportRecord[], seed: number): Map<st
   const chosen = new Map<string, string>();
   rows.forEach((r, i) => {
     // Every hostile text at least once, then the seed's picks.
-    const text = i < HOSTILE.length ? (HOSTILE[i] as readonly [string, string])[0] : (HOSTILE[next() % HOSTILE.length] as readonly [string, string])[0];
+    const text =
+      i < HOSTILE.length
+        ? (HOSTILE[i] as readonly [string, string])[0]
+        : (HOSTILE[next() % HOSTILE.length] as readonly [string, string])[0];
     chosen.set(r.id, text);
   });
   return chosen;
@@ -60,15 +68,36 @@ describeServer('hostile predictions through eval on a server', (serverUrl) => {
   let drop: (() => Promise<void>) | undefined;
   let rows: ExportRecord[] = [];
   let predictions = '';
-  const read = (path: string) => readFileSync(path, 'utf8').split('\n').filter((l) => l !== '');
+  const read = (path: string) =>
+    readFileSync(path, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
 
   beforeAll(async () => {
     const fresh = await createDatabase(serverUrl, 'hostile_eval');
     url = fresh.url;
     drop = fresh.drop;
     const suite = join(tmp.dir, 'suite.jsonl');
-    writeFileSync(suite, PAPER_SOCIAL_MEDIA.map((q) => JSON.stringify({ id: q.id, query: q.query, question: q.question })).join('\n') + '\n');
-    const generated = runCli(['generate', '--dataset', 'social_media', '--variants', 'full_normalized', '--scale', 'tiny', '--from-suite', suite, '--db', url, '--out', dir]);
+    writeFileSync(
+      suite,
+      PAPER_SOCIAL_MEDIA.map((q) => JSON.stringify({ id: q.id, query: q.query, question: q.question })).join('\n') +
+        '\n',
+    );
+    const generated = runCli([
+      'generate',
+      '--dataset',
+      'social_media',
+      '--variants',
+      'full_normalized',
+      '--scale',
+      'tiny',
+      '--from-suite',
+      suite,
+      '--db',
+      url,
+      '--out',
+      dir,
+    ]);
     expect(generated.stderr).toMatch(/groups from/);
     const exported = runCli(['export', '--dir', dir, '--ratios', 'test=1', '--formats', 'jsonl']);
     expect(exported.status, exported.stderr).toBe(0);
@@ -84,7 +113,21 @@ describeServer('hostile predictions through eval on a server', (serverUrl) => {
 
   it('scores every hostile prediction by its kind, and a lost connection stops in one line that --resume continues to the same bytes', async () => {
     expect(rows.length).toBeGreaterThanOrEqual(HOSTILE.length);
-    const args = (out: string) => ['eval', '--dir', dir, '--predictions', predictions, '--db', url, '--timeout', '20', '--concurrency', '1', '--out', out];
+    const args = (out: string) => [
+      'eval',
+      '--dir',
+      dir,
+      '--predictions',
+      predictions,
+      '--db',
+      url,
+      '--timeout',
+      '20',
+      '--concurrency',
+      '1',
+      '--out',
+      out,
+    ];
     const whole = join(tmp.dir, 'whole');
     const run = runCli(args(whole));
     expect(run.status, run.stderr).toBe(0);
@@ -102,7 +145,12 @@ describeServer('hostile predictions through eval on a server', (serverUrl) => {
     }
     const summary = JSON.parse(readFileSync(join(whole, 'summary.json'), 'utf8')) as EvalSummary;
     const count = (kind: string) => lines.filter((l) => l.outcome === kind).length;
-    expect(summary.errors.by_kind).toMatchObject({ error: count('error'), refused: count('refused'), 'over-cap': count('over-cap'), timeout: count('timeout') });
+    expect(summary.errors.by_kind).toMatchObject({
+      error: count('error'),
+      refused: count('refused'),
+      'over-cap': count('over-cap'),
+      timeout: count('timeout'),
+    });
 
     // The same run, with the backend under the long prediction ended once.
     const cut = join(tmp.dir, 'cut');
@@ -111,9 +159,16 @@ describeServer('hostile predictions through eval on a server', (serverUrl) => {
     let ended = false;
     const terminator = setInterval(() => {
       if (ended) return;
-      void admin.query("SELECT pg_terminate_backend(pid) AS t FROM pg_stat_activity WHERE query LIKE '%hostile_long%' AND pid <> pg_backend_pid()").then((r) => {
-        if (r.rows.some((x) => x['t'] === true)) ended = true;
-      }, () => {});
+      void admin
+        .query(
+          "SELECT pg_terminate_backend(pid) AS t FROM pg_stat_activity WHERE query LIKE '%hostile_long%' AND pid <> pg_backend_pid()",
+        )
+        .then(
+          (r) => {
+            if (r.rows.some((x) => x['t'] === true)) ended = true;
+          },
+          () => {},
+        );
     }, 100);
     const first = await runCliAsync(args(cut));
     clearInterval(terminator);
@@ -126,6 +181,8 @@ describeServer('hostile predictions through eval on a server', (serverUrl) => {
     expect(first.stderr).not.toMatch(/internal error|\n\s+at /u);
     const resumed = runCli([...args(cut), '--resume']);
     expect(resumed.status, resumed.stderr).toBe(0);
-    expect(readFileSync(join(cut, 'predictions.jsonl'), 'utf8')).toBe(readFileSync(join(whole, 'predictions.jsonl'), 'utf8'));
+    expect(readFileSync(join(cut, 'predictions.jsonl'), 'utf8')).toBe(
+      readFileSync(join(whole, 'predictions.jsonl'), 'utf8'),
+    );
   }, 900_000);
 });

@@ -14,13 +14,22 @@ import { ODD_TEXTS } from '../../generator/instance/value-generator.ts';
 function domainWith(attribute: Attribute, count: number) {
   return defineDomain({
     name: 'probe',
-    entities: [{ name: 'Item', lexicon: noun('item'), counts: { tiny: count, small: count, paper: count, large: count }, attributes: [attribute] }],
+    entities: [
+      {
+        name: 'Item',
+        lexicon: noun('item'),
+        counts: { tiny: count, small: count, paper: count, large: count },
+        attributes: [attribute],
+      },
+    ],
     relationships: [],
   });
 }
 
 const valuesOf = (attribute: Attribute, count: number, seed = 1) =>
-  generateInstance(domainWith(attribute, count), { seed, scale: 'tiny' }).objects['Item']?.map((o) => o.values[attribute.name]) ?? [];
+  generateInstance(domainWith(attribute, count), { seed, scale: 'tiny' }).objects['Item']?.map(
+    (o) => o.values[attribute.name],
+  ) ?? [];
 
 describe('finding 15: a unique attribute with a closed set of values', () => {
   it('refuses a pool smaller than the number of objects, naming the attribute and both numbers', () => {
@@ -48,7 +57,9 @@ describe('finding 15: a unique attribute with a closed set of values', () => {
 
   it('keeps unique numbers and dates inside their bounds, and valid for their type', () => {
     const ints = valuesOf(attr.integer('seat', { hints: { min: 1, max: 30, unique: true } }), 30);
-    expect([...ints].sort((a, b) => (a as number) - (b as number))).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    expect([...ints].sort((a, b) => (a as number) - (b as number))).toEqual(
+      Array.from({ length: 30 }, (_, i) => i + 1),
+    );
     expect(() => valuesOf(attr.integer('seat', { hints: { min: 1, max: 30, unique: true } }), 31)).toThrow(/holds 30$/);
 
     const prices = valuesOf(attr.numeric('price', 4, 1, { hints: { min: 0, max: 5, unique: true } }), 51);
@@ -74,7 +85,9 @@ describe('finding 16: unique text suffixes', () => {
       const base = v.replace(/ \d+$/, '');
       expect(['female', 'male', ...ODD_TEXTS], v).toContain(base);
     }
-    expect(Math.max(...values.map((v) => v.length))).toBeLessThanOrEqual(Math.max(...ODD_TEXTS.map((t) => t.length)) + ' 400'.length);
+    expect(Math.max(...values.map((v) => v.length))).toBeLessThanOrEqual(
+      Math.max(...ODD_TEXTS.map((t) => t.length)) + ' 400'.length,
+    );
   });
 
   it('stay fast: 20,000 values from a two-value source in well under a second', () => {
@@ -87,7 +100,9 @@ describe('finding 16: unique text suffixes', () => {
   it('are reported as a warning naming the attribute when the source has too few values', () => {
     const { warnings } = generateInstanceReport(domainWith(attribute, 400), { seed: 1, scale: 'tiny' });
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/^domains\.probe\.entities\.Item\.attributes\.sex\.hints\.unique: 39\d of 400 values repeated an earlier one/);
+    expect(warnings[0]).toMatch(
+      /^domains\.probe\.entities\.Item\.attributes\.sex\.hints\.unique: 39\d of 400 values repeated an earlier one/,
+    );
     expect(warnings[0]).toMatch(/faker method "person\.sexType" draws from too few values/);
   });
 
@@ -109,17 +124,26 @@ describe('build reports both through the CLI', () => {
 
   it('prints the unique-hint warning on stderr and still builds', () => {
     const path = model(attr.text('sex', { hints: { faker: 'person.sexType', unique: true } }), 60, 'sex.json');
-    const run = runCli(['build', '--dataset', path, '--variants', 'full_sti', '--scale', 'tiny', '--out', join(tmp.dir, 'sex')], { env: NO_SERVER });
+    const run = runCli(
+      ['build', '--dataset', path, '--variants', 'full_sti', '--scale', 'tiny', '--out', join(tmp.dir, 'sex')],
+      { env: NO_SERVER },
+    );
     expect(run.status).toBe(0);
-    expect(run.stderr).toMatch(/^warning: domains\.probe\.entities\.Item\.attributes\.sex\.hints\.unique: \d+ of 60 values repeated/m);
+    expect(run.stderr).toMatch(
+      /^warning: domains\.probe\.entities\.Item\.attributes\.sex\.hints\.unique: \d+ of 60 values repeated/m,
+    );
   });
 
   it('refuses a too-small unique pool with exit 2 and one line', () => {
     const path = model(attr.text('colour', { hints: { pool: ['red', 'blue'], unique: true } }), 20, 'colour.json');
     const out = join(tmp.dir, 'colour');
-    const run = runCli(['build', '--dataset', path, '--variants', 'full_sti', '--scale', 'tiny', '--out', out], { env: NO_SERVER });
+    const run = runCli(['build', '--dataset', path, '--variants', 'full_sti', '--scale', 'tiny', '--out', out], {
+      env: NO_SERVER,
+    });
     expect(run.status).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
-    expect(run.stderr).toMatch(/attributes\.colour\.hints\.unique: 20 objects need 20 distinct values, but hints\.pool has 2/);
+    expect(run.stderr).toMatch(
+      /attributes\.colour\.hints\.unique: 20 objects need 20 distinct values, but hints\.pool has 2/,
+    );
   });
 });

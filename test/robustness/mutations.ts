@@ -12,7 +12,17 @@ export interface Mutant {
 }
 
 const WRONG_TYPES: readonly unknown[] = ['x', 7, 0, null, [], {}, true, false, 2.5];
-const HUGE_NUMBERS: readonly unknown[] = [1e308, -1e308, 2 ** 53 + 1, -1, 'NaN', 99999999999999999999, 1e-308, -0, 4294967296];
+const HUGE_NUMBERS: readonly unknown[] = [
+  1e308,
+  -1e308,
+  2 ** 53 + 1,
+  -1,
+  'NaN',
+  99999999999999999999,
+  1e-308,
+  -0,
+  4294967296,
+];
 const ODD_STRINGS: readonly string[] = [
   '',
   ' ',
@@ -36,7 +46,8 @@ const ODD_STRINGS: readonly string[] = [
 function paths(value: unknown, at: Step[] = [], out: Step[][] = []): Step[][] {
   out.push(at);
   if (Array.isArray(value)) value.forEach((v, i) => paths(v, [...at, i], out));
-  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) paths(v, [...at, k], out);
+  else if (value !== null && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) paths(v, [...at, k], out);
   return out;
 }
 
@@ -50,7 +61,12 @@ function get(value: unknown, path: readonly Step[]): unknown {
 function set(root: unknown, path: readonly Step[], next: unknown): unknown {
   if (path.length === 0) return next;
   const parent = get(root, path.slice(0, -1)) as Record<string | number, unknown>;
-  Object.defineProperty(parent, path.at(-1) as string | number, { value: next, enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(parent, path.at(-1) as string | number, {
+    value: next,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
   return root;
 }
 
@@ -65,7 +81,9 @@ export function copy<T>(value: T): T {
 
 /** `depth` levels of `[` or `{"a":` around a value, as text. */
 function deepText(depth: number, rng: Rng): string {
-  return rng.chance(0.5) ? `${'['.repeat(depth)}1${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+  return rng.chance(0.5)
+    ? `${'['.repeat(depth)}1${']'.repeat(depth)}`
+    : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 }
 
 /**
@@ -83,7 +101,20 @@ export function mutate(source: unknown, rng: Rng): Mutant {
     const all = paths(value);
     const path = rng.pick(all);
     const parent = path.length === 0 ? undefined : get(value, path.slice(0, -1));
-    const kind = rng.pick(['delete', 'delete', 'wrongType', 'wrongType', 'huge', 'odd', 'odd', 'deep', 'duplicate', 'many', 'swap', 'unknownKey'] as const);
+    const kind = rng.pick([
+      'delete',
+      'delete',
+      'wrongType',
+      'wrongType',
+      'huge',
+      'odd',
+      'odd',
+      'deep',
+      'duplicate',
+      'many',
+      'swap',
+      'unknownKey',
+    ] as const);
     switch (kind) {
       case 'delete':
         if (path.length === 0) continue;
@@ -139,7 +170,11 @@ export function mutate(source: unknown, rng: Rng): Mutant {
         const list = rng.pick(lists);
         const items = get(value, list) as unknown[];
         const n = rng.pick([300, 3000]);
-        value = set(value, list, Array.from({ length: n }, (_, i) => items[i % items.length]));
+        value = set(
+          value,
+          list,
+          Array.from({ length: n }, (_, i) => items[i % items.length]),
+        );
         labels.push(`${show(list)} repeated to ${n} entries`);
         // The last round: further rounds would walk (and copy) thousands of entries.
         round = rounds;
@@ -157,7 +192,10 @@ export function mutate(source: unknown, rng: Rng): Mutant {
         break;
       }
       case 'unknownKey': {
-        const objects = all.filter((p) => { const v = get(value, p); return v !== null && typeof v === 'object' && !Array.isArray(v); });
+        const objects = all.filter((p) => {
+          const v = get(value, p);
+          return v !== null && typeof v === 'object' && !Array.isArray(v);
+        });
         if (objects.length === 0) continue;
         const at = rng.pick(objects);
         const key = rng.pick(['__proto__', 'constructor', 'nmae', 'extra', '']);

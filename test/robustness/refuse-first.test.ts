@@ -12,11 +12,27 @@ const NO_SERVER = { DATABASE_URL: undefined };
 
 describe('generate refuses bad names before it builds', () => {
   const cases: [string, string[], RegExp][] = [
-    ['a variant name', ['--dataset', 'social_media', '--variants', 'full_sti,ful_cti'], /^equisql generate: --variants: unknown variant "ful_cti" \(presets: full_sti, /u],
-    ['a dataset name', ['--dataset', 'social_medai'], /^equisql generate: --dataset: unknown dataset "social_medai" \(known: social_media, /u],
+    [
+      'a variant name',
+      ['--dataset', 'social_media', '--variants', 'full_sti,ful_cti'],
+      /^equisql generate: --variants: unknown variant "ful_cti" \(presets: full_sti, /u,
+    ],
+    [
+      'a dataset name',
+      ['--dataset', 'social_medai'],
+      /^equisql generate: --dataset: unknown dataset "social_medai" \(known: social_media, /u,
+    ],
     ['a scale', ['--dataset', 'social_media', '--scale', 'huge'], /^equisql generate: --scale must be one of /u],
-    ['a shard', ['--dataset', 'social_media', '--shard', '3/2'], /^equisql generate: --shard expects i\/N with 1 ≤ i ≤ N, got "3\/2"/u],
-    ['a grammar file', ['--dataset', 'social_media', '--grammar', 'no-such-grammar'], /^equisql generate: --grammar: no file no-such-grammar and no grammars\/no-such-grammar\.pcfg/u],
+    [
+      'a shard',
+      ['--dataset', 'social_media', '--shard', '3/2'],
+      /^equisql generate: --shard expects i\/N with 1 ≤ i ≤ N, got "3\/2"/u,
+    ],
+    [
+      'a grammar file',
+      ['--dataset', 'social_media', '--grammar', 'no-such-grammar'],
+      /^equisql generate: --grammar: no file no-such-grammar and no grammars\/no-such-grammar\.pcfg/u,
+    ],
   ];
   for (const [what, args, message] of cases) {
     it(`${what}: exit 2, one line, and no directory written`, async () => {

@@ -24,25 +24,54 @@ const BIN = resolve(REPO_ROOT, 'bin/equisql.js');
 const THIRTY_MILLION = 'SELECT g AS n FROM generate_series(1, 30000000) AS g';
 
 /** `equisql run …` in a child process, with its peak resident set in MB. */
-function runMeasured(dir: string, args: readonly string[], env: Record<string, string | undefined>): { status: number; stdout: string; stderr: string; peakMb: number } {
+function runMeasured(
+  dir: string,
+  args: readonly string[],
+  env: Record<string, string | undefined>,
+): { status: number; stdout: string; stderr: string; peakMb: number } {
   const childEnv = { ...process.env, ...env };
   for (const [k, v] of Object.entries(childEnv)) if (v === undefined) delete childEnv[k];
   // A timeout far above what the work takes: a loaded machine must not make it a timeout.
-  const r = spawnSync('/usr/bin/time', ['-f', 'peak-kb %M', process.execPath, BIN, 'run', '--dir', dir, '--variant', 'full_sti', '--timeout', '900', ...args], {
-    cwd: REPO_ROOT,
-    env: childEnv as NodeJS.ProcessEnv,
-    encoding: 'utf8',
-    maxBuffer: 512 * 1024 * 1024,
-  });
+  const r = spawnSync(
+    '/usr/bin/time',
+    [
+      '-f',
+      'peak-kb %M',
+      process.execPath,
+      BIN,
+      'run',
+      '--dir',
+      dir,
+      '--variant',
+      'full_sti',
+      '--timeout',
+      '900',
+      ...args,
+    ],
+    {
+      cwd: REPO_ROOT,
+      env: childEnv as NodeJS.ProcessEnv,
+      encoding: 'utf8',
+      maxBuffer: 512 * 1024 * 1024,
+    },
+  );
   // time's own lines: its note of a non-zero exit, and the peak.
   const lines = r.stderr.split('\n').filter((l) => l !== '' && !/^Command exited with non-zero status \d+$/u.test(l));
   const peak = lines.pop() ?? '';
   const kb = /^peak-kb (\d+)$/u.exec(peak);
   if (!kb) throw new Error(`no peak memory in: ${r.stderr}`);
-  return { status: r.status ?? -1, stdout: r.stdout, stderr: lines.map((l) => `${l}\n`).join(''), peakMb: Number(kb[1]) / 1024 };
+  return {
+    status: r.status ?? -1,
+    stdout: r.stdout,
+    stderr: lines.map((l) => `${l}\n`).join(''),
+    peakMb: Number(kb[1]) / 1024,
+  };
 }
 
-function bounds(label: string, target: (dir: string) => Promise<{ target: DatabaseTarget; env: Record<string, string | undefined> }>) {
+function bounds(
+  label: string,
+  target: (dir: string) => Promise<{ target: DatabaseTarget; env: Record<string, string | undefined> }>,
+) {
   const tmp = tempDir(`result-bounds-${label}`);
   const dir = join(tmp.dir, 'social');
   let env: Record<string, string | undefined>;
@@ -51,7 +80,16 @@ function bounds(label: string, target: (dir: string) => Promise<{ target: Databa
     env = t.env;
     const domain = BUILT_IN_DOMAINS['social_media'];
     if (!domain) throw new Error('social_media is a built-in domain');
-    await buildDataset({ dataset: 'social_media', domain, variants: 'full_sti', scale: 'tiny', seed: 4, profile: 'default', target: t.target, out: dir });
+    await buildDataset({
+      dataset: 'social_media',
+      domain,
+      variants: 'full_sti',
+      scale: 'tiny',
+      seed: 4,
+      profile: 'default',
+      target: t.target,
+      out: dir,
+    });
   }, 300_000);
   afterAll(() => tmp.remove());
 
@@ -59,7 +97,9 @@ function bounds(label: string, target: (dir: string) => Promise<{ target: Databa
     for (const format of ['csv', 'json', 'table']) {
       const r = runMeasured(dir, ['--format', format, '--max-rows', '100000', THIRTY_MILLION], env);
       expect(r.status, format).toBe(2);
-      expect(r.stderr, format).toBe('equisql run: schema social_media__full_sti: refused: the result has more than 100,000 rows (--max-rows 100000)\n');
+      expect(r.stderr, format).toBe(
+        'equisql run: schema social_media__full_sti: refused: the result has more than 100,000 rows (--max-rows 100000)\n',
+      );
       expect(r.peakMb, format).toBeLessThan(500);
       // csv and json print the rows before the cap as they come; the table prints nothing then.
       const lines = r.stdout === '' ? 0 : r.stdout.split('\n').length - 1;
@@ -68,14 +108,28 @@ function bounds(label: string, target: (dir: string) => Promise<{ target: Databa
   }, 600_000);
 
   it('refuses at the byte cap too', () => {
-    const r = runMeasured(dir, ['--format', 'csv', '--max-bytes', '1000000', "SELECT repeat('x', 1000) AS s FROM generate_series(1, 30000000)"], env);
+    const r = runMeasured(
+      dir,
+      ['--format', 'csv', '--max-bytes', '1000000', "SELECT repeat('x', 1000) AS s FROM generate_series(1, 30000000)"],
+      env,
+    );
     expect(r.status).toBe(2);
-    expect(r.stderr).toBe('equisql run: schema social_media__full_sti: refused: the result has more than 1,000,000 bytes of rows (--max-bytes 1000000)\n');
+    expect(r.stderr).toBe(
+      'equisql run: schema social_media__full_sti: refused: the result has more than 1,000,000 bytes of rows (--max-bytes 1000000)\n',
+    );
     expect(r.peakMb).toBeLessThan(500);
   }, 300_000);
 
   it('prints 200k rows as a table, every column measured', () => {
-    const r = runMeasured(dir, ['--format', 'table', "SELECT g AS n, CASE WHEN g = 123456 THEN 'the longest cell of all' ELSE 'x' END AS s FROM generate_series(1, 200000) AS g"], env);
+    const r = runMeasured(
+      dir,
+      [
+        '--format',
+        'table',
+        "SELECT g AS n, CASE WHEN g = 123456 THEN 'the longest cell of all' ELSE 'x' END AS s FROM generate_series(1, 200000) AS g",
+      ],
+      env,
+    );
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const lines = r.stdout.split('\n');
@@ -90,7 +144,11 @@ function bounds(label: string, target: (dir: string) => Promise<{ target: Databa
   }, 300_000);
 }
 
-describe('bounded results on PGlite', () => bounds('pglite', async (dir) => ({ target: { kind: 'pglite', dir: join(dir, 'pglite') }, env: { DATABASE_URL: undefined } })));
+describe('bounded results on PGlite', () =>
+  bounds('pglite', async (dir) => ({
+    target: { kind: 'pglite', dir: join(dir, 'pglite') },
+    env: { DATABASE_URL: undefined },
+  })));
 
 describeServer('bounded results on the server', (serverUrl) => {
   let drop: (() => Promise<void>) | undefined;

@@ -29,9 +29,15 @@ describe('the shipped config and the generation keys of a dataset', () => {
       throw new Error('expected a refusal');
     };
     expect(refusal({ domain: 'retail', tail: 2 })).toBe('datasets.x.tail: must be a share between 0 and 1, got 2');
-    expect(refusal({ domain: 'retail', difficulty: { easy: -1 } })).toBe('datasets.x.difficulty.easy: must be a share between 0 and 1, got -1');
-    expect(refusal({ domain: 'retail', difficulty: { trivial: 1 } })).toBe('datasets.x.difficulty["trivial"]: unknown level (expected one of easy, medium, hard, extra)');
-    expect(refusal({ domain: 'retail', difficulty: 'easy' })).toBe('datasets.x.difficulty: must be an object {easy, medium, hard, extra} of shares, got "easy"');
+    expect(refusal({ domain: 'retail', difficulty: { easy: -1 } })).toBe(
+      'datasets.x.difficulty.easy: must be a share between 0 and 1, got -1',
+    );
+    expect(refusal({ domain: 'retail', difficulty: { trivial: 1 } })).toBe(
+      'datasets.x.difficulty["trivial"]: unknown level (expected one of easy, medium, hard, extra)',
+    );
+    expect(refusal({ domain: 'retail', difficulty: 'easy' })).toBe(
+      'datasets.x.difficulty: must be an object {easy, medium, hard, extra} of shares, got "easy"',
+    );
   });
 });
 

@@ -22,7 +22,10 @@ describe('generate on a build directory another command holds or a build left ha
     const groups = join(out, 'groups', 'retail.jsonl');
     const before = readFileSync(groups, 'utf8');
     // This test's own process stands in for a live build.
-    writeFileSync(join(out, LOCK_FILE), JSON.stringify({ pid: process.pid, command: 'build', since: '2026-01-01T00:00:00.000Z' }));
+    writeFileSync(
+      join(out, LOCK_FILE),
+      JSON.stringify({ pid: process.pid, command: 'build', since: '2026-01-01T00:00:00.000Z' }),
+    );
     try {
       const run = runCli(['generate', ...ARGS, '--groups', '2', '--out', out], { env: { DATABASE_URL: undefined } });
       expect(run.status).toBe(2);
@@ -38,7 +41,9 @@ describe('generate on a build directory another command holds or a build left ha
     // The old build.json stays while the marker says a swap to another one began.
     writeFileSync(join(out, SWAP_MARKER), JSON.stringify({ pid: 999999, build_sha256: '0'.repeat(64) }));
     expect(runCli(['verify', '--dir', out]).status).toBe(2);
-    const run = runCli(['generate', ...ARGS, '--groups', '1', '--resume', '--out', out], { env: { DATABASE_URL: undefined } });
+    const run = runCli(['generate', ...ARGS, '--groups', '1', '--resume', '--out', out], {
+      env: { DATABASE_URL: undefined },
+    });
     expect(run.stderr).not.toMatch(/reusing the default build/);
     expect(run.status).toBe(0);
     expect(existsSync(join(out, SWAP_MARKER))).toBe(false);

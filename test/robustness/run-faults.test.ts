@@ -22,8 +22,10 @@ const ARGS = ['generate', '--dataset', 'retail', '--variants', 'full_sti,full_ct
 /** The files a run's stages write whose bytes must not depend on faults along the way. */
 function outputBytes(dir: string): Record<string, string> {
   const files: Record<string, string> = {};
-  for (const rel of ['groups/retail.jsonl', 'rejections.jsonl', 'questions/retail.jsonl']) files[rel] = readFileSync(join(dir, rel), 'utf8');
-  for (const sub of ['data', 'finetune']) for (const f of readdirSync(join(dir, sub)).sort()) files[`${sub}/${f}`] = readFileSync(join(dir, sub, f), 'utf8');
+  for (const rel of ['groups/retail.jsonl', 'rejections.jsonl', 'questions/retail.jsonl'])
+    files[rel] = readFileSync(join(dir, rel), 'utf8');
+  for (const sub of ['data', 'finetune'])
+    for (const f of readdirSync(join(dir, sub)).sort()) files[`${sub}/${f}`] = readFileSync(join(dir, sub, f), 'utf8');
   return files;
 }
 
@@ -55,7 +57,12 @@ describe('two generate runs into one new directory', () => {
     const runs = [a, b].sort((x, y) => x.status - y.status) as [CliRun, CliRun];
     expect(runs[0].status, runs[0].stderr).toBe(0);
     expect(runs[1].status, runs[1].stderr).toBe(2);
-    expect(runs[1].stderr).toMatch(new RegExp(`^equisql generate: ${out} is in use by equisql generate \\(pid \\d+, since [^)]*\\); wait for it to finish .*\\n$`, 'u'));
+    expect(runs[1].stderr).toMatch(
+      new RegExp(
+        `^equisql generate: ${out} is in use by equisql generate \\(pid \\d+, since [^)]*\\); wait for it to finish .*\\n$`,
+        'u',
+      ),
+    );
     expect(runCli(['verify', '--dir', out], { env }).status).toBe(0);
   }, 240_000);
 
@@ -67,7 +74,9 @@ describe('two generate runs into one new directory', () => {
     await new Promise((done) => setTimeout(done, 1000));
     const second = runCli(args, { env });
     expect(second.status, second.stderr).toBe(2);
-    expect(second.stderr).toMatch(/^equisql generate: .* is in use by equisql generate \(pid \d+, since [^)]*\); wait for it to finish .*\n$/u);
+    expect(second.stderr).toMatch(
+      /^equisql generate: .* is in use by equisql generate \(pid \d+, since [^)]*\); wait for it to finish .*\n$/u,
+    );
     const done = await first;
     expect(done.status, done.stderr).toBe(0);
     expect(runCli(['verify', '--dir', out], { env }).status).toBe(0);
@@ -114,7 +123,10 @@ describeServer('a database connection lost mid-generate (backends terminated)', 
       // Only the backends of this test's own database, never anyone else's.
       for (const after of [20, 60, 120]) {
         await waitFor(`${after} rejections`, () => lineCount(join(out, 'rejections.jsonl')) >= after);
-        const r = await admin.query('SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [dbName]);
+        const r = await admin.query(
+          'SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+          [dbName],
+        );
         terminated += Number(r.rows[0].n);
       }
     } finally {
@@ -129,7 +141,9 @@ describeServer('a database connection lost mid-generate (backends terminated)', 
 });
 
 // A server this test may stop: a cluster of its own, as `.ci/run` starts one (root runs it as postgres).
-const PGBIN = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'].find((d) => existsSync(join(d, 'pg_ctl')));
+const PGBIN = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'].find((d) =>
+  existsSync(join(d, 'pg_ctl')),
+);
 const ownCluster = PGBIN !== undefined && process.getuid?.() === 0 && spawnSync('id', ['postgres']).status === 0;
 
 describe.skipIf(!ownCluster)('the server stopped mid-generate (pg_ctl stop -m immediate)', () => {
@@ -141,7 +155,10 @@ describe.skipIf(!ownCluster)('the server stopped mid-generate (pg_ctl stop -m im
     const r = spawnSync('su', ['postgres', '-c', command], { cwd: '/', encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`${command}: ${r.stderr}`);
   };
-  const start = () => asPostgres(`${PGBIN}/pg_ctl -D '${data}' -l '${data}/server.log' -w -o '-h 127.0.0.1 -p ${port} -k /tmp -c fsync=off -c synchronous_commit=off -c full_page_writes=off' start`);
+  const start = () =>
+    asPostgres(
+      `${PGBIN}/pg_ctl -D '${data}' -l '${data}/server.log' -w -o '-h 127.0.0.1 -p ${port} -k /tmp -c fsync=off -c synchronous_commit=off -c full_page_writes=off' start`,
+    );
   const stop = () => asPostgres(`${PGBIN}/pg_ctl -D '${data}' -m immediate stop`);
   let reference: Record<string, string>;
   beforeAll(async () => {
@@ -166,12 +183,16 @@ describe.skipIf(!ownCluster)('the server stopped mid-generate (pg_ctl stop -m im
     stop();
     const run = await running;
     expect(run.status).toBe(2);
-    expect(run.stderr).toMatch(/^equisql generate: lost the connection to postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres and could not reopen it \(5 attempts\): .*--resume continues once the database is back\n$/u);
+    expect(run.stderr).toMatch(
+      /^equisql generate: lost the connection to postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres and could not reopen it \(5 attempts\): .*--resume continues once the database is back\n$/u,
+    );
     const rejections = readFileSync(join(out, 'rejections.jsonl'), 'utf8');
     expect(rejections).not.toMatch(/connection|ECONNREFUSED|terminat/iu);
     // What the stopped run wrote is the start of what the uninterrupted run wrote.
     expect(reference['rejections.jsonl']?.startsWith(rejections)).toBe(true);
-    expect(reference['groups/retail.jsonl']?.startsWith(readFileSync(join(out, 'groups/retail.jsonl'), 'utf8'))).toBe(true);
+    expect(reference['groups/retail.jsonl']?.startsWith(readFileSync(join(out, 'groups/retail.jsonl'), 'utf8'))).toBe(
+      true,
+    );
     start();
     const resumed = await runCliAsync([...ARGS, '--groups', '150', '--db', url, '--out', out, '--quiet', '--resume']);
     expect(resumed.status, resumed.stderr).toBe(0);
@@ -207,7 +228,9 @@ describeServer('a full disk mid-generate', (serverUrl) => {
     const whole = await runCliAsync([...ARGS, '--groups', '150', '--db', db.url, '--out', full, '--quiet']);
     expect(whole.status, whole.stderr).toBe(0);
     const out = join(disk, 'out');
-    const child = spawn(process.execPath, [BIN, ...ARGS, '--groups', '150', '--db', db.url, '--out', out, '--quiet'], { cwd: REPO_ROOT });
+    const child = spawn(process.execPath, [BIN, ...ARGS, '--groups', '150', '--db', db.url, '--out', out, '--quiet'], {
+      cwd: REPO_ROOT,
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
     const exited = new Promise<number>((done) => child.on('close', (code) => done(code ?? -1)));
@@ -222,9 +245,24 @@ describeServer('a full disk mid-generate', (serverUrl) => {
     }
     const status = await exited;
     expect(status, stderr).toBe(2);
-    expect(stderr).toMatch(new RegExp(`^equisql generate: cannot append to ${out}/(?:rejections\\.jsonl|groups/retail\\.jsonl): no space left on device \\(ENOSPC, write\\); free the space and continue with --resume\\n$`, 'u'));
+    expect(stderr).toMatch(
+      new RegExp(
+        `^equisql generate: cannot append to ${out}/(?:rejections\\.jsonl|groups/retail\\.jsonl): no space left on device \\(ENOSPC, write\\); free the space and continue with --resume\\n$`,
+        'u',
+      ),
+    );
     rmSync(filler);
-    const resumed = await runCliAsync([...ARGS, '--groups', '150', '--db', db.url, '--out', out, '--quiet', '--resume']);
+    const resumed = await runCliAsync([
+      ...ARGS,
+      '--groups',
+      '150',
+      '--db',
+      db.url,
+      '--out',
+      out,
+      '--quiet',
+      '--resume',
+    ]);
     expect(resumed.status, resumed.stderr).toBe(0);
     expect(outputBytes(out)).toEqual(outputBytes(full));
   }, 240_000);

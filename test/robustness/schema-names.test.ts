@@ -47,7 +47,16 @@ describe('schema names within 63 bytes', () => {
         ['a prefix of two-byte characters', { dataset: 'social_media', schemaPrefix: WIDE_PREFIX }],
       ])('%s: three variants land in three schemas and each reads back unchanged', async (label, naming) => {
         const out = join(tmp.dir, `${name}-${label.length}`);
-        const built = await buildDataset({ ...naming, domain, variants: 'full_sti,full_cti,full_concrete', scale: 'tiny', seed: 2, profile: 'default', target: db, out });
+        const built = await buildDataset({
+          ...naming,
+          domain,
+          variants: 'full_sti,full_cti,full_concrete',
+          scale: 'tiny',
+          seed: 2,
+          profile: 'default',
+          target: db,
+          out,
+        });
         const schemas = built.manifest.variants.map((v) => v.pg_schema);
         expect(new Set(schemas).size).toBe(3);
         const rows = await db.query(`SELECT nspname FROM pg_namespace WHERE nspname = ANY($1::text[])`, [schemas]);

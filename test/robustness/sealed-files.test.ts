@@ -5,7 +5,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMain } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/build-fixtures.ts';
 import { sealFiles, updateSeals } from '../../generator/common/file-seal.ts';
-import { copyDir, expectRefused, generateArgs, generateTiny, killWhen, NO_SERVER, sizeOf, snapshot, widen } from './stage-dirs.ts';
+import {
+  copyDir,
+  expectRefused,
+  generateArgs,
+  generateTiny,
+  killWhen,
+  NO_SERVER,
+  sizeOf,
+  snapshot,
+  widen,
+} from './stage-dirs.ts';
 
 // Findings 18 and 22 of issue 16: stage files were trusted as they lay. A group's SQL set to
 // `SELECT 42`, a repeated group or question line, a middle line deleted, a build swapped in
@@ -30,7 +40,10 @@ beforeAll(async () => {
   wideFiles = snapshot(wide);
 }, 600_000);
 
-const lines = (dir: string, rel: string): string[] => readFileSync(join(dir, rel), 'utf8').split(/(?<=\n)/u).filter((l) => l !== '');
+const lines = (dir: string, rel: string): string[] =>
+  readFileSync(join(dir, rel), 'utf8')
+    .split(/(?<=\n)/u)
+    .filter((l) => l !== '');
 const write = (dir: string, rel: string, ls: readonly string[]): void => writeFileSync(join(dir, rel), ls.join(''));
 /** What a careless edit that also refreshed the manifest leaves: the file changed and sealed as it now is. */
 const reseal = (dir: string, ...rels: string[]): void => updateSeals(dir, sealFiles(dir, rels));
@@ -48,10 +61,20 @@ describe('finding 18: a tampered groups file', () => {
     const dir = copyDir(reference, join(tmp.dir, 'select-42'));
     tamperSql(dir, GROUPS);
     const before = snapshot(dir);
-    const sealed = /.*groups\/social_media\.jsonl differs from its seal in .*manifest\.json \(\d+ lines, sha256 [0-9a-f]{12}…; sealed: \d+ lines, sha256 [0-9a-f]{12}…\): it was changed after its stage wrote it/u;
-    expectRefused(await runMain(['export', '--dir', dir], { env: NO_SERVER }), new RegExp(`^equisql export: ${sealed.source}`, 'u'));
-    expectRefused(await runMain(['questions', '--dir', dir, '--resume'], { env: NO_SERVER }), new RegExp(`^equisql questions: ${sealed.source}`, 'u'));
-    expectRefused(await runMain([...generateArgs(dir, suite), '--resume'], { env: NO_SERVER }), new RegExp(`^equisql generate: --resume: ${sealed.source}`, 'u'));
+    const sealed =
+      /.*groups\/social_media\.jsonl differs from its seal in .*manifest\.json \(\d+ lines, sha256 [0-9a-f]{12}…; sealed: \d+ lines, sha256 [0-9a-f]{12}…\): it was changed after its stage wrote it/u;
+    expectRefused(
+      await runMain(['export', '--dir', dir], { env: NO_SERVER }),
+      new RegExp(`^equisql export: ${sealed.source}`, 'u'),
+    );
+    expectRefused(
+      await runMain(['questions', '--dir', dir, '--resume'], { env: NO_SERVER }),
+      new RegExp(`^equisql questions: ${sealed.source}`, 'u'),
+    );
+    expectRefused(
+      await runMain([...generateArgs(dir, suite), '--resume'], { env: NO_SERVER }),
+      new RegExp(`^equisql generate: --resume: ${sealed.source}`, 'u'),
+    );
     expect(snapshot(dir)).toEqual(before);
     const check = await runMain(['check', '--dir', dir]);
     expect(check.status).toBe(1);
@@ -62,9 +85,18 @@ describe('finding 18: a tampered groups file', () => {
     const dir = copyDir(reference, join(tmp.dir, 'dup-group'));
     const ls = lines(dir, GROUPS);
     write(dir, GROUPS, [...ls, ls[1] as string]);
-    expectRefused(await runMain(['export', '--dir', dir], { env: NO_SERVER }), /^equisql export: .*groups\/social_media\.jsonl differs from its seal/u);
+    expectRefused(
+      await runMain(['export', '--dir', dir], { env: NO_SERVER }),
+      /^equisql export: .*groups\/social_media\.jsonl differs from its seal/u,
+    );
     reseal(dir, GROUPS);
-    expectRefused(await runMain(['export', '--dir', dir], { env: NO_SERVER }), new RegExp(`^equisql export: .*groups/social_media\\.jsonl:${ls.length + 1}: group_id [0-9a-f]{16} repeats line 2 \\(a line written twice\\?\\)$`, 'u'));
+    expectRefused(
+      await runMain(['export', '--dir', dir], { env: NO_SERVER }),
+      new RegExp(
+        `^equisql export: .*groups/social_media\\.jsonl:${ls.length + 1}: group_id [0-9a-f]{16} repeats line 2 \\(a line written twice\\?\\)$`,
+        'u',
+      ),
+    );
     expect(snapshot(dir)['data/train-00000-of-00001.jsonl']).toBe(refFiles['data/train-00000-of-00001.jsonl']);
   }, 120_000);
 
@@ -73,11 +105,20 @@ describe('finding 18: a tampered groups file', () => {
     const ls = lines(dir, GROUPS);
     expect(ls.length).toBeGreaterThanOrEqual(3);
     write(dir, GROUPS, [ls[0] as string, ...ls.slice(2)]);
-    expectRefused(await runMain([...generateArgs(dir, suite), '--resume'], { env: NO_SERVER }), /^equisql generate: --resume: .*groups\/social_media\.jsonl differs from its seal .*\(fewer than \d+ lines; sealed/u);
+    expectRefused(
+      await runMain([...generateArgs(dir, suite), '--resume'], { env: NO_SERVER }),
+      /^equisql generate: --resume: .*groups\/social_media\.jsonl differs from its seal .*\(fewer than \d+ lines; sealed/u,
+    );
     reseal(dir, GROUPS);
     const missing = JSON.parse(ls[1] as string).candidate as number;
     const resumed = await runMain([...generateArgs(dir, suite), '--resume'], { env: NO_SERVER });
-    expectRefused(resumed, new RegExp(`^equisql generate: .*groups/social_media\\.jsonl: candidate ${missing} is in neither it nor .*rejections\\.jsonl, though later ones are \\(a line deleted\\?\\)`, 'u'));
+    expectRefused(
+      resumed,
+      new RegExp(
+        `^equisql generate: .*groups/social_media\\.jsonl: candidate ${missing} is in neither it nor .*rejections\\.jsonl, though later ones are \\(a line deleted\\?\\)`,
+        'u',
+      ),
+    );
     expect(lines(dir, GROUPS)).toEqual([ls[0], ...ls.slice(2)]);
   }, 120_000);
 
@@ -86,11 +127,21 @@ describe('finding 18: a tampered groups file', () => {
     const ls = lines(dir, GROUPS);
     write(dir, GROUPS, [ls[0] as string, '42\n', ...ls.slice(2)]);
     reseal(dir, GROUPS);
-    expectRefused(await runMain(['export', '--dir', dir], { env: NO_SERVER }), /^equisql export: .*groups\/social_media\.jsonl:2: not a JSON object \(a record a line\), got a number$/u);
+    expectRefused(
+      await runMain(['export', '--dir', dir], { env: NO_SERVER }),
+      /^equisql export: .*groups\/social_media\.jsonl:2: not a JSON object \(a record a line\), got a number$/u,
+    );
     const g = JSON.parse(ls[1] as string);
-    write(dir, GROUPS, [ls[0] as string, `${JSON.stringify({ ...g, candidate: String(g.candidate) })}\n`, ...ls.slice(2)]);
+    write(dir, GROUPS, [
+      ls[0] as string,
+      `${JSON.stringify({ ...g, candidate: String(g.candidate) })}\n`,
+      ...ls.slice(2),
+    ]);
     reseal(dir, GROUPS);
-    expectRefused(await runMain(['questions', '--dir', dir], { env: NO_SERVER }), /^equisql questions: .*groups\/social_media\.jsonl:2: not a group: "candidate" must be a whole number$/u);
+    expectRefused(
+      await runMain(['questions', '--dir', dir], { env: NO_SERVER }),
+      /^equisql questions: .*groups\/social_media\.jsonl:2: not a group: "candidate" must be a whole number$/u,
+    );
   }, 120_000);
 });
 
@@ -99,10 +150,19 @@ describe('finding 18: a tampered questions file', () => {
     const dir = copyDir(reference, join(tmp.dir, 'dup-question'));
     const ls = lines(dir, QUESTIONS);
     write(dir, QUESTIONS, [...ls.slice(0, 3), ls[2] as string, ...ls.slice(3)]);
-    expectRefused(await runMain(['export', '--dir', dir], { env: NO_SERVER }), /^equisql export: .*questions\/social_media\.jsonl differs from its seal/u);
+    expectRefused(
+      await runMain(['export', '--dir', dir], { env: NO_SERVER }),
+      /^equisql export: .*questions\/social_media\.jsonl differs from its seal/u,
+    );
     reseal(dir, QUESTIONS);
-    expectRefused(await runMain(['export', '--dir', dir], { env: NO_SERVER }), /^equisql export: .*questions\/social_media\.jsonl:4: question_id [0-9a-f]{16} repeats line 3/u);
-    expectRefused(await runMain(['questions', '--dir', dir, '--resume'], { env: NO_SERVER }), /^equisql questions: .*questions\/social_media\.jsonl:4: question_id [0-9a-f]{16} repeats line 3/u);
+    expectRefused(
+      await runMain(['export', '--dir', dir], { env: NO_SERVER }),
+      /^equisql export: .*questions\/social_media\.jsonl:4: question_id [0-9a-f]{16} repeats line 3/u,
+    );
+    expectRefused(
+      await runMain(['questions', '--dir', dir, '--resume'], { env: NO_SERVER }),
+      /^equisql questions: .*questions\/social_media\.jsonl:4: question_id [0-9a-f]{16} repeats line 3/u,
+    );
     expect(snapshot(dir)['data/train-00000-of-00001.jsonl']).toBe(refFiles['data/train-00000-of-00001.jsonl']);
   }, 120_000);
 
@@ -115,7 +175,10 @@ describe('finding 18: a tampered questions file', () => {
     // Without a seal to compare with (removed as a resume does before it appends), the line itself is compared with this run's.
     updateSeals(dir, { [QUESTIONS]: null });
     const run = await runMain(['questions', '--dir', dir, '--resume'], { env: NO_SERVER });
-    expectRefused(run, /^equisql questions: .*questions\/social_media\.jsonl:2: differs from the line this run writes for its question \(changed after it was written\?; start anew without --resume\)$/u);
+    expectRefused(
+      run,
+      /^equisql questions: .*questions\/social_media\.jsonl:2: differs from the line this run writes for its question \(changed after it was written\?; start anew without --resume\)$/u,
+    );
     expect(lines(dir, QUESTIONS)).toEqual(ls);
     // Run anew, the stage writes the right line again.
     expect((await runMain(['questions', '--dir', dir], { env: NO_SERVER })).status).toBe(0);
@@ -127,20 +190,67 @@ describe('finding 22: a build swapped in under finished groups, a crashed questi
   it('build over a finished run with another seed is refused, leaving the build; a build put there anyway fails export and check', async () => {
     const dir = copyDir(reference, join(tmp.dir, 'rebuilt'));
     const before = snapshot(dir);
-    const rebuilt = await runMain(['build', '--dataset', 'social_media', '--variants', VARIANTS_ARG, '--scale', 'tiny', '--seed', '2', '--out', dir], { env: NO_SERVER });
-    expectRefused(rebuilt, /^equisql build: .* holds groups, (rejections\.jsonl, )?questions checked against its build \(seed 1, variants full_normalized,full_sti\); another build there would leave them unchecked: choose another --out, or remove them first$/u);
+    const rebuilt = await runMain(
+      [
+        'build',
+        '--dataset',
+        'social_media',
+        '--variants',
+        VARIANTS_ARG,
+        '--scale',
+        'tiny',
+        '--seed',
+        '2',
+        '--out',
+        dir,
+      ],
+      { env: NO_SERVER },
+    );
+    expectRefused(
+      rebuilt,
+      /^equisql build: .* holds groups, (rejections\.jsonl, )?questions checked against its build \(seed 1, variants full_normalized,full_sti\); another build there would leave them unchecked: choose another --out, or remove them first$/u,
+    );
     expect(snapshot(dir)).toEqual(before);
     // The same build again is no change, and allowed.
-    expect((await runMain(['build', '--dataset', 'social_media', '--variants', VARIANTS_ARG, '--scale', 'tiny', '--out', dir], { env: NO_SERVER })).status).toBe(0);
+    expect(
+      (
+        await runMain(
+          ['build', '--dataset', 'social_media', '--variants', VARIANTS_ARG, '--scale', 'tiny', '--out', dir],
+          { env: NO_SERVER },
+        )
+      ).status,
+    ).toBe(0);
     expect(snapshot(dir)).toEqual(before);
     // Another build's files copied in by hand: the groups were not verified on it.
     const other = join(tmp.dir, 'other-build');
-    expect((await runMain(['build', '--dataset', 'social_media', '--variants', VARIANTS_ARG, '--scale', 'tiny', '--seed', '2', '--out', other], { env: NO_SERVER })).status).toBe(0);
+    expect(
+      (
+        await runMain(
+          [
+            'build',
+            '--dataset',
+            'social_media',
+            '--variants',
+            VARIANTS_ARG,
+            '--scale',
+            'tiny',
+            '--seed',
+            '2',
+            '--out',
+            other,
+          ],
+          { env: NO_SERVER },
+        )
+      ).status,
+    ).toBe(0);
     for (const f of ['build.json', 'er.json', 'schemas', 'dumps']) copyDir(join(other, f), join(dir, f));
     const check = await runMain(['check', '--dir', dir]);
     expect(check.status).toBe(1);
     expect(check.stdout).toMatch(/^file: build\.json: another build than the one the groups were verified on/mu);
-    expectRefused(await runMain(['export', '--dir', dir], { env: NO_SERVER }), /^equisql export: .*build\.json: another build than the one the groups were verified on/u);
+    expectRefused(
+      await runMain(['export', '--dir', dir], { env: NO_SERVER }),
+      /^equisql export: .*build\.json: another build than the one the groups were verified on/u,
+    );
   }, 300_000);
 
   it('kill -9 of questions --resume half-way: export refuses the half-written file, and a resume completes it to the same bytes', async () => {
@@ -152,7 +262,10 @@ describe('finding 22: a build swapped in under finished groups, a crashed questi
     expect(killed).toBe(true);
     const cut = readFileSync(path, 'utf8');
     expect(cut.length).toBeLessThan(full.length);
-    expectRefused(await runMain(['export', '--dir', dir], { env: NO_SERVER }), /^equisql export: .*questions\/social_media\.jsonl is not sealed in .*manifest\.json: the run writing it did not finish \(rerun equisql questions --dir .* --resume\)$/u);
+    expectRefused(
+      await runMain(['export', '--dir', dir], { env: NO_SERVER }),
+      /^equisql export: .*questions\/social_media\.jsonl is not sealed in .*manifest\.json: the run writing it did not finish \(rerun equisql questions --dir .* --resume\)$/u,
+    );
     expect(snapshot(dir)['data/train-00000-of-00001.jsonl']).toBe(wideFiles['data/train-00000-of-00001.jsonl']);
     expect((await runMain(['questions', '--dir', dir, '--resume'], { env: NO_SERVER })).status).toBe(0);
     expect((await runMain(['export', '--dir', dir], { env: NO_SERVER })).status).toBe(0);

@@ -20,19 +20,27 @@ describe('finding 12: size limits per query', () => {
   it('refuses a 110,000-column SELECT as that query only, with the limit named', () => {
     const sql = wideSelect(110_000);
     expect(sql.length).toBeGreaterThan(1_000_000);
-    expect(() => parseSql(sql, { dialect: 'sqlite', fallback: true })).toThrow(new RegExp(`query too long: ${sql.length} characters \\(at most ${MAX_SQL_LENGTH}\\)`, 'u'));
+    expect(() => parseSql(sql, { dialect: 'sqlite', fallback: true })).toThrow(
+      new RegExp(`query too long: ${sql.length} characters \\(at most ${MAX_SQL_LENGTH}\\)`, 'u'),
+    );
   });
 
   it('refuses too many tokens and too deep nesting before the parser sees them', () => {
-    expect(() => parseSql(`SELECT ${Array.from({ length: MAX_SQL_TOKENS }, () => '1').join('+')} FROM t`)).toThrow(/query too large: more than 10000 tokens at line 1, column \d+/u);
+    expect(() => parseSql(`SELECT ${Array.from({ length: MAX_SQL_TOKENS }, () => '1').join('+')} FROM t`)).toThrow(
+      /query too large: more than 10000 tokens at line 1, column \d+/u,
+    );
     const deep = `SELECT ${'('.repeat(MAX_SQL_DEPTH + 1)}1${')'.repeat(MAX_SQL_DEPTH + 1)} FROM t`;
     expect(() => parseSql(deep)).toThrow(/query nested too deeply: more than 100 parentheses at line 1, column 108/u);
     // At the limit the query is read, canonicalized and given a skeleton without trouble.
-    const atLimit = canonRecord(`SELECT ${'('.repeat(MAX_SQL_DEPTH)}1${')'.repeat(MAX_SQL_DEPTH)} FROM t`, 'sqlite', true);
+    const atLimit = canonRecord(
+      `SELECT ${'('.repeat(MAX_SQL_DEPTH)}1${')'.repeat(MAX_SQL_DEPTH)} FROM t`,
+      'sqlite',
+      true,
+    );
     expect(atLimit).toMatchObject({ canonical: 'select 1 from t' });
   });
 
-  it('reports a chain of operators too deep for the tree walks as that line\'s error', () => {
+  it("reports a chain of operators too deep for the tree walks as that line's error", () => {
     const chain = `SELECT ${Array.from({ length: 4_900 }, () => '1').join(' + ')} FROM t`;
     expect(() => parseSql(chain, { dialect: 'sqlite' })).toThrow(SqlParseError);
     expect(canonRecord(chain, 'sqlite', false)).toEqual({ error: expect.stringMatching(/nested too deeply/u) });
@@ -79,16 +87,26 @@ describe('finding 14: quotes read as the engines read them', () => {
   it('keeps backslashes and doubled quotes in standard strings as written; refuses E strings rather than misread them', async () => {
     const [value] = (await db.query<{ v: string }>(String.raw`SELECT 'it''s \n' AS v`)).rows.map((r) => r.v);
     expect(value).toBe(String.raw`it's \n`);
-    const w = where(parseSql(String.raw`SELECT a FROM t WHERE a <> 'it''s \n' AND a <> 'y'`, { dialect: 'postgresql' }));
-    expect(w).toMatchObject({ left: { right: { kind: 'string', value } }, right: { right: { kind: 'string', value: 'y' } } });
+    const w = where(
+      parseSql(String.raw`SELECT a FROM t WHERE a <> 'it''s \n' AND a <> 'y'`, { dialect: 'postgresql' }),
+    );
+    expect(w).toMatchObject({
+      left: { right: { kind: 'string', value } },
+      right: { right: { kind: 'string', value: 'y' } },
+    });
     // E'it\'s' is one string to PostgreSQL; the scanner does not end it early, the adapter refuses it whole.
-    expect(() => parseSql(String.raw`SELECT a FROM t WHERE a <> E'it\'s' OR 1=1`, { dialect: 'postgresql' })).toThrow(/unsupported expression "default"/u);
+    expect(() => parseSql(String.raw`SELECT a FROM t WHERE a <> E'it\'s' OR 1=1`, { dialect: 'postgresql' })).toThrow(
+      /unsupported expression "default"/u,
+    );
   });
 
   it('ends a -- comment where PostgreSQL does, at a line feed or a carriage return: what follows is code', () => {
     for (const end of ['\n', '\r']) {
       const q = parseSql(`SELECT --${end}'a\\' AS x FROM t`, { dialect: 'postgresql' });
-      expect(q.kind === 'select' ? q.columns[0] : undefined, JSON.stringify(end)).toEqual({ expr: { kind: 'string', value: 'a\\' }, alias: 'x' });
+      expect(q.kind === 'select' ? q.columns[0] : undefined, JSON.stringify(end)).toEqual({
+        expr: { kind: 'string', value: 'a\\' },
+        alias: 'x',
+      });
     }
   });
 
@@ -96,21 +114,36 @@ describe('finding 14: quotes read as the engines read them', () => {
     const rows = (await db.query<Record<string, number>>('SELECT "a""b" FROM t ORDER BY 1')).rows;
     expect(Object.keys(rows[0] ?? {})).toEqual(['a"b']);
     const query = parseSql('SELECT "a""b" FROM t', { dialect: 'postgresql' });
-    expect(query.kind === 'select' ? query.columns : null).toEqual([{ expr: { kind: 'column', table: null, name: 'a"b' }, alias: null }]);
+    expect(query.kind === 'select' ? query.columns : null).toEqual([
+      { expr: { kind: 'column', table: null, name: 'a"b' }, alias: null },
+    ]);
     expect(canonRecord('SELECT "a""b" FROM t', 'postgresql', false)['canonical']).toBe('select "a""b" from t');
   });
 
   it('in SQLite, "x" is a column where SQLite would find one and a string where a value is compared', () => {
-    const query = parseSql('SELECT "name" FROM singer WHERE "country" = "France" GROUP BY "name"', { dialect: 'sqlite' });
+    const query = parseSql('SELECT "name" FROM singer WHERE "country" = "France" GROUP BY "name"', {
+      dialect: 'sqlite',
+    });
     expect(query).toMatchObject({
       columns: [{ expr: { kind: 'column', name: 'name' } }],
-      where: { kind: 'comparison', left: { kind: 'column', name: 'country' }, right: { kind: 'string', value: 'France' } },
+      where: {
+        kind: 'comparison',
+        left: { kind: 'column', name: 'country' },
+        right: { kind: 'string', value: 'France' },
+      },
       groupBy: [{ kind: 'column', name: 'name' }],
     });
     // Spider's usage stays a string: LIKE patterns and IN lists.
-    expect(where(parseSql('SELECT a FROM t WHERE b LIKE "%x%" AND c IN ("p", "q")', { dialect: 'sqlite' }))).toMatchObject({
+    expect(
+      where(parseSql('SELECT a FROM t WHERE b LIKE "%x%" AND c IN ("p", "q")', { dialect: 'sqlite' })),
+    ).toMatchObject({
       left: { pattern: { kind: 'string', value: '%x%' } },
-      right: { values: [{ kind: 'string', value: 'p' }, { kind: 'string', value: 'q' }] },
+      right: {
+        values: [
+          { kind: 'string', value: 'p' },
+          { kind: 'string', value: 'q' },
+        ],
+      },
     });
   });
 });

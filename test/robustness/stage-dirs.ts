@@ -24,13 +24,30 @@ export const VARIANTS = 'full_normalized,full_sti';
 
 /** `generate` of eight paper queries into `out`, the arguments a resume repeats. */
 export function generateArgs(out: string, suite: string): string[] {
-  return ['generate', '--dataset', 'social_media', '--variants', VARIANTS, '--scale', 'tiny', '--from-suite', suite, '--out', out];
+  return [
+    'generate',
+    '--dataset',
+    'social_media',
+    '--variants',
+    VARIANTS,
+    '--scale',
+    'tiny',
+    '--from-suite',
+    suite,
+    '--out',
+    out,
+  ];
 }
 
 /** Runs a tiny real generate into `out` (suite file written beside it); returns the suite's path. */
 export function generateTiny(root: string, out: string): string {
   const suite = join(root, 'suite.jsonl');
-  writeFileSync(suite, PAPER_SOCIAL_MEDIA.slice(0, 8).map((q) => JSON.stringify({ id: q.id, query: q.query, question: q.question })).join('\n') + '\n');
+  writeFileSync(
+    suite,
+    PAPER_SOCIAL_MEDIA.slice(0, 8)
+      .map((q) => JSON.stringify({ id: q.id, query: q.query, question: q.question }))
+      .join('\n') + '\n',
+  );
   const run = runCli(generateArgs(out, suite), { env: NO_SERVER });
   expect(run.stderr).toMatch(/export: \d+ rows/u);
   // A paper query the two variants cannot both answer is rejected: fewer groups than lines (exit 1).
@@ -57,7 +74,10 @@ export function widen(dir: string, count: number): void {
       candidate: i,
       query,
       ordered: false,
-      variants: { full_normalized: { sql: `SELECT ${i} AS n`, row_count: 1, result_hash: sha256(String(i)) }, full_sti: { sql: `SELECT ${i} AS m`, row_count: 1, result_hash: sha256(String(i)) } },
+      variants: {
+        full_normalized: { sql: `SELECT ${i} AS n`, row_count: 1, result_hash: sha256(String(i)) },
+        full_sti: { sql: `SELECT ${i} AS m`, row_count: 1, result_hash: sha256(String(i)) },
+      },
       skeleton: 'SELECT _',
       long_tail: false,
       reference_variant: 'full_normalized',
@@ -72,7 +92,10 @@ export function widen(dir: string, count: number): void {
   writeFileSync(join(dir, 'groups', 'social_media.jsonl'), lines.join(''));
   writeFileSync(join(dir, 'rejections.jsonl'), '');
   updateSeals(dir, sealFiles(dir, ['groups/social_media.jsonl', 'rejections.jsonl']));
-  for (const args of [['questions', '--dir', dir], ['export', '--dir', dir]]) {
+  for (const args of [
+    ['questions', '--dir', dir],
+    ['export', '--dir', dir],
+  ]) {
     const run = runCli(args, { env: NO_SERVER });
     expect(run.status, run.stderr).toBe(0);
   }
@@ -138,7 +161,11 @@ export function killWhen(args: readonly string[], when: () => boolean): Promise<
   return new Promise((done) => {
     const env = { ...process.env };
     delete env['DATABASE_URL'];
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/equisql.js'), ...args], { cwd: REPO_ROOT, env, stdio: 'ignore' });
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/equisql.js'), ...args], {
+      cwd: REPO_ROOT,
+      env,
+      stdio: 'ignore',
+    });
     let killed = false;
     const timer = setInterval(() => {
       let hit = false;

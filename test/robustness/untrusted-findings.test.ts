@@ -104,21 +104,21 @@ const OTHERS = [
   'SELECT (t).pg_typeof FROM t',
   'SELECT * FROM t TABLESAMPLE SYSTEM (50)',
   'SELECT * FROM t WHERE id = $1',
-  'SELECT public.dblink(\'dbname=postgres\', \'SELECT 1\')',
-  'SELECT * FROM t WHERE name = ANY (xpath(\'/a\', \'<a/>\'))',
+  "SELECT public.dblink('dbname=postgres', 'SELECT 1')",
+  "SELECT * FROM t WHERE name = ANY (xpath('/a', '<a/>'))",
   "SELECT xmlparse(document '<a/>')",
   'SELECT * FROM t FOR SHARE',
   'SELECT * FROM t FOR KEY SHARE SKIP LOCKED',
   'SELECT 1 OPERATOR(public.+) 1',
   "SELECT 'x'::public.sometype",
-  'SELECT pg_catalog.set_config(\'role\', \'none\', true)',
-  'SELECT * FROM unnest(ARRAY[1]) WITH ORDINALITY AS u(x, n), ROWS FROM (pg_ls_dir(\'.\'))',
+  "SELECT pg_catalog.set_config('role', 'none', true)",
+  "SELECT * FROM unnest(ARRAY[1]) WITH ORDINALITY AS u(x, n), ROWS FROM (pg_ls_dir('.'))",
   'SELECT collation for (name) FROM t',
   'EXPLAIN SELECT 1',
   'SELECT 1 UNION SELECT * FROM ONLY pg_authid',
   // The protocol ends a text at a NUL; our readers must not read past one either.
   'SELECT 1 \u0000 FROM t',
-  "SELECT '<!DOCTYPE a [<!ENTITY e SYSTEM \"file:///etc/passwd\">]><a>&e;</a>'::xml",
+  'SELECT \'<!DOCTYPE a [<!ENTITY e SYSTEM "file:///etc/passwd">]><a>&e;</a>\'::xml',
   // Deep or long enough to exhaust a reader's stack: refused, not a crash.
   `SELECT ${'(SELECT '.repeat(300)}1${')'.repeat(300)}`,
   `SELECT ${Array.from({ length: 20_000 }, () => '1').join(' + ')}`,
@@ -135,7 +135,10 @@ const ALLOWED: readonly (readonly [string, readonly (readonly (string | null)[])
   ["SELECT (born::timestamp AT TIME ZONE 'UTC')::date FROM t WHERE id = 1", [['2020-01-02']]],
   ["SELECT age(date '2021-01-02', born) FROM t WHERE id = 1", [['1 year']]],
   ['WITH pg_authid AS (SELECT id FROM t) SELECT count(*) FROM pg_authid', [['2']]],
-  ["SELECT extract(year FROM born), substring(name FROM 1 FOR 3), position('o' IN name), trim(both ' ' FROM name) FROM t WHERE id = 1", [['2020', 'one', '1', 'one']]],
+  [
+    "SELECT extract(year FROM born), substring(name FROM 1 FOR 3), position('o' IN name), trim(both ' ' FROM name) FROM t WHERE id = 1",
+    [['2020', 'one', '1', 'one']],
+  ],
   ['SELECT x FROM unnest(ARRAY[3, 1]) WITH ORDINALITY AS u(x, n) ORDER BY n', [['3'], ['1']]],
 ];
 
@@ -148,19 +151,23 @@ function findings(open: () => Promise<Database>) {
   afterAll(async () => db?.close());
 
   it('refuses every read of a catalog, ONLY or not (finding 1)', async () => {
-    for (const sql of CATALOG_READS) await expect(runReadOnly(db, 'v1', sql), sql).rejects.toThrow(/^schema v1: refused: [^\n]+$/u);
+    for (const sql of CATALOG_READS)
+      await expect(runReadOnly(db, 'v1', sql), sql).rejects.toThrow(/^schema v1: refused: [^\n]+$/u);
   });
 
   it('refuses every cast to a reg* type (finding 2)', async () => {
-    for (const sql of CATALOG_CASTS) await expect(runReadOnly(db, 'v1', sql), sql).rejects.toThrow(/^schema v1: refused: [^\n]+$/u);
+    for (const sql of CATALOG_CASTS)
+      await expect(runReadOnly(db, 'v1', sql), sql).rejects.toThrow(/^schema v1: refused: [^\n]+$/u);
   });
 
   it('refuses the clock and the session in every spelling, localtimestamp and localtime among them (finding 3)', async () => {
-    for (const sql of CLOCK_READS) await expect(runReadOnly(db, 'v1', sql), sql).rejects.toThrow(/^schema v1: refused: [^\n]+$/u);
+    for (const sql of CLOCK_READS)
+      await expect(runReadOnly(db, 'v1', sql), sql).rejects.toThrow(/^schema v1: refused: [^\n]+$/u);
   });
 
   it('refuses system columns, attribute-notation calls, sampling, parameters, locks and foreign operators', async () => {
-    for (const sql of OTHERS) await expect(runReadOnly(db, 'v1', sql), sql).rejects.toThrow(/^schema v1: refused: [^\n]+$/u);
+    for (const sql of OTHERS)
+      await expect(runReadOnly(db, 'v1', sql), sql).rejects.toThrow(/^schema v1: refused: [^\n]+$/u);
   });
 
   it('knows every function the catalog would call in attribute notation (t.f is f(t))', async () => {
@@ -174,7 +181,15 @@ function findings(open: () => Promise<Database>) {
 
   it('sends the text alone by the extended protocol: under the guard, the server itself refuses a second statement', async () => {
     // The layer under both readers, given what they would refuse: nothing of it runs.
-    const read = (query: string) => db.readPaged({ setup: ['BEGIN READ ONLY'], query, pageRows: 100, maxRows: 100, maxBytes: 1e6, timeoutMs: 10_000 });
+    const read = (query: string) =>
+      db.readPaged({
+        setup: ['BEGIN READ ONLY'],
+        query,
+        pageRows: 100,
+        maxRows: 100,
+        maxBytes: 1e6,
+        timeoutMs: 10_000,
+      });
     for (const query of [
       "SELECT 1; COMMIT; UPDATE v1.t SET name = 'pwned'",
       "SELECT --\r'a\\' AS x; COMMIT; UPDATE v1.t SET name = $$pwned$$; --' AS z",

@@ -42,10 +42,12 @@ describe('finding 18: identical designs are one variant', () => {
   it('keeps whichever of two identical designs was asked for first', () => {
     const { variants, notes } = selectVariantsReport(library, 'full_concrete,full_cti', 1);
     expect(variants.map((v) => v.name)).toEqual(['full_concrete']);
-    expect(notes).toEqual(['full_cti: same design as full_concrete (overlapping hierarchy Person cannot be stored as concrete tables); left out']);
+    expect(notes).toEqual([
+      'full_cti: same design as full_concrete (overlapping hierarchy Person cannot be stored as concrete tables); left out',
+    ]);
   });
 
-  it('says in full_concrete\'s description that the overlapping hierarchy is stored as class tables', () => {
+  it("says in full_concrete's description that the overlapping hierarchy is stored as class tables", () => {
     expect(presetVariant(library, 'full_concrete').description).toMatch(/overlapping hierarchy Person as class tables/);
     // A disjoint domain's description is unchanged.
     expect(presetVariant(indexDomain(BUILT_IN_DOMAINS['retail']!), 'full_concrete').description).toBe(
@@ -65,10 +67,15 @@ describe('finding 18: identical designs are one variant', () => {
     const listing = runCli(['variants', '--dataset', LIBRARY_JSON, '--json']);
     expect(listing.status).toBe(0);
     expect(listing.stdout.trim().split('\n')).toHaveLength(8);
-    expect(listing.stderr).toMatch(/^note: full_concrete: same design as full_cti \(overlapping hierarchy Person cannot be stored as concrete tables\); left out$/m);
+    expect(listing.stderr).toMatch(
+      /^note: full_concrete: same design as full_cti \(overlapping hierarchy Person cannot be stored as concrete tables\); left out$/m,
+    );
 
     const out = join(tmp.dir, 'library');
-    const build = runCli(['build', '--dataset', LIBRARY_JSON, '--variants', 'full_cti,full_concrete', '--scale', 'tiny', '--out', out], { env: NO_SERVER });
+    const build = runCli(
+      ['build', '--dataset', LIBRARY_JSON, '--variants', 'full_cti,full_concrete', '--scale', 'tiny', '--out', out],
+      { env: NO_SERVER },
+    );
     expect(build.status).toBe(0);
     expect(build.stderr).toMatch(/^warning: full_concrete: same design as full_cti .*left out$/m);
     expect(build.stderr).toMatch(/built 1 variants of library/);
@@ -83,10 +90,17 @@ describe('finding 10: random:K is bounded before any work', () => {
     defineDomain({
       name: 'small',
       entities: [
-        { name: 'A', lexicon: noun('a'), counts: { tiny: 3, small: 3, paper: 3, large: 3 }, attributes: [attr.text('tags', { multiValued: true, optional: true })] },
+        {
+          name: 'A',
+          lexicon: noun('a'),
+          counts: { tiny: 3, small: 3, paper: 3, large: 3 },
+          attributes: [attr.text('tags', { multiValued: true, optional: true })],
+        },
         { name: 'B', lexicon: noun('b'), counts: { tiny: 3, small: 3, paper: 3, large: 3 }, attributes: [] },
       ],
-      relationships: [{ name: 'r', from: 'A', to: 'B', cardinality: 'many-to-one', lexicon: { forward: 'of', reverse: 'has' } }],
+      relationships: [
+        { name: 'r', from: 'A', to: 'B', cardinality: 'many-to-one', lexicon: { forward: 'of', reverse: 'has' } },
+      ],
     }),
   );
 
@@ -97,7 +111,9 @@ describe('finding 10: random:K is bounded before any work', () => {
     const drawn = selectVariants(small, `random:${available}`, 1).filter((v) => v.name.startsWith('random_'));
     expect(drawn).toHaveLength(available);
     expect(() => selectVariants(small, `random:${available + 1}`, 1)).toThrow(
-      new ConfigError(`--variants: random:${available + 1}: domain small admits only ${available} distinct variants beyond the presets`),
+      new ConfigError(
+        `--variants: random:${available + 1}: domain small admits only ${available} distinct variants beyond the presets`,
+      ),
     );
   });
 
@@ -107,14 +123,20 @@ describe('finding 10: random:K is bounded before any work', () => {
       `--variants: random:100000: at most ${MAX_RANDOM_VARIANTS} random variants can be drawn at once`,
     );
     expect(performance.now() - started).toBeLessThan(500);
-    expect(selectVariants(indexDomain(BUILT_IN_DOMAINS['social_media']!), `random:${MAX_RANDOM_VARIANTS}`, 1)).toHaveLength(MAX_RANDOM_VARIANTS);
+    expect(
+      selectVariants(indexDomain(BUILT_IN_DOMAINS['social_media']!), `random:${MAX_RANDOM_VARIANTS}`, 1),
+    ).toHaveLength(MAX_RANDOM_VARIANTS);
   });
 
   it('build exits 2 with one line and writes nothing', () => {
     const out = join(tmp.dir, 'huge');
-    const run = runCli(['build', '--dataset', 'social_media', '--variants', 'random:100000', '--out', out], { env: NO_SERVER });
+    const run = runCli(['build', '--dataset', 'social_media', '--variants', 'random:100000', '--out', out], {
+      env: NO_SERVER,
+    });
     expect(run.status).toBe(2);
-    expect(run.stderr.trim().split('\n')).toEqual([`equisql build: --variants: random:100000: at most ${MAX_RANDOM_VARIANTS} random variants can be drawn at once`]);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      `equisql build: --variants: random:100000: at most ${MAX_RANDOM_VARIANTS} random variants can be drawn at once`,
+    ]);
     expect(existsSync(out)).toBe(false);
   });
 });

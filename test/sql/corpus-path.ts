@@ -9,7 +9,9 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '
 export function corpusPath(relative: string): string {
   const path = resolve(repoRoot, '..', 'shared', 'corpora', relative);
   if (!existsSync(path)) {
-    throw new Error(`corpus file ${path} is missing: the tests expect the shared corpora checked out beside the repository (../shared/corpora)`);
+    throw new Error(
+      `corpus file ${path} is missing: the tests expect the shared corpora checked out beside the repository (../shared/corpora)`,
+    );
   }
   return path;
 }

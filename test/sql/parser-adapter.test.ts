@@ -50,10 +50,12 @@ describe('parseSql and printSql', () => {
 
   it('reads a double-quoted word as a string in SQLite and as a column in PostgreSQL', () => {
     expect(where('SELECT a FROM t WHERE b = "x"', 'sqlite')).toMatchObject({ right: { kind: 'string', value: 'x' } });
-    expect(where('SELECT a FROM t WHERE b = "x"', 'postgresql')).toMatchObject({ right: { kind: 'column', name: 'x' } });
+    expect(where('SELECT a FROM t WHERE b = "x"', 'postgresql')).toMatchObject({
+      right: { kind: 'column', name: 'x' },
+    });
   });
 
-  it('keeps the requested dialect\'s quoting when another dialect\'s grammar reads the query', () => {
+  it("keeps the requested dialect's quoting when another dialect's grammar reads the query", () => {
     const sql = 'SELECT a FROM t WHERE b = "x" EXCEPT SELECT a FROM u WHERE c = "San Francisco"';
     const parsed = parseSqlWithDialect(sql, { dialect: 'sqlite', fallback: true });
     expect(parsed.dialect).not.toBe('sqlite');
@@ -62,7 +64,10 @@ describe('parseSql and printSql', () => {
       tail: [{ query: { where: { right: { kind: 'string', value: 'San Francisco' } } } }],
     });
     // A PostgreSQL query that only another grammar reads keeps "x" as an identifier.
-    const pg = parseSqlWithDialect('SELECT a FROM t WHERE b = "x" LIMIT 1, 2', { dialect: 'postgresql', fallback: true });
+    const pg = parseSqlWithDialect('SELECT a FROM t WHERE b = "x" LIMIT 1, 2', {
+      dialect: 'postgresql',
+      fallback: true,
+    });
     expect(pg.dialect).not.toBe('postgresql');
     expect(pg.query).toMatchObject({ where: { right: { kind: 'column', name: 'x' } } });
   });
@@ -75,18 +80,31 @@ describe('parseSql and printSql', () => {
   });
 
   it('reads PostgreSQL casts, CASE and JSON operators', () => {
-    const query = parseSql(`SELECT "p"."b"::jsonb, CASE WHEN "p"."a" THEN 1 ELSE 0 END FROM "person" AS "p" WHERE "p"."tags" @> '["x"]'::jsonb`) as SelectQuery;
-    expect(query.columns[0]?.expr).toEqual({ kind: 'cast', operand: { kind: 'column', table: 'p', name: 'b' }, type: 'JSONB' });
-    expect(query.columns[1]?.expr).toMatchObject({ kind: 'case', operand: null, whens: [{ then: { kind: 'number', text: '1' } }], else: { kind: 'number', text: '0' } });
+    const query = parseSql(
+      `SELECT "p"."b"::jsonb, CASE WHEN "p"."a" THEN 1 ELSE 0 END FROM "person" AS "p" WHERE "p"."tags" @> '["x"]'::jsonb`,
+    ) as SelectQuery;
+    expect(query.columns[0]?.expr).toEqual({
+      kind: 'cast',
+      operand: { kind: 'column', table: 'p', name: 'b' },
+      type: 'JSONB',
+    });
+    expect(query.columns[1]?.expr).toMatchObject({
+      kind: 'case',
+      operand: null,
+      whens: [{ then: { kind: 'number', text: '1' } }],
+      else: { kind: 'number', text: '0' },
+    });
     expect(query.where).toMatchObject({ kind: 'operator', op: '@>', right: { kind: 'cast', type: 'JSONB' } });
   });
 
   it('refuses a :: cast that the SQLite grammar reads as one column name, so fallback reaches PostgreSQL', () => {
     expect(() => parseSql('SELECT age::integer FROM singer', { dialect: 'sqlite' })).toThrow(/read as a column name/u);
-    expect(parseSqlWithDialect('SELECT age::integer FROM singer', { dialect: 'sqlite', fallback: true })).toMatchObject({
-      dialect: 'postgresql',
-      query: { columns: [{ expr: { kind: 'cast', type: 'INTEGER' } }] },
-    });
+    expect(parseSqlWithDialect('SELECT age::integer FROM singer', { dialect: 'sqlite', fallback: true })).toMatchObject(
+      {
+        dialect: 'postgresql',
+        query: { columns: [{ expr: { kind: 'cast', type: 'INTEGER' } }] },
+      },
+    );
   });
 
   it('reads OFFSET alone and before or after LIMIT', () => {
@@ -100,7 +118,7 @@ describe('parseSql and printSql', () => {
 
   it.each([
     ['SELECT DISTINCT ON (a) a, b FROM t', 'DISTINCT ON', 1, 8],
-    ["SELECT a FROM t WHERE b COLLATE \"C\" = 'x'", 'COLLATE', 1, 25],
+    ['SELECT a FROM t WHERE b COLLATE "C" = \'x\'', 'COLLATE', 1, 25],
     ["SELECT a FROM t\nWHERE b LIKE 'x!%' ESCAPE '!'", 'LIKE … ESCAPE', 2, 20],
     ['SELECT a FROM t TABLESAMPLE SYSTEM (10)', 'TABLESAMPLE', 1, 17],
     ['SELECT x.c FROM t AS x(c)', 'column aliases after a table alias', 1, 22],
@@ -126,10 +144,12 @@ describe('parseSql and printSql', () => {
   });
 
   it('refuses COLLATE in the SQLite grammar too', () => {
-    expect(() => parseSql("SELECT a FROM t WHERE b = 'x' COLLATE nocase", { dialect: 'sqlite' })).toThrow(/unsupported COLLATE at line 1, column 31/u);
+    expect(() => parseSql("SELECT a FROM t WHERE b = 'x' COLLATE nocase", { dialect: 'sqlite' })).toThrow(
+      /unsupported COLLATE at line 1, column 31/u,
+    );
   });
 
-  it('keeps a compound\'s ORDER BY and LIMIT apart from a parenthesized arm\'s own', () => {
+  it("keeps a compound's ORDER BY and LIMIT apart from a parenthesized arm's own", () => {
     const sql = 'SELECT a FROM t WHERE b = 1 UNION ALL (SELECT a FROM u ORDER BY a LIMIT 8) ORDER BY a DESC LIMIT 20';
     const query = parseSql(sql);
     expect(query).toMatchObject({
@@ -142,18 +162,29 @@ describe('parseSql and printSql', () => {
     const arms = '(SELECT a FROM t LIMIT 1) UNION (SELECT a FROM u LIMIT 1)';
     expect(printSql(parseSql(arms))).toBe(arms);
     // Without parentheses the trailing clauses order the whole compound.
-    expect(parseSql('SELECT a FROM t UNION SELECT a FROM u ORDER BY a LIMIT 1')).toMatchObject({ tail: [{ query: { orderBy: [], limit: null } }], limit: { text: '1' } });
+    expect(parseSql('SELECT a FROM t UNION SELECT a FROM u ORDER BY a LIMIT 1')).toMatchObject({
+      tail: [{ query: { orderBy: [], limit: null } }],
+      limit: { text: '1' },
+    });
     expect(printSql(parseSql(arms))).not.toBe(printSql(parseSql('SELECT a FROM t UNION SELECT a FROM u LIMIT 1')));
   });
 
   it('refuses ORDER BY or LIMIT on an unparenthesized arm before a set operator', () => {
-    expect(() => parseSql('SELECT a FROM t LIMIT 1 UNION SELECT a FROM u', { dialect: 'sqlite', fallback: true })).toThrow(/ORDER BY or LIMIT before a set operator/u);
+    expect(() =>
+      parseSql('SELECT a FROM t LIMIT 1 UNION SELECT a FROM u', { dialect: 'sqlite', fallback: true }),
+    ).toThrow(/ORDER BY or LIMIT before a set operator/u);
   });
 
   it('reads NOT (x) op y as NOT (x op y), since NOT binds looser than comparisons', () => {
     expect(printExpr(where('SELECT a FROM t WHERE NOT (b) IN (1, 2)'))).toBe('NOT b IN (1, 2)');
-    expect(where('SELECT a FROM t WHERE NOT (b) + 1 > 2')).toMatchObject({ kind: 'not', operand: { kind: 'comparison', left: { kind: 'arithmetic' } } });
-    expect(where('SELECT a FROM t WHERE (NOT (b)) IN (1, 2)')).toMatchObject({ kind: 'in-list', operand: { kind: 'not' } });
+    expect(where('SELECT a FROM t WHERE NOT (b) + 1 > 2')).toMatchObject({
+      kind: 'not',
+      operand: { kind: 'comparison', left: { kind: 'arithmetic' } },
+    });
+    expect(where('SELECT a FROM t WHERE (NOT (b)) IN (1, 2)')).toMatchObject({
+      kind: 'in-list',
+      operand: { kind: 'not' },
+    });
     expect(where('SELECT a FROM t WHERE NOT (b) AND c')).toMatchObject({ kind: 'logical', left: { kind: 'not' } });
   });
 
@@ -165,12 +196,16 @@ describe('parseSql and printSql', () => {
 
   it('keeps backslashes in PostgreSQL and SQLite string literals as written', () => {
     for (const dialect of ['postgresql', 'sqlite'] as const) {
-      expect(where(String.raw`SELECT a FROM t WHERE b = 'a\nb' AND c = 'c:\temp' AND d = '\u0041'`, dialect)).toMatchObject({
+      expect(
+        where(String.raw`SELECT a FROM t WHERE b = 'a\nb' AND c = 'c:\temp' AND d = '\u0041'`, dialect),
+      ).toMatchObject({
         left: { left: { right: { value: String.raw`a\nb` } }, right: { right: { value: String.raw`c:\temp` } } },
         right: { right: { value: String.raw`\u0041` } },
       });
     }
-    expect(printSql(parseSql(String.raw`SELECT a FROM t WHERE b = 'x\ty'`))).toBe(String.raw`SELECT a FROM t WHERE b = 'x\ty'`);
+    expect(printSql(parseSql(String.raw`SELECT a FROM t WHERE b = 'x\ty'`))).toBe(
+      String.raw`SELECT a FROM t WHERE b = 'x\ty'`,
+    );
   });
 
   it('refuses what the parser misreads as IS: IS DISTINCT FROM, with its position', () => {
@@ -179,11 +214,13 @@ describe('parseSql and printSql', () => {
     expect([error.line, error.column]).toEqual([2, 14]);
   });
 
-  it('reads CROSS JOIN, which PostgreSQL\'s grammar reads as a table aliased CROSS', () => {
+  it("reads CROSS JOIN, which PostgreSQL's grammar reads as a table aliased CROSS", () => {
     expect(parseSql('SELECT a\nFROM t1 CROSS JOIN t2', { dialect: 'postgresql' })).toMatchObject({
       from: { first: { name: 't1', alias: null }, joins: [{ kind: 'cross', source: { name: 't2' }, on: null }] },
     });
-    expect(printSql(parseSql('SELECT a FROM t1 CROSS JOIN t2 JOIN t3 ON t2.b = t3.b'))).toBe('SELECT a FROM t1 CROSS JOIN t2 JOIN t3 ON t2.b = t3.b');
+    expect(printSql(parseSql('SELECT a FROM t1 CROSS JOIN t2 JOIN t3 ON t2.b = t3.b'))).toBe(
+      'SELECT a FROM t1 CROSS JOIN t2 JOIN t3 ON t2.b = t3.b',
+    );
     const error = errorOf(() => parseSql('SELECT a\nFROM t1 CROSS JOIN t2 ON t1.b = t2.b', { dialect: 'postgresql' }));
     expect(error.message).toMatch(/CROSS/u);
     expect([error.line, error.column]).toEqual([2, 9]);
@@ -236,19 +273,28 @@ describe('parseSql and printSql', () => {
 
 describe('PostgreSQL the adapter rewrites for node-sql-parser', () => {
   it('wraps an expression after PARTITION BY, and only that, and converts it without the wrapper', () => {
-    expect(compatibleText('SELECT rank() OVER (PARTITION BY p.c, f(p.x), p.a + 1 ORDER BY p.b) AS r FROM p')).toBe('SELECT rank() OVER (PARTITION BY p.c, f(p.x), coalesce(p.a + 1) ORDER BY p.b) AS r FROM p');
-    const sql = "SELECT rank() OVER (PARTITION BY CASE WHEN p.type = 'a' THEN 'A' END ORDER BY p.price DESC) AS r FROM products AS p";
-    expect(compatibleText(sql)).toBe("SELECT rank() OVER (PARTITION BY coalesce(CASE WHEN p.type = 'a' THEN 'A' END) ORDER BY p.price DESC) AS r FROM products AS p");
+    expect(compatibleText('SELECT rank() OVER (PARTITION BY p.c, f(p.x), p.a + 1 ORDER BY p.b) AS r FROM p')).toBe(
+      'SELECT rank() OVER (PARTITION BY p.c, f(p.x), coalesce(p.a + 1) ORDER BY p.b) AS r FROM p',
+    );
+    const sql =
+      "SELECT rank() OVER (PARTITION BY CASE WHEN p.type = 'a' THEN 'A' END ORDER BY p.price DESC) AS r FROM products AS p";
+    expect(compatibleText(sql)).toBe(
+      "SELECT rank() OVER (PARTITION BY coalesce(CASE WHEN p.type = 'a' THEN 'A' END) ORDER BY p.price DESC) AS r FROM products AS p",
+    );
     const read = printSql(parseSql(sql));
     expect(read).not.toContain('coalesce');
     expect(read).toContain("PARTITION BY CASE WHEN p.type = 'a' THEN 'A' END");
   });
   it('brackets the argument of an aggregate after DISTINCT, which leaves no trace in the tree', () => {
-    expect(compatibleText('SELECT avg(DISTINCT p.price), count(DISTINCT p.id), sum(DISTINCT (p.a)) FROM p')).toBe('SELECT avg(DISTINCT (p.price)), count(DISTINCT p.id), sum(DISTINCT (p.a)) FROM p');
-    expect(printSql(parseSql('SELECT round(avg(DISTINCT p.price), 2) AS a FROM products AS p'))).toBe(printSql(parseSql('SELECT round(avg(DISTINCT (p.price)), 2) AS a FROM products AS p')));
+    expect(compatibleText('SELECT avg(DISTINCT p.price), count(DISTINCT p.id), sum(DISTINCT (p.a)) FROM p')).toBe(
+      'SELECT avg(DISTINCT (p.price)), count(DISTINCT p.id), sum(DISTINCT (p.a)) FROM p',
+    );
+    expect(printSql(parseSql('SELECT round(avg(DISTINCT p.price), 2) AS a FROM products AS p'))).toBe(
+      printSql(parseSql('SELECT round(avg(DISTINCT (p.price)), 2) AS a FROM products AS p')),
+    );
   });
   it('leaves text in quotes and comments alone', () => {
-    const sql = "SELECT 'PARTITION BY a + 1' AS t, \"avg(DISTINCT x)\" FROM p -- PARTITION BY b + 1\n";
+    const sql = 'SELECT \'PARTITION BY a + 1\' AS t, "avg(DISTINCT x)" FROM p -- PARTITION BY b + 1\n';
     expect(compatibleText(sql)).toBe(sql);
   });
 });
@@ -257,7 +303,11 @@ describe('the adapter boundary', () => {
   it('is the only module that imports node-sql-parser', () => {
     const importers = readdirSync(resolve(repoRoot, 'generator'), { recursive: true, encoding: 'utf8' })
       .filter((file) => file.endsWith('.ts'))
-      .filter((file) => /from ['"]node-sql-parser['"]|import\(['"]node-sql-parser['"]\)/u.test(readFileSync(resolve(repoRoot, 'generator', file), 'utf8')));
+      .filter((file) =>
+        /from ['"]node-sql-parser['"]|import\(['"]node-sql-parser['"]\)/u.test(
+          readFileSync(resolve(repoRoot, 'generator', file), 'utf8'),
+        ),
+      );
     expect(importers.map((f) => f.replaceAll('\\', '/'))).toEqual(['sql/parser-adapter.ts']);
   });
 });

@@ -13,7 +13,8 @@ describe('PostgreSQL parser adapter', () => {
 
   it('reads ONLY as a table qualifier, not a table aliased by the next word', () => {
     const [stmt] = parsePostgres('SELECT 1 FROM ONLY pg_authid').stmts;
-    const from = (stmt!.stmt['SelectStmt'] as { fromClause: { RangeVar: { relname: string; inh?: boolean } }[] }).fromClause;
+    const from = (stmt!.stmt['SelectStmt'] as { fromClause: { RangeVar: { relname: string; inh?: boolean } }[] })
+      .fromClause;
     expect(from[0]!.RangeVar.relname).toBe('pg_authid');
     expect(from[0]!.RangeVar.inh).toBeFalsy();
   });

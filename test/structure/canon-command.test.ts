@@ -11,11 +11,15 @@ async function canon(stdin: string, args: string[] = []): Promise<Record<string,
 
 describe('equisql canon', () => {
   it('prints canonical string, structure hash and skeleton per line, and an error for unparsable SQL', async () => {
-    const [a, bad, b] = await canon('SELECT T1.name FROM singer AS T1 WHERE T1.age > 3 AND T1.x = "a"\nSELECT FROM\n\nselect s.name from singer s where s.x = "a" and s.age > 3;\n');
+    const [a, bad, b] = await canon(
+      'SELECT T1.name FROM singer AS T1 WHERE T1.age > 3 AND T1.x = "a"\nSELECT FROM\n\nselect s.name from singer s where s.x = "a" and s.age > 3;\n',
+    );
     expect(a?.['canonical']).toBe("select t1.name from singer as t1 where t1.age > 3 and t1.x = 'a'");
     expect(a?.['structure_hash']).toMatch(/^[0-9a-f]{64}$/u);
     expect(b?.['structure_hash']).toBe(a?.['structure_hash']);
-    expect(a?.['skeleton']).toBe('SELECT <column> FROM <table> WHERE <column:numeric> > <value:number> AND <column:text> = <value:text>');
+    expect(a?.['skeleton']).toBe(
+      'SELECT <column> FROM <table> WHERE <column:numeric> > <value:number> AND <column:text> = <value:text>',
+    );
     expect(bad).toEqual({ error: expect.stringMatching(/line 1, column/u) });
   });
 
@@ -29,6 +33,8 @@ describe('equisql canon', () => {
     expect((await canon(sql, ['--dialect', 'sqlite', '--no-fallback']))[0]).toHaveProperty('error');
     expect((await canon(sql, ['--dialect', 'sqlite']))[0]).toHaveProperty('canonical');
     // PostgreSQL reads "x" as a column, SQLite as a string.
-    expect((await canon('SELECT a FROM t WHERE b = "x"\n', ['--dialect', 'postgresql']))[0]?.['canonical']).toBe('select a from t where b = x');
+    expect((await canon('SELECT a FROM t WHERE b = "x"\n', ['--dialect', 'postgresql']))[0]?.['canonical']).toBe(
+      'select a from t where b = x',
+    );
   });
 });

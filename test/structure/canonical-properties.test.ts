@@ -44,9 +44,17 @@ function renameAliases(query: Query, rng: Rng): Query {
   return transformQuery(query, {
     select: (select) => ({
       ...select,
-      from: select.from ? { first: source(select.from.first), joins: select.from.joins.map((j) => ({ ...j, source: source(j.source) })) } : null,
+      from: select.from
+        ? {
+            first: source(select.from.first),
+            joins: select.from.joins.map((j) => ({ ...j, source: source(j.source) })),
+          }
+        : null,
     }),
-    expr: (e) => ((e.kind === 'column' || e.kind === 'star') && e.table !== null && names.has(e.table.toLowerCase()) ? { ...e, table: names.get(e.table.toLowerCase()) as string } : e),
+    expr: (e) =>
+      (e.kind === 'column' || e.kind === 'star') && e.table !== null && names.has(e.table.toLowerCase())
+        ? { ...e, table: names.get(e.table.toLowerCase()) as string }
+        : e,
   });
 }
 
@@ -58,8 +66,16 @@ function renameContent(query: Query, rng: Rng): Query {
       const table = (s: TableSource): TableSource => (s.kind === 'table' ? { ...s, name: word() } : s);
       return {
         ...select,
-        from: select.from ? { first: table(select.from.first), joins: select.from.joins.map((j) => ({ ...j, source: table(j.source) })) } : null,
-        limit: select.limit && select.limit.kind === 'number' && select.limit.text !== '1' ? { kind: 'number', text: String(rng.int(2, 50)) } : select.limit,
+        from: select.from
+          ? {
+              first: table(select.from.first),
+              joins: select.from.joins.map((j) => ({ ...j, source: table(j.source) })),
+            }
+          : null,
+        limit:
+          select.limit && select.limit.kind === 'number' && select.limit.text !== '1'
+            ? { kind: 'number', text: String(rng.int(2, 50)) }
+            : select.limit,
       };
     },
     expr: (e) => {

@@ -73,11 +73,16 @@ describe('canonical structure', () => {
   });
 
   it('does not change the parsed query it is given (every rule builds a new tree)', () => {
-    const query = parseSql('SELECT T1.a AS x FROM t AS T1 WHERE NOT T1.d LIKE 1 AND T1.c = 1 AND T1.b = 2 ORDER BY x ASC', { dialect: 'sqlite' });
+    const query = parseSql(
+      'SELECT T1.a AS x FROM t AS T1 WHERE NOT T1.d LIKE 1 AND T1.c = 1 AND T1.b = 2 ORDER BY x ASC',
+      { dialect: 'sqlite' },
+    );
     const before = JSON.stringify(query);
     // Frozen, so a rule that assigns to a node throws instead of passing silently.
     const canonical = canonicalizeQuery(deepFreeze(query));
     expect(JSON.stringify(query)).toBe(before);
-    expect(printSql(canonical)).toBe('SELECT t1.a FROM t AS t1 WHERE t1.b = 2 AND t1.c = 1 AND t1.d NOT LIKE 1 ORDER BY t1.a');
+    expect(printSql(canonical)).toBe(
+      'SELECT t1.a FROM t AS t1 WHERE t1.b = 2 AND t1.c = 1 AND t1.d NOT LIKE 1 ORDER BY t1.a',
+    );
   });
 });

@@ -24,7 +24,14 @@ describe('structural metrics', () => {
 
   it('gives zero entropy and full majority to a consistent group, and nulls to an unparsed one', () => {
     expect(groupMetrics('q', '0', ['a', 'a', 'a'])).toMatchObject({ distinct: 1, majority: 1, entropy: 0, gold: null });
-    expect(groupMetrics('q', '0', [null, null], 'a')).toMatchObject({ parsed: 0, distinct: null, majority: null, entropy: null, gold: null, majorityStructure: null });
+    expect(groupMetrics('q', '0', [null, null], 'a')).toMatchObject({
+      parsed: 0,
+      distinct: null,
+      majority: null,
+      entropy: null,
+      gold: null,
+      majorityStructure: null,
+    });
   });
 
   it('breaks majority ties by the smallest structure, whatever the row order', () => {
@@ -74,7 +81,11 @@ describe('structural metrics', () => {
     ];
     const report = computeStructureMetrics(rows);
     expect(report.inputsWithoutOriginal).toEqual(['x']);
-    expect(report.perInput.find((i) => i.inputId === 'x')).toMatchObject({ original: null, perturbations: 2, sensitivity: null });
+    expect(report.perInput.find((i) => i.inputId === 'x')).toMatchObject({
+      original: null,
+      perturbations: 2,
+      sensitivity: null,
+    });
     expect(report.perInput.find((i) => i.inputId === 'x')?.agreement).toBeCloseTo(1 / 3, 12);
     expect(report.sensitivity).toBe(1);
     expect(report.sensitiveFraction).toBe(1);
@@ -100,7 +111,11 @@ describe('structural metrics', () => {
     // q1: majorities where-age (0), order-by (1), where-age (2).
     expect(inputs.find((i) => i['input_id'] === 'q1')).toMatchObject({ perturbations: 2, sensitivity: 0.5 });
     // 3: the original does not parse, so its perturbation cannot agree with it.
-    expect(inputs.find((i) => i['input_id'] === '3')).toMatchObject({ original: 'original', agreement: 0, sensitivity: 1 });
+    expect(inputs.find((i) => i['input_id'] === '3')).toMatchObject({
+      original: 'original',
+      agreement: 0,
+      sensitivity: 1,
+    });
     expect(summary).toMatchObject({ generations: 13, parsed: 11, groups: 6, inputs: 3 });
     // q1 and 3 both have Sens > 0 (q2 has no perturbations); pooled, 2 of 3 perturbations changed.
     expect(summary['sensitive_fraction']).toBe(1);
@@ -111,6 +126,8 @@ describe('structural metrics', () => {
   it('names the file and line of a malformed row', async () => {
     const { io } = capture();
     const bad = resolve(repoRoot, 'test/fixtures/structure/gold.jsonl');
-    await expect(structureCommand.run(['--input', bad, '--gold', resolve(repoRoot, 'test/fixtures/structure/same.sql')], io)).rejects.toThrow(/same\.sql:1: not JSON/u);
+    await expect(
+      structureCommand.run(['--input', bad, '--gold', resolve(repoRoot, 'test/fixtures/structure/same.sql')], io),
+    ).rejects.toThrow(/same\.sql:1: not JSON/u);
   });
 });

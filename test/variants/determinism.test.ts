@@ -29,7 +29,17 @@ function files(dir: string): Map<string, Buffer> {
 
 describe.each(DOMAINS)('%s output files', (name, domain) => {
   const build = (label: string, seed: number) =>
-    buildDataset({ dataset: name, domain, variants: 'all,random:3', scale: 'tiny', seed, profile: 'default', target: db, out: join(tmp.dir, `${name}-${label}`), schemaPrefix: `${name}_${seed}_` });
+    buildDataset({
+      dataset: name,
+      domain,
+      variants: 'all,random:3',
+      scale: 'tiny',
+      seed,
+      profile: 'default',
+      target: db,
+      out: join(tmp.dir, `${name}-${label}`),
+      schemaPrefix: `${name}_${seed}_`,
+    });
 
   it('are byte-identical for the same config and seed, and carry other data for another seed', async () => {
     const a = await build('a', 21);

@@ -30,61 +30,100 @@ describe('the native variant', () => {
   });
 
   it('is refused in one line for a model without physical names', () => {
-    expect(() => selectVariants(indexDomain(retail), 'native', 1)).toThrow(/^variant native: model retail has no physical names \(entity \w+ has no "storage"\)/u);
+    expect(() => selectVariants(indexDomain(retail), 'native', 1)).toThrow(
+      /^variant native: model retail has no physical names \(entity \w+ has no "storage"\)/u,
+    );
     // `all` of such a model stays the ten presets.
     expect(selectVariants(indexDomain(retail), 'all', 1)).toHaveLength(10);
   });
 
-  it.skipIf(!existsSync(CHINOOK))('builds Chinook (read from its SQLite file) as the same tables, columns, types, keys and foreign keys in PostgreSQL, and reads back its instance', async () => {
-    const source = await readSource(CHINOOK);
-    const { domain } = draftModel(source, { name: 'chinook' });
-    const out = join(tmp.dir, 'chinook');
-    const built = await buildDataset({ dataset: 'chinook', domain, variants: 'native,full_cti', scale: 'tiny', seed: 5, profile: 'default', target: db, out, schemaPrefix: 'chinook_' });
-    const native = built.manifest.variants.find((v) => v.name === 'native');
-    expect(native).toBeDefined();
-    const rebuilt = await readDatabaseSource(db, { schema: native?.pg_schema as string });
-    expect(catalogShape(rebuilt.catalog)).toEqual(catalogShape(source.catalog));
-    const checks = await verifyDataset(out, db);
-    expect(checks.map((c) => c.variant)).toEqual(['native', 'full_cti']);
-    for (const check of checks) expect(check.differences, check.variant).toEqual([]);
-  }, 120_000);
+  it.skipIf(!existsSync(CHINOOK))(
+    'builds Chinook (read from its SQLite file) as the same tables, columns, types, keys and foreign keys in PostgreSQL, and reads back its instance',
+    async () => {
+      const source = await readSource(CHINOOK);
+      const { domain } = draftModel(source, { name: 'chinook' });
+      const out = join(tmp.dir, 'chinook');
+      const built = await buildDataset({
+        dataset: 'chinook',
+        domain,
+        variants: 'native,full_cti',
+        scale: 'tiny',
+        seed: 5,
+        profile: 'default',
+        target: db,
+        out,
+        schemaPrefix: 'chinook_',
+      });
+      const native = built.manifest.variants.find((v) => v.name === 'native');
+      expect(native).toBeDefined();
+      const rebuilt = await readDatabaseSource(db, { schema: native?.pg_schema as string });
+      expect(catalogShape(rebuilt.catalog)).toEqual(catalogShape(source.catalog));
+      const checks = await verifyDataset(out, db);
+      expect(checks.map((c) => c.variant)).toEqual(['native', 'full_cti']);
+      for (const check of checks) expect(check.differences, check.variant).toEqual([]);
+    },
+    120_000,
+  );
 
-  it.skipIf(!existsSync(CHINOOK))('takes Chinook\'s own rows as the instance: the built native variant answers as the SQLite file does, and a sample keeps every foreign key closed', async () => {
-    const { domain } = draftModel(await readSource(CHINOOK), { name: 'chinook' });
-    const index = indexDomain(domain);
-    const instance = await readSourceInstance(index, CHINOOK);
-    expect(instance.objects['Track']).toHaveLength(3503);
-    const out = join(tmp.dir, 'chinook-rows');
-    const built = await buildDataset({ dataset: 'chinook', domain, variants: 'native,full_sti', scale: 'tiny', seed: 5, profile: 'default', target: db, out, schemaPrefix: 'rows_', instance: { instance, source: CHINOOK } });
-    expect(built.manifest.instance_from).toEqual({ source: CHINOOK });
-    expect(built.manifest.instance_hash).toBe(instanceHash(instance));
-    for (const check of await verifyDataset(out, db)) expect(check.differences, check.variant).toEqual([]);
-    // The same question on the file and on the built native schema: revenue by genre.
-    const sql = 'SELECT g."Name", sum(il."UnitPrice" * il."Quantity") AS revenue, count(*) AS n FROM "InvoiceLine" il JOIN "Track" t ON t."TrackId" = il."TrackId" JOIN "Genre" g ON g."GenreId" = t."GenreId" GROUP BY g."Name" ORDER BY g."Name"';
-    const file = new Sqlite(CHINOOK, { readonly: true, fileMustExist: true });
-    const expected = (file.prepare(sql).raw().all() as [string, number, number][]).map(([name, revenue, n]) => [name, revenue.toFixed(2), String(n)]);
-    file.close();
-    const native = built.manifest.variants.find((v) => v.name === 'native')?.pg_schema as string;
-    await db.exec(`SET search_path TO ${native}`);
-    const rows = await db.query(sql);
-    await db.exec('RESET search_path');
-    expect(rows.map((r) => [r['Name'], String(r['revenue']), String(r['n'])])).toEqual(expected);
+  it.skipIf(!existsSync(CHINOOK))(
+    "takes Chinook's own rows as the instance: the built native variant answers as the SQLite file does, and a sample keeps every foreign key closed",
+    async () => {
+      const { domain } = draftModel(await readSource(CHINOOK), { name: 'chinook' });
+      const index = indexDomain(domain);
+      const instance = await readSourceInstance(index, CHINOOK);
+      expect(instance.objects['Track']).toHaveLength(3503);
+      const out = join(tmp.dir, 'chinook-rows');
+      const built = await buildDataset({
+        dataset: 'chinook',
+        domain,
+        variants: 'native,full_sti',
+        scale: 'tiny',
+        seed: 5,
+        profile: 'default',
+        target: db,
+        out,
+        schemaPrefix: 'rows_',
+        instance: { instance, source: CHINOOK },
+      });
+      expect(built.manifest.instance_from).toEqual({ source: CHINOOK });
+      expect(built.manifest.instance_hash).toBe(instanceHash(instance));
+      for (const check of await verifyDataset(out, db)) expect(check.differences, check.variant).toEqual([]);
+      // The same question on the file and on the built native schema: revenue by genre.
+      const sql =
+        'SELECT g."Name", sum(il."UnitPrice" * il."Quantity") AS revenue, count(*) AS n FROM "InvoiceLine" il JOIN "Track" t ON t."TrackId" = il."TrackId" JOIN "Genre" g ON g."GenreId" = t."GenreId" GROUP BY g."Name" ORDER BY g."Name"';
+      const file = new Sqlite(CHINOOK, { readonly: true, fileMustExist: true });
+      const expected = (file.prepare(sql).raw().all() as [string, number, number][]).map(([name, revenue, n]) => [
+        name,
+        revenue.toFixed(2),
+        String(n),
+      ]);
+      file.close();
+      const native = built.manifest.variants.find((v) => v.name === 'native')?.pg_schema as string;
+      await db.exec(`SET search_path TO ${native}`);
+      const rows = await db.query(sql);
+      await db.exec('RESET search_path');
+      expect(rows.map((r) => [r['Name'], String(r['revenue']), String(r['n'])])).toEqual(expected);
 
-    const sample = sampleInstance(index, instance, 20, 9);
-    expect(sampleInstance(index, instance, 20, 9)).toEqual(sample);
-    expect(sample.objects['InvoiceLine']).toHaveLength(20);
-    const kept = (entity: string): Set<number> => new Set((sample.objects[entity] ?? []).map((o) => o.id));
-    for (const rel of domain.relationships) {
-      for (const link of sample.links[rel.name] ?? []) {
-        expect(kept(index.root(rel.from).name).has(link.from) && kept(index.root(rel.to).name).has(link.to), rel.name).toBe(true);
+      const sample = sampleInstance(index, instance, 20, 9);
+      expect(sampleInstance(index, instance, 20, 9)).toEqual(sample);
+      expect(sample.objects['InvoiceLine']).toHaveLength(20);
+      const kept = (entity: string): Set<number> => new Set((sample.objects[entity] ?? []).map((o) => o.id));
+      for (const rel of domain.relationships) {
+        for (const link of sample.links[rel.name] ?? []) {
+          expect(
+            kept(index.root(rel.from).name).has(link.from) && kept(index.root(rel.to).name).has(link.to),
+            rel.name,
+          ).toBe(true);
+        }
+        // Every reference a kept object makes is kept: the sample's foreign keys are closed.
+        if (rel.cardinality === 'many-to-many') continue;
+        const from = kept(index.root(rel.from).name);
+        const whole = (instance.links[rel.name] ?? []).filter((l) => from.has(l.from));
+        expect(sample.links[rel.name], rel.name).toEqual(whole);
       }
-      // Every reference a kept object makes is kept: the sample's foreign keys are closed.
-      if (rel.cardinality === 'many-to-many') continue;
-      const from = kept(index.root(rel.from).name);
-      const whole = (instance.links[rel.name] ?? []).filter((l) => from.has(l.from));
-      expect(sample.links[rel.name], rel.name).toEqual(whole);
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 
   it('keeps names with spaces, quotes and reserved words, a one-to-one key, a child table, an enum type and opaque columns exactly', async () => {
     await db.exec(`CREATE SCHEMA odd;
@@ -101,7 +140,17 @@ describe('the native variant', () => {
     const source = await readDatabaseSource(db, { schema: 'odd' });
     const { domain } = draftModel(source, { name: 'odd' });
     const out = join(tmp.dir, 'odd');
-    const built = await buildDataset({ dataset: 'odd', domain, variants: 'native,full_cti', scale: 'tiny', seed: 2, profile: 'edge', target: db, out, schemaPrefix: 'odd_' });
+    const built = await buildDataset({
+      dataset: 'odd',
+      domain,
+      variants: 'native,full_cti',
+      scale: 'tiny',
+      seed: 2,
+      profile: 'edge',
+      target: db,
+      out,
+      schemaPrefix: 'odd_',
+    });
     const native = built.manifest.variants.find((v) => v.name === 'native')?.pg_schema as string;
     const rebuilt = await readDatabaseSource(db, { schema: native });
     expect(catalogShape(rebuilt.catalog)).toEqual(catalogShape(source.catalog));
@@ -112,7 +161,18 @@ describe('the native variant', () => {
     const { readDatabaseInstance } = await import('../../generator/instance/source-instance.ts');
     const rows = await readDatabaseInstance(db, index, { schema: 'odd' });
     expect(rows.objects['Select']?.map((o) => o.values['na_me'])).toEqual(['a', 'b', 'c']);
-    const again = await buildDataset({ dataset: 'odd', domain, variants: 'native', scale: 'tiny', seed: 2, profile: 'default', target: db, out: join(tmp.dir, 'odd-rows'), schemaPrefix: 'oddrows_', instance: { instance: rows, source: 'odd' } });
+    const again = await buildDataset({
+      dataset: 'odd',
+      domain,
+      variants: 'native',
+      scale: 'tiny',
+      seed: 2,
+      profile: 'default',
+      target: db,
+      out: join(tmp.dir, 'odd-rows'),
+      schemaPrefix: 'oddrows_',
+      instance: { instance: rows, source: 'odd' },
+    });
     const copy = again.manifest.variants[0]?.pg_schema as string;
     expect(await readDatabaseInstance(db, index, { schema: copy })).toEqual(rows);
   }, 120_000);

@@ -25,7 +25,16 @@ describe.each(DOMAINS)('random:8 for %s', (name, domain) => {
 
   it('draws eight variants distinct from every preset and from each other', () => {
     const drawn = selectVariants(index, 'random:8', 11);
-    expect(drawn.map((v) => v.name)).toEqual(['random_1', 'random_2', 'random_3', 'random_4', 'random_5', 'random_6', 'random_7', 'random_8']);
+    expect(drawn.map((v) => v.name)).toEqual([
+      'random_1',
+      'random_2',
+      'random_3',
+      'random_4',
+      'random_5',
+      'random_6',
+      'random_7',
+      'random_8',
+    ]);
     const presetSignatures = new Set(allPresets(index).map(variantSignature));
     const signatures = drawn.map(variantSignature);
     expect(new Set(signatures).size).toBe(8);
@@ -40,7 +49,17 @@ describe.each(DOMAINS)('random:8 for %s', (name, domain) => {
 
   it('builds the eight into PGlite and each reads back into the instance', async () => {
     const out = join(tmp.dir, name);
-    const built = await buildDataset({ dataset: name, domain, variants: 'random:8', scale: 'tiny', seed: 11, profile: 'edge', target: db, out, schemaPrefix: `${name}_r_` });
+    const built = await buildDataset({
+      dataset: name,
+      domain,
+      variants: 'random:8',
+      scale: 'tiny',
+      seed: 11,
+      profile: 'edge',
+      target: db,
+      out,
+      schemaPrefix: `${name}_r_`,
+    });
     expect(built.manifest.variants).toHaveLength(8);
     const checks = await verifyDataset(out, db);
     for (const check of checks) expect(check.differences, check.variant).toEqual([]);

@@ -15,16 +15,21 @@ import { REPO_ROOT } from '../helpers/run-cli.ts';
 
 const social = indexDomain(BUILT_IN_DOMAINS['social_media']!);
 const retail = indexDomain(BUILT_IN_DOMAINS['retail']!);
-const library = indexDomain(parseDomainJson(readFileSync(join(REPO_ROOT, 'test/fixtures/er-model/valid/library.json'), 'utf8'), 'library.json'));
+const library = indexDomain(
+  parseDomainJson(readFileSync(join(REPO_ROOT, 'test/fixtures/er-model/valid/library.json'), 'utf8'), 'library.json'),
+);
 
-const tableNames = (index: typeof social, name: string) => buildRelationalSchema(index, presetVariant(index, name)).tables.map((t) => t.name);
+const tableNames = (index: typeof social, name: string) =>
+  buildRelationalSchema(index, presetVariant(index, name)).tables.map((t) => t.name);
 
 describe('preset layouts', () => {
   it('full_sti keeps each hierarchy in one table with a checked discriminator', () => {
     const schema = buildRelationalSchema(social, presetVariant(social, 'full_sti'));
     const accounts = schema.tables.find((t) => t.name === 'accounts');
     expect(accounts?.columns.map((c) => c.name)).toContain('type');
-    expect(accounts?.checks[0]).toBe("type IN ('account', 'creator_account', 'streamer', 'consumer_account', 'subscriber')");
+    expect(accounts?.checks[0]).toBe(
+      "type IN ('account', 'creator_account', 'streamer', 'consumer_account', 'subscriber')",
+    );
     // Subclass attributes exist exactly on rows of the subclass.
     expect(accounts?.checks).toContain("(type IN ('streamer')) = (platform IS NOT NULL)");
     expect(schema.tables.some((t) => t.name === 'streamers')).toBe(false);
@@ -43,7 +48,14 @@ describe('preset layouts', () => {
     expect(names).not.toContain('physical_products');
     const schema = buildRelationalSchema(retail, presetVariant(retail, 'full_concrete'));
     const apparel = schema.tables.find((t) => t.name === 'apparel_items');
-    expect(apparel?.columns.map((c) => c.name).slice(0, 6)).toEqual(['id', 'name', 'price', 'quantity', 'material', 'dimensions']);
+    expect(apparel?.columns.map((c) => c.name).slice(0, 6)).toEqual([
+      'id',
+      'name',
+      'price',
+      'quantity',
+      'material',
+      'dimensions',
+    ]);
   });
 
   it('concrete_all_tables keeps a registry where relationships need a single target, and stores derived_from in a table', () => {
@@ -56,13 +68,20 @@ describe('preset layouts', () => {
   it('names sibling attributes apart when they share a table', () => {
     const schema = buildRelationalSchema(retail, presetVariant(retail, 'full_sti'));
     const products = schema.tables.find((t) => t.name === 'products');
-    expect(products?.columns.map((c) => c.name)).toEqual(expect.arrayContaining(['apparel_category', 'accessories_category']));
+    expect(products?.columns.map((c) => c.name)).toEqual(
+      expect.arrayContaining(['apparel_category', 'accessories_category']),
+    );
   });
 
   it('uses flags for an overlapping hierarchy in one table', () => {
     const schema = buildRelationalSchema(library, presetVariant(library, 'full_sti'));
     const people = schema.tables.find((t) => t.role.kind === 'entity' && t.role.root === 'Person');
-    expect(people?.columns.filter((c) => c.role.kind === 'flag').map((c) => c.name)).toEqual(['is_author', 'is_member', 'is_student_member', 'is_staff_member']);
+    expect(people?.columns.filter((c) => c.role.kind === 'flag').map((c) => c.name)).toEqual([
+      'is_author',
+      'is_member',
+      'is_student_member',
+      'is_staff_member',
+    ]);
     expect(people?.checks).toContain('NOT is_student_member OR is_member');
   });
 });
@@ -71,19 +90,45 @@ describe('variant checks', () => {
   const base = presetVariant(social, 'full_cti');
   const broken = (patch: Partial<VariantSpec>): VariantSpec => ({ ...base, name: 'broken', ...patch });
   it.each([
-    [{ hierarchies: { ...base.hierarchies, Account: { mode: 'nested', groups: [['Account', 'Streamer'], ['CreatorAccount'], ['ConsumerAccount'], ['Subscriber']] } } }, 'variant broken.hierarchies.Account: group [Account, Streamer] is not a connected subtree listed top first'],
-    [{ hierarchies: { ...base.hierarchies, Account: { mode: 'nested', groups: [['Account']] } } }, 'variant broken.hierarchies.Account: class CreatorAccount is in 0 groups, expected exactly 1'],
-    [{ hierarchies: { Content: base.hierarchies['Content']! } }, 'variant broken: no choice for the hierarchy of Account'],
-    [{ multiValued: { ...base.multiValued, 'Tag.aliases': 'csv' as never } }, 'variant broken.multiValued.Tag.aliases: expected array, jsonb or table, got "csv"'],
-    [{ relationships: { ...base.relationships, published_on: 'fk' } }, 'variant broken.relationships.published_on: not a many-to-one or one-to-one relationship of domain social_media'],
+    [
+      {
+        hierarchies: {
+          ...base.hierarchies,
+          Account: {
+            mode: 'nested',
+            groups: [['Account', 'Streamer'], ['CreatorAccount'], ['ConsumerAccount'], ['Subscriber']],
+          },
+        },
+      },
+      'variant broken.hierarchies.Account: group [Account, Streamer] is not a connected subtree listed top first',
+    ],
+    [
+      { hierarchies: { ...base.hierarchies, Account: { mode: 'nested', groups: [['Account']] } } },
+      'variant broken.hierarchies.Account: class CreatorAccount is in 0 groups, expected exactly 1',
+    ],
+    [
+      { hierarchies: { Content: base.hierarchies['Content']! } },
+      'variant broken: no choice for the hierarchy of Account',
+    ],
+    [
+      { multiValued: { ...base.multiValued, 'Tag.aliases': 'csv' as never } },
+      'variant broken.multiValued.Tag.aliases: expected array, jsonb or table, got "csv"',
+    ],
+    [
+      { relationships: { ...base.relationships, published_on: 'fk' } },
+      'variant broken.relationships.published_on: not a many-to-one or one-to-one relationship of domain social_media',
+    ],
   ] as [Partial<VariantSpec>, string][])('rejects %#', (patch, message) => {
     expect(() => buildRelationalSchema(social, broken(patch))).toThrow(message);
   });
   it('rejects concrete inheritance of an overlapping hierarchy', () => {
     const v = presetVariant(library, 'full_cti');
-    expect(() => buildRelationalSchema(library, { ...v, hierarchies: { ...v.hierarchies, Person: { ...v.hierarchies['Person']!, mode: 'concrete' } } })).toThrow(
-      'variant full_cti.hierarchies.Person: concrete inheritance needs a disjoint hierarchy',
-    );
+    expect(() =>
+      buildRelationalSchema(library, {
+        ...v,
+        hierarchies: { ...v.hierarchies, Person: { ...v.hierarchies['Person']!, mode: 'concrete' } },
+      }),
+    ).toThrow('variant full_cti.hierarchies.Person: concrete inheritance needs a disjoint hierarchy');
   });
 });
 
@@ -99,18 +144,30 @@ describe('DDL', () => {
           for (const t of schema.tables) expect(ddl).toContain(`CREATE TABLE ${quoteIdent(t.name)} (`);
           const s = `${index.domain.name}_${variant.name}`;
           await pg.exec(`CREATE SCHEMA ${s}; SET search_path TO ${s};\n${ddl}`);
-          const { rows } = await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = ${quoteLiteral(s)}`);
+          const { rows } = await pg.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = ${quoteLiteral(s)}`,
+          );
           expect(rows[0]?.n, `${s} table count`).toBe(schema.tables.length);
         }
       }
-      expect(renderSchemaFile(buildRelationalSchema(retail, presetVariant(retail, 'full_cti')), '')).toContain('CREATE TABLE "user" (');
+      expect(renderSchemaFile(buildRelationalSchema(retail, presetVariant(retail, 'full_cti')), '')).toContain(
+        'CREATE TABLE "user" (',
+      );
     } finally {
       await pg.close();
     }
   });
 
   it('quotes only where PostgreSQL needs it', () => {
-    expect(['live_stream', 'user', 'order', 'Tag', 'type', "o'k", 'select'].map(quoteIdent)).toEqual(['live_stream', '"user"', '"order"', '"Tag"', 'type', '"o\'k"', '"select"']);
+    expect(['live_stream', 'user', 'order', 'Tag', 'type', "o'k", 'select'].map(quoteIdent)).toEqual([
+      'live_stream',
+      '"user"',
+      '"order"',
+      '"Tag"',
+      'type',
+      '"o\'k"',
+      '"select"',
+    ]);
     expect(quoteLiteral("O'Brien")).toBe("'O''Brien'");
   });
 });

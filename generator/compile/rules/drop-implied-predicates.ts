@@ -70,11 +70,14 @@ const FLIP: Record<string, Bound['op']> = { '<': '>', '<=': '>=', '>': '<', '>='
 /** `x op c` (or `c op x`) with c a number. */
 function boundOf(c: SqlExpr, index: number): Bound | undefined {
   if (c.kind !== 'binary' || !(c.op in FLIP)) return undefined;
-  const number = (e: SqlExpr): number | undefined => (e.kind === 'literal' && typeof e.value === 'number' ? e.value : undefined);
+  const number = (e: SqlExpr): number | undefined =>
+    e.kind === 'literal' && typeof e.value === 'number' ? e.value : undefined;
   const right = number(c.right);
-  if (right !== undefined && number(c.left) === undefined) return { index, key: keyOf(c.left), op: c.op as Bound['op'], value: right };
+  if (right !== undefined && number(c.left) === undefined)
+    return { index, key: keyOf(c.left), op: c.op as Bound['op'], value: right };
   const left = number(c.left);
-  if (left !== undefined && number(c.right) === undefined) return { index, key: keyOf(c.right), op: FLIP[c.op] as Bound['op'], value: left };
+  if (left !== undefined && number(c.right) === undefined)
+    return { index, key: keyOf(c.right), op: FLIP[c.op] as Bound['op'], value: left };
   return undefined;
 }
 
@@ -82,7 +85,15 @@ function boundOf(c: SqlExpr, index: number): Bound | undefined {
 function implies(a: Bound, b: Bound): boolean {
   if (a.op === '=') {
     const v = a.value;
-    return b.op === '=' ? v === b.value : b.op === '<' ? v < b.value : b.op === '<=' ? v <= b.value : b.op === '>' ? v > b.value : v >= b.value;
+    return b.op === '='
+      ? v === b.value
+      : b.op === '<'
+        ? v < b.value
+        : b.op === '<='
+          ? v <= b.value
+          : b.op === '>'
+            ? v > b.value
+            : v >= b.value;
   }
   const lower = (op: string): boolean => op === '>' || op === '>=';
   if (b.op === '=' || lower(a.op) !== lower(b.op)) return false;
@@ -100,7 +111,9 @@ function simplify(list: readonly SqlExpr[]): readonly SqlExpr[] {
   const bounds = list.map(boundOf).filter((b): b is Bound => b !== undefined);
   for (const b of bounds) {
     // Of two bounds that imply each other (the same written twice), the first stays.
-    const stronger = bounds.find((a) => a !== b && !drop.has(a.index) && a.key === b.key && implies(a, b) && (!implies(b, a) || a.index < b.index));
+    const stronger = bounds.find(
+      (a) => a !== b && !drop.has(a.index) && a.key === b.key && implies(a, b) && (!implies(b, a) || a.index < b.index),
+    );
     if (stronger) drop.add(b.index);
   }
   return drop.size === 0 ? list : list.filter((_, i) => !drop.has(i));

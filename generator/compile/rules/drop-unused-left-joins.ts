@@ -33,7 +33,11 @@ function withoutJoin(q: SqlSelect, join: SqlJoin): SqlSelect | undefined {
   const reads = (e: SqlExpr): boolean => readsAlias(e, alias);
   const grouped = new Set(q.groupBy.map(printExpr));
   const dependentGroups = q.groupBy.filter((g) => g.kind === 'column' && g.table === alias);
-  const rest: SqlSelect = { ...q, joins: q.joins.filter((j) => j !== join), groupBy: q.groupBy.filter((g) => !dependentGroups.includes(g)) };
+  const rest: SqlSelect = {
+    ...q,
+    joins: q.joins.filter((j) => j !== join),
+    groupBy: q.groupBy.filter((g) => !dependentGroups.includes(g)),
+  };
   if (selectExprs(rest).some(reads)) return undefined;
   if (dependentGroups.length > 0) {
     // The ON clause's outer columns must be grouped, so the dropped ones depended on them.
@@ -43,7 +47,7 @@ function withoutJoin(q: SqlSelect, join: SqlJoin): SqlSelect | undefined {
         if (e.table !== alias) outer.push(e);
         return;
       }
-      if (e.kind === 'binary') (collect(e.left), collect(e.right));
+      if (e.kind === 'binary') collect(e.left), collect(e.right);
     };
     join.on.forEach(collect);
     if (!outer.every((c) => grouped.has(printExpr(c)))) return undefined;

@@ -67,6 +67,7 @@ export function applyTreeRules(tree: SqlQuery, rules: readonly CompileRule[]): S
 export function rulesThrough(name: string | undefined, { inclusive = true } = {}): readonly CompileRule[] {
   if (name === undefined) return COMPILE_RULES;
   const at = COMPILE_RULES.findIndex((r) => r.name === name);
-  if (at < 0) throw new Error(`no compile rule named "${name}" (rules: ${COMPILE_RULES.map((r) => r.name).join(', ')})`);
+  if (at < 0)
+    throw new Error(`no compile rule named "${name}" (rules: ${COMPILE_RULES.map((r) => r.name).join(', ')})`);
   return COMPILE_RULES.slice(0, inclusive ? at + 1 : at);
 }

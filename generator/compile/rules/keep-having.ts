@@ -23,7 +23,14 @@ function unnest(outer: SqlSelect): SqlSelect {
   if (outer.from.kind !== 'derived' || outer.joins.length > 0 || outer.where.length === 0) return outer;
   if (outer.groupBy.length > 0 || outer.having.length > 0 || (outer.with ?? []).length > 0) return outer;
   const inner = outer.from.query;
-  if (inner.kind !== 'select' || (inner.with ?? []).length > 0 || inner.distinct || inner.orderBy.length > 0 || inner.limit !== undefined) return outer;
+  if (
+    inner.kind !== 'select' ||
+    (inner.with ?? []).length > 0 ||
+    inner.distinct ||
+    inner.orderBy.length > 0 ||
+    inner.limit !== undefined
+  )
+    return outer;
   if (inner.groupBy.length === 0 && inner.having.length === 0) return outer;
   const alias = outer.from.alias;
   // What each output name of the inner query stands for.
@@ -33,11 +40,17 @@ function unnest(outer: SqlSelect): SqlSelect {
     if (name === undefined || outputs.has(name)) return outer;
     outputs.set(name, c.expr);
   }
-  const outerNames = outer.columns.map((c) => (c.alias === undefined && c.expr.kind === 'column' && (c.expr.table === undefined || c.expr.table === alias) ? c.expr.name : undefined));
+  const outerNames = outer.columns.map((c) =>
+    c.alias === undefined && c.expr.kind === 'column' && (c.expr.table === undefined || c.expr.table === alias)
+      ? c.expr.name
+      : undefined,
+  );
   // The outer query shows the inner outputs, in their order, as they are.
-  if (outerNames.some((n) => n === undefined) || outerNames.some((n, i) => n !== nameOf(inner.columns[i]))) return outer;
+  if (outerNames.some((n) => n === undefined) || outerNames.some((n, i) => n !== nameOf(inner.columns[i])))
+    return outer;
   const shown = new Set(outerNames as string[]);
-  const outerColumn = (e: SqlExpr): e is SqlColumn => e.kind === 'column' && (e.table === undefined || e.table === alias);
+  const outerColumn = (e: SqlExpr): e is SqlColumn =>
+    e.kind === 'column' && (e.table === undefined || e.table === alias);
   let unknown = false;
   const inline = (e: SqlExpr): SqlExpr =>
     rewriteExpr(e, {
@@ -55,7 +68,11 @@ function unnest(outer: SqlSelect): SqlSelect {
   });
   if (unknown || having.some((h) => someExpr(h, (x) => x.kind === 'column' && x.table === alias))) return outer;
   // SELECT DISTINCT sorts only by what it shows.
-  if (outer.distinct && orderBy.some((o) => !(o.expr.kind === 'column' && o.expr.table === undefined && shown.has(o.expr.name)))) return outer;
+  if (
+    outer.distinct &&
+    orderBy.some((o) => !(o.expr.kind === 'column' && o.expr.table === undefined && shown.has(o.expr.name)))
+  )
+    return outer;
   return {
     ...inner,
     distinct: outer.distinct,

@@ -51,7 +51,11 @@ function nameSelect(q: SelectQuery, index: ErIndex): SelectQuery {
     return { ...c, name };
   });
   if (renames.size === 0) return q;
-  const orderBy = q.orderBy?.map((o) => (o.expr.kind === 'output' && renames.has(o.expr.name) ? { ...o, expr: { kind: 'output' as const, name: renames.get(o.expr.name) as string } } : o));
+  const orderBy = q.orderBy?.map((o) =>
+    o.expr.kind === 'output' && renames.has(o.expr.name)
+      ? { ...o, expr: { kind: 'output' as const, name: renames.get(o.expr.name) as string } }
+      : o,
+  );
   return { ...q, select, ...(orderBy ? { orderBy } : {}) };
 }
 
@@ -59,7 +63,8 @@ function nameSelect(q: SelectQuery, index: ErIndex): SelectQuery {
 function proposedName(e: Expr, q: SelectQuery, index: ErIndex): string | undefined {
   if (e.kind !== 'aggregate' || e.fn !== 'count' || e.distinct) return undefined;
   if (e.arg === undefined) return `${rowNoun(q, index)}_count`;
-  if (e.arg.kind === 'attribute') return e.arg.attribute === 'id' ? `${aliasNoun(q, e.arg.alias, index) ?? 'row'}_count` : `${e.arg.attribute}_count`;
+  if (e.arg.kind === 'attribute')
+    return e.arg.attribute === 'id' ? `${aliasNoun(q, e.arg.alias, index) ?? 'row'}_count` : `${e.arg.attribute}_count`;
   if (e.arg.kind === 'element') return `${aliasNoun(q, e.arg.alias, index) ?? 'element'}_count`;
   return undefined;
 }
@@ -76,9 +81,12 @@ function aliasNoun(q: SelectQuery, alias: string, index: ErIndex): string | unde
   const j: Join | undefined = (q.joins ?? []).find((x) => x.alias === alias);
   if (!j) return undefined;
   if (j.kind === 'relationship') return entityNoun(j.entity, index);
-  const owner = j.of === q.from.alias ? q.from.entity : (q.joins ?? []).find((x) => x.alias === j.of && x.kind === 'relationship');
+  const owner =
+    j.of === q.from.alias ? q.from.entity : (q.joins ?? []).find((x) => x.alias === j.of && x.kind === 'relationship');
   const entity = typeof owner === 'string' ? owner : owner?.kind === 'relationship' ? owner.entity : undefined;
-  const attribute = entity ? index.allAttributes(entity).find((a) => a.attribute.name === j.attribute)?.attribute : undefined;
+  const attribute = entity
+    ? index.allAttributes(entity).find((a) => a.attribute.name === j.attribute)?.attribute
+    : undefined;
   return attribute?.lexicon ? snakeCase(attribute.lexicon.singular) : singular(j.attribute);
 }
 

@@ -1,7 +1,14 @@
 import type { SqlBinaryOperator, SqlExpr, SqlQuery } from '../sql-tree.ts';
 import { rewriteQuery } from '../sql-tree-walk.ts';
 
-const INVERSE: Partial<Record<SqlBinaryOperator, SqlBinaryOperator>> = { '=': '<>', '<>': '=', '<': '>=', '>=': '<', '>': '<=', '<=': '>' };
+const INVERSE: Partial<Record<SqlBinaryOperator, SqlBinaryOperator>> = {
+  '=': '<>',
+  '<>': '=',
+  '<': '>=',
+  '>=': '<',
+  '>': '<=',
+  '<=': '>',
+};
 
 /**
  * NOT before a condition that has its own negation is written as that negation: `NOT (x = v)`

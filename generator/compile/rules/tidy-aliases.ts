@@ -11,8 +11,14 @@ import { rewriteQuery } from '../sql-tree-walk.ts';
 export function tidyAliases(tree: SqlQuery): SqlQuery {
   return rewriteQuery(tree, {
     select: (q: SqlSelect): SqlSelect => {
-      if (!q.columns.some((c) => c.alias !== undefined && c.expr.kind === 'column' && c.expr.name === c.alias)) return q;
-      return { ...q, columns: q.columns.map((c) => (c.alias !== undefined && c.expr.kind === 'column' && c.expr.name === c.alias ? { expr: c.expr } : c)) };
+      if (!q.columns.some((c) => c.alias !== undefined && c.expr.kind === 'column' && c.expr.name === c.alias))
+        return q;
+      return {
+        ...q,
+        columns: q.columns.map((c) =>
+          c.alias !== undefined && c.expr.kind === 'column' && c.expr.name === c.alias ? { expr: c.expr } : c,
+        ),
+      };
     },
   });
 }

@@ -15,13 +15,19 @@ export function tidyBrackets(tree: SqlQuery): SqlQuery {
   return rewriteQuery(tree, {
     expr: (e) => {
       if (e.kind === 'paren') return e.arg;
-      if (e.kind === 'logic' && e.args.some((a) => a.kind === 'logic' && a.op === e.op)) return { ...e, args: e.args.flatMap((a) => (a.kind === 'logic' && a.op === e.op ? a.args : [a])) };
+      if (e.kind === 'logic' && e.args.some((a) => a.kind === 'logic' && a.op === e.op))
+        return { ...e, args: e.args.flatMap((a) => (a.kind === 'logic' && a.op === e.op ? a.args : [a])) };
       if (e.kind === 'call' && e.filter?.some(isAnd)) return { ...e, filter: flatten(e.filter) };
       return e;
     },
     select: (q: SqlSelect): SqlSelect => {
       if (!q.where.some(isAnd) && !q.having.some(isAnd) && !q.joins.some((j) => j.on.some(isAnd))) return q;
-      return { ...q, where: flatten(q.where), having: flatten(q.having), joins: q.joins.map((j) => (j.on.some(isAnd) ? { ...j, on: flatten(j.on) } : j)) };
+      return {
+        ...q,
+        where: flatten(q.where),
+        having: flatten(q.having),
+        joins: q.joins.map((j) => (j.on.some(isAnd) ? { ...j, on: flatten(j.on) } : j)),
+      };
     },
   });
 }

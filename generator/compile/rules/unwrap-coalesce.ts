@@ -9,5 +9,10 @@ import { rewriteQuery } from '../sql-tree-walk.ts';
  * // rank() OVER (PARTITION BY coalesce(CASE WHEN … END) ORDER BY …)  →  rank() OVER (PARTITION BY CASE WHEN … END ORDER BY …)
  */
 export function unwrapCoalesce(tree: SqlQuery): SqlQuery {
-  return rewriteQuery(tree, { expr: (e) => (e.kind === 'call' && e.name === 'coalesce' && e.args.length === 1 && !e.over && !e.filter ? (e.args[0] as typeof e) : e) });
+  return rewriteQuery(tree, {
+    expr: (e) =>
+      e.kind === 'call' && e.name === 'coalesce' && e.args.length === 1 && !e.over && !e.filter
+        ? (e.args[0] as typeof e)
+        : e,
+  });
 }

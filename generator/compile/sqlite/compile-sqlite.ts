@@ -29,7 +29,17 @@ export const SQL_DIALECTS: readonly SqlDialect[] = ['postgres', 'sqlite'];
 export const NO_RULE = 'no-rule';
 
 /** Functions only PostgreSQL has; one left after the rules is a construct they missed. */
-const POSTGRES_ONLY = new Set(['date_trunc', 'age', 'unnest', 'jsonb_array_elements_text', 'jsonb_array_length', 'cardinality', 'strpos', 'to_char', 'num_nonnulls']);
+const POSTGRES_ONLY = new Set([
+  'date_trunc',
+  'age',
+  'unnest',
+  'jsonb_array_elements_text',
+  'jsonb_array_length',
+  'cardinality',
+  'strpos',
+  'to_char',
+  'num_nonnulls',
+]);
 
 /** What in a tree SQLite cannot say, by name; undefined when nothing. */
 export function unsayableInSqlite(tree: SqlQuery): string | undefined {
@@ -69,26 +79,37 @@ function unsayable(e: SqlExpr): string | undefined {
 }
 
 /** The dialect rules (all by default) over a PostgreSQL tree, then the refusal of anything left. */
-export function sqliteTree(tree: SqlQuery, schema: RelationalSchema, rules: readonly DialectRule[] = SQLITE_RULES): SqlQuery {
+export function sqliteTree(
+  tree: SqlQuery,
+  schema: RelationalSchema,
+  rules: readonly DialectRule[] = SQLITE_RULES,
+): SqlQuery {
   let out = tree;
   for (const rule of rules) {
     try {
       out = rule.apply(out, schema);
     } catch (error) {
       // The refusal names the rule it came from, so generation can count refusals by rule.
-      if (error instanceof DialectError && error.rule === undefined) throw new DialectError(error.dialect, error.construct, error.why, rule.name);
+      if (error instanceof DialectError && error.rule === undefined)
+        throw new DialectError(error.dialect, error.construct, error.why, rule.name);
       throw error;
     }
   }
   if (rules === SQLITE_RULES) {
     const left = unsayableInSqlite(out);
-    if (left !== undefined) throw new DialectError('sqlite', left, `variant ${schema.variant.name}: no rule says it in SQLite`, NO_RULE);
+    if (left !== undefined)
+      throw new DialectError('sqlite', left, `variant ${schema.variant.name}: no rule says it in SQLite`, NO_RULE);
   }
   return out;
 }
 
 /** The SQLite a conceptual query compiles to for one variant's SQLite database. */
-export function compileSqlite(index: ErIndex, schema: RelationalSchema, query: Query, rules: readonly CompileRule[] = COMPILE_RULES): string {
+export function compileSqlite(
+  index: ErIndex,
+  schema: RelationalSchema,
+  query: Query,
+  rules: readonly CompileRule[] = COMPILE_RULES,
+): string {
   return printSql(sqliteTree(compileTree(index, schema, query, rules), schema));
 }
 

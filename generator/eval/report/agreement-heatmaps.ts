@@ -94,7 +94,9 @@ export function agreementFigure(label: string, data: DatasetEval): Markup {
   const caption =
     `${label} on ${data.dataset}: questions whose predictions on the row's and the column's variant both ran and agree ` +
     `(the diagonal: those valid on the variant), from 0 (purple) to ${formatNumber(heatmapMax(data))} (yellow).` +
-    (uneven(data) ? ' Some variants were asked fewer questions; a cell is coloured by its share of the questions asked on both.' : '') +
+    (uneven(data)
+      ? ' Some variants were asked fewer questions; a cell is coloured by its share of the questions asked on both.'
+      : '') +
     (mean === null ? '' : ` Off the diagonal the mean agreement is ${formatPercent(mean)}.`);
   return html`<figure class="heatmap-figure">
 ${trustedMarkup(agreementHeatmapSvg(label, data))}<figcaption>${caption}</figcaption>

@@ -14,7 +14,13 @@ import { readFinishedEval, type FinishedEval } from './eval-result-files.ts';
 import { runFacts } from './eval-report.ts';
 import { renderHtmlPage, renderTable, type PageSection, type TableCell } from './html-page.ts';
 import { html, type Markup } from './markup-text.ts';
-import { compareErrorTable, compareKeyedTable, compareVariantTable, overviewTable, type DatasetAcrossModels } from './metric-tables.ts';
+import {
+  compareErrorTable,
+  compareKeyedTable,
+  compareVariantTable,
+  overviewTable,
+  type DatasetAcrossModels,
+} from './metric-tables.ts';
 import { wrongCount } from './worst-questions.ts';
 
 /** How many questions the cross-model table shows per dataset. */
@@ -30,7 +36,11 @@ function uniqueLabels(results: readonly FinishedEval[]): string[] {
 /** The datasets any model scored, sorted, each with every model's evaluation of it. */
 function datasetsAcross(results: readonly FinishedEval[], labels: readonly string[]): DatasetAcrossModels[] {
   const names = [...new Set(results.flatMap((r) => r.summary.datasets.map((d) => d.dataset)))].sort();
-  return names.map((dataset) => ({ dataset, labels, evals: results.map((r) => r.summary.datasets.find((d) => d.dataset === dataset)) }));
+  return names.map((dataset) => ({
+    dataset,
+    labels,
+    evals: results.map((r) => r.summary.datasets.find((d) => d.dataset === dataset)),
+  }));
 }
 
 /**
@@ -86,26 +96,32 @@ export function compareReportHtml(results: readonly FinishedEval[]): string {
     {
       id: 'overview',
       heading: 'Overview',
-      intro: 'A prediction is right only when its answer equals the gold answer on the main and on the edge-case instance.',
+      intro:
+        'A prediction is right only when its answer equals the gold answer on the main and on the edge-case instance.',
       body: overviewTable(results.map((r, i) => ({ label: labels[i] as string, summary: r.summary }))),
     },
     { id: 'variants', heading: 'Execution accuracy per variant', body: html`${across.map(compareVariantTable)}` },
     {
       id: 'difficulty-style',
       heading: 'Execution accuracy per difficulty and style',
-      body: html`${across.map((x) => html`<div class="tables">
+      body: html`${across.map(
+        (x) => html`<div class="tables">
 ${compareKeyedTable(x, 'difficulty')}${compareKeyedTable(x, 'style')}</div>
-`)}`,
+`,
+      )}`,
     },
     { id: 'errors', heading: 'Invalid predictions', body: html`${across.map(compareErrorTable)}` },
     {
       id: 'agreement',
       heading: 'Pairwise agreement between variants',
-      intro: 'One heatmap per model and dataset; each cell counts the questions whose predictions on the two variants both ran and agree.',
-      body: html`${across.map((x) => html`<h3>${x.dataset}</h3>
+      intro:
+        'One heatmap per model and dataset; each cell counts the questions whose predictions on the two variants both ran and agree.',
+      body: html`${across.map(
+        (x) => html`<h3>${x.dataset}</h3>
 <div class="figures">
 ${x.evals.flatMap((d, i) => (d ? [agreementFigure(labels[i] as string, d)] : []))}</div>
-`)}`,
+`,
+      )}`,
     },
     { id: 'questions', heading: 'Questions most often wrong', body: html`${across.map(questionsAcross)}` },
   ];
@@ -131,12 +147,18 @@ function refuseOverwrite(evalDirs: readonly string[], outFile: string): void {
   const out = realOf(outFile);
   for (const dir of evalDirs) {
     const d = realOf(dir);
-    if (out === d || out.startsWith(`${d}${sep}`)) throw new ConfigError(`eval --compare: --out ${outFile} is inside ${dir}, one of the evaluations compared; write the page elsewhere`);
+    if (out === d || out.startsWith(`${d}${sep}`))
+      throw new ConfigError(
+        `eval --compare: --out ${outFile} is inside ${dir}, one of the evaluations compared; write the page elsewhere`,
+      );
   }
   if (!existsSync(out)) return;
   if (!statSync(out).isFile()) throw new ConfigError(`eval --compare: --out ${outFile} is not a file`);
   const head = readFileSync(out, 'utf8').slice(0, 15);
-  if (head !== '<!DOCTYPE html>') throw new ConfigError(`eval --compare: --out ${outFile} exists and is not a page equisql wrote; remove it or write the page elsewhere`);
+  if (head !== '<!DOCTYPE html>')
+    throw new ConfigError(
+      `eval --compare: --out ${outFile} exists and is not a page equisql wrote; remove it or write the page elsewhere`,
+    );
 }
 
 /**

@@ -35,7 +35,12 @@ export function sourceText(source: EvalSource | undefined): string {
 /** The facts line under a page's title for one evaluation. */
 export function runFacts(result: FinishedEval, label = result.label): string {
   const s = result.summary;
-  const parts = [`${label}: ${sourceText(result.run?.source)}`, `split ${s.split}`, `context ${s.context}`, `engine ${s.engine === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`];
+  const parts = [
+    `${label}: ${sourceText(result.run?.source)}`,
+    `split ${s.split}`,
+    `context ${s.context}`,
+    `engine ${s.engine === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`,
+  ];
   if (result.run?.dir) parts.push(`export ${result.run.dir}`);
   return parts.join(' · ');
 }
@@ -57,22 +62,26 @@ export function evalReportFiles(result: FinishedEval, gold: GoldSql): Map<string
     {
       id: 'overview',
       heading: 'Overview',
-      intro: 'A prediction is right only when its answer equals the gold answer on the main instance and on the edge-case instance, under equisql\'s answer rules (order only where the question fixes it, duplicates counted, array values normalized).',
+      intro:
+        "A prediction is right only when its answer equals the gold answer on the main instance and on the edge-case instance, under equisql's answer rules (order only where the question fixes it, duplicates counted, array values normalized).",
       body: overviewTable([{ label, summary }]),
     },
     { id: 'variants', heading: 'Execution accuracy per variant', body: html`${each.map(variantTable)}` },
     {
       id: 'difficulty-style',
       heading: 'Execution accuracy per difficulty and style',
-      body: html`${each.map((d) => html`<div class="tables">
+      body: html`${each.map(
+        (d) => html`<div class="tables">
 ${keyedTable(d, 'difficulty')}${keyedTable(d, 'style')}</div>
-`)}`,
+`,
+      )}`,
     },
     { id: 'errors', heading: 'Invalid predictions', body: html`${each.map(errorTable)}` },
     {
       id: 'agreement',
       heading: 'Pairwise agreement between variants',
-      intro: 'PSS(i, j): for i ≠ j, the questions whose predictions on variants i and j both ran and returned the same answer; on the diagonal, the questions whose prediction on the variant was valid.',
+      intro:
+        'PSS(i, j): for i ≠ j, the questions whose predictions on variants i and j both ran and returned the same answer; on the diagonal, the questions whose prediction on the variant was valid.',
       body: html`<div class="figures">
 ${each.map((d) => agreementFigure(label, d))}</div>
 `,
@@ -80,13 +89,15 @@ ${each.map((d) => agreementFigure(label, d))}</div>
     {
       id: 'by-question',
       heading: 'Agreement by question',
-      intro: 'For each question, its pairs of variants: those whose predictions agree (QAS), those where both ran and the answers differ (QDS), and those with an invalid prediction (QMS); QAS + QDS + QMS is the number of pairs.',
+      intro:
+        'For each question, its pairs of variants: those whose predictions agree (QAS), those where both ran and the answers differ (QDS), and those with an invalid prediction (QMS); QAS + QDS + QMS is the number of pairs.',
       body: html`${each.map(questionAgreementTable)}`,
     },
     {
       id: 'worst',
       heading: 'Worst questions',
-      intro: 'Questions wrong on the most variants, then with the least agreement between variants; for each variant it was wrong on, the gold SQL beside the predicted SQL.',
+      intro:
+        'Questions wrong on the most variants, then with the least agreement between variants; for each variant it was wrong on, the gold SQL beside the predicted SQL.',
       body: html`${each.map((d) => worstQuestionsSection(d, predictions, gold, WORST_QUESTIONS))}`,
     },
   ];

@@ -27,7 +27,9 @@ function readJsonFile(path: string): unknown {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ConfigError(`${path}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); is it an equisql eval --out directory?`);
+    throw new ConfigError(
+      `${path}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); is it an equisql eval --out directory?`,
+    );
   }
   try {
     return JSON.parse(text);
@@ -43,7 +45,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /** The fields the report reads, checked so a hand-edited or older file fails with its path. */
 function checkSummary(value: unknown, path: string): EvalSummary {
   if (!isObject(value)) throw new ConfigError(`${path}: not a summary object`);
-  if (value.version !== EVAL_SUMMARY_VERSION) throw new ConfigError(`${path}: version ${JSON.stringify(value.version)}, this equisql reads version ${EVAL_SUMMARY_VERSION}`);
+  if (value.version !== EVAL_SUMMARY_VERSION)
+    throw new ConfigError(
+      `${path}: version ${JSON.stringify(value.version)}, this equisql reads version ${EVAL_SUMMARY_VERSION}`,
+    );
   if (!Array.isArray(value.datasets)) throw new ConfigError(`${path}: "datasets" is not a list`);
   value.datasets.forEach((d: unknown, i: number) => {
     const at = `${path}: datasets[${i}]`;
@@ -72,7 +77,12 @@ function readPredictions(path: string): PredictionLine[] {
     } catch {
       throw new ConfigError(`${path}:${number}: not a JSON line`);
     }
-    if (!isObject(value) || typeof value.id !== 'string' || typeof value.question_id !== 'string' || typeof value.variant !== 'string') {
+    if (
+      !isObject(value) ||
+      typeof value.id !== 'string' ||
+      typeof value.question_id !== 'string' ||
+      typeof value.variant !== 'string'
+    ) {
       throw new ConfigError(`${path}:${number}: not a prediction (needs string id, question_id and variant)`);
     }
     lines.push(value as unknown as PredictionLine);
@@ -110,7 +120,8 @@ export type GoldSql =
  * readGoldSql(result, new Set(['3f1c…'])); // { kind: 'found', file: 'output/retail/data/test-00000-of-00001.jsonl', sql: Map(1) }
  */
 export function readGoldSql(result: FinishedEval, ids: ReadonlySet<string>): GoldSql {
-  if (!result.run || typeof result.run.dir !== 'string') return { kind: 'unavailable', reason: `${join(result.dir, 'run.json')} does not name the export` };
+  if (!result.run || typeof result.run.dir !== 'string')
+    return { kind: 'unavailable', reason: `${join(result.dir, 'run.json')} does not name the export` };
   const file = join(result.run.dir, dataFile(result.summary.split as SplitName, 'jsonl'));
   if (!existsSync(file)) return { kind: 'unavailable', reason: `${file} is not there` };
   const sql = new Map<string, string>();
@@ -124,7 +135,8 @@ export function readGoldSql(result: FinishedEval, ids: ReadonlySet<string>): Gol
     } catch {
       throw new ConfigError(`${file}:${number}: not a JSON line`);
     }
-    if (isObject(row) && typeof row.id === 'string' && typeof row.sql === 'string' && ids.has(row.id)) sql.set(row.id, row.sql);
+    if (isObject(row) && typeof row.id === 'string' && typeof row.sql === 'string' && ids.has(row.id))
+      sql.set(row.id, row.sql);
   });
   return { kind: 'found', file, sql };
 }

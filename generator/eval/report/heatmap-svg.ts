@@ -44,9 +44,13 @@ function checkInput(input: HeatmapInput): void {
     throw new ConfigError(`heatmap "${input.title}": ${n} labels but ${input.matrix.length} matrix rows`);
   }
   input.matrix.forEach((row, i) => {
-    if (row.length !== n) throw new ConfigError(`heatmap "${input.title}": row ${i} (${input.labels[i]}) has ${row.length} values, expected ${n}`);
+    if (row.length !== n)
+      throw new ConfigError(
+        `heatmap "${input.title}": row ${i} (${input.labels[i]}) has ${row.length} values, expected ${n}`,
+      );
   });
-  if (!(input.max >= 0) || !Number.isFinite(input.max)) throw new ConfigError(`heatmap "${input.title}": max must be a number ≥ 0, got ${input.max}`);
+  if (!(input.max >= 0) || !Number.isFinite(input.max))
+    throw new ConfigError(`heatmap "${input.title}": max must be a number ≥ 0, got ${input.max}`);
   if (input.cellMax && (input.cellMax.length !== n || input.cellMax.some((row) => row.length !== n))) {
     throw new ConfigError(`heatmap "${input.title}": cellMax is not ${n} × ${n}`);
   }
@@ -88,16 +92,22 @@ export function renderHeatmapSvg(input: HeatmapInput): string {
   );
   out.push(`<title>${escapeMarkup(input.title)}</title>`);
   out.push(`<rect width="${width}" height="${height}" fill="#ffffff"/>`);
-  out.push(`<text x="${GAP}" y="${px(FONT_SIZE * 1.5)}" font-size="${FONT_SIZE + 2}" font-weight="bold" fill="#111111">${escapeMarkup(input.title)}</text>`);
+  out.push(
+    `<text x="${GAP}" y="${px(FONT_SIZE * 1.5)}" font-size="${FONT_SIZE + 2}" font-weight="bold" fill="#111111">${escapeMarkup(input.title)}</text>`,
+  );
 
   labels.forEach((label, i) => {
     const y = top + i * cell + cell / 2;
-    out.push(`<text class="row-label" x="${px(left - GAP)}" y="${px(y)}" text-anchor="end" dominant-baseline="central" fill="#111111">${escapeMarkup(label)}</text>`);
+    out.push(
+      `<text class="row-label" x="${px(left - GAP)}" y="${px(y)}" text-anchor="end" dominant-baseline="central" fill="#111111">${escapeMarkup(label)}</text>`,
+    );
   });
   labels.forEach((label, j) => {
     const x = left + j * cell + cell / 2;
     const y = top - GAP;
-    out.push(`<text class="column-label" x="${px(x)}" y="${px(y)}" transform="rotate(-45 ${px(x)} ${px(y)})" fill="#111111">${escapeMarkup(label)}</text>`);
+    out.push(
+      `<text class="column-label" x="${px(x)}" y="${px(y)}" transform="rotate(-45 ${px(x)} ${px(y)})" fill="#111111">${escapeMarkup(label)}</text>`,
+    );
   });
 
   matrix.forEach((row, i) => {
@@ -129,8 +139,12 @@ export function renderHeatmapSvg(input: HeatmapInput): string {
   }
   const tickY = barTop + barHeight + FONT_SIZE + 2;
   out.push(`<text x="${px(left)}" y="${px(tickY)}" fill="#111111">0</text>`);
-  out.push(`<text x="${px(left + barWidth)}" y="${px(tickY)}" text-anchor="end" fill="#111111">${formatNumber(max)}</text>`);
-  out.push(`<text x="${px(left - GAP)}" y="${px(barTop + barHeight / 2)}" text-anchor="end" dominant-baseline="central" fill="#111111">agreement</text>`);
+  out.push(
+    `<text x="${px(left + barWidth)}" y="${px(tickY)}" text-anchor="end" fill="#111111">${formatNumber(max)}</text>`,
+  );
+  out.push(
+    `<text x="${px(left - GAP)}" y="${px(barTop + barHeight / 2)}" text-anchor="end" dominant-baseline="central" fill="#111111">agreement</text>`,
+  );
   out.push('</svg>');
   return `${out.join('\n')}\n`;
 }

@@ -87,13 +87,18 @@ table.answer-rows td, table.answer-rows th { padding: 1px 6px; }
  */
 export function renderTable(input: TableInput): Markup {
   const cellClass = (j: number): string => (input.columns[j]?.numeric ? ' class="num"' : '');
-  const row = (cells: readonly TableCell[]): Markup => html`<tr>${cells.map((c, j) => html`<td${trustedClass(cellClass(j))}>${c}</td>`)}</tr>\n`;
+  const row = (cells: readonly TableCell[]): Markup =>
+    html`<tr>${cells.map((c, j) => html`<td${trustedClass(cellClass(j))}>${c}</td>`)}</tr>\n`;
   return html`<table${trustedClass(input.className ? ` class="${input.className}"` : '')}>${input.caption === undefined ? null : html`<caption>${input.caption}</caption>`}
 <thead><tr>${input.columns.map((c, j) => html`<th${trustedClass(cellClass(j))} scope="col">${c.label}</th>`)}</tr></thead>
 <tbody>
-${input.rows.map(row)}</tbody>${input.footer && input.footer.length > 0 ? html`
+${input.rows.map(row)}</tbody>${
+    input.footer && input.footer.length > 0
+      ? html`
 <tfoot>
-${input.footer.map(row)}</tfoot>` : null}
+${input.footer.map(row)}</tfoot>`
+      : null
+  }
 </table>
 `;
 }
@@ -128,11 +133,11 @@ ${input.sections.map((s) => html`<li><a href="#${s.id}">${s.heading}</a></li>\n`
 </header>
 <main>
 ${input.sections.map(
-    (s) => html`<section id="${s.id}">
+  (s) => html`<section id="${s.id}">
 <h2>${s.heading}</h2>
 ${s.intro === undefined ? null : html`<p class="intro">${s.intro}</p>\n`}${s.body}</section>
 `,
-  )}</main>
+)}</main>
 </body>
 </html>
 `;

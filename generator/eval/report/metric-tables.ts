@@ -41,22 +41,53 @@ export function overviewTable(models: readonly LabelledSummary[]): Markup {
     for (const d of summary.datasets) {
       const pairs = d.agreement.pairs;
       rows.push([
-        label, d.dataset, d.ex.total, accuracyText(d.ex), accuracyText(d.robust), share(d.errors.invalid, d.errors.total),
-        share(d.agreement.qas, pairs), share(d.agreement.qds, pairs), share(d.agreement.qms, pairs),
-        optional(d.structure.distinct, 2), optional(d.structure.majority, 3), optional(d.structure.gold, 3),
+        label,
+        d.dataset,
+        d.ex.total,
+        accuracyText(d.ex),
+        accuracyText(d.robust),
+        share(d.errors.invalid, d.errors.total),
+        share(d.agreement.qas, pairs),
+        share(d.agreement.qds, pairs),
+        share(d.agreement.qms, pairs),
+        optional(d.structure.distinct, 2),
+        optional(d.structure.majority, 3),
+        optional(d.structure.gold, 3),
       ]);
     }
     if (summary.datasets.length > 1) {
-      footer.push([label, 'all', summary.ex.total, accuracyText(summary.ex), accuracyText(summary.robust), share(summary.errors.invalid, summary.errors.total), '', '', '', '', '', '']);
+      footer.push([
+        label,
+        'all',
+        summary.ex.total,
+        accuracyText(summary.ex),
+        accuracyText(summary.robust),
+        share(summary.errors.invalid, summary.errors.total),
+        '',
+        '',
+        '',
+        '',
+        '',
+        '',
+      ]);
     }
   }
   return renderTable({
-    caption: 'Execution accuracy (right on every instance), robust accuracy (questions right on every variant), invalid predictions, agreement over variant pairs (QAS, QDS, QMS) and structural consistency',
+    caption:
+      'Execution accuracy (right on every instance), robust accuracy (questions right on every variant), invalid predictions, agreement over variant pairs (QAS, QDS, QMS) and structural consistency',
     columns: [
-      { label: 'model' }, { label: 'dataset' }, { label: 'predictions', numeric: true }, { label: 'EX', numeric: true },
-      { label: 'robust', numeric: true }, { label: 'invalid', numeric: true }, { label: 'QAS', numeric: true },
-      { label: 'QDS', numeric: true }, { label: 'QMS', numeric: true }, { label: 'distinct structures', numeric: true },
-      { label: 'majority structure', numeric: true }, { label: 'gold structure', numeric: true },
+      { label: 'model' },
+      { label: 'dataset' },
+      { label: 'predictions', numeric: true },
+      { label: 'EX', numeric: true },
+      { label: 'robust', numeric: true },
+      { label: 'invalid', numeric: true },
+      { label: 'QAS', numeric: true },
+      { label: 'QDS', numeric: true },
+      { label: 'QMS', numeric: true },
+      { label: 'distinct structures', numeric: true },
+      { label: 'majority structure', numeric: true },
+      { label: 'gold structure', numeric: true },
     ],
     rows,
     footer,
@@ -68,12 +99,24 @@ export function variantTable(d: DatasetEval): Markup {
   return renderTable({
     caption: `${d.dataset}: execution accuracy per variant${d.edge_instance ? '' : ' (the build has no edge instance: main only)'}`,
     columns: [
-      { label: 'variant' }, { label: 'EX', numeric: true }, { label: 'right', numeric: true }, { label: 'asked', numeric: true },
-      { label: 'right on main', numeric: true }, { label: 'right on edge', numeric: true },
-      { label: 'main only (luck)', numeric: true }, { label: 'invalid', numeric: true },
+      { label: 'variant' },
+      { label: 'EX', numeric: true },
+      { label: 'right', numeric: true },
+      { label: 'asked', numeric: true },
+      { label: 'right on main', numeric: true },
+      { label: 'right on edge', numeric: true },
+      { label: 'main only (luck)', numeric: true },
+      { label: 'invalid', numeric: true },
     ],
     rows: d.ex_by_variant.map((v) => [
-      v.variant, formatPercent(v.rate), v.correct, v.total, v.correct_main, v.correct_edge, v.main_only, v.errors.invalid,
+      v.variant,
+      formatPercent(v.rate),
+      v.correct,
+      v.total,
+      v.correct_main,
+      v.correct_edge,
+      v.main_only,
+      v.errors.invalid,
     ]),
     footer: [['all variants', formatPercent(d.ex.rate), d.ex.correct, d.ex.total, '', '', '', d.errors.invalid]],
   });
@@ -84,7 +127,12 @@ export function keyedTable(d: DatasetEval, what: 'difficulty' | 'style'): Markup
   const byKey = what === 'difficulty' ? d.ex_by_difficulty : d.ex_by_style;
   return renderTable({
     caption: `${d.dataset}: execution accuracy per ${what}`,
-    columns: [{ label: what }, { label: 'EX', numeric: true }, { label: 'right', numeric: true }, { label: 'asked', numeric: true }],
+    columns: [
+      { label: what },
+      { label: 'EX', numeric: true },
+      { label: 'right', numeric: true },
+      { label: 'asked', numeric: true },
+    ],
     rows: Object.entries(byKey).map(([key, a]) => [key, formatPercent(a.rate), a.correct, a.total]),
   });
 }
@@ -94,7 +142,9 @@ function errorCells(e: ErrorRates): TableCell[] {
 }
 
 const ERROR_COLUMNS = [
-  { label: 'predictions', numeric: true }, { label: 'invalid', numeric: true }, { label: 'invalid share', numeric: true },
+  { label: 'predictions', numeric: true },
+  { label: 'invalid', numeric: true },
+  { label: 'invalid share', numeric: true },
   ...INVALID_KINDS.map((k) => ({ label: k, numeric: true })),
 ] as const;
 
@@ -128,10 +178,13 @@ export function compareVariantTable(x: DatasetAcrossModels): Markup {
   return renderTable({
     caption: `${x.dataset}: execution accuracy per variant`,
     columns: [{ label: 'variant' }, ...x.labels.map((label) => ({ label, numeric: true }))],
-    rows: variants.map((variant) => [variant, ...x.evals.map((d) => {
-      const v = d?.ex_by_variant.find((e) => e.variant === variant);
-      return v ? accuracyText(v) : '–';
-    })]),
+    rows: variants.map((variant) => [
+      variant,
+      ...x.evals.map((d) => {
+        const v = d?.ex_by_variant.find((e) => e.variant === variant);
+        return v ? accuracyText(v) : '–';
+      }),
+    ]),
     footer: [
       ['all variants', ...x.evals.map((d) => (d ? accuracyText(d.ex) : '–'))],
       ['robust', ...x.evals.map((d) => (d ? accuracyText(d.robust) : '–'))],
@@ -141,15 +194,19 @@ export function compareVariantTable(x: DatasetAcrossModels): Markup {
 
 /** Several models on one dataset: EX per difficulty or style, a column per model. */
 export function compareKeyedTable(x: DatasetAcrossModels, what: 'difficulty' | 'style'): Markup {
-  const pick = (d: DatasetEval): Readonly<Record<string, Accuracy>> => (what === 'difficulty' ? d.ex_by_difficulty : d.ex_by_style);
+  const pick = (d: DatasetEval): Readonly<Record<string, Accuracy>> =>
+    what === 'difficulty' ? d.ex_by_difficulty : d.ex_by_style;
   const keys = unionKeys(x.evals.map((d) => (d ? Object.keys(pick(d)) : []))).sort();
   return renderTable({
     caption: `${x.dataset}: execution accuracy per ${what}`,
     columns: [{ label: what }, ...x.labels.map((label) => ({ label, numeric: true }))],
-    rows: keys.map((key) => [key, ...x.evals.map((d) => {
-      const a = d ? pick(d)[key] : undefined;
-      return a ? accuracyText(a) : '–';
-    })]),
+    rows: keys.map((key) => [
+      key,
+      ...x.evals.map((d) => {
+        const a = d ? pick(d)[key] : undefined;
+        return a ? accuracyText(a) : '–';
+      }),
+    ]),
   });
 }
 

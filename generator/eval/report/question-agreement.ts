@@ -32,7 +32,9 @@ export function pairBar(q: Pick<QuestionEval, 'qas' | 'qds' | 'qms' | 'pairs'>):
   let x = 0;
   for (const kind of ['qas', 'qds', 'qms'] as const) {
     const w = q.pairs === 0 ? 0 : (q[kind] / q.pairs) * BAR_WIDTH;
-    parts.push(`<rect class="${kind}" x="${px(x)}" y="0" width="${px(w)}" height="${BAR_HEIGHT}" fill="${PAIR_COLOURS[kind]}"/>`);
+    parts.push(
+      `<rect class="${kind}" x="${px(x)}" y="0" width="${px(w)}" height="${BAR_HEIGHT}" fill="${PAIR_COLOURS[kind]}"/>`,
+    );
     x += w;
   }
   const label = `${q.qas} agree, ${q.qds} disagree, ${q.qms} invalid of ${q.pairs} pairs`;
@@ -40,7 +42,10 @@ export function pairBar(q: Pick<QuestionEval, 'qas' | 'qds' | 'qms' | 'pairs'>):
 }
 
 function legend(): Markup {
-  const swatch = (colour: string): Markup => trustedMarkup(`<svg width="12" height="12" aria-hidden="true"><rect width="12" height="12" fill="${colour}"/></svg>`);
+  const swatch = (colour: string): Markup =>
+    trustedMarkup(
+      `<svg width="12" height="12" aria-hidden="true"><rect width="12" height="12" fill="${colour}"/></svg>`,
+    );
   return html`<p class="muted">${swatch(PAIR_COLOURS.qas)} pairs of variants that agree (QAS) · ${swatch(PAIR_COLOURS.qds)} both valid, answers differ (QDS) · ${swatch(PAIR_COLOURS.qms)} one or both invalid (QMS)</p>\n`;
 }
 
@@ -57,8 +62,12 @@ export function questionAgreementTable(d: DatasetEval): Markup {
   return html`${legend()}${renderTable({
     caption: `${d.dataset}: agreement by question (${d.questions.length} questions)`,
     columns: [
-      { label: 'question' }, { label: 'right on', numeric: true }, { label: 'QAS', numeric: true },
-      { label: 'QDS', numeric: true }, { label: 'QMS', numeric: true }, { label: 'pairs' },
+      { label: 'question' },
+      { label: 'right on', numeric: true },
+      { label: 'QAS', numeric: true },
+      { label: 'QDS', numeric: true },
+      { label: 'QMS', numeric: true },
+      { label: 'pairs' },
     ],
     rows,
   })}`;

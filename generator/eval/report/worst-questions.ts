@@ -35,7 +35,10 @@ export function worstQuestions(questions: readonly QuestionEval[], limit: number
 }
 
 /** The export row ids of the wrong variants of `questions`: the gold SQL the section needs. */
-export function wrongRowIds(questions: readonly QuestionEval[], predictions: ReadonlyMap<string, PredictionLine>): Set<string> {
+export function wrongRowIds(
+  questions: readonly QuestionEval[],
+  predictions: ReadonlyMap<string, PredictionLine>,
+): Set<string> {
   const ids = new Set<string>();
   for (const q of questions) {
     q.variants.forEach((v, i) => {
@@ -58,9 +61,11 @@ export function predictionIndex(predictions: readonly PredictionLine[]): Map<str
 
 function verdict(p: PredictionLine | undefined): Markup {
   if (!p) return html`<span class="bad">no prediction line</span>`;
-  if (p.outcome !== 'rows') return html`<span class="bad">${p.outcome}</span>${p.message ? html`<br><span class="muted">${p.message}</span>` : null}`;
+  if (p.outcome !== 'rows')
+    return html`<span class="bad">${p.outcome}</span>${p.message ? html`<br><span class="muted">${p.message}</span>` : null}`;
   const where = p.answers ? html`<br><span class="muted">on <code>${p.answers.schema}</code></span>` : null;
-  if (!p.correct_main) return html`<span class="bad">wrong answer</span><br><span class="muted">on the main instance</span>${where}`;
+  if (!p.correct_main)
+    return html`<span class="bad">wrong answer</span><br><span class="muted">on the main instance</span>${where}`;
   return html`<span class="bad">wrong on the edge instance</span><br><span class="muted">right on the main one</span>${where}`;
 }
 
@@ -91,11 +96,13 @@ function questionBlock(q: QuestionEval, predictions: ReadonlyMap<string, Predict
     const p = predictions.get(predictionKey(q.question_id, v));
     const goldSql = gold.kind === 'found' && p ? gold.sql.get(p.id) : undefined;
     const a = p?.answers;
-    return [[
-      html`<code>${v}</code><br>${verdict(p)}`,
-      html`${sqlBlock(goldSql, gold.kind === 'found' ? 'not in the export' : 'export not available')}${a ? answerBlock(a.gold, a.first_difference, 'gold') : null}`,
-      html`${sqlBlock(p?.sql, 'no SQL')}${a ? answerBlock(a.predicted, a.first_difference, 'predicted') : null}`,
-    ]];
+    return [
+      [
+        html`<code>${v}</code><br>${verdict(p)}`,
+        html`${sqlBlock(goldSql, gold.kind === 'found' ? 'not in the export' : 'export not available')}${a ? answerBlock(a.gold, a.first_difference, 'gold') : null}`,
+        html`${sqlBlock(p?.sql, 'no SQL')}${a ? answerBlock(a.predicted, a.first_difference, 'predicted') : null}`,
+      ],
+    ];
   });
   return html`<div class="question" data-question="${q.question_id}">
 <h3>${q.question}</h3>
@@ -106,14 +113,23 @@ ${sideBySide(rows)}</div>
 }
 
 function sideBySide(rows: readonly (readonly Markup[])[]): Markup {
-  return renderTable({ className: 'side-by-side', columns: [{ label: 'variant' }, { label: 'gold SQL' }, { label: 'predicted SQL' }], rows });
+  return renderTable({
+    className: 'side-by-side',
+    columns: [{ label: 'variant' }, { label: 'gold SQL' }, { label: 'predicted SQL' }],
+    rows,
+  });
 }
 
 /**
  * The worst questions of one dataset, each with the variants it was wrong on: the outcome,
  * the gold SQL and the predicted SQL side by side.
  */
-export function worstQuestionsSection(d: DatasetEval, predictions: ReadonlyMap<string, PredictionLine>, gold: GoldSql, limit: number): Markup {
+export function worstQuestionsSection(
+  d: DatasetEval,
+  predictions: ReadonlyMap<string, PredictionLine>,
+  gold: GoldSql,
+  limit: number,
+): Markup {
   const worst = worstQuestions(d.questions, limit);
   if (worst.length === 0) return html`<p>Every question of ${d.dataset} is right on every variant.</p>\n`;
   const note = gold.kind === 'unavailable' ? html`<p class="muted">Gold SQL not shown: ${gold.reason}.</p>\n` : null;

@@ -36,19 +36,36 @@ export interface BirdItem {
 
 /** The BIRD item of the record at `index` of its split. */
 export function birdItem(r: ExportRecord, index: number): BirdItem {
-  return { question_id: index, db_id: dbId(r), question: r.question, evidence: r.evidence, SQL: r.sql, difficulty: BIRD_DIFFICULTY[r.difficulty], id: r.id };
+  return {
+    question_id: index,
+    db_id: dbId(r),
+    question: r.question,
+    evidence: r.evidence,
+    SQL: r.sql,
+    difficulty: BIRD_DIFFICULTY[r.difficulty],
+    id: r.id,
+  };
 }
 
 function* birdJson(rows: readonly ExportRecord[]): Generator<string> {
   yield '[\n';
-  for (let i = 0; i < rows.length; i++) yield `  ${JSON.stringify(birdItem(rows[i] as ExportRecord, i))}${i + 1 < rows.length ? ',' : ''}\n`;
+  for (let i = 0; i < rows.length; i++)
+    yield `  ${JSON.stringify(birdItem(rows[i] as ExportRecord, i))}${i + 1 < rows.length ? ',' : ''}\n`;
   yield ']\n';
 }
 
 /** BIRD's two files of one split, in the records' order, under `evaluators/<folder>/`. */
 export function birdFiles(split: SplitName, rows: readonly ExportRecord[], folder = 'bird'): EvaluatorFile[] {
   return [
-    { rel: `${EVALUATOR_DIR}/${folder}/${split}.json`, lines: { [Symbol.iterator]: () => birdJson(rows) }, count: rows.length },
-    { rel: `${EVALUATOR_DIR}/${folder}/${split}_gold.sql`, lines: { [Symbol.iterator]: () => goldLines(rows) }, count: rows.length },
+    {
+      rel: `${EVALUATOR_DIR}/${folder}/${split}.json`,
+      lines: { [Symbol.iterator]: () => birdJson(rows) },
+      count: rows.length,
+    },
+    {
+      rel: `${EVALUATOR_DIR}/${folder}/${split}_gold.sql`,
+      lines: { [Symbol.iterator]: () => goldLines(rows) },
+      count: rows.length,
+    },
   ];
 }

@@ -14,7 +14,15 @@ import type { SplitName } from '../split-assign.ts';
 import { EVALUATOR_DIR, type EvaluatorFile } from './evaluator-file.ts';
 import { dbId } from './gold-lines.ts';
 
-export const DEFOG_COLUMNS = ['db_name', 'db_type', 'query_category', 'query', 'question', 'instructions', 'id'] as const;
+export const DEFOG_COLUMNS = [
+  'db_name',
+  'db_type',
+  'query_category',
+  'query',
+  'question',
+  'instructions',
+  'id',
+] as const;
 
 /**
  * One CSV field: quoted (and its quotes doubled) when it holds a comma, a quote, a line
@@ -48,7 +56,19 @@ function* defogCsv(rows: readonly ExportRecord[]): Generator<string> {
 }
 
 /** sql-eval's questions file of one split, and how many records it leaves out (`defogMisreads`). */
-export function defogFiles(split: SplitName, rows: readonly ExportRecord[]): { files: EvaluatorFile[]; leftOut: number } {
+export function defogFiles(
+  split: SplitName,
+  rows: readonly ExportRecord[],
+): { files: EvaluatorFile[]; leftOut: number } {
   const kept = rows.filter((r) => !defogMisreads(r.sql));
-  return { files: [{ rel: `${EVALUATOR_DIR}/defog/${split}.csv`, lines: { [Symbol.iterator]: () => defogCsv(kept) }, count: kept.length }], leftOut: rows.length - kept.length };
+  return {
+    files: [
+      {
+        rel: `${EVALUATOR_DIR}/defog/${split}.csv`,
+        lines: { [Symbol.iterator]: () => defogCsv(kept) },
+        count: kept.length,
+      },
+    ],
+    leftOut: rows.length - kept.length,
+  };
 }

@@ -20,7 +20,12 @@ export type EvaluatorFormat = (typeof EVALUATOR_FORMATS)[number];
  * The files of `formats` for one split's rows, the records a format had to leave out, and the
  * rows the SQLite layout holds (`sqlite`, which needs the run's SQLite source).
  */
-export function evaluatorFiles(split: SplitName, rows: readonly ExportRecord[], formats: readonly EvaluatorFormat[], sqlite?: SqliteSource): { files: EvaluatorFile[]; leftOut: Partial<Record<EvaluatorFormat, number>>; sqliteRows: ExportRecord[] } {
+export function evaluatorFiles(
+  split: SplitName,
+  rows: readonly ExportRecord[],
+  formats: readonly EvaluatorFormat[],
+  sqlite?: SqliteSource,
+): { files: EvaluatorFile[]; leftOut: Partial<Record<EvaluatorFormat, number>>; sqliteRows: ExportRecord[] } {
   const files: EvaluatorFile[] = [];
   const leftOut: Partial<Record<EvaluatorFormat, number>> = {};
   let held: ExportRecord[] = [];
@@ -28,7 +33,7 @@ export function evaluatorFiles(split: SplitName, rows: readonly ExportRecord[], 
     if (f === 'bird') files.push(...birdFiles(split, rows));
     else if (f === 'spider') files.push(...spiderFiles(split, rows));
     else if (f === 'sqlite') {
-      if (!sqlite) throw new ConfigError('export: --formats sqlite needs the run\'s SQLite files');
+      if (!sqlite) throw new ConfigError("export: --formats sqlite needs the run's SQLite files");
       const s = sqliteFiles(split, rows, sqlite);
       files.push(...s.files);
       leftOut.sqlite = s.leftOut;
@@ -52,7 +57,11 @@ export function prepareEvaluatorDirs(dir: string, formats: readonly EvaluatorFor
  * (`written`: the export's files by relative path): the folder of a format not asked for,
  * a split's file no longer there, the whole folder when no evaluator format was asked for.
  */
-export function removeStaleEvaluatorFiles(dir: string, formats: readonly EvaluatorFormat[], written: Readonly<Record<string, unknown>>): void {
+export function removeStaleEvaluatorFiles(
+  dir: string,
+  formats: readonly EvaluatorFormat[],
+  written: Readonly<Record<string, unknown>>,
+): void {
   const root = join(dir, EVALUATOR_DIR);
   if (!existsSync(root)) return;
   if (formats.length === 0) {

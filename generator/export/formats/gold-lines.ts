@@ -10,7 +10,10 @@ import { oneLineSql } from './one-line-sql.ts';
 /** The database a row's SQL runs on, as the evaluators name it: the variant's schema id. */
 export function dbId(r: ExportRecord): string {
   // Schema ids are dataset and variant names; a tab or a line break would split the line.
-  if (/[\t\n\r]/u.test(r.schema_id)) throw new SqlParseError(`export: row ${r.id}: schema id ${JSON.stringify(r.schema_id)} holds a tab or a line break`);
+  if (/[\t\n\r]/u.test(r.schema_id))
+    throw new SqlParseError(
+      `export: row ${r.id}: schema id ${JSON.stringify(r.schema_id)} holds a tab or a line break`,
+    );
   return r.schema_id;
 }
 
@@ -19,7 +22,8 @@ export function goldSql(r: ExportRecord): string {
   try {
     return oneLineSql(r.sql);
   } catch (error) {
-    if (error instanceof SqlParseError) throw new SqlParseError(`export: row ${r.id} (${r.schema_id}): ${error.message}`, undefined, { cause: error });
+    if (error instanceof SqlParseError)
+      throw new SqlParseError(`export: row ${r.id} (${r.schema_id}): ${error.message}`, undefined, { cause: error });
     throw error;
   }
 }

@@ -74,7 +74,10 @@ function standardString(sql: string, start: number, prefixed: boolean): Scanned 
   const raw = sql.slice(start, end);
   if (!BREAKING.test(raw)) return { text: raw, end };
   // B'…', X'…', N'…', U&'…' spell their contents otherwise; equisql's SQL holds none with a line break.
-  if (prefixed) throw new SqlParseError(`one-line SQL: a prefixed string literal with a line break at character ${start + 1} cannot be put on one line`);
+  if (prefixed)
+    throw new SqlParseError(
+      `one-line SQL: a prefixed string literal with a line break at character ${start + 1} cannot be put on one line`,
+    );
   return { text: eLiteral(raw.slice(1, -1).replaceAll("''", "'")), end };
 }
 
@@ -104,9 +107,14 @@ function quotedIdentifier(sql: string, start: number, prefixed: boolean): Scanne
   const end = quotedEnd(sql, start, '"', 'quoted identifier');
   const raw = sql.slice(start, end);
   if (!BREAKING.test(raw)) return { text: raw, end };
-  if (prefixed) throw new SqlParseError(`one-line SQL: a U&"…" identifier with a line break at character ${start + 1} cannot be put on one line`);
+  if (prefixed)
+    throw new SqlParseError(
+      `one-line SQL: a U&"…" identifier with a line break at character ${start + 1} cannot be put on one line`,
+    );
   // Every breaking character is below U+10000: four hex digits each.
-  const body = [...raw.slice(1, -1)].map((c) => (c === '\\' ? '\\\\' : BREAKING.test(c) ? `\\${code4(c)}` : c)).join('');
+  const body = [...raw.slice(1, -1)]
+    .map((c) => (c === '\\' ? '\\\\' : BREAKING.test(c) ? `\\${code4(c)}` : c))
+    .join('');
   return { text: `U&"${body}"`, end };
 }
 
@@ -183,7 +191,10 @@ export function oneLineSql(sql: string): string {
     }
     if (c === "'") {
       // PostgreSQL joins two string literals with a line break between them into one.
-      if (lastWasString && gapBreaks) throw new SqlParseError(`one-line SQL: a string literal continued on the next line at character ${i + 1} cannot be put on one line`);
+      if (lastWasString && gapBreaks)
+        throw new SqlParseError(
+          `one-line SQL: a string literal continued on the next line at character ${i + 1} cannot be put on one line`,
+        );
       const s = standardString(sql, i, false);
       emit(s.text, true);
       i = s.end;
@@ -226,7 +237,10 @@ export function oneLineSql(sql: string): string {
       }
       continue;
     }
-    if (BREAKING.test(c)) throw new SqlParseError(`one-line SQL: a line separator (U+${code4(c)}) outside any literal at character ${i + 1}`);
+    if (BREAKING.test(c))
+      throw new SqlParseError(
+        `one-line SQL: a line separator (U+${code4(c)}) outside any literal at character ${i + 1}`,
+      );
     emit(c, false);
     i++;
   }

@@ -10,5 +10,11 @@ import { goldLines } from './gold-lines.ts';
 
 /** Spider's gold file of one split. */
 export function spiderFiles(split: SplitName, rows: readonly ExportRecord[]): EvaluatorFile[] {
-  return [{ rel: `${EVALUATOR_DIR}/spider/${split}_gold.sql`, lines: { [Symbol.iterator]: () => goldLines(rows) }, count: rows.length }];
+  return [
+    {
+      rel: `${EVALUATOR_DIR}/spider/${split}_gold.sql`,
+      lines: { [Symbol.iterator]: () => goldLines(rows) },
+      count: rows.length,
+    },
+  ];
 }

@@ -52,10 +52,16 @@ export interface SqliteSource {
  * The SQLite source of a generated directory. A run not checked on SQLite has no SQLite SQL:
  * a one-line ConfigError says how to make one.
  */
-export function sqliteSource(dir: string, groups: readonly GroupRecord[], settings: Readonly<Record<string, unknown>> | undefined): SqliteSource {
+export function sqliteSource(
+  dir: string,
+  groups: readonly GroupRecord[],
+  settings: Readonly<Record<string, unknown>> | undefined,
+): SqliteSource {
   const engines = settings?.['engines'];
   if (!(Array.isArray(engines) && engines.includes('sqlite'))) {
-    throw new ConfigError(`export: --formats sqlite: ${dir} was not checked on SQLite; generate it with --engines postgres,sqlite`);
+    throw new ConfigError(
+      `export: --formats sqlite: ${dir} was not checked on SQLite; generate it with --engines postgres,sqlite`,
+    );
   }
   const byId = new Map(groups.map((g) => [g.group_id, g]));
   return {
@@ -80,7 +86,10 @@ function oneLineSqlite(sql: string | undefined): string | undefined {
 }
 
 /** The rows of a split that the SQLite layout holds (their `sql` the SQLite SQL), and how many it left out. */
-export function sqliteRows(rows: readonly ExportRecord[], source: SqliteSource): { rows: ExportRecord[]; leftOut: number } {
+export function sqliteRows(
+  rows: readonly ExportRecord[],
+  source: SqliteSource,
+): { rows: ExportRecord[]; leftOut: number } {
   const kept: ExportRecord[] = [];
   for (const r of rows) {
     const sql = oneLineSqlite(source.sqlOf(r));
@@ -98,14 +107,25 @@ function* itemLines(rows: readonly ExportRecord[]): Generator<string> {
  * questions again as JSON Lines (`<split>.jsonl`, one item a line, as BIRD mini-dev's
  * evaluator reads its `--diff_json_path`).
  */
-export function sqliteFiles(split: SplitName, rows: readonly ExportRecord[], source: SqliteSource): { files: EvaluatorFile[]; leftOut: number; rows: ExportRecord[] } {
+export function sqliteFiles(
+  split: SplitName,
+  rows: readonly ExportRecord[],
+  source: SqliteSource,
+): { files: EvaluatorFile[]; leftOut: number; rows: ExportRecord[] } {
   const held = sqliteRows(rows, source);
-  const lines: EvaluatorFile = { rel: `${EVALUATOR_DIR}/${SQLITE_FOLDER}/${split}.jsonl`, lines: { [Symbol.iterator]: () => itemLines(held.rows) }, count: held.rows.length };
+  const lines: EvaluatorFile = {
+    rel: `${EVALUATOR_DIR}/${SQLITE_FOLDER}/${split}.jsonl`,
+    lines: { [Symbol.iterator]: () => itemLines(held.rows) },
+    count: held.rows.length,
+  };
   return { files: [...birdFiles(split, held.rows, SQLITE_FOLDER), lines], leftOut: held.leftOut, rows: held.rows };
 }
 
 /** The database files a set of rows needs: relative path → the run's SQLite file and the `db_id`. */
-export function sqliteDatabases(rows: Iterable<ExportRecord>, source: SqliteSource): Map<string, { readonly file: string; readonly dbId: string }> {
+export function sqliteDatabases(
+  rows: Iterable<ExportRecord>,
+  source: SqliteSource,
+): Map<string, { readonly file: string; readonly dbId: string }> {
   const out = new Map<string, { readonly file: string; readonly dbId: string }>();
   for (const r of rows) {
     const id = dbId(r);

@@ -28,7 +28,13 @@ export const GROUND_TRUTH_FORMAT = 'equisql-rl/1';
 export interface InstanceTruth {
   readonly name: 'main' | 'edge';
   readonly sqlite: string | null;
-  readonly postgres: { readonly schema: string; readonly dump: string; readonly ddl: string; readonly hash: string; readonly row_count: number };
+  readonly postgres: {
+    readonly schema: string;
+    readonly dump: string;
+    readonly ddl: string;
+    readonly hash: string;
+    readonly row_count: number;
+  };
   readonly rows: AnswerRows | null;
 }
 
@@ -39,7 +45,12 @@ export interface GroundTruth {
   readonly question_id: string;
   readonly variant: string;
   /** equisql's answer rules: the order counts only when `ordered`; a missing or extra duplicate is wrong; an array value is a set. */
-  readonly rules: { readonly ordered: boolean; readonly duplicates: 'count'; readonly arrays: 'set'; readonly instances: 'all' };
+  readonly rules: {
+    readonly ordered: boolean;
+    readonly duplicates: 'count';
+    readonly arrays: 'set';
+    readonly instances: 'all';
+  };
   readonly instances: readonly InstanceTruth[];
 }
 
@@ -63,17 +74,27 @@ export interface TruthSource {
  * variant SQLite holds, on every instance: a one-line ConfigError naming the first missing
  * one otherwise, before the export writes anything.
  */
-export function truthSource(dir: string, groups: readonly GroupRecord[], settings: Readonly<Record<string, unknown>> | undefined): TruthSource {
+export function truthSource(
+  dir: string,
+  groups: readonly GroupRecord[],
+  settings: Readonly<Record<string, unknown>> | undefined,
+): TruthSource {
   const edge = existsSync(join(dir, 'edge', 'build.json')) ? readManifest(join(dir, 'edge')) : undefined;
   const main = readManifest(dir);
   const engines = settings?.['engines'];
   const sqlite = Array.isArray(engines) && engines.includes('sqlite');
   if (sqlite) {
-    for (const [prefix, build] of [['', main], ['edge/', edge]] as const) {
+    for (const [prefix, build] of [
+      ['', main],
+      ['edge/', edge],
+    ] as const) {
       if (!build) continue;
       for (const v of build.sqlite?.variants ?? []) {
         const rel = `${prefix}sqlite/${v}.sqlite`;
-        if (!existsSync(join(dir, rel))) throw new ConfigError(`export: ${join(dir, rel)}: missing, and the run was checked on SQLite (its RL ground truth is SQLite's): run equisql generate --engines postgres,sqlite --resume --out ${dir} again to rebuild it`);
+        if (!existsSync(join(dir, rel)))
+          throw new ConfigError(
+            `export: ${join(dir, rel)}: missing, and the run was checked on SQLite (its RL ground truth is SQLite's): run equisql generate --engines postgres,sqlite --resume --out ${dir} again to rebuild it`,
+          );
       }
     }
   }
@@ -84,7 +105,10 @@ export function truthSource(dir: string, groups: readonly GroupRecord[], setting
  * The ground truths of a source, one per (group, variant) asked for, made once each.
  * `truth(group, variant)` throws an ExecutionError when the gold SQL fails on a SQLite file.
  */
-export function groundTruths(source: TruthSource, gold: SqliteGold): (groupId: string, variant: string) => Omit<GroundTruth, 'question_id'> {
+export function groundTruths(
+  source: TruthSource,
+  gold: SqliteGold,
+): (groupId: string, variant: string) => Omit<GroundTruth, 'question_id'> {
   const made = new Map<string, Omit<GroundTruth, 'question_id'>>();
   return (groupId, variant) => {
     const key = `${groupId}\u0000${variant}`;
@@ -96,21 +120,35 @@ export function groundTruths(source: TruthSource, gold: SqliteGold): (groupId: s
     if (!answer) throw new ConfigError(`export: group ${groupId} has no SQL for variant ${variant}`);
     // The SQLite SQL the run proved on the SQLite files; none for a variant SQLite cannot hold.
     const sql = source.sqlite ? answer.sqlite_sql : undefined;
-    if (source.sqlite && sql === undefined) throw new ExecutionError(`export: variant ${variant} is not held by SQLite (see build.json: sqlite.not_held)`);
+    if (source.sqlite && sql === undefined)
+      throw new ExecutionError(`export: variant ${variant} is not held by SQLite (see build.json: sqlite.not_held)`);
     const instance = (name: 'main' | 'edge', build: BuildManifest): InstanceTruth => {
       const prefix = name === 'main' ? '' : 'edge/';
       const pgSchema = build.variants.find((v) => v.name === variant)?.pg_schema;
-      if (pgSchema === undefined) throw new ConfigError(`export: ${join(source.dir, prefix, 'build.json')}: has no variant ${variant}`);
+      if (pgSchema === undefined)
+        throw new ConfigError(`export: ${join(source.dir, prefix, 'build.json')}: has no variant ${variant}`);
       const verified = group.verified_on.find((v) => v.profile === (name === 'main' ? 'default' : 'edge'));
       const hash = name === 'main' ? answer.result_hash : verified?.result_hash;
-      if (hash === undefined) throw new ConfigError(`export: group ${groupId} has no answer on the ${name} instance (regenerate with equisql generate --out ${source.dir})`);
+      if (hash === undefined)
+        throw new ConfigError(
+          `export: group ${groupId} has no answer on the ${name} instance (regenerate with equisql generate --out ${source.dir})`,
+        );
       const rel = `${prefix}sqlite/${variant}.sqlite`;
       const file = join(source.dir, rel);
-      const rows = sql !== undefined ? normalizeResult({ columns: [], rows: gold.rows(file, sql) as (string | null)[][] }, group.ordered).rows : null;
+      const rows =
+        sql !== undefined
+          ? normalizeResult({ columns: [], rows: gold.rows(file, sql) as (string | null)[][] }, group.ordered).rows
+          : null;
       return {
         name,
         sqlite: rows === null ? null : rel,
-        postgres: { schema: pgSchema, dump: `${prefix}dumps/${variant}.sql`, ddl: `${prefix}schemas/${variant}.sql`, hash, row_count: name === 'main' ? answer.row_count : (verified?.row_count ?? answer.row_count) },
+        postgres: {
+          schema: pgSchema,
+          dump: `${prefix}dumps/${variant}.sql`,
+          ddl: `${prefix}schemas/${variant}.sql`,
+          hash,
+          row_count: name === 'main' ? answer.row_count : (verified?.row_count ?? answer.row_count),
+        },
         rows,
       };
     };

@@ -12,7 +12,19 @@ import type { ExportRecord } from '../../records/export-record.ts';
 import type { SplitName } from '../split-assign.ts';
 import { groundTruths, type TruthSource } from './ground-truth.ts';
 import type { RlDialect } from './rl-prompt.ts';
-import { openrlhfLine, REWARD_DIR, REWARD_FILES, rewardFileText, RL_DIR, RL_FORMATS, rlFile, rlRows, trlLine, writeVerlParquet, type RlFormat } from './rl-files.ts';
+import {
+  openrlhfLine,
+  REWARD_DIR,
+  REWARD_FILES,
+  rewardFileText,
+  RL_DIR,
+  RL_FORMATS,
+  rlFile,
+  rlRows,
+  trlLine,
+  writeVerlParquet,
+  type RlFormat,
+} from './rl-files.ts';
 import { openSqliteGold } from './sqlite-gold.ts';
 
 /** The manifest's `export.rl`. */
@@ -43,7 +55,11 @@ export interface RlWriter {
  * await rl.split('train', rows, (r) => ddl.get(r.schema_id));
  * rl.finish(); // { formats: ['verl'], dialect: 'SQLite', reward: 'rewards/equisql_reward.py', left_out: 0 }
  */
-export function rlWriter(source: TruthSource, formats: readonly RlFormat[], files: Record<string, { rows: number; sha256: string }>): RlWriter {
+export function rlWriter(
+  source: TruthSource,
+  formats: readonly RlFormat[],
+  files: Record<string, { rows: number; sha256: string }>,
+): RlWriter {
   const { dir } = source;
   const dialect: RlDialect = source.sqlite ? 'SQLite' : 'PostgreSQL';
   const gold = openSqliteGold();
@@ -61,7 +77,12 @@ export function rlWriter(source: TruthSource, formats: readonly RlFormat[], file
         const rel = rlFile(f, split);
         if (f === 'verl') {
           await writeVerlParquet(join(dir, rel), made.rows);
-          files[rel] = { rows: made.rows.length, sha256: createHash('sha256').update(readFileSync(join(dir, rel))).digest('hex') };
+          files[rel] = {
+            rows: made.rows.length,
+            sha256: createHash('sha256')
+              .update(readFileSync(join(dir, rel)))
+              .digest('hex'),
+          };
         } else {
           put(rel, made.rows.map(f === 'trl-grpo' ? trlLine : openrlhfLine), made.rows.length);
         }
@@ -94,7 +115,9 @@ export function removeStaleRlFiles(dir: string, written: Readonly<Record<string,
           rmSync(path, { recursive: true, force: true });
           continue;
         }
-        for (const file of readdirSync(path)) if (!file.startsWith('.') && !Object.hasOwn(written, `${top}/${name}/${file}`)) rmSync(join(path, file), { force: true, recursive: true });
+        for (const file of readdirSync(path))
+          if (!file.startsWith('.') && !Object.hasOwn(written, `${top}/${name}/${file}`))
+            rmSync(join(path, file), { force: true, recursive: true });
         if (readdirSync(path).length === 0) rmSync(path, { recursive: true, force: true });
       } else if (!name.startsWith('.') && !Object.hasOwn(written, `${top}/${name}`)) {
         rmSync(path, { force: true });

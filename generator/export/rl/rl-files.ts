@@ -51,7 +51,12 @@ export interface RlRow {
  * The RL rows of a split: each record with its prompt and ground truth. A record whose gold
  * SQL SQLite cannot run is left out (counted), never given a ground truth it cannot reach.
  */
-export function rlRows(rows: readonly ExportRecord[], ddlOf: (r: ExportRecord) => string, truthOf: (groupId: string, variant: string) => Omit<GroundTruth, 'question_id'>, dialect: RlDialect): { rows: RlRow[]; leftOut: number } {
+export function rlRows(
+  rows: readonly ExportRecord[],
+  ddlOf: (r: ExportRecord) => string,
+  truthOf: (groupId: string, variant: string) => Omit<GroundTruth, 'question_id'>,
+  dialect: RlDialect,
+): { rows: RlRow[]; leftOut: number } {
   const out: RlRow[] = [];
   let leftOut = 0;
   for (const record of rows) {
@@ -65,7 +70,13 @@ export function rlRows(rows: readonly ExportRecord[], ddlOf: (r: ExportRecord) =
     }
     const { instances, ...head } = truth;
     const text = JSON.stringify({ ...head, question_id: record.question_id, instances });
-    out.push({ record, index: out.length, messages: rlMessages(ddlOf(record), record, dialect), truth: text, instances: instances.map((i) => i.name) });
+    out.push({
+      record,
+      index: out.length,
+      messages: rlMessages(ddlOf(record), record, dialect),
+      truth: text,
+      instances: instances.map((i) => i.name),
+    });
   }
   return { rows: out, leftOut };
 }

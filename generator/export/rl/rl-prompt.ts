@@ -19,7 +19,11 @@ export function rlSystemPrompt(dialect: RlDialect): string {
  * // [{ role: 'system', content: 'You translate questions into SQLite SQL. …' },
  * //  { role: 'user', content: 'Database schema:\n\nCREATE TABLE t (id integer);\n\nQuestion: How many t are there?' }]
  */
-export function rlMessages(ddl: string, row: Pick<ExportRecord, 'question' | 'evidence'>, dialect: RlDialect): { role: 'system' | 'user'; content: string }[] {
+export function rlMessages(
+  ddl: string,
+  row: Pick<ExportRecord, 'question' | 'evidence'>,
+  dialect: RlDialect,
+): { role: 'system' | 'user'; content: string }[] {
   return [
     { role: 'system', content: rlSystemPrompt(dialect) },
     { role: 'user', content: userPrompt(ddl, row) },

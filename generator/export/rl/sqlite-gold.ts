@@ -39,7 +39,9 @@ export function openSqliteGold(): SqliteGold {
         statement.raw(true);
         return (statement.all() as unknown[][]).map((row) => row.map(sqliteValueText));
       } catch (error) {
-        throw new ExecutionError(`${path}: the gold SQL fails on SQLite: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+        throw new ExecutionError(`${path}: the gold SQL fails on SQLite: ${(error as Error).message.split('\n')[0]}`, {
+          cause: error,
+        });
       }
     },
     close() {

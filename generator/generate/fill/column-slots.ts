@@ -18,24 +18,53 @@ function fits(kind: SlotKind, type: ColumnSlot['type']): boolean {
 }
 
 /** Attribute (or element, or link attribute) expressions of the aliases that fit a slot. */
-export function candidates(f: Fill, entities: readonly EntityAlias[], elements: readonly ElementAlias[], type: ColumnSlot['type']): Typed[] {
+export function candidates(
+  f: Fill,
+  entities: readonly EntityAlias[],
+  elements: readonly ElementAlias[],
+  type: ColumnSlot['type'],
+): Typed[] {
   const out: Typed[] = [];
   for (const a of entities) {
     for (const slot of f.graph.entities.get(a.entity)?.attributes ?? []) {
-      if (fits(slot.kind, type)) out.push({ expr: { kind: 'attribute', alias: a.alias, attribute: slot.name }, kind: slot.kind, label: slot.name, slot });
+      if (fits(slot.kind, type))
+        out.push({
+          expr: { kind: 'attribute', alias: a.alias, attribute: slot.name },
+          kind: slot.kind,
+          label: slot.name,
+          slot,
+        });
     }
     for (const slot of a.via?.attributes ?? []) {
-      if (fits(slot.kind, type)) out.push({ expr: { kind: 'linkAttribute', alias: a.alias, attribute: slot.name }, kind: slot.kind, label: slot.name, slot });
+      if (fits(slot.kind, type))
+        out.push({
+          expr: { kind: 'linkAttribute', alias: a.alias, attribute: slot.name },
+          kind: slot.kind,
+          label: slot.name,
+          slot,
+        });
     }
   }
   for (const e of elements) {
-    if (fits(e.slot.kind, type)) out.push({ expr: { kind: 'element', alias: e.alias }, kind: e.slot.kind, label: e.slot.name.replace(/s$/u, ''), slot: e.slot });
+    if (fits(e.slot.kind, type))
+      out.push({
+        expr: { kind: 'element', alias: e.alias },
+        kind: e.slot.kind,
+        label: e.slot.name.replace(/s$/u, ''),
+        slot: e.slot,
+      });
   }
   return out;
 }
 
 /** One expression that fits the slot, other than those in `avoid`. */
-export function pickColumn(f: Fill, entities: readonly EntityAlias[], elements: readonly ElementAlias[], type: ColumnSlot['type'], avoid: readonly Expr[] = []): Typed {
+export function pickColumn(
+  f: Fill,
+  entities: readonly EntityAlias[],
+  elements: readonly ElementAlias[],
+  type: ColumnSlot['type'],
+  avoid: readonly Expr[] = [],
+): Typed {
   const key = (e: Expr): string => canonicalKey(e);
   const avoided = new Set(avoid.map(key));
   const all = candidates(f, entities, elements, type).filter((c) => !avoided.has(key(c.expr)));
@@ -65,8 +94,15 @@ export function isPlainText(f: Fill, t: Typed, entities: readonly EntityAlias[])
  */
 export function labelOf(f: Fill, a: EntityAlias): Typed {
   const required = (f.graph.entities.get(a.entity)?.attributes ?? []).filter((s) => !s.attribute.optional);
-  const slot = ['name', 'identifier', 'contact'].map((kind) => required.find((s) => s.role.kind === kind)).find((s) => s !== undefined);
-  if (!slot) return { expr: { kind: 'attribute', alias: a.alias, attribute: 'id' }, kind: 'id', label: `${snakeCase(a.entity)}_id` };
+  const slot = ['name', 'identifier', 'contact']
+    .map((kind) => required.find((s) => s.role.kind === kind))
+    .find((s) => s !== undefined);
+  if (!slot)
+    return {
+      expr: { kind: 'attribute', alias: a.alias, attribute: 'id' },
+      kind: 'id',
+      label: `${snakeCase(a.entity)}_id`,
+    };
   return { expr: { kind: 'attribute', alias: a.alias, attribute: slot.name }, kind: slot.kind, label: slot.name, slot };
 }
 
@@ -79,6 +115,13 @@ export function everyAttribute(f: Fill, a: EntityAlias): Typed[] {
   const attrs = f.graph.entities.get(a.entity)?.attributes ?? [];
   return [
     { expr: { kind: 'attribute', alias: a.alias, attribute: 'id' }, kind: 'id', label: 'id' },
-    ...attrs.map((s): Typed => ({ expr: { kind: 'attribute', alias: a.alias, attribute: s.name }, kind: s.kind, label: s.name, slot: s })),
+    ...attrs.map(
+      (s): Typed => ({
+        expr: { kind: 'attribute', alias: a.alias, attribute: s.name },
+        kind: s.kind,
+        label: s.name,
+        slot: s,
+      }),
+    ),
   ];
 }

@@ -66,11 +66,51 @@ export interface Typed {
 }
 
 /** Short words an alias made of initials could spell that SQL reserves. */
-const RESERVED = new Set(['all', 'and', 'any', 'as', 'asc', 'at', 'by', 'case', 'cast', 'desc', 'do', 'else', 'end', 'for', 'from', 'if', 'in', 'into', 'is', 'join', 'like', 'not', 'null', 'of', 'off', 'on', 'only', 'or', 'some', 'then', 'to', 'true', 'user', 'when', 'with']);
+const RESERVED = new Set([
+  'all',
+  'and',
+  'any',
+  'as',
+  'asc',
+  'at',
+  'by',
+  'case',
+  'cast',
+  'desc',
+  'do',
+  'else',
+  'end',
+  'for',
+  'from',
+  'if',
+  'in',
+  'into',
+  'is',
+  'join',
+  'like',
+  'not',
+  'null',
+  'of',
+  'off',
+  'on',
+  'only',
+  'or',
+  'some',
+  'then',
+  'to',
+  'true',
+  'user',
+  'when',
+  'with',
+]);
 
 /** A new alias of the query for an entity: its initials, numbered when taken or reserved. */
 export function newAlias(f: Fill, entity: string): string {
-  const base = snakeCase(entity).split('_').map((w) => w[0]).join('') || 'x';
+  const base =
+    snakeCase(entity)
+      .split('_')
+      .map((w) => w[0])
+      .join('') || 'x';
   let name = RESERVED.has(base) ? `${base}1` : base;
   for (let i = 2; f.used.has(name) || RESERVED.has(name); i++) name = `${base}${i}`;
   f.used.add(name);

@@ -13,11 +13,28 @@ import { roundThreshold } from './rules/typed-value.ts';
 
 /** Whether `v op t` holds. */
 function holds(v: number, op: ComparisonOp, t: number): boolean {
-  return op === '=' ? v === t : op === '<>' ? v !== t : op === '<' ? v < t : op === '<=' ? v <= t : op === '>' ? v > t : v >= t;
+  return op === '='
+    ? v === t
+    : op === '<>'
+      ? v !== t
+      : op === '<'
+        ? v < t
+        : op === '<='
+          ? v <= t
+          : op === '>'
+            ? v > t
+            : v >= t;
 }
 
 /** HAVING thresholds from the distribution of the group aggregates, read by a probe. */
-export async function having(f: Fill, shape: ConditionShape, q: SelectQuery, scope: readonly EntityAlias[], elements: readonly ElementAlias[], countTarget?: CountTarget): Promise<Predicate> {
+export async function having(
+  f: Fill,
+  shape: ConditionShape,
+  q: SelectQuery,
+  scope: readonly EntityAlias[],
+  elements: readonly ElementAlias[],
+  countTarget?: CountTarget,
+): Promise<Predicate> {
   const disjuncts: Predicate[] = [];
   for (const conj of shape) {
     const parts: Predicate[] = [];
@@ -25,17 +42,35 @@ export async function having(f: Fill, shape: ConditionShape, q: SelectQuery, sco
       if (slot.kind !== 'compareAggregate') return reject('meaningless-skeleton', 'HAVING without an aggregate');
       const t = aggregate(f, slot.aggregate, scope, elements, countTarget);
       if (t.kind !== 'numeric') reject('no-fitting-slot', 'HAVING on a date aggregate');
-      const rows = await f.ctx.probe({ ...q, select: [{ name: 'h', expr: t.expr }], orderBy: undefined, limit: undefined });
-      const values = [...new Set(rows.map((row) => row[0]).filter((v): v is string => v !== null).map(Number))].sort((a, b) => a - b);
+      const rows = await f.ctx.probe({
+        ...q,
+        select: [{ name: 'h', expr: t.expr }],
+        orderBy: undefined,
+        limit: undefined,
+      });
+      const values = [
+        ...new Set(
+          rows
+            .map((row) => row[0])
+            .filter((v): v is string => v !== null)
+            .map(Number),
+        ),
+      ].sort((a, b) => a - b);
       if (values.length < 2) reject('no-fitting-value', 'the group aggregate takes fewer than two values');
       const op: ComparisonOp = slot.op === '<>' ? '>' : slot.op;
       // A threshold strictly inside the distribution keeps some groups and drops others.
       const inner = op === '=' ? values : op.startsWith('>') ? values.slice(0, -1) : values.slice(1);
       const pick = inner[Math.floor(f.rng.pick(HAVING_QUANTILES) * (inner.length - 1))] as number;
-      const exact = op === '>=' ? (values[values.indexOf(pick) + 1] ?? pick) : op === '<=' ? (values[values.indexOf(pick) - 1] ?? pick) : pick;
+      const exact =
+        op === '>='
+          ? (values[values.indexOf(pick) + 1] ?? pick)
+          : op === '<='
+            ? (values[values.indexOf(pick) - 1] ?? pick)
+            : pick;
       // A threshold a person types (typed-value), still keeping some groups and dropping others.
       const threshold = roundThreshold(exact);
-      if (!values.some((v) => holds(v, op, threshold)) || values.every((v) => holds(v, op, threshold))) reject('no-meaningful-slot:typed-value', `no round threshold inside the values of ${t.label}`);
+      if (!values.some((v) => holds(v, op, threshold)) || values.every((v) => holds(v, op, threshold)))
+        reject('no-meaningful-slot:typed-value', `no round threshold inside the values of ${t.label}`);
       parts.push({ kind: 'compare', op, left: t.expr, right: { kind: 'literal', value: threshold } });
     }
     disjuncts.push(parts.length === 1 ? (parts[0] as Predicate) : { kind: 'and', args: parts });

@@ -30,11 +30,20 @@ export function members(f: Fill, entity: string): readonly EntityObject[] {
 }
 
 /** Values an expression takes in the instance (non-null, realistic). */
-export function valuesOf(f: Fill, t: Typed, entities: readonly EntityAlias[], elements: readonly ElementAlias[]): Scalar[] {
+export function valuesOf(
+  f: Fill,
+  t: Typed,
+  entities: readonly EntityAlias[],
+  elements: readonly ElementAlias[],
+): Scalar[] {
   const e = t.expr;
   // Values depend on the entity (or relationship) behind the alias, not on the alias name.
   const owner =
-    e.kind === 'element' ? elements.find((x) => x.alias === e.alias)?.owner : e.kind === 'linkAttribute' ? entities.find((x) => x.alias === e.alias)?.via?.relationship : entities.find((x) => 'alias' in e && x.alias === e.alias)?.entity;
+    e.kind === 'element'
+      ? elements.find((x) => x.alias === e.alias)?.owner
+      : e.kind === 'linkAttribute'
+        ? entities.find((x) => x.alias === e.alias)?.via?.relationship
+        : entities.find((x) => 'alias' in e && x.alias === e.alias)?.entity;
   const key = `${e.kind}|${owner}|${'attribute' in e ? e.attribute : (elements.find((x) => 'alias' in e && x.alias === e.alias)?.slot.name ?? '')}`;
   let cache = VALUES.get(f.ctx.instance);
   if (!cache) VALUES.set(f.ctx.instance, (cache = new Map()));
@@ -45,7 +54,12 @@ export function valuesOf(f: Fill, t: Typed, entities: readonly EntityAlias[], el
   return computed;
 }
 
-function computeValues(f: Fill, t: Typed, entities: readonly EntityAlias[], elements: readonly ElementAlias[]): Scalar[] {
+function computeValues(
+  f: Fill,
+  t: Typed,
+  entities: readonly EntityAlias[],
+  elements: readonly ElementAlias[],
+): Scalar[] {
   const e = t.expr;
   let raw: unknown[] = [];
   if (e.kind === 'attribute') {
@@ -58,7 +72,10 @@ function computeValues(f: Fill, t: Typed, entities: readonly EntityAlias[], elem
     const a = entities.find((x) => x.alias === e.alias);
     if (a?.via) raw = (f.ctx.instance.links[a.via.relationship] ?? []).map((l) => l.values?.[e.attribute]);
   }
-  return raw.filter((v): v is Scalar => v !== null && v !== undefined && !Array.isArray(v) && !(typeof v === 'string' && ODD_TEXT.test(v)));
+  return raw.filter(
+    (v): v is Scalar =>
+      v !== null && v !== undefined && !Array.isArray(v) && !(typeof v === 'string' && ODD_TEXT.test(v)),
+  );
 }
 
 /** A value of the instance as a literal of the expression's kind. */
@@ -75,7 +92,9 @@ export function quantile(f: Fill, values: Scalar[], kind: Typed['kind']): Scalar
   if (!byKind) SORTED.set(values, (byKind = new Map()));
   let sorted = byKind.get(kind);
   if (!sorted) {
-    sorted = [...values].sort((a, b) => (kind === 'numeric' ? Number(a) - Number(b) : String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0));
+    sorted = [...values].sort((a, b) =>
+      kind === 'numeric' ? Number(a) - Number(b) : String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0,
+    );
     byKind.set(kind, sorted);
   }
   const q = f.rng.pick(VALUE_QUANTILES);

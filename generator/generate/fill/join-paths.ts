@@ -18,14 +18,25 @@ export function pickEntity(f: Fill, candidates?: readonly string[]): string {
 }
 
 /** Joins `count` edges onto the aliases, each from an alias already there. */
-export function drawJoins(f: Fill, base: EntityAlias, count: number, before: readonly Join[] = []): { entities: EntityAlias[]; elements: ElementAlias[]; joins: Join[] } {
+export function drawJoins(
+  f: Fill,
+  base: EntityAlias,
+  count: number,
+  before: readonly Join[] = [],
+): { entities: EntityAlias[]; elements: ElementAlias[]; joins: Join[] } {
   const entities: EntityAlias[] = [base];
   const elements: ElementAlias[] = [];
   const joins: Join[] = [];
   // A relationship walked a second time the same way pairs an object with itself (self-pairing),
   // unless the walk goes on from where the first one ended (a prequel's prequel).
   const pairsWithItself = (from: EntityAlias, relationship: string, direction: string): boolean =>
-    [...before, ...joins].some((j) => j.kind === 'relationship' && j.relationship === relationship && j.direction === direction && j.alias !== from.alias);
+    [...before, ...joins].some(
+      (j) =>
+        j.kind === 'relationship' &&
+        j.relationship === relationship &&
+        j.direction === direction &&
+        j.alias !== from.alias,
+    );
   for (let i = 0; i < count; i++) {
     type Option = { weight: number; make: () => void };
     const options: Option[] = [];
@@ -37,10 +48,22 @@ export function drawJoins(f: Fill, base: EntityAlias, count: number, before: rea
         options.push({
           weight: weight(edge.variation),
           make: () => {
-            const subtypes = f.graph.index.subtree(edge.to).map((e) => e.name).filter((n) => members(f, n).length > 0);
-            const entity = subtypes.length > 1 && f.rng.chance(FILL_RATES.subtypeJoin) ? f.rng.pick(subtypes.slice(1)) : edge.to;
+            const subtypes = f.graph.index
+              .subtree(edge.to)
+              .map((e) => e.name)
+              .filter((n) => members(f, n).length > 0);
+            const entity =
+              subtypes.length > 1 && f.rng.chance(FILL_RATES.subtypeJoin) ? f.rng.pick(subtypes.slice(1)) : edge.to;
             const alias = newAlias(f, entity);
-            joins.push({ kind: 'relationship', type: 'inner', relationship: edge.relationship, from: from.alias, direction: edge.direction, alias, entity });
+            joins.push({
+              kind: 'relationship',
+              type: 'inner',
+              relationship: edge.relationship,
+              from: from.alias,
+              direction: edge.direction,
+              alias,
+              entity,
+            });
             entities.push({ alias, entity, via: edge });
           },
         });
@@ -58,7 +81,8 @@ export function drawJoins(f: Fill, base: EntityAlias, count: number, before: rea
         }
       }
     }
-    if (options.length === 0) reject('no-fitting-slot', `no edge to join from ${entities.map((e) => e.entity).join(', ')}`);
+    if (options.length === 0)
+      reject('no-fitting-slot', `no edge to join from ${entities.map((e) => e.entity).join(', ')}`);
     (options[f.rng.weighted(options.map((o) => o.weight))] as Option).make();
   }
   return { entities, elements, joins };

@@ -17,7 +17,12 @@ import { ROUND_LIMITS } from './rules/typed-value.ts';
  * up to the cut are strictly ordered and the cut does not fall inside a tie. Without a
  * LIMIT, remaining outputs are added as tie-breakers when tied rows differ.
  */
-export async function orderAndLimit(f: Fill, q: SelectQuery, outputs: OutputList, shape: SelectShape): Promise<SelectQuery> {
+export async function orderAndLimit(
+  f: Fill,
+  q: SelectQuery,
+  outputs: OutputList,
+  shape: SelectShape,
+): Promise<SelectQuery> {
   const { orderBy: order, limit } = shape;
   if (order.length === 0) {
     if (limit !== null) reject('meaningless-skeleton', 'LIMIT without ORDER BY leaves the rows to the database');
@@ -31,19 +36,35 @@ export async function orderAndLimit(f: Fill, q: SelectQuery, outputs: OutputList
     const key = orderKey(f, o.key, outputs, grouped, shape, taken, i === 0 && limit !== null);
     taken.add(key.name);
     // Now and then NULLs go to the other end than PostgreSQL's default, said explicitly.
-    const nulls = f.analyticRng.chance(FILL_RATES.nullsOtherEnd) ? { nulls: o.direction === 'desc' ? ('last' as const) : ('first' as const) } : {};
+    const nulls = f.analyticRng.chance(FILL_RATES.nullsOtherEnd)
+      ? { nulls: o.direction === 'desc' ? ('last' as const) : ('first' as const) }
+      : {};
     items.push({ expr: { kind: 'output', name: key.name }, direction: o.direction, ...nulls });
   }
   // SELECT * shows the id: it ends the order, so ties on either instance have a known order.
-  if (shape.items.some((i) => i.kind === 'star') && !taken.has('id') && (q.joins ?? []).length === 0) items.push({ expr: { kind: 'output', name: 'id' }, direction: 'asc' });
-  const ordered: SelectQuery = { ...q, select: outputs.columns.length > q.select.length ? [...outputs.columns] : q.select, orderBy: items };
+  if (shape.items.some((i) => i.kind === 'star') && !taken.has('id') && (q.joins ?? []).length === 0)
+    items.push({ expr: { kind: 'output', name: 'id' }, direction: 'asc' });
+  const ordered: SelectQuery = {
+    ...q,
+    select: outputs.columns.length > q.select.length ? [...outputs.columns] : q.select,
+    orderBy: items,
+  };
   return placeLimit(f, ordered, limit, outputs);
 }
 
-function orderKey(f: Fill, key: ItemSlot, outputs: OutputList, grouped: boolean, shape: SelectShape, taken: Set<string>, cut: boolean): { name: string } {
+function orderKey(
+  f: Fill,
+  key: ItemSlot,
+  outputs: OutputList,
+  grouped: boolean,
+  shape: SelectShape,
+  taken: Set<string>,
+  cut: boolean,
+): { name: string } {
   const all = outputs.columns.filter((o) => !taken.has(o.name));
   const outs = cut ? all.filter((o) => outputs.kinds.get(o.name) !== 'text') : all;
-  if (outs.length === 0 && all.length > 0) reject('no-meaningful-slot:alphabetical-cut', 'only text to order by before a LIMIT');
+  if (outs.length === 0 && all.length > 0)
+    reject('no-meaningful-slot:alphabetical-cut', 'only text to order by before a LIMIT');
   const isAgg = (e: Expr): boolean => hasAggregate(e);
   if (isAggregateItem(key)) {
     const existing = outs.filter((o) => isAgg(o.expr));
@@ -62,7 +83,9 @@ function orderKey(f: Fill, key: ItemSlot, outputs: OutputList, grouped: boolean,
   const known = untexted.length > 0 ? untexted : unnamed;
   // Among every attribute of SELECT *, a number or a date: text orders by collation, and
   // flags and categories tie, so a LIMIT seldom finds a cut.
-  const ordered = shape.items.some((i) => i.kind === 'star') ? known.filter((o) => ['numeric', 'temporal'].includes(outputs.kinds.get(o.name) ?? '')) : [];
+  const ordered = shape.items.some((i) => i.kind === 'star')
+    ? known.filter((o) => ['numeric', 'temporal'].includes(outputs.kinds.get(o.name) ?? ''))
+    : [];
   if (ordered.length > 0) return f.rng.pick(ordered);
   if (known.length > 0) return f.rng.pick(known);
   if (usable.length > 0) return f.rng.pick(usable);
@@ -70,7 +93,12 @@ function orderKey(f: Fill, key: ItemSlot, outputs: OutputList, grouped: boolean,
   return reject('no-fitting-slot', 'no output to order by');
 }
 
-export async function placeLimit(f: Fill, q: Query, limit: SelectShape['limit'], outputs?: OutputList): Promise<Query & SelectQuery>;
+export async function placeLimit(
+  f: Fill,
+  q: Query,
+  limit: SelectShape['limit'],
+  outputs?: OutputList,
+): Promise<Query & SelectQuery>;
 export async function placeLimit(f: Fill, q: Query, limit: SelectShape['limit'], outputs?: OutputList): Promise<Query> {
   const keys = (q.orderBy ?? []).map((o) => ('name' in o ? o.name : (o.expr as { name: string }).name));
   const names = outputNames(q);
@@ -79,14 +107,36 @@ export async function placeLimit(f: Fill, q: Query, limit: SelectShape['limit'],
   const keyOf = (row: readonly (string | null)[]): string => JSON.stringify(idx.map((i) => row[i] ?? null));
   if (limit === null) {
     // Tied rows that differ would leave their order to the database: break ties by every output.
-    const tiedDiffer = rows.some((row, i) => i > 0 && keyOf(row) === keyOf(rows[i - 1] as typeof row) && JSON.stringify(row) !== JSON.stringify(rows[i - 1]));
+    const tiedDiffer = rows.some(
+      (row, i) =>
+        i > 0 && keyOf(row) === keyOf(rows[i - 1] as typeof row) && JSON.stringify(row) !== JSON.stringify(rows[i - 1]),
+    );
     if (!tiedDiffer) return q;
     // Over one entity, its id alone (when shown) breaks every tie.
-    const id = q.kind === 'select' && (q.joins ?? []).length === 0 ? q.select.find((o) => o.expr.kind === 'attribute' && o.expr.alias === q.from.alias && o.expr.attribute === 'id' && !keys.includes(o.name)) : undefined;
+    const id =
+      q.kind === 'select' && (q.joins ?? []).length === 0
+        ? q.select.find(
+            (o) =>
+              o.expr.kind === 'attribute' &&
+              o.expr.alias === q.from.alias &&
+              o.expr.attribute === 'id' &&
+              !keys.includes(o.name),
+          )
+        : undefined;
     // Numbers and dates break ties before text, so the collation decides as little as it can.
-    const textLast = (ns: string[]): string[] => [...ns.filter((n) => outputs?.kinds.get(n) !== 'text'), ...ns.filter((n) => outputs?.kinds.get(n) === 'text')];
-    const rest = (id ? [id.name] : textLast(names.filter((n) => !keys.includes(n)))).map((name) => ({ expr: { kind: 'output' as const, name }, direction: 'asc' as const }));
-    if (q.kind === 'set') return { ...q, orderBy: [...(q.orderBy ?? []), ...rest.map((x) => ({ name: x.expr.name, direction: x.direction }))] };
+    const textLast = (ns: string[]): string[] => [
+      ...ns.filter((n) => outputs?.kinds.get(n) !== 'text'),
+      ...ns.filter((n) => outputs?.kinds.get(n) === 'text'),
+    ];
+    const rest = (id ? [id.name] : textLast(names.filter((n) => !keys.includes(n)))).map((name) => ({
+      expr: { kind: 'output' as const, name },
+      direction: 'asc' as const,
+    }));
+    if (q.kind === 'set')
+      return {
+        ...q,
+        orderBy: [...(q.orderBy ?? []), ...rest.map((x) => ({ name: x.expr.name, direction: x.direction }))],
+      };
     return { ...q, orderBy: [...(q.orderBy ?? []), ...rest] };
   }
   // Positions k where rows 1..k are strictly ordered and row k+1 is below row k.
@@ -97,6 +147,10 @@ export async function placeLimit(f: Fill, q: Query, limit: SelectShape['limit'],
   }
   // LIMITs a person asks for (round-limit): the top 3, 5 or 10.
   const wanted = limit === 'one' ? fits.filter((k) => k === 1) : fits.filter((k) => k >= 2 && ROUND_LIMITS.includes(k));
-  if (wanted.length === 0) reject('no-fitting-value', limit === 'one' ? 'the first two rows tie on the ORDER BY keys' : 'no strict cut between 2 and 10 rows');
+  if (wanted.length === 0)
+    reject(
+      'no-fitting-value',
+      limit === 'one' ? 'the first two rows tie on the ORDER BY keys' : 'no strict cut between 2 and 10 rows',
+    );
   return { ...q, limit: f.rng.pick(wanted) };
 }

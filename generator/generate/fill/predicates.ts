@@ -22,7 +22,12 @@ import { isTyped, monthStart, roundThreshold } from './rules/typed-value.ts';
 import type { Typed } from './fill-context.ts';
 
 /** An OR of ANDs of predicate slots, filled. */
-export async function condition(f: Fill, shape: ConditionShape, entities: EntityAlias[], elements: ElementAlias[]): Promise<Predicate> {
+export async function condition(
+  f: Fill,
+  shape: ConditionShape,
+  entities: EntityAlias[],
+  elements: ElementAlias[],
+): Promise<Predicate> {
   const disjuncts: Predicate[] = [];
   // One value constrained once (implied-bound): a second bound on it says nothing or nothing new.
   const taken = new Set<string>();
@@ -66,7 +71,12 @@ function typedBound(t: Typed, v: Scalar): Scalar {
 }
 
 /** Options a rule of meaning allows, or a rejection naming the rule when it allows none of some. */
-function allowed(options: Typed[], keep: (t: Typed) => boolean, rule: 'exact-match' | 'range-on-quantity' | 'like-on-text' | 'comparable-columns', what: string): Typed[] {
+function allowed(
+  options: Typed[],
+  keep: (t: Typed) => boolean,
+  rule: 'exact-match' | 'range-on-quantity' | 'like-on-text' | 'comparable-columns',
+  what: string,
+): Typed[] {
   const kept = options.filter(keep);
   if (kept.length === 0 && options.length > 0) reject(`no-meaningful-slot:${rule}`, what);
   return kept;
@@ -79,15 +89,26 @@ function allowed(options: Typed[], keep: (t: Typed) => boolean, rule: 'exact-mat
  * query says it differs.
  */
 function spellNegation(f: Fill, p: Predicate): Predicate {
-  if ((p.kind === 'like' || p.kind === 'in' || p.kind === 'between' || p.kind === 'isNull') && p.negated && f.rng.chance(FILL_RATES.notOverNegated)) {
+  if (
+    (p.kind === 'like' || p.kind === 'in' || p.kind === 'between' || p.kind === 'isNull') &&
+    p.negated &&
+    f.rng.chance(FILL_RATES.notOverNegated)
+  ) {
     const { negated: _negated, ...positive } = p;
     return { kind: 'not', arg: positive };
   }
-  if (p.kind === 'compare' && p.op === '<>' && f.rng.chance(FILL_RATES.notOverUnequal)) return { kind: 'not', arg: { ...p, op: '=' } };
+  if (p.kind === 'compare' && p.op === '<>' && f.rng.chance(FILL_RATES.notOverUnequal))
+    return { kind: 'not', arg: { ...p, op: '=' } };
   return p;
 }
 
-async function predicate(f: Fill, slot: PredicateSlot, entities: EntityAlias[], elements: ElementAlias[], taken: ReadonlySet<string>): Promise<Predicate> {
+async function predicate(
+  f: Fill,
+  slot: PredicateSlot,
+  entities: EntityAlias[],
+  elements: ElementAlias[],
+  taken: ReadonlySet<string>,
+): Promise<Predicate> {
   const r = f.rng;
   const free = (c: Typed): boolean => !taken.has(JSON.stringify(c.expr));
   switch (slot.kind) {
@@ -100,12 +121,21 @@ async function predicate(f: Fill, slot: PredicateSlot, entities: EntityAlias[], 
         if (special) return special;
       }
       const type = slot.column.type === 'text' && wantsOrder ? 'any' : slot.column.type;
-      let options = candidates(f, entities, elements, type).filter((c) => free(c) && (wantsOrder ? c.kind === 'numeric' || c.kind === 'temporal' : true));
+      let options = candidates(f, entities, elements, type).filter(
+        (c) => free(c) && (wantsOrder ? c.kind === 'numeric' || c.kind === 'temporal' : true),
+      );
       if (slot.valueType === 'number' && !wantsOrder) options = options.filter((c) => c.kind !== 'temporal');
       options = wantsOrder
         ? allowed(options, (c) => rangeable(c.slot?.role), 'range-on-quantity', `no quantity for ${slot.op}`)
-        : allowed(options, (c) => matchable(c.slot?.role, c.slot?.attribute), 'exact-match', `nothing to match with ${slot.op}`);
-      options = options.filter((c) => (wantsOrder ? valuesOf(f, c, entities, elements) : matchValues(f, c, entities, elements)).length > 0);
+        : allowed(
+            options,
+            (c) => matchable(c.slot?.role, c.slot?.attribute),
+            'exact-match',
+            `nothing to match with ${slot.op}`,
+          );
+      options = options.filter(
+        (c) => (wantsOrder ? valuesOf(f, c, entities, elements) : matchValues(f, c, entities, elements)).length > 0,
+      );
       if (options.length === 0) reject('no-fitting-slot', `no column for ${slot.op} ${slot.valueType}`);
       const t = r.pick(options);
       const values = wantsOrder ? valuesOf(f, t, entities, elements) : matchValues(f, t, entities, elements);
@@ -118,25 +148,46 @@ async function predicate(f: Fill, slot: PredicateSlot, entities: EntityAlias[], 
         return { kind: 'in', expr: t.expr, values: picked, ...(slot.op === '<>' ? { negated: true } : {}) };
       }
       // A date threshold as a window before the latest date in the data: "in the 5 months before 2025-12-30".
-      const window = t.kind === 'temporal' && (slot.op === '>' || slot.op === '>=') && f.analyticRng.chance(FILL_RATES.dateWindow) ? dateWindow(values, raw) : undefined;
-      return { kind: 'compare', op: slot.op, left: t.expr, right: window ?? { kind: 'literal', value: literal(t.kind, value) } };
+      const window =
+        t.kind === 'temporal' && (slot.op === '>' || slot.op === '>=') && f.analyticRng.chance(FILL_RATES.dateWindow)
+          ? dateWindow(values, raw)
+          : undefined;
+      return {
+        kind: 'compare',
+        op: slot.op,
+        left: t.expr,
+        right: window ?? { kind: 'literal', value: literal(t.kind, value) },
+      };
     }
     case 'compareColumn': {
       const ordered = slot.op !== '=' && slot.op !== '<>';
-      const options = candidates(f, entities, elements, 'any').filter((c) => free(c) && (ordered ? rangeable(c.slot?.role) : matchable(c.slot?.role, c.slot?.attribute)));
+      const options = candidates(f, entities, elements, 'any').filter(
+        (c) => free(c) && (ordered ? rangeable(c.slot?.role) : matchable(c.slot?.role, c.slot?.attribute)),
+      );
       for (const left of r.shuffle(options)) {
         const leftAlias = (left.expr as { alias: string }).alias;
-        const partners = options.filter((c) => c.kind === left.kind && (c.expr as { alias: string }).alias !== leftAlias && comparable(left.slot, c.slot));
+        const partners = options.filter(
+          (c) =>
+            c.kind === left.kind && (c.expr as { alias: string }).alias !== leftAlias && comparable(left.slot, c.slot),
+        );
         if (partners.length > 0) return { kind: 'compare', op: slot.op, left: left.expr, right: r.pick(partners).expr };
       }
       return reject('no-fitting-slot', 'no two comparable columns on different aliases');
     }
     case 'like': {
-      const texts = candidates(f, entities, elements, 'text').filter((c) => free(c) && isPlainText(f, c, entities) && valuesOf(f, c, entities, elements).length > 0);
+      const texts = candidates(f, entities, elements, 'text').filter(
+        (c) => free(c) && isPlainText(f, c, entities) && valuesOf(f, c, entities, elements).length > 0,
+      );
       const options = allowed(texts, (c) => searchable(c.slot?.role), 'like-on-text', 'no name or text to search');
       if (options.length === 0) reject('no-fitting-slot', 'no text column for LIKE');
       const t = r.pick(options);
-      const words = [...new Set(valuesOf(f, t, entities, elements).flatMap((v) => String(v).split(/[^\p{L}\p{N}]+/u)).filter((w) => w.length >= 3))];
+      const words = [
+        ...new Set(
+          valuesOf(f, t, entities, elements)
+            .flatMap((v) => String(v).split(/[^\p{L}\p{N}]+/u))
+            .filter((w) => w.length >= 3),
+        ),
+      ];
       if (words.length === 0) reject('no-fitting-value', 'no word to cut a LIKE pattern from');
       const word = r.pick(words);
       const cut = word.length > 5 && r.chance(FILL_RATES.likePrefixCut) ? word.slice(0, 4) : word;
@@ -144,32 +195,58 @@ async function predicate(f: Fill, slot: PredicateSlot, entities: EntityAlias[], 
       return { kind: 'like', expr: t.expr, pattern, ...(slot.negated ? { negated: true } : {}) };
     }
     case 'between': {
-      const ordered = candidates(f, entities, elements, 'any').filter((c) => free(c) && (c.kind === 'numeric' || c.kind === 'temporal') && valuesOf(f, c, entities, elements).length > 1);
+      const ordered = candidates(f, entities, elements, 'any').filter(
+        (c) =>
+          free(c) && (c.kind === 'numeric' || c.kind === 'temporal') && valuesOf(f, c, entities, elements).length > 1,
+      );
       const options = allowed(ordered, (c) => rangeable(c.slot?.role), 'range-on-quantity', 'no quantity for BETWEEN');
       if (options.length === 0) reject('no-fitting-slot', 'no ordered column for BETWEEN');
       const t = r.pick(options);
       const values = valuesOf(f, t, entities, elements);
       let low = typedBound(t, quantile(f, values, t.kind));
       let high = typedBound(t, quantile(f, values, t.kind));
-      const cmp = t.kind === 'numeric' ? Number(low) - Number(high) : String(low) < String(high) ? -1 : String(low) > String(high) ? 1 : 0;
+      const cmp =
+        t.kind === 'numeric'
+          ? Number(low) - Number(high)
+          : String(low) < String(high)
+            ? -1
+            : String(low) > String(high)
+              ? 1
+              : 0;
       if (cmp === 0) reject('no-fitting-value', 'BETWEEN bounds fell on one value');
       if (cmp > 0) [low, high] = [high, low];
-      return { kind: 'between', expr: t.expr, low: { kind: 'literal', value: literal(t.kind, low) }, high: { kind: 'literal', value: literal(t.kind, high) } };
+      return {
+        kind: 'between',
+        expr: t.expr,
+        low: { kind: 'literal', value: literal(t.kind, low) },
+        high: { kind: 'literal', value: literal(t.kind, high) },
+      };
     }
     case 'isNull': {
       const options = entities.flatMap((a) =>
-        (f.graph.entities.get(a.entity)?.attributes ?? []).filter((s) => s.attribute.optional === true).map((s): Expr => ({ kind: 'attribute', alias: a.alias, attribute: s.name })),
+        (f.graph.entities.get(a.entity)?.attributes ?? [])
+          .filter((s) => s.attribute.optional === true)
+          .map((s): Expr => ({ kind: 'attribute', alias: a.alias, attribute: s.name })),
       );
       if (options.length === 0) reject('no-fitting-slot', 'no optional attribute for IS NULL');
       return { kind: 'isNull', expr: r.pick(options), ...(slot.negated ? { negated: true } : {}) };
     }
     case 'inList': {
-      const listable = candidates(f, entities, elements, slot.column.type).filter((c) => free(c) && c.kind !== 'temporal');
-      const options = allowed(listable, (c) => matchable(c.slot?.role, c.slot?.attribute), 'exact-match', 'nothing to list values of').filter((c) => new Set(matchValues(f, c, entities, elements)).size > 2);
+      const listable = candidates(f, entities, elements, slot.column.type).filter(
+        (c) => free(c) && c.kind !== 'temporal',
+      );
+      const options = allowed(
+        listable,
+        (c) => matchable(c.slot?.role, c.slot?.attribute),
+        'exact-match',
+        'nothing to list values of',
+      ).filter((c) => new Set(matchValues(f, c, entities, elements)).size > 2);
       if (options.length === 0) reject('no-fitting-slot', 'no column with values for IN');
       const t = r.pick(options);
       const distinct = [...new Set(matchValues(f, t, entities, elements))];
-      const values = r.sample(distinct, Math.max(2, Math.min(slot.size, 4, distinct.length - 1))).map((v) => literal(t.kind, v));
+      const values = r
+        .sample(distinct, Math.max(2, Math.min(slot.size, 4, distinct.length - 1)))
+        .map((v) => literal(t.kind, v));
       return { kind: 'in', expr: t.expr, values, ...(slot.negated ? { negated: true } : {}) };
     }
     case 'compareAggregate':
@@ -190,15 +267,33 @@ function membershipOrClass(f: Fill, entities: readonly EntityAlias[], negated: b
   const r = f.rng;
   const roll = r.next();
   if (roll < FILL_RATES.membership) {
-    const options = entities.flatMap((a) => (f.graph.entities.get(a.entity)?.sets ?? []).filter((slot) => matchable(slot.role, slot.attribute)).map((slot) => ({ a, slot })));
+    const options = entities.flatMap((a) =>
+      (f.graph.entities.get(a.entity)?.sets ?? [])
+        .filter((slot) => matchable(slot.role, slot.attribute))
+        .map((slot) => ({ a, slot })),
+    );
     if (options.length === 0) return undefined;
     const { a, slot } = r.pick(options);
-    const values = members(f, a.entity).flatMap((o) => (o.values[slot.name] as readonly Scalar[] | null) ?? []).filter((v) => !(typeof v === 'string' && ODD_TEXT.test(v)));
+    const values = members(f, a.entity)
+      .flatMap((o) => (o.values[slot.name] as readonly Scalar[] | null) ?? [])
+      .filter((v) => !(typeof v === 'string' && ODD_TEXT.test(v)));
     if (values.length === 0) return undefined;
-    return { kind: 'contains', alias: a.alias, attribute: slot.name, value: r.pick(values), ...(negated ? { negated: true } : {}) };
+    return {
+      kind: 'contains',
+      alias: a.alias,
+      attribute: slot.name,
+      value: r.pick(values),
+      ...(negated ? { negated: true } : {}),
+    };
   }
   if (roll < FILL_RATES.isA) {
-    const options = entities.flatMap((a) => f.graph.index.subtree(a.entity).slice(1).filter((e) => members(f, e.name).length > 0).map((e) => ({ a, sub: e.name })));
+    const options = entities.flatMap((a) =>
+      f.graph.index
+        .subtree(a.entity)
+        .slice(1)
+        .filter((e) => members(f, e.name).length > 0)
+        .map((e) => ({ a, sub: e.name })),
+    );
     if (options.length === 0) return undefined;
     const { a, sub } = r.pick(options);
     return { kind: 'isA', alias: a.alias, entity: sub, ...(negated ? { negated: true } : {}) };
@@ -207,10 +302,18 @@ function membershipOrClass(f: Fill, entities: readonly EntityAlias[], negated: b
     // Or an unknown value: an optional attribute is NULL (or, for `<>`, known). Spider's
     // skeletons almost never say IS NULL, yet which values are missing is a question
     // real data raises and schemas answer alike only if their NULLs line up.
-    const options = entities.flatMap((a) => (f.graph.entities.get(a.entity)?.attributes ?? []).filter((s) => s.attribute.optional === true).map((s) => ({ a, s })));
+    const options = entities.flatMap((a) =>
+      (f.graph.entities.get(a.entity)?.attributes ?? [])
+        .filter((s) => s.attribute.optional === true)
+        .map((s) => ({ a, s })),
+    );
     if (options.length === 0) return undefined;
     const { a, s } = r.pick(options);
-    return { kind: 'isNull', expr: { kind: 'attribute', alias: a.alias, attribute: s.name }, ...(negated ? { negated: true } : {}) };
+    return {
+      kind: 'isNull',
+      expr: { kind: 'attribute', alias: a.alias, attribute: s.name },
+      ...(negated ? { negated: true } : {}),
+    };
   }
   return undefined;
 }

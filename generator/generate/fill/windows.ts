@@ -1,6 +1,13 @@
 import type { Rng } from '../../common/rng.ts';
 import type { ErIndex } from '../../er-model/er-index.ts';
-import type { Expr, Qualify, SelectQuery, WindowExpr, WindowFunction, WindowOrderItem } from '../../query/conceptual-query.ts';
+import type {
+  Expr,
+  Qualify,
+  SelectQuery,
+  WindowExpr,
+  WindowFunction,
+  WindowOrderItem,
+} from '../../query/conceptual-query.ts';
 import { ORDER_SENSITIVE } from '../../query/window-scope.ts';
 import { hasAggregate } from '../../query/query-scope.ts';
 import { FILL_RATES } from './fill-rates.ts';
@@ -47,7 +54,14 @@ export function topPerGroup(index: ErIndex, rng: Rng, q: SelectQuery): SelectQue
 export const WINDOW_OUTPUT_SHARE = FILL_RATES.windowOutput;
 
 const OUTPUT_NAME: Record<WindowFunction, string> = {
-  row_number: 'position', rank: 'rank_in_group', dense_rank: 'dense_rank_in_group', lag: 'previous_value', lead: 'next_value', sum: 'running_total', avg: 'running_average', count: 'running_count',
+  row_number: 'position',
+  rank: 'rank_in_group',
+  dense_rank: 'dense_rank_in_group',
+  lag: 'previous_value',
+  lead: 'next_value',
+  sum: 'running_total',
+  avg: 'running_average',
+  count: 'running_count',
 };
 
 /**
@@ -61,7 +75,9 @@ export function windowOutput(index: ErIndex, rng: Rng, q: SelectQuery): SelectQu
   if (!frame) return undefined;
   let name = OUTPUT_NAME[frame.window.fn];
   for (let i = 2; q.select.some((c) => c.name === name); i++) name = `${OUTPUT_NAME[frame.window.fn]}_${i}`;
-  const orderBy = q.orderBy ? [...q.orderBy, { expr: { kind: 'output' as const, name }, direction: 'asc' as const }] : undefined;
+  const orderBy = q.orderBy
+    ? [...q.orderBy, { expr: { kind: 'output' as const, name }, direction: 'asc' as const }]
+    : undefined;
   return { ...q, select: [...q.select, { name, expr: frame.window }], ...(orderBy ? { orderBy } : {}) };
 }
 
@@ -70,37 +86,63 @@ export function windowOutput(index: ErIndex, rng: Rng, q: SelectQuery): SelectQu
  * LEFT, the base object's kind, or a few-valued attribute), ordered by a number or date of
  * the base object, with every alias's id as tie-break where the function needs one.
  */
-function windowFrame(index: ErIndex, rng: Rng, q: SelectQuery, fns: readonly WindowFunction[]): { window: WindowExpr } | undefined {
+function windowFrame(
+  index: ErIndex,
+  rng: Rng,
+  q: SelectQuery,
+  fns: readonly WindowFunction[],
+): { window: WindowExpr } | undefined {
   if ((q.groupBy ?? []).length > 0 || q.having || q.distinct || q.qualify) return undefined;
   // Any aggregate makes the query one row of aggregates: round(avg(…)), max(…) - min(…) too.
   if (q.select.some((c) => hasAggregate(c.expr) || c.expr.kind === 'window')) return undefined;
   const joins = q.joins ?? [];
   if (joins.some((j) => j.kind === 'elements')) return undefined;
   const base = q.from;
-  const role = (a: { owner: { name: string }; attribute: { name: string } }) => roleOf(index.domain, a.owner.name, a.attribute.name);
+  const role = (a: { owner: { name: string }; attribute: { name: string } }) =>
+    roleOf(index.domain, a.owner.name, a.attribute.name);
   // Ordered by a quantity or a date (range-on-quantity), partitioned by a kind (group-key).
   const asked = index.allAttributes(base.entity).filter((a) => a.attribute.neverAsked !== true);
-  const ordered = asked.filter((a) => !a.attribute.multiValued && ORDERED.includes(a.attribute.type.kind) && rangeable(role(a)));
+  const ordered = asked.filter(
+    (a) => !a.attribute.multiValued && ORDERED.includes(a.attribute.type.kind) && rangeable(role(a)),
+  );
   if (ordered.length === 0) return undefined;
   const pickedSlot = rng.pick(ordered);
   const picked = pickedSlot.attribute;
   const value: Expr = { kind: 'attribute', alias: base.alias, attribute: picked.name };
 
-  const groups: Expr[] = joins.filter((j) => j.kind === 'relationship' && j.type === 'inner').map((j) => ({ kind: 'attribute', alias: j.alias, attribute: 'id' }));
-  const subclasses = index.subtree(base.entity).slice(1).map((e) => e.name);
+  const groups: Expr[] = joins
+    .filter((j) => j.kind === 'relationship' && j.type === 'inner')
+    .map((j) => ({ kind: 'attribute', alias: j.alias, attribute: 'id' }));
+  const subclasses = index
+    .subtree(base.entity)
+    .slice(1)
+    .map((e) => e.name);
   if (subclasses.length > 1) groups.push({ kind: 'classOf', alias: base.alias, among: subclasses });
-  for (const a of asked) if (!a.attribute.multiValued && groupable(role(a))) groups.push({ kind: 'attribute', alias: base.alias, attribute: a.attribute.name });
+  for (const a of asked)
+    if (!a.attribute.multiValued && groupable(role(a)))
+      groups.push({ kind: 'attribute', alias: base.alias, attribute: a.attribute.name });
   if (groups.length === 0) return undefined;
   const partition = rng.pick(groups);
 
   let fn = rng.pick(fns);
   const numeric = ['integer', 'bigint', 'numeric'].includes(picked.type.kind);
   // A running total only of what adds up (additive-sum), an average only of a quantity.
-  if ((fn === 'sum' && !summable(role(pickedSlot))) || (fn === 'avg' && !averageable(role(pickedSlot))) || ((fn === 'sum' || fn === 'avg') && !numeric)) fn = 'count';
-  const orderBy: WindowOrderItem[] = [{ expr: value, direction: rng.chance(FILL_RATES.windowDescending) ? 'desc' : 'asc' }];
+  if (
+    (fn === 'sum' && !summable(role(pickedSlot))) ||
+    (fn === 'avg' && !averageable(role(pickedSlot))) ||
+    ((fn === 'sum' || fn === 'avg') && !numeric)
+  )
+    fn = 'count';
+  const orderBy: WindowOrderItem[] = [
+    { expr: value, direction: rng.chance(FILL_RATES.windowDescending) ? 'desc' : 'asc' },
+  ];
   if (ORDER_SENSITIVE.has(fn)) {
     // Every alias's id: a row's position or neighbour must not depend on how ties were stored.
-    const ids: Expr[] = [base.alias, ...joins.map((j) => j.alias)].map((alias) => ({ kind: 'attribute', alias, attribute: 'id' }));
+    const ids: Expr[] = [base.alias, ...joins.map((j) => j.alias)].map((alias) => ({
+      kind: 'attribute',
+      alias,
+      attribute: 'id',
+    }));
     for (const id of ids) if (!sameNode(id, partition)) orderBy.push({ expr: id, direction: 'asc' });
   }
   const arg = fn === 'lag' || fn === 'lead' || fn === 'sum' || fn === 'avg' ? value : undefined;

@@ -15,13 +15,27 @@ export type TypeReading =
  *
  * @example columnType({ type: { kind: 'smallint' }, … }).approximated // 'smallint read as integer'
  */
-export function columnType(column: CatalogColumn, enums: ReadonlyMap<string, readonly string[]>, profile?: ColumnProfile): TypeReading {
+export function columnType(
+  column: CatalogColumn,
+  enums: ReadonlyMap<string, readonly string[]>,
+  profile?: ColumnProfile,
+): TypeReading {
   const t = column.type;
   // Rule `json-array`: a JSON column holding only arrays of one element type is a set of values.
   if (t.kind === 'json' && profile?.jsonArrayOf !== undefined) {
     const element: AttributeType =
-      profile.jsonArrayOf === 'string' ? { kind: 'text' } : profile.jsonArrayOf === 'integer' ? { kind: 'integer' } : profile.jsonArrayOf === 'boolean' ? { kind: 'boolean' } : { kind: 'numeric', precision: 15, scale: 4 };
-    return { type: element, multiValued: 'json', ...(profile.jsonArrayOf === 'number' ? { approximated: 'JSON numbers read as numeric(15,4)' } : {}) };
+      profile.jsonArrayOf === 'string'
+        ? { kind: 'text' }
+        : profile.jsonArrayOf === 'integer'
+          ? { kind: 'integer' }
+          : profile.jsonArrayOf === 'boolean'
+            ? { kind: 'boolean' }
+            : { kind: 'numeric', precision: 15, scale: 4 };
+    return {
+      type: element,
+      multiValued: 'json',
+      ...(profile.jsonArrayOf === 'number' ? { approximated: 'JSON numbers read as numeric(15,4)' } : {}),
+    };
   }
   if (t.kind === 'array') {
     const inner = scalarType(t.element, enums);
@@ -39,13 +53,23 @@ function scalarType(t: CatalogType, enums: ReadonlyMap<string, readonly string[]
     case 'smallint':
       return { type: { kind: 'integer' }, approximated: 'smallint read as integer' };
     case 'numeric':
-      if (t.precision === undefined) return { type: { kind: 'numeric', precision: 14, scale: 2 }, approximated: 'numeric without precision read as numeric(14,2)' };
+      if (t.precision === undefined)
+        return {
+          type: { kind: 'numeric', precision: 14, scale: 2 },
+          approximated: 'numeric without precision read as numeric(14,2)',
+        };
       return { type: { kind: 'numeric', precision: t.precision, scale: t.scale ?? 0 } };
     case 'real':
     case 'double':
-      return { type: { kind: 'numeric', precision: 15, scale: 4 }, approximated: `${t.kind === 'real' ? 'real' : 'double precision'} read as numeric(15,4)` };
+      return {
+        type: { kind: 'numeric', precision: 15, scale: 4 },
+        approximated: `${t.kind === 'real' ? 'real' : 'double precision'} read as numeric(15,4)`,
+      };
     case 'text':
-      return { type: { kind: 'text' }, ...(t.length !== undefined ? { approximated: `varchar(${t.length}) read as text` } : {}) };
+      return {
+        type: { kind: 'text' },
+        ...(t.length !== undefined ? { approximated: `varchar(${t.length}) read as text` } : {}),
+      };
     case 'char':
       return { type: { kind: 'text' }, approximated: `char(${t.length}) read as text` };
     case 'uuid':
@@ -58,7 +82,9 @@ function scalarType(t: CatalogType, enums: ReadonlyMap<string, readonly string[]
       return { type: { kind: 'timestamp' } };
     case 'enum': {
       const values = enums.get(t.typeName);
-      return values && values.length > 0 ? { type: { kind: 'enum', values } } : { leftOut: `enum type ${t.typeName} has no values` };
+      return values && values.length > 0
+        ? { type: { kind: 'enum', values } }
+        : { leftOut: `enum type ${t.typeName} has no values` };
     }
     case 'json':
       return { leftOut: 'a JSON document: no question is asked of its inside' };

@@ -22,7 +22,13 @@ export function detectChildTable(table: CatalogTable, ctx: RuleContext): ChildTa
   const rest = table.columns.filter((c) => !owner.columns.includes(c.name) && !isAuditColumn(c));
   if (rest.length !== 1) return undefined;
   const value = rest[0] as CatalogColumn;
-  if (value.nullable || value.type.kind === 'array' || value.type.kind === 'json' || value.type.kind === 'opaque') return undefined;
+  if (value.nullable || value.type.kind === 'array' || value.type.kind === 'json' || value.type.kind === 'opaque')
+    return undefined;
   if (!isKey(table, [...owner.columns, value.name])) return undefined;
-  return { table, owner, value, audit: table.columns.filter(isAuditColumn).filter((c) => !owner.columns.includes(c.name)) };
+  return {
+    table,
+    owner,
+    value,
+    audit: table.columns.filter(isAuditColumn).filter((c) => !owner.columns.includes(c.name)),
+  };
 }

@@ -12,7 +12,12 @@ export function detectSubclassTable(table: CatalogTable, ctx: RuleContext): Cata
   if (!key) return undefined;
   return knownForeignKeys(table, ctx).find((fk) => {
     const target = ctx.tables.get(fk.table);
-    return fk.table !== table.name && sameColumns(fk.columns, key) && target?.primaryKey !== undefined && sameColumns(target.primaryKey, fk.references);
+    return (
+      fk.table !== table.name &&
+      sameColumns(fk.columns, key) &&
+      target?.primaryKey !== undefined &&
+      sameColumns(target.primaryKey, fk.references)
+    );
   });
 }
 
@@ -22,7 +27,10 @@ export function detectSubclassTable(table: CatalogTable, ctx: RuleContext): Cata
  * many-to-one (or one-to-one) relationship of X apart from X's rows. A subclass table
  * (above) is told apart by its name.
  */
-export function detectRelationshipTable(table: CatalogTable, ctx: RuleContext): { readonly from: CatalogForeignKey; readonly to: CatalogForeignKey } | undefined {
+export function detectRelationshipTable(
+  table: CatalogTable,
+  ctx: RuleContext,
+): { readonly from: CatalogForeignKey; readonly to: CatalogForeignKey } | undefined {
   const key = detectSubclassTable(table, ctx);
   if (!key) return undefined;
   const others = knownForeignKeys(table, ctx).filter((fk) => fk !== key);

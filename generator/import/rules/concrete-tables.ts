@@ -7,10 +7,14 @@ import { isAuditColumn } from './audit-columns.ts';
  * holding a subtype with the shared columns copied down. Reported as a candidate only: two
  * tables with an address each are not always kinds of one thing.
  */
-export function sameColumnGroups(tables: readonly CatalogTable[]): { readonly tables: readonly string[]; readonly columns: readonly string[] }[] {
+export function sameColumnGroups(
+  tables: readonly CatalogTable[],
+): { readonly tables: readonly string[]; readonly columns: readonly string[] }[] {
   const signature = (t: CatalogTable): Set<string> => {
     const keyCols = new Set([...(t.primaryKey ?? []), ...t.foreignKeys.flatMap((f) => f.columns)]);
-    return new Set(t.columns.filter((c) => !keyCols.has(c.name) && !isAuditColumn(c)).map((c) => `${c.name}:${c.sqlType}`));
+    return new Set(
+      t.columns.filter((c) => !keyCols.has(c.name) && !isAuditColumn(c)).map((c) => `${c.name}:${c.sqlType}`),
+    );
   };
   const sigs = tables.map((t) => ({ name: t.name, sig: signature(t) }));
   const groups: { tables: string[]; columns: string[] }[] = [];

@@ -22,7 +22,8 @@ export function ruleContext(catalog: Catalog, profile: CatalogProfile): RuleCont
   return { catalog, profile, tables: new Map(catalog.tables.map((t) => [t.name, t])) };
 }
 
-export const sameColumns = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((c) => b.includes(c));
+export const sameColumns = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((c) => b.includes(c));
 
 /** The foreign keys of a table that point at a table the import reads. */
 export function knownForeignKeys(table: CatalogTable, ctx: RuleContext): CatalogForeignKey[] {
@@ -31,5 +32,8 @@ export function knownForeignKeys(table: CatalogTable, ctx: RuleContext): Catalog
 
 /** Whether the columns are the table's primary key or one of its unique keys. */
 export function isKey(table: CatalogTable, columns: readonly string[]): boolean {
-  return (table.primaryKey !== undefined && sameColumns(table.primaryKey, columns)) || table.uniques.some((u) => sameColumns(u, columns));
+  return (
+    (table.primaryKey !== undefined && sameColumns(table.primaryKey, columns)) ||
+    table.uniques.some((u) => sameColumns(u, columns))
+  );
 }

@@ -18,7 +18,13 @@ export interface FlagClass {
  * @example is_member with CHECK ((is_member = (joined_on IS NOT NULL))) is a class Member owning joined_on
  */
 export function detectFlagClasses(table: CatalogTable): FlagClass[] {
-  const bodies = table.checks.map((c) => c.expression.trim().replace(/^CHECK\s*/iu, '').replace(/\s+/gu, ' ').replace(/"/gu, ''));
+  const bodies = table.checks.map((c) =>
+    c.expression
+      .trim()
+      .replace(/^CHECK\s*/iu, '')
+      .replace(/\s+/gu, ' ')
+      .replace(/"/gu, ''),
+  );
   const booleans = table.columns.filter((c) => c.type.kind === 'boolean' && !c.nullable).map((c) => c.name);
   const found = new Map<string, { parentFlag?: string; columns: string[] }>();
   for (const flag of booleans) {
@@ -26,15 +32,20 @@ export function detectFlagClasses(table: CatalogTable): FlagClass[] {
     const columns: string[] = [];
     let parentFlag: string | undefined;
     for (const body of bodies) {
-      const tied = new RegExp(`^\\(*${f} = \\((\\w+) IS NOT NULL\\)\\)*$`, 'u').exec(body) ?? new RegExp(`^\\(*${f} OR \\((\\w+) IS NULL\\)\\)*$`, 'u').exec(body);
-      if (tied && tied[1] !== flag && table.columns.some((c) => c.name === tied[1] && c.nullable)) columns.push(tied[1] as string);
+      const tied =
+        new RegExp(`^\\(*${f} = \\((\\w+) IS NOT NULL\\)\\)*$`, 'u').exec(body) ??
+        new RegExp(`^\\(*${f} OR \\((\\w+) IS NULL\\)\\)*$`, 'u').exec(body);
+      if (tied && tied[1] !== flag && table.columns.some((c) => c.name === tied[1] && c.nullable))
+        columns.push(tied[1] as string);
       const implies = new RegExp(`^\\(*NOT ${f}\\) OR (\\w+)\\)*$`, 'u').exec(body);
       if (implies && booleans.includes(implies[1] as string) && implies[1] !== flag) parentFlag = implies[1];
     }
-    if (columns.length > 0 || parentFlag !== undefined) found.set(flag, { ...(parentFlag !== undefined ? { parentFlag } : {}), columns });
+    if (columns.length > 0 || parentFlag !== undefined)
+      found.set(flag, { ...(parentFlag !== undefined ? { parentFlag } : {}), columns });
   }
   // A flag another flag implies is a class too, though it may govern no column of its own.
-  for (const { parentFlag } of [...found.values()]) if (parentFlag !== undefined && !found.has(parentFlag)) found.set(parentFlag, { columns: [] });
+  for (const { parentFlag } of [...found.values()])
+    if (parentFlag !== undefined && !found.has(parentFlag)) found.set(parentFlag, { columns: [] });
   const out: FlagClass[] = [];
   const depth = (flag: string, seen = new Set<string>()): number => {
     const p = found.get(flag)?.parentFlag;

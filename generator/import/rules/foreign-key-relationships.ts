@@ -54,7 +54,9 @@ export function foreignKeyRelationship(table: CatalogTable, fk: CatalogForeignKe
  * fill them in some order (it draws partners after objects).
  */
 export function foreignKeyCycles(tables: readonly CatalogTable[]): string[][] {
-  const edges = new Map(tables.map((t) => [t.name, [...new Set(t.foreignKeys.map((f) => f.table).filter((x) => x !== t.name))]]));
+  const edges = new Map(
+    tables.map((t) => [t.name, [...new Set(t.foreignKeys.map((f) => f.table).filter((x) => x !== t.name))]]),
+  );
   const cycles: string[][] = [];
   const seen = new Set<string>();
   // Tarjan's strongly connected components: every component of two or more tables holds a cycle.

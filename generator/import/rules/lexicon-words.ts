@@ -25,7 +25,12 @@ export function snakeName(name: string): string {
 export function className(table: string): string {
   const w = words(table).split(' ');
   const last = w.pop() ?? 'thing';
-  return [...w, pluralize.singular(last)].map((x) => (x.length === 0 ? x : `${(x[0] as string).toUpperCase()}${x.slice(1)}`)).join('').replace(/^([0-9])/u, 'T$1') || 'Unnamed';
+  return (
+    [...w, pluralize.singular(last)]
+      .map((x) => (x.length === 0 ? x : `${(x[0] as string).toUpperCase()}${x.slice(1)}`))
+      .join('')
+      .replace(/^([0-9])/u, 'T$1') || 'Unnamed'
+  );
 }
 
 /**
@@ -36,7 +41,10 @@ export function className(table: string): string {
  * @example nounWords('film_actors') // { singular: 'film actor', plural: 'film actors' }
  */
 export function nounWords(name: string, comment?: string): NounLexicon {
-  const fromComment = comment !== undefined && /^[A-Za-z][A-Za-z ]{0,30}$/u.test(comment.trim()) ? comment.trim().toLowerCase() : undefined;
+  const fromComment =
+    comment !== undefined && /^[A-Za-z][A-Za-z ]{0,30}$/u.test(comment.trim())
+      ? comment.trim().toLowerCase()
+      : undefined;
   const base = fromComment ?? words(name);
   const parts = base.split(' ');
   const last = parts.pop() ?? base;
@@ -55,5 +63,9 @@ const VERB_END = /(ed|ing)$/u;
 export function isNotNoun(name: string): boolean {
   const w = words(name);
   const last = w.split(' ').pop() ?? w;
-  return VERB_START.test(w) || (VERB_END.test(last) && !/(thing|ring|ding|ceiling|building|rating|setting|ending|listing|feed|speed|seed|bed|need)$/u.test(last));
+  return (
+    VERB_START.test(w) ||
+    (VERB_END.test(last) &&
+      !/(thing|ring|ding|ceiling|building|rating|setting|ending|listing|feed|speed|seed|bed|need)$/u.test(last))
+  );
 }

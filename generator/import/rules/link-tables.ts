@@ -20,7 +20,9 @@ export interface LinkTable {
  * (actor_id, film_id) links actors and films.
  */
 export function detectLinkTable(table: CatalogTable, ctx: RuleContext): LinkTable | undefined {
-  const fks = knownForeignKeys(table, ctx).filter((fk) => fk.columns.every((c) => !table.columns.find((col) => col.name === c)?.nullable));
+  const fks = knownForeignKeys(table, ctx).filter((fk) =>
+    fk.columns.every((c) => !table.columns.find((col) => col.name === c)?.nullable),
+  );
   for (let i = 0; i < fks.length; i++) {
     for (let j = i + 1; j < fks.length; j++) {
       const a = fks[i] as CatalogForeignKey;
@@ -31,7 +33,14 @@ export function detectLinkTable(table: CatalogTable, ctx: RuleContext): LinkTabl
       const key = table.primaryKey ?? table.uniques.find((u) => u.length === both.length) ?? both;
       const [from, to] = key.indexOf(a.columns[0] as string) <= key.indexOf(b.columns[0] as string) ? [a, b] : [b, a];
       const rest = table.columns.filter((c) => !both.includes(c.name));
-      if (rest.some((c) => fks.some((fk) => fk.columns.includes(c.name)) || table.foreignKeys.some((fk) => fk.columns.includes(c.name)))) continue;
+      if (
+        rest.some(
+          (c) =>
+            fks.some((fk) => fk.columns.includes(c.name)) ||
+            table.foreignKeys.some((fk) => fk.columns.includes(c.name)),
+        )
+      )
+        continue;
       return { table, from, to, attributes: rest.filter((c) => !isAuditColumn(c)), audit: rest.filter(isAuditColumn) };
     }
   }

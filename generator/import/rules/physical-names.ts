@@ -32,7 +32,11 @@ function spell(t: CatalogType, sourceSpelling: string): string {
     case 'numeric':
       return t.precision === undefined ? 'numeric' : `numeric(${t.precision},${t.scale ?? 0})`;
     case 'text':
-      return t.length === undefined ? (/^(character varying|varchar)$/iu.test(sourceSpelling) ? 'character varying' : 'text') : `character varying(${t.length})`;
+      return t.length === undefined
+        ? /^(character varying|varchar)$/iu.test(sourceSpelling)
+          ? 'character varying'
+          : 'text'
+        : `character varying(${t.length})`;
     case 'char':
       return `character(${t.length})`;
     case 'timestamp':

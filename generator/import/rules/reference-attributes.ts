@@ -23,7 +23,10 @@ const ident = (name: string): string => `"?${name.replace(/[.*+?^${}()|[\]\\]/gu
 
 /** Whether a CHECK says that `column` is NULL wherever `ref` is. */
 function tiesTo(expression: string, ref: string, column: string): boolean {
-  const body = expression.trim().replace(/^CHECK\s*/iu, '').replace(/\s+/gu, ' ');
+  const body = expression
+    .trim()
+    .replace(/^CHECK\s*/iu, '')
+    .replace(/\s+/gu, ' ');
   const r = ident(ref);
   const c = ident(column);
   const forms = [

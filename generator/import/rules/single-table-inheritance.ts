@@ -20,7 +20,10 @@ export interface SingleTableHierarchy {
  * fill. Without such columns a few-valued column is a category, not a hierarchy.
  * The values and the subtypes' names come from the data, so the reading is flagged for review.
  */
-export function detectSingleTableHierarchy(table: CatalogTable, discriminators: readonly DiscriminatorProfile[]): SingleTableHierarchy | undefined {
+export function detectSingleTableHierarchy(
+  table: CatalogTable,
+  discriminators: readonly DiscriminatorProfile[],
+): SingleTableHierarchy | undefined {
   for (const d of discriminators) {
     const values = [...d.byValue.entries()].sort((a, b) => b[1].rows - a[1].rows || (a[0] < b[0] ? -1 : 1));
     const nullable = table.columns.filter((c) => c.nullable && c.name !== d.column);
@@ -48,7 +51,12 @@ export function detectSingleTableHierarchy(table: CatalogTable, discriminators: 
     }
     const owners = [...owned.values()].filter((cols) => cols.length > 0).length;
     if (owners === 0 && groups.length === 0) continue;
-    return { table: table.name, discriminator: d.column, subtypes: values.map(([value, s]) => ({ value, rows: s.rows, columns: owned.get(value) ?? [] })), groups };
+    return {
+      table: table.name,
+      discriminator: d.column,
+      subtypes: values.map(([value, s]) => ({ value, rows: s.rows, columns: owned.get(value) ?? [] })),
+      groups,
+    };
   }
   return undefined;
 }

@@ -12,7 +12,12 @@ const INT_BOUND = 2_147_483_647;
  * @example valueHints({ kind: 'integer' }, { rows: 10, nulls: 2, distinct: 8, min: '1', max: '9' }, true, undefined)
  * // { min: 1, max: 9, nullRate: 0.2 }
  */
-export function valueHints(type: AttributeType, profile: ColumnProfile | undefined, optional: boolean, pool: readonly string[] | undefined): ValueHints | undefined {
+export function valueHints(
+  type: AttributeType,
+  profile: ColumnProfile | undefined,
+  optional: boolean,
+  pool: readonly string[] | undefined,
+): ValueHints | undefined {
   if (!profile || profile.rows === 0) return undefined;
   const hints: { -readonly [K in keyof ValueHints]: ValueHints[K] } = {};
   const { min, max } = profile;
@@ -21,7 +26,9 @@ export function valueHints(type: AttributeType, profile: ColumnProfile | undefin
       const lo = Number(min);
       const hi = Number(max);
       const bound = type.kind === 'integer' ? INT_BOUND : MODEL_LIMITS.numericBound;
-      const fits = type.kind !== 'numeric' || (Math.abs(lo) < 10 ** (type.precision - type.scale) && Math.abs(hi) < 10 ** (type.precision - type.scale));
+      const fits =
+        type.kind !== 'numeric' ||
+        (Math.abs(lo) < 10 ** (type.precision - type.scale) && Math.abs(hi) < 10 ** (type.precision - type.scale));
       if (Number.isFinite(lo) && Number.isFinite(hi) && Math.abs(lo) <= bound && Math.abs(hi) <= bound && fits) {
         hints.min = type.kind === 'numeric' ? lo : Math.trunc(lo);
         hints.max = type.kind === 'numeric' ? hi : Math.trunc(hi);
@@ -37,6 +44,13 @@ export function valueHints(type: AttributeType, profile: ColumnProfile | undefin
   }
   if (optional) hints.nullRate = Math.round((profile.nulls / profile.rows) * 1000) / 1000;
   if (type.kind === 'text' && pool && pool.length > 0) hints.pool = pool;
-  else if (type.kind !== 'boolean' && type.kind !== 'enum' && profile.rows > 1 && profile.distinct === profile.rows - profile.nulls && profile.nulls === 0) hints.unique = true;
+  else if (
+    type.kind !== 'boolean' &&
+    type.kind !== 'enum' &&
+    profile.rows > 1 &&
+    profile.distinct === profile.rows - profile.nulls &&
+    profile.nulls === 0
+  )
+    hints.unique = true;
   return Object.keys(hints).length > 0 ? hints : undefined;
 }

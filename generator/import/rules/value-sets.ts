@@ -16,22 +16,39 @@ export const LOW_CARDINALITY = 12;
  * candidate (a pool of values for the generator), not made an enum: the next row may bring
  * a new value.
  */
-export function valueSet(column: CatalogColumn, table: CatalogTable, profile: ColumnProfile | undefined, enums: ReadonlyMap<string, readonly string[]>): ValueSet | undefined {
+export function valueSet(
+  column: CatalogColumn,
+  table: CatalogTable,
+  profile: ColumnProfile | undefined,
+  enums: ReadonlyMap<string, readonly string[]>,
+): ValueSet | undefined {
   const t = column.type.kind === 'array' ? column.type.element : column.type;
   if (t.kind === 'enum') return { source: 'enum-type', name: t.typeName, values: enums.get(t.typeName) ?? [] };
   const check = table.checks.find((c) => c.inList?.column === column.name);
   if (check?.inList) return { source: 'check-in', values: check.inList.values };
   if (column.type.kind === 'array') {
     // An array column's list may sit inside a larger CHECK (a subtype's column, required only for its rows).
-    const contained = arrayContainedIn(column.name, table.checks.map((c) => c.expression));
+    const contained = arrayContainedIn(
+      column.name,
+      table.checks.map((c) => c.expression),
+    );
     if (contained) return { source: 'check-in', values: contained };
   }
   if (column.type.kind === 'json') {
-    const contained = jsonContainedIn(column.name, table.checks.map((c) => c.expression));
+    const contained = jsonContainedIn(
+      column.name,
+      table.checks.map((c) => c.expression),
+    );
     if (contained) return { source: 'check-in', values: contained };
   }
   if (t.kind !== 'text' && t.kind !== 'char') return undefined;
-  if (!profile?.values || profile.values.length < 2 || profile.values.length > LOW_CARDINALITY || profile.rows - profile.nulls < 2 * profile.values.length) return undefined;
+  if (
+    !profile?.values ||
+    profile.values.length < 2 ||
+    profile.values.length > LOW_CARDINALITY ||
+    profile.rows - profile.nulls < 2 * profile.values.length
+  )
+    return undefined;
   return { source: 'low-cardinality', values: profile.values.map((v) => v.value) };
 }
 
@@ -59,7 +76,9 @@ function arrayContainedIn(name: string, expressions: readonly string[]): string[
   for (const e of expressions) {
     const m = pattern.exec(e);
     if (!m) continue;
-    const values = [...(m[1] as string).matchAll(/'((?:[^']|'')*)'/gu)].map((x) => (x[1] as string).replaceAll("''", "'"));
+    const values = [...(m[1] as string).matchAll(/'((?:[^']|'')*)'/gu)].map((x) =>
+      (x[1] as string).replaceAll("''", "'"),
+    );
     if (values.length > 0) return values;
   }
   return undefined;

@@ -25,7 +25,8 @@ export const aggregateArgument: MeaningCheck = {
         if (u.kind === 'none') out.push(`${fn} of ${u.why}`);
       } else if (e.kind === 'aggregate' && fn === 'count' && e.distinct) {
         const ref = refOf(m, e.arg);
-        if (ref && !DISTINCT_COUNTABLE.includes(ref.role.kind)) out.push(`count of distinct ${ref.name}, a ${ref.role.kind}`);
+        if (ref && !DISTINCT_COUNTABLE.includes(ref.role.kind))
+          out.push(`count of distinct ${ref.name}, a ${ref.role.kind}`);
       }
     });
     return out;

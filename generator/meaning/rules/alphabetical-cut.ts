@@ -7,7 +7,13 @@ import type { MeaningCheck } from '../meaning-check.ts';
 import { refOf, type QueryMeaning } from '../query-meaning.ts';
 
 function isText(m: QueryMeaning, e: Expr): boolean {
-  if (e.kind === 'classOf' || e.kind === 'setArray' || e.kind === 'substring' || (e.kind === 'textFunction' && e.fn !== 'length')) return true;
+  if (
+    e.kind === 'classOf' ||
+    e.kind === 'setArray' ||
+    e.kind === 'substring' ||
+    (e.kind === 'textFunction' && e.fn !== 'length')
+  )
+    return true;
   if (e.kind === 'coalesce') return e.args[0] !== undefined && isText(m, e.args[0]);
   const ref = refOf(m, e);
   return ref?.attribute !== undefined && (ref.attribute.type.kind === 'text' || ref.attribute.type.kind === 'enum');
@@ -24,7 +30,12 @@ export const alphabeticalCut: MeaningCheck = {
     if (q.limit === undefined) return [];
     const first = q.orderBy?.[0];
     if (!first) return [];
-    const expr = 'name' in first ? outputExpr(q, first.name) : first.expr.kind === 'output' ? outputExpr(q, first.expr.name) : first.expr;
+    const expr =
+      'name' in first
+        ? outputExpr(q, first.name)
+        : first.expr.kind === 'output'
+          ? outputExpr(q, first.expr.name)
+          : first.expr;
     return expr && isText(m, expr) ? [`an order by text cut by LIMIT ${q.limit}`] : [];
   },
 };

@@ -26,7 +26,8 @@ export const comparableColumns: MeaningCheck = {
         return;
       }
       if (l.role.kind !== r.role.kind) out.push(`${l.name} (a ${l.role.kind}) ${p.op} ${r.name} (a ${r.role.kind})`);
-      else if ((l.role.kind === 'category' || l.role.kind === 'description') && l.name !== r.name) out.push(`${l.name} ${p.op} ${r.name}: different attributes`);
+      else if ((l.role.kind === 'category' || l.role.kind === 'description') && l.name !== r.name)
+        out.push(`${l.name} ${p.op} ${r.name}: different attributes`);
     });
     return out;
   },

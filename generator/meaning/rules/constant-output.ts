@@ -21,16 +21,24 @@ function fault(m: QueryMeaning, q: SelectQuery, e: Expr, pinned: ReadonlySet<str
       if (info?.kind !== 'entity') return undefined;
       const own = m.index.chain(info.entity).map((x) => x.name);
       const at = e.among.findIndex((c) => own.includes(c));
-      return at >= 0 && at < e.among.length - 1 ? `the class of ${e.alias} among a list naming ${e.among[at]} before its subclasses` : undefined;
+      return at >= 0 && at < e.among.length - 1
+        ? `the class of ${e.alias} among a list naming ${e.among[at]} before its subclasses`
+        : undefined;
     }
     case 'coalesce': {
       const ref = e.args[0] ? refOf(m, e.args[0]) : undefined;
-      return ref && ref.attribute && ref.attribute.optional !== true && !isOuter(q, ref.alias) ? `a default for ${ref.name}, which is never missing` : undefined;
+      return ref && ref.attribute && ref.attribute.optional !== true && !isOuter(q, ref.alias)
+        ? `a default for ${ref.name}, which is never missing`
+        : undefined;
     }
     case 'cast': {
       const ref = refOf(m, e.arg);
       const whole = ['integer', 'bigint'];
-      return ref && e.to === 'integer' && (ref.name === 'id' || (ref.attribute && whole.includes(ref.attribute.type.kind))) ? `${ref.name} cast to what it is` : undefined;
+      return ref &&
+        e.to === 'integer' &&
+        (ref.name === 'id' || (ref.attribute && whole.includes(ref.attribute.type.kind)))
+        ? `${ref.name} cast to what it is`
+        : undefined;
     }
     case 'nullif':
       return 'zero turned into NULL with no division after';
@@ -77,23 +85,31 @@ function keyConditions(q: SelectQuery): string[] {
   const keys = new Set((q.groupBy ?? []).map(exprKey));
   if (keys.size === 0) return [];
   const out: string[] = [];
-  const onKey = (p: Predicate): boolean => p.kind === 'compare' && keys.has(exprKey(p.left)) && p.right.kind === 'literal';
+  const onKey = (p: Predicate): boolean =>
+    p.kind === 'compare' && keys.has(exprKey(p.left)) && p.right.kind === 'literal';
   visit([q.select, q.having], (n) => {
     const e = n as unknown as Expr;
     if (e.kind === 'aggregate' && e.filter && onKey(e.filter)) out.push('an aggregate filtered on its own group key');
-    if (e.kind === 'aggregate' && e.arg?.kind === 'case' && e.arg.whens.every((w) => onKey(w.when))) out.push('an aggregate of a CASE on its own group key');
+    if (e.kind === 'aggregate' && e.arg?.kind === 'case' && e.arg.whens.every((w) => onKey(w.when)))
+      out.push('an aggregate of a CASE on its own group key');
   });
   return out;
 }
 
 /** Aggregates (but counts) of a grouped object's own attribute: one value in its group. */
 function ownAggregates(m: QueryMeaning, q: SelectQuery): string[] {
-  const grouped = new Set((q.groupBy ?? []).map((k) => refOf(m, k)).filter((r) => r?.name === 'id').map((r) => r?.alias as string));
+  const grouped = new Set(
+    (q.groupBy ?? [])
+      .map((k) => refOf(m, k))
+      .filter((r) => r?.name === 'id')
+      .map((r) => r?.alias as string),
+  );
   if (grouped.size === 0) return [];
   const out: string[] = [];
   visit([q.select, q.having], (n) => {
     const e = n as unknown as Expr;
-    if (e.kind === 'aggregate' && e.fn !== 'count' && e.arg?.kind === 'attribute' && grouped.has(e.arg.alias)) out.push(`${e.fn} of ${e.arg.attribute}, one value per group of ${e.arg.alias}`);
+    if (e.kind === 'aggregate' && e.fn !== 'count' && e.arg?.kind === 'attribute' && grouped.has(e.arg.alias))
+      out.push(`${e.fn} of ${e.arg.attribute}, one value per group of ${e.arg.alias}`);
   });
   return out;
 }
@@ -104,12 +120,24 @@ export const constantOutput: MeaningCheck = {
   query: (m) => {
     const out: string[] = [];
     for (const q of listedSelects(m.query)) {
-      const pinned = new Set(conjuncts(q.where).flatMap((p) => (p.kind === 'compare' && p.op === '=' && p.right.kind === 'literal' ? [exprKey(p.left)] : p.kind === 'in' && !p.negated ? [exprKey(p.expr)] : [])));
+      const pinned = new Set(
+        conjuncts(q.where).flatMap((p) =>
+          p.kind === 'compare' && p.op === '=' && p.right.kind === 'literal'
+            ? [exprKey(p.left)]
+            : p.kind === 'in' && !p.negated
+              ? [exprKey(p.expr)]
+              : [],
+        ),
+      );
       const seen = new Set<string>();
       const shown = new Set<string>();
       for (const o of q.select) {
         const base = wrapped(o.expr);
-        const again = seen.has(exprKey(o.expr)) ? 'the same as an earlier output' : base && shown.has(exprKey(base)) ? 'an attribute shown again, reworded' : undefined;
+        const again = seen.has(exprKey(o.expr))
+          ? 'the same as an earlier output'
+          : base && shown.has(exprKey(base))
+            ? 'an attribute shown again, reworded'
+            : undefined;
         const x = again ?? fault(m, q, o.expr, pinned);
         seen.add(exprKey(o.expr));
         if (base) shown.add(exprKey(base));

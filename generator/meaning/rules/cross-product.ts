@@ -27,8 +27,10 @@ export function branchesThatMultiply(m: QueryMeaning, q: SelectQuery, root: stri
     for (const j of joins) {
       const a = j.kind === 'relationship' ? j.from : j.of;
       const b = j.alias;
-      if (reached.has(a) && !reached.has(b)) (parent.set(b, { via: a, many: fansOut(m, j, a) }), reached.add(b), (changed = true));
-      else if (reached.has(b) && !reached.has(a)) (parent.set(a, { via: b, many: fansOut(m, j, b) }), reached.add(a), (changed = true));
+      if (reached.has(a) && !reached.has(b))
+        parent.set(b, { via: a, many: fansOut(m, j, a) }), reached.add(b), (changed = true);
+      else if (reached.has(b) && !reached.has(a))
+        parent.set(a, { via: b, many: fansOut(m, j, b) }), reached.add(a), (changed = true);
     }
   }
   const ancestors = (x: string): string[] => {
@@ -37,7 +39,8 @@ export function branchesThatMultiply(m: QueryMeaning, q: SelectQuery, root: stri
     return out;
   };
   const many = [...parent].filter(([, p]) => p.many).map(([x]) => x);
-  for (const [i, a] of many.entries()) for (const b of many.slice(i + 1)) if (!ancestors(a).includes(b) && !ancestors(b).includes(a)) return [a, b];
+  for (const [i, a] of many.entries())
+    for (const b of many.slice(i + 1)) if (!ancestors(a).includes(b) && !ancestors(b).includes(a)) return [a, b];
   return [];
 }
 

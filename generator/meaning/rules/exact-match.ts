@@ -18,7 +18,9 @@ function fault(m: QueryMeaning, e: Expr, how: string): string | undefined {
   const whole = ref.attribute?.type.kind === 'integer' || ref.attribute?.type.kind === 'bigint';
   const max = ref.attribute?.hints?.max;
   const small = whole && typeof max === 'number' && max <= SMALL_RANGE;
-  return (ref.role.kind === 'measure' || ref.role.kind === 'count') && small ? undefined : `${how} on ${ref.name}, a ${ref.role.kind}${ref.role.kind === 'measure' || ref.role.kind === 'count' ? ' of a wide range' : ''}`;
+  return (ref.role.kind === 'measure' || ref.role.kind === 'count') && small
+    ? undefined
+    : `${how} on ${ref.name}, a ${ref.role.kind}${ref.role.kind === 'measure' || ref.role.kind === 'count' ? ' of a wide range' : ''}`;
 }
 
 export const exactMatch: MeaningCheck = {
@@ -35,7 +37,8 @@ export const exactMatch: MeaningCheck = {
         else if (p.left.kind === 'literal') push(fault(m, p.right, p.op));
       } else if (p.kind === 'in') push(fault(m, p.expr, 'IN'));
       else if (p.kind === 'simpleCase') push(fault(m, p.operand, 'CASE on a value'));
-      else if (p.kind === 'contains') push(fault(m, { kind: 'attribute', alias: p.alias, attribute: p.attribute }, 'set membership'));
+      else if (p.kind === 'contains')
+        push(fault(m, { kind: 'attribute', alias: p.alias, attribute: p.attribute }, 'set membership'));
     });
     return out;
   },

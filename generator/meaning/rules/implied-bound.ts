@@ -11,10 +11,21 @@ type Side = 'lower' | 'upper' | 'equal';
 /** The bounds a predicate puts on a value: (value, side) pairs. */
 function bounds(p: Predicate): [string, Side][] {
   if (p.kind === 'compare' && (p.right.kind === 'literal' || p.right.kind === 'dateShift')) {
-    const side: Side | undefined = p.op === '>' || p.op === '>=' ? 'lower' : p.op === '<' || p.op === '<=' ? 'upper' : p.op === '=' ? 'equal' : undefined;
+    const side: Side | undefined =
+      p.op === '>' || p.op === '>='
+        ? 'lower'
+        : p.op === '<' || p.op === '<='
+          ? 'upper'
+          : p.op === '='
+            ? 'equal'
+            : undefined;
     return side ? [[exprKey(p.left), side]] : [];
   }
-  if (p.kind === 'between' && !p.negated) return [[exprKey(p.expr), 'lower'], [exprKey(p.expr), 'upper']];
+  if (p.kind === 'between' && !p.negated)
+    return [
+      [exprKey(p.expr), 'lower'],
+      [exprKey(p.expr), 'upper'],
+    ];
   if (p.kind === 'in' && !p.negated) return [[exprKey(p.expr), 'equal']];
   return [];
 }
@@ -32,7 +43,9 @@ function conjunctionFaults(parts: readonly Predicate[]): string[] {
 }
 
 function disjunctionFaults(p: Extract<Predicate, { kind: 'or' }>): string[] {
-  const sides = p.args.flatMap((a) => (a.kind === 'compare' || a.kind === 'between' ? bounds(a) : [])).filter(([, s]) => s !== 'equal');
+  const sides = p.args
+    .flatMap((a) => (a.kind === 'compare' || a.kind === 'between' ? bounds(a) : []))
+    .filter(([, s]) => s !== 'equal');
   const keys = sides.map(([k, s]) => `${k}|${s}`);
   return keys.some((k, i) => keys.indexOf(k) !== i) ? ['two alternatives bounding one value on one side'] : [];
 }

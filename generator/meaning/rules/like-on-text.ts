@@ -11,7 +11,8 @@ export const likeOnText: MeaningCheck = {
       const p = n as unknown as Predicate;
       if (p.kind !== 'like') return;
       const ref = refOf(m, p.expr);
-      if (ref && ref.role.kind !== 'name' && ref.role.kind !== 'description') out.push(`LIKE on ${ref.name}, a ${ref.role.kind}`);
+      if (ref && ref.role.kind !== 'name' && ref.role.kind !== 'description')
+        out.push(`LIKE on ${ref.name}, a ${ref.role.kind}`);
     });
     return out;
   },

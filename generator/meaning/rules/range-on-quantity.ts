@@ -17,7 +17,8 @@ export const rangeOnQuantity: MeaningCheck = {
     ownNodes(q, (n) => {
       const p = n as unknown as Predicate;
       let x: string | undefined;
-      if (p.kind === 'compare' && p.op !== '=' && p.op !== '<>') x = fault(m, p.left) ?? (p.left.kind === 'literal' ? fault(m, p.right) : undefined);
+      if (p.kind === 'compare' && p.op !== '=' && p.op !== '<>')
+        x = fault(m, p.left) ?? (p.left.kind === 'literal' ? fault(m, p.right) : undefined);
       else if (p.kind === 'between') x = fault(m, p.expr);
       if (x) out.push(x);
     });

@@ -20,7 +20,8 @@ function reads(parts: readonly unknown[], alias: string): boolean {
 
 function fault(m: QueryMeaning, q: SelectQuery): string | undefined {
   const joins = q.joins ?? [];
-  if (q.distinct || joins.length === 0 || (q.groupBy ?? []).length > 0 || q.select.some((o) => hasAggregate(o.expr))) return undefined;
+  if (q.distinct || joins.length === 0 || (q.groupBy ?? []).length > 0 || q.select.some((o) => hasAggregate(o.expr)))
+    return undefined;
   const base = q.from.alias;
   if (reads([q.select, q.where, q.qualify, q.orderBy], base)) return undefined;
   const fromBase = joins.filter((j) => (j.kind === 'relationship' ? j.from : j.of) === base);
@@ -35,7 +36,9 @@ function fault(m: QueryMeaning, q: SelectQuery): string | undefined {
     const c = m.index.relationship(j.relationship).cardinality;
     return c === 'many-to-many' || (c === 'many-to-one' && j.direction === 'forward');
   });
-  return toMany || many ? `rows repeat once per ${q.from.entity} ${base}, which the query neither shows nor filters on` : undefined;
+  return toMany || many
+    ? `rows repeat once per ${q.from.entity} ${base}, which the query neither shows nor filters on`
+    : undefined;
 }
 
 export const repeatedRows: MeaningCheck = {

@@ -11,7 +11,8 @@ export const roundLimit: MeaningCheck = {
     const out: string[] = [];
     visit(m.query, (n) => {
       const q = n as unknown as Query;
-      if ((q.kind === 'select' || q.kind === 'set') && q.limit !== undefined && !ROUND_LIMITS.includes(q.limit)) out.push(`LIMIT ${q.limit}`);
+      if ((q.kind === 'select' || q.kind === 'set') && q.limit !== undefined && !ROUND_LIMITS.includes(q.limit))
+        out.push(`LIMIT ${q.limit}`);
     });
     return out;
   },

@@ -19,14 +19,17 @@ export const selfPairing: MeaningCheck = {
       for (const b of rels.slice(i + 1)) {
         if (a.relationship !== b.relationship) continue;
         const chained = b.from === a.alias || a.from === b.alias;
-        if (a.direction === b.direction && !chained) out.push(`${a.relationship} joined twice from ${a.from === b.from ? a.from : `${a.from} and ${b.from}`}`);
+        if (a.direction === b.direction && !chained)
+          out.push(`${a.relationship} joined twice from ${a.from === b.from ? a.from : `${a.from} and ${b.from}`}`);
         if (a.direction !== b.direction && chained) out.push(`${a.relationship} walked there and back`);
       }
     });
     // From the FROM alias straight back: the base relation joined to itself through the link.
     const elements = joins.filter((j) => j.kind === 'elements');
     elements.forEach((a, i) => {
-      for (const b of elements.slice(i + 1)) if (a.kind === 'elements' && b.kind === 'elements' && a.of === b.of && a.attribute === b.attribute) out.push(`the elements of ${a.attribute} joined twice`);
+      for (const b of elements.slice(i + 1))
+        if (a.kind === 'elements' && b.kind === 'elements' && a.of === b.of && a.attribute === b.attribute)
+          out.push(`the elements of ${a.attribute} joined twice`);
     });
     return out;
   },

@@ -30,11 +30,18 @@ function fault(m: QueryMeaning, q: SelectQuery): string | undefined {
   if (refs.some((r) => r !== undefined && NAMING.includes(r.role.kind))) return undefined;
   if (q.distinct && refs.every((r) => r !== undefined && KINDS.includes(r.role.kind))) return undefined;
   // The kind of each object (its subclass) names what it is in a hierarchy.
-  if (q.distinct && q.select.every((o) => o.expr.kind === 'classOf' || o.expr.kind === 'extract' || o.expr.kind === 'dateTrunc')) return undefined;
+  if (
+    q.distinct &&
+    q.select.every((o) => o.expr.kind === 'classOf' || o.expr.kind === 'extract' || o.expr.kind === 'dateTrunc')
+  )
+    return undefined;
   return `rows of ${q.select.map((o) => o.name).join(', ')} show nothing that names them`;
 }
 
 export const shownByName: MeaningCheck = {
   rule: 'shown-by-name',
-  query: (m) => listedSelects(m.query).map((q) => fault(m, q)).filter((x): x is string => x !== undefined),
+  query: (m) =>
+    listedSelects(m.query)
+      .map((q) => fault(m, q))
+      .filter((x): x is string => x !== undefined),
 };

@@ -21,7 +21,12 @@ function fault(m: QueryMeaning, q: SelectQuery): string | undefined {
   if (keys.length === 0) return undefined;
   if (!q.select.some((o) => hasAggregate(o.expr)) && !q.having) return undefined;
   // Aliases whose object each group determines: those grouped by id, then those one step to-one away.
-  const fixed = new Set(keys.map((k) => refOf(m, k)).filter((r) => r?.name === 'id').map((r) => r?.alias as string));
+  const fixed = new Set(
+    keys
+      .map((k) => refOf(m, k))
+      .filter((r) => r?.name === 'id')
+      .map((r) => r?.alias as string),
+  );
   if (fixed.size === 0) return undefined;
   const joins = q.joins ?? [];
   for (let changed = true; changed; ) {
@@ -29,12 +34,14 @@ function fault(m: QueryMeaning, q: SelectQuery): string | undefined {
     for (const j of joins) {
       if (j.kind !== 'relationship') continue;
       const { ahead, back } = toOne(m, j);
-      if (fixed.has(j.from) && ahead && !fixed.has(j.alias)) (fixed.add(j.alias), (changed = true));
-      if (fixed.has(j.alias) && back && !fixed.has(j.from)) (fixed.add(j.from), (changed = true));
+      if (fixed.has(j.from) && ahead && !fixed.has(j.alias)) fixed.add(j.alias), (changed = true);
+      if (fixed.has(j.alias) && back && !fixed.has(j.from)) fixed.add(j.from), (changed = true);
     }
   }
   const all = [q.from.alias, ...joins.map((j) => j.alias)];
-  return all.every((a) => fixed.has(a)) ? `every group is one object of ${[...keys.map((k) => (k as { alias?: string }).alias)].join(', ')}` : undefined;
+  return all.every((a) => fixed.has(a))
+    ? `every group is one object of ${[...keys.map((k) => (k as { alias?: string }).alias)].join(', ')}`
+    : undefined;
 }
 
 export const singleObjectGroups: MeaningCheck = {

@@ -18,7 +18,8 @@ export const textFunction: MeaningCheck = {
     ownNodes(q, (n) => {
       const e = n as unknown as Expr;
       if (e.kind === 'position') out.push('the position of a letter in a text');
-      else if (e.kind === 'substring' && (roleName(m, e.arg) !== 'name' || e.start !== 1)) out.push(`the letters of a ${roleName(m, e.arg)}`);
+      else if (e.kind === 'substring' && (roleName(m, e.arg) !== 'name' || e.start !== 1))
+        out.push(`the letters of a ${roleName(m, e.arg)}`);
       else if (e.kind === 'textFunction') {
         const role = roleName(m, e.arg);
         if (e.fn === 'length' && role !== 'description') out.push(`the length of a ${role}`);

@@ -75,7 +75,9 @@ function aggregateOf(d: DescribeContext, e: Aggregate, g: Grouping): string {
     mention(d, 'distinct-aggregate', ['distinct values']);
     what = `the distinct values of ${what}`;
   }
-  const fn = { sum: 'the total of', avg: 'the average of', min: 'the smallest value of', max: 'the largest value of' }[e.fn];
+  const fn = { sum: 'the total of', avg: 'the average of', min: 'the smallest value of', max: 'the largest value of' }[
+    e.fn
+  ];
   d.covered.add(`aggregate:${e.fn}`);
   if (arg.kind === 'arithmetic') {
     // "the total of a minus b" could be the total of a, less b: the arithmetic comes first, row by row.

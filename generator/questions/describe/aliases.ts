@@ -25,7 +25,9 @@ export function collect(d: DescribeContext, query: Query, optional: boolean): vo
       if (j.on) collectPredicate(d, j.on);
     } else {
       const owner = d.aliases.get(j.of);
-      const attribute = d.index.allAttributes(owner?.entity ?? '').find((a) => a.attribute.name === j.attribute)?.attribute;
+      const attribute = d.index
+        .allAttributes(owner?.entity ?? '')
+        .find((a) => a.attribute.name === j.attribute)?.attribute;
       if (!attribute) throw new Error(`no multi-valued attribute ${j.attribute} on alias ${j.of}`);
       d.aliases.set(j.alias, { element: { owner: j.of, attribute }, optional: isOptional });
     }
@@ -38,7 +40,12 @@ export function collect(d: DescribeContext, query: Query, optional: boolean): vo
   for (const c of conjuncts(query.where)) {
     if (c.kind !== 'compare' || c.op !== '=' || c.left.kind !== 'attribute' || c.right.kind !== 'attribute') continue;
     if (c.left.attribute !== 'id' || c.right.attribute !== 'id') continue;
-    const inner = (query.joins ?? []).find((j) => j.kind === 'relationship' && j.type === 'inner' && (j.alias === (c.left as { alias: string }).alias || j.alias === (c.right as { alias: string }).alias));
+    const inner = (query.joins ?? []).find(
+      (j) =>
+        j.kind === 'relationship' &&
+        j.type === 'inner' &&
+        (j.alias === (c.left as { alias: string }).alias || j.alias === (c.right as { alias: string }).alias),
+    );
     if (!inner) continue;
     const other = inner.alias === c.left.alias ? c.right.alias : c.left.alias;
     const info = d.aliases.get(inner.alias);
@@ -55,11 +62,13 @@ function collectPredicate(d: DescribeContext, p: Predicate): void {
     const q = p.query;
     if (p.kind === 'inQuery' && q.kind === 'select' && p.expr.kind === 'attribute' && p.expr.attribute === 'id') {
       const inner = q.select[0]?.expr;
-      const info = inner?.kind === 'attribute' && inner.attribute === 'id' && inner.alias !== q.from.alias ? d.aliases.get(inner.alias) : undefined;
+      const info =
+        inner?.kind === 'attribute' && inner.attribute === 'id' && inner.alias !== q.from.alias
+          ? d.aliases.get(inner.alias)
+          : undefined;
       if (info && inner?.kind === 'attribute') info.sameAs = p.expr.alias;
     }
-  }
-  else if (p.kind === 'compare') {
+  } else if (p.kind === 'compare') {
     collectExpr(d, p.left);
     collectExpr(d, p.right);
   }

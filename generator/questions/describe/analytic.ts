@@ -55,7 +55,9 @@ export function describeAnalytic<C>(e: AnalyticExpr, ctx: C, ph: AnalyticPhrasin
     }
     case 'simpleCase': {
       const operand = x(e.operand);
-      const branches = e.whens.map((w, i) => `${x(w.then)} when ${i === 0 ? operand : 'it'} is ${x({ kind: 'literal', value: w.value })}`);
+      const branches = e.whens.map(
+        (w, i) => `${x(w.then)} when ${i === 0 ? operand : 'it'} is ${x({ kind: 'literal', value: w.value })}`,
+      );
       const otherwise = e.else ? `${x(e.else)} otherwise` : 'empty otherwise';
       ph.mention('simple-case', ['otherwise']);
       return `the value that is ${branches.join(', ')}, and ${otherwise}`;
@@ -91,9 +93,15 @@ export function describeAnalytic<C>(e: AnalyticExpr, ctx: C, ph: AnalyticPhrasin
     case 'ratio': {
       const places = `${e.digits} decimal place${e.digits === 1 ? '' : 's'}`;
       // A number other than 0 as the denominator is never 0: nothing to say about it.
-      const constant = e.denominator.kind === 'literal' && typeof e.denominator.value === 'number' && e.denominator.value !== 0;
+      const constant =
+        e.denominator.kind === 'literal' && typeof e.denominator.value === 'number' && e.denominator.value !== 0;
       // The concise style says "rounded to 2 decimals".
-      ph.mention('ratio', [`${e.digits} decimal place`], [`${e.digits} decimals`], ...(constant ? [] : [['empty when']]));
+      ph.mention(
+        'ratio',
+        [`${e.digits} decimal place`],
+        [`${e.digits} decimals`],
+        ...(constant ? [] : [['empty when']]),
+      );
       const den = x(e.denominator);
       const zero = constant ? '' : ` (empty when ${den.replace(/ \(0 when there are none\)$/u, '')} is 0)`;
       if (e.percent) {
@@ -114,7 +122,8 @@ export function describeAnalytic<C>(e: AnalyticExpr, ctx: C, ph: AnalyticPhrasin
       const n = Math.abs(e.amount);
       const unit = `${n} ${e.unit}${n === 1 ? '' : 's'}`;
       ph.mention('date-shift', [unit]);
-      if (e.arg.kind === 'literal') return `the date ${unit} ${e.amount < 0 ? 'before' : 'after'} ${dateText(e.arg, ctx, ph as AnalyticPhrasing<unknown>)}`;
+      if (e.arg.kind === 'literal')
+        return `the date ${unit} ${e.amount < 0 ? 'before' : 'after'} ${dateText(e.arg, ctx, ph as AnalyticPhrasing<unknown>)}`;
       return `${x(e.arg)} ${e.amount < 0 ? 'minus' : 'plus'} ${unit}`;
     }
     case 'ageYears':
@@ -127,7 +136,10 @@ export function describeAnalytic<C>(e: AnalyticExpr, ctx: C, ph: AnalyticPhrasin
     case 'substring':
       ph.mention('substring', ['character']);
       if (e.length === undefined) return `${x(e.arg)} from character ${e.start} on`;
-      if (e.start === 1) return e.length === 1 ? `the first character of ${x(e.arg)}` : `the first ${e.length} characters (or fewer) of ${x(e.arg)}`;
+      if (e.start === 1)
+        return e.length === 1
+          ? `the first character of ${x(e.arg)}`
+          : `the first ${e.length} characters (or fewer) of ${x(e.arg)}`;
       return `the ${e.length === 1 ? 'character' : `${e.length} characters (or fewer)`} of ${x(e.arg)} starting at character ${e.start}`;
     case 'position':
       ph.mention('position', ['0 when']);

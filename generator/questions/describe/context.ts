@@ -64,7 +64,9 @@ export interface Grouping {
 }
 
 /** Handlers keyed by node kind: forgetting a kind is a compile error. */
-export type Handlers<U extends { kind: string }, C, R> = { readonly [K in U['kind']]: (node: Extract<U, { kind: K }>, ctx: C) => R };
+export type Handlers<U extends { kind: string }, C, R> = {
+  readonly [K in U['kind']]: (node: Extract<U, { kind: K }>, ctx: C) => R;
+};
 
 /**
  * What of an output the answer's rows hold: a window's value, not the keys that partition and
@@ -82,7 +84,9 @@ export function createContext(index: ErIndex, query: Query, conventions: 'inline
     mentions: [],
     covered: new Set(),
     aliases: new Map(),
-    shown: JSON.stringify(query.kind === 'select' ? query.select.map((o) => ({ ...o, expr: valueShown(o.expr) })) : query),
+    shown: JSON.stringify(
+      query.kind === 'select' ? query.select.map((o) => ({ ...o, expr: valueShown(o.expr) })) : query,
+    ),
     ordinal: new Map(),
     outputsByName: new Map(),
     notes: [],

@@ -48,7 +48,11 @@ export interface QueryFrame {
  * `subqueries.ts`, `order.ts`, `window.ts`, `analytic.ts`, and the two frames
  * (`select-frame.ts`, `set-frame.ts`).
  */
-export function describeQuery(index: ErIndex, query: Query, conventions: 'inline' | 'evidence' = 'inline'): { frame: QueryFrame; mentions: readonly RequiredMention[] } {
+export function describeQuery(
+  index: ErIndex,
+  query: Query,
+  conventions: 'inline' | 'evidence' = 'inline',
+): { frame: QueryFrame; mentions: readonly RequiredMention[] } {
   const d = createContext(index, query, conventions);
   const frame = query.kind === 'set' ? setFrame(d, query) : selectFrame(d, query);
   return { frame, mentions: d.mentions };

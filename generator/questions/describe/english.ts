@@ -27,7 +27,10 @@ export function pluralVerb(phrase: string): string {
 
 /** "avgViewers", "avg_viewers" → "avg viewers". */
 export function words(identifier: string): string {
-  return identifier.replace(/([a-z0-9])([A-Z])/gu, '$1 $2').replace(/_/gu, ' ').toLowerCase();
+  return identifier
+    .replace(/([a-z0-9])([A-Z])/gu, '$1 $2')
+    .replace(/_/gu, ' ')
+    .toLowerCase();
 }
 
 /** A literal as a question quotes it. */
@@ -49,7 +52,9 @@ export function listing(items: readonly string[], conjunction = 'and'): string {
 
 /** "a creator", "an account", "a user". */
 export function article(nounPhrase: string): string {
-  return /^[aeiou]/iu.test(nounPhrase) && !/^(u[bcfhjkqrstn]i|eu|one|uni|use)/iu.test(nounPhrase) ? `an ${nounPhrase}` : `a ${nounPhrase}`;
+  return /^[aeiou]/iu.test(nounPhrase) && !/^(u[bcfhjkqrstn]i|eu|one|uni|use)/iu.test(nounPhrase)
+    ? `an ${nounPhrase}`
+    : `a ${nounPhrase}`;
 }
 
 export function capitalize(s: string): string {

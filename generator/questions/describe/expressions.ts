@@ -17,7 +17,9 @@ interface ExprCtx extends Grouping {
 export function nullable(d: DescribeContext, e: Expr): boolean {
   switch (e.kind) {
     case 'attribute':
-      return info(d, e.alias).optional || (e.attribute !== 'id' && attribute(d, e.alias, e.attribute)?.optional === true);
+      return (
+        info(d, e.alias).optional || (e.attribute !== 'id' && attribute(d, e.alias, e.attribute)?.optional === true)
+      );
     case 'element':
       return info(d, e.alias).optional;
     case 'linkAttribute':
@@ -49,7 +51,8 @@ export function nullable(d: DescribeContext, e: Expr): boolean {
 
 /** Whether an expression reads a time of day (a timestamptz attribute or element). */
 export function isTime(d: DescribeContext, e: Expr): boolean {
-  if (e.kind === 'attribute' && e.attribute !== 'id') return attribute(d, e.alias, e.attribute)?.type.kind === 'timestamptz';
+  if (e.kind === 'attribute' && e.attribute !== 'id')
+    return attribute(d, e.alias, e.attribute)?.type.kind === 'timestamptz';
   if (e.kind === 'element') return info(d, e.alias).element?.attribute.type.kind === 'timestamptz';
   return false;
 }
@@ -90,7 +93,10 @@ function phrasing(d: DescribeContext): AnalyticPhrasing<Grouping> {
   };
 }
 
-const analytic = <K extends Expr['kind']>(_kind: K) => (e: Extract<Expr, { kind: K }>, ctx: ExprCtx): string => describeAnalytic(e as never, { grouped: ctx.grouped }, phrasing(ctx.d));
+const analytic =
+  <K extends Expr['kind']>(_kind: K) =>
+  (e: Extract<Expr, { kind: K }>, ctx: ExprCtx): string =>
+    describeAnalytic(e as never, { grouped: ctx.grouped }, phrasing(ctx.d));
 
 const exprHandlers: Handlers<Expr, ExprCtx, string> = {
   attribute: (e, { d }) => `the ${attributeNoun(d, e.alias, e.attribute)} of ${ref(d, e.alias)}`,
@@ -118,8 +124,11 @@ const exprHandlers: Handlers<Expr, ExprCtx, string> = {
     mention(d, 'class-of', ['in that order'], ['empty']);
     // The quoted labels are the ones the answer holds (the kinds' names as the model spells them), each with the kind in words.
     const shown = d.shown.includes(JSON.stringify(e));
-    const labelled = e.among.map((x, i) => (shown ? `"${x}" for ${article(names[i] as string)}` : (names[i] as string)));
-    if (!shown) return `the first that applies of ${listing(labelled, 'or')} (in that order) that ${ref(d, e.alias)} is (empty if none)`;
+    const labelled = e.among.map((x, i) =>
+      shown ? `"${x}" for ${article(names[i] as string)}` : (names[i] as string),
+    );
+    if (!shown)
+      return `the first that applies of ${listing(labelled, 'or')} (in that order) that ${ref(d, e.alias)} is (empty if none)`;
     return e.among.length === 1
       ? `${labelled[0]} (empty otherwise)`.replace(/ for /u, ` when ${ref(d, e.alias)} is `)
       : `the first that applies of ${listing(labelled, 'or')} (in that order), for ${ref(d, e.alias)} (empty if none)`;
@@ -128,7 +137,13 @@ const exprHandlers: Handlers<Expr, ExprCtx, string> = {
     const l = expr(ctx.d, e.left, ctx);
     const r = expr(ctx.d, e.right, ctx);
     // "the text" introduces a quoted value only: "followed by the text the last name" is not English.
-    const op = { '+': 'plus', '-': 'minus', '*': 'times', '/': 'divided by', '||': e.right.kind === 'literal' ? 'followed by the text' : 'followed by' }[e.op];
+    const op = {
+      '+': 'plus',
+      '-': 'minus',
+      '*': 'times',
+      '/': 'divided by',
+      '||': e.right.kind === 'literal' ? 'followed by the text' : 'followed by',
+    }[e.op];
     return `${l} ${op} ${r}`;
   },
   round: (e, ctx) => `${expr(ctx.d, e.arg, ctx)} rounded to ${e.digits} decimal place${e.digits === 1 ? '' : 's'}`,

@@ -36,8 +36,15 @@ const joinHandlers: Handlers<Join, JoinCtx, void> = {
       const owner = noun(d, j.from);
       if (d.conventions === 'evidence') {
         ctx.parts.push(`with ${np}${on}, if any`);
-        note(d, `${capitalize(article(owner))} without any ${noun(d, j.alias)} is kept once, with no ${noun(d, j.alias)}.`, 'left-join');
-      } else ctx.parts.push(`with ${np}${on}, or with none (${article(owner)} without such ${article(noun(d, j.alias))} is kept once, with no ${noun(d, j.alias)})`);
+        note(
+          d,
+          `${capitalize(article(owner))} without any ${noun(d, j.alias)} is kept once, with no ${noun(d, j.alias)}.`,
+          'left-join',
+        );
+      } else
+        ctx.parts.push(
+          `with ${np}${on}, or with none (${article(owner)} without such ${article(noun(d, j.alias))} is kept once, with no ${noun(d, j.alias)})`,
+        );
       mention(d, 'left-join', ['kept once'], ['with none']);
     } else {
       ctx.parts.push(`with ${np}${on}`);
@@ -48,10 +55,14 @@ const joinHandlers: Handlers<Join, JoinCtx, void> = {
     const { d } = ctx;
     const lex = elementLexicon(info(d, j.alias));
     if (j.type === 'left') {
-      ctx.parts.push(`with each of the ${lex.plural} of ${ref(d, j.of)}, or with none when it has none (kept once, with no ${lex.singular})`);
+      ctx.parts.push(
+        `with each of the ${lex.plural} of ${ref(d, j.of)}, or with none when it has none (kept once, with no ${lex.singular})`,
+      );
       mention(d, 'left-elements', ['kept once']);
     } else {
-      ctx.parts.push(`${ctx.sub ? 'taking each' : 'with each'} of the ${lex.plural} of ${ref(d, j.of)} (one row per ${lex.singular})`);
+      ctx.parts.push(
+        `${ctx.sub ? 'taking each' : 'with each'} of the ${lex.plural} of ${ref(d, j.of)} (one row per ${lex.singular})`,
+      );
       mention(d, 'elements', ['one row per']);
     }
   },

@@ -48,7 +48,10 @@ export function attributeNoun(d: DescribeContext, alias: string, name: string, p
 /** "every creator (streamers included)" */
 export function scoped(d: DescribeContext, entity: string, determiner: string, aliasForNoun?: string): string {
   const n = aliasForNoun ? noun(d, aliasForNoun) : d.index.entity(entity).lexicon.singular;
-  const subs = d.index.subtree(entity).slice(1).map((e) => e.lexicon.plural);
+  const subs = d.index
+    .subtree(entity)
+    .slice(1)
+    .map((e) => e.lexicon.plural);
   if (subs.length === 0) return `${determiner === 'a' ? article(n) : `${determiner} ${n}`}`;
   mention(d, 'subtype-scope', ...subs.map((s) => [s]));
   if (d.conventions === 'evidence') {
@@ -61,7 +64,12 @@ export function scoped(d: DescribeContext, entity: string, determiner: string, a
 // ---- relationships -------------------------------------------------------------------
 
 /** `B` described by its relationship with `A` ("channel owned by the creator"). */
-export function related(d: DescribeContext, join: Extract<Join, { kind: 'relationship' }>, plural: boolean, determiner: string): string {
+export function related(
+  d: DescribeContext,
+  join: Extract<Join, { kind: 'relationship' }>,
+  plural: boolean,
+  determiner: string,
+): string {
   const rel: Relationship = d.index.relationship(join.relationship);
   // The phrase with B as subject: B is `to` when the join goes forward.
   const phraseBA = join.direction === 'forward' ? rel.lexicon.reverse : rel.lexicon.forward;
@@ -73,15 +81,24 @@ export function related(d: DescribeContext, join: Extract<Join, { kind: 'relatio
   return `${head} that ${plural ? pluralVerb(phraseBA) : phraseBA} ${a}`;
 }
 
-function scopedNoun(d: DescribeContext, join: Extract<Join, { kind: 'relationship' }>, plural: boolean, determiner: string): string {
+function scopedNoun(
+  d: DescribeContext,
+  join: Extract<Join, { kind: 'relationship' }>,
+  plural: boolean,
+  determiner: string,
+): string {
   const i = info(d, join.alias);
   const entity = i.entity as string;
   const n = noun(d, join.alias, plural);
-  const subs = d.index.subtree(entity).slice(1).map((e) => e.lexicon.plural);
+  const subs = d.index
+    .subtree(entity)
+    .slice(1)
+    .map((e) => e.lexicon.plural);
   const rel = d.index.relationship(join.relationship);
   const end = join.direction === 'forward' ? rel.to : rel.from;
   if (entity !== end) mention(d, 'subtype-join', [n]);
-  const det = determiner === '' ? '' : determiner === 'a' ? (plural ? '' : article(n).split(' ')[0] + ' ') : `${determiner} `;
+  const det =
+    determiner === '' ? '' : determiner === 'a' ? (plural ? '' : article(n).split(' ')[0] + ' ') : `${determiner} `;
   if (subs.length === 0) return `${det}${n}`;
   mention(d, 'subtype-scope', ...subs.map((s) => [s]));
   if (d.conventions === 'evidence') {

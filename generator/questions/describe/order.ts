@@ -7,13 +7,25 @@ import { sameNode } from '../../query/walk.ts';
 
 /** How an ORDER BY names a window the outputs already show. */
 const WINDOW_NOUN: Readonly<Record<WindowExpr['fn'], string>> = {
-  row_number: 'position', rank: 'rank', dense_rank: 'rank', lag: 'previous value', lead: 'next value', sum: 'running total', avg: 'running average', count: 'running count',
+  row_number: 'position',
+  rank: 'rank',
+  dense_rank: 'rank',
+  lag: 'previous value',
+  lead: 'next value',
+  sum: 'running total',
+  avg: 'running average',
+  count: 'running count',
 };
 
 type SortItem = OrderItem | { name: string; direction: 'asc' | 'desc' };
 
 function orderKey(d: DescribeContext, item: SortItem): { text: string; nullable: boolean } {
-  const e: Expr | undefined = 'name' in item ? d.outputsByName.get(item.name) : item.expr.kind === 'output' ? d.outputsByName.get(item.expr.name) : item.expr;
+  const e: Expr | undefined =
+    'name' in item
+      ? d.outputsByName.get(item.name)
+      : item.expr.kind === 'output'
+        ? d.outputsByName.get(item.expr.name)
+        : item.expr;
   if (!e) {
     const name = 'name' in item ? item.name : (item.expr as { name: string }).name;
     return { text: `the ${words(name)}`, nullable: false };

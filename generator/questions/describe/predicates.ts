@@ -25,8 +25,22 @@ const predicateHandlers: Handlers<Predicate, PredicateCtx, string> = {
     const { d } = ctx;
     const temporal = isTemporal(d, p.left) || isTemporal(d, p.right);
     const ops = temporal
-      ? { '=': 'is', '<>': 'is not', '<': 'is earlier than', '<=': 'is at or before', '>': 'is later than', '>=': 'is at or after' }
-      : { '=': 'is', '<>': 'is not', '<': 'is less than', '<=': 'is at most', '>': 'is greater than', '>=': 'is at least' };
+      ? {
+          '=': 'is',
+          '<>': 'is not',
+          '<': 'is earlier than',
+          '<=': 'is at or before',
+          '>': 'is later than',
+          '>=': 'is at or after',
+        }
+      : {
+          '=': 'is',
+          '<>': 'is not',
+          '<': 'is less than',
+          '<=': 'is at most',
+          '>': 'is greater than',
+          '>=': 'is at least',
+        };
     d.covered.add(`compare:${p.op}`);
     return `${expr(d, p.left, ctx)} ${ops[p.op]} ${expr(d, p.right, ctx)}${nullNote(d, p.left) || nullNote(d, p.right)}`;
   },
@@ -34,7 +48,14 @@ const predicateHandlers: Handlers<Predicate, PredicateCtx, string> = {
     d.covered.add('in');
     const values = listing(p.values.map(literalText), 'or');
     const head = expr(d, p.expr);
-    const body = p.values.length === 1 ? (p.negated ? `is not ${values}` : `is ${values}`) : p.negated ? `is none of ${values}` : `is one of ${values}`;
+    const body =
+      p.values.length === 1
+        ? p.negated
+          ? `is not ${values}`
+          : `is ${values}`
+        : p.negated
+          ? `is none of ${values}`
+          : `is one of ${values}`;
     return `${head} ${body}${nullNote(d, p.expr)}`;
   },
   like: (p, { d }) => {
@@ -44,8 +65,10 @@ const predicateHandlers: Handlers<Predicate, PredicateCtx, string> = {
     const inner = pat.slice(1, -1);
     const plain = (s: string) => !/[%_\\]/u.test(s);
     let body: string;
-    if (pat.endsWith('%') && !pat.startsWith('%') && plain(pat.slice(0, -1))) body = `${p.negated ? 'does not start' : 'starts'} with ${literalText(pat.slice(0, -1))}`;
-    else if (pat.startsWith('%') && pat.endsWith('%') && pat.length > 2 && plain(inner)) body = `${p.negated ? 'does not contain' : 'contains'} the text ${literalText(inner)}`;
+    if (pat.endsWith('%') && !pat.startsWith('%') && plain(pat.slice(0, -1)))
+      body = `${p.negated ? 'does not start' : 'starts'} with ${literalText(pat.slice(0, -1))}`;
+    else if (pat.startsWith('%') && pat.endsWith('%') && pat.length > 2 && plain(inner))
+      body = `${p.negated ? 'does not contain' : 'contains'} the text ${literalText(inner)}`;
     else if (plain(pat)) body = `${p.negated ? 'is not exactly' : 'is exactly'} ${literalText(pat)}`;
     else body = `${p.negated ? 'does not match' : 'matches'} the LIKE pattern ${literalText(pat)}`;
     const cs = p.caseInsensitive ? ', ignoring case' : ', matching case exactly';
@@ -61,8 +84,12 @@ const predicateHandlers: Handlers<Predicate, PredicateCtx, string> = {
     const e = p.expr;
     // "the bio of the streamer is recorded": "has bio recorded" lacks its article, and "has a
     // dimensions recorded" would have the wrong one.
-    if (e.kind === 'attribute') return p.negated ? `the ${attributeNoun(d, e.alias, e.attribute)} of ${ref(d, e.alias)} is recorded` : `${ref(d, e.alias)} has no ${attributeNoun(d, e.alias, e.attribute)}`;
-    if (e.kind === 'element') return p.negated ? `there is ${article(noun(d, e.alias))}` : `there is no ${noun(d, e.alias)}`;
+    if (e.kind === 'attribute')
+      return p.negated
+        ? `the ${attributeNoun(d, e.alias, e.attribute)} of ${ref(d, e.alias)} is recorded`
+        : `${ref(d, e.alias)} has no ${attributeNoun(d, e.alias, e.attribute)}`;
+    if (e.kind === 'element')
+      return p.negated ? `there is ${article(noun(d, e.alias))}` : `there is no ${noun(d, e.alias)}`;
     return `${expr(d, e)} is ${p.negated ? 'known' : 'missing'}`;
   },
   contains: (p, { d }) => {
@@ -75,10 +102,14 @@ const predicateHandlers: Handlers<Predicate, PredicateCtx, string> = {
     return `${ref(d, p.alias)} is ${p.negated ? 'not ' : ''}${article(n)}`;
   },
   // An OR inside an AND is bracketed, so "either A or B, and C" cannot be read as "A or (B and C)".
-  and: (p, ctx) => listing(p.args.map((a) => (a.kind === 'or' ? `(${predicate(ctx.d, a, ctx)})` : predicate(ctx.d, a, ctx)))),
+  and: (p, ctx) =>
+    listing(p.args.map((a) => (a.kind === 'or' ? `(${predicate(ctx.d, a, ctx)})` : predicate(ctx.d, a, ctx)))),
   or: (p, ctx) => {
     ctx.d.covered.add('or');
-    return `either ${listing(p.args.map((a) => (a.kind === 'and' ? `(${predicate(ctx.d, a, ctx)})` : predicate(ctx.d, a, ctx))), 'or')}`;
+    return `either ${listing(
+      p.args.map((a) => (a.kind === 'and' ? `(${predicate(ctx.d, a, ctx)})` : predicate(ctx.d, a, ctx))),
+      'or',
+    )}`;
   },
   not: (p, ctx) => {
     mention(ctx.d, 'not', ['not the case']);
@@ -87,7 +118,9 @@ const predicateHandlers: Handlers<Predicate, PredicateCtx, string> = {
   exists: (p, { d }) => {
     d.covered.add('exists');
     const sub = subqueryRows(d, p.query, 'a');
-    return p.negated ? `there is no ${sub.replace(/^an? /u, '')}` : `there is at least ${sub.replace(/^an? /u, 'one ')}`;
+    return p.negated
+      ? `there is no ${sub.replace(/^an? /u, '')}`
+      : `there is at least ${sub.replace(/^an? /u, 'one ')}`;
   },
   inQuery: (p, { d }) => {
     d.covered.add('in-subquery');
@@ -96,7 +129,12 @@ const predicateHandlers: Handlers<Predicate, PredicateCtx, string> = {
       const inner = q.select[0]?.expr as Expr;
       const target = expr(d, p.expr);
       // `x.id IN (SELECT b.id …)`: x is among the objects the subquery reaches.
-      if (p.expr.kind === 'attribute' && p.expr.attribute === 'id' && inner.kind === 'attribute' && inner.attribute === 'id') {
+      if (
+        p.expr.kind === 'attribute' &&
+        p.expr.attribute === 'id' &&
+        inner.kind === 'attribute' &&
+        inner.attribute === 'id'
+      ) {
         return `${ref(d, p.expr.alias)} is ${asReached(d, q, inner.alias, p.negated === true)}`;
       }
       return `${target} is ${p.negated ? 'not ' : ''}among the values of ${expr(d, inner)} for ${subqueryRows(d, q, 'every')}`;

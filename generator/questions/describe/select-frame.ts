@@ -20,7 +20,12 @@ export function selectFrame(d: DescribeContext, q: SelectQuery): QueryFrame {
   // A plain count of an alias repeats when another join fans its rows out.
   const joins = q.joins ?? [];
   for (const a of [q.from.alias, ...joins.map((j) => j.alias)]) {
-    const fanOut = joins.some((j) => j.alias !== a && (j.kind === 'elements' || !(j.kind === 'relationship' && j.from === a && joins.length === 1 && a === q.from.alias)));
+    const fanOut = joins.some(
+      (j) =>
+        j.alias !== a &&
+        (j.kind === 'elements' ||
+          !(j.kind === 'relationship' && j.from === a && joins.length === 1 && a === q.from.alias)),
+    );
     if (joins.length > 1 || (joins.length === 1 && a === q.from.alias) || fanOut) d.repeats.add(a);
   }
   const grouped = (q.groupBy?.length ?? 0) > 0 || q.select.some((o) => hasAggregate(o.expr));
@@ -35,14 +40,24 @@ export function selectFrame(d: DescribeContext, q: SelectQuery): QueryFrame {
   } else if ((q.groupBy?.length ?? 0) > 0) {
     // An object's attributes grouped beside its id change no group (the id decides them): "for
     // each customer", not "for each combination of the customer and the value of its name".
-    const byId = new Set((q.groupBy ?? []).filter((k) => k.kind === 'attribute' && k.attribute === 'id').map((k) => canonical(d, (k as { alias: string }).alias)));
-    const significant = (q.groupBy ?? []).filter((k) => !(k.kind === 'attribute' && k.attribute !== 'id' && byId.has(canonical(d, k.alias))));
+    const byId = new Set(
+      (q.groupBy ?? [])
+        .filter((k) => k.kind === 'attribute' && k.attribute === 'id')
+        .map((k) => canonical(d, (k as { alias: string }).alias)),
+    );
+    const significant = (q.groupBy ?? []).filter(
+      (k) => !(k.kind === 'attribute' && k.attribute !== 'id' && byId.has(canonical(d, k.alias))),
+    );
     const keys = significant.map((k) => groupKey(d, k));
-    group = keys.length === 1 ? `, for each ${keys[0]}` : `, for each combination of ${listing(keys.map((k) => `the ${k}`))}`;
+    group =
+      keys.length === 1 ? `, for each ${keys[0]}` : `, for each combination of ${listing(keys.map((k) => `the ${k}`))}`;
     mention(d, 'group-by', ['for each']);
     for (const k of significant) {
       if (nullable(d, k)) {
-        const what = (k.kind === 'attribute' && k.attribute === 'id') || k.kind === 'element' ? `no ${noun(d, k.alias)}` : `no value for ${expr(d, k)}`;
+        const what =
+          (k.kind === 'attribute' && k.attribute === 'id') || k.kind === 'element'
+            ? `no ${noun(d, k.alias)}`
+            : `no value for ${expr(d, k)}`;
         note(d, `Rows with ${what} form one group of their own.`, 'null-group');
       }
     }
@@ -53,7 +68,10 @@ export function selectFrame(d: DescribeContext, q: SelectQuery): QueryFrame {
   const condition = q.where ? predicate(d, q.where) : '';
   const filter = condition ? `, where ${condition}` : '';
   // A collapsed query speaks of its base objects, not of groups.
-  const having = (q.having ? `, keeping only ${d.collapsed ? 'those' : 'the groups'} where ${predicate(d, q.having, { grouped: true })}` : '') + (q.qualify ? describeQualify(q.qualify, windowWords(d)) : '');
+  const having =
+    (q.having
+      ? `, keeping only ${d.collapsed ? 'those' : 'the groups'} where ${predicate(d, q.having, { grouped: true })}`
+      : '') + (q.qualify ? describeQualify(q.qualify, windowWords(d)) : '');
   if (q.having) d.covered.add('having');
   const ord = order(d, q.orderBy ?? []);
   const lim = limit(d, q.limit, (q.orderBy?.length ?? 0) > 0);
@@ -87,7 +105,14 @@ export function selectFrame(d: DescribeContext, q: SelectQuery): QueryFrame {
 export function collapsible(d: DescribeContext, q: SelectQuery): Extract<Join, { kind: 'relationship' }> | undefined {
   const joins = q.joins ?? [];
   const j = joins[0];
-  if (joins.length !== 1 || j?.kind !== 'relationship' || j.from !== q.from.alias || j.on || d.aliases.get(j.alias)?.sameAs) return undefined;
+  if (
+    joins.length !== 1 ||
+    j?.kind !== 'relationship' ||
+    j.from !== q.from.alias ||
+    j.on ||
+    d.aliases.get(j.alias)?.sameAs
+  )
+    return undefined;
   const base = canonical(d, q.from.alias);
   const keys = q.groupBy ?? [];
   if (!keys.some((k) => k.kind === 'attribute' && k.attribute === 'id')) return undefined;
@@ -95,14 +120,19 @@ export function collapsible(d: DescribeContext, q: SelectQuery): Extract<Join, {
   const mentionsJoin = (x: IrNode | undefined): boolean => x !== undefined && aliasesIn(x).has(j.alias);
   // Aggregates count the join's objects; everything else speaks of the base object only.
   const ok = (e: Expr): boolean => {
-    if (e.kind === 'aggregate') return e.fn === 'count' && e.arg?.kind === 'attribute' && e.arg.alias === j.alias && e.arg.attribute === 'id';
+    if (e.kind === 'aggregate')
+      return e.fn === 'count' && e.arg?.kind === 'attribute' && e.arg.alias === j.alias && e.arg.attribute === 'id';
     if (e.kind === 'arithmetic') return ok(e.left) && ok(e.right);
     if (e.kind === 'round') return ok(e.arg);
     return !mentionsJoin(e) && e.kind !== 'scalarSubquery';
   };
   if (mentionsJoin(q.where)) return undefined;
   if (!q.select.every((o) => ok(o.expr))) return undefined;
-  if (!q.select.some((o) => hasAggregate(o.expr)) && !(q.orderBy ?? []).some((o) => o.expr.kind !== 'output' && hasAggregate(o.expr))) return undefined;
+  if (
+    !q.select.some((o) => hasAggregate(o.expr)) &&
+    !(q.orderBy ?? []).some((o) => o.expr.kind !== 'output' && hasAggregate(o.expr))
+  )
+    return undefined;
   if (q.having && !(q.having.kind === 'compare' && ok(q.having.left) && ok(q.having.right))) return undefined;
   if (!(q.orderBy ?? []).every((o) => o.expr.kind === 'output' || ok(o.expr))) return undefined;
   return j;
@@ -147,15 +177,32 @@ function outputs(d: DescribeContext, q: SelectQuery, grouped: boolean): string {
       while (i + run.length < select.length) {
         const next = select[i + run.length]?.expr as Expr;
         // A column asked twice is said twice ("the last name of the customer and the last name of the customer").
-        if (next.kind !== 'attribute' || canonical(d, next.alias) !== canonical(d, e.alias) || run.includes(next.attribute)) break;
+        if (
+          next.kind !== 'attribute' ||
+          canonical(d, next.alias) !== canonical(d, e.alias) ||
+          run.includes(next.attribute)
+        )
+          break;
         run.push(next.attribute);
       }
       if (run.length > 1) {
         const nouns = listing(run.map((a) => attributeNoun(d, e.alias, a)));
         // The id and every attribute, in the model's order: what `SELECT *` of the entity means.
         const entity = info(d, e.alias).entity;
-        const every = entity ? ['id', ...d.index.allAttributes(entity).filter((x) => !x.attribute.multiValued).map((x) => x.attribute.name)] : [];
-        parts.push(run.join() === every.join() ? `all the details of ${ref(d, e.alias)}, namely its ${nouns}` : `the ${nouns} of ${ref(d, e.alias)}`);
+        const every = entity
+          ? [
+              'id',
+              ...d.index
+                .allAttributes(entity)
+                .filter((x) => !x.attribute.multiValued)
+                .map((x) => x.attribute.name),
+            ]
+          : [];
+        parts.push(
+          run.join() === every.join()
+            ? `all the details of ${ref(d, e.alias)}, namely its ${nouns}`
+            : `the ${nouns} of ${ref(d, e.alias)}`,
+        );
         i += run.length - 1;
         continue;
       }
@@ -165,7 +212,8 @@ function outputs(d: DescribeContext, q: SelectQuery, grouped: boolean): string {
   // The columns are named in their order; "A, B and C" says it.
   d.covered.add('outputs');
   for (const o of q.select) {
-    if (!hasAggregate(o.expr) && nullable(d, o.expr) && o.expr.kind !== 'classOf') note(d, `Where ${expr(d, o.expr)} is missing, that column is left empty.`, 'null-output');
+    if (!hasAggregate(o.expr) && nullable(d, o.expr) && o.expr.kind !== 'classOf')
+      note(d, `Where ${expr(d, o.expr)} is missing, that column is left empty.`, 'null-output');
   }
   return listing(parts);
 }

@@ -50,7 +50,9 @@ export function setFrame(d: DescribeContext, q: SetQuery): QueryFrame {
 }
 
 function outputsOfSide(d: DescribeContext, s: SelectQuery): string {
-  const names = s.select.map((o) => (o.expr.kind === 'attribute' ? attributeNoun(d, o.expr.alias, o.expr.attribute, true) : words(o.name)));
+  const names = s.select.map((o) =>
+    o.expr.kind === 'attribute' ? attributeNoun(d, o.expr.alias, o.expr.attribute, true) : words(o.name),
+  );
   return listing(names);
 }
 

@@ -55,7 +55,11 @@ export function isCorrelation(d: DescribeContext, c: Predicate): boolean {
   if (c.kind !== 'compare' || c.op !== '=' || c.left.kind !== 'attribute' || c.right.kind !== 'attribute') return false;
   const l = d.aliases.get(c.left.alias);
   const r = d.aliases.get(c.right.alias);
-  return (l?.sameAs === c.right.alias || r?.sameAs === c.left.alias) && c.left.attribute === 'id' && c.right.attribute === 'id';
+  return (
+    (l?.sameAs === c.right.alias || r?.sameAs === c.left.alias) &&
+    c.left.attribute === 'id' &&
+    c.right.attribute === 'id'
+  );
 }
 
 /** A scalar subquery's value: "the number of content items produced by the creator (where …)". */

@@ -34,7 +34,11 @@ function order(w: WindowExpr, words: WindowWords): string {
   if (items.length === 0) return '';
   const keys = items.map((o) => {
     // PostgreSQL sorts NULLs as larger than every value, in windows as elsewhere.
-    const nulls = words.nullable(o.expr) ? (o.direction === 'desc' ? ', missing values first' : ', missing values last') : '';
+    const nulls = words.nullable(o.expr)
+      ? o.direction === 'desc'
+        ? ', missing values first'
+        : ', missing values last'
+      : '';
     // The concise style shortens these to "missing first" and "ties by".
     if (nulls) words.mention('window-order-nulls', [nulls.slice(2)], [nulls.slice(2).replace(' values', '')]);
     return `${words.expr(o.expr)} in ${o.direction === 'desc' ? 'descending' : 'ascending'} order${nulls}`;
@@ -69,8 +73,10 @@ export function describeWindow(w: WindowExpr, words: WindowWords): string {
     case 'lead': {
       const n = w.offset ?? 1;
       const before = w.fn === 'lag';
-      const where = n === 1 ? `just ${before ? 'before' : 'after'} it` : `${n} ${unit}s ${before ? 'before' : 'after'} it`;
-      const edge = n === 1 ? `the ${before ? 'first' : 'last'} ${unit}` : `the ${before ? 'first' : 'last'} ${n} ${unit}s`;
+      const where =
+        n === 1 ? `just ${before ? 'before' : 'after'} it` : `${n} ${unit}s ${before ? 'before' : 'after'} it`;
+      const edge =
+        n === 1 ? `the ${before ? 'first' : 'last'} ${unit}` : `the ${before ? 'first' : 'last'} ${n} ${unit}s`;
       words.mention('window-edge', [`empty for ${edge}`]);
       return `${words.expr(w.arg as Expr)}, taken from the ${unit} ${where} ${among}, ${sorted} (empty for ${edge})`;
     }
@@ -83,7 +89,8 @@ export function describeWindow(w: WindowExpr, words: WindowWords): string {
             ? `the number of ${unit}s`
             : `the number of known values of ${words.expr(w.arg)}`
           : `${w.fn === 'sum' ? 'the total' : 'the average'} of ${words.expr(w.arg as Expr)}${words.nullable(w.arg as Expr) ? ', ignoring missing values' : ''}`;
-      if (w.fn !== 'count' && words.nullable(w.arg as Expr)) words.mention('null-handling', ['ignoring missing values'], ['ignoring missing']);
+      if (w.fn !== 'count' && words.nullable(w.arg as Expr))
+        words.mention('null-handling', ['ignoring missing values'], ['ignoring missing']);
       if (!sorted) return `${what} ${among}`;
       words.mention('window-running', ['up to and including']);
       return `${what.replace(/^the /u, 'the running ')} ${among}, ${sorted}, counting the ${unit}s up to and including this one and any tied with it`;
@@ -91,7 +98,14 @@ export function describeWindow(w: WindowExpr, words: WindowWords): string {
   }
 }
 
-const OPS: Record<Qualify['op'], string> = { '=': 'is', '<>': 'is not', '<': 'is less than', '<=': 'is at most', '>': 'is greater than', '>=': 'is at least' };
+const OPS: Record<Qualify['op'], string> = {
+  '=': 'is',
+  '<>': 'is not',
+  '<': 'is less than',
+  '<=': 'is at most',
+  '>': 'is greater than',
+  '>=': 'is at least',
+};
 
 /** ", keeping only the rows whose rank … is at most 3": the qualify filter. */
 export function describeQualify(q: Qualify, words: WindowWords): string {

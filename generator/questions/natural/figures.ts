@@ -37,7 +37,8 @@ export interface Reach {
 function attributeFigure(n: NaturalContext, alias: string, name: string, subject: string | undefined): Figure {
   const m = measureOf(n, alias, name);
   const kind: FigureKind = m.kind === 'time' ? 'time' : m.kind === 'text' || m.kind === 'flag' ? 'text' : 'number';
-  if (subject !== undefined && canonical(n.d, alias) === canonical(n.d, subject)) return { text: m.noun, plural: m.kind === 'id' ? 'ids' : m.unit ? pluralOf(m.noun) : m.plural, kind };
+  if (subject !== undefined && canonical(n.d, alias) === canonical(n.d, subject))
+    return { text: m.noun, plural: m.kind === 'id' ? 'ids' : m.unit ? pluralOf(m.noun) : m.plural, kind };
   const text = compound(nounOf(n, alias), m.noun);
   return { text, plural: pluralOf(text), kind };
 }
@@ -80,24 +81,44 @@ export function figure(n: NaturalContext, e: Expr, subject: string | undefined, 
       n.covered.add('class-of');
       return { text, kind: 'text' };
     }
-    state(n, e.among.length === 1
-      ? `${capitalize(text)} is ${labels[0]} for ${article(entityNoun(n, one))}, empty otherwise.`
-      : `${capitalize(text)} is ${listing(e.among.map((x) => `${`"${x}"`} for ${entityNoun(n, x, true)}`), 'or')}, the first that applies in this order, empty otherwise.`, 'class-of');
+    state(
+      n,
+      e.among.length === 1
+        ? `${capitalize(text)} is ${labels[0]} for ${article(entityNoun(n, one))}, empty otherwise.`
+        : `${capitalize(text)} is ${listing(
+            e.among.map((x) => `${`"${x}"`} for ${entityNoun(n, x, true)}`),
+            'or',
+          )}, the first that applies in this order, empty otherwise.`,
+      'class-of',
+    );
     return { text, kind: 'text' };
   }
   if (e.kind === 'scalarSubquery') {
     const out = e.query.select[0]?.expr;
-    const linked = out?.kind === 'aggregate' && out.fn === 'count' && !out.distinct && !out.filter ? linkedSubquery(n, e.query) : undefined;
+    const linked =
+      out?.kind === 'aggregate' && out.fn === 'count' && !out.distinct && !out.filter
+        ? linkedSubquery(n, e.query)
+        : undefined;
     const j = e.query.joins?.[0];
-    if (linked && j?.kind === 'relationship') return { text: `number of ${partnerNoun(n, j, false, `${linked.plural}${linked.restrictions}`)}`, kind: 'count' };
+    if (linked && j?.kind === 'relationship')
+      return { text: `number of ${partnerNoun(n, j, false, `${linked.plural}${linked.restrictions}`)}`, kind: 'count' };
   }
-  if (e.kind === 'element') return { text: nounOf(n, e.alias), plural: nounOf(n, e.alias, true), kind: info(n.d, e.alias).element?.attribute.type.kind === 'text' ? 'text' : 'other' };
+  if (e.kind === 'element')
+    return {
+      text: nounOf(n, e.alias),
+      plural: nounOf(n, e.alias, true),
+      kind: info(n.d, e.alias).element?.attribute.type.kind === 'text' ? 'text' : 'other',
+    };
   if (e.kind === 'setArray') {
     const m = measureOf(n, e.alias, e.attribute);
     state(n, `A list of ${m.plural} may hold them in any order.`, 'set-array');
     return { text: `list of ${m.plural}`, plural: `lists of ${m.plural}`, kind: 'other' };
   }
-  if (e.kind === 'setSize') return { text: `number of ${measureOf(n, e.alias, e.attribute).plural}${subject !== undefined && canonical(n.d, e.alias) === canonical(n.d, subject) ? '' : ` of the ${nounOf(n, e.alias)}`}`, kind: 'count' };
+  if (e.kind === 'setSize')
+    return {
+      text: `number of ${measureOf(n, e.alias, e.attribute).plural}${subject !== undefined && canonical(n.d, e.alias) === canonical(n.d, subject) ? '' : ` of the ${nounOf(n, e.alias)}`}`,
+      kind: 'count',
+    };
   if (e.kind === 'textFunction') {
     const inner = figure(n, e.arg, subject, reach);
     if (inner.kind !== 'other') {
@@ -119,13 +140,31 @@ export function figure(n: NaturalContext, e: Expr, subject: string | undefined, 
   }
   if (e.kind === 'aggregate' && !e.filter) {
     if (e.fn === 'count') {
-      if (!e.arg) return { text: reach.star ? `number of ${reach.star}` : reach.bareCount ? 'number' : `number of ${subject ? nounOf(n, subject, true) : 'rows'}`, kind: 'count' };
+      if (!e.arg)
+        return {
+          text: reach.star
+            ? `number of ${reach.star}`
+            : reach.bareCount
+              ? 'number'
+              : `number of ${subject ? nounOf(n, subject, true) : 'rows'}`,
+          kind: 'count',
+        };
       if ((e.arg.kind === 'attribute' && e.arg.attribute === 'id') || e.arg.kind === 'element') {
         const alias = e.arg.alias;
-        const phrase = subject !== undefined && canonical(n.d, alias) !== canonical(n.d, subject) ? reach.partnerPhrase?.(alias) : undefined;
-        return { text: `number of ${e.distinct ? 'different ' : ''}${phrase ?? nounOf(n, alias, true)}`, kind: 'count' };
+        const phrase =
+          subject !== undefined && canonical(n.d, alias) !== canonical(n.d, subject)
+            ? reach.partnerPhrase?.(alias)
+            : undefined;
+        return {
+          text: `number of ${e.distinct ? 'different ' : ''}${phrase ?? nounOf(n, alias, true)}`,
+          kind: 'count',
+        };
       }
-      if (e.arg.kind === 'attribute' && subject !== undefined && canonical(n.d, e.arg.alias) === canonical(n.d, subject)) {
+      if (
+        e.arg.kind === 'attribute' &&
+        subject !== undefined &&
+        canonical(n.d, e.arg.alias) === canonical(n.d, subject)
+      ) {
         const m = measureOf(n, e.arg.alias, e.arg.attribute);
         // COUNT(x) counts the rows where x is known; COUNT(DISTINCT x) its different values.
         if (e.distinct) return { text: `number of different ${m.plural}`, kind: 'count' };
@@ -144,11 +183,17 @@ export function figure(n: NaturalContext, e: Expr, subject: string | undefined, 
             : { sum: 'total', avg: 'average', min: 'lowest', max: 'highest' };
       const fn = words[e.fn];
       // The lowest or highest of the distinct values is the lowest or highest: only a total or an average changes.
-      if (e.distinct && (e.fn === 'sum' || e.fn === 'avg')) state(n, `The ${fn} counts each distinct ${m.noun} once.`, 'distinct-aggregate');
+      if (e.distinct && (e.fn === 'sum' || e.fn === 'avg'))
+        state(n, `The ${fn} counts each distinct ${m.noun} once.`, 'distinct-aggregate');
       else if (e.distinct) n.covered.add('distinct-aggregate');
       if (m.kind === 'time') timeNote(n, alias, e.arg.attribute);
       const doubled = fn.split(' ').pop() === m.noun.split(' ')[0];
-      const head = e.fn === 'avg' && m.noun.startsWith('average ') ? `average of the ${m.plural}` : doubled ? `${m.noun} that sorts ${fn.split(' ').pop()}` : `${fn} ${m.noun}`;
+      const head =
+        e.fn === 'avg' && m.noun.startsWith('average ')
+          ? `average of the ${m.plural}`
+          : doubled
+            ? `${m.noun} that sorts ${fn.split(' ').pop()}`
+            : `${fn} ${m.noun}`;
       return { text: `${head}${of}`, kind: m.kind === 'time' ? 'time' : m.kind === 'text' ? 'text' : 'number' };
     }
   }
@@ -170,8 +215,20 @@ export function figure(n: NaturalContext, e: Expr, subject: string | undefined, 
 function labelDefinition(n: NaturalContext, e: Expr, label: Figure, subject: string | undefined): string {
   const name = capitalize(label.text);
   const whens: { when: Predicate; then: Expr }[] | undefined =
-    e.kind === 'case' ? [...e.whens] : e.kind === 'simpleCase' ? e.whens.map((w) => ({ when: { kind: 'compare', op: '=', left: e.operand, right: { kind: 'literal', value: w.value } }, then: w.then })) : undefined;
-  if ((e.kind === 'case' || e.kind === 'simpleCase') && whens && whens.every((w) => w.then.kind === 'literal') && (!e.else || e.else.kind === 'literal')) {
+    e.kind === 'case'
+      ? [...e.whens]
+      : e.kind === 'simpleCase'
+        ? e.whens.map((w) => ({
+            when: { kind: 'compare', op: '=', left: e.operand, right: { kind: 'literal', value: w.value } },
+            then: w.then,
+          }))
+        : undefined;
+  if (
+    (e.kind === 'case' || e.kind === 'simpleCase') &&
+    whens &&
+    whens.every((w) => w.then.kind === 'literal') &&
+    (!e.else || e.else.kind === 'literal')
+  ) {
     const parts = whens.map((w) => ({ r: restriction(n, w.when), v: literalValue(w.then) }));
     if (parts.every((p) => p.r.alias !== undefined && !p.r.text.startsWith('where '))) {
       const whom = (alias: string) => nounOf(n, alias, true);
@@ -182,23 +239,53 @@ function labelDefinition(n: NaturalContext, e: Expr, label: Figure, subject: str
   }
   if (label.text === 'full name' && fullName(n, e)) return 'Full name is the first name, a space, then the last name.';
   // SUM(CASE WHEN p THEN 1 ELSE 0 END): "… adds 1 for each employee in the warehouse department, and 0 otherwise."
-  if (e.kind === 'aggregate' && e.fn === 'sum' && subject && e.arg?.kind === 'case' && e.arg.whens.length === 1 && e.arg.whens[0]) {
+  if (
+    e.kind === 'aggregate' &&
+    e.fn === 'sum' &&
+    subject &&
+    e.arg?.kind === 'case' &&
+    e.arg.whens.length === 1 &&
+    e.arg.whens[0]
+  ) {
     const r = restriction(n, e.arg.whens[0].when);
-    if (!r.text.startsWith('where ')) return `${name} adds 1 for each ${nounOf(n, subject)} ${r.text}, and 0 otherwise.`;
+    if (!r.text.startsWith('where '))
+      return `${name} adds 1 for each ${nounOf(n, subject)} ${r.text}, and 0 otherwise.`;
   }
   // A numbering window: "Position by price within each file format numbers the apps 1, 2, 3, … in each file format, highest price first, ties broken by id."
-  if (e.kind === 'window' && (e.fn === 'row_number' || e.fn === 'rank' || e.fn === 'dense_rank') && (e.orderBy?.length ?? 0) > 0) {
+  if (
+    e.kind === 'window' &&
+    (e.fn === 'row_number' || e.fn === 'rank' || e.fn === 'dense_rank') &&
+    (e.orderBy?.length ?? 0) > 0
+  ) {
     const keys = (e.partitionBy ?? []).map((k) => figure(n, k, subject));
     const order = (e.orderBy ?? []).map((o) => ({ f: figure(n, o.expr, subject), desc: o.direction === 'desc' }));
     if ([...keys, ...order.map((o) => o.f)].every((f) => f.kind !== 'other')) {
       const rowsNoun = n.d.windowUnit === 'group' ? 'groups' : subject ? nounOf(n, subject, true) : 'rows';
       const [head, ...rest] = order as [{ f: Figure; desc: boolean }, ...{ f: Figure; desc: boolean }[]];
       const within = keys.length > 0 ? ` within each ${listing(keys.map((k) => k.text))}` : '';
-      const ties = rest.length > 0 ? `, ties broken by ${listing(rest.map((o) => `${o.f.text}${o.desc ? ' (descending)' : ''}`), 'then')}` : '';
+      const ties =
+        rest.length > 0
+          ? `, ties broken by ${listing(
+              rest.map((o) => `${o.f.text}${o.desc ? ' (descending)' : ''}`),
+              'then',
+            )}`
+          : '';
       // PostgreSQL puts a missing key first in descending order, last in ascending.
-      const missing = (e.orderBy ?? []).flatMap((o, i) => (mayBeMissing(n, o.expr) ? [`${rowsNoun} with no ${(order[i] as { f: Figure }).f.text} come ${o.direction === 'desc' ? 'first' : 'last'}`] : []));
+      const missing = (e.orderBy ?? []).flatMap((o, i) =>
+        mayBeMissing(n, o.expr)
+          ? [
+              `${rowsNoun} with no ${(order[i] as { f: Figure }).f.text} come ${o.direction === 'desc' ? 'first' : 'last'}`,
+            ]
+          : [],
+      );
       const gaps = missing.length > 0 ? `; ${listing(missing)}` : '';
-      const how = gaps + (e.fn === 'row_number' ? '' : e.fn === 'rank' ? `; tied ${rowsNoun} share a rank and the next rank skips ahead (1, 1, 3)` : `; tied ${rowsNoun} share a rank, with no gaps (1, 1, 2)`);
+      const how =
+        gaps +
+        (e.fn === 'row_number'
+          ? ''
+          : e.fn === 'rank'
+            ? `; tied ${rowsNoun} share a rank and the next rank skips ahead (1, 1, 3)`
+            : `; tied ${rowsNoun} share a rank, with no gaps (1, 1, 2)`);
       return `${name} numbers the ${rowsNoun} 1, 2, 3, …${within} by ${firstOrder(head.f, head.desc)}${ties}${how}.`;
     }
   }
@@ -212,7 +299,14 @@ function labelDefinition(n: NaturalContext, e: Expr, label: Figure, subject: str
 function fullName(n: NaturalContext, e: Expr): string | undefined {
   if (e.kind !== 'arithmetic' || e.op !== '||' || e.left.kind !== 'arithmetic' || e.left.op !== '||') return undefined;
   const [first, space, last] = [e.left.left, e.left.right, e.right];
-  if (first.kind !== 'attribute' || last.kind !== 'attribute' || first.alias !== last.alias || space.kind !== 'literal' || space.value !== ' ') return undefined;
+  if (
+    first.kind !== 'attribute' ||
+    last.kind !== 'attribute' ||
+    first.alias !== last.alias ||
+    space.kind !== 'literal' ||
+    space.value !== ' '
+  )
+    return undefined;
   const a = measureOf(n, first.alias, first.attribute).noun;
   const b = measureOf(n, last.alias, last.attribute).noun;
   return a === 'first name' && b === 'last name' ? 'full name' : undefined;
@@ -227,7 +321,11 @@ function firstOrder(f: Figure, desc: boolean): string {
 
 function literalValue(e: Expr): string {
   if (e.kind !== 'literal' || e.value === null) return 'empty';
-  return typeof e.value === 'string' ? `"${e.value}"` : typeof e.value === 'number' ? numberText(e.value) : String(e.value);
+  return typeof e.value === 'string'
+    ? `"${e.value}"`
+    : typeof e.value === 'number'
+      ? numberText(e.value)
+      : String(e.value);
 }
 
 /** The first attribute an expression reads, for naming it ("duration category"). */
@@ -241,7 +339,8 @@ function firstAttribute(x: unknown): { alias: string; attribute: string } | unde
   }
   if (!x || typeof x !== 'object') return undefined;
   const o = x as Record<string, unknown>;
-  if (o['kind'] === 'attribute' && o['attribute'] !== 'id' && typeof o['alias'] === 'string') return { alias: o['alias'], attribute: o['attribute'] as string };
+  if (o['kind'] === 'attribute' && o['attribute'] !== 'id' && typeof o['alias'] === 'string')
+    return { alias: o['alias'], attribute: o['attribute'] as string };
   for (const [k, v] of Object.entries(o)) {
     if (k === 'kind') continue;
     const f = firstAttribute(v);
@@ -276,7 +375,16 @@ function labelOf(n: NaturalContext, e: Expr, subject: string | undefined, reach:
       const within = (e.partitionBy ?? []).map((k) => named(k));
       if (within.some((w) => w === undefined)) return undefined;
       const per = within.length > 0 ? ` within each ${listing(within as string[])}` : '';
-      const head = { row_number: 'position', rank: 'rank', dense_rank: 'rank', lag: `previous ${named(e.arg) ?? 'value'}`, lead: `next ${named(e.arg) ?? 'value'}`, sum: `running total of ${named(e.arg) ?? 'the value'}`, avg: `running average of ${named(e.arg) ?? 'the value'}`, count: 'running count' }[e.fn];
+      const head = {
+        row_number: 'position',
+        rank: 'rank',
+        dense_rank: 'rank',
+        lag: `previous ${named(e.arg) ?? 'value'}`,
+        lead: `next ${named(e.arg) ?? 'value'}`,
+        sum: `running total of ${named(e.arg) ?? 'the value'}`,
+        avg: `running average of ${named(e.arg) ?? 'the value'}`,
+        count: 'running count',
+      }[e.fn];
       if (!by && (e.fn === 'row_number' || e.fn === 'rank' || e.fn === 'dense_rank')) return undefined;
       return { text: `${head}${by ? ` by ${by}` : ''}${per}`, kind: 'number' };
     }
@@ -284,7 +392,10 @@ function labelOf(n: NaturalContext, e: Expr, subject: string | undefined, reach:
       const num = e.numerator;
       if (num.kind === 'aggregate' && num.fn === 'count' && num.filter && subject) {
         const r = restriction(n, num.filter);
-        return { text: `${e.percent ? 'percentage' : 'share'} of ${nounOf(n, subject, true)} ${r.text}`, kind: 'number' };
+        return {
+          text: `${e.percent ? 'percentage' : 'share'} of ${nounOf(n, subject, true)} ${r.text}`,
+          kind: 'number',
+        };
       }
       const a = about();
       return a ? { text: `${e.percent ? 'percentage' : 'ratio'} of ${a}`, kind: 'number' } : undefined;
@@ -294,7 +405,12 @@ function labelOf(n: NaturalContext, e: Expr, subject: string | undefined, reach:
       const full = fullName(n, e);
       if (full) return { text: full, plural: `${full}s`, kind: 'text' };
       const l = named(e.left);
-      const r = e.right.kind === 'literal' ? (typeof e.right.value === 'string' ? `"${e.right.value}"` : String(e.right.value)) : named(e.right);
+      const r =
+        e.right.kind === 'literal'
+          ? typeof e.right.value === 'string'
+            ? `"${e.right.value}"`
+            : String(e.right.value)
+          : named(e.right);
       if (!l || !r) return undefined;
       const op = { '+': 'plus', '-': 'minus', '*': 'times', '/': 'divided by', '||': 'followed by' }[e.op];
       // Arithmetic on two attributes reads as it is: "price minus quantity in stock"; no definition needed but the one below.
@@ -303,13 +419,36 @@ function labelOf(n: NaturalContext, e: Expr, subject: string | undefined, reach:
     case 'aggregate': {
       // SUM(CASE WHEN p THEN 1 ELSE 0 END) counts the rows where p holds.
       const arg = e.arg;
-      if (e.fn === 'sum' && !e.filter && subject && arg?.kind === 'case' && arg.whens.length === 1 && arg.whens[0]?.then.kind === 'literal' && arg.whens[0].then.value === 1 && arg.else?.kind === 'literal' && arg.else.value === 0) {
+      if (
+        e.fn === 'sum' &&
+        !e.filter &&
+        subject &&
+        arg?.kind === 'case' &&
+        arg.whens.length === 1 &&
+        arg.whens[0]?.then.kind === 'literal' &&
+        arg.whens[0].then.value === 1 &&
+        arg.else?.kind === 'literal' &&
+        arg.else.value === 0
+      ) {
         const r = restriction(n, arg.whens[0].when);
-        if (r.alias === undefined || r.alias === canonical(n.d, subject)) return { text: `number of ${nounOf(n, subject, true)} ${r.text.replace(/^where /u, 'for which ')}`, kind: 'count' };
+        if (r.alias === undefined || r.alias === canonical(n.d, subject))
+          return {
+            text: `number of ${nounOf(n, subject, true)} ${r.text.replace(/^where /u, 'for which ')}`,
+            kind: 'count',
+          };
       }
-      if (e.fn === 'count' && e.filter && subject && (!e.arg || (e.arg.kind === 'attribute' && e.arg.attribute === 'id'))) {
+      if (
+        e.fn === 'count' &&
+        e.filter &&
+        subject &&
+        (!e.arg || (e.arg.kind === 'attribute' && e.arg.attribute === 'id'))
+      ) {
         const r = restriction(n, e.filter);
-        if (r.alias === undefined || r.alias === canonical(n.d, subject)) return { text: `number of ${nounOf(n, subject, true)} ${r.text.replace(/^where /u, 'for which ')}`, kind: 'count' };
+        if (r.alias === undefined || r.alias === canonical(n.d, subject))
+          return {
+            text: `number of ${nounOf(n, subject, true)} ${r.text.replace(/^where /u, 'for which ')}`,
+            kind: 'count',
+          };
       }
       return undefined;
     }
@@ -334,7 +473,9 @@ function labelOf(n: NaturalContext, e: Expr, subject: string | undefined, reach:
       const a = about();
       if (!a) return undefined;
       // "creation month" for the month of the creation time (its first day, defined in the evidence).
-      const truncated = / (time|date)$/u.test(a) ? a.replace(/ (time|date)$/u, ` ${e.kind === 'dateTrunc' ? e.unit : ''}`).trim() : `${a} ${e.kind === 'dateTrunc' ? e.unit : ''}`.trim();
+      const truncated = / (time|date)$/u.test(a)
+        ? a.replace(/ (time|date)$/u, ` ${e.kind === 'dateTrunc' ? e.unit : ''}`).trim()
+        : `${a} ${e.kind === 'dateTrunc' ? e.unit : ''}`.trim();
       return { text: e.kind === 'dateTrunc' ? truncated : a, kind: e.kind === 'dateTrunc' ? 'time' : 'other' };
     }
     default:
@@ -396,10 +537,19 @@ export function sortedBy(f: Figure, desc: boolean): string {
  * name, then id."), and where rows with a missing key go (PostgreSQL's placement, or the
  * query's NULLS FIRST/LAST).
  */
-export function orderEvidence(n: NaturalContext, q: SelectQuery, items: readonly (OrderItem | { name: string; direction: 'asc' | 'desc' })[], subject: string | undefined, reach: Reach, rowsNoun: string): void {
+export function orderEvidence(
+  n: NaturalContext,
+  q: SelectQuery,
+  items: readonly (OrderItem | { name: string; direction: 'asc' | 'desc' })[],
+  subject: string | undefined,
+  reach: Reach,
+  rowsNoun: string,
+): void {
   const keys = items.map((item) => {
     const e = sortExpr(q, item);
-    const f = e ? figure(n, e, subject, reach) : { text: ('name' in item ? item.name : 'the key').replace(/_/gu, ' '), kind: 'other' as const };
+    const f = e
+      ? figure(n, e, subject, reach)
+      : { text: ('name' in item ? item.name : 'the key').replace(/_/gu, ' '), kind: 'other' as const };
     const explicit = 'nulls' in item ? item.nulls : undefined;
     // Where rows without a value go is said only where a value can be missing: a query's NULLS FIRST on a required column changes nothing.
     if (e && mayBeMissing(n, e)) {
@@ -416,7 +566,8 @@ export function orderEvidence(n: NaturalContext, q: SelectQuery, items: readonly
 
 /** Whether a sort key can be missing in a row: as `nullable`, except that a group's MIN, MAX, SUM or AVG of a value every row has is never missing (a group has rows). */
 export function mayBeMissing(n: NaturalContext, e: Expr): boolean {
-  if (e.kind === 'aggregate') return e.fn !== 'count' && (e.filter !== undefined || e.arg === undefined || nullable(n.d, e.arg));
+  if (e.kind === 'aggregate')
+    return e.fn !== 'count' && (e.filter !== undefined || e.arg === undefined || nullable(n.d, e.arg));
   if (e.kind === 'round') return mayBeMissing(n, e.arg);
   return nullable(n.d, e);
 }
@@ -427,19 +578,32 @@ export function mayBeMissing(n: NaturalContext, e: Expr): boolean {
  * else the base object's own verb; else the partner's phrase. `partnerIsJoined`: the join
  * goes from the base to the partner (else the partner's subquery joins back to the base).
  */
-export function partnerNoun(n: NaturalContext, j: Extract<Join, { kind: 'relationship' }>, partnerIsJoined: boolean, noun: string): string {
+export function partnerNoun(
+  n: NaturalContext,
+  j: Extract<Join, { kind: 'relationship' }>,
+  partnerIsJoined: boolean,
+  noun: string,
+): string {
   const toBase = linkVerb(n, j, !partnerIsJoined, true);
   // "clips derived from them", "tags used on them"; not "creators subscribed to by them".
-  if (!toBase.startsWith('that ') && !/ (to|on|with|in|at|for|from|into|about) by$/u.test(toBase)) return `${noun} ${toBase} them`;
+  if (!toBase.startsWith('that ') && !/ (to|on|with|in|at|for|from|into|about) by$/u.test(toBase))
+    return `${noun} ${toBase} them`;
   const fromBase = linkVerb(n, j, partnerIsJoined, true);
   if (fromBase.startsWith('that ')) return `${noun} they ${fromBase.slice('that '.length)}`;
   return `${noun} ${toBase} them`;
 }
 
 /** The partner phrase of a per-object figure, with the partner's own restrictions. */
-export function partnerPhrase(n: NaturalContext, q: SelectQuery, base: string, restrictions: ReadonlyMap<string | undefined, readonly { text: string }[]> = new Map()): (alias: string) => string | undefined {
+export function partnerPhrase(
+  n: NaturalContext,
+  q: SelectQuery,
+  base: string,
+  restrictions: ReadonlyMap<string | undefined, readonly { text: string }[]> = new Map(),
+): (alias: string) => string | undefined {
   return (alias) => {
-    const j = (q.joins ?? []).find((x) => x.alias === alias && x.kind === 'relationship' && canonical(n.d, x.from) === canonical(n.d, base));
+    const j = (q.joins ?? []).find(
+      (x) => x.alias === alias && x.kind === 'relationship' && canonical(n.d, x.from) === canonical(n.d, base),
+    );
     if (!j || j.kind !== 'relationship') return undefined;
     const own = (restrictions.get(alias) ?? []).map((r) => r.text);
     const tail = own.length > 0 ? ` ${listing(own)}` : '';

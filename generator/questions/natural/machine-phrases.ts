@@ -19,4 +19,3 @@ export const MACHINE_PHRASES: readonly RegExp[] = [
 export function machinePhrases(text: string): string[] {
   return MACHINE_PHRASES.filter((re) => re.test(text)).map((re) => re.source);
 }
-

@@ -88,23 +88,61 @@ export function measureOf(n: NaturalContext, alias: string, name: string): Measu
   const role = a?.role?.kind;
   const kind = a?.type.kind;
   const k: Measure['kind'] =
-    role === 'date' || role === 'time' || kind === 'date' || kind === 'timestamptz' || kind === 'timestamp' ? 'time'
-      : role === 'flag' || kind === 'boolean' ? 'flag'
-        : role === 'measure' || role === 'count' || role === 'score' || kind === 'integer' || kind === 'bigint' || kind === 'numeric' ? 'number'
+    role === 'date' || role === 'time' || kind === 'date' || kind === 'timestamptz' || kind === 'timestamp'
+      ? 'time'
+      : role === 'flag' || kind === 'boolean'
+        ? 'flag'
+        : role === 'measure' ||
+            role === 'count' ||
+            role === 'score' ||
+            kind === 'integer' ||
+            kind === 'bigint' ||
+            kind === 'numeric'
+          ? 'number'
           : 'text';
   const lex = a?.lexicon;
-  const words = { ...(lex?.high ? { high: lex.high } : {}), ...(lex?.low ? { low: lex.low } : {}), ...(lex?.adjective ? { adjective: lex.adjective } : {}) };
-  const shared = entity ? n.index.allAttributes(entity).filter((x) => x.attribute.name !== name && (x.attribute.lexicon?.high === lex?.high || x.attribute.lexicon?.low === lex?.low) && (lex?.high !== undefined || lex?.low !== undefined)) : [];
+  const words = {
+    ...(lex?.high ? { high: lex.high } : {}),
+    ...(lex?.low ? { low: lex.low } : {}),
+    ...(lex?.adjective ? { adjective: lex.adjective } : {}),
+  };
+  const shared = entity
+    ? n.index
+        .allAttributes(entity)
+        .filter(
+          (x) =>
+            x.attribute.name !== name &&
+            (x.attribute.lexicon?.high === lex?.high || x.attribute.lexicon?.low === lex?.low) &&
+            (lex?.high !== undefined || lex?.low !== undefined),
+        )
+    : [];
   const ownsAdjectives = shared.length === 0;
   const unitWord = lex?.unit ?? /^.+ in (seconds|minutes|hours|days|years|MB|GB|KB)$/u.exec(singular)?.[1];
   const roleWord = role ? { role } : {};
   // "duration in seconds" is a duration, counted in seconds.
   const bare = unitWord ? singular.replace(new RegExp(` in ${unitWord}$`, 'u'), '') : singular;
-  if (unitWord && k === 'number' && bare !== singular) return { noun: bare, plural: pluralize(bare), unit: unitWord, kind: k, ...roleWord, ...words, ownsAdjectives };
+  if (unitWord && k === 'number' && bare !== singular)
+    return { noun: bare, plural: pluralize(bare), unit: unitWord, kind: k, ...roleWord, ...words, ownsAdjectives };
   // "quantity in stock" is said as people say it: "stock quantity" ("with fewer than 20 in stock" in a condition).
   const inPlace = /^(quantity|amount) in (\w+)$/u.exec(singular);
-  if (inPlace && k === 'number') return { noun: `${inPlace[2]} ${inPlace[1]}`, plural: pluralize(`${inPlace[2]} ${inPlace[1]}`), kind: k, ...roleWord, ...words, ownsAdjectives };
-  return { noun: singular, plural, kind: k, ...roleWord, ...(unitWord && k === 'number' ? { unit: unitWord } : {}), ...words, ownsAdjectives };
+  if (inPlace && k === 'number')
+    return {
+      noun: `${inPlace[2]} ${inPlace[1]}`,
+      plural: pluralize(`${inPlace[2]} ${inPlace[1]}`),
+      kind: k,
+      ...roleWord,
+      ...words,
+      ownsAdjectives,
+    };
+  return {
+    noun: singular,
+    plural,
+    kind: k,
+    ...roleWord,
+    ...(unitWord && k === 'number' ? { unit: unitWord } : {}),
+    ...words,
+    ownsAdjectives,
+  };
 }
 
 /** The noun of an alias (singular or plural), ordinals included when two aliases share one. */
@@ -119,11 +157,17 @@ export function superlativeOf(adjective: string): string {
 }
 
 // English forms the comparative with -er on short adjectives and with more/most on longer ones.
-function inflect(adjective: string, suffix: 'er' | 'est', word: string, irregular: Readonly<Record<string, string>>): string {
+function inflect(
+  adjective: string,
+  suffix: 'er' | 'est',
+  word: string,
+  irregular: Readonly<Record<string, string>>,
+): string {
   const irr = irregular[adjective];
   if (irr) return irr;
   const syllables = (adjective.replace(/e$/u, '').match(/[aeiou]+|y(?![aeiou])/gu) ?? []).length;
-  if (adjective.includes('-') || (syllables > 1 && !/y$/u.test(adjective)) || syllables > 2) return `${word} ${adjective}`;
+  if (adjective.includes('-') || (syllables > 1 && !/y$/u.test(adjective)) || syllables > 2)
+    return `${word} ${adjective}`;
   if (/y$/u.test(adjective)) return `${adjective.slice(0, -1)}i${suffix}`;
   if (/e$/u.test(adjective)) return `${adjective}${suffix.slice(1)}`;
   if (/^[^aeiou]*[aeiou][bcdfgklmnprstvz]$/u.test(adjective)) return `${adjective}${adjective.slice(-1)}${suffix}`;
@@ -171,10 +215,15 @@ export function toOne(n: NaturalContext, join: Join, fromSide: boolean): boolean
  * The relationship phrase of `join` read from one end: "derived from", "that own",
  * "owned by". `fromSide` reads it from the join's `from` alias towards the joined one.
  */
-export function linkVerb(n: NaturalContext, join: Extract<Join, { kind: 'relationship' }>, fromSide: boolean, plural: boolean): string {
+export function linkVerb(
+  n: NaturalContext,
+  join: Extract<Join, { kind: 'relationship' }>,
+  fromSide: boolean,
+  plural: boolean,
+): string {
   const rel = n.index.relationship(join.relationship);
   n.stated.add(`path:${join.relationship}`);
-  const forward = join.direction === 'forward' === fromSide;
+  const forward = (join.direction === 'forward') === fromSide;
   const phrase = forward ? rel.lexicon.forward : rel.lexicon.reverse;
   if (isPostmodifier(phrase)) return phrase;
   return `that ${plural ? pluralVerb(phrase) : phrase}`;
@@ -191,9 +240,18 @@ export function scopeNote(n: NaturalContext, entity: string): void {
   const kinds = n.index.children(entity);
   if (kinds.length === 0) return;
   n.covered.add('subtype-scope');
-  if (!n.index.canBeDirect(entity) || n.stated.has(`subtypes:${entity}`) || /"kind":"(isA|classOf)"/u.test(JSON.stringify(n.query))) return;
+  if (
+    !n.index.canBeDirect(entity) ||
+    n.stated.has(`subtypes:${entity}`) ||
+    /"kind":"(isA|classOf)"/u.test(JSON.stringify(n.query))
+  )
+    return;
   n.stated.add(`subtypes:${entity}`);
-  state(n, `${capitalize(entityNoun(n, entity, true))} include ${listing(kinds.map((k) => entityNoun(n, k.name, true)))}.`, 'subtype-stated');
+  state(
+    n,
+    `${capitalize(entityNoun(n, entity, true))} include ${listing(kinds.map((k) => entityNoun(n, k.name, true)))}.`,
+    'subtype-stated',
+  );
 }
 
 export { canonical, info };

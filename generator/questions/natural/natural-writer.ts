@@ -15,7 +15,12 @@ import { article } from '../describe/english.ts';
  * // { question: 'Which 50 creators have the most channels they own? Give their ids.',
  * //   evidence: 'Creators include streamers. Ties are broken by id.', … }
  */
-export function writeNaturalQuestion(index: ErIndex, query: Query, paraphrase: number, seed: string): { question: string; evidence: string; covered: readonly string[]; stated: readonly string[] } {
+export function writeNaturalQuestion(
+  index: ErIndex,
+  query: Query,
+  paraphrase: number,
+  seed: string,
+): { question: string; evidence: string; covered: readonly string[]; stated: readonly string[] } {
   const n = createNaturalContext(index, query, seed, paraphrase);
   const text = naturalQuestion(n, query);
   // What the precise describer put in its notes while wording a rare construct belongs to the evidence too.
@@ -26,12 +31,22 @@ export function writeNaturalQuestion(index: ErIndex, query: Query, paraphrase: n
     const lex = index.entity(query.from.entity).lexicon;
     const words = lex.everyday ?? lex;
     const said = `${question} ${n.evidence.join(' ')}`.toLowerCase();
-    if (![lex, words].some((l) => said.includes(l.singular.toLowerCase()) || said.includes(l.plural.toLowerCase()))) state(n, `Each row starts from ${article(words.singular)}.`, 'base');
+    if (![lex, words].some((l) => said.includes(l.singular.toLowerCase()) || said.includes(l.plural.toLowerCase())))
+      state(n, `Each row starts from ${article(words.singular)}.`, 'base');
   }
-  return { question, evidence: n.evidence.join(' '), covered: [...new Set([...n.covered, ...n.d.covered])].sort(), stated: [...n.stated].sort() };
+  return {
+    question,
+    evidence: n.evidence.join(' '),
+    covered: [...new Set([...n.covered, ...n.d.covered])].sort(),
+    stated: [...n.stated].sort(),
+  };
 }
 
 function tidy(s: string): string {
-  const t = s.replace(/\s+/gu, ' ').replace(/ ([,.;?])/gu, '$1').replace(/\.\./gu, '.').trim();
+  const t = s
+    .replace(/\s+/gu, ' ')
+    .replace(/ ([,.;?])/gu, '$1')
+    .replace(/\.\./gu, '.')
+    .trim();
   return t.charAt(0).toUpperCase() + t.slice(1);
 }

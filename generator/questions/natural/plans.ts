@@ -5,8 +5,27 @@ import { hasAggregate } from '../../query/query-scope.ts';
 import { article, capitalize, listing } from '../describe/english.ts';
 import { nullable, windowWords } from '../describe/expressions.ts';
 import { describeQualify } from '../describe/window.ts';
-import { canonical, linkVerb, measureOf, nounOf, pluralOf, state, superlativeOf, type NaturalContext } from './natural-context.ts';
-import { figure, mayBeMissing, orderEvidence, partnerPhrase, sortExpr, sortedBy, superlativeKey, type Figure, type Reach } from './figures.ts';
+import {
+  canonical,
+  linkVerb,
+  measureOf,
+  nounOf,
+  pluralOf,
+  state,
+  superlativeOf,
+  type NaturalContext,
+} from './natural-context.ts';
+import {
+  figure,
+  mayBeMissing,
+  orderEvidence,
+  partnerPhrase,
+  sortExpr,
+  sortedBy,
+  superlativeKey,
+  type Figure,
+  type Reach,
+} from './figures.ts';
 import { restrictionsOf, rowsAround, rowSubject, type Rows } from './rows.ts';
 import { restriction } from './restrictions.ts';
 import type { Predicate } from '../../query/conceptual-query.ts';
@@ -17,9 +36,34 @@ function conjunctsOfPredicate(p: Predicate): Predicate[] {
 import { numberText } from './values.ts';
 
 type Plan =
-  | 'lookup' | 'lookupTop' | 'lookupTop1' | 'lookupTopAdj' | 'lookupTop1Adj' | 'lookupLimit' | 'lookupOne' | 'groupedTop1' | 'count' | 'aggregate' | 'aggregateBare' | 'aggregateAmong' | 'countAndAggregate'
-  | 'grouped' | 'groupedCount' | 'groupedFirst' | 'groupedFirstCount' | 'groupedTop' | 'perObject' | 'perObjectTop' | 'perObjectTop1' | 'perObjectTopVerb' | 'perObjectTop1Verb'
-  | 'union' | 'unionAll' | 'intersect' | 'except' | 'numbersOfLists';
+  | 'lookup'
+  | 'lookupTop'
+  | 'lookupTop1'
+  | 'lookupTopAdj'
+  | 'lookupTop1Adj'
+  | 'lookupLimit'
+  | 'lookupOne'
+  | 'groupedTop1'
+  | 'count'
+  | 'aggregate'
+  | 'aggregateBare'
+  | 'aggregateAmong'
+  | 'countAndAggregate'
+  | 'grouped'
+  | 'groupedCount'
+  | 'groupedFirst'
+  | 'groupedFirstCount'
+  | 'groupedTop'
+  | 'perObject'
+  | 'perObjectTop'
+  | 'perObjectTop1'
+  | 'perObjectTopVerb'
+  | 'perObjectTop1Verb'
+  | 'union'
+  | 'unionAll'
+  | 'intersect'
+  | 'except'
+  | 'numbersOfLists';
 
 const PLANS_PATH = fileURLToPath(new URL('../../../templates/natural.json', import.meta.url));
 let plans: Readonly<Record<Plan, readonly string[]>> | undefined;
@@ -32,7 +76,11 @@ export function loadPlans(): Readonly<Record<Plan, readonly string[]>> {
 
 /** The fewest paraphrases any plan has: how many natural questions of one group surely differ. */
 export function naturalParaphrases(): number {
-  return Math.min(...Object.entries(loadPlans()).filter(([k]) => !k.startsWith('$')).map(([, v]) => v.length));
+  return Math.min(
+    ...Object.entries(loadPlans())
+      .filter(([k]) => !k.startsWith('$'))
+      .map(([, v]) => v.length),
+  );
 }
 
 function fill(n: NaturalContext, plan: Plan, slots: Readonly<Record<string, string>>): string {
@@ -86,8 +134,9 @@ function selectQuestion(n: NaturalContext, q: SelectQuery): string {
   if (!grouped && !aggregated) return lookup(n, q, qualify);
   if (!grouped) return aggregate(n, q);
   const base = canonical(n.d, q.from.alias);
-  const perObject = (q.groupBy ?? []).some((k) => k.kind === 'attribute' && k.attribute === 'id' && canonical(n.d, k.alias) === base)
-    && (q.groupBy ?? []).every((k) => k.kind === 'attribute' && canonical(n.d, k.alias) === base);
+  const perObject =
+    (q.groupBy ?? []).some((k) => k.kind === 'attribute' && k.attribute === 'id' && canonical(n.d, k.alias) === base) &&
+    (q.groupBy ?? []).every((k) => k.kind === 'attribute' && canonical(n.d, k.alias) === base);
   return perObject ? perObjectQuestion(n, q) : groupedQuestion(n, q);
 }
 
@@ -101,7 +150,12 @@ function outputAlias(n: NaturalContext, q: SelectQuery): string | undefined {
 function multiplicity(n: NaturalContext, q: SelectQuery, rows: Rows, subject: string): void {
   if (q.distinct || rows.onePerSubject) return;
   if (rows.repeatedBy.length === 0) n.covered.add('duplicates-kept');
-  else state(n, `${capitalize(article(nounOf(n, subject)))} appears once for each ${listing(rows.repeatedBy, 'and')}.`, 'duplicates-kept');
+  else
+    state(
+      n,
+      `${capitalize(article(nounOf(n, subject)))} appears once for each ${listing(rows.repeatedBy, 'and')}.`,
+      'duplicates-kept',
+    );
 }
 
 function distinctWord(q: SelectQuery): string {
@@ -166,7 +220,13 @@ function superlativeAdjective(n: NaturalContext, e: Expr, subject: string, desc:
   return adj;
 }
 
-function sortedByItem(n: NaturalContext, q: SelectQuery, item: NonNullable<SelectQuery['orderBy']>[number] | { name: string; direction: 'asc' | 'desc' }, subject: string | undefined, reach: Reach = {}): string {
+function sortedByItem(
+  n: NaturalContext,
+  q: SelectQuery,
+  item: NonNullable<SelectQuery['orderBy']>[number] | { name: string; direction: 'asc' | 'desc' },
+  subject: string | undefined,
+  reach: Reach = {},
+): string {
   const e = sortExpr(q, item);
   const f = e ? figure(n, e, subject, reach) : { text: 'that', kind: 'other' as const };
   return sortedBy(f, item.direction === 'desc');
@@ -190,10 +250,18 @@ function topPerGroup(n: NaturalContext, q: SelectQuery, subject: string, rowsNou
   if (by.kind === 'other' || top < 1 || keyFigs.some((f) => f.kind === 'other')) return '';
   const per = listing(keyFigs.map(eachOf));
   const more = `so more than ${top === 1 ? 'one' : numberText(top)} may be kept`;
-  if (qu.window.fn === 'rank') state(n, `${capitalize(rowsNoun)} tied on ${by.text} share a rank and the next rank skips ahead (1, 1, 3), ${more}.`, 'rank-ties');
-  if (qu.window.fn === 'dense_rank') state(n, `${capitalize(rowsNoun)} tied on ${by.text} share a rank, with no gaps (1, 1, 2), ${more}.`, 'rank-ties');
+  if (qu.window.fn === 'rank')
+    state(
+      n,
+      `${capitalize(rowsNoun)} tied on ${by.text} share a rank and the next rank skips ahead (1, 1, 3), ${more}.`,
+      'rank-ties',
+    );
+  if (qu.window.fn === 'dense_rank')
+    state(n, `${capitalize(rowsNoun)} tied on ${by.text} share a rank, with no gaps (1, 1, 2), ${more}.`, 'rank-ties');
   if (order.length > 1) {
-    const rest = order.slice(1).map((o) => `${figure(n, o.expr, subject).text}${o.direction === 'desc' ? ' (descending)' : ''}`);
+    const rest = order
+      .slice(1)
+      .map((o) => `${figure(n, o.expr, subject).text}${o.direction === 'desc' ? ' (descending)' : ''}`);
     state(n, `Within each ${per}, ties are broken by ${listing(rest, 'then')}.`, 'window-tie-break');
   }
   return `, keeping for each ${per} the ${top === 1 ? 'one' : numberText(top)} with the ${superlativeKey(by, first.direction === 'desc')}`;
@@ -202,8 +270,15 @@ function topPerGroup(n: NaturalContext, q: SelectQuery, subject: string, rowsNou
 // ---- one row of aggregates -----------------------------------------------------------
 
 function aggregate(n: NaturalContext, q: SelectQuery): string {
-  const counted = q.select.map((o) => o.expr).find((e) => e.kind === 'aggregate' && e.fn === 'count' && e.arg?.kind === 'attribute' && e.arg.attribute === 'id');
-  const subject = (counted?.kind === 'aggregate' && counted.arg?.kind === 'attribute' ? canonical(n.d, counted.arg.alias) : undefined) ?? rowSubject(n, q) ?? canonical(n.d, q.from.alias);
+  const counted = q.select
+    .map((o) => o.expr)
+    .find((e) => e.kind === 'aggregate' && e.fn === 'count' && e.arg?.kind === 'attribute' && e.arg.attribute === 'id');
+  const subject =
+    (counted?.kind === 'aggregate' && counted.arg?.kind === 'attribute'
+      ? canonical(n.d, counted.arg.alias)
+      : undefined) ??
+    rowSubject(n, q) ??
+    canonical(n.d, q.from.alias);
   const rows = rowsAround(n, q, subject);
   countNotes(n, q, rows, subject);
   const figs = q.select.map((o) => figure(n, o.expr, subject, { bareCount: true }));
@@ -228,7 +303,8 @@ function singleRowTail(n: NaturalContext, q: SelectQuery, subject: string, rows:
   if (q.having) state(n, `The row is given only when the ${havingText(n, q, subject, {})}.`, 'having');
   const order = q.orderBy ?? [];
   if (order.length > 0) orderEvidence(n, q, order, subject, {}, rows.noun);
-  if (q.limit !== undefined) state(n, `At most ${q.limit === 1 ? 'one row is' : `${numberText(q.limit)} rows are`} listed.`, 'limit');
+  if (q.limit !== undefined)
+    state(n, `At most ${q.limit === 1 ? 'one row is' : `${numberText(q.limit)} rows are`} listed.`, 'limit');
   return order[0] ? ` Order the result ${sortedByItem(n, q, order[0], subject).replace(/^ordered /u, '')}.` : '';
 }
 
@@ -241,15 +317,26 @@ function isCountOf(e: Expr, subject: string, n: NaturalContext): boolean {
 
 /** What a count counts when the joins repeat its objects, or keep one without partners. */
 function countNotes(n: NaturalContext, q: SelectQuery, rows: Rows, subject: string): void {
-  const counts = q.select.map((o) => o.expr).filter((e): e is Extract<Expr, { kind: 'aggregate' }> => e.kind === 'aggregate' && e.fn === 'count');
+  const counts = q.select
+    .map((o) => o.expr)
+    .filter((e): e is Extract<Expr, { kind: 'aggregate' }> => e.kind === 'aggregate' && e.fn === 'count');
   for (const c of counts) {
     if (c.distinct) continue;
     if (!rows.onePerSubject && (!c.arg || (c.arg.kind === 'attribute' && c.arg.attribute === 'id'))) {
       const what = c.arg?.kind === 'attribute' ? nounOf(n, c.arg.alias) : nounOf(n, subject);
       const by = rows.repeatedBy.filter((x) => x !== what);
-      state(n, `${capitalize(article(what))} is counted once for each ${by.length > 0 ? listing(by, 'and') : 'time the joins repeat it'}.`, 'count-repeats');
+      state(
+        n,
+        `${capitalize(article(what))} is counted once for each ${by.length > 0 ? listing(by, 'and') : 'time the joins repeat it'}.`,
+        'count-repeats',
+      );
     }
-    if (!c.arg && (q.joins ?? []).some((j) => j.type === 'left')) state(n, `${capitalize(article(nounOf(n, subject)))} with no match in the optional join still counts as one.`, 'count-star-left');
+    if (!c.arg && (q.joins ?? []).some((j) => j.type === 'left'))
+      state(
+        n,
+        `${capitalize(article(nounOf(n, subject)))} with no match in the optional join still counts as one.`,
+        'count-star-left',
+      );
   }
 }
 
@@ -262,17 +349,28 @@ function perObjectQuestion(n: NaturalContext, q: SelectQuery): string {
   // The partners the figures count are said in the figures; the rows are the base objects.
   const partners = new Set((q.joins ?? []).map((j) => j.alias));
   const baseOnly = new Map([...restrictions].filter(([alias]) => alias === base || alias === undefined));
-  const partnerRestrictions = [...restrictions].filter(([alias]) => alias !== base && alias !== undefined && partners.has(alias));
+  const partnerRestrictions = [...restrictions].filter(
+    ([alias]) => alias !== base && alias !== undefined && partners.has(alias),
+  );
   const rows = rowsAroundBaseOnly(n, q, base, baseOnly);
   void partnerRestrictions;
   // COUNT(*) per object counts its rows: with one join, its partners.
   const only = (q.joins ?? []).filter((j) => !n.d.aliases.get(j.alias)?.sameAs);
   // With several joins it counts the combinations of their partners.
-  const star = only.length === 0 ? undefined : only.length === 1 && only[0] ? (reach.partnerPhrase?.(only[0].alias) ?? nounOf(n, only[0].alias, true)) : `combinations of ${listing(only.map((j) => nounOf(n, j.alias, true)))}`;
+  const star =
+    only.length === 0
+      ? undefined
+      : only.length === 1 && only[0]
+        ? (reach.partnerPhrase?.(only[0].alias) ?? nounOf(n, only[0].alias, true))
+        : `combinations of ${listing(only.map((j) => nounOf(n, j.alias, true)))}`;
   const starReach: Reach = star ? { ...reach, star } : reach;
   const figs = q.select.map((o) => figure(n, o.expr, base, starReach));
   if (only.some((j) => j.type === 'left') && JSON.stringify(q.select).includes('"fn":"count"}')) {
-    state(n, `${capitalize(article(nounOf(n, base)))} with no ${only.length === 1 && only[0] ? nounOf(n, only[0].alias) : 'match'} still counts one row.`, 'count-star-left');
+    state(
+      n,
+      `${capitalize(article(nounOf(n, base)))} with no ${only.length === 1 && only[0] ? nounOf(n, only[0].alias) : 'match'} still counts one row.`,
+      'count-star-left',
+    );
   }
   const inner = (q.joins ?? []).filter((j) => j.type === 'inner' && !n.d.aliases.get(j.alias)?.sameAs);
   // A partner's own conditions (its ON and the WHERE conditions on it) say which partners count.
@@ -283,7 +381,12 @@ function perObjectQuestion(n: NaturalContext, q: SelectQuery): string {
     const all = [...on, ...where];
     return all.length > 0 ? ` ${listing(all)}` : '';
   };
-  for (const j of inner) state(n, `Only ${nounOf(n, base, true)} with at least one ${nounOf(n, j.alias)}${conditionsOf(j.alias)} are included.`, 'inner-join');
+  for (const j of inner)
+    state(
+      n,
+      `Only ${nounOf(n, base, true)} with at least one ${nounOf(n, j.alias)}${conditionsOf(j.alias)} are included.`,
+      'inner-join',
+    );
   for (const j of q.joins ?? []) {
     if (j.type !== 'left') continue;
     const c = conditionsOf(j.alias);
@@ -292,7 +395,8 @@ function perObjectQuestion(n: NaturalContext, q: SelectQuery): string {
   if ((q.joins ?? []).some((j) => j.type === 'left')) n.covered.add('left-join');
   const order = q.orderBy ?? [];
   if (order.length > 0) orderEvidence(n, q, order, base, starReach, rows.noun);
-  if (q.having) state(n, `Only ${nounOf(n, base, true)} whose ${havingText(n, q, base, starReach)} are included.`, 'having');
+  if (q.having)
+    state(n, `Only ${nounOf(n, base, true)} whose ${havingText(n, q, base, starReach)} are included.`, 'having');
   const first = order[0];
   const outputs = nouns(figs);
   const outputsPlural = listing(figs.map((f) => f.plural ?? f.text));
@@ -308,8 +412,22 @@ function perObjectQuestion(n: NaturalContext, q: SelectQuery): string {
     const active = e ? activeCount(n, q, e, base, restrictions) : undefined;
     if (active) {
       const most = first.direction === 'desc' ? 'most' : 'fewest';
-      if (q.limit === 1) return fill(n, 'perObjectTop1Verb', { outputs, row: rows.singular, verb: active.singular, most, partners: active.partners });
-      return fill(n, 'perObjectTopVerb', { outputs: outputsPlural, rows: rows.plural, n: numberText(q.limit), verb: active.plural, most, partners: active.partners });
+      if (q.limit === 1)
+        return fill(n, 'perObjectTop1Verb', {
+          outputs,
+          row: rows.singular,
+          verb: active.singular,
+          most,
+          partners: active.partners,
+        });
+      return fill(n, 'perObjectTopVerb', {
+        outputs: outputsPlural,
+        rows: rows.plural,
+        n: numberText(q.limit),
+        verb: active.plural,
+        most,
+        partners: active.partners,
+      });
     }
     if (f && f.kind !== 'other') {
       const sup = superlativeKey(f, first.direction === 'desc');
@@ -317,7 +435,8 @@ function perObjectQuestion(n: NaturalContext, q: SelectQuery): string {
       return fill(n, 'perObjectTop', { outputs: outputsPlural, rows: rows.plural, n: numberText(q.limit), sup });
     }
   }
-  if (q.limit !== undefined) state(n, `Only the first ${numberText(q.limit)} ${nounOf(n, base, true)} in that order are listed.`, 'limit');
+  if (q.limit !== undefined)
+    state(n, `Only the first ${numberText(q.limit)} ${nounOf(n, base, true)} in that order are listed.`, 'limit');
   const orderText = first ? `, ${sortedByItem(n, q, first, base, starReach)}` : '';
   return fill(n, 'perObject', { outputs, row: rows.singular, be: be(figs), order: orderText });
 }
@@ -327,19 +446,41 @@ function perObjectQuestion(n: NaturalContext, q: SelectQuery): string {
  * ("own", "hosted"): the count's object and verb, else undefined (a passive phrase, a
  * partner with conditions, a count of something else).
  */
-function activeCount(n: NaturalContext, q: SelectQuery, e: Expr, base: string, restrictions: ReadonlyMap<string | undefined, readonly unknown[]>): { singular: string; plural: string; partners: string } | undefined {
+function activeCount(
+  n: NaturalContext,
+  q: SelectQuery,
+  e: Expr,
+  base: string,
+  restrictions: ReadonlyMap<string | undefined, readonly unknown[]>,
+): { singular: string; plural: string; partners: string } | undefined {
   if (e.kind !== 'aggregate' || e.fn !== 'count' || e.filter) return undefined;
   const joins = (q.joins ?? []).filter((j) => !n.d.aliases.get(j.alias)?.sameAs);
   const j = joins.length === 1 ? joins[0] : undefined;
-  if (!j || j.kind !== 'relationship' || canonical(n.d, j.from) !== base || j.on || (restrictions.get(j.alias)?.length ?? 0) > 0) return undefined;
+  if (
+    !j ||
+    j.kind !== 'relationship' ||
+    canonical(n.d, j.from) !== base ||
+    j.on ||
+    (restrictions.get(j.alias)?.length ?? 0) > 0
+  )
+    return undefined;
   if (e.arg && !(e.arg.kind === 'attribute' && e.arg.attribute === 'id' && e.arg.alias === j.alias)) return undefined;
   const plural = linkVerb(n, j, true, true);
   const singular = linkVerb(n, j, true, false);
   if (!plural.startsWith('that ') || !singular.startsWith('that ')) return undefined;
-  return { plural: plural.slice('that '.length), singular: singular.slice('that '.length), partners: `${e.distinct ? 'different ' : ''}${nounOf(n, j.alias, true)}` };
+  return {
+    plural: plural.slice('that '.length),
+    singular: singular.slice('that '.length),
+    partners: `${e.distinct ? 'different ' : ''}${nounOf(n, j.alias, true)}`,
+  };
 }
 
-function rowsAroundBaseOnly(n: NaturalContext, q: SelectQuery, base: string, restrictions: Map<string | undefined, import('./restrictions.ts').Restriction[]>): Rows {
+function rowsAroundBaseOnly(
+  n: NaturalContext,
+  q: SelectQuery,
+  base: string,
+  restrictions: Map<string | undefined, import('./restrictions.ts').Restriction[]>,
+): Rows {
   // The base objects alone: their joins are what the figures count.
   const { joins: _joins, ...alone } = q;
   return rowsAround(n, alone, base, restrictions);
@@ -349,8 +490,13 @@ function havingText(n: NaturalContext, q: SelectQuery, subject: string, reach: R
   const h = q.having;
   if (h?.kind === 'compare') {
     const f = figure(n, h.left, subject, reach);
-    const v = h.right.kind === 'literal' && h.right.value !== null ? numberText(h.right.value as number) : figure(n, h.right, subject, reach).text;
-    const op = { '=': 'is', '<>': 'is not', '<': 'is under', '<=': 'is at most', '>': 'is over', '>=': 'is at least' }[h.op];
+    const v =
+      h.right.kind === 'literal' && h.right.value !== null
+        ? numberText(h.right.value as number)
+        : figure(n, h.right, subject, reach).text;
+    const op = { '=': 'is', '<>': 'is not', '<': 'is under', '<=': 'is at most', '>': 'is over', '>=': 'is at least' }[
+      h.op
+    ];
     return `${f.text} ${op} ${v}`;
   }
   return 'groups meet the condition given';
@@ -369,18 +515,35 @@ function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
   const asked = q.select.filter((o) => !keyInSelect(o.expr));
   const bare = asked.map((o) => figure(n, o.expr, subject, { bareCount: true }));
   // "the number and average price of products" reads; "the number and number of different emails" does not.
-  const figs = bare.some((f) => f.text.startsWith('number of ')) ? bare.map((f) => (f.text === 'number' ? { ...f, text: `number of ${rows.noun}` } : f)) : bare;
+  const figs = bare.some((f) => f.text.startsWith('number of '))
+    ? bare.map((f) => (f.text === 'number' ? { ...f, text: `number of ${rows.noun}` } : f))
+    : bare;
   // The register lists the keys first, then what is asked, in the order asked.
   const said = [...q.select.filter((o) => keyInSelect(o.expr)), ...asked];
-  if (said.some((o, i) => o !== q.select[i]) || keys.some((k) => !q.select.some((o) => JSON.stringify(o.expr) === JSON.stringify(k)))) {
+  if (
+    said.some((o, i) => o !== q.select[i]) ||
+    keys.some((k) => !q.select.some((o) => JSON.stringify(o.expr) === JSON.stringify(k)))
+  ) {
     state(n, `Columns, in order: ${listing(q.select.map((o) => figure(n, o.expr, subject).text))}.`, 'outputs');
   }
   for (const k of keys) {
-    if (k.kind === 'attribute' && n.d.aliases.get(k.alias) && isNullableKey(n, k)) state(n, `${capitalize(nounOf(n, subject, true))} with no ${figure(n, k, subject).text} form a group of their own.`, 'null-group');
+    if (k.kind === 'attribute' && n.d.aliases.get(k.alias) && isNullableKey(n, k))
+      state(
+        n,
+        `${capitalize(nounOf(n, subject, true))} with no ${figure(n, k, subject).text} form a group of their own.`,
+        'null-group',
+      );
   }
   const base = canonical(n.d, q.from.alias);
   if (keys.some((k) => k.kind === 'attribute' && k.attribute === 'id' && canonical(n.d, k.alias) === base)) {
-    for (const j of q.joins ?? []) if (j.type === 'inner' && j.kind === 'relationship' && canonical(n.d, j.from) === base && !n.d.aliases.get(j.alias)?.sameAs) state(n, `Only ${nounOf(n, base, true)} with at least one ${nounOf(n, j.alias)} are included.`, 'inner-join');
+    for (const j of q.joins ?? [])
+      if (
+        j.type === 'inner' &&
+        j.kind === 'relationship' &&
+        canonical(n.d, j.from) === base &&
+        !n.d.aliases.get(j.alias)?.sameAs
+      )
+        state(n, `Only ${nounOf(n, base, true)} with at least one ${nounOf(n, j.alias)} are included.`, 'inner-join');
   }
   const having = q.having ? ` ${havingFor(n, q, subject)}` : '';
   const order = q.orderBy ?? [];
@@ -392,35 +555,80 @@ function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
     if (f && f.kind !== 'other') {
       const sup = superlativeKey(f, first.direction === 'desc');
       // The rows are named once: "the highest total stock quantity of devices".
-      const sup2 = f.kind === 'count' && e?.kind === 'aggregate' && !e.arg ? `${first.direction === 'desc' ? 'most' : 'fewest'} ${rows.plural}` : sup.includes(rows.noun) ? sup : `${sup} of ${rows.plural}`;
+      const sup2 =
+        f.kind === 'count' && e?.kind === 'aggregate' && !e.arg
+          ? `${first.direction === 'desc' ? 'most' : 'fewest'} ${rows.plural}`
+          : sup.includes(rows.noun)
+            ? sup
+            : `${sup} of ${rows.plural}`;
       if (having) state(n, `Only ${keyPlural(key)}${having} are considered.`, 'having');
       const sortIsKey = e !== undefined && keys.some((k) => JSON.stringify(k) === JSON.stringify(e));
       // "For the 5 latest creation years, how many videos are there?": the first groups by their own key.
-      if (sortIsKey && keys.length === 1 && e && !mayBeMissing(n, e) && (f.kind === 'time' || f.kind === 'number' || f.kind === 'text')) {
+      if (
+        sortIsKey &&
+        keys.length === 1 &&
+        e &&
+        !mayBeMissing(n, e) &&
+        (f.kind === 'time' || f.kind === 'number' || f.kind === 'text')
+      ) {
         const desc = first.direction === 'desc';
-        const adj = f.kind === 'time' || / (year|quarter|month|date)$/u.test(f.text) ? (desc ? 'latest' : 'earliest') : f.kind === 'number' ? (desc ? 'highest' : 'lowest') : `alphabetically ${desc ? 'last' : 'first'}`;
+        const adj =
+          f.kind === 'time' || / (year|quarter|month|date)$/u.test(f.text)
+            ? desc
+              ? 'latest'
+              : 'earliest'
+            : f.kind === 'number'
+              ? desc
+                ? 'highest'
+                : 'lowest'
+              : `alphabetically ${desc ? 'last' : 'first'}`;
         const which = q.limit === 1 ? `${adj} ${key}` : `${numberText(q.limit)} ${adj} ${keyPlural(key)}`;
         const onlyCount = figs.length === 1 && asked[0] !== undefined && isCountOf(asked[0].expr, subject, n);
         n.covered.add('limit');
-        const text = onlyCount ? fill(n, 'groupedFirstCount', { which, having, rows: rows.plural }) : fill(n, 'groupedFirst', { which, having, figures: nouns(figs), be: be(figs), rows: rows.plural });
+        const text = onlyCount
+          ? fill(n, 'groupedFirstCount', { which, having, rows: rows.plural })
+          : fill(n, 'groupedFirst', { which, having, figures: nouns(figs), be: be(figs), rows: rows.plural });
         // "For the earliest sign-up year, how many accounts are there?" asks for the count; a shown year is asked for too.
         const keyShown = q.select.some((o) => keyInSelect(o.expr));
-        return keyShown && !text.startsWith('Show the ') ? `${text} Show the ${q.limit === 1 ? key : keyPlural(key)} too.` : text;
+        return keyShown && !text.startsWith('Show the ')
+          ? `${text} Show the ${q.limit === 1 ? key : keyPlural(key)} too.`
+          : text;
       }
       if (sortIsKey) {
-        state(n, `Only the first ${q.limit === 1 ? 'group' : `${numberText(q.limit)} groups`} in that order ${q.limit === 1 ? 'is' : 'are'} listed.`, 'limit');
+        state(
+          n,
+          `Only the first ${q.limit === 1 ? 'group' : `${numberText(q.limit)} groups`} in that order ${q.limit === 1 ? 'is' : 'are'} listed.`,
+          'limit',
+        );
         const onlyCount = figs.length === 1 && asked[0] !== undefined && isCountOf(asked[0].expr, subject, n);
         const orderText = ` Order them ${sortedByItem(n, q, first, subject).replace(/^ordered /u, '')}.`;
         return `${onlyCount ? fill(n, 'groupedCount', { key, having, rows: rows.plural }) : fill(n, 'grouped', { key, having, figures: nouns(figs), be: be(figs), rows: rows.plural })}${orderText}`;
       }
-      if (q.limit === 1) return fill(n, 'groupedTop1', { key, sup: sup2, outputs: `the ${nouns(q.select.map((o) => figure(n, o.expr, subject)))}` });
-      return fill(n, 'groupedTop', { n: numberText(q.limit), keys: keyPlural(key), sup: sup2, outputs: `the ${nouns(q.select.map((o) => figure(n, o.expr, subject)))}` });
+      if (q.limit === 1)
+        return fill(n, 'groupedTop1', {
+          key,
+          sup: sup2,
+          outputs: `the ${nouns(q.select.map((o) => figure(n, o.expr, subject)))}`,
+        });
+      return fill(n, 'groupedTop', {
+        n: numberText(q.limit),
+        keys: keyPlural(key),
+        sup: sup2,
+        outputs: `the ${nouns(q.select.map((o) => figure(n, o.expr, subject)))}`,
+      });
     }
   }
-  if (q.limit !== undefined) state(n, `Only the first ${q.limit === 1 ? 'group' : `${numberText(q.limit)} groups`} in that order ${q.limit === 1 ? 'is' : 'are'} listed.`, 'limit');
+  if (q.limit !== undefined)
+    state(
+      n,
+      `Only the first ${q.limit === 1 ? 'group' : `${numberText(q.limit)} groups`} in that order ${q.limit === 1 ? 'is' : 'are'} listed.`,
+      'limit',
+    );
   const orderText = first ? ` Order them ${sortedByItem(n, q, first, subject).replace(/^ordered /u, '')}.` : '';
   const onlyCount = figs.length === 1 && asked[0] !== undefined && isCountOf(asked[0].expr, subject, n);
-  const text = onlyCount ? fill(n, 'groupedCount', { key, having, rows: rows.plural }) : fill(n, 'grouped', { key, having, figures: nouns(figs), be: be(figs), rows: rows.plural });
+  const text = onlyCount
+    ? fill(n, 'groupedCount', { key, having, rows: rows.plural })
+    : fill(n, 'grouped', { key, having, figures: nouns(figs), be: be(figs), rows: rows.plural });
   return `${text}${orderText}`;
 }
 
@@ -435,25 +643,50 @@ function isNullableKey(n: NaturalContext, k: Extract<Expr, { kind: 'attribute' }
 
 function havingFor(n: NaturalContext, q: SelectQuery, subject: string): string {
   const h = q.having;
-  if (h?.kind === 'compare' && h.left.kind === 'aggregate' && h.left.fn === 'count' && !h.left.arg && h.right.kind === 'literal' && typeof h.right.value === 'number') {
-    const words = { '=': 'exactly', '<>': 'other than', '<': 'fewer than', '<=': 'at most', '>': 'more than', '>=': 'at least' }[h.op];
+  if (
+    h?.kind === 'compare' &&
+    h.left.kind === 'aggregate' &&
+    h.left.fn === 'count' &&
+    !h.left.arg &&
+    h.right.kind === 'literal' &&
+    typeof h.right.value === 'number'
+  ) {
+    const words = {
+      '=': 'exactly',
+      '<>': 'other than',
+      '<': 'fewer than',
+      '<=': 'at most',
+      '>': 'more than',
+      '>=': 'at least',
+    }[h.op];
     return `with ${words} ${numberText(h.right.value)} ${nounOf(n, subject, true)}`;
   }
   return `whose ${havingText(n, q, subject, {})}`;
 }
 
 function keyPlural(key: string): string {
-  return key.includes(' and ') ? `combinations of ${key}` : key.replace(/(\w+)$/u, (w) => (w.endsWith('s') ? w : w.endsWith('y') && !/[aeiou]y$/u.test(w) ? `${w.slice(0, -1)}ies` : `${w}s`));
+  return key.includes(' and ')
+    ? `combinations of ${key}`
+    : key.replace(/(\w+)$/u, (w) =>
+        w.endsWith('s') ? w : w.endsWith('y') && !/[aeiou]y$/u.test(w) ? `${w.slice(0, -1)}ies` : `${w}s`,
+      );
 }
 
 // ---- set operations ------------------------------------------------------------------
 
 function setQuestion(n: NaturalContext, q: SetQuery): string {
   const arm = (s: Query): { rows: string; outs: Figure[]; select?: SelectQuery } => {
-    if (s.kind === 'set') return { rows: `the results of ${setQuestion(n, s).replace(/[?.]$/u, '').replace(/^\w/u, (c) => c.toLowerCase())}`, outs: [] };
+    if (s.kind === 'set')
+      return {
+        rows: `the results of ${setQuestion(n, s)
+          .replace(/[?.]$/u, '')
+          .replace(/^\w/u, (c) => c.toLowerCase())}`,
+        outs: [],
+      };
     const subject = outputAlias(n, s) ?? canonical(n.d, s.from.alias);
     const rows = rowsAround(n, s, subject);
-    if (s.orderBy || s.limit !== undefined) state(n, `The ${rows.noun} of a list are its first ${s.limit ?? 'rows'} by their order.`, 'arm-limit');
+    if (s.orderBy || s.limit !== undefined)
+      state(n, `The ${rows.noun} of a list are its first ${s.limit ?? 'rows'} by their order.`, 'arm-limit');
     return { rows: rows.plural, outs: s.select.map((o) => figure(n, o.expr, subject)), select: s };
   };
   const left = arm(q.left);
@@ -463,8 +696,18 @@ function setQuestion(n: NaturalContext, q: SetQuery): string {
   n.covered.add(`set:${q.op}`);
   if (q.orderBy && q.left.kind === 'select') orderEvidence(n, q.left, q.orderBy, undefined, {}, 'values');
   const firstKey = q.orderBy?.[0];
-  const setOrder = firstKey && q.left.kind === 'select' ? ` Order them ${sortedByItem(n, q.left, firstKey, undefined).replace(/^ordered /u, '')}.` : '';
-  if (q.limit !== undefined) state(n, q.limit === 1 ? 'Only the first value in that order is listed.' : `Only the first ${numberText(q.limit)} values in that order are listed.`, 'limit');
+  const setOrder =
+    firstKey && q.left.kind === 'select'
+      ? ` Order them ${sortedByItem(n, q.left, firstKey, undefined).replace(/^ordered /u, '')}.`
+      : '';
+  if (q.limit !== undefined)
+    state(
+      n,
+      q.limit === 1
+        ? 'Only the first value in that order is listed.'
+        : `Only the first ${numberText(q.limit)} values in that order are listed.`,
+      'limit',
+    );
   const single = left.select && left.select.select.length === 1 && hasAggregate(left.select.select[0]?.expr as Expr);
   if (q.op === 'union all' && single) {
     state(n, 'Each list gives one row, even when the two numbers are equal.', 'set:union all');

@@ -3,7 +3,19 @@ import { article, capitalize, listing } from '../describe/english.ts';
 import { predicate } from '../describe/predicates.ts';
 import { isCorrelation } from '../describe/subqueries.ts';
 import { elementLexicon } from '../describe/context.ts';
-import { canonical, comparative, entityNoun, info, linkVerb, measureOf, nounOf, pluralOf, state, type Measure, type NaturalContext } from './natural-context.ts';
+import {
+  canonical,
+  comparative,
+  entityNoun,
+  info,
+  linkVerb,
+  measureOf,
+  nounOf,
+  pluralOf,
+  state,
+  type Measure,
+  type NaturalContext,
+} from './natural-context.ts';
 import { inlineTexts, momentText, numberText, quantityText, valueText } from './values.ts';
 
 /**
@@ -20,8 +32,22 @@ export interface Restriction {
   readonly rejectsMissing?: boolean;
 }
 
-const NUMBER_OPS: Record<ComparisonOperator, string> = { '=': 'of', '<>': 'other than', '<': 'under', '<=': 'of at most', '>': 'over', '>=': 'of at least' };
-const TIME_OPS: Record<ComparisonOperator, string> = { '=': 'of', '<>': 'other than', '<': 'before', '<=': 'on or before', '>': 'after', '>=': 'on or after' };
+const NUMBER_OPS: Record<ComparisonOperator, string> = {
+  '=': 'of',
+  '<>': 'other than',
+  '<': 'under',
+  '<=': 'of at most',
+  '>': 'over',
+  '>=': 'of at least',
+};
+const TIME_OPS: Record<ComparisonOperator, string> = {
+  '=': 'of',
+  '<>': 'other than',
+  '<': 'before',
+  '<=': 'on or before',
+  '>': 'after',
+  '>=': 'on or after',
+};
 
 /** The value of a flag, said: "that are verified", "that are not live"; without an adjective, its noun and value. */
 export function flagPhrase(m: Measure, value: boolean, negated: boolean): string {
@@ -31,16 +57,35 @@ export function flagPhrase(m: Measure, value: boolean, negated: boolean): string
 }
 
 /** Adjectives that read with a number in the attribute's unit: "longer than 60 seconds", "older than 40". */
-const QUANTITY_ADJECTIVES = new Set(['long', 'short', 'old', 'young', 'expensive', 'cheap', 'large', 'small', 'big', 'heavy', 'light']);
+const QUANTITY_ADJECTIVES = new Set([
+  'long',
+  'short',
+  'old',
+  'young',
+  'expensive',
+  'cheap',
+  'large',
+  'small',
+  'big',
+  'heavy',
+  'light',
+]);
 
 function literalOf(e: Expr): ScalarLiteral | null | undefined {
   return e.kind === 'literal' ? e.value : undefined;
 }
 
 /** "with a duration over 3,600 seconds", "with a sign-up time before June 2022", "whose title is "x"". */
-function attributeCompare(n: NaturalContext, alias: string, name: string, op: ComparisonOperator, value: ScalarLiteral | null): string {
+function attributeCompare(
+  n: NaturalContext,
+  alias: string,
+  name: string,
+  op: ComparisonOperator,
+  value: ScalarLiteral | null,
+): string {
   const m = measureOf(n, alias, name);
-  if (m.kind === 'flag' && typeof value === 'boolean' && (op === '=' || op === '<>')) return flagPhrase(m, value, op === '<>');
+  if (m.kind === 'flag' && typeof value === 'boolean' && (op === '=' || op === '<>'))
+    return flagPhrase(m, value, op === '<>');
   if (m.kind === 'time' && typeof value === 'string') {
     const boundary = op === '<' || op === '>=';
     timeNote(n, alias, name);
@@ -52,14 +97,25 @@ function attributeCompare(n: NaturalContext, alias: string, name: string, op: Co
     // "clips longer than 2 hours", "consumers younger than 30", "consumers aged 59 or older".
     const adjective = op === '>' ? m.high : op === '<' ? m.low : undefined;
     const age = m.noun === 'age' && m.unit === 'years';
-    if (adjective && QUANTITY_ADJECTIVES.has(adjective)) return `${comparative(adjective)} than ${age ? numberText(value as number) : v}`;
-    if (age) return { '=': `aged ${value}`, '<>': `not aged ${value}`, '<=': `aged ${value} or younger`, '>=': `aged ${value} or older`, '<': `younger than ${value}`, '>': `older than ${value}` }[op];
+    if (adjective && QUANTITY_ADJECTIVES.has(adjective))
+      return `${comparative(adjective)} than ${age ? numberText(value as number) : v}`;
+    if (age)
+      return {
+        '=': `aged ${value}`,
+        '<>': `not aged ${value}`,
+        '<=': `aged ${value} or younger`,
+        '>=': `aged ${value} or older`,
+        '<': `younger than ${value}`,
+        '>': `older than ${value}`,
+      }[op];
     // "with more than 7700 loyalty points" for a loyalty point balance.
     const balance = /^(.+) balance$/u.exec(m.noun);
-    if (balance && m.role === 'count' && op !== '=' && op !== '<>') return `with ${{ '<': 'fewer than ', '<=': 'at most ', '>': 'more than ', '>=': 'at least ' }[op]}${v} ${pluralOf(balance[1] as string)}`;
+    if (balance && m.role === 'count' && op !== '=' && op !== '<>')
+      return `with ${{ '<': 'fewer than ', '<=': 'at most ', '>': 'more than ', '>=': 'at least ' }[op]}${v} ${pluralOf(balance[1] as string)}`;
     // "with fewer than 350 in stock".
     const stock = /^(\w+) quantity$/u.exec(m.noun);
-    if (stock && m.role === 'count') return `with ${{ '=': '', '<>': 'other than ', '<': 'fewer than ', '<=': 'at most ', '>': 'more than ', '>=': 'at least ' }[op]}${v} in ${stock[1]}`;
+    if (stock && m.role === 'count')
+      return `with ${{ '=': '', '<>': 'other than ', '<': 'fewer than ', '<=': 'at most ', '>': 'more than ', '>=': 'at least ' }[op]}${v} in ${stock[1]}`;
     return `with ${m.kind === 'id' ? 'an id' : article(m.noun)} ${NUMBER_OPS[op]} ${v}`;
   }
   if (op === '=' || op === '<>') return textIs(m, inlineTexts([String(value)]), op === '<>');
@@ -85,7 +141,11 @@ export function textIs(m: Measure, values: readonly string[], negated: boolean):
     if (last === 'resolution') return `${not}in ${v}`;
   }
   if (m.role === 'name' && last === 'title') return `${not}titled ${v}`;
-  if (m.role === 'name' && (m.noun === 'name' || (last === 'name' && !/^(first|last|middle|user|display) /u.test(m.noun)))) return `${not}named ${v}`;
+  if (
+    m.role === 'name' &&
+    (m.noun === 'name' || (last === 'name' && !/^(first|last|middle|user|display) /u.test(m.noun)))
+  )
+    return `${not}named ${v}`;
   // A noun without a singular ("dimensions") takes no article.
   const the = m.noun === m.plural ? '' : 'the ';
   if (negated) return `with ${the ? article(m.noun) : m.noun} other than ${v}`;
@@ -118,8 +178,11 @@ export function shiftDate(text: string, amount: number, unit: string): string | 
  */
 function midnight(n: NaturalContext, alias: string, name: string, value: string, op: ComparisonOperator): string {
   const a = n.index.allAttributes(aliasEntity(n, alias) ?? '').find((x) => x.attribute.name === name)?.attribute;
-  const dateOnly = /^\d{4}-\d{2}-\d{2}$/u.test(value) || /^\d{4}-\d{2}-\d{2}[ T]00:00(:00)?(\+00(:00)?|Z)?$/u.test(value);
-  return a?.type.kind === 'timestamptz' && dateOnly && (op === '>' || op === '<=' || op === '=' || op === '<>') ? ' at 00:00 UTC' : '';
+  const dateOnly =
+    /^\d{4}-\d{2}-\d{2}$/u.test(value) || /^\d{4}-\d{2}-\d{2}[ T]00:00(:00)?(\+00(:00)?|Z)?$/u.test(value);
+  return a?.type.kind === 'timestamptz' && dateOnly && (op === '>' || op === '<=' || op === '=' || op === '<>')
+    ? ' at 00:00 UTC'
+    : '';
 }
 
 /** Times of day are compared and split in UTC: a default of the register, said nowhere. */
@@ -146,14 +209,23 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
     case 'compare': {
       const left = attributeOf(p.left);
       const value = literalOf(p.right);
-      if (left && value !== undefined) return { alias: canonical(n.d, left.alias), text: attributeCompare(n, left.alias, left.name, p.op, value) };
+      if (left && value !== undefined)
+        return { alias: canonical(n.d, left.alias), text: attributeCompare(n, left.alias, left.name, p.op, value) };
       // A multi-valued attribute's value, one a row: "with the supported platform iOS".
       if (p.left.kind === 'element' && value !== undefined && value !== null && (p.op === '=' || p.op === '<>')) {
         const lex = elementLexicon(info(n.d, p.left.alias));
         const v = typeof value === 'string' ? (inlineTexts([value])[0] as string) : valueText(value);
-        return { alias: p.left.alias, text: p.op === '=' ? `with the ${lex.singular} ${v}` : `with ${article(lex.singular)} other than ${v}` };
+        return {
+          alias: p.left.alias,
+          text: p.op === '=' ? `with the ${lex.singular} ${v}` : `with ${article(lex.singular)} other than ${v}`,
+        };
       }
-      if (left && p.right.kind === 'dateShift' && p.right.arg.kind === 'literal' && typeof p.right.arg.value === 'string') {
+      if (
+        left &&
+        p.right.kind === 'dateShift' &&
+        p.right.arg.kind === 'literal' &&
+        typeof p.right.arg.value === 'string'
+      ) {
         const m = measureOf(n, left.alias, left.name);
         const amount = Math.abs(p.right.amount);
         const span = `${numberText(amount)} ${p.right.unit}${amount === 1 ? '' : 's'}`;
@@ -162,31 +234,72 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
         const boundary = shiftDate(p.right.arg.value, p.right.amount, p.right.unit);
         // "in the 20 months before December 29, 2025", its first day stated exactly in the evidence.
         if (boundary && p.right.amount < 0 && (p.op === '>' || p.op === '>=')) {
-          state(n, `In the ${span} before ${momentText(p.right.arg.value, false)} means ${p.op === '>' ? 'after' : 'on or after'} ${momentText(boundary, false)}${midnight(n, left.alias, left.name, boundary, p.op)}.`, 'date-window');
+          state(
+            n,
+            `In the ${span} before ${momentText(p.right.arg.value, false)} means ${p.op === '>' ? 'after' : 'on or after'} ${momentText(boundary, false)}${midnight(n, left.alias, left.name, boundary, p.op)}.`,
+            'date-window',
+          );
           return { alias: canonical(n.d, left.alias), text: `with ${article(m.noun)} in the ${when}` };
         }
-        if (boundary) state(n, `${capitalize(when)} is ${momentText(boundary, false)}${midnight(n, left.alias, left.name, boundary, p.op)}.`, 'date-shift');
+        if (boundary)
+          state(
+            n,
+            `${capitalize(when)} is ${momentText(boundary, false)}${midnight(n, left.alias, left.name, boundary, p.op)}.`,
+            'date-shift',
+          );
         return { alias: canonical(n.d, left.alias), text: `with ${article(m.noun)} ${TIME_OPS[p.op]} ${when}` };
       }
       // "with a price above the average price of all products": a comparison with an aggregate of every object.
       if (left && p.right.kind === 'scalarSubquery') {
         const sq = p.right.query;
         const out = sq.select[0]?.expr;
-        if (!sq.joins?.length && !sq.where && !sq.groupBy && out?.kind === 'aggregate' && out.fn !== 'count' && !out.filter && !out.distinct && out.arg?.kind === 'attribute') {
+        if (
+          !sq.joins?.length &&
+          !sq.where &&
+          !sq.groupBy &&
+          out?.kind === 'aggregate' &&
+          out.fn !== 'count' &&
+          !out.filter &&
+          !out.distinct &&
+          out.arg?.kind === 'attribute'
+        ) {
           const m = measureOf(n, left.alias, left.name);
           const other = measureOf(n, out.arg.alias, out.arg.attribute);
           const fn = { avg: 'average', min: 'lowest', max: 'highest', sum: 'total' }[out.fn];
-          const ops: Record<ComparisonOperator, string> = { '=': 'equal to', '<>': 'other than', '<': 'below', '<=': 'at most', '>': 'above', '>=': 'at least' };
+          const ops: Record<ComparisonOperator, string> = {
+            '=': 'equal to',
+            '<>': 'other than',
+            '<': 'below',
+            '<=': 'at most',
+            '>': 'above',
+            '>=': 'at least',
+          };
           const all = entityNoun(n, sq.from.entity, true);
-          return { alias: canonical(n.d, left.alias), text: `with ${article(m.noun)} ${ops[p.op]} the ${fn} ${other.noun} of all ${all}` };
+          return {
+            alias: canonical(n.d, left.alias),
+            text: `with ${article(m.noun)} ${ops[p.op]} the ${fn} ${other.noun} of all ${all}`,
+          };
         }
       }
       if (p.left.kind === 'scalarSubquery' && typeof value === 'number') {
         const out = p.left.query.select[0]?.expr;
-        const linked = out?.kind === 'aggregate' && out.fn === 'count' && !out.distinct && !out.filter ? linkedSubquery(n, p.left.query) : undefined;
+        const linked =
+          out?.kind === 'aggregate' && out.fn === 'count' && !out.distinct && !out.filter
+            ? linkedSubquery(n, p.left.query)
+            : undefined;
         if (linked) {
-          const words = { '=': 'exactly', '<>': 'other than', '<': 'fewer than', '<=': 'at most', '>': 'more than', '>=': 'at least' }[p.op];
-          return { alias: linked.outer, text: `with ${words} ${numberText(value)} ${linked.plural}${linked.restrictions}` };
+          const words = {
+            '=': 'exactly',
+            '<>': 'other than',
+            '<': 'fewer than',
+            '<=': 'at most',
+            '>': 'more than',
+            '>=': 'at least',
+          }[p.op];
+          return {
+            alias: linked.outer,
+            text: `with ${words} ${numberText(value)} ${linked.plural}${linked.restrictions}`,
+          };
         }
       }
       if (p.left.kind === 'extract' && p.left.field === 'year' && typeof value === 'number') {
@@ -194,7 +307,14 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
         if (inner) {
           const m = measureOf(n, inner.alias, inner.name);
           timeNote(n, inner.alias, inner.name);
-          const ops: Record<ComparisonOperator, string> = { '=': 'in', '<>': 'outside', '<': 'before', '<=': 'in or before', '>': 'after', '>=': 'in or after' };
+          const ops: Record<ComparisonOperator, string> = {
+            '=': 'in',
+            '<>': 'outside',
+            '<': 'before',
+            '<=': 'in or before',
+            '>': 'after',
+            '>=': 'in or after',
+          };
           return { alias: canonical(n.d, inner.alias), text: `with ${article(m.noun)} ${ops[p.op]} ${value}` };
         }
       }
@@ -204,15 +324,39 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
       const a = attributeOf(p.expr);
       if (!a) return generic();
       const m = measureOf(n, a.alias, a.name);
-      if (m.kind === 'number' && p.values.every((v) => typeof v === 'string' && /^-?\d+(\.\d+)?$/u.test(v))) return restriction(n, { ...p, values: p.values.map(Number) });
-      if (m.kind === 'time' && p.values.every((v) => typeof v === 'string')) return { alias: canonical(n.d, a.alias), text: `with ${article(m.noun)} ${p.negated ? 'other than' : p.values.length > 1 ? 'of' : 'of'} ${listing(p.values.map((v) => momentText(v as string, false)), 'or')}` };
-      if (m.kind === 'text' && p.values.every((v) => typeof v === 'string')) return { alias: canonical(n.d, a.alias), text: textIs(m, inlineTexts(p.values as string[]), p.negated === true) };
+      if (m.kind === 'number' && p.values.every((v) => typeof v === 'string' && /^-?\d+(\.\d+)?$/u.test(v)))
+        return restriction(n, { ...p, values: p.values.map(Number) });
+      if (m.kind === 'time' && p.values.every((v) => typeof v === 'string'))
+        return {
+          alias: canonical(n.d, a.alias),
+          text: `with ${article(m.noun)} ${p.negated ? 'other than' : p.values.length > 1 ? 'of' : 'of'} ${listing(
+            p.values.map((v) => momentText(v as string, false)),
+            'or',
+          )}`,
+        };
+      if (m.kind === 'text' && p.values.every((v) => typeof v === 'string'))
+        return {
+          alias: canonical(n.d, a.alias),
+          text: textIs(m, inlineTexts(p.values as string[]), p.negated === true),
+        };
       // One spelling for a list: thousands separators on all its numbers, or on none.
       const wide = p.values.some((v) => typeof v === 'number' && Math.abs(v) >= 10000);
       const money = m.unit === 'dollars' || m.unit === 'USD';
-      const values = listing(p.values.map((v) => (typeof v === 'number' && money ? quantityText(v, m.unit) : typeof v === 'number' && wide ? v.toLocaleString('en-US') : valueText(v))), 'or');
+      const values = listing(
+        p.values.map((v) =>
+          typeof v === 'number' && money
+            ? quantityText(v, m.unit)
+            : typeof v === 'number' && wide
+              ? v.toLocaleString('en-US')
+              : valueText(v),
+        ),
+        'or',
+      );
       const unit = m.unit && !money ? ` ${m.unit}` : '';
-      return { alias: canonical(n.d, a.alias), text: `with ${article(m.noun)} ${p.negated ? 'other than' : p.values.length > 1 ? 'of' : 'of'} ${values}${unit}` };
+      return {
+        alias: canonical(n.d, a.alias),
+        text: `with ${article(m.noun)} ${p.negated ? 'other than' : p.values.length > 1 ? 'of' : 'of'} ${values}${unit}`,
+      };
     }
     case 'like': {
       const a = attributeOf(p.expr);
@@ -222,8 +366,10 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
       const plain = (s: string) => !/[%_\\]/u.test(s);
       const neg = p.negated === true;
       let body: string;
-      if (pat.endsWith('%') && !pat.startsWith('%') && plain(pat.slice(0, -1))) body = `${neg ? 'does not start' : 'starts'} with ${valueText(pat.slice(0, -1))}`;
-      else if (pat.startsWith('%') && pat.endsWith('%') && pat.length > 2 && plain(pat.slice(1, -1))) body = `${neg ? 'does not contain' : 'contains'} ${valueText(pat.slice(1, -1))}`;
+      if (pat.endsWith('%') && !pat.startsWith('%') && plain(pat.slice(0, -1)))
+        body = `${neg ? 'does not start' : 'starts'} with ${valueText(pat.slice(0, -1))}`;
+      else if (pat.startsWith('%') && pat.endsWith('%') && pat.length > 2 && plain(pat.slice(1, -1)))
+        body = `${neg ? 'does not contain' : 'contains'} ${valueText(pat.slice(1, -1))}`;
       else if (plain(pat)) body = `${neg ? 'is not' : 'is'} ${valueText(pat)}`;
       else {
         body = `${neg ? 'does not match' : 'matches'} ${valueText(pat)}`;
@@ -242,18 +388,32 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
       const m = measureOf(n, a.alias, a.name);
       if (m.kind === 'time') timeNote(n, a.alias, a.name);
       const money = m.unit === 'dollars' || m.unit === 'USD';
-      const say = (v: ScalarLiteral | null) => (m.kind === 'time' && typeof v === 'string' ? momentText(v, false) : money && typeof v === 'number' ? quantityText(v, m.unit) : valueText(v));
-      return { alias: canonical(n.d, a.alias), text: `with ${article(m.noun)} ${p.negated ? 'outside' : 'between'} ${say(lo)} and ${say(hi)}${m.unit && !money ? ` ${m.unit}` : ''}` };
+      const say = (v: ScalarLiteral | null) =>
+        m.kind === 'time' && typeof v === 'string'
+          ? momentText(v, false)
+          : money && typeof v === 'number'
+            ? quantityText(v, m.unit)
+            : valueText(v);
+      return {
+        alias: canonical(n.d, a.alias),
+        text: `with ${article(m.noun)} ${p.negated ? 'outside' : 'between'} ${say(lo)} and ${say(hi)}${m.unit && !money ? ` ${m.unit}` : ''}`,
+      };
     }
     case 'isNull': {
       const a = attributeOf(p.expr);
       if (!a) return generic();
       const m = measureOf(n, a.alias, a.name);
-      return { alias: canonical(n.d, a.alias), text: p.negated ? `with ${article(m.noun)}` : `with no ${m.noun}`, rejectsMissing: p.negated === true };
+      return {
+        alias: canonical(n.d, a.alias),
+        text: p.negated ? `with ${article(m.noun)}` : `with no ${m.noun}`,
+        rejectsMissing: p.negated === true,
+      };
     }
     case 'contains': {
       const m = measureOf(n, p.alias, p.attribute);
-      const one = n.index.allAttributes(aliasEntity(n, p.alias) ?? '').find((x) => x.attribute.name === p.attribute)?.attribute.lexicon?.singular ?? m.noun;
+      const one =
+        n.index.allAttributes(aliasEntity(n, p.alias) ?? '').find((x) => x.attribute.name === p.attribute)?.attribute
+          .lexicon?.singular ?? m.noun;
       const v = typeof p.value === 'string' ? inlineTexts([p.value])[0] : valueText(p.value);
       return { alias: canonical(n.d, p.alias), text: `${p.negated ? 'without' : 'with'} the ${one} ${v}` };
     }
@@ -270,20 +430,34 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
     case 'and': {
       const parts = p.args.map((a) => restriction(n, a));
       const alias = parts[0]?.alias;
-      if (alias !== undefined && parts.every((r) => r.alias === alias)) return { alias, text: listing(parts.map((r) => r.text)), rejectsMissing: parts.some((r) => r.rejectsMissing !== false) };
+      if (alias !== undefined && parts.every((r) => r.alias === alias))
+        return {
+          alias,
+          text: listing(parts.map((r) => r.text)),
+          rejectsMissing: parts.some((r) => r.rejectsMissing !== false),
+        };
       return generic();
     }
     case 'or': {
       const parts = p.args.map((a) => restriction(n, a));
       const alias = parts[0]?.alias;
-      if (alias !== undefined && parts.every((r) => r.alias === alias)) return { alias, text: `either ${listing(parts.map((r) => r.text), 'or')}`, rejectsMissing: parts.every((r) => r.rejectsMissing !== false) };
+      if (alias !== undefined && parts.every((r) => r.alias === alias))
+        return {
+          alias,
+          text: `either ${listing(
+            parts.map((r) => r.text),
+            'or',
+          )}`,
+          rejectsMissing: parts.every((r) => r.rejectsMissing !== false),
+        };
       return generic();
     }
     case 'not': {
       const inner = restriction(n, p.arg);
       // NOT of a comparison on a missing partner is still unknown (rejects it); NOT IS NULL is IS NOT NULL.
       const rejectsMissing = p.arg.kind === 'isNull' ? inner.rejectsMissing === false : inner.rejectsMissing !== false;
-      if (inner.alias !== undefined) return { alias: inner.alias, text: `other than those ${inner.text}`, rejectsMissing };
+      if (inner.alias !== undefined)
+        return { alias: inner.alias, text: `other than those ${inner.text}`, rejectsMissing };
       return generic();
     }
     default:
@@ -296,7 +470,18 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
  * content c JOIN produced_by … = outer)`): its noun, its verb from the outer side, and its
  * own restrictions. Undefined for any other subquery.
  */
-export function linkedSubquery(n: NaturalContext, q: SelectQuery): { outer: string; noun: string; plural: string; /** "that produced", "owned by": after the outer noun. */ verb: (plural: boolean) => string; restrictions: string } | undefined {
+export function linkedSubquery(
+  n: NaturalContext,
+  q: SelectQuery,
+):
+  | {
+      outer: string;
+      noun: string;
+      plural: string /** "that produced", "owned by": after the outer noun. */;
+      verb: (plural: boolean) => string;
+      restrictions: string;
+    }
+  | undefined {
   const joins = q.joins ?? [];
   if (joins.length !== 1 || q.groupBy || q.having) return undefined;
   const j = joins[0];

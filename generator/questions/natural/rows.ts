@@ -50,7 +50,13 @@ export function restrictionsOf(n: NaturalContext, q: SelectQuery): Map<string | 
 }
 
 /** The rows of `q` around `subject`. */
-export function rowsAround(n: NaturalContext, q: SelectQuery, subject: string, restrictions = restrictionsOf(n, q), named: ReadonlySet<string> = new Set()): Rows {
+export function rowsAround(
+  n: NaturalContext,
+  q: SelectQuery,
+  subject: string,
+  restrictions = restrictionsOf(n, q),
+  named: ReadonlySet<string> = new Set(),
+): Rows {
   const joins = (q.joins ?? []).filter((j) => !n.d.aliases.get(j.alias)?.sameAs);
   const edges = (alias: string): Edge[] =>
     joins.flatMap((j): Edge[] => {
@@ -64,7 +70,12 @@ export function rowsAround(n: NaturalContext, q: SelectQuery, subject: string, r
   const seen = new Set<string>([subject]);
   // A join's own conditions (ON) narrow the partners it finds, LEFT or not.
   const onOf = new Map<string, Restriction[]>();
-  for (const j of joins) if (j.kind === 'relationship' && j.on) onOf.set(j.alias, conjunctsOf(j.on).map((c) => restriction(n, c)));
+  for (const j of joins)
+    if (j.kind === 'relationship' && j.on)
+      onOf.set(
+        j.alias,
+        conjunctsOf(j.on).map((c) => restriction(n, c)),
+      );
   const said = (alias: string): string => {
     const rs = [...(onOf.get(alias) ?? []), ...(restrictions.get(alias) ?? [])];
     return rs.length > 0 ? ` ${listing(rs.map((r) => r.text))}` : '';
@@ -81,7 +92,10 @@ export function rowsAround(n: NaturalContext, q: SelectQuery, subject: string, r
       if (!toOne(n, e.join, e.fromSide)) {
         onePerSubject = false;
         // A list of tags gives a tag a row: the repeats of a listed element go without saying.
-        if (!(e.join.kind === 'elements' && named.has(e.other))) repeatedBy.push(e.join.kind === 'elements' ? elementLexicon(info(n.d, e.other)).singular : nounOf(n, e.other));
+        if (!(e.join.kind === 'elements' && named.has(e.other)))
+          repeatedBy.push(
+            e.join.kind === 'elements' ? elementLexicon(info(n.d, e.other)).singular : nounOf(n, e.other),
+          );
       }
       const optional = e.join.type === 'left' && e.fromSide && !required(e.other);
       if (e.join.kind === 'elements') {
@@ -91,11 +105,17 @@ export function rowsAround(n: NaturalContext, q: SelectQuery, subject: string, r
         const own = [...(onOf.get(e.other) ?? []), ...(restrictions.get(e.other) ?? [])];
         if (own.length > 0 && own.every((r) => r.text.startsWith('with '))) parts.push(listing(own.map((r) => r.text)));
         else if (!named.has(e.other) || said(e.other)) parts.push(`with their ${lex.plural}${said(e.other)}`);
-        if (optional) state(n, `${capitalize(nounOf(n, alias, true))} with no ${lex.plural} are listed once, with the ${lex.singular} left empty.`, 'left-elements');
+        if (optional)
+          state(
+            n,
+            `${capitalize(nounOf(n, alias, true))} with no ${lex.plural} are listed once, with the ${lex.singular} left empty.`,
+            'left-elements',
+          );
         else {
           n.covered.add('elements');
           // "apps with their tags" could keep the untagged apps; a condition on the value cannot.
-          if (own.length === 0 && !required(e.other)) state(n, `${capitalize(nounOf(n, alias, true))} with no ${lex.plural} are left out.`, 'inner-elements');
+          if (own.length === 0 && !required(e.other))
+            state(n, `${capitalize(nounOf(n, alias, true))} with no ${lex.plural} are left out.`, 'inner-elements');
         }
         continue;
       }
@@ -108,7 +128,11 @@ export function rowsAround(n: NaturalContext, q: SelectQuery, subject: string, r
         // "employees and any products recommended by them": the partner is optional.
         const back = linkVerb(n, e.join, !e.fromSide, true);
         parts.push(`and any ${inner} ${back} them`);
-        state(n, `${capitalize(nounOf(n, alias, true))} without ${article(nounOf(n, e.other))} are listed too, once, with the ${nounOf(n, e.other)} columns empty.`, 'left-join');
+        state(
+          n,
+          `${capitalize(nounOf(n, alias, true))} without ${article(nounOf(n, e.other))} are listed too, once, with the ${nounOf(n, e.other)} columns empty.`,
+          'left-join',
+        );
       } else parts.push(`${parts.length > 0 ? 'and ' : ''}${verb} ${inner}`);
     }
     return parts.length > 0 ? ` ${parts.join(' ')}` : '';
@@ -132,7 +156,12 @@ export function rowsAround(n: NaturalContext, q: SelectQuery, subject: string, r
 
 /** The alias from which every join reaches at most one partner (so rows are that alias's objects), if any. */
 export function rowSubject(n: NaturalContext, q: SelectQuery): string | undefined {
-  const aliases = [q.from.alias, ...(q.joins ?? []).filter((j) => j.kind === 'relationship' && !n.d.aliases.get(j.alias)?.sameAs).map((j) => j.alias)];
+  const aliases = [
+    q.from.alias,
+    ...(q.joins ?? [])
+      .filter((j) => j.kind === 'relationship' && !n.d.aliases.get(j.alias)?.sameAs)
+      .map((j) => j.alias),
+  ];
   if ((q.joins ?? []).some((j) => j.kind === 'elements')) return undefined;
   for (const a of aliases) {
     const probe = rowsProbe(n, q, a);

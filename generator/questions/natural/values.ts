@@ -6,7 +6,20 @@ import type { ScalarLiteral } from '../../query/conceptual-query.ts';
  * value (a reader can still type the literal), only its spelling changes.
  */
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 /** 180675 → "180,675"; 4897.57 → "4,897.57"; a year-like value stays "2022" when `plain`. */
 export function numberText(value: number | string, plain = false): string {

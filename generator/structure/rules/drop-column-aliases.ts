@@ -20,11 +20,20 @@ function dropInQuery(query: Query, keepAliases: boolean): Query {
   if (query.kind === 'with') {
     // A CTE's select list names the columns its readers use, like a derived table's.
     const body = dropInQuery(query.body, keepAliases);
-    return { ...query, ctes: query.ctes.map((cte) => ({ ...cte, query: dropInQuery(cte.query, true) })), body: body.kind === 'with' ? query.body : body };
+    return {
+      ...query,
+      ctes: query.ctes.map((cte) => ({ ...cte, query: dropInQuery(cte.query, true) })),
+      body: body.kind === 'with' ? query.body : body,
+    };
   }
   if (query.kind === 'select') return dropInSelect(query, keepAliases);
-  const orderNames = new Set(query.orderBy.flatMap((o) => (o.expr.kind === 'column' && o.expr.table === null ? [o.expr.name.toLowerCase()] : [])));
-  const headKeeps = keepAliases || query.head.columns.some((c) => c.alias !== null && orderNames.has(c.alias.toLowerCase()));
+  const orderNames = new Set(
+    query.orderBy.flatMap((o) =>
+      o.expr.kind === 'column' && o.expr.table === null ? [o.expr.name.toLowerCase()] : [],
+    ),
+  );
+  const headKeeps =
+    keepAliases || query.head.columns.some((c) => c.alias !== null && orderNames.has(c.alias.toLowerCase()));
   const shallow = { nested: (q: Query) => dropInQuery(q, false) };
   return {
     ...query,
@@ -60,7 +69,12 @@ function dropInSelect(select: SelectQuery, keepAliases: boolean): SelectQuery {
   return {
     ...select,
     columns: columns.map((item) => ({ expr: item.expr, alias: keepAliases ? item.alias : null })),
-    from: select.from ? { first: source(select.from.first), joins: select.from.joins.map((j) => ({ ...j, source: source(j.source), on: j.on ? inner(j.on) : null })) } : null,
+    from: select.from
+      ? {
+          first: source(select.from.first),
+          joins: select.from.joins.map((j) => ({ ...j, source: source(j.source), on: j.on ? inner(j.on) : null })),
+        }
+      : null,
     where: select.where ? inner(select.where) : null,
     groupBy: select.groupBy.map(resolve),
     having: select.having ? resolve(select.having) : null,

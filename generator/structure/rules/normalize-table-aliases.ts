@@ -31,11 +31,19 @@ export function normalizeTableAliases(query: Query): Query {
     if (q.kind === 'with') {
       // CTE names are relation names, not aliases: they stay, like table names.
       const body = renameQuery(q.body, outer);
-      return { ...q, ctes: q.ctes.map((cte) => ({ ...cte, query: renameQuery(cte.query, outer) })), body: body.kind === 'with' ? q.body : body };
+      return {
+        ...q,
+        ctes: q.ctes.map((cte) => ({ ...cte, query: renameQuery(cte.query, outer) })),
+        body: body.kind === 'with' ? q.body : body,
+      };
     }
     return q.kind === 'select'
       ? renameSelect(q, outer)
-      : { ...q, head: renameSelect(q.head, outer), tail: q.tail.map((arm) => ({ op: arm.op, query: renameSelect(arm.query, outer) })) };
+      : {
+          ...q,
+          head: renameSelect(q.head, outer),
+          tail: q.tail.map((arm) => ({ op: arm.op, query: renameSelect(arm.query, outer) })),
+        };
   };
 
   const renameSelect = (select: SelectQuery, outer: readonly Scope[]): SelectQuery => {
@@ -47,7 +55,10 @@ export function normalizeTableAliases(query: Query): Query {
         source.kind === 'derived'
           ? { ...source, query: renameQuery(source.query, outer) }
           : source.kind === 'table-function'
-            ? { ...source, call: renameExpr(source.call, [scope, ...outer], lookupIn([scope, ...outer])) as typeof source.call }
+            ? {
+                ...source,
+                call: renameExpr(source.call, [scope, ...outer], lookupIn([scope, ...outer])) as typeof source.call,
+              }
             : source;
       if (base.alias === null) return base;
       const renamed = fresh();
@@ -64,7 +75,9 @@ export function normalizeTableAliases(query: Query): Query {
     const lookup = lookupIn(scopes);
     // Subqueries are renamed as they are met, so their aliases number in written order.
     const e = (expr: Expr): Expr => renameExpr(expr, scopes, lookup);
-    const renamedFrom: FromClause | null = from ? { first: from.first, joins: from.joins.map((j) => ({ ...j, on: j.on ? e(j.on) : null })) } : null;
+    const renamedFrom: FromClause | null = from
+      ? { first: from.first, joins: from.joins.map((j) => ({ ...j, on: j.on ? e(j.on) : null })) }
+      : null;
     return {
       ...select,
       columns: select.columns.map((c) => ({ expr: e(c.expr), alias: c.alias })),
@@ -141,7 +154,12 @@ function mapChildren(expr: Expr, f: (child: Expr) => Expr): Expr {
     case 'cast':
       return { ...expr, operand: f(expr.operand) };
     case 'case':
-      return { ...expr, operand: expr.operand ? f(expr.operand) : null, whens: expr.whens.map((w) => ({ when: f(w.when), then: f(w.then) })), else: expr.else ? f(expr.else) : null };
+      return {
+        ...expr,
+        operand: expr.operand ? f(expr.operand) : null,
+        whens: expr.whens.map((w) => ({ when: f(w.when), then: f(w.then) })),
+        else: expr.else ? f(expr.else) : null,
+      };
     case 'like':
       return { ...expr, operand: f(expr.operand), pattern: f(expr.pattern) };
     case 'in-list':

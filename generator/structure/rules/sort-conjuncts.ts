@@ -52,7 +52,10 @@ export function sortConjuncts(query: Query): Query {
   return transformQuery(query, {
     expr: (expr) => {
       if (expr.kind !== 'logical' || expr.op !== 'and') return expr;
-      const keyed = conjuncts(expr).map((c) => ({ c, key: `${printExpr(blankInnerAliases(c)).toLowerCase()}\u0000${printExpr(c).toLowerCase()}` }));
+      const keyed = conjuncts(expr).map((c) => ({
+        c,
+        key: `${printExpr(blankInnerAliases(c)).toLowerCase()}\u0000${printExpr(c).toLowerCase()}`,
+      }));
       keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
       const [first, ...rest] = keyed.map((k) => k.c);
       return rest.reduce<Expr>((left, right) => ({ kind: 'logical', op: 'and', left, right }), first as Expr);

@@ -7,5 +7,7 @@ import { rewriteQuery } from '../../sql-tree-walk.ts';
  * `c.verified = TRUE` is `c.verified = 1`. (A LEFT JOIN's `ON TRUE` is the printer's.)
  */
 export function booleansAsIntegers(tree: SqlQuery): SqlQuery {
-  return rewriteQuery(tree, { expr: (e) => (e.kind === 'literal' && typeof e.value === 'boolean' ? literal(e.value ? 1 : 0) : e) });
+  return rewriteQuery(tree, {
+    expr: (e) => (e.kind === 'literal' && typeof e.value === 'boolean' ? literal(e.value ? 1 : 0) : e),
+  });
 }

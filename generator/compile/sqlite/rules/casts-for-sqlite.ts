@@ -28,12 +28,15 @@ const SQLITE_TYPES = new Set(['INTEGER', 'REAL', 'TEXT', 'NUMERIC']);
 function rewriteCast(e: SqlExpr): SqlExpr {
   // A decimal written as a string ('762.05', the instance's numeric form) is PostgreSQL's
   // untyped literal, read as a number beside a number; SQLite would compare it as text.
-  if (e.kind === 'literal' && typeof e.value === 'string' && /^-?\d+\.\d+$/u.test(e.value)) return { kind: 'literal', value: Number(e.value), text: e.value };
+  if (e.kind === 'literal' && typeof e.value === 'string' && /^-?\d+\.\d+$/u.test(e.value))
+    return { kind: 'literal', value: Number(e.value), text: e.value };
   if (e.kind !== 'cast' || SQLITE_TYPES.has(e.type)) return e;
   const type = e.type.toLowerCase();
   if (type === 'date') return e.arg.kind === 'literal' && typeof e.arg.value === 'string' ? e.arg : call('date', e.arg);
-  if (type === 'integer' || type === 'bigint' || type === 'smallint') return { kind: 'cast', arg: isWhole(e.arg) ? e.arg : call('round', e.arg), type: 'INTEGER' };
-  if (type === 'numeric' || type.startsWith('numeric(') || type === 'real' || type === 'double precision') return isFraction(e.arg) ? e.arg : { kind: 'cast', arg: e.arg, type: 'REAL' };
+  if (type === 'integer' || type === 'bigint' || type === 'smallint')
+    return { kind: 'cast', arg: isWhole(e.arg) ? e.arg : call('round', e.arg), type: 'INTEGER' };
+  if (type === 'numeric' || type.startsWith('numeric(') || type === 'real' || type === 'double precision')
+    return isFraction(e.arg) ? e.arg : { kind: 'cast', arg: e.arg, type: 'REAL' };
   if (type === 'text') return { kind: 'cast', arg: e.arg, type: 'TEXT' };
   throw new DialectError('sqlite', `CAST(… AS ${e.type})`, 'no SQLite type holds it with the same meaning');
 }

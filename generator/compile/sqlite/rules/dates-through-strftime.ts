@@ -38,11 +38,13 @@ const asInteger = (e: SqlExpr): SqlExpr => ({ kind: 'cast', arg: e, type: 'INTEG
 const part = (format: string, e: SqlExpr): SqlExpr => asInteger(call('strftime', literal(format), e));
 
 /** `(CAST(strftime('%m', x) AS INTEGER) + 2) / 3`: 1 to 4. */
-const quarterOf = (e: SqlExpr): SqlExpr => paren(binary('/', paren(binary('+', part('%m', e), literal(2))), literal(3)));
+const quarterOf = (e: SqlExpr): SqlExpr =>
+  paren(binary('/', paren(binary('+', part('%m', e), literal(2))), literal(3)));
 
 function rewriteDate(e: SqlExpr): SqlExpr {
   // A timestamp literal in the stored form: UTC, without the `+00` SQLite would compare as text.
-  if (e.kind === 'literal' && typeof e.value === 'string' && /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\+00$/u.test(e.value)) return literal(e.value.slice(0, -3));
+  if (e.kind === 'literal' && typeof e.value === 'string' && /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\+00$/u.test(e.value))
+    return literal(e.value.slice(0, -3));
   if (e.kind === 'extract') {
     if (e.arg.kind === 'call' && e.arg.name === 'age' && e.field === 'year') {
       const [to, from] = e.arg.args as [SqlExpr, SqlExpr];
@@ -51,14 +53,18 @@ function rewriteDate(e: SqlExpr): SqlExpr {
     }
     if (e.field === 'quarter') return quarterOf(e.arg);
     const format = FIELD_FORMAT[e.field];
-    if (format === undefined) throw new DialectError('sqlite', `EXTRACT(${e.field.toUpperCase()})`, 'no strftime field gives it');
+    if (format === undefined)
+      throw new DialectError('sqlite', `EXTRACT(${e.field.toUpperCase()})`, 'no strftime field gives it');
     return part(format, e.arg);
   }
   // CAST(date_trunc(unit, x) AS date)
-  if (e.kind === 'cast' && e.type === 'date' && e.arg.kind === 'call' && e.arg.name === 'date_trunc') return truncated(e.arg);
+  if (e.kind === 'cast' && e.type === 'date' && e.arg.kind === 'call' && e.arg.name === 'date_trunc')
+    return truncated(e.arg);
   // x ± INTERVAL …: a timestamp; cast to a date, a date.
-  if (e.kind === 'binary' && (e.op === '+' || e.op === '-') && e.right.kind === 'interval') return call('datetime', e.left, ...shiftModifiers(e.op, e.right.text));
-  if (e.kind === 'cast' && e.type === 'date' && e.arg.kind === 'call' && e.arg.name === 'datetime') return { ...e.arg, name: 'date' };
+  if (e.kind === 'binary' && (e.op === '+' || e.op === '-') && e.right.kind === 'interval')
+    return call('datetime', e.left, ...shiftModifiers(e.op, e.right.text));
+  if (e.kind === 'cast' && e.type === 'date' && e.arg.kind === 'call' && e.arg.name === 'datetime')
+    return { ...e.arg, name: 'date' };
   if (e.kind === 'paren' && e.arg.kind === 'call' && e.arg.name === 'datetime') return e.arg;
   return e;
 }
@@ -78,7 +84,12 @@ function truncated(trunc: SqlCall): SqlExpr {
       return call('date', arg, literal('-6 days'), literal('weekday 1'));
     case 'quarter':
       // The start of the year, then 3(q - 1) months on; NULL stays NULL.
-      return call('date', arg, literal('start of year'), call('printf', literal('+%d months'), binary('*', paren(binary('-', quarterOf(arg), literal(1))), literal(3))));
+      return call(
+        'date',
+        arg,
+        literal('start of year'),
+        call('printf', literal('+%d months'), binary('*', paren(binary('-', quarterOf(arg), literal(1))), literal(3))),
+      );
     default:
       throw new DialectError('sqlite', `date_trunc('${String(name)}')`, 'no date modifier truncates to it');
   }
@@ -113,8 +124,17 @@ function capShift(e: SqlExpr): SqlExpr {
   if (!m) throw new DialectError('sqlite', 'a month shift', `cannot cap ${JSON.stringify(shift)}`);
   const n = (m[1] === '-' ? -1 : 1) * Number(m[2]);
   // The first day of the month after the one shifted to, then a day back.
-  const toMonthEnd = m[3] === 'months' ? (n + 1 === 0 ? [] : [literal(`${n + 1 > 0 ? '+' : ''}${n + 1} months`)]) : [literal(`${m[1]}${m[2]} years`), literal('+1 months')];
+  const toMonthEnd =
+    m[3] === 'months'
+      ? n + 1 === 0
+        ? []
+        : [literal(`${n + 1 > 0 ? '+' : ''}${n + 1} months`)]
+      : [literal(`${m[1]}${m[2]} years`), literal('+1 months')];
   const monthEnd: SqlExpr = call('date', arg, literal('start of month'), ...toMonthEnd, literal('-1 day'));
   const shifted = call(e.name, arg, shift);
-  return call('min', shifted, e.name === 'date' ? monthEnd : binary('||', binary('||', monthEnd, literal(' ')), call('time', arg)));
+  return call(
+    'min',
+    shifted,
+    e.name === 'date' ? monthEnd : binary('||', binary('||', monthEnd, literal(' ')), call('time', arg)),
+  );
 }

@@ -21,17 +21,30 @@ export function likeAsGlob(tree: SqlQuery): SqlQuery {
 }
 
 function patternText(e: SqlLike): string {
-  if (e.pattern.kind !== 'literal' || typeof e.pattern.value !== 'string') throw new DialectError('sqlite', 'LIKE with a computed pattern', 'only a literal pattern can be translated');
+  if (e.pattern.kind !== 'literal' || typeof e.pattern.value !== 'string')
+    throw new DialectError('sqlite', 'LIKE with a computed pattern', 'only a literal pattern can be translated');
   return e.pattern.value;
 }
 
 function rewriteLike(e: SqlLike): SqlExpr {
   const pattern = patternText(e);
   if (e.caseInsensitive) {
-    if (/[^\x00-\x7f]/u.test(pattern) && [...pattern].some((ch) => ch.codePointAt(0)! > 0x7f && ch.toLowerCase() !== ch.toUpperCase())) {
-      throw new DialectError('sqlite', 'ILIKE on a non-ASCII letter', `SQLite's LIKE folds only ASCII case: ${JSON.stringify(pattern)}`);
+    if (
+      /[^\x00-\x7f]/u.test(pattern) &&
+      [...pattern].some((ch) => ch.codePointAt(0)! > 0x7f && ch.toLowerCase() !== ch.toUpperCase())
+    ) {
+      throw new DialectError(
+        'sqlite',
+        'ILIKE on a non-ASCII letter',
+        `SQLite's LIKE folds only ASCII case: ${JSON.stringify(pattern)}`,
+      );
     }
-    if (pattern.includes('\\')) throw new DialectError('sqlite', 'ILIKE with an escape', `no ESCAPE clause in the tree: ${JSON.stringify(pattern)}`);
+    if (pattern.includes('\\'))
+      throw new DialectError(
+        'sqlite',
+        'ILIKE with an escape',
+        `no ESCAPE clause in the tree: ${JSON.stringify(pattern)}`,
+      );
     return { ...e, caseInsensitive: false };
   }
   return { ...e, pattern: literal(globPattern(pattern)), glob: true };

@@ -32,7 +32,9 @@ export function orderByColumns(tree: SqlQuery, schema?: RelationalSchema): SqlQu
       const orderBy = inner.orderBy.map((o): SqlOrderItem => {
         const name = bareName(o.expr);
         if (name === undefined || inner.columns.some((c) => c.alias === name)) return o;
-        const output = inner.columns.find((c) => c.alias === undefined && c.expr.kind === 'column' && c.expr.name === name);
+        const output = inner.columns.find(
+          (c) => c.alias === undefined && c.expr.kind === 'column' && c.expr.name === name,
+        );
         return output ? { ...o, expr: output.expr } : o;
       });
       return { ...inner, orderBy };
@@ -76,16 +78,25 @@ function refuseArrayKeys(tree: SqlQuery, schema: RelationalSchema | undefined): 
     },
   });
   const outputOf = (arm: SqlSelect, name: string): SqlExpr | undefined =>
-    arm.columns.find((c) => c.alias === name || (c.alias === undefined && c.expr.kind === 'column' && c.expr.name === name))?.expr;
+    arm.columns.find(
+      (c) => c.alias === name || (c.alias === undefined && c.expr.kind === 'column' && c.expr.name === name),
+    )?.expr;
   const arrayColumn = (q: SqlSelect, e: SqlExpr): boolean => {
     // ARRAY(…) as PostgreSQL says it, or the JSON array the sets rule made of it.
     if (e.kind === 'array') return true;
     if (e.kind === 'call' && e.name === 'coalesce' && e.args[0] !== undefined && arrayColumn(q, e.args[0])) return true;
-    if (e.kind === 'subquery' && e.query.kind === 'select' && e.query.columns[0]?.expr.kind === 'call' && e.query.columns[0].expr.name === 'json_group_array') return true;
+    if (
+      e.kind === 'subquery' &&
+      e.query.kind === 'select' &&
+      e.query.columns[0]?.expr.kind === 'call' &&
+      e.query.columns[0].expr.name === 'json_group_array'
+    )
+      return true;
     if (e.kind !== 'column' || schema === undefined) return false;
     const items = [q.from, ...q.joins.map((j) => j.item)];
     // A bare column is the only item's, when there is one.
-    const item = e.table === undefined ? (items.length === 1 ? items[0] : undefined) : items.find((i) => i.alias === e.table);
+    const item =
+      e.table === undefined ? (items.length === 1 ? items[0] : undefined) : items.find((i) => i.alias === e.table);
     // A derived table's or a WITH query's column is its first arm's output of that name.
     const inner = item?.kind === 'derived' ? item.query : item?.kind === 'table' ? ctes.get(item.name) : undefined;
     if (inner !== undefined) {
@@ -102,13 +113,20 @@ function refuseArrayKeys(tree: SqlQuery, schema: RelationalSchema | undefined): 
     return (name === undefined ? undefined : outputOf(q, name)) ?? o.expr;
   };
   const check = (q: SqlSelect, items: readonly SqlOrderItem[]): void => {
-    for (const o of items) if (arrayColumn(q, keyOf(q, o))) throw new DialectError('sqlite', 'ORDER BY an array', 'SQLite orders the JSON text that holds it, not its elements');
+    for (const o of items)
+      if (arrayColumn(q, keyOf(q, o)))
+        throw new DialectError(
+          'sqlite',
+          'ORDER BY an array',
+          'SQLite orders the JSON text that holds it, not its elements',
+        );
   };
   if (tree.kind === 'set') check(firstArm(tree), tree.orderBy);
   rewriteQuery(tree, {
     select: (q) => {
       check(q, q.orderBy);
-      for (const item of [q.from, ...q.joins.map((j) => j.item)]) if (item.kind === 'derived' && item.query.kind === 'set') check(firstArm(item.query), item.query.orderBy);
+      for (const item of [q.from, ...q.joins.map((j) => j.item)])
+        if (item.kind === 'derived' && item.query.kind === 'set') check(firstArm(item.query), item.query.orderBy);
       return q;
     },
   });

@@ -23,7 +23,8 @@ export function setsThroughJsonEach(tree: SqlQuery): SqlQuery {
   // Aliases of the element functions, wherever they are: an element is read where it is joined.
   rewriteQuery(tree, {
     select: (q) => {
-      for (const item of [q.from, ...q.joins.map((j) => j.item)]) if (item.kind === 'function') elementAliases.add(item.alias);
+      for (const item of [q.from, ...q.joins.map((j) => j.item)])
+        if (item.kind === 'function') elementAliases.add(item.alias);
       return q;
     },
   });
@@ -52,43 +53,67 @@ function jsonEachItem(item: SqlFromItem): SqlFromItem {
 
 /** `(SELECT value FROM json_each(x))`: the elements of a stored set. */
 function elementsOf(nested: SqlExpr): SqlSubquery {
-  const q: SqlSelect = { ...emptySelect({ kind: 'function', call: call('json_each', nested), alias: 'json_each' }), columns: [{ expr: column(undefined, 'value') }] };
+  const q: SqlSelect = {
+    ...emptySelect({ kind: 'function', call: call('json_each', nested), alias: 'json_each' }),
+    columns: [{ expr: column(undefined, 'value') }],
+  };
   return { kind: 'subquery', layout: 'line', query: q };
 }
 
 function rewriteSetExpr(e: SqlExpr, elementAliases: ReadonlySet<string>): SqlExpr {
   switch (e.kind) {
     case 'binary':
-      if (e.op === '=' && e.right.kind === 'any') return { kind: 'in', arg: e.left, values: elementsOf(e.right.arg), negated: false };
+      if (e.op === '=' && e.right.kind === 'any')
+        return { kind: 'in', arg: e.left, values: elementsOf(e.right.arg), negated: false };
       if (e.op === '@>') {
         const probe = e.right.kind === 'cast' ? e.right.arg : e.right;
-        if (probe.kind !== 'literal' || typeof probe.value !== 'string') throw new DialectError('sqlite', 'jsonb containment of a computed value', 'only a literal can be probed');
+        if (probe.kind !== 'literal' || typeof probe.value !== 'string')
+          throw new DialectError('sqlite', 'jsonb containment of a computed value', 'only a literal can be probed');
         const values = JSON.parse(probe.value) as unknown[];
         if (values.length !== 1) throw new DialectError('sqlite', 'jsonb containment of several values', probe.value);
         const value = values[0];
-        if (typeof value !== 'string' && typeof value !== 'number') throw new DialectError('sqlite', 'jsonb containment of a non-scalar', probe.value);
+        if (typeof value !== 'string' && typeof value !== 'number')
+          throw new DialectError('sqlite', 'jsonb containment of a non-scalar', probe.value);
         return { kind: 'in', arg: literal(value), values: elementsOf(e.left), negated: false };
       }
       return e;
     case 'call':
-      if ((e.name === 'cardinality' || e.name === 'jsonb_array_length') && !e.over) return { ...e, name: 'json_array_length' };
-      if (e.name === 'coalesce' && e.args.length === 2 && e.args[1]?.kind === 'literal' && e.args[1].value === '{}') return { ...e, args: [e.args[0] as SqlExpr, literal('[]')] };
+      if ((e.name === 'cardinality' || e.name === 'jsonb_array_length') && !e.over)
+        return { ...e, name: 'json_array_length' };
+      if (e.name === 'coalesce' && e.args.length === 2 && e.args[1]?.kind === 'literal' && e.args[1].value === '{}')
+        return { ...e, args: [e.args[0] as SqlExpr, literal('[]')] };
       return e;
     case 'cast':
-      if (e.arg.kind === 'column' && e.arg.name === 'value' && e.arg.table !== undefined && elementAliases.has(e.arg.table)) {
+      if (
+        e.arg.kind === 'column' &&
+        e.arg.name === 'value' &&
+        e.arg.table !== undefined &&
+        elementAliases.has(e.arg.table)
+      ) {
         // Integers and booleans come out of JSON typed; dates and timestamps are the text stored.
         return /^numeric/u.test(e.type) || e.type === 'real' ? { kind: 'cast', arg: e.arg, type: 'REAL' } : e.arg;
       }
       return e;
     case 'array': {
       const q = e.query.query;
-      if (q.kind !== 'select') throw new DialectError('sqlite', 'ARRAY of a set operation', 'no JSON aggregate over it');
+      if (q.kind !== 'select')
+        throw new DialectError('sqlite', 'ARRAY of a set operation', 'no JSON aggregate over it');
       // The stored JSON array is the set itself; a missing one (a LEFT JOIN's absent partner) is
       // PostgreSQL's empty ARRAY(…), not NULL.
-      if (q.from.kind === 'function' && q.from.call.name === 'json_each' && q.where.length === 0 && q.joins.length === 0) return call('coalesce', q.from.call.args[0] as SqlExpr, literal('[]'));
+      if (
+        q.from.kind === 'function' &&
+        q.from.call.name === 'json_each' &&
+        q.where.length === 0 &&
+        q.joins.length === 0
+      )
+        return call('coalesce', q.from.call.args[0] as SqlExpr, literal('[]'));
       const only = q.columns.length === 1 ? q.columns[0] : undefined;
       if (!only) throw new DialectError('sqlite', 'ARRAY of several columns', 'no JSON aggregate over it');
-      return { kind: 'subquery', layout: e.query.layout, query: { ...q, columns: [{ expr: call('json_group_array', only.expr) }] } };
+      return {
+        kind: 'subquery',
+        layout: e.query.layout,
+        query: { ...q, columns: [{ expr: call('json_group_array', only.expr) }] },
+      };
     }
     default:
       return e;

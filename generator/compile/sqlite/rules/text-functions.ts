@@ -12,7 +12,8 @@ export function textFunctions(tree: SqlQuery): SqlQuery {
   return rewriteQuery(tree, {
     expr: (e) => {
       if (e.kind !== 'call') return e;
-      if (e.name === 'lower' || e.name === 'upper') throw new DialectError('sqlite', `${e.name}()`, 'SQLite folds ASCII letters only');
+      if (e.name === 'lower' || e.name === 'upper')
+        throw new DialectError('sqlite', `${e.name}()`, 'SQLite folds ASCII letters only');
       return e.name === 'strpos' ? { ...e, name: 'instr' } : e;
     },
   });

@@ -13,7 +13,10 @@ export function multiplies(index: ErIndex, joins: readonly Join[], root: string)
     changed = false;
     for (const j of joins) {
       const near = j.kind === 'relationship' ? j.from : j.of;
-      for (const [a, b] of [[near, j.alias], [j.alias, near]] as const) {
+      for (const [a, b] of [
+        [near, j.alias],
+        [j.alias, near],
+      ] as const) {
         const path = depthOfMany.get(a);
         if (path === undefined || depthOfMany.has(b)) continue;
         let many = true;

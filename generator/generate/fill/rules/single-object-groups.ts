@@ -15,8 +15,8 @@ export function determinedBy(index: ErIndex, grouped: string, joins: readonly Jo
       const c = index.relationship(j.relationship).cardinality;
       const ahead = c === 'one-to-one' || (c === 'many-to-one' && j.direction === 'forward');
       const back = c === 'one-to-one' || (c === 'many-to-one' && j.direction === 'reverse');
-      if (fixed.has(j.from) && ahead && !fixed.has(j.alias)) (fixed.add(j.alias), (changed = true));
-      if (fixed.has(j.alias) && back && !fixed.has(j.from)) (fixed.add(j.from), (changed = true));
+      if (fixed.has(j.from) && ahead && !fixed.has(j.alias)) fixed.add(j.alias), (changed = true);
+      if (fixed.has(j.alias) && back && !fixed.has(j.from)) fixed.add(j.from), (changed = true);
     }
   }
   return fixed;

@@ -25,13 +25,15 @@ export function combinable(op: '+' | '-' | '*' | '/', a: NamedRole, b: NamedRole
   if (ua === undefined || ub === undefined) return false;
   if (op === '+' || op === '-') return ua === ub;
   if (op === '/') return ua === ub || b.role?.kind === 'count';
-  const declared = (x: NamedRole, y: NamedRole): boolean => x.role?.kind === 'measure' && y.role?.kind === 'count' && (x.role.multipliedBy ?? []).includes(y.name);
+  const declared = (x: NamedRole, y: NamedRole): boolean =>
+    x.role?.kind === 'measure' && y.role?.kind === 'count' && (x.role.multipliedBy ?? []).includes(y.name);
   return declared(a, b) || declared(b, a);
 }
 
 /** Whether the result of `a op b` adds up across rows (a stock value does; a clip's length does not). */
 export function additiveResult(op: '+' | '-' | '*' | '/', a: NamedRole, b: NamedRole): boolean {
-  const additive = (x: NamedRole): boolean => x.role?.kind === 'count' || (x.role?.kind === 'measure' && x.role.additive);
+  const additive = (x: NamedRole): boolean =>
+    x.role?.kind === 'count' || (x.role?.kind === 'measure' && x.role.additive);
   return op !== '/' && additive(a) && additive(b);
 }
 
