@@ -1,6 +1,6 @@
 /**
  * The natural style's examples of templates/README.md: the paper's thirty questions in the
- * natural style beside the paper's own wording, then twenty generated groups (ten a domain,
+ * natural style beside the paper's own wording, then fifty generated groups (twenty-five a domain,
  * drawn with a fixed seed from generate directories) with their natural question, evidence
  * and reference SQL.
  *
@@ -38,7 +38,7 @@ for (const dir of process.argv.slice(2)) {
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l) as GroupRecord);
-  for (const g of rng.sample(groups, 10)) {
+  for (const g of rng.sample(groups, 25)) {
     const w = writeNaturalQuestion(index, g.query, 0, g.group_id);
     const sql = g.variants[g.reference_variant]?.sql ?? '';
     out.push(
