@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import type { CardMetadata } from '../config/define-config.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { validateDataset } from '../config/validate-config.ts';
-import { exportSettingsDiffer, HUB_LIST_FILE, layOutHub } from '../export/hub-folder.ts';
+import { edgeFiles, exportSettingsDiffer, HUB_LIST_FILE, layOutHub } from '../export/hub-folder.ts';
 import { checkExport } from '../export/check-export.ts';
 import { readManifestObject } from '../common/file-seal.ts';
 import { ConfigError } from '../common/errors.ts';
@@ -35,6 +35,10 @@ const FLAGS = {
     value: 'OUT',
     help: 'copy what belongs on the Hugging Face Hub (the files hub-files.txt lists: no databases, no stage inputs) into OUT, a new or empty directory; when DIR already holds an export, that export is checked and copied as it is (export flags must match it), else DIR is exported first',
   },
+  'with-edge': {
+    type: 'boolean',
+    help: 'with --hub-dir: also the edge-case instance (edge/build.json, its schemas and dumps) and the SQLite files of both instances, so equisql eval --dir OUT --engine sqlite runs from the folder alone',
+  },
   config: {
     type: 'string',
     value: 'FILE',
@@ -64,6 +68,14 @@ async function configuredCard(dir: string, configFile: string | undefined): Prom
   return validateDataset(config.datasets[dataset], `${path}: datasets.${dataset}`).card;
 }
 
+/** What the folder holds with --with-edge, and the evaluation it allows. */
+function edgeNote(withEdge: ReturnType<typeof edgeFiles> | undefined, out: string): string {
+  if (withEdge === undefined) return '';
+  return withEdge.sqlite
+    ? `, with the edge-case instance and the SQLite files (equisql eval --dir ${out} --engine sqlite runs from it)`
+    : ', with the edge-case instance (dumps only: the build has no SQLite files for eval to open; generate with --engines postgres,sqlite)';
+}
+
 export const command: Command = {
   name: 'export',
   summary: 'export groups and questions as JSONL, Parquet, fine-tuning files and a dataset card',
@@ -74,6 +86,12 @@ export const command: Command = {
     const dir = resolve(process.cwd(), required('export', 'dir', flags.dir));
     const settings = exportSettings('export', flags);
     if (!existsSync(dir)) throw new ConfigError(`export: --dir ${dir}: no such directory`);
+    if (flags['with-edge'] === true && flags['hub-dir'] === undefined)
+      throw new ConfigError(
+        'export: --with-edge: only with --hub-dir OUT (it adds the edge-case instance to the Hub folder)',
+      );
+    // Refused before anything is exported or copied.
+    const withEdge = flags['with-edge'] === true ? edgeFiles(dir) : undefined;
     const unlock = lockDir(dir, 'export');
     try {
       const include = (flags.include ?? []).map((d) => resolve(process.cwd(), d));
@@ -103,7 +121,9 @@ export const command: Command = {
         const list = readFileSync(join(dir, HUB_LIST_FILE), 'utf8')
           .split('\n')
           .filter((l) => l !== '');
-        io.err(`export: ${layOutHub(dir, out, list)} files of the checked export for the Hub in ${out}`);
+        io.err(
+          `export: ${layOutHub(dir, out, [...list, ...(withEdge?.files ?? [])])} files of the checked export for the Hub in ${out}${edgeNote(withEdge, out)}`,
+        );
         return EXIT.ok;
       }
       const shown = displayFor(io);
@@ -123,7 +143,9 @@ export const command: Command = {
         const list = readFileSync(join(dir, HUB_LIST_FILE), 'utf8')
           .split('\n')
           .filter((l) => l !== '');
-        io.err(`export: ${layOutHub(dir, out, list)} files for the Hub in ${out}`);
+        io.err(
+          `export: ${layOutHub(dir, out, [...list, ...(withEdge?.files ?? [])])} files for the Hub in ${out}${edgeNote(withEdge, out)}`,
+        );
       }
       return EXIT.ok;
     } finally {

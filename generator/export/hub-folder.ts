@@ -19,6 +19,8 @@ export const GITATTRIBUTES = [
   '*.jsonl filter=lfs diff=lfs merge=lfs -text',
   'dumps/*.sql filter=lfs diff=lfs merge=lfs -text',
   'datasets/*/dumps/*.sql filter=lfs diff=lfs merge=lfs -text',
+  '*.sqlite filter=lfs diff=lfs merge=lfs -text',
+  'edge/dumps/*.sql filter=lfs diff=lfs merge=lfs -text',
   '',
 ].join('\n');
 
@@ -56,6 +58,31 @@ export function hubFiles(dir: string, exported: readonly string[]): string[] {
     ...FOLDERS.flatMap((f) => filesUnder(dir, f)),
   ]);
   return [...list].sort();
+}
+
+/**
+ * What `--with-edge` puts in a Hub folder beside the checked list, so that `equisql eval` runs
+ * from the folder alone: the edge-case instance's build (`edge/build.json`, its model, schemas
+ * and dumps) and the SQLite files of both instances when the build has them (`equisql eval
+ * --engine sqlite` opens those). The list itself, which the manifest seals, is left as checked.
+ * A ConfigError when `dir` has no edge-case instance.
+ *
+ * @example
+ * edgeFiles('output/social_media'); // { files: ['edge/build.json', …, 'sqlite/full_cti.sqlite', …], sqlite: true }
+ */
+export function edgeFiles(dir: string): { files: string[]; sqlite: boolean } {
+  if (!existsSync(join(dir, 'edge', 'build.json')))
+    throw new ConfigError(
+      `export: --with-edge: ${dir} has no edge-case instance (no edge/build.json); equisql generate builds one`,
+    );
+  const sqlite = [...filesUnder(dir, 'sqlite'), ...filesUnder(dir, 'edge/sqlite')].filter((f) => f.endsWith('.sqlite'));
+  const edge = [
+    'edge/build.json',
+    ...(existsSync(join(dir, 'edge', 'er.json')) ? ['edge/er.json'] : []),
+    ...filesUnder(dir, 'edge/schemas'),
+    ...filesUnder(dir, 'edge/dumps'),
+  ];
+  return { files: [...edge, ...sqlite].sort(), sqlite: sqlite.length > 0 };
 }
 
 /**

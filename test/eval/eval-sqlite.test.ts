@@ -1,7 +1,7 @@
 // @tier long
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMain } from '../helpers/run-cli.ts';
@@ -282,5 +282,75 @@ describe('eval --engine sqlite', () => {
     );
     expect(bad.stderr.trim()).toBe('equisql eval: --engine: expected postgres or sqlite, got "mysql"');
     expect(readdirSync(tmp.dir)).not.toContain('bad-engine');
+  }, 60_000);
+  it('runs from a Hub folder that carries the edge-case instance (export --hub-dir --with-edge): the gold is right on both instances there', async () => {
+    const hub = join(tmp.dir, 'hub-edge');
+    const laid = await runMain(['export', '--dir', dir, '--hub-dir', hub, '--with-edge'], { env: noServer });
+    expect(laid.status, laid.stderr).toBe(0);
+    expect(laid.stderr).toMatch(/with the edge-case instance and the SQLite files/u);
+    // The run's own database and the stage inputs stay behind; the SQLite files come as they are.
+    expect(existsSync(join(hub, 'pglite'))).toBe(false);
+    expect(existsSync(join(hub, 'questions'))).toBe(false);
+    expect(existsSync(join(hub, 'edge', 'build.json'))).toBe(true);
+    for (const f of files) expect(digest(join(hub, relative(dir, f))), f).toBe(before.get(f));
+    expect(readFileSync(join(hub, '.gitattributes'), 'utf8')).toContain('*.sqlite filter=lfs');
+    const checked = await runMain(['check', '--dir', hub], { env: noServer });
+    expect(checked.status, checked.stderr).toBe(0);
+
+    const out = join(tmp.dir, 'hub-gold');
+    const scored = await runMain(
+      ['eval', '--dir', hub, '--split', 'test', '--engine', 'sqlite', '--model', 'gold', '--out', out],
+      { env: noServer },
+    );
+    expect(scored.status, scored.stderr).toBe(0);
+    expect(summaryOf(out).ex).toMatchObject({ correct: rows.length, total: rows.length, rate: 1 });
+    const lines = predictionsOf(out);
+    expect(lines).toHaveLength(rows.length);
+    // Scored on the edge-case instance too, from the folder's own files.
+    expect(lines.every((l) => l.correct_main && l.correct_edge && l.edge_result_hash !== null)).toBe(true);
+
+    // A Hub folder without it has no database: eval says which file, in one line.
+    const plain = join(tmp.dir, 'hub-plain');
+    expect((await runMain(['export', '--dir', dir, '--hub-dir', plain], { env: noServer })).status).toBe(0);
+    const refused = await runMain(
+      [
+        'eval',
+        '--dir',
+        plain,
+        '--split',
+        'test',
+        '--engine',
+        'sqlite',
+        '--model',
+        'gold',
+        '--out',
+        join(tmp.dir, 'hub-plain-eval'),
+      ],
+      { env: noServer },
+    );
+    expect(refused.status).toBe(2);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toMatch(/--engine sqlite: .*sqlite\/full_normalized\.sqlite is missing/u);
+  }, 120_000);
+
+  it('refuses --with-edge without --hub-dir, and on a directory without an edge-case instance, in one line before copying', async () => {
+    const alone = await runMain(['export', '--dir', dir, '--with-edge'], { env: noServer });
+    expect(alone.status).toBe(2);
+    expect(alone.stderr.trim()).toBe(
+      'equisql export: --with-edge: only with --hub-dir OUT (it adds the edge-case instance to the Hub folder)',
+    );
+    const edge = join(dir, 'edge', 'build.json');
+    renameSync(edge, `${edge}.away`);
+    try {
+      const hub = join(tmp.dir, 'hub-no-edge');
+      const run = await runMain(['export', '--dir', dir, '--hub-dir', hub, '--with-edge'], { env: noServer });
+      expect(run.status).toBe(2);
+      expect(run.stderr.trim()).toBe(
+        `equisql export: --with-edge: ${dir} has no edge-case instance (no edge/build.json); equisql generate builds one`,
+      );
+      expect(existsSync(hub)).toBe(false);
+    } finally {
+      renameSync(`${edge}.away`, edge);
+    }
   }, 60_000);
 });
