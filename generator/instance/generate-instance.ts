@@ -18,6 +18,7 @@ import {
   REALISTIC_ODD_TEXTS,
   ValueGenerator,
   distinctCapacity,
+  takesOddText,
   type GenerationRates,
 } from './value-generator.ts';
 
@@ -30,6 +31,7 @@ const RATES: Record<InstanceProfile, GenerationRates & { noneRate: number }> = {
     nullRate: 0.1,
     oddTextRate: 0.03,
     oddTexts: REALISTIC_ODD_TEXTS,
+    oddTextRoles: ['name', 'description'],
     tieRate: 0.05,
     emptySetRate: 0.1,
     noneRate: 0.15,
@@ -357,12 +359,16 @@ function fillColumn(attribute: Attribute, n: number, gen: ValueGenerator, rng: R
   if (optional && n >= 2 && !out.includes(null)) out[rng.int(0, n - 1)] = null;
   if (optional && n >= 2 && !out.some((v) => v !== null)) out[0] = gen.next();
   if (attribute.type.kind === 'text' && n >= 2 && attribute.hints?.unique !== true) {
-    // Plant odd text and a tie in every text attribute, whatever the rates drew.
+    // Plant odd text and a tie in each text attribute, whatever the rates drew.
     const slots = out.map((v, i) => (v !== null ? i : -1)).filter((i) => i >= 0);
     if (slots.length >= 3) {
-      const odd = out.findIndex((v) => typeof v === 'string' && rates.oddTexts.includes(v));
-      const oddSlot = odd >= 0 ? odd : rng.pick(slots);
-      if (odd < 0) out[oddSlot] = rng.pick(rates.oddTexts);
+      // Odd text only where the profile puts it (on the main instance, names and descriptions).
+      let oddSlot = -1;
+      if (takesOddText(attribute, rates)) {
+        const odd = out.findIndex((v) => typeof v === 'string' && rates.oddTexts.includes(v));
+        oddSlot = odd >= 0 ? odd : rng.pick(slots);
+        if (odd < 0) out[oddSlot] = rng.pick(rates.oddTexts);
+      }
       if (new Set(slots.map((i) => out[i])).size === slots.length) {
         const [a, b] = rng.sample(
           slots.filter((i) => i !== oddSlot),

@@ -1,5 +1,5 @@
 import { Faker, base, en } from '@faker-js/faker';
-import type { Attribute, AttributeType } from '../er-model/er-model.ts';
+import type { Attribute, AttributeRoleKind, AttributeType } from '../er-model/er-model.ts';
 import type { Rng } from '../common/rng.ts';
 import { ConfigError } from '../common/errors.ts';
 import type { Scalar } from './conceptual-instance.ts';
@@ -44,6 +44,12 @@ export const REALISTIC_ODD_TEXTS: readonly string[] = [
   'Ωmega, Ğüş',
 ];
 
+/** Whether a text attribute takes odd values under these rates (its role among `oddTextRoles`, or no role). */
+export function takesOddText(attribute: Attribute, rates: Pick<GenerationRates, 'oddTextRoles'>): boolean {
+  const role = attribute.role?.kind;
+  return rates.oddTextRoles === undefined || role === undefined || rates.oddTextRoles.includes(role);
+}
+
 export interface GenerationRates {
   /** Default NULL rate for optional attributes without a hint. */
   readonly nullRate: number;
@@ -51,6 +57,13 @@ export interface GenerationRates {
   readonly oddTextRate: number;
   /** The odd texts this profile draws from and plants (ODD_TEXTS or REALISTIC_ODD_TEXTS). */
   readonly oddTexts: readonly string[];
+  /**
+   * The roles whose text takes odd values (an attribute without a role always does); absent:
+   * every text. The main instance keeps them to what people write — names and descriptions —
+   * so a category, an identifier or a contact holds the values its kind has ("made of
+   * O'Brien" is no material anyone asks about).
+   */
+  readonly oddTextRoles?: readonly AttributeRoleKind[];
   /** Share of numeric values that repeat an earlier value (ties). */
   readonly tieRate: number;
   /** Share of optional sets forced empty. */
@@ -334,7 +347,8 @@ export class ValueGenerator {
         return v;
       }
       case 'text': {
-        if (rng.chance(this.rates.oddTextRate)) return this.fit(rng.pick(this.rates.oddTexts));
+        if (takesOddText(this.attribute, this.rates) && rng.chance(this.rates.oddTextRate))
+          return this.fit(rng.pick(this.rates.oddTexts));
         if (hints?.pool && hints.pool.length > 0) return this.fit(rng.pick(hints.pool));
         if (this.fakerMethod) return this.fit(String(this.fakerMethod()));
         return this.fit(this.faker.lorem.words(rng.int(1, 3)));
