@@ -63,12 +63,13 @@ class PgliteWorker {
     private readonly dir: string,
     private readonly label: string,
     private readonly openTimeoutMs: number = PGLITE_OPEN_TIMEOUT_MS,
+    private readonly maxMemoryBytes?: number,
   ) {}
 
   /** Starts a worker on the data directory; resolves once PGlite has opened it. */
   open(): Promise<Worker> {
     this.opening ??= new Promise<Worker>((resolve, reject) => {
-      const worker = new Worker(WORKER, { workerData: { dir: this.dir } });
+      const worker = new Worker(WORKER, { workerData: { dir: this.dir, maxMemoryBytes: this.maxMemoryBytes } });
       const onError = (error: Error): void => fail(error);
       const onExit = (code: number): void => fail(new Error(`worker exited with code ${code}`));
       // A damaged catalog can keep PGlite's start-up spinning for good: give up and say so.
@@ -243,12 +244,16 @@ async function pgliteReadPaged(worker: PgliteWorker, read: PagedRead): Promise<P
  * PGlite runs in a worker thread, so `queryText(sql, { timeoutMs })` really stops a query
  * that overruns.
  *
+ * With `maxMemoryMb`, PostgreSQL's memory in the worker may grow only that far (PGlite's own
+ * bound is 2 GB, and its memory never shrinks): a query that asks for more fails with
+ * "out of memory" (53200), and the database answers the next one. For untrusted SQL.
+ *
  * @example
  * const db = await openPglite('output/retail/pglite');
  * await db.queryText('SELECT count(*) FROM generate_series(1, 300000000)', { timeoutMs: 1000 });
  * // ExecutionError: timed out after 1000 ms; db still answers the next query
  */
-export async function openPglite(dir?: string, options: { readonly mustExist?: boolean; readonly openTimeoutMs?: number } = {}): Promise<Database> {
+export async function openPglite(dir?: string, options: { readonly mustExist?: boolean; readonly openTimeoutMs?: number; readonly maxMemoryMb?: number } = {}): Promise<Database> {
   if (dir) {
     // A directory that exists but is not a whole database is refused by name (PGlite itself
     // only says "Aborted()"); with `mustExist`, so is one that does not exist or is empty,
@@ -270,7 +275,7 @@ export async function openPglite(dir?: string, options: { readonly mustExist?: b
   const temporary = dir ? undefined : mkdtempSync(join(tmpdir(), 'equisql-pglite-'));
   const dataDir = dir ?? (temporary as string);
   const label = dir ?? 'memory';
-  const worker = new PgliteWorker(dataDir, label, options.openTimeoutMs);
+  const worker = new PgliteWorker(dataDir, label, options.openTimeoutMs, options.maxMemoryMb === undefined ? undefined : options.maxMemoryMb * 1024 * 1024);
   try {
     await worker.open();
   } catch (error) {
