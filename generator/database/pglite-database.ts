@@ -58,6 +58,8 @@ class PgliteWorker {
   private pending: { id: number; resolve: (value: unknown) => void; reject: (error: Error) => void } | undefined;
   private nextId = 1;
   private queue: Promise<unknown> = Promise.resolve();
+  /** The end of the last worker ended for overrunning. */
+  private ending: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly dir: string,
@@ -68,7 +70,14 @@ class PgliteWorker {
 
   /** Starts a worker on the data directory; resolves once PGlite has opened it. */
   open(): Promise<Worker> {
-    this.opening ??= new Promise<Worker>((resolve, reject) => {
+    // After a worker ended for overrunning has stopped: its memory (up to the bound) is given
+    // back before the next one grows its own.
+    this.opening ??= this.ending.then(() => this.start());
+    return this.opening;
+  }
+
+  private start(): Promise<Worker> {
+    return new Promise<Worker>((resolve, reject) => {
       const worker = new Worker(WORKER, { workerData: { dir: this.dir, maxMemoryBytes: this.maxMemoryBytes } });
       const onError = (error: Error): void => fail(error);
       const onExit = (code: number): void => fail(new Error(`worker exited with code ${code}`));
@@ -102,7 +111,6 @@ class PgliteWorker {
         resolve(worker);
       });
     });
-    return this.opening;
   }
 
   private settle(reply: Reply): void {
@@ -153,7 +161,7 @@ class PgliteWorker {
           this.pending = undefined;
           this.worker = undefined;
           this.opening = undefined;
-          void worker.terminate();
+          this.ending = worker.terminate().catch(() => {});
           // Reopen now, so the next request waits less; a failure surfaces there.
           this.open().catch(() => {});
           reject(new ExecutionError(`timed out after ${timeoutMs} ms`));
