@@ -15,6 +15,7 @@ import type { EvalContext, EvalEngine, EvalPrompt } from '../eval/eval-summary.t
 import { sqliteEvalInputs } from '../eval/sqlite-eval-inputs.ts';
 import { endpointSource, fileSource, goldSource, type PredictionSource } from '../eval/prediction-source.ts';
 import { runEval } from '../eval/run-eval.ts';
+import { UNTRUSTED_PGLITE_MEMORY_MB } from '../execute/untrusted-query.ts';
 import { writeEvalReport } from '../eval/report/eval-report.ts';
 import { writeCompareReport } from '../eval/report/compare-report.ts';
 import { EXIT, type Command } from './command.ts';
@@ -254,9 +255,11 @@ export const command: Command = {
     // One run at a time writes an evaluation: two would write every line twice.
     const release = lockDir(out, 'eval');
     try {
-      if (target)
-        for (let i = 0; i < (target.kind === 'postgres' ? concurrency : 1); i++)
-          connections.push(await openDatabase(target));
+      // The predictions are untrusted: PGlite's memory is bounded for them.
+      const bounded = target?.kind === 'pglite' ? { ...target, maxMemoryMb: UNTRUSTED_PGLITE_MEMORY_MB } : target;
+      if (bounded)
+        for (let i = 0; i < (bounded.kind === 'postgres' ? concurrency : 1); i++)
+          connections.push(await openDatabase(bounded));
       const result = await runEval({
         inputs,
         source,

@@ -189,9 +189,10 @@ export interface TextResult {
 /**
  * Where a database is: a PGlite directory (or memory) or a server URL. `mustExist` is for
  * readers: a PGlite directory that holds no database is refused instead of created empty.
+ * `maxMemoryMb` bounds PGlite's memory (`openPglite`): set where untrusted SQL runs on it.
  */
 export type DatabaseTarget =
-  | { readonly kind: 'pglite'; readonly dir?: string; readonly mustExist?: boolean }
+  | { readonly kind: 'pglite'; readonly dir?: string; readonly mustExist?: boolean; readonly maxMemoryMb?: number }
   | { readonly kind: 'postgres'; readonly url: string };
 
 /** The entries without which a directory is no PGlite database (PGlite aborts on it). */
@@ -218,7 +219,10 @@ export function redactUrl(url: string): string {
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   if (target.kind === 'pglite') {
     const { openPglite } = await import('./pglite-database.ts');
-    return openPglite(target.dir, { mustExist: target.mustExist ?? false });
+    return openPglite(target.dir, {
+      mustExist: target.mustExist ?? false,
+      ...(target.maxMemoryMb === undefined ? {} : { maxMemoryMb: target.maxMemoryMb }),
+    });
   }
   const { openPostgres } = await import('./postgres-database.ts');
   return openPostgres(target.url);

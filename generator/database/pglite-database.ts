@@ -105,17 +105,27 @@ class PgliteWorker {
   private pending: { id: number; resolve: (value: unknown) => void; reject: (error: Error) => void } | undefined;
   private nextId = 1;
   private queue: Promise<unknown> = Promise.resolve();
+  /** The end of the last worker ended for overrunning. */
+  private ending: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly dir: string,
     private readonly label: string,
     private readonly openTimeoutMs: number = PGLITE_OPEN_TIMEOUT_MS,
+    private readonly maxMemoryBytes?: number,
   ) {}
 
   /** Starts a worker on the data directory; resolves once PGlite has opened it. */
   open(): Promise<Worker> {
-    this.opening ??= new Promise<Worker>((resolve, reject) => {
-      const worker = new Worker(WORKER, { workerData: { dir: this.dir } });
+    // After a worker ended for overrunning has stopped: its memory (up to the bound) is given
+    // back before the next one grows its own.
+    this.opening ??= this.ending.then(() => this.start());
+    return this.opening;
+  }
+
+  private start(): Promise<Worker> {
+    return new Promise<Worker>((resolve, reject) => {
+      const worker = new Worker(WORKER, { workerData: { dir: this.dir, maxMemoryBytes: this.maxMemoryBytes } });
       const onError = (error: Error): void => fail(error);
       const onExit = (code: number): void => fail(new Error(`worker exited with code ${code}`));
       // A damaged catalog can keep PGlite's start-up spinning for good: give up and say so.
@@ -153,7 +163,6 @@ class PgliteWorker {
         resolve(worker);
       });
     });
-    return this.opening;
   }
 
   private settle(reply: Reply): void {
@@ -204,7 +213,7 @@ class PgliteWorker {
           this.pending = undefined;
           this.worker = undefined;
           this.opening = undefined;
-          void worker.terminate();
+          this.ending = worker.terminate().catch(() => {});
           // Reopen now, so the next request waits less; a failure surfaces there.
           this.open().catch(() => {});
           reject(new ExecutionError(`timed out after ${timeoutMs} ms`));
@@ -212,6 +221,21 @@ class PgliteWorker {
       }
       worker.ref();
       worker.postMessage({ id, ...request });
+    });
+  }
+
+  /**
+   * Ends the worker after the requests before it, so the memory its PostgreSQL grew to is given
+   * back (WebAssembly memory never shrinks); the next request opens a fresh one.
+   */
+  recycle(): Promise<void> {
+    return this.serialize(async () => {
+      const worker = this.worker;
+      if (!worker) return;
+      this.worker = undefined;
+      this.opening = undefined;
+      this.ending = worker.terminate().catch(() => {});
+      await this.ending;
     });
   }
 
@@ -290,8 +314,12 @@ async function pgliteReadPaged(worker: PgliteWorker, read: PagedRead): Promise<P
     );
     while (!failure && !counter.over && state === 'suspended') {
       await counter.flush();
-      if (performance.now() - started > read.timeoutMs)
+      if (performance.now() - started > read.timeoutMs) {
+        // Out of time between pages: the worker is alive, with the read's transaction open.
+        await worker.send({ op: 'pageEnd' }).catch(() => {});
+        ended = true;
         throw new ExecutionError(`timed out after ${read.timeoutMs} ms`);
+      }
       take((await worker.send({ op: 'pageNext', rows: counter.nextPageRows() }, left())) as WireMessage[]);
     }
     if (!failure && !counter.over) await counter.flush();
@@ -302,6 +330,9 @@ async function pgliteReadPaged(worker: PgliteWorker, read: PagedRead): Promise<P
     throw error;
   }
   if (!ended) await worker.send({ op: 'pageEnd' });
+  // A query that ran PostgreSQL out of memory grew the worker's memory to its bound for good:
+  // a fresh worker gives it back before the next query.
+  if (failure?.code === '53200') await worker.recycle();
   if (failure) throw new PgliteError(failure.message, failure.code);
   return counter.end();
 }
@@ -312,6 +343,10 @@ async function pgliteReadPaged(worker: PgliteWorker, read: PagedRead): Promise<P
  * PGlite runs in a worker thread, so `queryText(sql, { timeoutMs })` really stops a query
  * that overruns.
  *
+ * With `maxMemoryMb`, PostgreSQL's memory in the worker may grow only that far (PGlite's own
+ * bound is 2 GB, and its memory never shrinks): a query that asks for more fails with
+ * "out of memory" (53200), and the database answers the next one. For untrusted SQL.
+ *
  * @example
  * const db = await openPglite('output/retail/pglite');
  * await db.queryText('SELECT count(*) FROM generate_series(1, 300000000)', { timeoutMs: 1000 });
@@ -319,7 +354,7 @@ async function pgliteReadPaged(worker: PgliteWorker, read: PagedRead): Promise<P
  */
 export async function openPglite(
   dir?: string,
-  options: { readonly mustExist?: boolean; readonly openTimeoutMs?: number } = {},
+  options: { readonly mustExist?: boolean; readonly openTimeoutMs?: number; readonly maxMemoryMb?: number } = {},
 ): Promise<Database> {
   if (dir) {
     // A directory that exists but is not a whole database is refused by name (PGlite itself
@@ -345,7 +380,12 @@ export async function openPglite(
   const temporary = dir ? undefined : mkdtempSync(join(tmpdir(), 'equisql-pglite-'));
   const dataDir = dir ?? (temporary as string);
   const label = dir ?? 'memory';
-  const worker = new PgliteWorker(dataDir, label, options.openTimeoutMs);
+  const worker = new PgliteWorker(
+    dataDir,
+    label,
+    options.openTimeoutMs,
+    options.maxMemoryMb === undefined ? undefined : options.maxMemoryMb * 1024 * 1024,
+  );
   try {
     await worker.open();
   } catch (error) {

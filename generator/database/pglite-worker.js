@@ -19,6 +19,27 @@ function describe(error) {
   };
 }
 
+// PGlite gives PostgreSQL a WebAssembly memory that may grow to 2 GB and never shrinks.
+// With `maxMemoryBytes`, every memory made in this thread may grow only that far: a query
+// that asks for more (a value of hundreds of MB) fails with PostgreSQL's own "out of memory"
+// (53200) instead of taking the whole process past its bound.
+const bound = /** @type {{ maxMemoryBytes?: unknown }} */ (workerData).maxMemoryBytes;
+if (typeof bound === 'number' && Number.isFinite(bound) && bound > 0) {
+  const pages = Math.max(1, Math.floor(bound / 65536));
+  const Native = WebAssembly.Memory;
+  class BoundedMemory extends Native {
+    /** @param {WebAssembly.MemoryDescriptor} descriptor */
+    constructor(descriptor) {
+      super({
+        ...descriptor,
+        initial: Math.min(descriptor.initial, pages),
+        maximum: Math.min(descriptor.maximum ?? pages, pages),
+      });
+    }
+  }
+  WebAssembly.Memory = BoundedMemory;
+}
+
 const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
 /** @type {PGlite} */
 let db;

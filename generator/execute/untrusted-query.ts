@@ -43,6 +43,12 @@ import { guardQuery } from './query-guard.ts';
 
 /** Caps that fit every gold answer the generator keeps, with room to spare. */
 export const DEFAULT_CAPS = { maxRows: 1_000_000, maxBytes: 128 * 1024 * 1024 } as const;
+/**
+ * How far PostgreSQL's memory may grow in a PGlite that untrusted SQL runs on (`openPglite`'s
+ * `maxMemoryMb`): a value of hundreds of MB fails there as "out of memory" rather than
+ * taking the process past 1 GB (PGlite's own bound is 2 GB, which it keeps once reached).
+ */
+export const UNTRUSTED_PGLITE_MEMORY_MB = 256;
 /** Rows fetched per page. */
 const PAGE_ROWS = 2_000;
 const DEFAULT_TIMEOUT_MS = 30_000;
