@@ -1,4 +1,5 @@
 import { ConfigError } from '../common/errors.ts';
+import { escapeControl } from '../common/user-text.ts';
 import type {
   Attribute,
   Domain,
@@ -529,6 +530,8 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     );
   }
 
+  // A model needs an entity: say which tables were there and why none became one.
+  if (entities.length === 0) throw new ConfigError(noEntityMessage(read, findings));
   // Past the model's caps a draft cannot be valid: the user chooses the part to import.
   if (entities.length > MODEL_LIMITS.entities) {
     const first =
@@ -558,6 +561,23 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     relationships,
   };
   return { domain: validateDomain(domain, 'the imported draft'), findings };
+}
+
+/**
+ * Why a draft has no entity, in one line: no tables, or each table with the first words of
+ * the reason it was left out (`heap (no primary key)`), the first few of them.
+ */
+function noEntityMessage(read: SourceRead, findings: readonly Finding[]): string {
+  const { catalog } = read;
+  if (catalog.tables.length === 0)
+    return `${catalog.source}: no tables to import${catalog.engine === 'postgres' ? ` in schema "${catalog.schema}"` : ''}`;
+  const shown = 5;
+  const why = catalog.tables.slice(0, shown).map((t) => {
+    const reason = findings.find((f) => f.rule === 'left-out' && f.subject === t.name)?.text ?? 'not an entity';
+    return `${escapeControl(t.name)} (${reason.split(':')[0]})`;
+  });
+  const more = catalog.tables.length > shown ? `, and ${catalog.tables.length - shown} more` : '';
+  return `${catalog.source}: no table could be read as an entity: ${why.join(', ')}${more}`;
 }
 
 function classifyTables(
