@@ -371,8 +371,21 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
   for (const r of readings) {
     if (r.kind !== 'entity') continue;
     const from = entityOf.get(r.table.name) as string;
+    // The columns of each foreign key read, and the table it reaches: a column holds one reference.
+    const referenceOf = new Map<string, string>(r.parentKey ? [[r.parentKey.columns.join(), r.parentKey.table]] : []);
     for (const fk of r.table.foreignKeys) {
       if (fk === r.parentKey) continue;
+      const first = referenceOf.get(fk.columns.join());
+      if (first !== undefined) {
+        note(
+          'left-out',
+          `${r.table.name}.${fk.columns.join(',')}`,
+          `a second foreign key on these columns (to ${fk.table}); the first, to ${first}, is the relationship`,
+          true,
+        );
+        continue;
+      }
+      if (entityOf.has(fk.table)) referenceOf.set(fk.columns.join(), fk.table);
       const to = entityOf.get(fk.table);
       if (to === undefined) {
         note(
