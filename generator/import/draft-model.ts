@@ -368,6 +368,12 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     relNames.add(name);
     return name;
   };
+  const rootEntity = (n: string): string => {
+    const p = parentOfEntity.get(n);
+    return p === undefined ? n : rootEntity(p);
+  };
+  // Per hierarchy, the reference columns its relationships name (see the validator's rule).
+  const referenceColumnsOf = new Map<string, Set<string>>();
   for (const r of readings) {
     if (r.kind !== 'entity') continue;
     const from = entityOf.get(r.table.name) as string;
@@ -397,7 +403,25 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
         );
         continue;
       }
-      const rel = foreignKeyRelationship(r.table, fk);
+      const found = foreignKeyRelationship(r.table, fk);
+      // Each reference of a hierarchy is a column named by its role (or its target): two keys
+      // to one table whose names reduce to one role (`b_id`, `b_code`) keep their whole names.
+      const roleColumns = referenceColumnsOf.get(rootEntity(from)) ?? new Set<string>();
+      referenceColumnsOf.set(rootEntity(from), roleColumns);
+      const roleColumn = (role: string | undefined): string =>
+        snakeName(role === undefined || snakeName(role) === 'id' ? to : role);
+      let rel = found;
+      if (roleColumns.has(roleColumn(found.role))) {
+        const role = claimName(snakeName(fk.columns.join('_')), new Set([...roleColumns, 'id']));
+        rel = { ...found, role };
+        note(
+          'column-name',
+          `${r.table.name}.${fk.columns.join(',')}`,
+          `role ${role}: another reference is named ${roleColumn(found.role)}`,
+          true,
+        );
+      }
+      roleColumns.add(roleColumn(rel.role));
       const end = endName(fk.columns);
       const name = claimRel(
         `${snakeName(from)}_${snakeName(end === 'id' ? fk.table : end)}`,
