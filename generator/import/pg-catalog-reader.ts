@@ -255,6 +255,9 @@ function pgColumn(r: Row, enumNames: ReadonlySet<string>): CatalogColumn {
   const typtype = text(r['typtype']);
   let type: CatalogType;
   if (typtype === 'e') type = { kind: 'enum', typeName: text(r['typname']) };
+  // An array of an enum of a schema off the search path prints qualified (`sales.mood[]`).
+  else if (text(r['elem_typtype']) === 'e')
+    type = { kind: 'array', element: { kind: 'enum', typeName: text(r['elem_typname']) } };
   else if (typtype === 'd') type = pgType(text(r['base_type']), enumNames);
   else type = pgType(sqlType, enumNames);
   const def = optionalText(r['def']);
