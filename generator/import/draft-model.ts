@@ -1,4 +1,5 @@
 import { ConfigError } from '../common/errors.ts';
+import { escapeControl } from '../common/user-text.ts';
 import type {
   Attribute,
   Domain,
@@ -367,11 +368,30 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     relNames.add(name);
     return name;
   };
+  const rootEntity = (n: string): string => {
+    const p = parentOfEntity.get(n);
+    return p === undefined ? n : rootEntity(p);
+  };
+  // Per hierarchy, the reference columns its relationships name (see the validator's rule).
+  const referenceColumnsOf = new Map<string, Set<string>>();
   for (const r of readings) {
     if (r.kind !== 'entity') continue;
     const from = entityOf.get(r.table.name) as string;
+    // The columns of each foreign key read, and the table it reaches: a column holds one reference.
+    const referenceOf = new Map<string, string>(r.parentKey ? [[r.parentKey.columns.join(), r.parentKey.table]] : []);
     for (const fk of r.table.foreignKeys) {
       if (fk === r.parentKey) continue;
+      const first = referenceOf.get(fk.columns.join());
+      if (first !== undefined) {
+        note(
+          'left-out',
+          `${r.table.name}.${fk.columns.join(',')}`,
+          `a second foreign key on these columns (to ${fk.table}); the first, to ${first}, is the relationship`,
+          true,
+        );
+        continue;
+      }
+      if (entityOf.has(fk.table)) referenceOf.set(fk.columns.join(), fk.table);
       const to = entityOf.get(fk.table);
       if (to === undefined) {
         note(
@@ -383,7 +403,25 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
         );
         continue;
       }
-      const rel = foreignKeyRelationship(r.table, fk);
+      const found = foreignKeyRelationship(r.table, fk);
+      // Each reference of a hierarchy is a column named by its role (or its target): two keys
+      // to one table whose names reduce to one role (`b_id`, `b_code`) keep their whole names.
+      const roleColumns = referenceColumnsOf.get(rootEntity(from)) ?? new Set<string>();
+      referenceColumnsOf.set(rootEntity(from), roleColumns);
+      const roleColumn = (role: string | undefined): string =>
+        snakeName(role === undefined || snakeName(role) === 'id' ? to : role);
+      let rel = found;
+      if (roleColumns.has(roleColumn(found.role))) {
+        const role = claimName(snakeName(fk.columns.join('_')), new Set([...roleColumns, 'id']));
+        rel = { ...found, role };
+        note(
+          'column-name',
+          `${r.table.name}.${fk.columns.join(',')}`,
+          `role ${role}: another reference is named ${roleColumn(found.role)}`,
+          true,
+        );
+      }
+      roleColumns.add(roleColumn(rel.role));
       const end = endName(fk.columns);
       const name = claimRel(
         `${snakeName(from)}_${snakeName(end === 'id' ? fk.table : end)}`,
@@ -529,6 +567,8 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     );
   }
 
+  // A model needs an entity: say which tables were there and why none became one.
+  if (entities.length === 0) throw new ConfigError(noEntityMessage(read, findings));
   // Past the model's caps a draft cannot be valid: the user chooses the part to import.
   if (entities.length > MODEL_LIMITS.entities) {
     const first =
@@ -558,6 +598,23 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     relationships,
   };
   return { domain: validateDomain(domain, 'the imported draft'), findings };
+}
+
+/**
+ * Why a draft has no entity, in one line: no tables, or each table with the first words of
+ * the reason it was left out (`heap (no primary key)`), the first few of them.
+ */
+function noEntityMessage(read: SourceRead, findings: readonly Finding[]): string {
+  const { catalog } = read;
+  if (catalog.tables.length === 0)
+    return `${catalog.source}: no tables to import${catalog.engine === 'postgres' ? ` in schema "${catalog.schema}"` : ''}`;
+  const shown = 5;
+  const why = catalog.tables.slice(0, shown).map((t) => {
+    const reason = findings.find((f) => f.rule === 'left-out' && f.subject === t.name)?.text ?? 'not an entity';
+    return `${escapeControl(t.name)} (${reason.split(':')[0]})`;
+  });
+  const more = catalog.tables.length > shown ? `, and ${catalog.tables.length - shown} more` : '';
+  return `${catalog.source}: no table could be read as an entity: ${why.join(', ')}${more}`;
 }
 
 function classifyTables(

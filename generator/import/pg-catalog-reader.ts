@@ -92,6 +92,8 @@ export async function readPgCatalog(db: Database, options: PgReadOptions = {}): 
             (SELECT array_to_json(array_agg(a.attname ORDER BY k.i))::text FROM unnest(c.confkey) WITH ORDINALITY k(n, i)
                JOIN pg_attribute a ON a.attrelid = c.confrelid AND a.attnum = k.n) AS ref_cols,
             (SELECT relname FROM pg_class WHERE oid = c.confrelid) AS ref_name,
+            (SELECT relnamespace::text FROM pg_class WHERE oid = c.confrelid) AS ref_ns,
+            (SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = c.confrelid) AS ref_schema,
             pg_get_constraintdef(c.oid) AS def
        FROM pg_constraint c WHERE c.conrelid = ANY($1::oid[]) AND c.contype IN ('p','u','f','c')
       ORDER BY c.conrelid, c.contype, c.conname`,
@@ -142,6 +144,8 @@ export async function readPgCatalog(db: Database, options: PgReadOptions = {}): 
       ? []
       : await db.query(
           `SELECT c.conrelid::text AS rel, (SELECT relname FROM pg_class WHERE oid = c.confrelid) AS ref_name,
+            (SELECT relnamespace::text FROM pg_class WHERE oid = c.confrelid) AS ref_ns,
+            (SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = c.confrelid) AS ref_schema,
             (SELECT array_to_json(array_agg(a.attname ORDER BY k.i))::text FROM unnest(c.conkey) WITH ORDINALITY k(n, i)
                JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n) AS cols,
             (SELECT array_to_json(array_agg(a.attname ORDER BY k.i))::text FROM unnest(c.confkey) WITH ORDINALITY k(n, i)
@@ -182,10 +186,15 @@ export async function readPgCatalog(db: Database, options: PgReadOptions = {}): 
       foreignKeys: withPartitionKeys(
         cons
           .filter((r) => text(r['type']) === 'f')
-          .map((r) => ({ columns: list(r['cols']), table: text(r['ref_name']), references: list(r['ref_cols']) })),
+          .map((r) => ({
+            columns: list(r['cols']),
+            table: referencedTable(r, nsOid),
+            references: list(r['ref_cols']),
+          })),
         inheritRows
           .filter((r) => text(r['parent']) === text(c['name']) && text(r['partition']) === 'true')
           .map((r) => partitionKeys.filter((k) => text(k['rel']) === text(r['child']))),
+        nsOid,
       ),
       checks,
       inherits: inheritsFrom,
@@ -219,13 +228,21 @@ export async function readPgCatalog(db: Database, options: PgReadOptions = {}): 
   };
 }
 
-function withPartitionKeys(own: CatalogForeignKey[], perPartition: Row[][]): CatalogForeignKey[] {
+function withPartitionKeys(own: CatalogForeignKey[], perPartition: Row[][], nsOid: string): CatalogForeignKey[] {
   const out = [...own];
   for (const k of perPartition.flat()) {
-    const fk = { columns: list(k['cols']), table: text(k['ref_name']), references: list(k['ref_cols']) };
+    const fk = { columns: list(k['cols']), table: referencedTable(k, nsOid), references: list(k['ref_cols']) };
     if (!out.some((o) => o.table === fk.table && o.columns.join() === fk.columns.join())) out.push(fk);
   }
   return out;
+}
+
+/**
+ * The table a foreign key references: its bare name in the schema read, and qualified by its
+ * own schema (`other.b`) elsewhere, so it never stands for a table of the same name here.
+ */
+function referencedTable(r: Row, nsOid: string): string {
+  return text(r['ref_ns']) === nsOid ? text(r['ref_name']) : `${text(r['ref_schema'])}.${text(r['ref_name'])}`;
 }
 
 /** A table's name qualified by its schema, both quoted. */
@@ -238,6 +255,9 @@ function pgColumn(r: Row, enumNames: ReadonlySet<string>): CatalogColumn {
   const typtype = text(r['typtype']);
   let type: CatalogType;
   if (typtype === 'e') type = { kind: 'enum', typeName: text(r['typname']) };
+  // An array of an enum of a schema off the search path prints qualified (`sales.mood[]`).
+  else if (text(r['elem_typtype']) === 'e')
+    type = { kind: 'array', element: { kind: 'enum', typeName: text(r['elem_typname']) } };
   else if (typtype === 'd') type = pgType(text(r['base_type']), enumNames);
   else type = pgType(sqlType, enumNames);
   const def = optionalText(r['def']);

@@ -85,6 +85,14 @@ function readSqliteCatalog(db: Sqlite.Database, file: string, only: readonly str
     const missing = [...wanted].filter((t) => !known.has(t));
     if (missing.length > 0) throw new LoadError(`${file}: no table ${missing.map((m) => `"${m}"`).join(', ')}`);
   }
+  // The tables a virtual table keeps its own data in (FTS5's doc_data, R*Tree's box_node).
+  const shadow = new Set(
+    (
+      db.prepare("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'shadow'").all() as {
+        name: string;
+      }[]
+    ).map((t) => t.name),
+  );
   const others: CatalogOther[] = [];
   const tables: CatalogTable[] = [];
   for (const m of master) {
@@ -98,6 +106,10 @@ function readSqliteCatalog(db: Sqlite.Database, file: string, only: readonly str
     else if (m.type === 'table' && (!wanted || wanted.has(m.name))) {
       if (/^CREATE\s+VIRTUAL\s+TABLE/iu.test(m.sql ?? '')) {
         others.push({ kind: 'table', name: m.name, note: 'a virtual table: its rows come from a module' });
+        continue;
+      }
+      if (shadow.has(m.name)) {
+        others.push({ kind: 'table', name: m.name, note: 'a shadow table: where a virtual table keeps its data' });
         continue;
       }
       tables.push(readTable(db, m.name, m.sql ?? ''));
