@@ -1,3 +1,4 @@
+// @tier long
 import Sqlite from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
