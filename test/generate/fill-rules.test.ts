@@ -2,6 +2,7 @@
  * The filler's rules of meaning, each a pure function of roles (generate/fill/rules/): what
  * each lets the filler propose, on the roles of the built-in domains.
  */
+import { dateWindow } from '../../generator/generate/fill/analytic.ts';
 import { describe, expect, it } from 'vitest';
 import { BUILT_IN_DOMAINS } from '../../generator/domains/index.ts';
 import { indexDomain } from '../../generator/er-model/er-index.ts';
@@ -102,5 +103,26 @@ describe('the filler rules of meaning', () => {
     expect(isTyped(8479)).toBe(false);
     expect(monthStart('2023-04-17 10:02:11+00')).toBe('2023-04-01');
     expect(ROUND_LIMITS).toEqual([1, 3, 5, 10, 20, 50, 100]);
+  });
+});
+
+describe('date windows', () => {
+  // The dates of a column, the latest December 28, 2025.
+  const days = ['2019-03-02', '2021-01-15', '2024-03-01', '2025-07-10', '2025-12-05', '2025-12-25', '2025-12-28'];
+  const windowOf = (threshold: string) => {
+    const e = dateWindow(days, threshold);
+    return e?.kind === 'dateShift' ? `${-e.amount} ${e.unit}` : e;
+  };
+
+  it('give a window as people do, the nearest of the lengths they use, before the latest date', () => {
+    expect(windowOf('2021-01-15')).toBe('5 year'); // 59 months
+    expect(windowOf('2019-03-02')).toBe('7 year'); // 81 months
+    expect(windowOf('2024-03-01')).toBe('18 month'); // 21 months
+    expect(windowOf('2025-07-10')).toBe('6 month'); // 5 months
+    expect(windowOf('2025-12-05')).toBe('21 day'); // 23 days
+    expect(windowOf('2025-12-25')).toBe('3 day');
+    expect(windowOf('2025-12-28')).toBeUndefined();
+    const e = dateWindow(days, '2025-07-10');
+    expect(e?.kind === 'dateShift' && e.arg).toEqual({ kind: 'literal', value: '2025-12-28' });
   });
 });

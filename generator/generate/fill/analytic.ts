@@ -163,9 +163,24 @@ export function dateWindow(values: readonly Scalar[], threshold: Scalar): Expr |
   const [ly, lm] = latest.split('-').map(Number) as [number, number];
   const [ey, em] = edge.split('-').map(Number) as [number, number];
   const months = (ly - ey) * 12 + (lm - em);
-  if (months >= 2) return { kind: 'dateShift', arg: lit(latest), amount: -months, unit: 'month' };
+  // The lengths people ask about ("the last 6 months", "the 2 years before …"), not the
+  // threshold's own 59 months: the nearest of them.
+  if (months >= 24) return { kind: 'dateShift', arg: lit(latest), amount: -Math.round(months / 12), unit: 'year' };
+  if (months >= 2)
+    return { kind: 'dateShift', arg: lit(latest), amount: -nearest(WINDOW_MONTHS, months), unit: 'month' };
   const dayCount = Math.round((Date.parse(`${latest}T00:00:00Z`) - Date.parse(`${edge}T00:00:00Z`)) / 86_400_000);
+  if (dayCount >= 7)
+    return { kind: 'dateShift', arg: lit(latest), amount: -nearest(WINDOW_DAYS, dayCount), unit: 'day' };
   return dayCount >= 1 ? { kind: 'dateShift', arg: lit(latest), amount: -dayCount, unit: 'day' } : undefined;
+}
+
+/** Date windows as people give them: months below two years, days of a week and more. */
+const WINDOW_MONTHS = [2, 3, 6, 9, 12, 18] as const;
+const WINDOW_DAYS = [7, 10, 14, 21, 30, 45, 60] as const;
+
+/** The one of `choices` closest to `n` (the smaller on a tie). */
+function nearest(choices: readonly number[], n: number): number {
+  return choices.reduce((best, x) => (Math.abs(x - n) < Math.abs(best - n) ? x : best));
 }
 
 /**
