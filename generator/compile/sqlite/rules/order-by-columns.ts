@@ -2,6 +2,7 @@ import { DialectError } from '../../../common/errors.ts';
 import type { RelationalSchema } from '../../../variants/relational-schema.ts';
 import type { SqlExpr, SqlFromItem, SqlOrderItem, SqlQuery, SqlSelect, SqlSet } from '../../sql-tree.ts';
 import { rewriteQuery } from '../../sql-tree-walk.ts';
+import { columnOrigin, firstArm, outputOf, withQueries } from '../column-origin.ts';
 
 /**
  * ORDER BY an output named by its column. PostgreSQL reads a bare `ORDER BY id` as the output
@@ -68,19 +69,7 @@ function aliasFirstArm(q: SqlQuery, name: string): SqlQuery {
 
 /** Refuses an ORDER BY key that is an array, in any SELECT of the tree. */
 function refuseArrayKeys(tree: SqlQuery, schema: RelationalSchema | undefined): void {
-  const firstArm = (q: SqlQuery): SqlSelect => (q.kind === 'set' ? firstArm(q.left) : q);
-  // The WITH queries a FROM may name, wherever they are.
-  const ctes = new Map<string, SqlQuery>();
-  rewriteQuery(tree, {
-    select: (q) => {
-      for (const c of q.with ?? []) ctes.set(c.name, c.query);
-      return q;
-    },
-  });
-  const outputOf = (arm: SqlSelect, name: string): SqlExpr | undefined =>
-    arm.columns.find(
-      (c) => c.alias === name || (c.alias === undefined && c.expr.kind === 'column' && c.expr.name === name),
-    )?.expr;
+  const ctes = withQueries(tree);
   const arrayColumn = (q: SqlSelect, e: SqlExpr): boolean => {
     // ARRAY(…) as PostgreSQL says it, or the JSON array the sets rule made of it.
     if (e.kind === 'array') return true;
@@ -93,19 +82,10 @@ function refuseArrayKeys(tree: SqlQuery, schema: RelationalSchema | undefined): 
     )
       return true;
     if (e.kind !== 'column' || schema === undefined) return false;
-    const items = [q.from, ...q.joins.map((j) => j.item)];
-    // A bare column is the only item's, when there is one.
-    const item =
-      e.table === undefined ? (items.length === 1 ? items[0] : undefined) : items.find((i) => i.alias === e.table);
+    const origin = columnOrigin(q, e, ctes, schema);
     // A derived table's or a WITH query's column is its first arm's output of that name.
-    const inner = item?.kind === 'derived' ? item.query : item?.kind === 'table' ? ctes.get(item.name) : undefined;
-    if (inner !== undefined) {
-      const arm = firstArm(inner);
-      const output = outputOf(arm, e.name);
-      return output !== undefined && output !== e && arrayColumn(arm, output);
-    }
-    if (item?.kind !== 'table') return false;
-    const type = schema.tables.find((t) => t.name === item.name)?.columns.find((c) => c.name === e.name)?.sqlType;
+    if (origin?.kind === 'output') return arrayColumn(origin.arm, origin.expr);
+    const type = origin?.sqlType;
     return type !== undefined && (type.endsWith('[]') || type === 'jsonb');
   };
   const keyOf = (q: SqlSelect, o: SqlOrderItem): SqlExpr => {
