@@ -15,6 +15,7 @@ import {
   literal,
   table,
   TRUE,
+  type SqlCall,
   type SqlExpr,
   type SqlQuery,
   type SqlSelect,
@@ -33,14 +34,18 @@ INSERT INTO t VALUES
  (1, '2024-01-31', '2024-01-31 22:15:00+00', 'Alpha*', 12.50, true, '["red","blue"]', '{red,blue}'),
  (2, '2023-11-05', '2023-11-05 03:00:00+00', 'beta_x', 7.25, false, '[]', '{}'),
  (3, NULL, NULL, NULL, NULL, NULL, '["green"]', '{green}'),
- (4, '2024-12-29', '2024-03-01 00:00:00+00', 'ALPHA beta', 2.5, true, '["blue"]', '{blue}');`;
+ (4, '2024-12-29', '2024-03-01 00:00:00+00', 'ALPHA beta', 2.5, true, '["blue"]', '{blue}'),
+ (5, NULL, NULL, 'gamma', 1.10, NULL, '[]', '{}'),
+ (6, NULL, NULL, 'delta', 1.20, NULL, '[]', '{}');`;
 
 const SQLITE_SETUP = `CREATE TABLE t (id INTEGER NOT NULL, d DATE, ts TIMESTAMP, name TEXT, price REAL, flag BOOLEAN, tags TEXT NOT NULL, colors TEXT NOT NULL);
 INSERT INTO t VALUES
  (1, '2024-01-31', '2024-01-31 22:15:00', 'Alpha*', 12.5, 1, '["red","blue"]', '["red","blue"]'),
  (2, '2023-11-05', '2023-11-05 03:00:00', 'beta_x', 7.25, 0, '[]', '[]'),
  (3, NULL, NULL, NULL, NULL, NULL, '["green"]', '["green"]'),
- (4, '2024-12-29', '2024-03-01 00:00:00', 'ALPHA beta', 2.5, 1, '["blue"]', '["blue"]');`;
+ (4, '2024-12-29', '2024-03-01 00:00:00', 'ALPHA beta', 2.5, 1, '["blue"]', '["blue"]'),
+ (5, NULL, NULL, 'gamma', 1.1, NULL, '[]', '[]'),
+ (6, NULL, NULL, 'delta', 1.2, NULL, '[]', '[]');`;
 
 const nullable = (name: string): boolean => name !== 'id' && name !== 'tags' && name !== 'colors';
 const SQL_TYPES: Record<string, string> = {
@@ -89,6 +94,11 @@ function selecting(expr: SqlExpr): SqlSelect {
     orderBy: [{ expr: t('id') }],
   };
 }
+/** `SELECT <expr> AS v FROM t WHERE <cond>`: an aggregate over some rows. */
+function aggregating(expr: SqlExpr, cond: SqlExpr): SqlSelect {
+  return { ...emptySelect(table('t', 't')), columns: [{ expr, alias: 'v' }], where: [cond] };
+}
+const avg = (arg: SqlExpr, extra: Partial<SqlCall> = {}): SqlExpr => ({ ...call('avg', arg), ...extra });
 /** `SELECT t.id FROM t WHERE <cond> ORDER BY t.id`. */
 function where(cond: SqlExpr): SqlSelect {
   return { ...emptySelect(table('t', 't')), columns: [{ expr: t('id') }], where: [cond], orderBy: [{ expr: t('id') }] };
@@ -248,6 +258,48 @@ const CASES: readonly Case[] = [
     title: 'a decimal string literal is a number',
     tree: where(binary('>', call('coalesce', t('price'), literal(0)), literal('7.25'))),
     writes: 'coalesce(t.price, 0) > 7.25',
+  },
+  {
+    rule: 'exact-rounded-averages',
+    title: 'an average of 1.10 and 1.20 rounds to 1.2, as the exact 1.15 does',
+    tree: aggregating(call('round', avg(t('price')), literal(1)), binary('>=', t('id'), literal(5))),
+    writes: 'round(sum(round(t.price * 100)) / (10 * count(t.price))) / 10 AS v',
+  },
+  {
+    rule: 'exact-rounded-averages',
+    title: 'to the cent, in cents',
+    tree: aggregating(call('round', avg(t('price')), literal(2)), binary('<=', t('id'), literal(4))),
+    writes: 'round(sum(round(t.price * 100)) / count(t.price)) / 100 AS v',
+  },
+  {
+    rule: 'exact-rounded-averages',
+    title: 'an integer average, made REAL before it is divided',
+    tree: aggregating(call('round', avg(t('id')), literal(2)), binary('<=', t('id'), literal(3))),
+    writes: 'round(sum(t.id) * 100.0 / count(t.id)) / 100 AS v',
+  },
+  {
+    rule: 'exact-rounded-averages',
+    title: 'DISTINCT and FILTER on both the sum and the count',
+    tree: aggregating(
+      call('round', avg(t('price'), { distinct: true, filter: [binary('>', t('id'), literal(1))] }), literal(1)),
+      binary('>=', t('id'), literal(4)),
+    ),
+    writes: 'sum(DISTINCT round(t.price * 100)) FILTER (WHERE t.id > 1)',
+  },
+  {
+    rule: 'exact-rounded-averages',
+    title: 'a running average, over the same window',
+    tree: {
+      ...where(binary('>=', t('id'), literal(4))),
+      columns: [
+        { expr: t('id') },
+        {
+          expr: call('round', avg(t('price'), { over: { partitionBy: [], orderBy: [{ expr: t('id') }] } }), literal(1)),
+          alias: 'v',
+        },
+      ],
+    },
+    writes: 'round(sum(round(t.price * 100)) OVER (ORDER BY t.id) / (10 * count(t.price) OVER (ORDER BY t.id))) / 10',
   },
   {
     rule: 'booleans-as-integers',

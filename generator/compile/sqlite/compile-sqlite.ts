@@ -20,6 +20,7 @@ import { printSql } from '../print-sql.ts';
 import { COMPILE_RULES, type CompileRule } from '../rules/index.ts';
 import type { SqlExpr, SqlQuery } from '../sql-tree.ts';
 import { someInQuery } from '../sql-tree-walk.ts';
+import { isExactQuotient } from './rules/exact-rounded-averages.ts';
 import { SQLITE_RULES, type DialectRule } from './rules/index.ts';
 
 export type SqlDialect = 'postgres' | 'sqlite';
@@ -71,7 +72,8 @@ function unsayable(e: SqlExpr): string | undefined {
     case 'call':
       // A quotient is exact in PostgreSQL's numeric and a binary fraction in SQLite's REAL:
       // rounded, 3/20 is 0.2 in one and 0.1 in the other.
-      if (e.name === 'round' && e.args[0]?.kind === 'binary' && e.args[0].op === '/') return 'round() of a quotient';
+      if (e.name === 'round' && e.args[0]?.kind === 'binary' && e.args[0].op === '/' && !isExactQuotient(e.args[0]))
+        return 'round() of a quotient';
       return POSTGRES_ONLY.has(e.name) ? `${e.name}()` : undefined;
     default:
       return undefined;

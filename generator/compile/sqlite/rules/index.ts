@@ -10,6 +10,7 @@ import { booleansAsIntegers } from './booleans-as-integers.ts';
 import { castsForSqlite } from './casts-for-sqlite.ts';
 import { compoundArms } from './compound-arms.ts';
 import { datesThroughStrftime } from './dates-through-strftime.ts';
+import { exactRoundedAverages } from './exact-rounded-averages.ts';
 import { likeAsGlob } from './like-as-glob.ts';
 import { nullsAsPostgres } from './nulls-as-postgres.ts';
 import { orderByColumns } from './order-by-columns.ts';
@@ -28,6 +29,8 @@ export const SQLITE_RULES: readonly DialectRule[] = [
   { name: 'dates-through-strftime', apply: datesThroughStrftime },
   { name: 'like-as-glob', apply: likeAsGlob },
   { name: 'text-functions', apply: textFunctions },
+  // Before the casts rule reads an average as REAL.
+  { name: 'exact-rounded-averages', apply: exactRoundedAverages },
   { name: 'casts-for-sqlite', apply: castsForSqlite },
   { name: 'booleans-as-integers', apply: booleansAsIntegers },
   { name: 'order-by-columns', apply: orderByColumns },
