@@ -2,6 +2,9 @@ import type { TextResult } from '../database/database.ts';
 import { arrayElements } from './array-text.ts';
 import { normalizeResult, type NormalizedResult } from './run-query.ts';
 
+/** A number as PostgreSQL and SQLite print one. */
+const NUMBER = /^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/iu;
+
 /**
  * One value as both engines' answers are compared: PostgreSQL and SQLite print the same
  * fact differently, so each side is brought to one form before the usual normalization.
@@ -20,7 +23,7 @@ export function neutralValue(value: string | null): string | null {
   if (value === null) return null;
   if (value === 't' || value === 'true') return '1';
   if (value === 'f' || value === 'false') return '0';
-  if (/^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/iu.test(value)) {
+  if (NUMBER.test(value)) {
     if (/^-?\d+$/u.test(value) && value.replace('-', '').length <= 15) return String(Number(value));
     const n = Number(value);
     return Number.isFinite(n) ? String(Number(n.toPrecision(10))) : value;
@@ -61,4 +64,27 @@ function neutralElement(e: string | null): string | null {
 /** A result normalized for comparison across engines (see `neutralValue`). */
 export function neutralResult(result: TextResult, ordered: boolean): NormalizedResult {
   return normalizeResult({ columns: result.columns, rows: result.rows.map((row) => row.map(neutralValue)) }, ordered);
+}
+
+/**
+ * Whether two engines' neutral results are one answer: the same hash, or the same rows where
+ * every number differs by at most one unit in its tenth significant digit. That is what
+ * rounding to ten digits leaves of one value on either side of a half (PostgreSQL's exact
+ * average 1294.82647065, SQLite's REAL just below it).
+ */
+export function sameAnswer(a: NormalizedResult, b: NormalizedResult): boolean {
+  if (a.hash === b.hash) return true;
+  if (a.rows.length !== b.rows.length) return false;
+  return a.rows.every((row, i) => {
+    const other = b.rows[i] as readonly (string | null)[];
+    return row.length === other.length && row.every((v, j) => v === other[j] || nearlyEqual(v, other[j] ?? null));
+  });
+}
+
+function nearlyEqual(a: string | null, b: string | null): boolean {
+  if (a === null || b === null) return false;
+  const x = Number(a);
+  const y = Number(b);
+  if (!NUMBER.test(a) || !NUMBER.test(b) || !Number.isFinite(x) || !Number.isFinite(y)) return false;
+  return Math.abs(x - y) <= 1.000001e-9 * Math.max(Math.abs(x), Math.abs(y));
 }

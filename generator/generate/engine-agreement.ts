@@ -10,7 +10,7 @@
 import { DialectError, oneLine } from '../common/errors.ts';
 import { NO_RULE, sqliteFromTree } from '../compile/sqlite/compile-sqlite.ts';
 import { SqliteFile } from '../database/sqlite-database.ts';
-import { neutralResult } from '../execute/engine-neutral.ts';
+import { neutralResult, sameAnswer } from '../execute/engine-neutral.ts';
 import type { NormalizedResult } from '../execute/run-query.ts';
 import type { SqlQuery } from '../compile/sql-tree.ts';
 import { isOrdered, type Query } from '../query/conceptual-query.ts';
@@ -91,7 +91,7 @@ export function agreeOnSqlite(
       } catch (error) {
         return reject(`engine-disagreement:${variant.name}`, `${instance} instance: SQLite fails: ${oneLine(error)}`);
       }
-      if (got.hash !== want.hash)
+      if (!sameAnswer(got, want))
         reject(`engine-disagreement:${variant.name}`, `${instance} instance: ${difference(got, want)}`);
     }
   }
