@@ -40,11 +40,20 @@ if (typeof bound === 'number' && Number.isFinite(bound) && bound > 0) {
   WebAssembly.Memory = BoundedMemory;
 }
 
+// A bounded PostgreSQL also keeps its shared buffers small (PGlite's default is 128 MB, more than
+// half the bound), so the memory under the bound is the query's.
+const BOUNDED_OPTIONS = {
+  startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'],
+};
+
 const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
 /** @type {PGlite} */
 let db;
 try {
-  db = await PGlite.create(workerData.dir);
+  db = await PGlite.create(
+    workerData.dir,
+    typeof bound === 'number' && Number.isFinite(bound) && bound > 0 ? BOUNDED_OPTIONS : {},
+  );
   // The executor's guard reads strings this way; a database default could differ.
   await db.exec('SET standard_conforming_strings = on');
 } catch (error) {
