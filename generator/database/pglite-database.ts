@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExecutionError, LoadError } from '../common/errors.ts';
+import { collectAfterManyRows, rowsDropped } from '../common/garbage.ts';
 import {
   batchText,
   PageCounter,
@@ -286,7 +287,17 @@ type WireMessage =
  * left of the timeout (an overrun ends the worker, as for any query).
  */
 async function pgliteReadPaged(worker: PgliteWorker, read: PagedRead): Promise<PagedEnd> {
+  // The rows of reads before this one are dropped by now (a read to its timeout moves many).
+  collectAfterManyRows();
   const counter = new PageCounter(read);
+  try {
+    return await readPages(worker, read, counter);
+  } finally {
+    rowsDropped(counter.rowCount);
+  }
+}
+
+async function readPages(worker: PgliteWorker, read: PagedRead, counter: PageCounter): Promise<PagedEnd> {
   const started = performance.now();
   const left = (): number => Math.max(1, read.timeoutMs - (performance.now() - started));
   let setupLeft = read.setup.length;
