@@ -27,6 +27,7 @@ import { exportSettings } from '../export/export-settings.ts';
 import { checkDatabaseCount } from '../export/split-assign.ts';
 import type { ShardSpec } from '../run/shard-run.ts';
 import { shardFromEnvironment } from '../run/shard-engine.ts';
+import { finishCorpusShard, ownedDatabases, startCorpusShard, type CorpusShardState } from '../run/corpus-shards.ts';
 import { checkResume, writeRunSettings } from '../run/run-settings.ts';
 import { seedFromText } from '../assemble/build-manifest.ts';
 import { displayFor } from './progress-bar.ts';
@@ -138,7 +139,7 @@ const FLAGS = {
   shard: {
     type: 'string',
     value: 'i/N|auto|auto/N',
-    help: "run shard i of N (candidates c with c mod N = i−1) into its own DIR, stopping before the questions; equisql merge joins the shards. auto: i (and N) from an array job's variables (docs/scale-out.md)",
+    help: "run shard i of N (candidates c with c mod N = i−1) into its own DIR, stopping before the questions; with --corpus, the databases k with k mod N = i−1, whole, without the export; equisql merge joins the shards. auto: i (and N) from an array job's variables (docs/scale-out.md)",
   },
   'shard-margin': {
     type: 'string',
@@ -510,6 +511,66 @@ async function runPlan(plan: RunPlan, io: CliIo, options: { readonly exportAfter
   }
 }
 
+/** A shard as --shard gives it: i/N, or auto (auto/N) from an array job's variables. */
+async function shardOf(text: string, env: Readonly<Record<string, string | undefined>>): Promise<ShardSpec> {
+  return /^auto(\/|$)/u.test(text.trim())
+    ? autoShard(text.trim(), env)
+    : (await import('../run/shard-run.ts')).parseShard(text);
+}
+
+/**
+ * `generate --corpus … --shard i/N`: the shard's databases, each run as the unsharded corpus
+ * runs it, into DIR/databases/<db_id>/; no export (`merge` makes it over every shard).
+ */
+async function generateCorpusShard(
+  s: {
+    readonly corpus: CorpusShardState['corpus'];
+    readonly settings: CorpusShardState['settings'];
+    readonly shard: ShardSpec;
+    readonly owned: readonly CorpusDatabase[];
+    readonly plans: readonly RunPlan[];
+    readonly out: string;
+    readonly resume: boolean;
+  },
+  io: CliIo,
+): Promise<number> {
+  const { corpus, shard, out } = s;
+  const state: CorpusShardState = {
+    stage: 'corpus-shard',
+    corpus,
+    settings: s.settings,
+    shard: { index: shard.index, count: shard.count },
+    databases: s.owned.map((db) => db.db_id),
+  };
+  const release = lockDir(out, 'generate');
+  try {
+    startCorpusShard(out, state, s.resume);
+    let short = false;
+    for (const [k, plan] of s.plans.entries()) {
+      const db = s.owned[k] as CorpusDatabase;
+      io.err(
+        `corpus ${corpus.name}, shard ${shard.index}/${shard.count}: database ${k + 1}/${s.plans.length}: ${db.db_id}`,
+      );
+      const status = await runPlan(plan, io, { exportAfter: false });
+      if (status === EXIT.ok) continue;
+      if (!existsSync(join(plan.out, 'questions', `${plan.dataset.name}.jsonl`))) {
+        io.err(
+          `generate: --corpus ${corpus.name}: database ${db.db_id} gave no group (see ${join(plan.out, 'rejections.jsonl')}); the shard is not complete`,
+        );
+        return EXIT.checkFailed;
+      }
+      short = true;
+    }
+    finishCorpusShard(out, state);
+    io.err(
+      `corpus ${corpus.name}, shard ${shard.index}/${shard.count}: ${s.plans.length} databases done; merge the ${shard.count} shard directories with equisql merge`,
+    );
+    return short ? EXIT.checkFailed : EXIT.ok;
+  } finally {
+    release();
+  }
+}
+
 /** What a database's directory is called: its db_id, which must be a plain file name. */
 const DB_DIR_NAME = /^[\p{L}\p{N}_][\p{L}\p{N}_.-]{0,127}$/u;
 
@@ -527,7 +588,7 @@ async function generateCorpus(
   out: string,
   io: CliIo,
 ): Promise<number> {
-  for (const flag of ['from-suite', 'shard', 'shard-margin', 'instance-from', 'sample'] as const) {
+  for (const flag of ['from-suite', 'shard-margin', 'instance-from', 'sample'] as const) {
     if (flags[flag] !== undefined)
       throw new ConfigError(`generate: --${flag} belongs to one dataset's run; it does not go with --corpus`);
   }
@@ -545,9 +606,18 @@ async function generateCorpus(
         `generate: --corpus ${name}: db_id ${JSON.stringify(db.db_id.slice(0, 80))} is not a plain name (letters, digits, _ . -) to name its directory`,
       );
   }
+  // A shard of a corpus runs whole databases, each as the unsharded corpus runs it.
+  const shard = flags.shard === undefined ? undefined : await shardOf(flags.shard, io.env);
+  const owned = shard ? ownedDatabases(databases, shard) : databases;
+  if (owned.length === 0)
+    throw new ConfigError(
+      `generate: --corpus ${name} has ${databases.length} databases: shard ${shard?.index}/${shard?.count} would run none (use at most ${databases.length} shards)`,
+    );
   const plans: RunPlan[] = [];
-  for (const db of databases)
-    plans.push(await planRun(flags, db.dataset, configPath, cwd, join(out, 'databases', db.db_id), io));
+  for (const db of owned)
+    plans.push(
+      await planRun({ ...flags, shard: undefined }, db.dataset, configPath, cwd, join(out, 'databases', db.db_id), io),
+    );
   const exporting = exportSettings('generate', flags);
   if (exporting.split === 'database')
     checkDatabaseCount(
@@ -560,6 +630,14 @@ async function generateCorpus(
     name,
     databases: databases.map((db) => ({ db_id: db.db_id, source: db.entry.kind, dir: `databases/${db.db_id}` })),
   };
+  const settings = {
+    corpus: name,
+    seed,
+    groups: plans[0]?.groups,
+    databases: databases.map((db) => db.db_id),
+  };
+  if (shard)
+    return generateCorpusShard({ corpus, settings, shard, owned, plans, out, resume: flags.resume === true }, io);
   const { exportDataset } = await import('../export/export-dataset.ts');
   const release = lockDir(out, 'generate');
   try {
@@ -573,7 +651,6 @@ async function generateCorpus(
           `generate: ${manifestPath}: another corpus (or other databases) was generated here; give another --out`,
         );
     }
-    const settings = { corpus: name, seed, groups: plans[0]?.groups, databases: databases.map((db) => db.db_id) };
     // The export merges its section into this manifest; a resumed run keeps what is there.
     writeFileAtomic(
       manifestPath,

@@ -6,6 +6,7 @@ import { EXPORT_FLAGS } from './export-flags.ts';
 import { lockDir } from '../assemble/dir-lock.ts';
 import { exportSettings } from '../export/export-settings.ts';
 import { checkMergeDirs, expandShardDirs, mergeShards } from '../run/merge-shards.ts';
+import { isCorpusShard, mergeCorpusShards } from '../run/corpus-shards.ts';
 import { displayFor } from './progress-bar.ts';
 
 const FLAGS = {
@@ -25,7 +26,10 @@ settings writes, byte for byte; only the manifest's "timings" differ (they add u
 groups stages). A quoted pattern ('out/retail-*') names every folder it matches. Refused
 with one line: shards of other settings or seeds, a missing or twice-given shard, an
 unfinished shard or one without its completion marker (shard.done), a shard that stopped before a candidate the merged
-run needs (continue it with --resume and a larger --shard-margin).`;
+run needs (continue it with --resume and a larger --shard-margin).
+
+Shards of a corpus (generate --corpus NAME --shard i/N: each runs whole databases) are gathered
+the same way into the unsharded corpus run's folder and exported together, byte for byte.`;
 
 export const command: Command = {
   name: 'merge',
@@ -46,7 +50,8 @@ export const command: Command = {
     try {
       for (const d of new Set(shards)) locks.push(lockDir(d, 'merge'));
       const shown = displayFor(io);
-      const report = await mergeShards({ out, shards, ...settings, progress: shown.message, tick: shown.tick });
+      const merge = shards.length > 0 && isCorpusShard(shards[0] as string) ? mergeCorpusShards : mergeShards;
+      const report = await merge({ out, shards, ...settings, progress: shown.message, tick: shown.tick });
       shown.end();
       io.err(`merge: ${report.groups} groups, ${report.rows} rows into ${out}`);
       return report.groups >= report.target ? EXIT.ok : EXIT.checkFailed;
