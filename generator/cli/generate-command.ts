@@ -563,7 +563,7 @@ async function generateCorpusShard(
     }
     finishCorpusShard(out, state);
     io.err(
-      `corpus ${corpus.name}, shard ${shard.index}/${shard.count}: ${s.plans.length} databases done; merge the ${shard.count} shard directories with equisql merge`,
+      `corpus ${corpus.name}, shard ${shard.index}/${shard.count}: ${s.plans.length} database${s.plans.length === 1 ? '' : 's'} done; merge the ${shard.count} shard directories with equisql merge`,
     );
     return short ? EXIT.checkFailed : EXIT.ok;
   } finally {
