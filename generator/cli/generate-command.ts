@@ -511,6 +511,9 @@ async function runPlan(plan: RunPlan, io: CliIo, options: { readonly exportAfter
   }
 }
 
+/** Flags of a corpus shard that do not decide its data (where it runs, on which server); the export's are merge's. */
+const NOT_RUN_FLAGS = new Set(['corpus', 'out', 'resume', 'shard', 'db', 'config']);
+
 /** A shard as --shard gives it: i/N, or auto (auto/N) from an array job's variables. */
 async function shardOf(text: string, env: Readonly<Record<string, string | undefined>>): Promise<ShardSpec> {
   return /^auto(\/|$)/u.test(text.trim())
@@ -526,6 +529,7 @@ async function generateCorpusShard(
   s: {
     readonly corpus: CorpusShardState['corpus'];
     readonly settings: CorpusShardState['settings'];
+    readonly run: CorpusShardState['run'];
     readonly shard: ShardSpec;
     readonly owned: readonly CorpusDatabase[];
     readonly plans: readonly RunPlan[];
@@ -539,6 +543,7 @@ async function generateCorpusShard(
     stage: 'corpus-shard',
     corpus,
     settings: s.settings,
+    run: s.run,
     shard: { index: shard.index, count: shard.count },
     databases: s.owned.map((db) => db.db_id),
   };
@@ -555,7 +560,7 @@ async function generateCorpusShard(
       if (status === EXIT.ok) continue;
       if (!existsSync(join(plan.out, 'questions', `${plan.dataset.name}.jsonl`))) {
         io.err(
-          `generate: --corpus ${corpus.name}: database ${db.db_id} gave no group (see ${join(plan.out, 'rejections.jsonl')}); the shard is not complete`,
+          `generate: --corpus ${corpus.name}: database ${db.db_id} gave no group (see ${join(plan.out, 'rejections.jsonl')}); the shard is not complete, and the same flags give the same result: run the corpus without that database`,
         );
         return EXIT.checkFailed;
       }
@@ -636,8 +641,15 @@ async function generateCorpus(
     groups: plans[0]?.groups,
     databases: databases.map((db) => db.db_id),
   };
-  if (shard)
-    return generateCorpusShard({ corpus, settings, shard, owned, plans, out, resume: flags.resume === true }, io);
+  if (shard) {
+    // What decides the databases' data beyond the corpus's settings: every shard must agree.
+    const run = Object.fromEntries(
+      Object.entries(flags).filter(
+        ([k, v]) => v !== undefined && !NOT_RUN_FLAGS.has(k) && !Object.hasOwn(EXPORT_FLAGS, k),
+      ),
+    );
+    return generateCorpusShard({ corpus, settings, run, shard, owned, plans, out, resume: flags.resume === true }, io);
+  }
   const { exportDataset } = await import('../export/export-dataset.ts');
   const release = lockDir(out, 'generate');
   try {

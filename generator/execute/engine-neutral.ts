@@ -68,9 +68,10 @@ export function neutralResult(result: TextResult, ordered: boolean): NormalizedR
 
 /**
  * Whether two engines' neutral results are one answer: the same hash, or the same rows where
- * every number differs by at most one unit in its tenth significant digit. That is what
- * rounding to ten digits leaves of one value on either side of a half (PostgreSQL's exact
- * average 1294.82647065, SQLite's REAL just below it).
+ * two numbers, at least one of them with a fraction, differ by at most a unit or so of the
+ * tenth significant digit. That is what rounding to ten digits leaves of one value on either
+ * side of a half (PostgreSQL's exact average 1294.82647065, SQLite's REAL just below it). Whole
+ * numbers are never near: both engines count and sum integers exactly.
  */
 export function sameAnswer(a: NormalizedResult, b: NormalizedResult): boolean {
   if (a.hash === b.hash) return true;
@@ -83,8 +84,9 @@ export function sameAnswer(a: NormalizedResult, b: NormalizedResult): boolean {
 
 function nearlyEqual(a: string | null, b: string | null): boolean {
   if (a === null || b === null) return false;
+  if (!NUMBER.test(a) || !NUMBER.test(b) || !(/[.e]/iu.test(a) || /[.e]/iu.test(b))) return false;
   const x = Number(a);
   const y = Number(b);
-  if (!NUMBER.test(a) || !NUMBER.test(b) || !Number.isFinite(x) || !Number.isFinite(y)) return false;
+  if (!Number.isFinite(x) || !Number.isFinite(y)) return false;
   return Math.abs(x - y) <= 1.000001e-9 * Math.max(Math.abs(x), Math.abs(y));
 }

@@ -31,6 +31,8 @@ export interface CorpusShardState {
   readonly corpus: { readonly name: string; readonly databases: readonly { readonly db_id: string }[] };
   /** The unsharded run's settings, as its manifest records them. */
   readonly settings: Readonly<Record<string, unknown>>;
+  /** The other flags that decide the databases' data (scale, variants, grammar, …), as given. */
+  readonly run: Readonly<Record<string, unknown>>;
   readonly shard: ShardSpec;
   /** The db_ids this shard runs, in corpus order. */
   readonly databases: readonly string[];
@@ -108,18 +110,39 @@ function checkCorpusShards(dirs: readonly string[]): { dir: string; state: Corpu
       throw new ConfigError(
         `merge: ${dir}: not a shard of a corpus (no ${CORPUS_SHARD_FILE}), but ${dirs[0]} is one: merge the shards of one run`,
       );
-    return { dir, state: readJson<CorpusShardState>(join(dir, CORPUS_SHARD_FILE)) };
+    const path = join(dir, CORPUS_SHARD_FILE);
+    const state = readJson<CorpusShardState | null>(path);
+    if (
+      state === null ||
+      typeof state !== 'object' ||
+      state.stage !== 'corpus-shard' ||
+      typeof state.shard?.index !== 'number' ||
+      typeof state.shard?.count !== 'number' ||
+      !Array.isArray(state.corpus?.databases) ||
+      !Array.isArray(state.databases)
+    )
+      throw new ConfigError(
+        `merge: ${path} is not a corpus shard's state (run its generate command again into a new --out)`,
+      );
+    return { dir, state };
   });
   const first = shards[0] as (typeof shards)[number];
   const count = first.state.shard.count;
   const seen = new Map<number, string>();
   for (const { dir, state } of shards) {
-    if (state.stage !== 'corpus-shard' || typeof state.shard?.index !== 'number')
-      throw new ConfigError(`merge: ${join(dir, CORPUS_SHARD_FILE)} is not a corpus shard's state`);
     if (stableStringify(state.corpus) !== stableStringify(first.state.corpus))
       throw new ConfigError(`merge: ${dir} is a shard of another corpus than ${first.dir}`);
-    if (stableStringify(state.settings) !== stableStringify(first.state.settings))
-      throw new ConfigError(`merge: ${dir} was generated with other settings than ${first.dir}`);
+    for (const part of ['settings', 'run'] as const) {
+      const a = (state[part] ?? {}) as Record<string, unknown>;
+      const b = (first.state[part] ?? {}) as Record<string, unknown>;
+      const key = [...new Set([...Object.keys(a), ...Object.keys(b)])]
+        .sort()
+        .find((k) => stableStringify(a[k] ?? null) !== stableStringify(b[k] ?? null));
+      if (key !== undefined)
+        throw new ConfigError(
+          `merge: ${dir} was generated with ${key} ${stableStringify(a[key] ?? null)}, but ${first.dir} with ${stableStringify(b[key] ?? null)}`,
+        );
+    }
     if (state.shard.count !== count)
       throw new ConfigError(
         `merge: ${dir} is shard ${state.shard.index}/${state.shard.count}, but ${first.dir} is one of ${count} shards`,

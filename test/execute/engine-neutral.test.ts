@@ -31,6 +31,9 @@ describe('sameAnswer', () => {
     expect(sameAnswer(result(['1']), result(['1'], ['1']))).toBe(false);
     expect(sameAnswer(result(['1'], ['2']), result(['2'], ['1']))).toBe(false);
     expect(sameAnswer(result([null]), result(['0']))).toBe(false);
+    // Whole numbers are exact in both engines: a count, a sum or a code one apart is another answer.
+    expect(sameAnswer(result(['1000000000']), result(['1000000001']))).toBe(false);
+    expect(sameAnswer(result(['5551234567']), result(['5551234568']))).toBe(false);
     // A text that reads as a number only to Number() is compared as text.
     expect(sameAnswer(result(['0x10']), result(['16']))).toBe(false);
     expect(sameAnswer(result(['1', 'x']), result(['1', 'x']))).toBe(true);

@@ -85,6 +85,18 @@ describe('generate --corpus --shard auto, then merge', () => {
     expect(Object.keys(got).sort()).toEqual(Object.keys(want).sort());
     for (const [rel, bytes] of Object.entries(want)) expect(got[rel] === bytes, rel).toBe(true);
     expect((await runMain(['check', '--dir', out])).status).toBe(0);
+    // A shard run with another scale is not of this run: merge names the flag.
+    const state = JSON.parse(readFileSync(join(dirs[1] as string, 'corpus-shard.json'), 'utf8'));
+    expect(state.run).toMatchObject({ scale: 'tiny', groups: '2', variants: 'full_sti,full_cti' });
+    writeFileSync(
+      join(dirs[1] as string, 'corpus-shard.json'),
+      JSON.stringify({ ...state, run: { ...state.run, scale: 'small' } }),
+    );
+    const other = await runMain(['merge', ...EXPORT, '--out', join(tmp.dir, 'k8s-other'), ...dirs], { env });
+    expect(other.status).toBe(2);
+    expect(other.stderr).toMatch(
+      /^equisql merge: .*task-1 was generated with scale "small", but .*task-0 with "tiny"\n$/u,
+    );
   }, 300_000);
 
   it('three Slurm tasks (--array=1-3) merge to the same bytes; a missing or unfinished shard is refused naming it', async () => {

@@ -9,7 +9,7 @@ import { rewriteQuery } from '../sql-tree-walk.ts';
  */
 export type ColumnOrigin =
   | { readonly kind: 'table'; readonly sqlType: string | undefined }
-  | { readonly kind: 'output'; readonly arm: SqlSelect; readonly expr: SqlExpr };
+  | { readonly kind: 'output'; readonly query: SqlQuery; readonly arm: SqlSelect; readonly expr: SqlExpr };
 
 /** The WITH queries a FROM anywhere in the tree may name. */
 export function withQueries(tree: SqlQuery): ReadonlyMap<string, SqlQuery> {
@@ -26,6 +26,11 @@ export function withQueries(tree: SqlQuery): ReadonlyMap<string, SqlQuery> {
 /** The first SELECT of a query, whose outputs name a compound's columns. */
 export function firstArm(q: SqlQuery): SqlSelect {
   return q.kind === 'set' ? firstArm(q.left) : q;
+}
+
+/** Every SELECT of a query, left to right: a compound's arms. */
+function armsOf(q: SqlQuery): SqlSelect[] {
+  return q.kind === 'set' ? [...armsOf(q.left), ...armsOf(q.right)] : [q];
 }
 
 /** The expression of `arm`'s output named `name`: its alias, or a bare column of that name. */
@@ -50,14 +55,17 @@ export function columnOrigin(
   if (inner !== undefined) {
     const arm = firstArm(inner);
     const expr = outputOf(arm, e.name);
-    return expr === undefined || expr === e ? undefined : { kind: 'output', arm, expr };
+    return expr === undefined || expr === e ? undefined : { kind: 'output', query: inner, arm, expr };
   }
   if (item?.kind !== 'table') return undefined;
   const sqlType = schema?.tables.find((t) => t.name === item.name)?.columns.find((c) => c.name === e.name)?.sqlType;
   return { kind: 'table', sqlType };
 }
 
-/** The PostgreSQL type of column `e` read in `q`, followed through derived tables; undefined where unknown. */
+/**
+ * The PostgreSQL type of column `e` read in `q`, followed through derived tables; undefined
+ * where unknown, or where a compound's arms give the column different types.
+ */
 export function columnType(
   q: SqlSelect,
   e: SqlColumn,
@@ -66,5 +74,11 @@ export function columnType(
 ): string | undefined {
   const origin = columnOrigin(q, e, ctes, schema);
   if (origin?.kind === 'table') return origin.sqlType;
-  return origin?.expr.kind === 'column' ? columnType(origin.arm, origin.expr, ctes, schema) : undefined;
+  if (origin?.kind !== 'output') return undefined;
+  const at = origin.arm.columns.findIndex((c) => c.expr === origin.expr);
+  const types = armsOf(origin.query).map((arm) => {
+    const expr = arm.columns[at]?.expr;
+    return expr?.kind === 'column' ? columnType(arm, expr, ctes, schema) : undefined;
+  });
+  return types.every((t) => t === types[0]) ? types[0] : undefined;
 }

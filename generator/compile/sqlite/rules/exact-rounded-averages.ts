@@ -44,10 +44,11 @@ export function exactRoundedAverages(tree: SqlQuery, schema: RelationalSchema): 
   });
 }
 
-/** The decimal places of an exact numeric type: 0 for the integers, s of `numeric(p,s)`; undefined otherwise. */
+/** The decimal places of an exact numeric type: 0 for integer and smallint, s of `numeric(p,s)`; undefined otherwise. */
 export function exactScale(sqlType: string | undefined): number | undefined {
   if (sqlType === undefined) return undefined;
-  if (['integer', 'bigint', 'smallint'].includes(sqlType)) return 0;
+  // Not bigint: SQLite's sum() of integers past 2^63 fails where avg() does not.
+  if (['integer', 'smallint'].includes(sqlType)) return 0;
   const numeric = /^numeric\(\d+,\s*(\d+)\)$/u.exec(sqlType);
   return numeric ? Number(numeric[1]) : undefined;
 }
