@@ -18,7 +18,13 @@ import { ConfigError } from '../common/errors.ts';
 import { sha256, stableStringify } from '../common/hash.ts';
 import { checkOutputDir } from '../common/make-directory.ts';
 import { exportDataset } from '../export/export-dataset.ts';
-import type { MergeOptions, MergeReport } from './merge-shards.ts';
+import {
+  firstDifference,
+  noteShard,
+  refuseMissingShards,
+  type MergeOptions,
+  type MergeReport,
+} from './merge-shards.ts';
 import type { ShardSpec } from './shard-run.ts';
 
 export const CORPUS_SHARD_FILE = 'corpus-shard.json';
@@ -135,22 +141,13 @@ function checkCorpusShards(dirs: readonly string[]): { dir: string; state: Corpu
     for (const part of ['settings', 'run'] as const) {
       const a = (state[part] ?? {}) as Record<string, unknown>;
       const b = (first.state[part] ?? {}) as Record<string, unknown>;
-      const key = [...new Set([...Object.keys(a), ...Object.keys(b)])]
-        .sort()
-        .find((k) => stableStringify(a[k] ?? null) !== stableStringify(b[k] ?? null));
+      const key = firstDifference(a, b);
       if (key !== undefined)
         throw new ConfigError(
           `merge: ${dir} was generated with ${key} ${stableStringify(a[key] ?? null)}, but ${first.dir} with ${stableStringify(b[key] ?? null)}`,
         );
     }
-    if (state.shard.count !== count)
-      throw new ConfigError(
-        `merge: ${dir} is shard ${state.shard.index}/${state.shard.count}, but ${first.dir} is one of ${count} shards`,
-      );
-    const other = seen.get(state.shard.index);
-    if (other !== undefined)
-      throw new ConfigError(`merge: shard ${state.shard.index}/${count} is given twice (${other} and ${dir})`);
-    seen.set(state.shard.index, dir);
+    noteShard(seen, dir, state.shard, first.dir, count);
     const own = ownedDatabases(
       first.state.corpus.databases.map((d) => d.db_id),
       state.shard,
@@ -174,16 +171,7 @@ function checkCorpusShards(dirs: readonly string[]): { dir: string; state: Corpu
         );
     }
   }
-  const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !seen.has(i));
-  if (missing.length > 0)
-    throw new ConfigError(
-      `merge: shard ${missing.map((i) => `${i}/${count}`).join(', ')} of corpus ${first.state.corpus.name} missing (given: ${[
-        ...seen.keys(),
-      ]
-        .sort((a, b) => a - b)
-        .map((i) => `${i}/${count}`)
-        .join(', ')})`,
-    );
+  refuseMissingShards(seen, count, ` of corpus ${first.state.corpus.name}`);
   return shards.sort((a, b) => a.state.shard.index - b.state.shard.index);
 }
 

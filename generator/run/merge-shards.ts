@@ -29,6 +29,7 @@ import {
   readShardState,
   type CandidateOutcome,
   type ShardDone,
+  type ShardSpec,
   type ShardState,
 } from './shard-run.ts';
 import { replayShards } from './shard-replay.ts';
@@ -128,7 +129,7 @@ export function expandShardDirs(operands: readonly string[], cwd: string): strin
 }
 
 /** The first top-level key whose values differ, for a one-line message. */
-function firstDifference(
+export function firstDifference(
   a: Readonly<Record<string, unknown>>,
   b: Readonly<Record<string, unknown>>,
 ): string | undefined {
@@ -170,6 +171,36 @@ export function checkMergeDirs(out: string, shards: readonly string[]): void {
     throw new ConfigError(`merge: --out ${out}: a file, not a directory (merge writes a new directory)`);
 }
 
+/** Notes shard `shard` of `dir` in `seen` (index → folder); one of another count, or given twice, is refused. */
+export function noteShard(
+  seen: Map<number, string>,
+  dir: string,
+  shard: ShardSpec,
+  firstDir: string,
+  count: number,
+): void {
+  if (shard.count !== count)
+    throw new ConfigError(
+      `merge: ${dir} is shard ${shard.index}/${shard.count}, but ${firstDir} is one of ${count} shards`,
+    );
+  const other = seen.get(shard.index);
+  if (other !== undefined)
+    throw new ConfigError(`merge: shard ${shard.index}/${count} is given twice (${other} and ${dir})`);
+  seen.set(shard.index, dir);
+}
+
+/** Refuses shards that leave one of 1 … count out, naming those missing and those given (`of`: what they are shards of). */
+export function refuseMissingShards(seen: ReadonlyMap<number, string>, count: number, of: string): void {
+  const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !seen.has(i));
+  if (missing.length > 0)
+    throw new ConfigError(
+      `merge: shard ${missing.map((i) => `${i}/${count}`).join(', ')}${of} missing (given: ${[...seen.keys()]
+        .sort((a, b) => a - b)
+        .map((i) => `${i}/${count}`)
+        .join(', ')})`,
+    );
+}
+
 /** The shard states, checked to be one complete run of the same settings split N ways. */
 function checkShards(
   dirs: readonly string[],
@@ -189,14 +220,7 @@ function checkShards(
   const count = first.state.shard.count;
   const seen = new Map<number, string>();
   for (const { dir, state } of shards) {
-    if (state.shard.count !== count)
-      throw new ConfigError(
-        `merge: ${dir} is shard ${state.shard.index}/${state.shard.count}, but ${first.dir} is one of ${count} shards`,
-      );
-    const other = seen.get(state.shard.index);
-    if (other !== undefined)
-      throw new ConfigError(`merge: shard ${state.shard.index}/${count} is given twice (${other} and ${dir})`);
-    seen.set(state.shard.index, dir);
+    noteShard(seen, dir, state.shard, first.dir, count);
     const key = firstDifference(first.state.settings, state.settings);
     if (key !== undefined)
       throw new ConfigError(
@@ -234,14 +258,7 @@ function checkShards(
         `merge: ${join(dir, 'build.json')} differs from ${join(first.dir, 'build.json')} (shards of one run have the same build)`,
       );
   }
-  const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !seen.has(i));
-  if (missing.length > 0)
-    throw new ConfigError(
-      `merge: shard ${missing.map((i) => `${i}/${count}`).join(', ')} missing (given: ${[...seen.keys()]
-        .sort((a, b) => a - b)
-        .map((i) => `${i}/${count}`)
-        .join(', ')})`,
-    );
+  refuseMissingShards(seen, count, '');
   return shards.sort((a, b) => a.state.shard.index - b.state.shard.index) as {
     dir: string;
     state: ShardState & { readonly seals: ShardDone['seals'] };
