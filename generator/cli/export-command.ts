@@ -52,6 +52,7 @@ const DETAILS = `Re-exports a generated directory without regenerating, into:
   DIR/README.md                                      dataset card (Hugging Face front matter)
   DIR/evaluators/bird/<split>.json, <split>_gold.sql  with --formats …,bird (BIRD's questions and gold file)
   DIR/evaluators/defog/<split>.csv                   with --formats …,defog (sql-eval's questions file)
+  DIR/evaluators/defog/defog_data/                   with --formats …,defog (the databases, as sql-eval's defog-data package)
   DIR/evaluators/spider/<split>_gold.sql             with --formats …,spider (Spider's gold file)
   DIR/evaluators/sqlite/<split>.json, <split>_gold.sql, database/
                                                      with --formats …,sqlite (the same with SQLite SQL, and the SQLite files)

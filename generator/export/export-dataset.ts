@@ -34,7 +34,9 @@ import { serializeRecord, type ExportRecord } from '../records/export-record.ts'
 import { planSplits, SPLIT_NAMES, type SplitKind, type SplitName, type SplitRatios } from './split-assign.ts';
 import { writeMessagesParquet, writeParquet } from './parquet-sink.ts';
 import { fullDdl as promptDdl, type PromptSchema } from './prompt-schema.ts';
-import { promptSchemaTexts } from './prompt-schema-source.ts';
+import { builtSchemas, promptSchemaTexts } from './prompt-schema-source.ts';
+import { DEFOG_DATA_DIR, defogDataFiles } from './formats/defog-data.ts';
+import type { RelationalSchema } from '../variants/relational-schema.ts';
 import {
   finetuneParquetFile,
   finetuneSplit,
@@ -508,6 +510,17 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
             .digest('hex'),
         };
       }
+    }
+    // sql-eval looks each db_name up in a defog-data package: the export's databases as one.
+    if (evaluatorFormats.includes('defog')) {
+      const schemas = new Map(
+        sources.flatMap((src) => {
+          const built = builtSchemas(src.dir).schemas;
+          return src.variants.map((v) => [`${src.dataset}/${v}`, built.get(v) as RelationalSchema] as const);
+        }),
+      );
+      mkdirSync(join(dir, DEFOG_DATA_DIR), { recursive: true });
+      for (const f of defogDataFiles(schemas)) put(f.rel, f.lines, f.count);
     }
     rlSection = rl?.finish();
     if (rlSection && rlSection.left_out > 0)

@@ -7,7 +7,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readManifest } from '../assemble/build-manifest.ts';
 import { parseDomainJson } from '../er-model/domain-json.ts';
-import { indexDomain } from '../er-model/er-index.ts';
+import { type ErIndex, indexDomain } from '../er-model/er-index.ts';
+import type { Domain } from '../er-model/er-model.ts';
+import type { RelationalSchema } from '../variants/relational-schema.ts';
 import { generateInstance } from '../instance/generate-instance.ts';
 import { buildRelationalSchema } from '../variants/build-schema.ts';
 import { columnExamples, compactDdl, type PromptSchema } from './prompt-schema.ts';
@@ -20,18 +22,25 @@ import { columnExamples, compactDdl, type PromptSchema } from './prompt-schema.t
  * promptSchemaTexts('output/social_media', 'compact').get('full_sti'); // 'CREATE TABLE account (…'
  */
 export function promptSchemaTexts(dir: string, kind: Exclude<PromptSchema, 'full'>): Map<string, string> {
+  const { domain, index, schemas } = builtSchemas(dir);
   const build = readManifest(dir);
-  const erPath = join(dir, 'er.json');
-  const domain = parseDomainJson(readFileSync(erPath, 'utf8'), erPath);
-  const index = indexDomain(domain);
   const instance =
     kind === 'compact+values'
       ? generateInstance(domain, { seed: build.seed, scale: build.scale, profile: build.profile, counts: build.counts })
       : undefined;
-  const out = new Map<string, string>();
-  for (const v of build.variants) {
-    const schema = buildRelationalSchema(index, v.spec);
-    out.set(v.name, compactDdl(schema, instance ? columnExamples(index, instance, schema) : undefined));
-  }
-  return out;
+  return new Map(
+    [...schemas].map(([name, schema]) => [
+      name,
+      compactDdl(schema, instance ? columnExamples(index, instance, schema) : undefined),
+    ]),
+  );
+}
+
+/** The relational schema of each variant of the build in `dir`, by variant name, with the model it was built from. */
+export function builtSchemas(dir: string): { domain: Domain; index: ErIndex; schemas: Map<string, RelationalSchema> } {
+  const build = readManifest(dir);
+  const erPath = join(dir, 'er.json');
+  const domain = parseDomainJson(readFileSync(erPath, 'utf8'), erPath);
+  const index = indexDomain(domain);
+  return { domain, index, schemas: new Map(build.variants.map((v) => [v.name, buildRelationalSchema(index, v.spec)])) };
 }

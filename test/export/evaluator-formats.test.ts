@@ -105,6 +105,9 @@ describe('evaluator formats read back', () => {
           `evaluators/defog/${s}.csv`,
           `evaluators/spider/${s}_gold.sql`,
         ]),
+        ...['__init__.py', 'metadata.py', 'supplementary.py', 'metadata.json', 'columns_join.json'].map(
+          (f) => `evaluators/defog/defog_data/${f}`,
+        ),
         'record.schema.json',
         '.gitattributes',
       ].sort(),
@@ -197,6 +200,60 @@ describe('evaluator formats read back', () => {
       });
       expect(manifestOf(evaluated).export.files[`evaluators/defog/${split}.csv`].rows).toBe(kept.length);
     }
+  });
+
+  it("defog's defog_data package, imported by Python: every db_id with the tables and columns of its DDL, joins on its foreign keys", () => {
+    const script = [
+      'import json, sys',
+      'sys.path.insert(0, sys.argv[1])',
+      'from defog_data.metadata import dbs',
+      'from defog_data.supplementary import columns_join',
+      'print(json.dumps({"dbs": dbs, "joins": {db: [[list(k), [list(p) for p in v]] for k, v in j.items()] for db, j in columns_join.items()}}))',
+    ].join('\n');
+    const run = spawnSync('python3', ['-c', script, join(evaluated, 'evaluators/defog')], { encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    const { dbs, joins } = JSON.parse(run.stdout) as {
+      dbs: Record<
+        string,
+        { table_metadata: Record<string, { column_name: string; data_type: string }[]>; glossary: string }
+      >;
+      joins: Record<string, [[string, string], [string, string][]][]>;
+    };
+    const schemas = manifestOf(evaluated).export.schemas as Record<string, { ddl: string }>;
+    expect(Object.keys(dbs).sort()).toEqual(Object.keys(schemas).sort());
+    for (const [id, { ddl }] of Object.entries(schemas)) {
+      const text = read(join(evaluated, ddl));
+      // The DDL's tables, each with its column names in order (the lines up to the first constraint).
+      const tables = [...text.matchAll(/^CREATE TABLE (\S+) \(\n([\s\S]*?)\n\);/gmu)].map(([, name, body]) => [
+        name,
+        (body as string)
+          .split('\n')
+          .map((l) => l.trim().split(/\s+/u)[0] as string)
+          .filter((w) => !/^(PRIMARY|UNIQUE|CHECK|FOREIGN|CONSTRAINT)$/u.test(w)),
+      ]);
+      const db = dbs[id] as (typeof dbs)[string];
+      expect(Object.entries(db.table_metadata).map(([t, cols]) => [t, cols.map((c) => c.column_name)])).toEqual(tables);
+      expect(db.glossary).toBe('');
+      const columns = new Set(
+        Object.entries(db.table_metadata).flatMap(([t, cols]) => cols.map((c) => `${t}.${c.column_name}`)),
+      );
+      const references = [...text.matchAll(/FOREIGN KEY \(([^)]*)\)/gu)]
+        .map((m) => (m[1] as string).split(',').length)
+        .reduce((a, b) => a + b, 0);
+      expect(references).toBeGreaterThan(0);
+      let pairs = 0;
+      for (const [[from, to], list] of joins[id] ?? []) {
+        for (const [a, b] of list) {
+          expect(a.startsWith(`${from}.`) && b.startsWith(`${to}.`)).toBe(true);
+          expect(columns.has(a) && columns.has(b), `${id}: ${a} = ${b}`).toBe(true);
+          pairs++;
+        }
+      }
+      expect(pairs).toBe(references);
+    }
+    expect(manifestOf(evaluated).export.files['evaluators/defog/defog_data/metadata.json'].rows).toBe(
+      Object.keys(schemas).length,
+    );
   });
 
   it('refuses --formats sqlite in one line, exit 2, for a run not checked on SQLite', () => {
