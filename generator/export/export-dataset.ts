@@ -487,6 +487,10 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
       const evaluated = evaluatorFiles(split, list, evaluatorFormats, sqliteFrom);
       for (const f of evaluated.files) put(f.rel, f.lines, f.count);
       sqliteHeld.push(...evaluated.sqliteRows);
+      if (evaluatorFormats.includes('sqlite'))
+        options.progress?.(
+          `export: ${split}: sqlite: ${evaluated.spiderRows} of ${evaluated.sqliteRows.length} rows in the grammar of Spider's evaluator (evaluators/sqlite/spider/)`,
+        );
       for (const [f, n] of Object.entries(evaluated.leftOut) as [EvaluatorFormat, number][])
         leftOut[f] = (leftOut[f] ?? 0) + n;
       await rl?.split(split, list, (r) => ddl.get(r.schema_id) as string);

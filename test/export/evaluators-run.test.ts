@@ -46,6 +46,12 @@ const goldOf = (split: string): [string, string][] =>
     .split('\n')
     .filter((l) => l !== '')
     .map((l) => l.split('\t') as [string, string]);
+const spiderItemsOf = (split: string): Item[] => JSON.parse(read(join(layout, `spider/${split}.json`))) as Item[];
+const spiderGoldOf = (split: string): [string, string][] =>
+  read(join(layout, `spider/${split}_gold.sql`))
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => l.split('\t') as [string, string]);
 const groups = (): Map<string, GroupRecord> => {
   const out = new Map<string, GroupRecord>();
   for (const line of read(join(dir, 'groups/social_media.jsonl')).split('\n'))
@@ -191,6 +197,37 @@ describe('the SQLite layout (export --formats sqlite)', () => {
     }
   }, 120_000);
 
+  it("spider/: the held rows Spider's grammar reads, in order, their SQL without output names, and equisql eval scores that SQL 100% on both instances", async () => {
+    let total = 0;
+    for (const split of SPLITS) {
+      const items = itemsOf(split);
+      const spiderItems = spiderItemsOf(split);
+      const gold = spiderGoldOf(split);
+      expect(gold).toEqual(spiderItems.map((it) => [it.SQL, it.db_id]));
+      const at = new Map(items.map((it, i) => [it.id, i]));
+      // A subsequence of the held items, numbered from 0 in its own file.
+      const places = spiderItems.map((it) => at.get(it.id) as number);
+      expect(places.every((p, i) => p !== undefined && (i === 0 || p > (places[i - 1] as number)))).toBe(true);
+      spiderItems.forEach((it, i) => {
+        const whole = items[places[i] as number] as Item;
+        expect(it).toEqual({ ...whole, question_id: i, SQL: it.SQL });
+        // Only output names were taken out: the rest of the text is the held SQL's.
+        expect(it.SQL.length).toBeLessThanOrEqual(whole.SQL.length);
+        expect(it.SQL).not.toMatch(/\)\s+AS\s/iu);
+      });
+      const spiderSql = new Map(spiderItems.map((it) => [it.id, it.SQL]));
+      const verdicts = await equisqlVerdicts(split, (it) => spiderSql.get(it.id) ?? it.SQL);
+      items.forEach((it, i) => {
+        const v = verdicts[i] as Verdict;
+        expect(v.correct && v.main && v.edge, `${it.id}: ${spiderSql.get(it.id)}`).toBe(true);
+      });
+      total += spiderItems.length;
+      const manifest = JSON.parse(read(join(dir, 'manifest.json')));
+      expect(manifest.export.files[`evaluators/sqlite/spider/${split}_gold.sql`].rows).toBe(gold.length);
+    }
+    expect(total).toBeGreaterThan(0);
+  }, 120_000);
+
   it('leaves out a row whose variant SQLite does not hold, or whose SQLite SQL has a line break inside a literal', () => {
     const base = rowsOf('train')[0] as ExportRecord;
     const rows = ['held', 'unheld', 'literal'].map((id) => ({ ...base, id, variant: id }) as ExportRecord);
@@ -199,12 +236,16 @@ describe('the SQLite layout (export --formats sqlite)', () => {
       unheld: undefined,
       literal: "SELECT 'a\nb' AS x",
     };
-    const source: SqliteSource = { sqlOf: (r) => sql[r.variant], fileOf: () => '/nowhere.sqlite' };
+    const source: SqliteSource = {
+      sqlOf: (r) => sql[r.variant],
+      fileOf: () => '/nowhere.sqlite',
+      spiderSchemaOf: () => new Map(),
+    };
     const held = sqliteRows(rows, source);
     expect(held.leftOut).toBe(2);
     expect(held.rows.map((r) => [r.id, r.sql])).toEqual([['held', 'SELECT t.name FROM tag AS t']]);
     // A variant without a SQLite file is left out as well.
-    expect(sqliteRows(rows, { sqlOf: (r) => sql[r.variant], fileOf: () => undefined }).rows).toEqual([]);
+    expect(sqliteRows(rows, { ...source, fileOf: () => undefined }).rows).toEqual([]);
   });
 
   it('an export without sqlite removes the layout, databases and all', async () => {
@@ -439,7 +480,7 @@ describe.skipIf(minidevMissing !== undefined)(
 );
 
 /** The lines of a gold file that Spider's own parser (process_sql.get_sql) reads, by index. */
-function spiderReadable(split: string): number[] {
+function spiderReadable(gold: string): number[] {
   const code = [
     'import os, sys',
     'from process_sql import get_schema, Schema, get_sql',
@@ -451,10 +492,7 @@ function spiderReadable(split: string): number[] {
     '    except Exception:',
     '        pass',
   ].join('\n');
-  const run = spawnSync(PYTHON, ['-c', code, join(layout, 'database'), join(layout, `${split}_gold.sql`)], {
-    cwd: SPIDER,
-    encoding: 'utf8',
-  });
+  const run = spawnSync(PYTHON, ['-c', code, join(layout, 'database'), gold], { cwd: SPIDER, encoding: 'utf8' });
   expect(run.status, run.stderr).toBe(0);
   return run.stdout
     .split('\n')
@@ -499,25 +537,25 @@ describe.skipIf(spiderMissing !== undefined)(
       const at = lines.findIndex((l) => l.includes('EXECUTION ACCURACY'));
       return { status: run.status ?? -1, all: Number(lines[at + 1]?.trim().split(/\s+/u).at(-1)), stderr: run.stderr };
     }
-    /** The gold file of a split cut to the lines Spider's parser reads. */
-    function readableGold(split: string): { path: string; lines: [string, string][] } {
-      const keep = spiderReadable(split);
-      const lines = keep.map((i) => goldOf(split)[i] as [string, string]);
-      const path = join(tmp.dir, `spider-${split}_gold.sql`);
-      writeFileSync(path, lines.map((l) => `${l.join('\t')}\n`).join(''));
-      return { path, lines };
-    }
-
-    it('stops at the first gold line its grammar does not read; on the lines it reads, scores the gold 100%', () => {
+    it('stops at the first line of the whole gold file its grammar does not read, which is why the layout has spider/', () => {
       const whole = spider(
         join(layout, 'train_gold.sql'),
         goldOf('train').map(([s]) => s),
       );
       expect(whole.status).not.toBe(0);
       expect(whole.stderr).toMatch(/AssertionError|KeyError/u);
+      // On the whole file its parser reads fewer lines than spider/ holds: the output names cost the most.
+      const readable = SPLITS.map((split) => spiderReadable(join(layout, `${split}_gold.sql`)).length);
+      const held = SPLITS.map((split) => spiderGoldOf(split).length);
+      expect(readable.reduce((a, b) => a + b, 0)).toBeLessThan(held.reduce((a, b) => a + b, 0));
+    }, 300_000);
+
+    it('reads every line of spider/<split>_gold.sql, and scores the gold 100% on every split', () => {
       let read = 0;
       for (const split of SPLITS) {
-        const { path, lines } = readableGold(split);
+        const path = join(layout, `spider/${split}_gold.sql`);
+        const lines = spiderGoldOf(split);
+        expect(spiderReadable(path)).toEqual(lines.map((_, i) => i));
         read += lines.length;
         if (lines.length === 0) continue;
         const result = spider(
@@ -532,26 +570,27 @@ describe.skipIf(spiderMissing !== undefined)(
 
     it('scores predictions wrong at every 5th line as the hand count says', () => {
       for (const split of SPLITS) {
-        const { path, lines } = readableGold(split);
+        const lines = spiderGoldOf(split);
         if (lines.length === 0) continue;
         const sqls = lines.map(([s], i) => (wrongAt(i) ? WRONG : s));
-        const result = spider(path, sqls);
+        const result = spider(join(layout, `spider/${split}_gold.sql`), sqls);
         expect(result.status, result.stderr).toBe(0);
         expect(countOf(result.all, lines.length, 1, 3), split).toBe(lines.filter((_, i) => !wrongAt(i)).length);
       }
     }, 300_000);
 
     it('drops DISTINCT before comparing, so accepts predictions wrong only in duplicate rows; with --keep_distinct it counts them wrong as equisql eval does', async () => {
-      // Over every split's readable lines: at least one of them has an answer with duplicate rows.
+      // Over every split: at least one line has an answer with duplicate rows.
       let duplicates = 0;
       for (const split of SPLITS) {
-        const keep = spiderReadable(split);
-        const { path, lines } = readableGold(split);
+        const path = join(layout, `spider/${split}_gold.sql`);
+        const lines = spiderGoldOf(split);
         if (lines.length === 0) continue;
         const sqls = lines.map(([s]) => distinctOf(s));
         expect(spider(path, sqls).all).toBe(1);
+        const ids = new Set(spiderItemsOf(split).map((it) => it.id));
         const verdicts = await equisqlVerdicts(split, (it) => distinctOf(it.SQL));
-        const right = keep.filter((i) => (verdicts[i] as Verdict).correct).length;
+        const right = itemsOf(split).filter((it, i) => ids.has(it.id) && (verdicts[i] as Verdict).correct).length;
         duplicates += lines.length - right;
         const kept = spider(path, sqls, ['--keep_distinct']);
         expect(kept.status, kept.stderr).toBe(0);

@@ -11,24 +11,31 @@ import { birdFiles } from './bird-files.ts';
 import { defogFiles } from './defog-files.ts';
 import { EVALUATOR_DIR, type EvaluatorFile } from './evaluator-file.ts';
 import { spiderFiles } from './spider-files.ts';
-import { sqliteFiles, type SqliteSource } from './sqlite-files.ts';
+import { SPIDER_FOLDER, SQLITE_FOLDER, sqliteFiles, type SqliteSource } from './sqlite-files.ts';
 
 export const EVALUATOR_FORMATS = ['bird', 'defog', 'spider', 'sqlite'] as const;
 export type EvaluatorFormat = (typeof EVALUATOR_FORMATS)[number];
 
 /**
- * The files of `formats` for one split's rows, the records a format had to leave out, and the
- * rows the SQLite layout holds (`sqlite`, which needs the run's SQLite source).
+ * The files of `formats` for one split's rows, the records a format had to leave out, the
+ * rows the SQLite layout holds (`sqlite`, which needs the run's SQLite source) and how many of
+ * them Spider's evaluator can read.
  */
 export function evaluatorFiles(
   split: SplitName,
   rows: readonly ExportRecord[],
   formats: readonly EvaluatorFormat[],
   sqlite?: SqliteSource,
-): { files: EvaluatorFile[]; leftOut: Partial<Record<EvaluatorFormat, number>>; sqliteRows: ExportRecord[] } {
+): {
+  files: EvaluatorFile[];
+  leftOut: Partial<Record<EvaluatorFormat, number>>;
+  sqliteRows: ExportRecord[];
+  spiderRows: number;
+} {
   const files: EvaluatorFile[] = [];
   const leftOut: Partial<Record<EvaluatorFormat, number>> = {};
   let held: ExportRecord[] = [];
+  let spider = 0;
   for (const f of formats) {
     if (f === 'bird') files.push(...birdFiles(split, rows));
     else if (f === 'spider') files.push(...spiderFiles(split, rows));
@@ -38,18 +45,21 @@ export function evaluatorFiles(
       files.push(...s.files);
       leftOut.sqlite = s.leftOut;
       held = s.rows;
+      spider = s.spider;
     } else {
       const d = defogFiles(split, rows);
       files.push(...d.files);
       leftOut.defog = d.leftOut;
     }
   }
-  return { files, leftOut, sqliteRows: held };
+  return { files, leftOut, sqliteRows: held, spiderRows: spider };
 }
 
 /** Makes `evaluators/<format>/` for each format to be written. */
 export function prepareEvaluatorDirs(dir: string, formats: readonly EvaluatorFormat[]): void {
   for (const f of formats) mkdirSync(join(dir, EVALUATOR_DIR, f), { recursive: true });
+  if (formats.includes('sqlite'))
+    mkdirSync(join(dir, EVALUATOR_DIR, SQLITE_FOLDER, SPIDER_FOLDER), { recursive: true });
 }
 
 /**

@@ -19,6 +19,7 @@
  * not read. Item i of `<split>.json` and line i of `<split>_gold.sql` are the same record.
  */
 import { existsSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { ConfigError } from '../../common/errors.ts';
 import type { GroupRecord } from '../../records/group-record.ts';
@@ -28,9 +29,13 @@ import { birdFiles, birdItem } from './bird-files.ts';
 import { EVALUATOR_DIR, type EvaluatorFile } from './evaluator-file.ts';
 import { dbId } from './gold-lines.ts';
 import { oneLineSql } from './one-line-sql.ts';
+import { type SpiderSchema, spiderForm } from './spider-grammar.ts';
 
 /** The folder under `evaluators/`. */
 export const SQLITE_FOLDER = 'sqlite';
+
+/** The folder under it of the rows Spider's evaluator reads. */
+export const SPIDER_FOLDER = 'spider';
 
 /** The folder of the database copies (left out of the Hub's list, as every database is). */
 export const SQLITE_DATABASE_DIR = `${EVALUATOR_DIR}/${SQLITE_FOLDER}/database/`;
@@ -46,6 +51,26 @@ export interface SqliteSource {
   readonly sqlOf: (r: ExportRecord) => string | undefined;
   /** The variant's SQLite file of an instance, absolute; undefined when the run has none. */
   readonly fileOf: (variant: string, instance: 'main' | 'edge') => string | undefined;
+  /** The tables and columns of the variant's main SQLite file, as Spider's evaluator reads them. */
+  readonly spiderSchemaOf: (variant: string) => SpiderSchema;
+}
+
+/** The tables of a SQLite file with their columns, lower-cased, as Spider's `get_schema` lists them. */
+export function readSpiderSchema(file: string): SpiderSchema {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
+    return new Map(
+      tables.map((t) => [
+        t.toLowerCase(),
+        new Set(
+          (db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(t) as string[]).map((c) => c.toLowerCase()),
+        ),
+      ]),
+    );
+  } finally {
+    db.close();
+  }
 }
 
 /**
@@ -64,11 +89,22 @@ export function sqliteSource(
     );
   }
   const byId = new Map(groups.map((g) => [g.group_id, g]));
+  const fileOf = (variant: string, instance: 'main' | 'edge'): string | undefined => {
+    const file = join(dir, instance === 'main' ? '' : 'edge', 'sqlite', `${variant}.sqlite`);
+    return existsSync(file) ? file : undefined;
+  };
+  const schemas = new Map<string, SpiderSchema>();
   return {
     sqlOf: (r) => byId.get(r.group_id)?.variants[r.variant]?.sqlite_sql,
-    fileOf: (variant, instance) => {
-      const file = join(dir, instance === 'main' ? '' : 'edge', 'sqlite', `${variant}.sqlite`);
-      return existsSync(file) ? file : undefined;
+    fileOf,
+    spiderSchemaOf: (variant) => {
+      let schema = schemas.get(variant);
+      if (schema === undefined) {
+        const file = fileOf(variant, 'main');
+        schema = file === undefined ? new Map() : readSpiderSchema(file);
+        schemas.set(variant, schema);
+      }
+      return schema;
     },
   };
 }
@@ -102,23 +138,42 @@ function* itemLines(rows: readonly ExportRecord[]): Generator<string> {
   for (let i = 0; i < rows.length; i++) yield `${JSON.stringify(birdItem(rows[i] as ExportRecord, i))}\n`;
 }
 
+/** The rows Spider's evaluator can read, their `sql` in the form it reads (`spiderForm`). */
+export function spiderRows(rows: readonly ExportRecord[], source: SqliteSource): ExportRecord[] {
+  return rows.flatMap((r) => {
+    const sql = spiderForm(r.sql, source.spiderSchemaOf(r.variant));
+    return sql === undefined ? [] : [{ ...r, sql }];
+  });
+}
+
 /**
- * The files of one split under `evaluators/sqlite/`: BIRD's questions and gold file, and the
+ * The files of one split under `evaluators/sqlite/`: BIRD's questions and gold file, the
  * questions again as JSON Lines (`<split>.jsonl`, one item a line, as BIRD mini-dev's
- * evaluator reads its `--diff_json_path`).
+ * evaluator reads its `--diff_json_path`), and under `spider/` the same two files for the
+ * rows Spider's evaluator can read (`rows`: the held rows; `spider`: how many of them that is).
  */
 export function sqliteFiles(
   split: SplitName,
   rows: readonly ExportRecord[],
   source: SqliteSource,
-): { files: EvaluatorFile[]; leftOut: number; rows: ExportRecord[] } {
+): { files: EvaluatorFile[]; leftOut: number; rows: ExportRecord[]; spider: number } {
   const held = sqliteRows(rows, source);
   const lines: EvaluatorFile = {
     rel: `${EVALUATOR_DIR}/${SQLITE_FOLDER}/${split}.jsonl`,
     lines: { [Symbol.iterator]: () => itemLines(held.rows) },
     count: held.rows.length,
   };
-  return { files: [...birdFiles(split, held.rows, SQLITE_FOLDER), lines], leftOut: held.leftOut, rows: held.rows };
+  const spider = spiderRows(held.rows, source);
+  return {
+    files: [
+      ...birdFiles(split, held.rows, SQLITE_FOLDER),
+      lines,
+      ...birdFiles(split, spider, `${SQLITE_FOLDER}/${SPIDER_FOLDER}`),
+    ],
+    leftOut: held.leftOut,
+    rows: held.rows,
+    spider: spider.length,
+  };
 }
 
 /** The database files a set of rows needs: relative path → the run's SQLite file and the `db_id`. */
