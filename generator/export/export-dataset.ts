@@ -65,7 +65,8 @@ import {
 import { RL_FORMATS } from './rl/rl-formats.ts';
 import { removeStaleRlFiles, rlWriter, type RlSection } from './rl/rl-export.ts';
 import { truthSource } from './rl/ground-truth.ts';
-import { SQLITE_DATABASE_DIR, sqliteDatabases, sqliteSource } from './formats/sqlite-files.ts';
+import { SQLITE_DATABASE_DIR, sqliteDatabaseRel, sqliteDatabases, sqliteSource } from './formats/sqlite-files.ts';
+import { SPIDER_TABLES_FILE, spiderTables } from './formats/spider-tables.ts';
 
 import { DEFAULT_FORMATS, EXPORT_FORMATS, type ExportFormat } from './export-settings.ts';
 
@@ -514,6 +515,10 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
             .digest('hex'),
         };
       }
+      // Spider's schema file, read off the copies the evaluators open.
+      const ids = [...new Set(sqliteHeld.map((r) => r.schema_id))].sort();
+      const entries = ids.map((id) => spiderTables(id, join(dir, sqliteDatabaseRel(id, 'main'))));
+      put(SPIDER_TABLES_FILE, [`${JSON.stringify(entries, null, 2)}\n`], ids.length);
     }
     // sql-eval looks each db_name up in a defog-data package: the export's databases as one.
     if (evaluatorFormats.includes('defog')) {

@@ -17,6 +17,7 @@ import type { ExportRecord } from '../../generator/records/export-record.ts';
 import type { GroupRecord } from '../../generator/records/group-record.ts';
 import { oneLineSql } from '../../generator/export/formats/one-line-sql.ts';
 import { sqliteRows, type SqliteSource } from '../../generator/export/formats/sqlite-files.ts';
+import type { SpiderTables } from '../../generator/export/formats/spider-tables.ts';
 
 const tmp = tempDir('evaluators-run');
 afterAll(() => tmp.remove());
@@ -227,6 +228,52 @@ describe('the SQLite layout (export --formats sqlite)', () => {
     }
     expect(total).toBeGreaterThan(0);
   }, 120_000);
+
+  it("tables.json: each database of the layout as Spider's schema file lists it, read back against its SQLite file", () => {
+    const entries = JSON.parse(read(join(layout, 'tables.json'))) as SpiderTables[];
+    expect(entries.map((e) => e.db_id)).toEqual(['social_media/full_normalized', 'social_media/full_sti']);
+    for (const e of entries) {
+      const conn = new Database(join(layout, 'database', e.db_id, `${e.db_id}.sqlite`), { readonly: true });
+      try {
+        const tables = conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
+        expect(e.table_names_original).toEqual(tables);
+        expect(e.column_names_original[0]).toEqual([-1, '*']);
+        const columns = tables.flatMap((t, i) =>
+          (conn.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(t) as string[]).map((c) => [i, c]),
+        );
+        expect(e.column_names_original.slice(1)).toEqual(columns);
+        expect(e.column_types.length).toBe(e.column_names_original.length);
+        // Every foreign key joins: the pair's columns hold matching values on the main instance.
+        expect(e.foreign_keys.length).toBeGreaterThan(0);
+        for (const [from, to] of e.foreign_keys) {
+          const [ft, fc] = e.column_names_original[from] as [number, string];
+          const [tt, tc] = e.column_names_original[to] as [number, string];
+          const [fromTable, toTable] = [e.table_names_original[ft], e.table_names_original[tt]];
+          const orphans = conn
+            .prepare(
+              `SELECT count(*) FROM "${fromTable}" AS f WHERE f."${fc}" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "${toTable}" AS t WHERE t."${tc}" = f."${fc}")`,
+            )
+            .pluck()
+            .get();
+          expect(orphans, `${fromTable}.${fc} → ${toTable}.${tc}`).toBe(0);
+        }
+        // The primary keys: each table's key columns, by their number, one number for a one-column key.
+        const keys = tables.flatMap((t) => {
+          const pk = conn
+            .prepare('SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk')
+            .pluck()
+            .all(t) as string[];
+          const numbers = pk.map((c) =>
+            e.column_names_original.findIndex(([i, n]) => e.table_names_original[i] === t && n === c),
+          );
+          return numbers.length === 0 ? [] : [numbers.length === 1 ? numbers[0] : numbers];
+        });
+        expect(e.primary_keys).toEqual(keys);
+      } finally {
+        conn.close();
+      }
+    }
+  });
 
   it('leaves out a row whose variant SQLite does not hold, or whose SQLite SQL has a line break inside a literal', () => {
     const base = rowsOf('train')[0] as ExportRecord;
@@ -508,7 +555,8 @@ describe.skipIf(spiderMissing !== undefined)(
       gold: string,
       sqls: readonly string[],
       flags: readonly string[] = [],
-    ): { status: number; all: number; stderr: string } {
+      etype: 'exec' | 'all' = 'exec',
+    ): { status: number; all: number; match: number; stderr: string } {
       const pred = join(
         tmp.dir,
         `spider-${createHash('sha256')
@@ -528,14 +576,22 @@ describe.skipIf(spiderMissing !== undefined)(
           '--db',
           join(layout, 'database'),
           '--etype',
-          'exec',
+          etype,
           ...flags,
         ],
         { cwd: SPIDER, encoding: 'utf8' },
       );
       const lines = run.stdout.split('\n');
-      const at = lines.findIndex((l) => l.includes('EXECUTION ACCURACY'));
-      return { status: run.status ?? -1, all: Number(lines[at + 1]?.trim().split(/\s+/u).at(-1)), stderr: run.stderr };
+      const after = (title: string): number => {
+        const at = lines.findIndex((l) => l.includes(title));
+        return at < 0 ? Number.NaN : Number(lines[at + 1]?.trim().split(/\s+/u).at(-1));
+      };
+      return {
+        status: run.status ?? -1,
+        all: after('EXECUTION ACCURACY'),
+        match: after('EXACT MATCHING ACCURACY'),
+        stderr: run.stderr,
+      };
     }
     it('stops at the first line of the whole gold file its grammar does not read, which is why the layout has spider/', () => {
       const whole = spider(
@@ -566,6 +622,21 @@ describe.skipIf(spiderMissing !== undefined)(
         expect(result.all, split).toBe(1);
       }
       expect(read).toBeGreaterThan(0);
+    }, 300_000);
+
+    it('with tables.json as --table, --etype all also scores exact-set match: 1.000 for the gold', () => {
+      const split = 'train';
+      const path = join(layout, `spider/${split}_gold.sql`);
+      const lines = spiderGoldOf(split);
+      const result = spider(
+        path,
+        lines.map(([s]) => s),
+        ['--table', join(layout, 'tables.json')],
+        'all',
+      );
+      expect(result.status, result.stderr).toBe(0);
+      expect(result.all).toBe(1);
+      expect(result.match).toBe(1);
     }, 300_000);
 
     it('scores predictions wrong at every 5th line as the hand count says', () => {
