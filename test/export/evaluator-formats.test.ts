@@ -223,33 +223,47 @@ describe('evaluator formats read back', () => {
     expect(Object.keys(dbs).sort()).toEqual(Object.keys(schemas).sort());
     for (const [id, { ddl }] of Object.entries(schemas)) {
       const text = read(join(evaluated, ddl));
-      // The DDL's tables, each with its column names in order (the lines up to the first constraint).
+      // The DDL's tables, each with its column lines in order (a constraint line is no column).
       const tables = [...text.matchAll(/^CREATE TABLE (\S+) \(\n([\s\S]*?)\n\);/gmu)].map(([, name, body]) => [
         name,
         (body as string)
           .split('\n')
-          .map((l) => l.trim().split(/\s+/u)[0] as string)
-          .filter((w) => !/^(PRIMARY|UNIQUE|CHECK|FOREIGN|CONSTRAINT)$/u.test(w)),
+          .map((l) => l.trim().replace(/,$/u, ''))
+          .filter((l) => !/^(PRIMARY|UNIQUE|CHECK|FOREIGN|CONSTRAINT)\b/u.test(l)),
       ]);
       const db = dbs[id] as (typeof dbs)[string];
-      expect(Object.entries(db.table_metadata).map(([t, cols]) => [t, cols.map((c) => c.column_name)])).toEqual(tables);
+      const listed = Object.entries(db.table_metadata);
+      expect(listed.map(([t, cols]) => [t, cols.map((c) => c.column_name)])).toEqual(
+        tables.map(([t, lines]) => [t, (lines as string[]).map((l) => l.split(/\s+/u)[0])]),
+      );
+      // Each column's type is the one its DDL line gives after the name.
+      listed.forEach(([t, cols], i) =>
+        cols.forEach((c, j) => {
+          const line = (tables[i]?.[1] as string[])[j] as string;
+          expect(line.startsWith(`${c.column_name} ${c.data_type}`), `${id}: ${t}: ${line}`).toBe(true);
+        }),
+      );
       expect(db.glossary).toBe('');
       const columns = new Set(
         Object.entries(db.table_metadata).flatMap(([t, cols]) => cols.map((c) => `${t}.${c.column_name}`)),
       );
-      const references = [...text.matchAll(/FOREIGN KEY \(([^)]*)\)/gu)]
-        .map((m) => (m[1] as string).split(',').length)
-        .reduce((a, b) => a + b, 0);
-      expect(references).toBeGreaterThan(0);
-      let pairs = 0;
+      // The joins are exactly the DDL's foreign keys, column by column.
+      const references = [
+        ...text.matchAll(/ALTER TABLE (\S+) ADD FOREIGN KEY \(([^)]*)\) REFERENCES (\S+) \(([^)]*)\)/gu),
+      ].flatMap(([, from, cols, to, refs]) => {
+        const r = (refs as string).split(', ');
+        return (cols as string).split(', ').map((c, k) => `${from}.${c} = ${to}.${r[k]}`);
+      });
+      expect(references.length).toBeGreaterThan(0);
+      const pairs: string[] = [];
       for (const [[from, to], list] of joins[id] ?? []) {
         for (const [a, b] of list) {
           expect(a.startsWith(`${from}.`) && b.startsWith(`${to}.`)).toBe(true);
           expect(columns.has(a) && columns.has(b), `${id}: ${a} = ${b}`).toBe(true);
-          pairs++;
+          pairs.push(`${a} = ${b}`);
         }
       }
-      expect(pairs).toBe(references);
+      expect(pairs.sort()).toEqual(references.sort());
     }
     expect(manifestOf(evaluated).export.files['evaluators/defog/defog_data/metadata.json'].rows).toBe(
       Object.keys(schemas).length,

@@ -212,9 +212,15 @@ describe('the SQLite layout (export --formats sqlite)', () => {
       spiderItems.forEach((it, i) => {
         const whole = items[places[i] as number] as Item;
         expect(it).toEqual({ ...whole, question_id: i, SQL: it.SQL });
-        // Only output names were taken out: the rest of the text is the held SQL's.
-        expect(it.SQL.length).toBeLessThanOrEqual(whole.SQL.length);
-        expect(it.SQL).not.toMatch(/\)\s+AS\s/iu);
+        // Only output names were taken out: every AS left names a table's alias, and the text
+        // is the held SQL's with some ` AS name`s cut out of it.
+        const tables = new Set(
+          (JSON.parse(read(join(layout, 'tables.json'))) as SpiderTables[]).flatMap((e) => e.table_names_original),
+        );
+        for (const m of it.SQL.matchAll(/(\S+)\s+AS\s+\w+/giu)) expect(tables.has(m[1] as string), it.SQL).toBe(true);
+        let rest = whole.SQL;
+        for (const m of whole.SQL.matchAll(/\s+AS\s+\w+/giu)) if (!it.SQL.includes(m[0])) rest = rest.replace(m[0], '');
+        expect(it.SQL).toBe(rest);
       });
       const spiderSql = new Map(spiderItems.map((it) => [it.id, it.SQL]));
       const verdicts = await equisqlVerdicts(split, (it) => spiderSql.get(it.id) ?? it.SQL);
@@ -257,18 +263,29 @@ describe('the SQLite layout (export --formats sqlite)', () => {
             .get();
           expect(orphans, `${fromTable}.${fc} → ${toTable}.${tc}`).toBe(0);
         }
-        // The primary keys: each table's key columns, by their number, one number for a one-column key.
-        const keys = tables.flatMap((t) => {
-          const pk = conn
-            .prepare('SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk')
-            .pluck()
-            .all(t) as string[];
-          const numbers = pk.map((c) =>
-            e.column_names_original.findIndex(([i, n]) => e.table_names_original[i] === t && n === c),
-          );
-          return numbers.length === 0 ? [] : [numbers.length === 1 ? numbers[0] : numbers];
-        });
-        expect(e.primary_keys).toEqual(keys);
+        // The primary keys: exactly the columns SQLite marks as key columns, by number.
+        const marked = tables.flatMap((t, i) =>
+          (conn.prepare('SELECT name, pk FROM pragma_table_info(?)').all(t) as { name: string; pk: number }[])
+            .filter((c) => c.pk > 0)
+            .map((c) => JSON.stringify([i, c.name])),
+        );
+        expect(e.primary_keys.map((n) => JSON.stringify(e.column_names_original[n])).sort()).toEqual(marked.sort());
+        // Names as words, and types in Spider's five, by what the columns hold.
+        expect(e.table_names).toEqual(e.table_names_original.map((t) => t.replaceAll('_', ' ')));
+        expect(e.column_names.slice(1)).toEqual(
+          e.column_names_original.slice(1).map(([i, c]) => [i, c.replaceAll('_', ' ')]),
+        );
+        const typeOf = (table: string, column: string): string =>
+          e.column_types[
+            e.column_names_original.findIndex(([i, c]) => e.table_names_original[i] === table && c === column)
+          ] as string;
+        const [people, content] = e.db_id.endsWith('full_sti') ? ['accounts', 'content_items'] : ['account', 'content'];
+        expect([typeOf(people, 'id'), typeOf(people, 'username'), typeOf(people, 'created_at')]).toEqual([
+          'number',
+          'text',
+          'time',
+        ]);
+        expect(typeOf(content, 'title')).toBe('text');
       } finally {
         conn.close();
       }
@@ -617,6 +634,7 @@ describe.skipIf(spiderMissing !== undefined)(
         const result = spider(
           path,
           lines.map(([s]) => s),
+          ['--keep_distinct'],
         );
         expect(result.status, result.stderr).toBe(0);
         expect(result.all, split).toBe(1);
@@ -631,7 +649,7 @@ describe.skipIf(spiderMissing !== undefined)(
       const result = spider(
         path,
         lines.map(([s]) => s),
-        ['--table', join(layout, 'tables.json')],
+        ['--table', join(layout, 'tables.json'), '--keep_distinct'],
         'all',
       );
       expect(result.status, result.stderr).toBe(0);
@@ -644,7 +662,7 @@ describe.skipIf(spiderMissing !== undefined)(
         const lines = spiderGoldOf(split);
         if (lines.length === 0) continue;
         const sqls = lines.map(([s], i) => (wrongAt(i) ? WRONG : s));
-        const result = spider(join(layout, `spider/${split}_gold.sql`), sqls);
+        const result = spider(join(layout, `spider/${split}_gold.sql`), sqls, ['--keep_distinct']);
         expect(result.status, result.stderr).toBe(0);
         expect(countOf(result.all, lines.length, 1, 3), split).toBe(lines.filter((_, i) => !wrongAt(i)).length);
       }

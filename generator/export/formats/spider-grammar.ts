@@ -1,26 +1,32 @@
 /**
  * Which SQLite gold queries Spider's test-suite evaluator can read, and the form it reads
- * them in. That evaluator parses every gold query with its own small grammar before it runs
- * anything, and stops the whole run at the first one it cannot read. Its grammar takes:
+ * them in. That evaluator parses each gold query with its own small grammar before it runs
+ * it, and a query it cannot read stops the whole run, with no score. Its grammar takes:
  *
  * - `SELECT [DISTINCT] item, …` where an item is a column, `agg(col)`, `agg(DISTINCT col)`,
  *   `count(*)` or two columns joined by `+ - * /`, and no output name (`AS n` stops it);
  * - `FROM table [AS alias] (JOIN table [AS alias] ON cond)*`: no `LEFT`, `CROSS` or comma
- *   joins, no derived tables;
+ *   joins, no derived table with an alias;
  * - conditions `unit [NOT] op value` joined by `AND`/`OR` without parentheses, `op` one of
  *   `= != < > <= >= BETWEEN LIKE IN`, a value a string without quotes inside, an unsigned
  *   number, a column or a parenthesized query (`IN` takes only a query);
- * - `GROUP BY`, `HAVING`, `ORDER BY … [ASC|DESC]`, `LIMIT n`, and `UNION`, `INTERSECT`,
- *   `EXCEPT` (not `UNION ALL`);
+ * - `GROUP BY`, `HAVING` (after a `GROUP BY`: it does not end a `WHERE`), `ORDER BY …
+ *   [ASC|DESC]`, `LIMIT n`, and `UNION`, `INTERSECT`, `EXCEPT` (not `UNION ALL`);
  * - names it finds in the database's own tables: an alias must not be a table's name, and it
- *   reads every `x AS y` of the whole text as one alias table.
+ *   reads every `x AS y` of the whole text as one alias table;
+ * - tokens as nltk's `word_tokenize` splits them: it leaves `a.x=5` or `a+b` whole, so an
+ *   operator needs a space on each side, and it splits `cannot` or `gonna` in two;
+ * - a column compared with a column swallows what follows up to the next `AND`, `,`, `)` or
+ *   clause: an `OR` there is lost or breaks the reading.
  *
  * `spiderForm` accepts a query only when every token falls inside that grammar, reading it
- * more strictly than the evaluator does (no `IS NULL`, `EXISTS` or functions, `NULLS FIRST`
- * or `LAST` only at the end of the whole text, where the evaluator stops reading):
- * a query it accepts is read, one it refuses may have been. The form it returns is the query
- * with its output names removed (`count(*) AS n` → `count(*)`), which leaves the rows, and
- * so the answer, unchanged; a query whose other clauses name an output is refused.
+ * more strictly than the evaluator does (no `IS NULL`, `EXISTS` or functions; `NULLS FIRST`
+ * or `LAST` only at the end of the whole text, where the evaluator stops reading, with at
+ * most a `LIMIT n` after it). The form it returns is the query with its output names removed
+ * (`count(*) AS n` → `count(*)`), which leaves the rows, and so the answer, unchanged; a query
+ * whose other clauses name an output is refused. Whether the evaluator can open the database
+ * at all is `readSpiderSchema`'s question (sqlite-files.ts): a table it cannot list makes every
+ * query on that database unreadable.
  */
 
 /** The tables of a database and their columns, lower-cased as the evaluator reads them. */
@@ -38,30 +44,34 @@ const AGGREGATES = new Set(['max', 'min', 'count', 'sum', 'avg']);
 const CLAUSES = new Set(['select', 'from', 'where', 'group', 'order', 'limit', 'intersect', 'union', 'except']);
 const COMPARISONS = new Set(['=', '!=', '<', '>', '<=', '>=']);
 const UNIT_OPS = new Set(['+', '-', '*', '/']);
-/** Words the grammar has a place for; one of them is never a column. */
+/**
+ * Words the evaluator's grammar gives a place (its clause, join, condition, operator,
+ * aggregate and order lists, `none` among them): none of them is read as a bare name.
+ */
 const KEYWORDS = new Set([
   ...AGGREGATES,
   ...CLAUSES,
-  'distinct',
-  'as',
-  'join',
-  'on',
-  'and',
-  'or',
-  'not',
-  'between',
-  'like',
-  'in',
-  'by',
-  'asc',
-  'desc',
-  'having',
+  ...['distinct', 'as', 'join', 'on', 'and', 'or', 'not', 'between', 'like', 'in', 'is', 'exists', 'none'],
+  ...['by', 'asc', 'desc', 'having', 'all', 'null'],
 ]);
+
+/** Words nltk's `word_tokenize` splits in two (`cannot` → `can`, `not`), in a qualified name too. */
+const SPLIT_WORDS = new Set(['cannot', 'gimme', 'gonna', 'gotta', 'lemme', 'wanna']);
+
+/** What ends a column on the right of a comparison, for the evaluator's `parse_value`. */
+const AFTER_COLUMN_VALUE = new Set([',', ')', 'and', 'join', 'on', 'as', ...CLAUSES]);
+
+/** Text its exec step rewrites everywhere, string literals included (`postprocess`). */
+const REWRITTEN = /[><!] =/u;
 
 const TOKEN =
   /\s+|'([^'"]*)'(?!')|(\d+(?:\.\d+)?)(?![\w.])|([a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*)(?![\w.])|([a-z_][a-z0-9_]*)(?![\w.])|(!=|<=|>=|[(),*=<>+\-/])/giy;
 
-/** The tokens of `sql`, or undefined at a character the grammar has no token for (a `"`, `;`, `||`, `<>`, a quote inside a string). */
+/**
+ * The tokens of `sql`, or undefined at a character the grammar has no token for (a `"`, `;`,
+ * `||`, `<>`, a quote inside a string), at an operator without a space on each side, or at a
+ * word nltk would split.
+ */
 function tokenize(sql: string): Token[] | undefined {
   const out: Token[] = [];
   TOKEN.lastIndex = 0;
@@ -70,6 +80,10 @@ function tokenize(sql: string): Token[] | undefined {
     const m = TOKEN.exec(sql);
     if (m === null) return undefined;
     const end = TOKEN.lastIndex;
+    if (m[5] !== undefined && !spaced(sql, m[5], start, end)) return undefined;
+    if (m[1] !== undefined && REWRITTEN.test(m[0])) return undefined;
+    const words = (m[3] ?? m[4])?.toLowerCase().split('.') ?? [];
+    if (words.some((w) => SPLIT_WORDS.has(w))) return undefined;
     if (m[1] !== undefined) out.push({ kind: 'string', text: m[0], start, end });
     else if (m[2] !== undefined) out.push({ kind: 'number', text: m[2], start, end });
     else if (m[3] !== undefined) out.push({ kind: 'qualified', text: m[3].toLowerCase(), start, end });
@@ -77,6 +91,21 @@ function tokenize(sql: string): Token[] | undefined {
     else if (m[5] !== undefined) out.push({ kind: 'punct', text: m[5], start, end });
   }
   return out;
+}
+
+/**
+ * Whether nltk leaves the operator a token of its own: brackets and a comma before a space
+ * always are; `*` is when it stands between brackets or spaces (`count(*)`, `SELECT *`);
+ * any other operator needs a space on each side.
+ */
+function spaced(sql: string, op: string, start: number, end: number): boolean {
+  const before = sql[start - 1];
+  const after = sql[end];
+  const space = (c: string | undefined): boolean => c === undefined || /\s/u.test(c);
+  if (op === '(' || op === ')') return true;
+  if (op === ',') return space(after);
+  if (op === '*') return (space(before) || before === '(') && (space(after) || after === ')');
+  return space(before) && space(after);
 }
 
 class Refused extends Error {}
@@ -160,8 +189,8 @@ class Reader {
       this.take('by');
       do this.colUnit(tables);
       while (this.accept(','));
+      if (this.accept('having')) this.condition(tables);
     }
-    if (this.accept('having')) this.condition(tables);
     if (this.accept('order')) {
       this.take('by');
       do {
@@ -247,8 +276,12 @@ class Reader {
     else if (op.text === 'like') {
       if (this.peek()?.kind !== 'string') this.fail();
       this.at++;
-    } else if (COMPARISONS.has(op.text)) this.value(tables);
-    else this.fail();
+    } else if (COMPARISONS.has(op.text)) {
+      if (this.value(tables) === 'column') {
+        const next = this.peek();
+        if (next !== undefined && (next.kind === 'string' || !AFTER_COLUMN_VALUE.has(next.text))) this.fail();
+      }
+    } else this.fail();
   }
 
   private literal(): void {
@@ -257,10 +290,18 @@ class Reader {
     this.at++;
   }
 
-  private value(tables: readonly string[]): void {
-    if (this.is('(')) this.subquery();
-    else if (this.peek()?.kind === 'string' || this.peek()?.kind === 'number') this.at++;
-    else this.column(tables);
+  /** A comparison's right side, and what it was. */
+  private value(tables: readonly string[]): 'query' | 'literal' | 'column' {
+    if (this.is('(')) {
+      this.subquery();
+      return 'query';
+    }
+    if (this.peek()?.kind === 'string' || this.peek()?.kind === 'number') {
+      this.at++;
+      return 'literal';
+    }
+    this.column(tables);
+    return 'column';
   }
 
   private subquery(): void {
@@ -331,7 +372,8 @@ function aliasTable(toks: readonly Token[], schema: SpiderSchema): Map<string, s
     if (toks[i]?.kind !== 'word' || toks[i]?.text !== 'as') continue;
     const table = toks[i - 1]?.text;
     const alias = toks[i + 1]?.text;
-    if (table === undefined || alias === undefined || !schema.has(table) || schema.has(alias)) return undefined;
+    if (table === undefined || alias === undefined || !schema.has(table) || schema.has(alias) || KEYWORDS.has(alias))
+      return undefined;
     if (out.has(alias) && out.get(alias) !== table) return undefined;
     out.set(alias, table);
   }

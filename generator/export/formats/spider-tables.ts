@@ -22,8 +22,8 @@ export interface SpiderTables {
   readonly column_names_original: readonly (readonly [number, string])[];
   readonly column_names: readonly (readonly [number, string])[];
   readonly column_types: readonly ('text' | 'number' | 'time' | 'boolean' | 'others')[];
-  /** A column number for a one-column key, a list of them for a key of several. */
-  readonly primary_keys: readonly (number | readonly number[])[];
+  /** The column numbers of every table's primary key, a key of several columns giving each (as Spider's own file does). */
+  readonly primary_keys: readonly number[];
   /** `[column, referenced column]` by number, a pair for each column of each foreign key. */
   readonly foreign_keys: readonly (readonly [number, number])[];
 }
@@ -69,7 +69,7 @@ export function spiderTables(dbId: string, file: string): SpiderTables {
     const columns: [number, string][] = [[-1, '*']];
     const types: SpiderTables['column_types'][number][] = ['text'];
     const number = new Map<string, number>();
-    const primaryKeys: (number | number[])[] = [];
+    const primaryKeys: number[] = [];
     tables.forEach((table, t) => {
       const info = db.prepare('SELECT name, type, pk FROM pragma_table_info(?)').all(table) as ColumnInfo[];
       const key: [number, number][] = [];
@@ -79,9 +79,7 @@ export function spiderTables(dbId: string, file: string): SpiderTables {
         columns.push([t, c.name]);
         types.push(spiderType(c.type));
       }
-      const ordered = key.sort((a, b) => a[0] - b[0]).map(([, n]) => n);
-      if (ordered.length === 1) primaryKeys.push(ordered[0] as number);
-      else if (ordered.length > 1) primaryKeys.push(ordered);
+      primaryKeys.push(...key.sort((a, b) => a[0] - b[0]).map(([, n]) => n));
     });
     const foreignKeys: [number, number][] = [];
     for (const table of tables) {

@@ -55,19 +55,33 @@ export interface SqliteSource {
   readonly spiderSchemaOf: (variant: string) => SpiderSchema;
 }
 
-/** The tables of a SQLite file with their columns, lower-cased, as Spider's `get_schema` lists them. */
+/**
+ * The tables of a SQLite file with their columns, lower-cased, as Spider's `get_schema` lists
+ * them: it asks `PRAGMA table_info(<name>)` with the name pasted in unquoted, so a table named
+ * like a keyword (`order`) stops it for every query on the file. Such a file gets an empty
+ * schema, on which `spiderForm` reads no query.
+ */
 export function readSpiderSchema(file: string): SpiderSchema {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
-    return new Map(
-      tables.map((t) => [
-        t.toLowerCase(),
-        new Set(
-          (db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(t) as string[]).map((c) => c.toLowerCase()),
-        ),
-      ]),
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]).map(
+      (t) => t.toLowerCase(),
     );
+    const schema = new Map<string, ReadonlySet<string>>();
+    for (const t of tables) {
+      let columns: string[];
+      try {
+        columns = db
+          .prepare(`PRAGMA table_info(${t})`)
+          .pluck(false)
+          .all()
+          .map((c) => String((c as { name: string }).name));
+      } catch {
+        return new Map();
+      }
+      schema.set(t, new Set(columns.map((c) => c.toLowerCase())));
+    }
+    return schema;
   } finally {
     db.close();
   }
