@@ -34,7 +34,7 @@ import { serializeRecord, type ExportRecord } from '../records/export-record.ts'
 import { planSplits, SPLIT_NAMES, type SplitKind, type SplitName, type SplitRatios } from './split-assign.ts';
 import { writeMessagesParquet, writeParquet } from './parquet-sink.ts';
 import { fullDdl as promptDdl, type PromptSchema } from './prompt-schema.ts';
-import { builtSchemas, promptSchemaTexts } from './prompt-schema-source.ts';
+import { type BuiltSchemas, builtSchemas, promptSchemaTexts } from './prompt-schema-source.ts';
 import { DEFOG_DATA_DIR, defogDataFiles } from './formats/defog-data.ts';
 import type { RelationalSchema } from '../variants/relational-schema.ts';
 import {
@@ -397,9 +397,19 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
   });
   const { rows, duplicates } = splitRows(units, controls, seed);
   const promptSchema = options.promptSchema ?? 'compact';
+  // Each source's schemas are built once: the prompt schemas and defog's metadata read them.
+  const builtOf = new Map<string, BuiltSchemas>();
+  const built = (src: Source): BuiltSchemas => {
+    let b = builtOf.get(src.dir);
+    if (b === undefined) {
+      b = builtSchemas(src.dir);
+      builtOf.set(src.dir, b);
+    }
+    return b;
+  };
   const ddl = new Map<string, string>(
     sources.flatMap((src) =>
-      [...(promptSchema === 'full' ? src.ddl : promptSchemaTexts(src.dir, promptSchema))].map(
+      [...(promptSchema === 'full' ? src.ddl : promptSchemaTexts(src.dir, promptSchema, built(src)))].map(
         ([v, text]) => [`${src.dataset}/${v}`, text] as const,
       ),
     ),
@@ -524,8 +534,8 @@ export async function exportDataset(options: ExportOptions): Promise<ExportRepor
     if (evaluatorFormats.includes('defog')) {
       const schemas = new Map(
         sources.flatMap((src) => {
-          const built = builtSchemas(src.dir).schemas;
-          return src.variants.map((v) => [`${src.dataset}/${v}`, built.get(v) as RelationalSchema] as const);
+          const { schemas } = built(src);
+          return src.variants.map((v) => [`${src.dataset}/${v}`, schemas.get(v) as RelationalSchema] as const);
         }),
       );
       mkdirSync(join(dir, DEFOG_DATA_DIR), { recursive: true });

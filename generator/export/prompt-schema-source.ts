@@ -21,9 +21,12 @@ import { columnExamples, compactDdl, type PromptSchema } from './prompt-schema.t
  * @example
  * promptSchemaTexts('output/social_media', 'compact').get('full_sti'); // 'CREATE TABLE account (…'
  */
-export function promptSchemaTexts(dir: string, kind: Exclude<PromptSchema, 'full'>): Map<string, string> {
-  const { domain, index, schemas } = builtSchemas(dir);
-  const build = readManifest(dir);
+export function promptSchemaTexts(
+  dir: string,
+  kind: Exclude<PromptSchema, 'full'>,
+  built: BuiltSchemas = builtSchemas(dir),
+): Map<string, string> {
+  const { build, domain, index, schemas } = built;
   const instance =
     kind === 'compact+values'
       ? generateInstance(domain, { seed: build.seed, scale: build.scale, profile: build.profile, counts: build.counts })
@@ -36,11 +39,25 @@ export function promptSchemaTexts(dir: string, kind: Exclude<PromptSchema, 'full
   );
 }
 
-/** The relational schema of each variant of the build in `dir`, by variant name, with the model it was built from. */
-export function builtSchemas(dir: string): { domain: Domain; index: ErIndex; schemas: Map<string, RelationalSchema> } {
+/** A build's record, the model it was built from and each variant's relational schema. */
+export interface BuiltSchemas {
+  readonly build: ReturnType<typeof readManifest>;
+  readonly domain: Domain;
+  readonly index: ErIndex;
+  /** By variant name. */
+  readonly schemas: ReadonlyMap<string, RelationalSchema>;
+}
+
+/** The relational schema of each variant of the build in `dir`, with the model it was built from. */
+export function builtSchemas(dir: string): BuiltSchemas {
   const build = readManifest(dir);
   const erPath = join(dir, 'er.json');
   const domain = parseDomainJson(readFileSync(erPath, 'utf8'), erPath);
   const index = indexDomain(domain);
-  return { domain, index, schemas: new Map(build.variants.map((v) => [v.name, buildRelationalSchema(index, v.spec)])) };
+  return {
+    build,
+    domain,
+    index,
+    schemas: new Map(build.variants.map((v) => [v.name, buildRelationalSchema(index, v.spec)])),
+  };
 }
