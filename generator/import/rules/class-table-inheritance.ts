@@ -25,7 +25,7 @@ export function detectSubclassTable(table: CatalogTable, ctx: RuleContext): Cata
  * Rule `relationship-table`: a table keyed by a foreign key to X, holding one more foreign
  * key and nothing else but attributes, and named after X (`post_author`), stores a
  * many-to-one (or one-to-one) relationship of X apart from X's rows. A subclass table
- * (above) is told apart by its name.
+ * (above) is told apart by its name and by the other key, which a link's row always holds.
  */
 export function detectRelationshipTable(
   table: CatalogTable,
@@ -35,7 +35,12 @@ export function detectRelationshipTable(
   if (!key) return undefined;
   const others = knownForeignKeys(table, ctx).filter((fk) => fk !== key);
   if (others.length !== 1 || table.foreignKeys.length !== 2) return undefined;
-  const stem = key.table.replace(/s$/u, '');
-  if (!table.name.startsWith(`${stem}_`) && !table.name.startsWith(`${key.table}_`)) return undefined;
-  return { from: key, to: others[0] as CatalogForeignKey };
+  const to = others[0] as CatalogForeignKey;
+  // Named after X's table (`post_author` of `posts`) or after its key (`card_holds` keyed by
+  // `card_id` of `library_cards`); a link held apart from X is never empty.
+  const stems = [key.table, key.table.replace(/s$/u, ''), ...key.columns.map((c) => c.replace(/_id$/u, ''))];
+  if (!stems.some((stem) => stem !== 'id' && table.name.startsWith(`${stem}_`))) return undefined;
+  const linked = to.columns.every((c) => table.columns.find((col) => col.name === c)?.nullable === false);
+  if (!linked) return undefined;
+  return { from: key, to };
 }
