@@ -201,6 +201,22 @@ export interface EntityStorage {
   readonly uniques?: readonly (readonly string[])[];
   /** Columns kept in the DDL that no attribute speaks of. */
   readonly opaque?: readonly OpaqueColumn[];
+  /** The column that tells the kinds of the classes kept in this table, and each kind's value. */
+  readonly discriminator?: EntityDiscriminator;
+  /** The boolean column that marks each class of this table's overlapping kinds: `{ "Author": "is_author" }`. */
+  readonly flags?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A discriminator column as the source has it: `kind text` holding `'ebook'` on the rows of
+ * Ebook. `values` names, for every class of the table that can have direct instances, the
+ * value its rows hold; `labels` is the enum type's list in order when the column is one.
+ */
+export interface EntityDiscriminator {
+  readonly column: string;
+  readonly sqlType: string;
+  readonly values: Readonly<Record<string, string>>;
+  readonly labels?: readonly string[];
 }
 
 /**

@@ -13,6 +13,7 @@ import type {
   DegreeHints,
   Domain,
   Entity,
+  EntityDiscriminator,
   EntityStorage,
   NounLexicon,
   OpaqueColumn,
@@ -177,7 +178,10 @@ const ENTITY_STORAGE_KEYS = keysOf<EntityStorage>({
   primaryKey: true,
   uniques: true,
   opaque: true,
+  discriminator: true,
+  flags: true,
 });
+const DISCRIMINATOR_KEYS = keysOf<EntityDiscriminator>({ column: true, sqlType: true, values: true, labels: true });
 const ATTRIBUTE_STORAGE_KEYS = keysOf<AttributeStorage>({
   column: true,
   sqlType: true,
@@ -217,6 +221,8 @@ const STORAGE_KEYS = [
     'generated',
     'uniques',
     'opaque',
+    'discriminator',
+    'flags',
   ]),
 ];
 const DEGREE_KEYS = keysOf<DegreeHints>({ mean: true, max: true, skew: true, noneRate: true });
@@ -703,8 +709,56 @@ class DomainChecker {
     } else {
       this.report(`${path}.attributes`, `must be a list of attributes, got ${describe(raw.attributes)}`);
     }
-    if (raw.storage !== undefined)
+    if (raw.storage !== undefined) {
       this.storage(raw.storage, `${path}.storage`, ENTITY_STORAGE_KEYS, ['table', 'key', 'keyType']);
+      if (isRecord(raw.storage) && raw.storage.discriminator !== undefined)
+        this.discriminator(raw.storage.discriminator, `${path}.storage.discriminator`, info);
+      if (isRecord(raw.storage) && raw.storage.flags !== undefined)
+        this.flagColumns(raw.storage.flags, `${path}.storage.flags`, info);
+    }
+  }
+
+  /** Flag columns: a usable column name for classes under this table's entity. */
+  private flagColumns(value: unknown, path: string, owner: EntityInfo): void {
+    if (!this.record(value, path, 'an object from class names to column names')) return;
+    for (const [cls, column] of Object.entries(value)) {
+      const info = this.byName.get(cls);
+      if (!info || !this.ancestors(info).includes(owner))
+        this.report(`${path}.${cls}`, `${describe(cls)} is not a class under ${owner.name ?? 'this entity'}`);
+      this.physicalName(column, `${path}.${cls}`);
+    }
+  }
+
+  /** A discriminator: its column and type, and a value for classes of this table's hierarchy. */
+  private discriminator(value: unknown, path: string, owner: EntityInfo): void {
+    if (!this.record(value, path, 'an object {column, sqlType, values}')) return;
+    this.keys(value, DISCRIMINATOR_KEYS, path);
+    for (const key of ['column', 'sqlType', 'values'])
+      if (value[key] === undefined) this.report(`${path}.${key}`, 'required');
+    if (value.column !== undefined) this.physicalName(value.column, `${path}.column`);
+    this.sqlType(value.sqlType, `${path}.sqlType`);
+    if (value.values !== undefined) {
+      if (!this.record(value.values, `${path}.values`, 'an object from class names to values')) return;
+      const seen = new Map<string, string>();
+      for (const [cls, v] of Object.entries(value.values)) {
+        const at = `${path}.values.${cls}`;
+        const info = this.byName.get(cls);
+        if (!info || (info !== owner && !this.ancestors(info).includes(owner)))
+          this.report(at, `${describe(cls)} is not ${owner.name ?? 'this entity'} or a class under it`);
+        if (!this.nonEmptyString(v, at)) continue;
+        const other = seen.get(v);
+        if (other !== undefined) this.report(at, `value ${describe(v)} is also ${other}'s`);
+        seen.set(v, cls);
+      }
+    }
+    if (value.labels !== undefined) {
+      if (!Array.isArray(value.labels) || value.labels.some((l: unknown) => typeof l !== 'string'))
+        this.report(`${path}.labels`, `must be a list of the enum type's labels, got ${describe(value.labels)}`);
+      else if (isRecord(value.values))
+        for (const [cls, v] of Object.entries(value.values))
+          if (typeof v === 'string' && !value.labels.includes(v))
+            this.report(`${path}.values.${cls}`, `${describe(v)} is not one of the labels`);
+    }
   }
 
   // ---- physical names ------------------------------------------------------------------

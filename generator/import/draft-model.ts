@@ -4,6 +4,7 @@ import type {
   Attribute,
   Domain,
   Entity,
+  EntityDiscriminator,
   EntityStorage,
   OpaqueColumn,
   Relationship,
@@ -194,7 +195,7 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     for (const n of own) hierarchyNames.add(n);
     // A subtype's reference and the attributes beside it are a relationship's, not the subtype's attributes.
     const notSubtypeAttributes = new Set([...fkColumns(t, ctx), ...referenceColumns(t, ctx)]);
-    const subclasses = sti
+    const stiRead = sti
       ? stiSubclasses(
           sti,
           t,
@@ -209,7 +210,8 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
           notSubtypeAttributes,
           stiClasses,
         )
-      : [];
+      : undefined;
+    const subclasses = [...(stiRead?.subclasses ?? [])];
     const flagRows: FlagClassRows[] = [];
     subclasses.push(
       ...flagSubclasses(
@@ -236,7 +238,14 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     }
     const lexicon = nounWords(t.name, t.comment);
     // INHERITS copies columns into a table of its own, which no variant builds: such a class has no physical names.
-    const storage = r.parentKey === undefined && parentTable ? undefined : entityStorage(t, opaque);
+    const tableStorage = r.parentKey === undefined && parentTable ? undefined : entityStorage(t, opaque);
+    const storage = tableStorage && {
+      ...tableStorage,
+      ...(sti && stiRead
+        ? { discriminator: discriminatorStorage(t, sti, name, stiRead.rootValue, stiClasses, enums) }
+        : {}),
+      ...(flagRows.length > 0 ? { flags: Object.fromEntries(flagRows.map((f) => [f.name, f.flag])) } : {}),
+    };
     if (!storage)
       note(
         'physical-names',
@@ -896,6 +905,8 @@ interface StiClass {
   readonly table: string;
   readonly values: readonly string[];
   readonly rows: number;
+  /** The value of the class's own rows, where it has any. */
+  readonly direct?: string;
 }
 
 function stiSubclasses(
@@ -911,7 +922,7 @@ function stiSubclasses(
   opaque: OpaqueColumn[],
   notAttributes: ReadonlySet<string>,
   classes: Map<string, StiClass>,
-): Entity[] {
+): { readonly subclasses: Entity[]; readonly rootValue?: string } {
   const rowsOf = new Map(sti.subtypes.map((s) => [s.value, s.rows]));
   const ownCols = new Map(sti.subtypes.map((s) => [s.value, s.columns]));
   const claim = (base: string): string => {
@@ -1010,7 +1021,13 @@ function stiSubclasses(
         opaque,
       );
       for (const n of own) taken.add(n);
-      classes.set(c.name, { table: t.name, values: c.values, rows: rowsIn(c) });
+      const ownValue = c.values.find((v) => !nodes.some((k) => k.parent === c.name && k.values.includes(v)));
+      classes.set(c.name, {
+        table: t.name,
+        values: c.values,
+        rows: rowsIn(c),
+        ...(ownValue !== undefined ? { direct: ownValue } : {}),
+      });
       out.push({
         name: c.name,
         parent: parentName,
@@ -1026,7 +1043,24 @@ function stiSubclasses(
       );
     }
   }
-  return out;
+  return { subclasses: out, ...(rootValue !== undefined ? { rootValue } : {}) };
+}
+
+/** A discriminator's physical names: its column and type, and the value of each class's own rows. */
+function discriminatorStorage(
+  t: CatalogTable,
+  sti: SingleTableHierarchy,
+  root: string,
+  rootValue: string | undefined,
+  classes: ReadonlyMap<string, StiClass>,
+  enums: ReadonlyMap<string, readonly string[]>,
+): EntityDiscriminator {
+  const column = t.columns.find((c) => c.name === sti.discriminator) as CatalogColumn;
+  const values: Record<string, string> = rootValue !== undefined ? { [root]: rootValue } : {};
+  for (const [name, c] of classes) if (c.table === t.name && c.direct !== undefined) values[name] = c.direct;
+  const sqlType = nativeSqlType(column);
+  const labels = enums.get(sqlType);
+  return { column: column.name, sqlType, values, ...(labels ? { labels: [...labels] } : {}) };
 }
 
 /** An entity table's physical names: its table, its one integer key column, its unique keys and the columns kept in the DDL only. */

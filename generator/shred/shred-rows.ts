@@ -70,7 +70,8 @@ export function* shredTable(context: ShredContext, schema: RelationalSchema, tab
   const role = table.role;
   switch (role.kind) {
     case 'registry': {
-      for (const o of instance.objects[role.root] ?? []) yield [String(o.id), snakeCase(mostSpecific(o, schema))];
+      for (const o of instance.objects[role.root] ?? [])
+        yield [String(o.id), role.typeValues[mostSpecific(o, schema)] ?? snakeCase(mostSpecific(o, schema))];
       return;
     }
     case 'entity': {
@@ -94,7 +95,7 @@ export function* shredTable(context: ShredContext, schema: RelationalSchema, tab
           if (own === undefined) continue;
           typeClass = own;
         }
-        yield table.columns.map((column) => entityCell(context, o, column, typeClass ?? top));
+        yield table.columns.map((column) => entityCell(context, o, column, typeClass ?? top, role.typeValues));
       }
       return;
     }
@@ -137,13 +138,19 @@ function valueCell(value: Value | undefined): Cell {
   return scalarText(value as Scalar);
 }
 
-function entityCell(context: ShredContext, o: EntityObject, column: Column, typeClass: string): Cell {
+function entityCell(
+  context: ShredContext,
+  o: EntityObject,
+  column: Column,
+  typeClass: string,
+  typeValues: Readonly<Record<string, string>>,
+): Cell {
   const r = column.role;
   switch (r.kind) {
     case 'id':
       return String(o.id);
     case 'type':
-      return snakeCase(typeClass);
+      return typeValues[typeClass] ?? snakeCase(typeClass);
     case 'flag':
       return context.isA(o, r.entity) ? 't' : 'f';
     case 'attribute':

@@ -169,9 +169,22 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
     const typeValues: Record<string, string> = {};
     let typeColumnName: string | undefined;
     const flagColumns = new Map<string, string>();
-    if (group.overlapping && group.mode === 'nested') {
+    const sourceDiscriminator = physical?.discriminator(top);
+    if (sourceDiscriminator) {
+      // The source's own column and values; its constraints on them are its own.
+      typeColumnName = claim(used, sourceDiscriminator.column, sourceDiscriminator.column);
+      for (const c of group.typed) {
+        const value = sourceDiscriminator.values[c.name];
+        if (value === undefined)
+          throw new ShredError(`variant native: ${top.name}'s discriminator has no value for ${c.name}`);
+        typeValues[c.name] = value;
+      }
+      columns.push(typeColumn(typeColumnName, sourceDiscriminator.sqlType));
+    } else if (group.overlapping && group.mode === 'nested') {
       for (const c of group.classes.slice(1)) {
-        const name = claim(used, `is_${snakeCase(c.name)}`, `is_${snakeCase(c.name)}_member`);
+        const source = physical?.flag(c);
+        const name = source ?? claim(used, `is_${snakeCase(c.name)}`, `is_${snakeCase(c.name)}_member`);
+        used.add(name);
         flagColumns.set(c.name, name);
         columns.push({
           name,
@@ -217,7 +230,7 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
       const values = group.typed.filter((c) => index.isAncestorOrSelf(entity, c.name));
       if (values.length === group.typed.length) return undefined;
       if (!typeColumnName) return undefined;
-      return `${quoteIdent(typeColumnName)} IN (${values.map((c) => quoteLiteral(snakeCase(c.name))).join(', ')})`;
+      return `${quoteIdent(typeColumnName)} IN (${values.map((c) => quoteLiteral(typeValues[c.name] as string)).join(', ')})`;
     };
     rowPredicate.set(group.name, isInstance);
 
@@ -486,8 +499,8 @@ function idColumn(name = 'id', sqlType = 'integer'): Column {
   return { name, role: { kind: 'id' }, sqlType, valueType: { kind: 'id' }, nullable: false };
 }
 
-function typeColumn(name: string): Column {
-  return { name, role: { kind: 'type' }, sqlType: 'text', valueType: { kind: 'text' }, nullable: false };
+function typeColumn(name: string, sqlType = 'text'): Column {
+  return { name, role: { kind: 'type' }, sqlType, valueType: { kind: 'text' }, nullable: false };
 }
 
 /** Takes `preferred` if free, else `fallback`, else numbered variants of it. */

@@ -1,4 +1,4 @@
-import type { Attribute, Entity, OpaqueColumn, Relationship } from '../er-model/er-model.ts';
+import type { Attribute, Entity, EntityDiscriminator, OpaqueColumn, Relationship } from '../er-model/er-model.ts';
 import type { ErIndex } from '../er-model/er-index.ts';
 import { ConfigError } from '../common/errors.ts';
 import { partitionHierarchy } from './variant-presets.ts';
@@ -84,6 +84,10 @@ export interface NativeNames {
   /** The table's primary key: its key column, or more where the source's holds more. */
   readonly primaryKey: (entity: Entity) => string[];
   readonly opaque: (entity: Entity) => OpaqueColumn[];
+  /** The discriminator of the table `entity` has of its own, as the source names and fills it. */
+  readonly discriminator: (entity: Entity) => EntityDiscriminator | undefined;
+  /** The flag column of `entity` in the table of its nearest ancestor with one, as the source names it. */
+  readonly flag: (entity: Entity) => string | undefined;
   readonly column: (attribute: Attribute) => string;
   readonly sqlType: (attribute: Attribute) => string;
   /** Whether the attribute's values are an enum type of the source (which checks them itself). */
@@ -127,6 +131,8 @@ export function nativeNames(index: ErIndex, variant: VariantSpec): NativeNames |
       (storageOf(e).uniques ?? []).map((u) => [...u]).filter((u) => !leftOut.has(uniqueKey(storageOf(e).table, u))),
     primaryKey: (e) => [...(storageOf(e).primaryKey ?? [storageOf(e).key])],
     opaque: (e) => [...(storageOf(e).opaque ?? [])],
+    discriminator: (e) => e.storage?.discriminator,
+    flag: (e) => storageOf(e).flags?.[e.name],
     column: (a) => attributeStorage(a).column,
     sqlType: (a) => attributeStorage(a).sqlType,
     enumTyped: (a) => a.type.kind === 'enum' && !TEXT_TYPE.test(attributeStorage(a).sqlType),
@@ -194,7 +200,11 @@ export function nativeEnumTypes(index: ErIndex): EnumType[] {
     }
     out.set(name, a.type.values);
   };
-  for (const e of index.domain.entities) for (const a of e.attributes) visit(a);
+  for (const e of index.domain.entities) {
+    for (const a of e.attributes) visit(a);
+    const d = e.storage?.discriminator;
+    if (d?.labels !== undefined) out.set(d.sqlType, d.labels);
+  }
   for (const r of index.domain.relationships) for (const a of r.attributes ?? []) visit(a);
   return [...out].map(([name, values]) => ({ name, values }));
 }

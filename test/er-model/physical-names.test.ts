@@ -118,4 +118,31 @@ describe('physical names in a model', () => {
       ),
     ).toThrow(/storage\.primaryKey: must be a list of column names holding the key/u);
   });
+
+  it('refuse a discriminator or flag that names a class outside the table, a repeated value, or a value no label has', () => {
+    const refusal = (change: (storage: Record<string, unknown>) => void): string => {
+      try {
+        validateDomain(model(change), 'shop.json');
+        return '';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    const discriminator = (d: Record<string, unknown>) => (s: Record<string, unknown>) =>
+      (s['discriminator'] = { column: 'kind', sqlType: 'text', ...d });
+    expect(refusal(discriminator({ values: { Item: 'item' } }))).toBe('');
+    expect(refusal(discriminator({ values: { Gadget: 'g' } }))).toMatch(
+      /storage\.discriminator\.values\.Gadget: "Gadget" is not Item or a class under it/u,
+    );
+    expect(refusal(discriminator({ sqlType: 'text); DROP TABLE x; --', values: { Item: 'item' } }))).toMatch(
+      /storage\.discriminator\.sqlType: .* is not a type name/u,
+    );
+    expect(refusal(discriminator({ sqlType: 'kind_type', values: { Item: 'x' }, labels: ['a', 'b'] }))).toMatch(
+      /storage\.discriminator\.values\.Item: "x" is not one of the labels/u,
+    );
+    expect(refusal((s) => (s['flags'] = { Item: 'is_item' }))).toMatch(
+      /storage\.flags\.Item: "Item" is not a class under Item/u,
+    );
+    expect(refusal(discriminator({ values: { Item: '' } }))).toMatch(/storage\.discriminator\.values\.Item: /u);
+  });
 });

@@ -37,9 +37,19 @@ export function originalNames(
   const attributes = new Map<string, string>();
   const relationships = new Map<string, string>();
   const table = (name: string | undefined) => built.tables.find((t) => t.name === name);
+  const draftIndex = indexDomain(draft);
   for (const e of draft.entities) {
-    const t = table(e.storage?.table);
-    if (t?.role.kind === 'entity' && t.role.classes.length === 1) entities.set(e.name, t.role.classes[0] as string);
+    // The class on top of its own table; else the class of its discriminator value, or of its flag, in its ancestor's.
+    const holder = [...draftIndex.chain(e.name)].reverse().find((x) => x.storage !== undefined);
+    const t = table(e.storage?.table) ?? table(holder?.storage?.table);
+    if (t?.role.kind === 'entity') {
+      const value = holder?.storage?.discriminator?.values[e.name];
+      const typed = Object.entries(t.role.typeValues).find(([, v]) => v === value)?.[0];
+      const flag = t.columns.find((c) => c.role.kind === 'flag' && c.name === holder?.storage?.flags?.[e.name])?.role;
+      const found =
+        e.storage !== undefined ? t.role.classes[0] : (typed ?? (flag?.kind === 'flag' ? flag.entity : undefined));
+      if (found !== undefined) entities.set(e.name, found);
+    }
     for (const a of e.attributes) {
       const child = a.storage?.table !== undefined ? table(a.storage.table) : undefined;
       if (child?.role.kind === 'multiValued') attributes.set(a.name, child.role.attribute);

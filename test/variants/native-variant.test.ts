@@ -176,4 +176,66 @@ describe('the native variant', () => {
     const copy = again.manifest.variants[0]?.pg_schema as string;
     expect(await readDatabaseInstance(db, index, { schema: copy })).toEqual(rows);
   }, 120_000);
+
+  it("keeps a source's own discriminator (an enum type, its values) and flag columns, and reads its rows back into the same instance", async () => {
+    await db.exec(`CREATE SCHEMA kinds;
+      SET search_path TO kinds;
+      CREATE TYPE pay_kind AS ENUM ('card', 'cash', 'voucher');
+      CREATE TABLE payment (payment_id integer PRIMARY KEY, amount numeric(6,2) NOT NULL, kind pay_kind NOT NULL,
+        card_last4 char(4), voucher_code text);
+      CREATE TABLE member (member_id integer PRIMARY KEY, full_name text NOT NULL, has_locker boolean NOT NULL,
+        locker_no integer, CHECK (has_locker = (locker_no IS NOT NULL)));
+      INSERT INTO payment VALUES (1, 9.50, 'card', '1234', NULL), (2, 3.00, 'cash', NULL, NULL), (3, 20.00, 'voucher', NULL, 'V-7'),
+        (4, 4.25, 'card', '9876', NULL), (5, 1.00, 'cash', NULL, NULL), (6, 12.00, 'voucher', NULL, 'V-9');
+      INSERT INTO member VALUES (1, 'Ann Lee', true, 12), (2, 'Bo Chen', false, NULL), (3, 'Cy Diaz', true, 40);
+      RESET search_path;`);
+    const source = await readDatabaseSource(db, { schema: 'kinds' });
+    const { domain } = draftModel(source, { name: 'kinds' });
+    const payment = domain.entities.find((e) => e.storage?.table === 'payment');
+    expect(payment?.storage?.discriminator).toMatchObject({ column: 'kind', sqlType: 'pay_kind' });
+    expect(Object.values(payment?.storage?.discriminator?.values ?? {}).sort()).toEqual(['card', 'cash', 'voucher']);
+    expect(Object.values(domain.entities.find((e) => e.storage?.table === 'member')?.storage?.flags ?? {})).toEqual([
+      'has_locker',
+    ]);
+    const built = await buildDataset({
+      dataset: 'kinds',
+      domain,
+      variants: 'native,full_cti',
+      scale: 'tiny',
+      seed: 4,
+      profile: 'default',
+      target: db,
+      out: join(tmp.dir, 'kinds'),
+      schemaPrefix: 'kinds_',
+    });
+    const native = built.manifest.variants.find((v) => v.name === 'native')?.pg_schema as string;
+    const rebuilt = await readDatabaseSource(db, { schema: native });
+    expect(catalogShape(rebuilt.catalog)).toEqual(catalogShape(source.catalog));
+    // The source's rows, read through the draft and built into the native variant, read back the same.
+    const index = indexDomain(domain);
+    const { readDatabaseInstance } = await import('../../generator/instance/source-instance.ts');
+    const rows = await readDatabaseInstance(db, index, { schema: 'kinds' });
+    const again = await buildDataset({
+      dataset: 'kinds',
+      domain,
+      variants: 'native',
+      scale: 'tiny',
+      seed: 4,
+      profile: 'default',
+      target: db,
+      out: join(tmp.dir, 'kinds-rows'),
+      schemaPrefix: 'kindsrows_',
+      instance: { instance: rows, source: 'kinds' },
+    });
+    const copy = again.manifest.variants[0]?.pg_schema as string;
+    expect(await readDatabaseInstance(db, index, { schema: copy })).toEqual(rows);
+    const kinds = await db.query(
+      `SELECT kind::text AS kind, count(*)::int AS n FROM ${copy}.payment GROUP BY 1 ORDER BY 1`,
+    );
+    expect(kinds).toEqual([
+      { kind: 'card', n: 2 },
+      { kind: 'cash', n: 2 },
+      { kind: 'voucher', n: 2 },
+    ]);
+  }, 120_000);
 });
