@@ -118,6 +118,15 @@ export function aliasOf(node: IrNode): string | undefined {
   return 'alias' in node && typeof node.alias === 'string' ? node.alias : undefined;
 }
 
+/** The aliases whose kind the query itself speaks of: a `classOf` output or an `isA` test on them, anywhere. */
+export function aliasesOfKind(query: Query): Set<string> {
+  const out = new Set<string>();
+  walk(query, (n) => {
+    if (n.kind === 'isA' || n.kind === 'classOf') out.add(n.alias);
+  });
+  return out;
+}
+
 /** Every alias a part mentions, subqueries included (those it declares among them). */
 export function aliasesIn(node: IrNode): Set<string> {
   const out = new Set<string>();

@@ -8,6 +8,7 @@
  */
 import type { ErIndex } from '../er-model/er-index.ts';
 import type { Join, Predicate, Query, SelectQuery } from '../query/conceptual-query.ts';
+import { aliasesOfKind } from '../query/walk.ts';
 
 /** The choices a reader could make otherwise, each a rejection reason of its own. */
 export const READING_CHOICES = [
@@ -98,9 +99,11 @@ function subtypeReadings(index: ErIndex, q: SelectQuery): Reading[] {
     { alias: q.from.alias, entity: q.from.entity },
     ...(q.joins ?? []).flatMap((j) => (j.kind === 'relationship' ? [{ alias: j.alias, entity: j.entity }] : [])),
   ];
+  // "accounts that are not streamers", "the account type of accounts": the words say which kinds.
+  const saidKinds = aliasesOfKind(q);
   return aliases.flatMap(({ alias, entity }): Reading[] => {
     const children = index.children(entity);
-    if (children.length === 0 || !index.canBeDirect(entity)) return [];
+    if (children.length === 0 || !index.canBeDirect(entity) || saidKinds.has(alias)) return [];
     const plain: Predicate[] = children.map((c) => ({ kind: 'isA', alias, entity: c.name, negated: true }));
     return [
       {

@@ -128,6 +128,47 @@ describe('readings by execution', () => {
     expect(reading.query.kind === 'select' && reading.query.groupBy).toEqual([attr('c', 'title')]);
   });
 
+  it('takes the kinds a query names (a kind column, an isA test) as said for that alias alone, and the writer scopes the others', async () => {
+    const among = ['Streamer', 'Subscriber', 'CreatorAccount', 'ConsumerAccount', 'Account'];
+    const withKind = select({
+      from: entity('Account', 'a'),
+      select: [out('username', attr('a', 'username')), out('kind', { kind: 'classOf', alias: 'a', among })],
+    });
+    const subtypeKeys = (q: Query) =>
+      otherReadings(index, q, new Set())
+        .filter((r) => r.choice === 'subtypes')
+        .map((r) => r.key);
+    expect(subtypeKeys(withKind)).toEqual([]);
+    expect(
+      subtypeKeys(select({ from: entity('Account', 'a'), select: [out('username', attr('a', 'username'))] })),
+    ).toEqual(['subtypes:Account']);
+    // "titles of videos produced by creators that are not streamers": the creators' kinds are said, the videos' are not.
+    const notStreamers = select({
+      from: entity('Content', 'c'),
+      select: [out('title', attr('c', 'title')), out('username', attr('p', 'username'))],
+      joins: [
+        {
+          kind: 'relationship',
+          type: 'inner',
+          relationship: 'produced_by',
+          from: 'c',
+          direction: 'forward',
+          alias: 'p',
+          entity: 'CreatorAccount',
+        },
+      ],
+      where: { kind: 'isA', alias: 'p', entity: 'Streamer', negated: true },
+    });
+    expect(subtypeKeys(notStreamers)).toEqual(['subtypes:Content']);
+    expect(await caughtUnsaid(notStreamers)).toContain('subtypes');
+    const w = writeNaturalQuestion(index, notStreamers, 0, 'g');
+    expect(w.evidence).toMatch(/Videos include live videos and recorded videos\./u);
+    const verified = await verifyGroup(notStreamers, ctx);
+    expect((await differingReadings(notStreamers, 'g', verified, ctx)).map((d) => d.reading.choice)).not.toContain(
+      'subtypes',
+    );
+  });
+
   it('builds a path reading through another relationship between the same kinds, settled once the verb is said', () => {
     const twoLinks = indexDomain({
       ...domain,

@@ -6,6 +6,7 @@ import { createContext, type DescribeContext } from '../describe/context.ts';
 import { attribute, attributeNoun, canonical, info, noun } from '../describe/nouns.ts';
 import { capitalize, isPostmodifier, listing, pluralVerb } from '../describe/english.ts';
 import { sha256 } from '../../common/hash.ts';
+import { aliasesOfKind } from '../../query/walk.ts';
 
 /**
  * What the natural writer hands down while it plans one question: the describer's context
@@ -233,8 +234,9 @@ export function linkVerb(
  * The subtype scope of an entity: the register's first default ("creators" are all
  * creators, streamers included). Where the kind can also have objects of no more specific
  * kind, "accounts" could be read as the plain ones only, so the evidence names the kinds it
- * covers. A query that leaves some subtype out says so in its own condition ("accounts that
- * are not streamers"), and then nothing more is said.
+ * covers. A query that names the kinds of an alias of this kind says so in its own words
+ * ("accounts that are not streamers", "the account type of accounts"), and then nothing more
+ * is said of this kind; the other kinds of the query are still scoped.
  */
 export function scopeNote(n: NaturalContext, entity: string): void {
   const kinds = n.index.children(entity);
@@ -243,7 +245,7 @@ export function scopeNote(n: NaturalContext, entity: string): void {
   if (
     !n.index.canBeDirect(entity) ||
     n.stated.has(`subtypes:${entity}`) ||
-    /"kind":"(isA|classOf)"/u.test(JSON.stringify(n.query))
+    [...aliasesOfKind(n.query)].some((alias) => n.d.aliases.has(alias) && info(n.d, alias).entity === entity)
   )
     return;
   n.stated.add(`subtypes:${entity}`);
