@@ -112,20 +112,32 @@ describe('readings by execution', () => {
     });
   }
 
-  it('catches one row per video read as one row per title (grouping), which the writer leaves to execution', async () => {
+  it('catches one row per video read as one row per title (grouping) where the words leave it open, and "for each video" settles it', async () => {
     // Titles repeat among the tiny instance's videos: per video and per title differ.
-    const q = select({
+    const perVideo = select({
       from: entity('Content', 'c'),
       select: [out('title', attr('c', 'title')), out('quality_options', count(element('o')))],
       joins: [elements('left', 'c', 'quality_opts', 'o')],
       groupBy: [id('c'), attr('c', 'title')],
     });
-    const verified = await verifyGroup(q, ctx);
-    const found = await differingReadings(q, 'g', verified, ctx);
-    expect(found.map((d) => d.reading.choice)).toContain('grouping');
-    // The other reading is a real query with another answer: fewer rows, one per title.
-    const reading = found.find((d) => d.reading.choice === 'grouping')!.reading;
-    expect(reading.query.kind === 'select' && reading.query.groupBy).toEqual([attr('c', 'title')]);
+    expect(await caughtUnsaid(perVideo)).toContain('grouping');
+    const w = writeNaturalQuestion(index, perVideo, 0, 'g');
+    expect(w.question).toMatch(/for each video/iu);
+    const verified = await verifyGroup(perVideo, ctx);
+    expect((await differingReadings(perVideo, 'g', verified, ctx)).map((d) => d.reading.choice)).not.toContain(
+      'grouping',
+    );
+    // "Which video has the most quality options? Give its title and number": the video, or the title?
+    const top = select({
+      ...perVideo,
+      orderBy: [{ expr: { kind: 'output', name: 'quality_options' }, direction: 'desc' }, asc(id('c'))],
+      limit: 1,
+    });
+    const found = await differingReadings(top, 'g', await verifyGroup(top, ctx), ctx);
+    const reading = found.find((d) => d.reading.choice === 'grouping')?.reading;
+    expect(writeNaturalQuestion(index, top, 0, 'g').question, JSON.stringify(found)).not.toMatch(/for each video/iu);
+    // The other reading is a real query with another answer: one row per title.
+    expect(reading?.query.kind === 'select' && reading.query.groupBy).toEqual([attr('c', 'title')]);
   });
 
   it('takes the kinds a query names (a kind column, an isA test) as said for that alias alone, and the writer scopes the others', async () => {

@@ -438,6 +438,8 @@ function perObjectQuestion(n: NaturalContext, q: SelectQuery): string {
   if (q.limit !== undefined)
     state(n, `Only the first ${numberText(q.limit)} ${nounOf(n, base, true)} in that order are listed.`, 'limit');
   const orderText = first ? `, ${sortedByItem(n, q, first, base, starReach)}` : '';
+  // "For each video, …" says a row per video, however many share a title.
+  n.covered.add('one-row-per-object');
   return fill(n, 'perObject', { outputs, row: rows.singular, be: be(figs), order: orderText });
 }
 
