@@ -169,16 +169,15 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
     const typeValues: Record<string, string> = {};
     let typeColumnName: string | undefined;
     const flagColumns = new Map<string, string>();
-    const sourceDiscriminator = physical?.discriminator(top);
+    // The source's discriminator where it names every class a row here can be typed as; a
+    // class the source never holds a row of (a draft's guess) falls back to a `type` column.
+    const named = physical?.discriminator(top);
+    const sourceDiscriminator =
+      named && group.typed.every((c) => named.values[c.name] !== undefined) ? named : undefined;
     if (sourceDiscriminator) {
       // The source's own column and values; its constraints on them are its own.
       typeColumnName = claim(used, sourceDiscriminator.column, sourceDiscriminator.column);
-      for (const c of group.typed) {
-        const value = sourceDiscriminator.values[c.name];
-        if (value === undefined)
-          throw new ShredError(`variant native: ${top.name}'s discriminator has no value for ${c.name}`);
-        typeValues[c.name] = value;
-      }
+      for (const c of group.typed) typeValues[c.name] = sourceDiscriminator.values[c.name] as string;
       columns.push(typeColumn(typeColumnName, sourceDiscriminator.sqlType));
     } else if (group.overlapping && group.mode === 'nested') {
       for (const c of group.classes.slice(1)) {

@@ -238,4 +238,44 @@ describe('the native variant', () => {
       { kind: 'voucher', n: 2 },
     ]);
   }, 120_000);
+
+  it('builds a discriminator that names no value for a class rows may be typed as with columns of its own, not a crash', async () => {
+    // Every payment has a kind, and refunds hang under Payment itself: Payment can have rows of
+    // its own (a refund's payment is of some kind), for which the source has no value.
+    await db.exec(`CREATE SCHEMA kinds2;
+      SET search_path TO kinds2;
+      CREATE TABLE payment (payment_id integer PRIMARY KEY, amount numeric(6,2) NOT NULL, kind text NOT NULL,
+        card_last4 char(4), voucher_code text);
+      CREATE TABLE refund (payment_id integer PRIMARY KEY REFERENCES payment, reason text NOT NULL);
+      INSERT INTO payment VALUES (1, 9.50, 'card', '1234', NULL), (2, 3.00, 'voucher', NULL, 'V-1'),
+        (3, 20.00, 'voucher', NULL, 'V-7'), (4, 4.25, 'card', '9876', NULL);
+      INSERT INTO refund VALUES (2, 'late'), (4, 'broken');
+      RESET search_path;`);
+    const { domain } = draftModel(await readDatabaseSource(db, { schema: 'kinds2' }), { name: 'kinds2' });
+    expect(domain.entities.find((e) => e.storage?.table === 'payment')?.storage?.discriminator?.column).toBe('kind');
+    const built = await buildDataset({
+      dataset: 'kinds2',
+      domain,
+      variants: 'native',
+      scale: 'tiny',
+      seed: 4,
+      profile: 'default',
+      target: db,
+      out: join(tmp.dir, 'kinds2'),
+      schemaPrefix: 'kinds2_',
+    });
+    const native = built.manifest.variants[0]?.pg_schema as string;
+    const columns = await db.query(
+      `SELECT column_name FROM information_schema.columns WHERE table_schema = '${native}' AND table_name = 'payment' ORDER BY 1`,
+    );
+    // Payment's kinds may overlap its refunds, so they are flags of the builder's own here.
+    expect(columns.map((c) => c['column_name'])).toEqual([
+      'amount',
+      'card_last4',
+      'is_card',
+      'is_voucher',
+      'payment_id',
+      'voucher_code',
+    ]);
+  }, 120_000);
 });
