@@ -183,8 +183,15 @@ describeServer('hostile predictions through eval on a server', (serverUrl) => {
     expect(first.stderr).not.toMatch(/internal error|\n\s+at /u);
     const resumed = runCli([...args(cut), '--resume']);
     expect(resumed.status, resumed.stderr).toBe(0);
-    expect(readFileSync(join(cut, 'predictions.jsonl'), 'utf8')).toBe(
-      readFileSync(join(whole, 'predictions.jsonl'), 'utf8'),
-    );
+    // The same bytes, but for the verdicts the load decides (a value of 600 MB or 1 GB is over
+    // the cap or past the timeout, above): those only agree that they are bounded.
+    const bounded = (path: string) =>
+      read(path).map((line) => {
+        const l = JSON.parse(line) as PredictionLine;
+        return eitherBound(l.sql as string) && ['over-cap', 'timeout'].includes(l.outcome as string)
+          ? JSON.stringify({ ...l, outcome: 'bounded', message: null })
+          : line;
+      });
+    expect(bounded(join(cut, 'predictions.jsonl'))).toEqual(bounded(join(whole, 'predictions.jsonl')));
   }, 900_000);
 });
