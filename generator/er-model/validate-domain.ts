@@ -715,7 +715,23 @@ class DomainChecker {
         this.discriminator(raw.storage.discriminator, `${path}.storage.discriminator`, info);
       if (isRecord(raw.storage) && raw.storage.flags !== undefined)
         this.flagColumns(raw.storage.flags, `${path}.storage.flags`, info);
+      if (isRecord(raw.storage)) this.kindColumnsApart(raw.storage, `${path}.storage`);
     }
+  }
+
+  /** The key, the discriminator and each flag are columns of their own. */
+  private kindColumnsApart(storage: Json, path: string): void {
+    const seen = new Map<string, string>();
+    const claim = (column: unknown, at: string): void => {
+      if (typeof column !== 'string') return;
+      const other = seen.get(column);
+      if (other !== undefined) this.report(at, `column ${describe(column)} is also ${other}`);
+      else seen.set(column, at.slice(path.length + 1));
+    };
+    claim(storage.key, `${path}.key`);
+    if (isRecord(storage.discriminator)) claim(storage.discriminator.column, `${path}.discriminator.column`);
+    if (isRecord(storage.flags))
+      for (const [cls, column] of Object.entries(storage.flags)) claim(column, `${path}.flags.${cls}`);
   }
 
   /** Flag columns: a usable column name for classes under this table's entity. */

@@ -1001,7 +1001,9 @@ function stiSubclasses(
     const direct =
       parentNode === undefined
         ? rootValue !== undefined
-        : parentNode.values.some((v) => absorbed.has(v) && !children.some((c) => c.values.includes(v)));
+        : parentNode.values.some(
+            (v) => v !== rootValue && absorbed.has(v) && !children.some((c) => c.values.includes(v)),
+          );
     stiParents.set(parentName, direct);
     let left = 1;
     for (const [i, c] of children.entries()) {
@@ -1021,7 +1023,10 @@ function stiSubclasses(
         opaque,
       );
       for (const n of own) taken.add(n);
-      const ownValue = c.values.find((v) => !nodes.some((k) => k.parent === c.name && k.values.includes(v)));
+      // The root's own value is the root's, even where its rows fill a group's columns.
+      const ownValue = c.values.find(
+        (v) => v !== rootValue && !nodes.some((k) => k.parent === c.name && k.values.includes(v)),
+      );
       classes.set(c.name, {
         table: t.name,
         values: c.values,
@@ -1057,7 +1062,12 @@ function discriminatorStorage(
 ): EntityDiscriminator {
   const column = t.columns.find((c) => c.name === sti.discriminator) as CatalogColumn;
   const values: Record<string, string> = rootValue !== undefined ? { [root]: rootValue } : {};
-  for (const [name, c] of classes) if (c.table === t.name && c.direct !== undefined) values[name] = c.direct;
+  const taken = new Set(Object.values(values));
+  for (const [name, c] of classes) {
+    if (c.table !== t.name || c.direct === undefined || taken.has(c.direct)) continue;
+    values[name] = c.direct;
+    taken.add(c.direct);
+  }
   const sqlType = nativeSqlType(column);
   const labels = enums.get(sqlType);
   return { column: column.name, sqlType, values, ...(labels ? { labels: [...labels] } : {}) };

@@ -82,14 +82,7 @@ export function* shredTable(context: ShredContext, schema: RelationalSchema, tab
         let typeClass: string | undefined;
         if (role.mode === 'nested') {
           if (!context.isA(o, top)) continue;
-          if (hasType) {
-            // The deepest class of the group on the object's chain.
-            const chain = index
-              .chain(mostSpecific(o, schema))
-              .map((e) => e.name)
-              .filter((n) => inGroup.has(n));
-            typeClass = chain[chain.length - 1];
-          }
+          if (hasType) typeClass = deepestInGroup(index, o, inGroup, schema);
         } else {
           const own = o.classes.find((c) => inGroup.has(c));
           if (own === undefined) continue;
@@ -120,6 +113,26 @@ export function* shredTable(context: ShredContext, schema: RelationalSchema, tab
       return;
     }
   }
+}
+
+/**
+ * The deepest class of a group on the object's chains: an object of an overlapping hierarchy
+ * may also be of a class kept in another table, but its classes in this one form one chain.
+ */
+function deepestInGroup(
+  index: ErIndex,
+  o: EntityObject,
+  inGroup: ReadonlySet<string>,
+  schema: RelationalSchema,
+): string {
+  const reached = new Set(o.classes.flatMap((c) => index.chain(c).map((e) => e.name)).filter((n) => inGroup.has(n)));
+  const deepest = [...reached].filter((n) => ![...reached].some((m) => m !== n && index.isAncestorOrSelf(n, m)));
+  if (deepest.length !== 1) {
+    throw new ShredError(
+      `variant ${schema.variant.name}: object ${o.id} is of ${deepest.length} kinds kept in one table (${deepest.join(', ')}) where one is needed`,
+    );
+  }
+  return deepest[0] as string;
 }
 
 function mostSpecific(o: EntityObject, schema: RelationalSchema): string {

@@ -171,9 +171,16 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
     const flagColumns = new Map<string, string>();
     // The source's discriminator where it names every class a row here can be typed as; a
     // class the source never holds a row of (a draft's guess) falls back to a `type` column.
+    // One type column holds a row's kind only where the kinds kept here never overlap: every
+    // class with two or more kinds in this table is disjoint.
     const named = physical?.discriminator(top);
+    const oneKind = group.classes.every(
+      (c) =>
+        c.specialization?.disjoint !== false ||
+        index.children(c.name).filter((k) => group.classes.includes(k)).length < 2,
+    );
     const sourceDiscriminator =
-      named && group.typed.every((c) => named.values[c.name] !== undefined) ? named : undefined;
+      named && oneKind && group.typed.every((c) => named.values[c.name] !== undefined) ? named : undefined;
     if (sourceDiscriminator) {
       // The source's own column and values; its constraints on them are its own.
       typeColumnName = claim(used, sourceDiscriminator.column, sourceDiscriminator.column);

@@ -203,7 +203,15 @@ export function nativeEnumTypes(index: ErIndex): EnumType[] {
   for (const e of index.domain.entities) {
     for (const a of e.attributes) visit(a);
     const d = e.storage?.discriminator;
-    if (d?.labels !== undefined) out.set(d.sqlType, d.labels);
+    if (d?.labels !== undefined) {
+      const known = out.get(d.sqlType);
+      if (known && known.join('\u0000') !== d.labels.join('\u0000')) {
+        throw new ConfigError(
+          `variant native: enum type ${d.sqlType} is given two lists of values (${known.join(', ')}; ${d.labels.join(', ')})`,
+        );
+      }
+      out.set(d.sqlType, d.labels);
+    }
   }
   for (const r of index.domain.relationships) for (const a of r.attributes ?? []) visit(a);
   return [...out].map(([name, values]) => ({ name, values }));

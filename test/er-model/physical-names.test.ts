@@ -144,5 +144,8 @@ describe('physical names in a model', () => {
       /storage\.flags\.Item: "Item" is not a class under Item/u,
     );
     expect(refusal(discriminator({ values: { Item: '' } }))).toMatch(/storage\.discriminator\.values\.Item: /u);
+    expect(refusal(discriminator({ column: 'item_id', values: { Item: 'item' } }))).toMatch(
+      /storage\.discriminator\.column: column "item_id" is also key/u,
+    );
   });
 });
