@@ -104,6 +104,31 @@ describe('owner-keyed-child and shared-key-subtable', () => {
     expect(detectRelationshipTable(relTable, ruleContext(catalog([person, relTable]), new Map()))?.to.columns).toEqual([
       'mentor_id',
     ]);
+    // Named after its key where the table ends in that word: `card_holds` of `library_cards`.
+    const cards = table('library_cards', [col('id'), col('card_no', txt)]);
+    const holds = table('card_holds', [col('card_id'), col('holder_id'), col('issued_on', { kind: 'date' }, true)], {
+      primaryKey: ['card_id'],
+      foreignKeys: [fk(['card_id'], 'library_cards'), fk(['holder_id'], 'person')],
+    });
+    const withCards = ruleContext(catalog([person, cards, holds]), new Map());
+    expect(detectRelationshipTable(holds, withCards)?.to.table).toBe('person');
+    // A holder that may be missing is no link's row: a subclass with a reference.
+    const optional = {
+      ...holds,
+      columns: holds.columns.map((c) => (c.name === 'holder_id' ? { ...c, nullable: true } : c)),
+    };
+    expect(
+      detectRelationshipTable(optional, ruleContext(catalog([person, cards, optional]), new Map())),
+    ).toBeUndefined();
+    // `person_students` keyed by `person_id` of `people`: the key's word is not the table's, so a subclass.
+    const people = table('people', [col('id'), col('name', txt)]);
+    const students = table('person_students', [col('person_id'), col('school_id')], {
+      primaryKey: ['person_id'],
+      foreignKeys: [fk(['person_id'], 'people'), fk(['school_id'], 'person')],
+    });
+    expect(
+      detectRelationshipTable(students, ruleContext(catalog([people, person, students]), new Map())),
+    ).toBeUndefined();
   });
 });
 

@@ -36,9 +36,13 @@ export function detectRelationshipTable(
   const others = knownForeignKeys(table, ctx).filter((fk) => fk !== key);
   if (others.length !== 1 || table.foreignKeys.length !== 2) return undefined;
   const to = others[0] as CatalogForeignKey;
-  // Named after X's table (`post_author` of `posts`) or after its key (`card_holds` keyed by
-  // `card_id` of `library_cards`); a link held apart from X is never empty.
-  const stems = [key.table, key.table.replace(/s$/u, ''), ...key.columns.map((c) => c.replace(/_id$/u, ''))];
+  // Named after X's table (`post_author` of `posts`), or after its key where X's table ends
+  // in that word (`card_holds` keyed by `card_id` of `library_cards`; `person_students` keyed
+  // by `person_id` of `people` stays a subclass); a link held apart from X is never empty.
+  const keyStems = key.columns
+    .map((c) => c.replace(/_id$/u, ''))
+    .filter((stem) => new RegExp(`(^|_)${stem.replace(/[^a-z0-9_]/giu, '')}s?$`, 'u').test(key.table));
+  const stems = [key.table, key.table.replace(/s$/u, ''), ...keyStems];
   if (!stems.some((stem) => stem !== 'id' && table.name.startsWith(`${stem}_`))) return undefined;
   const linked = to.columns.every((c) => table.columns.find((col) => col.name === c)?.nullable === false);
   if (!linked) return undefined;
