@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../generator/database/database.ts';
 import { BUILT_IN_DOMAINS } from '../../generator/domains/index.ts';
 import { indexDomain } from '../../generator/er-model/er-index.ts';
-import type { Expr, Query } from '../../generator/query/conceptual-query.ts';
+import type { Expr, Join, Query } from '../../generator/query/conceptual-query.ts';
 import { asc, attr, count, element, elements, entity, id, out, select } from '../../generator/query/query-builder.ts';
 import { prepareBuilds, type PreparedBuilds } from '../../generator/generate/prepare-builds.ts';
 import { createQueryRunner } from '../../generator/generate/query-runner.ts';
@@ -58,6 +58,16 @@ async function caughtUnsaid(q: Query): Promise<ReadingChoice[]> {
   return (await answeringOtherwise(otherReadings(index, q, new Set()), verified, ctx)).map((d) => d.reading.choice);
 }
 
+/** "videos produced by creators": Content c joined to its creator p. */
+const producedBy: Join = {
+  kind: 'relationship',
+  type: 'inner',
+  relationship: 'produced_by',
+  from: 'c',
+  direction: 'forward',
+  alias: 'p',
+  entity: 'CreatorAccount',
+};
 const year: Expr = { kind: 'extract', field: 'year', arg: attr('c', 'created_at') };
 const examples: { choice: ReadingChoice; words: RegExp | undefined; query: Query }[] = [
   {
@@ -158,17 +168,7 @@ describe('readings by execution', () => {
     const notStreamers = select({
       from: entity('Content', 'c'),
       select: [out('title', attr('c', 'title')), out('username', attr('p', 'username'))],
-      joins: [
-        {
-          kind: 'relationship',
-          type: 'inner',
-          relationship: 'produced_by',
-          from: 'c',
-          direction: 'forward',
-          alias: 'p',
-          entity: 'CreatorAccount',
-        },
-      ],
+      joins: [producedBy],
       where: { kind: 'isA', alias: 'p', entity: 'Streamer', negated: true },
     });
     expect(subtypeKeys(notStreamers)).toEqual(['subtypes:Content']);
@@ -196,17 +196,7 @@ describe('readings by execution', () => {
     const q = select({
       from: entity('Content', 'c'),
       select: [out('title', attr('c', 'title')), out('username', attr('p', 'username'))],
-      joins: [
-        {
-          kind: 'relationship',
-          type: 'inner',
-          relationship: 'produced_by',
-          from: 'c',
-          direction: 'forward',
-          alias: 'p',
-          entity: 'CreatorAccount',
-        },
-      ],
+      joins: [producedBy],
     });
     expect(
       otherReadings(twoLinks, q, new Set())

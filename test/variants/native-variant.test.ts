@@ -11,7 +11,8 @@ import { readDatabaseSource, readSource } from '../../generator/import/read-sour
 import { selectVariants } from '../../generator/variants/select-variants.ts';
 import { instanceHash } from '../../generator/instance/canonical-instance.ts';
 import { sampleInstance } from '../../generator/instance/sample-instance.ts';
-import { readSourceInstance } from '../../generator/instance/source-instance.ts';
+import { readDatabaseInstance, readSourceInstance } from '../../generator/instance/source-instance.ts';
+import type { Domain } from '../../generator/er-model/er-model.ts';
 import Sqlite from 'better-sqlite3';
 import { tempDir } from '../helpers/build-fixtures.ts';
 import { catalogShape } from '../helpers/catalog-shape.ts';
@@ -28,6 +29,35 @@ describe('the native variant', () => {
     await db?.close();
     tmp.remove();
   });
+
+  /** The source `name`'s own rows read through `domain`, built into its native variant, and read back from there. */
+  async function rebuiltFromRows(name: string, domain: Domain, seed: number) {
+    const index = indexDomain(domain);
+    const rows = await readDatabaseInstance(db, index, { schema: name });
+    const again = await buildDataset({
+      dataset: name,
+      domain,
+      variants: 'native',
+      scale: 'tiny',
+      seed,
+      profile: 'default',
+      target: db,
+      out: join(tmp.dir, `${name}-rows`),
+      schemaPrefix: `${name}rows_`,
+      instance: { instance: rows, source: name },
+    });
+    const copy = again.manifest.variants[0]?.pg_schema as string;
+    return { rows, back: await readDatabaseInstance(db, index, { schema: copy }), copy };
+  }
+
+  /** A built table's column names, in order of name. */
+  async function columnsOf(schema: string, table: string): Promise<unknown[]> {
+    const rows = await db.query(
+      `SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY 1`,
+      [schema, table],
+    );
+    return rows.map((c) => c['column_name']);
+  }
 
   it('is refused in one line for a model without physical names', () => {
     expect(() => selectVariants(indexDomain(retail), 'native', 1)).toThrow(
@@ -157,24 +187,9 @@ describe('the native variant', () => {
     expect(rebuilt.catalog.enums).toEqual(source.catalog.enums);
     for (const check of await verifyDataset(out, db)) expect(check.differences, check.variant).toEqual([]);
     // The source's own rows read through those names, and built again: the same instance.
-    const index = indexDomain(domain);
-    const { readDatabaseInstance } = await import('../../generator/instance/source-instance.ts');
-    const rows = await readDatabaseInstance(db, index, { schema: 'odd' });
+    const { rows, back } = await rebuiltFromRows('odd', domain, 2);
     expect(rows.objects['Select']?.map((o) => o.values['na_me'])).toEqual(['a', 'b', 'c']);
-    const again = await buildDataset({
-      dataset: 'odd',
-      domain,
-      variants: 'native',
-      scale: 'tiny',
-      seed: 2,
-      profile: 'default',
-      target: db,
-      out: join(tmp.dir, 'odd-rows'),
-      schemaPrefix: 'oddrows_',
-      instance: { instance: rows, source: 'odd' },
-    });
-    const copy = again.manifest.variants[0]?.pg_schema as string;
-    expect(await readDatabaseInstance(db, index, { schema: copy })).toEqual(rows);
+    expect(back).toEqual(rows);
   }, 120_000);
 
   it("keeps a source's own discriminator (an enum type, its values) and flag columns, and reads its rows back into the same instance", async () => {
@@ -212,23 +227,8 @@ describe('the native variant', () => {
     const rebuilt = await readDatabaseSource(db, { schema: native });
     expect(catalogShape(rebuilt.catalog)).toEqual(catalogShape(source.catalog));
     // The source's rows, read through the draft and built into the native variant, read back the same.
-    const index = indexDomain(domain);
-    const { readDatabaseInstance } = await import('../../generator/instance/source-instance.ts');
-    const rows = await readDatabaseInstance(db, index, { schema: 'kinds' });
-    const again = await buildDataset({
-      dataset: 'kinds',
-      domain,
-      variants: 'native',
-      scale: 'tiny',
-      seed: 4,
-      profile: 'default',
-      target: db,
-      out: join(tmp.dir, 'kinds-rows'),
-      schemaPrefix: 'kindsrows_',
-      instance: { instance: rows, source: 'kinds' },
-    });
-    const copy = again.manifest.variants[0]?.pg_schema as string;
-    expect(await readDatabaseInstance(db, index, { schema: copy })).toEqual(rows);
+    const { rows, back, copy } = await rebuiltFromRows('kinds', domain, 4);
+    expect(back).toEqual(rows);
     const kinds = await db.query(
       `SELECT kind::text AS kind, count(*)::int AS n FROM ${copy}.payment GROUP BY 1 ORDER BY 1`,
     );
@@ -277,14 +277,8 @@ describe('the native variant', () => {
       schemaPrefix: 'kinds3_',
     });
     const native = built.manifest.variants[0]?.pg_schema as string;
-    const columns = async (table: string) =>
-      (
-        await db.query(
-          `SELECT column_name FROM information_schema.columns WHERE table_schema = '${native}' AND table_name = '${table}' ORDER BY 1`,
-        )
-      ).map((c) => c['column_name']);
-    expect(await columns('item')).toContain('kind');
-    expect(await columns('payment')).toEqual([
+    expect(await columnsOf(native, 'item')).toContain('kind');
+    expect(await columnsOf(native, 'payment')).toEqual([
       'amount',
       'card_last4',
       'is_card',
@@ -320,11 +314,8 @@ describe('the native variant', () => {
       schemaPrefix: 'kinds2_',
     });
     const native = built.manifest.variants[0]?.pg_schema as string;
-    const columns = await db.query(
-      `SELECT column_name FROM information_schema.columns WHERE table_schema = '${native}' AND table_name = 'payment' ORDER BY 1`,
-    );
     // Payment's kinds may overlap its refunds, so they are flags of the builder's own here.
-    expect(columns.map((c) => c['column_name'])).toEqual([
+    expect(await columnsOf(native, 'payment')).toEqual([
       'amount',
       'card_last4',
       'is_card',
