@@ -50,6 +50,22 @@ describe('the native variant', () => {
     return { rows, back: await readDatabaseInstance(db, index, { schema: copy }), copy };
   }
 
+  /** `domain` built as its native variant alone from a generated instance: the schema it went into. */
+  async function nativeBuilt(name: string, domain: Domain): Promise<string> {
+    const built = await buildDataset({
+      dataset: name,
+      domain,
+      variants: 'native',
+      scale: 'tiny',
+      seed: 4,
+      profile: 'default',
+      target: db,
+      out: join(tmp.dir, name),
+      schemaPrefix: `${name}_`,
+    });
+    return built.manifest.variants[0]?.pg_schema as string;
+  }
+
   /** A built table's column names, in order of name. */
   async function columnsOf(schema: string, table: string): Promise<unknown[]> {
     const rows = await db.query(
@@ -265,18 +281,7 @@ describe('the native variant', () => {
       ['Song', 'song'],
     ]);
     // A card may also be refunded: a generated object of two kinds is kept by flags, not one type column.
-    const built = await buildDataset({
-      dataset: 'kinds3',
-      domain,
-      variants: 'native',
-      scale: 'tiny',
-      seed: 4,
-      profile: 'default',
-      target: db,
-      out: join(tmp.dir, 'kinds3'),
-      schemaPrefix: 'kinds3_',
-    });
-    const native = built.manifest.variants[0]?.pg_schema as string;
+    const native = await nativeBuilt('kinds3', domain);
     expect(await columnsOf(native, 'item')).toContain('kind');
     expect(await columnsOf(native, 'payment')).toEqual([
       'amount',
@@ -302,18 +307,7 @@ describe('the native variant', () => {
       RESET search_path;`);
     const { domain } = draftModel(await readDatabaseSource(db, { schema: 'kinds2' }), { name: 'kinds2' });
     expect(domain.entities.find((e) => e.storage?.table === 'payment')?.storage?.discriminator?.column).toBe('kind');
-    const built = await buildDataset({
-      dataset: 'kinds2',
-      domain,
-      variants: 'native',
-      scale: 'tiny',
-      seed: 4,
-      profile: 'default',
-      target: db,
-      out: join(tmp.dir, 'kinds2'),
-      schemaPrefix: 'kinds2_',
-    });
-    const native = built.manifest.variants[0]?.pg_schema as string;
+    const native = await nativeBuilt('kinds2', domain);
     // Payment's kinds may overlap its refunds, so they are flags of the builder's own here.
     expect(await columnsOf(native, 'payment')).toEqual([
       'amount',
