@@ -70,8 +70,10 @@ export function* shredTable(context: ShredContext, schema: RelationalSchema, tab
   const role = table.role;
   switch (role.kind) {
     case 'registry': {
-      for (const o of instance.objects[role.root] ?? [])
-        yield [String(o.id), role.typeValues[mostSpecific(o, schema)] ?? snakeCase(mostSpecific(o, schema))];
+      for (const o of instance.objects[role.root] ?? []) {
+        const kind = mostSpecific(o, schema);
+        yield [String(o.id), role.typeValues[kind] ?? snakeCase(kind)];
+      }
       return;
     }
     case 'entity': {

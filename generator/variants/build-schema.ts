@@ -169,10 +169,9 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
     const typeValues: Record<string, string> = {};
     let typeColumnName: string | undefined;
     const flagColumns = new Map<string, string>();
-    // The source's discriminator where it names every class a row here can be typed as; a
-    // class the source never holds a row of (a draft's guess) falls back to a `type` column.
-    // One type column holds a row's kind only where the kinds kept here never overlap: every
-    // class with two or more kinds in this table is disjoint.
+    // The source's discriminator, where one column can hold a row's kind (every class with two
+    // or more kinds in this table is disjoint) and it has a value for every class a row here
+    // can be typed as; otherwise the builder's own flags or `type` column, as for any model.
     const named = physical?.discriminator(top);
     const oneKind = group.classes.every(
       (c) =>
