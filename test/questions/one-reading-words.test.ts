@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BUILT_IN_DOMAINS } from '../../generator/domains/index.ts';
 import { indexDomain } from '../../generator/er-model/er-index.ts';
 import type { Expr } from '../../generator/query/conceptual-query.ts';
-import { asc, attr, count, entity, out, select } from '../../generator/query/query-builder.ts';
+import { asc, attr, count, countDistinct, entity, id, inner, out, select } from '../../generator/query/query-builder.ts';
 import { writeNaturalQuestion } from '../../generator/questions/natural/natural-writer.ts';
 import { quotedNotInSql, quotedValues } from '../../generator/questions/quoted-labels.ts';
 
@@ -34,6 +34,22 @@ describe('output columns stated', () => {
       limit: 1,
     });
     expect(writeNaturalQuestion(index, q, 0, 'g').question).not.toMatch(/too\.$/u);
+  });
+});
+
+describe('counts of different values', () => {
+  it("names a partner's different values in plain words, not in the precise style's", () => {
+    const q = select({
+      from: entity('CreatorAccount', 'ca'),
+      joins: [inner('produced_by', 'ca', 'reverse', 'c', 'Content')],
+      select: [out('username', attr('ca', 'username')), out('titles', countDistinct(attr('c', 'title')))],
+      groupBy: [id('ca'), attr('ca', 'username')],
+    });
+    for (let p = 0; p < 3; p++) {
+      const w = writeNaturalQuestion(index, q, p, 'g');
+      expect(w.question).toContain('number of different titles of videos produced by them');
+      expect(w.question).not.toMatch(/known values/u);
+    }
   });
 });
 

@@ -170,6 +170,15 @@ export function figure(n: NaturalContext, e: Expr, subject: string | undefined, 
         if (e.distinct) return { text: `number of different ${m.plural}`, kind: 'count' };
         return { text: `number of ${nounOf(n, subject, true)} with ${article(m.noun)}`, kind: 'count' };
       }
+      // COUNT(DISTINCT x) of a partner: "the number of different titles of the videos they produced".
+      if (e.arg.kind === 'attribute' && e.distinct) {
+        const alias = e.arg.alias;
+        const m = measureOf(n, alias, e.arg.attribute);
+        return {
+          text: `number of different ${m.plural} of ${reach.partnerPhrase?.(alias) ?? nounOf(n, alias, true)}`,
+          kind: 'count',
+        };
+      }
     } else if (e.arg?.kind === 'attribute' && e.arg.attribute !== 'id') {
       const alias = e.arg.alias;
       const m = measureOf(n, alias, e.arg.attribute);
