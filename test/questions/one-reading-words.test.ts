@@ -2,7 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { BUILT_IN_DOMAINS } from '../../generator/domains/index.ts';
 import { indexDomain } from '../../generator/er-model/er-index.ts';
 import type { Expr } from '../../generator/query/conceptual-query.ts';
-import { asc, attr, count, countDistinct, entity, id, inner, out, select } from '../../generator/query/query-builder.ts';
+import {
+  asc,
+  attr,
+  count,
+  countDistinct,
+  entity,
+  id,
+  inner,
+  out,
+  select,
+} from '../../generator/query/query-builder.ts';
 import { writeNaturalQuestion } from '../../generator/questions/natural/natural-writer.ts';
 import { quotedNotInSql, quotedValues } from '../../generator/questions/quoted-labels.ts';
 
