@@ -5,6 +5,7 @@ import type { Expr } from '../../generator/query/conceptual-query.ts';
 import {
   asc,
   attr,
+  classOf,
   count,
   countDistinct,
   entity,
@@ -60,6 +61,26 @@ describe('counts of different values', () => {
       expect(w.question).toContain('number of different titles of videos produced by them');
       expect(w.question).not.toMatch(/known values/u);
     }
+  });
+
+  it('counts different kinds by name when no object is of two, and lists the kinds in the evidence', () => {
+    const retail = indexDomain(BUILT_IN_DOMAINS['retail']!);
+    const kinds = ['Apparel', 'Accessories', 'Electronics', 'Media', 'Software'];
+    const q = select({
+      from: entity('Employee', 'e'),
+      joins: [inner('recommends', 'e', 'forward', 'p', 'Product')],
+      select: [out('employee', id('e')), out('types', countDistinct(classOf('p', kinds)))],
+      groupBy: [id('e')],
+    });
+    const w = writeNaturalQuestion(retail, q, 0, 'g');
+    expect(w.question).toContain('number of different product types of products recommended by them');
+    expect(w.evidence).toContain('The product types are clothing items, accessories, devices, media items, and apps');
+    // Where a product can be of two kinds listed, which one counts is the first that applies: not said in passing.
+    const overlapping = select({
+      ...q,
+      select: [out('types', countDistinct(classOf('p', ['PhysicalProduct', 'Apparel'])))],
+    });
+    expect(writeNaturalQuestion(retail, overlapping, 0, 'g').question).not.toContain('different product types');
   });
 });
 

@@ -63,6 +63,17 @@ function partOfTime(n: NaturalContext, e: Expr, subject: string | undefined): Fi
   return { text, kind: 'number' };
 }
 
+/** Whether no object can be of two of the classes: none is another's ancestor, and their hierarchy is disjoint. */
+function disjointKinds(n: NaturalContext, among: readonly string[]): boolean {
+  const index = n.d.index;
+  const root = among[0] === undefined ? undefined : index.root(among[0]).name;
+  return (
+    root !== undefined &&
+    index.hierarchyIsDisjoint(root) &&
+    among.every((a, i) => among.every((b, j) => i === j || !index.isAncestorOrSelf(a, b)))
+  );
+}
+
 /** The natural noun phrase of an output or key, without article. */
 export function figure(n: NaturalContext, e: Expr, subject: string | undefined, reach: Reach = {}): Figure {
   if (e.kind === 'attribute') return attributeFigure(n, e.alias, e.attribute, subject);
@@ -176,6 +187,23 @@ export function figure(n: NaturalContext, e: Expr, subject: string | undefined, 
         const m = measureOf(n, alias, e.arg.attribute);
         return {
           text: `number of different ${m.plural} of ${reach.partnerPhrase?.(alias) ?? nounOf(n, alias, true)}`,
+          kind: 'count',
+        };
+      }
+      // COUNT(DISTINCT kind) where no object is of two of the kinds: "the number of different
+      // product types of products recommended by them", the types listed in the evidence.
+      if (e.arg.kind === 'classOf' && e.distinct && disjointKinds(n, e.arg.among)) {
+        const alias = e.arg.alias;
+        const ownerNoun = entityNoun(n, info(n.d, alias).entity as string);
+        const own = subject !== undefined && canonical(n.d, alias) === canonical(n.d, subject);
+        const kinds = e.arg.among.map((x) => entityNoun(n, x, true));
+        state(
+          n,
+          `The ${ownerNoun} types are ${listing(kinds, 'and')}; ${article(ownerNoun)} of none of them has no type.`,
+          'class-of',
+        );
+        return {
+          text: `number of different ${ownerNoun} types${own ? '' : ` of ${reach.partnerPhrase?.(alias) ?? nounOf(n, alias, true)}`}`,
           kind: 'count',
         };
       }
