@@ -3,6 +3,8 @@ import { parseSql } from '../../generator/sql/parser-adapter.ts';
 import { spiderHardness, constructCounts } from '../../generator/generate/difficulty.ts';
 import { readSkeleton } from '../../generator/generate/skeleton-shape.ts';
 import { fillQuery } from '../../generator/generate/fill/fill-query.ts';
+import { aggregate } from '../../generator/generate/fill/aggregates.ts';
+import { startFill } from '../../generator/generate/fill/fill-context.ts';
 import { buildSchemaGraph } from '../../generator/generate/schema-graph.ts';
 import { canonicalQueryText, groupId } from '../../generator/generate/canonical-query.ts';
 import { CandidateRejected, type RejectionReason } from '../../generator/records/group-record.ts';
@@ -153,6 +155,44 @@ describe('fillQuery', () => {
       checked += 1;
     }
     expect(checked).toBeGreaterThan(10);
+  });
+
+  it('gives a one-table `x = 3` an entity with a whole number to match, not one it must be filled again for', async () => {
+    const shape = readSkeleton(tokens('SELECT <column> FROM <table> WHERE <column:numeric> = <value:number>'));
+    const reasons: string[] = [];
+    let matched = 0;
+    for (let seed = 0; seed < 40; seed++) {
+      const q = await fillQuery(shape, { graph, instance, rng: createRng(seed), probe: noProbe }).catch((e) => e);
+      if (q instanceof CandidateRejected) {
+        reasons.push(q.detail);
+        continue;
+      }
+      if (q.kind !== 'select' || q.where?.kind !== 'compare' || q.where.left.kind !== 'attribute') continue;
+      const { alias, attribute } = q.where.left;
+      expect(alias).toBe(q.from.alias);
+      const type = index.allAttributes(q.from.entity).find((a) => a.attribute.name === attribute)?.attribute.type;
+      expect(['integer', 'bigint', 'smallint', 'numeric']).toContain(type?.kind);
+      const root = index.root(q.from.entity).name;
+      const right = q.where.right.kind === 'literal' ? q.where.right.value : undefined;
+      expect((instance.objects[root] ?? []).map((o) => Number(o.values[attribute]))).toContain(Number(right));
+      matched += 1;
+    }
+    // Most entities of the domain have no whole number to match: drawn among all, most fillings failed so.
+    expect(reasons.filter((r) => r.startsWith('no column for ='))).toEqual([]);
+    expect(matched).toBeGreaterThan(20);
+  });
+
+  it('takes a number, never a date, for the aggregate a HAVING threshold compares', () => {
+    const slot = { kind: 'aggregate', mode: 'free' } as const;
+    // Content has durations and creation times: an aggregate elsewhere may be the latest creation time.
+    const scope = [{ alias: 'c', entity: 'Content' }];
+    const kinds = (numbersOnly: boolean) =>
+      Array.from({ length: 60 }, (_, seed) => {
+        const f = startFill({ graph, instance, rng: createRng(seed), probe: noProbe });
+        return aggregate(f, slot, scope, [], undefined, [], numbersOnly).kind;
+      });
+    expect(kinds(false)).toContain('temporal');
+    expect(new Set(kinds(true))).toEqual(new Set(['numeric']));
   });
 });
 

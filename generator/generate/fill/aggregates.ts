@@ -34,8 +34,9 @@ export function aggregate(
   elements: readonly ElementAlias[],
   countTarget?: CountTarget,
   fixed: readonly Expr[] = [],
+  numbersOnly = false,
 ): Typed {
-  const plain = plainAggregate(f, slot, entities, elements, countTarget, fixed);
+  const plain = plainAggregate(f, slot, entities, elements, countTarget, fixed, numbersOnly);
   // Now and then a column aggregate becomes conditional aggregation, a percentage or an
   // aggregate of distinct values (drawn after the plain one, so other draws stay as they were).
   if (
@@ -56,6 +57,7 @@ function plainAggregate(
   elements: readonly ElementAlias[],
   countTarget?: CountTarget,
   fixed: readonly Expr[] = [],
+  numbersOnly = false,
 ): Typed {
   const r = f.rng;
   if (slot.mode === 'star') {
@@ -92,7 +94,8 @@ function plainAggregate(
   );
   // Only quantities are averaged or summed (aggregate-argument).
   const numeric = numbers.filter((c) => averageable(c.slot?.role));
-  const temporal = candidates(f, entities, elements, 'any').filter((c) => c.kind === 'temporal');
+  // A threshold on an aggregate (HAVING) is a number: no earliest or latest date there.
+  const temporal = numbersOnly ? [] : candidates(f, entities, elements, 'any').filter((c) => c.kind === 'temporal');
   if (slot.argOp) return aggregateOfArithmetic(f, slot.argOp, numeric);
   if (numeric.length === 0 && numbers.length > 0 && temporal.length === 0)
     reject('no-meaningful-slot:aggregate-argument', 'no quantity to aggregate');

@@ -102,6 +102,48 @@ function spellNegation(f: Fill, p: Predicate): Predicate {
   return p;
 }
 
+type ValueSlot = Extract<PredicateSlot, { kind: 'compareValue' }>;
+
+/**
+ * The columns a `column op value` slot may take, step by step: those of a fitting kind, those
+ * a rule of meaning allows (range-on-quantity, exact-match), and those with a value to
+ * compare with. Draws nothing.
+ */
+function valueOptions(
+  f: Fill,
+  slot: ValueSlot,
+  entities: readonly EntityAlias[],
+  elements: readonly ElementAlias[],
+  free: (c: Typed) => boolean = () => true,
+): { kinds: Typed[]; meaningful: Typed[]; options: Typed[] } {
+  const wantsOrder = slot.op !== '=' && slot.op !== '<>';
+  const type = slot.column.type === 'text' && wantsOrder ? 'any' : slot.column.type;
+  let kinds = candidates(f, entities, elements, type).filter(
+    (c) => free(c) && (wantsOrder ? c.kind === 'numeric' || c.kind === 'temporal' : true),
+  );
+  if (slot.valueType === 'number' && !wantsOrder) kinds = kinds.filter((c) => c.kind !== 'temporal');
+  const meaningful = kinds.filter((c) =>
+    wantsOrder ? rangeable(c.slot?.role) : matchable(c.slot?.role, c.slot?.attribute),
+  );
+  const options = meaningful.filter(
+    (c) => (wantsOrder ? valuesOf(f, c, entities, elements) : matchValues(f, c, entities, elements)).length > 0,
+  );
+  return { kinds, meaningful, options };
+}
+
+/**
+ * Whether one alias of the entity has a column for every `column op value` slot of a
+ * condition. A query on one table takes its entity among those that do, where any does, so
+ * a skeleton asking `x = 3` is given an entity with a small whole number to match rather
+ * than one it must be filled again for.
+ */
+export function fillsValueSlots(f: Fill, entity: string, shape: ConditionShape): boolean {
+  const alias: EntityAlias = { alias: '_', entity };
+  return shape.every((conj) =>
+    conj.every((slot) => slot.kind !== 'compareValue' || valueOptions(f, slot, [alias], []).options.length > 0),
+  );
+}
+
 async function predicate(
   f: Fill,
   slot: PredicateSlot,
@@ -120,22 +162,12 @@ async function predicate(
         const special = membershipOrClass(f, entities, slot.op === '<>');
         if (special) return special;
       }
-      const type = slot.column.type === 'text' && wantsOrder ? 'any' : slot.column.type;
-      let options = candidates(f, entities, elements, type).filter(
-        (c) => free(c) && (wantsOrder ? c.kind === 'numeric' || c.kind === 'temporal' : true),
-      );
-      if (slot.valueType === 'number' && !wantsOrder) options = options.filter((c) => c.kind !== 'temporal');
-      options = wantsOrder
-        ? allowed(options, (c) => rangeable(c.slot?.role), 'range-on-quantity', `no quantity for ${slot.op}`)
-        : allowed(
-            options,
-            (c) => matchable(c.slot?.role, c.slot?.attribute),
-            'exact-match',
-            `nothing to match with ${slot.op}`,
-          );
-      options = options.filter(
-        (c) => (wantsOrder ? valuesOf(f, c, entities, elements) : matchValues(f, c, entities, elements)).length > 0,
-      );
+      const { kinds, meaningful, options } = valueOptions(f, slot, entities, elements, free);
+      if (meaningful.length === 0 && kinds.length > 0)
+        reject(
+          wantsOrder ? 'no-meaningful-slot:range-on-quantity' : 'no-meaningful-slot:exact-match',
+          wantsOrder ? `no quantity for ${slot.op}` : `nothing to match with ${slot.op}`,
+        );
       if (options.length === 0) reject('no-fitting-slot', `no column for ${slot.op} ${slot.valueType}`);
       const t = r.pick(options);
       const values = wantsOrder ? valuesOf(f, t, entities, elements) : matchValues(f, t, entities, elements);

@@ -25,7 +25,7 @@ import { having } from './having.ts';
 import { orderSafe, valuesOf } from './instance-values.ts';
 import { drawJoins, pickEntity } from './join-paths.ts';
 import { equalityTargets, OutputList, referencedAliases } from './outputs.ts';
-import { condition } from './predicates.ts';
+import { condition, fillsValueSlots } from './predicates.ts';
 import { groupable } from './rules/group-key.ts';
 import { naming } from './rules/shown-by-name.ts';
 import { groupsAggregate } from './rules/single-object-groups.ts';
@@ -53,7 +53,16 @@ export async function fillSelect(
           .filter((e) => e.attributes.some((a) => a.owner === e.name && naming(a.role)))
           .map((e) => e.name)
       : undefined;
-  const baseName = baseEntity ?? pickEntity(f, ownNamed !== undefined && ownNamed.length > 0 ? ownNamed : undefined);
+  // One table answers the WHERE clause alone: its entity has a column for each value compared
+  // (one that holds its own name if any does, else any).
+  const asked = shape.where;
+  const fits = (names: readonly string[]): string[] =>
+    asked && shape.joins === 0 ? names.filter((e) => fillsValueSlots(f, e, asked)) : [...names];
+  const named = ownNamed !== undefined && ownNamed.length > 0 ? fits(ownNamed) : [];
+  const any = named.length > 0 ? [] : fits([...f.graph.entities.keys()]);
+  const baseName =
+    baseEntity ??
+    pickEntity(f, named.length > 0 ? named : any.length > 0 ? any : ownNamed?.length ? ownNamed : undefined);
   const base: EntityAlias = { alias: newAlias(f, baseName), entity: baseName };
   const { entities, elements, joins } = drawJoins(f, base, shape.joins);
   const where = shape.where ? await condition(f, shape.where, entities, elements) : undefined;
