@@ -182,6 +182,21 @@ describe('fillQuery', () => {
     expect(matched).toBeGreaterThan(20);
   });
 
+  it('gives two bounds on one table an entity with two numbers to bound, one each', async () => {
+    const shape = readSkeleton(
+      tokens(
+        'SELECT <column> FROM <table> WHERE <column:numeric> > <value:number> AND <column:numeric> >= <value:number>',
+      ),
+    );
+    const failed: string[] = [];
+    for (let seed = 0; seed < 40; seed++) {
+      const q = await fillQuery(shape, { graph, instance, rng: createRng(seed), probe: noProbe }).catch((e) => e);
+      if (q instanceof CandidateRejected) failed.push(q.detail);
+    }
+    // A column is bounded once: an entity with one number fails the second slot every time.
+    expect(failed.filter((d) => d.startsWith('no column for'))).toEqual([]);
+  });
+
   it('takes a number, never a date, for the aggregate a HAVING threshold compares', () => {
     const slot = { kind: 'aggregate', mode: 'free' } as const;
     // Content has durations and creation times: an aggregate elsewhere may be the latest creation time.

@@ -8,6 +8,7 @@ import {
   classOf,
   count,
   countDistinct,
+  desc,
   entity,
   id,
   inner,
@@ -61,6 +62,10 @@ describe('counts of different values', () => {
       expect(w.question).toContain('number of different titles of videos produced by them');
       expect(w.question).not.toMatch(/known values/u);
     }
+    // Ranked by it, the words still count different titles, not titles.
+    const top = select({ ...q, orderBy: [desc('titles')], limit: 1 });
+    for (let p = 0; p < 3; p++)
+      expect(writeNaturalQuestion(index, top, p, 'g').question).toMatch(/most different titles/u);
   });
 
   it('counts different kinds by name when no object is of two, and lists the kinds in the evidence', () => {
@@ -74,7 +79,13 @@ describe('counts of different values', () => {
     });
     const w = writeNaturalQuestion(retail, q, 0, 'g');
     expect(w.question).toContain('number of different product types of products recommended by them');
-    expect(w.evidence).toContain('The product types are clothing items, accessories, devices, media items, and apps');
+    // Every product is of one of the five: no product goes without a type.
+    expect(w.evidence).toContain('The product types are clothing items, accessories, devices, media items, and apps.');
+    // Two of the five: the others have no type, and the evidence says so.
+    const two = select({ ...q, select: [out('types', countDistinct(classOf('p', ['Apparel', 'Electronics'])))] });
+    expect(writeNaturalQuestion(retail, two, 0, 'g').evidence).toContain(
+      'The product types are clothing items and devices; other products have no type.',
+    );
     // Where a product can be of two kinds listed, which one counts is the first that applies: not said in passing.
     const overlapping = select({
       ...q,

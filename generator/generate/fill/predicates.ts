@@ -139,9 +139,13 @@ function valueOptions(
  */
 export function fillsValueSlots(f: Fill, entity: string, shape: ConditionShape): boolean {
   const alias: EntityAlias = { alias: '_', entity };
-  return shape.every((conj) =>
-    conj.every((slot) => slot.kind !== 'compareValue' || valueOptions(f, slot, [alias], []).options.length > 0),
-  );
+  // A column is constrained once in a condition (`condition` keeps the taken ones): the slots
+  // need columns of their own, a matching of slots to columns.
+  const slots = shape.flat().filter((s): s is ValueSlot => s.kind === 'compareValue');
+  const options = slots.map((slot) => valueOptions(f, slot, [alias], []).options.map((c) => JSON.stringify(c.expr)));
+  const assign = (i: number, used: ReadonlySet<string>): boolean =>
+    i === options.length || (options[i] as string[]).some((c) => !used.has(c) && assign(i + 1, new Set([...used, c])));
+  return assign(0, new Set());
 }
 
 async function predicate(

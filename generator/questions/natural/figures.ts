@@ -22,6 +22,8 @@ export interface Figure {
   /** An attribute's plural, for a list of many rows ("titles"). */
   readonly plural?: string;
   readonly kind: FigureKind;
+  /** A count of different values (not of objects): "the most different titles", never "the most titles". */
+  readonly ofValues?: true;
 }
 
 /** How a joined alias is reached from the subject, for figures about it ("their clips"). */
@@ -188,23 +190,32 @@ export function figure(n: NaturalContext, e: Expr, subject: string | undefined, 
         return {
           text: `number of different ${m.plural} of ${reach.partnerPhrase?.(alias) ?? nounOf(n, alias, true)}`,
           kind: 'count',
+          ofValues: true,
         };
       }
       // COUNT(DISTINCT kind) where no object is of two of the kinds: "the number of different
       // product types of products recommended by them", the types listed in the evidence.
-      if (e.arg.kind === 'classOf' && e.distinct && disjointKinds(n, e.arg.among)) {
+      if (e.arg.kind === 'classOf' && e.distinct && e.arg.among.length > 1 && disjointKinds(n, e.arg.among)) {
         const alias = e.arg.alias;
-        const ownerNoun = entityNoun(n, info(n.d, alias).entity as string);
+        const owner = info(n.d, alias).entity as string;
+        const ownerNoun = entityNoun(n, owner);
         const own = subject !== undefined && canonical(n.d, alias) === canonical(n.d, subject);
         const kinds = e.arg.among.map((x) => entityNoun(n, x, true));
+        // Where some objects are of none of the kinds, they have no type, and add none.
+        const among = e.arg.among;
+        const index = n.d.index;
+        const covered = index
+          .subtree(owner)
+          .every((c) => !index.canBeDirect(c.name) || among.some((k) => index.isAncestorOrSelf(k, c.name)));
         state(
           n,
-          `The ${ownerNoun} types are ${listing(kinds, 'and')}; ${article(ownerNoun)} of none of them has no type.`,
+          `The ${ownerNoun} types are ${listing(kinds, 'and')}${covered ? '' : `; other ${entityNoun(n, owner, true)} have no type`}.`,
           'class-of',
         );
         return {
           text: `number of different ${ownerNoun} types${own ? '' : ` of ${reach.partnerPhrase?.(alias) ?? nounOf(n, alias, true)}`}`,
           kind: 'count',
+          ofValues: true,
         };
       }
     } else if (e.arg?.kind === 'attribute' && e.arg.attribute !== 'id') {
@@ -533,7 +544,8 @@ export function sortExpr(q: SelectQuery, item: OrderItem | { name: string }): Ex
 /** The key of a superlative: "most channels", "highest price", "alphabetically first title". */
 export function superlativeKey(f: Figure, desc: boolean): string {
   const s = superlative(f, desc);
-  if (f.kind === 'count') return `${s.before} ${f.text.replace(/^number of (different )?/u, '')}`;
+  if (f.kind === 'count')
+    return `${s.before} ${f.text.replace(f.ofValues ? /^number of /u : /^number of (different )?/u, '')}`;
   if (s.after) {
     const word = s.after.split(' ')[0] as string;
     // "the alphabetically first first name" says one word twice: "the first name that sorts first".
