@@ -205,6 +205,12 @@ export interface EntityStorage {
   readonly discriminator?: EntityDiscriminator;
   /** The boolean column that marks each class of this table's overlapping kinds: `{ "Author": "is_author" }`. */
   readonly flags?: Readonly<Record<string, string>>;
+  /**
+   * A concrete table: it holds only the objects whose most specific class is this one, with
+   * the inherited attributes copied down into it. A hierarchy stored so has a table for each
+   * class with objects of its own; a class without any (an abstract one) has no table.
+   */
+  readonly concrete?: boolean;
 }
 
 /**

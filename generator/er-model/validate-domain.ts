@@ -180,6 +180,7 @@ const ENTITY_STORAGE_KEYS = keysOf<EntityStorage>({
   opaque: true,
   discriminator: true,
   flags: true,
+  concrete: true,
 });
 const DISCRIMINATOR_KEYS = keysOf<EntityDiscriminator>({ column: true, sqlType: true, values: true, labels: true });
 const ATTRIBUTE_STORAGE_KEYS = keysOf<AttributeStorage>({
@@ -223,6 +224,7 @@ const STORAGE_KEYS = [
     'opaque',
     'discriminator',
     'flags',
+    'concrete',
   ]),
 ];
 const DEGREE_KEYS = keysOf<DegreeHints>({ mean: true, max: true, skew: true, noneRate: true });
@@ -801,6 +803,7 @@ class DomainChecker {
       );
     }
     if (value.nullable !== undefined) this.boolean(value.nullable, `${path}.nullable`);
+    if (value.concrete !== undefined) this.boolean(value.concrete, `${path}.concrete`);
     if (value.primaryKey !== undefined) {
       if (!Array.isArray(value.primaryKey) || !value.primaryKey.includes(value.key))
         this.report(

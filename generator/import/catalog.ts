@@ -43,6 +43,19 @@ export interface CatalogForeignKey {
   readonly columns: readonly string[];
   readonly table: string;
   readonly references: readonly string[];
+  /** Read from the rows, with no constraint in the source: every value is a key of `table` (see `rules/concrete-tables.ts`). */
+  readonly inferred?: boolean;
+}
+
+/**
+ * A table read as one of a hierarchy's concrete tables (see `rules/concrete-tables.ts`): the
+ * class table whose columns it copies down, the rows of its class and every class under it,
+ * and, for a class the import adds, that it has no table in the source (an abstract class).
+ */
+export interface ConcreteReading {
+  readonly parent?: string;
+  readonly rows: number;
+  readonly abstract?: boolean;
 }
 
 /** A CHECK constraint; `inList` when it says `column IN (…)` (or `= ANY (ARRAY[…])`). */
@@ -66,6 +79,7 @@ export interface CatalogTable {
   readonly partitions: readonly string[];
   readonly comment?: string;
   readonly rowCount: number;
+  readonly concrete?: ConcreteReading;
 }
 
 export interface CatalogEnum {

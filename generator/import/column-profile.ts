@@ -8,6 +8,7 @@ import {
   type DiscriminatorProfile,
   POOL_LIMIT,
 } from './catalog.ts';
+import { concreteCandidates, referenceCandidates } from './rules/concrete-tables.ts';
 
 /** Runs one read-only SELECT on the source and returns its rows. */
 export type SourceQuery = (sql: string) => Promise<Row[]>;
@@ -256,4 +257,55 @@ export async function profileReferencedFlags(
 export interface ReferencedFlags {
   readonly rows: number;
   readonly set: ReadonlyMap<string, number>;
+}
+
+/**
+ * What the rows say of tables that may be concrete tables of one hierarchy: the groups of
+ * tables sharing columns (`sameColumnGroups`) whose keys never meet, and, per integer column
+ * named like a reference with no foreign key (`table.column`), its distinct values and how
+ * many of them are keys of each table of those groups.
+ */
+export interface ConcreteProfile {
+  readonly groups: readonly (readonly string[])[];
+  readonly references: ReadonlyMap<string, ReferenceHits>;
+}
+
+/** A reference column's distinct values, and how many of them each grouped table holds as keys. */
+export interface ReferenceHits {
+  readonly distinct: number;
+  readonly found: ReadonlyMap<string, number>;
+}
+
+/** Profiles `concreteCandidates`: one query per group for its keys, one per reference column. */
+export async function profileConcreteTables(
+  run: SourceQuery,
+  tables: readonly CatalogTable[],
+  from: (table: string) => string,
+): Promise<ConcreteProfile> {
+  const byName = new Map(tables.map((t) => [t.name, t]));
+  const keyOf = (t: string): string => byName.get(t)?.primaryKey?.[0] as string;
+  const groups: string[][] = [];
+  for (const group of concreteCandidates(tables)) {
+    const union = group.map((t) => `SELECT ${quote(keyOf(t))} AS k FROM ${from(t)}`).join(' UNION ALL ');
+    const [row] = await run(`SELECT count(*) AS "n", count(DISTINCT k) AS "d" FROM (${union}) AS u`);
+    if (Number(row?.['n'] ?? 0) === Number(row?.['d'] ?? -1)) groups.push(group);
+  }
+  const references = new Map<string, ReferenceHits>();
+  if (groups.length === 0) return { groups, references };
+  const grouped = groups.flat();
+  for (const t of tables) {
+    for (const c of referenceCandidates(t)) {
+      const col = quote(c);
+      const hits = grouped.map(
+        (g, i) =>
+          `count(DISTINCT CASE WHEN ${col} IN (SELECT ${quote(keyOf(g))} FROM ${from(g)}) THEN ${col} END) AS "h${i}"`,
+      );
+      const [row] = await run(`SELECT count(DISTINCT ${col}) AS "d", ${hits.join(', ')} FROM ${from(t.name)}`);
+      references.set(`${t.name}.${c}`, {
+        distinct: Number(row?.['d'] ?? 0),
+        found: new Map(grouped.map((g, i) => [g, Number(row?.[`h${i}`] ?? 0)])),
+      });
+    }
+  }
+  return { groups, references };
 }

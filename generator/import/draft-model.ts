@@ -19,7 +19,7 @@ import { isAuditColumn } from './rules/audit-columns.ts';
 import { type ChildTable, detectChildTable } from './rules/child-tables.ts';
 import { detectRelationshipTable, detectSubclassTable } from './rules/class-table-inheritance.ts';
 import { columnType } from './rules/attribute-types.ts';
-import { sameColumnGroups } from './rules/concrete-tables.ts';
+import { readConcreteTables, sameColumnGroups } from './rules/concrete-tables.ts';
 import { type Finding, ruleContext, type RuleContext } from './rules/finding.ts';
 import { endName, foreignKeyCycles, foreignKeyRelationship } from './rules/foreign-key-relationships.ts';
 import { className, isNotNoun, nounWords, snakeName, words } from './rules/lexicon-words.ts';
@@ -69,8 +69,10 @@ type TableReading =
  * and every omission is a finding. The draft passes the model validator.
  */
 export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft {
-  const ctx = ruleContext(read.catalog, read.profile);
-  const findings: Finding[] = [];
+  // Concrete tables are read first: they add the classes that have no table, and the references no key states.
+  const concrete = readConcreteTables(read.catalog, read.profile, read.concrete);
+  const ctx = ruleContext(concrete.catalog, concrete.profile);
+  const findings: Finding[] = [...concrete.findings];
   const note = (rule: string, subject: string, text: string, review = false): void => {
     findings.push({ rule, subject, text, ...(review ? { review } : {}) });
   };
@@ -238,15 +240,20 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     }
     const lexicon = nounWords(t.name, t.comment);
     // INHERITS copies columns into a table of its own, which no variant builds: such a class has no physical names.
-    const tableStorage = r.parentKey === undefined && parentTable ? undefined : entityStorage(t, opaque);
+    // A class the import added for concrete tables has no table of its own.
+    const tableStorage =
+      t.concrete?.abstract === true || (r.parentKey === undefined && parentTable && !t.concrete)
+        ? undefined
+        : entityStorage(t, opaque);
     const storage = tableStorage && {
       ...tableStorage,
+      ...(t.concrete ? { concrete: true } : {}),
       ...(sti && stiRead
         ? { discriminator: discriminatorStorage(t, sti, name, stiRead.rootValue, stiClasses, enums) }
         : {}),
       ...(flagRows.length > 0 ? { flags: Object.fromEntries(flagRows.map((f) => [f.name, f.flag])) } : {}),
     };
-    if (!storage)
+    if (!storage && t.concrete?.abstract !== true)
       note(
         'physical-names',
         t.name,
@@ -259,11 +266,13 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
       attributes,
       lexicon,
       ...(parent === undefined
-        ? { counts: scaleCounts(t.rowCount) }
+        ? { counts: scaleCounts(t.concrete?.rows ?? t.rowCount) }
         : {
             fraction: fractionOf(
-              t.rowCount,
-              subtypeParent !== undefined ? subtypeRows(subtypeParent) : (parentTable?.rowCount ?? 0),
+              t.concrete?.rows ?? t.rowCount,
+              subtypeParent !== undefined
+                ? subtypeRows(subtypeParent)
+                : (parentTable?.concrete?.rows ?? parentTable?.rowCount ?? 0),
             ),
           }),
       ...(storage ? { storage } : {}),
@@ -275,12 +284,19 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
         `every row's key references a row of ${r.parentTable} that is a ${subtypeParent}: ${name} is a kind of ${subtypeParent}`,
         true,
       );
-    if (parent !== undefined)
+    if (parent !== undefined && t.concrete)
+      note(
+        'concrete-tables',
+        t.name,
+        `${name} is a kind of ${parent}${t.concrete.abstract ? ', with no table of its own' : ` (its table holds ${r.parentTable}'s columns too)`}`,
+      );
+    else if (parent !== undefined)
       note(
         r.parentKey ? 'shared-key-subtable' : 'inherits',
         t.name,
         `${name} is a kind of ${parent} (${r.parentKey ? `its key ${r.parentKey.columns.join(', ')} references ${r.parentTable}` : `INHERITS (${r.parentTable})`})`,
       );
+    else if (t.concrete?.abstract) note('concrete-tables', t.name, `entity ${name}, with no table of its own`);
     else note('entity-table', t.name, `entity ${name} (key ${(t.primaryKey ?? []).join(', ')}, ${t.rowCount} rows)`);
     entities.push(entity);
     entities.push(...subclasses);
@@ -291,6 +307,22 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
   const byName = new Map(entities.map((e) => [e.name, e]));
   for (const [i, e] of entities.entries()) {
     if (!withChildren.has(e.name)) continue;
+    const concreteTable = ctx.tables.get(tableOfEntity(e.name))?.concrete;
+    if (concreteTable) {
+      // Concrete tables hold each object once, in its class's table: disjoint, and total where the class has no table.
+      const total = concreteTable.abstract === true;
+      entities[i] = { ...e, specialization: { disjoint: true, total } };
+      byName.set(e.name, entities[i] as Entity);
+      const children = entities.flatMap((c, j) => (c.parent === e.name ? [j] : []));
+      const last = children.pop();
+      if (total && last !== undefined) {
+        // The shares of a total specialization sum to one exactly, whatever the rounding.
+        const rest = children.reduce((s, j) => s + ((entities[j] as Entity).fraction ?? 0), 0);
+        entities[last] = { ...(entities[last] as Entity), fraction: Math.round((1 - rest) * 1e6) / 1e6 };
+        byName.set((entities[last] as Entity).name, entities[last] as Entity);
+      }
+      continue;
+    }
     const children = entities.filter((c) => c.parent === e.name);
     const sum = children.reduce((s, c) => s + (c.fraction ?? 0), 0);
     // Subtypes from a discriminator are disjoint; subclass tables beside them may overlap them.
@@ -388,8 +420,14 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
     const from = entityOf.get(r.table.name) as string;
     // The columns of each foreign key read, and the table it reaches: a column holds one reference.
     const referenceOf = new Map<string, string>(r.parentKey ? [[r.parentKey.columns.join(), r.parentKey.table]] : []);
+    // A concrete table copies its superclass's references down: they are the superclass's.
+    const inherited = new Set(
+      r.table.concrete?.parent !== undefined
+        ? (ctx.tables.get(r.table.concrete.parent)?.columns.map((c) => c.name) ?? [])
+        : [],
+    );
     for (const fk of r.table.foreignKeys) {
-      if (fk === r.parentKey) continue;
+      if (fk === r.parentKey || fk.columns.every((c) => inherited.has(c))) continue;
       const first = referenceOf.get(fk.columns.join());
       if (first !== undefined) {
         note(
@@ -567,7 +605,7 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
       cycle.join(', '),
       `the tables reference each other in a cycle: kept, each reference a relationship`,
     );
-  for (const g of sameColumnGroups(read.catalog.tables.filter((t) => entityOf.has(t.name)))) {
+  for (const g of sameColumnGroups(ctx.catalog.tables.filter((t) => entityOf.has(t.name) && !t.concrete))) {
     note(
       'same-columns',
       g.tables.join(', '),
@@ -651,6 +689,10 @@ function classifyTables(
     const child = detectChildTable(t, ctx);
     if (child && keyed(child.owner.table) && child.owner.table !== t.name) {
       out.push({ kind: 'child', child });
+      continue;
+    }
+    if (t.concrete?.parent !== undefined) {
+      out.push({ kind: 'entity', table: t, entity: className(t.name), parentTable: t.concrete.parent });
       continue;
     }
     // INHERITS copies columns, not keys: the child is keyed by its parent's key.

@@ -4,6 +4,8 @@ import type { Database } from '../database/database.ts';
 import { openPostgres } from '../database/postgres-database.ts';
 import type { Catalog, CatalogProfile, DiscriminatorProfile } from './catalog.ts';
 import {
+  type ConcreteProfile,
+  profileConcreteTables,
   profileDiscriminators,
   profileReferencedFlags,
   profileReferencedValues,
@@ -30,6 +32,8 @@ export interface SourceRead {
   readonly referenced?: ReadonlyMap<string, readonly ReferencedValues[]>;
   /** Per foreign key into a table with required booleans, how many referenced rows have each set (`referencesKey`). */
   readonly referencedFlags?: ReadonlyMap<string, ReferencedFlags>;
+  /** Tables that may be concrete tables of one hierarchy, and the references into them no foreign key states. */
+  readonly concrete?: ConcreteProfile;
 }
 
 /** What `readSource` promises about the source, for the command to say. */
@@ -50,7 +54,8 @@ export async function readDatabaseSource(db: Database, options: SourceOptions = 
     const discriminators = await profileDiscriminators(run, catalog.tables, profile, from);
     const referenced = await profileReferencedValues(run, catalog.tables, discriminators, from);
     const referencedFlags = await profileReferencedFlags(run, catalog.tables, from);
-    return { catalog, profile, discriminators, referenced, referencedFlags };
+    const concrete = await profileConcreteTables(run, catalog.tables, from);
+    return { catalog, profile, discriminators, referenced, referencedFlags, concrete };
   } finally {
     await db.exec('ROLLBACK').catch(() => {});
   }

@@ -11,6 +11,7 @@ import {
 } from './catalog.ts';
 import {
   profileDiscriminators,
+  profileConcreteTables,
   profileReferencedFlags,
   profileReferencedValues,
   profileTables,
@@ -66,7 +67,8 @@ export async function readSqliteSource(
     const discriminators = await profileDiscriminators(run, catalog.tables, profile, quote);
     const referenced = await profileReferencedValues(run, catalog.tables, discriminators, quote);
     const referencedFlags = await profileReferencedFlags(run, catalog.tables, quote);
-    return { catalog, profile, discriminators, referenced, referencedFlags };
+    const concrete = await profileConcreteTables(run, catalog.tables, quote);
+    return { catalog, profile, discriminators, referenced, referencedFlags, concrete };
   } catch (error) {
     if (error instanceof LoadError) throw error;
     throw new LoadError(`${file}: ${(error as Error).message}`, { cause: error });

@@ -1,7 +1,7 @@
 import type { Attribute, Entity, EntityDiscriminator, OpaqueColumn, Relationship } from '../er-model/er-model.ts';
 import type { ErIndex } from '../er-model/er-index.ts';
 import { ConfigError } from '../common/errors.ts';
-import { partitionHierarchy } from './variant-presets.ts';
+import { ctiGroups, partitionHierarchy } from './variant-presets.ts';
 import type { EnumType } from './relational-schema.ts';
 import type { HierarchyChoice, MultiValuedEncoding, RelationshipEncoding, VariantSpec } from './variant-spec.ts';
 
@@ -30,10 +30,9 @@ export function nativeVariant(index: ErIndex): VariantSpec {
   }
   const hierarchies: Record<string, HierarchyChoice> = {};
   for (const root of index.hierarchyRoots) {
-    hierarchies[root.name] = {
-      mode: 'nested',
-      groups: partitionHierarchy(index, root.name, (e) => e.storage === undefined),
-    };
+    hierarchies[root.name] = isConcrete(index, root.name)
+      ? { mode: 'concrete', groups: ctiGroups(index, root.name) }
+      : { mode: 'nested', groups: partitionHierarchy(index, root.name, (e) => e.storage === undefined) };
   }
   const multiValued: Record<string, MultiValuedEncoding> = {};
   for (const entity of index.domain.entities) {
@@ -64,9 +63,14 @@ export function hasPhysicalNames(index: ErIndex): boolean {
   return firstWithoutStorage(index) === undefined;
 }
 
+/** Whether a hierarchy is kept in concrete tables: a table for each class with objects of its own, holding every attribute. */
+function isConcrete(index: ErIndex, root: string): boolean {
+  return index.subtree(root).some((e) => e.storage?.concrete === true);
+}
+
 function firstWithoutStorage(index: ErIndex): string | undefined {
   for (const e of index.domain.entities) {
-    if (e.parent === undefined && !e.storage) return `entity ${e.name}`;
+    if (e.parent === undefined && !e.storage && !isConcrete(index, e.name)) return `entity ${e.name}`;
     for (const a of e.attributes) if (!a.storage) return `attribute ${e.name}.${a.name}`;
   }
   for (const r of index.domain.relationships) {
@@ -114,9 +118,12 @@ export interface NativeNames {
 export function nativeNames(index: ErIndex, variant: VariantSpec): NativeNames | undefined {
   if (variant.native !== true) return undefined;
   const leftOut = new Set(variant.uniquesLeftOut ?? []);
-  // A class without a table of its own lives in its nearest ancestor's.
+  // A class without a table of its own lives in its nearest ancestor's; in concrete tables an
+  // abstract class has none, and its key is the one its subclasses' tables share.
   const stored = (entity: Entity): Entity => {
     for (const e of [...index.chain(entity.name)].reverse()) if (e.storage) return e;
+    const below = index.subtree(entity.name).find((e) => e.storage?.concrete === true);
+    if (below) return below;
     throw new ConfigError(`variant native: entity ${entity.name} has no table`);
   };
   const storageOf = (entity: Entity) => stored(entity).storage as NonNullable<Entity['storage']>;

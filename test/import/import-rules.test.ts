@@ -7,7 +7,7 @@ import { isAuditColumn } from '../../generator/import/rules/audit-columns.ts';
 import { columnType } from '../../generator/import/rules/attribute-types.ts';
 import { detectChildTable } from '../../generator/import/rules/child-tables.ts';
 import { detectRelationshipTable, detectSubclassTable } from '../../generator/import/rules/class-table-inheritance.ts';
-import { sameColumnGroups } from '../../generator/import/rules/concrete-tables.ts';
+import { readConcreteTables, sameColumnGroups } from '../../generator/import/rules/concrete-tables.ts';
 import { ruleContext } from '../../generator/import/rules/finding.ts';
 import { foreignKeyCycles, foreignKeyRelationship } from '../../generator/import/rules/foreign-key-relationships.ts';
 import { className, isNotNoun, nounWords } from '../../generator/import/rules/lexicon-words.ts';
@@ -380,6 +380,69 @@ describe('words', () => {
     expect(sameColumnGroups([a, b, film])).toEqual([
       { tables: ['customer', 'staff'], columns: ['first_name', 'last_name', 'email'] },
     ]);
+  });
+});
+
+describe('concrete-tables and reference-by-rows', () => {
+  // Product(name, price, stock) ├ Physical(material, size) ┬ Shirt(fit) ┬ Cup(volume)   └ Digital(format, bytes) ┬ Ebook(pages) ┬ Song(length)
+  const shared = [col('id'), col('name', txt), col('price'), col('stock')];
+  const physical = [col('material', txt), col('size', txt)];
+  const digital = [col('format', txt), col('bytes')];
+  const shirt = table('shirts', [...shared, ...physical, col('fit', txt)]);
+  const cup = table('cups', [...shared, ...physical, col('volume')]);
+  const ebook = table('ebooks', [...shared, ...digital, col('pages')]);
+  const song = table('songs', [...shared, ...digital, col('length')]);
+  const review = table('reviews', [col('id'), col('stars'), col('product_id')]);
+  const tables = [shirt, cup, ebook, song, review];
+  const found = (counts: Record<string, number>) => new Map(Object.entries(counts));
+  const profile = {
+    groups: [['shirts', 'cups', 'ebooks', 'songs']],
+    references: new Map([
+      ['reviews.product_id', { distinct: 9, found: found({ shirts: 2, cups: 3, ebooks: 3, songs: 1 }) }],
+      // Only some values are keys of the group: not a reference into it.
+      ['reviews.stars', { distinct: 5, found: found({ shirts: 1, cups: 1, ebooks: 1, songs: 1 }) }],
+    ]),
+  };
+  const read = readConcreteTables(catalog(tables), new Map(), profile);
+  const byName = new Map(read.catalog.tables.map((t) => [t.name, t]));
+
+  it('adds a class with no table for each set of columns tables share beyond their superclass', () => {
+    const root = byName.get('product');
+    expect(root?.concrete).toEqual({ rows: 40, abstract: true });
+    expect(root?.columns.map((c) => c.name)).toEqual(['id', 'name', 'price', 'stock']);
+    const middles = read.catalog.tables.filter((t) => t.concrete?.parent === 'product');
+    expect(middles.map((t) => t.columns.map((c) => c.name).slice(4))).toEqual([
+      ['material', 'size'],
+      ['format', 'bytes'],
+    ]);
+    expect(middles.every((t) => t.concrete?.abstract === true && t.concrete.rows === 20)).toBe(true);
+    expect(byName.get('shirts')?.concrete?.parent).toBe(middles[0]?.name);
+    expect(byName.get('songs')?.concrete).toEqual({ parent: middles[1]?.name, rows: 10 });
+  });
+
+  it('reads a column whose every value is a key of the group as a reference to the class holding them all', () => {
+    expect(byName.get('reviews')?.foreignKeys).toEqual([
+      { columns: ['product_id'], table: 'product', references: ['id'], inferred: true },
+    ]);
+    expect(read.findings.filter((f) => f.rule === 'reference-by-rows').map((f) => f.subject)).toEqual([
+      'reviews.product_id',
+    ]);
+  });
+
+  it('takes a table whose columns are all in another’s as its superclass, and reads nothing without a group', () => {
+    const account = table('accounts', [col('id'), col('login', txt), col('email', txt), col('joined', txt)]);
+    const creator = table('creators', [...account.columns, col('bio', txt)]);
+    const twoLevels = readConcreteTables(catalog([account, creator]), new Map(), {
+      groups: [['accounts', 'creators']],
+      references: new Map(),
+    });
+    expect(twoLevels.catalog.tables.map((t) => [t.name, t.concrete])).toEqual([
+      ['accounts', { rows: 20 }],
+      ['creators', { parent: 'accounts', rows: 10 }],
+    ]);
+    const none = readConcreteTables(catalog(tables), new Map(), { groups: [], references: new Map() });
+    expect(none.catalog.tables).toEqual(tables);
+    expect(none.catalog.tables.some((t) => t.concrete !== undefined)).toBe(false);
   });
 });
 

@@ -27,10 +27,11 @@ const ACCEPTANCE = process.env['EQUISQL_ACCEPTANCE'] === '1';
 
 /**
  * The variants whose import gives back the model up to names at the tiny scale. The others
- * still import to a valid draft, but differ: concrete tables are read as separate classes
- * (full_concrete and concrete_all_tables of the built-in domains, their kitchen_sink; the
- * library's overlapping hierarchy is never concrete), and hybrid_roots_merged of the library
- * and retail is `AT_SMALL_SCALE`.
+ * still import to a valid draft, but differ: a registry table of concrete tables is read as
+ * the root of class tables (concrete_all_tables of the built-in domains); social_media's
+ * kitchen_sink keeps a relationship of a subtype in a table keyed by the root's table and
+ * named after the subtype, read as a subclass; hybrid_roots_merged of the library and retail is
+ * `AT_SMALL_SCALE`.
  */
 const EQUAL_UP_TO_NAMES: Readonly<Record<string, readonly string[]>> = {
   library: [
@@ -48,12 +49,22 @@ const EQUAL_UP_TO_NAMES: Readonly<Record<string, readonly string[]>> = {
     'full_sti',
     'full_normalized',
     'full_cti',
+    'full_concrete',
     'hybrid_roots_merged',
     'hybrid_leaves_merged',
     'mixed_sti_cti',
     'sti_junction_fks',
   ],
-  retail: ['full_sti', 'full_normalized', 'full_cti', 'hybrid_leaves_merged', 'mixed_sti_cti', 'sti_junction_fks'],
+  retail: [
+    'full_sti',
+    'full_normalized',
+    'full_cti',
+    'full_concrete',
+    'hybrid_leaves_merged',
+    'mixed_sti_cti',
+    'sti_junction_fks',
+    'kitchen_sink',
+  ],
 };
 
 /**

@@ -32,12 +32,15 @@ export function modelShape(domain: Domain): { entities: string[]; relationships:
 export function originalNames(
   draft: Domain,
   built: RelationalSchema,
+  original?: Domain,
 ): { entities: Map<string, string>; attributes: Map<string, string>; relationships: Map<string, string> } {
   const entities = new Map<string, string>();
   const attributes = new Map<string, string>();
   const relationships = new Map<string, string>();
   const table = (name: string | undefined) => built.tables.find((t) => t.name === name);
   const draftIndex = indexDomain(draft);
+  // A class with no table has its columns copied into its subclasses' tables.
+  const below = (name: string) => table(draftIndex.subtree(name).find((x) => x.storage !== undefined)?.storage?.table);
   for (const e of draft.entities) {
     // The class on top of its own table; else the class of its discriminator value, or of its flag, in its ancestor's.
     const holder = [...draftIndex.chain(e.name)].reverse().find((x) => x.storage !== undefined);
@@ -53,13 +56,30 @@ export function originalNames(
     for (const a of e.attributes) {
       const child = a.storage?.table !== undefined ? table(a.storage.table) : undefined;
       if (child?.role.kind === 'multiValued') attributes.set(a.name, child.role.attribute);
-      const role = t?.columns.find((c) => c.name === a.storage?.column)?.role;
+      const role = (t ?? below(e.name))?.columns.find((c) => c.name === a.storage?.column)?.role;
       if (role?.kind === 'attribute' || role?.kind === 'nested') attributes.set(a.name, role.attribute);
+    }
+  }
+  // A class with no table (an abstract class of concrete tables) is the original parent of its subclasses' originals.
+  if (original) {
+    const index = indexDomain(original);
+    for (let more = true; more; ) {
+      more = false;
+      for (const e of draft.entities) {
+        if (entities.has(e.name)) continue;
+        const below = draft.entities.filter((c) => c.parent === e.name).map((c) => entities.get(c.name));
+        const parents = new Set(below.map((n) => (n === undefined ? undefined : index.entity(n).parent)));
+        const [parent] = parents;
+        if (below.length > 0 && parents.size === 1 && parent !== undefined) {
+          entities.set(e.name, parent);
+          more = true;
+        }
+      }
     }
   }
   for (const r of draft.relationships) {
     const from = draft.entities.find((e) => e.name === r.from);
-    const t = table(r.storage?.table ?? from?.storage?.table);
+    const t = table(r.storage?.table ?? from?.storage?.table) ?? below(r.from);
     const role = r.storage?.table !== undefined ? t?.role : t?.columns.find((c) => c.name === r.storage?.column)?.role;
     if (role?.kind === 'relationship' || role?.kind === 'reference') relationships.set(r.name, role.relationship);
     for (const a of r.attributes ?? []) {
@@ -81,7 +101,7 @@ export function renameInstance(
   built: RelationalSchema,
   original: Domain,
 ): ConceptualInstance {
-  const names = originalNames(draft, built);
+  const names = originalNames(draft, built, original);
   const get = (map: Map<string, string>, key: string, what: string): string => {
     const v = map.get(key);
     if (v === undefined) throw new Error(`no original name for ${what} ${key}`);

@@ -1,11 +1,28 @@
-import type { CatalogTable } from '../catalog.ts';
+import type {
+  Catalog,
+  CatalogColumn,
+  CatalogForeignKey,
+  CatalogProfile,
+  CatalogTable,
+  ColumnProfile,
+} from '../catalog.ts';
+import { POOL_LIMIT } from '../catalog.ts';
+import type { ConcreteProfile } from '../column-profile.ts';
 import { isAuditColumn } from './audit-columns.ts';
+import type { Finding } from './finding.ts';
+import { snakeName } from './lexicon-words.ts';
+import { isIntegerKey } from './physical-names.ts';
+
+/** Columns that tables must share, beyond their keys, to be read as one hierarchy. */
+const SHARED_COLUMNS = 3;
+/** Columns a class without a table must add to its parent's to be read as a class of its own. */
+const OWN_COLUMNS = 2;
 
 /**
  * Rule `same-columns` (concrete-table inheritance): tables that share at least three
  * non-key columns of the same names and types may be concrete tables of one class, each
- * holding a subtype with the shared columns copied down. Reported as a candidate only: two
- * tables with an address each are not always kinds of one thing.
+ * holding a subtype with the shared columns copied down. Alone, a candidate only: two tables
+ * with an address each are not always kinds of one thing (see `readConcreteTables`).
  */
 export function sameColumnGroups(
   tables: readonly CatalogTable[],
@@ -26,7 +43,7 @@ export function sameColumnGroups(
     for (const b of sigs) {
       if (b.name === a.name || used.has(b.name)) continue;
       const common = shared.filter((s) => b.sig.has(s));
-      if (common.length >= 3) {
+      if (common.length >= SHARED_COLUMNS) {
         group.push(b.name);
         shared = common;
       }
@@ -37,4 +54,295 @@ export function sameColumnGroups(
     }
   }
   return groups;
+}
+
+/** Whether a table can be a concrete table: one integer key column that references nothing, no INHERITS. */
+function concreteShaped(t: CatalogTable): boolean {
+  const key = t.primaryKey?.length === 1 ? t.columns.find((c) => c.name === t.primaryKey?.[0]) : undefined;
+  return (
+    key !== undefined &&
+    isIntegerKey(key) &&
+    t.rowCount > 0 &&
+    t.inherits.length === 0 &&
+    !t.foreignKeys.some((fk) => fk.columns.includes(key.name))
+  );
+}
+
+/** The groups of tables, each with rows and one integer key, that `sameColumnGroups` finds: the rows decide. */
+export function concreteCandidates(tables: readonly CatalogTable[]): string[][] {
+  return sameColumnGroups(tables.filter(concreteShaped)).map((g) => [...g.tables]);
+}
+
+/** A table's integer columns named like a reference (`product_id`) that no foreign key covers and that are not its key. */
+export function referenceCandidates(t: CatalogTable): string[] {
+  const covered = new Set(t.foreignKeys.flatMap((fk) => fk.columns));
+  const ownKey = t.primaryKey?.length === 1 ? t.primaryKey[0] : undefined;
+  return t.columns
+    .filter((c) => isIntegerKey(c) && /(^|_)id$/iu.test(c.name) && c.name !== ownKey && !covered.has(c.name))
+    .map((c) => c.name);
+}
+
+/** One class of a concrete hierarchy: the columns its objects have, its table if it has one, its subclasses. */
+interface ConcreteNode {
+  readonly columns: ReadonlySet<string>;
+  readonly table?: string;
+  readonly children: readonly ConcreteNode[];
+  readonly tables: readonly string[];
+}
+
+/** The read of `readConcreteTables`: the catalog with the hierarchies in it, and what was concluded. */
+export interface ConcreteRead {
+  readonly catalog: Catalog;
+  readonly profile: CatalogProfile;
+  readonly findings: readonly Finding[];
+}
+
+/**
+ * Rule `concrete-tables`: tables that share at least three columns and whose keys never meet
+ * (`ConcreteProfile.groups`) are the concrete tables of one hierarchy. Its classes are read
+ * from the columns: a table whose columns are all in another's is that one's superclass; tables
+ * that share at least two columns beyond their superclass's, with no table of exactly those,
+ * have a superclass with no table (an abstract class), which the import adds to the catalog as
+ * a table marked `concrete.abstract`. Rule `reference-by-rows`: an integer `…_id` column with
+ * no foreign key whose every value is a key of the group is a reference to the most specific
+ * class holding them all, added as a foreign key marked `inferred`. Every other rule then reads
+ * the hierarchy as it reads `INHERITS`, and the references as foreign keys.
+ */
+export function readConcreteTables(
+  catalog: Catalog,
+  profile: CatalogProfile,
+  concrete: ConcreteProfile | undefined,
+): ConcreteRead {
+  if (!concrete || concrete.groups.length === 0) return { catalog, profile, findings: [] };
+  const findings: Finding[] = [];
+  const byName = new Map(catalog.tables.map((t) => [t.name, t]));
+  const tableOf = (name: string): CatalogTable => byName.get(name) as CatalogTable;
+  const keyOf = (name: string): string => tableOf(name).primaryKey?.[0] as string;
+  const signature = (name: string): Set<string> =>
+    new Set(
+      tableOf(name)
+        .columns.filter((c) => c.name !== keyOf(name))
+        .map((c) => `${c.name}:${c.sqlType}`),
+    );
+  const taken = new Set(catalog.tables.map((t) => t.name.toLowerCase()));
+
+  const roots = concrete.groups.map((g) => classTree(g, signature));
+  // Which node each reference points at: the most specific holding every value it has.
+  const parentOf = new Map<ConcreteNode, ConcreteNode>();
+  const visit = (n: ConcreteNode): void => {
+    for (const c of n.children) {
+      parentOf.set(c, n);
+      visit(c);
+    }
+  };
+  for (const r of roots) visit(r);
+  const nodes = [...roots, ...parentOf.keys()];
+  const groupTables = new Set(concrete.groups.flat());
+  const nonGroupNames = new Set(
+    catalog.tables
+      .filter((t) => !groupTables.has(t.name))
+      .flatMap((t) => [snakeName(t.name), snakeName(t.name).replace(/s$/u, '')]),
+  );
+  const rowsOf = (n: ConcreteNode): number => n.tables.reduce((s, t) => s + tableOf(t).rowCount, 0);
+  const references: { table: string; column: string; node: ConcreteNode }[] = [];
+  for (const [at, hits] of concrete.references) {
+    const dot = at.lastIndexOf('.');
+    const [table, column] = [at.slice(0, dot), at.slice(dot + 1)];
+    const stem = snakeName(column).replace(/_?id$/u, '');
+    // A column named after another table is a reference to it that lacks its constraint, not one into the group.
+    if (hits.distinct === 0 || nonGroupNames.has(stem) || nonGroupNames.has(`${stem}s`)) continue;
+    // Keys of different hierarchies may meet: each group that holds every value offers the
+    // most specific class holding them; a class named like the column wins, else the one with
+    // the fewest keys (were the values drawn from a larger class, they would seldom all fall in it).
+    const offers: ConcreteNode[] = [];
+    for (const root of roots) {
+      const holding = root.tables.filter((t) => (hits.found.get(t) ?? 0) > 0);
+      if (root.tables.reduce((sum, t) => sum + (hits.found.get(t) ?? 0), 0) !== hits.distinct) continue;
+      let node = root;
+      for (let next = node.children.find((c) => holding.every((t) => c.tables.includes(t))); next; ) {
+        node = next;
+        next = node.children.find((c) => holding.every((t) => c.tables.includes(t)));
+      }
+      offers.push(node);
+    }
+    const named = (n: ConcreteNode): boolean => {
+      const t = n.table === undefined ? '' : snakeName(n.table);
+      return t === stem || t === `${stem}s` || t.startsWith(`${stem}_`);
+    };
+    const node =
+      offers.find(named) ?? offers.sort((a, b) => rowsOf(a) - rowsOf(b) || a.tables.length - b.tables.length)[0];
+    if (!node) continue;
+    references.push({ table, column, node });
+  }
+
+  // A name for each class without a table: a reference's (`product_id` → product), else its tables' common last word.
+  const nameOf = new Map<ConcreteNode, string>();
+  for (const n of nodes) {
+    if (n.table !== undefined) {
+      nameOf.set(n, n.table);
+      continue;
+    }
+    const stems = references.filter((r) => r.node === n).map((r) => snakeName(r.column).replace(/_?id$/u, ''));
+    const common = commonLastWord(n.tables);
+    const base = stems.find((s) => s !== '' && !taken.has(s)) ?? common ?? `${snakeName(n.tables[0] as string)}_kind`;
+    let name = base;
+    for (let i = 2; taken.has(name.toLowerCase()); i++) name = `${base}_${i}`;
+    taken.add(name.toLowerCase());
+    nameOf.set(n, name);
+  }
+
+  const added: CatalogTable[] = [];
+  const rewritten = new Map<string, CatalogTable>();
+  for (const n of nodes) {
+    const parent = parentOf.get(n);
+    const reading = {
+      ...(parent ? { parent: nameOf.get(parent) as string } : {}),
+      rows: rowsOf(n),
+    };
+    if (n.table !== undefined) {
+      rewritten.set(n.table, { ...tableOf(n.table), concrete: reading });
+      continue;
+    }
+    const first = n.tables[0] as string;
+    const like = tableOf(first);
+    const key = keyOf(first);
+    const inColumns = (c: string): boolean => n.columns.has(`${c}:${like.columns.find((x) => x.name === c)?.sqlType}`);
+    added.push({
+      name: nameOf.get(n) as string,
+      columns: like.columns.filter((c) => c.name === key || inColumns(c.name)),
+      primaryKey: [key],
+      uniques: [],
+      foreignKeys: like.foreignKeys.filter((fk) => fk.columns.every(inColumns)),
+      checks: like.checks.filter((c) => c.inList !== undefined && inColumns(c.inList.column)),
+      inherits: [],
+      partitions: [],
+      rowCount: rowsOf(n),
+      concrete: { ...reading, abstract: true },
+    });
+    findings.push({
+      rule: 'concrete-tables',
+      subject: n.tables.join(', '),
+      text: `class ${nameOf.get(n)} with no table of its own: the columns ${[...n.columns].map((c) => c.split(':')[0]).join(', ')} they share`,
+      review: true,
+    });
+  }
+  for (const r of roots)
+    findings.push({
+      rule: 'concrete-tables',
+      subject: r.tables.join(', '),
+      text: `concrete tables of one hierarchy: they share ${[...r.columns].map((c) => c.split(':')[0]).join(', ')} and no two hold the same key`,
+      review: true,
+    });
+  for (const ref of references) {
+    const target = nameOf.get(ref.node) as string;
+    const key = ref.node.table !== undefined ? keyOf(ref.node.table) : keyOf(ref.node.tables[0] as string);
+    const fk: CatalogForeignKey = { columns: [ref.column], table: target, references: [key], inferred: true };
+    const t = rewritten.get(ref.table) ?? tableOf(ref.table);
+    rewritten.set(ref.table, { ...t, foreignKeys: [...t.foreignKeys, fk] });
+    findings.push({
+      rule: 'reference-by-rows',
+      subject: `${ref.table}.${ref.column}`,
+      text: `no foreign key, but every value is the key of a ${target}${ref.node.table === undefined ? ` (in ${ref.node.tables.join(', ')})` : ''}: a reference to it`,
+      review: true,
+    });
+  }
+
+  const tables = [...catalog.tables.map((t) => rewritten.get(t.name) ?? t), ...added];
+  const merged = new Map(profile);
+  for (const t of added) {
+    const n = nodes.find((x) => nameOf.get(x) === t.name) as ConcreteNode;
+    merged.set(t.name, mergedProfile(t.columns, n.tables, profile));
+  }
+  return { catalog: { ...catalog, tables }, profile: merged, findings };
+}
+
+/**
+ * The classes of a group of concrete tables, from their columns: the group's shared columns
+ * are the root's; a table with exactly those is the root's own table; the other tables fall
+ * into clusters sharing `OWN_COLUMNS` more, each a subclass read the same way.
+ */
+function classTree(tables: readonly string[], signature: (t: string) => Set<string>): ConcreteNode {
+  const sigs = new Map(tables.map((t) => [t, signature(t)]));
+  const shared = (names: readonly string[]): Set<string> => {
+    const [first, ...rest] = names.map((n) => sigs.get(n) as Set<string>);
+    return new Set([...(first ?? [])].filter((c) => rest.every((s) => s.has(c))));
+  };
+  const build = (names: readonly string[], columns: Set<string>): ConcreteNode => {
+    const own = names.filter((n) => (sigs.get(n) as Set<string>).size === columns.size);
+    const table = own.length === 1 ? own[0] : undefined;
+    const rest = names.filter((n) => n !== table);
+    // Union-find over the rest: two tables are in one cluster when they share enough beyond `columns`.
+    const cluster = new Map(rest.map((n) => [n, n]));
+    const find = (n: string): string => {
+      const p = cluster.get(n) as string;
+      return p === n ? n : find(p);
+    };
+    for (const a of rest)
+      for (const b of rest) {
+        if (a >= b) continue;
+        const beyond = [...(sigs.get(a) as Set<string>)].filter(
+          (c) => !columns.has(c) && (sigs.get(b) as Set<string>).has(c),
+        );
+        if (beyond.length >= OWN_COLUMNS) cluster.set(find(a), find(b));
+      }
+    const clusters = new Map<string, string[]>();
+    for (const n of rest) clusters.set(find(n), [...(clusters.get(find(n)) ?? []), n]);
+    const children: ConcreteNode[] = [];
+    for (const members of clusters.values()) {
+      const common = shared(members);
+      const adds = [...common].filter((c) => !columns.has(c)).length;
+      if (members.length === 1 || adds >= OWN_COLUMNS) children.push(build(members, common));
+      else for (const m of members) children.push(build([m], sigs.get(m) as Set<string>));
+    }
+    return { columns, ...(table !== undefined ? { table } : {}), children, tables: names };
+  };
+  return build(tables, shared(tables));
+}
+
+/** The last word the tables' names share (`media_products`, `software_products` → `products`), if any. */
+function commonLastWord(tables: readonly string[]): string | undefined {
+  const last = tables.map((t) => snakeName(t).split('_').pop() as string);
+  return last.every((w) => w === last[0]) && tables.every((t) => snakeName(t) !== last[0]) ? last[0] : undefined;
+}
+
+/** A class without a table's column profiles: its tables' rows taken together. */
+function mergedProfile(
+  columns: readonly CatalogColumn[],
+  tables: readonly string[],
+  profile: CatalogProfile,
+): Map<string, ColumnProfile> {
+  const out = new Map<string, ColumnProfile>();
+  for (const c of columns) {
+    const parts = tables.map((t) => profile.get(t)?.get(c.name)).filter((p): p is ColumnProfile => p !== undefined);
+    if (parts.length === 0) continue;
+    const counts = new Map<string, number>();
+    if (parts.every((p) => p.values !== undefined))
+      for (const p of parts) for (const v of p.values ?? []) counts.set(v.value, (counts.get(v.value) ?? 0) + v.count);
+    const ends = (pick: (p: ColumnProfile) => string | undefined, lower: boolean): string | undefined => {
+      const all = parts.map(pick).filter((v): v is string => v !== undefined);
+      if (all.length === 0) return undefined;
+      const numeric = all.every((v) => Number.isFinite(Number(v)));
+      return all.reduce((a, b) => {
+        const less = numeric ? Number(b) < Number(a) : b < a;
+        return less === lower ? b : a;
+      });
+    };
+    const pooled = parts.every((p) => p.values !== undefined) && counts.size <= POOL_LIMIT;
+    const min = ends((p) => p.min, true);
+    const max = ends((p) => p.max, false);
+    out.set(c.name, {
+      rows: parts.reduce((s, p) => s + p.rows, 0),
+      nulls: parts.reduce((s, p) => s + p.nulls, 0),
+      distinct: pooled ? counts.size : Math.max(...parts.map((p) => p.distinct)),
+      ...(min !== undefined ? { min } : {}),
+      ...(max !== undefined ? { max } : {}),
+      ...(pooled
+        ? { values: [...counts].map(([value, count]) => ({ value, count })).sort((a, b) => b.count - a.count) }
+        : {}),
+      ...(parts.every((p) => p.jsonArrayOf === parts[0]?.jsonArrayOf) && parts[0]?.jsonArrayOf
+        ? { jsonArrayOf: parts[0].jsonArrayOf }
+        : {}),
+    });
+  }
+  return out;
 }
