@@ -214,6 +214,18 @@ export interface EntityStorage {
 }
 
 /**
+ * A concrete hierarchy's registry table, as the source has it: a row per object of the
+ * hierarchy, its key (which every concrete table's key references) and, in its discriminator,
+ * the kind of the table that holds the object.
+ */
+export interface EntityRegistry {
+  readonly table: string;
+  readonly key: string;
+  readonly keyType: string;
+  readonly discriminator: EntityDiscriminator;
+}
+
+/**
  * A discriminator column as the source has it: `kind text` holding `'ebook'` on the rows of
  * Ebook. `values` names, for every class of the table that can have direct instances, the
  * value its rows hold; `labels` is the enum type's list in order when the column is one.
@@ -270,6 +282,8 @@ export interface Entity {
   readonly fraction?: number;
   /** Its table in the database it was imported from (the `native` variant). */
   readonly storage?: EntityStorage;
+  /** Of a hierarchy's root kept in concrete tables: the registry table of every object, where the source has one. */
+  readonly registry?: EntityRegistry;
 }
 
 export type Cardinality = 'one-to-one' | 'many-to-one' | 'many-to-many';

@@ -89,7 +89,9 @@ const ENTITY_KEYS = keysOf<Entity>({
   fraction: true,
   attributes: true,
   storage: true,
+  registry: true,
 });
+const REGISTRY_KEYS = ['table', 'key', 'keyType', 'discriminator'] as const;
 const ATTRIBUTE_KEYS = keysOf<Attribute>({
   name: true,
   type: true,
@@ -719,6 +721,18 @@ class DomainChecker {
         this.flagColumns(raw.storage.flags, `${path}.storage.flags`, info);
       if (isRecord(raw.storage)) this.kindColumnsApart(raw.storage, `${path}.storage`);
     }
+    if (raw.registry !== undefined) this.registry(raw.registry, `${path}.registry`, info);
+  }
+
+  /** A registry table: on a root, its names, and a kind for classes of the hierarchy. */
+  private registry(value: unknown, path: string, owner: EntityInfo): void {
+    if (!this.record(value, path, 'an object {table, key, keyType, discriminator}')) return;
+    this.keys(value, REGISTRY_KEYS, path);
+    if (owner.raw.parent !== undefined) this.report(path, 'only the root of a hierarchy has a registry');
+    for (const key of REGISTRY_KEYS) if (value[key] === undefined) this.report(`${path}.${key}`, 'required');
+    for (const key of ['table', 'key']) if (value[key] !== undefined) this.physicalName(value[key], `${path}.${key}`);
+    this.sqlType(value.keyType, `${path}.keyType`);
+    if (value.discriminator !== undefined) this.discriminator(value.discriminator, `${path}.discriminator`, owner);
   }
 
   /** The key, the discriminator and each flag are columns of their own. */

@@ -56,6 +56,14 @@ export interface ConcreteReading {
   readonly parent?: string;
   readonly rows: number;
   readonly abstract?: boolean;
+  /** Of a hierarchy's root: the registry table of every object, its kind column, and the kind of each concrete table's rows. */
+  readonly registry?: {
+    readonly table: string;
+    readonly column: string;
+    readonly kinds: Readonly<Record<string, string>>;
+  };
+  /** This table is a hierarchy's registry: read with its root, not as an entity. */
+  readonly isRegistry?: boolean;
 }
 
 /** A CHECK constraint; `inList` when it says `column IN (…)` (or `= ANY (ARRAY[…])`). */

@@ -8,7 +8,7 @@ import {
   type DiscriminatorProfile,
   POOL_LIMIT,
 } from './catalog.ts';
-import { concreteCandidates, referenceCandidates } from './rules/concrete-tables.ts';
+import { concreteCandidates, keyRegistry, referenceCandidates } from './rules/concrete-tables.ts';
 
 /** Runs one read-only SELECT on the source and returns its rows. */
 export type SourceQuery = (sql: string) => Promise<Row[]>;
@@ -268,6 +268,8 @@ export interface ReferencedFlags {
 export interface ConcreteProfile {
   readonly groups: readonly (readonly string[])[];
   readonly references: ReadonlyMap<string, ReferenceHits>;
+  /** Per grouped table whose key references a registry, the one kind the registry gives its rows. */
+  readonly kinds?: ReadonlyMap<string, string>;
 }
 
 /** A reference column's distinct values, and how many of them each grouped table holds as keys. */
@@ -291,10 +293,21 @@ export async function profileConcreteTables(
     if (Number(row?.['n'] ?? 0) === Number(row?.['d'] ?? -1)) groups.push(group);
   }
   const references = new Map<string, ReferenceHits>();
-  if (groups.length === 0) return { groups, references };
+  const kinds = new Map<string, string>();
+  if (groups.length === 0) return { groups, references, kinds };
   const grouped = groups.flat();
+  for (const g of grouped) {
+    const registry = keyRegistry(byName.get(g) as CatalogTable, byName);
+    if (!registry) continue;
+    const rows = await run(
+      `SELECT DISTINCT r.${quote(registry.column)} AS "v" FROM ${from(g)} AS t JOIN ${from(registry.table)} AS r ON r.${quote(registry.key)} = t.${quote(keyOf(g))}`,
+    );
+    if (rows.length === 1) kinds.set(g, String(rows[0]?.['v']));
+  }
   for (const t of tables) {
-    for (const c of referenceCandidates(t)) {
+    for (const c of referenceCandidates(t, byName)) {
+      // A concrete table's own key names its own class.
+      if (grouped.includes(t.name) && c === t.primaryKey?.[0]) continue;
       const col = quote(c);
       const hits = grouped.map(
         (g, i) =>
@@ -307,5 +320,5 @@ export async function profileConcreteTables(
       });
     }
   }
-  return { groups, references };
+  return { groups, references, kinds };
 }

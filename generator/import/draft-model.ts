@@ -5,6 +5,7 @@ import type {
   Domain,
   Entity,
   EntityDiscriminator,
+  EntityRegistry,
   EntityStorage,
   OpaqueColumn,
   Relationship,
@@ -81,7 +82,10 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
   for (const o of read.catalog.others) note('left-out', o.name, `${o.kind}: ${o.note ?? 'not data'}`);
 
   // 1. What each table is.
-  const readings = classifyTables(ctx, note);
+  // The values each table's rows take in a column that may tell their kind.
+  const kindsOf = (table: string): ReadonlySet<string> =>
+    new Set((read.discriminators.get(table) ?? []).flatMap((d) => [...d.byValue.keys()]));
+  const readings = classifyTables(ctx, note, kindsOf);
   const entityOf = new Map<string, string>();
   const usedClassNames = new Set<string>();
   for (const r of readings) {
@@ -276,6 +280,7 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
             ),
           }),
       ...(storage ? { storage } : {}),
+      ...(t.concrete?.registry ? { registry: registryStorage(t.concrete.registry, ctx, entityOf) } : {}),
     };
     if (subtypeParent !== undefined)
       note(
@@ -508,8 +513,9 @@ export function draftModel(read: SourceRead, options: DraftOptions = {}): Draft 
   }
   for (const r of readings) {
     if (r.kind === 'relationship') {
-      const from = entityOf.get(r.from.table);
-      const to = entityOf.get(r.to.table);
+      // Kept apart from a kind of X, the relationship is that kind's (rule `subtype-reference`).
+      const from = referencedSubtype(r.table.name, r.from) ?? entityOf.get(r.from.table);
+      const to = referencedSubtype(r.table.name, r.to) ?? entityOf.get(r.to.table);
       if (from === undefined || to === undefined) continue;
       const unique = r.table.uniques.some(
         (u) => u.length === r.to.columns.length && u.every((c) => r.to.columns.includes(c)),
@@ -667,6 +673,7 @@ function noEntityMessage(read: SourceRead, findings: readonly Finding[]): string
 function classifyTables(
   ctx: RuleContext,
   note: (rule: string, subject: string, text: string, review?: boolean) => void,
+  kindsOf: (table: string) => ReadonlySet<string>,
 ): TableReading[] {
   const out: TableReading[] = [];
   const keyed = (name: string): boolean => ctx.tables.get(name)?.primaryKey !== undefined;
@@ -691,6 +698,8 @@ function classifyTables(
       out.push({ kind: 'child', child });
       continue;
     }
+    // A registry is read with its hierarchy's root (rule `concrete-tables`).
+    if (t.concrete?.isRegistry) continue;
     if (t.concrete?.parent !== undefined) {
       out.push({ kind: 'entity', table: t, entity: className(t.name), parentTable: t.concrete.parent });
       continue;
@@ -709,7 +718,7 @@ function classifyTables(
       });
       continue;
     }
-    const rel = detectRelationshipTable(t, ctx);
+    const rel = detectRelationshipTable(t, ctx, kindsOf);
     if (rel) {
       out.push({ kind: 'relationship', table: t, ...rel });
       continue;
@@ -1113,6 +1122,29 @@ function discriminatorStorage(
   const sqlType = nativeSqlType(column);
   const labels = enums.get(sqlType);
   return { column: column.name, sqlType, values, ...(labels ? { labels: [...labels] } : {}) };
+}
+
+/** A concrete hierarchy's registry as the source names it, each kind given to the class of its table. */
+function registryStorage(
+  registry: NonNullable<NonNullable<CatalogTable['concrete']>['registry']>,
+  ctx: RuleContext,
+  entityOf: ReadonlyMap<string, string>,
+): EntityRegistry {
+  const t = ctx.tables.get(registry.table) as CatalogTable;
+  const key = t.columns.find((c) => c.name === t.primaryKey?.[0]) as CatalogColumn;
+  const column = t.columns.find((c) => c.name === registry.column) as CatalogColumn;
+  const values = Object.fromEntries(
+    Object.entries(registry.kinds).flatMap(([table, kind]) => {
+      const cls = entityOf.get(table);
+      return cls === undefined ? [] : [[cls, kind]];
+    }),
+  );
+  return {
+    table: t.name,
+    key: key.name,
+    keyType: nativeSqlType(key),
+    discriminator: { column: column.name, sqlType: nativeSqlType(column), values },
+  };
 }
 
 /** An entity table's physical names: its table, its one integer key column, its unique keys and the columns kept in the DDL only. */

@@ -99,7 +99,7 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
       }
     }
     if (choice.mode === 'concrete' && choice.registry) {
-      registries.set(root.name, `${snakeCase(root.name)}_registry`);
+      registries.set(root.name, physical?.registry(root)?.table ?? `${snakeCase(root.name)}_registry`);
     }
   }
   const groupOf = (entity: string): GroupTable | undefined =>
@@ -113,7 +113,10 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
   /** The key column of a group table (its top class's key under native names). */
   const keyOf = (table: string): string => {
     const group = groups.find((g) => g.name === table);
-    return group && physical ? physical.key(group.classes[0] as Entity).name : 'id';
+    if (!physical) return 'id';
+    if (group) return physical.key(group.classes[0] as Entity).name;
+    const root = [...registries].find(([, name]) => name === table)?.[0];
+    return (root !== undefined ? physical.registry(index.entity(root))?.key : undefined) ?? 'id';
   };
   /** The one table a foreign key to `entity` can reference, if there is one. */
   const idTarget = (entity: string): string | undefined => {
@@ -128,20 +131,23 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
   for (const root of index.roots) {
     const registry = registries.get(root.name);
     if (registry) {
+      // The native variant names and fills the registry as the source does.
+      const source = physical?.registry(root);
       const typeValues = Object.fromEntries(
         index
           .subtree(root.name)
           .filter((c) => index.canBeDirect(c.name))
-          .map((c) => [c.name, snakeCase(c.name)]),
+          .map((c) => [c.name, source?.discriminator.values[c.name] ?? snakeCase(c.name)]),
       );
+      const type = source?.discriminator.column ?? 'type';
       tables.push({
         name: registry,
         role: { kind: 'registry', root: root.name, typeValues },
-        columns: [idColumn(), typeColumn('type')],
-        primaryKey: ['id'],
+        columns: [idColumn(source?.key, source?.keyType), typeColumn(type, source?.discriminator.sqlType)],
+        primaryKey: [source?.key ?? 'id'],
         uniques: [],
         foreignKeys: [],
-        checks: [`${quoteIdent('type')} IN (${Object.values(typeValues).map(quoteLiteral).join(', ')})`],
+        checks: [`${quoteIdent(type)} IN (${Object.values(typeValues).map(quoteLiteral).join(', ')})`],
         indexes: [],
       });
     }
@@ -356,7 +362,7 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
       foreignKeys.push({ columns: [key.name], table: parentTable, references: [keyOf(parentTable)] });
     }
     const registry = registries.get(group.root.name);
-    if (registry) foreignKeys.push({ columns: ['id'], table: registry, references: ['id'] });
+    if (registry) foreignKeys.push({ columns: [key.name], table: registry, references: [keyOf(registry)] });
 
     const role: TableRole = {
       kind: 'entity',

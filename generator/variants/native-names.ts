@@ -1,4 +1,11 @@
-import type { Attribute, Entity, EntityDiscriminator, OpaqueColumn, Relationship } from '../er-model/er-model.ts';
+import type {
+  Attribute,
+  Entity,
+  EntityDiscriminator,
+  EntityRegistry,
+  OpaqueColumn,
+  Relationship,
+} from '../er-model/er-model.ts';
 import type { ErIndex } from '../er-model/er-index.ts';
 import { ConfigError } from '../common/errors.ts';
 import { ctiGroups, partitionHierarchy } from './variant-presets.ts';
@@ -31,7 +38,7 @@ export function nativeVariant(index: ErIndex): VariantSpec {
   const hierarchies: Record<string, HierarchyChoice> = {};
   for (const root of index.hierarchyRoots) {
     hierarchies[root.name] = isConcrete(index, root.name)
-      ? { mode: 'concrete', groups: ctiGroups(index, root.name) }
+      ? { mode: 'concrete', groups: ctiGroups(index, root.name), registry: root.registry !== undefined }
       : { mode: 'nested', groups: partitionHierarchy(index, root.name, (e) => e.storage === undefined) };
   }
   const multiValued: Record<string, MultiValuedEncoding> = {};
@@ -65,7 +72,7 @@ export function hasPhysicalNames(index: ErIndex): boolean {
 
 /** Whether a hierarchy is kept in concrete tables: a table for each class with objects of its own, holding every attribute. */
 function isConcrete(index: ErIndex, root: string): boolean {
-  return index.subtree(root).some((e) => e.storage?.concrete === true);
+  return index.entity(root).registry !== undefined || index.subtree(root).some((e) => e.storage?.concrete === true);
 }
 
 function firstWithoutStorage(index: ErIndex): string | undefined {
@@ -88,6 +95,8 @@ export interface NativeNames {
   /** The table's primary key: its key column, or more where the source's holds more. */
   readonly primaryKey: (entity: Entity) => string[];
   readonly opaque: (entity: Entity) => OpaqueColumn[];
+  /** The registry table of a root's concrete tables, as the source names and fills it. */
+  readonly registry: (root: Entity) => EntityRegistry | undefined;
   /** The discriminator of the table `entity` has of its own, as the source names and fills it. */
   readonly discriminator: (entity: Entity) => EntityDiscriminator | undefined;
   /** The flag column of `entity` in the table of its nearest ancestor with one, as the source names it. */
@@ -138,6 +147,7 @@ export function nativeNames(index: ErIndex, variant: VariantSpec): NativeNames |
       (storageOf(e).uniques ?? []).map((u) => [...u]).filter((u) => !leftOut.has(uniqueKey(storageOf(e).table, u))),
     primaryKey: (e) => [...(storageOf(e).primaryKey ?? [storageOf(e).key])],
     opaque: (e) => [...(storageOf(e).opaque ?? [])],
+    registry: (e) => e.registry,
     discriminator: (e) => e.storage?.discriminator,
     flag: (e) => storageOf(e).flags?.[e.name],
     column: (a) => attributeStorage(a).column,

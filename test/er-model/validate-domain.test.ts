@@ -359,7 +359,7 @@ describe('checkDomain', () => {
       {
         path: 'domains.retail.entities.CustOrder.bogus',
         message:
-          'unknown key (expected one of name, parent, specialization, lexicon, counts, fraction, attributes, storage)',
+          'unknown key (expected one of name, parent, specialization, lexicon, counts, fraction, attributes, storage, registry)',
       },
       {
         path: 'domains.retail.relationships.paired_with.to',

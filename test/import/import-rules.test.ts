@@ -130,6 +130,18 @@ describe('owner-keyed-child and shared-key-subtable', () => {
       detectRelationshipTable(students, ruleContext(catalog([people, person, students]), new Map())),
     ).toBeUndefined();
   });
+  it('reads a table named after a kind of the table its key references as that kind’s relationship table', () => {
+    const content = table('content', [col('id'), col('type', txt), col('title', txt)]);
+    const streamer = table('streamer', [col('id'), col('platform', txt)]);
+    const hosted = table('live_stream_hosted_by', [col('live_stream_id'), col('host_id')], {
+      primaryKey: ['live_stream_id'],
+      foreignKeys: [fk(['live_stream_id'], 'content'), fk(['host_id'], 'streamer')],
+    });
+    const ctx = ruleContext(catalog([content, streamer, hosted]), new Map());
+    expect(detectRelationshipTable(hosted, ctx)).toBeUndefined();
+    const kinds = (t: string) => new Set(t === 'content' ? ['clip', 'live_stream'] : []);
+    expect(detectRelationshipTable(hosted, ctx, kinds)?.to.table).toBe('streamer');
+  });
 });
 
 describe('foreign-key', () => {
@@ -426,6 +438,41 @@ describe('concrete-tables and reference-by-rows', () => {
     ]);
     expect(read.findings.filter((f) => f.rule === 'reference-by-rows').map((f) => f.subject)).toEqual([
       'reviews.product_id',
+    ]);
+  });
+
+  it('reads a registry with its hierarchy: the tables’ keys and the references to it name the classes the rows tell', () => {
+    const registry = table('product_registry', [col('id'), col('type', txt)]);
+    const keyed = [shirt, cup, ebook, song].map((t) => ({ ...t, foreignKeys: [fk(['id'], 'product_registry')] }));
+    const tag = table('product_tags', [col('product_id'), col('tag', txt)], {
+      primaryKey: ['product_id', 'tag'],
+      foreignKeys: [fk(['product_id'], 'product_registry')],
+    });
+    const withRegistry = readConcreteTables(catalog([registry, ...keyed, tag]), new Map(), {
+      groups: [['shirts', 'cups', 'ebooks', 'songs']],
+      references: new Map([
+        ['product_tags.product_id', { distinct: 4, found: found({ shirts: 2, cups: 2, ebooks: 0, songs: 0 }) }],
+      ]),
+      kinds: new Map([
+        ['shirts', 'shirt'],
+        ['cups', 'cup'],
+        ['ebooks', 'ebook'],
+        ['songs', 'song'],
+      ]),
+    });
+    const named = new Map(withRegistry.catalog.tables.map((t) => [t.name, t]));
+    expect(named.get('product_registry')?.concrete).toEqual({ rows: 10, isRegistry: true });
+    // The root is named after the registry, and holds it with each table's kind.
+    expect(named.get('product')?.concrete?.registry).toEqual({
+      table: 'product_registry',
+      column: 'type',
+      kinds: { shirts: 'shirt', cups: 'cup', ebooks: 'ebook', songs: 'song' },
+    });
+    expect(named.get('shirts')?.foreignKeys).toEqual([]);
+    // Tags of shirts and cups only: a reference to the class of both, not to the root.
+    const physicalName = named.get('shirts')?.concrete?.parent;
+    expect(named.get('product_tags')?.foreignKeys).toEqual([
+      { columns: ['product_id'], table: physicalName, references: ['id'] },
     ]);
   });
 

@@ -26,45 +26,13 @@ const DOMAINS: [string, Domain][] = [['library', LIBRARY], ...Object.entries(BUI
 const ACCEPTANCE = process.env['EQUISQL_ACCEPTANCE'] === '1';
 
 /**
- * The variants whose import gives back the model up to names at the tiny scale. The others
- * still import to a valid draft, but differ: a registry table of concrete tables is read as
- * the root of class tables (concrete_all_tables of the built-in domains); social_media's
- * kitchen_sink keeps a relationship of a subtype in a table keyed by the root's table and
- * named after the subtype, read as a subclass; hybrid_roots_merged of the library and retail is
- * `AT_SMALL_SCALE`.
+ * The variants whose import gives back the model up to names at the tiny scale: every preset
+ * but hybrid_roots_merged of the library and retail, which is `AT_SMALL_SCALE`.
  */
 const EQUAL_UP_TO_NAMES: Readonly<Record<string, readonly string[]>> = {
-  library: [
-    'full_sti',
-    'full_cti',
-    'full_normalized',
-    'hybrid_leaves_merged',
-    'mixed_sti_cti',
-    'sti_junction_fks',
-    'kitchen_sink',
-    'full_concrete',
-    'concrete_all_tables',
-  ],
-  social_media: [
-    'full_sti',
-    'full_normalized',
-    'full_cti',
-    'full_concrete',
-    'hybrid_roots_merged',
-    'hybrid_leaves_merged',
-    'mixed_sti_cti',
-    'sti_junction_fks',
-  ],
-  retail: [
-    'full_sti',
-    'full_normalized',
-    'full_cti',
-    'full_concrete',
-    'hybrid_leaves_merged',
-    'mixed_sti_cti',
-    'sti_junction_fks',
-    'kitchen_sink',
-  ],
+  library: PRESET_NAMES.filter((v) => v !== 'hybrid_roots_merged'),
+  social_media: [...PRESET_NAMES],
+  retail: PRESET_NAMES.filter((v) => v !== 'hybrid_roots_merged'),
 };
 
 /**

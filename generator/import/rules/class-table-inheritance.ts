@@ -26,10 +26,14 @@ export function detectSubclassTable(table: CatalogTable, ctx: RuleContext): Cata
  * key and nothing else but attributes, and named after X (`post_author`), stores a
  * many-to-one (or one-to-one) relationship of X apart from X's rows. A subclass table
  * (above) is told apart by its name and by the other key, which a link's row always holds.
+ * Named after a kind of X (`live_stream_hosted_by` of `content` whose `type` holds
+ * `live_stream`), it is that kind's relationship: `kindsOf` gives the values X's rows take in
+ * a column that may tell their kind.
  */
 export function detectRelationshipTable(
   table: CatalogTable,
   ctx: RuleContext,
+  kindsOf: (table: string) => ReadonlySet<string> = () => new Set(),
 ): { readonly from: CatalogForeignKey; readonly to: CatalogForeignKey } | undefined {
   const key = detectSubclassTable(table, ctx);
   if (!key) return undefined;
@@ -41,7 +45,12 @@ export function detectRelationshipTable(
   // by `person_id` of `people` stays a subclass); a link held apart from X is never empty.
   const keyStems = key.columns
     .map((c) => c.replace(/_id$/u, ''))
-    .filter((stem) => new RegExp(`(^|_)${stem.replace(/[^a-z0-9_]/giu, '')}s?$`, 'u').test(key.table));
+    .filter(
+      (stem) =>
+        new RegExp(`(^|_)${stem.replace(/[^a-z0-9_]/giu, '')}s?$`, 'u').test(key.table) ||
+        key.table.startsWith(`${stem}_`) ||
+        kindsOf(key.table).has(stem),
+    );
   const stems = [key.table, key.table.replace(/s$/u, ''), ...keyStems];
   if (!stems.some((stem) => stem !== 'id' && table.name.startsWith(`${stem}_`))) return undefined;
   const linked = to.columns.every((c) => table.columns.find((col) => col.name === c)?.nullable === false);

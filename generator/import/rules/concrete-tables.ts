@@ -56,29 +56,81 @@ export function sameColumnGroups(
   return groups;
 }
 
-/** Whether a table can be a concrete table: one integer key column that references nothing, no INHERITS. */
-function concreteShaped(t: CatalogTable): boolean {
+/** A registry table's names: its one integer key and the one column beside it that tells each object's kind. */
+export interface RegistryShape {
+  readonly table: string;
+  readonly key: string;
+  readonly column: string;
+}
+
+/**
+ * Whether a table can be a concrete hierarchy's registry: an integer key and one required
+ * text column, nothing else, referencing no table.
+ */
+export function registryShape(t: CatalogTable | undefined): RegistryShape | undefined {
+  if (!t || t.primaryKey?.length !== 1 || t.columns.length !== 2 || t.foreignKeys.length > 0) return undefined;
+  const key = t.columns.find((c) => c.name === t.primaryKey?.[0]);
+  const kind = t.columns.find((c) => c !== key);
+  if (!key || !isIntegerKey(key) || !kind || kind.nullable) return undefined;
+  if (!['text', 'char', 'enum'].includes(kind.type.kind)) return undefined;
+  return { table: t.name, key: key.name, column: kind.name };
+}
+
+/** The registry a table's key references, if it does. */
+export function keyRegistry(t: CatalogTable, byName: ReadonlyMap<string, CatalogTable>): RegistryShape | undefined {
+  const key = t.primaryKey?.length === 1 ? t.primaryKey[0] : undefined;
+  const fk = t.foreignKeys.find((f) => f.columns.length === 1 && f.columns[0] === key);
+  return fk ? registryShape(byName.get(fk.table)) : undefined;
+}
+
+/** Whether a table can be a concrete table: one integer key column that references nothing but a registry, no INHERITS. */
+function concreteShaped(t: CatalogTable, byName: ReadonlyMap<string, CatalogTable>): boolean {
   const key = t.primaryKey?.length === 1 ? t.columns.find((c) => c.name === t.primaryKey?.[0]) : undefined;
   return (
     key !== undefined &&
     isIntegerKey(key) &&
     t.rowCount > 0 &&
     t.inherits.length === 0 &&
-    !t.foreignKeys.some((fk) => fk.columns.includes(key.name))
+    t.foreignKeys.filter((fk) => fk.columns.includes(key.name)).length === (keyRegistry(t, byName) ? 1 : 0)
   );
 }
 
 /** The groups of tables, each with rows and one integer key, that `sameColumnGroups` finds: the rows decide. */
 export function concreteCandidates(tables: readonly CatalogTable[]): string[][] {
-  return sameColumnGroups(tables.filter(concreteShaped)).map((g) => [...g.tables]);
+  const byName = new Map(tables.map((t) => [t.name, t]));
+  // A registry's key is no column the tables share: it is read apart.
+  const unkeyed = tables
+    .filter((t) => concreteShaped(t, byName))
+    .map((t) =>
+      keyRegistry(t, byName) ? { ...t, foreignKeys: t.foreignKeys.filter((f) => !isKeyReference(t, f)) } : t,
+    );
+  return sameColumnGroups(unkeyed).map((g) => [...g.tables]);
 }
 
-/** A table's integer columns named like a reference (`product_id`) that no foreign key covers and that are not its key. */
-export function referenceCandidates(t: CatalogTable): string[] {
-  const covered = new Set(t.foreignKeys.flatMap((fk) => fk.columns));
+const isKeyReference = (t: CatalogTable, fk: CatalogForeignKey): boolean =>
+  fk.columns.length === 1 && t.primaryKey?.length === 1 && fk.columns[0] === t.primaryKey[0];
+
+/**
+ * A table's integer columns that may reference a concrete hierarchy: named like a reference
+ * (`product_id`) with no foreign key, or a foreign key to a registry (which holds every
+ * object, whatever its class; the table's own key too, as a relationship table's is).
+ */
+export function referenceCandidates(t: CatalogTable, byName: ReadonlyMap<string, CatalogTable>): string[] {
+  const covered = new Set(
+    t.foreignKeys.filter((fk) => !registryShape(byName.get(fk.table))).flatMap((fk) => fk.columns),
+  );
+  const toRegistry = new Set(
+    t.foreignKeys.filter((fk) => registryShape(byName.get(fk.table))).flatMap((fk) => fk.columns),
+  );
   const ownKey = t.primaryKey?.length === 1 ? t.primaryKey[0] : undefined;
   return t.columns
-    .filter((c) => isIntegerKey(c) && /(^|_)id$/iu.test(c.name) && c.name !== ownKey && !covered.has(c.name))
+    .filter(
+      (c) =>
+        isIntegerKey(c) &&
+        (c.name !== ownKey || toRegistry.has(c.name)) &&
+        !covered.has(c.name) &&
+        (toRegistry.has(c.name) || /(^|_)id$/iu.test(c.name)),
+    )
     .map((c) => c.name);
 }
 
@@ -127,6 +179,21 @@ export function readConcreteTables(
   const taken = new Set(catalog.tables.map((t) => t.name.toLowerCase()));
 
   const roots = concrete.groups.map((g) => classTree(g, signature));
+  // A group whose every table's key references one registry, with one kind per table, is kept with that registry.
+  const registryOf = new Map<ConcreteNode, { shape: RegistryShape; kinds: Record<string, string> }>();
+  for (const root of roots) {
+    const shapes = root.tables.map((t) => keyRegistry(tableOf(t), byName));
+    const shape = shapes[0];
+    const kinds = root.tables.map((t) => concrete.kinds?.get(t));
+    if (
+      shape &&
+      shapes.every((s) => s?.table === shape.table) &&
+      kinds.every((k) => k !== undefined) &&
+      new Set(kinds).size === kinds.length
+    )
+      registryOf.set(root, { shape, kinds: Object.fromEntries(root.tables.map((t, i) => [t, kinds[i] as string])) });
+  }
+  const registryTables = new Set([...registryOf.values()].map((r) => r.shape.table));
   // Which node each reference points at: the most specific holding every value it has.
   const parentOf = new Map<ConcreteNode, ConcreteNode>();
   const visit = (n: ConcreteNode): void => {
@@ -140,7 +207,7 @@ export function readConcreteTables(
   const groupTables = new Set(concrete.groups.flat());
   const nonGroupNames = new Set(
     catalog.tables
-      .filter((t) => !groupTables.has(t.name))
+      .filter((t) => !groupTables.has(t.name) && !registryTables.has(t.name))
       .flatMap((t) => [snakeName(t.name), snakeName(t.name).replace(/s$/u, '')]),
   );
   const rowsOf = (n: ConcreteNode): number => n.tables.reduce((s, t) => s + tableOf(t).rowCount, 0);
@@ -182,9 +249,19 @@ export function readConcreteTables(
       nameOf.set(n, n.table);
       continue;
     }
-    const stems = references.filter((r) => r.node === n).map((r) => snakeName(r.column).replace(/_?id$/u, ''));
-    const common = commonLastWord(n.tables);
-    const base = stems.find((s) => s !== '' && !taken.has(s)) ?? common ?? `${snakeName(n.tables[0] as string)}_kind`;
+    const registry = registryOf.get(n)?.shape.table;
+    const stems = [
+      ...(registry !== undefined ? [snakeName(registry).replace(/_?registr(y|ies)$/u, '')] : []),
+      ...references.filter((r) => r.node === n).map((r) => snakeName(r.column).replace(/_?id$/u, '')),
+    ];
+    // Else a subclass is named by its first own column and its superclass (`format_product`).
+    const parent = parentOf.get(n);
+    const firstOwn = [...n.columns].find((c) => !parent?.columns.has(c))?.split(':')[0];
+    const fallback =
+      parent !== undefined && firstOwn !== undefined
+        ? `${snakeName(firstOwn)}_${snakeName(nameOf.get(parent) as string)}`
+        : (commonLastWord(n.tables) ?? `${snakeName(n.tables[0] as string)}_kind`);
+    const base = stems.find((s) => s !== '' && !taken.has(s)) ?? fallback;
     let name = base;
     for (let i = 2; taken.has(name.toLowerCase()); i++) name = `${base}_${i}`;
     taken.add(name.toLowerCase());
@@ -195,12 +272,17 @@ export function readConcreteTables(
   const rewritten = new Map<string, CatalogTable>();
   for (const n of nodes) {
     const parent = parentOf.get(n);
+    const registry = registryOf.get(n);
     const reading = {
       ...(parent ? { parent: nameOf.get(parent) as string } : {}),
       rows: rowsOf(n),
+      ...(registry
+        ? { registry: { table: registry.shape.table, column: registry.shape.column, kinds: registry.kinds } }
+        : {}),
     };
     if (n.table !== undefined) {
-      rewritten.set(n.table, { ...tableOf(n.table), concrete: reading });
+      const t = tableOf(n.table);
+      rewritten.set(n.table, { ...t, concrete: reading });
       continue;
     }
     const first = n.tables[0] as string;
@@ -212,7 +294,7 @@ export function readConcreteTables(
       columns: like.columns.filter((c) => c.name === key || inColumns(c.name)),
       primaryKey: [key],
       uniques: [],
-      foreignKeys: like.foreignKeys.filter((fk) => fk.columns.every(inColumns)),
+      foreignKeys: like.foreignKeys.filter((fk) => fk.columns.every(inColumns) && !registryTables.has(fk.table)),
       checks: like.checks.filter((c) => c.inList !== undefined && inColumns(c.inList.column)),
       inherits: [],
       partitions: [],
@@ -233,16 +315,39 @@ export function readConcreteTables(
       text: `concrete tables of one hierarchy: they share ${[...r.columns].map((c) => c.split(':')[0]).join(', ')} and no two hold the same key`,
       review: true,
     });
+  for (const [root, registry] of registryOf) {
+    const r = tableOf(registry.shape.table);
+    rewritten.set(r.name, { ...r, concrete: { rows: r.rowCount, isRegistry: true } });
+    findings.push({
+      rule: 'concrete-tables',
+      subject: r.name,
+      text: `registry of ${nameOf.get(root)}: every object's key, and in ${registry.shape.column} the kind of its table`,
+    });
+  }
+  // The key's reference to the registry is the hierarchy's, not a superclass's: the registry is read with the root.
+  for (const [name, t] of rewritten)
+    if (t.concrete && !t.concrete.isRegistry)
+      rewritten.set(name, {
+        ...t,
+        foreignKeys: t.foreignKeys.filter((fk) => !(isKeyReference(t, fk) && registryTables.has(fk.table))),
+      });
   for (const ref of references) {
     const target = nameOf.get(ref.node) as string;
     const key = ref.node.table !== undefined ? keyOf(ref.node.table) : keyOf(ref.node.tables[0] as string);
-    const fk: CatalogForeignKey = { columns: [ref.column], table: target, references: [key], inferred: true };
     const t = rewritten.get(ref.table) ?? tableOf(ref.table);
-    rewritten.set(ref.table, { ...t, foreignKeys: [...t.foreignKeys, fk] });
+    // A foreign key to a registry names no class: the rows tell which.
+    const viaRegistry = t.foreignKeys.find((f) => f.columns.length === 1 && f.columns[0] === ref.column);
+    const fk: CatalogForeignKey = {
+      columns: [ref.column],
+      table: target,
+      references: [key],
+      ...(viaRegistry ? {} : { inferred: true }),
+    };
+    rewritten.set(ref.table, { ...t, foreignKeys: [...t.foreignKeys.filter((f) => f !== viaRegistry), fk] });
     findings.push({
       rule: 'reference-by-rows',
       subject: `${ref.table}.${ref.column}`,
-      text: `no foreign key, but every value is the key of a ${target}${ref.node.table === undefined ? ` (in ${ref.node.tables.join(', ')})` : ''}: a reference to it`,
+      text: `${viaRegistry ? `references the registry ${viaRegistry.table}` : 'no foreign key'}, but every value is a key of ${target}${ref.node.table === undefined ? ` (in ${ref.node.tables.join(', ')})` : ''}: a reference to it`,
       review: true,
     });
   }
