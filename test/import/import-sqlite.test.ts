@@ -63,6 +63,35 @@ describe.skipIf(!existsSync(CHINOOK))('Chinook from its SQLite file', () => {
   });
 });
 
+describe('concrete tables in a SQLite file', () => {
+  it('reads tables sharing columns with keys that never meet as one hierarchy, and an _id column without a key as a reference into it', async () => {
+    const shared = 'name TEXT NOT NULL, price NUMERIC NOT NULL, stock INTEGER NOT NULL';
+    const file = sqliteFile(
+      'concrete.sqlite',
+      `CREATE TABLE shirts (id INTEGER PRIMARY KEY, ${shared}, material TEXT NOT NULL, size TEXT NOT NULL, fit TEXT);
+       CREATE TABLE cups (id INTEGER PRIMARY KEY, ${shared}, material TEXT NOT NULL, size TEXT NOT NULL, volume INTEGER);
+       CREATE TABLE ebooks (id INTEGER PRIMARY KEY, ${shared}, pages INTEGER);
+       CREATE TABLE reviews (id INTEGER PRIMARY KEY, stars INTEGER NOT NULL, product_id INTEGER NOT NULL);
+       INSERT INTO shirts VALUES (1, 'Oxford', 30, 4, 'cotton', 'M', 'slim'), (2, 'Polo', 25, 9, 'pique', 'L', 'regular');
+       INSERT INTO cups VALUES (3, 'Mug', 8, 40, 'clay', 'small', 300), (4, 'Beaker', 6, 12, 'glass', 'large', 500);
+       INSERT INTO ebooks VALUES (5, 'Dune', 9, 999, 612), (6, 'Emma', 3, 999, 474);
+       INSERT INTO reviews VALUES (1, 5, 1), (2, 4, 3), (3, 2, 5), (4, 5, 6), (5, 3, 2);`,
+    );
+    const { domain } = draftModel(await readSource(file), { name: 'shop' });
+    const parent = (name: string) => domain.entities.find((e) => e.name === name)?.parent;
+    // The root is named after the reference into it; shirts and cups share two columns more: a class between.
+    expect(parent('Shirt')).toBe(parent('Cup'));
+    expect(parent(parent('Shirt') as string)).toBe('Product');
+    expect(parent('Ebook')).toBe('Product');
+    expect(domain.entities.find((e) => e.name === 'Product')?.specialization).toEqual({ disjoint: true, total: true });
+    expect(domain.entities.find((e) => e.name === 'Product')?.storage).toBeUndefined();
+    expect(domain.entities.find((e) => e.name === 'Shirt')?.storage?.concrete).toBe(true);
+    expect(domain.relationships.map((r) => `${r.from} → ${r.to} (${r.storage?.column})`)).toEqual([
+      'Review → Product (product_id)',
+    ]);
+  });
+});
+
 describe('hostile SQLite files', () => {
   it('reads names with spaces, quotes, brackets and reserved words', async () => {
     const file = sqliteFile(
