@@ -262,12 +262,13 @@ export interface ReferencedFlags {
 /**
  * What the rows say of tables that may be concrete tables of one hierarchy: the groups of
  * tables sharing columns (`sameColumnGroups`) whose keys never meet, and, per integer column
- * named like a reference with no foreign key (`table.column`), its distinct values and how
+ * named like a reference with no foreign key, its distinct values and how
  * many of them are keys of each table of those groups.
  */
 export interface ConcreteProfile {
   readonly groups: readonly (readonly string[])[];
-  readonly references: ReadonlyMap<string, ReferenceHits>;
+  /** By table, then column. */
+  readonly references: ReadonlyMap<string, ReadonlyMap<string, ReferenceHits>>;
   /** Per grouped table whose key references a registry, the one kind the registry gives its rows. */
   readonly kinds?: ReadonlyMap<string, string>;
 }
@@ -292,7 +293,7 @@ export async function profileConcreteTables(
     const [row] = await run(`SELECT count(*) AS "n", count(DISTINCT k) AS "d" FROM (${union}) AS u`);
     if (Number(row?.['n'] ?? 0) === Number(row?.['d'] ?? -1)) groups.push(group);
   }
-  const references = new Map<string, ReferenceHits>();
+  const references = new Map<string, Map<string, ReferenceHits>>();
   const kinds = new Map<string, string>();
   if (groups.length === 0) return { groups, references, kinds };
   const grouped = groups.flat();
@@ -314,7 +315,9 @@ export async function profileConcreteTables(
           `count(DISTINCT CASE WHEN ${col} IN (SELECT ${quote(keyOf(g))} FROM ${from(g)}) THEN ${col} END) AS "h${i}"`,
       );
       const [row] = await run(`SELECT count(DISTINCT ${col}) AS "d", ${hits.join(', ')} FROM ${from(t.name)}`);
-      references.set(`${t.name}.${c}`, {
+      const columns = references.get(t.name) ?? new Map<string, ReferenceHits>();
+      references.set(t.name, columns);
+      columns.set(c, {
         distinct: Number(row?.['d'] ?? 0),
         found: new Map(grouped.map((g, i) => [g, Number(row?.[`h${i}`] ?? 0)])),
       });

@@ -141,6 +141,15 @@ describe('owner-keyed-child and shared-key-subtable', () => {
     expect(detectRelationshipTable(hosted, ctx)).toBeUndefined();
     const kinds = (t: string) => new Set(t === 'content' ? ['clip', 'live_stream'] : []);
     expect(detectRelationshipTable(hosted, ctx, kinds)?.to.table).toBe('streamer');
+    // Or after its key, where the key's table begins with that word: `content_produced_by` of `content_items`.
+    const items = table('content_items', [col('id'), col('title', txt)]);
+    const producedBy = table('content_produced_by', [col('content_id'), col('producer_id')], {
+      primaryKey: ['content_id'],
+      foreignKeys: [fk(['content_id'], 'content_items'), fk(['producer_id'], 'streamer')],
+    });
+    expect(
+      detectRelationshipTable(producedBy, ruleContext(catalog([items, streamer, producedBy]), new Map()))?.to.table,
+    ).toBe('streamer');
   });
 });
 
@@ -410,9 +419,14 @@ describe('concrete-tables and reference-by-rows', () => {
   const profile = {
     groups: [['shirts', 'cups', 'ebooks', 'songs']],
     references: new Map([
-      ['reviews.product_id', { distinct: 9, found: found({ shirts: 2, cups: 3, ebooks: 3, songs: 1 }) }],
-      // Only some values are keys of the group: not a reference into it.
-      ['reviews.stars', { distinct: 5, found: found({ shirts: 1, cups: 1, ebooks: 1, songs: 1 }) }],
+      [
+        'reviews',
+        new Map([
+          ['product_id', { distinct: 9, found: found({ shirts: 2, cups: 3, ebooks: 3, songs: 1 }) }],
+          // Only some values are keys of the group: not a reference into it.
+          ['stars', { distinct: 5, found: found({ shirts: 1, cups: 1, ebooks: 1, songs: 1 }) }],
+        ]),
+      ],
     ]),
   };
   const read = readConcreteTables(catalog(tables), new Map(), profile);
@@ -451,7 +465,10 @@ describe('concrete-tables and reference-by-rows', () => {
     const withRegistry = readConcreteTables(catalog([registry, ...keyed, tag]), new Map(), {
       groups: [['shirts', 'cups', 'ebooks', 'songs']],
       references: new Map([
-        ['product_tags.product_id', { distinct: 4, found: found({ shirts: 2, cups: 2, ebooks: 0, songs: 0 }) }],
+        [
+          'product_tags',
+          new Map([['product_id', { distinct: 4, found: found({ shirts: 2, cups: 2, ebooks: 0, songs: 0 }) }]]),
+        ],
       ]),
       kinds: new Map([
         ['shirts', 'shirt'],
@@ -474,6 +491,77 @@ describe('concrete-tables and reference-by-rows', () => {
     expect(named.get('product_tags')?.foreignKeys).toEqual([
       { columns: ['product_id'], table: physicalName, references: ['id'] },
     ]);
+  });
+
+  it('leaves declared keys, codes, other tables’ references and single tables alone', () => {
+    const lookup = table('employees', [col('id'), col('name', txt)]);
+    const categories = table('categories', [col('id'), col('label', txt)]);
+    const orders = table(
+      'orders',
+      [col('id'), col('clerk_id'), col('status_id'), col('category_id'), col('shirt_ref_id')],
+      {
+        foreignKeys: [fk(['clerk_id'], 'employees')],
+      },
+    );
+    const hits = (distinct: number, counts: Record<string, number>) => ({ distinct, found: found(counts) });
+    const read = readConcreteTables(catalog([...tables, lookup, categories, orders]), new Map(), {
+      groups: [['shirts', 'cups', 'ebooks', 'songs']],
+      references: new Map([
+        [
+          'orders',
+          new Map([
+            // A declared key to a two-column table that is no group's registry.
+            ['clerk_id', hits(6, { shirts: 2, cups: 2, ebooks: 1, songs: 1 })],
+            // Three values: a code, not a reference.
+            ['status_id', hits(3, { shirts: 1, cups: 1, ebooks: 1, songs: 0 })],
+            // Named after the table `categories`.
+            ['category_id', hits(6, { shirts: 2, cups: 2, ebooks: 1, songs: 1 })],
+            // Every value in one table: a key the source could have declared, so not read from the rows.
+            ['shirt_ref_id', hits(6, { shirts: 6, cups: 0, ebooks: 0, songs: 0 })],
+          ]),
+        ],
+      ]),
+    });
+    const byTable = new Map(read.catalog.tables.map((t) => [t.name, t]));
+    expect(byTable.get('orders')?.foreignKeys).toEqual([fk(['clerk_id'], 'employees')]);
+    expect(read.findings.some((f) => f.rule === 'reference-by-rows')).toBe(false);
+  });
+
+  it('compares columns with the tables they reference, and lets a shared column hold NULL where any table does', () => {
+    const people = table('people', [col('id'), col('name', txt)]);
+    const firms = table('firms', [col('id'), col('name', txt)]);
+    const common = [col('id'), col('brand', txt), col('colour', txt), col('year'), col('owner_id')];
+    const bikes = table('bikes', [...common, col('gears')], { foreignKeys: [fk(['owner_id'], 'people')] });
+    const cars = table(
+      'cars',
+      [...common.map((c) => (c.name === 'colour' ? { ...c, nullable: true } : c)), col('doors')],
+      { foreignKeys: [fk(['owner_id'], 'firms')] },
+    );
+    const read = readConcreteTables(catalog([people, firms, bikes, cars]), new Map(), {
+      groups: [['bikes', 'cars']],
+      references: new Map(),
+    });
+    const root = read.catalog.tables.find((t) => t.concrete?.abstract === true);
+    // owner_id references people from bikes and firms from cars: each table keeps its own.
+    expect(root?.columns.map((c) => c.name)).toEqual(['id', 'brand', 'colour', 'year']);
+    expect(root?.foreignKeys).toEqual([]);
+    expect(root?.columns.find((c) => c.name === 'colour')?.nullable).toBe(true);
+  });
+
+  it('reads no group whose keys reference a table that is no registry of it', () => {
+    const registry = table('thing_registry', [col('id'), col('type', txt)]);
+    const keyed = [shirt, cup].map((t) => ({ ...t, foreignKeys: [fk(['id'], 'thing_registry')] }));
+    const read = readConcreteTables(catalog([registry, ...keyed]), new Map(), {
+      groups: [['shirts', 'cups']],
+      references: new Map(),
+      // Both tables' rows are of one kind: the registry does not tell them apart.
+      kinds: new Map([
+        ['shirts', 'thing'],
+        ['cups', 'thing'],
+      ]),
+    });
+    expect(read.catalog.tables.some((t) => t.concrete !== undefined)).toBe(false);
+    expect(read.catalog.tables.find((t) => t.name === 'shirts')?.foreignKeys).toEqual([fk(['id'], 'thing_registry')]);
   });
 
   it('takes a table whose columns are all in another’s as its superclass, and reads nothing without a group', () => {

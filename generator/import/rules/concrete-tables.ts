@@ -1,5 +1,6 @@
 import type {
   Catalog,
+  CatalogCheck,
   CatalogColumn,
   CatalogForeignKey,
   CatalogProfile,
@@ -12,6 +13,14 @@ import { isAuditColumn } from './audit-columns.ts';
 import type { Finding } from './finding.ts';
 import { snakeName } from './lexicon-words.ts';
 import { isIntegerKey } from './physical-names.ts';
+import pluralize from 'pluralize';
+
+/** Distinct values a column without a foreign key needs before its values being keys is read as a reference. */
+const MIN_REFERENCED = 5;
+
+/** A column as concrete tables compare them: name, type, and the table it references. */
+const columnSignature = (name: string, sqlType: string, target: string): string =>
+  `${name}:${sqlType}${target === '' ? '' : `→${target}`}`;
 
 /** Columns that tables must share, beyond their keys, to be read as one hierarchy. */
 const SHARED_COLUMNS = 3;
@@ -170,18 +179,32 @@ export function readConcreteTables(
   const byName = new Map(catalog.tables.map((t) => [t.name, t]));
   const tableOf = (name: string): CatalogTable => byName.get(name) as CatalogTable;
   const keyOf = (name: string): string => tableOf(name).primaryKey?.[0] as string;
-  const signature = (name: string): Set<string> =>
-    new Set(
-      tableOf(name)
-        .columns.filter((c) => c.name !== keyOf(name))
-        .map((c) => `${c.name}:${c.sqlType}`),
-    );
+  // A column's name and type, and the table it references: two tables' `owner_id` to different tables are not one column.
+  const columnOf = new Map<string, string>();
+  const columnNames = (sigs: Iterable<string>): string[] => [...sigs].map((s) => columnOf.get(s) as string);
+  const signature = (name: string): Set<string> => {
+    const t = tableOf(name);
+    const target = (c: string): string =>
+      t.foreignKeys.find((fk) => fk.columns.length === 1 && fk.columns[0] === c)?.table ?? '';
+    const out = new Set<string>();
+    for (const c of t.columns) {
+      if (c.name === keyOf(name)) continue;
+      const sig = columnSignature(c.name, c.sqlType, target(c.name));
+      columnOf.set(sig, c.name);
+      out.add(sig);
+    }
+    return out;
+  };
   const taken = new Set(catalog.tables.map((t) => t.name.toLowerCase()));
 
-  const roots = concrete.groups.map((g) => classTree(g, signature));
-  // A group whose every table's key references one registry, with one kind per table, is kept with that registry.
+  const trees = concrete.groups.map((g) => classTree(g, signature));
+  // A group whose every table's key references one registry, with one kind per table, is kept
+  // with that registry; one whose keys reference a table that is no such registry is no group
+  // (its tables stay subclass tables of the one their keys reference).
   const registryOf = new Map<ConcreteNode, { shape: RegistryShape; kinds: Record<string, string> }>();
-  for (const root of roots) {
+  const roots: ConcreteNode[] = [];
+  for (const root of trees) {
+    const keyed = root.tables.some((t) => tableOf(t).foreignKeys.some((fk) => isKeyReference(tableOf(t), fk)));
     const shapes = root.tables.map((t) => keyRegistry(tableOf(t), byName));
     const shape = shapes[0];
     const kinds = root.tables.map((t) => concrete.kinds?.get(t));
@@ -190,9 +213,12 @@ export function readConcreteTables(
       shapes.every((s) => s?.table === shape.table) &&
       kinds.every((k) => k !== undefined) &&
       new Set(kinds).size === kinds.length
-    )
+    ) {
       registryOf.set(root, { shape, kinds: Object.fromEntries(root.tables.map((t, i) => [t, kinds[i] as string])) });
+      roots.push(root);
+    } else if (!keyed) roots.push(root);
   }
+  if (roots.length === 0) return { catalog, profile, findings: [] };
   const registryTables = new Set([...registryOf.values()].map((r) => r.shape.table));
   // Which node each reference points at: the most specific holding every value it has.
   const parentOf = new Map<ConcreteNode, ConcreteNode>();
@@ -204,42 +230,51 @@ export function readConcreteTables(
   };
   for (const r of roots) visit(r);
   const nodes = [...roots, ...parentOf.keys()];
-  const groupTables = new Set(concrete.groups.flat());
+  const groupTables = new Set(roots.flatMap((r) => r.tables));
   const nonGroupNames = new Set(
     catalog.tables
       .filter((t) => !groupTables.has(t.name) && !registryTables.has(t.name))
-      .flatMap((t) => [snakeName(t.name), snakeName(t.name).replace(/s$/u, '')]),
+      .flatMap((t) => [snakeName(t.name), pluralize.singular(snakeName(t.name))]),
   );
   const rowsOf = (n: ConcreteNode): number => n.tables.reduce((s, t) => s + tableOf(t).rowCount, 0);
   const references: { table: string; column: string; node: ConcreteNode }[] = [];
-  for (const [at, hits] of concrete.references) {
-    const dot = at.lastIndexOf('.');
-    const [table, column] = [at.slice(0, dot), at.slice(dot + 1)];
-    const stem = snakeName(column).replace(/_?id$/u, '');
-    // A column named after another table is a reference to it that lacks its constraint, not one into the group.
-    if (hits.distinct === 0 || nonGroupNames.has(stem) || nonGroupNames.has(`${stem}s`)) continue;
-    // Keys of different hierarchies may meet: each group that holds every value offers the
-    // most specific class holding them; a class named like the column wins, else the one with
-    // the fewest keys (were the values drawn from a larger class, they would seldom all fall in it).
-    const offers: ConcreteNode[] = [];
-    for (const root of roots) {
-      const holding = root.tables.filter((t) => (hits.found.get(t) ?? 0) > 0);
-      if (root.tables.reduce((sum, t) => sum + (hits.found.get(t) ?? 0), 0) !== hits.distinct) continue;
-      let node = root;
-      for (let next = node.children.find((c) => holding.every((t) => c.tables.includes(t))); next; ) {
-        node = next;
-        next = node.children.find((c) => holding.every((t) => c.tables.includes(t)));
+  for (const [table, columns] of concrete.references) {
+    for (const [column, hits] of columns) {
+      const stem = snakeName(column).replace(/_?id$/u, '');
+      // A declared foreign key stays, but one to a registry of a group, which names no class.
+      const declared = tableOf(table).foreignKeys.find((fk) => fk.columns.length === 1 && fk.columns[0] === column);
+      if (declared && !registryTables.has(declared.table)) continue;
+      // Too few values to tell a reference from a code (`status_id` 1 to 3); a column named
+      // after another table is a reference to it that lacks its constraint.
+      if (
+        !declared &&
+        (hits.distinct < MIN_REFERENCED || nonGroupNames.has(stem) || nonGroupNames.has(pluralize.singular(stem)))
+      )
+        continue;
+      // Keys of different hierarchies may meet: each group that holds every value offers the
+      // most specific class holding them; a class named like the column wins, else the one with
+      // the fewest keys (were the values drawn from a larger class, they would seldom all fall in it).
+      const offers: ConcreteNode[] = [];
+      for (const root of roots) {
+        const holding = root.tables.filter((t) => (hits.found.get(t) ?? 0) > 0);
+        if (root.tables.reduce((sum, t) => sum + (hits.found.get(t) ?? 0), 0) !== hits.distinct) continue;
+        let node = root;
+        for (let next = node.children.find((c) => holding.every((t) => c.tables.includes(t))); next; ) {
+          node = next;
+          next = node.children.find((c) => holding.every((t) => c.tables.includes(t)));
+        }
+        offers.push(node);
       }
-      offers.push(node);
+      const named = (n: ConcreteNode): boolean => {
+        const t = n.table === undefined ? '' : snakeName(n.table);
+        return t === stem || t === `${stem}s` || t.startsWith(`${stem}_`);
+      };
+      const node =
+        offers.find(named) ?? offers.sort((a, b) => rowsOf(a) - rowsOf(b) || a.tables.length - b.tables.length)[0];
+      // Without a foreign key, only a class of more than one table: the source could have declared one to a single table.
+      if (!node || (!declared && node.tables.length < 2)) continue;
+      references.push({ table, column, node });
     }
-    const named = (n: ConcreteNode): boolean => {
-      const t = n.table === undefined ? '' : snakeName(n.table);
-      return t === stem || t === `${stem}s` || t.startsWith(`${stem}_`);
-    };
-    const node =
-      offers.find(named) ?? offers.sort((a, b) => rowsOf(a) - rowsOf(b) || a.tables.length - b.tables.length)[0];
-    if (!node) continue;
-    references.push({ table, column, node });
   }
 
   // A name for each class without a table: a reference's (`product_id` → product), else its tables' common last word.
@@ -256,7 +291,7 @@ export function readConcreteTables(
     ];
     // Else a subclass is named by its first own column and its superclass (`format_product`).
     const parent = parentOf.get(n);
-    const firstOwn = [...n.columns].find((c) => !parent?.columns.has(c))?.split(':')[0];
+    const firstOwn = columnNames([...n.columns].filter((c) => !parent?.columns.has(c)))[0];
     const fallback =
       parent !== undefined && firstOwn !== undefined
         ? `${snakeName(firstOwn)}_${snakeName(nameOf.get(parent) as string)}`
@@ -288,14 +323,23 @@ export function readConcreteTables(
     const first = n.tables[0] as string;
     const like = tableOf(first);
     const key = keyOf(first);
-    const inColumns = (c: string): boolean => n.columns.has(`${c}:${like.columns.find((x) => x.name === c)?.sqlType}`);
+    const names = new Set(columnNames(n.columns));
+    const inColumns = (c: string): boolean => names.has(c);
+    // A column allows NULL where any of the tables' does; a CHECK holds where every table has it.
+    const all = n.tables.map(tableOf);
+    const nullable = (c: CatalogColumn): boolean =>
+      all.some((t) => t.columns.find((x) => x.name === c.name)?.nullable === true);
+    const everywhere = (check: CatalogCheck): boolean =>
+      all.every((t) => t.checks.some((x) => x.expression === check.expression));
     added.push({
       name: nameOf.get(n) as string,
-      columns: like.columns.filter((c) => c.name === key || inColumns(c.name)),
+      columns: like.columns
+        .filter((c) => c.name === key || inColumns(c.name))
+        .map((c) => (nullable(c) ? { ...c, nullable: true } : c)),
       primaryKey: [key],
       uniques: [],
       foreignKeys: like.foreignKeys.filter((fk) => fk.columns.every(inColumns) && !registryTables.has(fk.table)),
-      checks: like.checks.filter((c) => c.inList !== undefined && inColumns(c.inList.column)),
+      checks: like.checks.filter((c) => c.inList !== undefined && inColumns(c.inList.column) && everywhere(c)),
       inherits: [],
       partitions: [],
       rowCount: rowsOf(n),
@@ -304,7 +348,7 @@ export function readConcreteTables(
     findings.push({
       rule: 'concrete-tables',
       subject: n.tables.join(', '),
-      text: `class ${nameOf.get(n)} with no table of its own: the columns ${[...n.columns].map((c) => c.split(':')[0]).join(', ')} they share`,
+      text: `class ${nameOf.get(n)} with no table of its own: the columns ${columnNames(n.columns).join(', ')} they share`,
       review: true,
     });
   }
@@ -312,7 +356,7 @@ export function readConcreteTables(
     findings.push({
       rule: 'concrete-tables',
       subject: r.tables.join(', '),
-      text: `concrete tables of one hierarchy: they share ${[...r.columns].map((c) => c.split(':')[0]).join(', ')} and no two hold the same key`,
+      text: `concrete tables of one hierarchy: they share ${columnNames(r.columns).join(', ')} and no two hold the same key`,
       review: true,
     });
   for (const [root, registry] of registryOf) {
