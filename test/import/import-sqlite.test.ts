@@ -75,7 +75,9 @@ describe('concrete tables in a SQLite file', () => {
        INSERT INTO shirts VALUES (1, 'Oxford', 30, 4, 'cotton', 'M', 'slim'), (2, 'Polo', 25, 9, 'pique', 'L', 'regular');
        INSERT INTO cups VALUES (3, 'Mug', 8, 40, 'clay', 'small', 300), (4, 'Beaker', 6, 12, 'glass', 'large', 500);
        INSERT INTO ebooks VALUES (5, 'Dune', 9, 999, 612), (6, 'Emma', 3, 999, 474);
-       INSERT INTO reviews VALUES (1, 5, 1), (2, 4, 3), (3, 2, 5), (4, 5, 6), (5, 3, 2);`,
+       INSERT INTO reviews VALUES (1, 5, 1), (2, 4, 3), (3, 2, 5), (4, 5, 6), (5, 3, 2);
+       CREATE TABLE "odd notes" (id INTEGER PRIMARY KEY, "x.product_id" INTEGER);
+       INSERT INTO "odd notes" VALUES (1, 1), (2, 2), (3, 3), (4, 4), (5, 6);`,
     );
     const { domain } = draftModel(await readSource(file), { name: 'shop' });
     const parent = (name: string) => domain.entities.find((e) => e.name === name)?.parent;
@@ -86,7 +88,9 @@ describe('concrete tables in a SQLite file', () => {
     expect(domain.entities.find((e) => e.name === 'Product')?.specialization).toEqual({ disjoint: true, total: true });
     expect(domain.entities.find((e) => e.name === 'Product')?.storage).toBeUndefined();
     expect(domain.entities.find((e) => e.name === 'Shirt')?.storage?.concrete).toBe(true);
-    expect(domain.relationships.map((r) => `${r.from} → ${r.to} (${r.storage?.column})`)).toEqual([
+    // A column named with a dot, in a table named with a space, is read the same way.
+    expect(domain.relationships.map((r) => `${r.from} → ${r.to} (${r.storage?.column})`).sort()).toEqual([
+      'OddNote → Product (x.product_id)',
       'Review → Product (product_id)',
     ]);
   });

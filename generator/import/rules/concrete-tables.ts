@@ -296,7 +296,14 @@ export function readConcreteTables(
       parent !== undefined && firstOwn !== undefined
         ? `${snakeName(firstOwn)}_${snakeName(nameOf.get(parent) as string)}`
         : (commonLastWord(n.tables) ?? `${snakeName(n.tables[0] as string)}_kind`);
-    const base = stems.find((s) => s !== '' && !taken.has(s)) ?? fallback;
+    // The registry's word first, then the word most references use (the shortest of equals).
+    const uses = (w: string): number => stems.filter((x) => x === w).length;
+    const [registryStem, ...referenceStems] = registry !== undefined ? stems : ['', ...stems];
+    const ranked = [
+      registryStem as string,
+      ...[...new Set(referenceStems)].sort((a, b) => uses(b) - uses(a) || a.length - b.length),
+    ];
+    const base = ranked.find((w) => w !== '' && !taken.has(w)) ?? fallback;
     let name = base;
     for (let i = 2; taken.has(name.toLowerCase()); i++) name = `${base}_${i}`;
     taken.add(name.toLowerCase());
