@@ -220,7 +220,7 @@ export function readConcreteTables(
   }
   if (roots.length === 0) return { catalog, profile, findings: [] };
   const registryTables = new Set([...registryOf.values()].map((r) => r.shape.table));
-  // Which node each reference points at: the most specific holding every value it has.
+  // Each class's superclass, and every class of every group.
   const parentOf = new Map<ConcreteNode, ConcreteNode>();
   const visit = (n: ConcreteNode): void => {
     for (const c of n.children) {
@@ -237,78 +237,8 @@ export function readConcreteTables(
       .flatMap((t) => [snakeName(t.name), pluralize.singular(snakeName(t.name))]),
   );
   const rowsOf = (n: ConcreteNode): number => n.tables.reduce((s, t) => s + tableOf(t).rowCount, 0);
-  const references: { table: string; column: string; node: ConcreteNode }[] = [];
-  for (const [table, columns] of concrete.references) {
-    for (const [column, hits] of columns) {
-      const stem = snakeName(column).replace(/_?id$/u, '');
-      // A declared foreign key stays, but one to a registry of a group, which names no class.
-      const declared = tableOf(table).foreignKeys.find((fk) => fk.columns.length === 1 && fk.columns[0] === column);
-      if (declared && !registryTables.has(declared.table)) continue;
-      // Too few values to tell a reference from a code (`status_id` 1 to 3); a column named
-      // after another table is a reference to it that lacks its constraint.
-      if (
-        !declared &&
-        (hits.distinct < MIN_REFERENCED || nonGroupNames.has(stem) || nonGroupNames.has(pluralize.singular(stem)))
-      )
-        continue;
-      // Keys of different hierarchies may meet: each group that holds every value offers the
-      // most specific class holding them; a class named like the column wins, else the one with
-      // the fewest keys (were the values drawn from a larger class, they would seldom all fall in it).
-      const offers: ConcreteNode[] = [];
-      for (const root of roots) {
-        const holding = root.tables.filter((t) => (hits.found.get(t) ?? 0) > 0);
-        if (root.tables.reduce((sum, t) => sum + (hits.found.get(t) ?? 0), 0) !== hits.distinct) continue;
-        let node = root;
-        for (let next = node.children.find((c) => holding.every((t) => c.tables.includes(t))); next; ) {
-          node = next;
-          next = node.children.find((c) => holding.every((t) => c.tables.includes(t)));
-        }
-        offers.push(node);
-      }
-      const named = (n: ConcreteNode): boolean => {
-        const t = n.table === undefined ? '' : snakeName(n.table);
-        return t === stem || t === `${stem}s` || t.startsWith(`${stem}_`);
-      };
-      const node =
-        offers.find(named) ?? offers.sort((a, b) => rowsOf(a) - rowsOf(b) || a.tables.length - b.tables.length)[0];
-      // Without a foreign key, only a class of more than one table: the source could have declared one to a single table.
-      if (!node || (!declared && node.tables.length < 2)) continue;
-      references.push({ table, column, node });
-    }
-  }
-
-  // A name for each class without a table: a reference's (`product_id` → product), else its tables' common last word.
-  const nameOf = new Map<ConcreteNode, string>();
-  for (const n of nodes) {
-    if (n.table !== undefined) {
-      nameOf.set(n, n.table);
-      continue;
-    }
-    const registry = registryOf.get(n)?.shape.table;
-    const stems = [
-      ...(registry !== undefined ? [snakeName(registry).replace(/_?registr(y|ies)$/u, '')] : []),
-      ...references.filter((r) => r.node === n).map((r) => snakeName(r.column).replace(/_?id$/u, '')),
-    ];
-    // Else a subclass is named by its first own column and its superclass (`format_product`).
-    const parent = parentOf.get(n);
-    const firstOwn = columnNames([...n.columns].filter((c) => !parent?.columns.has(c)))[0];
-    const fallback =
-      parent !== undefined && firstOwn !== undefined
-        ? `${snakeName(firstOwn)}_${snakeName(nameOf.get(parent) as string)}`
-        : (commonLastWord(n.tables) ?? `${snakeName(n.tables[0] as string)}_kind`);
-    // The registry's word first, then the word most references use (the shortest of equals).
-    const uses = (w: string): number => stems.filter((x) => x === w).length;
-    const [registryStem, ...referenceStems] = registry !== undefined ? stems : ['', ...stems];
-    const ranked = [
-      registryStem as string,
-      ...[...new Set(referenceStems)].sort((a, b) => uses(b) - uses(a) || a.length - b.length),
-    ];
-    const base = ranked.find((w) => w !== '' && !taken.has(w)) ?? fallback;
-    let name = base;
-    for (let i = 2; taken.has(name.toLowerCase()); i++) name = `${base}_${i}`;
-    taken.add(name.toLowerCase());
-    nameOf.set(n, name);
-  }
+  const references = resolveReferences(concrete.references, roots, { tableOf, registryTables, nonGroupNames, rowsOf });
+  const nameOf = classNames(nodes, { parentOf, registryOf, references, taken, columnNames });
 
   const added: CatalogTable[] = [];
   const rewritten = new Map<string, CatalogTable>();
@@ -410,6 +340,119 @@ export function readConcreteTables(
     merged.set(t.name, mergedProfile(t.columns, n.tables, profile));
   }
   return { catalog: { ...catalog, tables }, profile: merged, findings };
+}
+
+/** A reference column resolved to the class it points at. */
+interface Reference {
+  readonly table: string;
+  readonly column: string;
+  readonly node: ConcreteNode;
+}
+
+/** Rule `reference-by-rows`: each profiled column that points into a group, and the most specific class holding its values. */
+function resolveReferences(
+  profiled: ConcreteProfile['references'],
+  roots: readonly ConcreteNode[],
+  at: {
+    readonly tableOf: (name: string) => CatalogTable;
+    readonly registryTables: ReadonlySet<string>;
+    readonly nonGroupNames: ReadonlySet<string>;
+    readonly rowsOf: (n: ConcreteNode) => number;
+  },
+): Reference[] {
+  const { tableOf, registryTables, nonGroupNames, rowsOf } = at;
+  const references: Reference[] = [];
+  for (const [table, columns] of profiled) {
+    for (const [column, hits] of columns) {
+      const stem = snakeName(column).replace(/_?id$/u, '');
+      // A declared foreign key stays, but one to a registry of a group, which names no class.
+      const declared = tableOf(table).foreignKeys.find((fk) => fk.columns.length === 1 && fk.columns[0] === column);
+      if (declared && !registryTables.has(declared.table)) continue;
+      // Too few values to tell a reference from a code (`status_id` 1 to 3); a column named
+      // after another table is a reference to it that lacks its constraint.
+      if (
+        !declared &&
+        (hits.distinct < MIN_REFERENCED || nonGroupNames.has(stem) || nonGroupNames.has(pluralize.singular(stem)))
+      )
+        continue;
+      // Keys of different hierarchies may meet: each group that holds every value offers the
+      // most specific class holding them; a class named like the column wins, else the one with
+      // the fewest keys (were the values drawn from a larger class, they would seldom all fall in it).
+      const offers: ConcreteNode[] = [];
+      for (const root of roots) {
+        const holding = root.tables.filter((t) => (hits.found.get(t) ?? 0) > 0);
+        if (root.tables.reduce((sum, t) => sum + (hits.found.get(t) ?? 0), 0) !== hits.distinct) continue;
+        let node = root;
+        for (let next = node.children.find((c) => holding.every((t) => c.tables.includes(t))); next; ) {
+          node = next;
+          next = node.children.find((c) => holding.every((t) => c.tables.includes(t)));
+        }
+        offers.push(node);
+      }
+      const named = (n: ConcreteNode): boolean => {
+        const t = n.table === undefined ? '' : snakeName(n.table);
+        return t === stem || t === `${stem}s` || t.startsWith(`${stem}_`);
+      };
+      const node =
+        offers.find(named) ?? offers.sort((a, b) => rowsOf(a) - rowsOf(b) || a.tables.length - b.tables.length)[0];
+      // Without a foreign key, only a class of more than one table: the source could have declared one to a single table.
+      if (!node || (!declared && node.tables.length < 2)) continue;
+      references.push({ table, column, node });
+    }
+  }
+
+  return references;
+}
+
+/**
+ * A name for each class: its table's, else the registry's word, else the word most
+ * references to it use (`product_id` → product), else for a subclass its first own column
+ * and its superclass (`format_product`), for a root its tables' common last word.
+ */
+function classNames(
+  nodes: readonly ConcreteNode[],
+  at: {
+    readonly parentOf: ReadonlyMap<ConcreteNode, ConcreteNode>;
+    readonly registryOf: ReadonlyMap<ConcreteNode, { readonly shape: RegistryShape }>;
+    readonly references: readonly Reference[];
+    readonly taken: Set<string>;
+    readonly columnNames: (sigs: Iterable<string>) => string[];
+  },
+): Map<ConcreteNode, string> {
+  const { parentOf, registryOf, references, taken, columnNames } = at;
+  const nameOf = new Map<ConcreteNode, string>();
+  for (const n of nodes) {
+    if (n.table !== undefined) {
+      nameOf.set(n, n.table);
+      continue;
+    }
+    const registry = registryOf.get(n)?.shape.table;
+    const stems = [
+      ...(registry !== undefined ? [snakeName(registry).replace(/_?registr(y|ies)$/u, '')] : []),
+      ...references.filter((r) => r.node === n).map((r) => snakeName(r.column).replace(/_?id$/u, '')),
+    ];
+    // Else a subclass is named by its first own column and its superclass (`format_product`).
+    const parent = parentOf.get(n);
+    const firstOwn = columnNames([...n.columns].filter((c) => !parent?.columns.has(c)))[0];
+    const fallback =
+      parent !== undefined && firstOwn !== undefined
+        ? `${snakeName(firstOwn)}_${snakeName(nameOf.get(parent) as string)}`
+        : (commonLastWord(n.tables) ?? `${snakeName(n.tables[0] as string)}_kind`);
+    // The registry's word first, then the word most references use (the shortest of equals).
+    const uses = (w: string): number => stems.filter((x) => x === w).length;
+    const [registryStem, ...referenceStems] = registry !== undefined ? stems : ['', ...stems];
+    const ranked = [
+      registryStem as string,
+      ...[...new Set(referenceStems)].sort((a, b) => uses(b) - uses(a) || a.length - b.length),
+    ];
+    const base = ranked.find((w) => w !== '' && !taken.has(w)) ?? fallback;
+    let name = base;
+    for (let i = 2; taken.has(name.toLowerCase()); i++) name = `${base}_${i}`;
+    taken.add(name.toLowerCase());
+    nameOf.set(n, name);
+  }
+
+  return nameOf;
 }
 
 /**
