@@ -223,6 +223,8 @@ export interface EntityRegistry {
   readonly key: string;
   readonly keyType: string;
   readonly discriminator: EntityDiscriminator;
+  /** The kinds its CHECK lists, in the source's order (the native variant writes them so). */
+  readonly check?: readonly string[];
 }
 
 /**

@@ -91,7 +91,8 @@ const ENTITY_KEYS = keysOf<Entity>({
   storage: true,
   registry: true,
 });
-const REGISTRY_KEYS = ['table', 'key', 'keyType', 'discriminator'] as const;
+const REGISTRY_KEYS = ['table', 'key', 'keyType', 'discriminator', 'check'] as const;
+const REQUIRED_REGISTRY_KEYS = ['table', 'key', 'keyType', 'discriminator'] as const;
 const ATTRIBUTE_KEYS = keysOf<Attribute>({
   name: true,
   type: true,
@@ -729,7 +730,12 @@ class DomainChecker {
     if (!this.record(value, path, 'an object {table, key, keyType, discriminator}')) return;
     this.keys(value, REGISTRY_KEYS, path);
     if (owner.raw.parent !== undefined) this.report(path, 'only the root of a hierarchy has a registry');
-    for (const key of REGISTRY_KEYS) if (value[key] === undefined) this.report(`${path}.${key}`, 'required');
+    for (const key of REQUIRED_REGISTRY_KEYS) if (value[key] === undefined) this.report(`${path}.${key}`, 'required');
+    if (
+      value.check !== undefined &&
+      (!Array.isArray(value.check) || value.check.some((v: unknown) => typeof v !== 'string'))
+    )
+      this.report(`${path}.check`, `must be a list of the kinds its CHECK lists, got ${describe(value.check)}`);
     for (const key of ['table', 'key']) if (value[key] !== undefined) this.physicalName(value[key], `${path}.${key}`);
     this.sqlType(value.keyType, `${path}.keyType`);
     if (value.discriminator !== undefined) this.discriminator(value.discriminator, `${path}.discriminator`, owner);

@@ -1139,11 +1139,14 @@ function registryStorage(
       return cls === undefined ? [] : [[cls, kind]];
     }),
   );
+  // The registry's CHECK, in its order, so the native variant writes it alike.
+  const check = t.checks.find((c) => c.inList?.column === column.name)?.inList?.values;
   return {
     table: t.name,
     key: key.name,
     keyType: nativeSqlType(key),
     discriminator: { column: column.name, sqlType: nativeSqlType(column), values },
+    ...(check ? { check: [...check] } : {}),
   };
 }
 

@@ -133,11 +133,18 @@ export function buildRelationalSchema(index: ErIndex, variant: VariantSpec): Rel
     if (registry) {
       // The native variant names and fills the registry as the source does.
       const source = physical?.registry(root);
+      const classes = index
+        .subtree(root.name)
+        .filter((c) => index.canBeDirect(c.name))
+        .map((c) => c.name);
+      // The source's own kinds in its CHECK's order, others after them.
+      const order = source?.check ?? [];
+      const rank = (c: string): number => {
+        const at = order.indexOf(source?.discriminator.values[c] ?? '');
+        return at < 0 ? order.length : at;
+      };
       const typeValues = Object.fromEntries(
-        index
-          .subtree(root.name)
-          .filter((c) => index.canBeDirect(c.name))
-          .map((c) => [c.name, source?.discriminator.values[c.name] ?? snakeCase(c.name)]),
+        [...classes].sort((a, b) => rank(a) - rank(b)).map((c) => [c, source?.discriminator.values[c] ?? snakeCase(c)]),
       );
       const type = source?.discriminator.column ?? 'type';
       tables.push({
