@@ -537,15 +537,34 @@ describe('concrete-tables and reference-by-rows', () => {
       [...common.map((c) => (c.name === 'colour' ? { ...c, nullable: true } : c)), col('doors')],
       { foreignKeys: [fk(['owner_id'], 'firms')] },
     );
-    const read = readConcreteTables(catalog([people, firms, bikes, cars]), new Map(), {
+    const rentals = table('rentals', [col('id'), col('vehicle_id')]);
+    const read = readConcreteTables(catalog([people, firms, bikes, cars, rentals]), new Map(), {
       groups: [['bikes', 'cars']],
-      references: new Map(),
+      references: new Map([
+        ['rentals', new Map([['vehicle_id', { distinct: 6, found: found({ bikes: 3, cars: 3 }) }]])],
+      ]),
     });
     const root = read.catalog.tables.find((t) => t.concrete?.abstract === true);
     // owner_id references people from bikes and firms from cars: each table keeps its own.
     expect(root?.columns.map((c) => c.name)).toEqual(['id', 'brand', 'colour', 'year']);
     expect(root?.foreignKeys).toEqual([]);
     expect(root?.columns.find((c) => c.name === 'colour')?.nullable).toBe(true);
+  });
+
+  it('reads no group from shared columns and apart keys alone: a registry, a table inside another, or a reference says more', () => {
+    // Students and faculty share names and ages, numbered apart; nothing refers to both.
+    const person = [col('id'), col('first_name', txt), col('last_name', txt), col('age')];
+    const students = table('students', [...person, col('major', txt)]);
+    const faculty = table('faculty', [...person, col('rank', txt)]);
+    const advises = table('advises', [col('id'), col('student_id'), col('faculty_id')], {
+      foreignKeys: [fk(['student_id'], 'students'), fk(['faculty_id'], 'faculty')],
+    });
+    const read = readConcreteTables(catalog([students, faculty, advises]), new Map(), {
+      groups: [['students', 'faculty']],
+      references: new Map(),
+    });
+    expect(read.catalog.tables.some((t) => t.concrete !== undefined)).toBe(false);
+    expect(read.findings).toEqual([]);
   });
 
   it('reads no group whose keys reference a table that is no registry of it', () => {

@@ -202,7 +202,7 @@ export function readConcreteTables(
   // with that registry; one whose keys reference a table that is no such registry is no group
   // (its tables stay subclass tables of the one their keys reference).
   const registryOf = new Map<ConcreteNode, { shape: RegistryShape; kinds: Record<string, string> }>();
-  const roots: ConcreteNode[] = [];
+  const candidates: ConcreteNode[] = [];
   for (const root of trees) {
     const keyed = root.tables.some((t) => tableOf(t).foreignKeys.some((fk) => isKeyReference(tableOf(t), fk)));
     const shapes = root.tables.map((t) => keyRegistry(tableOf(t), byName));
@@ -215,11 +215,33 @@ export function readConcreteTables(
       new Set(kinds).size === kinds.length
     ) {
       registryOf.set(root, { shape, kinds: Object.fromEntries(root.tables.map((t, i) => [t, kinds[i] as string])) });
-      roots.push(root);
-    } else if (!keyed) roots.push(root);
+      candidates.push(root);
+    } else if (!keyed) candidates.push(root);
   }
-  if (roots.length === 0) return { catalog, profile, findings: [] };
   const registryTables = new Set([...registryOf.values()].map((r) => r.shape.table));
+  const rowsOf = (n: ConcreteNode): number => n.tables.reduce((s, t) => s + tableOf(t).rowCount, 0);
+  const resolve = (among: readonly ConcreteNode[]): Reference[] => {
+    const groupTables = new Set(among.flatMap((r) => r.tables));
+    const nonGroupNames = new Set(
+      catalog.tables
+        .filter((t) => !groupTables.has(t.name) && !registryTables.has(t.name))
+        .flatMap((t) => [snakeName(t.name), pluralize.singular(snakeName(t.name))]),
+    );
+    return resolveReferences(concrete.references, among, { tableOf, registryTables, nonGroupNames, rowsOf });
+  };
+  // Shared columns and keys that never meet may be chance (students and faculty numbered
+  // apart): a group is kept where more says it is one hierarchy: its registry, a table whose
+  // columns are all in another's, or a reference into a class of two or more of its tables.
+  const offered = resolve(candidates);
+  const superTable = (n: ConcreteNode): boolean =>
+    (n.table !== undefined && n.children.length > 0) || n.children.some(superTable);
+  const roots = candidates.filter(
+    (root) =>
+      registryOf.has(root) ||
+      superTable(root) ||
+      offered.some((r) => r.node.tables.length >= 2 && r.node.tables.every((t) => root.tables.includes(t))),
+  );
+  if (roots.length === 0) return { catalog, profile, findings: [] };
   // Each class's superclass, and every class of every group.
   const parentOf = new Map<ConcreteNode, ConcreteNode>();
   const visit = (n: ConcreteNode): void => {
@@ -230,14 +252,7 @@ export function readConcreteTables(
   };
   for (const r of roots) visit(r);
   const nodes = [...roots, ...parentOf.keys()];
-  const groupTables = new Set(roots.flatMap((r) => r.tables));
-  const nonGroupNames = new Set(
-    catalog.tables
-      .filter((t) => !groupTables.has(t.name) && !registryTables.has(t.name))
-      .flatMap((t) => [snakeName(t.name), pluralize.singular(snakeName(t.name))]),
-  );
-  const rowsOf = (n: ConcreteNode): number => n.tables.reduce((s, t) => s + tableOf(t).rowCount, 0);
-  const references = resolveReferences(concrete.references, roots, { tableOf, registryTables, nonGroupNames, rowsOf });
+  const references = resolve(roots);
   const nameOf = classNames(nodes, { parentOf, registryOf, references, taken, columnNames });
 
   const added: CatalogTable[] = [];
