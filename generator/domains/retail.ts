@@ -330,7 +330,7 @@ export const retail = defineDomain({
       cardinality: 'many-to-one',
       participation: { from: 'total', to: 'partial' },
       role: 'product',
-      lexicon: { forward: 'about', reverse: 'reviewed in' },
+      lexicon: { forward: 'about', reverse: 'with' },
       degree: { skew: 1.1 },
     },
     {

@@ -6,7 +6,8 @@
  *   instance (`compile-error`, `execution-error`, `timeout`);
  * - all variants agree on every instance (`variants-disagree`);
  * - the main instance's answer is non-empty and not degenerate (`empty-answer`,
- *   `null-answer`, `zero-count`, `filter-keeps-everything`, `constant-aggregate`);
+ *   `null-answer`, `zero-count`, `filter-keeps-everything` (a WHERE clause or a window filter that
+ *   keeps every row), `constant-aggregate`);
  * - the answer is determined by the query (`limit-inside-tie`, `limit-cuts-nothing`,
  *   `order-undetermined`, `collation-dependent`), on every instance.
  */
@@ -140,6 +141,7 @@ export async function verifyGroup(query: Query, ctx: CheckContext): Promise<Veri
   const steps: Step[] = [
     ...(mainOrder ? [mainOrder] : []),
     ...(filterCheck(query, refResult, reference, ctx) ?? []),
+    ...(qualifyCheck(query, refResult, reference, ctx) ?? []),
     ...others.map(({ variant, sql }) => ({
       query: { pgSchema: variant.pgSchemas.main, sql },
       judge: collect(main, variant.name),
@@ -287,6 +289,30 @@ function filterCheck(
         // "products not in any order" keeping 1,598 of 1,600: a filter that asks nothing of the data.
         const kept = keptShare(query, result, all);
         if (kept) reject('filter-keeps-almost-everything', `the WHERE clause keeps ${kept.kept} of ${kept.of}`);
+      },
+    },
+  ];
+}
+
+/**
+ * A window filter must change the answer too: "the 3 with the highest age within each
+ * preference" over rows of one age keeps them all, and the question would say a choice that
+ * decides nothing.
+ */
+function qualifyCheck(
+  query: Query,
+  result: NormalizedResult,
+  reference: CheckVariant,
+  ctx: CheckContext,
+): [Step] | undefined {
+  if (query.kind !== 'select' || query.qualify === undefined) return undefined;
+  const { qualify: _qualify, ...rest } = query;
+  return [
+    {
+      query: { pgSchema: reference.pgSchemas.main, sql: compileSql(ctx.index, reference.schema, rest) },
+      judge: (r) => {
+        if (normalizeResult(r as TextResult, isOrdered(query)).hash === result.hash)
+          reject('filter-keeps-everything', 'the answer is the same without the window filter');
       },
     },
   ];

@@ -130,6 +130,31 @@ describe('group checks', () => {
     expect(await reasonOf(q)).toBe('filter-keeps-everything');
   });
 
+  it('reject a window filter that keeps every row, and keep one that filters', async () => {
+    // Ranked within each channel alone, every channel is first of its own.
+    const ranked = (partitionBy: string | undefined) =>
+      select({
+        from: entity('Channel', 'ch'),
+        select: [out('name', attr('ch', 'name')), out('created_at', attr('ch', 'created_at'))],
+        qualify: {
+          window: {
+            kind: 'window',
+            fn: 'row_number',
+            partitionBy: partitionBy === undefined ? [] : [id(partitionBy)],
+            orderBy: [
+              { expr: attr('ch', 'created_at'), direction: 'desc' },
+              { expr: id('ch'), direction: 'asc' },
+            ],
+          },
+          op: '<=',
+          value: 1,
+        },
+      });
+    expect(await reasonOf(ranked('ch'))).toBe('filter-keeps-everything');
+    // Over all channels, the latest alone: the filter decides the answer.
+    expect(await reasonOf(ranked(undefined))).not.toBe('filter-keeps-everything');
+  });
+
   it('reject an aggregate with the same value in every group', async () => {
     const q = select({
       from: entity('Channel', 'ch'),

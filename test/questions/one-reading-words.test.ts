@@ -3,15 +3,19 @@ import { BUILT_IN_DOMAINS } from '../../generator/domains/index.ts';
 import { indexDomain } from '../../generator/er-model/er-index.ts';
 import type { Expr } from '../../generator/query/conceptual-query.ts';
 import {
+  agg,
   asc,
   attr,
   classOf,
+  cmp,
   count,
   countDistinct,
   desc,
   entity,
   id,
   inner,
+  lit,
+  or,
   out,
   select,
 } from '../../generator/query/query-builder.ts';
@@ -109,5 +113,22 @@ describe('labels quoted are labels returned', () => {
         "SELECT c.title FROM content AS c WHERE c.type = 'LiveStream'",
       ]),
     ).toEqual(['live stream']);
+  });
+});
+
+describe('group conditions stated', () => {
+  it('says each part of a group condition joined by OR, never a condition it does not give', () => {
+    const q = select({
+      from: entity('Content', 'c'),
+      select: [out('year', { kind: 'extract', field: 'year', arg: attr('c', 'created_at') })],
+      groupBy: [{ kind: 'extract', field: 'year', arg: attr('c', 'created_at') }],
+      having: or(cmp(count(), '>', lit(130)), cmp(agg('min', attr('c', 'duration')), '=', lit(59))),
+    });
+    for (let p = 0; p < 3; p++) {
+      const w = writeNaturalQuestion(index, q, p, 'g');
+      const said = `${w.question} ${w.evidence}`;
+      expect(said, said).toMatch(/over 130 or .*59/u);
+      expect(said).not.toMatch(/condition given/u);
+    }
   });
 });

@@ -2,6 +2,7 @@ import type { Rng } from '../../common/rng.ts';
 import type { ErIndex } from '../../er-model/er-index.ts';
 import type {
   Expr,
+  Predicate,
   Qualify,
   SelectQuery,
   WindowExpr,
@@ -43,7 +44,9 @@ const ORDERED = ['integer', 'bigint', 'numeric', 'date', 'timestamptz', 'timesta
  * // { …, qualify: { window: { kind: 'window', fn: 'rank', partitionBy: [classOf p], orderBy: [{ p.price desc }] }, op: '<=', value: 2 } }
  */
 export function topPerGroup(index: ErIndex, rng: Rng, q: SelectQuery): SelectQuery | undefined {
-  if (q.limit !== undefined) return undefined;
+  // Rows narrowed to one value of something (an email, an age) leave groups of a row or two:
+  // "the three latest of each" would keep them all.
+  if (q.limit !== undefined || fixesAValue(q.where)) return undefined;
   const frame = windowFrame(index, rng, q, ['rank', 'rank', 'dense_rank', 'row_number']);
   if (!frame) return undefined;
   const qualify: Qualify = { window: frame.window, op: '<=', value: rng.int(1, 3) };
@@ -102,8 +105,14 @@ function windowFrame(
     roleOf(index.domain, a.owner.name, a.attribute.name);
   // Ordered by a quantity or a date (range-on-quantity), partitioned by a kind (group-key).
   const asked = index.allAttributes(base.entity).filter((a) => a.attribute.neverAsked !== true);
+  // Not a value the WHERE clause fixes: ranked by a value all rows share, every row is first.
+  const fixed = fixedAttributes(q.where);
   const ordered = asked.filter(
-    (a) => !a.attribute.multiValued && ORDERED.includes(a.attribute.type.kind) && rangeable(role(a)),
+    (a) =>
+      !a.attribute.multiValued &&
+      ORDERED.includes(a.attribute.type.kind) &&
+      rangeable(role(a)) &&
+      !fixed.has(`${base.alias}.${a.attribute.name}`),
   );
   if (ordered.length === 0) return undefined;
   const pickedSlot = rng.pick(ordered);
@@ -148,3 +157,21 @@ function windowFrame(
   const arg = fn === 'lag' || fn === 'lead' || fn === 'sum' || fn === 'avg' ? value : undefined;
   return { window: { kind: 'window', fn, ...(arg ? { arg } : {}), partitionBy: [partition], orderBy } };
 }
+
+/** The attributes a WHERE clause fixes to one value (`x = 3`, `x IN (3)`) in one of its conjuncts, as `alias.attribute`. */
+function fixedAttributes(where: Predicate | undefined): Set<string> {
+  const out = new Set<string>();
+  const visit = (p: Predicate | undefined): void => {
+    if (!p) return;
+    if (p.kind === 'and') p.args.forEach(visit);
+    const left = p.kind === 'compare' ? p.left : p.kind === 'in' ? p.expr : undefined;
+    const fixes =
+      (p.kind === 'compare' && p.op === '=' && p.right.kind === 'literal') ||
+      (p.kind === 'in' && !p.negated && p.values.length === 1);
+    if (fixes && left?.kind === 'attribute') out.add(`${left.alias}.${left.attribute}`);
+  };
+  visit(where);
+  return out;
+}
+
+const fixesAValue = (where: Predicate | undefined): boolean => fixedAttributes(where).size > 0;

@@ -28,6 +28,7 @@ import {
 } from './figures.ts';
 import { restrictionsOf, rowsAround, rowSubject, type Rows } from './rows.ts';
 import { restriction } from './restrictions.ts';
+import { predicate } from '../describe/predicates.ts';
 import type { Predicate } from '../../query/conceptual-query.ts';
 
 function conjunctsOfPredicate(p: Predicate): Predicate[] {
@@ -488,20 +489,35 @@ function rowsAroundBaseOnly(
   return rowsAround(n, alone, base, restrictions);
 }
 
+/**
+ * A group filter in the reader's words: "number of videos is over 130", each part of an AND
+ * or an OR said in turn ("… or lowest duration is 59"); a part of another form in the
+ * careful analyst's words, so the condition is always stated.
+ */
 function havingText(n: NaturalContext, q: SelectQuery, subject: string, reach: Reach): string {
-  const h = q.having;
-  if (h?.kind === 'compare') {
-    const f = figure(n, h.left, subject, reach);
-    const v =
-      h.right.kind === 'literal' && h.right.value !== null
-        ? numberText(h.right.value as number)
-        : figure(n, h.right, subject, reach).text;
-    const op = { '=': 'is', '<>': 'is not', '<': 'is under', '<=': 'is at most', '>': 'is over', '>=': 'is at least' }[
-      h.op
-    ];
-    return `${f.text} ${op} ${v}`;
-  }
-  return 'groups meet the condition given';
+  const part = (h: Predicate): string => {
+    if (h.kind === 'compare') {
+      const f = figure(n, h.left, subject, reach);
+      const v =
+        h.right.kind === 'literal' && h.right.value !== null
+          ? numberText(h.right.value as number)
+          : figure(n, h.right, subject, reach).text;
+      const op = {
+        '=': 'is',
+        '<>': 'is not',
+        '<': 'is under',
+        '<=': 'is at most',
+        '>': 'is over',
+        '>=': 'is at least',
+      }[h.op];
+      return `${f.text} ${op} ${v}`;
+    }
+    // One level of AND or OR reads plainly; nested ones would read two ways, so take the careful words.
+    if ((h.kind === 'and' || h.kind === 'or') && h.args.every((a) => a.kind !== 'and' && a.kind !== 'or'))
+      return h.args.map(part).join(h.kind === 'and' ? ' and ' : ' or ');
+    return predicate(n.d, h, { grouped: true });
+  };
+  return part(q.having as Predicate);
 }
 
 // ---- grouped by values ---------------------------------------------------------------
