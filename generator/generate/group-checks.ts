@@ -7,7 +7,7 @@
  * - all variants agree on every instance (`variants-disagree`);
  * - the main instance's answer is non-empty and not degenerate (`empty-answer`,
  *   `null-answer`, `zero-count`, `filter-keeps-everything` (a WHERE clause or a window filter that
- *   keeps every row), `constant-aggregate`);
+ *   keeps every row, a set operation one of whose parts changes nothing), `constant-aggregate`);
  * - the answer is determined by the query (`limit-inside-tie`, `limit-cuts-nothing`,
  *   `order-undetermined`, `collation-dependent`), on every instance.
  */
@@ -142,6 +142,7 @@ export async function verifyGroup(query: Query, ctx: CheckContext): Promise<Veri
     ...(mainOrder ? [mainOrder] : []),
     ...(filterCheck(query, refResult, reference, ctx) ?? []),
     ...(qualifyCheck(query, refResult, reference, ctx) ?? []),
+    ...setPartCheck(query, reference, ctx),
     ...others.map(({ variant, sql }) => ({
       query: { pgSchema: variant.pgSchemas.main, sql },
       judge: collect(main, variant.name),
@@ -202,6 +203,14 @@ function disagreement(instance: string, c: GroupComparison): never {
 
 const isAggregate = (e: Expr): boolean => e.kind === 'aggregate' || (e.kind === 'round' && isAggregate(e.arg));
 
+/** A count of rows or objects (`count(*)`, `count(x.id)`), not of distinct values. */
+const countsRows = (e: Expr): boolean =>
+  e.kind === 'aggregate' &&
+  e.fn === 'count' &&
+  e.distinct !== true &&
+  e.filter === undefined &&
+  (e.arg === undefined || (e.arg.kind === 'attribute' && e.arg.attribute === 'id'));
+
 /** Non-empty and not degenerate, judged on the reference variant's answer. */
 export function checkAnswer(query: Query, result: NormalizedResult): void {
   const rows = result.rows;
@@ -221,6 +230,12 @@ export function checkAnswer(query: Query, result: NormalizedResult): void {
         reject('zero-count', `${o.name} is 0`);
     });
   }
+  // One group of one object ("each sign-up year and how many accounts named X": 2024, 1).
+  if ((query.groupBy?.length ?? 0) > 0 && rows.length === 1)
+    query.select.forEach((o, i) => {
+      if (countsRows(o.expr) && (rows[0] as readonly (string | null)[])[i] === '1')
+        reject('constant-aggregate', `${o.name} is 1 in the only group`);
+    });
   if ((query.groupBy?.length ?? 0) > 0 && rows.length >= 2) {
     const asked = new Set<string>();
     const collect = (p: Predicate | undefined): void => {
@@ -316,6 +331,29 @@ function qualifyCheck(
       },
     },
   ];
+}
+
+/**
+ * Each part of a set operation must count: "viewers, or subscribers who like anime" is every
+ * viewer when subscribers are viewers, and the second part (and the question's reading of
+ * it) decides nothing. A union or intersection whose one part holds the other, or a
+ * difference that takes nothing away, is rejected.
+ */
+function setPartCheck(query: Query, reference: CheckVariant, ctx: CheckContext): Step[] {
+  if (query.kind !== 'set' || query.op === 'union all') return [];
+  const step = (left: Query, op: 'except' | 'intersect', right: Query, detail: string): Step => ({
+    query: {
+      pgSchema: reference.pgSchemas.main,
+      sql: compileSql(ctx.index, reference.schema, { kind: 'set', op, left, right }),
+    },
+    judge: (r) => {
+      if ((r as TextResult).rows.length === 0) reject('filter-keeps-everything', detail);
+    },
+  });
+  const { left, right } = query;
+  if (query.op === 'except') return [step(left, 'intersect', right, 'the difference takes nothing away')];
+  const holds = `one part of the ${query.op} holds the other, which changes nothing`;
+  return [step(right, 'except', left, holds), step(left, 'except', right, holds)];
 }
 
 /**

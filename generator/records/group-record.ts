@@ -98,13 +98,17 @@ export const REJECTION_REASONS = [
   'null-answer',
   /** A count of zero as the whole answer of a filtering query. */
   'zero-count',
-  /** A WHERE clause that keeps every row of the unfiltered query. */
+  /**
+   * A WHERE clause or a window filter that keeps every row of the unfiltered query, or a set
+   * operation one of whose parts changes nothing (a union or intersection of a part and one
+   * it holds, a difference that takes nothing away).
+   */
   'filter-keeps-everything',
   /** A WHERE clause that keeps at least 99% of 100 or more rows (or of a count of 100 or more). */
   'filter-keeps-almost-everything',
   /** A one-row answer that is a literal of the query itself: its filter's value, or a threshold plus one. */
   'echoes-literal',
-  /** An aggregate with the same value in every group. */
+  /** An aggregate with the same value in every group, or a count of 1 in the only group. */
   'constant-aggregate',
   /** A LIMIT that cuts between rows tied on the ORDER BY keys. */
   'limit-inside-tie',

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../generator/database/database.ts';
 import { BUILT_IN_DOMAINS } from '../../generator/domains/index.ts';
 import { indexDomain } from '../../generator/er-model/er-index.ts';
-import type { Query } from '../../generator/query/conceptual-query.ts';
+import type { Predicate, Query, SetOperator } from '../../generator/query/conceptual-query.ts';
 import {
   asc,
   attr,
@@ -162,6 +162,37 @@ describe('group checks', () => {
       groupBy: [id('ch')],
     });
     expect(await reasonOf(q)).toBe('constant-aggregate');
+  });
+
+  it('reject a grouped count whose only group holds one object', async () => {
+    // "Each email address with how many accounts, for account 2": one group, a count of 1.
+    const q = select({
+      from: entity('Account', 'a'),
+      select: [out('email', attr('a', 'email')), out('n', count())],
+      where: cmp(id('a'), '=', lit(2)),
+      groupBy: [attr('a', 'email')],
+    });
+    expect(await reasonOf(q)).toBe('constant-aggregate');
+  });
+
+  it('reject a set operation one of whose parts changes nothing, and keep one whose parts both count', async () => {
+    const usernames = (e: string, alias: string, where?: Predicate) =>
+      select({
+        from: entity(e, alias),
+        select: [out('username', attr(alias, 'username'))],
+        ...(where ? { where } : {}),
+      });
+    const viewers = usernames('ConsumerAccount', 'ca');
+    const olderSubscribers = usernames('Subscriber', 's', cmp(attr('s', 'age'), '>', lit(30)));
+    const set = (op: SetOperator, left: Query, right: Query): Query => ({ kind: 'set', op, left, right });
+    // Every subscriber is a viewer: the union is every viewer, the intersection the subscribers.
+    expect(await reasonOf(set('union', viewers, olderSubscribers))).toBe('filter-keeps-everything');
+    expect(await reasonOf(set('intersect', olderSubscribers, viewers))).toBe('filter-keeps-everything');
+    // No viewer is a streamer: the difference takes nothing away.
+    expect(await reasonOf(set('except', viewers, usernames('Streamer', 'st')))).toBe('filter-keeps-everything');
+    expect(await reasonOf(set('union', usernames('Streamer', 'st'), olderSubscribers))).not.toBe(
+      'filter-keeps-everything',
+    );
   });
 
   it('reject a LIMIT that cuts inside a tie', async () => {

@@ -1,6 +1,7 @@
 /**
  * No output that is the same in every row or only restates a value: a literal, a value the
- * WHERE clause pins (`platform` where `platform = 'kick'`), the class of an object among a
+ * WHERE clause pins (`platform` where `platform = 'kick'`), an aggregate the HAVING clause pins
+ * (`count(*)` where `HAVING count(*) = 4`), the class of an object among a
  * list that names its own type before its subclasses (`CASE WHEN TRUE THEN
  * 'PhysicalProduct' …`), a default for a value that is never missing, a whole number cast
  * to a whole number, zero turned into NULL with no division after, an output twice, or one
@@ -12,7 +13,7 @@ import { conjuncts, exprKey, refOf, visit, type QueryMeaning } from '../query-me
 import { listedSelects } from './shown-by-name.ts';
 
 function fault(m: QueryMeaning, q: SelectQuery, e: Expr, pinned: ReadonlySet<string>): string | undefined {
-  if (pinned.has(exprKey(e))) return 'a value the WHERE clause fixes or lists';
+  if (pinned.has(exprKey(e))) return 'a value the WHERE or HAVING clause fixes or lists';
   switch (e.kind) {
     case 'literal':
       return 'a literal';
@@ -129,6 +130,9 @@ export const constantOutput: MeaningCheck = {
               : [],
         ),
       );
+      // "Only viewers whose number of views is 4": that number is 4 in every row.
+      for (const p of conjuncts(q.having))
+        if (p.kind === 'compare' && p.op === '=' && p.right.kind === 'literal') pinned.add(exprKey(p.left));
       const seen = new Set<string>();
       const shown = new Set<string>();
       for (const o of q.select) {
