@@ -132,3 +132,32 @@ describe('group conditions stated', () => {
     }
   });
 });
+
+describe('partners of a subquery', () => {
+  it('introduces a partner before a condition names it', () => {
+    // Videos not produced by any creator that a subscriber who likes kids' shows subscribes to.
+    const q = select({
+      from: entity('Content', 'c'),
+      joins: [inner('viewed', 'c', 'reverse', 'ca', 'ConsumerAccount')],
+      select: [out('username', attr('ca', 'username'))],
+      where: {
+        kind: 'inQuery',
+        expr: id('c'),
+        negated: true,
+        query: select({
+          from: entity('CreatorAccount', 'ca2'),
+          joins: [
+            inner('produced_by', 'ca2', 'reverse', 'c2', 'Content'),
+            inner('subscribes_to', 'ca2', 'reverse', 's', 'Subscriber'),
+          ],
+          select: [out('content_id', id('c2'))],
+          where: cmp(attr('s', 'preferences'), '=', lit("kids' shows")),
+        }),
+      },
+    });
+    const w = writeNaturalQuestion(index, q, 0, 'g');
+    expect(w.question).toMatch(
+      /not produced by any creator subscribed to by a subscriber, where the preference note of the subscriber is "kids' shows"/u,
+    );
+  });
+});

@@ -13,14 +13,26 @@ export function asReached(d: DescribeContext, q: SelectQuery, target: string, ne
   const saved = d.currentLeft;
   d.currentLeft = [];
   try {
-    const cond = q.where ? ` for which ${predicate(d, q.where)}` : '';
+    // The subquery's other partners of its base are introduced before a condition names them:
+    // "any creator subscribed to by a subscriber, where the preference note of the subscriber is …".
+    const others = (q.joins ?? []).filter(
+      (j) => j.alias !== target && j.kind === 'relationship' && j.type === 'inner' && j.from === q.from.alias,
+    );
+    const partners = others.map((j) => {
+      if (j.kind !== 'relationship') return '';
+      const rel = d.index.relationship(j.relationship);
+      const phrase = j.direction === 'forward' ? rel.lexicon.forward : rel.lexicon.reverse;
+      const partner = scoped(d, j.entity, 'a', j.alias);
+      return isPostmodifier(phrase) ? ` ${phrase} ${partner}` : ` that ${phrase} ${partner}`;
+    });
+    const cond = q.where ? `${others.length > 0 ? ', where' : ' for which'} ${predicate(d, q.where)}` : '';
     if (join?.kind === 'relationship') {
       // "not written by any customer", "written by a customer": the determiner carries the negation.
       const base = scoped(d, q.from.entity, 'a', q.from.alias).replace(/^an? /u, negated ? 'any ' : '$&');
       const rel = d.index.relationship(join.relationship);
       const phrase = join.direction === 'forward' ? rel.lexicon.reverse : rel.lexicon.forward;
       const verb = isPostmodifier(phrase) ? phrase : `one that ${phrase}`;
-      return `${negated ? 'not ' : ''}${verb} ${base}${cond}`;
+      return `${negated ? 'not ' : ''}${verb} ${base}${partners.join(' and')}${cond}`;
     }
     // `x.id IN (SELECT s.id FROM S s WHERE …)`: x is one of those objects.
     return `${negated ? 'not ' : ''}one of the ${noun(d, q.from.alias, true)}${cond}`;
