@@ -7,6 +7,33 @@ import { attr, defineDomain, noun } from '../er-model/define-domain.ts';
  * lists the relationships; these are read off its questions. At `paper` scale there are
  * about 1,000 electronics products (Q3).
  */
+/** Every combination of the parts, in order: `combine(['A', 'B'], ['x'])` is `['A x', 'B x']`. */
+const combine = (...parts: readonly (readonly string[])[]): string[] =>
+  parts.reduce<string[]>((names, words) => names.flatMap((n) => words.map((w) => (n ? `${n} ${w}` : w))), ['']);
+
+/** Product names by kind of product, so a device is named like a device and an app like an app. */
+const PRODUCT_NAMES = {
+  Electronics: combine(
+    ['Norvik', 'Altura', 'Kestrel', 'Lumio', 'Veyra', 'Corsan'],
+    ['Pulse 5 Phone', 'Air 13 Laptop', 'Studio Headphones', 'Tab 10 Tablet', 'Go Smartwatch', 'Beam Projector'],
+    ['128 GB', '256 GB', 'Black', 'Silver'],
+  ),
+  Apparel: combine(
+    ['Harbor', 'Fenwick', 'Oakline', 'Marlow', 'Tidewater', 'Quill'],
+    ['Navy', 'Olive', 'Charcoal', 'Sand'],
+    ['Linen Shirt', 'Wool Sweater', 'Denim Jacket', 'Chino Trousers', 'Rain Parka', 'Cotton Hoodie'],
+  ),
+  Accessories: combine(
+    ['Harbor', 'Fenwick', 'Oakline', 'Marlow', 'Tidewater', 'Quill'],
+    ['Black', 'Tan', 'Grey'],
+    ['Leather Wallet', 'Canvas Tote', 'Sunglasses', 'Watch Strap', 'Phone Case', 'Laptop Sleeve', 'Backpack'],
+  ),
+  Software: combine(
+    ['Note', 'Task', 'Photo', 'Budget', 'Route', 'Sleep', 'Habit', 'Recipe', 'Word', 'Code'],
+    ['Pad', 'Flow', 'Keeper', 'Pilot', 'Studio', 'Hub', 'Mate', 'Lab'],
+  ).map((n) => n.replace(' ', '')),
+};
+
 export const retail = defineDomain({
   name: 'retail',
   description: 'Physical and digital products, customers and employees, orders and reviews.',
@@ -20,7 +47,16 @@ export const retail = defineDomain({
         attr.text('name', {
           role: { kind: 'name' },
           lexicon: noun('product name'),
-          hints: { faker: 'commerce.productName' },
+          hints: {
+            faker: 'commerce.productName',
+            bySubclass: {
+              Electronics: { pool: PRODUCT_NAMES.Electronics },
+              Apparel: { pool: PRODUCT_NAMES.Apparel },
+              Accessories: { pool: PRODUCT_NAMES.Accessories },
+              Media: { faker: 'music.album' },
+              Software: { pool: PRODUCT_NAMES.Software },
+            },
+          },
         }),
         attr.numeric('price', 10, 2, {
           role: { kind: 'measure', unit: 'USD', additive: true, multipliedBy: ['quantity'] },

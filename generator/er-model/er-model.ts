@@ -55,6 +55,18 @@ export interface ValueHints {
   readonly pool?: readonly string[];
   /** Values must differ across instances (names of tags, usernames). */
   readonly unique?: boolean;
+  /**
+   * Other sources for the objects of a subclass, by its name: a device's name from the
+   * device names, an app's from the app names, so the data reads like what it is. An object
+   * takes the first subclass listed that it belongs to; the rest keep `faker` or `pool`.
+   */
+  readonly bySubclass?: Readonly<Record<string, SubclassValueHints>>;
+}
+
+/** Where a subclass's objects draw a text attribute's values from: a faker method or a pool. */
+export interface SubclassValueHints {
+  readonly faker?: string;
+  readonly pool?: readonly string[];
 }
 
 /**

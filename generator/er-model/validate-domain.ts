@@ -23,6 +23,7 @@ import type {
   RelationshipStorage,
   ScaleCounts,
   Specialization,
+  SubclassValueHints,
   ValueHints,
 } from './er-model.ts';
 
@@ -155,7 +156,9 @@ const HINT_KEYS = keysOf<ValueHints>({
   setSize: true,
   pool: true,
   unique: true,
+  bySubclass: true,
 });
+const SUBCLASS_HINT_KEYS = keysOf<SubclassValueHints>({ faker: true, pool: true });
 const SPECIALIZATION_KEYS = keysOf<Specialization>({ disjoint: true, total: true });
 const COUNT_KEYS = keysOf<ScaleCounts>({ tiny: true, small: true, paper: true, large: true });
 const NOUN_KEYS = keysOf<NounLexicon>({ singular: true, plural: true });
@@ -709,7 +712,7 @@ class DomainChecker {
       }
     }
     if (Array.isArray(raw.attributes)) {
-      this.attributes(raw.attributes, `${path}.attributes`, inherited, false);
+      this.attributes(raw.attributes, `${path}.attributes`, inherited, false, info);
       this.coOccurringAttributes(raw.attributes, info, `${path}.attributes`, inherited);
     } else {
       this.report(`${path}.attributes`, `must be a list of attributes, got ${describe(raw.attributes)}`);
@@ -980,6 +983,7 @@ class DomainChecker {
     listPath: string,
     inherited: ReadonlyMap<string, string>,
     ofRelationship: boolean,
+    owner?: EntityInfo,
   ): void {
     if (list.length > MODEL_LIMITS.attributes) {
       this.report(
@@ -1020,7 +1024,7 @@ class DomainChecker {
       }
       if (raw.hints !== undefined) {
         const type = isRecord(raw.type) ? raw.type : {};
-        this.hints(raw.hints, `${path}.hints`, { kind, type, optional, multiValued });
+        this.hints(raw.hints, `${path}.hints`, { kind, type, optional, multiValued, owner });
       }
       if (raw.neverAsked !== undefined) this.boolean(raw.neverAsked, `${path}.neverAsked`);
       if (raw.storage !== undefined)
@@ -1166,11 +1170,21 @@ class DomainChecker {
   private hints(
     value: unknown,
     path: string,
-    attribute: { kind: AttributeTypeKind | undefined; type: Json; optional: boolean; multiValued: boolean },
+    attribute: {
+      kind: AttributeTypeKind | undefined;
+      type: Json;
+      optional: boolean;
+      multiValued: boolean;
+      owner?: EntityInfo | undefined;
+    },
   ): void {
     if (!this.record(value, path, 'an object of value hints')) return;
     this.keys(value, HINT_KEYS, path);
-    const { kind, type, optional, multiValued } = attribute;
+    const { kind, type, optional, multiValued, owner } = attribute;
+    if (value.bySubclass !== undefined) {
+      this.subclassHints(value.bySubclass, `${path}.bySubclass`, kind, owner);
+      if (value.unique === true) this.report(`${path}.bySubclass`, 'cannot be combined with unique');
+    }
 
     if (value.faker !== undefined && this.string(value.faker, `${path}.faker`) && !FAKER_PATH.test(value.faker)) {
       this.report(`${path}.faker`, `${describe(value.faker)} is not a faker method path such as "internet.email"`);
@@ -1217,6 +1231,39 @@ class DomainChecker {
     if (value.unique !== undefined && this.boolean(value.unique, `${path}.unique`) && value.unique) {
       if (multiValued) this.report(`${path}.unique`, 'applies only to a single-valued attribute');
       else if (kind === 'boolean') this.report(`${path}.unique`, 'a boolean attribute cannot be unique');
+    }
+  }
+
+  /** `bySubclass`: for a text attribute of an entity, classes under it, each with a faker method or a pool. */
+  private subclassHints(
+    value: unknown,
+    path: string,
+    kind: AttributeTypeKind | undefined,
+    owner: EntityInfo | undefined,
+  ): void {
+    if (!this.record(value, path, 'an object from subclass names to {faker} or {pool}')) return;
+    if (kind !== undefined && kind !== 'text') this.report(path, `applies only to text attributes, not ${kind}`);
+    if (!owner) this.report(path, 'applies only to an attribute of an entity');
+    for (const [cls, hints] of Object.entries(value)) {
+      const at = `${path}.${cls}`;
+      const info = this.byName.get(cls);
+      if (owner && (!info || !this.ancestors(info).includes(owner)))
+        this.report(at, `${describe(cls)} is not a class under ${owner.name ?? 'this entity'}`);
+      if (!this.record(hints, at, 'an object {faker} or {pool}')) continue;
+      this.keys(hints, SUBCLASS_HINT_KEYS, at);
+      if ((hints.faker === undefined) === (hints.pool === undefined)) this.report(at, 'needs one of faker or pool');
+      if (hints.faker !== undefined && this.string(hints.faker, `${at}.faker`) && !FAKER_PATH.test(hints.faker))
+        this.report(`${at}.faker`, `${describe(hints.faker)} is not a faker method path such as "internet.email"`);
+      if (hints.pool !== undefined) {
+        if (!Array.isArray(hints.pool) || hints.pool.length === 0)
+          this.report(`${at}.pool`, `must be a non-empty list of strings, got ${describe(hints.pool)}`);
+        else if (hints.pool.length > MODEL_LIMITS.listValues)
+          this.report(
+            `${at}.pool`,
+            `${hints.pool.length} values, more than the ${MODEL_LIMITS.listValues} a pool may have`,
+          );
+        else hints.pool.forEach((item, i) => this.string(item, `${at}.pool[${i}]`));
+      }
     }
   }
 

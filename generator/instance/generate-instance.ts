@@ -109,19 +109,24 @@ export function generateInstanceReport(domain: Domain, options: InstanceOptions)
   for (const list of Object.values(objects)) for (const o of list) values.set(o, {});
   for (const entity of domain.entities) {
     for (const attribute of entity.attributes) {
-      const owners = members.get(entity.name) ?? [];
       const path = `domains.${domain.name}.entities.${entity.name}.attributes.${attribute.name}`;
-      const generated = generateColumn(
-        attribute,
-        owners.length,
-        path,
-        rng.fork(`attr/${entity.name}.${attribute.name}`),
-        rates,
-        warnings,
-      );
-      owners.forEach((o, i) => {
-        (values.get(o) as Record<string, Value>)[attribute.name] = generated[i] as Value;
-      });
+      // Split by subclass, the column still plants its odd text once, in its first part with rows.
+      const parts = subclassParts(index, attribute, members.get(entity.name) ?? []);
+      const planted = parts.find((p) => p.owners.length > 0);
+      for (const part of parts) {
+        const generated = generateColumn(
+          part.attribute,
+          part.owners.length,
+          path,
+          rng.fork(`attr/${entity.name}.${attribute.name}${part.subclass ? `/${part.subclass}` : ''}`),
+          rates,
+          warnings,
+          part === planted,
+        );
+        part.owners.forEach((o, i) => {
+          (values.get(o) as Record<string, Value>)[attribute.name] = generated[i] as Value;
+        });
+      }
     }
   }
   for (const [root, list] of Object.entries(objects)) {
@@ -295,6 +300,35 @@ function assignClasses(index: ErIndex, root: Entity, count: number, rng: Rng): M
 }
 
 /**
+ * The owners of an attribute split by `hints.bySubclass`: each listed subclass's objects with
+ * its source of values, then the rest with the attribute's own (the whole list when it has none).
+ */
+function subclassParts(
+  index: ErIndex,
+  attribute: Attribute,
+  owners: readonly EntityObject[],
+): { readonly subclass?: string; readonly attribute: Attribute; readonly owners: EntityObject[] }[] {
+  const bySubclass = attribute.hints?.bySubclass;
+  if (!bySubclass) return [{ attribute, owners: [...owners] }];
+  const { bySubclass: _by, ...own } = attribute.hints ?? {};
+  const { faker: _faker, pool: _pool, ...common } = own;
+  const subclasses = Object.keys(bySubclass);
+  const parts = new Map<string | undefined, EntityObject[]>([
+    ...subclasses.map((c): [string, EntityObject[]] => [c, []]),
+    [undefined, []],
+  ]);
+  for (const o of owners) {
+    const first = subclasses.find((c) => o.classes.some((k) => index.isAncestorOrSelf(c, k)));
+    parts.get(first)?.push(o);
+  }
+  return [...parts].map(([subclass, list]) =>
+    subclass === undefined
+      ? { attribute: { ...attribute, hints: own }, owners: list }
+      : { subclass, attribute: { ...attribute, hints: { ...common, ...bySubclass[subclass] } }, owners: list },
+  );
+}
+
+/**
  * Values of one attribute for `n` owners: NULLs (optional), sets (multi-valued), odd text
  * and ties as the rates say, and at least one NULL or empty set where the attribute is
  * optional and there are two or more owners.
@@ -306,11 +340,12 @@ function generateColumn(
   rng: Rng,
   rates: GenerationRates,
   warnings: string[],
+  plantOdd = true,
 ): Value[] {
   const unique = attribute.hints?.unique === true && attribute.multiValued !== true;
   if (unique) checkUniqueCapacity(attribute, n, path);
   const gen = new ValueGenerator(attribute, path, rng.fork('values'), rates);
-  const out = fillColumn(attribute, n, gen, rng, rates);
+  const out = fillColumn(attribute, n, gen, rng, rates, plantOdd);
   // A tenth of the values changed away from what the hint drew means the hint's source is
   // far too small for this many objects: the data no longer looks like the hint says.
   if (unique && gen.collisions > 0 && gen.collisions * 10 > n) {
@@ -338,7 +373,14 @@ function checkUniqueCapacity(attribute: Attribute, n: number, path: string): voi
   throw new ConfigError(`${path}.hints.unique: ${n} objects need ${n} distinct values, but ${source}`);
 }
 
-function fillColumn(attribute: Attribute, n: number, gen: ValueGenerator, rng: Rng, rates: GenerationRates): Value[] {
+function fillColumn(
+  attribute: Attribute,
+  n: number,
+  gen: ValueGenerator,
+  rng: Rng,
+  rates: GenerationRates,
+  plantOdd: boolean,
+): Value[] {
   const optional = attribute.optional === true;
   const out: Value[] = [];
   if (attribute.multiValued) {
@@ -364,7 +406,7 @@ function fillColumn(attribute: Attribute, n: number, gen: ValueGenerator, rng: R
     if (slots.length >= 3) {
       // Odd text only where the profile puts it (on the main instance, names and descriptions).
       let oddSlot = -1;
-      if (takesOddText(attribute, rates)) {
+      if (plantOdd && takesOddText(attribute, rates)) {
         const odd = out.findIndex((v) => typeof v === 'string' && rates.oddTexts.includes(v));
         oddSlot = odd >= 0 ? odd : rng.pick(slots);
         if (odd < 0) out[oddSlot] = rng.pick(rates.oddTexts);

@@ -384,6 +384,31 @@ describe('checkDomain', () => {
     expect(checkDomain(model)).toEqual([]);
   });
 
+  it('takes names by subclass only for a text attribute, from classes under its entity, each from one source', () => {
+    const model = base();
+    const name = model.entities[0].attributes[0];
+    name.hints = { bySubclass: { Apparel: { pool: ['Linen Shirt'] }, Customer: { faker: 'person.firstName' } } };
+    expect(checkDomain(model)).toEqual([
+      {
+        path: 'domains.retail.entities.Product.attributes.name.hints.bySubclass.Customer',
+        message: '"Customer" is not a class under Product',
+      },
+    ]);
+    name.hints = { unique: true, bySubclass: { Apparel: { pool: ['Linen Shirt'], faker: 'person.firstName' } } };
+    expect(checkDomain(model)).toEqual([
+      {
+        path: 'domains.retail.entities.Product.attributes.name.hints.bySubclass.Apparel',
+        message: 'needs one of faker or pool',
+      },
+      {
+        path: 'domains.retail.entities.Product.attributes.name.hints.bySubclass',
+        message: 'cannot be combined with unique',
+      },
+    ]);
+    name.hints = { bySubclass: { Apparel: { pool: ['Linen Shirt'] } } };
+    expect(checkDomain(model)).toEqual([]);
+  });
+
   it('uses the given path for the domain and index paths for unnamed elements', () => {
     const model = base();
     delete model.entities[1].attributes[0].name;

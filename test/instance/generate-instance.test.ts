@@ -167,6 +167,31 @@ describe.each(ALL)('the %s instance', (_name, domain) => {
   });
 });
 
+describe('names by subclass', () => {
+  it('names each kind of product from its own source', () => {
+    const retail = DOMAINS.find(([n]) => n === 'retail')?.[1] as Domain;
+    const hints = retail.entities.find((e) => e.name === 'Product')?.attributes.find((a) => a.name === 'name')?.hints;
+    const pools = hints?.bySubclass ?? {};
+    const inst = generateInstance(retail, { seed: 1, scale: 'small' });
+    const products = inst.objects['Product'] as EntityObject[];
+    // The main instance's few odd names (an apostrophe, accents, another script) stay where they were.
+    const odd = products.filter((o) => REALISTIC_ODD_TEXTS.includes(o.values['name'] as string));
+    expect(odd.length).toBeLessThan(products.length / 20);
+    for (const kind of ['Electronics', 'Apparel', 'Accessories', 'Software']) {
+      const names = products
+        .filter((o) => o.classes.includes(kind) && !odd.includes(o))
+        .map((o) => o.values['name'] as string);
+      expect(names.length).toBeGreaterThan(50);
+      // Every device is named from the device names, every app from the app names.
+      expect(names.filter((n) => !pools[kind]?.pool?.includes(n))).toEqual([]);
+    }
+    const devices = new Set(pools['Electronics']?.pool);
+    expect(products.filter((o) => o.classes.includes('Software') && devices.has(o.values['name'] as string))).toEqual(
+      [],
+    );
+  });
+});
+
 describe('skew', () => {
   it('makes some targets far more popular than others (Zipf-like degrees)', () => {
     const domain = DOMAINS.find(([n]) => n === 'social_media')?.[1] as Domain;
