@@ -13,14 +13,7 @@ import type {
   Value,
 } from './conceptual-instance.ts';
 import { canonicalSet } from './canonical-instance.ts';
-import {
-  ODD_TEXTS,
-  REALISTIC_ODD_TEXTS,
-  ValueGenerator,
-  distinctCapacity,
-  takesOddText,
-  type GenerationRates,
-} from './value-generator.ts';
+import { ODD_TEXTS, ValueGenerator, distinctCapacity, type GenerationRates } from './value-generator.ts';
 
 import { estimateInstanceBytes, memoryBudgetBytes } from './memory-estimate.ts';
 
@@ -29,9 +22,8 @@ const DEFAULT_COUNTS = { tiny: 20, small: 500, paper: 5000, large: 50000 } as co
 const RATES: Record<InstanceProfile, GenerationRates & { noneRate: number }> = {
   default: {
     nullRate: 0.1,
-    oddTextRate: 0.03,
-    oddTexts: REALISTIC_ODD_TEXTS,
-    oddTextRoles: ['name', 'description'],
+    oddTextRate: 0,
+    oddTexts: [],
     tieRate: 0.05,
     emptySetRate: 0.1,
     noneRate: 0.15,
@@ -47,8 +39,9 @@ const RATES: Record<InstanceProfile, GenerationRates & { noneRate: number }> = {
  * Whatever the rates, each instance holds the cases that break naive SQL wherever the model
  * allows them: a NULL in every optional attribute, an empty set in every optional
  * multi-valued attribute, an object without partner at every partial end of a relationship,
- * odd text in every text attribute (on the default profile only the kinds real data holds,
- * `REALISTIC_ODD_TEXTS`; on the edge-case profile all of `ODD_TEXTS`), and tied values.
+ * odd text in every text attribute on the edge-case profile (`ODD_TEXTS`; the main instance
+ * has none, so its text reads like real data and a question quotes what a person would), and
+ * tied values.
  *
  * @example
  * const inst = generateInstance(socialMedia, { seed: 7, scale: 'tiny' });
@@ -404,9 +397,9 @@ function fillColumn(
     // Plant odd text and a tie in each text attribute, whatever the rates drew.
     const slots = out.map((v, i) => (v !== null ? i : -1)).filter((i) => i >= 0);
     if (slots.length >= 3) {
-      // Odd text only where the profile puts it (on the main instance, names and descriptions).
+      // Odd text only where the profile has some (the edge-case instance).
       let oddSlot = -1;
-      if (plantOdd && takesOddText(attribute, rates)) {
+      if (plantOdd && rates.oddTexts.length > 0) {
         const odd = out.findIndex((v) => typeof v === 'string' && rates.oddTexts.includes(v));
         oddSlot = odd >= 0 ? odd : rng.pick(slots);
         if (odd < 0) out[oddSlot] = rng.pick(rates.oddTexts);

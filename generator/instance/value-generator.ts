@@ -1,5 +1,5 @@
 import { Faker, base, en } from '@faker-js/faker';
-import type { Attribute, AttributeRoleKind, AttributeType } from '../er-model/er-model.ts';
+import type { Attribute, AttributeType } from '../er-model/er-model.ts';
 import type { Rng } from '../common/rng.ts';
 import { ConfigError } from '../common/errors.ts';
 import type { Scalar } from './conceptual-instance.ts';
@@ -28,42 +28,16 @@ export const ODD_TEXTS: readonly string[] = [
   '\\N',
 ];
 
-/**
- * The odd texts real data holds too (an apostrophe, accents, other scripts, an emoji): the
- * main instance plants only these, so a question quoting a value from it reads like one a
- * person would ask. Backslashes, control characters, empty and padded strings, double
- * quotes and the text `NULL` stay on the edge-case instance, where they test the SQL.
- */
-export const REALISTIC_ODD_TEXTS: readonly string[] = [
-  "O'Brien",
-  "Zoë's café",
-  'naïve résumé',
-  '東京タワー',
-  'Straße über München',
-  'gamer 🎮',
-  'Ωmega, Ğüş',
-];
-
-/** Whether a text attribute takes odd values under these rates (its role among `oddTextRoles`, or no role). */
-export function takesOddText(attribute: Attribute, rates: Pick<GenerationRates, 'oddTextRoles'>): boolean {
-  const role = attribute.role?.kind;
-  return rates.oddTextRoles === undefined || role === undefined || rates.oddTextRoles.includes(role);
-}
-
 export interface GenerationRates {
   /** Default NULL rate for optional attributes without a hint. */
   readonly nullRate: number;
   /** Share of text values replaced by one of `oddTexts`. */
   readonly oddTextRate: number;
-  /** The odd texts this profile draws from and plants (ODD_TEXTS or REALISTIC_ODD_TEXTS). */
-  readonly oddTexts: readonly string[];
   /**
-   * The roles whose text takes odd values (an attribute without a role always does); absent:
-   * every text. The main instance keeps them to what people write — names and descriptions —
-   * so a category, an identifier or a contact holds the values its kind has ("made of
-   * O'Brien" is no material anyone asks about).
+   * The odd texts this profile draws from and plants in every text attribute: `ODD_TEXTS` on
+   * the edge-case instance, none on the main one, whose text reads like real data.
    */
-  readonly oddTextRoles?: readonly AttributeRoleKind[];
+  readonly oddTexts: readonly string[];
   /** Share of numeric values that repeat an earlier value (ties). */
   readonly tieRate: number;
   /** Share of optional sets forced empty. */
@@ -347,7 +321,7 @@ export class ValueGenerator {
         return v;
       }
       case 'text': {
-        if (takesOddText(this.attribute, this.rates) && rng.chance(this.rates.oddTextRate))
+        if (this.rates.oddTexts.length > 0 && rng.chance(this.rates.oddTextRate))
           return this.fit(rng.pick(this.rates.oddTexts));
         if (hints?.pool && hints.pool.length > 0) return this.fit(rng.pick(hints.pool));
         if (this.fakerMethod) return this.fit(String(this.fakerMethod()));

@@ -6,7 +6,7 @@ import { parseDomainJson } from '../../generator/er-model/domain-json.ts';
 import type { Domain } from '../../generator/er-model/er-model.ts';
 import { generateInstance } from '../../generator/instance/generate-instance.ts';
 import { instanceHash } from '../../generator/instance/canonical-instance.ts';
-import { ODD_TEXTS, REALISTIC_ODD_TEXTS } from '../../generator/instance/value-generator.ts';
+import { ODD_TEXTS } from '../../generator/instance/value-generator.ts';
 import type { ConceptualInstance, EntityObject, Scalar } from '../../generator/instance/conceptual-instance.ts';
 import { DOMAINS, INSTANCES } from '../helpers/build-fixtures.ts';
 import { REPO_ROOT } from '../helpers/run-cli.ts';
@@ -47,7 +47,7 @@ describe.each(ALL)('the %s instance', (_name, domain) => {
       expect(inst.objects[other.name]).toHaveLength(other.counts?.small ?? 500);
   });
 
-  it('plants the odd text that only tests SQL (backslashes, control characters, `\\N`, empty strings) on the edge-case instance alone', () => {
+  it('plants odd text (backslashes, control characters, `\\N`, empty strings, accents, other scripts) on the edge-case instance alone', () => {
     const textsOf = (inst: ConceptualInstance): Set<string> =>
       new Set(
         Object.values(inst.objects).flatMap((objects) =>
@@ -58,7 +58,7 @@ describe.each(ALL)('the %s instance', (_name, domain) => {
           ),
         ),
       );
-    const edgeOnly = ODD_TEXTS.filter((t) => !REALISTIC_ODD_TEXTS.includes(t));
+    const edgeOnly = ODD_TEXTS;
     const main = textsOf(generateInstance(domain, { seed: 1, scale: 'tiny' }));
     const edge = textsOf(generateInstance(domain, { seed: 1, scale: 'tiny', profile: 'edge' }));
     expect(edgeOnly.filter((t) => main.has(t))).toEqual([]);
@@ -94,30 +94,17 @@ describe.each(ALL)('the %s instance', (_name, domain) => {
           if (!attribute.optional) expect(values.includes(null), `${where} has no NULL`).toBe(false);
           const present = values.filter((v) => v !== null) as Scalar[];
           if (attribute.type.kind === 'text' && !attribute.hints?.unique && present.length >= 3) {
-            // On the edge-case profile every text attribute has odd text of any kind; on the
-            // main instance only names, descriptions and text without a role, and only the
-            // kinds real data holds (an apostrophe, accents, scripts): a category, an
-            // identifier or a contact keeps the values of its kind.
-            const planted = profile === 'edge' ? ODD_TEXTS : REALISTIC_ODD_TEXTS;
-            const role = attribute.role?.kind;
-            const takesOdd = profile === 'edge' || role === undefined || role === 'name' || role === 'description';
+            // On the edge-case profile every text attribute has odd text; the main instance
+            // has none: its text reads like real data.
             expect(
-              present.some((v) => planted.includes(v as string)),
+              present.some((v) => ODD_TEXTS.includes(v as string)),
               `${where} has odd text`,
-            ).toBe(takesOdd);
-            if (!takesOdd)
+            ).toBe(profile === 'edge');
+            if (profile !== 'edge')
               expect(
-                present.filter((v) => ODD_TEXTS.includes(v as string)),
-                `${where} (a ${role}) holds no odd text on the main instance`,
+                present.filter((v) => typeof v === 'string' && UNREALISTIC.test(v)),
+                `${where} holds no edge-case-only text on the main instance`,
               ).toEqual([]);
-            if (profile !== 'edge') {
-              const unrealistic = present.filter(
-                (v) =>
-                  typeof v === 'string' &&
-                  (UNREALISTIC.test(v) || (ODD_TEXTS.includes(v) && !REALISTIC_ODD_TEXTS.includes(v))),
-              );
-              expect(unrealistic, `${where} holds no edge-case-only text on the main instance`).toEqual([]);
-            }
             expect(new Set(present).size, `${where} has a tie`).toBeLessThan(present.length);
           }
           if (attribute.hints?.unique) expect(new Set(present).size, `${where} is unique`).toBe(present.length);
@@ -174,9 +161,8 @@ describe('names by subclass', () => {
     const pools = hints?.bySubclass ?? {};
     const inst = generateInstance(retail, { seed: 1, scale: 'small' });
     const products = inst.objects['Product'] as EntityObject[];
-    // The main instance's few odd names (an apostrophe, accents, another script) stay where they were.
-    const odd = products.filter((o) => REALISTIC_ODD_TEXTS.includes(o.values['name'] as string));
-    expect(odd.length).toBeLessThan(products.length / 20);
+    const odd = products.filter((o) => ODD_TEXTS.includes(o.values['name'] as string));
+    expect(odd).toEqual([]);
     for (const kind of ['Electronics', 'Apparel', 'Accessories', 'Software']) {
       const names = products
         .filter((o) => o.classes.includes(kind) && !odd.includes(o))
