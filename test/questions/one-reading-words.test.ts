@@ -161,3 +161,30 @@ describe('partners of a subquery', () => {
     );
   });
 });
+
+describe('ordinals across query levels', () => {
+  const videos = (inner: Parameters<typeof select>[0]['where']) =>
+    select({
+      from: entity('Content', 'c'),
+      select: [out('title', attr('c', 'title'))],
+      where: cmp(attr('c', 'duration'), '>', {
+        kind: 'scalarSubquery',
+        query: select({
+          from: entity('Content', 'c2'),
+          select: [out('avg', agg('avg', attr('c2', 'duration')))],
+          ...(inner ? { where: inner } : {}),
+        }),
+      }),
+    });
+
+  it('drops them when the subquery stands alone: videos above the average of all videos', () => {
+    const w = writeNaturalQuestion(index, videos(undefined), 0, 'g');
+    expect(w.question).toMatch(/all videos/u);
+    expect(w.question).not.toMatch(/\b(first|second) video/u);
+  });
+
+  it('keeps them when the subquery has a condition of its own', () => {
+    const w = writeNaturalQuestion(index, videos(cmp(attr('c2', 'title'), '=', lit('Watchmen'))), 0, 'g');
+    expect(w.question).toMatch(/second (video|content item)/u);
+  });
+});

@@ -2,11 +2,11 @@ import pluralize from 'pluralize';
 import type { ErIndex } from '../../er-model/er-index.ts';
 import type { Attribute } from '../../er-model/er-model.ts';
 import type { Join, Query, SelectQuery } from '../../query/conceptual-query.ts';
-import { createContext, type DescribeContext } from '../describe/context.ts';
+import { createContext, elementLexicon, type DescribeContext } from '../describe/context.ts';
 import { attribute, attributeNoun, canonical, info, noun } from '../describe/nouns.ts';
 import { capitalize, isPostmodifier, listing, pluralVerb } from '../describe/english.ts';
 import { sha256 } from '../../common/hash.ts';
-import { aliasesOfKind } from '../../query/walk.ts';
+import { aliasesIn, aliasesOfKind, declaredAliases, opensQuery, walk, type IrNode } from '../../query/walk.ts';
 
 /**
  * What the natural writer hands down while it plans one question: the describer's context
@@ -36,6 +36,7 @@ export interface NaturalContext {
 
 export function createNaturalContext(index: ErIndex, query: Query, seed: string, paraphrase: number): NaturalContext {
   const d = createContext(index, query, 'evidence');
+  dropLevelOrdinals(d, query);
   return {
     d,
     index,
@@ -46,6 +47,50 @@ export function createNaturalContext(index: ErIndex, query: Query, seed: string,
     outer: new Set(),
     choose: (label, n) => (parseInt(sha256(`${seed}/natural/${label}`).slice(0, 8), 16) + paraphrase) % n,
   };
+}
+
+/**
+ * Aliases that share a noun need no ordinal when each sits in a query level of its own and no
+ * subquery reads an alias outside itself: "products with a price above the average price of
+ * all products", not "first products … of all second products". A correlated subquery keeps
+ * them, since "the product" inside it could be either, and so does a subquery with a condition
+ * of its own ("… counting only those where the name of the second product is …").
+ */
+function dropLevelOrdinals(d: DescribeContext, query: Query): void {
+  if (d.ordinal.size === 0) return;
+  const levelOf = new Map<string, number>();
+  let levels = 0;
+  let correlated = false;
+  const conditioned = new Set<number>();
+  const visitLevel = (node: IrNode, level: number): void =>
+    walk(node, (n) => {
+      if (n !== node && opensQuery(n)) {
+        const declared = new Set(declaredAliases(n.query));
+        if ([...aliasesIn(n.query)].some((a) => !declared.has(a))) correlated = true;
+        visitLevel(n.query, ++levels);
+        return false;
+      }
+      if (n.kind === 'select') {
+        if (level > 0 && (n.where !== undefined || n.having !== undefined)) conditioned.add(level);
+        levelOf.set(n.from.alias, level);
+        for (const j of n.joins ?? []) levelOf.set(j.alias, level);
+      }
+      return true;
+    });
+  visitLevel(query, 0);
+  if (correlated) return;
+  const byNoun = new Map<string, string[]>();
+  for (const alias of d.ordinal.keys()) {
+    const i = d.aliases.get(alias);
+    if (!i) continue;
+    const noun = i.entity ? d.index.entity(i.entity).lexicon.singular : elementLexicon(i).singular;
+    byNoun.set(noun, [...(byNoun.get(noun) ?? []), alias]);
+  }
+  for (const group of byNoun.values()) {
+    const at = group.map((a) => levelOf.get(a));
+    if (at.every((l) => l !== undefined && !conditioned.has(l)) && new Set(at).size === group.length)
+      for (const a of group) d.ordinal.delete(a);
+  }
 }
 
 /** Adds an evidence sentence once. */
@@ -146,7 +191,6 @@ export function measureOf(n: NaturalContext, alias: string, name: string): Measu
   };
 }
 
-/** The noun of an alias (singular or plural), ordinals included when two aliases share one. */
 /** "long" → "longer", "early" → "earlier", "expensive" → "more expensive", "good" → "better". */
 export function comparative(adjective: string): string {
   return inflect(adjective, 'er', 'more', { good: 'better', bad: 'worse' });
