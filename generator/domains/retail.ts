@@ -169,7 +169,14 @@ export const retail = defineDomain({
         attr.text('format', {
           role: { kind: 'category' },
           lexicon: noun('file format'),
-          hints: { pool: ['mp3', 'flac', 'mp4', 'mkv', 'epub', 'pdf', 'zip', 'exe', 'dmg', 'apk'] },
+          hints: {
+            pool: ['mp3', 'flac', 'mp4', 'mkv', 'epub', 'pdf', 'zip', 'exe', 'dmg', 'apk'],
+            // An album or a film comes as media, an app as a package.
+            bySubclass: {
+              Media: { pool: ['mp3', 'flac', 'mp4', 'mkv', 'epub', 'pdf'] },
+              Software: { pool: ['zip', 'exe', 'dmg', 'apk'] },
+            },
+          },
         }),
         attr.text('description', {
           optional: true,

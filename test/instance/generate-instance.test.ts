@@ -155,7 +155,7 @@ describe.each(ALL)('the %s instance', (_name, domain) => {
 });
 
 describe('names by subclass', () => {
-  it('names each kind of product from its own source', () => {
+  it('names each kind of product, and gives it file formats, from its own source', () => {
     const retail = DOMAINS.find(([n]) => n === 'retail')?.[1] as Domain;
     const hints = retail.entities.find((e) => e.name === 'Product')?.attributes.find((a) => a.name === 'name')?.hints;
     const pools = hints?.bySubclass ?? {};
@@ -171,6 +171,9 @@ describe('names by subclass', () => {
       // Every device is named from the device names, every app from the app names.
       expect(names.filter((n) => !pools[kind]?.pool?.includes(n))).toEqual([]);
     }
+    // An app comes as a package, never as an mp3.
+    const apps = products.filter((o) => o.classes.includes('Software')).map((o) => o.values['format']);
+    expect(new Set(apps)).toEqual(new Set(['zip', 'exe', 'dmg', 'apk']));
     const devices = new Set(pools['Electronics']?.pool);
     expect(products.filter((o) => o.classes.includes('Software') && devices.has(o.values['name'] as string))).toEqual(
       [],
