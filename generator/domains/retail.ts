@@ -34,6 +34,27 @@ const PRODUCT_NAMES = {
   ).map((n) => n.replace(' ', '')),
 };
 
+/** What reviewers write: a verdict and a detail. */
+const REVIEW_TEXTS = combine(
+  [
+    'Works as described.',
+    'Great value for the price.',
+    'Not what I expected.',
+    'Would buy again.',
+    'Stopped working after a month.',
+    'Arrived two days late.',
+    'Better than the one it replaced.',
+  ],
+  [
+    'Setup took five minutes.',
+    'The colour is lovely.',
+    'Support answered quickly.',
+    'The box was damaged.',
+    'It runs a little small.',
+    'The manual is hard to follow.',
+  ],
+);
+
 export const retail = defineDomain({
   name: 'retail',
   description: 'Physical and digital products, customers and employees, orders and reviews.',
@@ -315,7 +336,7 @@ export const retail = defineDomain({
           optional: true,
           role: { kind: 'description' },
           lexicon: noun('review text'),
-          hints: { faker: 'lorem.sentence', nullRate: 0.3 },
+          hints: { pool: REVIEW_TEXTS, nullRate: 0.3 },
         }),
       ],
     },

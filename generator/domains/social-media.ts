@@ -44,7 +44,7 @@ export const socialMedia = defineDomain({
           optional: true,
           role: { kind: 'description' },
           lexicon: noun('bio'),
-          hints: { faker: 'lorem.sentence', nullRate: 0.25 },
+          hints: { faker: 'person.bio', nullRate: 0.25 },
         }),
         attr.boolean('verified', {
           role: { kind: 'flag' },

@@ -192,8 +192,13 @@ describe('built-in domains', () => {
   it('name only faker methods that exist', () => {
     const paths = Object.values(BUILT_IN_DOMAINS)
       .flatMap((d) => d.entities.flatMap((e) => e.attributes))
-      .flatMap((a) => (a.hints?.faker ? [a.hints.faker] : []));
+      .flatMap((a) => [
+        ...(a.hints?.faker ? [a.hints.faker] : []),
+        ...Object.values(a.hints?.bySubclass ?? {}).flatMap((h) => (h.faker ? [h.faker] : [])),
+      ]);
     expect(paths.length).toBeGreaterThan(10);
+    // Text reads like real data: no placeholder Latin.
+    expect(paths.filter((p) => p.startsWith('lorem.'))).toEqual([]);
     for (const path of paths) {
       const [module, method] = path.split('.') as [string, string];
       const fn = (faker as unknown as Record<string, Record<string, unknown>>)[module]?.[method];
