@@ -140,8 +140,7 @@ export async function verifyGroup(query: Query, ctx: CheckContext): Promise<Veri
     void into.set(name, normalizeResult(r as TextResult, ordered));
   const steps: Step[] = [
     ...(mainOrder ? [mainOrder] : []),
-    ...(filterCheck(query, refResult, reference, ctx) ?? []),
-    ...(qualifyCheck(query, refResult, reference, ctx) ?? []),
+    ...filterChecks(query, refResult, reference, ctx),
     ...setPartCheck(query, reference, ctx),
     ...others.map(({ variant, sql }) => ({
       query: { pgSchema: variant.pgSchemas.main, sql },
@@ -285,51 +284,33 @@ async function runSteps(steps: readonly Step[], ctx: CheckContext): Promise<void
   });
 }
 
-/** A WHERE clause must change the answer: the same query without it must answer differently. */
-function filterCheck(
-  query: Query,
-  result: NormalizedResult,
-  reference: CheckVariant,
-  ctx: CheckContext,
-): [Step] | undefined {
-  if (query.kind !== 'select' || query.where === undefined) return undefined;
-  const { where: _where, ...rest } = query;
-  return [
-    {
-      query: { pgSchema: reference.pgSchemas.main, sql: compileSql(ctx.index, reference.schema, rest) },
-      judge: (r) => {
-        const all = normalizeResult(r as TextResult, isOrdered(query));
-        if (all.hash === result.hash)
-          reject('filter-keeps-everything', 'the answer is the same without the WHERE clause');
-        // "products not in any order" keeping 1,598 of 1,600: a filter that asks nothing of the data.
-        const kept = keptShare(query, result, all);
-        if (kept) reject('filter-keeps-almost-everything', `the WHERE clause keeps ${kept.kept} of ${kept.of}`);
-      },
-    },
-  ];
-}
-
 /**
- * A window filter must change the answer too: "the 3 with the highest age within each
- * preference" over rows of one age keeps them all, and the question would say a choice that
- * decides nothing.
+ * A WHERE clause and a window filter must each change the answer: the same query without it
+ * must answer differently ("the 3 with the highest age within each preference" over rows of
+ * one age keeps them all, and the question would state a choice that decides nothing).
  */
-function qualifyCheck(
-  query: Query,
-  result: NormalizedResult,
-  reference: CheckVariant,
-  ctx: CheckContext,
-): [Step] | undefined {
-  if (query.kind !== 'select' || query.qualify === undefined) return undefined;
-  const { qualify: _qualify, ...rest } = query;
-  return [
-    {
-      query: { pgSchema: reference.pgSchemas.main, sql: compileSql(ctx.index, reference.schema, rest) },
-      judge: (r) => {
-        if (normalizeResult(r as TextResult, isOrdered(query)).hash === result.hash)
-          reject('filter-keeps-everything', 'the answer is the same without the window filter');
-      },
+function filterChecks(query: Query, result: NormalizedResult, reference: CheckVariant, ctx: CheckContext): Step[] {
+  if (query.kind !== 'select') return [];
+  const without = (rest: Query, what: string, also?: (all: NormalizedResult) => void): Step => ({
+    query: { pgSchema: reference.pgSchemas.main, sql: compileSql(ctx.index, reference.schema, rest) },
+    judge: (r) => {
+      const all = normalizeResult(r as TextResult, isOrdered(query));
+      if (all.hash === result.hash) reject('filter-keeps-everything', `the answer is the same without the ${what}`);
+      also?.(all);
     },
+  });
+  const { where, qualify, ...base } = query;
+  return [
+    ...(where === undefined
+      ? []
+      : [
+          without({ ...base, ...(qualify ? { qualify } : {}) }, 'WHERE clause', (all) => {
+            // "products not in any order" keeping 1,598 of 1,600: a filter that asks nothing of the data.
+            const kept = keptShare(query, result, all);
+            if (kept) reject('filter-keeps-almost-everything', `the WHERE clause keeps ${kept.kept} of ${kept.of}`);
+          }),
+        ]),
+    ...(qualify === undefined ? [] : [without({ ...base, ...(where ? { where } : {}) }, 'window filter')]),
   ];
 }
 
