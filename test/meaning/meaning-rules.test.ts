@@ -319,6 +319,23 @@ describe('the meaning check', () => {
     ).toEqual(['aggregate-argument']);
   });
 
+  it('finds an aggregate over the one object a unique value picks', () => {
+    const viewers = (where: Parameters<typeof select>[0]['where'], groupBy?: Expr[]) =>
+      select({
+        from: entity('ConsumerAccount', 'ca'),
+        select: [out('avg_age', agg('avg', attr('ca', 'age')))],
+        where,
+        ...(groupBy ? { groupBy } : {}),
+      });
+    // "The average age of viewers with the username Judah30" is Judah30's age.
+    expect(rules(viewers(cmp(attr('ca', 'username'), '=', lit('Judah30'))), social)).toEqual(['single-object-groups']);
+    expect(rules(viewers(cmp(attr('ca', 'email'), '=', lit('a@b.org')), [attr('ca', 'preferences')]), social)).toEqual([
+      'single-object-groups',
+    ]);
+    // Viewers aged 30 are many.
+    expect(rules(viewers(cmp(attr('ca', 'age'), '=', lit(30))), social)).toEqual([]);
+  });
+
   it('counts significant digits as a person types them', () => {
     expect([250, 1000, 9500, 0.5, 37, 4].every(isTypedNumber)).toBe(true);
     expect([8479, 795.36, 9512.32, 1250, 104].some(isTypedNumber)).toBe(false);
