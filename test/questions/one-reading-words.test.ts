@@ -188,3 +188,29 @@ describe('ordinals across query levels', () => {
     expect(w.question).toMatch(/second (video|content item)/u);
   });
 });
+
+describe('top rows per group over values that may be missing', () => {
+  it('says the top per group in the question and where missing values go in the evidence', () => {
+    const q = select({
+      from: entity('ConsumerAccount', 'ca'),
+      select: [out('username', attr('ca', 'username'))],
+      qualify: {
+        window: {
+          kind: 'window',
+          fn: 'row_number',
+          partitionBy: [attr('ca', 'preferences')],
+          orderBy: [
+            { expr: attr('ca', 'age'), direction: 'desc' },
+            { expr: id('ca'), direction: 'asc' },
+          ],
+        },
+        op: '<=',
+        value: 2,
+      },
+    });
+    const w = writeNaturalQuestion(index, q, 0, 'g');
+    expect(w.question).toMatch(/keeping for each preference note the 2 with the highest age/u);
+    expect(w.evidence).toMatch(/with no preference note form a group of their own/u);
+    expect(w.evidence).toMatch(/Within each preference note, viewers with no age come first/u);
+  });
+});

@@ -244,12 +244,27 @@ function topPerGroup(n: NaturalContext, q: SelectQuery, subject: string, rowsNou
   const keys = qu.window.partitionBy ?? [];
   const order = qu.window.orderBy ?? [];
   const first = order[0];
-  if (keys.length === 0 || !first || nullable(n.d, first.expr)) return '';
+  if (keys.length === 0 || !first) return '';
   const top = qu.value;
   const by = figure(n, first.expr, subject);
   const keyFigs = keys.map((k) => figure(n, k, subject));
   if (by.kind === 'other' || top < 1 || keyFigs.some((f) => f.kind === 'other')) return '';
   const per = listing(keyFigs.map(eachOf));
+  // Where a value may be missing, the evidence says where those rows go: a group of their
+  // own for a missing key, first or last for a missing sort value.
+  keys.forEach((k, i) => {
+    if (nullable(n.d, k))
+      state(n, `${capitalize(rowsNoun)} with no ${keyFigs[i]?.text} form a group of their own.`, 'null-group');
+  });
+  if (nullable(n.d, first.expr)) {
+    // A window's order puts missing values where PostgreSQL does: first when descending.
+    const nullsFirst = first.direction === 'desc';
+    state(
+      n,
+      `Within each ${per}, ${rowsNoun} with no ${by.text} come ${nullsFirst ? 'first' : 'last'}.`,
+      'order-nulls',
+    );
+  }
   const more = `so more than ${top === 1 ? 'one' : numberText(top)} may be kept`;
   if (qu.window.fn === 'rank')
     state(
