@@ -214,3 +214,17 @@ describe('top rows per group over values that may be missing', () => {
     expect(w.evidence).toMatch(/Within each preference note, viewers with no age come first/u);
   });
 });
+
+describe('an aggregate of a partner', () => {
+  it('reads as one among the rows, not as one "of all" of them', () => {
+    // The earliest creation time of the channels of creators that own channels.
+    const q = select({
+      from: entity('CreatorAccount', 'ca'),
+      joins: [inner('owns', 'ca', 'forward', 'ch', 'Channel')],
+      select: [out('earliest', agg('min', attr('ch', 'created_at')))],
+    });
+    const w = writeNaturalQuestion(index, q, 0, 'g');
+    expect(w.question).toMatch(/among creators that own channels/iu);
+    expect(w.question).not.toMatch(/of channels of creators/u);
+  });
+});

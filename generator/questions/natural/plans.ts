@@ -285,6 +285,17 @@ function topPerGroup(n: NaturalContext, q: SelectQuery, subject: string, rowsNou
 
 // ---- one row of aggregates -----------------------------------------------------------
 
+/** The aliases whose attributes an expression aggregates (`count(DISTINCT c.email)` → c). */
+function aggregateArgAliases(e: Expr): Set<string> {
+  const out = new Set<string>();
+  const visit = (x: Expr): void => {
+    if (x.kind === 'aggregate' && x.arg?.kind === 'attribute' && x.arg.attribute !== 'id') out.add(x.arg.alias);
+    else if (x.kind === 'round' || x.kind === 'cast') visit(x.arg);
+  };
+  visit(e);
+  return out;
+}
+
 function aggregate(n: NaturalContext, q: SelectQuery): string {
   const counted = q.select
     .map((o) => o.expr)
@@ -305,8 +316,11 @@ function aggregate(n: NaturalContext, q: SelectQuery): string {
     const rest = figs.slice(1);
     return `${fill(n, 'countAndAggregate', { rows: rows.plural, figures: nouns(rest), be: be(rest) })}${tail}`;
   }
+  // A figure of a partner ("the number of different email addresses of customers" over orders
+  // placed by customers) reads as one among the rows, not as one "of all orders".
+  const ofPartner = q.select.some((o) => [...aggregateArgAliases(o.expr)].some((a) => canonical(n.d, a) !== subject));
   // "the number of clips in 1080p" already names its rows: no "of clips" after it.
-  if (figs.every((f) => f.text.includes(` ${rows.noun} `))) {
+  if (ofPartner || figs.every((f) => f.text.includes(` ${rows.noun} `))) {
     if (rows.plural === rows.noun) return `${fill(n, 'aggregateBare', { figures: nouns(figs), be: be(figs) })}${tail}`;
     // BIRD's "Among the posts owned by an elder user, …" when the rows have conditions of their own.
     return `${fill(n, 'aggregateAmong', { rows: rows.plural, figures: nouns(figs), be: be(figs) })}${tail}`;
