@@ -228,3 +228,29 @@ describe('an aggregate of a partner', () => {
     expect(w.question).not.toMatch(/of channels of creators/u);
   });
 });
+
+describe('a comparison with an aggregate of every object and its partners', () => {
+  const viewers = (fn: 'min' | 'avg') =>
+    select({
+      from: entity('ConsumerAccount', 'ca'),
+      select: [out('username', attr('ca', 'username'))],
+      where: cmp(attr('ca', 'age'), '=', {
+        kind: 'scalarSubquery',
+        query: select({
+          from: entity('ConsumerAccount', 'ca2'),
+          joins: [inner('viewed', 'ca2', 'forward', 'c2', 'Content')],
+          select: [out('m', agg(fn, attr('ca2', 'age')))],
+        }),
+      }),
+    });
+
+  it('names the partners after "all"', () => {
+    const w = writeNaturalQuestion(index, viewers('min'), 0, 'g');
+    expect(w.question).toMatch(/the lowest age of all viewers that viewed videos/u);
+  });
+
+  it('does not where the join repeats the rows an average weighs', () => {
+    // Each viewer's age counts once per video viewed: not "the average age of all viewers that viewed videos".
+    expect(writeNaturalQuestion(index, viewers('avg'), 0, 'g').question).not.toMatch(/of all viewers/u);
+  });
+});

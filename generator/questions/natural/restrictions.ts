@@ -1,5 +1,5 @@
 import type { ComparisonOperator, Expr, Predicate, ScalarLiteral, SelectQuery } from '../../query/conceptual-query.ts';
-import { article, capitalize, listing } from '../describe/english.ts';
+import { article, capitalize, isPostmodifier, listing, pluralVerb } from '../describe/english.ts';
 import { predicate } from '../describe/predicates.ts';
 import { isCorrelation } from '../describe/subqueries.ts';
 import { elementLexicon } from '../describe/context.ts';
@@ -253,15 +253,18 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
       if (left && p.right.kind === 'scalarSubquery') {
         const sq = p.right.query;
         const out = sq.select[0]?.expr;
+        const partners =
+          out?.kind === 'aggregate' ? joinedPartners(n, sq, out.fn === 'min' || out.fn === 'max') : undefined;
         if (
-          !sq.joins?.length &&
+          partners !== undefined &&
           !sq.where &&
           !sq.groupBy &&
           out?.kind === 'aggregate' &&
           out.fn !== 'count' &&
           !out.filter &&
           !out.distinct &&
-          out.arg?.kind === 'attribute'
+          out.arg?.kind === 'attribute' &&
+          out.arg.alias === sq.from.alias
         ) {
           const m = measureOf(n, left.alias, left.name);
           const other = measureOf(n, out.arg.alias, out.arg.attribute);
@@ -274,7 +277,7 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
             '>': 'above',
             '>=': 'at least',
           };
-          const all = entityNoun(n, sq.from.entity, true);
+          const all = `${entityNoun(n, sq.from.entity, true)}${partners}`;
           return {
             alias: canonical(n.d, left.alias),
             text: `with ${article(m.noun)} ${ops[p.op]} the ${fn} ${other.noun} of all ${all}`,
@@ -522,4 +525,24 @@ function soleAlias(n: NaturalContext, p: Predicate): string | undefined {
 function conjunctsOf(p: Predicate | undefined): Predicate[] {
   if (!p) return [];
   return p.kind === 'and' ? p.args.flatMap(conjunctsOf) : [p];
+}
+
+/**
+ * A subquery's partners of its base in words, for "the lowest rating of all reviews written
+ * by customers": "" without joins, " written by customers" for each inner join from the base;
+ * undefined when the rows would read otherwise: a join from elsewhere, or one that repeats the
+ * base's rows where that changes the aggregate (`fanOutKeeps` false: an average, a total).
+ */
+function joinedPartners(n: NaturalContext, sq: SelectQuery, fanOutKeeps: boolean): string | undefined {
+  const parts: string[] = [];
+  for (const j of sq.joins ?? []) {
+    if (j.kind !== 'relationship' || j.type !== 'inner' || j.from !== sq.from.alias) return undefined;
+    const rel = n.index.relationship(j.relationship);
+    const toOne = rel.cardinality === 'one-to-one' || (rel.cardinality === 'many-to-one' && j.direction === 'forward');
+    if (!toOne && !fanOutKeeps) return undefined;
+    const phrase = j.direction === 'forward' ? rel.lexicon.forward : rel.lexicon.reverse;
+    const partner = entityNoun(n, j.entity, true);
+    parts.push(isPostmodifier(phrase) ? `${phrase} ${partner}` : `that ${pluralVerb(phrase)} ${partner}`);
+  }
+  return parts.length === 0 ? '' : ` ${parts.join(' and ')}`;
 }
