@@ -307,6 +307,15 @@ describe('the meaning check', () => {
         having: cmp(count(id('r')), op, lit(4)),
       });
     expect(rules(reviewed('='))).toEqual(['constant-output']);
+    // The number of different names of products named "Lamp" is 1.
+    const named = (fn: 'count' | 'sum') =>
+      select({
+        from: product,
+        select: [out('n', fn === 'count' ? countDistinct(attr('p', 'name')) : agg('sum', attr('p', 'price')))],
+        where: cmp(attr('p', 'name'), '=', lit('Lamp')),
+      });
+    expect(rules(named('count'))).toEqual(['constant-output']);
+    expect(rules(named('sum'))).toEqual([]);
     expect(rules(reviewed('>='))).toEqual([]);
     const or2 = select({
       from: product,
@@ -332,8 +341,8 @@ describe('the meaning check', () => {
     expect(rules(viewers(cmp(attr('ca', 'email'), '=', lit('a@b.org')), [attr('ca', 'preferences')]), social)).toEqual([
       'single-object-groups',
     ]);
-    // Viewers aged 30 are many.
-    expect(rules(viewers(cmp(attr('ca', 'age'), '=', lit(30))), social)).toEqual([]);
+    // Viewers over 30 are many.
+    expect(rules(viewers(cmp(attr('ca', 'age'), '>', lit(30))), social)).toEqual([]);
   });
 
   it('counts significant digits as a person types them', () => {

@@ -1,7 +1,8 @@
 /**
  * No output that is the same in every row or only restates a value: a literal, a value the
  * WHERE clause pins (`platform` where `platform = 'kick'`), an aggregate the HAVING clause pins
- * (`count(*)` where `HAVING count(*) = 4`), the class of an object among a
+ * (`count(*)` where `HAVING count(*) = 4`), an aggregate of a value the WHERE clause pins
+ * (`count(DISTINCT title)` where `title = 'Dora'`), the class of an object among a
  * list that names its own type before its subclasses (`CASE WHEN TRUE THEN
  * 'PhysicalProduct' …`), a default for a value that is never missing, a whole number cast
  * to a whole number, zero turned into NULL with no division after, an output twice, or one
@@ -15,6 +16,11 @@ import { listedSelects } from './shown-by-name.ts';
 function fault(m: QueryMeaning, q: SelectQuery, e: Expr, pinned: ReadonlySet<string>): string | undefined {
   if (pinned.has(exprKey(e))) return 'a value the WHERE or HAVING clause fixes or lists';
   switch (e.kind) {
+    case 'aggregate':
+      // "the number of different titles of live streams titled Dora" is 1; their lowest title is "Dora".
+      return e.arg && pinned.has(exprKey(e.arg)) && (e.fn !== 'count' || e.distinct === true)
+        ? 'an aggregate of a value the WHERE clause fixes'
+        : undefined;
     case 'literal':
       return 'a literal';
     case 'classOf': {
