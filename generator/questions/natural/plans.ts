@@ -253,7 +253,7 @@ function topPerGroup(n: NaturalContext, q: SelectQuery, subject: string, rowsNou
   // Where a value may be missing, the evidence says where those rows go: a group of their
   // own for a missing key, first or last for a missing sort value.
   keys.forEach((k, i) => {
-    if (nullable(n.d, k))
+    if (k.kind === 'attribute' && nullable(n.d, k))
       state(n, `${capitalize(rowsNoun)} with no ${keyFigs[i]?.text} form a group of their own.`, 'null-group');
   });
   if (nullable(n.d, first.expr)) {
