@@ -103,9 +103,16 @@ export function rowsAround(
         // "the tags of products": an element the outputs name needs no "with their tags".
         // "apps with the supported platform iOS": a condition on the value says the value.
         const own = [...(onOf.get(e.other) ?? []), ...(restrictions.get(e.other) ?? [])];
+        // "employees with phone numbers": elements not shown only narrow the rows to objects
+        // that have some, and the words say so; "their" is for elements the answer lists.
+        const having = !optional && !named.has(e.other) && own.length === 0;
         if (own.length > 0 && own.every((r) => r.text.startsWith('with '))) parts.push(listing(own.map((r) => r.text)));
+        else if (having) parts.push(`with ${lex.plural}`);
         else if (!named.has(e.other) || said(e.other)) parts.push(`with their ${lex.plural}${said(e.other)}`);
-        if (optional)
+        if (having) {
+          n.covered.add('elements');
+          n.covered.add('inner-elements');
+        } else if (optional)
           state(
             n,
             `${capitalize(nounOf(n, alias, true))} with no ${lex.plural} are listed once, with the ${lex.singular} left empty.`,
