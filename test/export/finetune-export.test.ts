@@ -434,9 +434,9 @@ describe('how many rows a group becomes', () => {
       (deduped.counts.duplicates_dropped.train ?? 0) + (deduped.counts.duplicates_dropped.validation ?? 0);
     expect(deduped.counts.rows).toBe(questions * 4 - dropped);
     expect(deduped.splits.test.rows).toBe(all.splits.test.rows);
-    const cut = exported('cut', ['--paraphrases-per-style', '1', '--max-rows', '20']);
+    const cut = exported('cut', ['--paraphrases-per-style', '1', '--max-rows', '10']);
     const m = manifestOf(cut).export;
-    expect(m.splits.train.rows + (m.splits.validation?.rows ?? 0)).toBe(20);
+    expect(m.splits.train.rows + (m.splits.validation?.rows ?? 0)).toBe(10);
     const train = json<{ paraphrase: number; group_id: string }>(join(cut, 'data/train-00000-of-00001.jsonl'));
     expect(train.every((r) => r.paraphrase === 0)).toBe(true);
     // Taken evenly: every train group keeps rows.
@@ -446,7 +446,7 @@ describe('how many rows a group becomes', () => {
     expect(card).toMatch(
       /\| split \| rows \| questions \| distinct SQL \| rows per question \| rows per SQL \| duplicates dropped \|/u,
     );
-    expect(card).toMatch(/at most 20 rows/u);
+    expect(card).toMatch(/at most 10 rows/u);
     const bad = runCli(['export', '--dir', cut, '--variants-per-question', '0']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--variants-per-question must be a whole number of at least 1 or all, got "0"/u);
