@@ -254,3 +254,26 @@ describe('a comparison with an aggregate of every object and its partners', () =
     expect(writeNaturalQuestion(index, viewers('avg'), 0, 'g').question).not.toMatch(/of all viewers/u);
   });
 });
+
+describe('a top N per object', () => {
+  it('names the object, not its id', () => {
+    // The 3 earliest sign-ups among the accounts that shared each clip.
+    const q = select({
+      from: entity('Clip', 'c'),
+      joins: [inner('shared', 'c', 'reverse', 'a', 'Account')],
+      select: [out('title', attr('c', 'title'))],
+      qualify: {
+        window: {
+          kind: 'window',
+          fn: 'rank',
+          partitionBy: [id('c')],
+          orderBy: [{ expr: attr('a', 'created_at'), direction: 'asc' }],
+        },
+        op: '<=',
+        value: 3,
+      },
+    });
+    const w = writeNaturalQuestion(index, q, 0, 'g');
+    expect(w.question).toMatch(/keeping for each clip the 3 /u);
+  });
+});

@@ -249,7 +249,14 @@ function topPerGroup(n: NaturalContext, q: SelectQuery, subject: string, rowsNou
   const by = figure(n, first.expr, subject);
   const keyFigs = keys.map((k) => figure(n, k, subject));
   if (by.kind === 'other' || top < 1 || keyFigs.some((f) => f.kind === 'other')) return '';
-  const per = listing(keyFigs.map(eachOf));
+  // A partition by an object's id is one by the object: "for each order", not "for each id".
+  const per = listing(
+    keys.map((k, i) =>
+      k.kind === 'attribute' && k.attribute === 'id'
+        ? nounOf(n, canonical(n.d, k.alias))
+        : eachOf(keyFigs[i] as Figure),
+    ),
+  );
   // Where a value may be missing, the evidence says where those rows go: a group of their
   // own for a missing key, first or last for a missing sort value.
   keys.forEach((k, i) => {
