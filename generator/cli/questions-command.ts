@@ -23,7 +23,7 @@ const FLAGS = {
   styles: {
     type: 'string',
     value: 'S,S,…',
-    help: `question styles, of ${TEMPLATE_STYLES.join(', ')} (default: natural ×3; with --styles or --paraphrases, each style asked gets K paraphrases)`,
+    help: `question styles, of ${TEMPLATE_STYLES.join(', ')} (default: natural ×3, each a different sentence plan; the precise style reads as a specification, not a question, and is written only when asked for; with --styles or --paraphrases, each style asked gets K paraphrases)`,
   },
   paraphrases: {
     type: 'string',
