@@ -202,14 +202,6 @@ function disagreement(instance: string, c: GroupComparison): never {
 
 const isAggregate = (e: Expr): boolean => e.kind === 'aggregate' || (e.kind === 'round' && isAggregate(e.arg));
 
-/** A count of rows or objects (`count(*)`, `count(x.id)`), not of distinct values. */
-const countsRows = (e: Expr): boolean =>
-  e.kind === 'aggregate' &&
-  e.fn === 'count' &&
-  e.distinct !== true &&
-  e.filter === undefined &&
-  (e.arg === undefined || (e.arg.kind === 'attribute' && e.arg.attribute === 'id'));
-
 /** Non-empty and not degenerate, judged on the reference variant's answer. */
 export function checkAnswer(query: Query, result: NormalizedResult): void {
   const rows = result.rows;
@@ -229,12 +221,6 @@ export function checkAnswer(query: Query, result: NormalizedResult): void {
         reject('zero-count', `${o.name} is 0`);
     });
   }
-  // One group of one object ("each sign-up year and how many accounts named X": 2024, 1).
-  if ((query.groupBy?.length ?? 0) > 0 && rows.length === 1)
-    query.select.forEach((o, i) => {
-      if (countsRows(o.expr) && (rows[0] as readonly (string | null)[])[i] === '1')
-        reject('constant-aggregate', `${o.name} is 1 in the only group`);
-    });
   if ((query.groupBy?.length ?? 0) > 0 && rows.length >= 2) {
     const asked = new Set<string>();
     const collect = (p: Predicate | undefined): void => {

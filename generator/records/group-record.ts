@@ -108,7 +108,7 @@ export const REJECTION_REASONS = [
   'filter-keeps-almost-everything',
   /** A one-row answer that is a literal of the query itself: its filter's value, or a threshold plus one. */
   'echoes-literal',
-  /** An aggregate with the same value in every group, or a count of 1 in the only group. */
+  /** An aggregate with the same value in every group. */
   'constant-aggregate',
   /** A LIMIT that cuts between rows tied on the ORDER BY keys. */
   'limit-inside-tie',
