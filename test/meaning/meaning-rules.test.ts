@@ -316,6 +316,16 @@ describe('the meaning check', () => {
       });
     expect(rules(named('count'))).toEqual(['constant-output']);
     expect(rules(named('sum'))).toEqual([]);
+    // A list of names leaves the number free.
+    expect(
+      rules(
+        select({
+          from: product,
+          select: [out('n', countDistinct(attr('p', 'name')))],
+          where: { kind: 'in', expr: attr('p', 'name'), values: ['Lamp', 'Desk'] },
+        }),
+      ),
+    ).toEqual([]);
     expect(rules(reviewed('>='))).toEqual([]);
     const or2 = select({
       from: product,

@@ -13,12 +13,22 @@ import type { MeaningCheck } from '../meaning-check.ts';
 import { conjuncts, exprKey, refOf, visit, type QueryMeaning } from '../query-meaning.ts';
 import { listedSelects } from './shown-by-name.ts';
 
-function fault(m: QueryMeaning, q: SelectQuery, e: Expr, pinned: ReadonlySet<string>): string | undefined {
+function fault(
+  m: QueryMeaning,
+  q: SelectQuery,
+  e: Expr,
+  pinned: ReadonlySet<string>,
+  fixed: ReadonlySet<string>,
+): string | undefined {
   if (pinned.has(exprKey(e))) return 'a value the WHERE or HAVING clause fixes or lists';
   switch (e.kind) {
     case 'aggregate':
-      // "the number of different titles of live streams titled Dora" is 1; their lowest title is "Dora".
-      return e.arg && pinned.has(exprKey(e.arg)) && (e.fn !== 'count' || e.distinct === true)
+      // "the number of different titles of live streams titled Dora" is 1; their lowest title
+      // is "Dora". A list of values (`IN (4, 5)`) leaves the aggregate free, and a total of one
+      // value still counts the rows.
+      return e.arg &&
+        fixed.has(exprKey(e.arg)) &&
+        ((e.fn === 'count' && e.distinct === true) || ['min', 'max', 'avg'].includes(e.fn))
         ? 'an aggregate of a value the WHERE clause fixes'
         : undefined;
     case 'literal':
@@ -136,6 +146,16 @@ export const constantOutput: MeaningCheck = {
               : [],
         ),
       );
+      // One value only: `x = v` or `x IN (v)`.
+      const fixed = new Set(
+        conjuncts(q.where).flatMap((p) =>
+          p.kind === 'compare' && p.op === '=' && p.right.kind === 'literal'
+            ? [exprKey(p.left)]
+            : p.kind === 'in' && !p.negated && p.values.length === 1
+              ? [exprKey(p.expr)]
+              : [],
+        ),
+      );
       // "Only viewers whose number of views is 4": that number is 4 in every row.
       for (const p of conjuncts(q.having))
         if (p.kind === 'compare' && p.op === '=' && p.right.kind === 'literal') pinned.add(exprKey(p.left));
@@ -148,7 +168,7 @@ export const constantOutput: MeaningCheck = {
           : base && shown.has(exprKey(base))
             ? 'an attribute shown again, reworded'
             : undefined;
-        const x = again ?? fault(m, q, o.expr, pinned);
+        const x = again ?? fault(m, q, o.expr, pinned, fixed);
         seen.add(exprKey(o.expr));
         if (base) shown.add(exprKey(base));
         if (x) out.push(`${o.name}: ${x}`);
