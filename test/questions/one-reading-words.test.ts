@@ -183,6 +183,26 @@ describe('ordinals across query levels', () => {
     expect(w.question).not.toMatch(/\b(first|second) video/u);
   });
 
+  it('keeps them when the subquery is said in the careful words', () => {
+    // Two hops from the base: not "the lowest duration of all videos …", so "the video" would be either.
+    const q = select({
+      from: entity('Content', 'c'),
+      select: [out('title', attr('c', 'title'))],
+      where: cmp(attr('c', 'duration'), '>', {
+        kind: 'scalarSubquery',
+        query: select({
+          from: entity('Content', 'c2'),
+          joins: [
+            inner('viewed', 'c2', 'reverse', 'ca', 'ConsumerAccount'),
+            inner('shared', 'ca', 'forward', 'cl', 'Clip'),
+          ],
+          select: [out('m', agg('min', attr('c2', 'duration')))],
+        }),
+      }),
+    });
+    expect(writeNaturalQuestion(index, q, 0, 'g').question).toMatch(/second (video|content item)/u);
+  });
+
   it('keeps them when the subquery has a condition of its own', () => {
     const w = writeNaturalQuestion(index, videos(cmp(attr('c2', 'title'), '=', lit('Watchmen'))), 0, 'g');
     expect(w.question).toMatch(/second (video|content item)/u);

@@ -16,7 +16,7 @@ export function asReached(d: DescribeContext, q: SelectQuery, target: string, ne
     // The subquery's other partners of its base are introduced before a condition names them:
     // "any creator subscribed to by a subscriber, where the preference note of the subscriber is …".
     const others = (q.joins ?? []).filter(
-      (j) => j.alias !== target && j.kind === 'relationship' && j.type === 'inner' && j.from === q.from.alias,
+      (j) => j.alias !== target && j.kind === 'relationship' && j.type === 'inner' && j.from === q.from.alias && !j.on,
     );
     const partners = others.map((j) => {
       if (j.kind !== 'relationship') return '';

@@ -5,6 +5,7 @@ import type { Join, Query, SelectQuery } from '../../query/conceptual-query.ts';
 import { createContext, elementLexicon, type DescribeContext } from '../describe/context.ts';
 import { attribute, attributeNoun, canonical, info, noun } from '../describe/nouns.ts';
 import { capitalize, isPostmodifier, listing, pluralVerb } from '../describe/english.ts';
+import { plainAggregate } from './restrictions.ts';
 import { sha256 } from '../../common/hash.ts';
 import { aliasesIn, aliasesOfKind, declaredAliases, opensQuery, walk, type IrNode } from '../../query/walk.ts';
 
@@ -36,8 +37,7 @@ export interface NaturalContext {
 
 export function createNaturalContext(index: ErIndex, query: Query, seed: string, paraphrase: number): NaturalContext {
   const d = createContext(index, query, 'evidence');
-  dropLevelOrdinals(d, query);
-  return {
+  const n: NaturalContext = {
     d,
     index,
     query,
@@ -45,33 +45,39 @@ export function createNaturalContext(index: ErIndex, query: Query, seed: string,
     covered: new Set(),
     stated: new Set(),
     outer: new Set(),
-    choose: (label, n) => (parseInt(sha256(`${seed}/natural/${label}`).slice(0, 8), 16) + paraphrase) % n,
+    choose: (label, k) => (parseInt(sha256(`${seed}/natural/${label}`).slice(0, 8), 16) + paraphrase) % k,
   };
+  dropLevelOrdinals(n, query);
+  return n;
 }
 
 /**
  * Aliases that share a noun need no ordinal when each sits in a query level of its own and no
  * subquery reads an alias outside itself: "products with a price above the average price of
- * all products", not "first products … of all second products". A correlated subquery keeps
- * them, since "the product" inside it could be either, and so does a subquery with a condition
- * of its own ("… counting only those where the name of the second product is …").
+ * all products", not "first products … of all second products". Only around a subquery the
+ * writer says plainly (`plainAggregate`): a correlated one, or one said in the careful words
+ * ("… computed over every second product, counting only those where …"), keeps them, since
+ * "the product" there could be either.
  */
-function dropLevelOrdinals(d: DescribeContext, query: Query): void {
+function dropLevelOrdinals(nc: NaturalContext, query: Query): void {
+  const d = nc.d;
   if (d.ordinal.size === 0) return;
   const levelOf = new Map<string, number>();
   let levels = 0;
   let correlated = false;
-  const conditioned = new Set<number>();
+  const careful = new Set<number>();
   const visitLevel = (node: IrNode, level: number): void =>
     walk(node, (n) => {
       if (n !== node && opensQuery(n)) {
         const declared = new Set(declaredAliases(n.query));
         if ([...aliasesIn(n.query)].some((a) => !declared.has(a))) correlated = true;
+        const plain =
+          n.kind === 'scalarSubquery' && n.query.kind === 'select' && plainAggregate(nc, n.query) !== undefined;
+        if (!plain) careful.add(levels + 1);
         visitLevel(n.query, ++levels);
         return false;
       }
       if (n.kind === 'select') {
-        if (level > 0 && (n.where !== undefined || n.having !== undefined)) conditioned.add(level);
         levelOf.set(n.from.alias, level);
         for (const j of n.joins ?? []) levelOf.set(j.alias, level);
       }
@@ -88,7 +94,7 @@ function dropLevelOrdinals(d: DescribeContext, query: Query): void {
   }
   for (const group of byNoun.values()) {
     const at = group.map((a) => levelOf.get(a));
-    if (at.every((l) => l !== undefined && !conditioned.has(l)) && new Set(at).size === group.length)
+    if (at.every((l) => l !== undefined && !careful.has(l)) && new Set(at).size === group.length)
       for (const a of group) d.ordinal.delete(a);
   }
 }

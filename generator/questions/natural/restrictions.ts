@@ -253,22 +253,13 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
       if (left && p.right.kind === 'scalarSubquery') {
         const sq = p.right.query;
         const out = sq.select[0]?.expr;
-        const partners =
-          out?.kind === 'aggregate' ? joinedPartners(n, sq, out.fn === 'min' || out.fn === 'max') : undefined;
-        if (
-          partners !== undefined &&
-          !sq.where &&
-          !sq.groupBy &&
-          out?.kind === 'aggregate' &&
-          out.fn !== 'count' &&
-          !out.filter &&
-          !out.distinct &&
-          out.arg?.kind === 'attribute' &&
-          out.arg.alias === sq.from.alias
-        ) {
+        const partners = plainAggregate(n, sq);
+        if (partners !== undefined && out?.kind === 'aggregate' && out.arg?.kind === 'attribute') {
           const m = measureOf(n, left.alias, left.name);
           const other = measureOf(n, out.arg.alias, out.arg.attribute);
-          const fn = { avg: 'average', min: 'lowest', max: 'highest', sum: 'total' }[out.fn];
+          const fn = { avg: 'average', min: 'lowest', max: 'highest', sum: 'total' }[
+            out.fn as 'avg' | 'min' | 'max' | 'sum'
+          ];
           const ops: Record<ComparisonOperator, string> = {
             '=': 'equal to',
             '<>': 'other than',
@@ -528,6 +519,33 @@ function conjunctsOf(p: Predicate | undefined): Predicate[] {
 }
 
 /**
+ * The words after "of all <objects>" for a scalar subquery said plainly ("the lowest rating of
+ * all reviews written by customers"): one aggregate of its base's attribute, no condition,
+ * grouping, order or limit of its own, partners as `joinedPartners` allows; undefined when it
+ * needs the careful words. The natural writer drops alias ordinals only around such subqueries.
+ */
+export function plainAggregate(n: NaturalContext, sq: SelectQuery): string | undefined {
+  const out = sq.select[0]?.expr;
+  if (
+    sq.select.length !== 1 ||
+    sq.where ||
+    sq.having ||
+    sq.groupBy ||
+    sq.orderBy ||
+    sq.limit !== undefined ||
+    sq.qualify ||
+    out?.kind !== 'aggregate' ||
+    out.fn === 'count' ||
+    out.filter ||
+    out.distinct ||
+    out.arg?.kind !== 'attribute' ||
+    out.arg.alias !== sq.from.alias
+  )
+    return undefined;
+  return joinedPartners(n, sq, out.fn === 'min' || out.fn === 'max');
+}
+
+/**
  * A subquery's partners of its base in words, for "the lowest rating of all reviews written
  * by customers": "" without joins, " written by customers" for each inner join from the base;
  * undefined when the rows would read otherwise: a join from elsewhere, or one that repeats the
@@ -536,7 +554,7 @@ function conjunctsOf(p: Predicate | undefined): Predicate[] {
 function joinedPartners(n: NaturalContext, sq: SelectQuery, fanOutKeeps: boolean): string | undefined {
   const parts: string[] = [];
   for (const j of sq.joins ?? []) {
-    if (j.kind !== 'relationship' || j.type !== 'inner' || j.from !== sq.from.alias) return undefined;
+    if (j.kind !== 'relationship' || j.type !== 'inner' || j.from !== sq.from.alias || j.on) return undefined;
     const rel = n.index.relationship(j.relationship);
     const toOne = rel.cardinality === 'one-to-one' || (rel.cardinality === 'many-to-one' && j.direction === 'forward');
     if (!toOne && !fanOutKeeps) return undefined;
