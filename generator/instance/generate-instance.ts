@@ -103,9 +103,9 @@ export function generateInstanceReport(domain: Domain, options: InstanceOptions)
   for (const entity of domain.entities) {
     for (const attribute of entity.attributes) {
       const path = `domains.${domain.name}.entities.${entity.name}.attributes.${attribute.name}`;
-      // Split by subclass, the column still plants its odd text once, in its first part with rows.
+      // Split by subclass, the column still plants its odd text once, in its largest part.
       const parts = subclassParts(index, attribute, members.get(entity.name) ?? []);
-      const planted = parts.find((p) => p.owners.length > 0);
+      const planted = parts.reduce((a, b) => (b.owners.length > a.owners.length ? b : a));
       for (const part of parts) {
         const generated = generateColumn(
           part.attribute,
