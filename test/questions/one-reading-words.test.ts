@@ -297,3 +297,18 @@ describe('a top N per object', () => {
     expect(w.question).toMatch(/keeping for each clip the 3 /u);
   });
 });
+
+describe('a count of one', () => {
+  it('takes the singular', () => {
+    // Resolutions with exactly one clip, and the longest of them.
+    const q = select({
+      from: entity('Clip', 'c'),
+      select: [out('resolution', attr('c', 'resolution')), out('m', agg('max', attr('c', 'duration')))],
+      groupBy: [attr('c', 'resolution')],
+      having: cmp(count(), '=', lit(1)),
+    });
+    const w = writeNaturalQuestion(index, q, 0, 'g');
+    expect(w.question).toMatch(/with exactly 1 clip\b/u);
+    expect(w.question).not.toMatch(/\b1 clips\b/u);
+  });
+});

@@ -713,7 +713,8 @@ function havingFor(n: NaturalContext, q: SelectQuery, subject: string): string {
       '>': 'more than',
       '>=': 'at least',
     }[h.op];
-    return `with ${words} ${numberText(h.right.value)} ${nounOf(n, subject, true)}`;
+    // "with exactly 1 product", "with more than 3 products".
+    return `with ${words} ${numberText(h.right.value)} ${nounOf(n, subject, h.right.value !== 1)}`;
   }
   return `whose ${havingText(n, q, subject, {})}`;
 }

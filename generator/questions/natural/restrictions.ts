@@ -292,7 +292,7 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
           }[p.op];
           return {
             alias: linked.outer,
-            text: `with ${words} ${numberText(value)} ${linked.plural}${linked.restrictions}`,
+            text: `with ${words} ${numberText(value)} ${value === 1 ? linked.noun : linked.plural}${linked.restrictions}`,
           };
         }
       }
