@@ -213,7 +213,8 @@ describe('equisql eval on a model with known mistakes', () => {
     expect(s.datasets.length).toBe(1);
     expect(d.variants).toEqual(VARIANTS);
     const questions = [...new Set(rows.map((r) => r.question_id))];
-    const perGroup = 5;
+    // A group's questions: three natural ones and the suite line's own.
+    const perGroup = 4;
     expect(questions.length).toBe(9 * perGroup);
     const Q = questions.length;
 
@@ -237,22 +238,24 @@ describe('equisql eval on a model with known mistakes', () => {
       'over-cap': 0,
       missing: 0,
     });
-    expect(d.ex_by_variant[1]?.rate).toBeCloseTo(35 / 45, 12);
-    expect(s.ex).toEqual({ correct: 150, total: 180, rate: 150 / 180 });
+    expect(d.ex_by_variant[1]?.rate).toBeCloseTo((Q - 2 * perGroup) / Q, 12);
+    const ex = 4 * Q - 6 * perGroup;
+    expect(s.ex).toEqual({ correct: ex, total: 4 * Q, rate: ex / (4 * Q) });
     // Robust: right on all four variants — every question but the four groups' twenty.
     expect(d.robust).toEqual({ correct: Q - 4 * perGroup, total: Q, rate: (Q - 4 * perGroup) / Q });
-    expect(s.robust.correct).toBe(25);
-    expect(s.errors.invalid).toBe(5);
+    expect(s.robust.correct).toBe(Q - 4 * perGroup);
+    expect(s.errors.invalid).toBe(perGroup);
 
     // PSS, written out: agreement needs both valid and the same answer (two wrong answers of one kind agree).
     expect(d.pss.variants).toEqual(VARIANTS);
+    const p = perGroup;
     expect(d.pss.matrix).toEqual([
-      [45, 25, 40, 30],
-      [25, 40, 30, 40],
-      [40, 30, 45, 35],
-      [30, 40, 35, 45],
+      [Q, Q - 4 * p, Q - p, Q - 3 * p],
+      [Q - 4 * p, Q - p, Q - 3 * p, Q - p],
+      [Q - p, Q - 3 * p, Q, Q - 2 * p],
+      [Q - 3 * p, Q - p, Q - 2 * p, Q],
     ]);
-    expect(d.pss.n).toEqual([45, 45, 45, 45]);
+    expect(d.pss.n).toEqual([Q, Q, Q, Q]);
 
     // The same counts from the labels, cell by cell, and QAS/QDS/QMS per question.
     const label = (q: string, v: string): Label =>
@@ -292,7 +295,7 @@ describe('equisql eval on a model with known mistakes', () => {
     expect(bySuite('q06')).toEqual(Array(perGroup).fill([3, 0, 3]));
     expect(bySuite('q13')).toEqual(Array(perGroup).fill([3, 3, 0]));
     expect(d.agreement).toEqual({
-      qas: 25 * 6 + perGroup * (2 + 2 + 3 + 3),
+      qas: (Q - 4 * perGroup) * 6 + perGroup * (2 + 2 + 3 + 3),
       qds: perGroup * (4 + 4 + 3),
       qms: perGroup * 3,
       pairs: Q * 6,
@@ -350,10 +353,10 @@ describe('equisql eval on a model with known mistakes', () => {
     const args = evalArgs(out, '--model', 'local-model', '--base-url', server.url, '--concurrency', '1');
     const stopped = await runCliAsync([...args, '--budget', '20000'], { env: noServer });
     expect(stopped.status, stopped.stderr).toBe(0);
-    const at =
-      /the token budget \(20000\) is spent; stopped after (\d+) of 180 predictions \(rerun with --resume to continue\)/u.exec(
-        stopped.stderr,
-      );
+    const at = new RegExp(
+      `the token budget \\(20000\\) is spent; stopped after (\\d+) of ${rows.length} predictions \\(rerun with --resume to continue\\)`,
+      'u',
+    ).exec(stopped.stderr);
     expect(at, stopped.stderr).not.toBeNull();
     expect(Number(at?.[1])).toBeGreaterThan(0);
     expect(Number(at?.[1])).toBeLessThan(rows.length);
@@ -400,7 +403,7 @@ describe('equisql eval on a model with known mistakes', () => {
       expect(refused.stderr).toMatch(/already holds predictions\.jsonl; --resume continues/);
       const resumed = await runCliAsync([...args, '--resume'], { env: noServer });
       expect(resumed.status, resumed.stderr).toBe(0);
-      expect(resumed.stderr).toMatch(/resuming after \d+ of 180/);
+      expect(resumed.stderr).toMatch(new RegExp(`resuming after \\d+ of ${rows.length}`, 'u'));
       expect(readFileSync(join(out, 'predictions.jsonl'))).toEqual(
         readFileSync(join(endpointDir, 'predictions.jsonl')),
       );
@@ -460,8 +463,9 @@ describe('equisql eval --model gold', () => {
     for (const v of d.ex_by_variant)
       expect([v.variant, v.rate, v.correct_main, v.correct_edge]).toEqual([v.variant, 1, v.total, v.total]);
     expect(s.robust.rate).toBe(1);
-    expect(d.pss.matrix).toEqual(VARIANTS.map(() => VARIANTS.map(() => 45)));
-    expect(d.agreement).toEqual({ qas: 270, qds: 0, qms: 0, pairs: 270 });
+    const Q = new Set(rows.map((r) => r.question_id)).size;
+    expect(d.pss.matrix).toEqual(VARIANTS.map(() => VARIANTS.map(() => Q)));
+    expect(d.agreement).toEqual({ qas: 6 * Q, qds: 0, qms: 0, pairs: 6 * Q });
     expect(d.structure.gold).toBe(1);
     // The report is drawn from these files at the end (its page is checked in a browser by the report's own test).
     expect(readFileSync(join(out, 'report.html'), 'utf8')).toMatch(/<svg|heatmap/u);

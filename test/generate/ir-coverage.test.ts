@@ -184,7 +184,7 @@ describe('IR construct coverage', () => {
       'social_media',
       BUILT_IN_DOMAINS['social_media']!,
       'full_sti,full_cti,full_normalized',
-      60,
+      150,
       3,
     );
     const lib = await coverage('library', library, 'all', 30, 3);

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../generator/database/database.ts';
 import { BUILT_IN_DOMAINS } from '../../generator/domains/index.ts';
 import { indexDomain } from '../../generator/er-model/er-index.ts';
-import { asc, attr, count, entity, id, inner, out, select } from '../../generator/query/query-builder.ts';
+import { asc, attr, cmp, count, entity, id, inner, lit, out, select } from '../../generator/query/query-builder.ts';
+import type { Expr } from '../../generator/query/conceptual-query.ts';
 import { compileSql } from '../../generator/compile/compile-query.ts';
 import { prepareBuilds, type PreparedBuilds } from '../../generator/generate/prepare-builds.ts';
 import { createQueryRunner, type QueryRunner } from '../../generator/generate/query-runner.ts';
@@ -125,11 +126,16 @@ describe('the query runner keeps what the database answered', () => {
 
   it('refuses an order the collation decides from the reference answer, sending nothing else', async () => {
     const runner = createQueryRunner([db], 20_000);
-    // The main instance holds a channel named "gamer 🎮": C sorts it after "Wiegand LLC", English before.
+    // "a" for the first accounts, "B" for the rest: C puts "B" first, English "a".
+    const label: Expr = {
+      kind: 'case',
+      whens: [{ when: cmp(id('a'), '<', lit(5)), then: lit('a') }],
+      else: lit('B'),
+    };
     const byName = select({
-      from: entity('Channel', 'ch'),
-      select: [out('name', attr('ch', 'name'))],
-      orderBy: [asc('name')],
+      from: entity('Account', 'a'),
+      select: [out('label', label)],
+      orderBy: [asc('label')],
     });
     const error = await verifyGroup(byName, ctxWith(runner)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CandidateRejected);
