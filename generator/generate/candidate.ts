@@ -34,7 +34,7 @@ import { rejectAmbiguous } from './readings-check.ts';
 import { fillQuery, type Probe } from './fill/fill-query.ts';
 import { verifyGroup, type CheckVariant, type VerifiedGroup } from './group-checks.ts';
 import { constructCounts, spiderHardness } from './difficulty.ts';
-import { groupId } from './canonical-query.ts';
+import { groupId, type RequiredAttribute } from './canonical-query.ts';
 import type { QueryRunner } from './query-runner.ts';
 import type { SuiteEntry } from './suite-file.ts';
 import { agreeOnSqlite, checksSqlite, openSqliteFiles } from './engine-agreement.ts';
@@ -160,7 +160,7 @@ export async function attemptCandidate(
       ? entry.query
       : await fillQuery(at.shape as QueryShape, { graph, instance: options.instance, rng, probe });
     if (!entry) rejectMeaningless(options.index, query);
-    id = groupId(query);
+    id = groupId(query, requiredAttributes(options.index, query));
     gates.id?.(id);
     if (options.difficultyMix) {
       // Compiling and parsing is cheap next to running: the difficulty is known before the database.
@@ -379,3 +379,32 @@ export function candidateSources(options: GenerateOptions) {
 }
 
 export type CandidateSources = ReturnType<typeof candidateSources>;
+
+/**
+ * The group id's test of which attributes always have a value: a required, single-valued
+ * attribute of an alias no LEFT join reaches (an alias of a subquery or a set's arm counts
+ * the same, by its own joins).
+ */
+function requiredAttributes(index: ErIndex, query: Query): RequiredAttribute {
+  const entities = new Map<string, string>();
+  const outer = new Set<string>();
+  const visit = (q: Query): void => {
+    if (q.kind === 'set') {
+      visit(q.left);
+      visit(q.right);
+      return;
+    }
+    entities.set(q.from.alias, q.from.entity);
+    for (const j of q.joins ?? []) {
+      if (j.kind === 'relationship') entities.set(j.alias, j.entity);
+      if (j.type === 'left' || outer.has(j.kind === 'relationship' ? j.from : j.of)) outer.add(j.alias);
+    }
+  };
+  visit(query);
+  return (alias, attribute) => {
+    const entity = entities.get(alias);
+    if (!entity || outer.has(alias)) return false;
+    const a = index.allAttributes(entity).find((x) => x.attribute.name === attribute)?.attribute;
+    return a !== undefined && a.optional !== true && a.multiValued !== true;
+  };
+}

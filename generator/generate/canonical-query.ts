@@ -4,7 +4,8 @@
  * only in alias names or conjunct order are one group. Modifiers that cannot change the
  * answer are dropped first, so two fillings that differ only by them are one group too
  * (the same answer under the same questions): NULLS FIRST/LAST on an order key that is never
- * NULL (`count(…)`, a set's size, an `id`), and DISTINCT on a query over one entity with no
+ * NULL (`count(…)`, a set's size, an `id`, a required attribute of an inner-joined alias or its
+ * year, when the caller says which are required), and DISTINCT on a query over one entity with no
  * join or grouping that returns its `id` (every row is already distinct).
  */
 import { sha256, stableStringify } from '../common/hash.ts';
@@ -14,28 +15,36 @@ const ALIAS_FIELDS = new Set(['alias', 'from', 'of']);
 
 type Node = Record<string, unknown>;
 
-/** An expression that is never NULL: a count, a set's size, an entity's id. */
-function neverNull(expr: unknown, select: readonly Node[]): boolean {
+/** Whether an alias's attribute always has a value (a required attribute of an inner-joined alias). */
+export type RequiredAttribute = (alias: string, attribute: string) => boolean;
+
+/** An expression that is never NULL: a count, a set's size, an entity's id, a required attribute or its year. */
+function neverNull(expr: unknown, select: readonly Node[], required: RequiredAttribute): boolean {
   const e = expr as Node | undefined;
   if (!e || typeof e !== 'object') return false;
   if (e['kind'] === 'aggregate') return e['fn'] === 'count';
   if (e['kind'] === 'setSize') return true;
-  if (e['kind'] === 'attribute') return e['attribute'] === 'id';
-  if (e['kind'] === 'output') return neverNull(select.find((c) => c['name'] === e['name'])?.['expr'], []);
+  if (e['kind'] === 'attribute')
+    return e['attribute'] === 'id' || required(e['alias'] as string, e['attribute'] as string);
+  if (e['kind'] === 'extract') return neverNull(e['arg'], [], required);
+  if (e['kind'] === 'output') return neverNull(select.find((c) => c['name'] === e['name'])?.['expr'], [], required);
   return false;
 }
 
 /** One SELECT node without the modifiers that cannot change its answer (see the module comment). */
-function withoutIdleModifiers(o: Node): Node {
+function withoutIdleModifiers(o: Node, required: RequiredAttribute): Node {
   if (o['kind'] !== 'select' || !Array.isArray(o['select'])) return o;
   const select = o['select'] as Node[];
   let out = o;
   const order = o['orderBy'] as Node[] | undefined;
-  if (Array.isArray(order) && order.some((item) => item['nulls'] !== undefined && neverNull(item['expr'], select))) {
+  if (
+    Array.isArray(order) &&
+    order.some((item) => item['nulls'] !== undefined && neverNull(item['expr'], select, required))
+  ) {
     out = {
       ...out,
       orderBy: order.map((item) =>
-        item['nulls'] !== undefined && neverNull(item['expr'], select)
+        item['nulls'] !== undefined && neverNull(item['expr'], select, required)
           ? Object.fromEntries(Object.entries(item).filter(([k]) => k !== 'nulls'))
           : item,
       ),
@@ -62,7 +71,7 @@ function withoutIdleModifiers(o: Node): Node {
 }
 
 /** Canonical JSON of a query (see the module comment). */
-export function canonicalQueryText(query: Query): string {
+export function canonicalQueryText(query: Query, required: RequiredAttribute = () => false): string {
   const names = new Map<string, string>();
   // First pass: aliases in the order they are introduced (FROM, then joins, depth-first).
   const introduce = (node: unknown): void => {
@@ -85,7 +94,7 @@ export function canonicalQueryText(query: Query): string {
     if (Array.isArray(node)) return node.map((n) => rename(n));
     if (typeof node === 'string') return key && ALIAS_FIELDS.has(key) ? (names.get(node) ?? node) : node;
     if (node === null || typeof node !== 'object') return node;
-    const o = withoutIdleModifiers(node as Node);
+    const o = withoutIdleModifiers(node as Node, required);
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(o)) out[k] = rename(o[k], k);
     if ((out['kind'] === 'and' || out['kind'] === 'or') && Array.isArray(out['args'])) {
@@ -97,6 +106,6 @@ export function canonicalQueryText(query: Query): string {
 }
 
 /** The group id: sha256 of the canonical query. */
-export function groupId(query: Query): string {
-  return sha256(canonicalQueryText(query));
+export function groupId(query: Query, required?: RequiredAttribute): string {
+  return sha256(canonicalQueryText(query, required));
 }

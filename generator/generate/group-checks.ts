@@ -271,7 +271,7 @@ async function runSteps(steps: readonly Step[], ctx: CheckContext): Promise<void
 }
 
 /**
- * A WHERE clause and a window filter must each change the answer: the same query without it
+ * A WHERE clause, a window filter and a HAVING clause must each change the answer: the same query without it
  * must answer differently ("the 3 with the highest age within each preference" over rows of
  * one age keeps them all, and the question would state a choice that decides nothing).
  */
@@ -285,18 +285,24 @@ function filterChecks(query: Query, result: NormalizedResult, reference: CheckVa
       also?.(all);
     },
   });
-  const { where, qualify, ...base } = query;
+  const { where, qualify, having, ...base } = query;
+  const keep = { ...(having ? { having } : {}) };
   return [
     ...(where === undefined
       ? []
       : [
-          without({ ...base, ...(qualify ? { qualify } : {}) }, 'WHERE clause', (all) => {
+          without({ ...base, ...keep, ...(qualify ? { qualify } : {}) }, 'WHERE clause', (all) => {
             // "products not in any order" keeping 1,598 of 1,600: a filter that asks nothing of the data.
             const kept = keptShare(query, result, all);
             if (kept) reject('filter-keeps-almost-everything', `the WHERE clause keeps ${kept.kept} of ${kept.of}`);
           }),
         ]),
-    ...(qualify === undefined ? [] : [without({ ...base, ...(where ? { where } : {}) }, 'window filter')]),
+    ...(qualify === undefined ? [] : [without({ ...base, ...keep, ...(where ? { where } : {}) }, 'window filter')]),
+    // "The creation year with the fewest videos, among years with fewer than 17": the HAVING
+    // clause keeps the answer as it is.
+    ...(having === undefined
+      ? []
+      : [without({ ...base, ...(where ? { where } : {}), ...(qualify ? { qualify } : {}) }, 'HAVING clause')]),
   ];
 }
 

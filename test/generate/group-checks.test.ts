@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../generator/database/database.ts';
 import { BUILT_IN_DOMAINS } from '../../generator/domains/index.ts';
 import { indexDomain } from '../../generator/er-model/er-index.ts';
-import type { Predicate, Query, SetOperator } from '../../generator/query/conceptual-query.ts';
+import type { Expr, Predicate, Query, SetOperator } from '../../generator/query/conceptual-query.ts';
 import {
   asc,
   attr,
@@ -162,6 +162,17 @@ describe('group checks', () => {
       groupBy: [id('ch')],
     });
     expect(await reasonOf(q)).toBe('constant-aggregate');
+  });
+
+  it('reject a HAVING clause that keeps every group', async () => {
+    const year: Expr = { kind: 'extract', field: 'year', arg: attr('ch', 'created_at') };
+    const q = select({
+      from: entity('Channel', 'ch'),
+      select: [out('year', year), out('n', count())],
+      groupBy: [year],
+      having: cmp(count(), '>=', lit(1)),
+    });
+    expect(await reasonOf(q)).toBe('filter-keeps-everything');
   });
 
   it('reject a set operation one of whose parts changes nothing, and keep one whose parts both count', async () => {
