@@ -23,7 +23,7 @@ const FLAGS = {
   styles: {
     type: 'string',
     value: 'S,S,…',
-    help: `question styles, of ${TEMPLATE_STYLES.join(', ')} (default: natural ×3 and precise ×1; with --styles or --paraphrases, each style asked gets K paraphrases)`,
+    help: `question styles, of ${TEMPLATE_STYLES.join(', ')} (default: natural ×3, each a different sentence plan; the precise style reads as a specification, not a question, and is written only when asked for; with --styles or --paraphrases, each style asked gets K paraphrases)`,
   },
   paraphrases: {
     type: 'string',
@@ -78,7 +78,7 @@ export const command: Command = {
       throw new ConfigError(`questions: --writer must be template or llm, got "${writer}"`);
     const paraphrases =
       flags.paraphrases === undefined ? 3 : /^\d+$/u.test(flags.paraphrases) ? Number(flags.paraphrases) : NaN;
-    // The template writer without --styles or --paraphrases writes the default plan (natural ×3, precise ×1).
+    // The template writer without --styles or --paraphrases writes the default plan (natural ×3).
     const planned = writer === 'template' && flags.styles === undefined && flags.paraphrases === undefined;
     if (Number.isNaN(paraphrases))
       throw new ConfigError(`questions: --paraphrases must be a whole number from 1 to 20, got "${flags.paraphrases}"`);

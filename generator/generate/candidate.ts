@@ -6,7 +6,7 @@
  */
 import { createRng } from '../common/rng.ts';
 import { oneLine } from '../common/errors.ts';
-import { sha256 } from '../common/hash.ts';
+import { sha256, stableStringify } from '../common/hash.ts';
 import type { ErIndex } from '../er-model/er-index.ts';
 import type { ConceptualInstance } from '../instance/conceptual-instance.ts';
 import type { Grammar } from '../grammar/pcfg.ts';
@@ -31,6 +31,7 @@ import { buildSchemaGraph } from './schema-graph.ts';
 import { readSkeleton, type QueryShape } from './skeleton-shape.ts';
 import { rejectMeaningless } from './meaning-gate.ts';
 import { rejectAmbiguous } from './readings-check.ts';
+import { writeNaturalQuestion } from '../questions/natural/natural-writer.ts';
 import { fillQuery, type Probe } from './fill/fill-query.ts';
 import { verifyGroup, type CheckVariant, type VerifiedGroup } from './group-checks.ts';
 import { constructCounts, spiderHardness } from './difficulty.ts';
@@ -121,7 +122,7 @@ export interface AttemptGates {
   readonly id?: (id: string) => void;
   /** With the reference variant's difficulty, in a run with a difficulty mix, before anything runs. */
   readonly difficulty?: (difficulty: Difficulty) => void;
-  /** With the structure key of the reference SQL, after the checks. */
+  /** With the group's duplicate keys (`duplicateKeys`), after the checks. */
   readonly key?: (key: string) => void;
 }
 
@@ -175,7 +176,10 @@ export async function attemptCandidate(
       reference,
       options.variants.map((v) => v.name),
     );
-    const key = structureKey(verified.answers[labels.reference]?.sql ?? '');
+    const key = duplicateKeys(
+      verified.answers[labels.reference]?.sql ?? '',
+      entry ? undefined : { index: options.index, query, verified },
+    );
     gates.key?.(key);
     const record = groupRecord(options, { candidate, sample, entry, query, id, verified, labels });
     return { id, ...(difficulty ? { difficulty } : {}), record, key };
@@ -275,6 +279,64 @@ export function skeletonOfSql(sql: string): string {
   } catch {
     return '';
   }
+}
+
+/** A group's answers on the main and edge instances, as their result hashes. */
+interface Answers {
+  readonly main: { readonly result_hash: string };
+  readonly edge?: { readonly result_hash: string } | undefined;
+}
+
+/**
+ * A group's duplicate keys, space-separated: the structure key of its reference SQL and, for
+ * a sampled group, the key of what a reader sees (`readerKey`). A group sharing either with
+ * an earlier one is a duplicate. One string, so a shard's file holds it as it held one key.
+ */
+export function duplicateKeys(
+  sql: string,
+  seen?: {
+    readonly index: ErIndex;
+    readonly query: Query;
+    readonly verified: Answers;
+  },
+): string {
+  return seen ? `${structureKey(sql)} ${readerKey(seen.index, seen.query, seen.verified)}` : structureKey(sql);
+}
+
+/**
+ * What a reader of a group sees: its natural question (written with one seed for every group,
+ * so that wording chance does not tell two apart) and its answers on the main and edge
+ * instances. Two fillings whose SQL differs but whose question and answers are the same teach
+ * nothing the first did not: `count(DISTINCT o.id)` over customers and their orders against
+ * `count(*)` over orders, or the year with the most channels with and without a tie-breaker
+ * that no instance needs (their evidence differs only by "Ties are broken by creation year").
+ */
+export function readerKey(index: ErIndex, query: Query, verified: Answers): string {
+  const { question } = writeNaturalQuestion(index, query, 0, '');
+  return sha256(stableStringify([question, verified.main.result_hash, verified.edge?.result_hash ?? null]));
+}
+
+/** The duplicate keys of a group read back from the groups file, as `duplicateKeys` gave them when it was accepted. */
+export function recordKeys(index: ErIndex, g: GroupRecord): string {
+  const main = g.verified_on.find((v) => v.profile === 'default');
+  const edge = g.verified_on.find((v) => v.profile === 'edge');
+  return duplicateKeys(
+    g.variants[g.reference_variant]?.sql ?? '',
+    g.source || !main ? undefined : { index, query: g.query, verified: { main, edge } },
+  );
+}
+
+/** Whether `keys` (as `duplicateKeys` writes them) holds a key of `seen`: the detail of the duplicate, or undefined. */
+export function duplicateOf(seen: ReadonlySet<string>, keys: string): string | undefined {
+  const [structure, reader] = keys.split(' ');
+  if (structure !== undefined && seen.has(structure)) return 'same structure and literals as an earlier group';
+  if (reader !== undefined && seen.has(reader)) return 'same natural question and answers as an earlier group';
+  return undefined;
+}
+
+/** Adds the keys of `keys` (as `duplicateKeys` writes them) to `seen`. */
+export function addKeys(seen: Set<string>, keys: string): void {
+  for (const k of keys.split(' ')) seen.add(k);
 }
 
 /** Hash of an SQL text's structure with its literals: two groups with the same key are duplicates. */

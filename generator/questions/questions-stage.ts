@@ -142,7 +142,7 @@ function readModel(dir: string): ErIndex {
  * kill leaves whole groups plus at most one cut line, which a resume cuts off and redoes.
  */
 export async function writeQuestions(options: QuestionsOptions): Promise<QuestionsReport> {
-  // Without styles or a count, the default plan (natural ×3, precise ×1: see DEFAULT_QUESTION_PLAN).
+  // Without styles or a count, the default plan (natural ×3: see DEFAULT_QUESTION_PLAN).
   const planned = options.styles === undefined && options.paraphrases === undefined && options.writer !== 'llm';
   const styles = checkQuestionSettings(
     options.styles ?? (planned ? (Object.keys(DEFAULT_QUESTION_PLAN) as QuestionStyle[]) : TEMPLATE_STYLES),

@@ -46,7 +46,9 @@ import {
   difficultyQuotas,
   FINAL,
   referenceVariant,
-  structureKey,
+  addKeys,
+  duplicateOf,
+  recordKeys,
   type AttemptGates,
   type CandidateSources,
   type GenerateOptions,
@@ -87,7 +89,8 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
   checkGroupsFiles(options.out, options.dataset);
   const state = readGroupsState(options.out, options.dataset, true);
   const ids = new Set(state.groups.map((g) => g.group_id));
-  const literals = new Set(state.groups.map((g) => structureKey(g.variants[g.reference_variant]?.sql ?? '')));
+  const literals = new Set<string>();
+  for (const g of state.groups) addKeys(literals, recordKeys(options.index, g));
   let accepted = state.groups.length;
   const quotas = options.difficultyMix ? difficultyQuotas(options.difficultyMix, options.groups) : undefined;
   const perDifficulty = Object.fromEntries(DIFFICULTIES.map((d) => [d, 0])) as Record<Difficulty, number>;
@@ -120,7 +123,7 @@ export async function generateGroups(options: GenerateOptions): Promise<Generate
       options.tick?.({ stage: 'groups', done: accepted + (record ? 1 : 0), total: options.groups, unit: 'groups' });
       if (record) {
         ids.add(record.group_id);
-        literals.add(decision.key as string);
+        addKeys(literals, decision.key as string);
         perDifficulty[record.difficulty] += 1;
         appendLine(groupsPath(options.out, options.dataset), serializeGroup(record));
         accepted += 1;
@@ -208,8 +211,11 @@ class SeenState {
     return this.ask(() => this.state.ids.has(id));
   }
 
-  hasKey(key: string): boolean {
-    return this.ask(() => this.state.literals.has(key));
+  /** The detail of the duplicate when `keys` (as `duplicateKeys` writes them) are an earlier group's. */
+  duplicateOf(keys: string): string | undefined {
+    return this.ask(() => duplicateOf(this.state.literals, keys) !== undefined)
+      ? duplicateOf(this.state.literals, keys)
+      : undefined;
   }
 
   quotaFull(d: Difficulty): boolean {
@@ -258,7 +264,8 @@ async function decideCandidate(
       if (seen.quotaFull(d)) reject('difficulty-quota', quotaDetail(d, seen.quota(d), options.groups));
     },
     key: (key) => {
-      if (seen.hasKey(key)) reject('duplicate', 'same structure and literals as an earlier group');
+      const detail = seen.duplicateOf(key);
+      if (detail !== undefined) reject('duplicate', detail);
     },
   };
   let last: CandidateRejected | undefined;

@@ -3,7 +3,7 @@
  * outcomes shards recorded (shard-run.ts): in candidate order, each attempt is taken as the
  * unsharded loop in generate-groups.ts takes it — a duplicate of an earlier group's
  * canonical query, then the difficulty quota (before the database in that loop), then the
- * attempt's own rejection, then a duplicate of an earlier group's structure and literals —
+ * attempt's own rejection, then a duplicate of an earlier group's structure and literals or of its question and answers —
  * until the target number of groups is reached or the candidates run out. The result is the
  * groups file and the rejections file of the unsharded run, line for line.
  */
@@ -15,7 +15,7 @@ import {
   type Rejection,
   type RejectionReason,
 } from '../records/group-record.ts';
-import { difficultyQuotas, FINAL } from '../generate/candidate.ts';
+import { addKeys, difficultyQuotas, duplicateOf, FINAL } from '../generate/candidate.ts';
 import type { CandidateOutcome } from './shard-run.ts';
 
 export interface ReplayInput {
@@ -92,8 +92,9 @@ export function replayShards(input: ReplayInput): ReplayResult {
         continue;
       }
       if (a.group && a.id !== undefined) {
-        if (literals.has(a.group.key)) {
-          last = { reason: 'duplicate', detail: 'same structure and literals as an earlier group' };
+        const duplicate = duplicateOf(literals, a.group.key);
+        if (duplicate !== undefined) {
+          last = { reason: 'duplicate', detail: duplicate };
           continue;
         }
         accepted = { ...a.group, id: a.id };
@@ -111,7 +112,7 @@ export function replayShards(input: ReplayInput): ReplayResult {
     }
     if (accepted) {
       ids.add(accepted.id);
-      literals.add(accepted.key);
+      addKeys(literals, accepted.key);
       perDifficulty[accepted.difficulty] += 1;
       groupLines.push(accepted.line);
     } else {

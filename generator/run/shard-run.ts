@@ -39,7 +39,9 @@ import { checkSeal, refuseNonFile, sealFile, type Seals } from '../common/file-s
 import {
   attemptCandidate,
   candidateSources,
+  addKeys,
   difficultyQuotas,
+  duplicateOf,
   FINAL,
   type GenerateOptions,
 } from '../generate/candidate.ts';
@@ -290,9 +292,9 @@ export async function generateShard(options: ShardOptions): Promise<ShardReport>
   const perDifficulty = Object.fromEntries(DIFFICULTIES.map((d) => [d, 0])) as Record<Difficulty, number>;
   /** Takes a verified attempt into this shard's own groups when it is new to them; true then. */
   const count = (a: AttemptOutcome): boolean => {
-    if (!a.group || !a.id || ids.has(a.id) || literals.has(a.group.key)) return false;
+    if (!a.group || !a.id || ids.has(a.id) || duplicateOf(literals, a.group.key) !== undefined) return false;
     ids.add(a.id);
-    literals.add(a.group.key);
+    addKeys(literals, a.group.key);
     verified += 1;
     perDifficulty[a.group.difficulty] += 1;
     return true;

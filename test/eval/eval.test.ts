@@ -213,8 +213,8 @@ describe('equisql eval on a model with known mistakes', () => {
     expect(s.datasets.length).toBe(1);
     expect(d.variants).toEqual(VARIANTS);
     const questions = [...new Set(rows.map((r) => r.question_id))];
-    // A group's questions: three natural ones, one precise, and the suite line's own.
-    const perGroup = 5;
+    // A group's questions: three natural ones and the suite line's own.
+    const perGroup = 4;
     expect(questions.length).toBe(9 * perGroup);
     const Q = questions.length;
 

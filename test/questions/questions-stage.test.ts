@@ -89,9 +89,10 @@ describe('equisql questions', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as QuestionRecord);
-    // The default plan: three natural questions and one precise a group, plus the three suite questions.
-    expect(records).toHaveLength((GROUPS + 3) * 4 + 3);
+    // The default plan: three natural questions a group and no precise one, plus the three suite questions.
+    expect(records).toHaveLength((GROUPS + 3) * 3 + 3);
     expect(records.filter((r) => r.style === 'natural')).toHaveLength((GROUPS + 3) * 3);
+    expect(records.filter((r) => r.style === 'precise' && r.writer.kind === 'template')).toEqual([]);
     const suite = records.filter((r) => r.writer.kind === 'suite');
     expect(suite.map((r) => r.question)).toEqual(PAPER_SOCIAL_MEDIA.slice(0, 3).map((q) => q.question));
     expect(suite.every((r) => r.check.kind === 'as-written')).toBe(true);
