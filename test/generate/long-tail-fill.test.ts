@@ -11,6 +11,7 @@ import { readSkeleton } from '../../generator/generate/skeleton-shape.ts';
 import { fillQuery, type Probe } from '../../generator/generate/fill/fill-query.ts';
 import { verifyGroup, type CheckContext, type VerifiedGroup } from '../../generator/generate/group-checks.ts';
 import { CandidateRejected } from '../../generator/records/group-record.ts';
+import { isTyped } from '../../generator/generate/fill/rules/typed-value.ts';
 import { hasAggregate } from '../../generator/query/query-scope.ts';
 import type { Expr, Query, SelectQuery } from '../../generator/query/conceptual-query.ts';
 import { requiredMentions, writeTemplateQuestion } from '../../generator/questions/template-writer.ts';
@@ -140,6 +141,50 @@ describe.each(DOMAINS)('long-tail skeletons on %s', (name, domain) => {
       expectAgreement(group);
       for (const [variant, a] of Object.entries(group.answers)) expect(a.sql, variant).not.toMatch(STAR_IN_SELECT);
       expect(checkQuestions(index, query, String(seed))).toMatch(/all the details of the [^,]+, namely its id, /u);
+    }
+  }, 240_000);
+
+  it('orders a list of names by a required number or date of their own, not shown, ties by id: every variant agrees on both instances', async () => {
+    const groups = [
+      ...(await verified('SELECT <column> FROM <table> ORDER BY <column> DESC', 2)),
+      ...(await verified('SELECT <column> FROM <table> ORDER BY <column> LIMIT 1', 2)),
+    ];
+    // Text ordered by itself is the collation's order, refused on the edge instance's odd
+    // texts: these skeletons filled none before the key could go unshown.
+    expect(groups.length).toBeGreaterThanOrEqual(3);
+    for (const { query, group, seed } of groups) {
+      const q = query as SelectQuery;
+      const [first, ...rest] = q.orderBy ?? [];
+      const key = first?.expr as Expr;
+      expect(key.kind).toBe('attribute');
+      const a = key as Extract<Expr, { kind: 'attribute' }>;
+      expect(a.alias).toBe(q.from.alias);
+      expect(q.select.some((o) => JSON.stringify(o.expr) === JSON.stringify(key))).toBe(false);
+      const attribute = index.allAttributes(q.from.entity).find((x) => x.attribute.name === a.attribute)?.attribute;
+      expect(attribute?.optional).not.toBe(true);
+      expect(['integer', 'bigint', 'numeric', 'date', 'timestamp', 'timestamptz']).toContain(attribute?.type.kind);
+      // A tie on the key is broken by the id, which every variant and engine order alike.
+      for (const r of rest) expect(r.expr).toEqual({ kind: 'attribute', alias: q.from.alias, attribute: 'id' });
+      expectAgreement(group);
+      checkQuestions(index, query, String(seed));
+    }
+  }, 240_000);
+
+  it('fills HAVING COUNT(*) = n with a round count some groups have, and shows no count it fixes', async () => {
+    const groups = await verified(
+      'SELECT <column> FROM <table> GROUP BY <column> HAVING COUNT ( * ) = <value:number>',
+      2,
+    );
+    expect(groups.length).toBeGreaterThanOrEqual(2);
+    for (const { query, group } of groups) {
+      const q = query as SelectQuery;
+      const having = q.having as Extract<NonNullable<SelectQuery['having']>, { kind: 'compare' }>;
+      expect(having.kind).toBe('compare');
+      const n = (having.right as { value: number }).value;
+      expect(isTyped(n)).toBe(true);
+      // The count HAVING fixes would stand beside every group as the question's own number.
+      expect(q.select.some((o) => JSON.stringify(o.expr) === JSON.stringify(having.left))).toBe(false);
+      expectAgreement(group);
     }
   }, 240_000);
 

@@ -9,7 +9,7 @@ import type { ComparisonOp, ConditionShape } from '../skeleton-shape.ts';
 import { aggregate } from './aggregates.ts';
 import type { CountTarget, ElementAlias, EntityAlias, Fill } from './fill-context.ts';
 import { HAVING_QUANTILES } from './fill-rates.ts';
-import { roundThreshold } from './rules/typed-value.ts';
+import { isTyped, roundThreshold } from './rules/typed-value.ts';
 
 /** Whether `v op t` holds. */
 function holds(v: number, op: ComparisonOp, t: number): boolean {
@@ -59,7 +59,10 @@ export async function having(
       if (values.length < 2) reject('no-fitting-value', 'the group aggregate takes fewer than two values');
       const op: ComparisonOp = slot.op === '<>' ? '>' : slot.op;
       // A threshold strictly inside the distribution keeps some groups and drops others.
-      const inner = op === '=' ? values : op.startsWith('>') ? values.slice(0, -1) : values.slice(1);
+      // An equality takes a value the groups have that a person types as it is ("exactly 120
+      // orders"): rounding 117 to 120 would match no group.
+      const inner = op === '=' ? values.filter(isTyped) : op.startsWith('>') ? values.slice(0, -1) : values.slice(1);
+      if (inner.length === 0) reject('no-meaningful-slot:typed-value', `no round value among the values of ${t.label}`);
       const pick = inner[Math.floor(f.rng.pick(HAVING_QUANTILES) * (inner.length - 1))] as number;
       const exact =
         op === '>='

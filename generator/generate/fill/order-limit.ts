@@ -11,6 +11,8 @@ import type { Fill } from './fill-context.ts';
 import { FILL_RATES } from './fill-rates.ts';
 import { type OutputList, outputNames } from './outputs.ts';
 import { ROUND_LIMITS } from './rules/typed-value.ts';
+import { candidates } from './column-slots.ts';
+import { valuesOf } from './instance-values.ts';
 
 /**
  * Orders by the skeleton's keys and places the LIMIT where the order is strict: the rows
@@ -32,6 +34,12 @@ export async function orderAndLimit(
   const items: OrderItem[] = [];
   const taken = new Set<string>();
   for (const [i, o] of order.entries()) {
+    // Rows listed by their name are ordered by a number or date of their own, not shown.
+    const hidden = i === 0 ? unshownKey(f, q, o.key, outputs, shape) : undefined;
+    if (hidden) {
+      items.push({ expr: hidden, direction: o.direction });
+      continue;
+    }
     // An order cut by a LIMIT starts with a number or a date, not text (alphabetical-cut).
     const key = orderKey(f, o.key, outputs, grouped, shape, taken, i === 0 && limit !== null);
     taken.add(key.name);
@@ -50,6 +58,29 @@ export async function orderAndLimit(
     orderBy: items,
   };
   return placeLimit(f, ordered, limit, outputs);
+}
+
+/**
+ * Spider's `SELECT name FROM singer ORDER BY age`: when every output is text, whose order is
+ * the collation's (collation-dependent) or cut alphabetically (alphabetical-cut), a plain list
+ * of one entity is ordered by a required number or date of that entity, not shown. Not under
+ * DISTINCT (PostgreSQL orders a DISTINCT list only by what it shows), joins or aggregates.
+ */
+function unshownKey(f: Fill, q: SelectQuery, key: ItemSlot, outputs: OutputList, shape: SelectShape): Expr | undefined {
+  if (key.kind !== 'column' || key.type === 'text') return undefined;
+  if (shape.distinct || (q.groupBy?.length ?? 0) > 0 || (q.joins ?? []).length > 0) return undefined;
+  if (outputs.columns.some((o) => hasAggregate(o.expr) || outputs.kinds.get(o.name) !== 'text')) return undefined;
+  const base = { alias: q.from.alias, entity: q.from.entity };
+  const shown = new Set(outputs.columns.map((o) => JSON.stringify(o.expr)));
+  const keys = candidates(f, [base], [], 'any').filter(
+    (c) =>
+      (c.kind === 'numeric' || c.kind === 'temporal') &&
+      c.slot !== undefined &&
+      c.slot.attribute.optional !== true &&
+      !shown.has(JSON.stringify(c.expr)) &&
+      new Set(valuesOf(f, c, [base], []).map(String)).size >= 2,
+  );
+  return keys.length > 0 ? f.rng.pick(keys).expr : undefined;
 }
 
 function orderKey(
@@ -100,10 +131,25 @@ export async function placeLimit(
   outputs?: OutputList,
 ): Promise<Query & SelectQuery>;
 export async function placeLimit(f: Fill, q: Query, limit: SelectShape['limit'], outputs?: OutputList): Promise<Query> {
-  const keys = (q.orderBy ?? []).map((o) => ('name' in o ? o.name : (o.expr as { name: string }).name));
-  const names = outputNames(q);
+  // A key not shown (unshownKey) is read by the probe as an extra column.
+  const unshown =
+    q.kind === 'select'
+      ? (q.orderBy ?? []).flatMap((o) => (o.expr.kind === 'output' ? [] : [{ item: o, expr: o.expr as Expr }]))
+      : [];
+  const probed: Query =
+    q.kind === 'select' && unshown.length > 0
+      ? { ...q, select: [...q.select, ...unshown.map((o, i) => ({ name: `order_key_${i}`, expr: o.expr }))] }
+      : q;
+  const keys = (q.orderBy ?? []).map((o) =>
+    'name' in o
+      ? o.name
+      : o.expr.kind === 'output'
+        ? o.expr.name
+        : `order_key_${unshown.findIndex((u) => u.item === o)}`,
+  );
+  const names = outputNames(probed);
   const idx = keys.map((k) => names.indexOf(k));
-  const rows = await f.ctx.probe(q);
+  const rows = await f.ctx.probe(probed);
   const keyOf = (row: readonly (string | null)[]): string => JSON.stringify(idx.map((i) => row[i] ?? null));
   if (limit === null) {
     // Tied rows that differ would leave their order to the database: break ties by every output.
@@ -112,6 +158,16 @@ export async function placeLimit(f: Fill, q: Query, limit: SelectShape['limit'],
         i > 0 && keyOf(row) === keyOf(rows[i - 1] as typeof row) && JSON.stringify(row) !== JSON.stringify(rows[i - 1]),
     );
     if (!tiedDiffer) return q;
+    // Ordered by a key not shown, ties are broken by the entity's id, not shown either: the
+    // outputs are text, whose order is the collation's.
+    if (q.kind === 'select' && unshown.length > 0)
+      return {
+        ...q,
+        orderBy: [
+          ...(q.orderBy ?? []),
+          { expr: { kind: 'attribute', alias: q.from.alias, attribute: 'id' }, direction: 'asc' },
+        ],
+      };
     // Over one entity, its id alone (when shown) breaks every tie.
     const id =
       q.kind === 'select' && (q.joins ?? []).length === 0

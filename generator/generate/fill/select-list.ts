@@ -347,7 +347,12 @@ export async function fillSelect(
     else if (item.kind === 'aggregateArithmetic')
       outputs.add(aggregateArithmetic(f, item, aggScope, elements, countTarget, fixedInGroup));
   }
-  if (!outputs.columns.some((o) => hasAggregate(o.expr)))
+  // Groups are shown with their count, unless a HAVING clause fixes it ("the titles shared by
+  // exactly 2 videos": the 2 beside every title would echo the question, constant-output).
+  const countFixed = (shape.having ?? []).some((conj) =>
+    conj.some((slot) => slot.kind === 'compareAggregate' && slot.op === '=' && slot.aggregate.mode === 'star'),
+  );
+  if (!countFixed && !outputs.columns.some((o) => hasAggregate(o.expr)))
     outputs.add(aggregate(f, { kind: 'aggregate', mode: 'star' }, aggScope, elements, countTarget));
   if (new Set(outputs.columns.map((o) => JSON.stringify(o.expr))).size < outputs.columns.length)
     reject('no-meaningful-slot:constant-output', 'one output twice');
