@@ -333,6 +333,41 @@ describe('the meaning check', () => {
       where: or(cmp(attr('p', 'quantity'), '>', lit(5)), cmp(attr('p', 'quantity'), '>', lit(10))),
     });
     expect(rules(or2)).toEqual(['implied-bound']);
+    // A value equal to 'Steel' and NULL at once keeps nothing: the OR beside it is the whole filter.
+    const prefs = attr('p', 'material');
+    const physical = entity('PhysicalProduct', 'p');
+    const contradiction = select({
+      from: physical,
+      select: [name],
+      where: or(
+        and(cmp(prefs, '=', lit('Steel')), { kind: 'isNull', expr: prefs }),
+        cmp(attr('p', 'quantity'), '>', lit(5)),
+      ),
+    });
+    expect(rules(contradiction)).toEqual(['implied-bound']);
+    // IS NOT NULL beside an equality says it again; one condition twice says nothing more.
+    const notNull = select({
+      from: physical,
+      select: [name],
+      where: and(cmp(prefs, '=', lit('Steel')), { kind: 'isNull', expr: prefs, negated: true }),
+    });
+    expect(rules(notNull)).toEqual(['implied-bound']);
+    const subscriber = { kind: 'isA', alias: 'p', entity: 'PhysicalProduct' } as const;
+    expect(rules(select({ from: product, select: [name], where: and(subscriber, subscriber) }))).toEqual([
+      'implied-bound',
+    ]);
+    expect(rules(select({ from: product, select: [name], where: or(subscriber, subscriber) }))).toEqual([
+      'implied-bound',
+    ]);
+    expect(
+      rules(
+        select({
+          from: physical,
+          select: [name],
+          where: or(cmp(prefs, '=', lit('Steel')), { kind: 'isNull', expr: prefs }),
+        }),
+      ),
+    ).toEqual([]);
     expect(
       rules(select({ from: entity('Employee', 'e'), select: [out('n', countDistinct(attr('e', 'hire_date')))] })),
     ).toEqual(['aggregate-argument']);

@@ -1,6 +1,8 @@
 /**
  * No bound another bound on the same value implies: `age >= 53 AND age > 34` says
- * `age >= 53`; `x = 5 AND x > 3` says `x = 5`; `x > 5 OR x > 10` says `x > 5`.
+ * `age >= 53`; `x = 5 AND x > 3` says `x = 5`; `x > 5 OR x > 10` says `x > 5`. Nor one
+ * that contradicts it (`x = 'tech' AND x IS NULL` keeps nothing, so an OR beside it is all the
+ * filter says), nor one condition said twice (`is a subscriber and is a subscriber`).
  */
 import type { Predicate } from '../../query/conceptual-query.ts';
 import type { MeaningCheck } from '../meaning-check.ts';
@@ -30,10 +32,28 @@ function bounds(p: Predicate): [string, Side][] {
   return [];
 }
 
+/** A value a conjunct says is NULL (or not). */
+function nullTest(p: Predicate): [string, boolean] | undefined {
+  return p.kind === 'isNull' ? [exprKey(p.expr), p.negated !== true] : undefined;
+}
+
+/** The same condition twice among `parts`. */
+function repeated(parts: readonly Predicate[]): string[] {
+  const keys = parts.map((p) => JSON.stringify(p));
+  return keys.some((k, i) => keys.indexOf(k) !== i) ? ['one condition stated twice'] : [];
+}
+
 function conjunctionFaults(parts: readonly Predicate[]): string[] {
   const seen = new Map<string, Side[]>();
   for (const p of parts) for (const [key, side] of bounds(p)) seen.set(key, [...(seen.get(key) ?? []), side]);
-  const out: string[] = [];
+  const out: string[] = repeated(parts);
+  // A bound or an equality holds only of a value that is there: beside IS NULL it keeps
+  // nothing, beside IS NOT NULL it says it already.
+  for (const p of parts) {
+    const test = nullTest(p);
+    if (test && seen.has(test[0]))
+      out.push(test[1] ? `${test[0]} both bounded and NULL` : `IS NOT NULL beside a bound on ${test[0]}`);
+  }
   for (const [key, sides] of seen) {
     const n = (s: Side): number => sides.filter((x) => x === s).length;
     if (n('lower') > 1 || n('upper') > 1) out.push(`two bounds on one side of ${key}`);
@@ -47,7 +67,10 @@ function disjunctionFaults(p: Extract<Predicate, { kind: 'or' }>): string[] {
     .flatMap((a) => (a.kind === 'compare' || a.kind === 'between' ? bounds(a) : []))
     .filter(([, s]) => s !== 'equal');
   const keys = sides.map(([k, s]) => `${k}|${s}`);
-  return keys.some((k, i) => keys.indexOf(k) !== i) ? ['two alternatives bounding one value on one side'] : [];
+  return [
+    ...repeated(p.args),
+    ...(keys.some((k, i) => keys.indexOf(k) !== i) ? ['two alternatives bounding one value on one side'] : []),
+  ];
 }
 
 export const impliedBound: MeaningCheck = {
