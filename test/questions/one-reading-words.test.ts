@@ -53,6 +53,27 @@ describe('output columns stated', () => {
   });
 });
 
+describe('groups shown by their keys alone', () => {
+  it('asks for the keys HAVING picks, every paraphrase a whole sentence', () => {
+    const channels: Expr = attr('c', 'created_at');
+    const yearOf: Expr = { kind: 'extract', field: 'year', arg: channels };
+    const q = select({
+      from: entity('Channel', 'c'),
+      select: [out('year', yearOf)],
+      groupBy: [yearOf],
+      having: cmp(count(), '=', lit(12)),
+    });
+    const seen = new Set<string>();
+    for (let p = 0; p < 3; p++) {
+      const w = writeNaturalQuestion(index, q, p, 'g');
+      expect(w.question).toMatch(/creation years .*exactly 12 channels[?.]$/u);
+      expect(w.question).not.toMatch(/\bthe of\b|what is the\s/iu);
+      seen.add(w.question);
+    }
+    expect(seen.size).toBe(3);
+  });
+});
+
 describe('counts of different values', () => {
   it("names a partner's different values in plain words, not in the precise style's", () => {
     const q = select({

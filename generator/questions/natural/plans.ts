@@ -15,6 +15,7 @@ import {
   superlativeOf,
   type NaturalContext,
 } from './natural-context.ts';
+import { info } from '../describe/nouns.ts';
 import {
   figure,
   mayBeMissing,
@@ -52,6 +53,7 @@ type Plan =
   | 'countAndAggregate'
   | 'grouped'
   | 'groupedCount'
+  | 'groupedKeys'
   | 'groupedFirst'
   | 'groupedFirstCount'
   | 'groupedTop'
@@ -175,7 +177,12 @@ function lookup(n: NaturalContext, q: SelectQuery, qualify?: string): string {
   // Said in the question only where no limit takes the sentence (see the plans below).
   const perGroup = q.limit === undefined ? topPerGroup(n, q, subject, rows.noun) : '';
   if (qualify && !perGroup) state(n, qualify, 'qualify');
-  const outs = q.select.map((o) => figure(n, o.expr, subject));
+  const outs = ownerless(
+    n,
+    q,
+    subject,
+    q.select.map((o) => figure(n, o.expr, subject)),
+  );
   // Many rows: "the titles and durations of clips"; one row: "the title".
   const outputs = `${distinctWord(q)}${listing(outs.map((f) => f.plural ?? f.text))}`;
   const output = `${distinctWord(q)}${nouns(outs)}`;
@@ -203,6 +210,31 @@ function lookup(n: NaturalContext, q: SelectQuery, qualify?: string): string {
     return fill(n, 'lookupLimit', { outputs, rows: rows.plural, n: numberText(q.limit), order: orderText, be: 'are' });
   }
   return fill(n, 'lookup', { outputs, rows: `${rows.plural}${perGroup}`, order: orderText, be: 'are' });
+}
+
+/**
+ * "the names of channels", not "the channel names of channels": when every output is the
+ * listed objects' own attribute, a name that starts with their noun (or a superclass's) drops
+ * it, since "of channels" follows. Kept when two outputs would then read alike.
+ */
+function ownerless(n: NaturalContext, q: SelectQuery, subject: string, figs: readonly Figure[]): Figure[] {
+  const entity = info(n.d, subject).entity;
+  if (!entity || q.select.some((o) => o.expr.kind !== 'attribute' || canonical(n.d, o.expr.alias) !== subject))
+    return [...figs];
+  const owners = n.index
+    .chain(entity)
+    .flatMap((e) => [e.lexicon.singular, e.lexicon.everyday?.singular ?? e.lexicon.singular])
+    .sort((a, b) => b.length - a.length);
+  const strip = (t: string | undefined): string | undefined => {
+    const w = t === undefined ? undefined : owners.find((o) => t.startsWith(`${o} `));
+    return t !== undefined && w !== undefined ? t.slice(w.length + 1) : t;
+  };
+  const out = figs.map((f) => {
+    const text = strip(f.text) as string;
+    const plural = strip(f.plural);
+    return { ...f, text, ...(plural !== undefined ? { plural } : {}) };
+  });
+  return new Set(out.map((f) => f.text)).size === out.length ? out : [...figs];
 }
 
 /**
@@ -603,6 +635,17 @@ function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
   const order = q.orderBy ?? [];
   if (order.length > 0) orderEvidence(n, q, order, subject, {}, 'groups');
   const first = order[0];
+  // Only the keys shown ("the sets of dimensions with exactly 180 physical products"): HAVING says which.
+  if (asked.length === 0) {
+    if (q.limit !== undefined)
+      state(
+        n,
+        `Only the first ${q.limit === 1 ? 'group' : `${numberText(q.limit)} groups`} in that order ${q.limit === 1 ? 'is' : 'are'} listed.`,
+        'limit',
+      );
+    const orderText = first ? ` Order them ${sortedByItem(n, q, first, subject).replace(/^ordered /u, '')}.` : '';
+    return `${fill(n, 'groupedKeys', { keys: keyPlural(key), having })}${orderText}`;
+  }
   if (first && q.limit !== undefined) {
     const e = sortExpr(q, first);
     const f = e ? figure(n, e, subject) : undefined;
