@@ -74,6 +74,22 @@ describe('groups shown by their keys alone', () => {
   });
 });
 
+describe('groups of joined objects', () => {
+  it('says "for each creator", not the creator id it does not show, and drops "creator" from their attributes', () => {
+    const q = select({
+      from: entity('Channel', 'ch'),
+      joins: [inner('owns', 'ch', 'reverse', 'c', 'CreatorAccount')],
+      select: [out('username', attr('c', 'username')), out('email', attr('c', 'email')), out('channels', count())],
+      groupBy: [id('c')],
+    });
+    for (let p = 0; p < 3; p++) {
+      const w = writeNaturalQuestion(index, q, p, 'g');
+      expect(w.question).toMatch(/each creator\b/u);
+      expect(w.question).not.toMatch(/\bid\b/u);
+    }
+  });
+});
+
 describe('counts of different values', () => {
   it("names a partner's different values in plain words, not in the precise style's", () => {
     const q = select({

@@ -179,7 +179,7 @@ function lookup(n: NaturalContext, q: SelectQuery, qualify?: string): string {
   if (qualify && !perGroup) state(n, qualify, 'qualify');
   const outs = ownerless(
     n,
-    q,
+    q.select.map((o) => o.expr),
     subject,
     q.select.map((o) => figure(n, o.expr, subject)),
   );
@@ -213,14 +213,21 @@ function lookup(n: NaturalContext, q: SelectQuery, qualify?: string): string {
 }
 
 /**
- * "the names of channels", not "the channel names of channels": when every output is the
- * listed objects' own attribute, a name that starts with their noun (or a superclass's) drops
- * it, since "of channels" follows. Kept when two outputs would then read alike.
+ * "the names of channels", not "the channel names of channels": an attribute of `owner`
+ * whose name starts with its noun (or a superclass's) drops it where the sentence names the
+ * owner already ("of channels", "for each customer"). With `every`, only when every output is
+ * such an attribute; kept when two figures would then read alike.
  */
-function ownerless(n: NaturalContext, q: SelectQuery, subject: string, figs: readonly Figure[]): Figure[] {
-  const entity = info(n.d, subject).entity;
-  if (!entity || q.select.some((o) => o.expr.kind !== 'attribute' || canonical(n.d, o.expr.alias) !== subject))
-    return [...figs];
+function ownerless(
+  n: NaturalContext,
+  exprs: readonly Expr[],
+  owner: string,
+  figs: readonly Figure[],
+  every = true,
+): Figure[] {
+  const entity = info(n.d, owner).entity;
+  const own = (e: Expr | undefined): boolean => e?.kind === 'attribute' && canonical(n.d, e.alias) === owner;
+  if (!entity || (every && !exprs.every(own))) return [...figs];
   const owners = n.index
     .chain(entity)
     .flatMap((e) => [e.lexicon.singular, e.lexicon.everyday?.singular ?? e.lexicon.singular])
@@ -229,7 +236,8 @@ function ownerless(n: NaturalContext, q: SelectQuery, subject: string, figs: rea
     const w = t === undefined ? undefined : owners.find((o) => t.startsWith(`${o} `));
     return t !== undefined && w !== undefined ? t.slice(w.length + 1) : t;
   };
-  const out = figs.map((f) => {
+  const out = figs.map((f, i) => {
+    if (!own(exprs[i])) return f;
     const text = strip(f.text) as string;
     const plural = strip(f.plural);
     return { ...f, text, ...(plural !== undefined ? { plural } : {}) };
@@ -595,11 +603,28 @@ function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
   const rows = rowsAround(n, q, subject);
   countNotes(n, q, rows, subject);
   const keys = q.groupBy ?? [];
-  const keyFigs = keys.map((k) => figure(n, k, subject));
+  // Grouped by a joined object's id: "for each customer", whose own attributes then drop "customer".
+  const [only] = keys;
+  const byObject =
+    keys.length === 1 && only?.kind === 'attribute' && only.attribute === 'id' ? canonical(n.d, only.alias) : undefined;
+  const keyFigs = keys.map((k) =>
+    byObject
+      ? { text: nounOf(n, byObject), plural: nounOf(n, byObject, true), kind: 'other' as const }
+      : figure(n, k, subject),
+  );
   const key = listing(keyFigs.map(eachOf));
   const keyInSelect = (e: Expr) => keys.some((k) => JSON.stringify(k) === JSON.stringify(e));
   const asked = q.select.filter((o) => !keyInSelect(o.expr));
-  const bare = asked.map((o) => figure(n, o.expr, subject, { bareCount: true }));
+  const figured = asked.map((o) => figure(n, o.expr, subject, { bareCount: true }));
+  const bare = byObject
+    ? ownerless(
+        n,
+        asked.map((o) => o.expr),
+        byObject,
+        figured,
+        false,
+      )
+    : figured;
   // "the number and average price of products" reads; "the number and number of different emails" does not.
   const figs = bare.some((f) => f.text.startsWith('number of '))
     ? bare.map((f) => (f.text === 'number' ? { ...f, text: `number of ${rows.noun}` } : f))
