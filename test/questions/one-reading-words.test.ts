@@ -75,7 +75,7 @@ describe('groups shown by their keys alone', () => {
 });
 
 describe('groups of joined objects', () => {
-  it('says "for each creator", not the creator id it does not show, and drops "creator" from their attributes', () => {
+  it('says "for each creator", not the creator id it does not show', () => {
     const q = select({
       from: entity('Channel', 'ch'),
       joins: [inner('owns', 'ch', 'reverse', 'c', 'CreatorAccount')],

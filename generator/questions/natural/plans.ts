@@ -213,21 +213,14 @@ function lookup(n: NaturalContext, q: SelectQuery, qualify?: string): string {
 }
 
 /**
- * "the names of channels", not "the channel names of channels": an attribute of `owner`
- * whose name starts with its noun (or a superclass's) drops it where the sentence names the
- * owner already ("of channels", "for each customer"). With `every`, only when every output is
- * such an attribute; kept when two figures would then read alike.
+ * "the names of channels", not "the channel names of channels": when every output is an
+ * attribute of `owner`, one whose name starts with its noun (or a superclass's) drops it, since
+ * "of channels" follows. Kept when two figures would then read alike.
  */
-function ownerless(
-  n: NaturalContext,
-  exprs: readonly Expr[],
-  owner: string,
-  figs: readonly Figure[],
-  every = true,
-): Figure[] {
+function ownerless(n: NaturalContext, exprs: readonly Expr[], owner: string, figs: readonly Figure[]): Figure[] {
   const entity = info(n.d, owner).entity;
   const own = (e: Expr | undefined): boolean => e?.kind === 'attribute' && canonical(n.d, e.alias) === owner;
-  if (!entity || (every && !exprs.every(own))) return [...figs];
+  if (!entity || !exprs.every(own)) return [...figs];
   const owners = n.index
     .chain(entity)
     .flatMap((e) => [e.lexicon.singular, e.lexicon.everyday?.singular ?? e.lexicon.singular])
@@ -603,7 +596,7 @@ function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
   const rows = rowsAround(n, q, subject);
   countNotes(n, q, rows, subject);
   const keys = q.groupBy ?? [];
-  // Grouped by a joined object's id: "for each customer", whose own attributes then drop "customer".
+  // Grouped by a joined object's id: "for each customer", not the id the answer does not show.
   const [only] = keys;
   const byObject =
     keys.length === 1 && only?.kind === 'attribute' && only.attribute === 'id' ? canonical(n.d, only.alias) : undefined;
@@ -615,16 +608,9 @@ function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
   const key = listing(keyFigs.map(eachOf));
   const keyInSelect = (e: Expr) => keys.some((k) => JSON.stringify(k) === JSON.stringify(e));
   const asked = q.select.filter((o) => !keyInSelect(o.expr));
-  const figured = asked.map((o) => figure(n, o.expr, subject, { bareCount: true }));
-  const bare = byObject
-    ? ownerless(
-        n,
-        asked.map((o) => o.expr),
-        byObject,
-        figured,
-        false,
-      )
-    : figured;
+  // The object's own attributes keep its noun ("the customer first name … of orders placed by
+  // customers"): the plan's "of {rows}" names the rows, not the object.
+  const bare = asked.map((o) => figure(n, o.expr, subject, { bareCount: true }));
   // "the number and average price of products" reads; "the number and number of different emails" does not.
   const figs = bare.some((f) => f.text.startsWith('number of '))
     ? bare.map((f) => (f.text === 'number' ? { ...f, text: `number of ${rows.noun}` } : f))

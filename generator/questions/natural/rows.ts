@@ -151,9 +151,14 @@ export function rowsAround(
   const clauses = (restrictions.get(undefined) ?? []).map((r) => r.text);
   const tail = clauses.length > 0 ? `, ${listing(clauses)}` : '';
   const own = said(subject);
+  const singularLinks = topVerbs.reduce((t, v) => t.replace(` ${v.plural} `, ` ${v.singular} `), links);
+  // "streamers that own channels, with an average viewer count over 25,000 viewers": a relative
+  // clause after the subject's own conditions would attach to their last noun ("viewers that own").
+  const around = (noun: string, l: string): string =>
+    own && l.startsWith(' that ') ? `${noun}${l},${own}` : `${noun}${own}${l}`;
   return {
-    plural: `${nounOf(n, subject, true)}${own}${links}${tail}`,
-    singular: `${nounOf(n, subject)}${own}${topVerbs.reduce((t, v) => t.replace(` ${v.plural} `, ` ${v.singular} `), links)}${tail}`,
+    plural: `${around(nounOf(n, subject, true), links)}${tail}`,
+    singular: `${around(nounOf(n, subject), singularLinks)}${tail}`,
     noun: nounOf(n, subject, true),
     onePerSubject,
     repeatedBy,
