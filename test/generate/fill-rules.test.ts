@@ -19,6 +19,7 @@ import { groupsAggregate } from '../../generator/generate/fill/rules/single-obje
 import { isTyped, monthStart, roundThreshold, ROUND_LIMITS } from '../../generator/generate/fill/rules/typed-value.ts';
 import { additiveResult, combinable, conversionFactors } from '../../generator/generate/fill/rules/unit-arithmetic.ts';
 import { inner } from '../../generator/query/query-builder.ts';
+import { isTypedBound } from '../../generator/meaning/rules/typed-value.ts';
 
 const retail = indexDomain(BUILT_IN_DOMAINS['retail']!);
 const social = indexDomain(BUILT_IN_DOMAINS['social_media']!);
@@ -98,8 +99,14 @@ describe('the filler rules of meaning', () => {
   });
 
   it('typed-value and round-limit: thresholds as typed, dates on the first of a month, short LIMITs', () => {
-    expect([8479, 795.36, 9512.32, 37, 4.2, 0.537].map(roundThreshold)).toEqual([8500, 800, 9500, 37, 4.2, 0.54]);
-    expect([8500, 800, 37].every(isTyped)).toBe(true);
+    // A bound: one significant digit when within a tenth, else a multiple of five in the second.
+    expect([8479, 795.36, 9512.32, 37, 4.2, 0.537, 970, 4300, 1300, 23, 17].map(roundThreshold)).toEqual([
+      8000, 800, 10000, 40, 4.2, 0.54, 1000, 4000, 1500, 25, 17,
+    ]);
+    for (const n of [8479, 795.36, 9512.32, 37, 970, 4300, 1300, 23, 117, 26_400])
+      expect(isTypedBound(roundThreshold(n)), String(n)).toBe(true);
+    // A value matched with = is the data's, typed as it is.
+    expect([8500, 800, 37, 53, 4.5].every(isTyped)).toBe(true);
     expect(isTyped(8479)).toBe(false);
     expect(monthStart('2023-04-17 10:02:11+00')).toBe('2023-04-01');
     expect(ROUND_LIMITS).toEqual([1, 3, 5, 10, 20, 50, 100]);

@@ -3,7 +3,7 @@ import { BUILT_IN_DOMAINS } from '../../generator/domains/index.ts';
 import { indexDomain } from '../../generator/er-model/er-index.ts';
 import { checkMeaning, MEANING_CHECKS } from '../../generator/meaning/check-meaning.ts';
 import { MEANING_RULES, type MeaningRule } from '../../generator/meaning/meaning-rules.ts';
-import { isTypedNumber, significantDigits } from '../../generator/meaning/rules/typed-value.ts';
+import { isTypedBound, isTypedNumber, significantDigits } from '../../generator/meaning/rules/typed-value.ts';
 import type { Expr, Query } from '../../generator/query/conceptual-query.ts';
 import {
   agg,
@@ -393,6 +393,9 @@ describe('the meaning check', () => {
   it('counts significant digits as a person types them', () => {
     expect([250, 1000, 9500, 0.5, 37, 4].every(isTypedNumber)).toBe(true);
     expect([8479, 795.36, 9512.32, 1250, 104].some(isTypedNumber)).toBe(false);
+    // As a bound, from 20 on: a multiple of five in the second digit.
+    expect([30, 150, 1000, 4500, 25_000, 17, 4.5].every(isTypedBound)).toBe(true);
+    expect([37, 4300, 970, 104, 1250].some(isTypedBound)).toBe(false);
     expect(significantDigits(9500)).toBe(2);
     expect(significantDigits(0.05)).toBe(1);
   });

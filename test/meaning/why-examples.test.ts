@@ -177,6 +177,16 @@ describe('the examples of meaningless queries are refused', () => {
       where: cmp(attr('c', 'duration'), '<', lit(8479)),
     });
     expect(verdict(duration, social)).toBe('not-meaningful:typed-value');
+    // A bound of 4,300 seconds is no number a person types; 4,200 seconds is "70 minutes".
+    const shorter = (seconds: number) =>
+      select({
+        from: entity('Content', 'c'),
+        select: [out('title', attr('c', 'title'))],
+        where: cmp(attr('c', 'duration'), '<', lit(seconds)),
+      });
+    expect(verdict(shorter(4300), social)).toBe('not-meaningful:typed-value');
+    expect(verdict(shorter(4200), social)).not.toBe('not-meaningful:typed-value');
+    expect(verdict(shorter(4000), social)).not.toBe('not-meaningful:typed-value');
     // An exact price is both an exact match on a measure and a number no one types.
     expect(verdict(products([], { where: cmp(attr('p', 'price'), '=', lit(795.36)) }))).toBe(
       'not-meaningful:exact-match',

@@ -9,7 +9,7 @@ import type { ComparisonOp, ConditionShape } from '../skeleton-shape.ts';
 import { aggregate } from './aggregates.ts';
 import type { CountTarget, ElementAlias, EntityAlias, Fill } from './fill-context.ts';
 import { HAVING_QUANTILES } from './fill-rates.ts';
-import { isTyped, roundThreshold } from './rules/typed-value.ts';
+import { finerThreshold, isTyped, roundThreshold } from './rules/typed-value.ts';
 
 /** Whether `v op t` holds. */
 function holds(v: number, op: ComparisonOp, t: number): boolean {
@@ -70,10 +70,17 @@ export async function having(
           : op === '<='
             ? (values[values.indexOf(pick) - 1] ?? pick)
             : pick;
-      // A threshold a person types (typed-value), still keeping some groups and dropping others.
-      const threshold = roundThreshold(exact);
-      if (!values.some((v) => holds(v, op, threshold)) || values.every((v) => holds(v, op, threshold)))
-        reject('no-meaningful-slot:typed-value', `no round threshold inside the values of ${t.label}`);
+      // A threshold a person types (typed-value), still keeping some groups and dropping others:
+      // the picked value rounded, else the typed bound nearest it that falls inside.
+      const inside = (x: number): boolean =>
+        values.some((v) => holds(v, op, x)) && !values.every((v) => holds(v, op, x));
+      const rounded = roundThreshold(exact);
+      const nearest = [...new Set(inner.flatMap((v) => [roundThreshold(v), finerThreshold(v)]))]
+        .filter(inside)
+        .sort((a, b) => Math.abs(a - exact) - Math.abs(b - exact) || a - b)[0];
+      const threshold = inside(rounded) ? rounded : nearest;
+      if (threshold === undefined)
+        return reject('no-meaningful-slot:typed-value', `no round threshold inside the values of ${t.label}`);
       parts.push({ kind: 'compare', op, left: t.expr, right: { kind: 'literal', value: threshold } });
     }
     disjuncts.push(parts.length === 1 ? (parts[0] as Predicate) : { kind: 'and', args: parts });

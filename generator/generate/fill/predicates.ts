@@ -60,11 +60,18 @@ function matchValues(f: Fill, t: Typed, entities: readonly EntityAlias[], elemen
   return typed;
 }
 
+/** A measure in seconds, said in minutes or hours when whole ("90 minutes"). */
+function inSeconds(t: Typed): boolean {
+  const role = t.slot?.role;
+  return role?.kind === 'measure' && role.unit === 'second';
+}
+
 /** The typed values among a column's values (the value lists are cached per instance, so this is too). */
 const TYPED = new WeakMap<readonly Scalar[], Scalar[]>();
 
-/** A threshold rounded as typed: two significant digits, or the first day of a month. */
+/** A threshold rounded as typed (seconds in whole minutes: 70 minutes, not 4,300 seconds), or the first day of a month. */
 function typedBound(t: Typed, v: Scalar): Scalar {
+  if (t.kind === 'numeric' && inSeconds(t) && Math.abs(Number(v)) >= 120) return roundThreshold(Number(v) / 60) * 60;
   if (t.kind === 'numeric') return roundThreshold(Number(v));
   if (t.kind === 'temporal') return monthStart(String(v)) ?? v;
   return v;
