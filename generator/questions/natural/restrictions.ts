@@ -232,14 +232,15 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
         const when = `${span} ${p.right.amount < 0 ? 'before' : 'after'} ${momentText(p.right.arg.value, false)}`;
         timeNote(n, left.alias, left.name);
         const boundary = shiftDate(p.right.arg.value, p.right.amount, p.right.unit);
-        // "in the 20 months before December 29, 2025", its first day stated exactly in the evidence.
+        // "in the last 2 years", as people ask; the evidence says up to what day, and the first.
         if (boundary && p.right.amount < 0 && (p.op === '>' || p.op === '>=')) {
+          const last = amount === 1 ? p.right.unit : span;
           state(
             n,
-            `In the ${span} before ${momentText(p.right.arg.value, false)} means ${p.op === '>' ? 'after' : 'on or after'} ${momentText(boundary, false)}${midnight(n, left.alias, left.name, boundary, p.op)}.`,
+            `The last ${last} means ${p.op === '>' ? 'after' : 'on or after'} ${momentText(boundary, false)}${midnight(n, left.alias, left.name, boundary, p.op)}, the ${span} before ${momentText(p.right.arg.value, false)}.`,
             'date-window',
           );
-          return { alias: canonical(n.d, left.alias), text: `with ${article(m.noun)} in the ${when}` };
+          return { alias: canonical(n.d, left.alias), text: `with ${article(m.noun)} in the last ${last}` };
         }
         if (boundary)
           state(
