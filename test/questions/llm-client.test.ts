@@ -143,10 +143,19 @@ describe('LLM client against a real chat-completions server', () => {
     expect(run.usage.requests).toBe(faulty.requests);
     const failures = Object.values(run.usage.failures).reduce((a, b) => a + b, 0);
     expect(run.usage.requests - failures).toBe(CALLS);
-    expect(run.usage.failures['rate-limited']).toBe(faulty.counts['429']);
-    expect(run.usage.failures['server-error']).toBe(faulty.counts['500']);
-    expect(run.usage.failures['wrong-shape']).toBe(faulty.counts['wrong-shape']);
-    expect(run.usage.failures.timeout).toBeGreaterThanOrEqual(faulty.counts.hang);
+    // A fault the server sent after the client's deadline (a loaded machine) is a timeout.
+    const kinds = [
+      ['rate-limited', '429'],
+      ['server-error', '500'],
+      ['wrong-shape', 'wrong-shape'],
+    ] as const;
+    let late = 0;
+    for (const [kind, fault] of kinds) {
+      expect(run.usage.failures[kind], kind).toBeGreaterThan(0);
+      expect(run.usage.failures[kind], kind).toBeLessThanOrEqual(faulty.counts[fault]);
+      late += faulty.counts[fault] - run.usage.failures[kind];
+    }
+    expect(run.usage.failures.timeout).toBeGreaterThanOrEqual(faulty.counts.hang + late);
     // Tokens: every complete reply, rejected ones included, is counted once.
     const delivered = faulty.tokens;
     expect(run.usage.prompt_tokens).toBeGreaterThanOrEqual(delivered.prompt);
