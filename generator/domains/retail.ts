@@ -305,7 +305,7 @@ export const retail = defineDomain({
         }),
         attr.date('hire_date', {
           role: { kind: 'date' },
-          lexicon: { ...noun('hire date'), high: 'recent', low: 'early' },
+          lexicon: { ...noun('hire date'), high: 'recent', low: 'early', event: 'hired' },
           hints: { min: '2010-01-01', max: '2025-12-31' },
         }),
       ],
@@ -317,7 +317,7 @@ export const retail = defineDomain({
       attributes: [
         attr.timestamptz('placed_at', {
           role: { kind: 'time' },
-          lexicon: { ...noun('order time'), high: 'recent', low: 'early' },
+          lexicon: { ...noun('order time'), high: 'recent', low: 'early', event: 'placed' },
           hints: { min: '2021-01-01', max: '2025-12-31' },
         }),
       ],

@@ -28,7 +28,7 @@ export const socialMedia = defineDomain({
         }),
         attr.timestamptz('created_at', {
           role: { kind: 'time' },
-          lexicon: { ...noun('sign-up time'), high: 'recent', low: 'early' },
+          lexicon: { ...noun('sign-up time'), high: 'recent', low: 'early', event: 'registered' },
           hints: { min: '2019-01-01', max: '2025-12-31' },
         }),
       ],
@@ -132,7 +132,7 @@ export const socialMedia = defineDomain({
         attr.text('title', { role: { kind: 'name' }, lexicon: noun('title'), hints: { faker: 'book.title' } }),
         attr.timestamptz('created_at', {
           role: { kind: 'time' },
-          lexicon: { ...noun('creation time'), high: 'recent', low: 'early' },
+          lexicon: { ...noun('creation time'), high: 'recent', low: 'early', event: 'created' },
           hints: { min: '2019-01-01', max: '2025-12-31' },
         }),
         attr.integer('duration', {
@@ -163,7 +163,7 @@ export const socialMedia = defineDomain({
       attributes: [
         attr.timestamptz('scheduled_start', {
           role: { kind: 'time' },
-          lexicon: { ...noun('scheduled start'), high: 'late', low: 'early' },
+          lexicon: { ...noun('scheduled start'), high: 'late', low: 'early', event: 'scheduled to start' },
           hints: { min: '2019-01-01', max: '2025-12-31' },
         }),
         attr.boolean('is_live', {
@@ -256,7 +256,7 @@ export const socialMedia = defineDomain({
         }),
         attr.timestamptz('created_at', {
           role: { kind: 'time' },
-          lexicon: { ...noun('creation time'), high: 'recent', low: 'early' },
+          lexicon: { ...noun('creation time'), high: 'recent', low: 'early', event: 'created' },
           hints: { min: '2019-01-01', max: '2025-12-31' },
         }),
       ],

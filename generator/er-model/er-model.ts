@@ -145,6 +145,11 @@ export interface AttributeLexicon extends NounLexicon {
   readonly adjective?: string;
   /** Of a measure: its unit as a word in a question ("seconds", "MB", "dollars"). */
   readonly unit?: string;
+  /**
+   * Of a date or time: the participle of the event it dates, said after the objects'
+   * noun ("created" for a creation time: "videos created before 2024"; "hired", "placed").
+   */
+  readonly event?: string;
 }
 
 export interface Attribute {

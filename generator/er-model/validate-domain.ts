@@ -112,6 +112,7 @@ const ATTRIBUTE_LEXICON_KEYS = keysOf<AttributeLexicon>({
   low: true,
   adjective: true,
   unit: true,
+  event: true,
 });
 /** Keys of each role kind besides `kind`. */
 const ROLE_KEYS: Record<AttributeRoleKind, readonly string[]> = {
@@ -279,6 +280,7 @@ export const CANONICAL_KEY_ORDER: readonly string[] = [
     'low',
     'adjective',
     'unit',
+    'event',
     'additive',
     'multipliedBy',
     ...VERB_KEYS,
@@ -1087,13 +1089,13 @@ class DomainChecker {
     return roleKind;
   }
 
-  /** An attribute's lexicon: a noun, and the adjectives and unit word its role allows. */
+  /** An attribute's lexicon: a noun, and the adjectives, unit word and event its role allows. */
   private attributeLexicon(value: unknown, path: string, role: AttributeRoleKind | undefined): void {
     if (!this.record(value, path, 'a lexicon {singular, plural}')) return;
     this.keys(value, ATTRIBUTE_LEXICON_KEYS, path);
     this.nonEmptyString(value.singular, `${path}.singular`);
     this.nonEmptyString(value.plural, `${path}.plural`);
-    for (const key of ['high', 'low', 'adjective', 'unit'] as const) {
+    for (const key of ['high', 'low', 'adjective', 'unit', 'event'] as const) {
       if (value[key] === undefined || !this.nonEmptyString(value[key], `${path}.${key}`) || role === undefined)
         continue;
       if ((key === 'high' || key === 'low') && !ORDERED_ROLES.includes(role))
@@ -1102,6 +1104,8 @@ class DomainChecker {
         this.report(`${path}.${key}`, `only a flag has an adjective, not a ${role}`);
       if (key === 'unit' && role !== 'measure')
         this.report(`${path}.${key}`, `only a measure has a unit, not a ${role}`);
+      if (key === 'event' && role !== 'date' && role !== 'time')
+        this.report(`${path}.${key}`, `only a date or a time dates an event, not a ${role}`);
     }
     if ((value.high === undefined) !== (value.low === undefined))
       this.report(

@@ -90,6 +90,40 @@ describe('groups of joined objects', () => {
   });
 });
 
+describe('events a date names', () => {
+  it('says "registered before …" and "created in the last 2 years" where the model names the event, the window in the evidence', () => {
+    const before = select({
+      from: entity('Account', 'a'),
+      select: [out('username', attr('a', 'username'))],
+      where: cmp(attr('a', 'created_at'), '<', lit('2024-05-01')),
+    });
+    expect(writeNaturalQuestion(index, before, 0, 'g').question).toMatch(/accounts registered before May 2024/u);
+    const window = select({
+      from: entity('Content', 'c'),
+      select: [out('title', attr('c', 'title'))],
+      where: cmp(attr('c', 'created_at'), '>=', {
+        kind: 'dateShift',
+        arg: lit('2025-12-30'),
+        amount: -2,
+        unit: 'year',
+      } as unknown as Expr),
+    });
+    const w = writeNaturalQuestion(index, window, 0, 'g');
+    expect(w.question).toMatch(/videos created in the last 2 years/u);
+    expect(w.evidence).toMatch(
+      /The last 2 years means on or after December 30, 2023, the 2 years before December 30, 2025\./u,
+    );
+    // A watch-history timestamp names no event: it keeps its noun.
+    const viewers = select({
+      from: entity('ConsumerAccount', 'ca'),
+      joins: [{ kind: 'elements', type: 'inner', of: 'ca', attribute: 'watch_history_timestamps', alias: 'w' }],
+      select: [out('username', attr('ca', 'username'))],
+      where: cmp({ kind: 'element', alias: 'w' } as unknown as Expr, '<', lit('2024-05-01')),
+    });
+    expect(writeNaturalQuestion(index, viewers, 0, 'g').question).not.toMatch(/registered|created/u);
+  });
+});
+
 describe('counts of different values', () => {
   it("names a partner's different values in plain words, not in the precise style's", () => {
     const q = select({

@@ -122,6 +122,8 @@ export interface Measure {
   readonly high?: string;
   readonly low?: string;
   readonly adjective?: string;
+  /** Of a date or time: the participle of the event it dates ("created"), said after the noun. */
+  readonly event?: string;
   /** Whether no other attribute of the object shares `high`/`low` (so "the longest clip" names one attribute). */
   readonly ownsAdjectives: boolean;
 }
@@ -157,6 +159,7 @@ export function measureOf(n: NaturalContext, alias: string, name: string): Measu
     ...(lex?.high ? { high: lex.high } : {}),
     ...(lex?.low ? { low: lex.low } : {}),
     ...(lex?.adjective ? { adjective: lex.adjective } : {}),
+    ...(lex?.event ? { event: lex.event } : {}),
   };
   const shared = entity
     ? n.index

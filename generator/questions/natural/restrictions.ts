@@ -89,7 +89,9 @@ function attributeCompare(
   if (m.kind === 'time' && typeof value === 'string') {
     const boundary = op === '<' || op === '>=';
     timeNote(n, alias, name);
-    return `with ${article(m.noun)} ${TIME_OPS[op]} ${momentText(value, boundary)}${midnight(n, alias, name, value, op)}`;
+    // "videos created before June 2024", where the model names the event; else "with a creation time before …".
+    const said = m.event && op !== '=' && op !== '<>' ? m.event : `with ${article(m.noun)}`;
+    return `${said} ${TIME_OPS[op]} ${momentText(value, boundary)}${midnight(n, alias, name, value, op)}`;
   }
   if (m.kind === 'number' || m.kind === 'id') {
     if (value === null) return `with ${m.kind === 'id' ? 'an id' : article(m.noun)} ${NUMBER_OPS[op]} NULL`;
@@ -240,7 +242,10 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
             `The last ${last} means ${p.op === '>' ? 'after' : 'on or after'} ${momentText(boundary, false)}${midnight(n, left.alias, left.name, boundary, p.op)}, the ${span} before ${momentText(p.right.arg.value, false)}.`,
             'date-window',
           );
-          return { alias: canonical(n.d, left.alias), text: `with ${article(m.noun)} in the last ${last}` };
+          return {
+            alias: canonical(n.d, left.alias),
+            text: `${m.event ?? `with ${article(m.noun)}`} in the last ${last}`,
+          };
         }
         if (boundary)
           state(
@@ -248,7 +253,8 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
             `${capitalize(when)} is ${momentText(boundary, false)}${midnight(n, left.alias, left.name, boundary, p.op)}.`,
             'date-shift',
           );
-        return { alias: canonical(n.d, left.alias), text: `with ${article(m.noun)} ${TIME_OPS[p.op]} ${when}` };
+        const said = m.event && p.op !== '=' && p.op !== '<>' ? m.event : `with ${article(m.noun)}`;
+        return { alias: canonical(n.d, left.alias), text: `${said} ${TIME_OPS[p.op]} ${when}` };
       }
       // "with a price above the average price of all products": a comparison with an aggregate of every object.
       if (left && p.right.kind === 'scalarSubquery') {
@@ -391,7 +397,7 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
             : valueText(v);
       return {
         alias: canonical(n.d, a.alias),
-        text: `with ${article(m.noun)} ${p.negated ? 'outside' : 'between'} ${say(lo)} and ${say(hi)}${m.unit && !money ? ` ${m.unit}` : ''}`,
+        text: `${m.kind === 'time' && m.event && !p.negated ? m.event : `with ${article(m.noun)}`} ${p.negated ? 'outside' : 'between'} ${say(lo)} and ${say(hi)}${m.unit && !money ? ` ${m.unit}` : ''}`,
       };
     }
     case 'isNull': {
