@@ -32,10 +32,11 @@ import { tempDir } from '../helpers/build-fixtures.ts';
 import { createDatabase, describeServer } from '../helpers/postgres.ts';
 import { REPO_ROOT, runCliAsync } from '../helpers/run-cli.ts';
 import { sized } from '../helpers/tiers.ts';
+import { DEFAULT_QUESTION_PLAN } from '../../generator/records/question-record.ts';
 
 const PREDICTIONS = sized('EQUISQL_HOSTILE_PREDICTIONS', 60, 1000);
-/** Rows a random group gives over the ten presets (ten variants, four question styles). */
-const ROWS_PER_GROUP = 40;
+/** Rows a random group gives in the test split: each question of the default plan on the ten presets. */
+const ROWS_PER_GROUP = 10 * Object.values(DEFAULT_QUESTION_PLAN).reduce<number>((a, b) => a + (b ?? 0), 0);
 const BIN = join(REPO_ROOT, 'bin/equisql.js');
 const MB = 1024 * 1024;
 
