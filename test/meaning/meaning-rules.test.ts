@@ -373,6 +373,20 @@ describe('the meaning check', () => {
     ).toEqual(['aggregate-argument']);
   });
 
+  it('finds the number of different values each object has its own of', () => {
+    // "The number of different email addresses of accounts" is the number of accounts.
+    const accounts = (counted: Expr) =>
+      select({ from: entity('Account', 'a'), select: [out('n', countDistinct(counted))] });
+    expect(rules(accounts(attr('a', 'email')), social)).toEqual(['aggregate-argument']);
+    expect(rules(accounts(attr('a', 'username')), social)).toEqual(['aggregate-argument']);
+    // Preference notes repeat: how many there are is a question.
+    const viewers = select({
+      from: entity('ConsumerAccount', 'ca'),
+      select: [out('n', countDistinct(attr('ca', 'preferences')))],
+    });
+    expect(rules(viewers, social)).toEqual([]);
+  });
+
   it('finds an aggregate over the one object a unique value picks', () => {
     const viewers = (where: Parameters<typeof select>[0]['where'], groupBy?: Expr[]) =>
       select({

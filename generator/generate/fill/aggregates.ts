@@ -77,7 +77,7 @@ function plainAggregate(
     }));
     const options = [
       ...ids,
-      ...candidates(f, entities, elements, 'text').filter((c) => distinctCountable(c.slot?.role)),
+      ...candidates(f, entities, elements, 'text').filter((c) => distinctCountable(c.slot?.role, c.slot?.attribute)),
     ];
     if (options.length === 0) reject('no-fitting-slot', 'nothing to count distinct values of');
     const t = r.pick(options);
@@ -188,7 +188,7 @@ function analyticAggregate(
     return conditionalAggregate(c, valuesOf(f, c, entities, elements), countTarget?.expr, r);
   }
   const kinds = candidates(f, entities, elements, 'text').filter(
-    (c) => distinctCountable(c.slot?.role) && !pinned.has(canonicalKey(c.expr)),
+    (c) => distinctCountable(c.slot?.role, c.slot?.attribute) && !pinned.has(canonicalKey(c.expr)),
   );
   return kinds.length > 0 ? distinctAggregate(r.pick(kinds)) : undefined;
 }

@@ -1,7 +1,8 @@
 /**
  * AVG, MIN and MAX of measures, counts, scores and dates; COUNT(DISTINCT) of what names or
- * sorts objects (names, categories, identifiers, contacts). Not the average of an id, the
- * smallest name, the number of distinct prices.
+ * sorts objects (names, categories, identifiers, contacts) and may repeat. Not the average
+ * of an id, the smallest name, the number of distinct prices, nor the number of distinct
+ * emails when each is one account's own: that is the number of accounts.
  */
 import type { Expr } from '../../query/conceptual-query.ts';
 import type { MeaningCheck } from '../meaning-check.ts';
@@ -27,6 +28,8 @@ export const aggregateArgument: MeaningCheck = {
         const ref = refOf(m, e.arg);
         if (ref && !DISTINCT_COUNTABLE.includes(ref.role.kind))
           out.push(`count of distinct ${ref.name}, a ${ref.role.kind}`);
+        else if (ref?.attribute?.hints?.unique === true)
+          out.push(`count of distinct ${ref.name}, unique to each object: a count of the objects`);
       }
     });
     return out;

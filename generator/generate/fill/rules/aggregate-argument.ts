@@ -1,14 +1,16 @@
 /**
  * aggregate-argument, as the filler proposes it: AVG, MIN and MAX of quantities (MIN and MAX
  * of dates too, where the filler takes dates), COUNT(DISTINCT …) of what names or sorts
- * objects.
+ * objects and may repeat: the number of different emails, each an account's own, is the
+ * number of accounts, which a count of the accounts says.
  */
-import type { AttributeRole } from '../../../er-model/er-model.ts';
+import type { Attribute, AttributeRole } from '../../../er-model/er-model.ts';
 
 export function averageable(role: AttributeRole | undefined): boolean {
   return role?.kind === 'measure' || role?.kind === 'count' || role?.kind === 'score';
 }
 
-export function distinctCountable(role: AttributeRole | undefined): boolean {
+export function distinctCountable(role: AttributeRole | undefined, attribute?: Attribute): boolean {
+  if (attribute?.hints?.unique === true) return false;
   return role !== undefined && ['identifier', 'name', 'category', 'contact'].includes(role.kind);
 }
