@@ -115,7 +115,7 @@ export const retail = defineDomain({
         }),
         attr.text('dimensions', {
           role: { kind: 'category' },
-          lexicon: noun('dimensions', 'dimensions'),
+          lexicon: noun('package size'),
           hints: { pool: ['10x10x5 cm', '20x15x10 cm', '30x20x10 cm', '40x30x20 cm', '60x40x30 cm', '5x5x2 cm'] },
         }),
       ],

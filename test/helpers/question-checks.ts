@@ -185,7 +185,8 @@ function analyticFacts(query: Query): { construct: string; test: (text: string) 
         const denominator = n['denominator'] as { kind?: string; value?: unknown } | undefined;
         const constant =
           denominator?.kind === 'literal' && typeof denominator.value === 'number' && denominator.value !== 0;
-        if (!constant) facts.push({ construct: 'ratio by zero', test: (t) => /empty when .* is 0/u.test(t) });
+        if (!constant)
+          facts.push({ construct: 'ratio by zero', test: (t) => /empty when (.* is 0|there are no )/u.test(t) });
         if (n['percent']) facts.push({ construct: 'percentage', test: (t) => t.includes('percent') });
         break;
       }
@@ -349,11 +350,49 @@ export function expectedNaturalFacts(
         facts.push({ construct: 'nulls position', test: (t) => /come (first|last)/u.test(t) });
   };
   sorts(query);
-  for (const f of analyticFacts(query)) {
+  // A percentage of the rows that meet a condition is defined as such: "the number of apps in
+  // exe format as a percent of the number of apps"; the condition's CASE or FILTER is not spelled.
+  let countedShares = 0;
+  const plain = JSON.parse(JSON.stringify(query), (_k, v) => {
+    if (v?.kind !== 'ratio' || !isCountOfCondition(v.numerator)) return v;
+    if (
+      v.denominator?.kind !== 'aggregate' ||
+      v.denominator.fn !== 'count' ||
+      v.denominator.arg ||
+      v.denominator.filter
+    )
+      return v;
+    countedShares++;
+    return { ...v, numerator: { kind: 'aggregate', fn: 'count' } };
+  }) as Query;
+  if (countedShares > 0)
+    facts.push({
+      construct: 'share of the rows that meet a condition',
+      test: (t) => /is the number of .* as a (percent|share) of the number of /u.test(t),
+    });
+  for (const f of analyticFacts(plain)) {
     if (f.construct === 'nulls position' || f.construct === 'distinct aggregate') continue; // above; and only a total or an average of distinct values differs
     facts.push(f);
   }
   return facts;
+}
+
+/** `count(*) FILTER (WHERE p)` or `sum(CASE WHEN p THEN 1 ELSE 0 END)`. */
+function isCountOfCondition(e: Record<string, unknown> | undefined): boolean {
+  if (e?.['kind'] !== 'aggregate') return false;
+  if (e['fn'] === 'count') return !e['arg'] && e['filter'] !== undefined;
+  const arg = e['arg'] as
+    | { kind?: string; whens?: { then: { kind: string; value: unknown } }[]; else?: { kind: string; value: unknown } }
+    | undefined;
+  return (
+    e['fn'] === 'sum' &&
+    arg?.kind === 'case' &&
+    arg.whens?.length === 1 &&
+    arg.whens[0]?.then.kind === 'literal' &&
+    arg.whens[0].then.value === 1 &&
+    arg.else?.kind === 'literal' &&
+    arg.else.value === 0
+  );
 }
 
 /** Whether a sort key of `q` can be missing, worked out from the model: an optional attribute, a LEFT-joined partner's, an aggregate of either; anything else is taken as possibly missing. */

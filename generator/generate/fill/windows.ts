@@ -69,12 +69,14 @@ const OUTPUT_NAME: Record<WindowFunction, string> = {
 
 /**
  * The query with one more output: a window over the same groups and order as topPerGroup
- * draws (lag, lead, a running sum, average or count, or a position), or undefined when the
- * query does not lend itself (as for topPerGroup; a LIMIT is fine, the ORDER BY gains the
+ * draws (lag, lead, a running total, or a position), or undefined when the
+ * query does not lend itself (as for topPerGroup; a LIMIT above 1 is fine, the ORDER BY gains the
  * new column so it stays as total as it was).
  */
 export function windowOutput(index: ErIndex, rng: Rng, q: SelectQuery): SelectQuery | undefined {
-  const frame = windowFrame(index, rng, q, ['lag', 'lead', 'sum', 'avg', 'count', 'row_number', 'dense_rank']);
+  // One row's place in a group it is shown without: "the description and price rank of one app".
+  if (q.limit !== undefined && q.limit <= 1) return undefined;
+  const frame = windowFrame(index, rng, q, ['lag', 'lead', 'sum', 'row_number', 'dense_rank']);
   if (!frame) return undefined;
   let name = OUTPUT_NAME[frame.window.fn];
   for (let i = 2; q.select.some((c) => c.name === name); i++) name = `${OUTPUT_NAME[frame.window.fn]}_${i}`;
@@ -86,8 +88,12 @@ export function windowOutput(index: ErIndex, rng: Rng, q: SelectQuery): SelectQu
 
 /**
  * A window over the rows of a plain query: partitioned by a group (a partner joined without
- * LEFT, the base object's kind, or a few-valued attribute), ordered by a number or date of
- * the base object, with every alias's id as tie-break where the function needs one.
+ * LEFT that several rows share, the base object's kind, or a few-valued attribute), ordered
+ * by a number or date of the base object, with every alias's id as tie-break where the
+ * function needs one. Windows read as an analyst asks them: a rank or position by a number
+ * or a date; a previous or next value, or a running total, only along time (each
+ * customer's previous order time, the running total of amounts by order time), of a quantity
+ * other than the order when it is one.
  */
 function windowFrame(
   index: ErIndex,
@@ -115,12 +121,11 @@ function windowFrame(
       !fixed.has(`${base.alias}.${a.attribute.name}`),
   );
   if (ordered.length === 0) return undefined;
-  const pickedSlot = rng.pick(ordered);
-  const picked = pickedSlot.attribute;
-  const value: Expr = { kind: 'attribute', alias: base.alias, attribute: picked.name };
 
+  // A partner groups rows only when several rows may share it: partitioned by a product's own
+  // review, each partition is one row.
   const groups: Expr[] = joins
-    .filter((j) => j.kind === 'relationship' && j.type === 'inner')
+    .filter((j) => j.kind === 'relationship' && j.type === 'inner' && sharedPartner(index, j))
     .map((j) => ({ kind: 'attribute', alias: j.alias, attribute: 'id' }));
   const subclasses = index
     .subtree(base.entity)
@@ -134,17 +139,29 @@ function windowFrame(
   const partition = rng.pick(groups);
 
   let fn = rng.pick(fns);
-  const numeric = ['integer', 'bigint', 'numeric'].includes(picked.type.kind);
-  // A running total only of what adds up (additive-sum), an average only of a quantity.
-  if (
-    (fn === 'sum' && !summable(role(pickedSlot))) ||
-    (fn === 'avg' && !averageable(role(pickedSlot))) ||
-    ((fn === 'sum' || fn === 'avg') && !numeric)
-  )
-    fn = 'count';
-  const orderBy: WindowOrderItem[] = [
-    { expr: value, direction: rng.chance(FILL_RATES.windowDescending) ? 'desc' : 'asc' },
-  ];
+  const temporal = ordered.filter((a) => TEMPORAL.includes(a.attribute.type.kind));
+  // A previous value or a running figure only along time; by a price, "the next price" says nothing.
+  if (ALONG_TIME.has(fn) && temporal.length === 0) fn = 'row_number';
+  const pickedSlot = rng.pick(ALONG_TIME.has(fn) ? temporal : ordered);
+  const value: Expr = { kind: 'attribute', alias: base.alias, attribute: pickedSlot.attribute.name };
+  let arg: Expr | undefined = fn === 'lag' || fn === 'lead' ? value : undefined;
+  if (fn === 'sum' || fn === 'avg') {
+    // A running total of what adds up (additive-sum), a running average of a quantity.
+    const fits = fn === 'sum' ? summable : averageable;
+    const quantities = asked.filter(
+      (a) =>
+        !a.attribute.multiValued &&
+        ['integer', 'bigint', 'numeric'].includes(a.attribute.type.kind) &&
+        fits(role(a)) &&
+        !fixed.has(`${base.alias}.${a.attribute.name}`),
+    );
+    if (quantities.length > 0)
+      arg = { kind: 'attribute', alias: base.alias, attribute: rng.pick(quantities).attribute.name };
+    else fn = 'row_number';
+  }
+  // Along time, forward: "previous" is earlier, a running total grows with the days.
+  const descending = rng.chance(FILL_RATES.windowDescending) && !ALONG_TIME.has(fn);
+  const orderBy: WindowOrderItem[] = [{ expr: value, direction: descending ? 'desc' : 'asc' }];
   if (ORDER_SENSITIVE.has(fn)) {
     // Every alias's id: a row's position or neighbour must not depend on how ties were stored.
     const ids: Expr[] = [base.alias, ...joins.map((j) => j.alias)].map((alias) => ({
@@ -154,8 +171,20 @@ function windowFrame(
     }));
     for (const id of ids) if (!sameNode(id, partition)) orderBy.push({ expr: id, direction: 'asc' });
   }
-  const arg = fn === 'lag' || fn === 'lead' || fn === 'sum' || fn === 'avg' ? value : undefined;
   return { window: { kind: 'window', fn, ...(arg ? { arg } : {}), partitionBy: [partition], orderBy } };
+}
+
+const TEMPORAL = ['date', 'timestamptz', 'timestamp'];
+const ALONG_TIME: ReadonlySet<WindowFunction> = new Set(['lag', 'lead', 'sum', 'avg']);
+
+/** Whether several rows of a join may share its partner: not a one-to-one partner, nor the "many" end reached from the "one". */
+function sharedPartner(
+  index: ErIndex,
+  j: Extract<NonNullable<SelectQuery['joins']>[number], { kind: 'relationship' }>,
+): boolean {
+  const c = index.relationship(j.relationship).cardinality;
+  if (c === 'one-to-one') return false;
+  return !(c === 'many-to-one' && j.direction === 'reverse');
 }
 
 /** The attributes a WHERE clause fixes to one value (`x = 3`, `x IN (3)`) in one of its conjuncts, as `alias.attribute`. */

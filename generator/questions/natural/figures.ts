@@ -1,5 +1,6 @@
 import type { Expr, Join, OrderItem, Predicate, SelectQuery } from '../../query/conceptual-query.ts';
 import { hasAggregate } from '../../query/query-scope.ts';
+import { sameNode } from '../../query/walk.ts';
 import { article, capitalize, listing } from '../describe/english.ts';
 import { expr, nullable } from '../describe/expressions.ts';
 import { canonical, linkVerb, measureOf, nounOf, state, type NaturalContext } from './natural-context.ts';
@@ -299,13 +300,30 @@ function labelDefinition(n: NaturalContext, e: Expr, label: Figure, subject: str
     if (!r.text.startsWith('where '))
       return `${name} adds 1 for each ${nounOf(n, subject)} ${r.text}, and 0 otherwise.`;
   }
-  // A numbering window: "Position by price within each file format numbers the apps 1, 2, 3, … in each file format, highest price first, ties broken by id."
+  // "Percentage of apps in exe format is the number of apps in exe format as a percent of all apps, rounded to 1 decimal place."
+  if (e.kind === 'ratio' && subject) {
+    const counted = countedWhere(e.numerator);
+    const d = e.denominator;
+    if (counted && d.kind === 'aggregate' && d.fn === 'count' && !d.arg && !d.filter) {
+      const r = restriction(n, counted);
+      const rows = nounOf(n, subject, true);
+      const places = `${e.digits} decimal place${e.digits === 1 ? '' : 's'}`;
+      if (!r.text.startsWith('where '))
+        return `${name} is the number of ${rows} ${r.text} as ${e.percent ? 'a percent' : 'a share'} of the number of ${rows}, rounded to ${places}, and empty when there are no ${rows}.`;
+    }
+  }
+  // A numbering window: "Price rank within each file format numbers the apps 1, 2, 3, … in each file format, highest price first, ties broken by id."
   if (
     e.kind === 'window' &&
     (e.fn === 'row_number' || e.fn === 'rank' || e.fn === 'dense_rank') &&
     (e.orderBy?.length ?? 0) > 0
   ) {
-    const keys = (e.partitionBy ?? []).map((k) => figure(n, k, subject));
+    const keys = (e.partitionBy ?? []).map(
+      (k): Figure =>
+        k.kind === 'attribute' && k.attribute === 'id'
+          ? { text: nounOf(n, k.alias), kind: 'text' }
+          : figure(n, k, subject),
+    );
     const order = (e.orderBy ?? []).map((o) => ({ f: figure(n, o.expr, subject), desc: o.direction === 'desc' }));
     if ([...keys, ...order.map((o) => o.f)].every((f) => f.kind !== 'other')) {
       const rowsNoun = n.d.windowUnit === 'group' ? 'groups' : subject ? nounOf(n, subject, true) : 'rows';
@@ -335,6 +353,44 @@ function labelDefinition(n: NaturalContext, e: Expr, label: Figure, subject: str
             ? `; tied ${rowsNoun} share a rank and the next rank skips ahead (1, 1, 3)`
             : `; tied ${rowsNoun} share a rank, with no gaps (1, 1, 2)`);
       return `${name} numbers the ${rowsNoun} 1, 2, 3, …${within} by ${firstOrder(head.f, head.desc)}${ties}${how}.`;
+    }
+  }
+  // Along time: "Previous creation time within each resolution is the creation time of the clip
+  // just before it among clips of the same resolution, ties broken by id, and empty for the first."
+  if (e.kind === 'window' && (e.fn === 'lag' || e.fn === 'lead' || e.fn === 'sum') && e.arg && subject) {
+    const keys = (e.partitionBy ?? []).map(
+      (k): Figure =>
+        k.kind === 'attribute' && k.attribute === 'id'
+          ? { text: nounOf(n, k.alias), kind: 'text' }
+          : figure(n, k, subject),
+    );
+    const order = (e.orderBy ?? []).map((o) => ({ f: figure(n, o.expr, subject), desc: o.direction === 'desc' }));
+    const arg = figure(n, e.arg, subject);
+    const [head, ...rest] = order;
+    const simple =
+      head &&
+      !head.desc &&
+      head.f.kind === 'time' &&
+      (e.orderBy ?? []).every((o) => !mayBeMissing(n, o.expr)) &&
+      !mayBeMissing(n, e.arg) &&
+      [arg, ...keys, ...order.map((o) => o.f)].every((f) => f.kind !== 'other');
+    if (simple) {
+      const one = nounOf(n, subject);
+      const rows = nounOf(n, subject, true);
+      const among = keys.length > 0 ? ` among ${rows} of the same ${listing(keys.map((k) => k.text))}` : '';
+      const ties =
+        rest.length > 0
+          ? `, ties broken by ${listing(
+              rest.map((o) => o.f.text),
+              'then',
+            )}`
+          : '';
+      if (e.fn === 'sum')
+        return `${name} adds up the ${arg.plural ?? pluralOf(arg.text)}${among}, in order of ${head.f.text}, up to and including this ${one} and any with the same ${head.f.text}.`;
+      const before = e.fn === 'lag';
+      const offset = e.offset ?? 1;
+      if (offset === 1)
+        return `${name} is the ${arg.text} of the ${one} just ${before ? 'before' : 'after'} it in order of ${head.f.text}${among}${ties}, and empty for the ${before ? 'first' : 'last'}.`;
     }
   }
   if (e.kind === 'ageYears' && e.to.kind === 'literal' && typeof e.to.value === 'string') {
@@ -399,7 +455,7 @@ function firstAttribute(x: unknown): { alias: string; attribute: string } | unde
 
 /**
  * A short name for a derived value whose full wording is long: a CASE ("duration
- * category"), a window ("rank by price within each product type"), a ratio, a position,
+ * category"), a window ("price rank within each product type"), a ratio, a position,
  * a rounding to a whole number, an age in years, a conditional count. Undefined: no name.
  */
 function labelOf(n: NaturalContext, e: Expr, subject: string | undefined, reach: Reach): Figure | undefined {
@@ -419,10 +475,18 @@ function labelOf(n: NaturalContext, e: Expr, subject: string | undefined, reach:
       return a ? { text: `${a} ${/(category|group)$/u.test(a) ? 'label' : 'category'}`, kind: 'text' } : undefined;
     }
     case 'window': {
-      const by = e.orderBy?.[0] ? named(e.orderBy[0].expr) : undefined;
-      const within = (e.partitionBy ?? []).map((k) => named(k));
+      const first = e.orderBy?.[0]?.expr;
+      // "previous order time", not "previous order time by order time".
+      const by = first && !(e.arg && sameNode(e.arg, first)) ? named(first) : undefined;
+      // A partner by its id is the partner: "within each customer", not "within each customer id".
+      const within = (e.partitionBy ?? []).map((k) =>
+        k.kind === 'attribute' && k.attribute === 'id' ? nounOf(n, k.alias) : named(k),
+      );
       if (within.some((w) => w === undefined)) return undefined;
       const per = within.length > 0 ? ` within each ${listing(within as string[])}` : '';
+      // "price rank within each file format": the order's own noun before "rank", as people say it.
+      if (by && (e.fn === 'row_number' || e.fn === 'rank' || e.fn === 'dense_rank'))
+        return { text: `${by} rank${per}`, kind: 'number' };
       const head = {
         row_number: 'position',
         rank: 'rank',
@@ -437,9 +501,9 @@ function labelOf(n: NaturalContext, e: Expr, subject: string | undefined, reach:
       return { text: `${head}${by ? ` by ${by}` : ''}${per}`, kind: 'number' };
     }
     case 'ratio': {
-      const num = e.numerator;
-      if (num.kind === 'aggregate' && num.fn === 'count' && num.filter && subject) {
-        const r = restriction(n, num.filter);
+      const counted = countedWhere(e.numerator);
+      if (counted && subject) {
+        const r = restriction(n, counted);
         return {
           text: `${e.percent ? 'percentage' : 'share'} of ${nounOf(n, subject, true)} ${r.text}`,
           kind: 'number',
@@ -658,4 +722,14 @@ export function partnerPhrase(
     const tail = own.length > 0 ? ` ${listing(own)}` : '';
     return partnerNoun(n, j, true, `${nounOf(n, alias, true)}${tail}`);
   };
+}
+
+/** The condition a count of rows counts under: `count(*) FILTER (WHERE p)` or `sum(CASE WHEN p THEN 1 ELSE 0 END)`. */
+function countedWhere(e: Expr): Predicate | undefined {
+  if (e.kind === 'aggregate' && e.fn === 'count' && !e.arg && e.filter) return e.filter;
+  if (e.kind !== 'aggregate' || e.fn !== 'sum' || e.arg?.kind !== 'case' || e.arg.whens.length !== 1) return undefined;
+  const [w] = e.arg.whens as [{ when: Predicate; then: Expr }];
+  const one = w.then.kind === 'literal' && w.then.value === 1;
+  const zero = e.arg.else?.kind === 'literal' && e.arg.else.value === 0;
+  return one && zero ? w.when : undefined;
 }
