@@ -11,6 +11,9 @@ import type { CountTarget, ElementAlias, EntityAlias, Fill } from './fill-contex
 import { HAVING_QUANTILES } from './fill-rates.ts';
 import { finerThreshold, isTyped, roundThreshold } from './rules/typed-value.ts';
 
+/** The largest figure a HAVING asks for exactly. */
+const EXACT_AT_MOST = 10;
+
 /** Whether `v op t` holds. */
 function holds(v: number, op: ComparisonOp, t: number): boolean {
   return op === '='
@@ -57,11 +60,13 @@ export async function having(
         ),
       ].sort((a, b) => a - b);
       if (values.length < 2) reject('no-fitting-value', 'the group aggregate takes fewer than two values');
-      const op: ComparisonOp = slot.op === '<>' ? '>' : slot.op;
+      // An equality is asked of a small figure a group has ("exactly 2 orders"); of a large one
+      // ("exactly 85 videos") a person asks "at least".
+      const small = values.filter((v) => isTyped(v) && v >= 1 && v <= EXACT_AT_MOST);
+      const op: ComparisonOp = slot.op === '<>' ? '>' : slot.op === '=' && small.length === 0 ? '>=' : slot.op;
       // A threshold strictly inside the distribution keeps some groups and drops others.
-      // An equality takes a value the groups have that a person types as it is ("exactly 120
-      // orders"): rounding 117 to 120 would match no group.
-      const inner = op === '=' ? values.filter(isTyped) : op.startsWith('>') ? values.slice(0, -1) : values.slice(1);
+      // An equality takes a value the groups have as it is: rounding 7 to 10 would match no group.
+      const inner = op === '=' ? small : op.startsWith('>') ? values.slice(0, -1) : values.slice(1);
       if (inner.length === 0) reject('no-meaningful-slot:typed-value', `no round value among the values of ${t.label}`);
       const pick = inner[Math.floor(f.rng.pick(HAVING_QUANTILES) * (inner.length - 1))] as number;
       const exact =
