@@ -111,7 +111,20 @@ export const retail = defineDomain({
         attr.text('material', {
           role: { kind: 'category' },
           lexicon: noun('material'),
-          hints: { faker: 'commerce.productMaterial' },
+          hints: {
+            pool: [
+              'Steel',
+              'Aluminium',
+              'Plastic',
+              'Glass',
+              'Wood',
+              'Leather',
+              'Cotton',
+              'Rubber',
+              'Ceramic',
+              'Bamboo',
+            ],
+          },
         }),
         attr.text('dimensions', {
           role: { kind: 'category' },

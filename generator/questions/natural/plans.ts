@@ -58,6 +58,7 @@ type Plan =
   | 'groupedFirstCount'
   | 'groupedTop'
   | 'perObject'
+  | 'perObjectHaving'
   | 'perObjectTop'
   | 'perObjectTop1'
   | 'perObjectTopVerb'
@@ -465,11 +466,21 @@ function perObjectQuestion(n: NaturalContext, q: SelectQuery): string {
   if ((q.joins ?? []).some((j) => j.type === 'left')) n.covered.add('left-join');
   const order = q.orderBy ?? [];
   if (order.length > 0) orderEvidence(n, q, order, base, starReach, rows.noun);
-  if (q.having)
-    state(n, `Only ${nounOf(n, base, true)} whose ${havingText(n, q, base, starReach)} are included.`, 'having');
   const first = order[0];
   const outputs = nouns(figs);
   const outputsPlural = listing(figs.map((f) => f.plural ?? f.text));
+  // Only the objects' own values shown, HAVING choosing the objects: "What are the names of apps
+  // whose number of customers that downloaded them is 6?", not "For each app, what is the name?".
+  if (q.having && !first && q.limit === undefined && !q.select.some((o) => hasAggregate(o.expr))) {
+    n.covered.add('having');
+    return fill(n, 'perObjectHaving', {
+      outputs: outputsPlural,
+      rows: rows.plural,
+      having: havingText(n, q, base, starReach),
+    });
+  }
+  if (q.having)
+    state(n, `Only ${nounOf(n, base, true)} whose ${havingText(n, q, base, starReach)} are included.`, 'having');
   if (first && q.limit !== undefined) {
     const e = sortExpr(q, first);
     const f = e ? figure(n, e, base, starReach) : undefined;
@@ -796,7 +807,11 @@ function setQuestion(n: NaturalContext, q: SetQuery): string {
     const rows = rowsAround(n, s, subject);
     if (s.orderBy || s.limit !== undefined)
       state(n, `The ${rows.noun} of a list are its first ${s.limit ?? 'rows'} by their order.`, 'arm-limit');
-    return { rows: rows.plural, outs: s.select.map((o) => figure(n, o.expr, subject)), select: s };
+    // Each arm is its own list: "the usernames of subscribers, then those of subscribers on the
+    // basic tier", not "first subscribers … second subscribers", unless the arm itself pairs two.
+    const paired = (s.joins ?? []).some((j) => j.kind === 'relationship' && j.entity === s.from.entity);
+    const plural = paired ? rows.plural : rows.plural.replace(/^(first|second|third|fourth|fifth) /u, '');
+    return { rows: plural, outs: s.select.map((o) => figure(n, o.expr, subject)), select: s };
   };
   const left = arm(q.left);
   const right = arm(q.right);

@@ -389,15 +389,23 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
       const m = measureOf(n, a.alias, a.name);
       if (m.kind === 'time') timeNote(n, a.alias, a.name);
       const money = m.unit === 'dollars' || m.unit === 'USD';
+      // Seconds in the unit a person bounds them by: "between 100 and 150 minutes", not "between 6000 and 9000 seconds".
+      const per =
+        m.unit === 'seconds' && typeof lo === 'number' && typeof hi === 'number' && lo > 0
+          ? [3600, 60].find((f) => lo % f === 0 && hi % f === 0)
+          : undefined;
+      const unit = per === 3600 ? 'hours' : per === 60 ? 'minutes' : m.unit;
       const say = (v: ScalarLiteral | null) =>
         m.kind === 'time' && typeof v === 'string'
           ? momentText(v, false)
           : money && typeof v === 'number'
             ? quantityText(v, m.unit)
-            : valueText(v);
+            : per && typeof v === 'number'
+              ? numberText(v / per)
+              : valueText(v);
       return {
         alias: canonical(n.d, a.alias),
-        text: `${m.kind === 'time' && m.event && !p.negated ? m.event : `with ${article(m.noun)}`} ${p.negated ? 'outside' : 'between'} ${say(lo)} and ${say(hi)}${m.unit && !money ? ` ${m.unit}` : ''}`,
+        text: `${m.kind === 'time' && m.event && !p.negated ? m.event : `with ${article(m.noun)}`} ${p.negated ? 'outside' : 'between'} ${say(lo)} and ${say(hi)}${unit && !money ? ` ${unit}` : ''}`,
       };
     }
     case 'isNull': {
