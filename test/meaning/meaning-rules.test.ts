@@ -373,6 +373,21 @@ describe('the meaning check', () => {
     ).toEqual(['aggregate-argument']);
   });
 
+  it("finds an aggregate of a group's own key, in the outputs or in HAVING", () => {
+    const notes = attr('ca', 'preferences');
+    const perNote = (having: Parameters<typeof select>[0]['having']) =>
+      select({
+        from: entity('ConsumerAccount', 'ca'),
+        select: [out('preferences', notes), out('n', count())],
+        groupBy: [notes],
+        having,
+      });
+    // "Each preference note whose number of different preference notes is under 1" keeps the missing one only.
+    expect(rules(perNote(cmp(countDistinct(notes), '<', lit(1))), social)).toEqual(['constant-output']);
+    // The number of viewers of each preference note is a question.
+    expect(rules(perNote(cmp(count(), '>', lit(50))), social)).toEqual([]);
+  });
+
   it('finds the number of different values each object has its own of', () => {
     // "The number of different email addresses of accounts" is the number of accounts.
     const accounts = (counted: Expr) =>

@@ -26,7 +26,7 @@ function functionsFor(t: Typed): readonly ('sum' | 'avg' | 'max' | 'min')[] {
   return summable(t.slot?.role) ? ['sum', 'avg', 'max', 'min'] : ['avg', 'max', 'min'];
 }
 
-/** The aggregate of a select item or HAVING slot; `fixed`: expressions WHERE pins to one value. */
+/** The aggregate of a select item or HAVING slot; `fixed`: expressions WHERE pins to one value, or a HAVING's group keys. */
 export function aggregate(
   f: Fill,
   slot: AggregateSlot,
@@ -69,6 +69,9 @@ function plainAggregate(
       };
     return { expr: { kind: 'aggregate', fn: 'count' }, kind: 'numeric', label: 'count' };
   }
+  // An aggregate of a column the WHERE clause pins to one value, or of the group's own key
+  // (the number of different preference notes of each preference note), says nothing new.
+  const pinned = new Set(fixed.map(canonicalKey));
   if (slot.mode === 'distinct') {
     const ids: Typed[] = entities.slice(1).map((a) => ({
       expr: { kind: 'attribute', alias: a.alias, attribute: 'id' },
@@ -78,7 +81,7 @@ function plainAggregate(
     const options = [
       ...ids,
       ...candidates(f, entities, elements, 'text').filter((c) => distinctCountable(c.slot?.role, c.slot?.attribute)),
-    ];
+    ].filter((c) => !pinned.has(canonicalKey(c.expr)));
     if (options.length === 0) reject('no-fitting-slot', 'nothing to count distinct values of');
     const t = r.pick(options);
     return {
@@ -87,8 +90,6 @@ function plainAggregate(
       label: `distinct_${t.label}s`.replace(/ss$/u, 's'),
     };
   }
-  // An aggregate of a column the WHERE clause pins to one value says nothing new.
-  const pinned = new Set(fixed.map(canonicalKey));
   const numbers = candidates(f, entities, elements, 'numeric').filter(
     (c) => (c.expr.kind !== 'attribute' || c.label !== 'id') && !pinned.has(canonicalKey(c.expr)),
   );

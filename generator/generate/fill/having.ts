@@ -43,7 +43,7 @@ export async function having(
     const parts: Predicate[] = [];
     for (const slot of conj) {
       if (slot.kind !== 'compareAggregate') return reject('meaningless-skeleton', 'HAVING without an aggregate');
-      const t = aggregate(f, slot.aggregate, scope, elements, countTarget, [], true);
+      const t = aggregate(f, slot.aggregate, scope, elements, countTarget, q.groupBy ?? [], true);
       if (t.kind !== 'numeric') reject('no-fitting-slot', 'HAVING on a date aggregate');
       const rows = await f.ctx.probe({
         ...q,

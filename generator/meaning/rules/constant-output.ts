@@ -97,7 +97,7 @@ function isOuter(q: SelectQuery, alias: string): boolean {
   return (q.joins ?? []).some((j) => j.alias === alias && j.type === 'left');
 }
 
-/** Conditions inside aggregates (FILTER, CASE) that test only a group key: the same in every row of a group. */
+/** Conditions inside aggregates (FILTER, CASE) that test only a group key, and aggregates of a group key: the same in every row of a group. */
 function keyConditions(q: SelectQuery): string[] {
   const keys = new Set((q.groupBy ?? []).map(exprKey));
   if (keys.size === 0) return [];
@@ -109,6 +109,11 @@ function keyConditions(q: SelectQuery): string[] {
     if (e.kind === 'aggregate' && e.filter && onKey(e.filter)) out.push('an aggregate filtered on its own group key');
     if (e.kind === 'aggregate' && e.arg?.kind === 'case' && e.arg.whens.every((w) => onKey(w.when)))
       out.push('an aggregate of a CASE on its own group key');
+    // The number of different preference notes of each preference note is 1 (0 for the missing one).
+    if (e.kind === 'aggregate' && e.fn !== 'count' && e.arg && keys.has(exprKey(e.arg)))
+      out.push('an aggregate of its own group key');
+    if (e.kind === 'aggregate' && e.fn === 'count' && e.distinct && e.arg && keys.has(exprKey(e.arg)))
+      out.push('a count of different values of its own group key');
   });
   return out;
 }

@@ -143,6 +143,11 @@ export function figure(n: NaturalContext, e: Expr, subject: string | undefined, 
   if (e.kind === 'substring' && e.start === 1 && e.length !== undefined) {
     const inner = figure(n, e.arg, subject, reach);
     if (inner.kind !== 'other') {
+      // The first letter of a name is its initial; only a longer cut needs saying what a short text gives.
+      if (e.length === 1) {
+        n.covered.add('substring');
+        return { text: `first letter of the ${inner.text}`, kind: 'text' };
+      }
       state(n, `${capitalize(article(inner.text))} shorter than ${e.length} characters is shown whole.`, 'substring');
       return { text: `first ${e.length} characters of the ${inner.text}`, kind: 'text' };
     }

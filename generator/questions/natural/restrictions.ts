@@ -436,6 +436,14 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
       const amount = p.negated ? 'no' : 'at least one';
       return { alias: linked.outer, text: `${linked.verb(true)} ${amount} ${linked.noun}${linked.restrictions}` };
     }
+    case 'inQuery': {
+      // `s.id NOT IN (SELECT s2.id FROM review r JOIN … s2 WHERE r.body IS NULL)`: "with no review with no review text".
+      const outer = p.expr.kind === 'attribute' && p.expr.attribute === 'id' ? p.expr.alias : undefined;
+      const linked = outer && p.query.kind === 'select' ? linkedSubquery(n, p.query, outer) : undefined;
+      if (!linked) return generic();
+      const amount = p.negated ? 'no' : 'at least one';
+      return { alias: linked.outer, text: `${linked.verb(true)} ${amount} ${linked.noun}${linked.restrictions}` };
+    }
     case 'and': {
       const parts = p.args.map((a) => restriction(n, a));
       const alias = parts[0]?.alias;
@@ -476,12 +484,14 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
 
 /**
  * A subquery that follows one relationship back to an outer alias (`EXISTS (SELECT … FROM
- * content c JOIN produced_by … = outer)`): its noun, its verb from the outer side, and its
+ * content c JOIN produced_by … = outer)`), or, given `target`, one that lists the ids of the
+ * objects it reaches for `target.id IN (…)`: its noun, its verb from the outer side, and its
  * own restrictions. Undefined for any other subquery.
  */
 export function linkedSubquery(
   n: NaturalContext,
   q: SelectQuery,
+  target?: string,
 ):
   | {
       outer: string;
@@ -495,7 +505,14 @@ export function linkedSubquery(
   if (joins.length !== 1 || q.groupBy || q.having) return undefined;
   const j = joins[0];
   if (j?.kind !== 'relationship' || j.from !== q.from.alias) return undefined;
-  const back = n.d.aliases.get(j.alias)?.sameAs;
+  const listed = q.select.length === 1 ? q.select[0]?.expr : undefined;
+  const reaches =
+    target !== undefined &&
+    listed?.kind === 'attribute' &&
+    listed.alias === j.alias &&
+    listed.attribute === 'id' &&
+    info(n.d, canonical(n.d, target)).entity === j.entity;
+  const back = target === undefined ? n.d.aliases.get(j.alias)?.sameAs : reaches ? target : undefined;
   if (!back) return undefined;
   const rest = conjunctsOf(q.where).filter((c) => !isCorrelation(n.d, c));
   const parts = rest.map((c) => restriction(n, c));
