@@ -748,7 +748,9 @@ function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
   const text = onlyCount
     ? fill(n, 'groupedCount', { key, having, rows: rows.plural })
     : fill(n, 'grouped', { key, having, figures: nouns(figs), be: be(figs), rows: rows.plural });
-  return `${text}${orderText}`;
+  // "the number of devices made of Steel" names its rows already: no "of devices" after it.
+  const named = figs.every((f) => f.text.includes(rows.plural));
+  return `${named ? text.replace(`${nouns(figs)} of ${rows.plural}`, nouns(figs)) : text}${orderText}`;
 }
 
 function isNullableKey(n: NaturalContext, k: Extract<Expr, { kind: 'attribute' }>): boolean {

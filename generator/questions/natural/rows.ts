@@ -1,7 +1,17 @@
 import type { Join, Predicate, SelectQuery } from '../../query/conceptual-query.ts';
 import { article, capitalize, listing } from '../describe/english.ts';
 import { elementLexicon } from '../describe/context.ts';
-import { canonical, info, linkVerb, nounOf, scopeNote, state, toOne, type NaturalContext } from './natural-context.ts';
+import {
+  canonical,
+  entityNoun,
+  info,
+  linkVerb,
+  nounOf,
+  scopeNote,
+  state,
+  toOne,
+  type NaturalContext,
+} from './natural-context.ts';
 import { restriction, type Restriction } from './restrictions.ts';
 
 /**
@@ -140,7 +150,7 @@ export function rowsAround(
           `${capitalize(nounOf(n, alias, true))} without ${article(nounOf(n, e.other))} are listed too, once, with the ${nounOf(n, e.other)} columns empty.`,
           'left-join',
         );
-      } else parts.push(`${parts.length > 0 ? 'and ' : ''}${verb} ${inner}`);
+      } else parts.push(`${parts.length > 0 ? 'and ' : ''}${plainWith(n, e.join, verb, inner, e.other)} ${inner}`);
     }
     return parts.length > 0 ? ` ${parts.join(' ')}` : '';
   };
@@ -154,11 +164,13 @@ export function rowsAround(
   const singularLinks = topVerbs.reduce((t, v) => t.replace(` ${v.plural} `, ` ${v.singular} `), links);
   // "streamers that own channels, with an average viewer count over 25,000 viewers": a relative
   // clause after the subject's own conditions would attach to their last noun ("viewers that own").
-  const around = (noun: string, l: string): string =>
-    own && l.startsWith(' that ') ? `${noun}${l},${own}` : `${noun}${own}${l}`;
+  const around = (noun: string, l: string, one = false): string => {
+    const o = one ? singularKinds(n, own) : own;
+    return o && l.startsWith(' that ') ? `${noun}${l},${o}` : `${noun}${o}${l}`;
+  };
   return {
     plural: `${around(nounOf(n, subject, true), links)}${tail}`,
-    singular: `${around(nounOf(n, subject), singularLinks)}${tail}`,
+    singular: `${around(nounOf(n, subject), singularLinks, true)}${tail}`,
     noun: nounOf(n, subject, true),
     onePerSubject,
     repeatedBy,
@@ -200,4 +212,36 @@ function rowsProbe(n: NaturalContext, q: SelectQuery, subject: string): boolean 
     }
   }
   return ok;
+}
+
+/**
+ * "videos with tags", not "videos tagged with tags": a "… with" verb before its bare partner
+ * noun says nothing "with" does not, when it is the only relationship between the two kinds
+ * (another would make the verb the path's name).
+ */
+function plainWith(
+  n: NaturalContext,
+  join: Extract<Join, { kind: 'relationship' }>,
+  verb: string,
+  inner: string,
+  other: string,
+): string {
+  if (!/^\w+ with$/u.test(verb) || inner !== nounOf(n, other, true)) return verb;
+  const rel = n.index.relationship(join.relationship);
+  const ends = new Set([rel.from, rel.to]);
+  const between = n.index.domain.relationships.filter((r) => ends.has(r.from) && ends.has(r.to));
+  return between.length === 1 ? 'with' : verb;
+}
+
+/** "that are clothing items" of one object: "that is a clothing item" ("For each product that is a clothing item"). */
+function singularKinds(n: NaturalContext, own: string): string {
+  let out = own;
+  for (const e of n.index.domain.entities) {
+    const many = entityNoun(n, e.name, true);
+    const one = entityNoun(n, e.name, false);
+    out = out
+      .replaceAll(` that are not ${many}`, ` that is not ${article(one)}`)
+      .replaceAll(` that are ${many}`, ` that is ${article(one)}`);
+  }
+  return out;
 }
