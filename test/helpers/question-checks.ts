@@ -339,7 +339,10 @@ export function expectedNaturalFacts(
     const v = query.qualify.value;
     facts.push({
       construct: 'qualify threshold',
-      test: (t) => new RegExp(`\\b${v}\\b`, 'u').test(t) || (v === 1 && /\bthe one with\b/u.test(t)),
+      // One per group: "the one with the highest price", or "the most expensive device for each material".
+      test: (t) =>
+        new RegExp(`\\b${v}\\b`, 'u').test(t) ||
+        (v === 1 && /\bthe one with\b|\bthe (most|least) \w+ .*\bfor each\b|\bthe \w+est .*\bfor each\b/u.test(t)),
     });
   }
   // The natural evidence says where missing values sort ("… with no x come first"), where a value can be missing at all.

@@ -181,6 +181,10 @@ describe('LLM client against a real chat-completions server', () => {
       rng: createRng('x'),
     });
     await expect(client.complete([{ role: 'user', content: 'q' }], check)).rejects.toThrow(LlmError);
+    // Under load the client can give up on its last attempt before the server has read it: wait
+    // for the server to see it (or for a second to pass), then count.
+    for (let waited = 0; server.requests < 3 && waited < 1000; waited += 20)
+      await new Promise((r) => setTimeout(r, 20));
     expect(server.requests).toBe(3);
     const refusing = createServer((_req, res) =>
       res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"bad key"}}'),

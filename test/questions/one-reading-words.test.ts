@@ -300,7 +300,9 @@ describe('top rows per group over values that may be missing', () => {
       },
     });
     const w = writeNaturalQuestion(index, q, 0, 'g');
-    expect(w.question).toMatch(/keeping for each preference note the 2 with the highest age/u);
+    // The model's adjective says the order: "the 2 oldest viewers for each preference note".
+    expect(w.question).toMatch(/the 2 oldest viewers for each preference note/u);
+    expect(w.evidence).toMatch(/Oldest refers to the highest age\./u);
     expect(w.evidence).toMatch(/with no preference note form a group of their own/u);
     expect(w.evidence).toMatch(/Within each preference note, viewers with no age come first/u);
   });

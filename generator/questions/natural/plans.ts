@@ -35,7 +35,7 @@ import type { Predicate } from '../../query/conceptual-query.ts';
 function conjunctsOfPredicate(p: Predicate): Predicate[] {
   return p.kind === 'and' ? p.args.flatMap(conjunctsOfPredicate) : [p];
 }
-import { numberText } from './values.ts';
+import { numberText, quantityText } from './values.ts';
 
 type Plan =
   | 'lookup'
@@ -45,6 +45,8 @@ type Plan =
   | 'lookupTop1Adj'
   | 'lookupLimit'
   | 'lookupOne'
+  | 'lookupTopPerGroup'
+  | 'lookupTopPerGroupAmong'
   | 'groupedTop1'
   | 'count'
   | 'aggregate'
@@ -176,7 +178,8 @@ function lookup(n: NaturalContext, q: SelectQuery, qualify?: string): string {
   const rows = rowsAround(n, q, subject, undefined, named);
   multiplicity(n, q, rows, subject);
   // Said in the question only where no limit takes the sentence (see the plans below).
-  const perGroup = q.limit === undefined ? topPerGroup(n, q, subject, rows.noun) : '';
+  const group = q.limit === undefined ? topPerGroup(n, q, subject, rows.noun) : undefined;
+  const perGroup = group?.text ?? '';
   if (qualify && !perGroup) state(n, qualify, 'qualify');
   const outs = ownerless(
     n,
@@ -209,6 +212,17 @@ function lookup(n: NaturalContext, q: SelectQuery, qualify?: string): string {
     if (!first) state(n, 'Any of the matching rows will do; they are all alike in what is listed.', 'limit-unordered');
     if (q.limit === 1) return fill(n, 'lookupOne', { outputs: output, row: rows.singular, order: orderText, be: 'is' });
     return fill(n, 'lookupLimit', { outputs, rows: rows.plural, n: numberText(q.limit), order: orderText, be: 'are' });
+  }
+  if (group?.adj) {
+    // "the 2 most recent accounts for each account type"; with conditions, "Among devices with
+    // more than 150 in stock, … the 3 most expensive for each material".
+    const count = group.top === 1 ? '' : `${numberText(group.top)} `;
+    if (rows.plural === rows.noun) {
+      const top = `the ${count}${group.adj} ${group.top === 1 ? rows.singular : rows.plural}`;
+      return fill(n, 'lookupTopPerGroup', { outputs, top, per: group.per, order: orderText });
+    }
+    const top = `the ${count}${group.adj}${group.top === 1 ? ' one' : ''}`;
+    return fill(n, 'lookupTopPerGroupAmong', { rows: rows.plural, outputs, top, per: group.per, order: orderText });
   }
   return fill(n, 'lookup', { outputs, rows: `${rows.plural}${perGroup}`, order: orderText, be: 'are' });
 }
@@ -272,17 +286,17 @@ function sortedByItem(
  * in the question; the evidence gives only what the words leave open: how ties rank
  * ("Clips tied on file size share a rank, …") and the window's tie-break keys.
  */
-function topPerGroup(n: NaturalContext, q: SelectQuery, subject: string, rowsNoun: string): string {
+function topPerGroup(n: NaturalContext, q: SelectQuery, subject: string, rowsNoun: string): PerGroup | undefined {
   const qu = q.qualify;
-  if (!qu || !['row_number', 'rank', 'dense_rank'].includes(qu.window.fn) || qu.op !== '<=') return '';
+  if (!qu || !['row_number', 'rank', 'dense_rank'].includes(qu.window.fn) || qu.op !== '<=') return undefined;
   const keys = qu.window.partitionBy ?? [];
   const order = qu.window.orderBy ?? [];
   const first = order[0];
-  if (keys.length === 0 || !first) return '';
+  if (keys.length === 0 || !first) return undefined;
   const top = qu.value;
   const by = figure(n, first.expr, subject);
   const keyFigs = keys.map((k) => figure(n, k, subject));
-  if (by.kind === 'other' || top < 1 || keyFigs.some((f) => f.kind === 'other')) return '';
+  if (by.kind === 'other' || top < 1 || keyFigs.some((f) => f.kind === 'other')) return undefined;
   // A partition by an object's id is one by the object: "for each order", not "for each id".
   const per = listing(
     keys.map((k, i) =>
@@ -321,7 +335,25 @@ function topPerGroup(n: NaturalContext, q: SelectQuery, subject: string, rowsNou
       .map((o) => `${figure(n, o.expr, subject).text}${o.direction === 'desc' ? ' (descending)' : ''}`);
     state(n, `Within each ${per}, ties are broken by ${listing(rest, 'then')}.`, 'window-tie-break');
   }
-  return `, keeping for each ${per} the ${top === 1 ? 'one' : numberText(top)} with the ${superlativeKey(by, first.direction === 'desc')}`;
+  // "the 3 most expensive devices for each material", where the model has the adjective.
+  const adj =
+    first.expr.kind === 'attribute'
+      ? superlativeAdjective(n, first.expr, subject, first.direction === 'desc')
+      : undefined;
+  return {
+    text: `, keeping for each ${per} the ${top === 1 ? 'one' : numberText(top)} with the ${superlativeKey(by, first.direction === 'desc')}`,
+    per,
+    top,
+    ...(adj ? { adj } : {}),
+  };
+}
+
+/** A top N per group, as a clause after the rows, or by the model's adjective ("the 3 most expensive"). */
+interface PerGroup {
+  readonly text: string;
+  readonly per: string;
+  readonly top: number;
+  readonly adj?: string;
 }
 
 // ---- one row of aggregates -----------------------------------------------------------
@@ -578,9 +610,18 @@ function havingText(n: NaturalContext, q: SelectQuery, subject: string, reach: R
   const part = (h: Predicate): string => {
     if (h.kind === 'compare') {
       const f = figure(n, h.left, subject, reach);
+      // A total, average or extreme of a measure in its unit: "whose total price is at least $80,000",
+      // "whose lowest duration is at least 150 seconds".
+      const inner = h.left.kind === 'round' ? h.left.arg : h.left;
+      const measured =
+        inner.kind === 'aggregate' && inner.fn !== 'count' && inner.arg?.kind === 'attribute'
+          ? measureOf(n, inner.arg.alias, inner.arg.attribute)
+          : undefined;
       const v =
         h.right.kind === 'literal' && h.right.value !== null
-          ? numberText(h.right.value as number)
+          ? measured?.unit && measured.kind === 'number'
+            ? quantityText(h.right.value as number, measured.unit)
+            : numberText(h.right.value as number)
           : figure(n, h.right, subject, reach).text;
       const op = {
         '=': 'is',
