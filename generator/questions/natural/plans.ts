@@ -224,7 +224,9 @@ function lookup(n: NaturalContext, q: SelectQuery, qualify?: string): string {
     const top = `the ${count}${group.adj}${group.top === 1 ? ' one' : ''}`;
     return fill(n, 'lookupTopPerGroupAmong', { rows: rows.plural, outputs, top, per: group.per, order: orderText });
   }
-  return fill(n, 'lookup', { outputs, rows: `${rows.plural}${perGroup}`, order: orderText, be: 'are' });
+  // "What is the number of supported platforms of apps named TaskHub?", not "What are the number …".
+  const be = outs.length === 1 && outs[0]?.kind === 'count' && outs[0].plural === undefined ? 'is' : 'are';
+  return fill(n, 'lookup', { outputs, rows: `${rows.plural}${perGroup}`, order: orderText, be });
 }
 
 /**
