@@ -323,13 +323,7 @@ function labelDefinition(n: NaturalContext, e: Expr, label: Figure, subject: str
     (e.fn === 'row_number' || e.fn === 'rank' || e.fn === 'dense_rank') &&
     (e.orderBy?.length ?? 0) > 0
   ) {
-    const keys = (e.partitionBy ?? []).map(
-      (k): Figure =>
-        k.kind === 'attribute' && k.attribute === 'id'
-          ? { text: nounOf(n, k.alias), kind: 'text' }
-          : figure(n, k, subject),
-    );
-    const order = (e.orderBy ?? []).map((o) => ({ f: figure(n, o.expr, subject), desc: o.direction === 'desc' }));
+    const { keys, order } = windowFigures(n, e, subject);
     if ([...keys, ...order.map((o) => o.f)].every((f) => f.kind !== 'other')) {
       const rowsNoun = n.d.windowUnit === 'group' ? 'groups' : subject ? nounOf(n, subject, true) : 'rows';
       const [head, ...rest] = order as [{ f: Figure; desc: boolean }, ...{ f: Figure; desc: boolean }[]];
@@ -363,13 +357,7 @@ function labelDefinition(n: NaturalContext, e: Expr, label: Figure, subject: str
   // Along time: "Previous creation time within each resolution is the creation time of the clip
   // just before it among clips of the same resolution, ties broken by id, and empty for the first."
   if (e.kind === 'window' && (e.fn === 'lag' || e.fn === 'lead' || e.fn === 'sum') && e.arg && subject) {
-    const keys = (e.partitionBy ?? []).map(
-      (k): Figure =>
-        k.kind === 'attribute' && k.attribute === 'id'
-          ? { text: nounOf(n, k.alias), kind: 'text' }
-          : figure(n, k, subject),
-    );
-    const order = (e.orderBy ?? []).map((o) => ({ f: figure(n, o.expr, subject), desc: o.direction === 'desc' }));
+    const { keys, order } = windowFigures(n, e, subject);
     const arg = figure(n, e.arg, subject);
     const [head, ...rest] = order;
     const simple =
@@ -737,4 +725,20 @@ function countedWhere(e: Expr): Predicate | undefined {
   const one = w.then.kind === 'literal' && w.then.value === 1;
   const zero = e.arg.else?.kind === 'literal' && e.arg.else.value === 0;
   return one && zero ? w.when : undefined;
+}
+
+/** A window's partition keys (a partner by its id is the partner: "customer") and order keys as figures. */
+function windowFigures(
+  n: NaturalContext,
+  e: Extract<Expr, { kind: 'window' }>,
+  subject: string | undefined,
+): { keys: Figure[]; order: { f: Figure; desc: boolean }[] } {
+  const keys = (e.partitionBy ?? []).map(
+    (k): Figure =>
+      k.kind === 'attribute' && k.attribute === 'id'
+        ? { text: nounOf(n, k.alias), kind: 'text' }
+        : figure(n, k, subject),
+  );
+  const order = (e.orderBy ?? []).map((o) => ({ f: figure(n, o.expr, subject), desc: o.direction === 'desc' }));
+  return { keys, order };
 }
