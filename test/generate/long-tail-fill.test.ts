@@ -191,6 +191,39 @@ describe.each(DOMAINS)('long-tail skeletons on %s', (name, domain) => {
     }
   }, 240_000);
 
+  it("bounds a time of day at a month's first midnight from it or before it, never after or up to it", async () => {
+    // "registered on or after May 2024", not "after May 1, 2024 at 00:00 UTC".
+    const seen: string[] = [];
+    for (const op of ['>', '<='] as const) {
+      const shape = readSkeleton(tokens(`SELECT <column> FROM <table> WHERE <column> ${op} <value:number>`));
+      for (let seed = 0; seed < 300; seed++) {
+        let query: Query;
+        try {
+          query = await fillQuery(shape, {
+            graph,
+            instance: builds.instance,
+            rng: createRng(`midnight/${seed}`),
+            probe,
+          });
+        } catch (error) {
+          if (error instanceof CandidateRejected) continue;
+          throw error;
+        }
+        const w = (query as SelectQuery).where;
+        if (w?.kind !== 'compare' || w.left.kind !== 'attribute' || w.right.kind !== 'literal') continue;
+        const left = w.left;
+        const type = index
+          .allAttributes((query as SelectQuery).from.entity)
+          .find((a) => a.attribute.name === left.attribute)?.attribute.type.kind;
+        if (type !== 'timestamptz' || !/^\d{4}-\d{2}-01$/u.test(String(w.right.value))) continue;
+        seen.push(w.op);
+      }
+    }
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.every((op) => op === '>=' || op === '<')).toBe(true);
+    expect(new Set(seen)).toEqual(new Set(['>=', '<']));
+  }, 240_000);
+
   it('fills SELECT * arms of a set operation as whole objects of one hierarchy', async () => {
     const groups = await verified(
       'SELECT * FROM <table> WHERE <column:numeric> > <value:number> EXCEPT SELECT * FROM <table> WHERE <column:text> LIKE <value:pattern>',

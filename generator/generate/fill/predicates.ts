@@ -195,9 +195,14 @@ async function predicate(
         t.kind === 'temporal' && (slot.op === '>' || slot.op === '>=') && f.analyticRng.chance(FILL_RATES.dateWindow)
           ? dateWindow(values, raw)
           : undefined;
+      // A time of day bounded at a month's first midnight: "registered on or after May 2024" and
+      // "before May 2024" are what people say; "after May 1, 2024 at 00:00 UTC" is not.
+      const midnight =
+        !window && t.slot?.attribute.type.kind === 'timestamptz' && /^\d{4}-\d{2}-01$/u.test(String(value));
+      const op = midnight && slot.op === '>' ? '>=' : midnight && slot.op === '<=' ? '<' : slot.op;
       return {
         kind: 'compare',
-        op: slot.op,
+        op,
         left: t.expr,
         right: window ?? { kind: 'literal', value: literal(t.kind, value) },
       };
