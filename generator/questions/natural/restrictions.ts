@@ -433,16 +433,14 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
     case 'exists': {
       const linked = linkedSubquery(n, p.query);
       if (!linked) return generic();
-      const amount = p.negated ? 'no' : 'at least one';
-      return { alias: linked.outer, text: `${linked.verb(true)} ${amount} ${linked.noun}${linked.restrictions}` };
+      return { alias: linked.outer, text: linkedText(linked, p.negated === true) };
     }
     case 'inQuery': {
       // `s.id NOT IN (SELECT s2.id FROM review r JOIN … s2 WHERE r.body IS NULL)`: "with no review with no review text".
       const outer = p.expr.kind === 'attribute' && p.expr.attribute === 'id' ? p.expr.alias : undefined;
       const linked = outer && p.query.kind === 'select' ? linkedSubquery(n, p.query, outer) : undefined;
       if (!linked) return generic();
-      const amount = p.negated ? 'no' : 'at least one';
-      return { alias: linked.outer, text: `${linked.verb(true)} ${amount} ${linked.noun}${linked.restrictions}` };
+      return { alias: linked.outer, text: linkedText(linked, p.negated === true) };
     }
     case 'and': {
       const parts = p.args.map((a) => restriction(n, a));
@@ -480,6 +478,18 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
     default:
       return generic();
   }
+}
+
+/**
+ * "with at least one review with a rating of 4", "with no review that has no review text":
+ * after "no", a second "with no" reads as one negation too many.
+ */
+function linkedText(
+  linked: { verb: (plural: boolean) => string; noun: string; restrictions: string },
+  none: boolean,
+): string {
+  const restrictions = none ? linked.restrictions.replace(/^ with no /u, ' that has no ') : linked.restrictions;
+  return `${linked.verb(true)} ${none ? 'no' : 'at least one'} ${linked.noun}${restrictions}`;
 }
 
 /**
