@@ -232,7 +232,8 @@ async function predicate(
       const words = [
         ...new Set(
           valuesOf(f, t, entities, elements)
-            .flatMap((v) => String(v).split(/[^\p{L}\p{N}]+/u))
+            // Words of letters: people search for "Ardella", not for the "Ardella28" a username was made of.
+            .flatMap((v) => String(v).split(/[^\p{L}]+/u))
             .filter((w) => w.length >= 3),
         ),
       ];
