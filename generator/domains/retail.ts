@@ -82,7 +82,18 @@ export const retail = defineDomain({
         attr.numeric('price', 10, 2, {
           role: { kind: 'measure', unit: 'USD', additive: true, multipliedBy: ['quantity'] },
           lexicon: { ...noun('price'), high: 'expensive', low: 'cheap', unit: 'dollars' },
-          hints: { min: 1, max: 2000 },
+          // A device costs what a device costs, an album what an album does.
+          hints: {
+            min: 1,
+            max: 2000,
+            bySubclass: {
+              Electronics: { min: 20, max: 2000 },
+              Apparel: { min: 8, max: 400 },
+              Accessories: { min: 5, max: 600 },
+              Media: { min: 1, max: 60 },
+              Software: { min: 1, max: 300 },
+            },
+          },
         }),
         attr.integer('quantity', {
           role: { kind: 'count' },

@@ -63,10 +63,15 @@ export interface ValueHints {
   readonly bySubclass?: Readonly<Record<string, SubclassValueHints>>;
 }
 
-/** Where a subclass's objects draw a text attribute's values from: a faker method or a pool. */
+/**
+ * Where a subclass's objects draw an attribute's values from: for text, a faker method or a
+ * pool; for numbers, their own bounds (an app's price is not a device's).
+ */
 export interface SubclassValueHints {
   readonly faker?: string;
   readonly pool?: readonly string[];
+  readonly min?: number;
+  readonly max?: number;
 }
 
 /**

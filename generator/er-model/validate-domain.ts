@@ -159,7 +159,7 @@ const HINT_KEYS = keysOf<ValueHints>({
   unique: true,
   bySubclass: true,
 });
-const SUBCLASS_HINT_KEYS = keysOf<SubclassValueHints>({ faker: true, pool: true });
+const SUBCLASS_HINT_KEYS = keysOf<SubclassValueHints>({ faker: true, pool: true, min: true, max: true });
 const SPECIALIZATION_KEYS = keysOf<Specialization>({ disjoint: true, total: true });
 const COUNT_KEYS = keysOf<ScaleCounts>({ tiny: true, small: true, paper: true, large: true });
 const NOUN_KEYS = keysOf<NounLexicon>({ singular: true, plural: true });
@@ -1186,7 +1186,7 @@ class DomainChecker {
     this.keys(value, HINT_KEYS, path);
     const { kind, type, optional, multiValued, owner } = attribute;
     if (value.bySubclass !== undefined) {
-      this.subclassHints(value.bySubclass, `${path}.bySubclass`, kind, owner);
+      this.subclassHints(value.bySubclass, `${path}.bySubclass`, kind, type, owner);
       if (value.unique === true) this.report(`${path}.bySubclass`, 'cannot be combined with unique');
     }
 
@@ -1238,15 +1238,21 @@ class DomainChecker {
     }
   }
 
-  /** `bySubclass`: for a text attribute of an entity, classes under it, each with a faker method or a pool. */
+  /**
+   * `bySubclass`: for an attribute of an entity, classes under it, each with a faker method or
+   * a pool (text) or its own min and max (integer, numeric).
+   */
   private subclassHints(
     value: unknown,
     path: string,
     kind: AttributeTypeKind | undefined,
+    type: Json,
     owner: EntityInfo | undefined,
   ): void {
-    if (!this.record(value, path, 'an object from subclass names to {faker} or {pool}')) return;
-    if (kind !== undefined && kind !== 'text') this.report(path, `applies only to text attributes, not ${kind}`);
+    const numeric = kind === 'integer' || kind === 'bigint' || kind === 'numeric';
+    if (!this.record(value, path, 'an object from subclass names to {faker} or {pool}, or {min} and {max}')) return;
+    if (kind !== undefined && kind !== 'text' && !numeric)
+      this.report(path, `applies only to text and number attributes, not ${kind}`);
     if (!owner) this.report(path, 'applies only to an attribute of an entity');
     for (const [cls, hints] of Object.entries(value)) {
       const at = `${path}.${cls}`;
@@ -1255,6 +1261,17 @@ class DomainChecker {
         this.report(at, `${describe(cls)} is not a class under ${owner.name ?? 'this entity'}`);
       if (!this.record(hints, at, 'an object {faker} or {pool}')) continue;
       this.keys(hints, SUBCLASS_HINT_KEYS, at);
+      if (numeric) {
+        if (hints.faker !== undefined || hints.pool !== undefined)
+          this.report(at, 'takes min and max for a number attribute, not faker or pool');
+        if (hints.min === undefined && hints.max === undefined) this.report(at, 'needs min or max');
+        const min = this.bound(hints.min, `${at}.min`, kind, type);
+        const max = this.bound(hints.max, `${at}.max`, kind, type);
+        if (min !== undefined && max !== undefined && min > max)
+          this.report(`${at}.max`, `${describe(hints.max)} is less than min ${describe(hints.min)}`);
+        continue;
+      }
+      if (hints.min !== undefined || hints.max !== undefined) this.report(at, 'min and max apply to number attributes');
       if ((hints.faker === undefined) === (hints.pool === undefined)) this.report(at, 'needs one of faker or pool');
       if (hints.faker !== undefined && this.string(hints.faker, `${at}.faker`) && !FAKER_PATH.test(hints.faker))
         this.report(`${at}.faker`, `${describe(hints.faker)} is not a faker method path such as "internet.email"`);

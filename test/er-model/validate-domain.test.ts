@@ -414,6 +414,33 @@ describe('checkDomain', () => {
     expect(checkDomain(model)).toEqual([]);
   });
 
+  it('takes bounds by subclass for a number attribute: min and max, in order, never a pool', () => {
+    const model = base();
+    const price = model.entities[0].attributes.find((a: { name: string }) => a.name === 'price');
+    price.hints = { min: 1, max: 2000, bySubclass: { Apparel: { min: 8, max: 400 } } };
+    expect(checkDomain(model)).toEqual([]);
+    price.hints = { bySubclass: { Apparel: { pool: ['cheap'] }, Accessories: { min: 900, max: 20 } } };
+    const at = 'domains.retail.entities.Product.attributes.price.hints.bySubclass';
+    expect(checkDomain(model)).toEqual([
+      { path: `${at}.Apparel`, message: 'takes min and max for a number attribute, not faker or pool' },
+      { path: `${at}.Apparel`, message: 'needs min or max' },
+      { path: `${at}.Accessories.max`, message: '20 is less than min 900' },
+    ]);
+    price.hints = { min: 1, max: 2000 };
+    const name = model.entities[0].attributes[0];
+    name.hints = { bySubclass: { Apparel: { min: 1 } } };
+    expect(checkDomain(model)).toEqual([
+      {
+        path: 'domains.retail.entities.Product.attributes.name.hints.bySubclass.Apparel',
+        message: 'min and max apply to number attributes',
+      },
+      {
+        path: 'domains.retail.entities.Product.attributes.name.hints.bySubclass.Apparel',
+        message: 'needs one of faker or pool',
+      },
+    ]);
+  });
+
   it('uses the given path for the domain and index paths for unnamed elements', () => {
     const model = base();
     delete model.entities[1].attributes[0].name;

@@ -181,6 +181,26 @@ describe('names by subclass', () => {
   });
 });
 
+describe('bounds by subclass', () => {
+  it('prices each kind of product within its own bounds: an app or an album is never priced like a laptop', () => {
+    const retail = DOMAINS.find(([n]) => n === 'retail')?.[1] as Domain;
+    const hints = retail.entities.find((e) => e.name === 'Product')?.attributes.find((a) => a.name === 'price')?.hints;
+    const bounds = hints?.bySubclass ?? {};
+    const inst = generateInstance(retail, { seed: 3, scale: 'small' });
+    const products = inst.objects['Product'] as EntityObject[];
+    for (const kind of ['Electronics', 'Apparel', 'Accessories', 'Media', 'Software']) {
+      const prices = products.filter((o) => o.classes.includes(kind)).map((o) => Number(o.values['price']));
+      const { min, max } = bounds[kind] ?? {};
+      expect(prices.length).toBeGreaterThan(50);
+      expect(Math.min(...prices)).toBeGreaterThanOrEqual(min as number);
+      expect(Math.max(...prices)).toBeLessThanOrEqual(max as number);
+    }
+    const top = (kind: string) =>
+      Math.max(...products.filter((o) => o.classes.includes(kind)).map((o) => Number(o.values['price'])));
+    expect(top('Software')).toBeLessThan(top('Electronics') / 3);
+  });
+});
+
 describe('skew', () => {
   it('makes some targets far more popular than others (Zipf-like degrees)', () => {
     const domain = DOMAINS.find(([n]) => n === 'social_media')?.[1] as Domain;
