@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../generator/database/database.ts';
 import { indexDomain } from '../../generator/er-model/er-index.ts';
+import { roleOf } from '../../generator/er-model/attribute-roles.ts';
 import { createRng } from '../../generator/common/rng.ts';
 import { compileSql } from '../../generator/compile/compile-query.ts';
 import { prepareBuilds, type PreparedBuilds } from '../../generator/generate/prepare-builds.ts';
@@ -13,7 +14,7 @@ import { verifyGroup, type CheckContext, type VerifiedGroup } from '../../genera
 import { CandidateRejected } from '../../generator/records/group-record.ts';
 import { isTyped } from '../../generator/generate/fill/rules/typed-value.ts';
 import { hasAggregate } from '../../generator/query/query-scope.ts';
-import type { Expr, Query, SelectQuery } from '../../generator/query/conceptual-query.ts';
+import type { Expr, Predicate, Query, SelectQuery } from '../../generator/query/conceptual-query.ts';
 import { requiredMentions, writeTemplateQuestion } from '../../generator/questions/template-writer.ts';
 import { TEMPLATE_STYLES } from '../../generator/records/question-record.ts';
 import { DOMAINS, tempDir } from '../helpers/build-fixtures.ts';
@@ -222,6 +223,90 @@ describe.each(DOMAINS)('long-tail skeletons on %s', (name, domain) => {
     expect(seen.length).toBeGreaterThan(0);
     expect(seen.every((op) => op === '>=' || op === '<')).toBe(true);
     expect(new Set(seen)).toEqual(new Set(['>=', '<']));
+  }, 240_000);
+
+  /** The queries a skeleton fills to over `n` seeds (rejections skipped). */
+  async function filled(skeleton: string, n: number, tag: string): Promise<SelectQuery[]> {
+    const shape = readSkeleton(tokens(skeleton));
+    const out: SelectQuery[] = [];
+    for (let seed = 0; seed < n; seed++) {
+      try {
+        const q = await fillQuery(shape, { graph, instance: builds.instance, rng: createRng(`${tag}/${seed}`), probe });
+        if (q.kind === 'select') out.push(q);
+      } catch (error) {
+        if (!(error instanceof CandidateRejected)) throw error;
+      }
+    }
+    return out;
+  }
+
+  it('asks a lowest or average figure of a group at least or at most a value, never exactly one', async () => {
+    // "whose lowest stock quantity is 3" is no question a person asks; "exactly 2 orders" is.
+    const qs = await filled(
+      'SELECT <column> FROM <table> GROUP BY <column> HAVING MIN ( <column> ) = <value:number>',
+      80,
+      'min-eq',
+    );
+    expect(
+      qs.some(
+        (q) => q.having?.kind === 'compare' && q.having.left.kind === 'aggregate' && q.having.left.fn !== 'count',
+      ),
+    ).toBe(true);
+    for (const q of qs) {
+      const h = q.having as Extract<NonNullable<SelectQuery['having']>, { kind: 'compare' }>;
+      if (h.left.kind === 'aggregate' && h.left.fn !== 'count') expect(h.op, JSON.stringify(h)).not.toBe('=');
+    }
+  }, 240_000);
+
+  it('keeps no double negative in an anti-join, nor one object by name beside a condition in an OR, nor a DISTINCT that cannot merge rows', async () => {
+    const anti = await filled(
+      'SELECT <column> FROM <table> WHERE <column> NOT IN ( SELECT <column> FROM <table> WHERE <column> != <value:number> )',
+      80,
+      'anti',
+    );
+    // "apps with no review that has no review text": the filler turns such a skeleton down.
+    const negative = (p: Predicate): boolean =>
+      (p.kind === 'compare' && p.op === '<>') ||
+      (p.kind === 'isNull' ? !p.negated : 'negated' in p && p.negated === true) ||
+      ((p.kind === 'and' || p.kind === 'or') && p.args.some(negative));
+    for (const q of anti)
+      for (const w of [q.where].flat())
+        if (w && (w.kind === 'inQuery' || w.kind === 'exists') && w.negated)
+          expect(negative(w.query.where as Predicate), JSON.stringify(w)).toBe(false);
+    const ors = await filled(
+      'SELECT <column> FROM <table> WHERE <column> = <value:text> OR <column> > <value:number>',
+      120,
+      'or-name',
+    );
+    expect(ors.length).toBeGreaterThan(0);
+    const byName = (q: SelectQuery, p: Predicate): boolean => {
+      if (p.kind !== 'compare' || p.op !== '=' || p.left.kind !== 'attribute') return false;
+      const left = p.left;
+      const owner = index.allAttributes(q.from.entity).find((a) => a.attribute.name === left.attribute)?.owner.name;
+      const role = roleOf(index.domain, owner ?? '', left.attribute);
+      return role?.kind === 'name' || role?.kind === 'identifier' || role?.kind === 'contact';
+    };
+    for (const q of ors) {
+      if (q.where?.kind !== 'or') continue;
+      const named = q.where.args.map((a) => byName(q, a));
+      expect(named.every(Boolean) || !named.some(Boolean), JSON.stringify(q.where)).toBe(true);
+    }
+    const distinct = await filled('SELECT DISTINCT <column> , <column> FROM <table>', 120, 'distinct');
+    expect(distinct.length).toBeGreaterThan(0);
+    for (const q of distinct) {
+      if (!q.distinct || (q.joins ?? []).length > 0) continue;
+      // One object a row, told apart by its id or a unique attribute: DISTINCT would merge nothing.
+      const unique = q.select.some(
+        (o) =>
+          o.expr.kind === 'attribute' &&
+          (o.expr.attribute === 'id' ||
+            index
+              .allAttributes(q.from.entity)
+              .find((a) => a.attribute.name === (o.expr as { attribute: string }).attribute)?.attribute.hints
+              ?.unique === true),
+      );
+      expect(unique, JSON.stringify(q.select)).toBe(false);
+    }
   }, 240_000);
 
   it('fills SELECT * arms of a set operation as whole objects of one hierarchy', async () => {

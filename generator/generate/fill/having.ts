@@ -60,9 +60,11 @@ export async function having(
         ),
       ].sort((a, b) => a - b);
       if (values.length < 2) reject('no-fitting-value', 'the group aggregate takes fewer than two values');
-      // An equality is asked of a small figure a group has ("exactly 2 orders"); of a large one
-      // ("exactly 85 videos") a person asks "at least".
-      const small = values.filter((v) => isTyped(v) && v >= 1 && v <= EXACT_AT_MOST);
+      // An equality is asked of a small count a group has ("exactly 2 orders"); of a large one
+      // ("exactly 85 videos"), or of a lowest, highest or average figure ("whose lowest stock
+      // quantity is 3"), a person asks "at least".
+      const counted = t.expr.kind === 'aggregate' && t.expr.fn === 'count';
+      const small = counted ? values.filter((v) => isTyped(v) && v >= 1 && v <= EXACT_AT_MOST) : [];
       const op: ComparisonOp = slot.op === '<>' ? '>' : slot.op === '=' && small.length === 0 ? '>=' : slot.op;
       // A threshold strictly inside the distribution keeps some groups and drops others.
       // An equality takes a value the groups have as it is: rounding 7 to 10 would match no group.

@@ -16,6 +16,7 @@ import { literal, members, ODD_TEXT, quantile, valuesOf } from './instance-value
 import { linkedSubquery, scalarComparison } from './subqueries.ts';
 import { comparable } from './rules/comparable-columns.ts';
 import { matchable } from './rules/exact-match.ts';
+import { naming } from './rules/shown-by-name.ts';
 import { searchable } from './rules/like-on-text.ts';
 import { rangeable } from './rules/range-on-quantity.ts';
 import { isTyped, monthStart, roundThreshold } from './rules/typed-value.ts';
@@ -41,7 +42,21 @@ export async function condition(
     }
     disjuncts.push(parts.length === 1 ? (parts[0] as Predicate) : { kind: 'and', args: parts });
   }
-  return disjuncts.length === 1 ? (disjuncts[0] as Predicate) : { kind: 'or', args: disjuncts };
+  if (disjuncts.length === 1) return disjuncts[0] as Predicate;
+  // "apps with more than 350 in stock or named BudgetStudio": one object by name beside a
+  // condition on all of them is no list a person wants.
+  const named = disjuncts.map((d) => byName(f, d, entities));
+  if (named.some(Boolean) && !named.every(Boolean))
+    reject('no-fitting-slot', 'an OR of a condition and one object by its name');
+  return { kind: 'or', args: disjuncts };
+}
+
+/** Whether a predicate picks objects by a value that names them (`name = 'x'`, `email IN (…)`). */
+function byName(f: Fill, p: Predicate, entities: readonly EntityAlias[]): boolean {
+  const e = p.kind === 'compare' && p.op === '=' ? p.left : p.kind === 'in' && !p.negated ? p.expr : undefined;
+  if (e?.kind !== 'attribute') return false;
+  const entity = entities.find((a) => a.alias === e.alias)?.entity;
+  return entity !== undefined && naming(f.graph.attribute(entity, e.attribute)?.role);
 }
 
 /** The value a predicate constrains, when it constrains one. */

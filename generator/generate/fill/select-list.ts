@@ -210,8 +210,18 @@ export async function fillSelect(
         'no-meaningful-slot:shown-by-name',
         `rows of ${outputs.columns.map((o) => o.name).join(', ')} with nothing naming them`,
       );
-    // With every attribute, id included, the rows are distinct already.
-    const distinct = shape.distinct && !shape.items.some((i) => i.kind === 'star');
+    // With every attribute, id included, the rows are distinct already; so are they with an
+    // attribute that tells the FROM entity's objects apart, where no join repeats them.
+    const identifying = outputs.columns.some(
+      (o) =>
+        o.expr.kind === 'attribute' &&
+        o.expr.alias === base.alias &&
+        (o.expr.attribute === 'id' || slotOf(o.expr)?.attribute.hints?.unique === true),
+    );
+    const distinct =
+      shape.distinct &&
+      !shape.items.some((i) => i.kind === 'star') &&
+      !(identifying && !repeatsBase(f.graph.index, base.alias, joins));
     const query: SelectQuery = {
       kind: 'select',
       ...(distinct ? { distinct: true } : {}),

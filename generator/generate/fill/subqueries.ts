@@ -53,6 +53,9 @@ export async function linkedSubquery(
   const more = drawJoins(f, partner, sub.joins, [backJoin]);
   const where = sub.where ? await condition(f, sub.where, more.entities, more.elements) : undefined;
   if (!where) reject('meaningless-skeleton', 'an IN/EXISTS subquery without a condition is a plain join');
+  // "apps with no review that has no review text" is a double negative a person turns around.
+  if (slot.negated && negative(where))
+    reject('no-fitting-slot', 'a NOT IN/NOT EXISTS whose condition is itself a negation');
   const joins = [backJoin, ...more.joins];
   // `id IN (…)` and a correlated EXISTS say the same; both forms are worth teaching.
   if (slot.kind === 'inSubquery' && !f.rng.chance(FILL_RATES.existsForm)) {
@@ -86,6 +89,31 @@ export async function linkedSubquery(
     select: [{ name: 'one', expr: { kind: 'literal', value: 1 } }],
   };
   return { kind: 'exists', query: q, ...(slot.negated ? { negated: true } : {}) };
+}
+
+/** Whether a condition excludes: a missing value, "other than", NOT IN, NOT LIKE, NOT. */
+function negative(p: Predicate): boolean {
+  switch (p.kind) {
+    case 'isNull':
+      return p.negated !== true;
+    case 'compare':
+      return p.op === '<>';
+    case 'in':
+    case 'like':
+    case 'between':
+    case 'contains':
+    case 'isA':
+    case 'exists':
+    case 'inQuery':
+      return p.negated === true;
+    case 'not':
+      return true;
+    case 'and':
+    case 'or':
+      return p.args.some(negative);
+    default:
+      return false;
+  }
 }
 
 /** `A.x op (SELECT agg(y.x) FROM E y [WHERE …])`: the same attribute against its aggregate. */
