@@ -385,3 +385,57 @@ describe('a count of one', () => {
     expect(w.question).not.toMatch(/\b1 clips\b/u);
   });
 });
+
+describe('conditions beside a relative clause', () => {
+  it('puts a condition that ends on a value before the clause, and joins a "with" or "whose" to it with "and"', () => {
+    const viewers = (where: Parameters<typeof select>[0]['where']) =>
+      select({
+        from: entity('ConsumerAccount', 'ca'),
+        joins: [inner('viewed', 'ca', 'forward', 'c', 'Content')],
+        select: [out('viewers', agg('count', id('ca'), true))],
+        where,
+      });
+    // "How many viewers that viewed videos, older than 35 are there?" read as a misplaced modifier.
+    const older = writeNaturalQuestion(index, viewers(cmp(attr('ca', 'age'), '>', lit(35))), 0, 'g').question;
+    expect(older).toMatch(/viewers older than 35 that viewed videos/u);
+    expect(older).not.toMatch(/videos, older/u);
+    const named = writeNaturalQuestion(
+      index,
+      viewers({ kind: 'like', expr: attr('ca', 'username'), pattern: 'Jo%' }),
+      0,
+      'g',
+    ).question;
+    expect(named).toMatch(/viewers that viewed videos and whose username starts with "Jo"/u);
+  });
+});
+
+describe('groups kept by their number of rows', () => {
+  it('asks which groups have so many rows and how many each has, in every paraphrase', () => {
+    const yearOf: Expr = { kind: 'extract', field: 'year', arg: attr('c', 'created_at') };
+    const q = select({
+      from: entity('Channel', 'c'),
+      select: [out('year', yearOf), out('channels', count())],
+      groupBy: [yearOf],
+      having: cmp(count(), '>=', lit(40)),
+    });
+    const seen = new Set<string>();
+    for (let p = 0; p < 3; p++) {
+      const w = writeNaturalQuestion(index, q, p, 'g').question;
+      // Not "For each creation year with at least 40 channels, how many channels are there?"
+      expect(w).toMatch(/creation years (that have|have|with) at least 40 channels/u);
+      expect(w).toMatch(/each (has|have)[.?]$/u);
+      seen.add(w);
+    }
+    expect(seen.size).toBe(3);
+    // A count that filters its rows is not the groups' number of rows: HAVING says its own words.
+    const filtered = select({
+      ...q,
+      having: cmp(
+        { kind: 'aggregate', fn: 'count', filter: cmp(attr('c', 'name'), '=', lit('Daily')) } as Expr,
+        '>=',
+        lit(2),
+      ),
+    });
+    expect(writeNaturalQuestion(index, filtered, 0, 'g').question).not.toMatch(/have at least 2 channels/u);
+  });
+});

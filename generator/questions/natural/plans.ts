@@ -55,6 +55,7 @@ type Plan =
   | 'countAndAggregate'
   | 'grouped'
   | 'groupedCount'
+  | 'groupedCountHaving'
   | 'groupedKeys'
   | 'groupedFirst'
   | 'groupedFirstCount'
@@ -788,6 +789,15 @@ function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
     );
   const orderText = first ? ` Order them ${sortedByItem(n, q, first, subject).replace(/^ordered /u, '')}.` : '';
   const onlyCount = figs.length === 1 && asked[0] !== undefined && isCountOf(asked[0].expr, subject, n);
+  // "Which streaming platforms have at least 35 streamers, and how many does each have?": the
+  // count the groups are kept by is the count asked for.
+  const threshold = onlyCount ? rowCountThreshold(q) : undefined;
+  if (threshold)
+    return `${fill(n, 'groupedCountHaving', {
+      keys: keyPlural(key),
+      count: `${threshold.words} ${numberText(threshold.value)} ${threshold.value === 1 ? rows.singular : rows.plural}`,
+      noun: rows.noun,
+    })}${orderText}`;
   const text = onlyCount
     ? fill(n, 'groupedCount', { key, having, rows: rows.plural })
     : fill(n, 'grouped', { key, having, figures: nouns(figs), be: be(figs), rows: rows.plural });
@@ -805,27 +815,35 @@ function isNullableKey(n: NaturalContext, k: Extract<Expr, { kind: 'attribute' }
   return a?.optional === true;
 }
 
-function havingFor(n: NaturalContext, q: SelectQuery, subject: string): string {
+/** A HAVING that keeps the groups of at least, at most or exactly so many rows: its words and number. */
+function rowCountThreshold(q: SelectQuery): { words: string; value: number } | undefined {
   const h = q.having;
   if (
-    h?.kind === 'compare' &&
-    h.left.kind === 'aggregate' &&
-    h.left.fn === 'count' &&
-    !h.left.arg &&
-    h.right.kind === 'literal' &&
-    typeof h.right.value === 'number'
-  ) {
-    const words = {
-      '=': 'exactly',
-      '<>': 'other than',
-      '<': 'fewer than',
-      '<=': 'at most',
-      '>': 'more than',
-      '>=': 'at least',
-    }[h.op];
-    // "with exactly 1 product", "with more than 3 products".
-    return `with ${words} ${numberText(h.right.value)} ${nounOf(n, subject, h.right.value !== 1)}`;
-  }
+    h?.kind !== 'compare' ||
+    h.left.kind !== 'aggregate' ||
+    h.left.fn !== 'count' ||
+    h.left.arg ||
+    h.left.filter ||
+    h.right.kind !== 'literal' ||
+    typeof h.right.value !== 'number'
+  )
+    return undefined;
+  const words = {
+    '=': 'exactly',
+    '<>': 'other than',
+    '<': 'fewer than',
+    '<=': 'at most',
+    '>': 'more than',
+    '>=': 'at least',
+  }[h.op];
+  return { words, value: h.right.value };
+}
+
+function havingFor(n: NaturalContext, q: SelectQuery, subject: string): string {
+  const threshold = rowCountThreshold(q);
+  // "with exactly 1 product", "with more than 3 products".
+  if (threshold)
+    return `with ${threshold.words} ${numberText(threshold.value)} ${nounOf(n, subject, threshold.value !== 1)}`;
   return `whose ${havingText(n, q, subject, {})}`;
 }
 

@@ -164,9 +164,19 @@ export function rowsAround(
   const singularLinks = topVerbs.reduce((t, v) => t.replace(` ${v.plural} `, ` ${v.singular} `), links);
   // "streamers that own channels, with an average viewer count over 25,000 viewers": a relative
   // clause after the subject's own conditions would attach to their last noun ("viewers that own").
+  // Conditions that end on a value ("older than 35", "named "Lumen"") take no relative clause
+  // and come first: "viewers older than 35 that viewed videos".
   const around = (noun: string, l: string, one = false): string => {
     const o = one ? singularKinds(n, own) : own;
-    return o && l.startsWith(' that ') ? `${noun}${l},${o}` : `${noun}${o}${l}`;
+    // A clause after nested ones would attach to the last of them: the own conditions come first.
+    if (!o || !l.startsWith(' that ') || (l.match(/ that /gu)?.length ?? 0) > 1) return `${noun}${o}${l}`;
+    // "employees that recommend products and whose last name contains "Ebert"": two relative clauses.
+    if (o.startsWith(' whose ') && !o.slice(1).includes(' whose ')) return `${noun}${l} and${o}`;
+    if (endsOnValue(o)) return `${noun}${o}${l}`;
+    // "streamers that own channels and have an average viewer count over 25,000 viewers".
+    if (o.startsWith(' with ') && !o.slice(' with '.length).includes(' with '))
+      return `${noun}${l} and ${one ? 'has' : 'have'} ${o.slice(' with '.length)}`;
+    return `${noun}${l},${o}`;
   };
   return {
     plural: `${around(nounOf(n, subject, true), links)}${tail}`,
@@ -244,4 +254,9 @@ function singularKinds(n: NaturalContext, own: string): string {
       .replaceAll(` that are ${many}`, ` that is ${article(one)}`);
   }
   return out;
+}
+
+/** Whether a phrase ends on a number, an amount, a quoted value or a proper name, not on a noun a clause could follow. */
+function endsOnValue(phrase: string): boolean {
+  return /(?:\d%?|["\u201d])$/u.test(phrase) || /\s\p{Lu}[\p{L}\d.-]*$/u.test(phrase);
 }
