@@ -439,3 +439,23 @@ describe('groups kept by their number of rows', () => {
     expect(writeNaturalQuestion(index, filtered, 0, 'g').question).not.toMatch(/have at least 2 channels/u);
   });
 });
+
+describe('the group with the most or fewest rows', () => {
+  it('names the grouped objects once: "the fewest videos produced by them"', () => {
+    const q = select({
+      from: entity('Content', 'c'),
+      joins: [inner('produced_by', 'c', 'forward', 'ca', 'CreatorAccount')],
+      select: [out('username', attr('ca', 'username')), out('videos', count())],
+      groupBy: [id('ca')],
+      orderBy: [asc('videos'), asc('username')],
+      limit: 1,
+    });
+    for (let p = 0; p < 3; p++) {
+      const w = writeNaturalQuestion(index, q, p, 'g').question;
+      expect(w).toMatch(
+        /creator with the fewest videos produced by them|creator has the fewest videos produced by them/u,
+      );
+      expect(w).not.toMatch(/produced by creators/u);
+    }
+  });
+});

@@ -718,12 +718,15 @@ function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
     if (f && f.kind !== 'other') {
       const sup = superlativeKey(f, first.direction === 'desc');
       // The rows are named once: "the highest total stock quantity of devices".
-      const sup2 =
+      const sup1 =
         f.kind === 'count' && e?.kind === 'aggregate' && !e.arg
           ? `${first.direction === 'desc' ? 'most' : 'fewest'} ${rows.plural}`
           : sup.includes(rows.noun)
             ? sup
             : `${sup} of ${rows.plural}`;
+      // "the creator with the fewest videos produced by them", not "… produced by creators".
+      const objects = byObject ? nounOf(n, byObject, true) : undefined;
+      const sup2 = objects && sup1.endsWith(` by ${objects}`) ? `${sup1.slice(0, -objects.length)}them` : sup1;
       if (having) state(n, `Only ${keyPlural(key)}${having} are considered.`, 'having');
       const sortIsKey = e !== undefined && keys.some((k) => JSON.stringify(k) === JSON.stringify(e));
       // "For the 5 latest creation years, how many videos are there?": the first groups by their own key.
