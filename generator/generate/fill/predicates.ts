@@ -22,8 +22,30 @@ import { rangeable } from './rules/range-on-quantity.ts';
 import { isTyped, monthStart, roundThreshold } from './rules/typed-value.ts';
 import type { Typed } from './fill-context.ts';
 
-/** An OR of ANDs of predicate slots, filled. */
+/** Draws of a condition before a filler turns down what it keeps drawing. */
+export const CONDITION_DRAWS = 4;
+
+/**
+ * An OR of ANDs of predicate slots, filled. "Apps with more than 350 in stock or named
+ * BudgetStudio": one object by name beside a condition on all of them is no list a person
+ * wants, so such an OR is drawn again, and turned down when it keeps coming.
+ */
 export async function condition(
+  f: Fill,
+  shape: ConditionShape,
+  entities: EntityAlias[],
+  elements: ElementAlias[],
+): Promise<Predicate> {
+  for (let draw = 1; ; draw++) {
+    const c = await drawCondition(f, shape, entities, elements);
+    if (c.kind !== 'or') return c;
+    const named = c.args.map((d) => byName(f, d, entities));
+    if (!named.some(Boolean) || named.every(Boolean)) return c;
+    if (draw === CONDITION_DRAWS) reject('no-fitting-slot', 'an OR of a condition and one object by its name');
+  }
+}
+
+async function drawCondition(
   f: Fill,
   shape: ConditionShape,
   entities: EntityAlias[],
@@ -42,13 +64,7 @@ export async function condition(
     }
     disjuncts.push(parts.length === 1 ? (parts[0] as Predicate) : { kind: 'and', args: parts });
   }
-  if (disjuncts.length === 1) return disjuncts[0] as Predicate;
-  // "apps with more than 350 in stock or named BudgetStudio": one object by name beside a
-  // condition on all of them is no list a person wants.
-  const named = disjuncts.map((d) => byName(f, d, entities));
-  if (named.some(Boolean) && !named.every(Boolean))
-    reject('no-fitting-slot', 'an OR of a condition and one object by its name');
-  return { kind: 'or', args: disjuncts };
+  return disjuncts.length === 1 ? (disjuncts[0] as Predicate) : { kind: 'or', args: disjuncts };
 }
 
 /** Whether a predicate picks objects by a value that names them (`name = 'x'`, `email IN (…)`). */

@@ -12,7 +12,7 @@ import { candidates } from './column-slots.ts';
 import { type ElementAlias, type EntityAlias, type Fill, newAlias, weight } from './fill-context.ts';
 import { FILL_RATES } from './fill-rates.ts';
 import { drawJoins } from './join-paths.ts';
-import { condition } from './predicates.ts';
+import { CONDITION_DRAWS, condition } from './predicates.ts';
 import { averageable } from './rules/aggregate-argument.ts';
 
 /**
@@ -51,11 +51,14 @@ export async function linkedSubquery(
     entity: outer.entity,
   };
   const more = drawJoins(f, partner, sub.joins, [backJoin]);
-  const where = sub.where ? await condition(f, sub.where, more.entities, more.elements) : undefined;
-  if (!where) reject('meaningless-skeleton', 'an IN/EXISTS subquery without a condition is a plain join');
-  // "apps with no review that has no review text" is a double negative a person turns around.
-  if (slot.negated && negative(where))
-    reject('no-fitting-slot', 'a NOT IN/NOT EXISTS whose condition is itself a negation');
+  if (!sub.where) reject('meaningless-skeleton', 'an IN/EXISTS subquery without a condition is a plain join');
+  // "apps with no review that has no review text" is a double negative a person turns around:
+  // the condition is drawn again, and the slot turned down when it keeps coming.
+  let where = await condition(f, sub.where, more.entities, more.elements);
+  for (let draw = 1; slot.negated && negative(where); draw++) {
+    if (draw === CONDITION_DRAWS) reject('no-fitting-slot', 'a NOT IN/NOT EXISTS whose condition is itself a negation');
+    where = await condition(f, sub.where, more.entities, more.elements);
+  }
   const joins = [backJoin, ...more.joins];
   // `id IN (…)` and a correlated EXISTS say the same; both forms are worth teaching.
   if (slot.kind === 'inSubquery' && !f.rng.chance(FILL_RATES.existsForm)) {
