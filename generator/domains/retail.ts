@@ -135,6 +135,12 @@ export const retail = defineDomain({
               'Ceramic',
               'Bamboo',
             ],
+            // A shirt is cotton or linen, a phone aluminium or glass, a bag leather or canvas.
+            bySubclass: {
+              Apparel: { pool: ['Cotton', 'Linen', 'Wool', 'Denim', 'Polyester', 'Leather', 'Silk'] },
+              Electronics: { pool: ['Aluminium', 'Plastic', 'Glass', 'Steel'] },
+              Accessories: { pool: ['Leather', 'Canvas', 'Steel', 'Silver', 'Plastic', 'Wood', 'Bamboo'] },
+            },
           },
         }),
         attr.text('dimensions', {

@@ -441,7 +441,7 @@ describe('groups kept by their number of rows', () => {
 });
 
 describe('the group with the most or fewest rows', () => {
-  it('names the grouped objects once: "the fewest videos produced by them"', () => {
+  it('names the grouped objects once: "the creator with the fewest videos"', () => {
     const q = select({
       from: entity('Content', 'c'),
       joins: [inner('produced_by', 'c', 'forward', 'ca', 'CreatorAccount')],
@@ -452,10 +452,37 @@ describe('the group with the most or fewest rows', () => {
     });
     for (let p = 0; p < 3; p++) {
       const w = writeNaturalQuestion(index, q, p, 'g').question;
-      expect(w).toMatch(
-        /creator with the fewest videos produced by them|creator has the fewest videos produced by them/u,
-      );
+      expect(w).toMatch(/creator (with|has) the fewest videos( and|\?)/u);
       expect(w).not.toMatch(/produced by creators/u);
+    }
+  });
+});
+
+describe('plain words for a negation and a grouped partner', () => {
+  const retail = indexDomain(BUILT_IN_DOMAINS['retail']!);
+  it('says NOT (rating = 4) as "a rating other than 4"', () => {
+    const q = select({
+      from: entity('Review', 'r'),
+      select: [out('reviews', count())],
+      where: { kind: 'not', arg: cmp(attr('r', 'rating'), '=', lit(4)) },
+    });
+    const w = writeNaturalQuestion(retail, q, 0, 'g').question;
+    expect(w).toMatch(/reviews with a rating other than 4/u);
+    expect(w).not.toMatch(/other than those/u);
+  });
+
+  it('counts the clips of each live stream without naming live streams twice', () => {
+    const q = select({
+      from: entity('Clip', 'c'),
+      joins: [inner('derived_from', 'c', 'forward', 'ls', 'LiveStream')],
+      select: [out('title', attr('ls', 'title')), out('clips', count())],
+      groupBy: [id('ls')],
+    });
+    for (let p = 0; p < 3; p++) {
+      const w = writeNaturalQuestion(index, q, p, 'g').question;
+      expect(w).toMatch(/number of clips/u);
+      expect(w).toMatch(/each live stream/u);
+      expect(w).not.toMatch(/derived from live streams/u);
     }
   });
 });

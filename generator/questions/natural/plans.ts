@@ -648,13 +648,19 @@ function havingText(n: NaturalContext, q: SelectQuery, subject: string, reach: R
 
 function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
   const subject = rowSubject(n, q) ?? canonical(n.d, q.from.alias);
-  const rows = rowsAround(n, q, subject);
-  countNotes(n, q, rows, subject);
+  const linked = rowsAround(n, q, subject);
+  countNotes(n, q, linked, subject);
   const keys = q.groupBy ?? [];
   // Grouped by a joined object's id: "for each customer", not the id the answer does not show.
   const [only] = keys;
   const byObject =
     keys.length === 1 && only?.kind === 'attribute' && only.attribute === 'id' ? canonical(n.d, only.alias) : undefined;
+  // "the title and number of clips for each live stream": rows that only link to the grouped
+  // object, by the one relationship between the two kinds, are its own.
+  const rows = byObject && onlyLinkedTo(n, q, linked, subject, byObject) ? bareRows(n, linked, subject) : linked;
+  // Grouped by the partner's objects, those with no row have no group: "Only live streams with at least one clip".
+  if (rows !== linked && byObject)
+    state(n, `Only ${nounOf(n, byObject, true)} with at least one ${nounOf(n, subject)} are included.`, 'inner-join');
   const keyFigs = keys.map((k) =>
     byObject
       ? { text: nounOf(n, byObject), plural: nounOf(n, byObject, true), kind: 'other' as const }
@@ -807,6 +813,28 @@ function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
   // "the number of devices made of Steel" names its rows already: no "of devices" after it.
   const named = figs.every((f) => f.text.includes(rows.plural));
   return `${named ? text.replace(`${nouns(figs)} of ${rows.plural}`, nouns(figs)) : text}${orderText}`;
+}
+
+/** Whether `rows` are the subject's objects joined to `object` alone ("clips derived from live streams"), by the one relationship between their kinds, with no condition. */
+function onlyLinkedTo(n: NaturalContext, q: SelectQuery, rows: Rows, subject: string, object: string): boolean {
+  const joins = (q.joins ?? []).filter((j) => !n.d.aliases.get(j.alias)?.sameAs);
+  const [j] = joins;
+  if (joins.length !== 1 || j?.kind !== 'relationship' || j.on || q.where) return false;
+  if (new Set([canonical(n.d, j.from), j.alias].map((a) => canonical(n.d, a))).size !== 2) return false;
+  if (![canonical(n.d, j.from), canonical(n.d, j.alias)].includes(object)) return false;
+  if (!rows.plural.startsWith(`${rows.noun} `) || !rows.plural.endsWith(` ${nounOf(n, object, true)}`)) return false;
+  const lineage = (alias: string): string[] => n.index.chain(info(n.d, alias).entity as string).map((e) => e.name);
+  // Another relationship between the two kinds (or their ancestors) would make the verb the path's name.
+  const between = n.index.domain.relationships.filter(
+    (r) =>
+      (lineage(subject).includes(r.from) && lineage(object).includes(r.to)) ||
+      (lineage(subject).includes(r.to) && lineage(object).includes(r.from)),
+  );
+  return between.length === 1;
+}
+
+function bareRows(n: NaturalContext, rows: Rows, subject: string): Rows {
+  return { ...rows, plural: rows.noun, singular: nounOf(n, subject) };
 }
 
 function isNullableKey(n: NaturalContext, k: Extract<Expr, { kind: 'attribute' }>): boolean {

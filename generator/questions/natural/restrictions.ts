@@ -468,6 +468,12 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
       return generic();
     }
     case 'not': {
+      // NOT (x = v) is x <> v, NOT (x LIKE p) is x NOT LIKE p, and so on, NULLs included:
+      // "with a rating other than 4", not "other than those with a rating of 4".
+      const a = p.arg;
+      if (a.kind === 'compare' && a.op === '=') return restriction(n, { ...a, op: '<>' });
+      if (a.kind === 'in' || a.kind === 'like' || a.kind === 'between' || a.kind === 'isNull')
+        return restriction(n, { ...a, negated: a.negated !== true });
       const inner = restriction(n, p.arg);
       // NOT of a comparison on a missing partner is still unknown (rejects it); NOT IS NULL is IS NOT NULL.
       const rejectsMissing = p.arg.kind === 'isNull' ? inner.rejectsMissing === false : inner.rejectsMissing !== false;

@@ -168,6 +168,8 @@ export function rowsAround(
   // and come first: "viewers older than 35 that viewed videos".
   const around = (noun: string, l: string, one = false): string => {
     const o = one ? singularKinds(n, own) : own;
+    // "devices with the supported standard "HDMI 2.1" and with reviews": two "with" phrases side by side.
+    if (o && l.startsWith(' with ')) return `${noun}${o} and${l}`;
     // A clause after nested ones would attach to the last of them: the own conditions come first.
     if (!o || !l.startsWith(' that ') || (l.match(/ that /gu)?.length ?? 0) > 1) return `${noun}${o}${l}`;
     // "employees that recommend products and whose last name contains "Ebert"": two relative clauses.
