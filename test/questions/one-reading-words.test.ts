@@ -486,3 +486,41 @@ describe('plain words for a negation and a grouped partner', () => {
     }
   });
 });
+
+describe('a count over the values of a list', () => {
+  const retail = indexDomain(BUILT_IN_DOMAINS['retail']!);
+  const platforms = { kind: 'elements', type: 'inner', of: 's', attribute: 'platforms', alias: 'p' } as const;
+  const format = attr('s', 'format');
+  it('counts the values, each once for each object that lists it, not the objects "with" them', () => {
+    const top = select({
+      from: entity('Software', 's'),
+      joins: [platforms],
+      select: [out('format', format), out('n', count())],
+      groupBy: [format],
+      orderBy: [asc('n'), asc('format')],
+      limit: 1,
+    });
+    const flat = select({
+      from: entity('Software', 's'),
+      joins: [platforms],
+      select: [out('n', count())],
+      where: cmp(attr('s', 'price'), '<', lit(50)),
+    });
+    for (let p = 0; p < 3; p++) {
+      const w = writeNaturalQuestion(retail, top, p, 'g');
+      expect(w.question).toMatch(/fewest supported platforms of apps/u);
+      expect(w.question).toMatch(/number of supported platforms\./u);
+      expect(w.evidence).toContain('A supported platform counts once for each app that has it.');
+      const c = writeNaturalQuestion(retail, flat, p, 'g');
+      expect(c.question).toMatch(/supported platforms of apps cheaper than \$50/u);
+      expect(c.question).not.toMatch(/apps .*with supported platforms/u);
+    }
+    // Where the list is shown, the objects are what is counted, and the repeats are said.
+    const shown = select({
+      ...top,
+      groupBy: [format, { kind: 'element', alias: 'p' }],
+      select: [out('format', format), out('platform', { kind: 'element', alias: 'p' }), out('n', count())],
+    });
+    expect(writeNaturalQuestion(retail, shown, 0, 'g').question).not.toMatch(/supported platforms of apps/u);
+  });
+});

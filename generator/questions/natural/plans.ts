@@ -16,6 +16,7 @@ import {
   type NaturalContext,
 } from './natural-context.ts';
 import { info } from '../describe/nouns.ts';
+import { elementLexicon } from '../describe/context.ts';
 import {
   figure,
   mayBeMissing,
@@ -382,9 +383,14 @@ function aggregate(n: NaturalContext, q: SelectQuery): string {
       : undefined) ??
     rowSubject(n, q) ??
     canonical(n.d, q.from.alias);
-  const rows = rowsAround(n, q, subject);
-  countNotes(n, q, rows, subject);
-  const figs = q.select.map((o) => figure(n, o.expr, subject, { bareCount: true }));
+  // "Count the watch-history timestamps of viewers older than 30", not "Count the viewers … with watch-history timestamps".
+  const listed = listedElements(n, q, subject);
+  const rows = listed ?? rowsAround(n, q, subject);
+  if (listed) state(n, listed.note, 'count-repeats');
+  else countNotes(n, q, rows, subject);
+  const figs = q.select.map((o) =>
+    figure(n, o.expr, subject, listed ? { star: listed.noun, bareCount: true } : { bareCount: true }),
+  );
   const tail = singleRowTail(n, q, subject, rows);
   const onlyCount = q.select.length === 1 && isCountOf(q.select[0]?.expr as Expr, subject, n);
   if (onlyCount) return `${fill(n, 'count', { rows: rows.plural })}${tail}`;
@@ -648,8 +654,11 @@ function havingText(n: NaturalContext, q: SelectQuery, subject: string, reach: R
 
 function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
   const subject = rowSubject(n, q) ?? canonical(n.d, q.from.alias);
-  const linked = rowsAround(n, q, subject);
-  countNotes(n, q, linked, subject);
+  const listed = listedElements(n, q, subject);
+  const linked = listed ?? rowsAround(n, q, subject);
+  if (listed) state(n, listed.note, 'count-repeats');
+  else countNotes(n, q, linked, subject);
+  const counted: Reach = listed ? { star: listed.noun } : {};
   const keys = q.groupBy ?? [];
   // Grouped by a joined object's id: "for each customer", not the id the answer does not show.
   const [only] = keys;
@@ -671,7 +680,7 @@ function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
   const asked = q.select.filter((o) => !keyInSelect(o.expr));
   // The object's own attributes keep its noun ("the customer first name … of orders placed by
   // customers"): the plan's "of {rows}" names the rows, not the object.
-  const bare = asked.map((o) => figure(n, o.expr, subject, { bareCount: true }));
+  const bare = asked.map((o) => figure(n, o.expr, subject, { ...counted, bareCount: true }));
   // "the number and average price of products" reads; "the number and number of different emails" does not.
   const figs = bare.some((f) => f.text.startsWith('number of '))
     ? bare.map((f) => (f.text === 'number' ? { ...f, text: `number of ${rows.noun}` } : f))
@@ -682,7 +691,11 @@ function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
     said.some((o, i) => o !== q.select[i]) ||
     keys.some((k) => !q.select.some((o) => JSON.stringify(o.expr) === JSON.stringify(k)))
   ) {
-    state(n, `Columns, in order: ${listing(q.select.map((o) => figure(n, o.expr, subject).text))}.`, 'outputs');
+    state(
+      n,
+      `Columns, in order: ${listing(q.select.map((o) => figure(n, o.expr, subject, counted).text))}.`,
+      'outputs',
+    );
   }
   for (const k of keys) {
     if (k.kind === 'attribute' && n.d.aliases.get(k.alias) && isNullableKey(n, k))
@@ -720,7 +733,7 @@ function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
   }
   if (first && q.limit !== undefined) {
     const e = sortExpr(q, first);
-    const f = e ? figure(n, e, subject) : undefined;
+    const f = e ? figure(n, e, subject, counted) : undefined;
     if (f && f.kind !== 'other') {
       const sup = superlativeKey(f, first.direction === 'desc');
       // The rows are named once: "the highest total stock quantity of devices".
@@ -780,13 +793,13 @@ function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
         return fill(n, 'groupedTop1', {
           key,
           sup: sup2,
-          outputs: `the ${nouns(q.select.map((o) => figure(n, o.expr, subject)))}`,
+          outputs: `the ${nouns(q.select.map((o) => figure(n, o.expr, subject, counted)))}`,
         });
       return fill(n, 'groupedTop', {
         n: numberText(q.limit),
         keys: keyPlural(key),
         sup: sup2,
-        outputs: `the ${nouns(q.select.map((o) => figure(n, o.expr, subject)))}`,
+        outputs: `the ${nouns(q.select.map((o) => figure(n, o.expr, subject, counted)))}`,
       });
     }
   }
@@ -813,6 +826,37 @@ function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
   // "the number of devices made of Steel" names its rows already: no "of devices" after it.
   const named = figs.every((f) => f.text.includes(rows.plural));
   return `${named ? text.replace(`${nouns(figs)} of ${rows.plural}`, nouns(figs)) : text}${orderText}`;
+}
+
+/**
+ * COUNT(*) over the subject's objects joined to the values of one of their lists, the join
+ * serving nothing else, counts the values: "the fewest supported platforms of apps", not "the
+ * fewest apps with supported platforms", each app counted once a platform. The rows as that
+ * list's values, and the note that says a value counts once per object, or undefined.
+ */
+function listedElements(n: NaturalContext, q: SelectQuery, subject: string): (Rows & { note: string }) | undefined {
+  const joins = (q.joins ?? []).filter((j) => !n.d.aliases.get(j.alias)?.sameAs);
+  const [j] = joins;
+  if (joins.length !== 1 || j?.kind !== 'elements' || j.type !== 'inner' || canonical(n.d, j.of) !== subject)
+    return undefined;
+  const counts = q.select.filter((o) => o.expr.kind === 'aggregate' && o.expr.fn === 'count');
+  if (counts.length === 0 || counts.some((o) => o.expr.kind === 'aggregate' && (o.expr.arg || o.expr.filter)))
+    return undefined;
+  // The values serve the count alone: no condition, key, order or other figure reads them.
+  const rest = JSON.stringify([q.where, q.groupBy, q.having, q.orderBy, q.select.filter((o) => !counts.includes(o))]);
+  if (rest.includes(`"alias":"${j.alias}"`)) return undefined;
+  const restrictions = restrictionsOf(n, q);
+  const objects = rowsAroundBaseOnly(n, q, subject, restrictions);
+  const lex = elementLexicon(info(n.d, j.alias));
+  return {
+    ...objects,
+    plural: `${lex.plural} of ${objects.plural}`,
+    singular: `${lex.singular} of ${objects.plural}`,
+    noun: lex.plural,
+    onePerSubject: true,
+    repeatedBy: [],
+    note: `${capitalize(article(lex.singular))} counts once for each ${nounOf(n, subject)} that has it.`,
+  };
 }
 
 /** Whether `rows` are the subject's objects joined to `object` alone ("clips derived from live streams"), by the one relationship between their kinds, with no condition. */
