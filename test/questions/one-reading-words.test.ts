@@ -524,3 +524,34 @@ describe('a count over the values of a list', () => {
     expect(writeNaturalQuestion(retail, shown, 0, 'g').question).not.toMatch(/supported platforms of apps/u);
   });
 });
+
+describe('names of derived labels', () => {
+  const retail = indexDomain(BUILT_IN_DOMAINS['retail']!);
+  it('calls a yes-or-no CASE an indicator and a high-or-low band a level, each defined in the evidence', () => {
+    const q = select({
+      from: entity('Software', 's'),
+      select: [
+        out('name', attr('s', 'name')),
+        out('is_format', {
+          kind: 'simpleCase',
+          operand: attr('s', 'format'),
+          whens: [{ value: 'apk', then: lit('yes') }],
+          else: lit('no'),
+        }),
+        out('band', {
+          kind: 'case',
+          whens: [{ when: cmp(attr('s', 'quantity'), '>=', lit(250)), then: lit('high') }],
+          else: lit('low'),
+        }),
+      ],
+    });
+    const w = writeNaturalQuestion(retail, q, 0, 'g');
+    expect(w.question).toMatch(/apk indicator/u);
+    expect(w.question).toMatch(/stock quantity level/u);
+    expect(w.question).not.toMatch(/category/u);
+    expect(w.evidence).toContain('Apk indicator is "yes" for apps in apk format and "no" otherwise.');
+    expect(w.evidence).toMatch(
+      /Stock quantity level is "high" for apps with at least 250 in stock and "low" otherwise\./u,
+    );
+  });
+});

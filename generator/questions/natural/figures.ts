@@ -425,6 +425,10 @@ function literalValue(e: Expr): string {
       : String(e.value);
 }
 
+function literalOf(e: Expr): unknown {
+  return e.kind === 'literal' ? e.value : undefined;
+}
+
 /** The first attribute an expression reads, for naming it ("duration category"). */
 function firstAttribute(x: unknown): { alias: string; attribute: string } | undefined {
   if (Array.isArray(x)) {
@@ -464,8 +468,17 @@ function labelOf(n: NaturalContext, e: Expr, subject: string | undefined, reach:
   switch (e.kind) {
     case 'case':
     case 'simpleCase': {
+      // One value against the rest, "yes" or "no": "apk indicator".
+      const [only] = e.kind === 'simpleCase' ? e.whens : [];
+      if (e.kind === 'simpleCase' && e.whens.length === 1 && only && literalOf(only.then) === 'yes')
+        return { text: `${String(only.value)} indicator`, kind: 'text' };
       const a = about();
-      return a ? { text: `${a} ${/(category|group)$/u.test(a) ? 'label' : 'category'}`, kind: 'text' } : undefined;
+      if (!a) return undefined;
+      // A band of a quantity, "high" or "low": "stock quantity level".
+      const thens = [...e.whens.map((w: { then: Expr }) => w.then), ...(e.else ? [e.else] : [])];
+      if (thens.every((t) => ['high', 'low', 'medium'].includes(String(literalOf(t)))))
+        return { text: `${a} level`, kind: 'text' };
+      return { text: `${a} ${/(category|group)$/u.test(a) ? 'label' : 'category'}`, kind: 'text' };
     }
     case 'window': {
       const first = e.orderBy?.[0]?.expr;

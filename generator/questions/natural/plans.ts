@@ -386,8 +386,11 @@ function aggregate(n: NaturalContext, q: SelectQuery): string {
   // "Count the watch-history timestamps of viewers older than 30", not "Count the viewers … with watch-history timestamps".
   const listed = listedElements(n, q, subject);
   const rows = listed ?? rowsAround(n, q, subject);
-  if (listed) state(n, listed.note, 'count-repeats');
-  else countNotes(n, q, rows, subject);
+  if (listed) {
+    state(n, listed.note, 'count-repeats');
+    // Counting a list's values counts no value an object lacks: the words leave no outer reading.
+    n.covered.add('inner-elements');
+  } else countNotes(n, q, rows, subject);
   const figs = q.select.map((o) =>
     figure(n, o.expr, subject, listed ? { star: listed.noun, bareCount: true } : { bareCount: true }),
   );
@@ -676,6 +679,13 @@ function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
       : figure(n, k, subject),
   );
   const key = listing(keyFigs.map(eachOf));
+  // A group whose objects list no value has no row to count: it is left out, not given 0.
+  if (listed)
+    state(
+      n,
+      `${capitalize(article(key))} whose ${nounOf(n, subject, true)} have no ${listed.noun} is left out.`,
+      'inner-elements',
+    );
   const keyInSelect = (e: Expr) => keys.some((k) => JSON.stringify(k) === JSON.stringify(e));
   const asked = q.select.filter((o) => !keyInSelect(o.expr));
   // The object's own attributes keep its noun ("the customer first name … of orders placed by
