@@ -555,3 +555,38 @@ describe('names of derived labels', () => {
     );
   });
 });
+
+describe('objects or keys chosen by their number of rows', () => {
+  it('asks for the values of creators with exactly 5 videos as a plain list', () => {
+    const q = select({
+      from: entity('Content', 'c'),
+      joins: [inner('produced_by', 'c', 'forward', 'ca', 'CreatorAccount')],
+      select: [out('u', attr('ca', 'username')), out('b', attr('ca', 'bio'))],
+      groupBy: [id('ca')],
+      having: cmp(count(), '=', lit(5)),
+    });
+    for (let p = 0; p < 3; p++) {
+      const w = writeNaturalQuestion(index, q, p, 'g');
+      expect(w.question).toMatch(/usernames and bios of creators with exactly 5 videos[?.]$/u);
+      expect(w.question).not.toMatch(/for each/iu);
+    }
+  });
+
+  it('asks which keys have so many rows', () => {
+    const yearOf: Expr = { kind: 'extract', field: 'year', arg: attr('c', 'created_at') };
+    const q = select({
+      from: entity('Channel', 'c'),
+      select: [out('year', yearOf)],
+      groupBy: [yearOf],
+      having: cmp(count(), '>=', lit(40)),
+    });
+    const seen = new Set<string>();
+    for (let p = 0; p < 3; p++) {
+      const w = writeNaturalQuestion(index, q, p, 'g').question;
+      expect(w).toMatch(/creation years (have|with|that have) at least 40 channels[?.]$/u);
+      expect(w).not.toMatch(/are there/u);
+      seen.add(w);
+    }
+    expect(seen.size).toBe(3);
+  });
+});

@@ -58,6 +58,7 @@ type Plan =
   | 'groupedCount'
   | 'groupedCountHaving'
   | 'groupedKeys'
+  | 'groupedKeysCount'
   | 'groupedFirst'
   | 'groupedFirstCount'
   | 'groupedTop'
@@ -671,7 +672,11 @@ function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
   // object, by the one relationship between the two kinds, are its own.
   const rows = byObject && onlyLinkedTo(n, q, linked, subject, byObject) ? bareRows(n, linked, subject) : linked;
   // Grouped by the partner's objects, those with no row have no group: "Only live streams with at least one clip".
-  if (rows !== linked && byObject)
+  // A HAVING that asks for at least one row says so already ("with exactly 5 videos").
+  const atLeastOne = ((t) => t !== undefined && t.value >= 1 && ['exactly', 'at least', 'more than'].includes(t.words))(
+    rowCountThreshold(q),
+  );
+  if (rows !== linked && byObject && !atLeastOne)
     state(n, `Only ${nounOf(n, byObject, true)} with at least one ${nounOf(n, subject)} are included.`, 'inner-join');
   const keyFigs = keys.map((k) =>
     byObject
@@ -739,7 +744,26 @@ function groupedQuestion(n: NaturalContext, q: SelectQuery): string {
         'limit',
       );
     const orderText = first ? ` Order them ${sortedByItem(n, q, first, subject).replace(/^ordered /u, '')}.` : '';
+    // "Which package sizes have at least 40 devices?", not "Which package sizes are there with at least 40 devices?"
+    const threshold = rowCountThreshold(q);
+    if (threshold)
+      return `${fill(n, 'groupedKeysCount', {
+        keys: keyPlural(key),
+        count: `${threshold.words} ${numberText(threshold.value)} ${threshold.value === 1 ? rows.singular : rows.plural}`,
+      })}${orderText}`;
     return `${fill(n, 'groupedKeys', { keys: keyPlural(key), having })}${orderText}`;
+  }
+  // "What are the usernames and bios of creators with exactly 5 videos?": the grouped objects'
+  // own values, HAVING choosing the objects, not "For each creator …, give the username … of videos".
+  if (byObject && q.having && !first && q.limit === undefined && !q.select.some((o) => hasAggregate(o.expr))) {
+    n.covered.add('having');
+    const own = q.select.map((o) => figure(n, o.expr, byObject));
+    return fill(n, 'lookup', {
+      outputs: listing(own.map((f) => f.plural ?? f.text)),
+      be: 'are',
+      rows: `${nounOf(n, byObject, true)}${having}`,
+      order: '',
+    });
   }
   if (first && q.limit !== undefined) {
     const e = sortExpr(q, first);
