@@ -590,3 +590,29 @@ describe('objects or keys chosen by their number of rows', () => {
     expect(seen.size).toBe(3);
   });
 });
+
+describe('conditions in the order a person says them', () => {
+  const retail = indexDomain(BUILT_IN_DOMAINS['retail']!);
+  it('says ages as "aged", one or several, and puts a "whose" clause after the other conditions', () => {
+    const ages = select({
+      from: entity('ConsumerAccount', 'ca'),
+      select: [out('n', count())],
+      where: { kind: 'in', expr: attr('ca', 'age'), values: [72, 81, 86] },
+    });
+    expect(writeNaturalQuestion(index, ages, 0, 'g').question).toMatch(/viewers aged 72, 81, or 86\b/u);
+    const devices = select({
+      from: entity('Electronics', 'e'),
+      select: [out('name', attr('e', 'name'))],
+      where: {
+        kind: 'and',
+        args: [
+          { kind: 'like', expr: attr('e', 'name'), pattern: '%Air%' },
+          cmp(attr('e', 'material'), '=', lit('Steel')),
+        ],
+      },
+    });
+    expect(writeNaturalQuestion(retail, devices, 0, 'g').question).toMatch(
+      /devices made of Steel and whose name contains "Air"|devices made of Steel whose name contains "Air"/u,
+    );
+  });
+});

@@ -69,10 +69,18 @@ async function drawCondition(
 
 /** Whether a predicate picks objects by a value that names them (`name = 'x'`, `email IN (…)`). */
 function byName(f: Fill, p: Predicate, entities: readonly EntityAlias[]): boolean {
-  const e = p.kind === 'compare' && p.op === '=' ? p.left : p.kind === 'in' && !p.negated ? p.expr : undefined;
-  if (e?.kind !== 'attribute') return false;
-  const entity = entities.find((a) => a.alias === e.alias)?.entity;
-  return entity !== undefined && naming(f.graph.attribute(entity, e.attribute)?.role);
+  // A list's value too: "with the phone number 709-603-3399".
+  const target =
+    p.kind === 'compare' && p.op === '=' && p.left.kind === 'attribute'
+      ? p.left
+      : p.kind === 'in' && !p.negated && p.expr.kind === 'attribute'
+        ? p.expr
+        : p.kind === 'contains' && !p.negated
+          ? p
+          : undefined;
+  if (!target) return false;
+  const entity = entities.find((a) => a.alias === target.alias)?.entity;
+  return entity !== undefined && naming(f.graph.attribute(entity, target.attribute)?.role);
 }
 
 /** The value a predicate constrains, when it constrains one. */

@@ -354,6 +354,9 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
         'or',
       );
       const unit = m.unit && !money ? ` ${m.unit}` : '';
+      // "aged 72, 81, or 86", as one age is "aged 53".
+      if (m.noun === 'age' && m.unit === 'years')
+        return { alias: canonical(n.d, a.alias), text: `${p.negated ? 'not ' : ''}aged ${values}` };
       return {
         alias: canonical(n.d, a.alias),
         text: `with ${article(m.noun)} ${p.negated ? 'other than' : p.values.length > 1 ? 'of' : 'of'} ${values}${unit}`,

@@ -86,8 +86,11 @@ export function rowsAround(
         j.alias,
         conjunctsOf(j.on).map((c) => restriction(n, c)),
       );
+  // "devices made of Steel whose name contains "Air"": a relative clause last, where nothing follows it.
+  const clauseLast = (rs: readonly Restriction[]): Restriction[] =>
+    [...rs].sort((a, b) => Number(/^(whose|that) /u.test(a.text)) - Number(/^(whose|that) /u.test(b.text)));
   const said = (alias: string): string => {
-    const rs = [...(onOf.get(alias) ?? []), ...(restrictions.get(alias) ?? [])];
+    const rs = clauseLast([...(onOf.get(alias) ?? []), ...(restrictions.get(alias) ?? [])]);
     return rs.length > 0 ? ` ${listing(rs.map((r) => r.text))}` : '';
   };
   // A WHERE condition on a LEFT-joined partner drops the rows without one again: the join is as good as inner.
