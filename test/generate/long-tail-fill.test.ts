@@ -280,10 +280,16 @@ describe.each(DOMAINS)('long-tail skeletons on %s', (name, domain) => {
     );
     expect(ors.length).toBeGreaterThan(0);
     const byName = (q: SelectQuery, p: Predicate): boolean => {
-      if (p.kind !== 'compare' || p.op !== '=' || p.left.kind !== 'attribute') return false;
-      const left = p.left;
-      const owner = index.allAttributes(q.from.entity).find((a) => a.attribute.name === left.attribute)?.owner.name;
-      const role = roleOf(index.domain, owner ?? '', left.attribute);
+      // An equality on a column, or a list's value ("with the phone number …").
+      const name =
+        p.kind === 'compare' && p.op === '=' && p.left.kind === 'attribute'
+          ? p.left.attribute
+          : p.kind === 'contains' && !p.negated
+            ? p.attribute
+            : undefined;
+      if (!name) return false;
+      const owner = index.allAttributes(q.from.entity).find((a) => a.attribute.name === name)?.owner.name;
+      const role = roleOf(index.domain, owner ?? '', name);
       return role?.kind === 'name' || role?.kind === 'identifier' || role?.kind === 'contact';
     };
     for (const q of ors) {

@@ -17,6 +17,7 @@ import { linkedSubquery, scalarComparison } from './subqueries.ts';
 import { comparable } from './rules/comparable-columns.ts';
 import { matchable } from './rules/exact-match.ts';
 import { naming } from './rules/shown-by-name.ts';
+import { roleOf } from '../../er-model/attribute-roles.ts';
 import { searchable } from './rules/like-on-text.ts';
 import { rangeable } from './rules/range-on-quantity.ts';
 import { isTyped, monthStart, roundThreshold } from './rules/typed-value.ts';
@@ -80,7 +81,10 @@ function byName(f: Fill, p: Predicate, entities: readonly EntityAlias[]): boolea
           : undefined;
   if (!target) return false;
   const entity = entities.find((a) => a.alias === target.alias)?.entity;
-  return entity !== undefined && naming(f.graph.attribute(entity, target.attribute)?.role);
+  if (entity === undefined) return false;
+  // Lists are not among an entity's attribute slots: the role comes from the model.
+  const owner = f.graph.index.allAttributes(entity).find((a) => a.attribute.name === target.attribute)?.owner.name;
+  return owner !== undefined && naming(roleOf(f.graph.index.domain, owner, target.attribute));
 }
 
 /** The value a predicate constrains, when it constrains one. */
