@@ -106,7 +106,7 @@ export const retail = defineDomain({
           role: { kind: 'category' },
           lexicon: noun('tag'),
           hints: {
-            pool: ['new', 'sale', 'bestseller', 'eco', 'gift', 'limited', "editor's pick", 'café'],
+            pool: ['new', 'sale', 'bestseller', 'eco', 'gift', 'limited', "editor's pick", 'clearance'],
             setSize: [0, 4],
           },
         }),
