@@ -258,6 +258,29 @@ describe.each(DOMAINS)('long-tail skeletons on %s', (name, domain) => {
     }
   }, 240_000);
 
+  it('keeps HAVING to a plain aggregate, and IN lists to values objects share', async () => {
+    const having = await filled(
+      'SELECT <column> FROM <table> GROUP BY <column> HAVING AVG ( <column> ) > <value:number>',
+      120,
+      'having-plain',
+    );
+    expect(having.length).toBeGreaterThan(0);
+    for (const q of having) {
+      const h = q.having as Extract<NonNullable<SelectQuery['having']>, { kind: 'compare' }>;
+      // No conditional count, percentage or CASE inside a group's condition.
+      expect(JSON.stringify(h.left), JSON.stringify(h)).not.toMatch(/"filter"|"kind":"ratio"|"kind":"case"/u);
+    }
+    const lists = await filled('SELECT COUNT ( * ) FROM <table> WHERE <column> = <value:text>', 300, 'in-unique');
+    const ins = lists.filter((q) => q.where?.kind === 'in');
+    expect(ins.length).toBeGreaterThan(0);
+    for (const q of ins) {
+      const w = q.where as Extract<Predicate, { kind: 'in' }>;
+      const name = (w.expr as { attribute: string }).attribute;
+      const a = index.allAttributes(q.from.entity).find((x) => x.attribute.name === name)?.attribute;
+      expect(a?.hints?.unique, JSON.stringify(w)).not.toBe(true);
+    }
+  }, 240_000);
+
   it('keeps no double negative in an anti-join, nor one object by name beside a condition in an OR, nor a DISTINCT that cannot merge rows', async () => {
     const anti = await filled(
       'SELECT <column> FROM <table> WHERE <column> NOT IN ( SELECT <column> FROM <table> WHERE <column> != <value:number> )',

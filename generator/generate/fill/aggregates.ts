@@ -34,12 +34,16 @@ export function aggregate(
   elements: readonly ElementAlias[],
   countTarget?: CountTarget,
   fixed: readonly Expr[] = [],
-  numbersOnly = false,
+  inHaving = false,
 ): Typed {
-  const plain = plainAggregate(f, slot, entities, elements, countTarget, fixed, numbersOnly);
+  // A HAVING threshold compares numbers.
+  const plain = plainAggregate(f, slot, entities, elements, countTarget, fixed, inHaving);
   // Now and then a column aggregate becomes conditional aggregation, a percentage or an
   // aggregate of distinct values (drawn after the plain one, so other draws stay as they were).
+  // Not in HAVING: "each apparel category whose number of clothing items in
+  // the package size "30x20x10 cm" is 6" nests one condition in another.
   if (
+    inHaving ||
     slot.mode === 'star' ||
     slot.mode === 'distinct' ||
     slot.argOp ||

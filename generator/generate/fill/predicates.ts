@@ -228,8 +228,15 @@ async function predicate(
       const raw = wantsOrder ? quantile(f, values, t.kind) : r.pick(values);
       const value = wantsOrder ? typedBound(t, raw) : raw;
       const distinct = [...new Set(values)];
-      if (!wantsOrder && t.kind !== 'temporal' && distinct.length > 3 && r.chance(FILL_RATES.inListForEquality)) {
-        // `x IN ('a', 'b')`: one of a few values that exist.
+      // `x IN ('a', 'b')`: one of a few values that exist; of a kind, a rating, a tier, not of
+      // emails each an object's own (counting "streamers with the email a or b" says 2).
+      if (
+        !wantsOrder &&
+        t.kind !== 'temporal' &&
+        t.slot?.attribute.hints?.unique !== true &&
+        distinct.length > 3 &&
+        r.chance(FILL_RATES.inListForEquality)
+      ) {
         const picked = r.sample(distinct, r.int(2, 3)).map((v) => literal(t.kind, v));
         return { kind: 'in', expr: t.expr, values: picked, ...(slot.op === '<>' ? { negated: true } : {}) };
       }
