@@ -616,3 +616,27 @@ describe('conditions in the order a person says them', () => {
     );
   });
 });
+
+describe('a partner of one kind', () => {
+  it('names a partner by the kind a condition keeps: "orders that contain apps with the tag eco"', () => {
+    const retail = indexDomain(BUILT_IN_DOMAINS['retail']!);
+    const q = select({
+      from: entity('DigitalProduct', 'dp'),
+      joins: [
+        { kind: 'elements', type: 'inner', of: 'dp', attribute: 'tags', alias: 't' },
+        inner('contains', 'dp', 'reverse', 'co', 'CustOrder'),
+      ],
+      select: [out('order_id', id('co'))],
+      where: {
+        kind: 'and',
+        args: [cmp({ kind: 'element', alias: 't' }, '=', lit('eco')), { kind: 'isA', alias: 'dp', entity: 'Software' }],
+      },
+    });
+    const w = writeNaturalQuestion(retail, q, 0, 'g');
+    expect(w.question).toMatch(/orders that contain apps with the tag eco/u);
+    expect(w.question).not.toMatch(/that are apps/u);
+    expect(w.evidence).toMatch(/once for each app and tag/u);
+    // The rows start from apps, and the question says so: no note that they start from a digital product.
+    expect(w.evidence).not.toMatch(/starts from/u);
+  });
+});

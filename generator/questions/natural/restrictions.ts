@@ -30,6 +30,8 @@ export interface Restriction {
   readonly text: string;
   /** False for a condition a missing partner meets ("with no bio"): it keeps a LEFT join's unmatched rows. */
   readonly rejectsMissing?: boolean;
+  /** For "that are apps": the kind the objects are, which can name them in its place ("apps"). */
+  readonly kind?: string;
 }
 
 const NUMBER_OPS: Record<ComparisonOperator, string> = {
@@ -431,7 +433,11 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
     }
     case 'isA': {
       const sub = entityNoun(n, p.entity, true);
-      return { alias: canonical(n.d, p.alias), text: `that are ${p.negated ? 'not ' : ''}${sub}` };
+      return {
+        alias: canonical(n.d, p.alias),
+        text: `that are ${p.negated ? 'not ' : ''}${sub}`,
+        ...(p.negated ? {} : { kind: p.entity }),
+      };
     }
     case 'exists': {
       const linked = linkedSubquery(n, p.query);

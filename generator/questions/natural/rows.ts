@@ -89,8 +89,10 @@ export function rowsAround(
   // "devices made of Steel whose name contains "Air"": a relative clause last, where nothing follows it.
   const clauseLast = (rs: readonly Restriction[]): Restriction[] =>
     [...rs].sort((a, b) => Number(/^(whose|that) /u.test(a.text)) - Number(/^(whose|that) /u.test(b.text)));
-  const said = (alias: string): string => {
-    const rs = clauseLast([...(onOf.get(alias) ?? []), ...(restrictions.get(alias) ?? [])]);
+  const said = (alias: string, named?: string): string => {
+    const rs = clauseLast([...(onOf.get(alias) ?? []), ...(restrictions.get(alias) ?? [])]).filter(
+      (r) => named === undefined || r.kind !== named,
+    );
     return rs.length > 0 ? ` ${listing(rs.map((r) => r.text))}` : '';
   };
   // A WHERE condition on a LEFT-joined partner drops the rows without one again: the join is as good as inner.
@@ -102,12 +104,19 @@ export function rowsAround(
     for (const e of edges(alias)) {
       if (seen.has(e.other)) continue;
       seen.add(e.other);
+      // "orders that contain apps with the tag eco", not "… digital products that are apps with …".
+      const kinds = [...(onOf.get(e.other) ?? []), ...(restrictions.get(e.other) ?? [])].filter((r) => r.kind);
+      const kind = e.join.kind === 'relationship' && kinds.length === 1 ? kinds[0]?.kind : undefined;
       if (!toOne(n, e.join, e.fromSide)) {
         onePerSubject = false;
         // A list of tags gives a tag a row: the repeats of a listed element go without saying.
         if (!(e.join.kind === 'elements' && named.has(e.other)))
           repeatedBy.push(
-            e.join.kind === 'elements' ? elementLexicon(info(n.d, e.other)).singular : nounOf(n, e.other),
+            e.join.kind === 'elements'
+              ? elementLexicon(info(n.d, e.other)).singular
+              : kind
+                ? entityNoun(n, kind, false)
+                : nounOf(n, e.other),
           );
       }
       const optional = e.join.type === 'left' && e.fromSide && !required(e.other);
@@ -139,11 +148,12 @@ export function rowsAround(
         }
         continue;
       }
-      const entity = info(n.d, e.other).entity as string;
+      const entity = kind ?? (info(n.d, e.other).entity as string);
       scopeNote(n, entity);
       const verb = linkVerb(n, e.join, e.fromSide, plural);
       if (alias === subject) topVerbs.push({ plural: verb, singular: linkVerb(n, e.join, e.fromSide, false) });
-      const inner = `${nounOf(n, e.other, true)}${said(e.other)}${walk(e.other, true)}`;
+      const partner = kind ? entityNoun(n, kind, true) : nounOf(n, e.other, true);
+      const inner = `${partner}${said(e.other, kind)}${walk(e.other, true)}`;
       if (optional) {
         // "employees and any products recommended by them": the partner is optional.
         const back = linkVerb(n, e.join, !e.fromSide, true);
