@@ -281,6 +281,29 @@ describe.each(DOMAINS)('long-tail skeletons on %s', (name, domain) => {
     }
   }, 240_000);
 
+  it('says "other than" of a kind, a name or a rating, never of an age or a count', async () => {
+    const roleOfAttr = (entity: string, name: string) => {
+      const owner = index.allAttributes(entity).find((a) => a.attribute.name === name)?.owner.name;
+      return roleOf(index.domain, owner ?? '', name)?.kind;
+    };
+    let checked = 0;
+    for (const skeleton of [
+      'SELECT <column> FROM <table> WHERE <column> != <value:number>',
+      'SELECT <column> FROM <table> WHERE <column> != <value>',
+    ]) {
+      for (const q of await filled(skeleton, 500, 'unequal')) {
+        const w = q.where?.kind === 'not' ? q.where.arg : q.where;
+        if (w?.kind !== 'compare' || w.left.kind !== 'attribute') continue;
+        if (q.where?.kind !== 'not' && w.op !== '<>') continue;
+        checked++;
+        expect(['measure', 'count'], JSON.stringify(q.where)).not.toContain(
+          roleOfAttr(q.from.entity, w.left.attribute),
+        );
+      }
+    }
+    expect(checked).toBeGreaterThan(0);
+  }, 240_000);
+
   it('keeps no double negative in an anti-join, nor one object by name beside a condition in an OR, nor a DISTINCT that cannot merge rows', async () => {
     const anti = await filled(
       'SELECT <column> FROM <table> WHERE <column> NOT IN ( SELECT <column> FROM <table> WHERE <column> != <value:number> )',

@@ -46,7 +46,7 @@ export const FILL_RATES = {
   notOverUnequal: 0.25,
   inListForEquality: 0.1,
   dateWindow: 0.4,
-  likePrefixCut: 0.5,
+  likePrefixCut: 0.2,
   likePrefixOnly: 0.3,
   membership: 0.12,
   isA: 0.22,

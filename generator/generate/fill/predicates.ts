@@ -223,7 +223,12 @@ async function predicate(
           wantsOrder ? `no quantity for ${slot.op}` : `nothing to match with ${slot.op}`,
         );
       if (options.length === 0) reject('no-fitting-slot', `no column for ${slot.op} ${slot.valueType}`);
-      const t = r.pick(options);
+      // "Other than" is said of a kind, a name or a rating ("clips not in 480p"), not of an age
+      // or a count ("viewers not aged 39").
+      const fitting =
+        slot.op === '<>' ? options.filter((c) => !['measure', 'count'].includes(c.slot?.role.kind ?? '')) : options;
+      if (fitting.length === 0) reject('no-fitting-slot', 'only a quantity to say "other than" of');
+      const t = r.pick(fitting);
       const values = wantsOrder ? valuesOf(f, t, entities, elements) : matchValues(f, t, entities, elements);
       const raw = wantsOrder ? quantile(f, values, t.kind) : r.pick(values);
       const value = wantsOrder ? typedBound(t, raw) : raw;
