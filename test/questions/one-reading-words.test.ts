@@ -640,3 +640,23 @@ describe('a partner of one kind', () => {
     expect(w.evidence).not.toMatch(/starts from/u);
   });
 });
+
+describe('rows kept to one kind', () => {
+  it('names them by the kind: "live videos whose title contains …"', () => {
+    const q = select({
+      from: entity('Content', 'c'),
+      select: [out('title', attr('c', 'title'))],
+      where: {
+        kind: 'and',
+        args: [
+          { kind: 'like', expr: attr('c', 'title'), pattern: '%Thousand%' },
+          { kind: 'isA', alias: 'c', entity: 'LiveContent' },
+        ],
+      },
+    });
+    const w = writeNaturalQuestion(index, q, 0, 'g');
+    expect(w.question).toMatch(/titles of live videos whose title contains "Thousand"/u);
+    expect(w.question).not.toMatch(/that are live videos/u);
+    expect(w.evidence).not.toMatch(/starts from/u);
+  });
+});

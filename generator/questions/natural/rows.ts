@@ -167,13 +167,17 @@ export function rowsAround(
     }
     return parts.length > 0 ? ` ${parts.join(' ')}` : '';
   };
-  const entity = info(n.d, subject).entity;
+  // "live videos whose title contains …", not "videos whose title contains … and that are live videos".
+  const ownKinds = (restrictions.get(subject) ?? []).filter((r) => r.kind);
+  const kind = ownKinds.length === 1 ? ownKinds[0]?.kind : undefined;
+  const entity = kind ?? info(n.d, subject).entity;
   if (entity) scopeNote(n, entity);
   const links = walk(subject, true);
   // Aliases the walk never reached (a join from an alias the subject does not lead to) are few; they are named plainly.
   const clauses = (restrictions.get(undefined) ?? []).map((r) => r.text);
   const tail = clauses.length > 0 ? `, ${listing(clauses)}` : '';
-  const own = said(subject);
+  const own = said(subject, kind);
+  const subjectNoun = (plural: boolean): string => (kind ? entityNoun(n, kind, plural) : nounOf(n, subject, plural));
   const singularLinks = topVerbs.reduce((t, v) => t.replace(` ${v.plural} `, ` ${v.singular} `), links);
   // "streamers that own channels, with an average viewer count over 25,000 viewers": a relative
   // clause after the subject's own conditions would attach to their last noun ("viewers that own").
@@ -194,9 +198,9 @@ export function rowsAround(
     return `${noun}${l},${o}`;
   };
   return {
-    plural: `${around(nounOf(n, subject, true), links)}${tail}`,
-    singular: `${around(nounOf(n, subject), singularLinks, true)}${tail}`,
-    noun: nounOf(n, subject, true),
+    plural: `${around(subjectNoun(true), links)}${tail}`,
+    singular: `${around(subjectNoun(false), singularLinks, true)}${tail}`,
+    noun: subjectNoun(true),
     onePerSubject,
     repeatedBy,
     clauses: tail,
