@@ -343,10 +343,22 @@ describe.each(DOMAINS)('long-tail skeletons on %s', (name, domain) => {
       const named = q.where.args.map((a) => byName(q, a));
       expect(named.every(Boolean) || !named.some(Boolean), JSON.stringify(q.where)).toBe(true);
     }
-    const distinct = await filled('SELECT DISTINCT <column> , <column> FROM <table>', 120, 'distinct');
+    const distinct = [
+      ...(await filled('SELECT DISTINCT <column> , <column> FROM <table>', 120, 'distinct')),
+      ...(await filled('SELECT DISTINCT <column> FROM <table> WHERE <column> = <value:text>', 200, 'distinct-one')),
+    ];
     expect(distinct.length).toBeGreaterThan(0);
+    const uniqueAttr = (q: SelectQuery, e: Expr): boolean =>
+      e.kind === 'attribute' &&
+      (e.attribute === 'id' ||
+        index.allAttributes(q.from.entity).find((a) => a.attribute.name === e.attribute)?.attribute.hints?.unique ===
+          true);
     for (const q of distinct) {
       if (!q.distinct || (q.joins ?? []).length > 0) continue;
+      // One object picked by its unique value is one row.
+      expect(q.where?.kind === 'compare' && q.where.op === '=' && uniqueAttr(q, q.where.left), JSON.stringify(q)).toBe(
+        false,
+      );
       // One object a row, told apart by its id or a unique attribute: DISTINCT would merge nothing.
       const unique = q.select.some(
         (o) =>

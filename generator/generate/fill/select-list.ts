@@ -210,18 +210,21 @@ export async function fillSelect(
         'no-meaningful-slot:shown-by-name',
         `rows of ${outputs.columns.map((o) => o.name).join(', ')} with nothing naming them`,
       );
-    // With every attribute, id included, the rows are distinct already; so are they with an
-    // attribute that tells the FROM entity's objects apart, where no join repeats them.
-    const identifying = outputs.columns.some(
-      (o) =>
-        o.expr.kind === 'attribute' &&
-        o.expr.alias === base.alias &&
-        (o.expr.attribute === 'id' || slotOf(o.expr)?.attribute.hints?.unique === true),
-    );
+    // With every attribute, id included, the rows are distinct already; so are they, where no
+    // join repeats the FROM entity's objects, with an attribute that tells them apart shown, or
+    // pinned to one value (one account by its email is one row).
+    const unique = (e: Expr) =>
+      e.kind === 'attribute' &&
+      e.alias === base.alias &&
+      (e.attribute === 'id' || slotOf(e)?.attribute.hints?.unique === true);
+    const conjuncts = (p: Predicate | undefined): Predicate[] =>
+      !p ? [] : p.kind === 'and' ? p.args.flatMap(conjuncts) : [p];
+    const identifying = outputs.columns.some((o) => unique(o.expr));
+    const pinned = conjuncts(where).some((p) => p.kind === 'compare' && p.op === '=' && unique(p.left));
     const distinct =
       shape.distinct &&
       !shape.items.some((i) => i.kind === 'star') &&
-      !(identifying && !repeatsBase(f.graph.index, base.alias, joins));
+      !((identifying || pinned) && !repeatsBase(f.graph.index, base.alias, joins));
     const query: SelectQuery = {
       kind: 'select',
       ...(distinct ? { distinct: true } : {}),
