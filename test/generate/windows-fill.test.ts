@@ -87,5 +87,18 @@ describe('windows the filler draws', () => {
     for (const w of drawn(retail, productsWithReviews, 200))
       for (const k of w.partitionBy ?? []) expect(k.kind === 'attribute' && k.alias === 'r').toBe(false);
     for (let i = 0; i < 50; i++) expect(windowOutput(social, createRng(i), { ...videos, limit: 1 })).toBeUndefined();
+    // Nor to the rows one title picks: their ranks say nothing.
+    const titled: SelectQuery = {
+      ...videos,
+      where: {
+        kind: 'compare',
+        op: '=',
+        left: { kind: 'attribute', alias: 'rc', attribute: 'title' },
+        right: { kind: 'literal', value: 'Money' },
+      },
+    };
+    const plain = Array.from({ length: 50 }, (_, i) => windowOutput(social, createRng(i), videos));
+    expect(plain.some((q) => q !== undefined)).toBe(true);
+    for (let i = 0; i < 50; i++) expect(windowOutput(social, createRng(i), titled)).toBeUndefined();
   });
 });

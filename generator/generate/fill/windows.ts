@@ -74,8 +74,10 @@ const OUTPUT_NAME: Record<WindowFunction, string> = {
  * new column so it stays as total as it was).
  */
 export function windowOutput(index: ErIndex, rng: Rng, q: SelectQuery): SelectQuery | undefined {
-  // One row's place in a group it is shown without: "the description and price rank of one app".
-  if (q.limit !== undefined && q.limit <= 1) return undefined;
+  // One row's place in a group it is shown without: "the description and price rank of one
+  // app", or of the rows one email or one age picks ("the sign-up time rank within each
+  // account type of accounts with the email address …").
+  if ((q.limit !== undefined && q.limit <= 1) || fixesAValue(q.where)) return undefined;
   const frame = windowFrame(index, rng, q, ['lag', 'lead', 'sum', 'row_number', 'dense_rank']);
   if (!frame) return undefined;
   let name = OUTPUT_NAME[frame.window.fn];
