@@ -29,7 +29,7 @@ import {
   type Reach,
 } from './figures.ts';
 import { restrictionsOf, rowsAround, rowSubject, type Rows } from './rows.ts';
-import { restriction } from './restrictions.ts';
+import { COUNT_WORDS, restriction } from './restrictions.ts';
 import { predicate } from '../describe/predicates.ts';
 import type { Predicate } from '../../query/conceptual-query.ts';
 
@@ -937,15 +937,7 @@ function rowCountThreshold(q: SelectQuery): { words: string; value: number } | u
     typeof h.right.value !== 'number'
   )
     return undefined;
-  const words = {
-    '=': 'exactly',
-    '<>': 'other than',
-    '<': 'fewer than',
-    '<=': 'at most',
-    '>': 'more than',
-    '>=': 'at least',
-  }[h.op];
-  return { words, value: h.right.value };
+  return { words: COUNT_WORDS[h.op], value: h.right.value };
 }
 
 function havingFor(n: NaturalContext, q: SelectQuery, subject: string): string {

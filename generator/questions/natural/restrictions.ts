@@ -42,6 +42,15 @@ const NUMBER_OPS: Record<ComparisonOperator, string> = {
   '>': 'over',
   '>=': 'of at least',
 };
+/** A comparison with a count, in words: "exactly 2 orders", "at least 40 channels". */
+export const COUNT_WORDS: Record<ComparisonOperator, string> = {
+  '=': 'exactly',
+  '<>': 'other than',
+  '<': 'fewer than',
+  '<=': 'at most',
+  '>': 'more than',
+  '>=': 'at least',
+};
 const TIME_OPS: Record<ComparisonOperator, string> = {
   '=': 'of',
   '<>': 'other than',
@@ -291,14 +300,7 @@ export function restriction(n: NaturalContext, p: Predicate): Restriction {
             ? linkedSubquery(n, p.left.query)
             : undefined;
         if (linked) {
-          const words = {
-            '=': 'exactly',
-            '<>': 'other than',
-            '<': 'fewer than',
-            '<=': 'at most',
-            '>': 'more than',
-            '>=': 'at least',
-          }[p.op];
+          const words = COUNT_WORDS[p.op];
           return {
             alias: linked.outer,
             text: `with ${words} ${numberText(value)} ${value === 1 ? linked.noun : linked.plural}${linked.restrictions}`,
