@@ -1,5 +1,5 @@
 import type { ErIndex } from '../../er-model/er-index.ts';
-import type { Predicate, Query } from '../../query/conceptual-query.ts';
+import type { Query } from '../../query/conceptual-query.ts';
 import { createNaturalContext, state } from './natural-context.ts';
 import { naturalQuestion } from './plans.ts';
 import { article } from '../describe/english.ts';
@@ -31,12 +31,7 @@ export function writeNaturalQuestion(
     const lex = index.entity(query.from.entity).lexicon;
     const words = lex.everyday ?? lex;
     const said = `${question} ${n.evidence.join(' ')}`.toLowerCase();
-    // Rows kept to one kind ("that are apps") start from that kind's objects, named as such.
-    const kinds = conjuncts(query.where)
-      .filter((p) => p.kind === 'isA' && !p.negated && p.alias === query.from.alias)
-      .map((p) => index.entity((p as { entity: string }).entity).lexicon);
-    const named = [lex, words, ...kinds, ...kinds.map((k) => k.everyday ?? k)];
-    if (!named.some((l) => said.includes(l.singular.toLowerCase()) || said.includes(l.plural.toLowerCase())))
+    if (![lex, words].some((l) => said.includes(l.singular.toLowerCase()) || said.includes(l.plural.toLowerCase())))
       state(n, `Each row starts from ${article(words.singular)}.`, 'base');
   }
   return {
@@ -54,9 +49,4 @@ function tidy(s: string): string {
     .replace(/\.\./gu, '.')
     .trim();
   return t.charAt(0).toUpperCase() + t.slice(1);
-}
-
-function conjuncts(p: Predicate | undefined): Predicate[] {
-  if (!p) return [];
-  return p.kind === 'and' ? p.args.flatMap(conjuncts) : [p];
 }
